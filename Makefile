@@ -1,0 +1,77 @@
+# Builds libarrowmetal (one library for every machine: GPU backends load their
+# drivers at run time) and drives the tests and the demo.
+
+UNAME_S := $(shell uname -s)
+CC ?= cc
+PYTHON ?= python3
+VENV ?= .venv
+
+SOURCES := $(wildcard libarrowmetal/abi/*.c libarrowmetal/core/*.c libarrowmetal/cpu/*.c \
+                      libarrowmetal/cuda/*.c libarrowmetal/gpu/*.c libarrowmetal/metal/*.c)
+OBJECTS := $(patsubst %.c,build/%.o,$(SOURCES))
+DEPS := $(OBJECTS:.o=.d)
+
+CFLAGS ?= -O3 -g
+CFLAGS += -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden -Wall -Wextra -Werror \
+          -Iinclude -Ilibarrowmetal -MMD -MP
+LDLIBS += -lpthread -lm
+
+ifeq ($(UNAME_S),Darwin)
+  LIB := build/libarrowmetal.dylib
+  LDFLAGS += -dynamiclib -install_name @rpath/libarrowmetal.dylib
+  # The Metal core is Objective-C; it is compiled only where Metal exists.
+  OBJC_SOURCES := $(wildcard libarrowmetal/metal/*.m)
+  OBJECTS += $(patsubst %.m,build/%.o,$(OBJC_SOURCES))
+  LDLIBS += -framework Metal -framework Foundation
+else
+  LIB := build/libarrowmetal.so
+  LDFLAGS += -shared -Wl,--no-undefined -Wl,-soname,libarrowmetal.so
+  LDLIBS += -ldl
+endif
+
+.PHONY: all lib test demo format format-check lint clean
+all: lib python/arrowmetal/$(notdir $(LIB))
+
+lib: $(LIB)
+
+$(LIB): $(OBJECTS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The Python package loads the library that sits next to it first.
+python/arrowmetal/$(notdir $(LIB)): $(LIB)
+	cp $< $@
+
+build/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+build/%.o: %.m
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fobjc-arc -c $< -o $@
+
+-include $(DEPS)
+
+# Everything a fresh machine needs for the tests goes into $(VENV).
+$(VENV)/.installed: requirements-test.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install -q --upgrade pip
+	$(VENV)/bin/python -m pip install -q -r requirements-test.txt
+	touch $@
+
+test: all $(VENV)/.installed
+	$(VENV)/bin/python -m pytest -n auto -q python conformance examples
+
+demo: all $(VENV)/.installed
+	$(VENV)/bin/python examples/demo.py
+
+format:
+	$(VENV)/bin/clang-format -i $(shell git ls-files '*.c' '*.h' '*.m' '*.cu')
+	$(VENV)/bin/ruff format python conformance examples benchmarks
+
+format-check: $(VENV)/.installed
+	$(VENV)/bin/clang-format --dry-run -Werror $(shell git ls-files '*.c' '*.h' '*.m' '*.cu')
+	$(VENV)/bin/ruff check python conformance examples benchmarks
+	$(VENV)/bin/ruff format --check python conformance examples benchmarks
+
+clean:
+	rm -rf build python/arrowmetal/libarrowmetal.so python/arrowmetal/libarrowmetal.dylib

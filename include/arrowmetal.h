@@ -1,0 +1,335 @@
+/*
+ * ArrowMetal: Apache Arrow compute kernels on GPUs and CPUs behind one C ABI.
+ *
+ * This is the whole public interface. It is C99, it is parsed as it stands by
+ * cffi (the Python package generates its cdef from this file), and every
+ * exported symbol starts with `am_`.
+ *
+ * Conventions that hold for every call unless its comment says otherwise:
+ *
+ *  - Status. A call that can fail returns `int`: AM_OK (0) or one of the
+ *    am_status codes. On failure am_last_error() returns a message, local to
+ *    the calling thread, that names the function and the problem, e.g.
+ *    "am_take: index 12 out of bounds for length 10". Nothing aborts, asserts
+ *    or raises across this boundary on bad input.
+ *  - Outputs. `out` pointers are written only on success.
+ *  - Handles. am_array is an immutable, opaque handle. The caller owns every
+ *    handle it receives and gives it back exactly once with am_release().
+ *    Handles may be read from many threads at once; buffers are shared
+ *    between handles (slices, exports) by reference counting.
+ *  - Devices. am_device handles live for the whole process and are never
+ *    freed. An array belongs to one device; the inputs of one call must share
+ *    a device and the result lives there too.
+ *  - Threads. Every call is safe to make from any thread at any time.
+ *  - Semantics follow pyarrow.compute's defaults. The places where ArrowMetal
+ *    chooses to differ are marked "Divergence:" below and in conformance/.
+ */
+#ifndef ARROWMETAL_H
+#define ARROWMETAL_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Arrow C Data Interface (https://arrow.apache.org/docs/format/CDataInterface.html) */
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+#define ARROW_FLAG_DICTIONARY_ORDERED 1
+#define ARROW_FLAG_NULLABLE 2
+#define ARROW_FLAG_MAP_KEYS_SORTED 4
+
+struct ArrowSchema {
+  const char *format;
+  const char *name;
+  const char *metadata;
+  int64_t flags;
+  int64_t n_children;
+  struct ArrowSchema **children;
+  struct ArrowSchema *dictionary;
+  void (*release)(struct ArrowSchema *);
+  void *private_data;
+};
+
+struct ArrowArray {
+  int64_t length;
+  int64_t null_count;
+  int64_t offset;
+  int64_t n_buffers;
+  int64_t n_children;
+  const void **buffers;
+  struct ArrowArray **children;
+  struct ArrowArray *dictionary;
+  void (*release)(struct ArrowArray *);
+  void *private_data;
+};
+#endif /* ARROW_C_DATA_INTERFACE */
+
+/* ---- Arrow C Device Data Interface (CDeviceDataInterface.html) */
+#ifndef ARROW_C_DEVICE_DATA_INTERFACE
+#define ARROW_C_DEVICE_DATA_INTERFACE
+typedef int32_t ArrowDeviceType;
+#define ARROW_DEVICE_CPU 1
+#define ARROW_DEVICE_CUDA 2
+#define ARROW_DEVICE_CUDA_HOST 3
+#define ARROW_DEVICE_METAL 8
+
+struct ArrowDeviceArray {
+  struct ArrowArray array;
+  int64_t device_id;
+  ArrowDeviceType device_type;
+  void *sync_event;
+  int64_t reserved[3];
+};
+#endif /* ARROW_C_DEVICE_DATA_INTERFACE */
+
+/* ---- Status codes */
+typedef enum am_status {
+  AM_OK = 0,
+  AM_EINVAL = 1,       /* invalid argument (NULL, bad length, malformed struct) */
+  AM_ETYPE = 2,        /* no kernel for these types, or an unknown format */
+  AM_EINDEX = 3,       /* index out of bounds */
+  AM_EOVERFLOW = 4,    /* value does not fit the target type (safe cast) */
+  AM_EZERODIV = 5,     /* integer division by zero */
+  AM_EUNSUPPORTED = 6, /* backend or feature not available here; message says why */
+  AM_ENOMEM = 7,       /* host or device allocation failed */
+  AM_EDEVICE = 8       /* the device reported an error; sticky for that device */
+} am_status;
+
+/* Thread-local message of the last failed call on this thread ("" if none).
+ * Valid until the next ArrowMetal call on the same thread. Never NULL. */
+const char *am_last_error(void);
+
+/* "MAJOR.MINOR.PATCH". Static storage. */
+const char *am_version(void);
+
+/* ---- Element types */
+typedef enum am_type {
+  AM_TYPE_INVALID = 0,
+  AM_BOOL = 1, /* bit-packed, Arrow format "b" */
+  AM_INT8 = 2,
+  AM_INT16 = 3,
+  AM_INT32 = 4,
+  AM_INT64 = 5,
+  AM_UINT8 = 6,
+  AM_UINT16 = 7,
+  AM_UINT32 = 8,
+  AM_UINT64 = 9,
+  AM_FLOAT32 = 10,
+  AM_FLOAT64 = 11
+} am_type;
+
+/* A typed scalar. Signed integers and booleans use `i64`, unsigned integers
+ * `u64`, floats `f64`; the other two fields are ignored. A scalar with
+ * is_null != 0 is null whatever its value fields hold. */
+typedef struct am_scalar {
+  int32_t type; /* am_type */
+  int32_t is_null;
+  int64_t i64;
+  uint64_t u64;
+  double f64;
+} am_scalar;
+
+/* ---- Backends and devices
+ *
+ * Backends are "cpu" (every machine), "cuda" (NVIDIA, loaded at run time) and
+ * "metal" (Apple silicon). Every backend's symbols exist on every platform; one
+ * that cannot run here answers AM_EUNSUPPORTED with the reason. The default
+ * device is chosen once per process: ARROWMETAL_BACKEND ("cpu", "cuda",
+ * "cuda:1", "metal") if set and usable, else the CPU. */
+typedef struct am_device am_device;
+
+/* Number of backends compiled into this library, and the name of the i-th
+ * (static storage; NULL when i is out of range). */
+int am_backend_count(void);
+const char *am_backend_name(int index);
+
+/* AM_OK if the named backend can run in this process, else AM_EUNSUPPORTED
+ * with the reason in am_last_error(). Loads the backend on first use. */
+int am_backend_probe(const char *name);
+
+/* Opens "cpu", "cuda", "cuda:N" or "metal" ("cuda" = "cuda:0"). The handle
+ * lives for the process; calling again returns the same handle. */
+int am_device_open(const char *spec, am_device **out);
+
+/* Device of every call that is given no device. Never NULL. */
+am_device *am_default_device(void);
+int am_set_default_device(am_device *device);
+
+/* "cpu", "cuda:0", ... and the backend's name. Static storage. */
+const char *am_device_name(const am_device *device);
+const char *am_device_backend(const am_device *device);
+
+/* ---- Arrays */
+typedef struct am_array am_array;
+
+/* Imports one Arrow array of a supported primitive type onto `device` (NULL:
+ * the default device).
+ * Ownership: `schema` is borrowed and only read. `array` is moved in: on
+ * success AND on failure the caller's struct is marked released (its release
+ * member set to NULL), and its release callback runs exactly once, when the
+ * library no longer needs the buffers (at once on failure, or at once after an
+ * upload to a GPU). On the CPU the import is zero-copy.
+ * The struct is validated before any kernel can touch it: length, offset and
+ * null_count ranges, n_buffers, n_children, dictionary, format string, NULL
+ * buffers where data is required, already-released structs. A null_count of -1
+ * is computed from the bitmap. */
+int am_import(const struct ArrowSchema *schema, struct ArrowArray *array,
+              am_device *device, am_array **out);
+
+/* The same for an Arrow C Device Data Interface array. The data must live on
+ * the device type `device` serves (ARROW_DEVICE_CPU for the CPU, or
+ * ARROW_DEVICE_CUDA_HOST which is host memory too; ARROW_DEVICE_CUDA for the
+ * CUDA backend, zero-copy, after waiting on `sync_event` if it is set).
+ * `array->array` is moved in exactly as with am_import. */
+int am_import_device(const struct ArrowSchema *schema, struct ArrowDeviceArray *array,
+                     am_device *device, am_array **out);
+
+/* Writes a standard schema and array that the caller owns and releases with
+ * their release callbacks (each exactly once, in any order, from any thread).
+ * The buffers stay alive until both the exported array and every handle that
+ * shares them are released. Zero-copy from the CPU; a GPU array is downloaded.
+ * Either out pointer may be NULL to skip it. */
+int am_export(const am_array *array, struct ArrowSchema *schema_out, struct ArrowArray *array_out);
+
+/* Exports as an Arrow C Device Data Interface array on the array's own device,
+ * without a copy. For CUDA, sync_event points to a CUevent that is recorded
+ * after the producing work; the consumer waits on it. */
+int am_export_device(const am_array *array, struct ArrowSchema *schema_out,
+                     struct ArrowDeviceArray *array_out);
+
+/* Gives the handle back. NULL is allowed. Must be called exactly once. */
+void am_release(am_array *array);
+
+/* Properties. These never fail on a valid handle; -1 / NULL / AM_TYPE_INVALID
+ * on NULL. am_length and am_null_count wait for pending device work that
+ * determines them (a filter inside a batch, for instance). */
+int64_t am_length(const am_array *array);
+int64_t am_null_count(const am_array *array);
+am_type am_array_type(const am_array *array);
+const char *am_format(const am_array *array); /* Arrow format string, static */
+am_device *am_array_device(const am_array *array);
+
+/* Arrow format string of a type ("l" for AM_INT64, ...), or NULL if invalid. */
+const char *am_type_format(am_type type);
+
+/* A new array of `length` copies of `value` (null if value->is_null) on
+ * `device` (NULL: default). */
+int am_full(const am_scalar *value, int64_t length, am_device *device, am_array **out);
+
+/* A copy of `array` on another device (a new reference when it is already
+ * there). */
+int am_to_device(const am_array *array, am_device *device, am_array **out);
+
+/* ---- Reductions: the result is written to `*out` (type and is_null set).
+ * Nulls are skipped. sum of integers wraps in 64 bits (signed -> AM_INT64,
+ * unsigned and booleans -> AM_UINT64, floats -> AM_FLOAT64); mean is
+ * AM_FLOAT64; min and max keep the input type and skip NaN (all-NaN gives
+ * NaN). Empty or all-null input gives a null scalar, except count.
+ * Divergence: the sign of a zero returned by min/max over a mix of -0.0 and
+ * 0.0 is unspecified, and float sums may differ from pyarrow.compute's in the
+ * last bits because the summation order differs. */
+int am_sum(const am_array *array, am_scalar *out);
+int am_min(const am_array *array, am_scalar *out);
+int am_max(const am_array *array, am_scalar *out);
+int am_mean(const am_array *array, am_scalar *out);
+
+typedef enum am_count_mode {
+  AM_COUNT_VALID = 0, /* pyarrow "only_valid", the default */
+  AM_COUNT_NULL = 1,  /* "only_null" */
+  AM_COUNT_ALL = 2    /* "all" */
+} am_count_mode;
+/* Result type AM_INT64, never null. */
+int am_count(const am_array *array, am_count_mode mode, am_scalar *out);
+
+/* ---- Element-wise. Inputs of different numeric types are first converted to
+ * their common type as pyarrow.compute does (a safe cast: a value that does
+ * not fit is AM_EOVERFLOW). Arrays must have equal lengths. A result slot is
+ * null where any input slot is null. */
+typedef enum am_compare_op { AM_EQ = 0, AM_NE = 1, AM_LT = 2, AM_LE = 3, AM_GT = 4, AM_GE = 5 } am_compare_op;
+
+/* Boolean result. NaN compares unequal to everything, itself included. */
+int am_compare(am_compare_op op, const am_array *left, const am_array *right, am_array **out);
+int am_compare_scalar(am_compare_op op, const am_array *left, const am_scalar *right,
+                      am_array **out);
+
+typedef enum am_arith_op { AM_ADD = 0, AM_SUBTRACT = 1, AM_MULTIPLY = 2, AM_DIVIDE = 3 } am_arith_op;
+
+/* Result in the common type. Integer results wrap; integer division truncates
+ * toward zero, a zero divisor in a non-null slot is AM_EZERODIV, and
+ * INT_MIN / -1 gives 0 (as pyarrow.compute). Booleans are AM_ETYPE. */
+int am_arith(am_arith_op op, const am_array *left, const am_array *right, am_array **out);
+int am_arith_scalar(am_arith_op op, const am_array *left, const am_scalar *right, am_array **out);
+
+/* Conversion to `to`. safe != 0 (pyarrow's default): integer overflow, float
+ * to integer truncation or NaN, and integers that a float cannot hold exactly
+ * are AM_EOVERFLOW. safe == 0 wraps integers and truncates floats.
+ * Divergence: with safe == 0 a float outside the target integer's range gives
+ * an unspecified value (pyarrow gives whatever the CPU instruction does). */
+int am_cast(const am_array *array, am_type to, int safe, am_array **out);
+
+/* Boolean logic on AM_BOOL arrays; null if either input is null (pyarrow's
+ * and_, or_, not Kleene logic). */
+int am_and(const am_array *left, const am_array *right, am_array **out);
+int am_or(const am_array *left, const am_array *right, am_array **out);
+int am_not(const am_array *array, am_array **out);
+
+/* ---- Selection */
+/* Keeps the slots whose mask is true; a null mask slot drops the row. `mask`
+ * must be AM_BOOL with the same length. */
+int am_filter(const am_array *array, const am_array *mask, am_array **out);
+
+/* out[i] = array[indices[i]]; a null index gives null. Indices are any
+ * integer type (AM_INT32 and AM_INT64 natively, others are widened first);
+ * the first out-of-range index is reported (AM_EINDEX). */
+int am_take(const am_array *array, const am_array *indices, am_array **out);
+
+/* Zero-copy view of `length` slots from `offset`, clamped to the array's end
+ * as pyarrow's Array.slice does; negative offset or length is AM_EINVAL. */
+int am_slice(const am_array *array, int64_t offset, int64_t length, am_array **out);
+
+/* ---- Batching
+ * Between am_batch_begin() and am_batch_end() the calls this thread makes join
+ * one submission per device, waited on once at the end. Array results can feed
+ * later calls at once; scalar results (am_sum, ...) are written to the
+ * caller's am_scalar when the batch ends, so it must stay valid until then.
+ * Errors that depend on data (division by zero, an index out of bounds, a
+ * safe cast that overflows) may be reported by am_batch_end rather than by the
+ * call. Results equal the unbatched results exactly. Batches nest: only the
+ * outermost end submits. On the CPU backend calls run as they are made. */
+int am_batch_begin(void);
+int am_batch_end(void);
+
+/* Ends the outermost batch without waiting: `*ticket` identifies the
+ * submission for am_wait. Several batches may be in flight at once. Scalar
+ * outputs of the batch are written when am_wait(ticket) returns AM_OK. */
+int am_batch_commit(uint64_t *ticket);
+/* Waits for a ticket from am_batch_commit, once per ticket; returns the first
+ * error of that submission. */
+int am_wait(uint64_t ticket);
+
+/* ---- Runtime controls (process-wide, present on every backend) */
+
+/* Spin budget of the GPU completion wait, in microseconds, before the waiter
+ * blocks. us >= 0 sets it; a negative value only reads. Returns the value in
+ * force. Default 200. */
+int64_t am_spin_microseconds(int64_t us);
+
+/* Low-latency completion wait (spin on a completion counter, then block): on
+ * by default, off at start when ARROWMETAL_LOW_LATENCY=0. on >= 0 sets it, a
+ * negative value only reads; returns the value in force (0 or 1). Off, a GPU
+ * backend uses its blocking wait. */
+int am_low_latency_wait(int on);
+
+/* Resident GPU worker. on > 0 asks to start it, on == 0 stops it, a negative
+ * value only reads. Returns 1 only while a resident worker really runs, else
+ * 0; am_resident_status() then says why. The CPU backend has no resident
+ * worker. */
+int am_resident_mode(int on);
+const char *am_resident_status(void); /* static storage */
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ARROWMETAL_H */

@@ -1,0 +1,90 @@
+/* Handle lifetime, properties, and the calls that make arrays without a
+ * kernel over an input: full, to_device, slice. */
+#include "abi.h"
+
+AM_EXPORT void am_release(am_array *array) { am_array_free(array); }
+
+AM_EXPORT int64_t am_length(const am_array *array) {
+  if (!array) return -1;
+  if (array->pending && am_settle(array) != AM_OK) return -1;
+  return array->length;
+}
+
+AM_EXPORT int64_t am_null_count(const am_array *array) {
+  if (!array) return -1;
+  if (array->pending && am_settle(array) != AM_OK) return -1;
+  am_array *mutable_array = (am_array *)array;
+  int64_t count = atomic_load_explicit(&mutable_array->null_count, memory_order_relaxed);
+  if (count >= 0) return count;
+  /* Counting is idempotent, so racing threads store the same value. */
+  if (array->device->backend->count_nulls(array, &count) != AM_OK) return -1;
+  atomic_store_explicit(&mutable_array->null_count, count, memory_order_relaxed);
+  return count;
+}
+
+AM_EXPORT am_type am_array_type(const am_array *array) {
+  return array ? array->type : AM_TYPE_INVALID;
+}
+
+AM_EXPORT const char *am_format(const am_array *array) {
+  return array ? am_type_format(array->type) : NULL;
+}
+
+AM_EXPORT am_device *am_array_device(const am_array *array) {
+  return array ? array->device : NULL;
+}
+
+AM_EXPORT int am_full(const am_scalar *value, int64_t length, am_device *device, am_array **out) {
+  AM_ENTER();
+  AM_REQUIRE(value, "value");
+  AM_REQUIRE(out, "out");
+  if (!am_type_valid(value->type)) return am_error(AM_ETYPE, "invalid scalar type %d", value->type);
+  if (length < 0) return am_error(AM_EINVAL, "negative length %lld", (long long)length);
+  if (!device) device = am_default_device();
+  return device->backend->fill(device, value, length, out);
+}
+
+AM_EXPORT int am_to_device(const am_array *array, am_device *device, am_array **out) {
+  AM_ENTER();
+  AM_REQUIRE(array, "array");
+  AM_REQUIRE(device, "device");
+  AM_REQUIRE(out, "out");
+  int status = am_settle(array);
+  if (status != AM_OK) return status;
+  am_array *host = NULL;
+  if (array->device == device) {
+    host = am_array_share(array);
+    if (!host) return am_error(AM_ENOMEM, "out of memory");
+    *out = host;
+    return AM_OK;
+  }
+  if (array->device->backend->download) {
+    status = array->device->backend->download(array, &host);
+  } else {
+    host = am_array_share(array);
+    if (!host) status = am_error(AM_ENOMEM, "out of memory");
+  }
+  if (status != AM_OK) return status;
+  return am_place(host, device, out);
+}
+
+AM_EXPORT int am_slice(const am_array *array, int64_t offset, int64_t length, am_array **out) {
+  AM_ENTER();
+  AM_REQUIRE(array, "array");
+  AM_REQUIRE(out, "out");
+  if (offset < 0 || length < 0)
+    return am_error(AM_EINVAL, "negative offset %lld or length %lld", (long long)offset,
+                    (long long)length);
+  int status = am_settle(array);
+  if (status != AM_OK) return status;
+  if (offset > array->length) offset = array->length;
+  if (length > array->length - offset) length = array->length - offset;
+  am_array *view = am_array_share(array);
+  if (!view) return am_error(AM_ENOMEM, "out of memory");
+  view->offset += offset;
+  view->length = length;
+  int64_t parent_nulls = atomic_load(&view->null_count);
+  atomic_store(&view->null_count, parent_nulls == 0 || length == 0 ? 0 : -1);
+  *out = view;
+  return AM_OK;
+}

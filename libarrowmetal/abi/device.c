@@ -1,0 +1,145 @@
+/* Backend registry, device handles and the process-wide default device. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "abi.h"
+
+enum { AM_MAX_DEVICES = 64 };
+
+static const am_backend *const backends[] = {&am_cpu_backend, &am_cuda_backend, &am_metal_backend};
+enum { AM_BACKEND_COUNT = sizeof backends / sizeof backends[0] };
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static am_device *opened[AM_MAX_DEVICES];
+static int opened_count;
+
+static pthread_once_t default_once = PTHREAD_ONCE_INIT;
+static _Atomic(am_device *) default_device;
+
+AM_EXPORT int am_backend_count(void) { return AM_BACKEND_COUNT; }
+
+AM_EXPORT const char *am_backend_name(int index) {
+  return index >= 0 && index < AM_BACKEND_COUNT ? backends[index]->name : NULL;
+}
+
+static const am_backend *find_backend(const char *name, size_t length) {
+  for (int i = 0; i < AM_BACKEND_COUNT; i++)
+    if (strlen(backends[i]->name) == length && strncmp(backends[i]->name, name, length) == 0)
+      return backends[i];
+  return NULL;
+}
+
+AM_EXPORT int am_backend_probe(const char *name) {
+  AM_ENTER();
+  AM_REQUIRE(name, "name");
+  const am_backend *backend = find_backend(name, strlen(name));
+  if (!backend) return am_error(AM_EINVAL, "unknown backend '%s'", name);
+  return backend->probe();
+}
+
+/* Parses "cuda:1" into backend and ordinal; opens it under the registry lock. */
+static int open_device(const char *spec, am_device **out) {
+  const char *colon = strchr(spec, ':');
+  size_t name_length = colon ? (size_t)(colon - spec) : strlen(spec);
+  int ordinal = 0;
+  if (colon) {
+    char *end = NULL;
+    long parsed = strtol(colon + 1, &end, 10);
+    if (!colon[1] || *end || parsed < 0 || parsed > 1024)
+      return am_error(AM_EINVAL, "bad device ordinal in '%s'", spec);
+    ordinal = (int)parsed;
+  }
+  const am_backend *backend = find_backend(spec, name_length);
+  if (!backend) return am_error(AM_EINVAL, "unknown backend in '%s'", spec);
+  if (backend == &am_cpu_backend && ordinal == 0) {
+    *out = am_cpu_device();
+    return AM_OK;
+  }
+  int status = backend->probe();
+  if (status != AM_OK) return status;
+  if (ordinal >= backend->device_count())
+    return am_error(AM_EINVAL, "'%s': the %s backend has %d device(s)", spec, backend->name,
+                    backend->device_count());
+  pthread_mutex_lock(&registry_lock);
+  for (int i = 0; i < opened_count; i++) {
+    if (opened[i]->backend == backend && opened[i]->ordinal == ordinal) {
+      *out = opened[i];
+      pthread_mutex_unlock(&registry_lock);
+      return AM_OK;
+    }
+  }
+  am_device *device = calloc(1, sizeof *device);
+  if (!device || opened_count == AM_MAX_DEVICES) {
+    pthread_mutex_unlock(&registry_lock);
+    free(device);
+    return am_error(AM_ENOMEM, "cannot open another device");
+  }
+  device->backend = backend;
+  device->ordinal = ordinal;
+  snprintf(device->name, sizeof device->name, "%s:%d", backend->name, ordinal);
+  status = backend->open_device(device);
+  if (status == AM_OK) {
+    opened[opened_count++] = device;
+    *out = device;
+  } else {
+    free(device);
+  }
+  pthread_mutex_unlock(&registry_lock);
+  return status;
+}
+
+AM_EXPORT int am_device_open(const char *spec, am_device **out) {
+  AM_ENTER();
+  AM_REQUIRE(spec, "spec");
+  AM_REQUIRE(out, "out");
+  return open_device(spec, out);
+}
+
+/* ARROWMETAL_BACKEND picks the default when it names a usable device; the
+ * CPU is the default otherwise, so a broken GPU never stops a program. */
+static void choose_default(void) {
+  am_device *device = am_cpu_device();
+  const char *spec = getenv("ARROWMETAL_BACKEND");
+  if (spec && *spec) {
+    am_device *chosen = NULL;
+    if (open_device(spec, &chosen) == AM_OK) device = chosen;
+  }
+  atomic_store(&default_device, device);
+}
+
+AM_EXPORT am_device *am_default_device(void) {
+  pthread_once(&default_once, choose_default);
+  return atomic_load_explicit(&default_device, memory_order_acquire);
+}
+
+AM_EXPORT int am_set_default_device(am_device *device) {
+  AM_ENTER();
+  AM_REQUIRE(device, "device");
+  pthread_once(&default_once, choose_default);
+  atomic_store(&default_device, device);
+  return AM_OK;
+}
+
+AM_EXPORT const char *am_device_name(const am_device *device) {
+  return device ? device->name : NULL;
+}
+
+AM_EXPORT const char *am_device_backend(const am_device *device) {
+  return device ? device->backend->name : NULL;
+}
+
+int am_same_device(const am_array *left, const am_array *right) {
+  if (left->device == right->device) return AM_OK;
+  return am_error(AM_EINVAL, "arrays live on different devices (%s and %s)", left->device->name,
+                  right->device->name);
+}
+
+int am_opened_devices(am_device **devices, int capacity) {
+  pthread_mutex_lock(&registry_lock);
+  int count = opened_count < capacity ? opened_count : capacity;
+  memcpy(devices, opened, (size_t)count * sizeof *devices);
+  pthread_mutex_unlock(&registry_lock);
+  return count;
+}

@@ -1,0 +1,172 @@
+/* Compare, arithmetic, cast and boolean logic: pyarrow's type rules are
+ * applied here, so a backend kernel always gets operands of one type. */
+#include <string.h>
+
+#include "abi.h"
+
+/* Safe-casts `array` to `to` on its own device, or shares it when it already
+ * has that type. *converted must be freed by the caller. */
+static int convert(const am_array *array, am_type to, am_array **converted) {
+  if (array->type == to) {
+    *converted = NULL;
+    return AM_OK;
+  }
+  return array->device->backend->cast(array, to, 1, converted);
+}
+
+static int no_kernel(const char *function, am_type left, am_type right) {
+  return am_error(AM_ETYPE, "function '%s' has no kernel matching input types (%s, %s)", function,
+                  am_type_name(left), am_type_name(right));
+}
+
+/* The type both operands become, or AM_TYPE_INVALID. Booleans only meet
+ * booleans; numbers meet in their common numeric type. */
+static am_type operand_type(am_type left, am_type right, int allow_bool) {
+  if (left == AM_BOOL || right == AM_BOOL)
+    return allow_bool && left == right ? AM_BOOL : AM_TYPE_INVALID;
+  return am_common_numeric(left, right);
+}
+
+static int check_pair(const am_array *left, const am_array *right) {
+  AM_REQUIRE(left, "left");
+  AM_REQUIRE(right, "right");
+  int status = am_same_device(left, right);
+  if (status != AM_OK) return status;
+  if ((status = am_settle(left)) != AM_OK || (status = am_settle(right)) != AM_OK) return status;
+  if (left->length != right->length)
+    return am_error(AM_EINVAL, "arrays have different lengths (%lld and %lld)",
+                    (long long)left->length, (long long)right->length);
+  return AM_OK;
+}
+
+typedef int (*binary_kernel)(int op, const am_array *left, const am_array *right,
+                             const am_scalar *scalar, am_array **out);
+
+/* Array (op) array after promotion. */
+static int binary_arrays(const char *name, int allow_bool, binary_kernel kernel, int op,
+                         const am_array *left, const am_array *right, am_array **out) {
+  int status = check_pair(left, right);
+  if (status != AM_OK) return status;
+  AM_REQUIRE(out, "out");
+  am_type type = operand_type(left->type, right->type, allow_bool);
+  if (type == AM_TYPE_INVALID) return no_kernel(name, left->type, right->type);
+  am_array *left_converted = NULL, *right_converted = NULL;
+  if ((status = convert(left, type, &left_converted)) == AM_OK &&
+      (status = convert(right, type, &right_converted)) == AM_OK) {
+    status = kernel(op, left_converted ? left_converted : left,
+                    right_converted ? right_converted : right, NULL, out);
+  }
+  am_array_free(left_converted);
+  am_array_free(right_converted);
+  return status;
+}
+
+/* Array (op) scalar after promotion. A null scalar of no valid type takes
+ * the array's type. */
+static int binary_scalar(const char *name, int allow_bool, binary_kernel kernel, int op,
+                         const am_array *left, const am_scalar *right, am_array **out) {
+  AM_REQUIRE(left, "left");
+  AM_REQUIRE(right, "right");
+  AM_REQUIRE(out, "out");
+  int status = am_settle(left);
+  if (status != AM_OK) return status;
+  am_scalar scalar = *right;
+  if (scalar.is_null && !am_type_valid(scalar.type)) scalar.type = left->type;
+  if (!am_type_valid(scalar.type)) return am_error(AM_ETYPE, "invalid scalar type %d", scalar.type);
+  am_type type = operand_type(left->type, (am_type)scalar.type, allow_bool);
+  if (type == AM_TYPE_INVALID) return no_kernel(name, left->type, (am_type)scalar.type);
+  if ((status = am_scalar_cast(&scalar, type, &scalar)) != AM_OK) return status;
+  am_array *converted = NULL;
+  if ((status = convert(left, type, &converted)) == AM_OK)
+    status = kernel(op, converted ? converted : left, NULL, &scalar, out);
+  am_array_free(converted);
+  return status;
+}
+
+static int compare_kernel(int op, const am_array *left, const am_array *right,
+                          const am_scalar *scalar, am_array **out) {
+  return left->device->backend->compare((am_compare_op)op, left, right, scalar, out);
+}
+
+static int arith_kernel(int op, const am_array *left, const am_array *right,
+                        const am_scalar *scalar, am_array **out) {
+  return left->device->backend->arith((am_arith_op)op, left, right, scalar, out);
+}
+
+static const char *const compare_names[] = {"equal", "not_equal", "less", "less_equal", "greater",
+                                            "greater_equal"};
+static const char *const arith_names[] = {"add", "subtract", "multiply", "divide"};
+
+AM_EXPORT int am_compare(am_compare_op op, const am_array *left, const am_array *right,
+                         am_array **out) {
+  AM_ENTER();
+  if ((unsigned)op > AM_GE) return am_error(AM_EINVAL, "unknown compare op %d", (int)op);
+  return binary_arrays(compare_names[op], 1, compare_kernel, op, left, right, out);
+}
+
+AM_EXPORT int am_compare_scalar(am_compare_op op, const am_array *left, const am_scalar *right,
+                                am_array **out) {
+  AM_ENTER();
+  if ((unsigned)op > AM_GE) return am_error(AM_EINVAL, "unknown compare op %d", (int)op);
+  return binary_scalar(compare_names[op], 1, compare_kernel, op, left, right, out);
+}
+
+AM_EXPORT int am_arith(am_arith_op op, const am_array *left, const am_array *right,
+                       am_array **out) {
+  AM_ENTER();
+  if ((unsigned)op > AM_DIVIDE) return am_error(AM_EINVAL, "unknown arithmetic op %d", (int)op);
+  return binary_arrays(arith_names[op], 0, arith_kernel, op, left, right, out);
+}
+
+AM_EXPORT int am_arith_scalar(am_arith_op op, const am_array *left, const am_scalar *right,
+                              am_array **out) {
+  AM_ENTER();
+  if ((unsigned)op > AM_DIVIDE) return am_error(AM_EINVAL, "unknown arithmetic op %d", (int)op);
+  return binary_scalar(arith_names[op], 0, arith_kernel, op, left, right, out);
+}
+
+AM_EXPORT int am_cast(const am_array *array, am_type to, int safe, am_array **out) {
+  AM_ENTER();
+  AM_REQUIRE(array, "array");
+  AM_REQUIRE(out, "out");
+  if (!am_type_valid(to)) return am_error(AM_ETYPE, "cannot cast to unknown type %d", (int)to);
+  int status = am_settle(array);
+  if (status != AM_OK) return status;
+  if (array->type == to) {
+    *out = am_array_share(array);
+    return *out ? AM_OK : am_error(AM_ENOMEM, "out of memory");
+  }
+  return array->device->backend->cast(array, to, safe, out);
+}
+
+static int logic(am_logic_op op, const char *name, const am_array *left, const am_array *right,
+                 am_array **out) {
+  int status = check_pair(left, right);
+  if (status != AM_OK) return status;
+  AM_REQUIRE(out, "out");
+  if (left->type != AM_BOOL || right->type != AM_BOOL)
+    return no_kernel(name, left->type, right->type);
+  return left->device->backend->logic(op, left, right, out);
+}
+
+AM_EXPORT int am_and(const am_array *left, const am_array *right, am_array **out) {
+  AM_ENTER();
+  return logic(AM_LOGIC_AND, "and", left, right, out);
+}
+
+AM_EXPORT int am_or(const am_array *left, const am_array *right, am_array **out) {
+  AM_ENTER();
+  return logic(AM_LOGIC_OR, "or", left, right, out);
+}
+
+AM_EXPORT int am_not(const am_array *array, am_array **out) {
+  AM_ENTER();
+  AM_REQUIRE(array, "array");
+  AM_REQUIRE(out, "out");
+  int status = am_settle(array);
+  if (status != AM_OK) return status;
+  if (array->type != AM_BOOL)
+    return am_error(AM_ETYPE, "function 'invert' has no kernel matching input types (%s)",
+                    am_type_name(array->type));
+  return array->device->backend->logic(AM_LOGIC_NOT, array, NULL, out);
+}

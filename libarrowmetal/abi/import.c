@@ -1,0 +1,169 @@
+/* am_import / am_import_device: validation of Arrow C Data Interface input
+ * and the move of the caller's struct into a buffer keeper. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "abi.h"
+
+/* The keeper owns the moved ArrowArray; its release callback runs when the
+ * last buffer reference goes, exactly once. */
+static void release_moved(am_buffer *keeper) {
+  struct ArrowArray *moved = keeper->context;
+  if (moved->release) moved->release(moved);
+  free(moved);
+  am_buffer_free_shell(keeper);
+}
+
+static void release_now(struct ArrowArray *moved) {
+  if (moved->release) moved->release(moved);
+  free(moved);
+}
+
+static int check_schema(const struct ArrowSchema *schema, am_type *type) {
+  AM_REQUIRE(schema, "schema");
+  if (!schema->release) return am_error(AM_EINVAL, "schema struct is already released");
+  if (!schema->format) return am_error(AM_EINVAL, "schema format is NULL");
+  if (schema->dictionary)
+    return am_error(AM_ETYPE, "dictionary-encoded arrays are not supported");
+  if (schema->n_children != 0)
+    return am_error(AM_ETYPE, "format '%s' with %lld children is not a supported type",
+                    schema->format, (long long)schema->n_children);
+  *type = am_type_from_format(schema->format);
+  if (*type == AM_TYPE_INVALID)
+    return am_error(AM_ETYPE, "unsupported format '%s' (supported: b c s i l C S I L f g)",
+                    schema->format);
+  return AM_OK;
+}
+
+static int check_array(const struct ArrowArray *a, am_type type) {
+  if (a->length < 0) return am_error(AM_EINVAL, "negative length %lld", (long long)a->length);
+  if (a->offset < 0) return am_error(AM_EINVAL, "negative offset %lld", (long long)a->offset);
+  if (a->offset > INT64_MAX - a->length)
+    return am_error(AM_EINVAL, "offset %lld + length %lld overflows", (long long)a->offset,
+                    (long long)a->length);
+  if (a->null_count < -1 || a->null_count > a->length)
+    return am_error(AM_EINVAL, "null_count %lld out of range for length %lld",
+                    (long long)a->null_count, (long long)a->length);
+  if (a->n_buffers != 2)
+    return am_error(AM_EINVAL, "format '%s' needs 2 buffers, the array has %lld",
+                    am_type_format(type), (long long)a->n_buffers);
+  if (a->n_children != 0)
+    return am_error(AM_EINVAL, "a primitive array has no children, this one has %lld",
+                    (long long)a->n_children);
+  if (a->dictionary) return am_error(AM_EINVAL, "a primitive array has no dictionary");
+  if (!a->buffers) return am_error(AM_EINVAL, "buffers is NULL");
+  if (!a->buffers[1] && a->length > 0)
+    return am_error(AM_EINVAL, "data buffer is NULL with length %lld", (long long)a->length);
+  if (!a->buffers[0] && a->null_count > 0)
+    return am_error(AM_EINVAL, "validity bitmap is NULL with null_count %lld",
+                    (long long)a->null_count);
+  return AM_OK;
+}
+
+/* Moves `array` out of the caller's hands first, so that every path after
+ * it -- failure included -- releases it exactly once. */
+static int import_host(const struct ArrowSchema *schema, struct ArrowArray *array,
+                       am_array **host_out) {
+  AM_REQUIRE(array, "array");
+  if (!array->release) return am_error(AM_EINVAL, "array struct is already released");
+  struct ArrowArray *moved = malloc(sizeof *moved);
+  if (!moved) {
+    array->release(array);
+    array->release = NULL;
+    return am_error(AM_ENOMEM, "out of memory");
+  }
+  *moved = *array;
+  array->release = NULL;
+
+  am_type type = AM_TYPE_INVALID;
+  int status = check_schema(schema, &type);
+  if (status == AM_OK) status = check_array(moved, type);
+  if (status != AM_OK) {
+    release_now(moved);
+    return status;
+  }
+  am_buffer *keeper = am_buffer_wrap(NULL, 0, moved, release_moved);
+  if (!keeper) {
+    release_now(moved);
+    return am_error(AM_ENOMEM, "out of memory");
+  }
+  int64_t null_count = moved->null_count;
+  const uint8_t *validity = moved->buffers[0];
+  if (!validity) null_count = 0;
+  /* With no nulls the bitmap is irrelevant (the spec lets producers leave it
+   * stale), so kernels never look at it. */
+  if (null_count == 0) validity = NULL;
+  am_array *host = am_array_make(am_cpu_device(), type, moved->length, moved->offset, null_count,
+                                 validity ? am_buffer_retain(keeper) : NULL, validity, keeper,
+                                 moved->buffers[1]);
+  if (!host) return am_error(AM_ENOMEM, "out of memory");
+  if (null_count < 0) {
+    int64_t counted = 0;
+    am_cpu_backend.count_nulls(host, &counted);
+    atomic_store(&host->null_count, counted);
+    if (counted == 0) {
+      am_buffer_release(host->validity_buf);
+      host->validity_buf = NULL;
+      host->validity = NULL;
+    }
+  }
+  *host_out = host;
+  return AM_OK;
+}
+
+int am_place(am_array *host, am_device *device, am_array **out) {
+  if (device == host->device) {
+    *out = host;
+    return AM_OK;
+  }
+  int status = device->backend->upload(device, host, out);
+  am_array_free(host);
+  return status;
+}
+
+AM_EXPORT int am_import(const struct ArrowSchema *schema, struct ArrowArray *array,
+                        am_device *device, am_array **out) {
+  AM_ENTER();
+  am_array *host = NULL;
+  int status = import_host(schema, array, &host);
+  if (status != AM_OK) return status;
+  if (!out) {
+    am_array_free(host);
+    return am_error(AM_EINVAL, "out is NULL");
+  }
+  return am_place(host, device ? device : am_default_device(), out);
+}
+
+AM_EXPORT int am_import_device(const struct ArrowSchema *schema, struct ArrowDeviceArray *array,
+                               am_device *device, am_array **out) {
+  AM_ENTER();
+  AM_REQUIRE(array, "array");
+  if (!device) device = am_default_device();
+  ArrowDeviceType where = array->device_type;
+  if (where == ARROW_DEVICE_CPU || where == ARROW_DEVICE_CUDA_HOST) {
+    am_array *host = NULL;
+    int status = import_host(schema, &array->array, &host);
+    if (status != AM_OK) return status;
+    if (!out) {
+      am_array_free(host);
+      return am_error(AM_EINVAL, "out is NULL");
+    }
+    return am_place(host, device, out);
+  }
+  if (!array->array.release) return am_error(AM_EINVAL, "array struct is already released");
+  am_type type = AM_TYPE_INVALID;
+  int status = check_schema(schema, &type);
+  if (status == AM_OK) status = check_array(&array->array, type);
+  if (status == AM_OK && !out) status = am_error(AM_EINVAL, "out is NULL");
+  if (status == AM_OK && !device->backend->import_device)
+    status = am_error(AM_EUNSUPPORTED, "device type %d cannot be imported onto %s", (int)where,
+                      device->name);
+  if (status != AM_OK) {
+    array->array.release(&array->array);
+    array->array.release = NULL;
+    return status;
+  }
+  /* The backend moves array->array in and checks that it lives on its device. */
+  return device->backend->import_device(device, type, array, out);
+}

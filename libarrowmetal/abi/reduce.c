@@ -1,0 +1,48 @@
+/* Reductions: argument checks, then the array's backend. */
+#include <string.h>
+
+#include "abi.h"
+
+static int reduce(am_reduce_op op, const am_array *array, am_scalar *out) {
+  AM_REQUIRE(array, "array");
+  AM_REQUIRE(out, "out");
+  int status = am_settle(array);
+  if (status != AM_OK) return status;
+  return array->device->backend->reduce(op, array, out);
+}
+
+AM_EXPORT int am_sum(const am_array *array, am_scalar *out) {
+  AM_ENTER();
+  return reduce(AM_REDUCE_SUM, array, out);
+}
+
+AM_EXPORT int am_min(const am_array *array, am_scalar *out) {
+  AM_ENTER();
+  return reduce(AM_REDUCE_MIN, array, out);
+}
+
+AM_EXPORT int am_max(const am_array *array, am_scalar *out) {
+  AM_ENTER();
+  return reduce(AM_REDUCE_MAX, array, out);
+}
+
+AM_EXPORT int am_mean(const am_array *array, am_scalar *out) {
+  AM_ENTER();
+  return reduce(AM_REDUCE_MEAN, array, out);
+}
+
+AM_EXPORT int am_count(const am_array *array, am_count_mode mode, am_scalar *out) {
+  AM_ENTER();
+  AM_REQUIRE(array, "array");
+  AM_REQUIRE(out, "out");
+  if (mode != AM_COUNT_VALID && mode != AM_COUNT_NULL && mode != AM_COUNT_ALL)
+    return am_error(AM_EINVAL, "unknown count mode %d", (int)mode);
+  int64_t nulls = am_null_count(array);
+  if (nulls < 0) return AM_EDEVICE; /* the device failure is already reported */
+  memset(out, 0, sizeof *out);
+  out->type = AM_INT64;
+  out->i64 = mode == AM_COUNT_VALID  ? array->length - nulls
+             : mode == AM_COUNT_NULL ? nulls
+                                     : array->length;
+  return AM_OK;
+}

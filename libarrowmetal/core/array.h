@@ -1,0 +1,44 @@
+/* The array handle behind the public am_array. */
+#ifndef AM_CORE_ARRAY_H
+#define AM_CORE_ARRAY_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "arrowmetal.h"
+#include "buffer.h"
+
+struct am_pending; /* a GPU backend's not-yet-finished result (its own type) */
+
+struct am_array {
+  am_device *device;
+  am_type type;
+  int64_t length;
+  int64_t offset;            /* slot 0 is element `offset` of data (bit `offset` of a
+                                bitmap) and bit `offset` of validity */
+  atomic_llong null_count;   /* -1 until counted */
+  const uint8_t *validity;   /* NULL: every slot valid */
+  const void *data;          /* host or device address, per `device` */
+  am_buffer *validity_buf;   /* owners; either may be NULL, both may be one keeper */
+  am_buffer *data_buf;
+  struct am_pending *pending; /* non-NULL while a GPU result's length or nulls are not known */
+};
+
+/* Takes over the references `validity_buf` and `data_buf` (on failure too).
+ * Returns NULL when out of memory. */
+am_array *am_array_make(am_device *device, am_type type, int64_t length, int64_t offset,
+                        int64_t null_count, am_buffer *validity_buf, const uint8_t *validity,
+                        am_buffer *data_buf, const void *data);
+
+/* A new handle over the same buffers (new references). NULL when out of
+ * memory. */
+am_array *am_array_share(const am_array *array);
+
+/* Allocates a host array of `length` slots with offset 0, a data buffer and,
+ * when with_validity, a validity bitmap (uninitialised; null_count -1). */
+int am_array_alloc_host(am_device *device, am_type type, int64_t length, int with_validity,
+                        am_array **out);
+
+void am_array_free(am_array *array);
+
+#endif

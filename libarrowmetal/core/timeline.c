@@ -1,0 +1,76 @@
+#include "timeline.h"
+
+#include <time.h>
+
+#include "arrowmetal.h"
+#include "runtime.h"
+
+void am_timeline_init(am_timeline *timeline, volatile uint64_t *completed,
+                      int (*block)(void *context, uint64_t value), void *context) {
+  pthread_mutex_init(&timeline->commit_lock, NULL);
+  timeline->issued = 0;
+  timeline->completed = completed;
+  timeline->block = block;
+  timeline->context = context;
+}
+
+void am_timeline_destroy(am_timeline *timeline) { pthread_mutex_destroy(&timeline->commit_lock); }
+
+uint64_t am_timeline_commit_begin(am_timeline *timeline) {
+  pthread_mutex_lock(&timeline->commit_lock);
+  return ++timeline->issued;
+}
+
+void am_timeline_commit_end(am_timeline *timeline) {
+  pthread_mutex_unlock(&timeline->commit_lock);
+}
+
+int am_timeline_reached(const am_timeline *timeline, uint64_t value) {
+  /* The device's write is the release; this acquire orders the caller's
+   * reads of results after it. */
+  uint64_t completed = __atomic_load_n(timeline->completed, __ATOMIC_ACQUIRE);
+  return completed >= value;
+}
+
+static int64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+static int sleep_until(const am_timeline *timeline, uint64_t value) {
+  long interval_ns = 2000;
+  while (!am_timeline_reached(timeline, value)) {
+    struct timespec pause = {0, interval_ns};
+    nanosleep(&pause, NULL);
+    if (interval_ns < 500000) interval_ns *= 2;
+  }
+  return AM_OK;
+}
+
+int am_timeline_wait(am_timeline *timeline, uint64_t value) {
+  if (am_timeline_reached(timeline, value)) return AM_OK;
+  if (am_runtime_low_latency()) {
+    int64_t budget_ns = am_runtime_spin_microseconds() * 1000;
+    if (budget_ns > 0) {
+      int64_t deadline = now_ns() + budget_ns;
+      /* Reading the clock costs more than a poll, so look at it only once
+       * every 64 polls. */
+      for (unsigned polls = 1;; polls++) {
+        if (am_timeline_reached(timeline, value)) return AM_OK;
+        cpu_relax();
+        if ((polls & 63) == 0 && now_ns() >= deadline) break;
+      }
+    }
+  }
+  if (timeline->block) return timeline->block(timeline->context, value);
+  return sleep_until(timeline, value);
+}

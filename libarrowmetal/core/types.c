@@ -1,0 +1,142 @@
+#include "types.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "error.h"
+#include "export.h"
+
+static const struct {
+  const char *format;
+  const char *name;
+  int bits;
+} type_info[AM_TYPE_COUNT] = {
+    [AM_TYPE_INVALID] = {NULL, "invalid", 0}, [AM_BOOL] = {"b", "bool", 1},
+    [AM_INT8] = {"c", "int8", 8},             [AM_INT16] = {"s", "int16", 16},
+    [AM_INT32] = {"i", "int32", 32},          [AM_INT64] = {"l", "int64", 64},
+    [AM_UINT8] = {"C", "uint8", 8},           [AM_UINT16] = {"S", "uint16", 16},
+    [AM_UINT32] = {"I", "uint32", 32},        [AM_UINT64] = {"L", "uint64", 64},
+    [AM_FLOAT32] = {"f", "float", 32},        [AM_FLOAT64] = {"g", "double", 64},
+};
+
+int am_type_bits(am_type t) { return am_type_valid(t) ? type_info[t].bits : 0; }
+
+int64_t am_type_bytes(am_type t, int64_t length) {
+  return t == AM_BOOL ? (length + 7) / 8 : length * (am_type_bits(t) / 8);
+}
+
+const char *am_type_name(am_type t) {
+  return am_type_valid(t) ? type_info[t].name : type_info[AM_TYPE_INVALID].name;
+}
+
+AM_EXPORT const char *am_type_format(am_type t) { return am_type_valid(t) ? type_info[t].format : NULL; }
+
+am_type am_type_from_format(const char *format) {
+  if (!format || !format[0] || format[1]) return AM_TYPE_INVALID;
+  for (int t = AM_BOOL; t <= AM_FLOAT64; t++)
+    if (type_info[t].format[0] == format[0]) return (am_type)t;
+  return AM_TYPE_INVALID;
+}
+
+static am_type signed_of_bits(int bits) {
+  return bits <= 8 ? AM_INT8 : bits <= 16 ? AM_INT16 : bits <= 32 ? AM_INT32 : AM_INT64;
+}
+
+am_type am_common_numeric(am_type a, am_type b) {
+  if (!am_type_is_numeric(a) || !am_type_is_numeric(b)) return AM_TYPE_INVALID;
+  if (a == b) return a;
+  if (a == AM_FLOAT64 || b == AM_FLOAT64) return AM_FLOAT64;
+  if (a == AM_FLOAT32 || b == AM_FLOAT32) return AM_FLOAT32;
+  int signed_bits = 0, unsigned_bits = 0;
+  am_type pair[2] = {a, b};
+  for (int i = 0; i < 2; i++) {
+    int bits = am_type_bits(pair[i]);
+    if (am_type_is_signed(pair[i])) {
+      if (bits > signed_bits) signed_bits = bits;
+    } else if (bits > unsigned_bits) {
+      unsigned_bits = bits;
+    }
+  }
+  if (signed_bits == 0) return a > b ? a : b; /* both unsigned: enum order is width order */
+  if (unsigned_bits == 0) return a > b ? a : b;
+  /* Mixed signedness: a signed type wide enough for the unsigned one. */
+  if (signed_bits > unsigned_bits) return signed_of_bits(signed_bits);
+  return signed_of_bits(unsigned_bits * 2 > 64 ? 64 : unsigned_bits * 2);
+}
+
+static int out_of_range_int(const char *value, int64_t lo, uint64_t hi) {
+  return am_error(AM_EOVERFLOW, "Integer value %s not in range: %lld to %llu", value, (long long)lo,
+                  (unsigned long long)hi);
+}
+
+/* Range [lo, hi] of an integer type, as signed low and unsigned high bound. */
+static void int_range(am_type t, int64_t *lo, uint64_t *hi) {
+  int bits = am_type_bits(t);
+  if (am_type_is_signed(t)) {
+    *hi = bits == 64 ? (uint64_t)INT64_MAX : ((uint64_t)1 << (bits - 1)) - 1;
+    *lo = -(int64_t)*hi - 1;
+  } else {
+    *lo = 0;
+    *hi = bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+  }
+}
+
+int am_scalar_cast(const am_scalar *in, am_type to, am_scalar *out) {
+  am_scalar r;
+  memset(&r, 0, sizeof r);
+  r.type = to;
+  r.is_null = in->is_null;
+  am_type from = (am_type)in->type;
+  if (in->is_null || from == to) {
+    if (!in->is_null) r = *in;
+    *out = r;
+    return AM_OK;
+  }
+  char text[64];
+  if (am_type_is_float(from)) {
+    double v = in->f64;
+    if (to == AM_BOOL) {
+      r.i64 = v != 0.0;
+    } else if (am_type_is_float(to)) {
+      r.f64 = to == AM_FLOAT32 ? (double)(float)v : v;
+    } else {
+      int64_t lo;
+      uint64_t hi;
+      int_range(to, &lo, &hi);
+      if (isnan(v) || isinf(v) || v != trunc(v))
+        return am_error(AM_EOVERFLOW, "Float value %f was truncated converting to %s", v,
+                        am_type_name(to));
+      if (v < (double)lo || v >= ldexp(1.0, am_type_bits(to) - am_type_is_signed(to)))
+        return am_error(AM_EOVERFLOW, "Float value %f out of range for %s", v, am_type_name(to));
+      if (am_type_is_signed(to)) r.i64 = (int64_t)v;
+      else r.u64 = (uint64_t)v;
+    }
+    *out = r;
+    return AM_OK;
+  }
+  /* Integer or bool source: represent as sign + magnitude to compare ranges. */
+  int negative = am_type_is_signed(from) && in->i64 < 0;
+  uint64_t magnitude = am_type_is_unsigned(from) ? in->u64
+                       : negative                ? (uint64_t)0 - (uint64_t)in->i64
+                                                 : (uint64_t)in->i64;
+  if (am_type_is_unsigned(from)) snprintf(text, sizeof text, "%llu", (unsigned long long)in->u64);
+  else snprintf(text, sizeof text, "%lld", (long long)in->i64);
+  if (to == AM_BOOL) {
+    r.i64 = magnitude != 0;
+  } else if (am_type_is_float(to)) {
+    uint64_t limit = (uint64_t)1 << (to == AM_FLOAT32 ? 24 : 53);
+    if (magnitude > limit) return out_of_range_int(text, -(int64_t)limit, limit);
+    r.f64 = negative ? -(double)magnitude : (double)magnitude;
+  } else {
+    int64_t lo;
+    uint64_t hi;
+    int_range(to, &lo, &hi);
+    if (negative ? magnitude > (uint64_t)0 - (uint64_t)lo : magnitude > hi)
+      return out_of_range_int(text, lo, hi);
+    if (am_type_is_signed(to)) r.i64 = negative ? (int64_t)((uint64_t)0 - magnitude) : (int64_t)magnitude;
+    else r.u64 = magnitude;
+  }
+  *out = r;
+  return AM_OK;
+}
