@@ -6,8 +6,11 @@ CC ?= cc
 PYTHON ?= python3
 VENV ?= .venv
 
-SOURCES := $(wildcard libarrowmetal/abi/*.c libarrowmetal/core/*.c libarrowmetal/cpu/*.c \
-                      libarrowmetal/cuda/*.c libarrowmetal/gpu/*.c libarrowmetal/metal/*.c)
+# Unit-test programs (*_test.c) sit beside the code they test; they are not
+# part of the library.
+SOURCES := $(filter-out %_test.c,$(wildcard libarrowmetal/abi/*.c libarrowmetal/core/*.c \
+             libarrowmetal/cpu/*.c libarrowmetal/cuda/*.c libarrowmetal/gpu/*.c \
+             libarrowmetal/metal/*.c))
 OBJECTS := $(patsubst %.c,build/%.o,$(SOURCES))
 DEPS := $(OBJECTS:.o=.d)
 
@@ -59,7 +62,7 @@ $(VENV)/.installed: requirements-test.txt
 	touch $@
 
 test: all $(VENV)/.installed
-	$(VENV)/bin/python -m pytest -n auto -q python conformance examples
+	$(VENV)/bin/python -m pytest -n auto -q python conformance examples libarrowmetal
 
 demo: all $(VENV)/.installed
 	$(VENV)/bin/python examples/demo.py

@@ -309,6 +309,29 @@ int am_batch_commit(uint64_t *ticket);
  * error of that submission. */
 int am_wait(uint64_t ticket);
 
+/* ---- Compiled-kernel cache of the GPU backends
+ * GPU kernels are generated per (op, type) and compiled on first use; the
+ * compiled code is kept in process and, unless ARROWMETAL_KERNEL_CACHE=0, in
+ * one file per kernel under ARROWMETAL_CACHE_DIR (default
+ * ~/.cache/arrowmetal), capped at ARROWMETAL_CACHE_MAX_BYTES (256 MiB). */
+typedef struct am_kernel_cache_stats {
+  int64_t memory_hits;    /* lookups answered by kernels already loaded */
+  int64_t disk_hits;      /* kernels loaded from the disk cache */
+  int64_t disk_misses;    /* lookups the disk cache could not answer */
+  int64_t compiles;       /* kernels compiled in this process */
+  int64_t disk_writes;    /* files written */
+  int64_t disk_corrupt;   /* damaged files found (treated as misses, removed) */
+  int64_t disk_evictions; /* files removed to stay under the cap */
+  int64_t disk_errors;    /* files that could not be read or written */
+  double compile_seconds; /* total time spent generating and compiling */
+  double load_seconds;    /* total time spent loading compiled kernels */
+} am_kernel_cache_stats;
+
+/* Counters since the process started (all zero where no GPU ran). */
+int am_kernel_cache_info(am_kernel_cache_stats *out);
+/* The disk cache's directory, "" when it is off. Static storage. */
+const char *am_kernel_cache_dir(void);
+
 /* ---- Runtime controls (process-wide, present on every backend) */
 
 /* Spin budget of the GPU completion wait, in microseconds, before the waiter

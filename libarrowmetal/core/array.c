@@ -53,6 +53,7 @@ int am_array_alloc_host(am_device *device, am_type type, int64_t length, int wit
 
 void am_array_free(am_array *array) {
   if (!array) return;
+  if (array->pending) array->pending->destroy(array->pending);
   am_buffer_release(array->validity_buf);
   am_buffer_release(array->data_buf);
   free(array);

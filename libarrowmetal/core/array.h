@@ -8,7 +8,12 @@
 #include "arrowmetal.h"
 #include "buffer.h"
 
-struct am_pending; /* a GPU backend's not-yet-finished result (its own type) */
+/* A GPU result whose length or null count is not known until its
+ * submission finishes (a filter inside a batch). The backend embeds this in
+ * its own record; the handle calls destroy when it is freed unresolved. */
+typedef struct am_pending {
+  void (*destroy)(struct am_pending *pending);
+} am_pending;
 
 struct am_array {
   am_device *device;

@@ -16,14 +16,18 @@ void am_timeline_init(am_timeline *timeline, volatile uint64_t *completed,
 
 void am_timeline_destroy(am_timeline *timeline) { pthread_mutex_destroy(&timeline->commit_lock); }
 
+void am_timeline_lock(am_timeline *timeline) { pthread_mutex_lock(&timeline->commit_lock); }
+
+uint64_t am_timeline_take(am_timeline *timeline) { return ++timeline->issued; }
+
+void am_timeline_unlock(am_timeline *timeline) { pthread_mutex_unlock(&timeline->commit_lock); }
+
 uint64_t am_timeline_commit_begin(am_timeline *timeline) {
-  pthread_mutex_lock(&timeline->commit_lock);
-  return ++timeline->issued;
+  am_timeline_lock(timeline);
+  return am_timeline_take(timeline);
 }
 
-void am_timeline_commit_end(am_timeline *timeline) {
-  pthread_mutex_unlock(&timeline->commit_lock);
-}
+void am_timeline_commit_end(am_timeline *timeline) { am_timeline_unlock(timeline); }
 
 int am_timeline_reached(const am_timeline *timeline, uint64_t value) {
   /* The device's write is the release; this acquire orders the caller's

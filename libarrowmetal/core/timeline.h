@@ -32,9 +32,15 @@ void am_timeline_init(am_timeline *timeline, volatile uint64_t *completed,
                       int (*block)(void *context, uint64_t value), void *context);
 void am_timeline_destroy(am_timeline *timeline);
 
-/* Takes the commit lock and returns the value the caller's submission must
- * make the device write when it finishes. The caller encodes that write,
- * submits, then calls am_timeline_commit_end. */
+/* Takes the commit lock. Work enqueued while holding it is not interleaved
+ * with other threads' work (multi-launch ops share per-device scratch). */
+void am_timeline_lock(am_timeline *timeline);
+/* With the lock held: the value the caller's submission must make the device
+ * write after its work. */
+uint64_t am_timeline_take(am_timeline *timeline);
+void am_timeline_unlock(am_timeline *timeline);
+
+/* Lock + take, and unlock: the commit of a whole submission. */
 uint64_t am_timeline_commit_begin(am_timeline *timeline);
 void am_timeline_commit_end(am_timeline *timeline);
 

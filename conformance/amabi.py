@@ -1,0 +1,217 @@
+"""Thin helpers over the ArrowMetal C ABI (cffi bindings of arrowmetal._capi) for the
+conformance runners: backends and devices, moving pyarrow arrays in and out through the
+Arrow C Data Interface, and counting release callbacks."""
+
+import threading
+
+import casefmt as cf
+import pyarrow as pa
+
+from arrowmetal._capi import ffi, lib
+
+STATUS = [
+    "AM_OK",
+    "AM_EINVAL",
+    "AM_ETYPE",
+    "AM_EINDEX",
+    "AM_EOVERFLOW",
+    "AM_EZERODIV",
+    "AM_EUNSUPPORTED",
+    "AM_ENOMEM",
+    "AM_EDEVICE",
+]
+STATUS_CODE = {name: getattr(lib, name) for name in STATUS}
+STATUS_NAME = {v: k for k, v in STATUS_CODE.items()}
+
+
+def status_name(rc):
+    return STATUS_NAME.get(rc, f"status {rc}")
+
+
+def ptr(p):
+    return int(ffi.cast("uintptr_t", p))
+
+
+def last_error():
+    return ffi.string(lib.am_last_error()).decode("utf-8", "replace")
+
+
+def names_function(message, fname):
+    """True if am_last_error() text starts with the am_ function's name."""
+    if not message.startswith(fname):
+        return False
+    nxt = message[len(fname) : len(fname) + 1]
+    return not (nxt.isalnum() or nxt == "_")
+
+
+def available_backends():
+    """Names of the compiled-in backends that can run in this process."""
+    names = []
+    for i in range(lib.am_backend_count()):
+        p = lib.am_backend_name(i)
+        if p == ffi.NULL:
+            continue
+        name = ffi.string(p).decode()
+        if lib.am_backend_probe(name.encode()) == lib.AM_OK:
+            names.append(name)
+    return names
+
+
+_devices = {}
+_devices_lock = threading.Lock()
+
+
+def device(name):
+    """am_device * of a backend (opened once per process)."""
+    with _devices_lock:
+        if name not in _devices:
+            out = ffi.new("am_device **")
+            rc = lib.am_device_open(name.encode(), out)
+            if rc != lib.AM_OK:
+                raise RuntimeError(f"am_device_open({name!r}) = {rc}: {last_error()}")
+            _devices[name] = out[0]
+        return _devices[name]
+
+
+class AbiError(Exception):
+    def __init__(self, fname, rc, message):
+        super().__init__(f"{fname} returned {status_name(rc)}: {message}")
+        self.fname = fname
+        self.rc = rc
+        self.message = message
+
+
+def check(fname, rc):
+    if rc != lib.AM_OK:
+        raise AbiError(fname, rc, last_error())
+
+
+# ---- release counting ---------------------------------------------------------------------
+
+
+class ReleaseCounter:
+    """Counts the calls of one ArrowArray's release callback: interpose() swaps the
+    struct's release and private_data for ours; on the call we restore the producer's
+    and forward to it."""
+
+    def __init__(self):
+        self.count = 0
+        self.orig_release = None
+        self.orig_private = None
+        self.handle = ffi.new_handle(self)
+
+
+_live_counters = set()
+_counter_lock = threading.Lock()
+
+
+@ffi.callback("void(struct ArrowArray *)")
+def _counting_release(arr):
+    counter = ffi.from_handle(arr.private_data)
+    with _counter_lock:
+        counter.count += 1
+        _live_counters.discard(counter)
+    arr.private_data = counter.orig_private
+    arr.release = counter.orig_release
+    if counter.orig_release != ffi.NULL:
+        counter.orig_release(arr)
+    arr.release = ffi.NULL
+
+
+def interpose(c_array):
+    counter = ReleaseCounter()
+    counter.orig_release = c_array.release
+    counter.orig_private = c_array.private_data
+    c_array.private_data = counter.handle
+    c_array.release = _counting_release
+    with _counter_lock:
+        _live_counters.add(counter)  # keeps the handle alive until the release
+    return counter
+
+
+# ---- arrays in and out --------------------------------------------------------------------
+
+
+def export_from_pyarrow(arr):
+    schema = ffi.new("struct ArrowSchema *")
+    array = ffi.new("struct ArrowArray *")
+    arr._export_to_c(ptr(array), ptr(schema))
+    return schema, array
+
+
+def import_array(arr, dev, unknown_null_count=False):
+    """am_import of a pyarrow array onto `dev`; returns (am_array *, ReleaseCounter).
+    The schema stays ours (borrowed by the library) and is released here."""
+    schema, array = export_from_pyarrow(arr)
+    if unknown_null_count and array.buffers[0] != ffi.NULL:
+        array.null_count = -1
+    counter = interpose(array)
+    out = ffi.new("am_array **")
+    try:
+        rc = lib.am_import(schema, array, dev, out)
+        msg = last_error() if rc else ""
+    finally:
+        schema.release(schema)
+    if array.release != ffi.NULL:
+        raise AssertionError("am_import did not mark the moved ArrowArray released")
+    if rc != lib.AM_OK:
+        raise AbiError("am_import", rc, msg)
+    return out[0], counter
+
+
+def export_array(handle):
+    """am_export of a handle into a pyarrow array (which owns the exported structs)."""
+    schema = ffi.new("struct ArrowSchema *")
+    array = ffi.new("struct ArrowArray *")
+    check("am_export", lib.am_export(handle, schema, array))
+    return pa.Array._import_from_c(ptr(array), ptr(schema))
+
+
+def make_scalar(t, value):
+    """am_scalar * for a decoded value (None: null). The fields the type does not use hold
+    poison: the ABI says they are ignored."""
+    s = ffi.new("am_scalar *")
+    s.type = cf.AM_TYPE[t]
+    s.is_null = 1 if value is None else 0
+    s.i64 = -6148914691236517206
+    s.u64 = 0xA5A5A5A5A5A5A5A5
+    s.f64 = float("nan")
+    if value is None:
+        if t in cf.FLOAT_TYPES:
+            s.f64 = 12345.0
+        return s
+    if t == "bool" or t in cf.SIGNED_TYPES:
+        s.i64 = int(value)
+    elif t in cf.UNSIGNED_TYPES:
+        s.u64 = int(value)
+    else:
+        s.f64 = float(value)
+    return s
+
+
+SENTINEL_TYPE = -7
+
+
+def output_scalar():
+    s = ffi.new("am_scalar *")
+    s.type = SENTINEL_TYPE
+    s.is_null = 77
+    return s
+
+
+def scalar_value(s):
+    """(type name, decoded value) of an am_scalar the library wrote."""
+    t = cf.AM_TYPE_NAME.get(s.type)
+    if t is None:
+        raise AssertionError(f"scalar has type code {s.type}")
+    if s.is_null:
+        return t, None
+    if t == "bool":
+        if s.i64 not in (0, 1):
+            raise AssertionError(f"bool scalar holds i64 = {s.i64}")
+        return t, bool(s.i64)
+    if t in cf.SIGNED_TYPES:
+        return t, s.i64
+    if t in cf.UNSIGNED_TYPES:
+        return t, s.u64
+    return t, s.f64

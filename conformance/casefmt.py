@@ -1,0 +1,465 @@
+"""The conformance case format: types, value codec, the splitmix64 input generator,
+array construction and the canonical result hash.
+
+Both conformance/generate.py (which writes the cases) and the runners (which
+read them) use this module, so an input is built the same way on both sides.
+README.md in this directory specifies everything here in language-neutral terms;
+keep the two in step.
+"""
+
+import hashlib
+import json
+import math
+import struct
+
+import numpy as np
+import pyarrow as pa
+
+# ---- Types --------------------------------------------------------------------------------
+
+TYPES = [
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+]
+INT_TYPES = [t for t in TYPES if "int" in t]
+SIGNED_TYPES = [t for t in INT_TYPES if not t.startswith("u")]
+UNSIGNED_TYPES = [t for t in INT_TYPES if t.startswith("u")]
+FLOAT_TYPES = ["float32", "float64"]
+NUMERIC_TYPES = INT_TYPES + FLOAT_TYPES
+
+# am_type enum values of arrowmetal.h.
+AM_TYPE = {name: i + 1 for i, name in enumerate(TYPES)}
+AM_TYPE_NAME = {v: k for k, v in AM_TYPE.items()}
+
+FORMAT = {
+    "bool": "b",
+    "int8": "c",
+    "int16": "s",
+    "int32": "i",
+    "int64": "l",
+    "uint8": "C",
+    "uint16": "S",
+    "uint32": "I",
+    "uint64": "L",
+    "float32": "f",
+    "float64": "g",
+}
+
+PA_TYPE = {
+    "bool": pa.bool_(),
+    "int8": pa.int8(),
+    "int16": pa.int16(),
+    "int32": pa.int32(),
+    "int64": pa.int64(),
+    "uint8": pa.uint8(),
+    "uint16": pa.uint16(),
+    "uint32": pa.uint32(),
+    "uint64": pa.uint64(),
+    "float32": pa.float32(),
+    "float64": pa.float64(),
+}
+TYPE_OF_PA = {str(v): k for k, v in PA_TYPE.items()}
+
+NP_DTYPE = {
+    "bool": np.dtype(np.bool_),
+    "int8": np.dtype(np.int8),
+    "int16": np.dtype(np.int16),
+    "int32": np.dtype(np.int32),
+    "int64": np.dtype(np.int64),
+    "uint8": np.dtype(np.uint8),
+    "uint16": np.dtype(np.uint16),
+    "uint32": np.dtype(np.uint32),
+    "uint64": np.dtype(np.uint64),
+    "float32": np.dtype(np.float32),
+    "float64": np.dtype(np.float64),
+}
+
+BITS = {t: NP_DTYPE[t].itemsize * 8 for t in INT_TYPES}
+
+
+def int_range(t):
+    """(min, max) of an integer type."""
+    b = BITS[t]
+    if t in UNSIGNED_TYPES:
+        return 0, (1 << b) - 1
+    return -(1 << (b - 1)), (1 << (b - 1)) - 1
+
+
+def type_name(pa_type):
+    """Case type name of a pyarrow type; KeyError for a type outside the 11."""
+    return TYPE_OF_PA[str(pa_type)]
+
+
+# ---- Value codec --------------------------------------------------------------------------
+# JSON values: null for a null slot, true/false for bool, a decimal string for every
+# integer, a number (or "nan", "inf", "-inf", "-0.0") for floats.
+
+
+def f32(x):
+    """x rounded to the nearest float32, as a Python float."""
+    with np.errstate(over="ignore"):
+        return float(np.float32(x))
+
+
+def encode_value(t, v):
+    if v is None:
+        return None
+    if t == "bool":
+        return bool(v)
+    if t in INT_TYPES:
+        return str(int(v))
+    v = float(v)
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    if v == 0.0 and math.copysign(1.0, v) < 0:
+        return "-0.0"
+    if t == "float32":
+        short = float(str(np.float32(v)))
+        if f32(short) == v:
+            return short
+    return v
+
+
+def decode_value(t, j):
+    if j is None:
+        return None
+    if t == "bool":
+        if not isinstance(j, bool):
+            raise ValueError(f"bool value must be true/false: {j!r}")
+        return j
+    if t in INT_TYPES:
+        v = int(j)
+        lo, hi = int_range(t)
+        if not lo <= v <= hi:
+            raise ValueError(f"{t} value {j!r} out of range")
+        return v
+    if isinstance(j, str):
+        v = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf, "-0.0": -0.0}[j]
+    else:
+        v = float(j)
+    return f32(v) if t == "float32" else v
+
+
+def encode_values(t, values):
+    return [encode_value(t, v) for v in values]
+
+
+def decode_values(t, values):
+    return [decode_value(t, v) for v in values]
+
+
+def same_value(t, a, b, zero_sign=True):
+    """Bit-exact equality of two decoded values (NaN equals NaN; the sign of zero counts
+    unless zero_sign is False)."""
+    if a is None or b is None:
+        return a is None and b is None
+    if t in FLOAT_TYPES:
+        a, b = float(a), float(b)
+        if math.isnan(a) or math.isnan(b):
+            return math.isnan(a) and math.isnan(b)
+        if a == 0.0 and b == 0.0 and zero_sign:
+            return math.copysign(1.0, a) == math.copysign(1.0, b)
+        return a == b
+    return a == b
+
+
+# ---- splitmix64 ---------------------------------------------------------------------------
+
+GAMMA = 0x9E3779B97F4A7C15
+M1 = 0xBF58476D1CE4E5B9
+M2 = 0x94D049BB133111EB
+MASK64 = (1 << 64) - 1
+
+
+def splitmix64_py(seed, count):
+    """Reference (scalar) implementation: the first `count` outputs for `seed`."""
+    state = seed & MASK64
+    out = []
+    for _ in range(count):
+        state = (state + GAMMA) & MASK64
+        z = state
+        z = ((z ^ (z >> 30)) * M1) & MASK64
+        z = ((z ^ (z >> 27)) * M2) & MASK64
+        out.append(z ^ (z >> 31))
+    return out
+
+
+def splitmix64(seed, count):
+    """Outputs 0..count-1 of splitmix64 started at `seed`, as a numpy uint64 array."""
+    k = np.arange(1, count + 1, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        z = np.uint64(seed & MASK64) + k * np.uint64(GAMMA)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(M1)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(M2)
+    return z ^ (z >> np.uint64(31))
+
+
+def _int_from_draws(t, u, spec):
+    lo, hi = spec.get("lo"), spec.get("hi")
+    if lo is None and hi is None:
+        b = BITS[t]
+        low = u & np.uint64((1 << b) - 1) if b < 64 else u
+        unsigned_dtype = np.dtype(f"uint{b}")
+        return low.astype(unsigned_dtype).view(NP_DTYPE[t])
+    lo, hi = int(lo), int(hi)
+    tlo, thi = int_range(t)
+    if not tlo <= lo <= hi <= thi:
+        raise ValueError(f"bad lo/hi for {t}: {lo!r} {hi!r}")
+    span = hi - lo + 1
+    r = u % np.uint64(span) if span < (1 << 64) else u.copy()
+    with np.errstate(over="ignore"):
+        v = np.uint64(lo & MASK64) + r
+    if t in SIGNED_TYPES:
+        return v.view(np.int64).astype(NP_DTYPE[t])
+    return v.astype(NP_DTYPE[t])
+
+
+def _float_from_draws(t, u, spec):
+    if spec.get("integral"):
+        lo, hi = int(spec["lo"]), int(spec["hi"])
+        limit = 1 << (24 if t == "float32" else 53)
+        if not -limit <= lo <= hi <= limit:
+            raise ValueError(f"integral range not exact in {t}")
+        r = (u % np.uint64(hi - lo + 1)).astype(np.int64) + np.int64(lo)
+        return r.astype(NP_DTYPE[t])
+    lo = float(spec.get("lo", -1000.0))
+    hi = float(spec.get("hi", 1000.0))
+    f = (u >> np.uint64(11)).astype(np.float64) * np.float64(2.0**-53)
+    v = np.float64(lo) + f * np.float64(hi - lo)
+    return v.astype(NP_DTYPE[t])
+
+
+def gen_values(t, spec, total):
+    """Values and validity of slots 0..total-1 of a "gen" spec, before pad/overrides."""
+    draws = splitmix64(int(spec["seed"]), 2 * total)
+    u = draws[0::2]
+    w = draws[1::2]
+    kind = spec.get("kind", "uniform")
+    if kind == "choice":
+        choices = decode_values(t, spec["choices"])
+        if any(c is None for c in choices):
+            raise ValueError("choices may not hold null")
+        idx = (u % np.uint64(len(choices))).astype(np.int64)
+        values = np.array(choices, dtype=NP_DTYPE[t])[idx]
+    elif kind == "uniform":
+        if t == "bool":
+            values = (u % np.uint64(1000)) < np.uint64(int(spec.get("true_permille", 500)))
+        elif t in INT_TYPES:
+            values = _int_from_draws(t, u, spec)
+        else:
+            values = _float_from_draws(t, u, spec)
+        if spec.get("exclude_zero"):
+            values = values.copy()
+            values[values == 0] = 1
+    else:
+        raise ValueError(f"unknown gen kind {kind!r}")
+    permille = int(spec.get("null_permille", 0))
+    valid = (w % np.uint64(1000)) >= np.uint64(permille)
+    return values, valid
+
+
+# ---- Arrays -------------------------------------------------------------------------------
+
+
+class Materialized:
+    """The full (unsliced) values and validity of an array input, its slice offset and
+    length, and the physical value stored under null slots."""
+
+    def __init__(self, t, values, valid, offset, length, null_fill):
+        self.type = t
+        self.values = values
+        self.valid = valid
+        self.offset = offset
+        self.length = length
+        self.null_fill = null_fill
+
+
+def materialize(inp):
+    """Materialized form of an array input ({"type", "offset", "values"} or {"type", "gen"})."""
+    t = inp["type"]
+    dtype = NP_DTYPE[t]
+    if "gen" in inp:
+        spec = inp["gen"]
+        offset = int(spec.get("offset", 0))
+        length = int(spec["length"])
+        total = offset + length
+        values, valid = gen_values(t, spec, total)
+        values = values.copy()
+        if "pad" in spec:
+            pad = decode_values(t, spec["pad"])
+            if len(pad) != offset:
+                raise ValueError("pad must hold `offset` values")
+            for i, v in enumerate(pad):
+                valid[i] = v is not None
+                if v is not None:
+                    values[i] = v
+        for j, v in spec.get("overrides", []):
+            v = decode_value(t, v)
+            valid[offset + j] = v is not None
+            if v is not None:
+                values[offset + j] = v
+        null_fill = decode_value(t, spec.get("null_fill", _zero(t)))
+    else:
+        offset = int(inp.get("offset", 0))
+        decoded = decode_values(t, inp["values"])
+        total = len(decoded)
+        length = total - offset
+        if length < 0:
+            raise ValueError("offset beyond values")
+        valid = np.array([v is not None for v in decoded], dtype=bool)
+        null_fill = decode_value(t, inp.get("null_fill", _zero(t)))
+        values = np.array([null_fill if v is None else v for v in decoded], dtype=dtype)
+    values = values.astype(dtype, copy=False)
+    if (~valid).any():
+        values = values.copy()
+        values[~valid] = null_fill
+    return Materialized(t, values, valid, offset, length, null_fill)
+
+
+def _zero(t):
+    if t == "bool":
+        return False
+    if t in INT_TYPES:
+        return "0"
+    return 0.0
+
+
+def to_pyarrow(m):
+    """The sliced pyarrow array of a Materialized input. The validity bitmap is present
+    exactly when some slot of the full array (padding included) is null."""
+    t = m.type
+    total = len(m.values)
+    if t == "bool":
+        data = pa.py_buffer(np.packbits(m.values, bitorder="little").tobytes())
+    else:
+        data = pa.py_buffer(np.ascontiguousarray(m.values).tobytes())
+    nulls = int((~m.valid).sum())
+    validity = None
+    if nulls:
+        validity = pa.py_buffer(np.packbits(m.valid, bitorder="little").tobytes())
+    arr = pa.Array.from_buffers(PA_TYPE[t], total, [validity, data], null_count=nulls)
+    if m.offset or m.length != total:
+        arr = arr.slice(m.offset, m.length)
+    return arr
+
+
+def build_input(inp):
+    """pyarrow value of an input: a sliced array, or a pyarrow scalar for {"scalar": ...}."""
+    if "scalar" in inp:
+        s = inp["scalar"]
+        return pa.scalar(decode_value(s["type"], s["value"]), PA_TYPE[s["type"]])
+    return to_pyarrow(materialize(inp))
+
+
+def input_values(inp):
+    """Decoded values of the sliced part of an array input (list, None for nulls)."""
+    m = materialize(inp)
+    sl = slice(m.offset, m.offset + m.length)
+    vals = m.values[sl].tolist()
+    return [v if ok else None for v, ok in zip(vals, m.valid[sl].tolist())]
+
+
+# ---- Results ------------------------------------------------------------------------------
+
+
+def array_values(arr):
+    """Decoded values of a pyarrow array (floats keep NaN and -0.0)."""
+    return arr.to_pylist()
+
+
+def canonical_token(t, v):
+    if v is None:
+        return "null"
+    if t == "bool":
+        return "true" if v else "false"
+    if t in INT_TYPES:
+        return f'"{v}"'
+    if math.isnan(v):
+        return '"nan"'
+    if t == "float32":
+        return '"{:08x}"'.format(struct.unpack("<I", struct.pack("<f", v))[0])
+    return '"{:016x}"'.format(struct.unpack("<Q", struct.pack("<d", v))[0])
+
+
+def canonical_bytes(t, values):
+    """Canonical encoding (README.md, "Hashed results") of decoded values."""
+    return ("[" + ",".join(canonical_token(t, v) for v in values) + "]").encode("ascii")
+
+
+def digest(t, values):
+    return hashlib.sha256(canonical_bytes(t, values)).hexdigest()
+
+
+def canonical_bytes_array(arr):
+    """canonical_bytes of a pyarrow array, vectorised (same bytes, much faster)."""
+    t = type_name(arr.type)
+    valid = np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+    if len(arr) == 0:
+        return b"[]"
+    if t == "bool":
+        vals = np.asarray(arr.fill_null(False).to_numpy(zero_copy_only=False), dtype=bool)
+        strs = np.where(vals, "true", "false").tolist()
+        mark = "\x00"
+    else:
+        vals = arr.fill_null(0).to_numpy(zero_copy_only=False)
+        if t in INT_TYPES:
+            strs = list(map(str, vals.tolist()))
+        else:
+            nbytes = vals.dtype.itemsize
+            big_endian = vals.view(f"u{nbytes}").astype(f">u{nbytes}")
+            digits = np.frombuffer(big_endian.tobytes().hex().encode("ascii"), f"S{2 * nbytes}")
+            strs = digits.astype(f"U{2 * nbytes}").tolist()
+            for k in np.flatnonzero(np.isnan(vals)).tolist():
+                strs[k] = "nan"
+        mark = '"\x00"'
+    for k in np.flatnonzero(~valid).tolist():
+        strs[k] = "\x00"
+    if t == "bool":
+        text = ",".join(strs)
+    else:
+        text = '"' + '","'.join(strs) + '"'
+    return ("[" + text.replace(mark, "null") + "]").encode("ascii")
+
+
+def digest_array(arr):
+    return hashlib.sha256(canonical_bytes_array(arr)).hexdigest()
+
+
+HEAD = 8
+
+
+def hashed_expectation(arr):
+    """Expected-result record of a long pyarrow array."""
+    t = type_name(arr.type)
+    sha = digest_array(arr)
+    return {
+        "type": t,
+        "length": len(arr),
+        "null_count": arr.null_count,
+        "sha256": sha,
+        "head": encode_values(t, arr.slice(0, HEAD).to_pylist()),
+    }
+
+
+def load_cases(directory):
+    """All cases of directory/cases/*.json, in file then case order."""
+    import glob
+    import os
+
+    cases = []
+    for path in sorted(glob.glob(os.path.join(directory, "cases", "*.json"))):
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        cases.extend(doc["cases"])
+    return cases

@@ -1,0 +1,1286 @@
+"""Writes conformance/cases/*.json: the ArrowMetal conformance cases.
+
+Run by a developer (`python conformance/generate.py`); the output is committed. Every
+expected value comes from pyarrow.compute applied to exactly the inputs that the
+runners build (casefmt.build_input); nothing here types an expected value by hand.
+Error expectations are pyarrow's exception mapped to an am_status name (map_error).
+"""
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import sys
+from collections import OrderedDict
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import casefmt as cf
+from casefmt import (
+    FLOAT_TYPES,
+    INT_TYPES,
+    NUMERIC_TYPES,
+    SIGNED_TYPES,
+    TYPES,
+    UNSIGNED_TYPES,
+    int_range,
+)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LENGTHS = [0, 1, 7, 63, 64, 65, 1000, 100003]
+SMALL_LENGTHS = LENGTHS[:-1]
+LARGE = 100003
+OFFSETS = [0, 1, 7, 63]
+NULLS = ["no-nulls", "some-nulls", "all-nulls"]
+NULL_PERMILLE = {"no-nulls": 0, "some-nulls": 250, "all-nulls": 1000}
+INLINE_MAX = 1000
+FLOAT_TOL = 1e-9
+
+CMP = OrderedDict(
+    [
+        ("eq", pc.equal),
+        ("ne", pc.not_equal),
+        ("lt", pc.less),
+        ("le", pc.less_equal),
+        ("gt", pc.greater),
+        ("ge", pc.greater_equal),
+    ]
+)
+ARITH = OrderedDict(
+    [
+        ("add", pc.add),
+        ("subtract", pc.subtract),
+        ("multiply", pc.multiply),
+        ("divide", pc.divide),
+    ]
+)
+
+# op -> file name (one file per op family)
+FILES = {
+    "sum": "reduce",
+    "min": "reduce",
+    "max": "reduce",
+    "mean": "reduce",
+    "count": "reduce",
+    "compare": "compare",
+    "arith": "arith",
+    "cast": "cast",
+    "and": "logic",
+    "or": "logic",
+    "not": "logic",
+    "filter": "select",
+    "take": "select",
+    "slice": "select",
+}
+
+
+# ---- pyarrow evaluation and error mapping -------------------------------------------------
+
+
+def map_error(exc):
+    """am_status name for an exception raised by pyarrow."""
+    msg = str(exc)
+    if isinstance(exc, pa.ArrowIndexError):
+        return "AM_EINDEX"
+    if isinstance(exc, pa.ArrowInvalid):
+        if "divide by zero" in msg:
+            return "AM_EZERODIV"
+        if "not in range" in msg or "truncated" in msg:
+            return "AM_EOVERFLOW"
+        if "same length" in msg:
+            return "AM_EINVAL"
+        raise AssertionError(f"unmapped ArrowInvalid: {msg}")
+    if isinstance(exc, (pa.ArrowNotImplementedError, pa.ArrowTypeError, TypeError)):
+        return "AM_ETYPE"
+    if isinstance(exc, (IndexError, ValueError)) and "non-negative" in msg:
+        return "AM_EINVAL"  # Array.slice argument validation
+    raise AssertionError(f"unmapped exception {type(exc).__name__}: {msg}")
+
+
+def evaluate(op, params, args):
+    if op in ("sum", "min", "max", "mean"):
+        return getattr(pc, op)(args[0])
+    if op == "count":
+        return pc.count(args[0], mode=params["mode"])
+    if op == "compare":
+        return CMP[params["cmp"]](args[0], args[1])
+    if op == "arith":
+        return ARITH[params["arith"]](args[0], args[1])
+    if op == "cast":
+        return pc.cast(args[0], cf.PA_TYPE[params["to"]], safe=params["safe"])
+    if op == "and":
+        return pc.and_(args[0], args[1])
+    if op == "or":
+        return pc.or_(args[0], args[1])
+    if op == "not":
+        return pc.invert(args[0])
+    if op == "filter":
+        return pc.filter(args[0], args[1])
+    if op == "take":
+        return pc.take(args[0], args[1])
+    if op == "slice":
+        return args[0].slice(params["offset"], params["length"])
+    raise AssertionError(op)
+
+
+def expectation(case):
+    args = [cf.build_input(i) for i in case["inputs"]]
+    try:
+        result = evaluate(case["op"], case["params"], args)
+    except Exception as exc:  # noqa: BLE001 - every exception is mapped or re-raised
+        return {"error": map_error(exc)}, None
+    t = cf.type_name(result.type)
+    if isinstance(result, pa.Scalar):
+        return {"type": t, "value": cf.encode_value(t, result.as_py())}, result
+    if len(result) <= INLINE_MAX:
+        return {"type": t, "values": cf.encode_values(t, cf.array_values(result))}, result
+    expected = cf.hashed_expectation(result)
+    assert expected["sha256"] == cf.digest(t, cf.array_values(result))  # both encoders agree
+    return expected, result
+
+
+# ---- inputs -------------------------------------------------------------------------------
+
+
+def seed_of(key):
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "little")
+
+
+def poison(t, role):
+    """Values stored in the padding before a sliced input's first slot."""
+    if t == "bool":
+        return [True, None, False]
+    if role == "index":
+        hi = int_range(t)[1]
+        return ["-1", str(hi), None, "1000000", str(int_range(t)[0])]
+    if t in FLOAT_TYPES:
+        if role == "divisor":
+            return [0.0, "nan", None, "-0.0"]
+        return ["nan", "inf", None, "-inf", "-0.0", 3.0e38]
+    lo, hi = int_range(t)
+    if role == "divisor":
+        return ["0", None, str(hi), "0"] + (["-1"] if t in SIGNED_TYPES else [])
+    return [str(lo), str(hi), "0", None, "-1" if t in SIGNED_TYPES else "1"]
+
+
+def pad_values(t, offset, role):
+    p = poison(t, role)
+    return [p[i % len(p)] for i in range(offset)]
+
+
+def gen_input(t, length, nulls, offset, key, role="value", null_fill=None, **kind):
+    """An input drawn by splitmix64: inline values for length <= INLINE_MAX (the generator
+    materialises the same spec), else the gen spec itself."""
+    for attempt in range(64):
+        spec = OrderedDict()
+        spec["rng"] = "splitmix64"
+        spec["seed"] = seed_of(f"{key}#{attempt}" if attempt else key)
+        spec["length"] = length
+        spec["offset"] = offset
+        spec["null_permille"] = NULL_PERMILLE[nulls] if isinstance(nulls, str) else nulls
+        spec.update(kind)
+        if offset:
+            spec["pad"] = pad_values(t, offset, role)
+        if null_fill is not None:
+            spec["null_fill"] = null_fill
+        inp = {"type": t, "gen": spec}
+        m = cf.materialize(inp)
+        valid = m.valid[offset:]
+        if nulls == "some-nulls" and length >= 2 and (valid.all() or not valid.any()):
+            continue  # redraw until the pattern really has both
+        break
+    if length > INLINE_MAX:
+        out = inp
+    else:
+        out = OrderedDict([("type", t), ("offset", offset)])
+        vals = [v if ok else None for v, ok in zip(m.values.tolist(), m.valid.tolist())]
+        out["values"] = cf.encode_values(t, vals)
+        if null_fill is not None:
+            out["null_fill"] = null_fill
+    if offset == 63:
+        out["null_count"] = -1  # exported with an unknown null count
+    return out
+
+
+def inline(t, values, offset=0, pad_role="value", null_fill=None):
+    """A hand-written input: `values` are the slots after the padding."""
+    out = OrderedDict([("type", t), ("offset", offset)])
+    out["values"] = pad_values(t, offset, pad_role) + cf.encode_values(t, values)
+    if null_fill is not None:
+        out["null_fill"] = null_fill
+    return out
+
+
+def scalar(t, v):
+    return {"scalar": {"type": t, "value": cf.encode_value(t, v)}}
+
+
+def value_kind(t):
+    """gen kind parameters for ordinary data of type t."""
+    if t == "bool":
+        return {"kind": "uniform"}
+    if t in INT_TYPES:
+        return {"kind": "uniform"}
+    return {"kind": "uniform", "lo": -1000.0, "hi": 1000.0}
+
+
+def compare_choices(t):
+    if t == "bool":
+        return [True, False]
+    lo, hi = int_range(t) if t in INT_TYPES else (None, None)
+    if t in SIGNED_TYPES:
+        return [str(v) for v in (lo, lo + 1, -2, -1, 0, 1, 2, hi - 1, hi)]
+    if t in UNSIGNED_TYPES:
+        return [str(v) for v in (0, 1, 2, 3, hi // 2, hi // 2 + 1, hi - 1, hi)]
+    big = 3.0e38 if t == "float32" else 1.0e300
+    return ["-inf", -big, -1.5, "-0.0", 0.0, 1.5, 1e-30, big, "inf", "nan"]
+
+
+# ---- cases --------------------------------------------------------------------------------
+
+CASES = OrderedDict()
+
+
+def add(cid, op, params, form, inputs):
+    if cid in CASES:
+        raise AssertionError("duplicate id " + cid)
+    case = OrderedDict()
+    case["id"] = cid
+    case["op"] = op
+    case["params"] = params
+    case["form"] = form
+    case["inputs"] = inputs
+    expected, result = expectation(case)
+    case["expected"] = expected
+    tol = tolerance(case, result)
+    if tol:
+        case["tolerance"] = tol
+        case["divergence"] = "summation-order"
+    if zero_sign(case, result):
+        case["divergence"] = "zero-sign"
+    CASES[cid] = case
+
+
+def tolerance(case, result):
+    """Float sums and means (and integer means whose partial sums may exceed 2**53) are
+    compared with |got - exp| <= abs + rel * |exp|; the order of summation is free."""
+    if case["op"] not in ("sum", "mean") or result is None or "error" in case["expected"]:
+        return None
+    t = case["inputs"][0]["type"]
+    vals = [v for v in cf.input_values(case["inputs"][0]) if v is not None]
+    if not vals:
+        return None
+    if t in FLOAT_TYPES:
+        finite = [abs(v) for v in vals if math.isfinite(v)]
+        total = math.fsum(finite)
+    elif case["op"] == "mean" and t in INT_TYPES:
+        total = float(sum(abs(v) for v in vals))
+        if total < 2.0**53:
+            return None
+    else:
+        return None
+    if case["op"] == "mean":
+        total /= len(vals)
+    return OrderedDict([("rel", FLOAT_TOL), ("abs", FLOAT_TOL * total)])
+
+
+def zero_sign(case, result):
+    if case["op"] not in ("min", "max") or result is None:
+        return False
+    t = case["inputs"][0]["type"]
+    v = result.as_py()
+    if t not in FLOAT_TYPES or v is None or v != 0.0:
+        return False
+    vals = cf.input_values(case["inputs"][0])
+    signs = {math.copysign(1.0, x) for x in vals if x is not None and x == 0.0}
+    return len(signs) == 2
+
+
+def sweep(key, reps=1, large=True):
+    """(index, length, nulls, offset, rep) combinations for one op variant and type: every
+    length once (twice for reps=2, the 100,003 one once), null patterns rotating over the
+    lengths >= 7 and offsets over all, shifted by a hash of `key`."""
+    shift = seed_of(key) % 12
+    out = []
+    lengths = LENGTHS if large else SMALL_LENGTHS
+    for i, length in enumerate(lengths):
+        for rep in range(1 if length == LARGE else reps):
+            j = i + shift + 5 * rep
+            if length == 0:
+                nulls = "no-nulls"
+            elif length == 1:
+                nulls = ["no-nulls", "all-nulls"][j % 2]
+            else:
+                nulls = NULLS[j % 3]
+            offset = OFFSETS[(i + shift + 2 * rep) % 4]
+            out.append((i, length, nulls, offset, rep))
+    return out
+
+
+def other(nulls, k):
+    return NULLS[(NULLS.index(nulls) + k) % 3]
+
+
+def sweep_id(op, t, form, length, nulls, offset, rep=0, extra=""):
+    cid = f"{op}/{t}/{form}/len{length}/{nulls}/offset{offset}"
+    if extra:
+        cid += "/" + extra
+    if rep:
+        cid += f"/rep{rep}"
+    return cid
+
+
+def gen_reductions():
+    for op in ("sum", "min", "max", "mean"):
+        for t in TYPES:
+            key = f"{op}/{t}"
+            for _, n, nulls, off, rep in sweep(key, reps=2):
+                cid = sweep_id(op, t, "unary", n, nulls, off, rep)
+                inp = gen_input(t, n, nulls, off, cid, **value_kind(t))
+                add(cid, op, {}, "unary", [inp])
+    for mode in ("only_valid", "only_null", "all"):
+        for t in TYPES:
+            key = f"count-{mode}/{t}"
+            for _, n, nulls, off, rep in sweep(key, large=(mode == "only_valid")):
+                cid = sweep_id("count-" + mode, t, "unary", n, nulls, off, rep)
+                inp = gen_input(t, n, nulls, off, cid, **value_kind(t))
+                add(cid, "count", {"mode": mode}, "unary", [inp])
+
+    # Special values.
+    nan, inf = math.nan, math.inf
+    float_sets = {
+        "nan-first": [nan, 1.0, 2.0],
+        "nan-last": [1.0, -2.0, nan],
+        "all-nan": [nan, nan],
+        "nan-and-null": [nan, None],
+        "inf": [inf, 1.0, -3.0],
+        "-inf": [-inf, 1.0, 5.0],
+        "inf-minus-inf": [inf, -inf, 1.0],
+        "neg-zeros": [-0.0, -0.0],
+        "pos-zeros": [0.0, 0.0],
+        "mixed-zeros": [-0.0, 0.0, None, 0.0, -0.0],
+        "neg-zero-and-one": [1.0, -0.0, 2.0],
+        "subnormal": [5e-324, -5e-324, 1e-310],
+        "max-and-nan": [nan, 1.7976931348623157e308, -1.7976931348623157e308, nan],
+        "ones": [1.0] * 65,
+        "tenths": [0.1] * 1000,
+        "nan-inf-null": [None, nan, inf, None, -inf],
+    }
+    for t in FLOAT_TYPES:
+        for name, vals in float_sets.items():
+            if t == "float32":
+                vals = [None if v is None else cf.f32(v) for v in vals]
+                if name == "subnormal":
+                    vals = [1e-45, -1e-45, 1e-40]
+            for op in ("sum", "min", "max", "mean"):
+                if name == "max-and-nan" and op in ("sum", "mean") and t == "float64":
+                    continue  # the result would depend on the order of summation
+                for off in (0, 7):
+                    cid = f"{op}/{t}/unary/special/{name}/offset{off}"
+                    add(cid, op, {}, "unary", [inline(t, vals, off)])
+    for t in INT_TYPES:
+        lo, hi = int_range(t)
+        sets = {
+            "extremes": [lo, hi, lo, hi, 0],
+            "max-twice": [hi, hi],
+            "min-twice": [lo, lo],
+            "max-plus-one": [hi, 1],
+            "min-minus-one": [lo, -1] if t in SIGNED_TYPES else [lo, 0],
+            "min-max-neg": [hi, hi, hi, lo, lo],
+        }
+        for name, vals in sets.items():
+            for op in ("sum", "min", "max", "mean"):
+                for off in (0, 1):
+                    cid = f"{op}/{t}/unary/special/{name}/offset{off}"
+                    add(cid, op, {}, "unary", [inline(t, vals, off)])
+        # wrapping sums of many extremes, inline and generated
+        for op in ("sum", "mean", "min", "max"):
+            for n in (1000, LARGE):
+                cid = f"{op}/{t}/unary/extremes-choice/len{n}"
+                choices = [str(v) for v in (lo, hi, hi - 1, 0, lo + 1)]
+                inp = gen_input(t, n, 50, 3, cid, kind="choice", choices=choices)
+                add(cid, op, {}, "unary", [inp])
+    for op in ("sum", "min", "max", "mean"):
+        for name, vals in (("all-true", [True] * 65), ("all-false", [False] * 64)):
+            add(f"{op}/bool/unary/special/{name}", op, {}, "unary", [inline("bool", vals)])
+
+
+def gen_compare():
+    for cmp in CMP:
+        for t in TYPES:
+            for form in ("array-array", "array-scalar"):
+                key = f"{cmp}/{t}/{form}"
+                large = (cmp, form) in (("lt", "array-array"), ("eq", "array-scalar"))
+                choices = compare_choices(t)
+                kind = {"kind": "choice", "choices": choices}
+                if t == "bool":
+                    kind = {"kind": "uniform"}
+                for i, n, nulls, off, rep in sweep(key, large=large):
+                    cid0 = sweep_id(cmp, t, form, n, nulls, off, rep)
+                    left = gen_input(t, n, nulls, off, cid0 + "#0", **kind)
+                    if form == "array-array":
+                        off2 = OFFSETS[(i + 1) % 4]
+                        n2 = other(nulls, i % 2 + 1) if n > 1 else nulls
+                        cid = sweep_id(cmp, t, form, n, f"{nulls},{n2}", f"{off},{off2}")
+                        right = gen_input(t, n, n2, off2, cid0 + "#1", **kind)
+                    else:
+                        cid = cid0
+                        c = choices[(i + seed_of(key)) % len(choices)]
+                        right = {"scalar": {"type": t, "value": c}}
+                    add(cid, "compare", {"cmp": cmp}, form, [left, right])
+            # special: a null scalar
+            add(
+                f"{cmp}/{t}/array-scalar/null-scalar",
+                "compare",
+                {"cmp": cmp},
+                "array-scalar",
+                [
+                    gen_input(t, 7, "some-nulls", 1, f"{cmp}/{t}/ns", kind="uniform"),
+                    scalar(t, None),
+                ],
+            )
+    # NaN, zeros, infinities against each other, both forms
+    for t in FLOAT_TYPES:
+        specials = [math.nan, -0.0, 0.0, math.inf, -math.inf, 1.0]
+        left = [a for a in specials for _ in specials]
+        right = [b for _ in specials for b in specials]
+        for cmp in CMP:
+            add(
+                f"{cmp}/{t}/array-array/special-grid",
+                "compare",
+                {"cmp": cmp},
+                "array-array",
+                [inline(t, left, 7), inline(t, right, 1)],
+            )
+            for s in specials:
+                name = cf.encode_value(t, s)
+                add(
+                    f"{cmp}/{t}/array-scalar/special-scalar/{name}",
+                    "compare",
+                    {"cmp": cmp},
+                    "array-scalar",
+                    [inline(t, specials + [None], 3), scalar(t, s)],
+                )
+    # integer extremes (unsigned comparisons above 2**63, signed below zero)
+    for t in INT_TYPES:
+        lo, hi = int_range(t)
+        vals = [lo, hi, 0, lo, hi, hi - 1, lo + 1, None]
+        for cmp in CMP:
+            add(
+                f"{cmp}/{t}/array-array/extremes",
+                "compare",
+                {"cmp": cmp},
+                "array-array",
+                [inline(t, vals, 1), inline(t, list(reversed(vals[:-1])) + [hi], 63)],
+            )
+    # length mismatch
+    for cmp in ("eq", "lt"):
+        for t in ("int32", "float64", "bool"):
+            v = {"bool": [True, False, True, False], "int32": [1, 2, 3, 4]}.get(
+                t, [1.0, 2.0, 3.0, 4.0]
+            )
+            add(
+                f"{cmp}/{t}/array-array/length-mismatch",
+                "compare",
+                {"cmp": cmp},
+                "array-array",
+                [inline(t, v[:3]), inline(t, v)],
+            )
+            add(
+                f"{cmp}/{t}/array-array/length-mismatch-empty",
+                "compare",
+                {"cmp": cmp},
+                "array-array",
+                [inline(t, []), inline(t, v[:1])],
+            )
+    # mixed types: the ABI promotes as pyarrow.compute does
+    mixed = [
+        ("int8", [1, -128, 127, None], "uint8", [255, 0, 255, 1]),
+        ("int64", [1, -5, 16777216, None], "float32", [1.5, -5.0, 16777216.0, 0.0]),
+        ("int64", [1, 16777217], "float32", [1.0, 1.0]),
+        ("uint64", [2**63, 1], "int64", [1, 1]),
+        ("uint64", [2**63 - 1, 1, None], "int64", [-1, 1, 5]),
+        ("int32", [1, 2, None], "float64", [1.0, 2.5, 0.0]),
+        ("uint32", [4294967295, 0], "int8", [-1, 0]),
+        ("bool", [True, False], "int8", [1, 0]),
+        ("float32", [0.1, 1.0], "float64", [0.1, 1.0]),
+    ]
+    for k, (lt, lv, rt, rv) in enumerate(mixed):
+        for cmp in ("eq", "lt", "ge"):
+            add(
+                f"{cmp}/{lt}+{rt}/array-array/mixed{k}",
+                "compare",
+                {"cmp": cmp},
+                "array-array",
+                [inline(lt, lv), inline(rt, rv, 1)],
+            )
+    mixed_scalars = [
+        ("int8", [1, -128, 127, None], "int16", 300),
+        ("int8", [1, -128, 127, None], "int64", -300),
+        ("uint64", [0, 1, 2**64 - 1], "int64", -1),
+        ("uint8", [0, 200, 255], "int8", -1),
+        ("float32", [0.1, 1.0, None], "float64", 0.1),
+        ("int32", [1, 2, 3], "float64", 2.0),
+        ("int64", [2**53 + 1, 1], "float64", 1.0),
+    ]
+    for lt, lv, st, sv in mixed_scalars:
+        for cmp in ("eq", "lt", "gt"):
+            add(
+                f"{cmp}/{lt}/array-scalar/mixed/{st}-{cf.encode_value(st, sv)}",
+                "compare",
+                {"cmp": cmp},
+                "array-scalar",
+                [inline(lt, lv, 7), scalar(st, sv)],
+            )
+
+
+def arith_scalar_choices(t, op):
+    if t in FLOAT_TYPES:
+        return [2.5, -0.5, 1e10, 3.0, -1.0e-3, 7.25]
+    lo, hi = int_range(t)
+    if op == "divide":
+        base = [3, 7, hi, 2, 1] + ([-1, lo, -3] if t in SIGNED_TYPES else [hi - 1])
+    else:
+        base = [3, hi, 2, 0] + ([-1, lo] if t in SIGNED_TYPES else [hi - 1])
+    return base
+
+
+def gen_arith():
+    for op in ARITH:
+        for t in NUMERIC_TYPES:
+            for form in ("array-array", "array-scalar"):
+                key = f"{op}/{t}/{form}"
+                left_kind = value_kind(t)
+                if op == "divide" and t in INT_TYPES:
+                    lo = -20 if t in SIGNED_TYPES else 1
+                    right_kind = {
+                        "kind": "uniform",
+                        "lo": str(lo),
+                        "hi": "20",
+                        "exclude_zero": True,
+                    }
+                    role = "divisor"
+                else:
+                    right_kind = value_kind(t)
+                    role = "value"
+                for i, n, nulls, off, rep in sweep(key):
+                    cid0 = sweep_id(op, t, form, n, nulls, off, rep)
+                    left = gen_input(t, n, nulls, off, cid0 + "#0", **left_kind)
+                    if form == "array-array":
+                        off2 = OFFSETS[(i + 3) % 4]
+                        n2 = other(nulls, i % 2 + 1) if n > 1 else nulls
+                        cid = sweep_id(op, t, form, n, f"{nulls},{n2}", f"{off},{off2}")
+                        right = gen_input(t, n, n2, off2, cid0 + "#1", role=role, **right_kind)
+                    else:
+                        cid = cid0
+                        choices = arith_scalar_choices(t, op)
+                        right = scalar(t, choices[(i + seed_of(key)) % len(choices)])
+                    add(cid, "arith", {"arith": op}, form, [left, right])
+        # booleans have no arithmetic
+        add(
+            f"{op}/bool/array-array/type-error",
+            "arith",
+            {"arith": op},
+            "array-array",
+            [inline("bool", [True, False]), inline("bool", [True, True])],
+        )
+        add(
+            f"{op}/bool/array-scalar/type-error",
+            "arith",
+            {"arith": op},
+            "array-scalar",
+            [inline("bool", [True, False]), scalar("bool", True)],
+        )
+        add(
+            f"{op}/bool/array-array/type-error-empty",
+            "arith",
+            {"arith": op},
+            "array-array",
+            [inline("bool", []), inline("bool", [])],
+        )
+
+    # integer extremes: wrap-around, INT_MIN / -1, truncation toward zero
+    for t in INT_TYPES:
+        lo, hi = int_range(t)
+        if t in SIGNED_TYPES:
+            left = [hi, lo, lo, hi, lo, -7, 7, -7, 0, hi, lo, None, 5]
+            right = [1, -1, -1, -1, 1, 2, -2, -2, 3, hi, lo, 0, None]
+        else:
+            left = [hi, 0, hi, hi // 2 + 1, 7, 0, 1, None, 5, hi]
+            right = [1, 1, hi, 2, 2, 3, hi, 0, None, hi - 1]
+        for op in ARITH:
+            r = right
+            if op == "divide":
+                # a zero divisor under the null slot only
+                r = [1 if v == 0 and left[i] is not None else v for i, v in enumerate(right)]
+            for off in (0, 7):
+                add(
+                    f"{op}/{t}/array-array/extremes/offset{off}",
+                    "arith",
+                    {"arith": op},
+                    "array-array",
+                    [inline(t, left, off), inline(t, r, 63 - off, pad_role="divisor")],
+                )
+            for s in [hi, lo, -1, 2] if t in SIGNED_TYPES else [hi, 2, 1]:
+                if op == "divide" and s == 0:
+                    continue
+                add(
+                    f"{op}/{t}/array-scalar/extremes/{s}",
+                    "arith",
+                    {"arith": op},
+                    "array-scalar",
+                    [inline(t, left, 1, pad_role="divisor"), scalar(t, s)],
+                )
+        # division by zero: array-array, array-scalar, at the end of long arrays, and its
+        # absence where the zero is under a null slot or the array is empty / all null
+        add(
+            f"divide/{t}/array-array/zero-divisor",
+            "arith",
+            {"arith": "divide"},
+            "array-array",
+            [inline(t, [1, 2, 3]), inline(t, [1, 0, 1])],
+        )
+        add(
+            f"divide/{t}/array-array/zero-divisor-zero-dividend",
+            "arith",
+            {"arith": "divide"},
+            "array-array",
+            [inline(t, [0]), inline(t, [0])],
+        )
+        add(
+            f"divide/{t}/array-scalar/zero-divisor",
+            "arith",
+            {"arith": "divide"},
+            "array-scalar",
+            [inline(t, [1, 2, 3], 7), scalar(t, 0)],
+        )
+        add(
+            f"divide/{t}/array-scalar/zero-divisor-empty",
+            "arith",
+            {"arith": "divide"},
+            "array-scalar",
+            [inline(t, []), scalar(t, 0)],
+        )
+        add(
+            f"divide/{t}/array-scalar/zero-divisor-all-null",
+            "arith",
+            {"arith": "divide"},
+            "array-scalar",
+            [inline(t, [None, None, None], 1), scalar(t, 0)],
+        )
+        add(
+            f"divide/{t}/array-scalar/null-divisor",
+            "arith",
+            {"arith": "divide"},
+            "array-scalar",
+            [inline(t, [1, None, 3], 1), scalar(t, None)],
+        )
+        add(
+            f"divide/{t}/array-array/zero-under-null",
+            "arith",
+            {"arith": "divide"},
+            "array-array",
+            [
+                inline(t, [1, 2, 3, 4]),
+                inline(t, [None, 2, None, 1], 7, pad_role="divisor", null_fill="0"),
+            ],
+        )
+        add(
+            f"divide/{t}/array-array/zero-under-null-left",
+            "arith",
+            {"arith": "divide"},
+            "array-array",
+            [inline(t, [None, 2, 3]), inline(t, [0, 1, 1])],
+        )
+        for n in (1000, LARGE):
+            cid = f"divide/{t}/array-array/zero-divisor-at-end/len{n}"
+            lo_d = "-20" if t in SIGNED_TYPES else "1"
+            right = gen_input(
+                t,
+                n,
+                100,
+                1,
+                cid + "#1",
+                role="divisor",
+                kind="uniform",
+                lo=lo_d,
+                hi="20",
+                exclude_zero=True,
+            )
+            spec = right.get("gen", None)
+            if spec is not None:
+                spec["overrides"] = [[n - 2, "0"]]
+            else:
+                right["values"][-2] = "0"
+            left = gen_input(t, n, 0, 0, cid + "#0", kind="uniform")
+            add(cid, "arith", {"arith": "divide"}, "array-array", [left, right])
+        for op in ARITH:
+            add(
+                f"{op}/{t}/array-scalar/null-scalar",
+                "arith",
+                {"arith": op},
+                "array-scalar",
+                [inline(t, [1, None, 3], 1), scalar(t, None)],
+            )
+
+    # floats: infinities, NaN, signed zeros, overflow, subnormals
+    for t in FLOAT_TYPES:
+        big = 3.0e38 if t == "float32" else 1.7e308
+        tiny = 1e-45 if t == "float32" else 5e-324
+        nan, inf = math.nan, math.inf
+        left = [inf, inf, 0.0, 1.0, -1.0, 0.0, -0.0, -0.0, 0.0, nan, big, tiny, -big, 1.0, None]
+        right = [-inf, inf, inf, 0.0, 0.0, 0.0, -0.0, 0.0, -1.0, 1.0, big, 0.5, big, -inf, 1.0]
+        if t == "float32":
+            left = [None if v is None else cf.f32(v) for v in left]
+            right = [cf.f32(v) for v in right]
+        for op in ARITH:
+            for off in (0, 63):
+                add(
+                    f"{op}/{t}/array-array/special/offset{off}",
+                    "arith",
+                    {"arith": op},
+                    "array-array",
+                    [inline(t, left, off), inline(t, right, 1, pad_role="divisor")],
+                )
+            for s in (0.0, -0.0, inf, -inf, nan, big):
+                add(
+                    f"{op}/{t}/array-scalar/special/{cf.encode_value(t, s)}",
+                    "arith",
+                    {"arith": op},
+                    "array-scalar",
+                    [inline(t, left, 7), scalar(t, s)],
+                )
+            add(
+                f"{op}/{t}/array-scalar/null-scalar",
+                "arith",
+                {"arith": op},
+                "array-scalar",
+                [inline(t, [1.0, None, 3.0], 1), scalar(t, None)],
+            )
+
+    # length mismatch
+    for op in ARITH:
+        for t in ("int16", "float32"):
+            add(
+                f"{op}/{t}/array-array/length-mismatch",
+                "arith",
+                {"arith": op},
+                "array-array",
+                [inline(t, [1, 2, 3]), inline(t, [1, 2])],
+            )
+
+    # mixed types: promotion as pyarrow.compute, including a safe cast that fails
+    mixed = [
+        ("int8", [1, -128, 127, None], "uint8", [255, 0, 255, 1]),
+        ("int64", [1, -5, 16777216, None], "float32", [1.5, -5.0, 0.25, 0.0]),
+        ("int64", [1, 16777217], "float32", [1.0, 1.0]),
+        ("uint64", [2**63, 1], "int64", [1, 1]),
+        ("uint64", [2**63 - 1, 1, None], "int64", [-1, 1, 5]),
+        ("int32", [1, 2, None], "float64", [1.0, 2.5, 0.0]),
+        ("uint32", [4294967295, 0], "int8", [-1, 3]),
+        ("int8", [5, 6], "uint64", [1, 2]),
+        ("float32", [0.1, 1.0], "float64", [0.1, 3.0]),
+        ("int16", [100, 200], "uint8", [0, 5]),
+        ("bool", [True, False], "int8", [1, 2]),
+    ]
+    for k, (lt, lv, rt, rv) in enumerate(mixed):
+        for op in ARITH:
+            add(
+                f"{op}/{lt}+{rt}/array-array/mixed{k}",
+                "arith",
+                {"arith": op},
+                "array-array",
+                [inline(lt, lv, 1), inline(rt, rv)],
+            )
+    mixed_scalars = [
+        ("int8", [1, -128, 127, None], "int16", 300),
+        ("uint8", [0, 200, 255], "int8", -1),
+        ("int64", [2**53 + 1, 1], "float64", 1.0),
+        ("int16", [7, -7], "uint8", 0),
+        ("float32", [0.5, None], "float64", 0.1),
+        ("uint64", [2**63, 1], "int64", 1),
+    ]
+    for lt, lv, st, sv in mixed_scalars:
+        for op in ARITH:
+            add(
+                f"{op}/{lt}/array-scalar/mixed/{st}-{cf.encode_value(st, sv)}",
+                "arith",
+                {"arith": op},
+                "array-scalar",
+                [inline(lt, lv, 7), scalar(st, sv)],
+            )
+
+
+def cast_kind(src, dst, safe):
+    """gen parameters for values that a cast from src to dst handles without an error
+    (safe) or without an unspecified result (unsafe)."""
+    if src == "bool":
+        return {"kind": "uniform"}
+    if src in INT_TYPES:
+        slo, shi = int_range(src)
+        if dst in INT_TYPES and safe:
+            dlo, dhi = int_range(dst)
+            return {"kind": "uniform", "lo": str(max(slo, dlo)), "hi": str(min(shi, dhi))}
+        if dst in FLOAT_TYPES and safe:
+            lim = 1 << (24 if dst == "float32" else 53)
+            return {"kind": "uniform", "lo": str(max(slo, -lim)), "hi": str(min(shi, lim))}
+        return {"kind": "uniform"}
+    # float source
+    if dst in INT_TYPES:
+        dlo, dhi = int_range(dst)
+        lim = 1 << (24 if src == "float32" else 53)
+        if safe:
+            return {
+                "kind": "uniform",
+                "integral": True,
+                "lo": str(max(dlo, -lim)),
+                "hi": str(min(dhi, lim)),
+            }
+        # unsafe: fractional values whose truncation is in range
+        if src == "float32":
+            lim = 1 << 23
+        else:
+            lim = 1 << 62
+        lo = max(dlo, -lim) - 0.5 if dlo < 0 else -0.5
+        hi = min(dhi, lim) + 0.5
+        return {"kind": "uniform", "lo": lo, "hi": hi}
+    return {"kind": "uniform", "lo": -1.0e6, "hi": 1.0e6}
+
+
+def gen_cast():
+    for src in TYPES:
+        combos = [(dst, safe) for dst in TYPES for safe in (True, False)]
+        k = 0
+        for dst, safe in combos:
+            key = "cast/{}->{}/{}".format(src, dst, "safe" if safe else "unsafe")
+            for rep in range(3):
+                i = (k + seed_of(src)) % len(LENGTHS)
+                k += 1
+                n = LENGTHS[i]
+                j = k + rep
+                nulls = "no-nulls" if n == 0 else NULLS[j % 3] if n > 1 else NULLS[2 * (j % 2)]
+                off = OFFSETS[(j + i) % 4]
+                cid = f"{key}/len{n}/{nulls}/offset{off}"
+                inp = gen_input(src, n, nulls, off, cid, **cast_kind(src, dst, safe))
+                add(cid, "cast", {"to": dst, "safe": safe}, "unary", [inp])
+
+    nan, inf = math.nan, math.inf
+    # integer -> integer: overflow (safe) and wrap (unsafe) at the target's edges
+    for src in INT_TYPES:
+        slo, shi = int_range(src)
+        for dst in INT_TYPES:
+            dlo, dhi = int_range(dst)
+            edge = sorted(
+                {v for v in (dlo, dhi, dlo - 1, dhi + 1, 0, -1, slo, shi) if slo <= v <= shi}
+            )
+            for safe in (True, False):
+                s = "safe" if safe else "unsafe"
+                add(
+                    f"cast/{src}->{dst}/{s}/edges",
+                    "cast",
+                    {"to": dst, "safe": safe},
+                    "unary",
+                    [inline(src, edge + [None], 1)],
+                )
+                for v in edge:
+                    if dlo <= v <= dhi and safe:
+                        continue
+                    add(
+                        f"cast/{src}->{dst}/{s}/value{v}",
+                        "cast",
+                        {"to": dst, "safe": safe},
+                        "unary",
+                        [inline(src, [0, v, None], 7)],
+                    )
+        # integer -> float: pyarrow's safe range is +-2**24 / +-2**53
+        for dst in FLOAT_TYPES:
+            lim = 1 << (24 if dst == "float32" else 53)
+            for v in (lim, -lim, lim + 1, -lim - 1, 2 * lim, shi, slo):
+                if not slo <= v <= shi:
+                    continue
+                for safe in (True, False):
+                    s = "safe" if safe else "unsafe"
+                    cid = f"cast/{src}->{dst}/{s}/value{v}"
+                    if cid not in CASES:
+                        add(
+                            cid,
+                            "cast",
+                            {"to": dst, "safe": safe},
+                            "unary",
+                            [inline(src, [1, v, None, 3], 1)],
+                        )
+    # float -> integer (safe: NaN, infinities, fractions, out of range are errors; unsafe:
+    # truncation of in-range values only: out-of-range values are a documented divergence)
+    for src in FLOAT_TYPES:
+        for dst in INT_TYPES:
+            dlo, dhi = int_range(dst)
+            for v in (nan, inf, -inf, 1.5, -0.5, -1.5, float(dhi) * 2 + 2, float(dlo) - 2.0**40):
+                if src == "float32":
+                    v = cf.f32(v)
+                add(
+                    f"cast/{src}->{dst}/safe/value-{cf.encode_value(src, v)}",
+                    "cast",
+                    {"to": dst, "safe": True},
+                    "unary",
+                    [inline(src, [1.0, v, None], 1)],
+                )
+            ok = [0.0, -0.0, float(dlo), 1.0]
+            if dhi < 2**24 or (src == "float64" and dhi < 2**53):
+                ok.append(float(dhi))
+            for safe in (True, False):
+                s = "safe" if safe else "unsafe"
+                add(
+                    f"cast/{src}->{dst}/{s}/exact-edges",
+                    "cast",
+                    {"to": dst, "safe": safe},
+                    "unary",
+                    [inline(src, ok + [None], 63)],
+                )
+            frac = [0.9, -0.9, 1.5, -0.5, 2.999, float(dhi) - 0.5 if dhi < 2**23 else 100.25]
+            if dlo < 0:
+                frac += [-1.5, float(dlo) + 0.5 if dlo > -(2**23) else -100.75]
+            add(
+                f"cast/{src}->{dst}/unsafe/truncation",
+                "cast",
+                {"to": dst, "safe": False},
+                "unary",
+                [inline(src, frac + [None], 7)],
+            )
+        for dst in FLOAT_TYPES + ["bool"]:
+            vals = [nan, inf, -inf, -0.0, 0.0, 1e300, -1e300, 1e-50, -1e-50, 0.1, 5e-324, None]
+            if src == "float32":
+                vals = [None if v is None else cf.f32(v) for v in vals]
+            for safe in (True, False):
+                s = "safe" if safe else "unsafe"
+                add(
+                    f"cast/{src}->{dst}/{s}/special",
+                    "cast",
+                    {"to": dst, "safe": safe},
+                    "unary",
+                    [inline(src, vals, 1)],
+                )
+    for dst in TYPES:
+        for safe in (True, False):
+            s = "safe" if safe else "unsafe"
+            add(
+                f"cast/bool->{dst}/{s}/bits",
+                "cast",
+                {"to": dst, "safe": safe},
+                "unary",
+                [inline("bool", [True, False, None, True] * 17, 63)],
+            )
+
+
+def gen_logic():
+    for op in ("and", "or", "not"):
+        form = "unary" if op == "not" else "array-array"
+        key = f"{op}/bool"
+        for i, n, nulls, off, rep in sweep(key, reps=2):
+            cid0 = sweep_id(op, "bool", form, n, nulls, off, rep)
+            inputs = [gen_input("bool", n, nulls, off, cid0 + "#0", kind="uniform")]
+            cid = cid0
+            if op != "not":
+                off2 = OFFSETS[(i + 1 + rep) % 4]
+                n2 = other(nulls, i % 2 + 1) if n > 1 else nulls
+                cid = sweep_id(op, "bool", form, n, f"{nulls},{n2}", f"{off},{off2}", rep)
+                inputs.append(gen_input("bool", n, n2, off2, cid0 + "#1", kind="uniform"))
+            add(cid, op, {}, form, inputs)
+        # the truth table with nulls, at bit offsets that straddle bytes
+        tv = [True, False, None]
+        left = [a for a in tv for _ in tv]
+        right = [b for _ in tv for b in tv]
+        for off in (0, 1, 7, 63):
+            inputs = [inline("bool", left, off)]
+            if op != "not":
+                inputs.append(inline("bool", right, (off + 3) % 64))
+            add(f"{op}/bool/{form}/truth-table/offset{off}", op, {}, form, inputs)
+        for t in TYPES[1:]:
+            inputs = [inline(t, [1, 0])]
+            if op != "not":
+                inputs.append(inline(t, [1, 1]))
+            add(f"{op}/{t}/{form}/type-error", op, {}, form, inputs)
+        if op != "not":
+            add(
+                f"{op}/bool/array-array/length-mismatch",
+                op,
+                {},
+                form,
+                [inline("bool", [True, False]), inline("bool", [True])],
+            )
+            add(
+                f"{op}/bool+int8/array-array/type-error",
+                op,
+                {},
+                form,
+                [inline("bool", [True, False]), inline("int8", [1, 0])],
+            )
+
+
+def gen_select():
+    # filter
+    for t in TYPES:
+        key = f"filter/{t}"
+        for i, n, nulls, off, rep in sweep(key, reps=2):
+            cid0 = sweep_id("filter", t, "array-array", n, nulls, off, rep)
+            values = gen_input(t, n, nulls, off, cid0 + "#0", **value_kind(t))
+            mnulls = (
+                ["no-nulls", "some-nulls", "no-nulls", "all-nulls"][(i + rep) % 4] if n else nulls
+            )
+            if n == 1:
+                mnulls = "no-nulls"
+            moff = OFFSETS[(i + 2 + rep) % 4]
+            tp = [500, 0, 1000, 100, 900][(i + rep) % 5]
+            cid = sweep_id(
+                "filter",
+                t,
+                "array-array",
+                n,
+                f"{nulls},mask-{mnulls}",
+                f"{off},{moff}",
+                rep,
+                f"true{tp}",
+            )
+            mask = gen_input(
+                "bool", n, mnulls, moff, cid0 + "#1", role="mask", kind="uniform", true_permille=tp
+            )
+            add(cid, "filter", {}, "array-array", [values, mask])
+        add(
+            f"filter/{t}/array-array/length-mismatch",
+            "filter",
+            {},
+            "array-array",
+            [
+                inline(t, [None, None, None]) if t == "bool" else inline(t, [1, 2, 3]),
+                inline("bool", [True, False]),
+            ],
+        )
+        add(
+            f"filter/{t}/array-array/length-mismatch-empty-mask",
+            "filter",
+            {},
+            "array-array",
+            [inline(t, [None]), inline("bool", [])],
+        )
+    for mt in TYPES[1:]:
+        add(
+            f"filter/int32/array-array/mask-type-{mt}",
+            "filter",
+            {},
+            "array-array",
+            [inline("int32", [1, 2]), inline(mt, [1, 0])],
+        )
+    for t in ("bool", "int8", "float64", "uint64"):
+        vals = {
+            "bool": [True, False, None, True],
+            "int8": [-128, 127, None, 0],
+            "float64": [math.nan, -0.0, None, math.inf],
+            "uint64": [2**64 - 1, 0, None, 1],
+        }[t]
+        for off in (1, 7, 63):
+            add(
+                f"filter/{t}/array-array/special/offset{off}",
+                "filter",
+                {},
+                "array-array",
+                [
+                    inline(t, vals * 20, off),
+                    inline(
+                        "bool",
+                        [True, None, False, True, True] * 16,
+                        (off * 3) % 64,
+                        pad_role="mask",
+                    ),
+                ],
+            )
+
+    # take
+    for t in TYPES:
+        for it in ("int32", "int64"):
+            key = f"take/{t}/{it}"
+            for i, n, nulls, off, rep in sweep(key, reps=2):
+                # the sweep is over the values; the indices have their own length and pattern
+                cid0 = sweep_id("take", t, "array-array", n, nulls, off, rep, "indices-" + it)
+                values = gen_input(t, n, nulls, off, cid0 + "#0", **value_kind(t))
+                if rep == 0:
+                    m = n
+                else:
+                    m = [3, 64, 1000, min(2 * n + 1, 1000)][i % 4]
+                ioff = OFFSETS[(i + 1 + rep) % 4]
+                inulls = NULLS[(i + rep) % 3] if m > 1 else "no-nulls"
+                if n == 0:
+                    inulls = "all-nulls"  # taking from an empty array: only null indices
+                cid = f"{cid0}/indices-len{m}-{inulls}-offset{ioff}"
+                idx = gen_input(
+                    it,
+                    m,
+                    inulls,
+                    ioff,
+                    cid0 + "#1",
+                    role="index",
+                    kind="uniform",
+                    lo="0",
+                    hi=str(max(n - 1, 0)),
+                    null_fill=str(n + 1000),
+                )
+                add(cid, "take", {}, "array-array", [values, idx])
+            # out of bounds: == length, beyond, negative, the most negative, under null (fine)
+            ilo, ihi = int_range(it)
+            vals = [1, 2, 3, 4, 5]
+            for name, idx in (
+                ("eq-length", [0, 5]),
+                ("beyond", [4, 1000000]),
+                ("neg", [-1]),
+                ("min", [ilo]),
+                ("max", [ihi]),
+                ("second-bad", [0, 7, 9]),
+            ):
+                v = [True, False] * 3 if t == "bool" else vals
+                add(
+                    f"take/{t}/array-array/oob-{name}/indices-{it}",
+                    "take",
+                    {},
+                    "array-array",
+                    [inline(t, v[:5], 1), inline(it, idx, 7, pad_role="index")],
+                )
+            add(
+                f"take/{t}/array-array/empty-values/indices-{it}",
+                "take",
+                {},
+                "array-array",
+                [inline(t, []), inline(it, [0])],
+            )
+            add(
+                f"take/{t}/array-array/empty-values-null-index/indices-{it}",
+                "take",
+                {},
+                "array-array",
+                [inline(t, []), inline(it, [None], null_fill="5")],
+            )
+            add(
+                f"take/{t}/array-array/oob-under-null/indices-{it}",
+                "take",
+                {},
+                "array-array",
+                [
+                    inline(t, [True, False, True] if t == "bool" else [7, 8, 9], 7),
+                    inline(it, [2, None, 0, None], 1, null_fill="-5"),
+                ],
+            )
+        cid = f"take/{t}/array-array/oob-at-end/len{LARGE}"
+        idx = gen_input(
+            "int64", LARGE, 10, 7, cid + "#1", role="index", kind="uniform", lo="0", hi="999"
+        )
+        idx["gen"]["overrides"] = [[LARGE - 1, "1000"]]
+        add(
+            cid,
+            "take",
+            {},
+            "array-array",
+            [gen_input(t, 1000, 0, 0, cid + "#0", **value_kind(t)), idx],
+        )
+    # pyarrow also takes other integer index types; arrowmetal.h allows only int32 and int64,
+    # so those are not generated (pyarrow cannot give their expected result).
+    for it in ("float32", "float64", "bool"):
+        add(
+            f"take/int64/array-array/indices-type-{it}",
+            "take",
+            {},
+            "array-array",
+            [inline("int64", [1, 2]), inline(it, [True] if it == "bool" else [1])],
+        )
+
+    # slice
+    for t in TYPES:
+        key = f"slice/{t}"
+        for i, n, nulls, off, rep in sweep(key, reps=2):
+            choices = [
+                (0, n),
+                (n // 3, n // 2),
+                (n // 2, n),
+                (n, 1),
+                (n + 3, 2),
+                (1, 2**63 - 1),
+                (0, 0),
+                (max(n - 1, 0), 5),
+            ]
+            so, sl = choices[(i + 3 * rep + seed_of(key)) % len(choices)]
+            cid = sweep_id("slice", t, "unary", n, nulls, off, rep, f"slice{so}+{sl}")
+            inp = gen_input(t, n, nulls, off, cid, **value_kind(t))
+            add(cid, "slice", {"offset": so, "length": sl}, "unary", [inp])
+        for so, sl in ((-1, 2), (0, -1), (-(2**63), 1), (2, -(2**63))):
+            add(
+                f"slice/{t}/unary/negative/{so}+{sl}",
+                "slice",
+                {"offset": so, "length": sl},
+                "unary",
+                [inline(t, [True, None, False] if t == "bool" else [1, None, 3], 1)],
+            )
+        for so, sl in ((2**63 - 1, 2**63 - 1), (3, 2**63 - 1), (5, 0)):
+            add(
+                f"slice/{t}/unary/huge/{so}+{sl}",
+                "slice",
+                {"offset": so, "length": sl},
+                "unary",
+                [inline(t, [True, None, False] if t == "bool" else [1, None, 3], 7)],
+            )
+
+
+def write(out_dir):
+    files = OrderedDict()
+    for case in CASES.values():
+        files.setdefault(FILES[case["op"]], []).append(case)
+    os.makedirs(out_dir, exist_ok=True)
+    for name in os.listdir(out_dir):
+        if name.endswith(".json"):
+            os.remove(os.path.join(out_dir, name))
+    total = 0
+    for name, cases in files.items():
+        path = os.path.join(out_dir, name + ".json")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write('{"format": "arrowmetal-conformance/1", "cases": [\n')
+            for k, case in enumerate(cases):
+                f.write(json.dumps(case, separators=(",", ":"), allow_nan=False))
+                f.write(",\n" if k + 1 < len(cases) else "\n")
+            f.write("]}\n")
+        size = os.path.getsize(path)
+        total += size
+        print(f"{name + '.json':<12} {len(cases):6d} cases {size / 1024:8.1f} KiB")
+    print(f"total        {len(CASES):6d} cases {total / 1024:8.1f} KiB")
+
+
+def update_readme(path):
+    """Rewrites the case-count table of README.md (between the counts markers)."""
+    per_op = OrderedDict((op, 0) for op in FILES)
+    for case in CASES.values():
+        per_op[case["op"]] += 1
+    lines = ["| op | cases |", "| --- | ---: |"]
+    lines += [f"| {op} | {n} |" for op, n in per_op.items()]
+    lines.append(f"| total | {len(CASES)} |")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    begin, end = "<!-- counts:begin -->\n", "<!-- counts:end -->"
+    i, j = text.index(begin) + len(begin), text.index(end)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text[:i] + "\n".join(lines) + "\n" + text[j:])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--out", default=os.path.join(HERE, "cases"))
+    args = ap.parse_args()
+    gen_reductions()
+    gen_compare()
+    gen_arith()
+    gen_cast()
+    gen_logic()
+    gen_select()
+    write(args.out)
+    update_readme(os.path.join(HERE, "README.md"))
+
+
+if __name__ == "__main__":
+    main()

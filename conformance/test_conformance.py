@@ -1,0 +1,203 @@
+"""Runs conformance/cases/*.json against every backend available in this process, through
+the C ABI (cffi bindings of arrowmetal.h), never through the high-level package."""
+
+import math
+import os
+
+import amabi
+import casefmt as cf
+import pytest
+from amabi import ffi, lib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CASES = cf.load_cases(HERE)
+BACKENDS = amabi.available_backends()
+
+REDUCTIONS = {"sum", "min", "max", "mean", "count"}
+
+CMP = {"eq": lib.AM_EQ, "ne": lib.AM_NE, "lt": lib.AM_LT, "le": lib.AM_LE}
+CMP.update({"gt": lib.AM_GT, "ge": lib.AM_GE})
+ARITH = {"add": lib.AM_ADD, "subtract": lib.AM_SUBTRACT}
+ARITH.update({"multiply": lib.AM_MULTIPLY, "divide": lib.AM_DIVIDE})
+COUNT = {"only_valid": lib.AM_COUNT_VALID, "only_null": lib.AM_COUNT_NULL}
+COUNT["all"] = lib.AM_COUNT_ALL
+
+
+def _params():
+    for backend in BACKENDS:
+        for case in CASES:
+            yield pytest.param(case, backend, id=f"{backend}:{case['id']}")
+
+
+# ---- one call of the ABI ------------------------------------------------------------------
+
+
+def call(case, arrays, scalars):
+    """Makes the case's call; returns (function name, status, output)."""
+    op, p = case["op"], case["params"]
+    if op in REDUCTIONS:
+        out = amabi.output_scalar()
+        if op == "count":
+            return "am_count", lib.am_count(arrays[0], COUNT[p["mode"]], out), out
+        fname = "am_" + op
+        return fname, getattr(lib, fname)(arrays[0], out), out
+    out = ffi.new("am_array **")
+    scalar_form = case["form"] == "array-scalar"
+    if op == "compare":
+        if scalar_form:
+            rc = lib.am_compare_scalar(CMP[p["cmp"]], arrays[0], scalars[0], out)
+            return "am_compare_scalar", rc, out
+        return "am_compare", lib.am_compare(CMP[p["cmp"]], arrays[0], arrays[1], out), out
+    if op == "arith":
+        if scalar_form:
+            rc = lib.am_arith_scalar(ARITH[p["arith"]], arrays[0], scalars[0], out)
+            return "am_arith_scalar", rc, out
+        return "am_arith", lib.am_arith(ARITH[p["arith"]], arrays[0], arrays[1], out), out
+    if op == "cast":
+        rc = lib.am_cast(arrays[0], cf.AM_TYPE[p["to"]], 1 if p["safe"] else 0, out)
+        return "am_cast", rc, out
+    if op == "and":
+        return "am_and", lib.am_and(arrays[0], arrays[1], out), out
+    if op == "or":
+        return "am_or", lib.am_or(arrays[0], arrays[1], out), out
+    if op == "not":
+        return "am_not", lib.am_not(arrays[0], out), out
+    if op == "filter":
+        return "am_filter", lib.am_filter(arrays[0], arrays[1], out), out
+    if op == "take":
+        return "am_take", lib.am_take(arrays[0], arrays[1], out), out
+    if op == "slice":
+        return "am_slice", lib.am_slice(arrays[0], p["offset"], p["length"], out), out
+    raise AssertionError("unknown op " + op)
+
+
+# ---- comparisons --------------------------------------------------------------------------
+
+
+def show(t, v):
+    return cf.encode_value(t, v)
+
+
+def check_scalar(case, out):
+    exp = case["expected"]
+    t, got = amabi.scalar_value(out)
+    assert t == exp["type"], "result type {}, expected {}".format(t, exp["type"])
+    want = cf.decode_value(t, exp["value"])
+    tol = case.get("tolerance")
+    if tol and want is not None and got is not None and math.isfinite(want):
+        bound = tol["abs"] + tol["rel"] * abs(want)
+        assert abs(got - want) <= bound, "got {!r}, expected {!r} within {:g} ({})".format(
+            got,
+            want,
+            bound,
+            case.get("divergence"),
+        )
+        return
+    zero_sign = case.get("divergence") != "zero-sign"
+    assert cf.same_value(t, got, want, zero_sign=zero_sign), (
+        f"got {show(t, got)}, expected {show(t, want)}"
+    )
+
+
+def check_values(t, got, want):
+    bad = [i for i, (g, w) in enumerate(zip(got, want)) if not cf.same_value(t, g, w)]
+    if bad:
+        shown = ", ".join(f"[{i}] got {show(t, got[i])} want {show(t, want[i])}" for i in bad[:6])
+        raise AssertionError(f"{len(bad)} of {len(want)} values differ: {shown}")
+
+
+def check_array(case, handle, dev):
+    exp = case["expected"]
+    t = exp["type"]
+    if "values" in exp:
+        want = cf.decode_values(t, exp["values"])
+        n, nulls = len(want), sum(v is None for v in want)
+    else:
+        want = None
+        n, nulls = exp["length"], exp["null_count"]
+    got_type = cf.AM_TYPE_NAME.get(lib.am_array_type(handle), lib.am_array_type(handle))
+    assert got_type == t, f"am_array_type {got_type}, expected {t}"
+    fmt = lib.am_format(handle)
+    assert fmt != ffi.NULL and ffi.string(fmt).decode() == cf.FORMAT[t], "am_format"
+    assert lib.am_array_device(handle) == dev, "am_array_device is not the input's device"
+    assert lib.am_length(handle) == n, f"am_length {lib.am_length(handle)}, expected {n}"
+    assert lib.am_null_count(handle) == nulls, (
+        f"am_null_count {lib.am_null_count(handle)}, expected {nulls}"
+    )
+    arr = amabi.export_array(handle)
+    try:
+        arr.validate(full=True)
+        assert cf.type_name(arr.type) == t, f"exported type {arr.type}"
+        assert len(arr) == n and arr.null_count == nulls, "exported length/null_count"
+        if want is not None:
+            got = cf.array_values(arr)
+        else:
+            sha = cf.digest_array(arr)
+            got = cf.array_values(arr) if sha != exp["sha256"] else None
+    finally:
+        del arr
+    if want is not None:
+        check_values(t, got, want)
+        return
+    if sha != exp["sha256"]:
+        head = cf.decode_values(t, exp["head"])
+        check_values(t, got[: len(head)], head)
+        raise AssertionError(
+            f"sha256 of the {n} values differs (first {len(head)} agree; nulls {sum(v is None for v in got)})"
+        )
+
+
+def check_error(case, fname, rc, msg, out, is_scalar):
+    want = case["expected"]["error"]
+    got = amabi.status_name(rc)
+    assert rc == amabi.STATUS_CODE[want], f"{fname} returned {got}, expected {want}: {msg}"
+    assert amabi.names_function(msg, fname), (
+        f"am_last_error() = {msg!r} does not start with {fname}"
+    )
+    if is_scalar:
+        assert out.type == amabi.SENTINEL_TYPE, "scalar output written on failure"
+    else:
+        assert out[0] == ffi.NULL, "output handle written on failure"
+
+
+def run_case(case, dev):
+    arrays, counters, scalars = [], [], []
+    result = ffi.NULL
+    try:
+        for inp in case["inputs"]:
+            if "scalar" in inp:
+                s = inp["scalar"]
+                value = cf.decode_value(s["type"], s["value"])
+                scalars.append(amabi.make_scalar(s["type"], value))
+                continue
+            arr = cf.build_input(inp)
+            handle, counter = amabi.import_array(arr, dev, inp.get("null_count") == -1)
+            arrays.append(handle)
+            counters.append(counter)
+            del arr
+        fname, rc, out = call(case, arrays, scalars)
+        msg = amabi.last_error() if rc else ""
+        is_scalar = case["op"] in REDUCTIONS
+        if not is_scalar and rc == lib.AM_OK:
+            result = out[0]
+        if "error" in case["expected"]:
+            check_error(case, fname, rc, msg, out, is_scalar)
+        else:
+            assert rc == lib.AM_OK, f"{fname} returned {amabi.status_name(rc)}: {msg}"
+            if is_scalar:
+                check_scalar(case, out)
+            else:
+                assert result != ffi.NULL, f"{fname} returned AM_OK and no handle"
+                check_array(case, result, dev)
+    finally:
+        lib.am_release(result)
+        for handle in arrays:
+            lib.am_release(handle)
+    counts = [c.count for c in counters]
+    assert all(c == 1 for c in counts), f"input release callbacks ran {counts} times"
+
+
+@pytest.mark.skipif(not BACKENDS, reason="no ArrowMetal backend can run in this process")
+@pytest.mark.parametrize("case,backend", list(_params()))
+def test_case(case, backend):
+    run_case(case, amabi.device(backend))

@@ -1,0 +1,42 @@
+#include "kernel_stats.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+#include "disk_cache.h"
+#include "error.h"
+#include "export.h"
+
+static atomic_llong memory_hits, compiles, compile_ns, load_ns;
+
+void am_kernel_stats_memory_hit(void) {
+  atomic_fetch_add_explicit(&memory_hits, 1, memory_order_relaxed);
+}
+
+void am_kernel_stats_compiled(int64_t nanoseconds) {
+  atomic_fetch_add(&compiles, 1);
+  atomic_fetch_add(&compile_ns, nanoseconds);
+}
+
+void am_kernel_stats_loaded(int64_t nanoseconds) { atomic_fetch_add(&load_ns, nanoseconds); }
+
+AM_EXPORT int am_kernel_cache_info(am_kernel_cache_stats *out) {
+  AM_ENTER();
+  if (!out) return am_error(AM_EINVAL, "out is NULL");
+  am_disk_cache_counters disk;
+  am_disk_cache_counters_read(&disk);
+  memset(out, 0, sizeof *out);
+  out->memory_hits = atomic_load(&memory_hits);
+  out->compiles = atomic_load(&compiles);
+  out->disk_hits = disk.hits;
+  out->disk_misses = disk.misses;
+  out->disk_writes = disk.writes;
+  out->disk_corrupt = disk.corrupt;
+  out->disk_evictions = disk.evictions;
+  out->disk_errors = disk.errors;
+  out->compile_seconds = (double)atomic_load(&compile_ns) * 1e-9;
+  out->load_seconds = (double)atomic_load(&load_ns) * 1e-9;
+  return AM_OK;
+}
+
+AM_EXPORT const char *am_kernel_cache_dir(void) { return am_disk_cache_dir(); }

@@ -1,0 +1,109 @@
+/* The CPU backend's kernels and what their files share: the per-type
+ * X-macros, the clone attribute of hot loops, and result allocation. */
+#ifndef AM_CPU_CPU_H
+#define AM_CPU_CPU_H
+
+#include <stdint.h>
+
+#include "core/array.h"
+#include "core/backend.h"
+
+/* Hot loops are compiled for AVX-512 and AVX2 as well as the baseline and
+ * picked at load time (ifunc), so one binary runs everywhere and still uses
+ * wide vectors. ifunc needs ELF and glibc; clang's arch= clones differ, so
+ * other toolchains get the baseline only. Defining AM_CPU_CLONES empty (with
+ * -march=...) builds a single path, which is how each path gets tested. */
+#ifndef AM_CPU_CLONES
+#if defined(__x86_64__) && defined(__ELF__) && defined(__GLIBC__) && defined(__GNUC__) && \
+    !defined(__clang__) && __GNUC__ >= 12
+#define AM_CPU_CLONES \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define AM_CPU_CLONES
+#endif
+#endif
+
+/* One row per numeric type: enum, C type, unsigned C type of the same width,
+ * short name, am_scalar field (i64, u64 or f64: also tells signed, unsigned
+ * and float apart), lowest value, highest value. Integer arithmetic is done in
+ * the unsigned type so that it wraps without undefined behaviour; floats have
+ * no such type (the slot repeats the type) and their ends are the infinities
+ * (users include math.h). */
+#define AM_CPU_ROW_INT8 AM_INT8, int8_t, uint8_t, i8, i64, INT8_MIN, INT8_MAX
+#define AM_CPU_ROW_INT16 AM_INT16, int16_t, uint16_t, i16, i64, INT16_MIN, INT16_MAX
+#define AM_CPU_ROW_INT32 AM_INT32, int32_t, uint32_t, i32, i64, INT32_MIN, INT32_MAX
+#define AM_CPU_ROW_INT64 AM_INT64, int64_t, uint64_t, i64, i64, INT64_MIN, INT64_MAX
+#define AM_CPU_ROW_UINT8 AM_UINT8, uint8_t, uint8_t, u8, u64, 0, UINT8_MAX
+#define AM_CPU_ROW_UINT16 AM_UINT16, uint16_t, uint16_t, u16, u64, 0, UINT16_MAX
+#define AM_CPU_ROW_UINT32 AM_UINT32, uint32_t, uint32_t, u32, u64, 0, UINT32_MAX
+#define AM_CPU_ROW_UINT64 AM_UINT64, uint64_t, uint64_t, u64, u64, 0, UINT64_MAX
+#define AM_CPU_ROW_FLOAT32 AM_FLOAT32, float, float, f32, f64, -INFINITY, INFINITY
+#define AM_CPU_ROW_FLOAT64 AM_FLOAT64, double, double, f64, f64, -INFINITY, INFINITY
+
+/* X(row...) for each type of a group. */
+#define AM_CPU_APPLY(X, ...) X(__VA_ARGS__)
+#define AM_CPU_SIGNED_TYPES(X)                                                           \
+  AM_CPU_APPLY(X, AM_CPU_ROW_INT8) AM_CPU_APPLY(X, AM_CPU_ROW_INT16)                     \
+  AM_CPU_APPLY(X, AM_CPU_ROW_INT32) AM_CPU_APPLY(X, AM_CPU_ROW_INT64)
+#define AM_CPU_UNSIGNED_TYPES(X)                                                         \
+  AM_CPU_APPLY(X, AM_CPU_ROW_UINT8) AM_CPU_APPLY(X, AM_CPU_ROW_UINT16)                   \
+  AM_CPU_APPLY(X, AM_CPU_ROW_UINT32) AM_CPU_APPLY(X, AM_CPU_ROW_UINT64)
+#define AM_CPU_INTEGER_TYPES(X) AM_CPU_SIGNED_TYPES(X) AM_CPU_UNSIGNED_TYPES(X)
+#define AM_CPU_FLOAT_TYPES(X) AM_CPU_APPLY(X, AM_CPU_ROW_FLOAT32) AM_CPU_APPLY(X, AM_CPU_ROW_FLOAT64)
+#define AM_CPU_NUMERIC_TYPES(X) AM_CPU_INTEGER_TYPES(X) AM_CPU_FLOAT_TYPES(X)
+
+/* X(outer row..., row...) for each numeric type, for use inside an expansion
+ * of AM_CPU_NUMERIC_TYPES (a macro cannot expand inside itself, hence the
+ * second spelling). */
+#define AM_CPU_APPLY_INNER(X, ...) X(__VA_ARGS__)
+#define AM_CPU_NUMERIC_TYPES_AFTER(X, ...)                                                   \
+  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_INT8)                                        \
+  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_INT16)                                       \
+  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_INT32)                                       \
+  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_INT64)                                       \
+  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_UINT8)                                       \
+  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_UINT16)                                      \
+  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_UINT32)                                      \
+  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_UINT64)                                      \
+  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_FLOAT32)                                     \
+  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_FLOAT64)
+
+/* The kernels of am_cpu_backend (see core/backend.h for their contracts). */
+int am_cpu_reduce(am_reduce_op op, const am_array *array, am_scalar *out);
+int am_cpu_compare(am_compare_op op, const am_array *left, const am_array *right,
+                   const am_scalar *scalar, am_array **out);
+int am_cpu_arith(am_arith_op op, const am_array *left, const am_array *right,
+                 const am_scalar *scalar, am_array **out);
+int am_cpu_cast(const am_array *array, am_type to, int safe, am_array **out);
+int am_cpu_logic(am_logic_op op, const am_array *left, const am_array *right, am_array **out);
+int am_cpu_filter(const am_array *array, const am_array *mask, am_array **out);
+int am_cpu_take(const am_array *array, const am_array *indices, am_array **out);
+int am_cpu_fill(am_device *device, const am_scalar *value, int64_t length, am_array **out);
+
+/* The null count as recorded (-1: unknown). */
+static inline int64_t am_cpu_recorded_nulls(const am_array *array) {
+  return atomic_load_explicit(&((am_array *)array)->null_count, memory_order_relaxed);
+}
+
+/* Whether kernels must look at the array's validity bitmap. */
+static inline int am_cpu_has_nulls(const am_array *array) {
+  return array->validity && am_cpu_recorded_nulls(array) != 0;
+}
+
+/* The null count, counted when unknown (inputs are not written to). */
+int64_t am_cpu_nulls(const am_array *array);
+
+/* Allocates the result of an element-wise kernel: `length` slots of `type`,
+ * valid where `a` and `b` (b may be NULL) both are, with null_count set and
+ * no bitmap when nothing is null. The data buffer is uninitialised. */
+int am_cpu_result(am_type type, int64_t length, const am_array *a, const am_array *b,
+                  am_array **out);
+
+/* A result of `length` null slots (zeroed data) on `device`. */
+int am_cpu_null_result(am_device *device, am_type type, int64_t length, am_array **out);
+
+/* Sets the result's bitmap: `buffer` (offset 0) holding `valid` set bits, or
+ * none, releasing `buffer`, when every slot is valid. */
+void am_cpu_set_validity(am_array *array, am_buffer *buffer, int64_t valid);
+
+#endif

@@ -1,0 +1,284 @@
+/* Reductions: sum, mean, min and max over the valid slots.
+ *
+ * Slots go 64 at a time beside their validity word: a full word takes the
+ * plain loop, an empty one is skipped, a mixed one replaces its null slots by
+ * the operation's identity. The last partial chunk is copied into a zeroed
+ * 64-slot buffer (its validity word is zero past the end) so that every chunk
+ * runs the same fixed-length, vectorizable loops. */
+#include <math.h>
+#include <string.h>
+
+#include "bitmap.h"
+#include "core/error.h"
+#include "core/types.h"
+#include "cpu.h"
+
+/* Points `c` at the chunk of `x` at slot i, or at `tail` holding its slots. */
+#define CHUNK(T, c, tail, x, i, n)                                            \
+  const T *c = (x) + (i);                                                     \
+  T tail[64];                                                                 \
+  if ((n) - (i) < 64) {                                                       \
+    memset(tail, 0, sizeof tail);                                             \
+    memcpy(tail, c, (size_t)((n) - (i)) * sizeof(T));                         \
+    c = tail;                                                                 \
+  }
+
+/* A mask of all ones where slot j of the word is valid. */
+#define SLOT_MASK(w, j) ((uint64_t)0 - (((w) >> (j)) & 1))
+
+/* Slots per block of an exact integer sum: narrow integers, and the 32-bit
+ * halves of 64-bit ones, sum exactly in 64 bits over a block this long. */
+#define EXACT_BLOCK ((int64_t)1 << 31)
+
+/* Pairwise summation of 64-slot chunk sums: a binary counter of partial sums
+ * bounds the rounding error by O(log n), as numpy's pairwise sum does. */
+typedef struct pairwise {
+  double partial[64];
+  int depth;
+  uint64_t chunks;
+} pairwise;
+
+static inline void pairwise_add(pairwise *p, double sum) {
+  for (uint64_t c = ++p->chunks; !(c & 1); c >>= 1) sum += p->partial[--p->depth];
+  p->partial[p->depth++] = sum;
+}
+
+static inline double pairwise_total(const pairwise *p) {
+  double total = 0.0;
+  for (int d = p->depth - 1; d >= 0; d--) total += p->partial[d];
+  return total;
+}
+
+/* Min and max over 16 independent accumulators: vectorizable where a single
+ * running value is not (a float compare-select reduction is not reassociable
+ * for the compiler), and NaN never wins a comparison, so it is skipped. */
+#define LESS(a, b) ((a) < (b))
+#define GREATER(a, b) ((a) > (b))
+#define DEFINE_EXTREME(T, N, NAME, BETTER, IDENTITY)                                         \
+  AM_CPU_CLONES static T NAME##_##N(const T *x, const uint8_t *valid, int64_t vpos, int64_t n) { \
+    T acc[16];                                                                               \
+    for (int k = 0; k < 16; k++) acc[k] = IDENTITY;                                          \
+    for (int64_t i = 0; i < n; i += 64) {                                                    \
+      uint64_t w = am_bits_valid(valid, vpos + i, n - i);                                    \
+      CHUNK(T, c, tail, x, i, n)                                                             \
+      if (w == ~(uint64_t)0) {                                                               \
+        for (int j = 0; j < 64; j += 16)                                                     \
+          for (int k = 0; k < 16; k++) acc[k] = BETTER(c[j + k], acc[k]) ? c[j + k] : acc[k]; \
+      } else if (w) {                                                                        \
+        for (int j = 0; j < 64; j += 16)                                                     \
+          for (int k = 0; k < 16; k++) {                                                     \
+            T v = (w >> (j + k)) & 1 ? c[j + k] : IDENTITY;                                  \
+            acc[k] = BETTER(v, acc[k]) ? v : acc[k];                                         \
+          }                                                                                  \
+      }                                                                                      \
+    }                                                                                        \
+    T best = acc[0];                                                                         \
+    for (int k = 1; k < 16; k++) best = BETTER(acc[k], best) ? acc[k] : best;                \
+    return best;                                                                             \
+  }
+
+/* ---- Integers */
+
+/* Wrapping sum; the exact sum of narrow types over an EXACT_BLOCK. Without
+ * nulls one plain loop, so the vector accumulator is reduced only once. */
+#define DEFINE_INT_SUM(T, N)                                                                   \
+  AM_CPU_CLONES static uint64_t sum_##N(const T *x, const uint8_t *valid, int64_t vpos,         \
+                                        int64_t n) {                                           \
+    uint64_t acc = 0;                                                                          \
+    if (!valid) {                                                                              \
+      for (int64_t i = 0; i < n; i++) acc += (uint64_t)x[i];                                   \
+      return acc;                                                                              \
+    }                                                                                          \
+    for (int64_t i = 0; i < n; i += 64) {                                                      \
+      uint64_t w = am_bits_load(valid, vpos + i, n - i);                                       \
+      CHUNK(T, c, tail, x, i, n)                                                               \
+      if (w == ~(uint64_t)0) {                                                                 \
+        for (int j = 0; j < 64; j++) acc += (uint64_t)c[j];                                    \
+      } else if (w) {                                                                          \
+        for (int j = 0; j < 64; j++) acc += (uint64_t)c[j] & SLOT_MASK(w, j);                  \
+      }                                                                                        \
+    }                                                                                          \
+    return acc;                                                                                \
+  }
+
+/* Sums of the high (arithmetic shift) and low 32-bit halves, which stay exact
+ * in 64 bits over an EXACT_BLOCK; used for 64-bit types only. */
+#define DEFINE_SPLIT_SUM(T, N, ACC)                                                           \
+  AM_CPU_CLONES static void split_sum_##N(const T *x, const uint8_t *valid, int64_t vpos,      \
+                                          int64_t n, uint64_t *high, uint64_t *low) {          \
+    uint64_t hi = 0, lo = 0;                                                                  \
+    for (int64_t i = 0; i < n; i += 64) {                                                     \
+      uint64_t w = am_bits_valid(valid, vpos + i, n - i);                                     \
+      CHUNK(T, c, tail, x, i, n)                                                              \
+      if (w == ~(uint64_t)0) {                                                                \
+        for (int j = 0; j < 64; j++) {                                                        \
+          hi += (uint64_t)((ACC)c[j] >> 32);                                                  \
+          lo += (uint32_t)c[j];                                                               \
+        }                                                                                     \
+      } else if (w) {                                                                         \
+        for (int j = 0; j < 64; j++) {                                                        \
+          hi += (uint64_t)((ACC)c[j] >> 32) & SLOT_MASK(w, j);                                \
+          lo += (uint32_t)c[j] & SLOT_MASK(w, j);                                             \
+        }                                                                                     \
+      }                                                                                       \
+    }                                                                                         \
+    *high = hi;                                                                               \
+    *low = lo;                                                                                \
+  }
+
+/* pyarrow's integer mean divides the exact sum, so it needs 128 bits. */
+#define DEFINE_EXACT_SUM(T, N, ACC, WIDE)                                                     \
+  static WIDE exact_sum_##N(const T *x, const uint8_t *valid, int64_t vpos, int64_t n) {      \
+    WIDE total = 0;                                                                           \
+    for (int64_t i = 0; i < n; i += EXACT_BLOCK) {                                            \
+      int64_t m = n - i < EXACT_BLOCK ? n - i : EXACT_BLOCK;                                  \
+      if (sizeof(T) < 8) {                                                                    \
+        total += (ACC)sum_##N(x + i, valid, vpos + i, m);                                     \
+      } else {                                                                                \
+        uint64_t hi, lo;                                                                      \
+        split_sum_##N(x + i, valid, vpos + i, m, &hi, &lo);                                   \
+        total += (WIDE)(ACC)hi * ((WIDE)1 << 32) + lo;                                        \
+      }                                                                                       \
+    }                                                                                         \
+    return total;                                                                             \
+  }
+
+/* ACC: the 64-bit type of the sums, WIDE: of the exact sum, SUM_TYPE: am_sum's
+ * result type. */
+#define DEFINE_INT_REDUCE(E, T, U, N, F, LO, HI, ACC, WIDE, SUM_TYPE)                         \
+  DEFINE_INT_SUM(T, N)                                                                        \
+  DEFINE_SPLIT_SUM(T, N, ACC)                                                                 \
+  DEFINE_EXACT_SUM(T, N, ACC, WIDE)                                                           \
+  DEFINE_EXTREME(T, N, min, LESS, HI)                                                         \
+  DEFINE_EXTREME(T, N, max, GREATER, LO)                                                      \
+  static void reduce_##N(am_reduce_op op, const void *data, const uint8_t *valid, int64_t vpos, \
+                         int64_t n, int64_t count, am_scalar *out) {                          \
+    const T *x = data;                                                                        \
+    switch (op) {                                                                             \
+      case AM_REDUCE_SUM: out->type = SUM_TYPE, out->F = (ACC)sum_##N(x, valid, vpos, n); break; \
+      case AM_REDUCE_MEAN:                                                                    \
+        out->type = AM_FLOAT64, out->f64 = (double)exact_sum_##N(x, valid, vpos, n) / count;  \
+        break;                                                                                \
+      case AM_REDUCE_MIN: out->type = E, out->F = min_##N(x, valid, vpos, n); break;          \
+      case AM_REDUCE_MAX: out->type = E, out->F = max_##N(x, valid, vpos, n); break;          \
+    }                                                                                         \
+  }
+#define DEFINE_SIGNED_REDUCE(E, T, U, N, F, LO, HI) \
+  DEFINE_INT_REDUCE(E, T, U, N, F, LO, HI, int64_t, __int128, AM_INT64)
+#define DEFINE_UNSIGNED_REDUCE(E, T, U, N, F, LO, HI) \
+  DEFINE_INT_REDUCE(E, T, U, N, F, LO, HI, uint64_t, unsigned __int128, AM_UINT64)
+AM_CPU_SIGNED_TYPES(DEFINE_SIGNED_REDUCE)
+AM_CPU_UNSIGNED_TYPES(DEFINE_UNSIGNED_REDUCE)
+
+/* ---- Floats: accumulated in double. */
+
+/* Chunk sum over 16 accumulators: a compiler may not reassociate a float sum
+ * itself, and 16 independent chains hide the add latency. */
+#define DEFINE_FLOAT_SUM(T, N)                                                                 \
+  static inline double chunk_sum_##N(const T *c, uint64_t w) {                                 \
+    double acc[16] = {0};                                                                      \
+    if (w == ~(uint64_t)0) {                                                                   \
+      for (int j = 0; j < 64; j += 16)                                                         \
+        for (int k = 0; k < 16; k++) acc[k] += (double)c[j + k];                               \
+    } else {                                                                                   \
+      for (int j = 0; j < 64; j += 16)                                                         \
+        for (int k = 0; k < 16; k++) acc[k] += (w >> (j + k)) & 1 ? (double)c[j + k] : 0.0;    \
+    }                                                                                          \
+    for (int half = 8; half; half >>= 1)                                                       \
+      for (int k = 0; k < half; k++) acc[k] += acc[k + half];                                  \
+    return acc[0];                                                                             \
+  }                                                                                            \
+  AM_CPU_CLONES static double sum_##N(const T *x, const uint8_t *valid, int64_t vpos, int64_t n) { \
+    pairwise sums = {.depth = 0, .chunks = 0};                                                 \
+    for (int64_t i = 0; i < n; i += 64) {                                                      \
+      uint64_t w = am_bits_valid(valid, vpos + i, n - i);                                      \
+      if (!w) continue;                                                                        \
+      CHUNK(T, c, tail, x, i, n)                                                               \
+      pairwise_add(&sums, chunk_sum_##N(c, w));                                                \
+    }                                                                                          \
+    return pairwise_total(&sums);                                                              \
+  }
+
+/* Min stays +inf (max -inf) when every valid slot is NaN or that infinity:
+ * the answer is the infinity if one is there, else NaN. Rare, so plain. */
+#define DEFINE_FLOAT_EXTREME_FIX(T, N)                                                       \
+  static double nan_unless_present_##N(const T *x, const uint8_t *valid, int64_t vpos,       \
+                                       int64_t n, T infinity) {                              \
+    for (int64_t i = 0; i < n; i++)                                                          \
+      if (x[i] == infinity && (!valid || am_bit_get(valid, vpos + i))) return infinity;      \
+    return NAN;                                                                              \
+  }
+
+#define DEFINE_FLOAT_REDUCE(E, T, U, N, F, LO, HI)                                             \
+  DEFINE_FLOAT_SUM(T, N)                                                                       \
+  DEFINE_EXTREME(T, N, min, LESS, HI)                                                          \
+  DEFINE_EXTREME(T, N, max, GREATER, LO)                                                       \
+  DEFINE_FLOAT_EXTREME_FIX(T, N)                                                               \
+  static void reduce_##N(am_reduce_op op, const void *data, const uint8_t *valid, int64_t vpos, \
+                         int64_t n, int64_t count, am_scalar *out) {                           \
+    const T *x = data;                                                                         \
+    T r;                                                                                       \
+    out->type = AM_FLOAT64;                                                                    \
+    switch (op) {                                                                              \
+      case AM_REDUCE_SUM: out->f64 = sum_##N(x, valid, vpos, n); break;                        \
+      case AM_REDUCE_MEAN: out->f64 = sum_##N(x, valid, vpos, n) / count; break;               \
+      case AM_REDUCE_MIN:                                                                      \
+        r = min_##N(x, valid, vpos, n);                                                        \
+        out->type = E, out->f64 = r == HI ? nan_unless_present_##N(x, valid, vpos, n, HI) : r; \
+        break;                                                                                 \
+      case AM_REDUCE_MAX:                                                                      \
+        r = max_##N(x, valid, vpos, n);                                                        \
+        out->type = E, out->f64 = r == LO ? nan_unless_present_##N(x, valid, vpos, n, LO) : r; \
+        break;                                                                                 \
+    }                                                                                          \
+  }
+AM_CPU_FLOAT_TYPES(DEFINE_FLOAT_REDUCE)
+
+/* ---- Booleans: counts of set bits. min is "every valid slot is true". */
+static void reduce_bool(am_reduce_op op, const am_array *array, int64_t count, am_scalar *out) {
+  int64_t trues = am_cpu_has_nulls(array)
+                      ? am_bits_count_and(array->data, array->offset, array->validity,
+                                          array->offset, array->length)
+                      : am_bits_count(array->data, array->offset, array->length);
+  switch (op) {
+    case AM_REDUCE_SUM: out->type = AM_UINT64, out->u64 = (uint64_t)trues; break;
+    case AM_REDUCE_MEAN: out->type = AM_FLOAT64, out->f64 = (double)trues / count; break;
+    case AM_REDUCE_MIN: out->type = AM_BOOL, out->i64 = trues == count; break;
+    case AM_REDUCE_MAX: out->type = AM_BOOL, out->i64 = trues > 0; break;
+  }
+}
+
+static am_type result_type(am_reduce_op op, am_type type) {
+  switch (op) {
+    case AM_REDUCE_SUM:
+      return am_type_is_float(type) ? AM_FLOAT64 : am_type_is_signed(type) ? AM_INT64 : AM_UINT64;
+    case AM_REDUCE_MEAN: return AM_FLOAT64;
+    default: return type;
+  }
+}
+
+int am_cpu_reduce(am_reduce_op op, const am_array *array, am_scalar *out) {
+  am_scalar result;
+  memset(&result, 0, sizeof result);
+  int64_t count = array->length - am_cpu_nulls(array);
+  if (count == 0) {
+    result.type = result_type(op, array->type);
+    result.is_null = 1;
+  } else if (array->type == AM_BOOL) {
+    reduce_bool(op, array, count, &result);
+  } else {
+    const uint8_t *valid = am_cpu_has_nulls(array) ? array->validity : NULL;
+    switch (array->type) {
+#define CASE(E, T, U, N, F, LO, HI)                                                                \
+  case E:                                                                                          \
+    reduce_##N(op, (const T *)array->data + array->offset, valid, array->offset, array->length,    \
+               count, &result);                                                                    \
+    break;
+      AM_CPU_NUMERIC_TYPES(CASE)
+#undef CASE
+      default: return am_error(AM_ETYPE, "no reduction for %s", am_type_name(array->type));
+    }
+  }
+  *out = result;
+  return AM_OK;
+}

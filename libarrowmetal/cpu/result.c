@@ -1,0 +1,72 @@
+/* Allocating kernel results and their validity bitmaps. */
+#include <string.h>
+
+#include "bitmap.h"
+#include "core/error.h"
+#include "core/types.h"
+#include "cpu.h"
+
+int64_t am_cpu_nulls(const am_array *array) {
+  int64_t nulls = am_cpu_recorded_nulls(array);
+  if (nulls >= 0) return nulls;
+  return array->validity
+             ? array->length - am_bits_count(array->validity, array->offset, array->length)
+             : 0;
+}
+
+void am_cpu_set_validity(am_array *array, am_buffer *buffer, int64_t valid) {
+  if (valid == array->length) {
+    am_buffer_release(buffer);
+    buffer = NULL;
+  }
+  array->validity_buf = buffer;
+  array->validity = buffer ? buffer->ptr : NULL;
+  atomic_store_explicit(&array->null_count, array->length - valid, memory_order_relaxed);
+}
+
+int am_cpu_result(am_type type, int64_t length, const am_array *a, const am_array *b,
+                  am_array **out) {
+  am_array *result = NULL;
+  int status = am_array_alloc_host(am_cpu_device(), type, length, 0, &result);
+  if (status != AM_OK) return status;
+  const am_array *nullable[2];
+  int count = 0;
+  if (am_cpu_has_nulls(a)) nullable[count++] = a;
+  if (b && am_cpu_has_nulls(b)) nullable[count++] = b;
+  if (count == 1 && nullable[0]->offset % 8 == 0 && nullable[0]->validity_buf) {
+    /* Slots that start on a byte let the result point into the input's
+     * bitmap instead of copying it. */
+    const am_array *source = nullable[0];
+    int64_t nulls = am_cpu_nulls(source);
+    if (nulls > 0) {
+      result->validity_buf = am_buffer_retain(source->validity_buf);
+      result->validity = source->validity + source->offset / 8;
+    }
+    atomic_store_explicit(&result->null_count, nulls, memory_order_relaxed);
+  } else if (count > 0) {
+    am_buffer *buffer = am_buffer_alloc_host((length + 7) / 8);
+    if (!buffer) {
+      am_array_free(result);
+      return am_error(AM_ENOMEM, "out of memory allocating a bitmap of %lld slots",
+                      (long long)length);
+    }
+    const am_array *x = nullable[0], *y = nullable[count - 1];
+    int64_t valid = am_bits_combine(count == 2 ? AM_BITS_AND : AM_BITS_COPY, buffer->ptr,
+                                    x->validity, x->offset, y->validity, y->offset, length);
+    am_cpu_set_validity(result, buffer, valid);
+  }
+  *out = result;
+  return AM_OK;
+}
+
+int am_cpu_null_result(am_device *device, am_type type, int64_t length, am_array **out) {
+  am_array *result = NULL;
+  int status = am_array_alloc_host(device, type, length, length > 0, &result);
+  if (status != AM_OK) return status;
+  /* Whole words, as every bitmap this backend writes. */
+  memset(result->data_buf->ptr, 0, (size_t)(am_type_bytes(type, length) + 7) / 8 * 8);
+  if (length > 0) memset(result->validity_buf->ptr, 0, (size_t)(length + 63) / 64 * 8);
+  atomic_store_explicit(&result->null_count, length, memory_order_relaxed);
+  *out = result;
+  return AM_OK;
+}

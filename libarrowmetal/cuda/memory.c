@@ -1,0 +1,268 @@
+/* Device memory: stream-ordered buffers, uploads through pinned staging,
+ * downloads, and zero-copy exchange through the C Device Data Interface. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "core/types.h"
+#include "cuda.h"
+
+/* Frees in stream order: work already enqueued that reads the buffer still
+ * runs before the memory is reused. */
+static void free_device_buffer(am_buffer *buffer) {
+  am_device *device = buffer->context;
+  am_cuda_device *cuda = am_cuda_of(device);
+  int pushed = am_cuda_enter(cuda);
+  cuda->cu->cuMemFreeAsync((CUdeviceptr)(uintptr_t)buffer->ptr, cuda->stream);
+  am_cuda_leave(cuda, pushed);
+  am_buffer_free_shell(buffer);
+}
+
+/* Callers hold the context. Sizes are rounded up to whole 64-byte lines so
+ * that kernels writing 32-bit bitmap words never leave the allocation. */
+int am_cuda_alloc(am_device *device, int64_t bytes, am_buffer **out) {
+  am_cuda_device *cuda = am_cuda_of(device);
+  size_t rounded = ((size_t)(bytes > 0 ? bytes : 0) + 127) & ~(size_t)63;
+  CUdeviceptr pointer = 0;
+  CUresult result = cuda->cu->cuMemAllocAsync(&pointer, rounded, cuda->stream);
+  if (result != CUDA_SUCCESS) return am_cuda_fail(result, "cuMemAllocAsync");
+  am_buffer *buffer = am_buffer_wrap((void *)(uintptr_t)pointer, bytes, device, free_device_buffer);
+  if (!buffer) {
+    cuda->cu->cuMemFreeAsync(pointer, cuda->stream);
+    return am_error(AM_ENOMEM, "out of memory");
+  }
+  *out = buffer;
+  return AM_OK;
+}
+
+int am_cuda_alloc_array(am_device *device, am_type type, int64_t length, int with_validity,
+                        am_array **out) {
+  am_buffer *data = NULL, *validity = NULL;
+  int status = am_cuda_alloc(device, am_type_bytes(type, length), &data);
+  if (status == AM_OK && with_validity) status = am_cuda_alloc(device, (length + 7) / 8, &validity);
+  if (status != AM_OK) {
+    am_buffer_release(data);
+    return status;
+  }
+  am_array *array = am_array_make(device, type, length, 0, with_validity ? -1 : 0, validity,
+                                  validity ? validity->ptr : NULL, data, data->ptr);
+  if (!array) return am_error(AM_ENOMEM, "out of memory");
+  *out = array;
+  return AM_OK;
+}
+
+/* Copies host bytes to the device. Large copies go through two pinned
+ * buffers in turn, so the CPU's copy into one overlaps the DMA out of the
+ * other and the transfer runs at pinned speed rather than pageable speed. */
+static int copy_to_device(am_cuda_device *cuda, CUdeviceptr destination, const void *source,
+                          size_t bytes) {
+  const am_cuda_driver *cu = cuda->cu;
+  if (bytes <= (1 << 20)) {
+    CUresult result = cu->cuMemcpyHtoDAsync(destination, source, bytes, cuda->stream);
+    return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(result, "cuMemcpyHtoDAsync");
+  }
+  pthread_mutex_lock(&cuda->staging_lock);
+  CUresult result = CUDA_SUCCESS;
+  int used[2] = {0, 0};
+  for (size_t done = 0, turn = 0; done < bytes && result == CUDA_SUCCESS; turn ^= 1) {
+    size_t chunk = bytes - done < AM_CUDA_STAGING_BYTES ? bytes - done : AM_CUDA_STAGING_BYTES;
+    if (used[turn]) result = cu->cuEventSynchronize(cuda->staging_done[turn]);
+    if (result != CUDA_SUCCESS) break;
+    memcpy(cuda->staging[turn], (const char *)source + done, chunk);
+    result = cu->cuMemcpyHtoDAsync(destination + done, cuda->staging[turn], chunk, cuda->stream);
+    if (result == CUDA_SUCCESS) result = cu->cuEventRecord(cuda->staging_done[turn], cuda->stream);
+    used[turn] = 1;
+    done += chunk;
+  }
+  for (int i = 0; i < 2 && result == CUDA_SUCCESS; i++)
+    if (used[i]) result = cu->cuEventSynchronize(cuda->staging_done[i]);
+  pthread_mutex_unlock(&cuda->staging_lock);
+  return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(result, "pinned upload");
+}
+
+/* Host and device copies keep the slot offset modulo 8, so that data and
+ * validity bitmaps move as whole bytes and share one offset. */
+int am_cuda_upload(am_device *device, const am_array *host, am_array **out) {
+  am_cuda_device *cuda = am_cuda_of(device);
+  int status = am_cuda_check_broken(cuda);
+  if (status != AM_OK) return status;
+  int64_t base = host->offset & ~(int64_t)7;
+  int64_t span = host->offset - base + host->length;
+  int has_validity = host->validity != NULL && atomic_load(&host->null_count) != 0;
+  int pushed = am_cuda_enter(cuda);
+  am_array *array = NULL;
+  status = am_cuda_alloc_array(device, host->type, span, has_validity, &array);
+  if (status == AM_OK && span > 0) {
+    const char *data = host->data;
+    size_t skip = host->type == AM_BOOL ? (size_t)(base / 8) : (size_t)am_type_bytes(host->type, base);
+    status = copy_to_device(cuda, (CUdeviceptr)(uintptr_t)array->data, data + skip,
+                            (size_t)am_type_bytes(host->type, span));
+    if (status == AM_OK && has_validity)
+      status = copy_to_device(cuda, (CUdeviceptr)(uintptr_t)array->validity,
+                              host->validity + base / 8, (size_t)((span + 7) / 8));
+  }
+  am_cuda_leave(cuda, pushed);
+  if (status != AM_OK) {
+    am_array_free(array);
+    return status;
+  }
+  array->offset = host->offset - base;
+  array->length = host->length;
+  atomic_store(&array->null_count, has_validity ? atomic_load(&host->null_count) : 0);
+  *out = array;
+  return AM_OK;
+}
+
+int am_cuda_download(const am_array *array, am_array **host_out) {
+  am_cuda_device *cuda = am_cuda_of(array->device);
+  int status = am_cuda_check_broken(cuda);
+  if (status != AM_OK) return status;
+  int64_t base = array->offset & ~(int64_t)7;
+  int64_t span = array->offset - base + array->length;
+  int has_validity = array->validity != NULL;
+  am_array *host = NULL;
+  status = am_array_alloc_host(am_cpu_device(), array->type, span, has_validity, &host);
+  if (status != AM_OK) return status;
+  int pushed = am_cuda_enter(cuda);
+  const am_cuda_driver *cu = cuda->cu;
+  CUresult result = CUDA_SUCCESS;
+  if (span > 0) {
+    size_t skip = array->type == AM_BOOL ? (size_t)(base / 8) : (size_t)am_type_bytes(array->type, base);
+    /* Into pageable memory the copy returns only once it is complete, and it
+     * is ordered after the stream's earlier kernels. */
+    result = cu->cuMemcpyDtoHAsync((void *)host->data, (CUdeviceptr)(uintptr_t)array->data + skip,
+                                   (size_t)am_type_bytes(array->type, span), cuda->stream);
+    if (result == CUDA_SUCCESS && has_validity)
+      result = cu->cuMemcpyDtoHAsync((void *)host->validity,
+                                     (CUdeviceptr)(uintptr_t)array->validity + base / 8,
+                                     (size_t)((span + 7) / 8), cuda->stream);
+    if (result == CUDA_SUCCESS) result = cu->cuStreamSynchronize(cuda->stream);
+  }
+  am_cuda_leave(cuda, pushed);
+  if (result != CUDA_SUCCESS) {
+    am_array_free(host);
+    return am_cuda_fail(result, "download");
+  }
+  host->offset = array->offset - base;
+  host->length = array->length;
+  int64_t nulls = atomic_load(&array->null_count);
+  atomic_store(&host->null_count, has_validity ? nulls : 0);
+  if (!has_validity) host->validity = NULL;
+  if (has_validity && nulls < 0) {
+    int64_t counted = 0;
+    am_cpu_backend.count_nulls(host, &counted);
+    atomic_store(&host->null_count, counted);
+  }
+  *host_out = host;
+  return AM_OK;
+}
+
+/* ---- C Device Data Interface */
+
+static void release_imported(am_buffer *keeper) {
+  struct ArrowArray *moved = keeper->context;
+  if (moved->release) moved->release(moved);
+  free(moved);
+  am_buffer_free_shell(keeper);
+}
+
+int am_cuda_import_device(am_device *device, am_type type, struct ArrowDeviceArray *array,
+                          am_array **out) {
+  am_cuda_device *cuda = am_cuda_of(device);
+  struct ArrowArray *moved = malloc(sizeof *moved);
+  if (!moved) {
+    array->array.release(&array->array);
+    array->array.release = NULL;
+    return am_error(AM_ENOMEM, "out of memory");
+  }
+  *moved = array->array;
+  array->array.release = NULL;
+  int status = AM_OK;
+  if (array->device_type != ARROW_DEVICE_CUDA)
+    status = am_error(AM_EINVAL, "device type %d is not CUDA memory", (int)array->device_type);
+  else if (array->device_id != device->ordinal)
+    status = am_error(AM_EINVAL, "the array lives on CUDA device %lld, not %s",
+                      (long long)array->device_id, device->name);
+  int pushed = am_cuda_enter(cuda);
+  if (status == AM_OK && moved->length > 0) {
+    unsigned int memory_type = 0;
+    CUresult result = cuda->cu->cuPointerGetAttribute(
+        &memory_type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)moved->buffers[1]);
+    if (result != CUDA_SUCCESS ||
+        (memory_type != CU_MEMORYTYPE_DEVICE && memory_type != CU_MEMORYTYPE_UNIFIED))
+      status = am_error(AM_EINVAL, "the data buffer is not CUDA device memory");
+  }
+  /* The producer's work must finish before ours reads the buffers. */
+  if (status == AM_OK && array->sync_event) {
+    CUresult result = cuda->cu->cuStreamWaitEvent(cuda->stream, *(CUevent *)array->sync_event, 0);
+    if (result != CUDA_SUCCESS) status = am_cuda_fail(result, "cuStreamWaitEvent");
+  }
+  am_cuda_leave(cuda, pushed);
+  am_buffer *keeper = status == AM_OK ? am_buffer_wrap(NULL, 0, moved, release_imported) : NULL;
+  if (!keeper) {
+    if (moved->release) moved->release(moved);
+    free(moved);
+    return status != AM_OK ? status : am_error(AM_ENOMEM, "out of memory");
+  }
+  const uint8_t *validity = moved->null_count == 0 ? NULL : moved->buffers[0];
+  int64_t null_count = validity ? moved->null_count : 0;
+  am_array *result = am_array_make(device, type, moved->length, moved->offset, null_count,
+                                   validity ? am_buffer_retain(keeper) : NULL, validity, keeper,
+                                   moved->buffers[1]);
+  if (!result) return am_error(AM_ENOMEM, "out of memory");
+  *out = result;
+  return AM_OK;
+}
+
+typedef struct device_export {
+  am_device *device;
+  am_buffer *validity;
+  am_buffer *data;
+  const void *buffers[2];
+  CUevent event;
+} device_export;
+
+static void release_device_export(struct ArrowArray *array) {
+  device_export *state = array->private_data;
+  am_cuda_device *cuda = am_cuda_of(state->device);
+  int pushed = am_cuda_enter(cuda);
+  cuda->cu->cuEventDestroy(state->event);
+  am_cuda_leave(cuda, pushed);
+  am_buffer_release(state->validity);
+  am_buffer_release(state->data);
+  free(state);
+  array->release = NULL;
+}
+
+int am_cuda_export_device(const am_array *array, struct ArrowDeviceArray *out) {
+  am_cuda_device *cuda = am_cuda_of(array->device);
+  device_export *state = calloc(1, sizeof *state);
+  if (!state) return am_error(AM_ENOMEM, "out of memory");
+  int pushed = am_cuda_enter(cuda);
+  CUresult result = cuda->cu->cuEventCreate(&state->event, CU_EVENT_DISABLE_TIMING);
+  if (result == CUDA_SUCCESS) result = cuda->cu->cuEventRecord(state->event, cuda->stream);
+  am_cuda_leave(cuda, pushed);
+  if (result != CUDA_SUCCESS) {
+    free(state);
+    return am_cuda_fail(result, "cuEventRecord");
+  }
+  int64_t null_count = atomic_load(&array->null_count);
+  int has_validity = array->validity && null_count != 0;
+  state->device = array->device;
+  state->validity = has_validity ? am_buffer_retain(array->validity_buf) : NULL;
+  state->data = am_buffer_retain(array->data_buf);
+  state->buffers[0] = has_validity ? array->validity : NULL;
+  state->buffers[1] = array->data;
+  memset(out, 0, sizeof *out);
+  out->array.length = array->length;
+  out->array.null_count = has_validity ? null_count : 0;
+  out->array.offset = array->offset;
+  out->array.n_buffers = 2;
+  out->array.buffers = state->buffers;
+  out->array.release = release_device_export;
+  out->array.private_data = state;
+  out->device_type = ARROW_DEVICE_CUDA;
+  out->device_id = array->device->ordinal;
+  out->sync_event = &state->event;
+  return AM_OK;
+}

@@ -1,0 +1,77 @@
+/* The thin dialect layer under kernel_source.c: a growable string builder and
+ * the few pieces of kernel text that differ between CUDA C++ (NVRTC) and the
+ * Metal Shading Language.
+ *
+ * Kernel bodies are written once, in a C++ subset common to both languages,
+ * against the tokens every preamble defines:
+ *
+ *   types       am_i8 am_i16 am_i32 am_i64 am_u8 am_u16 am_u32 am_u64 am_f32
+ *               (am_f64 in CUDA only: Metal has no double)
+ *   qualifiers  GLOBAL (device memory pointer), SMEM (threadgroup / shared
+ *               variable), SPTR (pointer to such a variable), PRIV (pointer
+ *               to a thread-private variable), DEVFN (helper function)
+ *   sync        BARRIER() (block barrier, threadgroup memory), THREADFENCE()
+ *               (device-scope fence; every thread of the block must reach it)
+ *   SIMD        BALLOT(p) (32-bit mask of the warp / SIMD group), SHFL_DOWN,
+ *               SHFL_XOR (32-bit values), am_shfl_down_u64(), POPC(x)
+ *   atomics     ATOMIC_OR32, ATOMIC_ADD32 (return the old value),
+ *               ATOMIC_LOAD32, ATOMIC_STORE32 on 32-bit words of device memory
+ *   floats      F32_BITS, BITS_F32 (bit casts), AM_F32_TO_F64BITS (a float as
+ *               the bits of the equal double), AM_F64BITS_TO_F32 (double bits
+ *               rounded to float); F64_BITS, BITS_F64 in CUDA only
+ *   status      am_report_error(status, slot) (error_index = min(., slot)),
+ *               am_status_add_count(status, v) (count += v),
+ *               am_partial_store/load(scratch, index, v) (64-bit words of the
+ *               scratch partials, coherent across blocks of one launch)
+ *   indices     am_tid, am_lane, am_warp, am_bid, am_nblocks (all am_u32),
+ *               defined by the kernel prologue; am_tid == am_warp * 32 + am_lane
+ *               in both dialects, so lane numbering is the SIMD lane order.
+ *
+ * Both dialects have a SIMD width of 32 (CUDA warps, Apple SIMD groups). */
+#ifndef AM_GPU_DIALECT_H
+#define AM_GPU_DIALECT_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "gpu/kernels.h"
+
+/* A growable string. A failed allocation sets `failed`; later appends do
+ * nothing and am_sb_finish() then returns NULL. */
+typedef struct am_sb {
+  char *data;
+  size_t len;
+  size_t cap;
+  int failed;
+} am_sb;
+
+void am_sb_init(am_sb *sb);
+void am_sb_puts(am_sb *sb, const char *text);
+void am_sb_printf(am_sb *sb, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* The built string (malloc'd, the caller frees it), or NULL when an append
+ * failed; the builder is reset either way. */
+char *am_sb_finish(am_sb *sb);
+void am_sb_free(am_sb *sb);
+
+/* "cuda" or "msl". */
+const char *am_dialect_name(am_dialect dialect);
+/* Whether the dialect has a 64-bit float type. */
+int am_dialect_has_double(am_dialect dialect);
+/* Headers, type names and the tokens listed above. */
+void am_dialect_preamble(am_sb *sb, am_dialect dialect);
+/* The kernel's signature (taking `const Args a` by value in CUDA, `constant
+ * Args &a` at buffer 0 in Metal), the opening brace and the prologue that
+ * defines the index variables. The caller writes the body and the closing
+ * brace. */
+void am_dialect_kernel_begin(am_sb *sb, am_dialect dialect, const char *name);
+
+/* The integer-only float conversions Metal uses in place of double (valid C,
+ * CUDA and MSL once DEVFN and the am_ integer types exist); exposed so the
+ * tests can check them against the host's own conversions. */
+const char *am_dialect_soft_float_source(void);
+
+#endif

@@ -1,0 +1,1082 @@
+/* The source of every GPU kernel (see kernels.h for what each computes),
+ * written once and emitted in either dialect through dialect.c.
+ *
+ * A kernel's source is: the dialect preamble, the helpers every kernel
+ * shares, a few per-key definitions (element typedefs T0/T1, load macros,
+ * the operation), the argument block struct with typed pointers, per-kind
+ * helpers and the kernel itself. The body text of each kind is the same for
+ * both dialects and for every type; only the per-key definitions vary. The
+ * text is assembled on demand from constant fragments, so the same key
+ * always gives the same bytes.
+ *
+ * Launch and slot assignment:
+ *  - Element-wise kinds that write a bitmap (every kind with an out_valid,
+ *    and COMPARE, CAST to bool, TAKE of bool) walk the slots warp by warp:
+ *    warp w of block b starts at slot (b * AM_BLOCK + 32 w), a multiple of 32,
+ *    and strides by blocks * AM_BLOCK, so each warp owns whole 32-bit output
+ *    words and writes each word with one ballot (lanes past n vote 0). The
+ *    loop bound is uniform across the warp, so every ballot has all 32 lanes.
+ *  - LOGIC, COUNT_NULLS, FILL of bool and FILTER_COUNT read and write whole
+ *    words: one thread per 32-slot word, input bits gathered byte-wise.
+ *  - REDUCE: a plain grid-stride loop (4 loads in flight per thread), a
+ *    fixed-shape warp/block tree, one partial per block, and the last block
+ *    (atomic finish counter after a device fence) combines the partials: each
+ *    thread merges a contiguous run of them in block order, then the same
+ *    fixed tree. The result depends only on n and the block count, never on
+ *    timing. The last block resets the counter to 0.
+ *  - FILTER: block b owns the contiguous slots [b * per, (b + 1) * per) with
+ *    per = ceil(ceil(n / blocks) / AM_BLOCK) * AM_BLOCK, in FILTER_COUNT and
+ *    FILTER_SCATTER alike, so the exclusive scan of the block counts is each
+ *    block's first output position. FILTER_COUNT also stores its block count
+ *    in the scratch word after the finish counter; FILTER_SCAN reads it there.
+ *    FILTER_SCATTER compacts each warp's kept bits with a shuffle OR-tree and
+ *    ORs them into at most two output words with 32-bit atomics.
+ *  - Errors: each thread keeps its first failing slot (its slots increase, so
+ *    that is its minimum); after the loop the warp takes the minimum and one
+ *    lane reports it (am_report_error), so a launch does at most one atomic
+ *    per warp on the host-mapped status block.
+ *
+ * Key conventions (beyond kernels.h): fields a kind does not use are ignored;
+ * LOGIC, FILTER_COUNT, FILTER_SCAN and COUNT_NULLS ignore t0 and t1 (their
+ * names and sources do not depend on them; canonically AM_TYPE_INVALID). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/backend.h"
+#include "core/error.h"
+#include "core/types.h"
+#include "gpu/dialect.h"
+#include "gpu/kernels.h"
+
+/* ---- Types */
+
+static const struct {
+  const char *label; /* in kernel names */
+  const char *ctype; /* value type in kernels (bool: 0/1 in am_u32) */
+  const char *store; /* same-width unsigned type for bit-exact copies */
+  const char *imin;  /* integer range, as source expressions */
+  const char *imax;
+  const char *flo; /* float -> integer safe range [flo, fhi), without suffix */
+  const char *fhi;
+} ty[AM_TYPE_COUNT] = {
+    [AM_BOOL] = {"bool", "am_u32", "am_u8", "0", "1u", "0.0", "2.0"},
+    [AM_INT8] = {"int8", "am_i8", "am_u8", "(-127 - 1)", "127", "-128.0", "128.0"},
+    [AM_INT16] = {"int16", "am_i16", "am_u16", "(-32767 - 1)", "32767", "-32768.0", "32768.0"},
+    [AM_INT32] = {"int32", "am_i32", "am_u32", "(-2147483647 - 1)", "2147483647", "-2147483648.0",
+                  "2147483648.0"},
+    [AM_INT64] = {"int64", "am_i64", "am_u64", "(-(am_i64)(AM_NONE >> 1) - 1)",
+                  "(am_i64)(AM_NONE >> 1)", "-9223372036854775808.0", "9223372036854775808.0"},
+    [AM_UINT8] = {"uint8", "am_u8", "am_u8", "0", "255u", "0.0", "256.0"},
+    [AM_UINT16] = {"uint16", "am_u16", "am_u16", "0", "65535u", "0.0", "65536.0"},
+    [AM_UINT32] = {"uint32", "am_u32", "am_u32", "0", "0xffffffffu", "0.0", "4294967296.0"},
+    [AM_UINT64] = {"uint64", "am_u64", "am_u64", "0", "AM_NONE", "0.0", "18446744073709551616.0"},
+    [AM_FLOAT32] = {"float32", "am_f32", "am_u32", NULL, NULL, NULL, NULL},
+    [AM_FLOAT64] = {"float64", "am_f64", "am_u64", NULL, NULL, NULL, NULL},
+};
+
+static int is_float(am_type t) { return am_type_is_float(t); }
+static int is_signed(am_type t) { return am_type_is_signed(t); }
+/* Suffix that makes a float literal of type t. */
+static const char *fsuffix(am_type t) { return t == AM_FLOAT32 ? "f" : ""; }
+/* Pointer element type of a value operand (bool: bitmap bytes). */
+static const char *ptype(am_type t) { return t == AM_BOOL ? "am_u8" : ty[t].ctype; }
+
+/* ---- Keys */
+
+static const char *const reduce_names[] = {"sum", "min", "max", "mean"};
+static const char *const compare_names[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+static const char *const compare_ops[] = {"==", "!=", "<", "<=", ">", ">="};
+static const char *const arith_names[] = {"add", "sub", "mul", "div"};
+static const char *const logic_names[] = {"and", "or", "not"};
+
+static int valid_type(am_type t) { return am_type_valid((int)t); }
+
+/* Whether the key names a kernel (in any dialect). */
+static int key_ok(const am_kernel_key *k) {
+  switch (k->kind) {
+    case AM_KERNEL_REDUCE: return k->op >= 0 && k->op <= 3 && valid_type(k->t0);
+    case AM_KERNEL_COMPARE: return k->op >= 0 && k->op <= 5 && valid_type(k->t0);
+    case AM_KERNEL_ARITH: return k->op >= 0 && k->op <= 3 && am_type_is_numeric(k->t0);
+    case AM_KERNEL_CAST:
+      return (k->op == 0 || k->op == 1) && valid_type(k->t0) && valid_type(k->t1);
+    case AM_KERNEL_LOGIC: return k->op >= 0 && k->op <= 2;
+    case AM_KERNEL_FILTER_COUNT:
+    case AM_KERNEL_FILTER_SCAN:
+    case AM_KERNEL_COUNT_NULLS: return 1;
+    case AM_KERNEL_FILTER_SCATTER:
+    case AM_KERNEL_FILL: return valid_type(k->t0);
+    case AM_KERNEL_TAKE: return valid_type(k->t0) && (k->t1 == AM_INT32 || k->t1 == AM_INT64);
+  }
+  return 0;
+}
+
+/* Whether the key's operands or result include a float64. */
+static int uses_double(const am_kernel_key *k) {
+  switch (k->kind) {
+    case AM_KERNEL_CAST: return k->t0 == AM_FLOAT64 || k->t1 == AM_FLOAT64;
+    case AM_KERNEL_REDUCE:
+    case AM_KERNEL_COMPARE:
+    case AM_KERNEL_ARITH:
+    case AM_KERNEL_FILTER_SCATTER:
+    case AM_KERNEL_TAKE:
+    case AM_KERNEL_FILL: return k->t0 == AM_FLOAT64;
+    default: return 0;
+  }
+}
+
+int am_kernel_supported(am_dialect dialect, const am_kernel_key *key) {
+  if (!key || (dialect != AM_DIALECT_CUDA && dialect != AM_DIALECT_MSL) || !key_ok(key)) return 0;
+  return am_dialect_has_double(dialect) || !uses_double(key);
+}
+
+void am_kernel_name(const am_kernel_key *key, char *name, size_t capacity) {
+  if (!name || capacity == 0) return;
+  name[0] = '\0';
+  if (!key || !key_ok(key)) return;
+  const char *t0 = valid_type(key->t0) ? ty[key->t0].label : "";
+  const char *t1 = valid_type(key->t1) ? ty[key->t1].label : "";
+  switch (key->kind) {
+    case AM_KERNEL_REDUCE:
+      snprintf(name, capacity, "am_reduce_%s_%s", reduce_names[key->op], t0);
+      break;
+    case AM_KERNEL_COMPARE:
+      snprintf(name, capacity, "am_compare_%s_%s", compare_names[key->op], t0);
+      break;
+    case AM_KERNEL_ARITH:
+      snprintf(name, capacity, "am_arith_%s_%s", arith_names[key->op], t0);
+      break;
+    case AM_KERNEL_CAST:
+      snprintf(name, capacity, "am_cast_%s_to_%s_%s", t0, t1, key->op ? "safe" : "unsafe");
+      break;
+    case AM_KERNEL_LOGIC: snprintf(name, capacity, "am_logic_%s", logic_names[key->op]); break;
+    case AM_KERNEL_FILTER_COUNT: snprintf(name, capacity, "am_filter_count"); break;
+    case AM_KERNEL_FILTER_SCAN: snprintf(name, capacity, "am_filter_scan"); break;
+    case AM_KERNEL_FILTER_SCATTER: snprintf(name, capacity, "am_filter_scatter_%s", t0); break;
+    case AM_KERNEL_TAKE: snprintf(name, capacity, "am_take_%s_by_%s", t0, t1); break;
+    case AM_KERNEL_FILL: snprintf(name, capacity, "am_fill_%s", t0); break;
+    case AM_KERNEL_COUNT_NULLS: snprintf(name, capacity, "am_count_nulls"); break;
+  }
+}
+
+/* ---- Blocks */
+
+static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+int am_kernel_blocks(const am_kernel_key *key, int64_t n, int multiprocessors) {
+  if (!key || key->kind == AM_KERNEL_FILTER_SCAN || n <= 0) return 1;
+  int64_t mp = multiprocessors > 0 ? multiprocessors : 1;
+  int64_t blocks;
+  switch (key->kind) {
+    case AM_KERNEL_REDUCE:
+    case AM_KERNEL_FILTER_COUNT:
+    case AM_KERNEL_FILTER_SCATTER:
+    case AM_KERNEL_COUNT_NULLS:
+      /* At least 8 slots a thread, a few blocks per multiprocessor. */
+      blocks = cdiv(n, (int64_t)AM_GPU_BLOCK * 8);
+      if (blocks > 4 * mp) blocks = 4 * mp;
+      break;
+    case AM_KERNEL_LOGIC:
+      /* One thread per 32-slot word. */
+      blocks = cdiv(cdiv(n, 32), AM_GPU_BLOCK);
+      break;
+    case AM_KERNEL_FILL:
+      blocks = key->t0 == AM_BOOL ? cdiv(cdiv(n, 32), AM_GPU_BLOCK) : cdiv(n, AM_GPU_BLOCK);
+      break;
+    default:
+      /* One slot per thread per pass; warps own whole 32-slot words. */
+      blocks = cdiv(n, AM_GPU_BLOCK);
+      break;
+  }
+  if (blocks > AM_GPU_MAX_BLOCKS) blocks = AM_GPU_MAX_BLOCKS;
+  return blocks < 1 ? 1 : (int)blocks;
+}
+
+/* ---- Text shared by every kernel */
+
+static const char common_helpers[] =
+    "#define AM_NONE (~(am_u64)0)\n"
+    "// Bit i of an Arrow bitmap, read a byte at a time.\n"
+    "DEVFN am_u32 am_bit(GLOBAL const am_u8 *bm, am_i64 i) {\n"
+    "  return ((am_u32)bm[i >> 3] >> (am_u32)(i & 7)) & 1u;\n"
+    "}\n"
+    "// Bits [bit, bit + 32) of a bitmap, reading bytes only up to last_byte.\n"
+    "DEVFN am_u32 am_bits32(GLOBAL const am_u8 *bm, am_i64 bit, am_i64 last_byte) {\n"
+    "  const am_i64 b = bit >> 3;\n"
+    "  am_u64 w = 0;\n"
+    "  for (am_u32 k = 0; k < 5u; k++)\n"
+    "    if (b + (am_i64)k <= last_byte) w |= (am_u64)bm[b + (am_i64)k] << (8u * k);\n"
+    "  return (am_u32)(w >> (am_u32)(bit & 7));\n"
+    "}\n"
+    "// Mask of the bits of 32-slot word w that are below n.\n"
+    "DEVFN am_u32 am_tail_mask(am_i64 n, am_i64 w) {\n"
+    "  const am_i64 left = n - w * 32;\n"
+    "  return left >= 32 ? 0xffffffffu : (1u << (am_u32)left) - 1u;\n"
+    "}\n"
+    "DEVFN am_u32 am_warp_or(am_u32 v) {\n"
+    "  for (am_u32 m = 16u; m > 0u; m >>= 1) v |= SHFL_XOR(v, m);\n"
+    "  return v;\n"
+    "}\n"
+    "// Sum over the warp, valid in lane 0.\n"
+    "DEVFN am_u64 am_warp_sum_u64(am_u64 v) {\n"
+    "  for (am_u32 d = 16u; d > 0u; d >>= 1) v += am_shfl_down_u64(v, d);\n"
+    "  return v;\n"
+    "}\n"
+    "// Sum over the block, valid in lane 0 of every warp. All threads call it.\n"
+    "DEVFN am_u64 am_block_sum_u64(am_u64 v, SPTR am_u64 *sh, am_u32 lane, am_u32 warp) {\n"
+    "  v = am_warp_sum_u64(v);\n"
+    "  if (lane == 0u) sh[warp] = v;\n"
+    "  BARRIER();\n"
+    "  v = lane < AM_BLOCK / 32u ? sh[lane] : (am_u64)0;\n"
+    "  v = am_warp_sum_u64(v);\n"
+    "  BARRIER();\n"
+    "  return v;\n"
+    "}\n"
+    "// Reports the warp's smallest failing slot (err: this thread's first).\n"
+    "// All 32 lanes call it.\n"
+    "DEVFN void am_flush_error(GLOBAL am_u64 *st, am_u64 err, am_u32 lane) {\n"
+    "  if (BALLOT(err != AM_NONE) == 0u) return;\n"
+    "  for (am_u32 d = 16u; d > 0u; d >>= 1) {\n"
+    "    const am_u64 o = am_shfl_down_u64(err, d);\n"
+    "    if (o < err) err = o;\n"
+    "  }\n"
+    "  if (lane == 0u) am_report_error(st, err);\n"
+    "}\n"
+    "// ORs `bits` into a word bitmap at bit position p (two words at most).\n"
+    "DEVFN void am_or_bits(GLOBAL am_u32 *words, am_u64 p, am_u32 bits) {\n"
+    "  const am_u32 sh = (am_u32)p & 31u;\n"
+    "  const am_u32 lo = bits << sh;\n"
+    "  const am_u32 hi = sh != 0u ? bits >> (32u - sh) : 0u;\n"
+    "  if (lo != 0u) ATOMIC_OR32(words + (p >> 5), lo);\n"
+    "  if (hi != 0u) ATOMIC_OR32(words + (p >> 5) + 1u, hi);\n"
+    "}\n";
+
+/* Writes the argument block with typed pointers (layout of am_gpu_args). */
+static void emit_args(am_sb *sb, const char *in0, const char *in1, const char *out) {
+  am_sb_printf(sb,
+               "struct Args {\n"
+               "  GLOBAL const %s *in0;\n"
+               "  GLOBAL const %s *in1;\n"
+               "  GLOBAL const am_u8 *valid0;\n"
+               "  GLOBAL const am_u8 *valid1;\n"
+               "  GLOBAL %s *out;\n"
+               "  GLOBAL am_u32 *out_valid;\n"
+               "  GLOBAL am_u32 *scratch;\n"
+               "  GLOBAL am_u64 *status;\n"
+               "  am_i64 n;\n"
+               "  am_i64 off0;\n"
+               "  am_i64 off1;\n"
+               "  am_i64 aux;\n"
+               "  am_u64 scalar;\n"
+               "  am_i32 scalar_null;\n"
+               "  am_i32 pad;\n"
+               "};\n",
+               in0, in1, out);
+}
+
+/* typedef T<idx> and AM_LOAD<idx>(i) for operand `idx` of type t. */
+static void emit_operand(am_sb *sb, int idx, am_type t) {
+  am_sb_printf(sb, "typedef %s T%d;\n", ty[t].ctype, idx);
+  if (t == AM_BOOL)
+    am_sb_printf(sb, "#define AM_LOAD%d(i) am_bit(a.in%d, a.off%d + (i))\n", idx, idx, idx);
+  else
+    am_sb_printf(sb, "#define AM_LOAD%d(i) a.in%d[a.off%d + (i)]\n", idx, idx, idx);
+}
+
+/* AM_SCALAR: the scalar operand (am_gpu_args.scalar) as a T0. */
+static void emit_scalar(am_sb *sb, am_type t) {
+  if (t == AM_BOOL) am_sb_puts(sb, "#define AM_SCALAR (a.scalar != 0u ? 1u : 0u)\n");
+  else if (t == AM_FLOAT32) am_sb_puts(sb, "#define AM_SCALAR AM_F64BITS_TO_F32(a.scalar)\n");
+  else if (t == AM_FLOAT64) am_sb_puts(sb, "#define AM_SCALAR BITS_F64(a.scalar)\n");
+  else am_sb_printf(sb, "#define AM_SCALAR ((T0)a.scalar)\n");
+}
+
+/* The start of the warp-by-warp loop of element-wise kernels; `i` is this
+ * lane's slot, `base` the warp's first (a multiple of 32). */
+static const char warp_loop[] =
+    "  const am_i64 n = a.n;\n"
+    "  const am_i64 stride = (am_i64)am_nblocks * AM_BLOCK;\n"
+    "  for (am_i64 base = (am_i64)am_bid * AM_BLOCK + am_warp * 32u; base < n; base += stride) {\n"
+    "    const am_i64 i = base + am_lane;\n";
+
+/* Ends a warp-loop iteration: writes the result (`ok` valid, value `r`)
+ * either as one ballot word per warp or as values, and the validity word. */
+static void emit_warp_store(am_sb *sb, int bits_out) {
+  if (bits_out)
+    am_sb_puts(sb,
+               "    const am_u32 rw = BALLOT(ok && r != 0);\n"
+               "    if (am_lane == 0u) a.out[base >> 5] = rw;\n");
+  else am_sb_puts(sb, "    if (i < n) a.out[i] = r;\n");
+  am_sb_puts(sb,
+             "    const am_u32 vw = BALLOT(ok);\n"
+             "    if (am_lane == 0u && a.out_valid != 0) a.out_valid[base >> 5] = vw;\n"
+             "  }\n");
+}
+
+/* ---- REDUCE */
+
+/* Per-class accumulator: four fields like a partial record. `s` and `c`
+ * have the class's type AccS; AM_S2U / AM_U2S convert them to and from the
+ * 64-bit words of partials and shuffles. */
+static const char reduce_head[] =
+    "struct Acc {\n"
+    "  AccS s;\n"
+    "  AccS c;\n"
+    "  am_u64 cnt;\n"
+    "  am_u64 nan;\n"
+    "};\n"
+    "DEVFN Acc am_acc_make(AccS s) {\n"
+    "  Acc r;\n"
+    "  r.s = s;\n"
+    "  r.c = AM_ACC_C0;\n"
+    "  r.cnt = 0u;\n"
+    "  r.nan = 0u;\n"
+    "  return r;\n"
+    "}\n";
+
+/* The rest, after the class's am_acc_add / am_acc_merge / am_acc_finish. */
+static const char reduce_tail[] =
+    "DEVFN Acc am_acc_shfl(Acc x, am_u32 d) {\n"
+    "  Acc r;\n"
+    "  r.s = AM_U2S(am_shfl_down_u64(AM_S2U(x.s), d));\n"
+    "  r.c = AM_U2S(am_shfl_down_u64(AM_S2U(x.c), d));\n"
+    "  r.cnt = am_shfl_down_u64(x.cnt, d);\n"
+    "  r.nan = am_shfl_down_u64(x.nan, d);\n"
+    "  return r;\n"
+    "}\n"
+    "DEVFN void am_acc_store(GLOBAL am_u32 *scr, am_u32 b, Acc x) {\n"
+    "  am_partial_store(scr, 4u * b, AM_S2U(x.s));\n"
+    "  am_partial_store(scr, 4u * b + 1u, AM_S2U(x.c));\n"
+    "  am_partial_store(scr, 4u * b + 2u, x.cnt);\n"
+    "  am_partial_store(scr, 4u * b + 3u, x.nan);\n"
+    "}\n"
+    "DEVFN Acc am_acc_load(GLOBAL am_u32 *scr, am_u32 b) {\n"
+    "  Acc r;\n"
+    "  r.s = AM_U2S(am_partial_load(scr, 4u * b));\n"
+    "  r.c = AM_U2S(am_partial_load(scr, 4u * b + 1u));\n"
+    "  r.cnt = am_partial_load(scr, 4u * b + 2u);\n"
+    "  r.nan = am_partial_load(scr, 4u * b + 3u);\n"
+    "  return r;\n"
+    "}\n"
+    "// Fixed-shape tree over the warp: lane L merges lane L + d (later slots).\n"
+    "DEVFN Acc am_acc_warp(Acc x, am_u32 lane) {\n"
+    "  for (am_u32 d = 16u; d > 0u; d >>= 1) {\n"
+    "    const Acc o = am_acc_shfl(x, d);\n"
+    "    if (lane + d < 32u) am_acc_merge(&x, o);\n"
+    "  }\n"
+    "  return x;\n"
+    "}\n"
+    "// Block result in lane 0 of every warp. All threads call it.\n"
+    "DEVFN Acc am_acc_block(Acc x, SPTR Acc *sh, am_u32 lane, am_u32 warp) {\n"
+    "  x = am_acc_warp(x, lane);\n"
+    "  if (lane == 0u) {\n"
+    "    sh[warp].s = x.s;\n"
+    "    sh[warp].c = x.c;\n"
+    "    sh[warp].cnt = x.cnt;\n"
+    "    sh[warp].nan = x.nan;\n"
+    "  }\n"
+    "  BARRIER();\n"
+    "  x = am_acc_make(AM_ACC_S0);\n"
+    "  if (lane < AM_BLOCK / 32u) {\n"
+    "    x.s = sh[lane].s;\n"
+    "    x.c = sh[lane].c;\n"
+    "    x.cnt = sh[lane].cnt;\n"
+    "    x.nan = sh[lane].nan;\n"
+    "  }\n"
+    "  x = am_acc_warp(x, lane);\n"
+    "  BARRIER();\n"
+    "  return x;\n"
+    "}\n";
+
+static const char reduce_body[] =
+    "  SMEM Acc am_sh[AM_BLOCK / 32u];\n"
+    "  SMEM am_u32 am_last;\n"
+    "  const am_i64 n = a.n;\n"
+    "  const am_i64 stride = (am_i64)am_nblocks * AM_BLOCK;\n"
+    "  const bool hv = a.valid0 != 0;\n"
+    "  Acc acc = am_acc_make(AM_ACC_S0);\n"
+    "  am_i64 i = (am_i64)am_bid * AM_BLOCK + am_tid;\n"
+    "  for (; i + 3 * stride < n; i += 4 * stride) {\n"
+    "    const T0 x0 = AM_LOAD0(i);\n"
+    "    const T0 x1 = AM_LOAD0(i + stride);\n"
+    "    const T0 x2 = AM_LOAD0(i + 2 * stride);\n"
+    "    const T0 x3 = AM_LOAD0(i + 3 * stride);\n"
+    "    if (hv) {\n"
+    "      const am_i64 j = a.off0 + i;\n"
+    "      const am_u32 v0 = am_bit(a.valid0, j), v1 = am_bit(a.valid0, j + stride);\n"
+    "      const am_u32 v2 = am_bit(a.valid0, j + 2 * stride);\n"
+    "      const am_u32 v3 = am_bit(a.valid0, j + 3 * stride);\n"
+    "      if (v0 != 0u) am_acc_add(&acc, x0);\n"
+    "      if (v1 != 0u) am_acc_add(&acc, x1);\n"
+    "      if (v2 != 0u) am_acc_add(&acc, x2);\n"
+    "      if (v3 != 0u) am_acc_add(&acc, x3);\n"
+    "    } else {\n"
+    "      am_acc_add(&acc, x0);\n"
+    "      am_acc_add(&acc, x1);\n"
+    "      am_acc_add(&acc, x2);\n"
+    "      am_acc_add(&acc, x3);\n"
+    "    }\n"
+    "  }\n"
+    "  for (; i < n; i += stride)\n"
+    "    if (!hv || am_bit(a.valid0, a.off0 + i) != 0u) am_acc_add(&acc, AM_LOAD0(i));\n"
+    "  acc = am_acc_block(acc, am_sh, am_lane, am_warp);\n"
+    "  if (am_tid == 0u) am_acc_store(a.scratch, am_bid, acc);\n"
+    "  THREADFENCE();\n"
+    "  BARRIER();\n"
+    "  if (am_tid == 0u)\n"
+    "    am_last = ATOMIC_ADD32(a.scratch + AM_COUNTER_WORD, 1u) == am_nblocks - 1u ? 1u : 0u;\n"
+    "  BARRIER();\n"
+    "  if (am_last == 0u) return;\n"
+    "  // The last block: partials in block order, contiguous runs per thread.\n"
+    "  THREADFENCE();\n"
+    "  const am_u32 per = (am_nblocks + AM_BLOCK - 1u) / AM_BLOCK;\n"
+    "  Acc r = am_acc_make(AM_ACC_S0);\n"
+    "  for (am_u32 k = 0; k < per; k++) {\n"
+    "    const am_u32 b = am_tid * per + k;\n"
+    "    if (b < am_nblocks) am_acc_merge(&r, am_acc_load(a.scratch, b));\n"
+    "  }\n"
+    "  r = am_acc_block(r, am_sh, am_lane, am_warp);\n"
+    "  if (am_tid == 0u) {\n"
+    "    am_acc_finish(a.status, r);\n"
+    "    ATOMIC_STORE32(a.scratch + AM_COUNTER_WORD, 0u);\n"
+    "  }\n";
+
+/* The per-class parts of REDUCE: AccS, conversions, identity, add, merge
+ * and finish (status words: 1 count, 2 nan_count, 3 value, 4 value_hi). */
+static void emit_reduce_class(am_sb *sb, am_dialect d, am_reduce_op op, am_type t) {
+  const char *widen = is_signed(t) ? "(am_u64)(am_i64)" : "(am_u64)";
+  if ((op == AM_REDUCE_SUM || op == AM_REDUCE_MEAN) && !is_float(t)) {
+    int wide = op == AM_REDUCE_MEAN && t != AM_BOOL;
+    am_sb_puts(sb,
+               "typedef am_u64 AccS;\n"
+               "#define AM_S2U(v) (v)\n"
+               "#define AM_U2S(u) (u)\n"
+               "#define AM_ACC_S0 ((am_u64)0)\n"
+               "#define AM_ACC_C0 ((am_u64)0)\n");
+    am_sb_puts(sb, reduce_head);
+    if (wide)
+      /* 128-bit sum: s = low word, c = high word (two's complement). */
+      am_sb_printf(sb,
+                   "DEVFN void am_acc_add(PRIV Acc *r, T0 x) {\n"
+                   "  const am_u64 u = %s(x);\n"
+                   "  const am_u64 lo = r->s + u;\n"
+                   "  r->c += (lo < u ? (am_u64)1 : (am_u64)0) + (%s ? AM_NONE : (am_u64)0);\n"
+                   "  r->s = lo;\n"
+                   "  r->cnt += 1u;\n"
+                   "}\n",
+                   widen, is_signed(t) ? "x < 0" : "false");
+    else
+      am_sb_printf(sb,
+                   "DEVFN void am_acc_add(PRIV Acc *r, T0 x) {\n"
+                   "  r->s += %s(x);\n"
+                   "  r->cnt += 1u;\n"
+                   "}\n",
+                   widen);
+    if (wide)
+      am_sb_puts(sb,
+                 "DEVFN void am_acc_merge(PRIV Acc *r, Acc b) {\n"
+                 "  const am_u64 lo = r->s + b.s;\n"
+                 "  r->c += b.c + (lo < b.s ? (am_u64)1 : (am_u64)0);\n"
+                 "  r->s = lo;\n"
+                 "  r->cnt += b.cnt;\n"
+                 "}\n");
+    else
+      am_sb_puts(sb,
+                 "DEVFN void am_acc_merge(PRIV Acc *r, Acc b) {\n"
+                 "  r->s += b.s;\n"
+                 "  r->cnt += b.cnt;\n"
+                 "}\n");
+    am_sb_printf(sb,
+                 "DEVFN void am_acc_finish(GLOBAL am_u64 *st, Acc x) {\n"
+                 "  st[1] = x.cnt;\n"
+                 "  st[2] = 0u;\n"
+                 "  st[3] = x.s;\n"
+                 "  st[4] = %s;\n"
+                 "}\n",
+                 wide ? "x.c" : "(am_u64)0");
+    return;
+  }
+  if (op == AM_REDUCE_SUM || op == AM_REDUCE_MEAN) {
+    if (am_dialect_has_double(d)) {
+      /* Float sums in double. */
+      am_sb_puts(sb,
+                 "typedef am_f64 AccS;\n"
+                 "#define AM_S2U(v) F64_BITS(v)\n"
+                 "#define AM_U2S(u) BITS_F64(u)\n"
+                 "#define AM_ACC_S0 0.0\n"
+                 "#define AM_ACC_C0 0.0\n");
+      am_sb_puts(sb, reduce_head);
+      am_sb_puts(sb,
+                 "DEVFN void am_acc_add(PRIV Acc *r, T0 x) {\n"
+                 "  r->s += (am_f64)x;\n"
+                 "  r->cnt += 1u;\n"
+                 "}\n"
+                 "DEVFN void am_acc_merge(PRIV Acc *r, Acc b) {\n"
+                 "  r->s += b.s;\n"
+                 "  r->cnt += b.cnt;\n"
+                 "}\n"
+                 "DEVFN void am_acc_finish(GLOBAL am_u64 *st, Acc x) {\n"
+                 "  st[1] = x.cnt;\n"
+                 "  st[2] = 0u;\n"
+                 "  st[3] = F64_BITS(x.s);\n"
+                 "  st[4] = 0u;\n"
+                 "}\n");
+    } else {
+      /* No double: float with Neumaier compensation (s sum, c correction). */
+      am_sb_puts(sb,
+                 "typedef am_f32 AccS;\n"
+                 "#define AM_S2U(v) ((am_u64)F32_BITS(v))\n"
+                 "#define AM_U2S(u) BITS_F32((am_u32)(u))\n"
+                 "#define AM_ACC_S0 0.0f\n"
+                 "#define AM_ACC_C0 0.0f\n");
+      am_sb_puts(sb, reduce_head);
+      am_sb_puts(sb,
+                 "DEVFN void am_kahan(PRIV Acc *r, am_f32 x) {\n"
+                 "  const am_f32 t = r->s + x;\n"
+                 "  const am_f32 as = r->s < 0.0f ? -r->s : r->s;\n"
+                 "  const am_f32 ax = x < 0.0f ? -x : x;\n"
+                 "  if (as >= ax) r->c += (r->s - t) + x;\n"
+                 "  else r->c += (x - t) + r->s;\n"
+                 "  r->s = t;\n"
+                 "}\n"
+                 "DEVFN void am_acc_add(PRIV Acc *r, T0 x) {\n"
+                 "  am_kahan(r, x);\n"
+                 "  r->cnt += 1u;\n"
+                 "}\n"
+                 "DEVFN void am_acc_merge(PRIV Acc *r, Acc b) {\n"
+                 "  am_kahan(r, b.s);\n"
+                 "  r->c += b.c;\n"
+                 "  r->cnt += b.cnt;\n"
+                 "}\n"
+                 "DEVFN void am_acc_finish(GLOBAL am_u64 *st, Acc x) {\n"
+                 "  // Once s is inf or NaN the correction means nothing.\n"
+                 "  const am_f32 v = (x.s - x.s == 0.0f) ? x.s + x.c : x.s;\n"
+                 "  st[1] = x.cnt;\n"
+                 "  st[2] = 0u;\n"
+                 "  st[3] = AM_F32_TO_F64BITS(v);\n"
+                 "  st[4] = 0u;\n"
+                 "}\n");
+    }
+    return;
+  }
+  /* MIN / MAX. */
+  const char *cmp = op == AM_REDUCE_MIN ? "<" : ">";
+  if (is_float(t)) {
+    if (t == AM_FLOAT32)
+      am_sb_printf(sb,
+                   "typedef am_f32 AccS;\n"
+                   "#define AM_S2U(v) ((am_u64)F32_BITS(v))\n"
+                   "#define AM_U2S(u) BITS_F32((am_u32)(u))\n"
+                   "#define AM_ACC_S0 BITS_F32(%s)\n"
+                   "#define AM_ACC_C0 0.0f\n"
+                   "#define AM_RESULT(v) AM_F32_TO_F64BITS(v)\n",
+                   op == AM_REDUCE_MIN ? "0x7f800000u" : "0xff800000u");
+    else
+      am_sb_printf(sb,
+                   "typedef am_f64 AccS;\n"
+                   "#define AM_S2U(v) F64_BITS(v)\n"
+                   "#define AM_U2S(u) BITS_F64(u)\n"
+                   "#define AM_ACC_S0 BITS_F64((am_u64)%s << 32)\n"
+                   "#define AM_ACC_C0 0.0\n"
+                   "#define AM_RESULT(v) F64_BITS(v)\n",
+                   op == AM_REDUCE_MIN ? "0x7ff00000u" : "0xfff00000u");
+    am_sb_puts(sb, reduce_head);
+    am_sb_printf(sb,
+                 "DEVFN void am_acc_add(PRIV Acc *r, T0 x) {\n"
+                 "  if (x != x) {\n"
+                 "    r->nan += 1u;\n"
+                 "  } else {\n"
+                 "    if (x %s r->s) r->s = x;\n"
+                 "    r->cnt += 1u;\n"
+                 "  }\n"
+                 "}\n"
+                 "DEVFN void am_acc_merge(PRIV Acc *r, Acc b) {\n"
+                 "  if (b.s %s r->s) r->s = b.s;\n"
+                 "  r->cnt += b.cnt;\n"
+                 "  r->nan += b.nan;\n"
+                 "}\n"
+                 "DEVFN void am_acc_finish(GLOBAL am_u64 *st, Acc x) {\n"
+                 "  st[1] = x.cnt;\n"
+                 "  st[2] = x.nan;\n"
+                 "  st[3] = AM_RESULT(x.s);\n"
+                 "  st[4] = 0u;\n"
+                 "}\n",
+                 cmp, cmp);
+    return;
+  }
+  /* Integers and bool: the extreme as int64 (signed) or uint64. */
+  const char *acct = is_signed(t) ? "am_i64" : "am_u64";
+  am_sb_printf(sb,
+               "typedef %s AccS;\n"
+               "#define AM_S2U(v) ((am_u64)(v))\n"
+               "#define AM_U2S(u) ((AccS)(u))\n"
+               "#define AM_ACC_S0 ((AccS)%s)\n"
+               "#define AM_ACC_C0 ((AccS)0)\n",
+               acct, op == AM_REDUCE_MIN ? ty[t].imax : ty[t].imin);
+  am_sb_puts(sb, reduce_head);
+  am_sb_printf(sb,
+               "DEVFN void am_acc_add(PRIV Acc *r, T0 x) {\n"
+               "  const AccS w = (AccS)x;\n"
+               "  if (w %s r->s) r->s = w;\n"
+               "  r->cnt += 1u;\n"
+               "}\n"
+               "DEVFN void am_acc_merge(PRIV Acc *r, Acc b) {\n"
+               "  if (b.s %s r->s) r->s = b.s;\n"
+               "  r->cnt += b.cnt;\n"
+               "}\n"
+               "DEVFN void am_acc_finish(GLOBAL am_u64 *st, Acc x) {\n"
+               "  st[1] = x.cnt;\n"
+               "  st[2] = 0u;\n"
+               "  st[3] = (am_u64)x.s;\n"
+               "  st[4] = 0u;\n"
+               "}\n",
+               cmp, cmp);
+}
+
+static void emit_reduce(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
+  emit_operand(sb, 0, k->t0);
+  am_sb_printf(sb, "#define AM_COUNTER_WORD %uu\n", (unsigned)(AM_GPU_SCRATCH_COUNTER / 4));
+  emit_args(sb, ptype(k->t0), "am_u8", "am_u8");
+  emit_reduce_class(sb, d, (am_reduce_op)k->op, k->t0);
+  am_sb_puts(sb, reduce_tail);
+  am_dialect_kernel_begin(sb, d, name);
+  am_sb_puts(sb, reduce_body);
+}
+
+/* ---- COMPARE, ARITH */
+
+static const char binary_body[] =
+    "  const bool hv0 = a.valid0 != 0;\n"
+    "  const bool hv1 = a.valid1 != 0;\n"
+    "  const bool sc = a.in1 == 0;\n"
+    "  const T0 ys = AM_SCALAR;\n"
+    "  am_u64 err = AM_NONE;\n"
+    "  (void)err;\n";
+
+static const char binary_slot[] =
+    "    bool ok = false;\n"
+    "    TR r = 0;\n"
+    "    if (i < n) {\n"
+    "      ok = (!hv0 || am_bit(a.valid0, a.off0 + i) != 0u) &&\n"
+    "           (sc || !hv1 || am_bit(a.valid1, a.off1 + i) != 0u);\n"
+    "      const T0 x = AM_LOAD0(i);\n"
+    "      const T0 y = sc ? ys : AM_LOAD1(i);\n"
+    "      if (ok) r = AM_APPLY(x, y);\n"
+    "      if (ok && AM_FAILS(x, y) && err == AM_NONE) err = (am_u64)i;\n"
+    "    }\n";
+
+static void emit_compare(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
+  emit_operand(sb, 0, k->t0);
+  emit_operand(sb, 1, k->t0);
+  emit_scalar(sb, k->t0);
+  am_sb_printf(sb,
+               "typedef am_u32 TR;\n"
+               "#define AM_APPLY(x, y) ((x) %s (y) ? 1u : 0u)\n"
+               "#define AM_FAILS(x, y) false\n",
+               compare_ops[k->op]);
+  emit_args(sb, ptype(k->t0), ptype(k->t0), "am_u32");
+  am_dialect_kernel_begin(sb, d, name);
+  am_sb_puts(sb, binary_body);
+  am_sb_puts(sb, warp_loop);
+  am_sb_puts(sb, binary_slot);
+  emit_warp_store(sb, 1);
+}
+
+static void emit_arith(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
+  am_type t = k->t0;
+  emit_operand(sb, 0, t);
+  emit_operand(sb, 1, t);
+  emit_scalar(sb, t);
+  am_sb_puts(sb, "typedef T0 TR;\n");
+  static const char *const sym[] = {"+", "-", "*", "/"};
+  if (is_float(t)) {
+    am_sb_printf(sb, "DEVFN T0 am_arith(T0 x, T0 y) { return x %s y; }\n", sym[k->op]);
+    am_sb_puts(sb, "#define AM_FAILS(x, y) false\n");
+  } else {
+    /* Wrapping math in the unsigned type of at least 32 bits. */
+    int bits = am_type_bits(t);
+    const char *w = bits == 64 ? "am_u64" : "am_u32";
+    if (k->op != AM_DIVIDE) {
+      am_sb_printf(sb, "DEVFN T0 am_arith(T0 x, T0 y) { return (T0)((%s)x %s (%s)y); }\n", w,
+                   sym[k->op], w);
+      am_sb_puts(sb, "#define AM_FAILS(x, y) false\n");
+    } else if (is_signed(t)) {
+      /* Truncating division; MIN / -1 is 0 (as pyarrow.compute). */
+      const char *s = bits == 64 ? "am_i64" : "am_i32";
+      am_sb_printf(sb,
+                   "DEVFN T0 am_arith(T0 x, T0 y) {\n"
+                   "  if (y == 0) return 0;\n"
+                   "  if (y == -1) return x == (T0)%s ? (T0)0 : (T0)(0 - (%s)x);\n"
+                   "  return (T0)((%s)x / (%s)y);\n"
+                   "}\n"
+                   "#define AM_FAILS(x, y) ((y) == 0)\n",
+                   ty[t].imin, w, s, s);
+    } else {
+      am_sb_printf(sb,
+                   "DEVFN T0 am_arith(T0 x, T0 y) { return y == 0u ? (T0)0 : (T0)((%s)x / (%s)y); }\n"
+                   "#define AM_FAILS(x, y) ((y) == 0u)\n",
+                   w, w);
+    }
+  }
+  am_sb_puts(sb, "#define AM_APPLY(x, y) am_arith(x, y)\n");
+  emit_args(sb, ptype(t), ptype(t), ty[t].ctype);
+  am_dialect_kernel_begin(sb, d, name);
+  am_sb_puts(sb, binary_body);
+  am_sb_puts(sb, warp_loop);
+  am_sb_puts(sb, binary_slot);
+  emit_warp_store(sb, 0);
+  am_sb_puts(sb, "  am_flush_error(a.status, err, am_lane);\n");
+}
+
+/* ---- CAST */
+
+/* am_cast(v, fail): v (a T0) as a T1, setting *fail where a safe cast must
+ * fail. Rules of am_scalar_cast (core/types.c) and the CPU backend. */
+static void emit_cast_fn(am_sb *sb, am_type from, am_type to, int safe) {
+  am_sb_puts(sb, "DEVFN T1 am_cast(T0 v, PRIV bool *fail) {\n  (void)fail;\n");
+  if (from == to) {
+    am_sb_puts(sb, "  return v;\n");
+  } else if (to == AM_BOOL) {
+    am_sb_printf(sb, "  return v != (T0)0 ? 1u : 0u;\n");
+  } else if (from == AM_BOOL || (is_float(from) && is_float(to))) {
+    am_sb_puts(sb, "  return (T1)v;\n");
+  } else if (is_float(to)) {
+    /* Integer to float: |v| beyond 2^24 / 2^53 does not fit exactly. */
+    int mant = to == AM_FLOAT32 ? 24 : 53;
+    int bits = am_type_bits(from);
+    /* Largest magnitude of the source: 2^(bits-1) signed, 2^bits - 1 unsigned. */
+    int can_exceed = is_signed(from) ? bits - 1 > mant : bits > mant;
+    if (safe && can_exceed) {
+      if (is_signed(from))
+        am_sb_puts(sb,
+                   "  const am_u64 mag = v < 0 ? (am_u64)0 - (am_u64)(am_i64)v : (am_u64)(am_i64)v;\n");
+      else am_sb_puts(sb, "  const am_u64 mag = (am_u64)v;\n");
+      am_sb_printf(sb, "  if (mag > ((am_u64)1 << %d)) *fail = true;\n", mant);
+    }
+    am_sb_puts(sb, "  return (T1)v;\n");
+  } else if (is_float(from)) {
+    /* Float to integer. */
+    const char *fs = fsuffix(from);
+    int to64 = am_type_bits(to) == 64;
+    if (safe) {
+      am_sb_printf(sb,
+                   "  if (!(v >= %s%s && v < %s%s)) {\n"
+                   "    *fail = true;\n"
+                   "    return 0;\n"
+                   "  }\n",
+                   ty[to].flo, fs, ty[to].fhi, fs);
+      if (to == AM_UINT64) am_sb_puts(sb, "  const T1 r = (T1)v;\n");
+      else am_sb_puts(sb, "  const T1 r = (T1)(am_i64)v;\n");
+      am_sb_puts(sb, "  if ((T0)r != v) *fail = true;\n  return r;\n");
+    } else if (to == AM_UINT64) {
+      am_sb_printf(sb, "  return v >= 9223372036854775808.0%s ? (T1)v : (T1)(am_i64)v;\n", fs);
+    } else if (to64) {
+      am_sb_puts(sb, "  return (T1)v;\n");
+    } else {
+      am_sb_puts(sb, "  return (T1)(am_i64)v;\n");
+    }
+  } else {
+    /* Integer to integer: range check in 64 bits, then wrap. */
+    int fb = am_type_bits(from), tb = am_type_bits(to);
+    if (safe && is_signed(from)) {
+      if (is_signed(to) && tb < fb)
+        am_sb_printf(sb, "  if ((am_i64)v < (am_i64)%s || (am_i64)v > (am_i64)%s) *fail = true;\n",
+                     ty[to].imin, ty[to].imax);
+      else if (!is_signed(to) && tb < fb)
+        am_sb_printf(sb, "  if (v < 0 || (am_i64)v > (am_i64)%s) *fail = true;\n", ty[to].imax);
+      else if (!is_signed(to))
+        am_sb_puts(sb, "  if (v < 0) *fail = true;\n");
+    } else if (safe && ((is_signed(to) && tb <= fb) || (!is_signed(to) && tb < fb))) {
+      am_sb_printf(sb, "  if ((am_u64)v > (am_u64)%s) *fail = true;\n", ty[to].imax);
+    }
+    am_sb_puts(sb, "  return (T1)v;\n");
+  }
+  am_sb_puts(sb, "}\n");
+}
+
+static void emit_cast(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
+  int bits_out = k->t1 == AM_BOOL;
+  emit_operand(sb, 0, k->t0);
+  am_sb_printf(sb, "typedef %s T1;\ntypedef T1 TR;\n", ty[k->t1].ctype);
+  emit_cast_fn(sb, k->t0, k->t1, k->op != 0);
+  emit_args(sb, ptype(k->t0), "am_u8", bits_out ? "am_u32" : ty[k->t1].ctype);
+  am_dialect_kernel_begin(sb, d, name);
+  am_sb_puts(sb,
+             "  const bool hv0 = a.valid0 != 0;\n"
+             "  am_u64 err = AM_NONE;\n");
+  am_sb_puts(sb, warp_loop);
+  am_sb_puts(sb,
+             "    bool ok = false;\n"
+             "    TR r = 0;\n"
+             "    if (i < n) {\n"
+             "      ok = !hv0 || am_bit(a.valid0, a.off0 + i) != 0u;\n"
+             "      bool fail = false;\n"
+             "      const TR c = am_cast(AM_LOAD0(i), &fail);\n"
+             "      if (ok) r = c;\n"
+             "      if (ok && fail && err == AM_NONE) err = (am_u64)i;\n"
+             "    }\n");
+  emit_warp_store(sb, bits_out);
+  am_sb_puts(sb, "  am_flush_error(a.status, err, am_lane);\n");
+}
+
+/* ---- LOGIC, COUNT_NULLS (whole words) */
+
+static const char word_loop[] =
+    "  const am_i64 n = a.n;\n"
+    "  const am_i64 nw = (n + 31) >> 5;\n"
+    "  const am_i64 stride = (am_i64)am_nblocks * AM_BLOCK;\n"
+    "  const am_i64 last0 = (a.off0 + n - 1) >> 3;\n"
+    "  const bool hv0 = a.valid0 != 0;\n";
+
+static void emit_logic(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
+  static const char *const expr[] = {"((x) & (y))", "((x) | (y))", "(~(x))"};
+  am_sb_printf(sb, "#define AM_BINARY %d\n#define AM_LOGIC(x, y) %s\n", k->op != AM_LOGIC_NOT,
+               expr[k->op]);
+  emit_args(sb, "am_u8", "am_u8", "am_u32");
+  am_dialect_kernel_begin(sb, d, name);
+  am_sb_puts(sb, word_loop);
+  am_sb_puts(sb,
+             "  const am_i64 last1 = (a.off1 + n - 1) >> 3;\n"
+             "  const bool hv1 = AM_BINARY && a.valid1 != 0;\n"
+             "  for (am_i64 w = (am_i64)am_bid * AM_BLOCK + am_tid; w < nw; w += stride) {\n"
+             "    const am_u32 x = am_bits32(a.in0, a.off0 + w * 32, last0);\n"
+             "    const am_u32 y = AM_BINARY ? am_bits32(a.in1, a.off1 + w * 32, last1) : 0u;\n"
+             "    am_u32 v = hv0 ? am_bits32(a.valid0, a.off0 + w * 32, last0) : 0xffffffffu;\n"
+             "    if (hv1) v &= am_bits32(a.valid1, a.off1 + w * 32, last1);\n"
+             "    v &= am_tail_mask(n, w);\n"
+             "    (void)y;\n"
+             "    a.out[w] = AM_LOGIC(x, y) & v;\n"
+             "    if (a.out_valid != 0) a.out_valid[w] = v;\n"
+             "  }\n");
+}
+
+static void emit_count_nulls(am_sb *sb, am_dialect d, const char *name) {
+  emit_args(sb, "am_u8", "am_u8", "am_u8");
+  am_dialect_kernel_begin(sb, d, name);
+  am_sb_puts(sb, "  SMEM am_u64 am_sh[AM_BLOCK / 32u];\n");
+  am_sb_puts(sb, word_loop);
+  am_sb_puts(sb,
+             "  if (!hv0) return;\n"
+             "  am_u64 nulls = 0u;\n"
+             "  for (am_i64 w = (am_i64)am_bid * AM_BLOCK + am_tid; w < nw; w += stride) {\n"
+             "    const am_u32 m = am_tail_mask(n, w);\n"
+             "    nulls += POPC(~am_bits32(a.valid0, a.off0 + w * 32, last0) & m);\n"
+             "  }\n"
+             "  nulls = am_block_sum_u64(nulls, am_sh, am_lane, am_warp);\n"
+             "  if (am_tid == 0u && nulls != 0u) am_status_add_count(a.status, nulls);\n");
+}
+
+/* ---- FILTER */
+
+/* The block's slot range, shared by FILTER_COUNT and FILTER_SCATTER. */
+static const char filter_range[] =
+    "  const am_i64 n = a.n;\n"
+    "  const am_i64 nb = (am_i64)am_nblocks;\n"
+    "  const am_i64 per = ((n + nb - 1) / nb + AM_BLOCK - 1) / AM_BLOCK * AM_BLOCK;\n"
+    "  const am_i64 start = (am_i64)am_bid * per;\n"
+    "  const am_i64 end = start + per < n ? start + per : n;\n"
+    "  const bool hv1 = a.valid1 != 0;\n";
+
+static void emit_filter_count(am_sb *sb, am_dialect d, const char *name) {
+  am_sb_printf(sb, "#define AM_COUNTER_WORD %uu\n", (unsigned)(AM_GPU_SCRATCH_COUNTER / 4));
+  emit_args(sb, "am_u8", "am_u8", "am_u8");
+  am_dialect_kernel_begin(sb, d, name);
+  am_sb_puts(sb, "  SMEM am_u64 am_sh[AM_BLOCK / 32u];\n");
+  am_sb_puts(sb, filter_range);
+  am_sb_puts(sb,
+             "  const am_i64 last1 = (a.off1 + n - 1) >> 3;\n"
+             "  am_u64 cnt = 0u;\n"
+             "  // start is a multiple of 32: whole 32-slot words of the mask.\n"
+             "  for (am_i64 s = start + (am_i64)am_tid * 32; s < end; s += AM_BLOCK * 32) {\n"
+             "    am_u32 m = am_bits32(a.in1, a.off1 + s, last1);\n"
+             "    if (hv1) m &= am_bits32(a.valid1, a.off1 + s, last1);\n"
+             "    if (end - s < 32) m &= (1u << (am_u32)(end - s)) - 1u;\n"
+             "    cnt += POPC(m);\n"
+             "  }\n"
+             "  cnt = am_block_sum_u64(cnt, am_sh, am_lane, am_warp);\n"
+             "  if (am_tid == 0u) {\n"
+             "    am_partial_store(a.scratch, 4u * am_bid + 2u, cnt);\n"
+             "    // The block count, for FILTER_SCAN (the word after the counter).\n"
+             "    if (am_bid == 0u) ATOMIC_STORE32(a.scratch + AM_COUNTER_WORD + 1u, am_nblocks);\n"
+             "  }\n");
+}
+
+static void emit_filter_scan(am_sb *sb, am_dialect d, const char *name) {
+  am_sb_printf(sb, "#define AM_COUNTER_WORD %uu\n#define AM_MAX_BLOCKS %uu\n",
+               (unsigned)(AM_GPU_SCRATCH_COUNTER / 4), (unsigned)AM_GPU_MAX_BLOCKS);
+  emit_args(sb, "am_u8", "am_u8", "am_u8");
+  am_dialect_kernel_begin(sb, d, name);
+  am_sb_puts(sb,
+             "  SMEM am_u64 am_sh[AM_BLOCK];\n"
+             "  am_u32 nb = ATOMIC_LOAD32(a.scratch + AM_COUNTER_WORD + 1u);\n"
+             "  if (nb > AM_MAX_BLOCKS) nb = AM_MAX_BLOCKS;\n"
+             "  const am_u32 per = (nb + AM_BLOCK - 1u) / AM_BLOCK;\n"
+             "  am_u64 own = 0u;\n"
+             "  for (am_u32 k = 0; k < per; k++) {\n"
+             "    const am_u32 b = am_tid * per + k;\n"
+             "    if (b < nb) own += am_partial_load(a.scratch, 4u * b + 2u);\n"
+             "  }\n"
+             "  am_sh[am_tid] = own;\n"
+             "  BARRIER();\n"
+             "  for (am_u32 d = 1u; d < AM_BLOCK; d <<= 1) {\n"
+             "    const am_u64 add = am_tid >= d ? am_sh[am_tid - d] : (am_u64)0;\n"
+             "    BARRIER();\n"
+             "    am_sh[am_tid] += add;\n"
+             "    BARRIER();\n"
+             "  }\n"
+             "  am_u64 run = am_sh[am_tid] - own;\n"
+             "  for (am_u32 k = 0; k < per; k++) {\n"
+             "    const am_u32 b = am_tid * per + k;\n"
+             "    if (b < nb) {\n"
+             "      const am_u64 c = am_partial_load(a.scratch, 4u * b + 2u);\n"
+             "      am_partial_store(a.scratch, 4u * b + 2u, run);\n"
+             "      run += c;\n"
+             "    }\n"
+             "  }\n"
+             "  if (am_tid == AM_BLOCK - 1u) a.status[1] = am_sh[AM_BLOCK - 1u];\n");
+}
+
+static void emit_filter_scatter(am_sb *sb, am_dialect d, const am_kernel_key *k,
+                                const char *name) {
+  int bits = k->t0 == AM_BOOL;
+  emit_args(sb, ty[k->t0].store, "am_u8", bits ? "am_u32" : ty[k->t0].store);
+  am_dialect_kernel_begin(sb, d, name);
+  am_sb_puts(sb, "  SMEM am_u32 am_wc[2u * (AM_BLOCK / 32u)];\n");
+  am_sb_puts(sb, filter_range);
+  am_sb_puts(sb,
+             "  const bool hv0 = a.valid0 != 0;\n"
+             "  const bool wv = a.out_valid != 0;\n"
+             "  am_u64 base = am_partial_load(a.scratch, 4u * am_bid + 2u);\n"
+             "  am_u32 par = 0u;\n"
+             "  for (am_i64 t = start; t < end; t += AM_BLOCK) {\n"
+             "    const am_i64 i = t + am_tid;\n"
+             "    const bool keep = i < end && am_bit(a.in1, a.off1 + i) != 0u &&\n"
+             "                      (!hv1 || am_bit(a.valid1, a.off1 + i) != 0u);\n"
+             "    const am_u32 kb = BALLOT(keep);\n"
+             "    const am_u32 rank = POPC(kb & ((1u << am_lane) - 1u));\n"
+             "    // Warp counts, in two alternating buffers: one barrier per tile.\n"
+             "    if (am_lane == 0u) am_wc[par * (AM_BLOCK / 32u) + am_warp] = POPC(kb);\n"
+             "    BARRIER();\n"
+             "    am_u32 before = 0u, total = 0u;\n"
+             "    for (am_u32 w = 0; w < AM_BLOCK / 32u; w++) {\n"
+             "      const am_u32 c = am_wc[par * (AM_BLOCK / 32u) + w];\n"
+             "      if (w < am_warp) before += c;\n"
+             "      total += c;\n"
+             "    }\n"
+             "    const am_u64 p0 = base + before;\n");
+  if (bits)
+    am_sb_puts(sb,
+               "    const am_u32 vb = keep && am_bit(a.in0, a.off0 + i) != 0u ? 1u << rank : 0u;\n"
+               "    const am_u32 vw = am_warp_or(vb);\n"
+               "    if (am_lane == 0u) am_or_bits(a.out, p0, vw);\n");
+  else am_sb_puts(sb, "    if (keep) a.out[p0 + rank] = a.in0[a.off0 + i];\n");
+  am_sb_puts(sb,
+             "    if (wv) {\n"
+             "      const bool ok = keep && (!hv0 || am_bit(a.valid0, a.off0 + i) != 0u);\n"
+             "      const am_u32 ow = am_warp_or(ok ? 1u << rank : 0u);\n"
+             "      if (am_lane == 0u) am_or_bits(a.out_valid, p0, ow);\n"
+             "    }\n"
+             "    base += total;\n"
+             "    par ^= 1u;\n"
+             "  }\n");
+}
+
+/* ---- TAKE, FILL */
+
+static void emit_take(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
+  int bits = k->t0 == AM_BOOL;
+  am_sb_printf(sb, "typedef %s TR;\n", bits ? "am_u32" : ty[k->t0].store);
+  if (bits) am_sb_puts(sb, "#define AM_GET(j) am_bit(a.in0, a.off0 + (j))\n");
+  else am_sb_puts(sb, "#define AM_GET(j) a.in0[a.off0 + (j)]\n");
+  emit_args(sb, ty[k->t0].store, ty[k->t1].ctype, bits ? "am_u32" : ty[k->t0].store);
+  am_dialect_kernel_begin(sb, d, name);
+  am_sb_puts(sb,
+             "  const bool hv0 = a.valid0 != 0;\n"
+             "  const bool hv1 = a.valid1 != 0;\n"
+             "  am_u64 err = AM_NONE;\n");
+  am_sb_puts(sb, warp_loop);
+  am_sb_puts(sb,
+             "    bool ok = false;\n"
+             "    TR r = 0;\n"
+             "    if (i < n && (!hv1 || am_bit(a.valid1, a.off1 + i) != 0u)) {\n"
+             "      const am_i64 j = (am_i64)a.in1[a.off1 + i];\n"
+             "      if (j < 0 || j >= a.aux) {\n"
+             "        if (err == AM_NONE) err = (am_u64)i;\n"
+             "      } else {\n"
+             "        ok = !hv0 || am_bit(a.valid0, a.off0 + j) != 0u;\n"
+             "        if (ok) r = AM_GET(j);\n"
+             "      }\n"
+             "    }\n");
+  emit_warp_store(sb, bits);
+  am_sb_puts(sb, "  am_flush_error(a.status, err, am_lane);\n");
+}
+
+static void emit_fill(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
+  am_type t = k->t0;
+  int bits = t == AM_BOOL;
+  if (bits) am_sb_puts(sb, "#define AM_VALUE (a.scalar != 0u ? 0xffffffffu : 0u)\n");
+  else if (t == AM_FLOAT32) am_sb_puts(sb, "#define AM_VALUE F32_BITS(AM_F64BITS_TO_F32(a.scalar))\n");
+  else am_sb_printf(sb, "#define AM_VALUE ((%s)a.scalar)\n", ty[t].store);
+  emit_args(sb, "am_u8", "am_u8", bits ? "am_u32" : ty[t].store);
+  am_dialect_kernel_begin(sb, d, name);
+  am_sb_puts(sb,
+             "  const am_i64 n = a.n;\n"
+             "  const am_i64 nw = (n + 31) >> 5;\n"
+             "  const am_i64 stride = (am_i64)am_nblocks * AM_BLOCK;\n"
+             "  const am_i64 g = (am_i64)am_bid * AM_BLOCK + am_tid;\n");
+  if (bits)
+    am_sb_puts(sb,
+               "  const am_u32 v = AM_VALUE;\n"
+               "  for (am_i64 w = g; w < nw; w += stride) {\n"
+               "    const am_u32 m = am_tail_mask(n, w);\n"
+               "    a.out[w] = v & m;\n"
+               "    if (a.out_valid != 0) a.out_valid[w] = m;\n"
+               "  }\n");
+  else
+    am_sb_printf(sb,
+                 "  const %s v = AM_VALUE;\n"
+                 "  for (am_i64 i = g; i < n; i += stride) a.out[i] = v;\n"
+                 "  if (a.out_valid != 0)\n"
+                 "    for (am_i64 w = g; w < nw; w += stride) a.out_valid[w] = am_tail_mask(n, w);\n",
+                 ty[t].store);
+}
+
+/* ---- Source */
+
+int am_kernel_source(am_dialect dialect, const am_kernel_key *key, char **source) {
+  if (!key || !source) return am_error(AM_EINVAL, "am_kernel_source: NULL argument");
+  if (dialect != AM_DIALECT_CUDA && dialect != AM_DIALECT_MSL)
+    return am_error(AM_EINVAL, "unknown GPU dialect %d", (int)dialect);
+  if (!key_ok(key))
+    return am_error(AM_ETYPE, "no GPU kernel for kind %d op %d types %s, %s", (int)key->kind,
+                    key->op, am_type_name(key->t0), am_type_name(key->t1));
+  char name[64];
+  am_kernel_name(key, name, sizeof name);
+  if (!am_kernel_supported(dialect, key))
+    return am_error(AM_EUNSUPPORTED, "%s: float64 is not available in %s", name,
+                    am_dialect_name(dialect));
+  am_sb sb;
+  am_sb_init(&sb);
+  am_sb_printf(&sb, "// %s: ArrowMetal GPU kernel (libarrowmetal/gpu), generated.\n", name);
+  am_dialect_preamble(&sb, dialect);
+  am_sb_puts(&sb, common_helpers);
+  switch (key->kind) {
+    case AM_KERNEL_REDUCE: emit_reduce(&sb, dialect, key, name); break;
+    case AM_KERNEL_COMPARE: emit_compare(&sb, dialect, key, name); break;
+    case AM_KERNEL_ARITH: emit_arith(&sb, dialect, key, name); break;
+    case AM_KERNEL_CAST: emit_cast(&sb, dialect, key, name); break;
+    case AM_KERNEL_LOGIC: emit_logic(&sb, dialect, key, name); break;
+    case AM_KERNEL_FILTER_COUNT: emit_filter_count(&sb, dialect, name); break;
+    case AM_KERNEL_FILTER_SCAN: emit_filter_scan(&sb, dialect, name); break;
+    case AM_KERNEL_FILTER_SCATTER: emit_filter_scatter(&sb, dialect, key, name); break;
+    case AM_KERNEL_TAKE: emit_take(&sb, dialect, key, name); break;
+    case AM_KERNEL_FILL: emit_fill(&sb, dialect, key, name); break;
+    case AM_KERNEL_COUNT_NULLS: emit_count_nulls(&sb, dialect, name); break;
+  }
+  am_sb_puts(&sb, "}\n");
+  char *text = am_sb_finish(&sb);
+  if (!text) return am_error(AM_ENOMEM, "out of memory building the source of %s", name);
+  *source = text;
+  return AM_OK;
+}

@@ -1,0 +1,329 @@
+/* Unit test of the GPU kernel source generator (kernel_source.c, dialect.c).
+ * Needs no GPU and no GPU compiler. Driven by test_kernel_source.py.
+ *
+ *   kernel_source_test check GOLDEN_DIR   every key, both dialects: sources
+ *                                         build twice byte-identical, names,
+ *                                         errors, block counts; the MSL of a
+ *                                         few keys equals GOLDEN_DIR/NAME.metal
+ *   kernel_source_test update GOLDEN_DIR  rewrites those golden files
+ *   kernel_source_test dump cuda|msl DIR  writes every kernel's source to
+ *                                         DIR/NAME.cu or DIR/NAME.metal
+ *   kernel_source_test softfloat FILE     writes the soft-float helpers */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/backend.h"
+#include "core/types.h"
+#include "gpu/dialect.h"
+#include "gpu/kernels.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                          \
+  do {                                                            \
+    if (!(cond)) {                                                \
+      failures++;                                                 \
+      fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
+      fprintf(stderr, __VA_ARGS__);                               \
+      fputc('\n', stderr);                                        \
+    }                                                             \
+  } while (0)
+
+typedef void (*key_fn)(const am_kernel_key *key, void *ctx);
+
+/* Every key that names a kernel, in canonical form (unused fields 0 /
+ * AM_TYPE_INVALID). */
+static int each_key(key_fn fn, void *ctx) {
+  int count = 0;
+  am_kernel_key k;
+#define VISIT(kind_, op_, t0_, t1_)                                      \
+  do {                                                                   \
+    k.kind = (kind_);                                                    \
+    k.op = (op_);                                                        \
+    k.t0 = (am_type)(t0_);                                               \
+    k.t1 = (am_type)(t1_);                                               \
+    fn(&k, ctx);                                                         \
+    count++;                                                             \
+  } while (0)
+  for (int t = AM_BOOL; t <= AM_FLOAT64; t++) {
+    for (int op = 0; op < 4; op++) VISIT(AM_KERNEL_REDUCE, op, t, AM_TYPE_INVALID);
+    for (int op = 0; op < 6; op++) VISIT(AM_KERNEL_COMPARE, op, t, AM_TYPE_INVALID);
+    if (t != AM_BOOL)
+      for (int op = 0; op < 4; op++) VISIT(AM_KERNEL_ARITH, op, t, AM_TYPE_INVALID);
+    for (int to = AM_BOOL; to <= AM_FLOAT64; to++)
+      for (int safe = 0; safe < 2; safe++) VISIT(AM_KERNEL_CAST, safe, t, to);
+    VISIT(AM_KERNEL_FILTER_SCATTER, 0, t, AM_TYPE_INVALID);
+    VISIT(AM_KERNEL_TAKE, 0, t, AM_INT32);
+    VISIT(AM_KERNEL_TAKE, 0, t, AM_INT64);
+    VISIT(AM_KERNEL_FILL, 0, t, AM_TYPE_INVALID);
+  }
+  for (int op = 0; op < 3; op++) VISIT(AM_KERNEL_LOGIC, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
+  VISIT(AM_KERNEL_FILTER_COUNT, 0, AM_TYPE_INVALID, AM_TYPE_INVALID);
+  VISIT(AM_KERNEL_FILTER_SCAN, 0, AM_TYPE_INVALID, AM_TYPE_INVALID);
+  VISIT(AM_KERNEL_COUNT_NULLS, 0, AM_TYPE_INVALID, AM_TYPE_INVALID);
+#undef VISIT
+  return count;
+}
+
+static int uses_double(const am_kernel_key *k) {
+  if (k->kind == AM_KERNEL_LOGIC || k->kind == AM_KERNEL_FILTER_COUNT ||
+      k->kind == AM_KERNEL_FILTER_SCAN || k->kind == AM_KERNEL_COUNT_NULLS)
+    return 0;
+  return k->t0 == AM_FLOAT64 || (k->kind == AM_KERNEL_CAST && k->t1 == AM_FLOAT64);
+}
+
+typedef struct {
+  am_dialect dialect;
+  int generated;
+  int unsupported;
+  char (*names)[64];
+  int nnames;
+  const char *dump_dir;
+} check_ctx;
+
+static void check_key(const am_kernel_key *key, void *arg) {
+  check_ctx *c = arg;
+  char name[64];
+  am_kernel_name(key, name, sizeof name);
+  CHECK(strncmp(name, "am_", 3) == 0 && strlen(name) < 48, "name '%s'", name);
+  for (int i = 0; i < c->nnames; i++)
+    CHECK(strcmp(c->names[i], name) != 0, "duplicate kernel name %s", name);
+  snprintf(c->names[c->nnames++], 64, "%s", name);
+
+  int supported = am_kernel_supported(c->dialect, key);
+  CHECK(supported == !(c->dialect == AM_DIALECT_MSL && uses_double(key)), "supported(%s)", name);
+  char *a = NULL, *b = NULL;
+  int rc = am_kernel_source(c->dialect, key, &a);
+  if (!supported) {
+    CHECK(rc == AM_EUNSUPPORTED && a == NULL, "%s: rc %d", name, rc);
+    c->unsupported++;
+    return;
+  }
+  CHECK(rc == AM_OK && a, "%s: rc %d", name, rc);
+  rc = am_kernel_source(c->dialect, key, &b);
+  CHECK(rc == AM_OK && b, "%s: second rc %d", name, rc);
+  if (a && b) {
+    CHECK(strcmp(a, b) == 0, "%s: not deterministic", name);
+    /* The entry point is defined under its name. */
+    char sig[96];
+    snprintf(sig, sizeof sig, " %s(", name);
+    CHECK(strstr(a, sig) != NULL, "%s: entry point missing", name);
+    if (c->dialect == AM_DIALECT_MSL) {
+      static const char *const cuda_only[] = {"double", "am_f64", "__global__", "__syncthreads",
+                                              "__shfl", "__ballot", "threadIdx", "atomicMin",
+                                              "__device__", "__shared__", "long long"};
+      for (size_t j = 0; j < sizeof cuda_only / sizeof cuda_only[0]; j++)
+        CHECK(strstr(a, cuda_only[j]) == NULL, "%s: '%s' in MSL", name, cuda_only[j]);
+    } else {
+      static const char *const msl_only[] = {"#include", "device ", "threadgroup", "simd_",
+                                             "metal_stdlib"};
+      for (size_t j = 0; j < sizeof msl_only / sizeof msl_only[0]; j++)
+        CHECK(strstr(a, msl_only[j]) == NULL, "%s: '%s' in CUDA", name, msl_only[j]);
+    }
+    c->generated++;
+    if (c->dump_dir) {
+      char path[512];
+      snprintf(path, sizeof path, "%s/%s.%s", c->dump_dir, name,
+               c->dialect == AM_DIALECT_MSL ? "metal" : "cu");
+      FILE *f = fopen(path, "wb");
+      CHECK(f != NULL, "cannot write %s", path);
+      if (f) {
+        fputs(a, f);
+        fclose(f);
+      }
+    }
+  }
+  free(a);
+  free(b);
+}
+
+static int run_keys(am_dialect dialect, const char *dump_dir, int *generated) {
+  check_ctx c = {.dialect = dialect, .dump_dir = dump_dir};
+  c.names = calloc(1024, 64);
+  if (!c.names) return 1;
+  int total = each_key(check_key, &c);
+  CHECK(c.generated + c.unsupported == total, "counts");
+  free(c.names);
+  *generated = c.generated;
+  printf("%s: %d keys, %d kernels generated, %d unsupported\n", am_dialect_name(dialect), total,
+         c.generated, c.unsupported);
+  return 0;
+}
+
+static void check_errors(void) {
+  char *src = (char *)0x1;
+  am_kernel_key bad[] = {
+      {AM_KERNEL_REDUCE, 4, AM_INT64, AM_TYPE_INVALID},
+      {AM_KERNEL_REDUCE, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
+      {AM_KERNEL_COMPARE, 6, AM_INT32, AM_TYPE_INVALID},
+      {AM_KERNEL_ARITH, 0, AM_BOOL, AM_TYPE_INVALID},
+      {AM_KERNEL_ARITH, -1, AM_INT32, AM_TYPE_INVALID},
+      {AM_KERNEL_CAST, 2, AM_INT32, AM_INT64},
+      {AM_KERNEL_CAST, 1, AM_INT32, AM_TYPE_INVALID},
+      {AM_KERNEL_LOGIC, 3, AM_BOOL, AM_TYPE_INVALID},
+      {AM_KERNEL_TAKE, 0, AM_INT32, AM_INT16},
+      {AM_KERNEL_TAKE, 0, AM_INT32, AM_UINT32},
+      {AM_KERNEL_FILL, 0, (am_type)12, AM_TYPE_INVALID},
+      {AM_KERNEL_FILTER_SCATTER, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
+      {(am_kernel_kind)0, 0, AM_INT32, AM_TYPE_INVALID},
+      {(am_kernel_kind)12, 0, AM_INT32, AM_TYPE_INVALID},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    for (int d = 0; d < 2; d++) {
+      CHECK(am_kernel_source((am_dialect)d, &bad[i], &src) == AM_ETYPE, "bad key %zu", i);
+      CHECK(!am_kernel_supported((am_dialect)d, &bad[i]), "bad key %zu supported", i);
+    }
+    char name[64] = "x";
+    am_kernel_name(&bad[i], name, sizeof name);
+    CHECK(name[0] == '\0', "bad key %zu has name %s", i, name);
+  }
+  CHECK(src == (char *)0x1, "source written on failure");
+  am_kernel_key k = {AM_KERNEL_COMPARE, AM_LT, AM_FLOAT64, AM_TYPE_INVALID};
+  CHECK(am_kernel_source(AM_DIALECT_MSL, &k, &src) == AM_EUNSUPPORTED, "float64 in MSL");
+  CHECK(am_kernel_source(AM_DIALECT_CUDA, NULL, &src) == AM_EINVAL, "NULL key");
+  CHECK(am_kernel_source(AM_DIALECT_CUDA, &k, NULL) == AM_EINVAL, "NULL out");
+  CHECK(am_kernel_source((am_dialect)7, &k, &src) == AM_EINVAL, "bad dialect");
+
+  /* Ignored fields: same name and source. */
+  am_kernel_key c1 = {AM_KERNEL_FILTER_COUNT, 0, AM_TYPE_INVALID, AM_TYPE_INVALID};
+  am_kernel_key c2 = {AM_KERNEL_FILTER_COUNT, 5, AM_FLOAT64, AM_INT8};
+  char *s1 = NULL, *s2 = NULL;
+  CHECK(am_kernel_source(AM_DIALECT_MSL, &c1, &s1) == AM_OK, "count");
+  CHECK(am_kernel_source(AM_DIALECT_MSL, &c2, &s2) == AM_OK, "count, ignored fields");
+  CHECK(s1 && s2 && strcmp(s1, s2) == 0, "ignored fields change the source");
+  free(s1);
+  free(s2);
+
+  /* Names, and a small capacity truncates. */
+  char name[64];
+  am_kernel_key t = {AM_KERNEL_TAKE, 0, AM_INT64, AM_INT32};
+  am_kernel_name(&t, name, sizeof name);
+  CHECK(strcmp(name, "am_take_int64_by_int32") == 0, "%s", name);
+  am_kernel_key cmp = {AM_KERNEL_COMPARE, AM_LT, AM_INT64, AM_TYPE_INVALID};
+  am_kernel_name(&cmp, name, sizeof name);
+  CHECK(strcmp(name, "am_compare_lt_int64") == 0, "%s", name);
+  am_kernel_name(&cmp, name, 6);
+  CHECK(strcmp(name, "am_co") == 0, "%s", name);
+}
+
+static void check_blocks(void) {
+  const am_kernel_kind kinds[] = {AM_KERNEL_REDUCE,        AM_KERNEL_COMPARE,
+                                  AM_KERNEL_ARITH,         AM_KERNEL_CAST,
+                                  AM_KERNEL_LOGIC,         AM_KERNEL_FILTER_COUNT,
+                                  AM_KERNEL_FILTER_SCAN,   AM_KERNEL_FILTER_SCATTER,
+                                  AM_KERNEL_TAKE,          AM_KERNEL_FILL,
+                                  AM_KERNEL_COUNT_NULLS};
+  const int64_t ns[] = {-5, 0, 1, 31, 32, 33, 255, 256, 257, 2048, 4097, 1 << 20, 100000007,
+                        (int64_t)1 << 40};
+  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+    for (int t = AM_BOOL; t <= AM_INT32; t += 3) {
+      am_kernel_key k = {kinds[i], 0, (am_type)t, AM_INT32};
+      for (size_t j = 0; j < sizeof ns / sizeof ns[0]; j++) {
+        for (int mp = 0; mp <= 132; mp += 66) {
+          int b = am_kernel_blocks(&k, ns[j], mp);
+          CHECK(b >= 1 && b <= AM_GPU_MAX_BLOCKS, "kind %d n %lld blocks %d", kinds[i],
+                (long long)ns[j], b);
+          if (kinds[i] == AM_KERNEL_FILTER_SCAN) CHECK(b == 1, "scan blocks %d", b);
+          /* Every thread has at least one slot (or word) to do. */
+          if (ns[j] > 0 && kinds[i] != AM_KERNEL_FILTER_SCAN)
+            CHECK((int64_t)(b - 1) * AM_GPU_BLOCK < ns[j], "kind %d n %lld: %d blocks", kinds[i],
+                  (long long)ns[j], b);
+        }
+      }
+    }
+  }
+  am_kernel_key r = {AM_KERNEL_REDUCE, 0, AM_INT64, AM_TYPE_INVALID};
+  CHECK(am_kernel_blocks(&r, (int64_t)1 << 30, 132) == 528, "reduce 4 per SM");
+  CHECK(am_kernel_blocks(&r, 4096, 132) == 2, "reduce small");
+  am_kernel_key e = {AM_KERNEL_ARITH, 0, AM_INT64, AM_TYPE_INVALID};
+  CHECK(am_kernel_blocks(&e, 1000, 132) == 4, "elementwise");
+  CHECK(am_kernel_blocks(&e, (int64_t)1 << 30, 132) == AM_GPU_MAX_BLOCKS, "elementwise cap");
+  am_kernel_key f1 = {AM_KERNEL_FILTER_COUNT, 0, AM_TYPE_INVALID, AM_TYPE_INVALID};
+  am_kernel_key f2 = {AM_KERNEL_FILTER_SCATTER, 0, AM_FLOAT32, AM_TYPE_INVALID};
+  for (size_t j = 0; j < sizeof ns / sizeof ns[0]; j++)
+    CHECK(am_kernel_blocks(&f1, ns[j], 132) == am_kernel_blocks(&f2, ns[j], 132),
+          "filter blocks differ");
+}
+
+/* The keys with golden MSL files. */
+static const am_kernel_key golden_keys[] = {
+    {AM_KERNEL_REDUCE, AM_REDUCE_SUM, AM_INT64, AM_TYPE_INVALID},
+    {AM_KERNEL_COMPARE, AM_LT, AM_FLOAT32, AM_TYPE_INVALID},
+    {AM_KERNEL_FILTER_SCATTER, 0, AM_INT32, AM_TYPE_INVALID},
+    {AM_KERNEL_TAKE, 0, AM_INT64, AM_INT32},
+    {AM_KERNEL_CAST, 1, AM_FLOAT32, AM_INT16},
+};
+
+static char *read_file(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *data = malloc((size_t)size + 1);
+  if (data && fread(data, 1, (size_t)size, f) != (size_t)size) {
+    free(data);
+    data = NULL;
+  }
+  if (data) data[size] = '\0';
+  fclose(f);
+  return data;
+}
+
+static void golden(const char *dir, int update) {
+  for (size_t i = 0; i < sizeof golden_keys / sizeof golden_keys[0]; i++) {
+    char name[64], path[512];
+    char *src = NULL;
+    am_kernel_name(&golden_keys[i], name, sizeof name);
+    snprintf(path, sizeof path, "%s/%s.metal", dir, name);
+    CHECK(am_kernel_source(AM_DIALECT_MSL, &golden_keys[i], &src) == AM_OK, "%s", name);
+    if (!src) continue;
+    if (update) {
+      FILE *f = fopen(path, "wb");
+      CHECK(f != NULL, "cannot write %s", path);
+      if (f) {
+        fputs(src, f);
+        fclose(f);
+        printf("wrote %s\n", path);
+      }
+    } else {
+      char *want = read_file(path);
+      CHECK(want != NULL, "missing golden file %s (AM_UPDATE_GOLDEN=1 writes it)", path);
+      if (want) CHECK(strcmp(want, src) == 0, "%s differs from the generated MSL", path);
+      free(want);
+    }
+    free(src);
+  }
+}
+
+int main(int argc, char **argv) {
+  int generated;
+  if (argc == 3 && strcmp(argv[1], "check") == 0) {
+    run_keys(AM_DIALECT_CUDA, NULL, &generated);
+    run_keys(AM_DIALECT_MSL, NULL, &generated);
+    check_errors();
+    check_blocks();
+    golden(argv[2], 0);
+  } else if (argc == 3 && strcmp(argv[1], "update") == 0) {
+    golden(argv[2], 1);
+  } else if (argc == 4 && strcmp(argv[1], "dump") == 0) {
+    am_dialect d = strcmp(argv[2], "msl") == 0 ? AM_DIALECT_MSL : AM_DIALECT_CUDA;
+    run_keys(d, argv[3], &generated);
+  } else if (argc == 3 && strcmp(argv[1], "softfloat") == 0) {
+    FILE *f = fopen(argv[2], "wb");
+    if (!f) return 2;
+    fputs(am_dialect_soft_float_source(), f);
+    fclose(f);
+  } else {
+    fprintf(stderr, "usage: %s check|update GOLDEN_DIR | dump cuda|msl DIR | softfloat FILE\n",
+            argv[0]);
+    return 2;
+  }
+  if (failures) {
+    printf("%d failures\n", failures);
+    return 1;
+  }
+  printf("ok\n");
+  return 0;
+}

@@ -1,0 +1,180 @@
+/* The GPU kernels shared by the CUDA and Metal backends: what each kernel
+ * computes, how it is launched, and the argument block it reads.
+ *
+ * One kernel source (kernel_source.c) emits every kernel either as CUDA C++
+ * (compiled at run time by NVRTC) or as Metal Shading Language, through a thin
+ * dialect layer (dialect.c). A kernel is identified by an am_kernel_key; its
+ * source text is built only when the compiled kernel is not cached yet.
+ *
+ * Every kernel takes exactly one argument: an am_gpu_args block (by value in
+ * CUDA, `constant` buffer 0 in Metal) whose pointer members are device
+ * addresses filled by the host. In the generated source the pointers are
+ * typed per kernel; the host sees them as uint64_t, so the layout below is the
+ * contract between host and device and must not change without both.
+ *
+ * Launch geometry, for every kernel: one-dimensional, AM_GPU_BLOCK threads
+ * per block (threadgroup), `blocks` blocks as returned by am_kernel_blocks(),
+ * with a grid-stride loop so any block count is correct. Warp / SIMD-group
+ * width is 32 in both dialects.
+ *
+ * Bitmaps (validity, AM_BOOL data, masks) follow Arrow: bit i of the bitmap
+ * is (byte[i / 8] >> (i % 8)) & 1. Input bitmaps are read a byte at a time
+ * (imported device memory is only byte-aligned), starting at bit `off*`.
+ * Output bitmaps always start at bit 0 and are written a 32-bit word at a
+ * time (a warp ballot), so output bitmaps are allocated rounded up to 4 bytes
+ * and the kernels cover ceil(n / 32) * 32 slots, lanes past n voting 0.
+ *
+ * Errors found by a kernel (a zero divisor, an index out of bounds, a value
+ * that does not fit) are reported through the status block: the kernel does
+ * atomic_min(status->error_index, slot) and writes nothing else about it; the
+ * host, after completion, reads error_index (UINT64_MAX = no error) and
+ * re-derives the message from the input slot. Only non-null slots can fail. */
+#ifndef AM_GPU_KERNELS_H
+#define AM_GPU_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arrowmetal.h"
+
+#define AM_GPU_BLOCK 256
+#define AM_GPU_MAX_BLOCKS 1024 /* also the size of the partials area in scratch */
+
+typedef enum am_kernel_kind {
+  /* out: status->value (and status->count, status->value_hi); t0 = input
+   * type. op: am_reduce_op (core/backend.h). in0/valid0/off0, n. scratch:
+   * AM_GPU_MAX_BLOCKS partial records + a uint32 counter at scratch_counter,
+   * zero before the launch and left zero after it. The last block to finish
+   * combines the partials in block order (deterministic: no float atomics).
+   *   SUM:  integers -> value = wrapping 64-bit sum (signed as int64 bits,
+   *         unsigned as uint64); bool -> number of true valid slots; floats
+   *         -> value = bits of the double sum (float32 summed in double where
+   *         the dialect has double, else in float with Kahan compensation).
+   *   MEAN: same as SUM but integers are summed exactly in 128 bits: value =
+   *         low 64 bits, value_hi = high 64 bits (two's complement); floats
+   *         as SUM. The host divides by count.
+   *   MIN/MAX: value = bits of the extreme in the input type's own
+   *         representation (integers sign/zero-extended to 64 bits, float32
+   *         widened to double bits, bool 0/1), skipping nulls and NaN.
+   *   count = number of valid slots, NaN slots included (every op);
+   *   nan_count = number of valid NaN slots (MIN/MAX of floats; else 0).
+   *   The host makes the result null when count == 0 and NaN when
+   *   count == nan_count > 0. */
+  AM_KERNEL_REDUCE = 1,
+  /* out (AM_BOOL bitmap) and out_valid: compare op (am_compare_op) of in0
+   * with in1, or with `scalar` when in1 == 0; t0 = operand type. */
+  AM_KERNEL_COMPARE = 2,
+  /* out (t0 values) and out_valid: arith op (am_arith_op); in1 or scalar as
+   * above. Integers wrap, integer DIVIDE truncates toward zero, INT_MIN / -1
+   * is 0, a zero divisor in a slot where both operands are valid sets
+   * error_index; floats are plain IEEE. No AM_BOOL. */
+  AM_KERNEL_ARITH = 3,
+  /* out (t1 values) and out_valid from in0 of type t0; op = 1 for a safe
+   * cast (a value that does not fit, a float with a fraction, NaN or inf to an
+   * integer, an integer beyond 2^53 / 2^24 to float64 / float32 sets
+   * error_index), 0 for an unsafe one (integers wrap, floats truncate,
+   * out-of-range floats give an unspecified value without trapping). Rules
+   * as the CPU backend's cast. */
+  AM_KERNEL_CAST = 4,
+  /* out bitmap and out_valid: op = am_logic_op; in0/in1 AM_BOOL bitmaps at
+   * bit offsets off0/off1; result null where either input is null. */
+  AM_KERNEL_LOGIC = 5,
+  /* Filter, three launches with the same args (t0 = value type):
+   *   FILTER_COUNT:   per block, the number of slots i where mask (in1 bitmap
+   *                   at off1, validity valid1 at off1) is valid and true ->
+   *                   scratch partial[block].count.
+   *   FILTER_SCAN:    one block: exclusive scan of the block counts in
+   *                   place; total -> status->count.
+   *   FILTER_SCATTER: every block re-derives its slots' output positions
+   *                   (block scan of the same predicate, same block/slot
+   *                   assignment as FILTER_COUNT, so `blocks` must be equal)
+   *                   and writes in0 values (bits for AM_BOOL, with atomic
+   *                   OR on 32-bit words of out) and valid0 bits to
+   *                   out_valid (atomic OR) at those positions. out and
+   *                   out_valid are zeroed by the host first. */
+  AM_KERNEL_FILTER_COUNT = 6,
+  AM_KERNEL_FILTER_SCAN = 7,
+  AM_KERNEL_FILTER_SCATTER = 8,
+  /* out[i] = in0[in1[i]] (t0 = value type, t1 = AM_INT32 or AM_INT64 index
+   * type); null where the index (valid1/off1) or the source slot is null;
+   * a non-null index < 0 or >= aux (source length) sets error_index = i. */
+  AM_KERNEL_TAKE = 9,
+  /* out = n copies of `scalar` (t0); out_valid all set (host passes 0 for a
+   * non-null scalar and handles null scalars itself). */
+  AM_KERNEL_FILL = 10,
+  /* status->count += number of null slots of the bitmap valid0 in
+   * [off0, off0 + n) (integer atomics only). */
+  AM_KERNEL_COUNT_NULLS = 11
+} am_kernel_kind;
+
+typedef struct am_kernel_key {
+  am_kernel_kind kind;
+  int op;     /* the kind's sub-operation, 0 where none */
+  am_type t0; /* first operand's (or value) type */
+  am_type t1; /* second type: cast target, take index type; else AM_TYPE_INVALID */
+} am_kernel_key;
+
+/* Written by kernels into host-mapped memory; one per submission slot. */
+typedef struct am_gpu_status {
+  uint64_t error_index; /* UINT64_MAX: no error; host initialises it */
+  uint64_t count;
+  uint64_t nan_count;
+  uint64_t value;
+  uint64_t value_hi;
+  uint64_t reserved[3];
+} am_gpu_status;
+
+/* One partial record per block in the scratch area. */
+typedef struct am_gpu_partial {
+  uint64_t value;
+  uint64_t value_hi;
+  uint64_t count;
+  uint64_t nan_count;
+} am_gpu_partial;
+
+/* The argument block. Every address is a device address (0 = absent). */
+typedef struct am_gpu_args {
+  uint64_t in0;       /* first operand's data */
+  uint64_t in1;       /* second operand's data, mask, or indices */
+  uint64_t valid0;    /* validity of in0, 0 = all valid */
+  uint64_t valid1;    /* validity of in1, 0 = all valid */
+  uint64_t out;       /* result data */
+  uint64_t out_valid; /* result validity bitmap, 0 = don't write one */
+  uint64_t scratch;   /* AM_GPU_MAX_BLOCKS am_gpu_partial, then a uint32 counter */
+  uint64_t status;    /* am_gpu_status (host-mapped) */
+  int64_t n;          /* slots */
+  int64_t off0;       /* element (bit) offset of in0 and valid0 */
+  int64_t off1;       /* element (bit) offset of in1 and valid1 */
+  int64_t aux;        /* TAKE: source length */
+  uint64_t scalar;    /* scalar operand's bits in the operand type's 64-bit form:
+                         int64 for signed, uint64 for unsigned, double bits for
+                         floats (float32 too), 0/1 for bool */
+  int32_t scalar_null; /* reserved: the host handles null scalars */
+  int32_t pad;
+} am_gpu_args;
+
+/* Offset of the uint32 finish counter in the scratch area. */
+#define AM_GPU_SCRATCH_COUNTER (AM_GPU_MAX_BLOCKS * sizeof(am_gpu_partial))
+#define AM_GPU_SCRATCH_BYTES (AM_GPU_SCRATCH_COUNTER + 64)
+
+typedef enum am_dialect { AM_DIALECT_CUDA = 0, AM_DIALECT_MSL = 1 } am_dialect;
+
+/* Whether `dialect` can run kernel `key` (Metal has no double: no float64
+ * operand or result there). */
+int am_kernel_supported(am_dialect dialect, const am_kernel_key *key);
+
+/* Entry-point name of the kernel, e.g. "am_compare_lt_int64"; written into
+ * `name` (capacity >= 64). */
+void am_kernel_name(const am_kernel_key *key, char *name, size_t capacity);
+
+/* The full source of one kernel (with its own preamble) in `dialect`,
+ * malloc'd; the caller frees it. AM_ETYPE for a key that names no kernel,
+ * AM_EUNSUPPORTED where the dialect cannot run it, AM_ENOMEM. Deterministic:
+ * the same key gives the same bytes. */
+int am_kernel_source(am_dialect dialect, const am_kernel_key *key, char **source);
+
+/* Blocks to launch for `n` slots (at least 1, at most AM_GPU_MAX_BLOCKS;
+ * FILTER_SCAN always 1). */
+int am_kernel_blocks(const am_kernel_key *key, int64_t n, int multiprocessors);
+
+#endif

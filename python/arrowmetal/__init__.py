@@ -1,0 +1,127 @@
+"""ArrowMetal: Apache Arrow compute kernels on GPUs and CPUs.
+
+The functions carry pyarrow.compute's names and argument order, so code can
+switch by changing its import::
+
+    import arrowmetal as am          # instead of: import pyarrow.compute as pc
+    total = am.sum(pa_array)
+    mask = am.greater(pa_array, 5)
+    kept = am.filter(pa_array, mask)
+
+Inputs may be am.Array, anything with ``__arrow_c_array__`` /
+``__arrow_c_device_array__`` / ``__arrow_c_stream__`` (pyarrow, polars,
+nanoarrow), 1-D numpy arrays and, where pyarrow.compute takes them, Python and
+numpy scalars. Reductions return Python scalars, the rest am.Array.
+"""
+
+from ._capi import ffi, lib, library_path
+from ._compute import (
+    add,
+    and_,
+    cast,
+    count,
+    divide,
+    equal,
+    filter,
+    greater,
+    greater_equal,
+    invert,
+    less,
+    less_equal,
+    max,
+    mean,
+    min,
+    multiply,
+    not_equal,
+    or_,
+    subtract,
+    sum,
+    take,
+)
+from ._core import Array, array, full, type_id, type_name
+from ._errors import (
+    ArrowMetalDeviceError,
+    ArrowMetalError,
+    ArrowMetalIndexError,
+    ArrowMetalInvalid,
+    ArrowMetalMemoryError,
+    ArrowMetalOverflowError,
+    ArrowMetalTypeError,
+    ArrowMetalUnsupported,
+    ArrowMetalZeroDivisionError,
+)
+from ._runtime import (
+    Batch,
+    PendingScalar,
+    backend,
+    backends,
+    batch,
+    default_device,
+    device_name,
+    kernel_cache_dir,
+    kernel_cache_info,
+    low_latency_wait,
+    resident_mode,
+    resident_status,
+    set_device,
+    spin_microseconds,
+    version,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Array",
+    "ArrowMetalDeviceError",
+    "ArrowMetalError",
+    "ArrowMetalIndexError",
+    "ArrowMetalInvalid",
+    "ArrowMetalMemoryError",
+    "ArrowMetalOverflowError",
+    "ArrowMetalTypeError",
+    "ArrowMetalUnsupported",
+    "ArrowMetalZeroDivisionError",
+    "Batch",
+    "PendingScalar",
+    "add",
+    "and_",
+    "array",
+    "backend",
+    "backends",
+    "batch",
+    "cast",
+    "count",
+    "default_device",
+    "device_name",
+    "divide",
+    "equal",
+    "ffi",
+    "filter",
+    "full",
+    "greater",
+    "greater_equal",
+    "invert",
+    "kernel_cache_dir",
+    "kernel_cache_info",
+    "less",
+    "less_equal",
+    "lib",
+    "library_path",
+    "low_latency_wait",
+    "max",
+    "mean",
+    "min",
+    "multiply",
+    "not_equal",
+    "or_",
+    "resident_mode",
+    "resident_status",
+    "set_device",
+    "spin_microseconds",
+    "subtract",
+    "sum",
+    "take",
+    "type_id",
+    "type_name",
+    "version",
+]

@@ -1,0 +1,673 @@
+"""Compute functions with pyarrow.compute's names and argument order.
+
+Results: reductions give Python scalars (int, float, bool or None; a
+PendingScalar inside am.batch()), everything else an am.Array. Inputs may be
+am.Array, Arrow array producers, numpy arrays, Python sequences and, where
+pyarrow.compute takes them, scalars.
+
+Each public function has a fast path for am.Array inputs written out in full:
+no helper calls, no isinstance checks, C functions and per-thread buffers
+bound to closure or module variables.
+"""
+
+from ._capi import ffi, lib
+from ._core import (
+    _ARRAY,
+    _DISPATCH,
+    _IMPORT,
+    _KIND,
+    _SCALAR,
+    Array,
+    _am_array_device,
+    _am_array_type,
+    _am_cast,
+    _am_full,
+    _am_length,
+    _am_null_count,
+    _am_release,
+    _device_ptr,
+    _dispatch,
+    _drop,
+    _fill_float,
+    _fill_int,
+    _is_operand,
+    _new,
+    _read_values,
+    _tls,
+    _wrap,
+    import_handle,
+    scalar_value,
+    type_id,
+)
+from ._errors import ArrowMetalInvalid, ArrowMetalUnsupported, error_from_status
+from ._runtime import PendingScalar
+
+__all__ = [
+    "add",
+    "and_",
+    "cast",
+    "count",
+    "divide",
+    "equal",
+    "filter",
+    "greater",
+    "greater_equal",
+    "invert",
+    "less",
+    "less_equal",
+    "max",
+    "mean",
+    "min",
+    "multiply",
+    "not_equal",
+    "or_",
+    "subtract",
+    "sum",
+    "take",
+]
+
+_error = error_from_status
+_NULL = ffi.NULL
+_new_scalar = ffi.new
+
+_am_compare = lib.am_compare
+_am_compare_scalar = lib.am_compare_scalar
+_am_arith = lib.am_arith
+_am_arith_scalar = lib.am_arith_scalar
+_am_and = lib.am_and
+_am_or = lib.am_or
+_am_not = lib.am_not
+_am_filter = lib.am_filter
+_am_take = lib.am_take
+_am_count = lib.am_count
+
+# ---------------------------------------------------------------------------
+# Reductions
+
+
+def _pending(cfn, p, *extra):
+    """Inside a batch: the result is written when the batch ends."""
+    s = _new_scalar("am_scalar *")
+    rc = cfn(p, *extra, s)
+    if rc:
+        raise _error(rc)
+    ps = PendingScalar(s)
+    _tls.pending.append(ps)
+    return ps
+
+
+def _reduce_general(cfn, empty, array, skip_nulls, min_count, options, device):
+    if options is not None:
+        skip_nulls = getattr(options, "skip_nulls", skip_nulls)
+        min_count = getattr(options, "min_count", min_count)
+    if type(array) is Array:
+        p = array._ptr
+        tmp = None
+    else:
+        p = tmp = import_handle(array, device)
+    try:
+        if not skip_nulls or min_count != 1:
+            nulls = _am_null_count(p)
+            if not skip_nulls and nulls > 0:
+                return None
+            valid = _am_length(p) - nulls
+            if valid < min_count:
+                return None
+            if valid == 0:
+                return empty(_am_array_type(p))
+        s = _tls.scalar
+        if s is None:
+            return _pending(cfn, p)
+        rc = cfn(p, s)
+        if rc:
+            raise _error(rc)
+        return scalar_value(s)
+    finally:
+        if tmp is not None:
+            _drop(tmp)
+
+
+def _make_reduction(name, cfn, empty, doc):
+    # Value extraction is inlined: this is the path tuned for latency.
+    def reduction(
+        array, /, *, skip_nulls=True, min_count=1, options=None, memory_pool=None, device=None
+    ):
+        s = _tls.scalar
+        if s is not None and skip_nulls is True and min_count == 1 and options is None:
+            if type(array) is Array:
+                rc = cfn(array._ptr, s)
+                if rc:
+                    raise _error(rc)
+            else:
+                d = _DISPATCH.get(type(array))
+                if d is None or d[0] != _IMPORT:
+                    return _reduce_general(cfn, empty, array, True, 1, None, device)
+                p = d[1](array, _NULL if device is None else _device_ptr(device), _tls.out)
+                try:
+                    rc = cfn(p, s)
+                    if rc:
+                        raise _error(rc)
+                finally:
+                    _am_release(p)
+            if s.is_null:
+                return None
+            k = _KIND[s.type]
+            if k == 0:
+                return s.i64
+            if k == 2:
+                return s.f64
+            if k == 1:
+                return s.u64
+            return s.i64 != 0
+        return _reduce_general(cfn, empty, array, skip_nulls, min_count, options, device)
+
+    reduction.__name__ = reduction.__qualname__ = name
+    reduction.__doc__ = doc
+    return reduction
+
+
+def _sum_identity(t):
+    k = _KIND[t]
+    return 0.0 if k == 2 else 0
+
+
+sum = _make_reduction(
+    "sum",
+    lib.am_sum,
+    _sum_identity,
+    """Sum of the non-null values (pyarrow.compute.sum). Integers wrap in 64 bits;
+    signed -> int64, unsigned and booleans -> uint64, floats -> float64. Empty or
+    all-null input gives None (0 with min_count=0).""",
+)
+min = _make_reduction(
+    "min",
+    lib.am_min,
+    lambda t: None,
+    "Smallest non-null value (pyarrow.compute.min); NaN is skipped.",
+)
+max = _make_reduction(
+    "max",
+    lib.am_max,
+    lambda t: None,
+    "Largest non-null value (pyarrow.compute.max); NaN is skipped.",
+)
+mean = _make_reduction(
+    "mean",
+    lib.am_mean,
+    lambda t: float("nan"),
+    "Mean of the non-null values as a float (pyarrow.compute.mean).",
+)
+
+_COUNT_MODES = {
+    "only_valid": lib.AM_COUNT_VALID,
+    "only_null": lib.AM_COUNT_NULL,
+    "all": lib.AM_COUNT_ALL,
+}
+
+
+def count(array, /, mode="only_valid", *, options=None, memory_pool=None, device=None):
+    """Number of valid ('only_valid'), null ('only_null') or all ('all') slots
+    (pyarrow.compute.count)."""
+    if options is not None:
+        mode = getattr(options, "mode", mode)
+    m = _COUNT_MODES.get(mode)
+    if m is None:
+        raise ArrowMetalInvalid(
+            f"count: mode must be 'only_valid', 'only_null' or 'all', not {mode!r}",
+            lib.AM_EINVAL,
+        )
+    s = _tls.scalar
+    if type(array) is Array:
+        if s is None:
+            return _pending(_am_count, array._ptr, m)
+        rc = _am_count(array._ptr, m, s)
+        if rc:
+            raise _error(rc)
+        return s.i64
+    p = import_handle(array, device)
+    try:
+        if s is None:
+            return _pending(_am_count, p, m)
+        rc = _am_count(p, m, s)
+        if rc:
+            raise _error(rc)
+        return s.i64
+    finally:
+        _drop(p)
+
+
+# ---------------------------------------------------------------------------
+# Binary element-wise functions
+
+_COMPARE, _ARITH, _LOGIC = 0, 1, 2
+
+
+def _pick_device(device, other):
+    """Where to import an operand: `device` if given, else the device of the
+    other (already imported) operand, else the default device."""
+    if device is not None:
+        return _device_ptr(device)
+    if other is not None:
+        return _am_array_device(other)
+    return _NULL
+
+
+def _full_like(s, p, out):
+    rc = _am_full(s, _am_length(p), _am_array_device(p), out)
+    if rc:
+        raise _error(rc)
+    return out[0]
+
+
+def _scalar_scalar(family, op, x, y, fx, fy, device):
+    """Both operands scalars: computed on one-slot arrays (pyarrow gives a
+    scalar too)."""
+    dev = _device_ptr(device)
+    out = _tls.out
+    tmps = []
+    try:
+        sx = _new_scalar("am_scalar *")
+        sy = _new_scalar("am_scalar *")
+        fx(x, sx, None)
+        fy(y, sy, None)
+        if sx.is_null and not sy.is_null:
+            sx.type = sy.type
+        if sy.is_null and not sx.is_null:
+            sy.type = sx.type
+        for s in (sx, sy):
+            rc = _am_full(s, 1, dev, out)
+            if rc:
+                raise _error(rc)
+            tmps.append(out[0])
+        xp, yp = tmps
+        if family == _COMPARE:
+            rc = _am_compare(op, xp, yp, out)
+        elif family == _ARITH:
+            rc = _am_arith(op, xp, yp, out)
+        else:
+            rc = op(xp, yp, out)
+        if rc:
+            raise _error(rc)
+        r = _wrap(out[0])
+        return _read_values(r._ptr)[0]
+    finally:
+        for p in tmps:
+            _drop(p)
+
+
+def _binary(family, op, swop, x, y, device):
+    """The general path of every binary function."""
+    kx, fx = _dispatch(type(x))
+    ky, fy = _dispatch(type(y))
+    if kx == _SCALAR and ky == _SCALAR:
+        return _scalar_scalar(family, op, x, y, fx, fy, device)
+    t = _tls
+    out = t.out
+    tmps = []
+    try:
+        xp = x._ptr if kx == _ARRAY else None
+        yp = y._ptr if ky == _ARRAY else None
+        if kx == _IMPORT:
+            xp = fx(x, _pick_device(device, yp), out)
+            tmps.append(xp)
+        if ky == _IMPORT:
+            yp = fy(y, _pick_device(device, xp), out)
+            tmps.append(yp)
+        if xp is not None and yp is not None:
+            if family == _COMPARE:
+                rc = _am_compare(op, xp, yp, out)
+            elif family == _ARITH:
+                rc = _am_arith(op, xp, yp, out)
+            else:
+                rc = op(xp, yp, out)
+        elif yp is None:  # array <op> scalar
+            s = t.arg
+            fy(y, s, xp)
+            if family == _COMPARE:
+                rc = _am_compare_scalar(op, xp, s, out)
+            elif family == _ARITH:
+                rc = _am_arith_scalar(op, xp, s, out)
+            else:
+                full = _full_like(s, xp, out)
+                tmps.append(full)
+                rc = op(xp, full, out)
+        else:  # scalar <op> array
+            s = t.arg
+            fx(x, s, yp)
+            if family == _COMPARE:
+                rc = _am_compare_scalar(swop, yp, s, out)
+            else:
+                full = _full_like(s, yp, out)
+                tmps.append(full)
+                if family == _ARITH:
+                    rc = _am_arith(op, full, yp, out)
+                else:
+                    rc = op(full, yp, out)
+        if rc:
+            raise _error(rc)
+        r = _new(Array)
+        r._ptr = out[0]
+        return r
+    finally:
+        for p in tmps:
+            _drop(p)
+
+
+def _make_compare(name, op, swop, doc):
+    def compare(x, y, /, *, memory_pool=None, device=None):
+        if type(x) is Array:
+            ty = type(y)
+            out = _tls.out
+            if ty is Array:
+                rc = _am_compare(op, x._ptr, y._ptr, out)
+            elif ty is int:
+                s = _tls.arg
+                _fill_int(y, s, None)
+                rc = _am_compare_scalar(op, x._ptr, s, out)
+            elif ty is float:
+                s = _tls.arg
+                _fill_float(y, s, None)
+                rc = _am_compare_scalar(op, x._ptr, s, out)
+            else:
+                return _binary(_COMPARE, op, swop, x, y, device)
+            if rc:
+                raise _error(rc)
+            r = _new(Array)
+            r._ptr = out[0]
+            return r
+        return _binary(_COMPARE, op, swop, x, y, device)
+
+    def method(self, other):
+        if type(other) is Array:
+            out = _tls.out
+            rc = _am_compare(op, self._ptr, other._ptr, out)
+            if rc:
+                raise _error(rc)
+            r = _new(Array)
+            r._ptr = out[0]
+            return r
+        if not _is_operand(type(other)):
+            return NotImplemented
+        return _binary(_COMPARE, op, swop, self, other, None)
+
+    compare.__name__ = compare.__qualname__ = name
+    compare.__doc__ = doc
+    return compare, method
+
+
+def _make_arith(name, op, doc):
+    def arith(x, y, /, *, memory_pool=None, device=None):
+        if type(x) is Array:
+            ty = type(y)
+            out = _tls.out
+            if ty is Array:
+                rc = _am_arith(op, x._ptr, y._ptr, out)
+            elif ty is int:
+                s = _tls.arg
+                _fill_int(y, s, None)
+                rc = _am_arith_scalar(op, x._ptr, s, out)
+            elif ty is float:
+                s = _tls.arg
+                _fill_float(y, s, None)
+                rc = _am_arith_scalar(op, x._ptr, s, out)
+            else:
+                return _binary(_ARITH, op, op, x, y, device)
+            if rc:
+                raise _error(rc)
+            r = _new(Array)
+            r._ptr = out[0]
+            return r
+        return _binary(_ARITH, op, op, x, y, device)
+
+    def method(self, other):
+        if type(other) is Array:
+            out = _tls.out
+            rc = _am_arith(op, self._ptr, other._ptr, out)
+            if rc:
+                raise _error(rc)
+            r = _new(Array)
+            r._ptr = out[0]
+            return r
+        if not _is_operand(type(other)):
+            return NotImplemented
+        return _binary(_ARITH, op, op, self, other, None)
+
+    def rmethod(self, other):
+        if not _is_operand(type(other)):
+            return NotImplemented
+        return _binary(_ARITH, op, op, other, self, None)
+
+    arith.__name__ = arith.__qualname__ = name
+    arith.__doc__ = doc
+    return arith, method, rmethod
+
+
+def _make_logic(name, cfn, doc):
+    def logic(x, y, /, *, memory_pool=None, device=None):
+        if type(x) is Array and type(y) is Array:
+            out = _tls.out
+            rc = cfn(x._ptr, y._ptr, out)
+            if rc:
+                raise _error(rc)
+            r = _new(Array)
+            r._ptr = out[0]
+            return r
+        return _binary(_LOGIC, cfn, cfn, x, y, device)
+
+    def method(self, other):
+        if type(other) is Array:
+            return logic(self, other)
+        if not _is_operand(type(other)):
+            return NotImplemented
+        return _binary(_LOGIC, cfn, cfn, self, other, None)
+
+    def rmethod(self, other):
+        if not _is_operand(type(other)):
+            return NotImplemented
+        return _binary(_LOGIC, cfn, cfn, other, self, None)
+
+    logic.__name__ = logic.__qualname__ = name
+    logic.__doc__ = doc
+    return logic, method, rmethod
+
+
+_CMP_DOC = "Element-wise x %s y as a boolean array (pyarrow.compute.%s); null where either is null."
+equal, _eq = _make_compare("equal", lib.AM_EQ, lib.AM_EQ, _CMP_DOC % ("==", "equal"))
+not_equal, _ne = _make_compare("not_equal", lib.AM_NE, lib.AM_NE, _CMP_DOC % ("!=", "not_equal"))
+less, _lt = _make_compare("less", lib.AM_LT, lib.AM_GT, _CMP_DOC % ("<", "less"))
+less_equal, _le = _make_compare("less_equal", lib.AM_LE, lib.AM_GE, _CMP_DOC % ("<=", "less_equal"))
+greater, _gt = _make_compare("greater", lib.AM_GT, lib.AM_LT, _CMP_DOC % (">", "greater"))
+greater_equal, _ge = _make_compare(
+    "greater_equal", lib.AM_GE, lib.AM_LE, _CMP_DOC % (">=", "greater_equal")
+)
+
+_ARITH_DOC = (
+    "Element-wise x %s y in the common type (pyarrow.compute.%s). Integers wrap; "
+    "integer division truncates and a zero divisor raises ZeroDivisionError."
+)
+add, _add, _radd = _make_arith("add", lib.AM_ADD, _ARITH_DOC % ("+", "add"))
+subtract, _sub, _rsub = _make_arith("subtract", lib.AM_SUBTRACT, _ARITH_DOC % ("-", "subtract"))
+multiply, _mul, _rmul = _make_arith("multiply", lib.AM_MULTIPLY, _ARITH_DOC % ("*", "multiply"))
+divide, _div, _rdiv = _make_arith("divide", lib.AM_DIVIDE, _ARITH_DOC % ("/", "divide"))
+
+and_, _and, _rand = _make_logic(
+    "and_", _am_and, "Element-wise x AND y of booleans; null if either is null (not Kleene)."
+)
+or_, _or, _ror = _make_logic(
+    "or_", _am_or, "Element-wise x OR y of booleans; null if either is null (not Kleene)."
+)
+
+
+def invert(values, /, *, memory_pool=None, device=None):
+    """Element-wise NOT of a boolean array (pyarrow.compute.invert)."""
+    out = _tls.out
+    if type(values) is Array:
+        rc = _am_not(values._ptr, out)
+        if rc:
+            raise _error(rc)
+        return _wrap(out[0])
+    p = import_handle(values, device)
+    try:
+        rc = _am_not(p, out)
+        if rc:
+            raise _error(rc)
+        return _wrap(out[0])
+    finally:
+        _drop(p)
+
+
+def _two_arrays(name, cfn, x, y, device):
+    """cfn(x, y, out) for two array operands of any accepted kind."""
+    kx, fx = _dispatch(type(x))
+    ky, fy = _dispatch(type(y))
+    if kx == _SCALAR or ky == _SCALAR:
+        raise ArrowMetalInvalid(f"{name} takes two arrays", lib.AM_EINVAL)
+    out = _tls.out
+    tmps = []
+    try:
+        xp = x._ptr if kx == _ARRAY else None
+        yp = y._ptr if ky == _ARRAY else None
+        if xp is None:
+            xp = fx(x, _pick_device(device, yp), out)
+            tmps.append(xp)
+        if yp is None:
+            yp = fy(y, _pick_device(device, xp), out)
+            tmps.append(yp)
+        rc = cfn(xp, yp, out)
+        if rc:
+            raise _error(rc)
+        return _wrap(out[0])
+    finally:
+        for p in tmps:
+            _drop(p)
+
+
+def filter(
+    input,
+    selection_filter,
+    /,
+    null_selection_behavior="drop",
+    *,
+    options=None,
+    memory_pool=None,
+    device=None,
+):
+    """The slots of `input` where `selection_filter` is true; a null mask slot
+    drops the row (pyarrow.compute.filter)."""
+    if options is not None:
+        null_selection_behavior = getattr(
+            options, "null_selection_behavior", null_selection_behavior
+        )
+    if null_selection_behavior != "drop":
+        raise ArrowMetalUnsupported(
+            "filter: only null_selection_behavior='drop' is supported", lib.AM_EUNSUPPORTED
+        )
+    if type(input) is Array and type(selection_filter) is Array:
+        out = _tls.out
+        rc = _am_filter(input._ptr, selection_filter._ptr, out)
+        if rc:
+            raise _error(rc)
+        return _wrap(out[0])
+    return _two_arrays("filter", _am_filter, input, selection_filter, device)
+
+
+def take(data, indices, *, boundscheck=True, memory_pool=None, device=None):
+    """out[i] = data[indices[i]]; a null index gives null (pyarrow.compute.take).
+    Indices are always bounds-checked."""
+    if type(data) is Array and type(indices) is Array:
+        out = _tls.out
+        rc = _am_take(data._ptr, indices._ptr, out)
+        if rc:
+            raise _error(rc)
+        return _wrap(out[0])
+    return _two_arrays("take", _am_take, data, indices, device)
+
+
+def cast(arr, target_type=None, safe=None, options=None, memory_pool=None, device=None):
+    """`arr` converted to `target_type` (a name such as 'int64', a pyarrow
+    DataType or a numpy dtype). safe=True (the default) raises OverflowError
+    for values that do not fit; safe=False wraps integers and truncates floats
+    (pyarrow.compute.cast)."""
+    if options is not None:
+        if target_type is None:
+            target_type = getattr(options, "target_type", None)
+        if safe is None:
+            safe = not (
+                getattr(options, "allow_int_overflow", False)
+                or getattr(options, "allow_float_truncate", False)
+            )
+    if target_type is None:
+        raise ValueError("cast: target_type must not be None")
+    t = type_id(target_type)
+    s = 0 if safe is False else 1
+    out = _tls.out
+    if type(arr) is Array:
+        rc = _am_cast(arr._ptr, t, s, out)
+        if rc:
+            raise _error(rc)
+        return _wrap(out[0])
+    p = import_handle(arr, device)
+    try:
+        rc = _am_cast(p, t, s, out)
+        if rc:
+            raise _error(rc)
+        return _wrap(out[0])
+    finally:
+        _drop(p)
+
+
+# ---------------------------------------------------------------------------
+# Operators and convenience methods of am.Array
+
+
+def _invert_method(self):
+    out = _tls.out
+    rc = _am_not(self._ptr, out)
+    if rc:
+        raise _error(rc)
+    return _wrap(out[0])
+
+
+Array.__eq__ = _eq
+Array.__ne__ = _ne
+Array.__lt__ = _lt
+Array.__le__ = _le
+Array.__gt__ = _gt
+Array.__ge__ = _ge
+Array.__add__ = _add
+Array.__radd__ = _radd
+Array.__sub__ = _sub
+Array.__rsub__ = _rsub
+Array.__mul__ = _mul
+Array.__rmul__ = _rmul
+Array.__truediv__ = _div
+Array.__rtruediv__ = _rdiv
+Array.__and__ = _and
+Array.__rand__ = _rand
+Array.__or__ = _or
+Array.__ror__ = _ror
+Array.__invert__ = _invert_method
+Array.__hash__ = None
+
+
+def _method(fn, name):
+    def m(self, *args, **kwargs):
+        return fn(self, *args, **kwargs)
+
+    m.__name__ = m.__qualname__ = name
+    m.__doc__ = fn.__doc__
+    return m
+
+
+for _name, _fn in (
+    ("sum", sum),
+    ("min", min),
+    ("max", max),
+    ("mean", mean),
+    ("count", count),
+    ("cast", cast),
+    ("filter", filter),
+    ("take", take),
+):
+    setattr(Array, _name, _method(_fn, _name))
+del _name, _fn

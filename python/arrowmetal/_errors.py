@@ -1,0 +1,122 @@
+"""Exceptions raised for the status codes of the C ABI."""
+
+from ._capi import ffi, lib
+
+__all__ = [
+    "ArrowMetalDeviceError",
+    "ArrowMetalError",
+    "ArrowMetalIndexError",
+    "ArrowMetalInvalid",
+    "ArrowMetalMemoryError",
+    "ArrowMetalOverflowError",
+    "ArrowMetalTypeError",
+    "ArrowMetalUnsupported",
+    "ArrowMetalZeroDivisionError",
+    "check",
+    "error_from_status",
+]
+
+
+class ArrowMetalError(Exception):
+    """Base class of every error reported by the ArrowMetal C library.
+
+    ``code`` is the am_status value (``lib.AM_EINVAL``, ...), ``message`` the text
+    of ``am_last_error()`` at the time of the failure.
+    """
+
+    code = None
+
+    def __init__(self, message="", code=None):
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+
+    def __reduce__(self):
+        return (type(self), (self.message, self.code))
+
+
+class ArrowMetalInvalid(ArrowMetalError, ValueError):
+    """AM_EINVAL: invalid argument (NULL, bad length, malformed struct)."""
+
+    code = lib.AM_EINVAL
+
+
+class ArrowMetalTypeError(ArrowMetalError, TypeError):
+    """AM_ETYPE: no kernel for these types, or an unknown format."""
+
+    code = lib.AM_ETYPE
+
+
+class ArrowMetalIndexError(ArrowMetalError, IndexError):
+    """AM_EINDEX: index out of bounds."""
+
+    code = lib.AM_EINDEX
+
+
+class ArrowMetalOverflowError(ArrowMetalError, OverflowError):
+    """AM_EOVERFLOW: a value does not fit the target type."""
+
+    code = lib.AM_EOVERFLOW
+
+
+class ArrowMetalZeroDivisionError(ArrowMetalError, ZeroDivisionError):
+    """AM_EZERODIV: integer division by zero."""
+
+    code = lib.AM_EZERODIV
+
+
+class ArrowMetalUnsupported(ArrowMetalError, NotImplementedError):
+    """AM_EUNSUPPORTED: backend or feature not available here."""
+
+    code = lib.AM_EUNSUPPORTED
+
+
+class ArrowMetalMemoryError(ArrowMetalError, MemoryError):
+    """AM_ENOMEM: a host or device allocation failed."""
+
+    code = lib.AM_ENOMEM
+
+
+class ArrowMetalDeviceError(ArrowMetalError):
+    """AM_EDEVICE: the device reported an error (sticky for that device)."""
+
+    code = lib.AM_EDEVICE
+
+
+_BY_CODE = {
+    cls.code: cls
+    for cls in (
+        ArrowMetalInvalid,
+        ArrowMetalTypeError,
+        ArrowMetalIndexError,
+        ArrowMetalOverflowError,
+        ArrowMetalZeroDivisionError,
+        ArrowMetalUnsupported,
+        ArrowMetalMemoryError,
+        ArrowMetalDeviceError,
+    )
+}
+
+_last_error = lib.am_last_error
+_string = ffi.string
+
+
+def error_from_status(code, message=None):
+    """The exception for status `code`, carrying am_last_error() of this thread.
+
+    Call it right after the failing call: the next ArrowMetal call on this
+    thread may replace the message.
+    """
+    if message is None:
+        message = _string(_last_error()).decode("utf-8", "replace")
+    cls = _BY_CODE.get(code)
+    if cls is None:
+        return ArrowMetalError(message or f"ArrowMetal status {code}", code)
+    return cls(message, code)
+
+
+def check(code):
+    """Raises the exception for a non-zero status code."""
+    if code:
+        raise error_from_status(code)

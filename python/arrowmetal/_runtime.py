@@ -1,0 +1,289 @@
+"""Batching, devices, backends and the process-wide runtime controls."""
+
+from ._capi import ffi, lib
+from ._core import (
+    _am_release,
+    _device_ptr,
+    _tls,
+    device_backend,
+    scalar_value,
+)
+from ._core import device_name as _device_name
+from ._errors import ArrowMetalError, error_from_status
+
+_error = error_from_status
+_string = ffi.string
+
+__all__ = [
+    "Batch",
+    "PendingScalar",
+    "backend",
+    "backends",
+    "batch",
+    "default_device",
+    "device_name",
+    "kernel_cache_dir",
+    "kernel_cache_info",
+    "low_latency_wait",
+    "resident_mode",
+    "resident_status",
+    "set_device",
+    "spin_microseconds",
+    "version",
+]
+
+_UNSET = object()
+
+
+class PendingScalar:
+    """A reduction result made inside ``am.batch()``: the C library writes it
+    when the outermost batch ends (or its ticket is waited on). ``.value`` (or
+    ``as_py()``) gives the Python value then; before, it raises."""
+
+    __slots__ = ("_error", "_s", "_value")
+
+    def __init__(self, s):
+        self._s = s
+        self._value = _UNSET
+        self._error = None
+
+    def _resolve(self, err):
+        if err is not None:
+            self._error = err
+        else:
+            self._value = scalar_value(self._s)
+        self._s = None
+
+    @property
+    def ready(self):
+        return self._value is not _UNSET or self._error is not None
+
+    @property
+    def value(self):
+        if self._value is _UNSET:
+            if self._error is not None:
+                raise self._error
+            raise ArrowMetalError(
+                "the value of a reduction made inside am.batch() is known only after the batch ends"
+            )
+        return self._value
+
+    def as_py(self):
+        return self.value
+
+    def __int__(self):
+        return int(self.value)
+
+    def __float__(self):
+        return float(self.value)
+
+    def __index__(self):
+        return self.value.__index__()
+
+    def __bool__(self):
+        return bool(self.value)
+
+    def __eq__(self, other):
+        if isinstance(other, PendingScalar):
+            other = other.value
+        return self.value == other
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = None
+
+    def __repr__(self):
+        if self._value is not _UNSET:
+            return f"<PendingScalar {self._value!r}>"
+        if self._error is not None:
+            return f"<PendingScalar error: {self._error}>"
+        return "<PendingScalar (batch not ended)>"
+
+
+_batch_begin = lib.am_batch_begin
+_batch_end = lib.am_batch_end
+_batch_commit = lib.am_batch_commit
+_wait = lib.am_wait
+
+
+def _enter():
+    t = _tls
+    rc = _batch_begin()
+    if rc:
+        raise _error(rc)
+    if t.depth == 0:
+        t.saved = t.scalar
+        t.scalar = None  # reductions now return PendingScalar
+        t.pending = []
+        t.deferred = []
+    t.depth += 1
+
+
+def _leave_outermost(t):
+    pending, deferred = t.pending, t.deferred
+    t.scalar = t.saved
+    t.pending = t.deferred = None
+    return pending, deferred
+
+
+def _finish(pending, deferred, err):
+    for p in deferred:
+        _am_release(p)
+    for ps in pending:
+        ps._resolve(err)
+
+
+class Batch:
+    """Context manager of ``am.batch()``; see there."""
+
+    __slots__ = ("_deferred", "_done", "_pending", "_wait", "ticket")
+
+    def __init__(self, wait=True):
+        self._wait = wait
+        self.ticket = None
+        self._pending = self._deferred = None
+        self._done = True
+
+    def __enter__(self):
+        _enter()
+        return self
+
+    def __exit__(self, et, ev, tb):
+        t = _tls
+        t.depth -= 1
+        outermost = t.depth == 0
+        if outermost and not self._wait:
+            ticket = ffi.new("uint64_t *")
+            rc = _batch_commit(ticket)
+            err = _error(rc) if rc else None
+            pending, deferred = _leave_outermost(t)
+            if err is None:
+                self.ticket = ticket[0]
+                self._pending, self._deferred, self._done = pending, deferred, False
+            else:
+                _finish(pending, deferred, err)
+        else:
+            rc = _batch_end()
+            err = _error(rc) if rc else None  # read before any other C call
+            if outermost:
+                _finish(*_leave_outermost(t), err)
+        if err is not None and et is None:
+            raise err
+        return False
+
+    def wait(self):
+        """Waits for a batch ended with ``am.batch(wait=False)``; raises the first
+        error of its submission. Pending scalars of the batch are ready after."""
+        if self._done:
+            return
+        self._done = True
+        rc = _wait(self.ticket)
+        err = _error(rc) if rc else None
+        pending, deferred = self._pending, self._deferred
+        self._pending = self._deferred = None
+        _finish(pending, deferred, err)
+        if err is not None:
+            raise err
+
+
+def batch(wait=True):
+    """``with am.batch(): ...`` joins the calls this thread makes into one
+    submission per device, waited on once at the end (am_batch_begin/end).
+
+    Array results can be used at once. Reductions return a
+    :class:`PendingScalar` whose value is known after the batch ends. Errors
+    that depend on data may be raised when the block ends. Batches nest; only
+    the outermost submits. With ``wait=False`` the outermost block ends with
+    am_batch_commit and does not wait; call ``.wait()`` on the context object.
+    """
+    return Batch(wait)
+
+
+# ---------------------------------------------------------------------------
+# Runtime controls
+
+
+def spin_microseconds(us=None):
+    """Spin budget of the GPU completion wait; sets it when `us` is given.
+    Returns the value in force."""
+    return lib.am_spin_microseconds(-1 if us is None else int(us))
+
+
+def low_latency_wait(on=None):
+    """Low-latency completion wait; sets it when `on` is given. Returns the
+    setting in force."""
+    return bool(lib.am_low_latency_wait(-1 if on is None else (1 if on else 0)))
+
+
+def resident_mode(on=None):
+    """Resident GPU worker; asks to start (True) or stop (False) it when `on` is
+    given. Returns True only while a resident worker really runs; see
+    resident_status() for why not."""
+    return bool(lib.am_resident_mode(-1 if on is None else (1 if on else 0)))
+
+
+def resident_status():
+    return _string(lib.am_resident_status()).decode()
+
+
+# ---------------------------------------------------------------------------
+# Backends and devices
+
+
+def backend():
+    """Name of the default device's backend ('cpu', 'cuda', 'metal')."""
+    return device_backend(lib.am_default_device())
+
+
+def backends():
+    """[(name, available, reason)] for every backend compiled in; `reason` says
+    why one cannot run here ('' when it can)."""
+    result = []
+    for i in range(lib.am_backend_count()):
+        name_p = lib.am_backend_name(i)
+        if name_p == ffi.NULL:
+            continue
+        name = _string(name_p)
+        rc = lib.am_backend_probe(name)
+        reason = "" if rc == 0 else _string(lib.am_last_error()).decode("utf-8", "replace")
+        result.append((name.decode(), rc == 0, reason))
+    return result
+
+
+def set_device(spec):
+    """Makes device `spec` ('cpu', 'cuda', 'cuda:1', 'metal') the default of every
+    call given no device. Returns its name."""
+    dev = _device_ptr(spec)
+    rc = lib.am_set_default_device(dev)
+    if rc:
+        raise _error(rc)
+    return _device_name(dev)
+
+
+def default_device():
+    """Name of the default device ('cpu', 'cuda:0', ...)."""
+    return _device_name(lib.am_default_device())
+
+
+device_name = default_device
+
+
+def kernel_cache_info():
+    """Counters of the GPU backends' compiled-kernel cache since the process
+    started (am_kernel_cache_info), as a dict of field name to value."""
+    info = ffi.new("am_kernel_cache_stats *")
+    rc = lib.am_kernel_cache_info(info)
+    if rc:
+        raise _error(rc)
+    return {name: getattr(info, name) for name, _ in ffi.typeof("am_kernel_cache_stats").fields}
+
+
+def kernel_cache_dir():
+    """Directory of the on-disk kernel cache, '' when it is off."""
+    return _string(lib.am_kernel_cache_dir()).decode()
+
+
+def version():
+    """Version of the loaded C library, "MAJOR.MINOR.PATCH"."""
+    return _string(lib.am_version()).decode()

@@ -1,0 +1,179 @@
+"""The cffi binding: generated cdef, library lookup, raw ABI access."""
+
+import os
+import subprocess
+import sys
+
+from cffi import FFI
+
+from arrowmetal import _capi
+from arrowmetal._capi import cdef_from_header, ffi, lib, library_path
+
+HEADER = """\
+/* a comment
+   over lines */
+#ifndef X_H
+#define X_H
+#include <stdint.h>
+#define X_ANSWER 42
+#define X_HEX 0x10
+#define X_EXPR (1 << 3)
+#define X_NAME "no"
+#ifdef __cplusplus
+extern "C" {
+#endif
+// line comment
+typedef struct x_pair {
+  int32_t a; /* trailing */
+  int64_t b;
+} x_pair;
+enum x_e { X_A = 0, X_B = 1 };
+int x_add(const x_pair *p,
+          int64_t *out);
+#ifdef __cplusplus
+}
+#endif
+#endif
+"""
+
+
+def test_cdef_from_header_keeps_declarations_and_integer_defines():
+    cdef = cdef_from_header(HEADER)
+    assert "#define X_ANSWER 42" in cdef
+    assert "#define X_HEX 0x10" in cdef
+    defines = [line.split()[1] for line in cdef.splitlines() if line.startswith("#define")]
+    assert defines == ["X_ANSWER", "X_HEX"]
+    assert "#include" not in cdef and "#if" not in cdef
+    assert "extern" not in cdef and "comment" not in cdef and "trailing" not in cdef
+    assert cdef.count("{") == cdef.count("}")
+    f = FFI()
+    f.cdef(cdef)  # parses
+    assert f.sizeof("x_pair") == 16
+    assert f.dlopen(None).X_ANSWER == 42
+
+
+def test_header_and_cdef_in_sync():
+    with open(_capi.header_path, encoding="utf-8") as fh:
+        text = fh.read()
+    assert cdef_from_header(text) == _capi._CDEF
+    for name in ("am_import", "am_sum", "am_batch_begin", "am_resident_status"):
+        assert name in text
+        assert callable(getattr(lib, name))
+
+
+def test_structs_and_constants():
+    assert ffi.sizeof("struct ArrowSchema") == 72
+    assert ffi.sizeof("struct ArrowArray") == 80
+    assert ffi.sizeof("struct ArrowDeviceArray") == 128
+    assert ffi.sizeof("struct ArrowArrayStream") == 40
+    assert ffi.sizeof("am_scalar") == 32
+    assert lib.AM_OK == 0 and lib.AM_EDEVICE == 8
+    assert lib.AM_INT64 == 5 and lib.AM_FLOAT64 == 11
+    assert lib.ARROW_DEVICE_CPU == 1 and lib.ARROW_DEVICE_CUDA == 2
+    assert lib.AM_COUNT_ALL == 2 and lib.AM_GE == 5 and lib.AM_DIVIDE == 3
+
+
+def test_library_path_and_version():
+    assert os.path.isfile(library_path)
+    v = ffi.string(lib.am_version()).decode()
+    assert len(v.split(".")) == 3
+    assert ffi.string(lib.am_last_error()) is not None
+
+
+def test_raw_abi_roundtrip():
+    out = ffi.new("am_array **")
+    s = ffi.new("am_scalar *")
+    s.type = lib.AM_INT64
+    s.i64 = 7
+    assert lib.am_full(s, 5, ffi.NULL, out) == 0
+    a = out[0]
+    try:
+        assert lib.am_length(a) == 5
+        assert lib.am_array_type(a) == lib.AM_INT64
+        assert ffi.string(lib.am_format(a)) == b"l"
+        r = ffi.new("am_scalar *")
+        assert lib.am_sum(a, r) == 0
+        assert r.type == lib.AM_INT64 and r.is_null == 0 and r.i64 == 35
+    finally:
+        lib.am_release(a)
+
+
+def test_capi_stands_alone_and_package_needs_no_pyarrow_or_numpy():
+    code = (
+        "import importlib.util, sys\n"
+        "spec = importlib.util.spec_from_file_location('capi_alone', sys.argv[1])\n"
+        "m = importlib.util.module_from_spec(spec)\n"
+        "spec.loader.exec_module(m)\n"
+        "assert m.lib.am_version()\n"
+        "print(sorted(k for k in sys.modules if k.startswith(('arrowmetal', 'pyarrow', 'numpy'))))\n"
+        "import arrowmetal\n"
+        "print(sorted(k for k in sys.modules if k.startswith(('pyarrow', 'numpy'))))\n"
+    )
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.dirname(os.path.dirname(_capi.__file__))
+    out = subprocess.run(
+        [sys.executable, "-c", code, _capi.__file__],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
+    assert out.stdout.split("\n")[:2] == ["[]", "[]"]
+
+
+def test_missing_library_error_names_paths(tmp_path):
+    # A copy of the package without the library and with a bad ARROWMETAL_LIBRARY.
+    pkg = tmp_path / "arrowmetal"
+    pkg.mkdir()
+    src = os.path.dirname(_capi.__file__)
+    for name in ("__init__.py", "_capi.py"):
+        with open(os.path.join(src, name), encoding="utf-8") as fh:
+            (pkg / name).write_text(fh.read() if name == "_capi.py" else "")
+    with open(_capi.header_path, encoding="utf-8") as fh:
+        (pkg / "arrowmetal.h").write_text(fh.read())
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(tmp_path)
+    env["ARROWMETAL_LIBRARY"] = str(tmp_path / "nope.so")
+    out = subprocess.run(
+        [sys.executable, "-c", "import arrowmetal._capi"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+        cwd=str(tmp_path),
+    )
+    assert out.returncode != 0
+    assert "ImportError" in out.stderr
+    assert str(pkg / "libarrowmetal.so") in out.stderr
+    assert "nope.so" in out.stderr
+
+
+def test_env_library_fallback(tmp_path):
+    pkg = tmp_path / "arrowmetal"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    with open(_capi.__file__, encoding="utf-8") as fh:
+        (pkg / "_capi.py").write_text(fh.read())
+    with open(_capi.header_path, encoding="utf-8") as fh:
+        (pkg / "arrowmetal.h").write_text(fh.read())
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(tmp_path)
+    env["ARROWMETAL_LIBRARY"] = library_path
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            (
+                "from arrowmetal._capi import lib, library_path, header_path; "
+                "print(library_path); print(header_path)"
+            ),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=str(tmp_path),
+        check=True,
+    )
+    lines = out.stdout.split()
+    assert lines[0] == os.path.abspath(library_path)
+    assert lines[1] == str(pkg / "arrowmetal.h")

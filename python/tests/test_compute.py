@@ -1,0 +1,269 @@
+"""The compute functions against pyarrow.compute on representative cases."""
+
+import math
+
+import pytest
+
+import arrowmetal as am
+
+pa = pytest.importorskip("pyarrow")
+pc = pytest.importorskip("pyarrow.compute")
+
+
+def _py_equal(a, b):
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return type(a) is type(b) and a == b
+
+
+def same(result, expected):
+    """am result vs pyarrow result (Array or Scalar); NaN equals NaN."""
+    if isinstance(expected, pa.Scalar):
+        return _py_equal(result, expected.as_py())
+    assert isinstance(result, am.Array)
+    got = result.to_pyarrow()
+    if got.type != expected.type or len(got) != len(expected):
+        return False
+    return all(_py_equal(x, y) for x, y in zip(got.to_pylist(), expected.to_pylist()))
+
+
+INTS = pa.array([3, -1, None, 7, 0, 12], pa.int64())
+INT32 = pa.array([5, 2, 9, None, -4, 1], pa.int32())
+UINTS = pa.array([1, 2, 3, None, 250, 0], pa.uint8())
+FLOATS = pa.array([1.5, None, -2.25, 8.0, float("nan"), 0.5], pa.float64())
+F32 = pa.array([1.5, 2.0, None, -3.0, 4.5, 0.0], pa.float32())
+BOOLS = pa.array([True, False, None, True, True, False])
+BOOLS2 = pa.array([False, False, True, None, True, True])
+EMPTY = pa.array([], pa.int64())
+ALL_NULL = pa.array([None, None], pa.float64())
+
+
+@pytest.mark.parametrize("name", ["sum", "min", "max", "mean"])
+@pytest.mark.parametrize(
+    "data",
+    [INTS, INT32, UINTS, F32, BOOLS, EMPTY, ALL_NULL, pa.array([2.0, 4.0, 1.0])],
+    ids=["int64", "int32", "uint8", "float32", "bool", "empty", "all_null", "float64"],
+)
+def test_reductions(name, data):
+    if name == "mean" and data.type == pa.bool_():
+        pytest.skip("pyarrow mean of booleans is not in the ABI")
+    expected = getattr(pc, name)(data)
+    assert same(getattr(am, name)(data), expected)
+    assert same(getattr(am, name)(am.array(data)), expected)
+
+
+def test_reduction_result_types():
+    assert type(am.sum(INTS)) is int
+    assert type(am.sum(FLOATS.filter(pc.is_valid(FLOATS)))) is float
+    assert type(am.mean(INTS)) is float
+    assert am.min(BOOLS) is False and am.max(BOOLS) is True
+    assert am.sum(pa.array([2**63 - 1, 1])) == -(2**63)  # wraps like pyarrow
+    assert am.sum(pa.array([2**64 - 1, 2], pa.uint64())) == 1
+    assert am.max(pa.array([2**64 - 1], pa.uint64())) == 2**64 - 1
+
+
+def test_nan_handling():
+    assert am.min(FLOATS) == pc.min(FLOATS).as_py()
+    assert am.max(FLOATS) == pc.max(FLOATS).as_py()
+    assert math.isnan(am.min(pa.array([float("nan")] * 3)))
+
+
+@pytest.mark.parametrize("name", ["sum", "min", "max", "mean"])
+@pytest.mark.parametrize(
+    "kwargs", [{"skip_nulls": False}, {"min_count": 0}, {"min_count": 5}, {"min_count": 3}]
+)
+@pytest.mark.parametrize("data", [INTS, EMPTY, ALL_NULL, FLOATS], ids=["i", "e", "n", "f"])
+def test_reduction_options(name, kwargs, data):
+    expected = getattr(pc, name)(data, **kwargs)
+    assert same(getattr(am, name)(data, **kwargs), expected)
+
+
+@pytest.mark.parametrize("mode", ["only_valid", "only_null", "all"])
+@pytest.mark.parametrize("data", [INTS, BOOLS, EMPTY, ALL_NULL])
+def test_count(mode, data):
+    assert am.count(data, mode) == pc.count(data, mode).as_py()
+    assert am.count(am.array(data), mode=mode) == pc.count(data, mode=mode).as_py()
+
+
+def test_count_bad_mode():
+    with pytest.raises(ValueError, match="mode"):
+        am.count(INTS, "some")
+
+
+COMPARES = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]
+
+
+@pytest.mark.parametrize("name", COMPARES)
+@pytest.mark.parametrize(
+    "left,right",
+    [
+        (INTS, pa.array([3, 3, 3, None, 3, 12], pa.int64())),
+        (INT32, INTS),  # mixed types: common type
+        (FLOATS, pa.array([1.5, 0.0, -3.0, 9.0, float("nan"), 0.5])),
+        (UINTS, INT32),
+    ],
+    ids=["int64", "int32-int64", "float-nan", "uint8-int32"],
+)
+def test_compare_arrays(name, left, right):
+    expected = getattr(pc, name)(left, right)
+    assert same(getattr(am, name)(left, right), expected)
+    assert same(getattr(am, name)(am.array(left), am.array(right)), expected)
+
+
+@pytest.mark.parametrize("name", COMPARES)
+@pytest.mark.parametrize("scalar", [3, 2.5, -1])
+def test_compare_scalars_both_sides(name, scalar):
+    fn = getattr(am, name)
+    assert same(fn(INTS, scalar), getattr(pc, name)(INTS, scalar))
+    assert same(fn(scalar, INTS), getattr(pc, name)(scalar, INTS))
+    a = am.array(INTS)
+    assert same(fn(a, scalar), getattr(pc, name)(INTS, scalar))
+    assert same(fn(scalar, a), getattr(pc, name)(scalar, INTS))
+
+
+def test_compare_null_scalar():
+    r = am.equal(INTS, None).to_pyarrow()
+    assert r.type == pa.bool_() and r.null_count == len(INTS)
+
+
+ARITH = ["add", "subtract", "multiply", "divide"]
+
+
+@pytest.mark.parametrize("name", ARITH)
+@pytest.mark.parametrize(
+    "left,right",
+    [
+        (INTS, pa.array([1, 2, 3, 4, None, -5], pa.int64())),
+        (INTS, INT32),
+        (FLOATS, F32),
+        (UINTS, pa.array([1, 1, 2, 2, 3, 3], pa.uint8())),
+    ],
+    ids=["int64", "int64-int32", "f64-f32", "uint8"],
+)
+def test_arith_arrays(name, left, right):
+    expected = getattr(pc, name)(left, right)
+    assert same(getattr(am, name)(left, right), expected)
+
+
+@pytest.mark.parametrize("name", ARITH)
+@pytest.mark.parametrize("scalar", [3, 2.5, -2])
+@pytest.mark.parametrize("data", [INTS, INT32, F32], ids=["int64", "int32", "float32"])
+def test_arith_scalars_both_sides(name, scalar, data):
+    fn = getattr(am, name)
+    if name == "divide" and isinstance(scalar, int):
+        data = pc.if_else(pc.equal(data, 0), 1, data).cast(data.type)
+    assert same(fn(data, scalar), getattr(pc, name)(data, scalar))
+    assert same(fn(scalar, data), getattr(pc, name)(scalar, data))
+
+
+def test_arith_null_scalar_and_wrap():
+    r = am.add(INT32, None).to_pyarrow()
+    assert r.type == pa.int32() and r.null_count == len(INT32)
+    big = pa.array([2**63 - 1], pa.int64())
+    assert am.add(big, 1).to_pylist() == pc.add(big, 1).to_pylist()
+    assert am.divide(pa.array([7, -7]), pa.array([2, 2])).to_pylist() == [3, -3]
+    assert am.divide(pa.array([-(2**63)]), -1).to_pylist() == [0]
+
+
+def test_scalar_scalar():
+    assert am.add(1, 2) == pc.add(1, 2).as_py()
+    assert am.less(1, 2.5) is True
+    assert am.and_(True, False) is False
+
+
+def test_int_scalar_ranges():
+    u = pa.array([1, 2], pa.uint64())
+    assert am.add(u, 2**63).to_pylist() == [2**63 + 1, 2**63 + 2]
+    with pytest.raises(OverflowError):
+        am.add(INTS, 2**64)
+    with pytest.raises(OverflowError):
+        am.less(INTS, -(2**63) - 1)
+
+
+@pytest.mark.parametrize("name", ["and_", "or_"])
+def test_logic(name):
+    fn = getattr(am, name)
+    assert same(fn(BOOLS, BOOLS2), getattr(pc, name)(BOOLS, BOOLS2))
+    for scalar in (True, False):
+        expected = getattr(pc, name)(BOOLS, scalar)
+        assert same(fn(BOOLS, scalar), expected)
+        assert same(fn(scalar, BOOLS), expected)
+    r = fn(BOOLS, None).to_pyarrow()
+    assert r.null_count == len(BOOLS)
+
+
+def test_invert():
+    assert same(am.invert(BOOLS), pc.invert(BOOLS))
+    assert same(am.invert(am.array(BOOLS2)), pc.invert(BOOLS2))
+
+
+@pytest.mark.parametrize("data", [INTS, FLOATS, BOOLS2, UINTS], ids=["i", "f", "b", "u"])
+def test_filter(data):
+    expected = pc.filter(data, BOOLS)
+    assert same(am.filter(data, BOOLS), expected)
+    assert same(am.filter(am.array(data), am.array(BOOLS)), expected)
+    assert same(am.array(data).filter(BOOLS), expected)
+
+
+def test_filter_unsupported_behavior():
+    with pytest.raises(NotImplementedError):
+        am.filter(INTS, BOOLS, "emit_null")
+
+
+@pytest.mark.parametrize(
+    "indices",
+    [
+        pa.array([5, 0, None, 2, 2], pa.int64()),
+        pa.array([1, 1, 0], pa.int32()),
+        pa.array([], pa.int64()),
+    ],
+    ids=["int64", "int32", "empty"],
+)
+@pytest.mark.parametrize("data", [INTS, FLOATS, BOOLS], ids=["i", "f", "b"])
+def test_take(data, indices):
+    expected = pc.take(data, indices)
+    assert same(am.take(data, indices), expected)
+    assert same(am.take(am.array(data), am.array(indices)), expected)
+
+
+@pytest.mark.parametrize(
+    "target,patype",
+    [
+        ("int32", pa.int32()),
+        ("float64", pa.float64()),
+        ("double", pa.float64()),
+        ("float", pa.float32()),
+        (pa.int16(), pa.int16()),
+        ("bool", pa.bool_()),
+    ],
+)
+def test_cast(target, patype):
+    data = pa.array([1, 0, None, 100, -3], pa.int64())
+    expected = pc.cast(data, patype)
+    assert same(am.cast(data, target), expected)
+    assert same(am.array(data).cast(target), expected)
+
+
+def test_cast_numpy_dtype_and_safety():
+    np = pytest.importorskip("numpy")
+    assert am.cast(INTS, np.dtype("float32")).type == "float32"
+    assert am.cast(INTS, np.int16).type == "int16"
+    big = pa.array([1000, 1], pa.int64())
+    with pytest.raises(OverflowError):
+        am.cast(big, "int8")
+    assert (
+        am.cast(big, "int8", safe=False).to_pylist()
+        == pc.cast(big, pa.int8(), safe=False).to_pylist()
+    )
+    with pytest.raises(OverflowError):
+        am.cast(pa.array([1.5]), "int64")
+    assert am.cast(pa.array([1.5, -2.7]), "int64", safe=False).to_pylist() == [1, -2]
+    with pytest.raises(ValueError):
+        am.cast(INTS)
+    with pytest.raises(TypeError):
+        am.cast(INTS, "string")
+
+
+def test_device_keyword_and_memory_pool_are_accepted():
+    assert am.sum(INTS, device="cpu", memory_pool=None) == pc.sum(INTS).as_py()
+    assert am.add(INTS, 1, device="cpu").device == "cpu"

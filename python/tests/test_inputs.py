@@ -1,0 +1,174 @@
+"""Accepted inputs: numpy arrays, chunked arrays and streams, sequences, scalars."""
+
+import gc
+
+import pytest
+
+import arrowmetal as am
+
+pa = pytest.importorskip("pyarrow")
+pc = pytest.importorskip("pyarrow.compute")
+np = pytest.importorskip("numpy")
+
+
+@pytest.mark.parametrize(
+    "dtype",
+    [
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float32",
+        "float64",
+    ],
+)
+def test_numpy_dtypes_zero_copy(dtype):
+    x = np.arange(1, 11).astype(dtype)
+    a = am.array(x)
+    assert a.type == dtype
+    assert a.null_count == 0
+    assert a.to_pylist() == x.tolist()
+    assert am.sum(x) == pc.sum(pa.array(x)).as_py()
+    if a.device == "cpu":
+        assert a.to_pyarrow().buffers()[1].address == x.ctypes.data
+
+
+def test_numpy_bool_is_packed():
+    x = np.array([True, False, True, True, False, False, False, True, True])
+    a = am.array(x)
+    assert a.type == "bool"
+    assert a.to_pylist() == x.tolist()
+    assert am.sum(x) == 5
+    assert am.filter(np.arange(9), x).to_pylist() == [0, 2, 3, 7, 8]
+
+
+def test_numpy_layouts():
+    x = np.arange(20, dtype=np.int64)
+    assert am.array(x[::2]).to_pylist() == list(range(0, 20, 2))  # strided: copied
+    assert am.array(x[3:7]).to_pylist() == [3, 4, 5, 6]  # offset view: zero-copy
+    assert am.array(x.astype(">i4")).to_pylist() == list(range(20))  # byte-swapped
+    assert am.array(np.array([], dtype=np.float64)).to_pylist() == []
+    with pytest.raises(ValueError):
+        am.array(np.zeros((2, 2)))
+    with pytest.raises(TypeError):
+        am.array(np.array(["a", "b"]))
+    with pytest.raises(TypeError):
+        am.array(np.zeros(3, dtype=np.float16))
+
+
+def test_numpy_memory_outlives_caller_reference():
+    x = np.arange(1000, dtype=np.int64)
+    a = am.array(x)
+    del x
+    gc.collect()
+    assert am.sum(a) == 499500
+
+
+def test_numpy_masked_array():
+    m = np.ma.masked_array([1, 2, 3], mask=[False, True, False])
+    assert am.array(m).to_pylist() == [1, None, 3]
+
+
+def test_chunked_array():
+    single = pa.chunked_array([[1, 2, 3]])
+    assert am.array(single).to_pylist() == [1, 2, 3]
+    multi = pa.chunked_array([[1, 2], [None, 4], [], [5]])
+    a = am.array(multi)
+    assert a.to_pylist() == [1, 2, None, 4, 5]
+    assert am.sum(multi) == pc.sum(multi).as_py()
+    assert am.greater(multi, 1).to_pylist() == [False, True, None, True, True]
+    empty = pa.chunked_array([], pa.float32())
+    e = am.array(empty)
+    assert e.type == "float32" and len(e) == 0
+
+
+class _Stream:
+    """A producer that only speaks the stream protocol."""
+
+    def __init__(self, chunks, type=None):
+        self._ca = pa.chunked_array(chunks, type=type)
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        return self._ca.__arrow_c_stream__(requested_schema)
+
+
+def test_generic_stream():
+    assert am.array(_Stream([[1, 2, 3]])).to_pylist() == [1, 2, 3]
+    assert am.array(_Stream([[1.5], [None, 2.5]])).to_pylist() == [1.5, None, 2.5]
+    e = am.array(_Stream([], type=pa.int16()))
+    assert e.type == "int16" and len(e) == 0
+    assert am.sum(_Stream([[1, 2], [3]])) == 6
+
+
+def test_record_batch_reader_stream_error():
+    class Broken:
+        def __arrow_c_stream__(self, requested_schema=None):
+            raise RuntimeError("producer failed")
+
+    with pytest.raises(RuntimeError, match="producer failed"):
+        am.array(Broken())
+
+
+def test_unsupported_arrow_type():
+    with pytest.raises(TypeError):
+        am.array(pa.array(["a", "b"]))
+    with pytest.raises(TypeError):
+        am.sum(pa.array(["a", "b"]))
+
+
+def test_sequences():
+    assert am.array((1, 2, 3)).to_pylist() == [1, 2, 3]
+    assert am.array([1.5, None]).type == "float64"
+    assert am.array([True, False]).type == "bool"
+    assert am.sum([1, 2, 3]) == 6
+    assert am.take([10, 20, 30], [2, 0]).to_pylist() == [30, 10]
+    assert am.filter([1, 2, 3], [True, False, True]).to_pylist() == [1, 3]
+
+
+def test_python_scalars():
+    x = pa.array([1, 2, 3], pa.int64())
+    assert am.multiply(x, 0.5).to_pylist() == [0.5, 1.0, 1.5]
+    assert am.equal(x, None).null_count == 3
+
+
+PA_NAMES = {"float": "float32", "double": "float64"}
+
+
+@pytest.mark.parametrize(
+    "scalar", [np.int8(2), np.uint8(2), np.float32(2), np.float64(2), np.int64(2)]
+)
+def test_numpy_scalars(scalar):
+    x = pa.array([1, 2, 3], pa.int64())
+    r = am.add(x, scalar)
+    expected = pc.add(x, pa.scalar(scalar))
+    assert r.type == PA_NAMES.get(str(expected.type), str(expected.type))
+    assert r.to_pylist() == expected.to_pylist()
+
+
+def test_numpy_scalar_keeps_its_type():
+    x = pa.array([1, 2, 3], pa.int8())
+    assert am.add(x, np.int8(1)).type == "int8"
+    assert am.add(x, 1).type == str(pc.add(x, 1).type)  # a Python int is an int64 scalar
+    f = pa.array([1.0], pa.float32())
+    assert am.multiply(f, np.float32(2)).type == "float32"
+    assert am.greater(np.float32(1.5), f).to_pylist() == [True]
+
+
+def test_pyarrow_scalars():
+    x = pa.array([1, 2, 3], pa.int32())
+    assert am.add(x, pa.scalar(1, pa.int32())).type == "int32"
+    assert am.add(x, pa.scalar(None, pa.int32())).null_count == 3
+    assert am.add(x, pa.scalar(None)).null_count == 3
+    assert am.less(x, pa.scalar(2.5)).to_pylist() == [True, True, False]
+
+
+def test_mixed_inputs():
+    x = np.array([1, 2, 3], dtype=np.int64)
+    y = pa.array([3, 2, 1], pa.int64())
+    assert am.add(x, y).to_pylist() == [4, 4, 4]
+    assert am.less(am.array(x), y).to_pylist() == [True, False, False]
+    assert am.subtract(y, am.array(x)).to_pylist() == [2, 0, -2]

@@ -1,0 +1,102 @@
+"""Builds the C library with `make lib` and ships it inside the Python package.
+
+Metadata lives in pyproject.toml; this file only adds the build steps:
+``pip install .`` runs build_py, which builds build/libarrowmetal.{so,dylib}
+and copies it and include/arrowmetal.h next to the package's modules.
+"""
+
+import os
+import shutil
+import subprocess
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+from setuptools.command.sdist import sdist
+from setuptools.dist import Distribution
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+LIB_NAMES = ("libarrowmetal.so", "libarrowmetal.dylib")
+HEADER = os.path.join(ROOT, "include", "arrowmetal.h")
+
+
+def build_library():
+    """Runs `make lib` in the source tree; returns the paths of the built libraries."""
+    make = os.environ.get("MAKE", "make")
+    subprocess.check_call([make, "lib"], cwd=ROOT)
+    built = [os.path.join(ROOT, "build", n) for n in LIB_NAMES]
+    built = [p for p in built if os.path.isfile(p)]
+    if not built:
+        raise RuntimeError("`make lib` produced neither build/libarrowmetal.so nor .dylib")
+    return built
+
+
+class BuildPy(build_py):
+    """build_py that also builds the C library and copies it and the header in."""
+
+    def run(self):
+        libs = build_library()
+        super().run()
+        if getattr(self, "editable_mode", False):
+            # Editable install: the package is the source tree, which loads the
+            # library from python/arrowmetal/ and the header from include/.
+            dest = os.path.join(ROOT, "python", "arrowmetal")
+            for path in libs:
+                shutil.copy2(path, os.path.join(dest, os.path.basename(path)))
+            return
+        dest = os.path.join(self.build_lib, "arrowmetal")
+        os.makedirs(dest, exist_ok=True)
+        for path in libs:
+            self.copy_file(path, os.path.join(dest, os.path.basename(path)))
+        self.copy_file(HEADER, os.path.join(dest, "arrowmetal.h"))
+
+
+class SDist(sdist):
+    """Puts the C sources and the Makefile in the source distribution."""
+
+    def make_release_tree(self, base_dir, files):
+        super().make_release_tree(base_dir, files)
+        for sub in ("include", "libarrowmetal"):
+            src = os.path.join(ROOT, sub)
+            if os.path.isdir(src):
+                shutil.copytree(
+                    src,
+                    os.path.join(base_dir, sub),
+                    dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("*.o", "*.d", "__pycache__"),
+                )
+        shutil.copy2(os.path.join(ROOT, "Makefile"), os.path.join(base_dir, "Makefile"))
+
+
+class BinaryDistribution(Distribution):
+    """The wheel holds a native library: tag it for the platform."""
+
+    def has_ext_modules(self):
+        return True
+
+
+try:
+    from setuptools.command.bdist_wheel import bdist_wheel as _bdist_wheel
+except ImportError:  # setuptools < 70.1
+    try:
+        from wheel.bdist_wheel import bdist_wheel as _bdist_wheel
+    except ImportError:  # pragma: no cover - wheel not installed
+        _bdist_wheel = None
+
+cmdclass = {"build_py": BuildPy, "sdist": SDist}
+
+if _bdist_wheel is not None:
+
+    class BDistWheel(_bdist_wheel):
+        """Platform wheel, independent of the Python ABI (cffi ABI mode)."""
+
+        def finalize_options(self):
+            super().finalize_options()
+            self.root_is_pure = False
+
+        def get_tag(self):
+            _python, _abi, plat = super().get_tag()
+            return "py3", "none", plat
+
+    cmdclass["bdist_wheel"] = BDistWheel
+
+setup(cmdclass=cmdclass, distclass=BinaryDistribution)
