@@ -526,6 +526,12 @@ def gen_compare():
         ("float32", [0.1, 1.0, None], "float64", 0.1),
         ("int32", [1, 2, 3], "float64", 2.0),
         ("int64", [2**53 + 1, 1], "float64", 1.0),
+        ("int8", [1, -128, 127, None], "int64", 5),
+        ("uint8", [0, 200, 255], "uint64", 18446744073709551615),
+        ("float32", [0.5, -2.0, None], "int64", 3),
+        ("int32", [7, -7, 2147483647], "float32", 0.5),
+        ("uint32", [0, 4294967295], "int32", -1),
+        ("bool", [True, False], "int8", 1),
     ]
     for lt, lv, st, sv in mixed_scalars:
         for cmp in ("eq", "lt", "gt"):
@@ -803,6 +809,12 @@ def gen_arith():
         ("int16", [7, -7], "uint8", 0),
         ("float32", [0.5, None], "float64", 0.1),
         ("uint64", [2**63, 1], "int64", 1),
+        ("int8", [1, -128, 127, None], "int64", 5),
+        ("uint8", [0, 200, 255], "uint64", 18446744073709551615),
+        ("float32", [0.5, -2.0, None], "int64", 3),
+        ("int32", [7, -7, 2147483647], "float32", 0.5),
+        ("uint32", [0, 4294967295], "int32", -1),
+        ("bool", [True, False], "int8", 1),
     ]
     for lt, lv, st, sv in mixed_scalars:
         for op in ARITH:

@@ -33,22 +33,29 @@ static inline uint64_t float_top(uint64_t hi, int precision) {
 }
 #define PRECISION(T1) (sizeof(T1) == 4 ? 24 : 53)
 
+/* Saturates v into [lo, top], NaN to 0: afterwards the conversion to the
+ * integer type is defined. Written as separate selects, which vectorize as
+ * min/max/blend; a nested conditional becomes branches. */
+#define DEFINE_CLAMP(T, N)                                     \
+  static inline T clamp_##N(T v, T lo, T top) {                \
+    T c = v > top ? top : v;                                   \
+    c = c < lo ? lo : c;                                       \
+    return v == v ? c : (T)0;                                  \
+  }
+DEFINE_CLAMP(float, f32)
+DEFINE_CLAMP(double, f64)
+
 /* CONVERT_<from field>_<to field>: integers convert as C does (wrapping into
- * narrower types); floats to integers truncate after saturating, with NaN
- * giving 0. */
-#define CONVERT_i64_i64(T1, T2, LO2, HI2, v) (T2)(v)
+ * narrower types); floats to integers truncate after saturating. */
+#define CONVERT_i64_i64(T1, N1, T2, LO2, HI2, v) (T2)(v)
 #define CONVERT_i64_u64 CONVERT_i64_i64
 #define CONVERT_i64_f64 CONVERT_i64_i64
 #define CONVERT_u64_i64 CONVERT_i64_i64
 #define CONVERT_u64_u64 CONVERT_i64_i64
 #define CONVERT_u64_f64 CONVERT_i64_i64
 #define CONVERT_f64_f64 CONVERT_i64_i64
-#define CONVERT_f64_i64(T1, T2, LO2, HI2, v)                              \
-  (T2)((v) != (v)          ? (T1)0                                        \
-       : (v) < (T1)(LO2)   ? (T1)(LO2)                                    \
-       : (v) > (T1)float_top((uint64_t)(HI2), PRECISION(T1))              \
-           ? (T1)float_top((uint64_t)(HI2), PRECISION(T1))                \
-           : (v))
+#define CONVERT_f64_i64(T1, N1, T2, LO2, HI2, v) \
+  (T2)clamp_##N1(v, (T1)(LO2), (T1)float_top((uint64_t)(HI2), PRECISION(T1)))
 #define CONVERT_f64_u64 CONVERT_f64_i64
 
 /* CHECK_<from field>_<to field>: nonzero when value v (converted: c) does not
@@ -77,7 +84,7 @@ typedef int64_t (*cast_fn)(const void *src, void *dst, const uint8_t *valid, int
       int64_t m = n - i < CHUNK ? n - i : CHUNK;                                                 \
       int bad = 0;                                                                               \
       for (int64_t j = 0; j < m; j++) {                                                          \
-        T2 c = CONVERT_##F1##_##F2(T1, T2, LO2, HI2, x[i + j]);                                  \
+        T2 c = CONVERT_##F1##_##F2(T1, N1, T2, LO2, HI2, x[i + j]);                                  \
         o[i + j] = c;                                                                            \
         bad |= CHECK_##F1##_##F2(T1, T2, LO2, HI2, x[i + j], c);                                 \
       }                                                                                          \

@@ -37,6 +37,12 @@ int x_add(const x_pair *p,
 """
 
 
+def _pythonpath(first):
+    """PYTHONPATH with `first` ahead of the caller's (where cffi may live)."""
+    rest = os.environ.get("PYTHONPATH")
+    return first + (os.pathsep + rest if rest else "")
+
+
 def test_cdef_from_header_keeps_declarations_and_integer_defines():
     cdef = cdef_from_header(HEADER)
     assert "#define X_ANSWER 42" in cdef
@@ -110,7 +116,7 @@ def test_capi_stands_alone_and_package_needs_no_pyarrow_or_numpy():
         "print(sorted(k for k in sys.modules if k.startswith(('pyarrow', 'numpy'))))\n"
     )
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.path.dirname(os.path.dirname(_capi.__file__))
+    env["PYTHONPATH"] = _pythonpath(os.path.dirname(os.path.dirname(_capi.__file__)))
     out = subprocess.run(
         [sys.executable, "-c", code, _capi.__file__],
         capture_output=True,
@@ -132,7 +138,7 @@ def test_missing_library_error_names_paths(tmp_path):
     with open(_capi.header_path, encoding="utf-8") as fh:
         (pkg / "arrowmetal.h").write_text(fh.read())
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(tmp_path)
+    env["PYTHONPATH"] = _pythonpath(str(tmp_path))
     env["ARROWMETAL_LIBRARY"] = str(tmp_path / "nope.so")
     out = subprocess.run(
         [sys.executable, "-c", "import arrowmetal._capi"],
@@ -157,7 +163,7 @@ def test_env_library_fallback(tmp_path):
     with open(_capi.header_path, encoding="utf-8") as fh:
         (pkg / "arrowmetal.h").write_text(fh.read())
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(tmp_path)
+    env["PYTHONPATH"] = _pythonpath(str(tmp_path))
     env["ARROWMETAL_LIBRARY"] = library_path
     out = subprocess.run(
         [

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# One lease of the GPU machine does everything in one call: build, GPU tests,
+# benchmarks. Logs go to $OUT (the device tool brings them back).
+#   bash benchmarks/device_run.sh [tests] [latency] [bench] [cache]
+set -u
+OUT=${OUT:-/tmp/arrowmetal-out}
+mkdir -p "$OUT"
+stages=${*:-tests latency bench cache}
+if ls .whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site
+fi
+export PYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}$PWD/python" PYTHONUNBUFFERED=1
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/machine.txt"
+if [ -z "${ARROWMETAL_NVRTC:-}" ]; then
+  ARROWMETAL_NVRTC=$(python3 - <<'PY'
+import glob, os, site
+roots = site.getsitepackages() + ["/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib"]
+for root in roots:
+    for pattern in ("nvidia/cu13/lib/libnvrtc.so*", "nvidia/cuda_nvrtc/lib/libnvrtc.so*", "libnvrtc.so*"):
+        hits = sorted(p for p in glob.glob(os.path.join(root, pattern)) if "builtins" not in p)
+        if hits:
+            print(hits[0]); raise SystemExit
+PY
+)
+  export ARROWMETAL_NVRTC
+fi
+echo "NVRTC: $ARROWMETAL_NVRTC" | tee -a "$OUT/machine.txt"
+export ARROWMETAL_CACHE_DIR=/tmp/arrowmetal-cache
+make -s -j16 all > "$OUT/build.log" 2>&1 || { tail -50 "$OUT/build.log"; exit 1; }
+cc -O2 -std=c11 -Iinclude benchmarks/latency.c -Lbuild -larrowmetal -Wl,-rpath,"$PWD/build" \
+  -o build/latency >> "$OUT/build.log" 2>&1
+for stage in $stages; do
+  case $stage in
+    tests)
+      timeout 400 python3 -m pytest -n 8 -q -p no:cacheprovider conformance python libarrowmetal \
+        2>&1 | tail -n 60 | tee "$OUT/tests.log" ;;
+    latency)
+      timeout 240 build/latency cuda 2>&1 | tee "$OUT/latency.txt"
+      ARROWMETAL_LOW_LATENCY=0 timeout 120 build/latency cuda 10000000 2>&1 | head -12 \
+        | tee "$OUT/latency_blocking.txt" ;;
+    bench)
+      timeout 400 python3 benchmarks/gpu_bench.py 2>&1 | tee "$OUT/gpu_bench.txt" ;;
+    cache)
+      timeout 200 python3 benchmarks/kernel_cache_bench.py cuda 2>&1 | tee "$OUT/kernel_cache.txt" ;;
+  esac
+done
