@@ -228,8 +228,9 @@ int am_to_device(const am_array *array, am_device *device, am_array **out);
  * AM_FLOAT64; min and max keep the input type and skip NaN (all-NaN gives
  * NaN). Empty or all-null input gives a null scalar, except count.
  * Divergence: the sign of a zero returned by min/max over a mix of -0.0 and
- * 0.0 is unspecified, and float sums may differ from pyarrow.compute's in the
- * last bits because the summation order differs. */
+ * 0.0 is unspecified, and float sums -- and means of integers, which both
+ * libraries accumulate without wrapping -- may differ from pyarrow.compute's
+ * in the last bits because the summation order differs. */
 int am_sum(const am_array *array, am_scalar *out);
 int am_min(const am_array *array, am_scalar *out);
 int am_max(const am_array *array, am_scalar *out);
@@ -257,14 +258,15 @@ int am_compare_scalar(am_compare_op op, const am_array *left, const am_scalar *r
 typedef enum am_arith_op { AM_ADD = 0, AM_SUBTRACT = 1, AM_MULTIPLY = 2, AM_DIVIDE = 3 } am_arith_op;
 
 /* Result in the common type. Integer results wrap; integer division truncates
- * toward zero, a zero divisor in a non-null slot is AM_EZERODIV, and
+ * toward zero, a zero divisor in a slot where both inputs are valid is
+ * AM_EZERODIV, and
  * INT_MIN / -1 gives 0 (as pyarrow.compute). Booleans are AM_ETYPE. */
 int am_arith(am_arith_op op, const am_array *left, const am_array *right, am_array **out);
 int am_arith_scalar(am_arith_op op, const am_array *left, const am_scalar *right, am_array **out);
 
 /* Conversion to `to`. safe != 0 (pyarrow's default): integer overflow, float
- * to integer truncation or NaN, and integers that a float cannot hold exactly
- * are AM_EOVERFLOW. safe == 0 wraps integers and truncates floats.
+ * to integer truncation or NaN, and integers beyond +-2^53 (to float64) or
+ * +-2^24 (to float32) are AM_EOVERFLOW. safe == 0 wraps integers and truncates floats.
  * Divergence: with safe == 0 a float outside the target integer's range gives
  * an unspecified value (pyarrow gives whatever the CPU instruction does). */
 int am_cast(const am_array *array, am_type to, int safe, am_array **out);

@@ -2,9 +2,10 @@
  *
  * Numbers convert with one kernel per ordered pair, so that both types are
  * known to the compiler and the loop vectorizes. A kernel converts every
- * slot (null ones too, so it must never hit C's undefined conversions) and,
- * per chunk, ORs together whether any value failed the safe cast's check;
- * only a failing chunk is searched for its first failing valid slot. */
+ * slot (null ones too, so it must never hit C's undefined conversions);
+ * a safe cast then ORs together, per chunk, whether any value failed its
+ * check, and only a failing chunk is searched for its first failing valid
+ * slot. */
 #include <math.h>
 
 #include "bitmap.h"
@@ -75,6 +76,9 @@ DEFINE_CLAMP(double, f64)
 typedef int64_t (*cast_fn)(const void *src, void *dst, const uint8_t *valid, int64_t vpos,
                            int64_t n, int safe);
 
+/* Converting and checking are separate loops over a chunk in L1: fused, the
+ * compiler threads the saturated constants through the check and gives up
+ * vectorizing. */
 #define DEFINE_CAST(E1, T1, U1, N1, F1, LO1, HI1, E2, T2, U2, N2, F2, LO2, HI2)                  \
   AM_CPU_CLONES static int64_t cast_##N1##_##N2(const void *src, void *dst, const uint8_t *valid, \
                                                 int64_t vpos, int64_t n, int safe) {             \
@@ -82,13 +86,11 @@ typedef int64_t (*cast_fn)(const void *src, void *dst, const uint8_t *valid, int
     T2 *o = dst;                                                                                 \
     for (int64_t i = 0; i < n; i += CHUNK) {                                                     \
       int64_t m = n - i < CHUNK ? n - i : CHUNK;                                                 \
+      for (int64_t j = 0; j < m; j++) o[i + j] = CONVERT_##F1##_##F2(T1, N1, T2, LO2, HI2, x[i + j]); \
+      if (!safe) continue;                                                                       \
       int bad = 0;                                                                               \
-      for (int64_t j = 0; j < m; j++) {                                                          \
-        T2 c = CONVERT_##F1##_##F2(T1, N1, T2, LO2, HI2, x[i + j]);                                  \
-        o[i + j] = c;                                                                            \
-        bad |= CHECK_##F1##_##F2(T1, T2, LO2, HI2, x[i + j], c);                                 \
-      }                                                                                          \
-      if (!safe || !bad) continue;                                                               \
+      for (int64_t j = 0; j < m; j++) bad |= CHECK_##F1##_##F2(T1, T2, LO2, HI2, x[i + j], o[i + j]); \
+      if (!bad) continue;                                                                        \
       for (int64_t j = 0; j < m; j++)                                                            \
         if (CHECK_##F1##_##F2(T1, T2, LO2, HI2, x[i + j], o[i + j]) &&                           \
             (!valid || am_bit_get(valid, vpos + i + j)))                                         \

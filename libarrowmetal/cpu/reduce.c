@@ -1,10 +1,10 @@
 /* Reductions: sum, mean, min and max over the valid slots.
  *
  * Slots go 64 at a time beside their validity word: a full word takes the
- * plain loop, an empty one is skipped, a mixed one replaces its null slots by
- * the operation's identity. The last partial chunk is copied into a zeroed
- * 64-slot buffer (its validity word is zero past the end) so that every chunk
- * runs the same fixed-length, vectorizable loops. */
+ * plain loop, an empty one is skipped, a mixed one (and the last, partial
+ * chunk) is first copied with its null slots replaced by the operation's
+ * identity, so that every chunk runs the same fixed-length, vectorizable
+ * loop. */
 #include <math.h>
 #include <string.h>
 
@@ -13,18 +13,23 @@
 #include "core/types.h"
 #include "cpu.h"
 
-/* Points `c` at the chunk of `x` at slot i, or at `tail` holding its slots. */
-#define CHUNK(T, c, tail, x, i, n)                                            \
-  const T *c = (x) + (i);                                                     \
-  T tail[64];                                                                 \
-  if ((n) - (i) < 64) {                                                       \
-    memset(tail, 0, sizeof tail);                                             \
-    memcpy(tail, c, (size_t)((n) - (i)) * sizeof(T));                         \
-    c = tail;                                                                 \
+/* Points `c` at the 64 slots of x from i on, or, unless every one is valid
+ * (w all ones), at `buf` holding them with the null slots and those past n
+ * replaced by `identity`. The main loops then never look at validity. */
+#define CHUNK(T, c, buf, x, i, n, w, identity)                                       \
+  const T *c = (x) + (i);                                                            \
+  T buf[64];                                                                         \
+  if ((w) != ~(uint64_t)0) {                                                         \
+    if ((n) - (i) >= 64) {                                                           \
+      for (int j = 0; j < 64; j++) {                                                 \
+        T v = c[j];                                                                  \
+        buf[j] = ((w) >> j) & 1 ? v : (identity);                                    \
+      }                                                                              \
+    } else { /* the load is conditional: no slot past n is read */                  \
+      for (int j = 0; j < 64; j++) buf[j] = ((w) >> j) & 1 ? c[j] : (identity);     \
+    }                                                                                \
+    c = buf;                                                                         \
   }
-
-/* A mask of all ones where slot j of the word is valid. */
-#define SLOT_MASK(w, j) ((uint64_t)0 - (((w) >> (j)) & 1))
 
 /* Slots per block of an exact integer sum: narrow integers, and the 32-bit
  * halves of 64-bit ones, sum exactly in 64 bits over a block this long. */
@@ -60,17 +65,10 @@ static inline double pairwise_total(const pairwise *p) {
     for (int k = 0; k < 16; k++) acc[k] = IDENTITY;                                          \
     for (int64_t i = 0; i < n; i += 64) {                                                    \
       uint64_t w = am_bits_valid(valid, vpos + i, n - i);                                    \
-      CHUNK(T, c, tail, x, i, n)                                                             \
-      if (w == ~(uint64_t)0) {                                                               \
-        for (int j = 0; j < 64; j += 16)                                                     \
-          for (int k = 0; k < 16; k++) acc[k] = BETTER(c[j + k], acc[k]) ? c[j + k] : acc[k]; \
-      } else if (w) {                                                                        \
-        for (int j = 0; j < 64; j += 16)                                                     \
-          for (int k = 0; k < 16; k++) {                                                     \
-            T v = (w >> (j + k)) & 1 ? c[j + k] : IDENTITY;                                  \
-            acc[k] = BETTER(v, acc[k]) ? v : acc[k];                                         \
-          }                                                                                  \
-      }                                                                                      \
+      if (!w) continue;                                                                      \
+      CHUNK(T, c, buf, x, i, n, w, IDENTITY)                                                 \
+      for (int j = 0; j < 64; j += 16)                                                       \
+        for (int k = 0; k < 16; k++) acc[k] = BETTER(c[j + k], acc[k]) ? c[j + k] : acc[k];  \
     }                                                                                        \
     T best = acc[0];                                                                         \
     for (int k = 1; k < 16; k++) best = BETTER(acc[k], best) ? acc[k] : best;                \
@@ -91,12 +89,9 @@ static inline double pairwise_total(const pairwise *p) {
     }                                                                                          \
     for (int64_t i = 0; i < n; i += 64) {                                                      \
       uint64_t w = am_bits_load(valid, vpos + i, n - i);                                       \
-      CHUNK(T, c, tail, x, i, n)                                                               \
-      if (w == ~(uint64_t)0) {                                                                 \
-        for (int j = 0; j < 64; j++) acc += (uint64_t)c[j];                                    \
-      } else if (w) {                                                                          \
-        for (int j = 0; j < 64; j++) acc += (uint64_t)c[j] & SLOT_MASK(w, j);                  \
-      }                                                                                        \
+      if (!w) continue;                                                                        \
+      CHUNK(T, c, buf, x, i, n, w, 0)                                                          \
+      for (int j = 0; j < 64; j++) acc += (uint64_t)c[j];                                      \
     }                                                                                          \
     return acc;                                                                                \
   }
@@ -109,17 +104,11 @@ static inline double pairwise_total(const pairwise *p) {
     uint64_t hi = 0, lo = 0;                                                                  \
     for (int64_t i = 0; i < n; i += 64) {                                                     \
       uint64_t w = am_bits_valid(valid, vpos + i, n - i);                                     \
-      CHUNK(T, c, tail, x, i, n)                                                              \
-      if (w == ~(uint64_t)0) {                                                                \
-        for (int j = 0; j < 64; j++) {                                                        \
-          hi += (uint64_t)((ACC)c[j] >> 32);                                                  \
-          lo += (uint32_t)c[j];                                                               \
-        }                                                                                     \
-      } else if (w) {                                                                         \
-        for (int j = 0; j < 64; j++) {                                                        \
-          hi += (uint64_t)((ACC)c[j] >> 32) & SLOT_MASK(w, j);                                \
-          lo += (uint32_t)c[j] & SLOT_MASK(w, j);                                             \
-        }                                                                                     \
+      if (!w) continue;                                                                       \
+      CHUNK(T, c, buf, x, i, n, w, 0)                                                         \
+      for (int j = 0; j < 64; j++) {                                                          \
+        hi += (uint64_t)((ACC)c[j] >> 32);                                                    \
+        lo += (uint32_t)c[j];                                                                 \
       }                                                                                       \
     }                                                                                         \
     *high = hi;                                                                               \
@@ -175,15 +164,10 @@ AM_CPU_UNSIGNED_TYPES(DEFINE_UNSIGNED_REDUCE)
 /* Chunk sum over 16 accumulators: a compiler may not reassociate a float sum
  * itself, and 16 independent chains hide the add latency. */
 #define DEFINE_FLOAT_SUM(T, N)                                                                 \
-  static inline double chunk_sum_##N(const T *c, uint64_t w) {                                 \
+  static inline double chunk_sum_##N(const T *c) {                                             \
     double acc[16] = {0};                                                                      \
-    if (w == ~(uint64_t)0) {                                                                   \
-      for (int j = 0; j < 64; j += 16)                                                         \
-        for (int k = 0; k < 16; k++) acc[k] += (double)c[j + k];                               \
-    } else {                                                                                   \
-      for (int j = 0; j < 64; j += 16)                                                         \
-        for (int k = 0; k < 16; k++) acc[k] += (w >> (j + k)) & 1 ? (double)c[j + k] : 0.0;    \
-    }                                                                                          \
+    for (int j = 0; j < 64; j += 16)                                                           \
+      for (int k = 0; k < 16; k++) acc[k] += (double)c[j + k];                                 \
     for (int half = 8; half; half >>= 1)                                                       \
       for (int k = 0; k < half; k++) acc[k] += acc[k + half];                                  \
     return acc[0];                                                                             \
@@ -193,8 +177,8 @@ AM_CPU_UNSIGNED_TYPES(DEFINE_UNSIGNED_REDUCE)
     for (int64_t i = 0; i < n; i += 64) {                                                      \
       uint64_t w = am_bits_valid(valid, vpos + i, n - i);                                      \
       if (!w) continue;                                                                        \
-      CHUNK(T, c, tail, x, i, n)                                                               \
-      pairwise_add(&sums, chunk_sum_##N(c, w));                                                \
+      CHUNK(T, c, buf, x, i, n, w, 0)                                                          \
+      pairwise_add(&sums, chunk_sum_##N(c));                                                   \
     }                                                                                          \
     return pairwise_total(&sums);                                                              \
   }

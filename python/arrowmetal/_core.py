@@ -205,16 +205,33 @@ def type_name(t):
 
 class _State(threading.local):
     def __init__(self):
-        self.scalar = ffi.new("am_scalar *")  # reduction results; None inside a batch
-        self.saved = self.scalar
-        self.arg = ffi.new("am_scalar *")  # scalar arguments
+        sc = ffi.new("am_scalar *")
         self.out = ffi.new("am_array **")
+        # Reduction results: the scalar, its memory as int64 words and as doubles
+        # (one read of word 0 gives type and is_null), and the out-pointer.
+        # Both are None inside a batch, where results are written at its end.
+        self.scalar = sc
+        self.fast = (sc, _cast("int64_t *", sc), _cast("double *", sc), self.out)
+        self.saved = (self.scalar, self.fast)
+        self.arg = ffi.new("am_scalar *")  # scalar arguments
         self.depth = 0  # am.batch() nesting
         self.pending = None  # PendingScalar list of the outermost batch
         self.deferred = None  # temporary handles to release when the batch ends
 
 
 _tls = _State()
+
+
+def _word0(t, is_null=0):
+    s = ffi.new("am_scalar *")
+    s.type = t
+    s.is_null = is_null
+    return _cast("int64_t *", s)[0]
+
+
+# Word 0 of a valid (non-null) int64 / float64 result.
+W0_INT64 = _word0(AM_INT64)
+W0_FLOAT64 = _word0(AM_FLOAT64)
 
 
 def _drop(p):
@@ -1021,7 +1038,7 @@ class Array:
     ``__arrow_c_stream__``), a 1-D numpy array or a Python sequence.
     """
 
-    __slots__ = ("__weakref__", "_ptr")
+    __slots__ = ("__weakref__", "_len", "_ptr")
     __array_ufunc__ = None  # numpy defers `ndarray <op> Array` to our reflected operators
     __hash__ = None
 
@@ -1032,7 +1049,9 @@ class Array:
         else:
             p = import_handle(obj, device)
         self._ptr = p
-        if old is not None:
+        if old is not None:  # __init__ called again on a live object
+            if hasattr(self, "_len"):
+                del self._len
             _am_release(old)
 
     def __del__(self, _release=_am_release):
@@ -1046,7 +1065,11 @@ class Array:
 
     # -- properties
     def __len__(self):
-        return _am_length(self._ptr)
+        try:
+            return self._len
+        except AttributeError:  # first call: arrays are immutable, so it is cached
+            n = self._len = _am_length(self._ptr)
+            return n
 
     @property
     def type(self):

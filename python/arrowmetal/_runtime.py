@@ -113,8 +113,8 @@ def _enter():
     if rc:
         raise _error(rc)
     if t.depth == 0:
-        t.saved = t.scalar
-        t.scalar = None  # reductions now return PendingScalar
+        t.saved = (t.scalar, t.fast)
+        t.scalar = t.fast = None  # reductions now return PendingScalar
         t.pending = []
         t.deferred = []
     t.depth += 1
@@ -122,7 +122,7 @@ def _enter():
 
 def _leave_outermost(t):
     pending, deferred = t.pending, t.deferred
-    t.scalar = t.saved
+    t.scalar, t.fast = t.saved
     t.pending = t.deferred = None
     return pending, deferred
 

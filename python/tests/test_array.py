@@ -94,7 +94,7 @@ def test_operators():
         (2 < a, pc.greater(x, 2)),
         (a == 2, pc.equal(x, 2)),
         (a + x, pc.add(x, x)),  # foreign operand on the right
-        (x - a, pc.subtract(x, x)),  # foreign operand on the left: reflected
+        (am.subtract(x, a), pc.subtract(x, x)),  # (pyarrow >= 25 has its own Array.__sub__)
     ]
     for got, expected in cases:
         assert got.to_pyarrow().equals(expected), (got, expected)

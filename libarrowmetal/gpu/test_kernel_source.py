@@ -1,0 +1,51 @@
+"""Builds and runs the kernel source generator's unit test (kernel_source_test.c):
+every (kind, op, type) key in both dialects, determinism, names, errors, block
+counts, and the MSL of a few keys against the golden files in gpu/golden/.
+AM_UPDATE_GOLDEN=1 rewrites the golden files instead of comparing.
+
+Also checks the integer-only float conversions the MSL kernels use
+(soft_float_test.c). No GPU or GPU compiler is needed."""
+
+import os
+import pathlib
+import subprocess
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+CFLAGS = ["cc", "-std=c11", "-D_GNU_SOURCE", "-O2", "-Wall", "-Wextra", "-Werror",
+          f"-I{ROOT / 'include'}", f"-I{ROOT / 'libarrowmetal'}"]
+
+
+def build(tmp_path):
+    binary = tmp_path / "kernel_source_test"
+    subprocess.run(
+        CFLAGS + [str(HERE / "kernel_source_test.c"), str(HERE / "kernel_source.c"),
+                  str(HERE / "dialect.c"), str(ROOT / "libarrowmetal/core/types.c"),
+                  str(ROOT / "libarrowmetal/core/error.c"), "-o", str(binary), "-lm"],
+        check=True,
+    )
+    return binary
+
+
+def test_kernel_sources_are_deterministic_and_match_the_golden_msl(tmp_path):
+    binary = build(tmp_path)
+    mode = "update" if os.environ.get("AM_UPDATE_GOLDEN") == "1" else "check"
+    result = subprocess.run([str(binary), mode, str(HERE / "golden")], capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip().endswith("ok")
+    if mode == "check":
+        assert "cuda: 442 keys, 442 kernels generated" in result.stdout
+        assert "msl: 442 keys, 382 kernels generated, 60 unsupported" in result.stdout
+
+
+def test_soft_float_conversions_match_the_hardware(tmp_path):
+    binary = build(tmp_path)
+    inc = tmp_path / "am_soft_float.inc"
+    subprocess.run([str(binary), "softfloat", str(inc)], check=True)
+    checker = tmp_path / "soft_float_test"
+    subprocess.run(CFLAGS + [f"-I{tmp_path}", str(HERE / "soft_float_test.c"), "-o",
+                             str(checker)], check=True)
+    result = subprocess.run([str(checker)], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip().endswith("ok")
