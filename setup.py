@@ -11,6 +11,7 @@ import subprocess
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
+from setuptools.command.egg_info import egg_info
 from setuptools.command.sdist import sdist
 from setuptools.dist import Distribution
 
@@ -50,6 +51,15 @@ class BuildPy(build_py):
         self.copy_file(HEADER, os.path.join(dest, "arrowmetal.h"))
 
 
+class EggInfo(egg_info):
+    """Writes arrowmetal.egg-info under build/ rather than into python/."""
+
+    def initialize_options(self):
+        super().initialize_options()
+        self.egg_base = os.path.relpath(os.path.join(ROOT, "build"), os.getcwd())
+        os.makedirs(self.egg_base, exist_ok=True)
+
+
 class SDist(sdist):
     """Puts the C sources and the Makefile in the source distribution."""
 
@@ -62,9 +72,13 @@ class SDist(sdist):
                     src,
                     os.path.join(base_dir, sub),
                     dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("*.o", "*.d", "__pycache__"),
+                    ignore=shutil.ignore_patterns("*.o", "*.d", "__pycache__", ".pytest_cache"),
                 )
         shutil.copy2(os.path.join(ROOT, "Makefile"), os.path.join(base_dir, "Makefile"))
+        for name in LIB_NAMES:  # built binaries stay out of the source distribution
+            path = os.path.join(base_dir, "python", "arrowmetal", name)
+            if os.path.exists(path):
+                os.remove(path)
 
 
 class BinaryDistribution(Distribution):
@@ -82,7 +96,7 @@ except ImportError:  # setuptools < 70.1
     except ImportError:  # pragma: no cover - wheel not installed
         _bdist_wheel = None
 
-cmdclass = {"build_py": BuildPy, "sdist": SDist}
+cmdclass = {"build_py": BuildPy, "egg_info": EggInfo, "sdist": SDist}
 
 if _bdist_wheel is not None:
 

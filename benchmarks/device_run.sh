@@ -33,8 +33,11 @@ cc -O2 -std=c11 -Iinclude benchmarks/latency.c -Lbuild -larrowmetal -Wl,-rpath,"
 for stage in $stages; do
   case $stage in
     tests)
-      timeout 400 python3 -m pytest -n 8 -q -p no:cacheprovider conformance python libarrowmetal \
-        2>&1 | tail -n 60 | tee "$OUT/tests.log" ;;
+      timeout 400 python3 -m pytest -n 8 -q -p no:cacheprovider --tb=line conformance python \
+        libarrowmetal > "$OUT/tests.log" 2>&1
+      grep -E "^(FAILED|ERROR)" "$OUT/tests.log" | sed 's/ - .*//' | cut -d/ -f1-4 | sort | uniq -c \
+        | sort -rn | head -40
+      tail -n 3 "$OUT/tests.log" ;;
     latency)
       timeout 240 build/latency cuda 2>&1 | tee "$OUT/latency.txt"
       ARROWMETAL_LOW_LATENCY=0 timeout 120 build/latency cuda 10000000 2>&1 | head -12 \

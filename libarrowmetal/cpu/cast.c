@@ -118,8 +118,8 @@ static const cast_fn casts[AM_TYPE_COUNT][AM_TYPE_COUNT] = {
     T *o = dst;                                                                               \
     for (int64_t i = 0; i < n; i += 64) {                                                     \
       uint64_t w = am_bits_load(bits, pos + i, n - i);                                        \
-      int64_t m = n - i < 64 ? n - i : 64;                                                    \
-      for (int64_t j = 0; j < m; j++) o[i + j] = (T)((w >> j) & 1);                           \
+      uint64_t m = n - i < 64 ? (uint64_t)(n - i) : 64;                                       \
+      for (uint64_t j = 0; j < m; j++) o[i + j] = (T)((w >> j) & 1);                          \
     }                                                                                         \
   }
 AM_CPU_NUMERIC_TYPES(DEFINE_FROM_BOOL)

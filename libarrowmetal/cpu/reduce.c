@@ -15,18 +15,19 @@
 
 /* Points `c` at the 64 slots of x from i on, or, unless every one is valid
  * (w all ones), at `buf` holding them with the null slots and those past n
- * replaced by `identity`. The main loops then never look at validity. */
+ * replaced by `identity`. The main loops then never look at validity. (The
+ * index is 64-bit because GCC does not vectorize a 64-bit shift by an int.) */
 #define CHUNK(T, c, buf, x, i, n, w, identity)                                       \
   const T *c = (x) + (i);                                                            \
   T buf[64];                                                                         \
   if ((w) != ~(uint64_t)0) {                                                         \
     if ((n) - (i) >= 64) {                                                           \
-      for (int j = 0; j < 64; j++) {                                                 \
+      for (uint64_t j = 0; j < 64; j++) {                                            \
         T v = c[j];                                                                  \
         buf[j] = ((w) >> j) & 1 ? v : (identity);                                    \
       }                                                                              \
     } else { /* the load is conditional: no slot past n is read */                  \
-      for (int j = 0; j < 64; j++) buf[j] = ((w) >> j) & 1 ? c[j] : (identity);     \
+      for (uint64_t j = 0; j < 64; j++) buf[j] = ((w) >> j) & 1 ? c[j] : (identity); \
     }                                                                                \
     c = buf;                                                                         \
   }
@@ -54,12 +55,11 @@ static inline double pairwise_total(const pairwise *p) {
   return total;
 }
 
-/* Min and max over 16 independent accumulators: vectorizable where a single
- * running value is not (a float compare-select reduction is not reassociable
- * for the compiler), and NaN never wins a comparison, so it is skipped. */
+/* Min and max over 16 independent accumulators, which vectorize where a single
+ * running value does not. NaN never wins a comparison, so it is skipped. */
 #define LESS(a, b) ((a) < (b))
 #define GREATER(a, b) ((a) > (b))
-#define DEFINE_EXTREME(T, N, NAME, BETTER, IDENTITY)                                         \
+#define DEFINE_INT_EXTREME(T, N, NAME, BETTER, IDENTITY)                                     \
   AM_CPU_CLONES static T NAME##_##N(const T *x, const uint8_t *valid, int64_t vpos, int64_t n) { \
     T acc[16];                                                                               \
     for (int k = 0; k < 16; k++) acc[k] = IDENTITY;                                          \
@@ -73,6 +73,38 @@ static inline double pairwise_total(const pairwise *p) {
     T best = acc[0];                                                                         \
     for (int k = 1; k < 16; k++) best = BETTER(acc[k], best) ? acc[k] : best;                \
     return best;                                                                             \
+  }
+
+/* GCC vectorizes no float compare-select reduction without -ffast-math, so
+ * the float accumulators are spelled as vectors (GCC and clang extensions;
+ * lowered to whatever width the target has). A compare gives a lane mask. */
+typedef float f32_vector __attribute__((vector_size(64)));
+typedef int32_t f32_mask __attribute__((vector_size(64)));
+typedef double f64_vector __attribute__((vector_size(64)));
+typedef int64_t f64_mask __attribute__((vector_size(64)));
+
+#define DEFINE_FLOAT_EXTREME(T, N, NAME, BETTER, IDENTITY)                                    \
+  AM_CPU_CLONES static T NAME##_##N(const T *x, const uint8_t *valid, int64_t vpos, int64_t n) { \
+    enum { LANES = sizeof(N##_vector) / sizeof(T) };                                          \
+    N##_vector acc[2];                                                                        \
+    for (int a = 0; a < 2; a++)                                                               \
+      for (int k = 0; k < LANES; k++) acc[a][k] = IDENTITY;                                   \
+    for (int64_t i = 0; i < n; i += 64) {                                                     \
+      uint64_t w = am_bits_valid(valid, vpos + i, n - i);                                     \
+      if (!w) continue;                                                                       \
+      CHUNK(T, c, buf, x, i, n, w, IDENTITY)                                                  \
+      for (int j = 0; j < 64; j += 2 * LANES)                                                 \
+        for (int a = 0; a < 2; a++) {                                                         \
+          N##_vector v;                                                                       \
+          memcpy(&v, c + j + a * LANES, sizeof v);                                            \
+          N##_mask better = BETTER(v, acc[a]);                                                \
+          acc[a] = (N##_vector)(((N##_mask)v & better) | ((N##_mask)acc[a] & ~better));       \
+        }                                                                                     \
+    }                                                                                         \
+    T best = IDENTITY;                                                                        \
+    for (int a = 0; a < 2; a++)                                                               \
+      for (int k = 0; k < LANES; k++) best = BETTER(acc[a][k], best) ? acc[a][k] : best;      \
+    return best;                                                                              \
   }
 
 /* ---- Integers */
@@ -138,8 +170,8 @@ static inline double pairwise_total(const pairwise *p) {
   DEFINE_INT_SUM(T, N)                                                                        \
   DEFINE_SPLIT_SUM(T, N, ACC)                                                                 \
   DEFINE_EXACT_SUM(T, N, ACC, WIDE)                                                           \
-  DEFINE_EXTREME(T, N, min, LESS, HI)                                                         \
-  DEFINE_EXTREME(T, N, max, GREATER, LO)                                                      \
+  DEFINE_INT_EXTREME(T, N, min, LESS, HI)                                                     \
+  DEFINE_INT_EXTREME(T, N, max, GREATER, LO)                                                  \
   static void reduce_##N(am_reduce_op op, const void *data, const uint8_t *valid, int64_t vpos, \
                          int64_t n, int64_t count, am_scalar *out) {                          \
     const T *x = data;                                                                        \
@@ -195,8 +227,8 @@ AM_CPU_UNSIGNED_TYPES(DEFINE_UNSIGNED_REDUCE)
 
 #define DEFINE_FLOAT_REDUCE(E, T, U, N, F, LO, HI)                                             \
   DEFINE_FLOAT_SUM(T, N)                                                                       \
-  DEFINE_EXTREME(T, N, min, LESS, HI)                                                          \
-  DEFINE_EXTREME(T, N, max, GREATER, LO)                                                       \
+  DEFINE_FLOAT_EXTREME(T, N, min, LESS, HI)                                                    \
+  DEFINE_FLOAT_EXTREME(T, N, max, GREATER, LO)                                                 \
   DEFINE_FLOAT_EXTREME_FIX(T, N)                                                               \
   static void reduce_##N(am_reduce_op op, const void *data, const uint8_t *valid, int64_t vpos, \
                          int64_t n, int64_t count, am_scalar *out) {                           \

@@ -29,8 +29,8 @@ static char version_text[32];
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 
 /* Options that change the generated code are part of the cache key. */
-#define OPTIONS_TEXT "-std=c++17 -default-device -O3"
-static const char *const base_options[] = {"-std=c++17", "-default-device", "-O3"};
+#define OPTIONS_TEXT "-std=c++17 -default-device"
+static const char *const base_options[] = {"-std=c++17", "-default-device"};
 
 static void *open_library(void) {
   const char *explicit_path = getenv("ARROWMETAL_NVRTC");
@@ -96,8 +96,8 @@ int am_nvrtc_compile(const char *source, const char *name, int arch, void **imag
     return am_error(AM_EDEVICE, "nvrtcCreateProgram: %s", api.nvrtcGetErrorString(result));
   char arch_option[32];
   snprintf(arch_option, sizeof arch_option, "-arch=sm_%d", arch);
-  const char *options[4] = {arch_option, base_options[0], base_options[1], base_options[2]};
-  result = api.nvrtcCompileProgram(program, 4, options);
+  const char *options[3] = {arch_option, base_options[0], base_options[1]};
+  result = api.nvrtcCompileProgram(program, 3, options);
   if (result != 0) {
     size_t log_size = 0;
     api.nvrtcGetProgramLogSize(program, &log_size);

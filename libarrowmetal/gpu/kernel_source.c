@@ -96,18 +96,25 @@ static int valid_type(am_type t) { return am_type_valid((int)t); }
 /* Whether the key names a kernel (in any dialect). */
 static int key_ok(const am_kernel_key *k) {
   switch (k->kind) {
-    case AM_KERNEL_REDUCE: return k->op >= 0 && k->op <= 3 && valid_type(k->t0);
-    case AM_KERNEL_COMPARE: return k->op >= 0 && k->op <= 5 && valid_type(k->t0);
-    case AM_KERNEL_ARITH: return k->op >= 0 && k->op <= 3 && am_type_is_numeric(k->t0);
+    case AM_KERNEL_REDUCE:
+      return k->op >= 0 && k->op <= 3 && valid_type(k->t0);
+    case AM_KERNEL_COMPARE:
+      return k->op >= 0 && k->op <= 5 && valid_type(k->t0);
+    case AM_KERNEL_ARITH:
+      return k->op >= 0 && k->op <= 3 && am_type_is_numeric(k->t0);
     case AM_KERNEL_CAST:
       return (k->op == 0 || k->op == 1) && valid_type(k->t0) && valid_type(k->t1);
-    case AM_KERNEL_LOGIC: return k->op >= 0 && k->op <= 2;
+    case AM_KERNEL_LOGIC:
+      return k->op >= 0 && k->op <= 2;
     case AM_KERNEL_FILTER_COUNT:
     case AM_KERNEL_FILTER_SCAN:
-    case AM_KERNEL_COUNT_NULLS: return 1;
+    case AM_KERNEL_COUNT_NULLS:
+      return 1;
     case AM_KERNEL_FILTER_SCATTER:
-    case AM_KERNEL_FILL: return valid_type(k->t0);
-    case AM_KERNEL_TAKE: return valid_type(k->t0) && (k->t1 == AM_INT32 || k->t1 == AM_INT64);
+    case AM_KERNEL_FILL:
+      return valid_type(k->t0);
+    case AM_KERNEL_TAKE:
+      return valid_type(k->t0) && (k->t1 == AM_INT32 || k->t1 == AM_INT64);
   }
   return 0;
 }
@@ -115,14 +122,17 @@ static int key_ok(const am_kernel_key *k) {
 /* Whether the key's operands or result include a float64. */
 static int uses_double(const am_kernel_key *k) {
   switch (k->kind) {
-    case AM_KERNEL_CAST: return k->t0 == AM_FLOAT64 || k->t1 == AM_FLOAT64;
+    case AM_KERNEL_CAST:
+      return k->t0 == AM_FLOAT64 || k->t1 == AM_FLOAT64;
     case AM_KERNEL_REDUCE:
     case AM_KERNEL_COMPARE:
     case AM_KERNEL_ARITH:
     case AM_KERNEL_FILTER_SCATTER:
     case AM_KERNEL_TAKE:
-    case AM_KERNEL_FILL: return k->t0 == AM_FLOAT64;
-    default: return 0;
+    case AM_KERNEL_FILL:
+      return k->t0 == AM_FLOAT64;
+    default:
+      return 0;
   }
 }
 
@@ -150,13 +160,27 @@ void am_kernel_name(const am_kernel_key *key, char *name, size_t capacity) {
     case AM_KERNEL_CAST:
       snprintf(name, capacity, "am_cast_%s_to_%s_%s", t0, t1, key->op ? "safe" : "unsafe");
       break;
-    case AM_KERNEL_LOGIC: snprintf(name, capacity, "am_logic_%s", logic_names[key->op]); break;
-    case AM_KERNEL_FILTER_COUNT: snprintf(name, capacity, "am_filter_count"); break;
-    case AM_KERNEL_FILTER_SCAN: snprintf(name, capacity, "am_filter_scan"); break;
-    case AM_KERNEL_FILTER_SCATTER: snprintf(name, capacity, "am_filter_scatter_%s", t0); break;
-    case AM_KERNEL_TAKE: snprintf(name, capacity, "am_take_%s_by_%s", t0, t1); break;
-    case AM_KERNEL_FILL: snprintf(name, capacity, "am_fill_%s", t0); break;
-    case AM_KERNEL_COUNT_NULLS: snprintf(name, capacity, "am_count_nulls"); break;
+    case AM_KERNEL_LOGIC:
+      snprintf(name, capacity, "am_logic_%s", logic_names[key->op]);
+      break;
+    case AM_KERNEL_FILTER_COUNT:
+      snprintf(name, capacity, "am_filter_count");
+      break;
+    case AM_KERNEL_FILTER_SCAN:
+      snprintf(name, capacity, "am_filter_scan");
+      break;
+    case AM_KERNEL_FILTER_SCATTER:
+      snprintf(name, capacity, "am_filter_scatter_%s", t0);
+      break;
+    case AM_KERNEL_TAKE:
+      snprintf(name, capacity, "am_take_%s_by_%s", t0, t1);
+      break;
+    case AM_KERNEL_FILL:
+      snprintf(name, capacity, "am_fill_%s", t0);
+      break;
+    case AM_KERNEL_COUNT_NULLS:
+      snprintf(name, capacity, "am_count_nulls");
+      break;
   }
 }
 
@@ -286,10 +310,14 @@ static void emit_operand(am_sb *sb, int idx, am_type t) {
 
 /* AM_SCALAR: the scalar operand (am_gpu_args.scalar) as a T0. */
 static void emit_scalar(am_sb *sb, am_type t) {
-  if (t == AM_BOOL) am_sb_puts(sb, "#define AM_SCALAR (a.scalar != 0u ? 1u : 0u)\n");
-  else if (t == AM_FLOAT32) am_sb_puts(sb, "#define AM_SCALAR AM_F64BITS_TO_F32(a.scalar)\n");
-  else if (t == AM_FLOAT64) am_sb_puts(sb, "#define AM_SCALAR BITS_F64(a.scalar)\n");
-  else am_sb_printf(sb, "#define AM_SCALAR ((T0)a.scalar)\n");
+  if (t == AM_BOOL)
+    am_sb_puts(sb, "#define AM_SCALAR (a.scalar != 0u ? 1u : 0u)\n");
+  else if (t == AM_FLOAT32)
+    am_sb_puts(sb, "#define AM_SCALAR AM_F64BITS_TO_F32(a.scalar)\n");
+  else if (t == AM_FLOAT64)
+    am_sb_puts(sb, "#define AM_SCALAR BITS_F64(a.scalar)\n");
+  else
+    am_sb_printf(sb, "#define AM_SCALAR ((T0)a.scalar)\n");
 }
 
 /* The start of the warp-by-warp loop of element-wise kernels; `i` is this
@@ -307,7 +335,8 @@ static void emit_warp_store(am_sb *sb, int bits_out) {
     am_sb_puts(sb,
                "    const am_u32 rw = BALLOT(ok && r != 0);\n"
                "    if (am_lane == 0u) a.out[base >> 5] = rw;\n");
-  else am_sb_puts(sb, "    if (i < n) a.out[i] = r;\n");
+  else
+    am_sb_puts(sb, "    if (i < n) a.out[i] = r;\n");
   am_sb_puts(sb,
              "    const am_u32 vw = BALLOT(ok);\n"
              "    if (am_lane == 0u && a.out_valid != 0) a.out_valid[base >> 5] = vw;\n"
@@ -455,8 +484,7 @@ static void emit_reduce_class(am_sb *sb, am_dialect d, am_reduce_op op, am_type 
                "#define AM_ACC_S0 ((am_u64)0)\n"
                "#define AM_ACC_C0 ((am_u64)0)\n");
     am_sb_puts(sb, reduce_head);
-    if (wide)
-      /* 128-bit sum: s = low word, c = high word (two's complement). */
+    if (wide) /* 128-bit sum: s = low word, c = high word (two's complement). */
       am_sb_printf(sb,
                    "DEVFN void am_acc_add(PRIV Acc *r, T0 x) {\n"
                    "  const am_u64 u = %s(x);\n"
@@ -584,12 +612,9 @@ static void emit_reduce_class(am_sb *sb, am_dialect d, am_reduce_op op, am_type 
     am_sb_puts(sb, reduce_head);
     am_sb_printf(sb,
                  "DEVFN void am_acc_add(PRIV Acc *r, T0 x) {\n"
-                 "  if (x != x) {\n"
-                 "    r->nan += 1u;\n"
-                 "  } else {\n"
-                 "    if (x %s r->s) r->s = x;\n"
-                 "    r->cnt += 1u;\n"
-                 "  }\n"
+                 "  if (x != x) r->nan += 1u;\n"
+                 "  else if (x %s r->s) r->s = x;\n"
+                 "  r->cnt += 1u;\n"
                  "}\n"
                  "DEVFN void am_acc_merge(PRIV Acc *r, Acc b) {\n"
                  "  if (b.s %s r->s) r->s = b.s;\n"
@@ -713,10 +738,11 @@ static void emit_arith(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
                    "#define AM_FAILS(x, y) ((y) == 0)\n",
                    ty[t].imin, w, s, s);
     } else {
-      am_sb_printf(sb,
-                   "DEVFN T0 am_arith(T0 x, T0 y) { return y == 0u ? (T0)0 : (T0)((%s)x / (%s)y); }\n"
-                   "#define AM_FAILS(x, y) ((y) == 0u)\n",
-                   w, w);
+      am_sb_printf(
+          sb,
+          "DEVFN T0 am_arith(T0 x, T0 y) { return y == 0u ? (T0)0 : (T0)((%s)x / (%s)y); }\n"
+          "#define AM_FAILS(x, y) ((y) == 0u)\n",
+          w, w);
     }
   }
   am_sb_puts(sb, "#define AM_APPLY(x, y) am_arith(x, y)\n");
@@ -749,16 +775,17 @@ static void emit_cast_fn(am_sb *sb, am_type from, am_type to, int safe) {
     int can_exceed = is_signed(from) ? bits - 1 > mant : bits > mant;
     if (safe && can_exceed) {
       if (is_signed(from))
-        am_sb_puts(sb,
-                   "  const am_u64 mag = v < 0 ? (am_u64)0 - (am_u64)(am_i64)v : (am_u64)(am_i64)v;\n");
-      else am_sb_puts(sb, "  const am_u64 mag = (am_u64)v;\n");
+        am_sb_puts(
+            sb,
+            "  const am_u64 mag = v < 0 ? (am_u64)0 - (am_u64)(am_i64)v : (am_u64)(am_i64)v;\n");
+      else
+        am_sb_puts(sb, "  const am_u64 mag = (am_u64)v;\n");
       am_sb_printf(sb, "  if (mag > ((am_u64)1 << %d)) *fail = true;\n", mant);
     }
     am_sb_puts(sb, "  return (T1)v;\n");
   } else if (is_float(from)) {
     /* Float to integer. */
     const char *fs = fsuffix(from);
-    int to64 = am_type_bits(to) == 64;
     if (safe) {
       am_sb_printf(sb,
                    "  if (!(v >= %s%s && v < %s%s)) {\n"
@@ -766,15 +793,27 @@ static void emit_cast_fn(am_sb *sb, am_type from, am_type to, int safe) {
                    "    return 0;\n"
                    "  }\n",
                    ty[to].flo, fs, ty[to].fhi, fs);
-      if (to == AM_UINT64) am_sb_puts(sb, "  const T1 r = (T1)v;\n");
-      else am_sb_puts(sb, "  const T1 r = (T1)(am_i64)v;\n");
+      if (to == AM_UINT64)
+        am_sb_puts(sb, "  const T1 r = (T1)v;\n");
+      else
+        am_sb_puts(sb, "  const T1 r = (T1)(am_i64)v;\n");
       am_sb_puts(sb, "  if ((T0)r != v) *fail = true;\n  return r;\n");
-    } else if (to == AM_UINT64) {
-      am_sb_printf(sb, "  return v >= 9223372036854775808.0%s ? (T1)v : (T1)(am_i64)v;\n", fs);
-    } else if (to64) {
-      am_sb_puts(sb, "  return (T1)v;\n");
     } else {
-      am_sb_puts(sb, "  return (T1)(am_i64)v;\n");
+      /* As the CPU backend: saturate into [lo, top] (top: the largest float
+       * of the source's precision not above the target's maximum), NaN to
+       * 0, then truncate. */
+      int bits = am_type_bits(to), prec = from == AM_FLOAT32 ? 24 : 53;
+      uint64_t hi = is_signed(to) ? ((uint64_t)1 << (bits - 1)) - 1
+                    : bits == 64  ? UINT64_MAX
+                                  : ((uint64_t)1 << bits) - 1;
+      int width = 64 - __builtin_clzll(hi);
+      uint64_t top = width > prec ? hi >> (width - prec) << (width - prec) : hi;
+      long long lo = is_signed(to) ? -(long long)hi - 1 : 0;
+      am_sb_printf(sb,
+                   "  T0 c = v > %llu.0%s ? %llu.0%s : v;\n"
+                   "  c = c < %lld.0%s ? %lld.0%s : c;\n"
+                   "  return v == v ? (T1)c : (T1)0;\n",
+                   (unsigned long long)top, fs, (unsigned long long)top, fs, lo, fs, lo, fs);
     }
   } else {
     /* Integer to integer: range check in 64 bits, then wrap. */
@@ -937,8 +976,7 @@ static void emit_filter_scan(am_sb *sb, am_dialect d, const char *name) {
              "  if (am_tid == AM_BLOCK - 1u) a.status[1] = am_sh[AM_BLOCK - 1u];\n");
 }
 
-static void emit_filter_scatter(am_sb *sb, am_dialect d, const am_kernel_key *k,
-                                const char *name) {
+static void emit_filter_scatter(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
   int bits = k->t0 == AM_BOOL;
   emit_args(sb, ty[k->t0].store, "am_u8", bits ? "am_u32" : ty[k->t0].store);
   am_dialect_kernel_begin(sb, d, name);
@@ -970,7 +1008,8 @@ static void emit_filter_scatter(am_sb *sb, am_dialect d, const am_kernel_key *k,
                "    const am_u32 vb = keep && am_bit(a.in0, a.off0 + i) != 0u ? 1u << rank : 0u;\n"
                "    const am_u32 vw = am_warp_or(vb);\n"
                "    if (am_lane == 0u) am_or_bits(a.out, p0, vw);\n");
-  else am_sb_puts(sb, "    if (keep) a.out[p0 + rank] = a.in0[a.off0 + i];\n");
+  else
+    am_sb_puts(sb, "    if (keep) a.out[p0 + rank] = a.in0[a.off0 + i];\n");
   am_sb_puts(sb,
              "    if (wv) {\n"
              "      const bool ok = keep && (!hv0 || am_bit(a.valid0, a.off0 + i) != 0u);\n"
@@ -987,8 +1026,10 @@ static void emit_filter_scatter(am_sb *sb, am_dialect d, const am_kernel_key *k,
 static void emit_take(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
   int bits = k->t0 == AM_BOOL;
   am_sb_printf(sb, "typedef %s TR;\n", bits ? "am_u32" : ty[k->t0].store);
-  if (bits) am_sb_puts(sb, "#define AM_GET(j) am_bit(a.in0, a.off0 + (j))\n");
-  else am_sb_puts(sb, "#define AM_GET(j) a.in0[a.off0 + (j)]\n");
+  if (bits)
+    am_sb_puts(sb, "#define AM_GET(j) am_bit(a.in0, a.off0 + (j))\n");
+  else
+    am_sb_puts(sb, "#define AM_GET(j) a.in0[a.off0 + (j)]\n");
   emit_args(sb, ty[k->t0].store, ty[k->t1].ctype, bits ? "am_u32" : ty[k->t0].store);
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb,
@@ -1015,9 +1056,12 @@ static void emit_take(am_sb *sb, am_dialect d, const am_kernel_key *k, const cha
 static void emit_fill(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
   am_type t = k->t0;
   int bits = t == AM_BOOL;
-  if (bits) am_sb_puts(sb, "#define AM_VALUE (a.scalar != 0u ? 0xffffffffu : 0u)\n");
-  else if (t == AM_FLOAT32) am_sb_puts(sb, "#define AM_VALUE F32_BITS(AM_F64BITS_TO_F32(a.scalar))\n");
-  else am_sb_printf(sb, "#define AM_VALUE ((%s)a.scalar)\n", ty[t].store);
+  if (bits)
+    am_sb_puts(sb, "#define AM_VALUE (a.scalar != 0u ? 0xffffffffu : 0u)\n");
+  else if (t == AM_FLOAT32)
+    am_sb_puts(sb, "#define AM_VALUE F32_BITS(AM_F64BITS_TO_F32(a.scalar))\n");
+  else
+    am_sb_printf(sb, "#define AM_VALUE ((%s)a.scalar)\n", ty[t].store);
   emit_args(sb, "am_u8", "am_u8", bits ? "am_u32" : ty[t].store);
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb,
@@ -1034,12 +1078,13 @@ static void emit_fill(am_sb *sb, am_dialect d, const am_kernel_key *k, const cha
                "    if (a.out_valid != 0) a.out_valid[w] = m;\n"
                "  }\n");
   else
-    am_sb_printf(sb,
-                 "  const %s v = AM_VALUE;\n"
-                 "  for (am_i64 i = g; i < n; i += stride) a.out[i] = v;\n"
-                 "  if (a.out_valid != 0)\n"
-                 "    for (am_i64 w = g; w < nw; w += stride) a.out_valid[w] = am_tail_mask(n, w);\n",
-                 ty[t].store);
+    am_sb_printf(
+        sb,
+        "  const %s v = AM_VALUE;\n"
+        "  for (am_i64 i = g; i < n; i += stride) a.out[i] = v;\n"
+        "  if (a.out_valid != 0)\n"
+        "    for (am_i64 w = g; w < nw; w += stride) a.out_valid[w] = am_tail_mask(n, w);\n",
+        ty[t].store);
 }
 
 /* ---- Source */
@@ -1062,17 +1107,39 @@ int am_kernel_source(am_dialect dialect, const am_kernel_key *key, char **source
   am_dialect_preamble(&sb, dialect);
   am_sb_puts(&sb, common_helpers);
   switch (key->kind) {
-    case AM_KERNEL_REDUCE: emit_reduce(&sb, dialect, key, name); break;
-    case AM_KERNEL_COMPARE: emit_compare(&sb, dialect, key, name); break;
-    case AM_KERNEL_ARITH: emit_arith(&sb, dialect, key, name); break;
-    case AM_KERNEL_CAST: emit_cast(&sb, dialect, key, name); break;
-    case AM_KERNEL_LOGIC: emit_logic(&sb, dialect, key, name); break;
-    case AM_KERNEL_FILTER_COUNT: emit_filter_count(&sb, dialect, name); break;
-    case AM_KERNEL_FILTER_SCAN: emit_filter_scan(&sb, dialect, name); break;
-    case AM_KERNEL_FILTER_SCATTER: emit_filter_scatter(&sb, dialect, key, name); break;
-    case AM_KERNEL_TAKE: emit_take(&sb, dialect, key, name); break;
-    case AM_KERNEL_FILL: emit_fill(&sb, dialect, key, name); break;
-    case AM_KERNEL_COUNT_NULLS: emit_count_nulls(&sb, dialect, name); break;
+    case AM_KERNEL_REDUCE:
+      emit_reduce(&sb, dialect, key, name);
+      break;
+    case AM_KERNEL_COMPARE:
+      emit_compare(&sb, dialect, key, name);
+      break;
+    case AM_KERNEL_ARITH:
+      emit_arith(&sb, dialect, key, name);
+      break;
+    case AM_KERNEL_CAST:
+      emit_cast(&sb, dialect, key, name);
+      break;
+    case AM_KERNEL_LOGIC:
+      emit_logic(&sb, dialect, key, name);
+      break;
+    case AM_KERNEL_FILTER_COUNT:
+      emit_filter_count(&sb, dialect, name);
+      break;
+    case AM_KERNEL_FILTER_SCAN:
+      emit_filter_scan(&sb, dialect, name);
+      break;
+    case AM_KERNEL_FILTER_SCATTER:
+      emit_filter_scatter(&sb, dialect, key, name);
+      break;
+    case AM_KERNEL_TAKE:
+      emit_take(&sb, dialect, key, name);
+      break;
+    case AM_KERNEL_FILL:
+      emit_fill(&sb, dialect, key, name);
+      break;
+    case AM_KERNEL_COUNT_NULLS:
+      emit_count_nulls(&sb, dialect, name);
+      break;
   }
   am_sb_puts(&sb, "}\n");
   char *text = am_sb_finish(&sb);

@@ -20,14 +20,14 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                                          \
-  do {                                                            \
-    if (!(cond)) {                                                \
-      failures++;                                                 \
+#define CHECK(cond, ...)                                                       \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      failures++;                                                              \
       fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                               \
-      fputc('\n', stderr);                                        \
-    }                                                             \
+      fprintf(stderr, __VA_ARGS__);                                            \
+      fputc('\n', stderr);                                                     \
+    }                                                                          \
   } while (0)
 
 typedef void (*key_fn)(const am_kernel_key *key, void *ctx);
@@ -37,14 +37,14 @@ typedef void (*key_fn)(const am_kernel_key *key, void *ctx);
 static int each_key(key_fn fn, void *ctx) {
   int count = 0;
   am_kernel_key k;
-#define VISIT(kind_, op_, t0_, t1_)                                      \
-  do {                                                                   \
-    k.kind = (kind_);                                                    \
-    k.op = (op_);                                                        \
-    k.t0 = (am_type)(t0_);                                               \
-    k.t1 = (am_type)(t1_);                                               \
-    fn(&k, ctx);                                                         \
-    count++;                                                             \
+#define VISIT(kind_, op_, t0_, t1_) \
+  do {                              \
+    k.kind = (kind_);               \
+    k.op = (op_);                   \
+    k.t0 = (am_type)(t0_);          \
+    k.t1 = (am_type)(t1_);          \
+    fn(&k, ctx);                    \
+    count++;                        \
   } while (0)
   for (int t = AM_BOOL; t <= AM_FLOAT64; t++) {
     for (int op = 0; op < 4; op++) VISIT(AM_KERNEL_REDUCE, op, t, AM_TYPE_INVALID);
@@ -110,9 +110,9 @@ static void check_key(const am_kernel_key *key, void *arg) {
     snprintf(sig, sizeof sig, " %s(", name);
     CHECK(strstr(a, sig) != NULL, "%s: entry point missing", name);
     if (c->dialect == AM_DIALECT_MSL) {
-      static const char *const cuda_only[] = {"double", "am_f64", "__global__", "__syncthreads",
-                                              "__shfl", "__ballot", "threadIdx", "atomicMin",
-                                              "__device__", "__shared__", "long long"};
+      static const char *const cuda_only[] = {
+          "double",    "am_f64",    "__global__", "__syncthreads", "__shfl",   "__ballot",
+          "threadIdx", "atomicMin", "__device__", "__shared__",    "long long"};
       for (size_t j = 0; j < sizeof cuda_only / sizeof cuda_only[0]; j++)
         CHECK(strstr(a, cuda_only[j]) == NULL, "%s: '%s' in MSL", name, cuda_only[j]);
     } else {
@@ -208,14 +208,12 @@ static void check_errors(void) {
 }
 
 static void check_blocks(void) {
-  const am_kernel_kind kinds[] = {AM_KERNEL_REDUCE,        AM_KERNEL_COMPARE,
-                                  AM_KERNEL_ARITH,         AM_KERNEL_CAST,
-                                  AM_KERNEL_LOGIC,         AM_KERNEL_FILTER_COUNT,
-                                  AM_KERNEL_FILTER_SCAN,   AM_KERNEL_FILTER_SCATTER,
-                                  AM_KERNEL_TAKE,          AM_KERNEL_FILL,
-                                  AM_KERNEL_COUNT_NULLS};
-  const int64_t ns[] = {-5, 0, 1, 31, 32, 33, 255, 256, 257, 2048, 4097, 1 << 20, 100000007,
-                        (int64_t)1 << 40};
+  const am_kernel_kind kinds[] = {
+      AM_KERNEL_REDUCE, AM_KERNEL_COMPARE,      AM_KERNEL_ARITH,       AM_KERNEL_CAST,
+      AM_KERNEL_LOGIC,  AM_KERNEL_FILTER_COUNT, AM_KERNEL_FILTER_SCAN, AM_KERNEL_FILTER_SCATTER,
+      AM_KERNEL_TAKE,   AM_KERNEL_FILL,         AM_KERNEL_COUNT_NULLS};
+  const int64_t ns[] = {-5,  0,   1,    31,   32,      33,        255,
+                        256, 257, 2048, 4097, 1 << 20, 100000007, (int64_t)1 << 40};
   for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
     for (int t = AM_BOOL; t <= AM_INT32; t += 3) {
       am_kernel_key k = {kinds[i], 0, (am_type)t, AM_INT32};

@@ -64,8 +64,15 @@ int main(void) {
     narrow((tie & 0x800fffffffffffffu) | e << 52);
   }
   for (uint64_t e = 0; e < 2048; e++) {
-    const uint64_t ms[] = {0, 1, 0x10000000u, 0x10000001u, 0xfffffffffffffu, 0x8000000000000u,
-                           0xfffffe0000000u, 0xffffff0000000u, 0x7ffff0000000u};
+    const uint64_t ms[] = {0,
+                           1,
+                           0x10000000u,
+                           0x10000001u,
+                           0xfffffffffffffu,
+                           0x8000000000000u,
+                           0xfffffe0000000u,
+                           0xffffff0000000u,
+                           0x7ffff0000000u};
     for (size_t j = 0; j < sizeof ms / sizeof ms[0]; j++) {
       narrow(e << 52 | ms[j]);
       narrow(0x8000000000000000u | e << 52 | ms[j]);

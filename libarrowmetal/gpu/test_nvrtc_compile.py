@@ -76,11 +76,25 @@ def nvrtc_compile(lib, source, name):
 def build_tool(tmp_path):
     binary = tmp_path / "kernel_source_test"
     subprocess.run(
-        ["cc", "-std=c11", "-D_GNU_SOURCE", "-O1", "-Wall", "-Wextra", "-Werror",
-         f"-I{ROOT / 'include'}", f"-I{ROOT / 'libarrowmetal'}",
-         str(HERE / "kernel_source_test.c"), str(HERE / "kernel_source.c"),
-         str(HERE / "dialect.c"), str(ROOT / "libarrowmetal/core/types.c"),
-         str(ROOT / "libarrowmetal/core/error.c"), "-o", str(binary), "-lm"],
+        [
+            "cc",
+            "-std=c11",
+            "-D_GNU_SOURCE",
+            "-O1",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            f"-I{ROOT / 'include'}",
+            f"-I{ROOT / 'libarrowmetal'}",
+            str(HERE / "kernel_source_test.c"),
+            str(HERE / "kernel_source.c"),
+            str(HERE / "dialect.c"),
+            str(ROOT / "libarrowmetal/core/types.c"),
+            str(ROOT / "libarrowmetal/core/error.c"),
+            "-o",
+            str(binary),
+            "-lm",
+        ],
         check=True,
     )
     return binary
@@ -89,8 +103,9 @@ def build_tool(tmp_path):
 def dump_cuda(tmp_path):
     out = tmp_path / "cuda"
     out.mkdir()
-    subprocess.run([str(build_tool(tmp_path)), "dump", "cuda", str(out)], check=True,
-                   capture_output=True)
+    subprocess.run(
+        [str(build_tool(tmp_path)), "dump", "cuda", str(out)], check=True, capture_output=True
+    )
     return sorted(out.glob("*.cu"))
 
 

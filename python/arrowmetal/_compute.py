@@ -13,10 +13,15 @@ bound to closure or module variables.
 from ._capi import ffi, lib
 from ._core import (
     _ARRAY,
+    _ARRAY_NAMES,
+    _CAP_OFF,
     _DISPATCH,
     _IMPORT,
     _KIND,
     _SCALAR,
+    _SCHEMA_NAMES,
+    _WORDS,
+    _WSHIFT,
     W0_FLOAT64,
     W0_INT64,
     Array,
@@ -24,14 +29,19 @@ from ._core import (
     _am_array_type,
     _am_cast,
     _am_full,
+    _am_import_addr,
     _am_length,
     _am_null_count,
     _am_release,
     _device_ptr,
     _dispatch,
     _drop,
+    _FastCapsule,
     _fill_float,
     _fill_int,
+    _import_c_array,
+    _import_c_array_or_device,
+    _import_capsules,
     _is_operand,
     _new,
     _read_values,
@@ -130,8 +140,10 @@ def _reduce_general(cfn, empty, array, skip_nulls, min_count, options, device):
 
 
 def _make_reduction(name, cfn, empty, doc):
-    # The path tuned for latency: one thread-local read, the C call, and the
-    # result read as raw words (word 0 holds type and is_null together).
+    # The path tuned for latency: one thread-local read, the C calls, and the
+    # result read as raw words (word 0 holds type and is_null together). An
+    # Arrow PyCapsule producer (pyarrow) is imported inline: the capsules'
+    # pointers are read straight from the capsule objects (see _core).
     def reduction(
         array, /, *, skip_nulls=True, min_count=1, options=None, memory_pool=None, device=None
     ):
@@ -144,9 +156,32 @@ def _make_reduction(name, cfn, empty, doc):
                     raise _error(rc)
             else:
                 d = _DISPATCH.get(type(array))
-                if d is None or d[0] != _IMPORT:
+                if d is None:
                     return _reduce_general(cfn, empty, array, True, 1, None, device)
-                p = d[1](array, _NULL if device is None else _device_ptr(device), st[3])
+                dev = _NULL if device is None else _device_ptr(device)
+                out = st[3]
+                f = d[1]
+                if f is _import_c_array_or_device or f is _import_c_array:
+                    try:
+                        sc, ac = array.__arrow_c_array__()
+                    except Exception:  # noqa: BLE001 - device data: the general path
+                        return _reduce_general(cfn, empty, array, True, 1, None, device)
+                    if type(sc) is _FastCapsule and type(ac) is _FastCapsule:
+                        ks = (id(sc) >> _WSHIFT) + _CAP_OFF
+                        ka = (id(ac) >> _WSHIFT) + _CAP_OFF
+                        if _WORDS[ks + 1] in _SCHEMA_NAMES and _WORDS[ka + 1] in _ARRAY_NAMES:
+                            rc = _am_import_addr(_WORDS[ks], _WORDS[ka], dev, out)
+                        else:
+                            rc = _import_capsules(sc, ac, dev, out)
+                    else:
+                        rc = _import_capsules(sc, ac, dev, out)
+                    if rc:
+                        raise _error(rc)
+                    p = out[0]
+                elif d[0] == _IMPORT:
+                    p = f(array, dev, out)
+                else:
+                    return _reduce_general(cfn, empty, array, True, 1, None, device)
                 try:
                     rc = cfn(p, s)
                     if rc:

@@ -330,6 +330,9 @@ def _probe_capsule_layout():
 
 
 _CAP_IDX = _probe_capsule_layout()
+# The capsule type when its layout is known, else a type no object has: fast
+# paths test `type(cap) is _FastCapsule`.
+_FastCapsule = _CapsuleType if _CAP_IDX else type("_NoCapsule", (), {})
 _CAP_OFF = _CAP_IDX - 1  # word index of the capsule pointer: (id(cap) >> _WSHIFT) + _CAP_OFF
 # Addresses of name strings already checked, per expected name: producers use
 # static strings, so the name check is one set lookup after the first time.
@@ -347,7 +350,7 @@ _ARRAY_NAMES = _NAME_ADDRS[_NAME_ARRAY]
 
 def _capsule_address(cap, name):
     """The pointer held by PyCapsule `cap`, as an int, checking its name."""
-    if _CAP_IDX and type(cap) is _CapsuleType:
+    if type(cap) is _FastCapsule:
         k = (id(cap) >> _WSHIFT) + _CAP_OFF
         nm = _WORDS[k + 1]
         ok = _NAME_ADDRS[name]
@@ -402,25 +405,31 @@ else:  # pragma: no cover - the header changed: go through typed pointers
 _EXPORTS = {}
 
 
-@ffi.callback("void(void *)")
+_T_SCHEMA_P = ffi.typeof("struct ArrowSchema *")
+_T_ARRAY_P = ffi.typeof("struct ArrowArray *")
+_T_DEVICE_ARRAY_P = ffi.typeof("struct ArrowDeviceArray *")
+_T_UINTPTR = ffi.typeof("uintptr_t")
+
+
+@ffi.callback("void(uintptr_t)")  # PyCapsule_Destructor; the capsule's address as an int
 def _capsule_destructor(cap):
     try:
-        rec = _EXPORTS.pop(int(_cast("uintptr_t", cap)), None)
+        rec = _EXPORTS.pop(cap, None)
         if rec is not None:
             st = rec[1]
-            if st.release != _NULL:
+            if st.release:  # not moved out by a consumer
                 st.release(st)
     except BaseException:  # noqa: BLE001, S110 - nothing may propagate into C
         pass
 
 
-_DESTRUCTOR_ADDR = int(_cast("uintptr_t", _capsule_destructor))
+_DESTRUCTOR_ADDR = int(_cast(_T_UINTPTR, _capsule_destructor))
 
 
 def _make_capsule(keep, releasable, name):
     """A PyCapsule over struct `releasable` (owned by `keep`) whose destructor
     calls its release callback if it was not moved out, then frees it."""
-    cap = _PyCapsule_New(int(_cast("uintptr_t", releasable)), name, _DESTRUCTOR_ADDR)
+    cap = _PyCapsule_New(int(_cast(_T_UINTPTR, releasable)), name, _DESTRUCTOR_ADDR)
     _EXPORTS[id(cap)] = (keep, releasable)
     return cap
 
@@ -434,20 +443,25 @@ def _release_struct(st):
 # Importers: obj -> owned am_array* on `dev`. Signature: fn(obj, dev, out).
 
 
+def _import_capsules(sc, ac, dev, out):
+    """am_import of an (arrow_schema, arrow_array) capsule pair; returns the status."""
+    return _am_import_addr(
+        _capsule_address(sc, _NAME_SCHEMA), _capsule_address(ac, _NAME_ARRAY), dev, out
+    )
+
+
 def _import_c_array(obj, dev, out):
     sc, ac = obj.__arrow_c_array__()
-    if _CAP_IDX and type(sc) is _CapsuleType and type(ac) is _CapsuleType:
-        # Inlined _capsule_address for both capsules: the latency-critical path.
+    if type(sc) is _FastCapsule and type(ac) is _FastCapsule:
+        # _capsule_address inlined for both capsules: the latency-critical path.
         ks = (id(sc) >> _WSHIFT) + _CAP_OFF
         ka = (id(ac) >> _WSHIFT) + _CAP_OFF
         if _WORDS[ks + 1] in _SCHEMA_NAMES and _WORDS[ka + 1] in _ARRAY_NAMES:
             rc = _am_import_addr(_WORDS[ks], _WORDS[ka], dev, out)
-            if rc:
-                raise _error(rc)
-            return out[0]
-    rc = _am_import_addr(
-        _capsule_address(sc, _NAME_SCHEMA), _capsule_address(ac, _NAME_ARRAY), dev, out
-    )
+        else:
+            rc = _import_capsules(sc, ac, dev, out)
+    else:
+        rc = _import_capsules(sc, ac, dev, out)
     if rc:
         raise _error(rc)
     return out[0]
@@ -470,17 +484,15 @@ def _import_c_array_or_device(obj, dev, out):
         sc, ac = obj.__arrow_c_array__()
     except Exception:  # noqa: BLE001 - whatever the producer raises for device data
         return _import_c_device_array(obj, dev, out)
-    if _CAP_IDX and type(sc) is _CapsuleType and type(ac) is _CapsuleType:
+    if type(sc) is _FastCapsule and type(ac) is _FastCapsule:
         ks = (id(sc) >> _WSHIFT) + _CAP_OFF
         ka = (id(ac) >> _WSHIFT) + _CAP_OFF
         if _WORDS[ks + 1] in _SCHEMA_NAMES and _WORDS[ka + 1] in _ARRAY_NAMES:
             rc = _am_import_addr(_WORDS[ks], _WORDS[ka], dev, out)
-            if rc:
-                raise _error(rc)
-            return out[0]
-    rc = _am_import_addr(
-        _capsule_address(sc, _NAME_SCHEMA), _capsule_address(ac, _NAME_ARRAY), dev, out
-    )
+        else:
+            rc = _import_capsules(sc, ac, dev, out)
+    else:
+        rc = _import_capsules(sc, ac, dev, out)
     if rc:
         raise _error(rc)
     return out[0]
@@ -942,7 +954,7 @@ class _Export:
     __slots__ = ("__weakref__", "arr", "schema")
 
     def __init__(self, p):
-        self.arr = ffi.new("struct ArrowArray *")
+        self.arr = ffi.new(_T_ARRAY_P)
         rc = _am_export(p, _NULL, self.arr)
         if rc:
             self.arr = None
@@ -1111,8 +1123,8 @@ class Array:
     def to_pyarrow(self):
         """A pyarrow.Array over the same buffers (zero-copy from the CPU)."""
         pa = _require_pyarrow("Array.to_pyarrow()")
-        sch = ffi.new("struct ArrowSchema *")
-        arr = ffi.new("struct ArrowArray *")
+        sch = ffi.new(_T_SCHEMA_P)
+        arr = ffi.new(_T_ARRAY_P)
         rc = _am_export(self._ptr, sch, arr)
         if rc:
             raise _error(rc)
@@ -1166,8 +1178,8 @@ class Array:
 
     # -- Arrow PyCapsule interface
     def __arrow_c_array__(self, requested_schema=None):
-        sch = ffi.new("struct ArrowSchema *")
-        arr = ffi.new("struct ArrowArray *")
+        sch = ffi.new(_T_SCHEMA_P)
+        arr = ffi.new(_T_ARRAY_P)
         rc = _am_export(self._ptr, sch, arr)
         if rc:
             raise _error(rc)
@@ -1188,8 +1200,8 @@ class Array:
         for k, v in kwargs.items():
             if v is not None:
                 raise NotImplementedError(f"__arrow_c_device_array__: unsupported keyword {k!r}")
-        sch = ffi.new("struct ArrowSchema *")
-        darr = ffi.new("struct ArrowDeviceArray *")
+        sch = ffi.new(_T_SCHEMA_P)
+        darr = ffi.new(_T_DEVICE_ARRAY_P)
         rc = _am_export_device(self._ptr, sch, darr)
         if rc:
             raise _error(rc)

@@ -172,3 +172,21 @@ def test_mixed_inputs():
     assert am.add(x, y).to_pylist() == [4, 4, 4]
     assert am.less(am.array(x), y).to_pylist() == [True, False, False]
     assert am.subtract(y, am.array(x)).to_pylist() == [2, 0, -2]
+
+
+def test_capsule_fast_path_is_active_and_checks_names():
+    from arrowmetal import _core
+
+    assert _core._CAP_IDX > 0  # CPython's PyCapsule layout was recognised
+    src = pa.array([1, 2, 3])
+
+    class Swapped:
+        def __arrow_c_array__(self, requested_schema=None):
+            sc, ac = src.__arrow_c_array__()
+            return ac, sc
+
+    with pytest.raises(ValueError):
+        am.array(Swapped())
+    with pytest.raises(ValueError):
+        am.sum(Swapped())
+    assert am.sum(src) == 6
