@@ -14,47 +14,83 @@
 typedef void (*arith_arrays_fn)(const void *a, const void *b, void *out, int64_t n);
 typedef void (*arith_scalar_fn)(const void *a, const am_scalar *b, void *out, int64_t n);
 
+/* Every kernel exists for two arrays (NAME_N, right operand y[i]) and for an
+ * array and a scalar (NAME_scalar_N, right operand s): BODY(..., RHS) is the
+ * loop over o[0, n) = x (op) RHS. */
 #define ARRAY_RHS(i) y[i]
 #define SCALAR_RHS(i) s
-
-/* NAME_N (two arrays) and NAME_scalar_N computing out[i] = EXPR(x[i], RHS(i)). */
-#define DEFINE_ARITH(T, U, N, F, LO, NAME, EXPR)                                                \
-  AM_CPU_CLONES static void NAME##_##N(const void *a, const void *b, void *out, int64_t n) {    \
-    const T *x = a, *y = b;                                                                     \
-    T *o = out;                                                                                 \
-    for (int64_t i = 0; i < n; i++) o[i] = EXPR(T, U, LO, x[i], ARRAY_RHS(i));                  \
-  }                                                                                             \
-  AM_CPU_CLONES static void NAME##_scalar_##N(const void *a, const am_scalar *b, void *out,     \
-                                              int64_t n) {                                      \
-    const T *x = a;                                                                             \
-    const T s = (T)b->F;                                                                        \
-    T *o = out;                                                                                 \
-    for (int64_t i = 0; i < n; i++) o[i] = EXPR(T, U, LO, x[i], SCALAR_RHS(i));                 \
+#define DEFINE_BOTH(T, U, N, F, LO, NAME, BODY, OP)                                            \
+  AM_CPU_CLONES static void NAME##_##N(const void *a, const void *b, void *out, int64_t n) {   \
+    const T *x = a, *y = b;                                                                    \
+    T *o = out;                                                                                \
+    BODY(T, U, N, LO, OP, ARRAY_RHS)                                                           \
+  }                                                                                            \
+  AM_CPU_CLONES static void NAME##_scalar_##N(const void *a, const am_scalar *b, void *out,    \
+                                              int64_t n) {                                     \
+    const T *x = a;                                                                            \
+    const T s = (T)b->F;                                                                       \
+    T *o = out;                                                                                \
+    BODY(T, U, N, LO, OP, SCALAR_RHS)                                                          \
   }
 
-#define ADD(T, U, LO, x, y) (T)((U)(x) + (U)(y))
-#define SUBTRACT(T, U, LO, x, y) (T)((U)(x) - (U)(y))
-/* 1u first: a uint16_t product would otherwise be computed in (signed) int. */
-#define MULTIPLY(T, U, LO, x, y) (T)(1u * (U)(x) * (U)(y))
-#define FLOAT_ADD(T, U, LO, x, y) ((x) + (y))
-#define FLOAT_SUBTRACT(T, U, LO, x, y) ((x) - (y))
-#define FLOAT_MULTIPLY(T, U, LO, x, y) ((x) * (y))
-#define FLOAT_DIVIDE(T, U, LO, x, y) ((x) / (y))
+/* ---- add, subtract, multiply (and float divide) */
 
-/* Integer division truncating toward zero. Hardware has no vector integer
- * division, but an IEEE quotient rounded to float (16-bit operands) or double
- * (32-bit) and truncated is the exact integer quotient: its rounding error is
- * below 1/|y|, the least distance of an inexact quotient from an integer. */
-#define QUOTIENT(T, x, d)                              \
-  (sizeof(T) <= 2   ? (T)((float)(x) / (float)(d))    \
-   : sizeof(T) == 4 ? (T)((double)(x) / (double)(d)) \
-                    : (T)((x) / (d)))
+#define ELEMENTWISE(T, U, N, LO, OP, RHS) \
+  for (int64_t i = 0; i < n; i++) o[i] = OP(T, U, x[i], RHS(i));
+#define ADD(T, U, x, y) (T)((U)(x) + (U)(y))
+#define SUBTRACT(T, U, x, y) (T)((U)(x) - (U)(y))
+/* 1u first: a uint16_t product would otherwise be computed in (signed) int. */
+#define MULTIPLY(T, U, x, y) (T)(1u * (U)(x) * (U)(y))
+#define FLOAT_ADD(T, U, x, y) ((x) + (y))
+#define FLOAT_SUBTRACT(T, U, x, y) ((x) - (y))
+#define FLOAT_MULTIPLY(T, U, x, y) ((x) * (y))
+#define FLOAT_DIVIDE(T, U, x, y) ((x) / (y))
+
+/* ---- integer divide
+ *
+ * Division truncates toward zero. Hardware has no vector integer division,
+ * but the IEEE quotient of integers held exactly, rounded and truncated, is
+ * the exact integer quotient when its rounding error is below 1/|y|, the least
+ * distance of an inexact quotient from an integer; with |x| < 2^p / 2 it is at
+ * most |x/y| 2^-p < 1/|y|. So 8- and 16-bit operands divide in float (p = 24),
+ * 32-bit ones in double (p = 53), and 64-bit ones in double for the chunks
+ * whose operands are all below 2^52 in magnitude, by integer division in the
+ * others. */
+#define VIA_i8 float
+#define VIA_i16 float
+#define VIA_i32 double
+#define VIA_i64 double
+#define VIA_u8 float
+#define VIA_u16 float
+#define VIA_u32 double
+#define VIA_u64 double
 /* LO / -1 does not fit (pyarrow gives 0), and zero divisors are left only in
- * null slots: both divide by 1 instead, and the first is then replaced by 0. */
-#define OVERFLOWS(LO, x, y) ((y) == -1 && (x) == (LO))
-#define SIGNED_DIVIDE(T, U, LO, x, y) \
-  (OVERFLOWS(LO, x, y) ? (T)0 : QUOTIENT(T, x, (y) == 0 || OVERFLOWS(LO, x, y) ? (T)1 : (y)))
-#define UNSIGNED_DIVIDE(T, U, LO, x, y) QUOTIENT(T, x, (y) == 0 ? (T)1 : (y))
+ * null slots: both divide by 1 instead (y + 1 and y + 2), and the first is
+ * then masked to 0. Arithmetic, not selects: a select between converted
+ * values becomes a branch (the conversion might trap), which does not
+ * vectorize. */
+#define OVERFLOWS(T, LO, x, y) (((LO) != 0) & ((y) == (T)-1) & ((x) == (LO)))
+#define DIVIDE(T, VIA, LO, x, y)                                                    \
+  (T)((T)((VIA)(x) / (VIA)(T)((y) + ((y) == 0) + 2 * OVERFLOWS(T, LO, x, y))) &  \
+      (OVERFLOWS(T, LO, x, y) - 1))
+/* |v| < 2^52, as one unsigned compare. (A function: written out on a narrow
+ * type the compare would warn as always true.) */
+static inline int below_2_52(uint64_t v, int is_signed) {
+  return is_signed ? v + ((uint64_t)1 << 52) < ((uint64_t)1 << 53) : v < ((uint64_t)1 << 52);
+}
+#define BELOW_2_52(LO, v) below_2_52((uint64_t)(v), (LO) != 0)
+#define INT_DIVIDE(T, U, N, LO, OP, RHS)                                                       \
+  for (int64_t i = 0; i < n; i += 64) {                                                        \
+    int64_t m = n - i < 64 ? n - i : 64;                                                       \
+    int small = 1;                                                                             \
+    if (sizeof(T) == 8)                                                                        \
+      for (int64_t j = 0; j < m; j++)                                                          \
+        small &= BELOW_2_52(LO, x[i + j]) & BELOW_2_52(LO, RHS(i + j));                        \
+    if (small)                                                                                 \
+      for (int64_t j = 0; j < m; j++) o[i + j] = DIVIDE(T, VIA_##N, LO, x[i + j], RHS(i + j)); \
+    else                                                                                       \
+      for (int64_t j = 0; j < m; j++) o[i + j] = DIVIDE(T, T, LO, x[i + j], RHS(i + j));       \
+  }
 
 /* Whether y has a zero in a slot that `valid` (an offset-0 bitmap, NULL: all
  * valid) marks valid: the one error of integer division. The scan is cheap
@@ -74,21 +110,20 @@ typedef void (*arith_scalar_fn)(const void *a, const am_scalar *b, void *out, in
     return 0;                                                                                  \
   }
 
-#define DEFINE_INT_ARITH(T, U, N, F, LO, DIVIDE)       \
-  DEFINE_ARITH(T, U, N, F, LO, add, ADD)               \
-  DEFINE_ARITH(T, U, N, F, LO, subtract, SUBTRACT)     \
-  DEFINE_ARITH(T, U, N, F, LO, multiply, MULTIPLY)     \
-  DEFINE_ARITH(T, U, N, F, LO, divide, DIVIDE)         \
+/* ---- kernels per type */
+
+#define DEFINE_INT(E, T, U, N, F, LO, HI)                             \
+  DEFINE_BOTH(T, U, N, F, LO, add, ELEMENTWISE, ADD)                  \
+  DEFINE_BOTH(T, U, N, F, LO, subtract, ELEMENTWISE, SUBTRACT)        \
+  DEFINE_BOTH(T, U, N, F, LO, multiply, ELEMENTWISE, MULTIPLY)        \
+  DEFINE_BOTH(T, U, N, F, LO, divide, INT_DIVIDE, )                   \
   DEFINE_HAS_ZERO(T, N)
-#define DEFINE_SIGNED(E, T, U, N, F, LO, HI) DEFINE_INT_ARITH(T, U, N, F, LO, SIGNED_DIVIDE)
-#define DEFINE_UNSIGNED(E, T, U, N, F, LO, HI) DEFINE_INT_ARITH(T, U, N, F, LO, UNSIGNED_DIVIDE)
-#define DEFINE_FLOAT(E, T, U, N, F, LO, HI)               \
-  DEFINE_ARITH(T, U, N, F, LO, add, FLOAT_ADD)            \
-  DEFINE_ARITH(T, U, N, F, LO, subtract, FLOAT_SUBTRACT)  \
-  DEFINE_ARITH(T, U, N, F, LO, multiply, FLOAT_MULTIPLY)  \
-  DEFINE_ARITH(T, U, N, F, LO, divide, FLOAT_DIVIDE)
-AM_CPU_SIGNED_TYPES(DEFINE_SIGNED)
-AM_CPU_UNSIGNED_TYPES(DEFINE_UNSIGNED)
+#define DEFINE_FLOAT(E, T, U, N, F, LO, HI)                              \
+  DEFINE_BOTH(T, U, N, F, LO, add, ELEMENTWISE, FLOAT_ADD)               \
+  DEFINE_BOTH(T, U, N, F, LO, subtract, ELEMENTWISE, FLOAT_SUBTRACT)     \
+  DEFINE_BOTH(T, U, N, F, LO, multiply, ELEMENTWISE, FLOAT_MULTIPLY)     \
+  DEFINE_BOTH(T, U, N, F, LO, divide, ELEMENTWISE, FLOAT_DIVIDE)
+AM_CPU_INTEGER_TYPES(DEFINE_INT)
 AM_CPU_FLOAT_TYPES(DEFINE_FLOAT)
 
 /* Indexed by am_arith_op; has_zero is NULL where division cannot fail. */
@@ -100,15 +135,13 @@ static const struct {
   arith_scalar_fn scalar[AM_DIVIDE + 1];
   int (*has_zero)(const void *b, const uint8_t *valid, int64_t n);
 } kernels[AM_TYPE_COUNT] = {
-#define ENTRY(E, T, U, N, F, LO, HI)                                                  \
-  [E] = {{add_##N, subtract_##N, multiply_##N, divide_##N},                           \
+#define ENTRY(E, T, U, N, F, LO, HI)                                                    \
+  [E] = {{add_##N, subtract_##N, multiply_##N, divide_##N},                             \
          {add_scalar_##N, subtract_scalar_##N, multiply_scalar_##N, divide_scalar_##N}, \
          HAS_ZERO_##F(N)},
     AM_CPU_NUMERIC_TYPES(ENTRY)
 #undef ENTRY
 };
-
-static int divide_by_zero(void) { return am_error(AM_EZERODIV, "divide by zero"); }
 
 int am_cpu_arith(am_arith_op op, const am_array *left, const am_array *right,
                  const am_scalar *scalar, am_array **out) {
@@ -130,7 +163,7 @@ int am_cpu_arith(am_arith_op op, const am_array *left, const am_array *right,
                       : kernels[left->type].has_zero(y, result->validity, n);
     if (zero) {
       am_array_free(result);
-      return divide_by_zero();
+      return am_error(AM_EZERODIV, "divide by zero");
     }
   }
   void *o = result->data_buf->ptr;

@@ -36,8 +36,8 @@
  * halves of 64-bit ones, sum exactly in 64 bits over a block this long. */
 #define EXACT_BLOCK ((int64_t)1 << 31)
 
-/* Pairwise summation of 64-slot chunk sums: a binary counter of partial sums
- * bounds the rounding error by O(log n), as numpy's pairwise sum does. */
+/* Pairwise summation of leaf sums: a binary counter of partial sums bounds
+ * the rounding error by O(log n), as numpy's pairwise sum does. */
 typedef struct pairwise {
   double partial[64];
   int depth;
@@ -193,25 +193,34 @@ AM_CPU_UNSIGNED_TYPES(DEFINE_UNSIGNED_REDUCE)
 
 /* ---- Floats: accumulated in double. */
 
-/* Chunk sum over 16 accumulators: a compiler may not reassociate a float sum
- * itself, and 16 independent chains hide the add latency. */
+/* 16 accumulators, because a compiler may not reassociate a float sum
+ * itself and independent chains hide the add latency. They are folded into
+ * the pairwise sum every LEAF chunks (each then holds 16 values, as in
+ * numpy's 128-value leaves of 8 accumulators). */
+#define LEAF 4
 #define DEFINE_FLOAT_SUM(T, N)                                                                 \
-  static inline double chunk_sum_##N(const T *c) {                                             \
-    double acc[16] = {0};                                                                      \
-    for (int j = 0; j < 64; j += 16)                                                           \
-      for (int k = 0; k < 16; k++) acc[k] += (double)c[j + k];                                 \
+  static inline void fold_leaf_##N(double acc[16], pairwise *sums) {                           \
     for (int half = 8; half; half >>= 1)                                                       \
       for (int k = 0; k < half; k++) acc[k] += acc[k + half];                                  \
-    return acc[0];                                                                             \
+    pairwise_add(sums, acc[0]);                                                                \
+    memset(acc, 0, 16 * sizeof *acc);                                                          \
   }                                                                                            \
   AM_CPU_CLONES static double sum_##N(const T *x, const uint8_t *valid, int64_t vpos, int64_t n) { \
     pairwise sums = {.depth = 0, .chunks = 0};                                                 \
+    double acc[16] = {0};                                                                      \
+    int chunks = 0;                                                                            \
     for (int64_t i = 0; i < n; i += 64) {                                                      \
       uint64_t w = am_bits_valid(valid, vpos + i, n - i);                                      \
       if (!w) continue;                                                                        \
       CHUNK(T, c, buf, x, i, n, w, 0)                                                          \
-      pairwise_add(&sums, chunk_sum_##N(c));                                                   \
+      for (int j = 0; j < 64; j += 16)                                                         \
+        for (int k = 0; k < 16; k++) acc[k] += (double)c[j + k];                               \
+      if (++chunks == LEAF) {                                                                  \
+        fold_leaf_##N(acc, &sums);                                                             \
+        chunks = 0;                                                                            \
+      }                                                                                        \
     }                                                                                          \
+    if (chunks) fold_leaf_##N(acc, &sums);                                                     \
     return pairwise_total(&sums);                                                              \
   }
 

@@ -65,8 +65,14 @@ int am_cuda_sync(am_cuda_device *cuda) {
   return status == AM_OK ? wait_value(cuda, value) : status;
 }
 
+/* The 128-bit two's complement value high:low as a double. Sums that fit
+ * 64 bits convert exactly (adding 2^64-scale halves would cancel away small
+ * negative values); larger ones round once per half. */
 static double wide_to_double(uint64_t low, uint64_t high) {
-  return ldexp((double)(int64_t)high, 64) + (double)low;
+  int64_t top = (int64_t)high;
+  if ((top == 0 && low <= (uint64_t)INT64_MAX) || (top == -1 && low > (uint64_t)INT64_MAX))
+    return (double)(int64_t)low;
+  return ldexp((double)top, 64) + (double)low;
 }
 
 static void finish_scalar(const am_cuda_op *op, const am_gpu_status *status) {

@@ -57,12 +57,14 @@ static int sb_reserve(am_sb *sb, size_t extra) {
   return 1;
 }
 
-void am_sb_puts(am_sb *sb, const char *text) {
-  size_t n = strlen(text);
+void am_sb_putn(am_sb *sb, const char *text, size_t n) {
   if (!sb_reserve(sb, n)) return;
-  memcpy(sb->data + sb->len, text, n + 1);
+  memcpy(sb->data + sb->len, text, n);
   sb->len += n;
+  sb->data[sb->len] = '\0';
 }
+
+void am_sb_puts(am_sb *sb, const char *text) { am_sb_putn(sb, text, strlen(text)); }
 
 void am_sb_printf(am_sb *sb, const char *fmt, ...) {
   if (sb->failed) return;
@@ -172,6 +174,8 @@ static const char cuda_preamble[] =
     "#define BALLOT(p) __ballot_sync(0xffffffffu, (p))\n"
     "#define SHFL_DOWN(v, d) __shfl_down_sync(0xffffffffu, (v), (d))\n"
     "#define SHFL_XOR(v, m) __shfl_xor_sync(0xffffffffu, (v), (m))\n"
+    "#define SHFL_UP(v, d) __shfl_up_sync(0xffffffffu, (v), (d))\n"
+    "#define SHFL_IDX(v, l) __shfl_sync(0xffffffffu, (v), (l))\n"
     "#define POPC(x) ((am_u32)__popc(x))\n"
     "#define ATOMIC_OR32(p, v) atomicOr((p), (v))\n"
     "#define ATOMIC_ADD32(p, v) atomicAdd((p), (v))\n"
@@ -231,6 +235,8 @@ static const char msl_preamble_head[] =
     "#define BALLOT(p) ((am_u32)(am_u64)simd_ballot((bool)(p)))\n"
     "#define SHFL_DOWN(v, d) simd_shuffle_down((v), (ushort)(d))\n"
     "#define SHFL_XOR(v, m) simd_shuffle_xor((v), (ushort)(m))\n"
+    "#define SHFL_UP(v, d) simd_shuffle_up((v), (ushort)(d))\n"
+    "#define SHFL_IDX(v, l) simd_shuffle((v), (ushort)(l))\n"
     "#define POPC(x) ((am_u32)popcount((am_u32)(x)))\n"
     "#define ATOMIC_OR32(p, v) \\\n"
     "  atomic_fetch_or_explicit((device atomic_uint *)(p), (v), memory_order_relaxed)\n"

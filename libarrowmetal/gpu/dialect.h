@@ -13,7 +13,9 @@
  *   sync        BARRIER() (block barrier, threadgroup memory), THREADFENCE()
  *               (device-scope fence; every thread of the block must reach it)
  *   SIMD        BALLOT(p) (32-bit mask of the warp / SIMD group), SHFL_DOWN,
- *               SHFL_XOR (32-bit values), am_shfl_down_u64(), POPC(x)
+ *               SHFL_UP, SHFL_XOR, SHFL_IDX (32-bit values; a lane whose
+ *               source is outside the warp may get any value),
+ *               am_shfl_down_u64(), POPC(x)
  *   atomics     ATOMIC_OR32, ATOMIC_ADD32 (return the old value),
  *               ATOMIC_LOAD32, ATOMIC_STORE32 on 32-bit words of device memory
  *   floats      F32_BITS, BITS_F32 (bit casts), AM_F32_TO_F64BITS (a float as
@@ -47,6 +49,8 @@ typedef struct am_sb {
 
 void am_sb_init(am_sb *sb);
 void am_sb_puts(am_sb *sb, const char *text);
+/* The first n bytes of `text`. */
+void am_sb_putn(am_sb *sb, const char *text, size_t n);
 void am_sb_printf(am_sb *sb, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

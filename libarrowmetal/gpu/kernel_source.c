@@ -320,27 +320,75 @@ static void emit_scalar(am_sb *sb, am_type t) {
     am_sb_printf(sb, "#define AM_SCALAR ((T0)a.scalar)\n");
 }
 
-/* The start of the warp-by-warp loop of element-wise kernels; `i` is this
- * lane's slot, `base` the warp's first (a multiple of 32). */
-static const char warp_loop[] =
-    "  const am_i64 n = a.n;\n"
-    "  const am_i64 stride = (am_i64)am_nblocks * AM_BLOCK;\n"
-    "  for (am_i64 base = (am_i64)am_bid * AM_BLOCK + am_warp * 32u; base < n; base += stride) {\n"
-    "    const am_i64 i = base + am_lane;\n";
+/* Emits `tmpl` with every '#' replaced by the digit k (0..9): the unrolled
+ * copies of a piece of kernel text. */
+static void emit_k(am_sb *sb, const char *tmpl, int k) {
+  char digit[2] = {(char)('0' + k), '\0'};
+  for (const char *p = tmpl; *p;) {
+    const char *hash = strchr(p, '#');
+    if (!hash) {
+      am_sb_puts(sb, p);
+      break;
+    }
+    am_sb_putn(sb, p, (size_t)(hash - p));
+    am_sb_puts(sb, digit);
+    p = hash + 1;
+  }
+}
 
-/* Ends a warp-loop iteration: writes the result (`ok` valid, value `r`)
- * either as one ballot word per warp or as values, and the validity word. */
-static void emit_warp_store(am_sb *sb, int bits_out) {
-  if (bits_out)
-    am_sb_puts(sb,
-               "    const am_u32 rw = BALLOT(ok && r != 0);\n"
-               "    if (am_lane == 0u) a.out[base >> 5] = rw;\n");
-  else
-    am_sb_puts(sb, "    if (i < n) a.out[i] = r;\n");
-  am_sb_puts(sb,
-             "    const am_u32 vw = BALLOT(ok);\n"
-             "    if (am_lane == 0u && a.out_valid != 0) a.out_valid[base >> 5] = vw;\n"
-             "  }\n");
+/* Words per warp and pass of the element-wise loop: several for kinds that
+ * move few bytes a slot (narrow inputs, bitmap results), where one load in
+ * flight per thread leaves the memory idle; one otherwise, where the
+ * registers of more words cost more occupancy than they gain (measured on an
+ * H200: arith int64 4.0 TB/s at 1 word against 3.9 at 4; compare lt int64
+ * 2.9 at 4 against 2.6 at 1). */
+static int unroll_for(am_type in, int bits_out) {
+  return bits_out || in == AM_BOOL || am_type_bits(in) <= 16 ? 4 : 1;
+}
+
+/* The warp-by-warp loop of the element-wise kinds. Warp w of block b starts
+ * at slot b * AM_BLOCK + 32 w (a multiple of 32) and a pass handles `unroll`
+ * words `stride` apart: first every word's loads (`load`, then `gather`),
+ * then each word's `compute` and stores, so that a thread has several loads
+ * in flight. In the templates, '#' is the word k; its slot is i# = base +
+ * k * stride + lane. `load` defines ok# (the result is valid) and `compute`
+ * (or `gather`) r# (the result). The stores are a ballot word per warp for a
+ * bitmap result (lanes past n vote 0) or a value per slot, and the validity
+ * word. */
+static void emit_warp_loop(am_sb *sb, int unroll, const char *load, const char *gather,
+                           const char *compute, int bits_out) {
+  am_sb_printf(sb,
+               "  const am_i64 n = a.n;\n"
+               "  const am_i64 stride = (am_i64)am_nblocks * AM_BLOCK;\n"
+               "  for (am_i64 base = (am_i64)am_bid * AM_BLOCK + am_warp * 32u; base < n;\n"
+               "       base += %d * stride) {\n",
+               unroll);
+  for (int k = 0; k < unroll; k++)
+    emit_k(sb, "    const am_i64 i# = base + # * stride + am_lane;\n", k);
+  for (int k = 0; k < unroll; k++) emit_k(sb, load, k);
+  for (int k = 0; gather && k < unroll; k++) emit_k(sb, gather, k);
+  for (int k = 0; k < unroll; k++) {
+    emit_k(sb, "    if (base + # * stride < n) {\n", k);
+    emit_k(sb, compute, k);
+    if (bits_out)
+      emit_k(sb,
+             "      const am_u32 rw# = BALLOT(ok# && r# != 0);\n"
+             "      const am_u32 vw# = BALLOT(ok#);\n"
+             "      if (am_lane == 0u) {\n"
+             "        a.out[(base + # * stride) >> 5] = rw#;\n"
+             "        if (a.out_valid != 0) a.out_valid[(base + # * stride) >> 5] = vw#;\n"
+             "      }\n",
+             k);
+    else
+      emit_k(sb,
+             "      if (i# < n) a.out[i#] = r#;\n"
+             "      const am_u32 vw# = BALLOT(ok#);\n"
+             "      if (am_lane == 0u && a.out_valid != 0) a.out_valid[(base + # * stride) >> 5] = "
+             "vw#;\n",
+             k);
+    am_sb_puts(sb, "    }\n");
+  }
+  am_sb_puts(sb, "  }\n");
 }
 
 /* ---- REDUCE */
@@ -425,28 +473,10 @@ static const char reduce_body[] =
     "  const am_i64 stride = (am_i64)am_nblocks * AM_BLOCK;\n"
     "  const bool hv = a.valid0 != 0;\n"
     "  Acc acc = am_acc_make(AM_ACC_S0);\n"
-    "  am_i64 i = (am_i64)am_bid * AM_BLOCK + am_tid;\n"
-    "  for (; i + 3 * stride < n; i += 4 * stride) {\n"
-    "    const T0 x0 = AM_LOAD0(i);\n"
-    "    const T0 x1 = AM_LOAD0(i + stride);\n"
-    "    const T0 x2 = AM_LOAD0(i + 2 * stride);\n"
-    "    const T0 x3 = AM_LOAD0(i + 3 * stride);\n"
-    "    if (hv) {\n"
-    "      const am_i64 j = a.off0 + i;\n"
-    "      const am_u32 v0 = am_bit(a.valid0, j), v1 = am_bit(a.valid0, j + stride);\n"
-    "      const am_u32 v2 = am_bit(a.valid0, j + 2 * stride);\n"
-    "      const am_u32 v3 = am_bit(a.valid0, j + 3 * stride);\n"
-    "      if (v0 != 0u) am_acc_add(&acc, x0);\n"
-    "      if (v1 != 0u) am_acc_add(&acc, x1);\n"
-    "      if (v2 != 0u) am_acc_add(&acc, x2);\n"
-    "      if (v3 != 0u) am_acc_add(&acc, x3);\n"
-    "    } else {\n"
-    "      am_acc_add(&acc, x0);\n"
-    "      am_acc_add(&acc, x1);\n"
-    "      am_acc_add(&acc, x2);\n"
-    "      am_acc_add(&acc, x3);\n"
-    "    }\n"
-    "  }\n"
+    "  am_i64 i = (am_i64)am_bid * AM_BLOCK + am_tid;\n";
+
+/* The rest of REDUCE after the unrolled loop. */
+static const char reduce_body_tail[] =
     "  for (; i < n; i += stride)\n"
     "    if (!hv || am_bit(a.valid0, a.off0 + i) != 0u) am_acc_add(&acc, AM_LOAD0(i));\n"
     "  acc = am_acc_block(acc, am_sh, am_lane, am_warp);\n"
@@ -562,9 +592,9 @@ static void emit_reduce_class(am_sb *sb, am_dialect d, am_reduce_op op, am_type 
       am_sb_puts(sb,
                  "DEVFN void am_kahan(PRIV Acc *r, am_f32 x) {\n"
                  "  const am_f32 t = r->s + x;\n"
-                 "  const am_f32 as = r->s < 0.0f ? -r->s : r->s;\n"
-                 "  const am_f32 ax = x < 0.0f ? -x : x;\n"
-                 "  if (as >= ax) r->c += (r->s - t) + x;\n"
+                 "  const am_f32 abs_s = r->s < 0.0f ? -r->s : r->s;\n"
+                 "  const am_f32 abs_x = x < 0.0f ? -x : x;\n"
+                 "  if (abs_s >= abs_x) r->c += (r->s - t) + x;\n"
                  "  else r->c += (x - t) + r->s;\n"
                  "  r->s = t;\n"
                  "}\n"
@@ -667,6 +697,18 @@ static void emit_reduce(am_sb *sb, am_dialect d, const am_kernel_key *k, const c
   am_sb_puts(sb, reduce_tail);
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb, reduce_body);
+  /* Several loads in flight per thread: 8 of narrow types, 4 of 64-bit. */
+  int u = am_type_bits(k->t0) <= 32 ? 8 : 4;
+  am_sb_printf(sb, "  for (; i + %d * stride < n; i += %d * stride) {\n", u - 1, u);
+  for (int j = 0; j < u; j++) emit_k(sb, "    const T0 x# = AM_LOAD0(i + # * stride);\n", j);
+  am_sb_puts(sb, "    if (hv) {\n      const am_i64 j = a.off0 + i;\n");
+  for (int j = 0; j < u; j++)
+    emit_k(sb, "      const am_u32 v# = am_bit(a.valid0, j + # * stride);\n", j);
+  for (int j = 0; j < u; j++) emit_k(sb, "      if (v# != 0u) am_acc_add(&acc, x#);\n", j);
+  am_sb_puts(sb, "    } else {\n");
+  for (int j = 0; j < u; j++) emit_k(sb, "      am_acc_add(&acc, x#);\n", j);
+  am_sb_puts(sb, "    }\n  }\n");
+  am_sb_puts(sb, reduce_body_tail);
 }
 
 /* ---- COMPARE, ARITH */
@@ -679,17 +721,20 @@ static const char binary_body[] =
     "  am_u64 err = AM_NONE;\n"
     "  (void)err;\n";
 
-static const char binary_slot[] =
-    "    bool ok = false;\n"
-    "    TR r = 0;\n"
-    "    if (i < n) {\n"
-    "      ok = (!hv0 || am_bit(a.valid0, a.off0 + i) != 0u) &&\n"
-    "           (sc || !hv1 || am_bit(a.valid1, a.off1 + i) != 0u);\n"
-    "      const T0 x = AM_LOAD0(i);\n"
-    "      const T0 y = sc ? ys : AM_LOAD1(i);\n"
-    "      if (ok) r = AM_APPLY(x, y);\n"
-    "      if (ok && AM_FAILS(x, y) && err == AM_NONE) err = (am_u64)i;\n"
+static const char binary_load[] =
+    "    bool ok# = false;\n"
+    "    T0 x# = 0, y# = 0;\n"
+    "    if (i# < n) {\n"
+    "      ok# = (!hv0 || am_bit(a.valid0, a.off0 + i#) != 0u) &&\n"
+    "            (sc || !hv1 || am_bit(a.valid1, a.off1 + i#) != 0u);\n"
+    "      x# = AM_LOAD0(i#);\n"
+    "      y# = sc ? ys : AM_LOAD1(i#);\n"
     "    }\n";
+
+static const char binary_compute[] =
+    "      TR r# = 0;\n"
+    "      if (ok#) r# = AM_APPLY(x#, y#);\n"
+    "      if (ok# && AM_FAILS(x#, y#) && err == AM_NONE) err = (am_u64)i#;\n";
 
 static void emit_compare(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
   emit_operand(sb, 0, k->t0);
@@ -703,9 +748,7 @@ static void emit_compare(am_sb *sb, am_dialect d, const am_kernel_key *k, const 
   emit_args(sb, ptype(k->t0), ptype(k->t0), "am_u32");
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb, binary_body);
-  am_sb_puts(sb, warp_loop);
-  am_sb_puts(sb, binary_slot);
-  emit_warp_store(sb, 1);
+  emit_warp_loop(sb, unroll_for(k->t0, 1), binary_load, NULL, binary_compute, 1);
 }
 
 static void emit_arith(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
@@ -749,9 +792,7 @@ static void emit_arith(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
   emit_args(sb, ptype(t), ptype(t), ty[t].ctype);
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb, binary_body);
-  am_sb_puts(sb, warp_loop);
-  am_sb_puts(sb, binary_slot);
-  emit_warp_store(sb, 0);
+  emit_warp_loop(sb, unroll_for(t, 0), binary_load, NULL, binary_compute, 0);
   am_sb_puts(sb, "  am_flush_error(a.status, err, am_lane);\n");
 }
 
@@ -844,18 +885,19 @@ static void emit_cast(am_sb *sb, am_dialect d, const am_kernel_key *k, const cha
   am_sb_puts(sb,
              "  const bool hv0 = a.valid0 != 0;\n"
              "  am_u64 err = AM_NONE;\n");
-  am_sb_puts(sb, warp_loop);
-  am_sb_puts(sb,
-             "    bool ok = false;\n"
-             "    TR r = 0;\n"
-             "    if (i < n) {\n"
-             "      ok = !hv0 || am_bit(a.valid0, a.off0 + i) != 0u;\n"
-             "      bool fail = false;\n"
-             "      const TR c = am_cast(AM_LOAD0(i), &fail);\n"
-             "      if (ok) r = c;\n"
-             "      if (ok && fail && err == AM_NONE) err = (am_u64)i;\n"
-             "    }\n");
-  emit_warp_store(sb, bits_out);
+  emit_warp_loop(sb, unroll_for(k->t0, bits_out),
+                 "    bool ok# = false;\n"
+                 "    T0 x# = 0;\n"
+                 "    if (i# < n) {\n"
+                 "      ok# = !hv0 || am_bit(a.valid0, a.off0 + i#) != 0u;\n"
+                 "      x# = AM_LOAD0(i#);\n"
+                 "    }\n",
+                 NULL,
+                 "      bool fail# = false;\n"
+                 "      const TR c# = am_cast(x#, &fail#);\n"
+                 "      const TR r# = ok# ? c# : (TR)0;\n"
+                 "      if (ok# && fail# && err == AM_NONE) err = (am_u64)i#;\n",
+                 bits_out);
   am_sb_puts(sb, "  am_flush_error(a.status, err, am_lane);\n");
 }
 
@@ -976,47 +1018,85 @@ static void emit_filter_scan(am_sb *sb, am_dialect d, const char *name) {
              "  if (am_tid == AM_BLOCK - 1u) a.status[1] = am_sh[AM_BLOCK - 1u];\n");
 }
 
+/* Sub-tiles of AM_BLOCK slots per pass of FILTER_SCATTER: one warp count
+ * per sub-tile and warp, so that the counts fill one warp exactly. */
+#define SUBTILES 4
+_Static_assert(SUBTILES *(AM_GPU_BLOCK / 32) == 32, "filter counts must fill one warp");
+
 static void emit_filter_scatter(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
   int bits = k->t0 == AM_BOOL;
   emit_args(sb, ty[k->t0].store, "am_u8", bits ? "am_u32" : ty[k->t0].store);
+  am_sb_printf(sb, "typedef %s TV;\n#define AM_SUB %du\n", bits ? "am_u32" : ty[k->t0].store,
+               SUBTILES);
+  if (bits)
+    am_sb_puts(sb, "#define AM_GET(i) am_bit(a.in0, a.off0 + (i))\n");
+  else
+    am_sb_puts(sb, "#define AM_GET(i) a.in0[a.off0 + (i)]\n");
   am_dialect_kernel_begin(sb, d, name);
-  am_sb_puts(sb, "  SMEM am_u32 am_wc[2u * (AM_BLOCK / 32u)];\n");
+  am_sb_puts(sb, "  SMEM am_u32 am_wc[2u * AM_SUB * (AM_BLOCK / 32u)];\n");
   am_sb_puts(sb, filter_range);
   am_sb_puts(sb,
              "  const bool hv0 = a.valid0 != 0;\n"
              "  const bool wv = a.out_valid != 0;\n"
+             "  // This block's first output position (FILTER_SCAN's exclusive scan).\n"
              "  am_u64 base = am_partial_load(a.scratch, 4u * am_bid + 2u);\n"
              "  am_u32 par = 0u;\n"
-             "  for (am_i64 t = start; t < end; t += AM_BLOCK) {\n"
-             "    const am_i64 i = t + am_tid;\n"
-             "    const bool keep = i < end && am_bit(a.in1, a.off1 + i) != 0u &&\n"
-             "                      (!hv1 || am_bit(a.valid1, a.off1 + i) != 0u);\n"
-             "    const am_u32 kb = BALLOT(keep);\n"
-             "    const am_u32 rank = POPC(kb & ((1u << am_lane) - 1u));\n"
-             "    // Warp counts, in two alternating buffers: one barrier per tile.\n"
-             "    if (am_lane == 0u) am_wc[par * (AM_BLOCK / 32u) + am_warp] = POPC(kb);\n"
-             "    BARRIER();\n"
-             "    am_u32 before = 0u, total = 0u;\n"
-             "    for (am_u32 w = 0; w < AM_BLOCK / 32u; w++) {\n"
-             "      const am_u32 c = am_wc[par * (AM_BLOCK / 32u) + w];\n"
-             "      if (w < am_warp) before += c;\n"
-             "      total += c;\n"
-             "    }\n"
-             "    const am_u64 p0 = base + before;\n");
-  if (bits)
-    am_sb_puts(sb,
-               "    const am_u32 vb = keep && am_bit(a.in0, a.off0 + i) != 0u ? 1u << rank : 0u;\n"
-               "    const am_u32 vw = am_warp_or(vb);\n"
-               "    if (am_lane == 0u) am_or_bits(a.out, p0, vw);\n");
-  else
-    am_sb_puts(sb, "    if (keep) a.out[p0 + rank] = a.in0[a.off0 + i];\n");
+             "  // Passes of AM_SUB sub-tiles; sub-tile s holds slots t + s * AM_BLOCK + tid,\n"
+             "  // in output order (sub-tile, then warp, then lane).\n"
+             "  for (am_i64 t = start; t < end; t += AM_SUB * AM_BLOCK) {\n");
+  static const char *const per_sub[] = {
+      "    const am_i64 i# = t + # * AM_BLOCK + am_tid;\n"
+      "    const bool keep# = i# < end && am_bit(a.in1, a.off1 + i#) != 0u &&\n"
+      "                       (!hv1 || am_bit(a.valid1, a.off1 + i#) != 0u);\n",
+      "    const TV v# = keep# ? AM_GET(i#) : (TV)0;\n"
+      "    const bool g# = keep# && (!hv0 || am_bit(a.valid0, a.off0 + i#) != 0u);\n"
+      "    const am_u32 kb# = BALLOT(keep#);\n",
+  };
+  for (int p = 0; p < 2; p++)
+    for (int j = 0; j < SUBTILES; j++) emit_k(sb, per_sub[p], j);
   am_sb_puts(sb,
-             "    if (wv) {\n"
-             "      const bool ok = keep && (!hv0 || am_bit(a.valid0, a.off0 + i) != 0u);\n"
-             "      const am_u32 ow = am_warp_or(ok ? 1u << rank : 0u);\n"
-             "      if (am_lane == 0u) am_or_bits(a.out_valid, p0, ow);\n"
+             "    // Warp counts, in two alternating buffers: one barrier per pass.\n"
+             "    if (am_lane == 0u) {\n");
+  for (int j = 0; j < SUBTILES; j++)
+    emit_k(sb, "      am_wc[(par * AM_SUB + #u) * (AM_BLOCK / 32u) + am_warp] = POPC(kb#);\n", j);
+  am_sb_puts(sb,
              "    }\n"
-             "    base += total;\n"
+             "    BARRIER();\n"
+             "    // The AM_SUB * warps counts are one per lane: a warp scan gives each\n"
+             "    // sub-tile's offset and the pass's total.\n"
+             "    const am_u32 c = am_wc[par * AM_SUB * (AM_BLOCK / 32u) + am_lane];\n"
+             "    am_u32 inc = c;\n"
+             "    for (am_u32 d = 1u; d < 32u; d <<= 1) {\n"
+             "      const am_u32 o = SHFL_UP(inc, d);\n"
+             "      if (am_lane >= d) inc += o;\n"
+             "    }\n"
+             "    const am_u32 exc = inc - c;\n"
+             "    const am_u32 run = SHFL_IDX(inc, 31u);\n");
+  for (int j = 0; j < SUBTILES; j++)
+    emit_k(sb, "    const am_u32 b# = SHFL_IDX(exc, #u * (AM_BLOCK / 32u) + am_warp);\n", j);
+  for (int j = 0; j < SUBTILES; j++) {
+    emit_k(sb,
+           "    {\n"
+           "      const am_u32 rank = POPC(kb# & ((1u << am_lane) - 1u));\n"
+           "      const am_u64 p0 = base + b#;\n",
+           j);
+    if (bits)
+      emit_k(sb,
+             "      const am_u32 w = am_warp_or(v# != 0u ? 1u << rank : 0u);\n"
+             "      if (am_lane == 0u) am_or_bits(a.out, p0, w);\n",
+             j);
+    else
+      emit_k(sb, "      if (keep#) a.out[p0 + rank] = v#;\n", j);
+    emit_k(sb,
+           "      if (wv) {\n"
+           "        const am_u32 o = am_warp_or(g# ? 1u << rank : 0u);\n"
+           "        if (am_lane == 0u) am_or_bits(a.out_valid, p0, o);\n"
+           "      }\n"
+           "    }\n",
+           j);
+  }
+  am_sb_puts(sb,
+             "    base += run;\n"
              "    par ^= 1u;\n"
              "  }\n");
 }
@@ -1036,20 +1116,25 @@ static void emit_take(am_sb *sb, am_dialect d, const am_kernel_key *k, const cha
              "  const bool hv0 = a.valid0 != 0;\n"
              "  const bool hv1 = a.valid1 != 0;\n"
              "  am_u64 err = AM_NONE;\n");
-  am_sb_puts(sb, warp_loop);
-  am_sb_puts(sb,
-             "    bool ok = false;\n"
-             "    TR r = 0;\n"
-             "    if (i < n && (!hv1 || am_bit(a.valid1, a.off1 + i) != 0u)) {\n"
-             "      const am_i64 j = (am_i64)a.in1[a.off1 + i];\n"
-             "      if (j < 0 || j >= a.aux) {\n"
-             "        if (err == AM_NONE) err = (am_u64)i;\n"
-             "      } else {\n"
-             "        ok = !hv0 || am_bit(a.valid0, a.off0 + j) != 0u;\n"
-             "        if (ok) r = AM_GET(j);\n"
-             "      }\n"
-             "    }\n");
-  emit_warp_store(sb, bits);
+  emit_warp_loop(sb, unroll_for(k->t0, bits),
+                 "    bool ok# = false;\n"
+                 "    am_i64 j# = 0;\n"
+                 "    if (i# < n && (!hv1 || am_bit(a.valid1, a.off1 + i#) != 0u)) {\n"
+                 "      j# = (am_i64)a.in1[a.off1 + i#];\n"
+                 "      if (j# < 0 || j# >= a.aux) {\n"
+                 "        if (err == AM_NONE) err = (am_u64)i#;\n"
+                 "      } else {\n"
+                 "        ok# = true;\n"
+                 "      }\n"
+                 "    }\n",
+                 "    TR r# = 0;\n"
+                 "    if (ok#) {\n"
+                 "      const bool sv# = !hv0 || am_bit(a.valid0, a.off0 + j#) != 0u;\n"
+                 "      const TR g# = AM_GET(j#);\n"
+                 "      ok# = sv#;\n"
+                 "      r# = sv# ? g# : (TR)0;\n"
+                 "    }\n",
+                 "", bits);
   am_sb_puts(sb, "  am_flush_error(a.status, err, am_lane);\n");
 }
 

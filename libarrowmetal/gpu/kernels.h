@@ -28,7 +28,18 @@
  * that does not fit) are reported through the status block: the kernel does
  * atomic_min(status->error_index, slot) and writes nothing else about it; the
  * host, after completion, reads error_index (UINT64_MAX = no error) and
- * re-derives the message from the input slot. Only non-null slots can fail. */
+ * re-derives the message from the input slot. Only non-null slots can fail.
+ * Metal has no portable 64-bit atomic min: there the kernel does a 32-bit
+ * atomic min of min(slot, 0xFFFFFFFE) on the low word and stores 0 into the
+ * high word, so error_index is exact below 0xFFFFFFFE and 0xFFFFFFFE means
+ * "at or after 0xFFFFFFFE": the Metal host scans the input from there.
+ *
+ * Data buffers hold naturally aligned elements (element i of in0 at in0 +
+ * (off0 + i) * size). Slots where a result is null get zero data (bits 0 in
+ * a bitmap result). Key fields that a kind does not use are ignored; LOGIC,
+ * FILTER_COUNT, FILTER_SCAN and COUNT_NULLS ignore t0 and t1 (one source
+ * each; AM_TYPE_INVALID is canonical). am_kernel_name() writes "" for a key
+ * that names no kernel. */
 #ifndef AM_GPU_KERNELS_H
 #define AM_GPU_KERNELS_H
 
@@ -83,8 +94,13 @@ typedef enum am_kernel_kind {
    *   FILTER_COUNT:   per block, the number of slots i where mask (in1 bitmap
    *                   at off1, validity valid1 at off1) is valid and true ->
    *                   scratch partial[block].count.
+   *                   Block b owns the slots [b * per, (b + 1) * per), per =
+   *                   ceil(ceil(n / blocks) / AM_GPU_BLOCK) * AM_GPU_BLOCK.
+   *                   It also stores `blocks` as a uint32 at scratch +
+   *                   AM_GPU_SCRATCH_COUNTER + 4 (the host leaves it alone).
    *   FILTER_SCAN:    one block: exclusive scan of the block counts in
-   *                   place; total -> status->count.
+   *                   place (as many as that uint32 says); total ->
+   *                   status->count.
    *   FILTER_SCATTER: every block re-derives its slots' output positions
    *                   (block scan of the same predicate, same block/slot
    *                   assignment as FILTER_COUNT, so `blocks` must be equal)
@@ -134,21 +150,21 @@ typedef struct am_gpu_partial {
 
 /* The argument block. Every address is a device address (0 = absent). */
 typedef struct am_gpu_args {
-  uint64_t in0;       /* first operand's data */
-  uint64_t in1;       /* second operand's data, mask, or indices */
-  uint64_t valid0;    /* validity of in0, 0 = all valid */
-  uint64_t valid1;    /* validity of in1, 0 = all valid */
-  uint64_t out;       /* result data */
-  uint64_t out_valid; /* result validity bitmap, 0 = don't write one */
-  uint64_t scratch;   /* AM_GPU_MAX_BLOCKS am_gpu_partial, then a uint32 counter */
-  uint64_t status;    /* am_gpu_status (host-mapped) */
-  int64_t n;          /* slots */
-  int64_t off0;       /* element (bit) offset of in0 and valid0 */
-  int64_t off1;       /* element (bit) offset of in1 and valid1 */
-  int64_t aux;        /* TAKE: source length */
-  uint64_t scalar;    /* scalar operand's bits in the operand type's 64-bit form:
-                         int64 for signed, uint64 for unsigned, double bits for
-                         floats (float32 too), 0/1 for bool */
+  uint64_t in0;        /* first operand's data */
+  uint64_t in1;        /* second operand's data, mask, or indices */
+  uint64_t valid0;     /* validity of in0, 0 = all valid */
+  uint64_t valid1;     /* validity of in1, 0 = all valid */
+  uint64_t out;        /* result data */
+  uint64_t out_valid;  /* result validity bitmap, 0 = don't write one */
+  uint64_t scratch;    /* AM_GPU_MAX_BLOCKS am_gpu_partial, then a uint32 counter */
+  uint64_t status;     /* am_gpu_status (host-mapped) */
+  int64_t n;           /* slots */
+  int64_t off0;        /* element (bit) offset of in0 and valid0 */
+  int64_t off1;        /* element (bit) offset of in1 and valid1 */
+  int64_t aux;         /* TAKE: source length */
+  uint64_t scalar;     /* scalar operand's bits in the operand type's 64-bit form:
+                          int64 for signed, uint64 for unsigned, double bits for
+                          floats (float32 too), 0/1 for bool */
   int32_t scalar_null; /* reserved: the host handles null scalars */
   int32_t pad;
 } am_gpu_args;

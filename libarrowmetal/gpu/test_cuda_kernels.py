@@ -1144,6 +1144,14 @@ def bench():
         n * 12,
         lambda: g.launch(k, g.gen.blocks(k, n, g.mp), i32, i32, 0, 0, out, ov, n, sync=False),
     )
+    i8 = g.upload(x.astype(np.int8).tobytes())
+    k = key(ARITH, 0, I8)
+    report(
+        "arith add int8",
+        k,
+        n * 3,
+        lambda: g.launch(k, g.gen.blocks(k, n, g.mp), i8, i8, 0, 0, out, ov, n, sync=False),
+    )
     k = key(COMPARE, 2, I64)
     report(
         "compare lt int64 scalar",

@@ -4,6 +4,7 @@ Hot paths avoid isinstance ladders: the kind of an input is looked up once per
 Python type in ``_DISPATCH`` and cached.
 """
 
+import atexit
 import ctypes
 import itertools
 import math
@@ -401,37 +402,73 @@ else:  # pragma: no cover - the header changed: go through typed pointers
         )
 
 
-# Memory behind exported capsules, by capsule address: (keepalive, releasable).
-_EXPORTS = {}
-
-
 _T_SCHEMA_P = ffi.typeof("struct ArrowSchema *")
 _T_ARRAY_P = ffi.typeof("struct ArrowArray *")
 _T_DEVICE_ARRAY_P = ffi.typeof("struct ArrowDeviceArray *")
 _T_UINTPTR = ffi.typeof("uintptr_t")
 
+# Exported capsules. They have no destructor: a PyCapsule destructor written in
+# Python (a cffi or ctypes callback) runs inside the capsule's deallocation,
+# which may happen while an exception propagates through the consumer, and
+# calling Python code then replaces that exception with a SystemError. So each
+# capsule stays listed here with the struct behind it until only this list
+# refers to it; _sweep() (run on every export and at exit) then calls the
+# struct's release callback if no consumer moved it out, and frees it.
+# Entries: (capsule, keepalive, releasable struct).
+_EXPORTS = []
+_EXPORTS_LOCK = threading.Lock()
+_getrefcount = sys.getrefcount
 
-@ffi.callback("void(uintptr_t)")  # PyCapsule_Destructor; the capsule's address as an int
-def _capsule_destructor(cap):
+
+def _unshared_refcount():
+    """What _sweep's refcount test reads for an object only its list holds
+    (measured, since interpreters differ in the references they count)."""
+    probe = [(object(), None, None)]
+    for rec in probe:
+        return _getrefcount(rec[0])
+    return 2  # pragma: no cover
+
+
+_UNSHARED = _unshared_refcount()
+
+
+def _sweep():
+    """Releases the exports whose capsules nobody holds any more."""
+    global _EXPORTS
+    if not _EXPORTS:
+        return
+    with _EXPORTS_LOCK:
+        keep = []
+        done = []
+        for rec in _EXPORTS:
+            if _getrefcount(rec[0]) > _UNSHARED:  # a consumer still holds it
+                keep.append(rec)
+            else:
+                done.append(rec)
+        _EXPORTS = keep
+    for rec in done:
+        st = rec[2]
+        if st.release:  # never consumed: give the data back
+            st.release(st)
+
+
+atexit.register(_sweep)
+
+
+def _make_capsules(keep, schema, array, array_name):
+    """(schema capsule, array capsule) over the exported structs; see _EXPORTS."""
+    _sweep()
     try:
-        rec = _EXPORTS.pop(cap, None)
-        if rec is not None:
-            st = rec[1]
-            if st.release:  # not moved out by a consumer
-                st.release(st)
-    except BaseException:  # noqa: BLE001, S110 - nothing may propagate into C
-        pass
-
-
-_DESTRUCTOR_ADDR = int(_cast(_T_UINTPTR, _capsule_destructor))
-
-
-def _make_capsule(keep, releasable, name):
-    """A PyCapsule over struct `releasable` (owned by `keep`) whose destructor
-    calls its release callback if it was not moved out, then frees it."""
-    cap = _PyCapsule_New(int(_cast(_T_UINTPTR, releasable)), name, _DESTRUCTOR_ADDR)
-    _EXPORTS[id(cap)] = (keep, releasable)
-    return cap
+        sc = _PyCapsule_New(int(_cast(_T_UINTPTR, schema)), _NAME_SCHEMA, None)
+        ac = _PyCapsule_New(int(_cast(_T_UINTPTR, array)), array_name, None)
+    except BaseException:
+        _release_struct(schema)
+        _release_struct(array)
+        raise
+    with _EXPORTS_LOCK:
+        _EXPORTS.append((sc, keep, schema))
+        _EXPORTS.append((ac, keep, array))
+    return sc, ac
 
 
 def _release_struct(st):
@@ -1177,47 +1214,45 @@ class Array:
         return True
 
     # -- Arrow PyCapsule interface
-    def __arrow_c_array__(self, requested_schema=None):
-        sch = ffi.new(_T_SCHEMA_P)
-        arr = ffi.new(_T_ARRAY_P)
-        rc = _am_export(self._ptr, sch, arr)
+    def _for_schema(self, requested_schema):
+        """This array, cast to the requested schema's type when that is a
+        different type ArrowMetal has (otherwise the request is ignored, as
+        the PyCapsule protocol allows)."""
+        if requested_schema is None:
+            return self
+        try:
+            st = _cast(_T_SCHEMA_P, _capsule_address(requested_schema, _NAME_SCHEMA))
+            t = _FORMAT_TO_TYPE.get(_string(st.format)) if st.format else None
+        except (ValueError, TypeError):
+            return self
+        if t is None or t == _am_array_type(self._ptr):
+            return self
+        out = _tls.out
+        rc = _am_cast(self._ptr, t, 1, out)
         if rc:
             raise _error(rc)
-        try:
-            sc = _make_capsule(sch, sch, _NAME_SCHEMA)
-        except BaseException:
-            _release_struct(sch)
-            _release_struct(arr)
-            raise
-        try:
-            ac = _make_capsule(arr, arr, _NAME_ARRAY)
-        except BaseException:
-            _release_struct(arr)
-            raise
-        return sc, ac
+        return _wrap(out[0])
+
+    def __arrow_c_array__(self, requested_schema=None):
+        src = self if requested_schema is None else self._for_schema(requested_schema)
+        sch = ffi.new(_T_SCHEMA_P)
+        arr = ffi.new(_T_ARRAY_P)
+        rc = _am_export(src._ptr, sch, arr)
+        if rc:
+            raise _error(rc)
+        return _make_capsules((sch, arr), sch, arr, _NAME_ARRAY)
 
     def __arrow_c_device_array__(self, requested_schema=None, **kwargs):
         for k, v in kwargs.items():
             if v is not None:
                 raise NotImplementedError(f"__arrow_c_device_array__: unsupported keyword {k!r}")
+        src = self if requested_schema is None else self._for_schema(requested_schema)
         sch = ffi.new(_T_SCHEMA_P)
         darr = ffi.new(_T_DEVICE_ARRAY_P)
-        rc = _am_export_device(self._ptr, sch, darr)
+        rc = _am_export_device(src._ptr, sch, darr)
         if rc:
             raise _error(rc)
-        inner = ffi.addressof(darr[0], "array")
-        try:
-            sc = _make_capsule(sch, sch, _NAME_SCHEMA)
-        except BaseException:
-            _release_struct(sch)
-            _release_struct(inner)
-            raise
-        try:
-            ac = _make_capsule(darr, inner, _NAME_DEVICE_ARRAY)
-        except BaseException:
-            _release_struct(inner)
-            raise
-        return sc, ac
+        return _make_capsules((sch, darr), sch, ffi.addressof(darr[0], "array"), _NAME_DEVICE_ARRAY)
 
     # -- slicing
     def slice(self, offset=0, length=None):

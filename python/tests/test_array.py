@@ -141,6 +141,8 @@ def test_slicing_and_indexing():
     assert a.slice(5).to_pylist() == [5, 6]
     assert a[0] == 0 and a[-1] == 6 and a[3] is None
     assert a[np.int64(4)] == 4
+    if a.device != "cpu":
+        a = am.array(src, device="cpu")  # for the buffer address checks below
     with pytest.raises(IndexError):
         a[7]
     with pytest.raises(IndexError):
@@ -168,7 +170,7 @@ def test_to_pyarrow_zero_copy():
 
 def test_arrow_c_array_roundtrip_zero_copy():
     src = pa.array([1.5, None, 3.25, 4.0])
-    a = am.array(src)
+    a = am.array(src, device="cpu")  # pa.array() takes only CPU data without pyarrow.cuda
     out = pa.array(a)  # through __arrow_c_array__
     assert out.equals(src)
     assert data_address(out) == data_address(src)
@@ -178,13 +180,13 @@ def test_arrow_c_array_roundtrip_zero_copy():
     del sc, ac  # never consumed: the destructors release the exports
     gc.collect()
     # Re-importing the export gives the same buffers again.
-    b = am.array(pa.array(a))
+    b = am.array(pa.array(a), device="cpu")
     assert data_address(b.to_pyarrow()) == data_address(src)
 
 
 def test_arrow_c_device_array():
     src = pa.array([1, 2, 3], pa.int16())
-    a = am.array(src)
+    a = am.array(src, device="cpu")
     sc, dc = a.__arrow_c_device_array__()
     out = pa.Array._import_from_c_device_capsule(sc, dc)
     assert out.equals(src)
@@ -277,7 +279,7 @@ def test_lifetime_many_imports_exports():
     np_src = np.arange(64, dtype=np.float64)
     refs = []
     for i in range(1000):
-        a = am.array(src)
+        a = am.array(src, device="cpu")
         b = am.array(np_src)
         if i % 7 == 0:
             refs.append(weakref.ref(a))
@@ -306,14 +308,57 @@ def test_numpy_release_drops_reference():
 
 
 def test_capsule_exports_freed():
-    a = am.array([1, 2, 3])
-    before = len(am._core._EXPORTS)
+    a = am.array([1, 2, 3], device="cpu")
     for _ in range(50):
         pa.array(a)
-        a.__arrow_c_array__()
+        a.__arrow_c_array__()  # never consumed: released by the next sweep
         a.__arrow_c_device_array__()
+    assert len(am._core._EXPORTS) <= 4  # each export sweeps the earlier ones
+    am._core._sweep()
+    assert len(am._core._EXPORTS) == 0
+
+
+def test_held_export_survives_sweeps():
+    a = am.array(pa.array([4, 5, None]), device="cpu")
+    sc, ac = a.__arrow_c_array__()
+    del a
+    for _ in range(3):
+        am._core._sweep()
+        am.array([1]).__arrow_c_array__()  # more exports sweep too
     gc.collect()
-    assert len(am._core._EXPORTS) == before
+    out = pa.Array._import_from_c_capsule(sc, ac)
+    assert out.to_pylist() == [4, 5, None]
+
+
+def test_unconsumed_export_is_released():
+    """An export nobody imports gives its buffers back (at the next sweep)."""
+    x = np.arange(16, dtype=np.int64)
+    before = len(am._core._NP_KEEP)
+    a = am.array(x)
+    sc, ac = a.__arrow_c_array__()
+    del a, sc, ac
+    gc.collect()
+    am._core._sweep()
+    assert len(am._core._NP_KEEP) == before
+
+
+def test_consumer_exception_propagates():
+    """A consumer failing while it holds our capsules keeps its own exception
+    (a capsule destructor in Python would turn it into a SystemError)."""
+    a = am.array([1, 2, 3], device="cpu")
+    try:
+        pa.array(a, type=pa.string())  # no such cast here: pyarrow fails with capsules alive
+    except Exception as e:  # noqa: BLE001 - pyarrow's own error, whatever it is
+        assert not isinstance(e, SystemError), e
+    with pytest.raises(OverflowError):  # the requested (safe) cast fails in the producer
+        pa.array(am.array(pa.array([1.5]), device="cpu"), type=pa.int64())
+
+
+def test_requested_schema_casts():
+    a = am.array(pa.array([1, 2, None], pa.int32()), device="cpu")
+    out = pa.array(a, type=pa.float64())
+    assert out.type == pa.float64() and out.to_pylist() == [1.0, 2.0, None]
+    assert pa.array(a, type=pa.int32()).type == pa.int32()
 
 
 def test_handle_is_cdata():

@@ -249,7 +249,20 @@ def test_cuda_device_roundtrip():
     b = am.add(a, 1)
     assert b.device == a.device
     assert am.sum(b) == 500500
-    assert pa.array(b).equals(pa.array(np.arange(1, 1001, dtype=np.int64)))
+    assert b.to_pyarrow().equals(pa.array(np.arange(1, 1001, dtype=np.int64)))
+    sc, dc = b.__arrow_c_device_array__()  # stays on the GPU
+    dev = am.ffi.cast(
+        "struct ArrowDeviceArray *", am._core._capsule_address(dc, b"arrow_device_array")
+    )
+    assert dev.device_type == am.lib.ARROW_DEVICE_CUDA
+    del sc, dc
+
+    class DeviceOnly:
+        def __arrow_c_device_array__(self, requested_schema=None, **kwargs):
+            return b.__arrow_c_device_array__(requested_schema, **kwargs)
+
+    again = am.array(DeviceOnly(), device=a.device)  # CUDA data in, zero-copy
+    assert again.device == a.device and am.sum(again) == 500500
     assert am.sum(x, device="cuda") == 499500
     assert am.greater(a, np.arange(1000)).device == a.device  # numpy operand follows a
     with am.batch():

@@ -31,6 +31,8 @@ typedef float am_f32;
 #define BALLOT(p) ((am_u32)(am_u64)simd_ballot((bool)(p)))
 #define SHFL_DOWN(v, d) simd_shuffle_down((v), (ushort)(d))
 #define SHFL_XOR(v, m) simd_shuffle_xor((v), (ushort)(m))
+#define SHFL_UP(v, d) simd_shuffle_up((v), (ushort)(d))
+#define SHFL_IDX(v, l) simd_shuffle((v), (ushort)(l))
 #define POPC(x) ((am_u32)popcount((am_u32)(x)))
 #define ATOMIC_OR32(p, v) \
   atomic_fetch_or_explicit((device atomic_uint *)(p), (v), memory_order_relaxed)
@@ -217,20 +219,24 @@ kernel void am_cast_float32_to_int16_safe(constant Args &a [[buffer(0)]],
   am_u64 err = AM_NONE;
   const am_i64 n = a.n;
   const am_i64 stride = (am_i64)am_nblocks * AM_BLOCK;
-  for (am_i64 base = (am_i64)am_bid * AM_BLOCK + am_warp * 32u; base < n; base += stride) {
-    const am_i64 i = base + am_lane;
-    bool ok = false;
-    TR r = 0;
-    if (i < n) {
-      ok = !hv0 || am_bit(a.valid0, a.off0 + i) != 0u;
-      bool fail = false;
-      const TR c = am_cast(AM_LOAD0(i), &fail);
-      if (ok) r = c;
-      if (ok && fail && err == AM_NONE) err = (am_u64)i;
+  for (am_i64 base = (am_i64)am_bid * AM_BLOCK + am_warp * 32u; base < n;
+       base += 1 * stride) {
+    const am_i64 i0 = base + 0 * stride + am_lane;
+    bool ok0 = false;
+    T0 x0 = 0;
+    if (i0 < n) {
+      ok0 = !hv0 || am_bit(a.valid0, a.off0 + i0) != 0u;
+      x0 = AM_LOAD0(i0);
     }
-    if (i < n) a.out[i] = r;
-    const am_u32 vw = BALLOT(ok);
-    if (am_lane == 0u && a.out_valid != 0) a.out_valid[base >> 5] = vw;
+    if (base + 0 * stride < n) {
+      bool fail0 = false;
+      const TR c0 = am_cast(x0, &fail0);
+      const TR r0 = ok0 ? c0 : (TR)0;
+      if (ok0 && fail0 && err == AM_NONE) err = (am_u64)i0;
+      if (i0 < n) a.out[i0] = r0;
+      const am_u32 vw0 = BALLOT(ok0);
+      if (am_lane == 0u && a.out_valid != 0) a.out_valid[(base + 0 * stride) >> 5] = vw0;
+    }
   }
   am_flush_error(a.status, err, am_lane);
 }

@@ -31,6 +31,8 @@ typedef float am_f32;
 #define BALLOT(p) ((am_u32)(am_u64)simd_ballot((bool)(p)))
 #define SHFL_DOWN(v, d) simd_shuffle_down((v), (ushort)(d))
 #define SHFL_XOR(v, m) simd_shuffle_xor((v), (ushort)(m))
+#define SHFL_UP(v, d) simd_shuffle_up((v), (ushort)(d))
+#define SHFL_IDX(v, l) simd_shuffle((v), (ushort)(l))
 #define POPC(x) ((am_u32)popcount((am_u32)(x)))
 #define ATOMIC_OR32(p, v) \
   atomic_fetch_or_explicit((device atomic_uint *)(p), (v), memory_order_relaxed)
@@ -215,21 +217,87 @@ kernel void am_compare_lt_float32(constant Args &a [[buffer(0)]],
   (void)err;
   const am_i64 n = a.n;
   const am_i64 stride = (am_i64)am_nblocks * AM_BLOCK;
-  for (am_i64 base = (am_i64)am_bid * AM_BLOCK + am_warp * 32u; base < n; base += stride) {
-    const am_i64 i = base + am_lane;
-    bool ok = false;
-    TR r = 0;
-    if (i < n) {
-      ok = (!hv0 || am_bit(a.valid0, a.off0 + i) != 0u) &&
-           (sc || !hv1 || am_bit(a.valid1, a.off1 + i) != 0u);
-      const T0 x = AM_LOAD0(i);
-      const T0 y = sc ? ys : AM_LOAD1(i);
-      if (ok) r = AM_APPLY(x, y);
-      if (ok && AM_FAILS(x, y) && err == AM_NONE) err = (am_u64)i;
+  for (am_i64 base = (am_i64)am_bid * AM_BLOCK + am_warp * 32u; base < n;
+       base += 4 * stride) {
+    const am_i64 i0 = base + 0 * stride + am_lane;
+    const am_i64 i1 = base + 1 * stride + am_lane;
+    const am_i64 i2 = base + 2 * stride + am_lane;
+    const am_i64 i3 = base + 3 * stride + am_lane;
+    bool ok0 = false;
+    T0 x0 = 0, y0 = 0;
+    if (i0 < n) {
+      ok0 = (!hv0 || am_bit(a.valid0, a.off0 + i0) != 0u) &&
+            (sc || !hv1 || am_bit(a.valid1, a.off1 + i0) != 0u);
+      x0 = AM_LOAD0(i0);
+      y0 = sc ? ys : AM_LOAD1(i0);
     }
-    const am_u32 rw = BALLOT(ok && r != 0);
-    if (am_lane == 0u) a.out[base >> 5] = rw;
-    const am_u32 vw = BALLOT(ok);
-    if (am_lane == 0u && a.out_valid != 0) a.out_valid[base >> 5] = vw;
+    bool ok1 = false;
+    T0 x1 = 0, y1 = 0;
+    if (i1 < n) {
+      ok1 = (!hv0 || am_bit(a.valid0, a.off0 + i1) != 0u) &&
+            (sc || !hv1 || am_bit(a.valid1, a.off1 + i1) != 0u);
+      x1 = AM_LOAD0(i1);
+      y1 = sc ? ys : AM_LOAD1(i1);
+    }
+    bool ok2 = false;
+    T0 x2 = 0, y2 = 0;
+    if (i2 < n) {
+      ok2 = (!hv0 || am_bit(a.valid0, a.off0 + i2) != 0u) &&
+            (sc || !hv1 || am_bit(a.valid1, a.off1 + i2) != 0u);
+      x2 = AM_LOAD0(i2);
+      y2 = sc ? ys : AM_LOAD1(i2);
+    }
+    bool ok3 = false;
+    T0 x3 = 0, y3 = 0;
+    if (i3 < n) {
+      ok3 = (!hv0 || am_bit(a.valid0, a.off0 + i3) != 0u) &&
+            (sc || !hv1 || am_bit(a.valid1, a.off1 + i3) != 0u);
+      x3 = AM_LOAD0(i3);
+      y3 = sc ? ys : AM_LOAD1(i3);
+    }
+    if (base + 0 * stride < n) {
+      TR r0 = 0;
+      if (ok0) r0 = AM_APPLY(x0, y0);
+      if (ok0 && AM_FAILS(x0, y0) && err == AM_NONE) err = (am_u64)i0;
+      const am_u32 rw0 = BALLOT(ok0 && r0 != 0);
+      const am_u32 vw0 = BALLOT(ok0);
+      if (am_lane == 0u) {
+        a.out[(base + 0 * stride) >> 5] = rw0;
+        if (a.out_valid != 0) a.out_valid[(base + 0 * stride) >> 5] = vw0;
+      }
+    }
+    if (base + 1 * stride < n) {
+      TR r1 = 0;
+      if (ok1) r1 = AM_APPLY(x1, y1);
+      if (ok1 && AM_FAILS(x1, y1) && err == AM_NONE) err = (am_u64)i1;
+      const am_u32 rw1 = BALLOT(ok1 && r1 != 0);
+      const am_u32 vw1 = BALLOT(ok1);
+      if (am_lane == 0u) {
+        a.out[(base + 1 * stride) >> 5] = rw1;
+        if (a.out_valid != 0) a.out_valid[(base + 1 * stride) >> 5] = vw1;
+      }
+    }
+    if (base + 2 * stride < n) {
+      TR r2 = 0;
+      if (ok2) r2 = AM_APPLY(x2, y2);
+      if (ok2 && AM_FAILS(x2, y2) && err == AM_NONE) err = (am_u64)i2;
+      const am_u32 rw2 = BALLOT(ok2 && r2 != 0);
+      const am_u32 vw2 = BALLOT(ok2);
+      if (am_lane == 0u) {
+        a.out[(base + 2 * stride) >> 5] = rw2;
+        if (a.out_valid != 0) a.out_valid[(base + 2 * stride) >> 5] = vw2;
+      }
+    }
+    if (base + 3 * stride < n) {
+      TR r3 = 0;
+      if (ok3) r3 = AM_APPLY(x3, y3);
+      if (ok3 && AM_FAILS(x3, y3) && err == AM_NONE) err = (am_u64)i3;
+      const am_u32 rw3 = BALLOT(ok3 && r3 != 0);
+      const am_u32 vw3 = BALLOT(ok3);
+      if (am_lane == 0u) {
+        a.out[(base + 3 * stride) >> 5] = rw3;
+        if (a.out_valid != 0) a.out_valid[(base + 3 * stride) >> 5] = vw3;
+      }
+    }
   }
 }

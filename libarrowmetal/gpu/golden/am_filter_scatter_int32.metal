@@ -31,6 +31,8 @@ typedef float am_f32;
 #define BALLOT(p) ((am_u32)(am_u64)simd_ballot((bool)(p)))
 #define SHFL_DOWN(v, d) simd_shuffle_down((v), (ushort)(d))
 #define SHFL_XOR(v, m) simd_shuffle_xor((v), (ushort)(m))
+#define SHFL_UP(v, d) simd_shuffle_up((v), (ushort)(d))
+#define SHFL_IDX(v, l) simd_shuffle((v), (ushort)(l))
 #define POPC(x) ((am_u32)popcount((am_u32)(x)))
 #define ATOMIC_OR32(p, v) \
   atomic_fetch_or_explicit((device atomic_uint *)(p), (v), memory_order_relaxed)
@@ -188,6 +190,9 @@ struct Args {
   am_i32 scalar_null;
   am_i32 pad;
 };
+typedef am_u32 TV;
+#define AM_SUB 4u
+#define AM_GET(i) a.in0[a.off0 + (i)]
 kernel void am_filter_scatter_int32(constant Args &a [[buffer(0)]],
     uint am_bid [[threadgroup_position_in_grid]],
     uint am_nblocks [[threadgroups_per_grid]],
@@ -199,7 +204,7 @@ kernel void am_filter_scatter_int32(constant Args &a [[buffer(0)]],
   (void)am_warp;
   (void)am_bid;
   (void)am_nblocks;
-  SMEM am_u32 am_wc[2u * (AM_BLOCK / 32u)];
+  SMEM am_u32 am_wc[2u * AM_SUB * (AM_BLOCK / 32u)];
   const am_i64 n = a.n;
   const am_i64 nb = (am_i64)am_nblocks;
   const am_i64 per = ((n + nb - 1) / nb + AM_BLOCK - 1) / AM_BLOCK * AM_BLOCK;
@@ -208,31 +213,95 @@ kernel void am_filter_scatter_int32(constant Args &a [[buffer(0)]],
   const bool hv1 = a.valid1 != 0;
   const bool hv0 = a.valid0 != 0;
   const bool wv = a.out_valid != 0;
+  // This block's first output position (FILTER_SCAN's exclusive scan).
   am_u64 base = am_partial_load(a.scratch, 4u * am_bid + 2u);
   am_u32 par = 0u;
-  for (am_i64 t = start; t < end; t += AM_BLOCK) {
-    const am_i64 i = t + am_tid;
-    const bool keep = i < end && am_bit(a.in1, a.off1 + i) != 0u &&
-                      (!hv1 || am_bit(a.valid1, a.off1 + i) != 0u);
-    const am_u32 kb = BALLOT(keep);
-    const am_u32 rank = POPC(kb & ((1u << am_lane) - 1u));
-    // Warp counts, in two alternating buffers: one barrier per tile.
-    if (am_lane == 0u) am_wc[par * (AM_BLOCK / 32u) + am_warp] = POPC(kb);
+  // Passes of AM_SUB sub-tiles; sub-tile s holds slots t + s * AM_BLOCK + tid,
+  // in output order (sub-tile, then warp, then lane).
+  for (am_i64 t = start; t < end; t += AM_SUB * AM_BLOCK) {
+    const am_i64 i0 = t + 0 * AM_BLOCK + am_tid;
+    const bool keep0 = i0 < end && am_bit(a.in1, a.off1 + i0) != 0u &&
+                       (!hv1 || am_bit(a.valid1, a.off1 + i0) != 0u);
+    const am_i64 i1 = t + 1 * AM_BLOCK + am_tid;
+    const bool keep1 = i1 < end && am_bit(a.in1, a.off1 + i1) != 0u &&
+                       (!hv1 || am_bit(a.valid1, a.off1 + i1) != 0u);
+    const am_i64 i2 = t + 2 * AM_BLOCK + am_tid;
+    const bool keep2 = i2 < end && am_bit(a.in1, a.off1 + i2) != 0u &&
+                       (!hv1 || am_bit(a.valid1, a.off1 + i2) != 0u);
+    const am_i64 i3 = t + 3 * AM_BLOCK + am_tid;
+    const bool keep3 = i3 < end && am_bit(a.in1, a.off1 + i3) != 0u &&
+                       (!hv1 || am_bit(a.valid1, a.off1 + i3) != 0u);
+    const TV v0 = keep0 ? AM_GET(i0) : (TV)0;
+    const bool g0 = keep0 && (!hv0 || am_bit(a.valid0, a.off0 + i0) != 0u);
+    const am_u32 kb0 = BALLOT(keep0);
+    const TV v1 = keep1 ? AM_GET(i1) : (TV)0;
+    const bool g1 = keep1 && (!hv0 || am_bit(a.valid0, a.off0 + i1) != 0u);
+    const am_u32 kb1 = BALLOT(keep1);
+    const TV v2 = keep2 ? AM_GET(i2) : (TV)0;
+    const bool g2 = keep2 && (!hv0 || am_bit(a.valid0, a.off0 + i2) != 0u);
+    const am_u32 kb2 = BALLOT(keep2);
+    const TV v3 = keep3 ? AM_GET(i3) : (TV)0;
+    const bool g3 = keep3 && (!hv0 || am_bit(a.valid0, a.off0 + i3) != 0u);
+    const am_u32 kb3 = BALLOT(keep3);
+    // Warp counts, in two alternating buffers: one barrier per pass.
+    if (am_lane == 0u) {
+      am_wc[(par * AM_SUB + 0u) * (AM_BLOCK / 32u) + am_warp] = POPC(kb0);
+      am_wc[(par * AM_SUB + 1u) * (AM_BLOCK / 32u) + am_warp] = POPC(kb1);
+      am_wc[(par * AM_SUB + 2u) * (AM_BLOCK / 32u) + am_warp] = POPC(kb2);
+      am_wc[(par * AM_SUB + 3u) * (AM_BLOCK / 32u) + am_warp] = POPC(kb3);
+    }
     BARRIER();
-    am_u32 before = 0u, total = 0u;
-    for (am_u32 w = 0; w < AM_BLOCK / 32u; w++) {
-      const am_u32 c = am_wc[par * (AM_BLOCK / 32u) + w];
-      if (w < am_warp) before += c;
-      total += c;
+    // The AM_SUB * warps counts are one per lane: a warp scan gives each
+    // sub-tile's offset and the pass's total.
+    const am_u32 c = am_wc[par * AM_SUB * (AM_BLOCK / 32u) + am_lane];
+    am_u32 inc = c;
+    for (am_u32 d = 1u; d < 32u; d <<= 1) {
+      const am_u32 o = SHFL_UP(inc, d);
+      if (am_lane >= d) inc += o;
     }
-    const am_u64 p0 = base + before;
-    if (keep) a.out[p0 + rank] = a.in0[a.off0 + i];
-    if (wv) {
-      const bool ok = keep && (!hv0 || am_bit(a.valid0, a.off0 + i) != 0u);
-      const am_u32 ow = am_warp_or(ok ? 1u << rank : 0u);
-      if (am_lane == 0u) am_or_bits(a.out_valid, p0, ow);
+    const am_u32 exc = inc - c;
+    const am_u32 run = SHFL_IDX(inc, 31u);
+    const am_u32 b0 = SHFL_IDX(exc, 0u * (AM_BLOCK / 32u) + am_warp);
+    const am_u32 b1 = SHFL_IDX(exc, 1u * (AM_BLOCK / 32u) + am_warp);
+    const am_u32 b2 = SHFL_IDX(exc, 2u * (AM_BLOCK / 32u) + am_warp);
+    const am_u32 b3 = SHFL_IDX(exc, 3u * (AM_BLOCK / 32u) + am_warp);
+    {
+      const am_u32 rank = POPC(kb0 & ((1u << am_lane) - 1u));
+      const am_u64 p0 = base + b0;
+      if (keep0) a.out[p0 + rank] = v0;
+      if (wv) {
+        const am_u32 o = am_warp_or(g0 ? 1u << rank : 0u);
+        if (am_lane == 0u) am_or_bits(a.out_valid, p0, o);
+      }
     }
-    base += total;
+    {
+      const am_u32 rank = POPC(kb1 & ((1u << am_lane) - 1u));
+      const am_u64 p0 = base + b1;
+      if (keep1) a.out[p0 + rank] = v1;
+      if (wv) {
+        const am_u32 o = am_warp_or(g1 ? 1u << rank : 0u);
+        if (am_lane == 0u) am_or_bits(a.out_valid, p0, o);
+      }
+    }
+    {
+      const am_u32 rank = POPC(kb2 & ((1u << am_lane) - 1u));
+      const am_u64 p0 = base + b2;
+      if (keep2) a.out[p0 + rank] = v2;
+      if (wv) {
+        const am_u32 o = am_warp_or(g2 ? 1u << rank : 0u);
+        if (am_lane == 0u) am_or_bits(a.out_valid, p0, o);
+      }
+    }
+    {
+      const am_u32 rank = POPC(kb3 & ((1u << am_lane) - 1u));
+      const am_u64 p0 = base + b3;
+      if (keep3) a.out[p0 + rank] = v3;
+      if (wv) {
+        const am_u32 o = am_warp_or(g3 ? 1u << rank : 0u);
+        if (am_lane == 0u) am_or_bits(a.out_valid, p0, o);
+      }
+    }
+    base += run;
     par ^= 1u;
   }
 }

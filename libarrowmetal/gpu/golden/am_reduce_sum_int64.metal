@@ -31,6 +31,8 @@ typedef float am_f32;
 #define BALLOT(p) ((am_u32)(am_u64)simd_ballot((bool)(p)))
 #define SHFL_DOWN(v, d) simd_shuffle_down((v), (ushort)(d))
 #define SHFL_XOR(v, m) simd_shuffle_xor((v), (ushort)(m))
+#define SHFL_UP(v, d) simd_shuffle_up((v), (ushort)(d))
+#define SHFL_IDX(v, l) simd_shuffle((v), (ushort)(l))
 #define POPC(x) ((am_u32)popcount((am_u32)(x)))
 #define ATOMIC_OR32(p, v) \
   atomic_fetch_or_explicit((device atomic_uint *)(p), (v), memory_order_relaxed)
@@ -294,13 +296,14 @@ kernel void am_reduce_sum_int64(constant Args &a [[buffer(0)]],
   Acc acc = am_acc_make(AM_ACC_S0);
   am_i64 i = (am_i64)am_bid * AM_BLOCK + am_tid;
   for (; i + 3 * stride < n; i += 4 * stride) {
-    const T0 x0 = AM_LOAD0(i);
-    const T0 x1 = AM_LOAD0(i + stride);
+    const T0 x0 = AM_LOAD0(i + 0 * stride);
+    const T0 x1 = AM_LOAD0(i + 1 * stride);
     const T0 x2 = AM_LOAD0(i + 2 * stride);
     const T0 x3 = AM_LOAD0(i + 3 * stride);
     if (hv) {
       const am_i64 j = a.off0 + i;
-      const am_u32 v0 = am_bit(a.valid0, j), v1 = am_bit(a.valid0, j + stride);
+      const am_u32 v0 = am_bit(a.valid0, j + 0 * stride);
+      const am_u32 v1 = am_bit(a.valid0, j + 1 * stride);
       const am_u32 v2 = am_bit(a.valid0, j + 2 * stride);
       const am_u32 v3 = am_bit(a.valid0, j + 3 * stride);
       if (v0 != 0u) am_acc_add(&acc, x0);

@@ -31,6 +31,8 @@ typedef float am_f32;
 #define BALLOT(p) ((am_u32)(am_u64)simd_ballot((bool)(p)))
 #define SHFL_DOWN(v, d) simd_shuffle_down((v), (ushort)(d))
 #define SHFL_XOR(v, m) simd_shuffle_xor((v), (ushort)(m))
+#define SHFL_UP(v, d) simd_shuffle_up((v), (ushort)(d))
+#define SHFL_IDX(v, l) simd_shuffle((v), (ushort)(l))
 #define POPC(x) ((am_u32)popcount((am_u32)(x)))
 #define ATOMIC_OR32(p, v) \
   atomic_fetch_or_explicit((device atomic_uint *)(p), (v), memory_order_relaxed)
@@ -206,22 +208,31 @@ kernel void am_take_int64_by_int32(constant Args &a [[buffer(0)]],
   am_u64 err = AM_NONE;
   const am_i64 n = a.n;
   const am_i64 stride = (am_i64)am_nblocks * AM_BLOCK;
-  for (am_i64 base = (am_i64)am_bid * AM_BLOCK + am_warp * 32u; base < n; base += stride) {
-    const am_i64 i = base + am_lane;
-    bool ok = false;
-    TR r = 0;
-    if (i < n && (!hv1 || am_bit(a.valid1, a.off1 + i) != 0u)) {
-      const am_i64 j = (am_i64)a.in1[a.off1 + i];
-      if (j < 0 || j >= a.aux) {
-        if (err == AM_NONE) err = (am_u64)i;
+  for (am_i64 base = (am_i64)am_bid * AM_BLOCK + am_warp * 32u; base < n;
+       base += 1 * stride) {
+    const am_i64 i0 = base + 0 * stride + am_lane;
+    bool ok0 = false;
+    am_i64 j0 = 0;
+    if (i0 < n && (!hv1 || am_bit(a.valid1, a.off1 + i0) != 0u)) {
+      j0 = (am_i64)a.in1[a.off1 + i0];
+      if (j0 < 0 || j0 >= a.aux) {
+        if (err == AM_NONE) err = (am_u64)i0;
       } else {
-        ok = !hv0 || am_bit(a.valid0, a.off0 + j) != 0u;
-        if (ok) r = AM_GET(j);
+        ok0 = true;
       }
     }
-    if (i < n) a.out[i] = r;
-    const am_u32 vw = BALLOT(ok);
-    if (am_lane == 0u && a.out_valid != 0) a.out_valid[base >> 5] = vw;
+    TR r0 = 0;
+    if (ok0) {
+      const bool sv0 = !hv0 || am_bit(a.valid0, a.off0 + j0) != 0u;
+      const TR g0 = AM_GET(j0);
+      ok0 = sv0;
+      r0 = sv0 ? g0 : (TR)0;
+    }
+    if (base + 0 * stride < n) {
+      if (i0 < n) a.out[i0] = r0;
+      const am_u32 vw0 = BALLOT(ok0);
+      if (am_lane == 0u && a.out_valid != 0) a.out_valid[(base + 0 * stride) >> 5] = vw0;
+    }
   }
   am_flush_error(a.status, err, am_lane);
 }
