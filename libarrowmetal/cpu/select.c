@@ -118,7 +118,6 @@ int am_cpu_filter(const am_array *array, const am_array *mask, am_array **out) {
 /* Indices are checked as unsigned, which turns negative ones into huge ones.
  * Every slot gathers, an out-of-bounds (so null, or failing) one from 0, and
  * the kernel says whether any index was out of bounds at all. */
-#define PREFETCH 64
 #define DEFINE_TAKE(W, TW, I, NI)                                                              \
   AM_CPU_CLONES static int take_##W##_##NI(const void *src, uint64_t length, const void *idx,  \
                                            int64_t n, void *dst) {                             \
@@ -127,10 +126,6 @@ int am_cpu_filter(const am_array *array, const am_array *mask, am_array **out) {
     TW *o = dst;                                                                               \
     int bad = 0;                                                                               \
     for (int64_t i = 0; i < n; i++) {                                                          \
-      if (i + PREFETCH < n) {                                                                  \
-        uint64_t ahead = (uint64_t)(int64_t)index[i + PREFETCH];                               \
-        __builtin_prefetch(x + (ahead < length ? ahead : 0));                                  \
-      }                                                                                        \
       uint64_t k = (uint64_t)(int64_t)index[i];                                                \
       bad |= k >= length;                                                                      \
       o[i] = x[k < length ? k : 0];                                                            \

@@ -6,7 +6,8 @@
  *  - CUDA: every generated kernel is compiled by NVRTC (13.x, options
  *    --gpu-architecture=compute_90 -default-device --std=c++17, no include
  *    path) on build machines without a GPU by gpu/test_nvrtc_compile.py, and
- *    on an H200 where the kernels also run.
+ *    on an H200, where gpu/test_cuda_kernels.py also runs every kernel
+ *    against numpy (sliced inputs, nulls, edge values, several block counts).
  *  - MSL: no Metal compiler exists where this was written. The Metal text is
  *    generated, checked for determinism and compared against golden files
  *    (the .metal files in gpu/golden, gpu/test_kernel_source.py), and written against the

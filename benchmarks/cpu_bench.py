@@ -1,0 +1,118 @@
+"""CPU backend against pyarrow.compute and numpy, measured side by side in
+one run (these machines are noisy: compare within a row, not across runs).
+
+    python benchmarks/cpu_bench.py [--large 50000000] [--quick]
+
+Prints medians in microseconds and the ratio pyarrow / arrowmetal (> 1 means
+ArrowMetal is faster). Nothing here passes or fails.
+"""
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+import arrowmetal as am
+
+
+def median_us(function, repeats):
+    for _ in range(max(2, min(50, repeats // 10))):
+        function()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e6
+
+
+def row(label, ours, theirs, numpy_time=None):
+    ratio = theirs / ours if ours else float("nan")
+    numpy_text = f"{numpy_time:>11.1f}" if numpy_time is not None else f"{'':>11}"
+    print(f"{label:<44}{ours:>11.1f}{theirs:>11.1f}{numpy_text}{ratio:>8.2f}x", flush=True)
+
+
+def small(repeats):
+    rng = np.random.default_rng(3)
+    values = rng.integers(-1000, 1000, 1000)
+    data = pa.array(values)
+    nulls = pa.array(values, mask=rng.random(1000) < 0.1)
+    imported = am.array(data)
+    picks = pa.array(rng.integers(0, 1000, 500))
+    print(f"\n1,000 rows, int64{'':<27}{'am us':>11}{'pa us':>11}{'numpy us':>11}{'pa/am':>9}")
+    row(
+        "sum, pyarrow array end to end",
+        median_us(lambda: am.sum(data), repeats),
+        median_us(lambda: pc.sum(data).as_py(), repeats),
+        median_us(lambda: int(values.sum()), repeats),
+    )
+    row(
+        "sum, am.Array already imported",
+        median_us(lambda: am.sum(imported), repeats),
+        median_us(lambda: pc.sum(data).as_py(), repeats),
+        median_us(lambda: int(values.sum()), repeats),
+    )
+    row(
+        "sum, 10% nulls",
+        median_us(lambda: am.sum(nulls), repeats),
+        median_us(lambda: pc.sum(nulls).as_py(), repeats),
+    )
+    half = 0
+    for label, ours, theirs in [
+        ("greater(scalar)", lambda: am.greater(data, half), lambda: pc.greater(data, half)),
+        ("filter(a > 0)", lambda: am.filter(data, am.greater(data, half)),
+         lambda: pc.filter(data, pc.greater(data, half))),
+        ("multiply(scalar)", lambda: am.multiply(data, 3), lambda: pc.multiply(data, 3)),
+        ("add(array)", lambda: am.add(data, data), lambda: pc.add(data, data)),
+        ("take(500)", lambda: am.take(data, picks), lambda: pc.take(data, picks)),
+        ("cast(float64)", lambda: am.cast(data, "float64"), lambda: pc.cast(data, pa.float64())),
+    ]:
+        row(label, median_us(ours, repeats), median_us(theirs, repeats))
+
+
+def large(rows, repeats):
+    rng = np.random.default_rng(4)
+    values = rng.integers(-(10**6), 10**6, rows)
+    validity = rng.random(rows) >= 0.1
+    plain = pa.array(values)
+    nulls = pa.array(values, mask=~validity)
+    sliced = pa.array(values).slice(7, rows - 70)
+    indices = pa.array(rng.integers(0, rows - 70, rows // 2))
+    print(f"\n{rows:,} rows, int64{'':<22}{'am us':>11}{'pa us':>11}{'numpy us':>11}{'pa/am':>9}")
+    row("sum", median_us(lambda: am.sum(plain), repeats),
+        median_us(lambda: pc.sum(plain).as_py(), repeats),
+        median_us(lambda: int(values.sum()), repeats))
+    row("sum, 10% nulls", median_us(lambda: am.sum(nulls), repeats),
+        median_us(lambda: pc.sum(nulls).as_py(), repeats))
+    for name, data in [("", plain), (", 10% nulls", nulls), (", sliced", sliced)]:
+        mask = pc.greater(data, 0)
+        for label, ours, theirs in [
+            ("greater(scalar)", lambda: am.greater(data, 0), lambda: pc.greater(data, 0)),
+            ("filter(a > 0)", lambda: am.filter(data, mask), lambda: pc.filter(data, mask)),
+            ("multiply(scalar)", lambda: am.multiply(data, 3), lambda: pc.multiply(data, 3)),
+            ("add(array)", lambda: am.add(data, data), lambda: pc.add(data, data)),
+            ("take(n/2 random)", lambda: am.take(data, indices.slice(0, len(data) // 2)),
+             lambda: pc.take(data, indices.slice(0, len(data) // 2))),
+            ("cast(float64)", lambda: am.cast(data, "float64"),
+             lambda: pc.cast(data, pa.float64())),
+        ]:
+            row(label + name, median_us(ours, repeats), median_us(theirs, repeats))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--large", default="1000000,50000000")
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    print(f"ArrowMetal {am.version()} on {am.device_name()}; pyarrow {pa.__version__}, "
+          f"numpy {np.__version__}")
+    small(2000 if args.quick else 20000)
+    for rows in [int(r) for r in args.large.split(",") if r]:
+        large(rows, 5 if rows > 10_000_000 else 50)
+
+
+if __name__ == "__main__":
+    main()
