@@ -254,8 +254,9 @@ int am_cuda_filter(const am_array *array, const am_array *mask, am_array **out) 
     op.check = AM_CUDA_CHECK_FILTER;
     op.result = result;
   }
-  am_kernel_key keys[3] = {{AM_KERNEL_FILTER_COUNT, 0, array->type, AM_TYPE_INVALID},
-                           {AM_KERNEL_FILTER_SCAN, 0, array->type, AM_TYPE_INVALID},
+  /* Counting and scanning do not depend on the value type: one kernel each. */
+  am_kernel_key keys[3] = {{AM_KERNEL_FILTER_COUNT, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
+                           {AM_KERNEL_FILTER_SCAN, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
                            {AM_KERNEL_FILTER_SCATTER, 0, array->type, AM_TYPE_INVALID}};
   int slot_for_pending = -1;
   if (batched) {
