@@ -19,7 +19,7 @@ import arrowmetal as am
 device = sys.argv[1]
 types = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
          "float32", "float64"]
-arrays = [am.array(pa.array(range(1000), type=t), device=device) for t in types]
+arrays = [am.array(pa.array(range(100), type=t), device=device) for t in types]
 first, second = [], []
 for a in arrays:
     for op in (am.sum, am.max):
@@ -34,10 +34,12 @@ def scenario(device, cache_dir, enabled=True):
     env = dict(os.environ, ARROWMETAL_CACHE_DIR=cache_dir)
     env["ARROWMETAL_KERNEL_CACHE"] = "1" if enabled else "0"
     started = time.perf_counter()
-    output = subprocess.run(
-        [sys.executable, "-c", CHILD, device], env=env, check=True, capture_output=True, text=True
-    ).stdout
-    result = json.loads(output.strip().splitlines()[-1])
+    child = subprocess.run(
+        [sys.executable, "-c", CHILD, device], env=env, capture_output=True, text=True
+    )
+    if child.returncode != 0:
+        raise SystemExit(f"the {device} child failed:\n{child.stderr}")
+    result = json.loads(child.stdout.strip().splitlines()[-1])
     result["process"] = time.perf_counter() - started
     return result
 
@@ -54,7 +56,7 @@ def main():
         disk = scenario(device, cache_dir)
         off = scenario(device, cache_dir + "-off", enabled=False)
     kernels = len(cold["first"])
-    print(f"{kernels} kernels (sum and max over 10 types, 1,000 rows) on {device}")
+    print(f"{kernels} kernels (sum and max over 10 types, 100 rows) on {device}")
     print(f"{'scenario':<34}{'first call ms':>14}{'later call ms':>14}{'compiles':>10}"
           f"{'disk hits':>10}")
     for name, result in [

@@ -320,6 +320,12 @@ kernel void am_reduce_sum_int64(constant Args &a [[buffer(0)]],
   for (; i < n; i += stride)
     if (!hv || am_bit(a.valid0, a.off0 + i) != 0u) am_acc_add(&acc, AM_LOAD0(i));
   acc = am_acc_block(acc, am_sh, am_lane, am_warp);
+  // One block (small inputs): its partial is the result, so skip the
+  // scratch round trip, most of a small reduction's GPU time.
+  if (am_nblocks == 1u) {
+    if (am_tid == 0u) am_acc_finish(a.status, acc);
+    return;
+  }
   if (am_tid == 0u) am_acc_store(a.scratch, am_bid, acc);
   THREADFENCE();
   BARRIER();
