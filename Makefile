@@ -32,7 +32,7 @@ else
   LDLIBS += -ldl
 endif
 
-.PHONY: all lib test demo format format-check lint clean
+.PHONY: all lib test demo format lint clean
 all: lib python/arrowmetal/$(notdir $(LIB))
 
 lib: $(LIB)
@@ -61,20 +61,23 @@ $(VENV)/.installed: requirements-test.txt
 	$(VENV)/bin/python -m pip install -q -r requirements-test.txt
 	touch $@
 
-test: all $(VENV)/.installed
+PY_DIRS := python conformance examples benchmarks libarrowmetal
+C_FILES = $(shell git ls-files '*.c' '*.h' '*.m' '*.cu' 2>/dev/null)
+
+test: all $(VENV)/.installed lint
 	$(VENV)/bin/python -m pytest -n auto -q python conformance examples libarrowmetal
 
 demo: all $(VENV)/.installed
 	$(VENV)/bin/python examples/demo.py
 
-format:
-	$(VENV)/bin/clang-format -i $(shell git ls-files '*.c' '*.h' '*.m' '*.cu')
-	$(VENV)/bin/ruff format python conformance examples benchmarks
+format: $(VENV)/.installed
+	$(VENV)/bin/clang-format -i $(C_FILES)
+	$(VENV)/bin/ruff format $(PY_DIRS)
 
-format-check: $(VENV)/.installed
-	$(VENV)/bin/clang-format --dry-run -Werror $(shell git ls-files '*.c' '*.h' '*.m' '*.cu')
-	$(VENV)/bin/ruff check python conformance examples benchmarks
-	$(VENV)/bin/ruff format --check python conformance examples benchmarks
+lint: $(VENV)/.installed
+	$(VENV)/bin/clang-format --dry-run -Werror $(C_FILES)
+	$(VENV)/bin/ruff check $(PY_DIRS)
+	$(VENV)/bin/ruff format --check $(PY_DIRS)
 
 clean:
 	rm -rf build python/arrowmetal/libarrowmetal.so python/arrowmetal/libarrowmetal.dylib

@@ -63,8 +63,11 @@ def small(repeats):
     half = 0
     for label, ours, theirs in [
         ("greater(scalar)", lambda: am.greater(data, half), lambda: pc.greater(data, half)),
-        ("filter(a > 0)", lambda: am.filter(data, am.greater(data, half)),
-         lambda: pc.filter(data, pc.greater(data, half))),
+        (
+            "filter(a > 0)",
+            lambda: am.filter(data, am.greater(data, half)),
+            lambda: pc.filter(data, pc.greater(data, half)),
+        ),
         ("multiply(scalar)", lambda: am.multiply(data, 3), lambda: pc.multiply(data, 3)),
         ("add(array)", lambda: am.add(data, data), lambda: pc.add(data, data)),
         ("take(500)", lambda: am.take(data, picks), lambda: pc.take(data, picks)),
@@ -82,24 +85,33 @@ def large(rows, repeats):
     sliced = pa.array(values).slice(7, rows - 70)
     indices = pa.array(rng.integers(0, rows - 70, rows // 2))
     print(f"\n{rows:,} rows, int64{'':<22}{'am us':>11}{'pa us':>11}{'numpy us':>11}{'pa/am':>9}")
-    row("sum", median_us(lambda: am.sum(plain), repeats),
+    row(
+        "sum",
+        median_us(lambda: am.sum(plain), repeats),
         median_us(lambda: pc.sum(plain).as_py(), repeats),
-        median_us(lambda: int(values.sum()), repeats))
-    row("sum, 10% nulls", median_us(lambda: am.sum(nulls), repeats),
-        median_us(lambda: pc.sum(nulls).as_py(), repeats))
+        median_us(lambda: int(values.sum()), repeats),
+    )
+    row(
+        "sum, 10% nulls",
+        median_us(lambda: am.sum(nulls), repeats),
+        median_us(lambda: pc.sum(nulls).as_py(), repeats),
+    )
     for name, data in [("", plain), (", 10% nulls", nulls), (", sliced", sliced)]:
-        mask = pc.greater(data, 0)
-        for label, ours, theirs in [
-            ("greater(scalar)", lambda: am.greater(data, 0), lambda: pc.greater(data, 0)),
-            ("filter(a > 0)", lambda: am.filter(data, mask), lambda: pc.filter(data, mask)),
-            ("multiply(scalar)", lambda: am.multiply(data, 3), lambda: pc.multiply(data, 3)),
-            ("add(array)", lambda: am.add(data, data), lambda: pc.add(data, data)),
-            ("take(n/2 random)", lambda: am.take(data, indices.slice(0, len(data) // 2)),
-             lambda: pc.take(data, indices.slice(0, len(data) // 2))),
-            ("cast(float64)", lambda: am.cast(data, "float64"),
-             lambda: pc.cast(data, pa.float64())),
-        ]:
+        for label, ours, theirs in element_wise_ops(data, indices.slice(0, len(data) // 2)):
             row(label + name, median_us(ours, repeats), median_us(theirs, repeats))
+
+
+def element_wise_ops(data, picks):
+    """(label, arrowmetal call, pyarrow.compute call) over one input."""
+    mask = pc.greater(data, 0)
+    return [
+        ("greater(scalar)", lambda: am.greater(data, 0), lambda: pc.greater(data, 0)),
+        ("filter(a > 0)", lambda: am.filter(data, mask), lambda: pc.filter(data, mask)),
+        ("multiply(scalar)", lambda: am.multiply(data, 3), lambda: pc.multiply(data, 3)),
+        ("add(array)", lambda: am.add(data, data), lambda: pc.add(data, data)),
+        ("take(n/2 random)", lambda: am.take(data, picks), lambda: pc.take(data, picks)),
+        ("cast(float64)", lambda: am.cast(data, "float64"), lambda: pc.cast(data, pa.float64())),
+    ]
 
 
 def main():
@@ -107,8 +119,10 @@ def main():
     parser.add_argument("--large", default="1000000,50000000")
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
-    print(f"ArrowMetal {am.version()} on {am.device_name()}; pyarrow {pa.__version__}, "
-          f"numpy {np.__version__}")
+    print(
+        f"ArrowMetal {am.version()} on {am.device_name()}; pyarrow {pa.__version__}, "
+        f"numpy {np.__version__}"
+    )
     small(2000 if args.quick else 20000)
     for rows in [int(r) for r in args.large.split(",") if r]:
         large(rows, 5 if rows > 10_000_000 else 50)

@@ -96,7 +96,7 @@ def cupy_ops(a, b, mask, threshold):
     def ten():
         for _ in range(5):
             int(a.sum())
-            (a > threshold)
+            _ = a > threshold
             sync()
 
     def ten_batched():
@@ -124,7 +124,7 @@ def main():
     names = {name: available for name, available, _ in am.backends()}
     columns = ["cpu"] + (["cuda"] if names.get("cuda") else [])
     if not names.get("cuda"):
-        print("note: no CUDA backend here:", dict((n, r) for n, _, r in am.backends())["cuda"])
+        print("note: no CUDA backend here:", {n: r for n, _, r in am.backends()}["cuda"])
     if cp is None:
         print("note: CuPy is not installed: its column is left out")
     header = f"{'rows':>11} {'op':<18}"

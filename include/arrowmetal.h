@@ -175,8 +175,8 @@ typedef struct am_array am_array;
  * null_count ranges, n_buffers, n_children, dictionary, format string, NULL
  * buffers where data is required, already-released structs. A null_count of -1
  * is computed from the bitmap. */
-int am_import(const struct ArrowSchema *schema, struct ArrowArray *array,
-              am_device *device, am_array **out);
+int am_import(const struct ArrowSchema *schema, struct ArrowArray *array, am_device *device,
+              am_array **out);
 
 /* The same for an Arrow C Device Data Interface array. The data must live on
  * the device type `device` serves (ARROW_DEVICE_CPU for the CPU, or
@@ -248,14 +248,26 @@ int am_count(const am_array *array, am_count_mode mode, am_scalar *out);
  * their common type as pyarrow.compute does (a safe cast: a value that does
  * not fit is AM_EOVERFLOW). Arrays must have equal lengths. A result slot is
  * null where any input slot is null. */
-typedef enum am_compare_op { AM_EQ = 0, AM_NE = 1, AM_LT = 2, AM_LE = 3, AM_GT = 4, AM_GE = 5 } am_compare_op;
+typedef enum am_compare_op {
+  AM_EQ = 0,
+  AM_NE = 1,
+  AM_LT = 2,
+  AM_LE = 3,
+  AM_GT = 4,
+  AM_GE = 5
+} am_compare_op;
 
 /* Boolean result. NaN compares unequal to everything, itself included. */
 int am_compare(am_compare_op op, const am_array *left, const am_array *right, am_array **out);
 int am_compare_scalar(am_compare_op op, const am_array *left, const am_scalar *right,
                       am_array **out);
 
-typedef enum am_arith_op { AM_ADD = 0, AM_SUBTRACT = 1, AM_MULTIPLY = 2, AM_DIVIDE = 3 } am_arith_op;
+typedef enum am_arith_op {
+  AM_ADD = 0,
+  AM_SUBTRACT = 1,
+  AM_MULTIPLY = 2,
+  AM_DIVIDE = 3
+} am_arith_op;
 
 /* Result in the common type. Integer results wrap; integer division truncates
  * toward zero, a zero divisor in a slot where both inputs are valid is

@@ -11,8 +11,8 @@
 #include "core/types.h"
 
 /* Fails with AM_EINVAL naming `what` when `pointer` is NULL. */
-#define AM_REQUIRE(pointer, what) \
-  do {                            \
+#define AM_REQUIRE(pointer, what)                                   \
+  do {                                                              \
     if (!(pointer)) return am_error(AM_EINVAL, "%s is NULL", what); \
   } while (0)
 

@@ -30,9 +30,7 @@ AM_EXPORT const char *am_format(const am_array *array) {
   return array ? am_type_format(array->type) : NULL;
 }
 
-AM_EXPORT am_device *am_array_device(const am_array *array) {
-  return array ? array->device : NULL;
-}
+AM_EXPORT am_device *am_array_device(const am_array *array) { return array ? array->device : NULL; }
 
 AM_EXPORT int am_full(const am_scalar *value, int64_t length, am_device *device, am_array **out) {
   AM_ENTER();

@@ -93,8 +93,8 @@ static int arith_kernel(int op, const am_array *left, const am_array *right,
   return left->device->backend->arith((am_arith_op)op, left, right, scalar, out);
 }
 
-static const char *const compare_names[] = {"equal", "not_equal", "less", "less_equal", "greater",
-                                            "greater_equal"};
+static const char *const compare_names[] = {"equal",      "not_equal", "less",
+                                            "less_equal", "greater",   "greater_equal"};
 static const char *const arith_names[] = {"add", "subtract", "multiply", "divide"};
 
 AM_EXPORT int am_compare(am_compare_op op, const am_array *left, const am_array *right,

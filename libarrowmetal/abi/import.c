@@ -24,8 +24,7 @@ static int check_schema(const struct ArrowSchema *schema, am_type *type) {
   AM_REQUIRE(schema, "schema");
   if (!schema->release) return am_error(AM_EINVAL, "schema struct is already released");
   if (!schema->format) return am_error(AM_EINVAL, "schema format is NULL");
-  if (schema->dictionary)
-    return am_error(AM_ETYPE, "dictionary-encoded arrays are not supported");
+  if (schema->dictionary) return am_error(AM_ETYPE, "dictionary-encoded arrays are not supported");
   if (schema->n_children != 0)
     return am_error(AM_ETYPE, "format '%s' with %lld children is not a supported type",
                     schema->format, (long long)schema->n_children);

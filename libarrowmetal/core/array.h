@@ -19,12 +19,12 @@ struct am_array {
   am_device *device;
   am_type type;
   int64_t length;
-  int64_t offset;            /* slot 0 is element `offset` of data (bit `offset` of a
-                                bitmap) and bit `offset` of validity */
-  atomic_llong null_count;   /* -1 until counted */
-  const uint8_t *validity;   /* NULL: every slot valid */
-  const void *data;          /* host or device address, per `device` */
-  am_buffer *validity_buf;   /* owners; either may be NULL, both may be one keeper */
+  int64_t offset;          /* slot 0 is element `offset` of data (bit `offset` of a
+                              bitmap) and bit `offset` of validity */
+  atomic_llong null_count; /* -1 until counted */
+  const uint8_t *validity; /* NULL: every slot valid */
+  const void *data;        /* host or device address, per `device` */
+  am_buffer *validity_buf; /* owners; either may be NULL, both may be one keeper */
   am_buffer *data_buf;
   struct am_pending *pending; /* non-NULL while a GPU result's length or nulls are not known */
 };

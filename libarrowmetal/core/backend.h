@@ -11,10 +11,15 @@
 
 #include <stdint.h>
 
-#include "arrowmetal.h"
 #include "array.h"
+#include "arrowmetal.h"
 
-typedef enum am_reduce_op { AM_REDUCE_SUM, AM_REDUCE_MIN, AM_REDUCE_MAX, AM_REDUCE_MEAN } am_reduce_op;
+typedef enum am_reduce_op {
+  AM_REDUCE_SUM,
+  AM_REDUCE_MIN,
+  AM_REDUCE_MAX,
+  AM_REDUCE_MEAN
+} am_reduce_op;
 typedef enum am_logic_op { AM_LOGIC_AND, AM_LOGIC_OR, AM_LOGIC_NOT } am_logic_op;
 
 typedef struct am_backend {
@@ -46,8 +51,8 @@ typedef struct am_backend {
   int (*reduce)(am_reduce_op op, const am_array *array, am_scalar *out);
   int (*compare)(am_compare_op op, const am_array *left, const am_array *right,
                  const am_scalar *scalar, am_array **out);
-  int (*arith)(am_arith_op op, const am_array *left, const am_array *right,
-               const am_scalar *scalar, am_array **out);
+  int (*arith)(am_arith_op op, const am_array *left, const am_array *right, const am_scalar *scalar,
+               am_array **out);
   int (*cast)(const am_array *array, am_type to, int safe, am_array **out);
   /* `right` is NULL for AM_LOGIC_NOT. */
   int (*logic)(am_logic_op op, const am_array *left, const am_array *right, am_array **out);

@@ -41,8 +41,8 @@ am_cache_key am_cache_key_of(const char *const *parts, int count) {
   for (int i = 0; i < count; i++) {
     size_t length = strlen(parts[i]);
     key.hash[0] = hash_bytes(key.hash[0], (const unsigned char *)parts[i], length);
-    key.hash[1] = hash_bytes(key.hash[1] ^ 0x3c6ef372fe94f82bull, (const unsigned char *)parts[i],
-                             length);
+    key.hash[1] =
+        hash_bytes(key.hash[1] ^ 0x3c6ef372fe94f82bull, (const unsigned char *)parts[i], length);
   }
   return key;
 }
@@ -71,9 +71,12 @@ static void setup(void) {
   const char *dir = getenv("ARROWMETAL_CACHE_DIR");
   const char *xdg = getenv("XDG_CACHE_HOME");
   const char *home = getenv("HOME");
-  if (dir && *dir) snprintf(root, sizeof root, "%s", dir);
-  else if (xdg && *xdg) snprintf(root, sizeof root, "%s/arrowmetal", xdg);
-  else if (home && *home) snprintf(root, sizeof root, "%s/.cache/arrowmetal", home);
+  if (dir && *dir)
+    snprintf(root, sizeof root, "%s", dir);
+  else if (xdg && *xdg)
+    snprintf(root, sizeof root, "%s/arrowmetal", xdg);
+  else if (home && *home)
+    snprintf(root, sizeof root, "%s/.cache/arrowmetal", home);
 }
 
 const char *am_disk_cache_dir(void) {
@@ -243,8 +246,10 @@ void am_disk_cache_put(const char *kind, am_cache_key key, const void *data, siz
   FILE *file = fdopen(fd, "wb");
   int ok = file && fwrite(header, 1, HEADER_BYTES, file) == HEADER_BYTES &&
            fwrite(data, 1, size, file) == size;
-  if (file) ok = fclose(file) == 0 && ok;
-  else close(fd);
+  if (file)
+    ok = fclose(file) == 0 && ok;
+  else
+    close(fd);
   if (!ok || rename(temporary, path) != 0) {
     unlink(temporary);
     atomic_fetch_add(&errors, 1);

@@ -20,8 +20,8 @@
 
 typedef struct am_timeline {
   pthread_mutex_t commit_lock;
-  uint64_t issued;                 /* last value taken; under commit_lock */
-  volatile uint64_t *completed;    /* raised by the device */
+  uint64_t issued;              /* last value taken; under commit_lock */
+  volatile uint64_t *completed; /* raised by the device */
   /* Blocks until `value` is reached; NULL = sleep between polls. Returns an
    * am_status. */
   int (*block)(void *context, uint64_t value);

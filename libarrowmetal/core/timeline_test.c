@@ -90,8 +90,8 @@ static int scenario(const char *name, int64_t spin, int low, int use_block) {
   pthread_join(device, NULL);
   am_timeline_destroy(&timeline);
   int failed = atomic_load(&failures);
-  printf("%-28s %d submissions, %d released early, %d blocking waits\n", name,
-         THREADS * PER_THREAD, failed, block_calls);
+  printf("%-28s %d submissions, %d released early, %d blocking waits\n", name, THREADS * PER_THREAD,
+         failed, block_calls);
   if (use_block && low == 0 && block_calls == 0) return 1;
   return failed != 0;
 }

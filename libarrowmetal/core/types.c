@@ -12,12 +12,18 @@ static const struct {
   const char *name;
   int bits;
 } type_info[AM_TYPE_COUNT] = {
-    [AM_TYPE_INVALID] = {NULL, "invalid", 0}, [AM_BOOL] = {"b", "bool", 1},
-    [AM_INT8] = {"c", "int8", 8},             [AM_INT16] = {"s", "int16", 16},
-    [AM_INT32] = {"i", "int32", 32},          [AM_INT64] = {"l", "int64", 64},
-    [AM_UINT8] = {"C", "uint8", 8},           [AM_UINT16] = {"S", "uint16", 16},
-    [AM_UINT32] = {"I", "uint32", 32},        [AM_UINT64] = {"L", "uint64", 64},
-    [AM_FLOAT32] = {"f", "float", 32},        [AM_FLOAT64] = {"g", "double", 64},
+    [AM_TYPE_INVALID] = {NULL, "invalid", 0},
+    [AM_BOOL] = {"b", "bool", 1},
+    [AM_INT8] = {"c", "int8", 8},
+    [AM_INT16] = {"s", "int16", 16},
+    [AM_INT32] = {"i", "int32", 32},
+    [AM_INT64] = {"l", "int64", 64},
+    [AM_UINT8] = {"C", "uint8", 8},
+    [AM_UINT16] = {"S", "uint16", 16},
+    [AM_UINT32] = {"I", "uint32", 32},
+    [AM_UINT64] = {"L", "uint64", 64},
+    [AM_FLOAT32] = {"f", "float", 32},
+    [AM_FLOAT64] = {"g", "double", 64},
 };
 
 int am_type_bits(am_type t) { return am_type_valid(t) ? type_info[t].bits : 0; }
@@ -30,7 +36,9 @@ const char *am_type_name(am_type t) {
   return am_type_valid(t) ? type_info[t].name : type_info[AM_TYPE_INVALID].name;
 }
 
-AM_EXPORT const char *am_type_format(am_type t) { return am_type_valid(t) ? type_info[t].format : NULL; }
+AM_EXPORT const char *am_type_format(am_type t) {
+  return am_type_valid(t) ? type_info[t].format : NULL;
+}
 
 am_type am_type_from_format(const char *format) {
   if (!format || !format[0] || format[1]) return AM_TYPE_INVALID;
@@ -109,8 +117,10 @@ int am_scalar_cast(const am_scalar *in, am_type to, am_scalar *out) {
                         am_type_name(to));
       if (v < (double)lo || v >= ldexp(1.0, am_type_bits(to) - am_type_is_signed(to)))
         return am_error(AM_EOVERFLOW, "Float value %f out of range for %s", v, am_type_name(to));
-      if (am_type_is_signed(to)) r.i64 = (int64_t)v;
-      else r.u64 = (uint64_t)v;
+      if (am_type_is_signed(to))
+        r.i64 = (int64_t)v;
+      else
+        r.u64 = (uint64_t)v;
     }
     *out = r;
     return AM_OK;
@@ -120,8 +130,10 @@ int am_scalar_cast(const am_scalar *in, am_type to, am_scalar *out) {
   uint64_t magnitude = am_type_is_unsigned(from) ? in->u64
                        : negative                ? (uint64_t)0 - (uint64_t)in->i64
                                                  : (uint64_t)in->i64;
-  if (am_type_is_unsigned(from)) snprintf(text, sizeof text, "%llu", (unsigned long long)in->u64);
-  else snprintf(text, sizeof text, "%lld", (long long)in->i64);
+  if (am_type_is_unsigned(from))
+    snprintf(text, sizeof text, "%llu", (unsigned long long)in->u64);
+  else
+    snprintf(text, sizeof text, "%lld", (long long)in->i64);
   if (to == AM_BOOL) {
     r.i64 = magnitude != 0;
   } else if (am_type_is_float(to)) {
@@ -134,8 +146,10 @@ int am_scalar_cast(const am_scalar *in, am_type to, am_scalar *out) {
     int_range(to, &lo, &hi);
     if (negative ? magnitude > (uint64_t)0 - (uint64_t)lo : magnitude > hi)
       return out_of_range_int(text, lo, hi);
-    if (am_type_is_signed(to)) r.i64 = negative ? (int64_t)((uint64_t)0 - magnitude) : (int64_t)magnitude;
-    else r.u64 = magnitude;
+    if (am_type_is_signed(to))
+      r.i64 = negative ? (int64_t)((uint64_t)0 - magnitude) : (int64_t)magnitude;
+    else
+      r.u64 = magnitude;
   }
   *out = r;
   return AM_OK;

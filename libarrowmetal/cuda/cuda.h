@@ -106,10 +106,10 @@ typedef struct am_cuda_op {
   CUdeviceptr culprit_data;
   am_type culprit_type;
   int64_t culprit_offset;
-  int64_t bound;         /* CHECK_ERROR for take: source length; cast: target type */
-  am_array *result;      /* CHECK_FILTER */
-  int64_t *count_out;    /* CHECK_COUNT */
-  int immediate;         /* wait even inside a batch (the caller needs the answer now) */
+  int64_t bound;      /* CHECK_ERROR for take: source length; cast: target type */
+  am_array *result;   /* CHECK_FILTER */
+  int64_t *count_out; /* CHECK_COUNT */
+  int immediate;      /* wait even inside a batch (the caller needs the answer now) */
 } am_cuda_op;
 
 /* Begins an op: checks the sticky error, enters the context, takes the

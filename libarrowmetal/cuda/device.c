@@ -33,8 +33,7 @@ int am_cuda_status_acquire(am_cuda_device *cuda, int *slot) {
   pthread_mutex_lock(&cuda->status_lock);
   if (cuda->free_count == 0) {
     pthread_mutex_unlock(&cuda->status_lock);
-    return am_error(AM_ENOMEM, "more than %d device operations in flight",
-                    AM_CUDA_STATUS_SLOTS);
+    return am_error(AM_ENOMEM, "more than %d device operations in flight", AM_CUDA_STATUS_SLOTS);
   }
   *slot = cuda->free_status[--cuda->free_count];
   pthread_mutex_unlock(&cuda->status_lock);
@@ -59,7 +58,8 @@ static int block_on_event(void *context, uint64_t value) {
   if (am_timeline_reached(&cuda->timeline, value)) return AM_OK;
   int pushed = am_cuda_enter(cuda);
   CUevent event = NULL;
-  CUresult result = cuda->cu->cuEventCreate(&event, CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING);
+  CUresult result =
+      cuda->cu->cuEventCreate(&event, CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING);
   if (result == CUDA_SUCCESS) result = cuda->cu->cuEventRecord(event, cuda->stream);
   if (result == CUDA_SUCCESS) result = cuda->cu->cuEventSynchronize(event);
   if (event) cuda->cu->cuEventDestroy(event);
@@ -68,9 +68,9 @@ static int block_on_event(void *context, uint64_t value) {
   return AM_OK;
 }
 
-#define CHECK(call)                                                  \
-  do {                                                               \
-    CUresult result_ = (call);                                       \
+#define CHECK(call)                                                   \
+  do {                                                                \
+    CUresult result_ = (call);                                        \
     if (result_ != CUDA_SUCCESS) return am_cuda_fail(result_, #call); \
   } while (0)
 

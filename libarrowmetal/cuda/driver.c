@@ -25,8 +25,8 @@ static void *symbol(void *library, const char *const *names) {
 
 #define RESOLVE(member, ...)                                                              \
   do {                                                                                    \
-    static const char *const names[] = {__VA_ARGS__, NULL};                              \
-    *(void **)&driver.member = symbol(library, names);                                   \
+    static const char *const names[] = {__VA_ARGS__, NULL};                               \
+    *(void **)&driver.member = symbol(library, names);                                    \
     if (!driver.member) {                                                                 \
       snprintf(load_reason, sizeof load_reason, "libcuda.so.1 lacks %s (driver too old)", \
                names[0]);                                                                 \

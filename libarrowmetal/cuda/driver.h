@@ -74,7 +74,8 @@ typedef struct am_cuda_driver {
   CUresult (*cuMemPoolSetAttribute)(CUmemoryPool pool, int attribute, void *value);
   CUresult (*cuMemHostAlloc)(void **pointer, size_t bytes, unsigned int flags);
   CUresult (*cuMemFreeHost)(void *pointer);
-  CUresult (*cuMemHostGetDevicePointer)(CUdeviceptr *device_pointer, void *host, unsigned int flags);
+  CUresult (*cuMemHostGetDevicePointer)(CUdeviceptr *device_pointer, void *host,
+                                        unsigned int flags);
   CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr destination, const void *source, size_t bytes,
                                 CUstream stream);
   CUresult (*cuMemcpyDtoHAsync)(void *destination, CUdeviceptr source, size_t bytes,

@@ -69,7 +69,8 @@ int am_cuda_kernel(am_cuda_device *cuda, const am_kernel_key *key, CUfunction *o
   int status = AM_OK;
   if (!function) {
     status = build(cuda, key, &function);
-    if (status == AM_OK) atomic_store_explicit(&cuda->kernels[slot], function, memory_order_release);
+    if (status == AM_OK)
+      atomic_store_explicit(&cuda->kernels[slot], function, memory_order_release);
   }
   pthread_mutex_unlock(&cuda->compile_lock);
   if (status == AM_OK) *out = function;

@@ -94,7 +94,8 @@ int am_cuda_upload(am_device *device, const am_array *host, am_array **out) {
   status = am_cuda_alloc_array(device, host->type, span, has_validity, &array);
   if (status == AM_OK && span > 0) {
     const char *data = host->data;
-    size_t skip = host->type == AM_BOOL ? (size_t)(base / 8) : (size_t)am_type_bytes(host->type, base);
+    size_t skip =
+        host->type == AM_BOOL ? (size_t)(base / 8) : (size_t)am_type_bytes(host->type, base);
     status = copy_to_device(cuda, (CUdeviceptr)(uintptr_t)array->data, data + skip,
                             (size_t)am_type_bytes(host->type, span));
     if (status == AM_OK && has_validity)
@@ -127,7 +128,8 @@ int am_cuda_download(const am_array *array, am_array **host_out) {
   const am_cuda_driver *cu = cuda->cu;
   CUresult result = CUDA_SUCCESS;
   if (span > 0) {
-    size_t skip = array->type == AM_BOOL ? (size_t)(base / 8) : (size_t)am_type_bytes(array->type, base);
+    size_t skip =
+        array->type == AM_BOOL ? (size_t)(base / 8) : (size_t)am_type_bytes(array->type, base);
     /* Into pageable memory the copy returns only once it is complete, and it
      * is ordered after the stream's earlier kernels. */
     result = cu->cuMemcpyDtoHAsync((void *)host->data, (CUdeviceptr)(uintptr_t)array->data + skip,

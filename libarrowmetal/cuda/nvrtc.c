@@ -35,9 +35,13 @@ static const char *const base_options[] = {"-std=c++17", "-default-device"};
 static void *open_library(void) {
   const char *explicit_path = getenv("ARROWMETAL_NVRTC");
   if (explicit_path && *explicit_path) return dlopen(explicit_path, RTLD_NOW | RTLD_LOCAL);
-  static const char *const candidates[] = {
-      "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so", "/usr/local/cuda/lib64/libnvrtc.so.13",
-      "/usr/local/cuda/lib64/libnvrtc.so.12", "/usr/local/cuda/lib64/libnvrtc.so", NULL};
+  static const char *const candidates[] = {"libnvrtc.so.13",
+                                           "libnvrtc.so.12",
+                                           "libnvrtc.so",
+                                           "/usr/local/cuda/lib64/libnvrtc.so.13",
+                                           "/usr/local/cuda/lib64/libnvrtc.so.12",
+                                           "/usr/local/cuda/lib64/libnvrtc.so",
+                                           NULL};
   for (const char *const *name = candidates; *name; name++) {
     void *library = dlopen(*name, RTLD_NOW | RTLD_LOCAL);
     if (library) return library;
@@ -55,11 +59,10 @@ static void load(void) {
              dlerror());
     return;
   }
-#define RESOLVE(name)                                                                       \
-  if (!(*(void **)&api.name = dlsym(library, #name))) {                                     \
-    snprintf(load_reason, sizeof load_reason, "NVRTC lacks %s (too old for CUBIN output)", \
-             #name);                                                                        \
-    return;                                                                                 \
+#define RESOLVE(name)                                                                              \
+  if (!(*(void **)&api.name = dlsym(library, #name))) {                                            \
+    snprintf(load_reason, sizeof load_reason, "NVRTC lacks %s (too old for CUBIN output)", #name); \
+    return;                                                                                        \
   }
   RESOLVE(nvrtcVersion);
   RESOLVE(nvrtcGetErrorString);

@@ -159,13 +159,16 @@ static int binary(am_kernel_kind kind, int sub_op, am_type result_type, const am
   if (status != AM_OK) return status;
   am_gpu_args args = {0};
   bind(&args, 0, left);
-  if (right) bind(&args, 1, right);
-  else args.scalar = scalar_bits(scalar);
+  if (right)
+    bind(&args, 1, right);
+  else
+    args.scalar = scalar_bits(scalar);
   args.out = address(result->data);
   args.out_valid = address(result->validity);
   args.n = left->length;
   am_cuda_op op = plain_op();
-  int integer_divide = kind == AM_KERNEL_ARITH && sub_op == AM_DIVIDE && am_type_is_integer(left->type);
+  int integer_divide =
+      kind == AM_KERNEL_ARITH && sub_op == AM_DIVIDE && am_type_is_integer(left->type);
   if (integer_divide) {
     op.check = AM_CUDA_CHECK_ERROR;
     op.error_code = AM_EZERODIV;

@@ -80,19 +80,23 @@ static void finish_scalar(const am_cuda_op *op, const am_gpu_status *status) {
   memset(&scalar, 0, sizeof scalar);
   am_type type = op->type;
   int floating = am_type_is_float(type);
-  if (op->reduce == AM_REDUCE_SUM) scalar.type = floating ? AM_FLOAT64 : am_type_is_signed(type) ? AM_INT64 : AM_UINT64;
-  else if (op->reduce == AM_REDUCE_MEAN) scalar.type = AM_FLOAT64;
-  else scalar.type = type;
+  if (op->reduce == AM_REDUCE_SUM)
+    scalar.type = floating ? AM_FLOAT64 : am_type_is_signed(type) ? AM_INT64 : AM_UINT64;
+  else if (op->reduce == AM_REDUCE_MEAN)
+    scalar.type = AM_FLOAT64;
+  else
+    scalar.type = type;
   if (status->count == 0) {
     scalar.is_null = 1;
   } else if (op->reduce == AM_REDUCE_MEAN) {
     double count = (double)status->count;
     double bits_value;
     memcpy(&bits_value, &status->value, sizeof bits_value);
-    scalar.f64 = floating                   ? bits_value / count
-                 : am_type_is_signed(type)  ? wide_to_double(status->value, status->value_hi) / count
-                                            : ((double)status->value_hi * 18446744073709551616.0 +
-                                               (double)status->value) / count;
+    scalar.f64 =
+        floating ? bits_value / count
+        : am_type_is_signed(type)
+            ? wide_to_double(status->value, status->value_hi) / count
+            : ((double)status->value_hi * 18446744073709551616.0 + (double)status->value) / count;
   } else if (floating) {
     memcpy(&scalar.f64, &status->value, sizeof scalar.f64);
     if (op->reduce != AM_REDUCE_SUM && status->nan_count == status->count) scalar.f64 = NAN;
@@ -143,7 +147,8 @@ static int finish_error(am_cuda_device *cuda, const am_cuda_op *op, const am_gpu
     read_culprit(cuda, op, status->error_index, value, sizeof value);
     am_cuda_leave(cuda, pushed);
   }
-  if (code == AM_EZERODIV) am_error(code, "divide by zero");
+  if (code == AM_EZERODIV)
+    am_error(code, "divide by zero");
   else if (code == AM_EINDEX)
     am_error(code, "index %s out of bounds for length %lld", value, (long long)op->bound);
   else
@@ -158,10 +163,14 @@ static int finish(am_cuda_device *cuda, am_cuda_op *op) {
   int status = AM_OK;
   if (op->slot >= 0) {
     const am_gpu_status *result = &cuda->status[op->slot];
-    if (op->check == AM_CUDA_CHECK_SCALAR) finish_scalar(op, result);
-    else if (op->check == AM_CUDA_CHECK_ERROR) status = finish_error(cuda, op, result);
-    else if (op->check == AM_CUDA_CHECK_FILTER) op->result->length = (int64_t)result->count;
-    else if (op->check == AM_CUDA_CHECK_COUNT) *op->count_out = (int64_t)result->count;
+    if (op->check == AM_CUDA_CHECK_SCALAR)
+      finish_scalar(op, result);
+    else if (op->check == AM_CUDA_CHECK_ERROR)
+      status = finish_error(cuda, op, result);
+    else if (op->check == AM_CUDA_CHECK_FILTER)
+      op->result->length = (int64_t)result->count;
+    else if (op->check == AM_CUDA_CHECK_COUNT)
+      *op->count_out = (int64_t)result->count;
   }
   am_buffer_release(op->culprit);
   am_cuda_status_release(cuda, op->slot);
