@@ -19,18 +19,18 @@ typedef void (*arith_scalar_fn)(const void *a, const am_scalar *b, void *out, in
  * loop over o[0, n) = x (op) RHS. */
 #define ARRAY_RHS(i) y[i]
 #define SCALAR_RHS(i) s
-#define DEFINE_BOTH(T, U, N, F, LO, NAME, BODY, OP)                                            \
-  AM_CPU_CLONES static void NAME##_##N(const void *a, const void *b, void *out, int64_t n) {   \
-    const T *x = a, *y = b;                                                                    \
-    T *o = out;                                                                                \
-    BODY(T, U, N, LO, OP, ARRAY_RHS)                                                           \
-  }                                                                                            \
-  AM_CPU_CLONES static void NAME##_scalar_##N(const void *a, const am_scalar *b, void *out,    \
-                                              int64_t n) {                                     \
-    const T *x = a;                                                                            \
-    const T s = (T)b->F;                                                                       \
-    T *o = out;                                                                                \
-    BODY(T, U, N, LO, OP, SCALAR_RHS)                                                          \
+#define DEFINE_BOTH(T, U, N, F, LO, NAME, BODY, OP)                                          \
+  AM_CPU_CLONES static void NAME##_##N(const void *a, const void *b, void *out, int64_t n) { \
+    const T *x = a, *y = b;                                                                  \
+    T *o = out;                                                                              \
+    BODY(T, U, N, LO, OP, ARRAY_RHS)                                                         \
+  }                                                                                          \
+  AM_CPU_CLONES static void NAME##_scalar_##N(const void *a, const am_scalar *b, void *out,  \
+                                              int64_t n) {                                   \
+    const T *x = a;                                                                          \
+    const T s = (T)b->F;                                                                     \
+    T *o = out;                                                                              \
+    BODY(T, U, N, LO, OP, SCALAR_RHS)                                                        \
   }
 
 /* ---- add, subtract, multiply (and float divide) */
@@ -69,9 +69,9 @@ typedef void (*arith_scalar_fn)(const void *a, const am_scalar *b, void *out, in
  * then masked to 0. Arithmetic, not selects: a select between converted
  * values becomes a branch (the conversion might trap), which does not
  * vectorize. */
-#define OVERFLOWS(T, LO, x, y) (((LO) != 0) & ((y) == (T)-1) & ((x) == (LO)))
-#define DIVIDE(T, VIA, LO, x, y)                                                    \
-  (T)((T)((VIA)(x) / (VIA)(T)((y) + ((y) == 0) + 2 * OVERFLOWS(T, LO, x, y))) &  \
+#define OVERFLOWS(T, LO, x, y) (((LO) != 0) & ((y) == (T) - 1) & ((x) == (LO)))
+#define DIVIDE(T, VIA, LO, x, y)                                                \
+  (T)((T)((VIA)(x) / (VIA)(T)((y) + ((y) == 0) + 2 * OVERFLOWS(T, LO, x, y))) & \
       (OVERFLOWS(T, LO, x, y) - 1))
 /* |v| < 2^52, as one unsigned compare. (A function: written out on a narrow
  * type the compare would warn as always true.) */
@@ -95,33 +95,33 @@ static inline int below_2_52(uint64_t v, int is_signed) {
 /* Whether y has a zero in a slot that `valid` (an offset-0 bitmap, NULL: all
  * valid) marks valid: the one error of integer division. The scan is cheap
  * next to the division and keeps a failed call from writing anything. */
-#define DEFINE_HAS_ZERO(T, N)                                                                  \
-  AM_CPU_CLONES static int has_zero_##N(const void *b, const uint8_t *valid, int64_t n) {      \
-    const T *y = b;                                                                            \
-    for (int64_t i = 0; i < n; i += 64) {                                                      \
-      int64_t m = n - i < 64 ? n - i : 64;                                                     \
-      int zero = 0;                                                                            \
-      for (int64_t j = 0; j < m; j++) zero |= y[i + j] == 0;                                   \
-      if (!zero) continue;                                                                     \
-      uint64_t w = am_bits_valid(valid, i, m);                                                 \
-      for (int64_t j = 0; j < m; j++)                                                          \
-        if (y[i + j] == 0 && ((w >> j) & 1)) return 1;                                         \
-    }                                                                                          \
-    return 0;                                                                                  \
+#define DEFINE_HAS_ZERO(T, N)                                                             \
+  AM_CPU_CLONES static int has_zero_##N(const void *b, const uint8_t *valid, int64_t n) { \
+    const T *y = b;                                                                       \
+    for (int64_t i = 0; i < n; i += 64) {                                                 \
+      int64_t m = n - i < 64 ? n - i : 64;                                                \
+      int zero = 0;                                                                       \
+      for (int64_t j = 0; j < m; j++) zero |= y[i + j] == 0;                              \
+      if (!zero) continue;                                                                \
+      uint64_t w = am_bits_valid(valid, i, m);                                            \
+      for (int64_t j = 0; j < m; j++)                                                     \
+        if (y[i + j] == 0 && ((w >> j) & 1)) return 1;                                    \
+    }                                                                                     \
+    return 0;                                                                             \
   }
 
 /* ---- kernels per type */
 
-#define DEFINE_INT(E, T, U, N, F, LO, HI)                             \
-  DEFINE_BOTH(T, U, N, F, LO, add, ELEMENTWISE, ADD)                  \
-  DEFINE_BOTH(T, U, N, F, LO, subtract, ELEMENTWISE, SUBTRACT)        \
-  DEFINE_BOTH(T, U, N, F, LO, multiply, ELEMENTWISE, MULTIPLY)        \
-  DEFINE_BOTH(T, U, N, F, LO, divide, INT_DIVIDE, )                   \
+#define DEFINE_INT(E, T, U, N, F, LO, HI)                      \
+  DEFINE_BOTH(T, U, N, F, LO, add, ELEMENTWISE, ADD)           \
+  DEFINE_BOTH(T, U, N, F, LO, subtract, ELEMENTWISE, SUBTRACT) \
+  DEFINE_BOTH(T, U, N, F, LO, multiply, ELEMENTWISE, MULTIPLY) \
+  DEFINE_BOTH(T, U, N, F, LO, divide, INT_DIVIDE, )            \
   DEFINE_HAS_ZERO(T, N)
-#define DEFINE_FLOAT(E, T, U, N, F, LO, HI)                              \
-  DEFINE_BOTH(T, U, N, F, LO, add, ELEMENTWISE, FLOAT_ADD)               \
-  DEFINE_BOTH(T, U, N, F, LO, subtract, ELEMENTWISE, FLOAT_SUBTRACT)     \
-  DEFINE_BOTH(T, U, N, F, LO, multiply, ELEMENTWISE, FLOAT_MULTIPLY)     \
+#define DEFINE_FLOAT(E, T, U, N, F, LO, HI)                          \
+  DEFINE_BOTH(T, U, N, F, LO, add, ELEMENTWISE, FLOAT_ADD)           \
+  DEFINE_BOTH(T, U, N, F, LO, subtract, ELEMENTWISE, FLOAT_SUBTRACT) \
+  DEFINE_BOTH(T, U, N, F, LO, multiply, ELEMENTWISE, FLOAT_MULTIPLY) \
   DEFINE_BOTH(T, U, N, F, LO, divide, ELEMENTWISE, FLOAT_DIVIDE)
 AM_CPU_INTEGER_TYPES(DEFINE_INT)
 AM_CPU_FLOAT_TYPES(DEFINE_FLOAT)
@@ -158,9 +158,9 @@ int am_cpu_arith(am_arith_op op, const am_array *left, const am_array *right,
   const char *y = right ? (const char *)right->data + right->offset * width : NULL;
   if (op == AM_DIVIDE && kernels[left->type].has_zero) {
     int64_t valid = n - am_cpu_recorded_nulls(result);
-    int zero = scalar ? valid > 0 && (am_type_is_signed(left->type) ? scalar->i64 == 0
-                                                                     : scalar->u64 == 0)
-                      : kernels[left->type].has_zero(y, result->validity, n);
+    int zero =
+        scalar ? valid > 0 && (am_type_is_signed(left->type) ? scalar->i64 == 0 : scalar->u64 == 0)
+               : kernels[left->type].has_zero(y, result->validity, n);
     if (zero) {
       am_array_free(result);
       return am_error(AM_EZERODIV, "divide by zero");

@@ -14,10 +14,14 @@
 #error "bitmap words assume a little-endian host"
 #endif
 
-static inline int am_bit_get(const uint8_t *bits, int64_t i) { return (bits[i >> 3] >> (i & 7)) & 1; }
+static inline int am_bit_get(const uint8_t *bits, int64_t i) {
+  return (bits[i >> 3] >> (i & 7)) & 1;
+}
 
 /* The low n bits set (n <= 64). */
-static inline uint64_t am_bits_mask(int64_t n) { return n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1; }
+static inline uint64_t am_bits_mask(int64_t n) {
+  return n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1;
+}
 
 /* Bits [pos, pos + 64). */
 static inline uint64_t am_bits_word(const uint8_t *bits, int64_t pos) {

@@ -37,11 +37,11 @@ static inline uint64_t float_top(uint64_t hi, int precision) {
 /* Saturates v into [lo, top], NaN to 0: afterwards the conversion to the
  * integer type is defined. Written as separate selects, which vectorize as
  * min/max/blend; a nested conditional becomes branches. */
-#define DEFINE_CLAMP(T, N)                                     \
-  static inline T clamp_##N(T v, T lo, T top) {                \
-    T c = v > top ? top : v;                                   \
-    c = c < lo ? lo : c;                                       \
-    return v == v ? c : (T)0;                                  \
+#define DEFINE_CLAMP(T, N)                      \
+  static inline T clamp_##N(T v, T lo, T top) { \
+    T c = v > top ? top : v;                    \
+    c = c < lo ? lo : c;                        \
+    return v == v ? c : (T)0;                   \
   }
 DEFINE_CLAMP(float, f32)
 DEFINE_CLAMP(double, f64)
@@ -56,7 +56,7 @@ DEFINE_CLAMP(double, f64)
 #define CONVERT_u64_f64 CONVERT_i64_i64
 #define CONVERT_f64_f64 CONVERT_i64_i64
 #define CONVERT_f64_i64(T1, N1, T2, LO2, HI2, v) \
-  (T2)clamp_##N1(v, (T1)(LO2), (T1)float_top((uint64_t)(HI2), PRECISION(T1)))
+  (T2) clamp_##N1(v, (T1)(LO2), (T1)float_top((uint64_t)(HI2), PRECISION(T1)))
 #define CONVERT_f64_u64 CONVERT_f64_i64
 
 /* CHECK_<from field>_<to field>: nonzero when value v (converted: c) does not
@@ -79,24 +79,26 @@ typedef int64_t (*cast_fn)(const void *src, void *dst, const uint8_t *valid, int
 /* Converting and checking are separate loops over a chunk in L1: fused, the
  * compiler threads the saturated constants through the check and gives up
  * vectorizing. */
-#define DEFINE_CAST(E1, T1, U1, N1, F1, LO1, HI1, E2, T2, U2, N2, F2, LO2, HI2)                  \
+#define DEFINE_CAST(E1, T1, U1, N1, F1, LO1, HI1, E2, T2, U2, N2, F2, LO2, HI2)                   \
   AM_CPU_CLONES static int64_t cast_##N1##_##N2(const void *src, void *dst, const uint8_t *valid, \
-                                                int64_t vpos, int64_t n, int safe) {             \
-    const T1 *x = src;                                                                           \
-    T2 *o = dst;                                                                                 \
-    for (int64_t i = 0; i < n; i += CHUNK) {                                                     \
-      int64_t m = n - i < CHUNK ? n - i : CHUNK;                                                 \
-      for (int64_t j = 0; j < m; j++) o[i + j] = CONVERT_##F1##_##F2(T1, N1, T2, LO2, HI2, x[i + j]); \
-      if (!safe) continue;                                                                       \
-      int bad = 0;                                                                               \
-      for (int64_t j = 0; j < m; j++) bad |= CHECK_##F1##_##F2(T1, T2, LO2, HI2, x[i + j], o[i + j]); \
-      if (!bad) continue;                                                                        \
-      for (int64_t j = 0; j < m; j++)                                                            \
-        if (CHECK_##F1##_##F2(T1, T2, LO2, HI2, x[i + j], o[i + j]) &&                           \
-            (!valid || am_bit_get(valid, vpos + i + j)))                                         \
-          return i + j;                                                                          \
-    }                                                                                            \
-    return -1;                                                                                   \
+                                                int64_t vpos, int64_t n, int safe) {              \
+    const T1 *x = src;                                                                            \
+    T2 *o = dst;                                                                                  \
+    for (int64_t i = 0; i < n; i += CHUNK) {                                                      \
+      int64_t m = n - i < CHUNK ? n - i : CHUNK;                                                  \
+      for (int64_t j = 0; j < m; j++)                                                             \
+        o[i + j] = CONVERT_##F1##_##F2(T1, N1, T2, LO2, HI2, x[i + j]);                           \
+      if (!safe) continue;                                                                        \
+      int bad = 0;                                                                                \
+      for (int64_t j = 0; j < m; j++)                                                             \
+        bad |= CHECK_##F1##_##F2(T1, T2, LO2, HI2, x[i + j], o[i + j]);                           \
+      if (!bad) continue;                                                                         \
+      for (int64_t j = 0; j < m; j++)                                                             \
+        if (CHECK_##F1##_##F2(T1, T2, LO2, HI2, x[i + j], o[i + j]) &&                            \
+            (!valid || am_bit_get(valid, vpos + i + j)))                                          \
+          return i + j;                                                                           \
+    }                                                                                             \
+    return -1;                                                                                    \
   }
 #define DEFINE_CASTS_FROM(E, T, U, N, F, LO, HI) \
   AM_CPU_NUMERIC_TYPES_AFTER(DEFINE_CAST, E, T, U, N, F, LO, HI)
@@ -112,15 +114,15 @@ static const cast_fn casts[AM_TYPE_COUNT][AM_TYPE_COUNT] = {
 };
 
 /* Booleans to numbers: 0 or 1. */
-#define DEFINE_FROM_BOOL(E, T, U, N, F, LO, HI)                                               \
-  AM_CPU_CLONES static void from_bool_##N(const uint8_t *bits, int64_t pos, void *dst,        \
-                                          int64_t n) {                                        \
-    T *o = dst;                                                                               \
-    for (int64_t i = 0; i < n; i += 64) {                                                     \
-      uint64_t w = am_bits_load(bits, pos + i, n - i);                                        \
-      uint64_t m = n - i < 64 ? (uint64_t)(n - i) : 64;                                       \
-      for (uint64_t j = 0; j < m; j++) o[i + j] = (T)((w >> j) & 1);                          \
-    }                                                                                         \
+#define DEFINE_FROM_BOOL(E, T, U, N, F, LO, HI)                                        \
+  AM_CPU_CLONES static void from_bool_##N(const uint8_t *bits, int64_t pos, void *dst, \
+                                          int64_t n) {                                 \
+    T *o = dst;                                                                        \
+    for (int64_t i = 0; i < n; i += 64) {                                              \
+      uint64_t w = am_bits_load(bits, pos + i, n - i);                                 \
+      uint64_t m = n - i < 64 ? (uint64_t)(n - i) : 64;                                \
+      for (uint64_t j = 0; j < m; j++) o[i + j] = (T)((w >> j) & 1);                   \
+    }                                                                                  \
   }
 AM_CPU_NUMERIC_TYPES(DEFINE_FROM_BOOL)
 
@@ -151,10 +153,13 @@ static int cast_failure(am_type from, am_type to, const void *x, int64_t i) {
   am_scalar v = {0};
   switch (from) {
 #define CASE(E, T, U, N, F, LO, HI) \
-  case E: v.F = ((const T *)x)[i]; break;
+  case E:                           \
+    v.F = ((const T *)x)[i];        \
+    break;
     AM_CPU_NUMERIC_TYPES(CASE)
 #undef CASE
-    default: break;
+    default:
+      break;
   }
   if (am_type_is_float(from))
     return am_error(AM_EOVERFLOW, "Float value %f was truncated converting to %s", v.f64,
@@ -166,8 +171,8 @@ static int cast_failure(am_type from, am_type to, const void *x, int64_t i) {
   if (from_lo > lo) lo = from_lo;
   if (from_hi < hi) hi = from_hi;
   if (am_type_is_signed(from))
-    return am_error(AM_EOVERFLOW, "Integer value %lld not in range: %lld to %llu",
-                    (long long)v.i64, (long long)lo, (unsigned long long)hi);
+    return am_error(AM_EOVERFLOW, "Integer value %lld not in range: %lld to %llu", (long long)v.i64,
+                    (long long)lo, (unsigned long long)hi);
   return am_error(AM_EOVERFLOW, "Integer value %llu not in range: %lld to %llu",
                   (unsigned long long)v.u64, (long long)lo, (unsigned long long)hi);
 }

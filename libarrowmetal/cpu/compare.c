@@ -15,58 +15,59 @@ typedef void (*compare_scalar_fn)(const void *a, const am_scalar *b, uint64_t *o
                                   uint64_t flip);
 
 /* The words of out for x[j] OP RHS(j), each XORed with `flip`. */
-#define COMPARE_LOOP(OP, RHS)                                          \
-  int64_t w = 0;                                                       \
-  for (; (w + 1) * 64 <= n; w++) {                                     \
-    const int64_t base = w * 64;                                       \
-    uint8_t bytes[64];                                                 \
-    for (int j = 0; j < 64; j++) bytes[j] = x[base + j] OP RHS(j);    \
-    out[w] = am_pack64(bytes) ^ flip;                                  \
-  }                                                                    \
-  if (w * 64 < n) {                                                    \
-    const int64_t base = w * 64;                                       \
-    uint8_t bytes[64] = {0};                                           \
+#define COMPARE_LOOP(OP, RHS)                                            \
+  int64_t w = 0;                                                         \
+  for (; (w + 1) * 64 <= n; w++) {                                       \
+    const int64_t base = w * 64;                                         \
+    uint8_t bytes[64];                                                   \
+    for (int j = 0; j < 64; j++) bytes[j] = x[base + j] OP RHS(j);       \
+    out[w] = am_pack64(bytes) ^ flip;                                    \
+  }                                                                      \
+  if (w * 64 < n) {                                                      \
+    const int64_t base = w * 64;                                         \
+    uint8_t bytes[64] = {0};                                             \
     for (int j = 0; j < n - base; j++) bytes[j] = x[base + j] OP RHS(j); \
-    out[w] = (am_pack64(bytes) ^ flip) & am_bits_mask(n - base);       \
+    out[w] = (am_pack64(bytes) ^ flip) & am_bits_mask(n - base);         \
   }
 
 #define ARRAY_RHS(j) y[base + (j)]
 #define SCALAR_RHS(j) s
 
-#define DEFINE_COMPARE_ARRAYS(T, N, NAME, OP)                                                 \
+#define DEFINE_COMPARE_ARRAYS(T, N, NAME, OP)                                                  \
   AM_CPU_CLONES static void NAME##_##N(const void *a, const void *b, uint64_t *out, int64_t n, \
-                                       uint64_t flip) {                                       \
-    const T *x = a, *y = b;                                                                   \
-    COMPARE_LOOP(OP, ARRAY_RHS)                                                               \
+                                       uint64_t flip) {                                        \
+    const T *x = a, *y = b;                                                                    \
+    COMPARE_LOOP(OP, ARRAY_RHS)                                                                \
   }
-#define DEFINE_COMPARE_SCALAR(T, N, F, NAME, OP)                                              \
-  AM_CPU_CLONES static void NAME##_##N(const void *a, const am_scalar *b, uint64_t *out,      \
-                                       int64_t n, uint64_t flip) {                            \
-    const T *x = a;                                                                           \
-    const T s = (T)b->F;                                                                      \
-    COMPARE_LOOP(OP, SCALAR_RHS)                                                              \
+#define DEFINE_COMPARE_SCALAR(T, N, F, NAME, OP)                                         \
+  AM_CPU_CLONES static void NAME##_##N(const void *a, const am_scalar *b, uint64_t *out, \
+                                       int64_t n, uint64_t flip) {                       \
+    const T *x = a;                                                                      \
+    const T s = (T)b->F;                                                                 \
+    COMPARE_LOOP(OP, SCALAR_RHS)                                                         \
   }
 
-#define DEFINE_COMPARES(E, T, U, N, F, LO, HI)   \
-  DEFINE_COMPARE_ARRAYS(T, N, eq, ==)            \
-  DEFINE_COMPARE_ARRAYS(T, N, lt, <)             \
-  DEFINE_COMPARE_ARRAYS(T, N, le, <=)            \
-  DEFINE_COMPARE_SCALAR(T, N, F, eq_scalar, ==)  \
-  DEFINE_COMPARE_SCALAR(T, N, F, lt_scalar, <)   \
-  DEFINE_COMPARE_SCALAR(T, N, F, le_scalar, <=)  \
-  DEFINE_COMPARE_SCALAR(T, N, F, gt_scalar, >)   \
+#define DEFINE_COMPARES(E, T, U, N, F, LO, HI)  \
+  DEFINE_COMPARE_ARRAYS(T, N, eq, ==)           \
+  DEFINE_COMPARE_ARRAYS(T, N, lt, <)            \
+  DEFINE_COMPARE_ARRAYS(T, N, le, <=)           \
+  DEFINE_COMPARE_SCALAR(T, N, F, eq_scalar, ==) \
+  DEFINE_COMPARE_SCALAR(T, N, F, lt_scalar, <)  \
+  DEFINE_COMPARE_SCALAR(T, N, F, le_scalar, <=) \
+  DEFINE_COMPARE_SCALAR(T, N, F, gt_scalar, >)  \
   DEFINE_COMPARE_SCALAR(T, N, F, ge_scalar, >=)
 AM_CPU_NUMERIC_TYPES(DEFINE_COMPARES)
 
-/* Indexed by am_compare_op. */
+/* Indexed by am_compare_op; arrays[AM_GT] and [AM_GE] are < and <=, called
+ * with the operands swapped. */
 static const struct {
   compare_arrays_fn arrays[AM_GE + 1];
   compare_scalar_fn scalar[AM_GE + 1];
 } kernels[AM_TYPE_COUNT] = {
-#define ENTRY(E, T, U, N, F, LO, HI)                                                        \
-  [E] = {{eq_##N, eq_##N, lt_##N, le_##N, lt_##N, le_##N},                                  \
-         {eq_scalar_##N, eq_scalar_##N, lt_scalar_##N, le_scalar_##N, gt_scalar_##N,        \
-          ge_scalar_##N}},
+#define ENTRY(E, T, U, N, F, LO, HI)                    \
+  [E] = {                                               \
+      {eq_##N, eq_##N, lt_##N, le_##N, lt_##N, le_##N}, \
+      {eq_scalar_##N, eq_scalar_##N, lt_scalar_##N, le_scalar_##N, gt_scalar_##N, ge_scalar_##N}},
     AM_CPU_NUMERIC_TYPES(ENTRY)
 #undef ENTRY
 };
@@ -78,8 +79,9 @@ static void compare_bools(am_compare_op op, const am_array *left, const am_array
     am_bits_op bits;
     int swap;
   } as_bits[AM_GE + 1] = {
-      [AM_EQ] = {AM_BITS_XNOR, 0},  [AM_NE] = {AM_BITS_XOR, 0},   /* */
-      [AM_LT] = {AM_BITS_ANDNOT, 1}, [AM_LE] = {AM_BITS_ORNOT, 1}, /* ~a & b, ~a | b */
+      [AM_EQ] = {AM_BITS_XNOR, 0},   [AM_NE] = {AM_BITS_XOR, 0},
+      [AM_LT] = {AM_BITS_ANDNOT, 1}, /* right & ~left */
+      [AM_LE] = {AM_BITS_ORNOT, 1},  /* right | ~left */
       [AM_GT] = {AM_BITS_ANDNOT, 0}, [AM_GE] = {AM_BITS_ORNOT, 0},
   };
   const am_array *a = as_bits[op].swap ? right : left, *b = as_bits[op].swap ? left : right;
@@ -92,12 +94,24 @@ static void compare_bool_scalar(am_compare_op op, const am_array *left, int s, u
   int when[2];
   for (int a = 0; a < 2; a++) {
     switch (op) {
-      case AM_EQ: when[a] = a == s; break;
-      case AM_NE: when[a] = a != s; break;
-      case AM_LT: when[a] = a < s; break;
-      case AM_LE: when[a] = a <= s; break;
-      case AM_GT: when[a] = a > s; break;
-      case AM_GE: when[a] = a >= s; break;
+      case AM_EQ:
+        when[a] = a == s;
+        break;
+      case AM_NE:
+        when[a] = a != s;
+        break;
+      case AM_LT:
+        when[a] = a < s;
+        break;
+      case AM_LE:
+        when[a] = a <= s;
+        break;
+      case AM_GT:
+        when[a] = a > s;
+        break;
+      case AM_GE:
+        when[a] = a >= s;
+        break;
     }
   }
   if (when[0] == when[1])

@@ -16,8 +16,7 @@
 #ifndef AM_CPU_CLONES
 #if defined(__x86_64__) && defined(__ELF__) && defined(__GLIBC__) && defined(__GNUC__) && \
     !defined(__clang__) && __GNUC__ >= 12
-#define AM_CPU_CLONES \
-  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define AM_CPU_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define AM_CPU_CLONES
 #endif
@@ -42,30 +41,33 @@
 
 /* X(row...) for each type of a group. */
 #define AM_CPU_APPLY(X, ...) X(__VA_ARGS__)
-#define AM_CPU_SIGNED_TYPES(X)                                                           \
-  AM_CPU_APPLY(X, AM_CPU_ROW_INT8) AM_CPU_APPLY(X, AM_CPU_ROW_INT16)                     \
+#define AM_CPU_SIGNED_TYPES(X)      \
+  AM_CPU_APPLY(X, AM_CPU_ROW_INT8)  \
+  AM_CPU_APPLY(X, AM_CPU_ROW_INT16) \
   AM_CPU_APPLY(X, AM_CPU_ROW_INT32) AM_CPU_APPLY(X, AM_CPU_ROW_INT64)
-#define AM_CPU_UNSIGNED_TYPES(X)                                                         \
-  AM_CPU_APPLY(X, AM_CPU_ROW_UINT8) AM_CPU_APPLY(X, AM_CPU_ROW_UINT16)                   \
+#define AM_CPU_UNSIGNED_TYPES(X)     \
+  AM_CPU_APPLY(X, AM_CPU_ROW_UINT8)  \
+  AM_CPU_APPLY(X, AM_CPU_ROW_UINT16) \
   AM_CPU_APPLY(X, AM_CPU_ROW_UINT32) AM_CPU_APPLY(X, AM_CPU_ROW_UINT64)
 #define AM_CPU_INTEGER_TYPES(X) AM_CPU_SIGNED_TYPES(X) AM_CPU_UNSIGNED_TYPES(X)
-#define AM_CPU_FLOAT_TYPES(X) AM_CPU_APPLY(X, AM_CPU_ROW_FLOAT32) AM_CPU_APPLY(X, AM_CPU_ROW_FLOAT64)
+#define AM_CPU_FLOAT_TYPES(X) \
+  AM_CPU_APPLY(X, AM_CPU_ROW_FLOAT32) AM_CPU_APPLY(X, AM_CPU_ROW_FLOAT64)
 #define AM_CPU_NUMERIC_TYPES(X) AM_CPU_INTEGER_TYPES(X) AM_CPU_FLOAT_TYPES(X)
 
 /* X(outer row..., row...) for each numeric type, for use inside an expansion
  * of AM_CPU_NUMERIC_TYPES (a macro cannot expand inside itself, hence the
  * second spelling). */
 #define AM_CPU_APPLY_INNER(X, ...) X(__VA_ARGS__)
-#define AM_CPU_NUMERIC_TYPES_AFTER(X, ...)                                                   \
-  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_INT8)                                        \
-  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_INT16)                                       \
-  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_INT32)                                       \
-  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_INT64)                                       \
-  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_UINT8)                                       \
-  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_UINT16)                                      \
-  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_UINT32)                                      \
-  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_UINT64)                                      \
-  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_FLOAT32)                                     \
+#define AM_CPU_NUMERIC_TYPES_AFTER(X, ...)               \
+  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_INT8)    \
+  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_INT16)   \
+  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_INT32)   \
+  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_INT64)   \
+  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_UINT8)   \
+  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_UINT16)  \
+  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_UINT32)  \
+  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_UINT64)  \
+  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_FLOAT32) \
   AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_FLOAT64)
 
 /* The kernels of am_cpu_backend (see core/backend.h for their contracts). */

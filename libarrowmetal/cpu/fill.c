@@ -6,11 +6,11 @@
 #include "core/types.h"
 #include "cpu.h"
 
-#define DEFINE_FILL(E, T, U, N, F, LO, HI)                                   \
-  static void fill_##N(void *dst, const am_scalar *value, int64_t n) {      \
-    T *o = dst;                                                              \
-    const T v = (T)value->F;                                                 \
-    for (int64_t i = 0; i < n; i++) o[i] = v;                                \
+#define DEFINE_FILL(E, T, U, N, F, LO, HI)                             \
+  static void fill_##N(void *dst, const am_scalar *value, int64_t n) { \
+    T *o = dst;                                                        \
+    const T v = (T)value->F;                                           \
+    for (int64_t i = 0; i < n; i++) o[i] = v;                          \
   }
 AM_CPU_NUMERIC_TYPES(DEFINE_FILL)
 
@@ -23,12 +23,17 @@ int am_cpu_fill(am_device *device, const am_scalar *value, int64_t length, am_ar
   if (status != AM_OK) return status;
   void *o = result->data_buf->ptr;
   switch (type) {
-    case AM_BOOL: am_bits_fill(o, length, value->i64 != 0); break;
+    case AM_BOOL:
+      am_bits_fill(o, length, value->i64 != 0);
+      break;
 #define CASE(E, T, U, N, F, LO, HI) \
-  case E: fill_##N(o, value, length); break;
+  case E:                           \
+    fill_##N(o, value, length);     \
+    break;
       AM_CPU_NUMERIC_TYPES(CASE)
 #undef CASE
-    default: break;
+    default:
+      break;
   }
   *out = result;
   return AM_OK;

@@ -11,8 +11,8 @@ int am_cpu_logic(am_logic_op op, const am_array *left, const am_array *right, am
   int status = am_cpu_result(AM_BOOL, left->length, left, right, &result);
   if (status != AM_OK) return status;
   am_bits_op bits = op == AM_LOGIC_AND ? AM_BITS_AND : op == AM_LOGIC_OR ? AM_BITS_OR : AM_BITS_NOT;
-  am_bits_combine(bits, result->data_buf->ptr, left->data, left->offset,
-                  right ? right->data : NULL, right ? right->offset : 0, left->length);
+  am_bits_combine(bits, result->data_buf->ptr, left->data, left->offset, right ? right->data : NULL,
+                  right ? right->offset : 0, left->length);
   *out = result;
   return AM_OK;
 }

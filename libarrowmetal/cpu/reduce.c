@@ -26,7 +26,7 @@
         T v = c[j];                                                                  \
         buf[j] = ((w) >> j) & 1 ? v : (identity);                                    \
       }                                                                              \
-    } else { /* the load is conditional: no slot past n is read */                  \
+    } else { /* the load is conditional: no slot past n is read */                   \
       for (uint64_t j = 0; j < 64; j++) buf[j] = ((w) >> j) & 1 ? c[j] : (identity); \
     }                                                                                \
     c = buf;                                                                         \
@@ -59,20 +59,20 @@ static inline double pairwise_total(const pairwise *p) {
  * running value does not. NaN never wins a comparison, so it is skipped. */
 #define LESS(a, b) ((a) < (b))
 #define GREATER(a, b) ((a) > (b))
-#define DEFINE_INT_EXTREME(T, N, NAME, BETTER, IDENTITY)                                     \
+#define DEFINE_INT_EXTREME(T, N, NAME, BETTER, IDENTITY)                                         \
   AM_CPU_CLONES static T NAME##_##N(const T *x, const uint8_t *valid, int64_t vpos, int64_t n) { \
-    T acc[16];                                                                               \
-    for (int k = 0; k < 16; k++) acc[k] = IDENTITY;                                          \
-    for (int64_t i = 0; i < n; i += 64) {                                                    \
-      uint64_t w = am_bits_valid(valid, vpos + i, n - i);                                    \
-      if (!w) continue;                                                                      \
-      CHUNK(T, c, buf, x, i, n, w, IDENTITY)                                                 \
-      for (int j = 0; j < 64; j += 16)                                                       \
-        for (int k = 0; k < 16; k++) acc[k] = BETTER(c[j + k], acc[k]) ? c[j + k] : acc[k];  \
-    }                                                                                        \
-    T best = acc[0];                                                                         \
-    for (int k = 1; k < 16; k++) best = BETTER(acc[k], best) ? acc[k] : best;                \
-    return best;                                                                             \
+    T acc[16];                                                                                   \
+    for (int k = 0; k < 16; k++) acc[k] = IDENTITY;                                              \
+    for (int64_t i = 0; i < n; i += 64) {                                                        \
+      uint64_t w = am_bits_valid(valid, vpos + i, n - i);                                        \
+      if (!w) continue;                                                                          \
+      CHUNK(T, c, buf, x, i, n, w, IDENTITY)                                                     \
+      for (int j = 0; j < 64; j += 16)                                                           \
+        for (int k = 0; k < 16; k++) acc[k] = BETTER(c[j + k], acc[k]) ? c[j + k] : acc[k];      \
+    }                                                                                            \
+    T best = acc[0];                                                                             \
+    for (int k = 1; k < 16; k++) best = BETTER(acc[k], best) ? acc[k] : best;                    \
+    return best;                                                                                 \
   }
 
 /* GCC vectorizes no float compare-select reduction without -ffast-math, so
@@ -83,106 +83,112 @@ typedef int32_t f32_mask __attribute__((vector_size(64)));
 typedef double f64_vector __attribute__((vector_size(64)));
 typedef int64_t f64_mask __attribute__((vector_size(64)));
 
-#define DEFINE_FLOAT_EXTREME(T, N, NAME, BETTER, IDENTITY)                                    \
+#define DEFINE_FLOAT_EXTREME(T, N, NAME, BETTER, IDENTITY)                                       \
   AM_CPU_CLONES static T NAME##_##N(const T *x, const uint8_t *valid, int64_t vpos, int64_t n) { \
-    enum { LANES = sizeof(N##_vector) / sizeof(T) };                                          \
-    N##_vector acc[2];                                                                        \
-    for (int a = 0; a < 2; a++)                                                               \
-      for (int k = 0; k < LANES; k++) acc[a][k] = IDENTITY;                                   \
-    for (int64_t i = 0; i < n; i += 64) {                                                     \
-      uint64_t w = am_bits_valid(valid, vpos + i, n - i);                                     \
-      if (!w) continue;                                                                       \
-      CHUNK(T, c, buf, x, i, n, w, IDENTITY)                                                  \
-      for (int j = 0; j < 64; j += 2 * LANES)                                                 \
-        for (int a = 0; a < 2; a++) {                                                         \
-          N##_vector v;                                                                       \
-          memcpy(&v, c + j + a * LANES, sizeof v);                                            \
-          N##_mask better = BETTER(v, acc[a]);                                                \
-          acc[a] = (N##_vector)(((N##_mask)v & better) | ((N##_mask)acc[a] & ~better));       \
-        }                                                                                     \
-    }                                                                                         \
-    T best = IDENTITY;                                                                        \
-    for (int a = 0; a < 2; a++)                                                               \
-      for (int k = 0; k < LANES; k++) best = BETTER(acc[a][k], best) ? acc[a][k] : best;      \
-    return best;                                                                              \
+    enum { LANES = sizeof(N##_vector) / sizeof(T) };                                             \
+    N##_vector acc[2];                                                                           \
+    for (int a = 0; a < 2; a++)                                                                  \
+      for (int k = 0; k < LANES; k++) acc[a][k] = IDENTITY;                                      \
+    for (int64_t i = 0; i < n; i += 64) {                                                        \
+      uint64_t w = am_bits_valid(valid, vpos + i, n - i);                                        \
+      if (!w) continue;                                                                          \
+      CHUNK(T, c, buf, x, i, n, w, IDENTITY)                                                     \
+      for (int j = 0; j < 64; j += 2 * LANES)                                                    \
+        for (int a = 0; a < 2; a++) {                                                            \
+          N##_vector v;                                                                          \
+          memcpy(&v, c + j + a * LANES, sizeof v);                                               \
+          N##_mask better = BETTER(v, acc[a]);                                                   \
+          acc[a] = (N##_vector)(((N##_mask)v & better) | ((N##_mask)acc[a] & ~better));          \
+        }                                                                                        \
+    }                                                                                            \
+    T best = IDENTITY;                                                                           \
+    for (int a = 0; a < 2; a++)                                                                  \
+      for (int k = 0; k < LANES; k++) best = BETTER(acc[a][k], best) ? acc[a][k] : best;         \
+    return best;                                                                                 \
   }
 
 /* ---- Integers */
 
 /* Wrapping sum; the exact sum of narrow types over an EXACT_BLOCK. Without
  * nulls one plain loop, so the vector accumulator is reduced only once. */
-#define DEFINE_INT_SUM(T, N)                                                                   \
-  AM_CPU_CLONES static uint64_t sum_##N(const T *x, const uint8_t *valid, int64_t vpos,         \
-                                        int64_t n) {                                           \
-    uint64_t acc = 0;                                                                          \
-    if (!valid) {                                                                              \
-      for (int64_t i = 0; i < n; i++) acc += (uint64_t)x[i];                                   \
-      return acc;                                                                              \
-    }                                                                                          \
-    for (int64_t i = 0; i < n; i += 64) {                                                      \
-      uint64_t w = am_bits_load(valid, vpos + i, n - i);                                       \
-      if (!w) continue;                                                                        \
-      CHUNK(T, c, buf, x, i, n, w, 0)                                                          \
-      for (int j = 0; j < 64; j++) acc += (uint64_t)c[j];                                      \
-    }                                                                                          \
-    return acc;                                                                                \
+#define DEFINE_INT_SUM(T, N)                                                            \
+  AM_CPU_CLONES static uint64_t sum_##N(const T *x, const uint8_t *valid, int64_t vpos, \
+                                        int64_t n) {                                    \
+    uint64_t acc = 0;                                                                   \
+    if (!valid) {                                                                       \
+      for (int64_t i = 0; i < n; i++) acc += (uint64_t)x[i];                            \
+      return acc;                                                                       \
+    }                                                                                   \
+    for (int64_t i = 0; i < n; i += 64) {                                               \
+      uint64_t w = am_bits_load(valid, vpos + i, n - i);                                \
+      if (!w) continue;                                                                 \
+      CHUNK(T, c, buf, x, i, n, w, 0)                                                   \
+      for (int j = 0; j < 64; j++) acc += (uint64_t)c[j];                               \
+    }                                                                                   \
+    return acc;                                                                         \
   }
 
 /* Sums of the high (arithmetic shift) and low 32-bit halves, which stay exact
  * in 64 bits over an EXACT_BLOCK; used for 64-bit types only. */
-#define DEFINE_SPLIT_SUM(T, N, ACC)                                                           \
-  AM_CPU_CLONES static void split_sum_##N(const T *x, const uint8_t *valid, int64_t vpos,      \
-                                          int64_t n, uint64_t *high, uint64_t *low) {          \
-    uint64_t hi = 0, lo = 0;                                                                  \
-    for (int64_t i = 0; i < n; i += 64) {                                                     \
-      uint64_t w = am_bits_valid(valid, vpos + i, n - i);                                     \
-      if (!w) continue;                                                                       \
-      CHUNK(T, c, buf, x, i, n, w, 0)                                                         \
-      for (int j = 0; j < 64; j++) {                                                          \
-        hi += (uint64_t)((ACC)c[j] >> 32);                                                    \
-        lo += (uint32_t)c[j];                                                                 \
-      }                                                                                       \
-    }                                                                                         \
-    *high = hi;                                                                               \
-    *low = lo;                                                                                \
+#define DEFINE_SPLIT_SUM(T, N, ACC)                                                       \
+  AM_CPU_CLONES static void split_sum_##N(const T *x, const uint8_t *valid, int64_t vpos, \
+                                          int64_t n, uint64_t *high, uint64_t *low) {     \
+    uint64_t hi = 0, lo = 0;                                                              \
+    for (int64_t i = 0; i < n; i += 64) {                                                 \
+      uint64_t w = am_bits_valid(valid, vpos + i, n - i);                                 \
+      if (!w) continue;                                                                   \
+      CHUNK(T, c, buf, x, i, n, w, 0)                                                     \
+      for (int j = 0; j < 64; j++) {                                                      \
+        hi += (uint64_t)((ACC)c[j] >> 32);                                                \
+        lo += (uint32_t)c[j];                                                             \
+      }                                                                                   \
+    }                                                                                     \
+    *high = hi;                                                                           \
+    *low = lo;                                                                            \
   }
 
 /* pyarrow's integer mean divides the exact sum, so it needs 128 bits. */
-#define DEFINE_EXACT_SUM(T, N, ACC, WIDE)                                                     \
-  static WIDE exact_sum_##N(const T *x, const uint8_t *valid, int64_t vpos, int64_t n) {      \
-    WIDE total = 0;                                                                           \
-    for (int64_t i = 0; i < n; i += EXACT_BLOCK) {                                            \
-      int64_t m = n - i < EXACT_BLOCK ? n - i : EXACT_BLOCK;                                  \
-      if (sizeof(T) < 8) {                                                                    \
-        total += (ACC)sum_##N(x + i, valid, vpos + i, m);                                     \
-      } else {                                                                                \
-        uint64_t hi, lo;                                                                      \
-        split_sum_##N(x + i, valid, vpos + i, m, &hi, &lo);                                   \
-        total += (WIDE)(ACC)hi * ((WIDE)1 << 32) + lo;                                        \
-      }                                                                                       \
-    }                                                                                         \
-    return total;                                                                             \
+#define DEFINE_EXACT_SUM(T, N, ACC, WIDE)                                                \
+  static WIDE exact_sum_##N(const T *x, const uint8_t *valid, int64_t vpos, int64_t n) { \
+    WIDE total = 0;                                                                      \
+    for (int64_t i = 0; i < n; i += EXACT_BLOCK) {                                       \
+      int64_t m = n - i < EXACT_BLOCK ? n - i : EXACT_BLOCK;                             \
+      if (sizeof(T) < 8) {                                                               \
+        total += (ACC)sum_##N(x + i, valid, vpos + i, m);                                \
+      } else {                                                                           \
+        uint64_t hi, lo;                                                                 \
+        split_sum_##N(x + i, valid, vpos + i, m, &hi, &lo);                              \
+        total += (WIDE)(ACC)hi * ((WIDE)1 << 32) + lo;                                   \
+      }                                                                                  \
+    }                                                                                    \
+    return total;                                                                        \
   }
 
 /* ACC: the 64-bit type of the sums, WIDE: of the exact sum, SUM_TYPE: am_sum's
  * result type. */
-#define DEFINE_INT_REDUCE(E, T, U, N, F, LO, HI, ACC, WIDE, SUM_TYPE)                         \
-  DEFINE_INT_SUM(T, N)                                                                        \
-  DEFINE_SPLIT_SUM(T, N, ACC)                                                                 \
-  DEFINE_EXACT_SUM(T, N, ACC, WIDE)                                                           \
-  DEFINE_INT_EXTREME(T, N, min, LESS, HI)                                                     \
-  DEFINE_INT_EXTREME(T, N, max, GREATER, LO)                                                  \
+#define DEFINE_INT_REDUCE(E, T, U, N, F, LO, HI, ACC, WIDE, SUM_TYPE)                           \
+  DEFINE_INT_SUM(T, N)                                                                          \
+  DEFINE_SPLIT_SUM(T, N, ACC)                                                                   \
+  DEFINE_EXACT_SUM(T, N, ACC, WIDE)                                                             \
+  DEFINE_INT_EXTREME(T, N, min, LESS, HI)                                                       \
+  DEFINE_INT_EXTREME(T, N, max, GREATER, LO)                                                    \
   static void reduce_##N(am_reduce_op op, const void *data, const uint8_t *valid, int64_t vpos, \
-                         int64_t n, int64_t count, am_scalar *out) {                          \
-    const T *x = data;                                                                        \
-    switch (op) {                                                                             \
-      case AM_REDUCE_SUM: out->type = SUM_TYPE, out->F = (ACC)sum_##N(x, valid, vpos, n); break; \
-      case AM_REDUCE_MEAN:                                                                    \
-        out->type = AM_FLOAT64, out->f64 = (double)exact_sum_##N(x, valid, vpos, n) / count;  \
-        break;                                                                                \
-      case AM_REDUCE_MIN: out->type = E, out->F = min_##N(x, valid, vpos, n); break;          \
-      case AM_REDUCE_MAX: out->type = E, out->F = max_##N(x, valid, vpos, n); break;          \
-    }                                                                                         \
+                         int64_t n, int64_t count, am_scalar *out) {                            \
+    const T *x = data;                                                                          \
+    switch (op) {                                                                               \
+      case AM_REDUCE_SUM:                                                                       \
+        out->type = SUM_TYPE, out->F = (ACC)sum_##N(x, valid, vpos, n);                         \
+        break;                                                                                  \
+      case AM_REDUCE_MEAN:                                                                      \
+        out->type = AM_FLOAT64, out->f64 = (double)exact_sum_##N(x, valid, vpos, n) / count;    \
+        break;                                                                                  \
+      case AM_REDUCE_MIN:                                                                       \
+        out->type = E, out->F = min_##N(x, valid, vpos, n);                                     \
+        break;                                                                                  \
+      case AM_REDUCE_MAX:                                                                       \
+        out->type = E, out->F = max_##N(x, valid, vpos, n);                                     \
+        break;                                                                                  \
+    }                                                                                           \
   }
 #define DEFINE_SIGNED_REDUCE(E, T, U, N, F, LO, HI) \
   DEFINE_INT_REDUCE(E, T, U, N, F, LO, HI, int64_t, __int128, AM_INT64)
@@ -198,64 +204,68 @@ AM_CPU_UNSIGNED_TYPES(DEFINE_UNSIGNED_REDUCE)
  * the pairwise sum every LEAF chunks (each then holds 16 values, as in
  * numpy's 128-value leaves of 8 accumulators). */
 #define LEAF 4
-#define DEFINE_FLOAT_SUM(T, N)                                                                 \
-  static inline void fold_leaf_##N(double acc[16], pairwise *sums) {                           \
-    for (int half = 8; half; half >>= 1)                                                       \
-      for (int k = 0; k < half; k++) acc[k] += acc[k + half];                                  \
-    pairwise_add(sums, acc[0]);                                                                \
-    memset(acc, 0, 16 * sizeof *acc);                                                          \
-  }                                                                                            \
+#define DEFINE_FLOAT_SUM(T, N)                                                                     \
+  static inline void fold_leaf_##N(double acc[16], pairwise *sums) {                               \
+    for (int half = 8; half; half >>= 1)                                                           \
+      for (int k = 0; k < half; k++) acc[k] += acc[k + half];                                      \
+    pairwise_add(sums, acc[0]);                                                                    \
+    memset(acc, 0, 16 * sizeof *acc);                                                              \
+  }                                                                                                \
   AM_CPU_CLONES static double sum_##N(const T *x, const uint8_t *valid, int64_t vpos, int64_t n) { \
-    pairwise sums = {.depth = 0, .chunks = 0};                                                 \
-    double acc[16] = {0};                                                                      \
-    int chunks = 0;                                                                            \
-    for (int64_t i = 0; i < n; i += 64) {                                                      \
-      uint64_t w = am_bits_valid(valid, vpos + i, n - i);                                      \
-      if (!w) continue;                                                                        \
-      CHUNK(T, c, buf, x, i, n, w, 0)                                                          \
-      for (int j = 0; j < 64; j += 16)                                                         \
-        for (int k = 0; k < 16; k++) acc[k] += (double)c[j + k];                               \
-      if (++chunks == LEAF) {                                                                  \
-        fold_leaf_##N(acc, &sums);                                                             \
-        chunks = 0;                                                                            \
-      }                                                                                        \
-    }                                                                                          \
-    if (chunks) fold_leaf_##N(acc, &sums);                                                     \
-    return pairwise_total(&sums);                                                              \
+    pairwise sums = {.depth = 0, .chunks = 0};                                                     \
+    double acc[16] = {0};                                                                          \
+    int chunks = 0;                                                                                \
+    for (int64_t i = 0; i < n; i += 64) {                                                          \
+      uint64_t w = am_bits_valid(valid, vpos + i, n - i);                                          \
+      if (!w) continue;                                                                            \
+      CHUNK(T, c, buf, x, i, n, w, 0)                                                              \
+      for (int j = 0; j < 64; j += 16)                                                             \
+        for (int k = 0; k < 16; k++) acc[k] += (double)c[j + k];                                   \
+      if (++chunks == LEAF) {                                                                      \
+        fold_leaf_##N(acc, &sums);                                                                 \
+        chunks = 0;                                                                                \
+      }                                                                                            \
+    }                                                                                              \
+    if (chunks) fold_leaf_##N(acc, &sums);                                                         \
+    return pairwise_total(&sums);                                                                  \
   }
 
 /* Min stays +inf (max -inf) when every valid slot is NaN or that infinity:
  * the answer is the infinity if one is there, else NaN. Rare, so plain. */
-#define DEFINE_FLOAT_EXTREME_FIX(T, N)                                                       \
-  static double nan_unless_present_##N(const T *x, const uint8_t *valid, int64_t vpos,       \
-                                       int64_t n, T infinity) {                              \
-    for (int64_t i = 0; i < n; i++)                                                          \
-      if (x[i] == infinity && (!valid || am_bit_get(valid, vpos + i))) return infinity;      \
-    return NAN;                                                                              \
+#define DEFINE_FLOAT_EXTREME_FIX(T, N)                                                            \
+  static double nan_unless_present_##N(const T *x, const uint8_t *valid, int64_t vpos, int64_t n, \
+                                       T infinity) {                                              \
+    for (int64_t i = 0; i < n; i++)                                                               \
+      if (x[i] == infinity && (!valid || am_bit_get(valid, vpos + i))) return infinity;           \
+    return NAN;                                                                                   \
   }
 
-#define DEFINE_FLOAT_REDUCE(E, T, U, N, F, LO, HI)                                             \
-  DEFINE_FLOAT_SUM(T, N)                                                                       \
-  DEFINE_FLOAT_EXTREME(T, N, min, LESS, HI)                                                    \
-  DEFINE_FLOAT_EXTREME(T, N, max, GREATER, LO)                                                 \
-  DEFINE_FLOAT_EXTREME_FIX(T, N)                                                               \
+#define DEFINE_FLOAT_REDUCE(E, T, U, N, F, LO, HI)                                              \
+  DEFINE_FLOAT_SUM(T, N)                                                                        \
+  DEFINE_FLOAT_EXTREME(T, N, min, LESS, HI)                                                     \
+  DEFINE_FLOAT_EXTREME(T, N, max, GREATER, LO)                                                  \
+  DEFINE_FLOAT_EXTREME_FIX(T, N)                                                                \
   static void reduce_##N(am_reduce_op op, const void *data, const uint8_t *valid, int64_t vpos, \
-                         int64_t n, int64_t count, am_scalar *out) {                           \
-    const T *x = data;                                                                         \
-    T r;                                                                                       \
-    out->type = AM_FLOAT64;                                                                    \
-    switch (op) {                                                                              \
-      case AM_REDUCE_SUM: out->f64 = sum_##N(x, valid, vpos, n); break;                        \
-      case AM_REDUCE_MEAN: out->f64 = sum_##N(x, valid, vpos, n) / count; break;               \
-      case AM_REDUCE_MIN:                                                                      \
-        r = min_##N(x, valid, vpos, n);                                                        \
-        out->type = E, out->f64 = r == HI ? nan_unless_present_##N(x, valid, vpos, n, HI) : r; \
-        break;                                                                                 \
-      case AM_REDUCE_MAX:                                                                      \
-        r = max_##N(x, valid, vpos, n);                                                        \
-        out->type = E, out->f64 = r == LO ? nan_unless_present_##N(x, valid, vpos, n, LO) : r; \
-        break;                                                                                 \
-    }                                                                                          \
+                         int64_t n, int64_t count, am_scalar *out) {                            \
+    const T *x = data;                                                                          \
+    T r;                                                                                        \
+    out->type = AM_FLOAT64;                                                                     \
+    switch (op) {                                                                               \
+      case AM_REDUCE_SUM:                                                                       \
+        out->f64 = sum_##N(x, valid, vpos, n);                                                  \
+        break;                                                                                  \
+      case AM_REDUCE_MEAN:                                                                      \
+        out->f64 = sum_##N(x, valid, vpos, n) / count;                                          \
+        break;                                                                                  \
+      case AM_REDUCE_MIN:                                                                       \
+        r = min_##N(x, valid, vpos, n);                                                         \
+        out->type = E, out->f64 = r == HI ? nan_unless_present_##N(x, valid, vpos, n, HI) : r;  \
+        break;                                                                                  \
+      case AM_REDUCE_MAX:                                                                       \
+        r = max_##N(x, valid, vpos, n);                                                         \
+        out->type = E, out->f64 = r == LO ? nan_unless_present_##N(x, valid, vpos, n, LO) : r;  \
+        break;                                                                                  \
+    }                                                                                           \
   }
 AM_CPU_FLOAT_TYPES(DEFINE_FLOAT_REDUCE)
 
@@ -266,10 +276,18 @@ static void reduce_bool(am_reduce_op op, const am_array *array, int64_t count, a
                                           array->offset, array->length)
                       : am_bits_count(array->data, array->offset, array->length);
   switch (op) {
-    case AM_REDUCE_SUM: out->type = AM_UINT64, out->u64 = (uint64_t)trues; break;
-    case AM_REDUCE_MEAN: out->type = AM_FLOAT64, out->f64 = (double)trues / count; break;
-    case AM_REDUCE_MIN: out->type = AM_BOOL, out->i64 = trues == count; break;
-    case AM_REDUCE_MAX: out->type = AM_BOOL, out->i64 = trues > 0; break;
+    case AM_REDUCE_SUM:
+      out->type = AM_UINT64, out->u64 = (uint64_t)trues;
+      break;
+    case AM_REDUCE_MEAN:
+      out->type = AM_FLOAT64, out->f64 = (double)trues / count;
+      break;
+    case AM_REDUCE_MIN:
+      out->type = AM_BOOL, out->i64 = trues == count;
+      break;
+    case AM_REDUCE_MAX:
+      out->type = AM_BOOL, out->i64 = trues > 0;
+      break;
   }
 }
 
@@ -277,8 +295,10 @@ static am_type result_type(am_reduce_op op, am_type type) {
   switch (op) {
     case AM_REDUCE_SUM:
       return am_type_is_float(type) ? AM_FLOAT64 : am_type_is_signed(type) ? AM_INT64 : AM_UINT64;
-    case AM_REDUCE_MEAN: return AM_FLOAT64;
-    default: return type;
+    case AM_REDUCE_MEAN:
+      return AM_FLOAT64;
+    default:
+      return type;
   }
 }
 
@@ -294,14 +314,15 @@ int am_cpu_reduce(am_reduce_op op, const am_array *array, am_scalar *out) {
   } else {
     const uint8_t *valid = am_cpu_has_nulls(array) ? array->validity : NULL;
     switch (array->type) {
-#define CASE(E, T, U, N, F, LO, HI)                                                                \
-  case E:                                                                                          \
-    reduce_##N(op, (const T *)array->data + array->offset, valid, array->offset, array->length,    \
-               count, &result);                                                                    \
+#define CASE(E, T, U, N, F, LO, HI)                                                             \
+  case E:                                                                                       \
+    reduce_##N(op, (const T *)array->data + array->offset, valid, array->offset, array->length, \
+               count, &result);                                                                 \
     break;
       AM_CPU_NUMERIC_TYPES(CASE)
 #undef CASE
-      default: return am_error(AM_ETYPE, "no reduction for %s", am_type_name(array->type));
+      default:
+        return am_error(AM_ETYPE, "no reduction for %s", am_type_name(array->type));
     }
   }
   *out = result;
