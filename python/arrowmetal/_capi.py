@@ -113,6 +113,26 @@ ffi.cdef(_CDEF)
 if "struct ArrowArrayStream {" not in _CDEF:
     ffi.cdef(_STREAM_CDEF)
 
+
+def _point_at_pip_nvrtc():
+    """The CUDA backend loads NVRTC on first use; where the CUDA toolkit is
+    absent, the nvidia-cuda-nvrtc wheel provides it. Tell the library where
+    (ARROWMETAL_NVRTC, read when the backend first loads), unless the user
+    already did."""
+    if os.environ.get("ARROWMETAL_NVRTC"):
+        return
+    import importlib.util
+
+    spec = importlib.util.find_spec("nvidia")
+    for root in list(spec.submodule_search_locations or []) if spec else []:
+        for relative in ("cu13/lib/libnvrtc.so.13", "cuda_nvrtc/lib/libnvrtc.so.12"):
+            candidate = os.path.join(root, relative)
+            if os.path.exists(candidate):
+                os.environ["ARROWMETAL_NVRTC"] = candidate
+                return
+
+
+_point_at_pip_nvrtc()
 library_path = _find_library()
 try:
     lib = ffi.dlopen(library_path)

@@ -15,6 +15,7 @@ from cffi import FFI
 
 from ._capi import ffi, lib, library_path
 from ._errors import (
+    ArrowMetalDeviceError,
     ArrowMetalError,
     ArrowMetalIndexError,
     ArrowMetalInvalid,
@@ -703,6 +704,83 @@ def _import_numpy(a, dev, out):
     return out[0]
 
 
+# CUDA Array Interface (CuPy, PyTorch, Numba): zero-copy import of CUDA
+# memory as an Arrow device array whose release drops the producer object.
+
+_CUDA = None
+_CAI_TYPES = {"i1": 2, "i2": 3, "i4": 4, "i8": 5, "u1": 6, "u2": 7, "u4": 8, "u8": 9,
+              "f4": 10, "f8": 11}  # fmt: skip
+
+
+def _libcuda():
+    """The driver through ctypes, for the synchronisation the interface asks of
+    a consumer (the library itself never links it)."""
+    global _CUDA
+    if _CUDA is None:
+        import ctypes
+
+        _CUDA = ctypes.CDLL("libcuda.so.1")
+    return _CUDA
+
+
+def _cai_ordinal(obj):
+    device = getattr(obj, "device", None)
+    for attribute in ("id", "index"):
+        value = getattr(device, attribute, None)
+        if isinstance(value, int):
+            return value
+    return 0
+
+
+def _import_cuda_interface(obj, dev, out):
+    cai = obj.__cuda_array_interface__
+    shape, typestr = tuple(cai["shape"]), cai["typestr"]
+    if len(shape) != 1:
+        raise ArrowMetalInvalid(
+            f"only 1-D CUDA arrays can be imported (got shape {shape})", lib.AM_EINVAL
+        )
+    t = _CAI_TYPES.get(typestr[1:]) if typestr[0] in "<|" else None
+    if t is None:
+        raise ArrowMetalTypeError(f"unsupported CUDA array type {typestr!r}", lib.AM_ETYPE)
+    if cai.get("strides") not in (None, (_ITEMSIZE[t],)):
+        raise ArrowMetalInvalid("the CUDA array is not contiguous", lib.AM_EINVAL)
+    if cai.get("mask") is not None:
+        raise ArrowMetalUnsupported("CUDA arrays with a mask", lib.AM_EUNSUPPORTED)
+    ordinal = _cai_ordinal(obj)
+    if dev == _NULL or device_backend(dev) != "cuda":
+        dev = _device_ptr(f"cuda:{ordinal}")
+    stream = cai.get("stream")
+    if stream is not None:  # the producer's work on that stream must be done first
+        rc = _libcuda().cuStreamSynchronize(_ctypes_void_p(stream))
+        if rc:
+            raise ArrowMetalDeviceError(f"cuStreamSynchronize failed ({rc})", lib.AM_EDEVICE)
+    n = shape[0]
+    c = ffi.new(_T_DEVICE_ARRAY_P)
+    bufs = ffi.new(_T_BUFS)
+    bufs[1] = _cast(_T_VOIDP, cai["data"][0])
+    key = next(_np_keys)
+    c.array.length = n
+    c.array.n_buffers = 2
+    c.array.buffers = bufs
+    c.array.release = _np_release
+    c.array.private_data = _cast(_T_VOIDP, key)
+    c.device_type = lib.ARROW_DEVICE_CUDA
+    c.device_id = ordinal
+    _NP_KEEP[key] = (c, bufs, obj)
+    rc = lib.am_import_device(_static_schema(t), c, dev, out)
+    if c.array.release != _NULL:
+        _np_release(ffi.addressof(c[0], "array"))
+    if rc:
+        raise _error(rc)
+    return out[0]
+
+
+def _ctypes_void_p(value):
+    import ctypes
+
+    return ctypes.c_void_p(value)
+
+
 def _require_pyarrow(what):
     try:
         import pyarrow as pa
@@ -918,6 +996,8 @@ def _resolve(tp):
             return (_SCALAR, _fill_numpy_scalar)
     if pa is not None and issubclass(tp, pa.Scalar):
         return (_SCALAR, _fill_pyarrow_scalar)
+    if hasattr(tp, "__cuda_array_interface__") and not hasattr(tp, "__arrow_c_device_array__"):
+        return (_IMPORT, _import_cuda_interface)
     has_array = hasattr(tp, "__arrow_c_array__")
     has_device = hasattr(tp, "__arrow_c_device_array__")
     if has_array and has_device:
@@ -1253,6 +1333,37 @@ class Array:
         if rc:
             raise _error(rc)
         return _make_capsules((sch, darr), sch, ffi.addressof(darr[0], "array"), _NAME_DEVICE_ARRAY)
+
+    @property
+    def __cuda_array_interface__(self):
+        """Version 3 of the CUDA Array Interface, so CuPy, PyTorch and Numba take
+        a CUDA-resident array without a copy. Numeric arrays without nulls only
+        (Arrow booleans are bits and Arrow nulls are a bitmap, which the
+        interface cannot describe)."""
+        if self.backend != "cuda":
+            raise AttributeError("__cuda_array_interface__: the array is not on a CUDA device")
+        t = _am_array_type(self._ptr)
+        if t == AM_BOOL or _am_null_count(self._ptr) != 0:
+            raise AttributeError("__cuda_array_interface__: bool arrays and arrays with nulls")
+        sch = ffi.new(_T_SCHEMA_P)
+        darr = ffi.new(_T_DEVICE_ARRAY_P)
+        rc = _am_export_device(self._ptr, sch, darr)
+        if rc:
+            raise _error(rc)
+        try:
+            if darr.sync_event != _NULL:  # work still in flight (inside a batch)
+                event = _cast("void **", darr.sync_event)[0]
+                _libcuda().cuEventSynchronize(_ctypes_void_p(int(_cast(_T_UINTPTR, event))))
+            base = int(_cast(_T_UINTPTR, darr.array.buffers[1]))
+            address = base + darr.array.offset * _ITEMSIZE[t]
+            length = darr.array.length
+        finally:
+            _release_struct(ffi.addressof(darr[0], "array"))
+            _release_struct(sch)
+        # The handle owns the buffer for as long as this Array lives.
+        typestr = {v: k for k, v in _CAI_TYPES.items()}[t]
+        return {"shape": (length,), "typestr": "<" + typestr, "data": (address, False),
+                "version": 3, "strides": None, "stream": None}  # fmt: skip
 
     # -- slicing
     def slice(self, offset=0, length=None):
