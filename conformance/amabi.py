@@ -81,6 +81,11 @@ class AbiError(Exception):
         self.message = message
 
 
+def is_gpu(dev):
+    """Whether the am_device * belongs to a GPU backend."""
+    return ffi.string(lib.am_device_backend(dev)).decode() != "cpu"
+
+
 def check(fname, rc):
     if rc != lib.AM_OK:
         raise AbiError(fname, rc, last_error())

@@ -517,6 +517,48 @@ def test_threads_share_one_device(dev):
     assert not failures, "\n".join(failures[:10])
 
 
+def test_slow_work_never_releases_fast_callers_early(dev):
+    """Deliberately slow calls (over an array large for the backend) interleaved
+    with fast ones from 8 threads on one device: every scalar result is checked
+    the moment its caller is released. A waiter released before its own work
+    finished would read a stale result."""
+    big_n = 20_000_000 if amabi.is_gpu(dev) else 400_000
+    r = np.random.default_rng(5)
+    big_values = r.integers(-1000, 1000, big_n)
+    small = [pa.array(r.integers(-(2**30), 2**30, 1000)) for _ in range(8)]
+    big = pa.array(big_values)
+    big_handle = imp(big, dev)[0]
+    small_handles = [imp(a, dev)[0] for a in small]
+    want_big = int(big_values.sum())
+    want_small = [pc.sum(a).as_py() for a in small]
+    failures = []
+
+    def worker(tid):
+        try:
+            for k in range(120):
+                s = amabi.output_scalar()
+                if k % 6 == tid % 6:  # slow: a full pass over the large array
+                    amabi.check("am_sum", lib.am_sum(big_handle, s))
+                    if amabi.scalar_value(s) != ("int64", want_big):
+                        raise AssertionError(f"slow sum released early at call {k}")
+                    continue
+                j = (tid + k) % len(small_handles)
+                amabi.check("am_sum", lib.am_sum(small_handles[j], s))
+                if amabi.scalar_value(s) != ("int64", want_small[j]):
+                    raise AssertionError(f"fast sum {j} released early at call {k}")
+        except Exception as exc:  # noqa: BLE001 - collected and reported below
+            failures.append(f"thread {tid}: {exc}")
+
+    threads = [threading.Thread(target=worker, args=(tid,)) for tid in range(N_THREADS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for h in [big_handle, *small_handles]:
+        lib.am_release(h)
+    assert not failures, "\n".join(failures[:10])
+
+
 # ---- malformed Arrow structs and ownership ------------------------------------------------
 
 

@@ -11,7 +11,9 @@
  *    am_status codes. On failure am_last_error() returns a message, local to
  *    the calling thread, that names the function and the problem, e.g.
  *    "am_take: index 12 out of bounds for length 10". Nothing aborts, asserts
- *    or raises across this boundary on bad input.
+ *    or raises across this boundary on bad input. Calls that cannot fail
+ *    (am_release, the property getters) leave the message alone, so it can be
+ *    read after a failure even if handles were released in between.
  *  - Outputs. `out` pointers are written only on success.
  *  - Handles. am_array is an immutable, opaque handle. The caller owns every
  *    handle it receives and gives it back exactly once with am_release().
