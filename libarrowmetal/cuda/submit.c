@@ -55,13 +55,19 @@ static int wait_value(am_cuda_device *cuda, uint64_t value) {
   return status;
 }
 
-int am_cuda_sync(am_cuda_device *cuda) {
+/* Marks everything enqueued so far with a fresh value (taking the lock). */
+static int mark_now(am_cuda_device *cuda, uint64_t *value) {
   int pushed = am_cuda_enter(cuda);
   am_timeline_lock(&cuda->timeline);
-  uint64_t value = 0;
-  int status = mark(cuda, &value);
+  int status = mark(cuda, value);
   am_timeline_unlock(&cuda->timeline);
   am_cuda_leave(cuda, pushed);
+  return status;
+}
+
+int am_cuda_sync(am_cuda_device *cuda) {
+  uint64_t value = 0;
+  int status = mark_now(cuda, &value);
   return status == AM_OK ? wait_value(cuda, value) : status;
 }
 
@@ -243,12 +249,8 @@ int am_cuda_op_end(am_cuda_device *cuda, int pushed, int launch_status, am_cuda_
 int am_cuda_batch_flush(am_device *device, int wait, uint64_t *ticket) {
   am_cuda_device *cuda = am_cuda_of(device);
   if (batch.cuda != cuda || !batch.enqueued) return AM_OK;
-  int pushed = am_cuda_enter(cuda);
-  am_timeline_lock(&cuda->timeline);
   uint64_t value = 0;
-  int status = mark(cuda, &value);
-  am_timeline_unlock(&cuda->timeline);
-  am_cuda_leave(cuda, pushed);
+  int status = mark_now(cuda, &value);
   am_cuda_op *ops = batch.ops;
   int count = batch.count;
   batch.cuda = NULL;
