@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One lease of the GPU machine does everything in one call: build, GPU tests,
 # benchmarks. Logs go to $OUT (the device tool brings them back).
-#   bash benchmarks/device_run.sh [tests] [latency] [bench] [cache]
+#   bash benchmarks/device_run.sh [tests] [latency] [bench] [cache] [crossover]
 set -u
 OUT=${OUT:-/tmp/arrowmetal-out}
 mkdir -p "$OUT"
@@ -46,5 +46,7 @@ for stage in $stages; do
       timeout 400 python3 benchmarks/gpu_bench.py 2>&1 | tee "$OUT/gpu_bench.txt" ;;
     cache)
       timeout 200 python3 benchmarks/kernel_cache_bench.py cuda 2>&1 | tee "$OUT/kernel_cache.txt" ;;
+    crossover)
+      timeout 300 python3 benchmarks/crossover.py 2>&1 | tee "$OUT/crossover.txt" ;;
   esac
 done
