@@ -68,7 +68,7 @@ test: all $(VENV)/.installed lint
 	$(VENV)/bin/python -m pytest -n auto -q python conformance examples libarrowmetal
 
 demo: all $(VENV)/.installed
-	$(VENV)/bin/python examples/demo.py
+	PYTHONPATH=python $(VENV)/bin/python examples/demo.py
 
 format: $(VENV)/.installed
 	$(VENV)/bin/clang-format -i $(C_FILES)
