@@ -6,18 +6,23 @@
 
 #include "abi.h"
 
-/* The keeper owns the moved ArrowArray; its release callback runs when the
+/* The keeper owns the moved ArrowArray, which lives in the same allocation
+ * (one malloc per import instead of two); its release callback runs when the
  * last buffer reference goes, exactly once. */
+typedef struct moved_keeper {
+  am_buffer keeper; /* first: the allocation is freed through it */
+  struct ArrowArray moved;
+} moved_keeper;
+
 static void release_moved(am_buffer *keeper) {
   struct ArrowArray *moved = keeper->context;
   if (moved->release) moved->release(moved);
-  free(moved);
-  am_buffer_free_shell(keeper);
+  free(keeper);
 }
 
-static void release_now(struct ArrowArray *moved) {
-  if (moved->release) moved->release(moved);
-  free(moved);
+static void release_now(moved_keeper *block) {
+  if (block->moved.release) block->moved.release(&block->moved);
+  free(block);
 }
 
 static int check_schema(const struct ArrowSchema *schema, am_type *type) {
@@ -66,12 +71,13 @@ static int import_host(const struct ArrowSchema *schema, struct ArrowArray *arra
                        am_array **host_out) {
   AM_REQUIRE(array, "array");
   if (!array->release) return am_error(AM_EINVAL, "array struct is already released");
-  struct ArrowArray *moved = malloc(sizeof *moved);
-  if (!moved) {
+  moved_keeper *block = malloc(sizeof *block);
+  if (!block) {
     array->release(array);
     array->release = NULL;
     return am_error(AM_ENOMEM, "out of memory");
   }
+  struct ArrowArray *moved = &block->moved;
   *moved = *array;
   array->release = NULL;
 
@@ -79,14 +85,15 @@ static int import_host(const struct ArrowSchema *schema, struct ArrowArray *arra
   int status = check_schema(schema, &type);
   if (status == AM_OK) status = check_array(moved, type);
   if (status != AM_OK) {
-    release_now(moved);
+    release_now(block);
     return status;
   }
-  am_buffer *keeper = am_buffer_wrap(NULL, 0, moved, release_moved);
-  if (!keeper) {
-    release_now(moved);
-    return am_error(AM_ENOMEM, "out of memory");
-  }
+  am_buffer *keeper = &block->keeper;
+  atomic_init(&keeper->refs, 1);
+  keeper->ptr = NULL;
+  keeper->size = 0;
+  keeper->context = moved;
+  keeper->free_fn = release_moved;
   int64_t null_count = moved->null_count;
   const uint8_t *validity = moved->buffers[0];
   if (!validity) null_count = 0;

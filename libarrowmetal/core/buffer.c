@@ -1,8 +1,99 @@
 #include "buffer.h"
 
+#include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#define AM_HAVE_MMAP 1
+#else
+#define AM_HAVE_MMAP 0
+#endif
 
 enum { AM_HOST_ALIGNMENT = 64 };
+
+/* Large host buffers (>= 2 MiB) are mapped 2 MiB aligned with
+ * MADV_HUGEPAGE, and a freed one is kept in a small cache for the next
+ * allocation of a similar size: a fresh mapping costs a page fault per page
+ * on first touch, which for an element-wise kernel over a large array costs
+ * more than the kernel itself. The cache holds at most CACHE_ENTRIES blocks
+ * and CACHE_BYTES in all; an allocation takes the smallest cached block that
+ * is at least its size and at most twice it. */
+#define LARGE_BLOCK ((size_t)2 << 20)
+#define CACHE_ENTRIES 32
+#define CACHE_BYTES ((size_t)512 << 20)
+
+typedef struct cached_block {
+  void *ptr;
+  size_t bytes;
+  uint64_t stamp; /* when it was freed: the oldest goes first */
+} cached_block;
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static cached_block cache[CACHE_ENTRIES];
+static int cache_count;
+static size_t cache_total;
+static uint64_t cache_clock;
+
+#if AM_HAVE_MMAP
+static void *map_large(size_t bytes) {
+  size_t span = bytes + LARGE_BLOCK;
+  char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return NULL;
+  char *start = (char *)(((uintptr_t)raw + LARGE_BLOCK - 1) & ~(uintptr_t)(LARGE_BLOCK - 1));
+  if (start > raw) munmap(raw, (size_t)(start - raw));
+  size_t tail = (size_t)(raw + span - (start + bytes));
+  if (tail) munmap(start + bytes, tail);
+#ifdef MADV_HUGEPAGE
+  madvise(start, bytes, MADV_HUGEPAGE);
+#endif
+  return start;
+}
+
+static void *take_cached(size_t bytes) {
+  void *ptr = NULL;
+  pthread_mutex_lock(&cache_lock);
+  int best = -1;
+  for (int i = 0; i < cache_count; i++)
+    if (cache[i].bytes >= bytes && cache[i].bytes <= 2 * bytes &&
+        (best < 0 || cache[i].bytes < cache[best].bytes))
+      best = i;
+  if (best >= 0) {
+    ptr = cache[best].ptr;
+    cache_total -= cache[best].bytes;
+    cache[best] = cache[--cache_count];
+  }
+  pthread_mutex_unlock(&cache_lock);
+  return ptr;
+}
+
+static void free_large(am_buffer *buffer) {
+  void *ptr = buffer->ptr;
+  size_t bytes = (size_t)buffer->context;
+  free(buffer);
+  void *unmap[CACHE_ENTRIES + 1];
+  size_t unmap_bytes[CACHE_ENTRIES + 1];
+  int unmaps = 0;
+  if (bytes > CACHE_BYTES) {
+    unmap[unmaps] = ptr, unmap_bytes[unmaps++] = bytes;
+  } else {
+    pthread_mutex_lock(&cache_lock);
+    while (cache_count == CACHE_ENTRIES || cache_total + bytes > CACHE_BYTES) {
+      int oldest = 0;
+      for (int i = 1; i < cache_count; i++)
+        if (cache[i].stamp < cache[oldest].stamp) oldest = i;
+      unmap[unmaps] = cache[oldest].ptr, unmap_bytes[unmaps++] = cache[oldest].bytes;
+      cache_total -= cache[oldest].bytes;
+      cache[oldest] = cache[--cache_count];
+    }
+    cache[cache_count++] = (cached_block){ptr, bytes, ++cache_clock};
+    cache_total += bytes;
+    pthread_mutex_unlock(&cache_lock);
+  }
+  for (int i = 0; i < unmaps; i++) munmap(unmap[i], unmap_bytes[i]);
+}
+#endif
 
 static void free_host(am_buffer *buffer) {
   free(buffer->ptr);
@@ -17,15 +108,31 @@ am_buffer *am_buffer_alloc_host(int64_t size) {
   size_t bytes = ((size_t)(size > 0 ? size : 0) + 2 * AM_HOST_ALIGNMENT - 1) &
                  ~(size_t)(AM_HOST_ALIGNMENT - 1);
   void *ptr = NULL;
-  if (posix_memalign(&ptr, AM_HOST_ALIGNMENT, bytes) != 0) {
+  am_buffer_free_fn free_fn = free_host;
+  void *context = NULL;
+#if AM_HAVE_MMAP
+  if (bytes >= LARGE_BLOCK) {
+    bytes = (bytes + LARGE_BLOCK - 1) & ~(LARGE_BLOCK - 1);
+    ptr = take_cached(bytes);
+    if (!ptr) ptr = map_large(bytes);
+    if (!ptr) {
+      free(buffer);
+      return NULL;
+    }
+    /* A cached block may be larger than asked for; it goes back whole. */
+    free_fn = free_large;
+    context = (void *)bytes;
+  }
+#endif
+  if (!ptr && posix_memalign(&ptr, AM_HOST_ALIGNMENT, bytes) != 0) {
     free(buffer);
     return NULL;
   }
   atomic_init(&buffer->refs, 1);
   buffer->ptr = ptr;
   buffer->size = size;
-  buffer->context = NULL;
-  buffer->free_fn = free_host;
+  buffer->context = context;
+  buffer->free_fn = free_fn;
   return buffer;
 }
 

@@ -7,11 +7,13 @@
  * check, and only a failing chunk is searched for its first failing valid
  * slot. */
 #include <math.h>
+#include <string.h>
 
 #include "bitmap.h"
 #include "core/error.h"
 #include "core/types.h"
 #include "cpu.h"
+#include "pool.h"
 
 /* Slots per check: long enough to amortise the per-chunk test. */
 #define CHUNK 1024
@@ -177,6 +179,56 @@ static int cast_failure(am_type from, am_type to, const void *x, int64_t i) {
                   (unsigned long long)v.u64, (long long)lo, (unsigned long long)hi);
 }
 
+typedef struct cast_job {
+  cast_fn fn;
+  const char *x;
+  char *o;
+  size_t from_width, to_width;
+  const uint8_t *valid;
+  int64_t vpos, n;
+  int safe, parts;
+  int64_t bad[64];
+} cast_job;
+
+static void cast_part(void *ctx, int part) {
+  cast_job *job = ctx;
+  int64_t begin, end;
+  am_pool_range(job->n, job->parts, part, &begin, &end);
+  job->bad[part] = -1;
+  if (end <= begin) return;
+  if ((int64_t)job->to_width * job->n >= AM_STREAM_MIN) {
+    /* Blocks through L1, streamed out (see AM_STREAM_MIN). */
+    _Alignas(64) char block[AM_STREAM_BLOCK];
+    int64_t step = AM_STREAM_BLOCK / (int64_t)job->to_width;
+    for (int64_t i = begin; i < end; i += step) {
+      int64_t m = end - i < step ? end - i : step;
+      int64_t bad =
+          job->fn(job->x + i * job->from_width, block, job->valid, job->vpos + i, m, job->safe);
+      if (bad >= 0) {
+        job->bad[part] = i + bad;
+        break;
+      }
+      int64_t bytes = m * (int64_t)job->to_width, whole = bytes / 64 * 64;
+      char *o = job->o + i * job->to_width;
+      am_stream_copy(o, block, whole);
+      if (whole < bytes) memcpy(o + whole, block + whole, (size_t)(bytes - whole));
+    }
+    am_stream_fence();
+    return;
+  }
+  int64_t bad = job->fn(job->x + begin * job->from_width, job->o + begin * job->to_width,
+                        job->valid, job->vpos + begin, end - begin, job->safe);
+  if (bad >= 0) job->bad[part] = begin + bad;
+}
+
+/* The first failing slot of any part, or -1. */
+static int64_t cast_parallel(cast_job *job) {
+  am_pool_run(job->parts, cast_part, job);
+  for (int p = 0; p < job->parts; p++)
+    if (job->bad[p] >= 0) return job->bad[p];
+  return -1;
+}
+
 int am_cpu_cast(const am_array *array, am_type to, int safe, am_array **out) {
   am_type from = array->type;
   if (!am_type_valid(from) || !am_type_valid(to))
@@ -197,7 +249,23 @@ int am_cpu_cast(const am_array *array, am_type to, int safe, am_array **out) {
   } else {
     const void *x = (const char *)array->data + array->offset * (am_type_bits(from) / 8);
     const uint8_t *valid = am_cpu_has_nulls(array) ? array->validity : NULL;
-    int64_t bad = casts[from][to](x, o, valid, array->offset, array->length, safe);
+    int parts = am_pool_parts(array->length);
+    int64_t bad;
+    if (parts > 1) {
+      cast_job job = {.fn = casts[from][to],
+                      .x = x,
+                      .o = o,
+                      .from_width = (size_t)am_type_bits(from) / 8,
+                      .to_width = (size_t)am_type_bits(to) / 8,
+                      .valid = valid,
+                      .vpos = array->offset,
+                      .n = array->length,
+                      .safe = safe,
+                      .parts = parts};
+      bad = cast_parallel(&job);
+    } else {
+      bad = casts[from][to](x, o, valid, array->offset, array->length, safe);
+    }
     if (bad >= 0) {
       am_array_free(result);
       return cast_failure(from, to, x, bad);

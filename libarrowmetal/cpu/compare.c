@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/types.h"
 #include "cpu.h"
+#include "pool.h"
 
 typedef void (*compare_arrays_fn)(const void *a, const void *b, uint64_t *out, int64_t n,
                                   uint64_t flip);
@@ -121,6 +122,31 @@ static void compare_bool_scalar(am_compare_op op, const am_array *left, int s, u
                     left->length);
 }
 
+/* Numbers in parallel: ranges of whole words. */
+typedef struct compare_job {
+  compare_arrays_fn arrays;
+  compare_scalar_fn scalar;
+  const char *x, *y;
+  const am_scalar *s;
+  size_t width;
+  uint64_t *bits, flip;
+  int64_t n;
+  int parts;
+} compare_job;
+
+static void compare_part(void *ctx, int part) {
+  const compare_job *job = ctx;
+  int64_t begin, end;
+  am_pool_range(job->n, job->parts, part, &begin, &end);
+  if (end <= begin) return;
+  const char *x = job->x + begin * job->width;
+  uint64_t *bits = job->bits + begin / 64;
+  if (job->scalar)
+    job->scalar(x, job->s, bits, end - begin, job->flip);
+  else
+    job->arrays(x, job->y + begin * job->width, bits, end - begin, job->flip);
+}
+
 int am_cpu_compare(am_compare_op op, const am_array *left, const am_array *right,
                    const am_scalar *scalar, am_array **out) {
   if (left->type != AM_BOOL && !am_type_is_numeric(left->type))
@@ -141,7 +167,22 @@ int am_cpu_compare(am_compare_op op, const am_array *left, const am_array *right
     size_t width = (size_t)am_type_bits(left->type) / 8;
     const char *x = (const char *)left->data + left->offset * width;
     uint64_t flip = op == AM_NE ? ~(uint64_t)0 : 0;
-    if (scalar) {
+    int parts = am_pool_parts(n);
+    if (parts > 1) {
+      int swap = !scalar && (op == AM_GT || op == AM_GE);
+      const char *y = scalar ? NULL : (const char *)right->data + right->offset * width;
+      compare_job job = {.arrays = scalar ? NULL : kernels[left->type].arrays[op],
+                         .scalar = scalar ? kernels[left->type].scalar[op] : NULL,
+                         .x = swap ? y : x,
+                         .y = swap ? x : y,
+                         .s = scalar,
+                         .width = width,
+                         .bits = bits,
+                         .flip = flip,
+                         .n = n,
+                         .parts = parts};
+      am_pool_run(parts, compare_part, &job);
+    } else if (scalar) {
       kernels[left->type].scalar[op](x, scalar, bits, n, flip);
     } else {
       const char *y = (const char *)right->data + right->offset * width;

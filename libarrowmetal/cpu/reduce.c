@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/types.h"
 #include "cpu.h"
+#include "pool.h"
 
 /* Points `c` at the 64 slots of x from i on, or, unless every one is valid
  * (w all ones), at `buf` holding them with the null slots and those past n
@@ -302,6 +303,71 @@ static am_type result_type(am_reduce_op op, am_type type) {
   }
 }
 
+/* ---- In parallel: sums of integers, min and max, one partial per range.
+ * (Integer sums wrap, so partials add exactly; float sums and means stay on
+ * one thread, so their bits never depend on the thread count.) */
+typedef void (*reduce_fn)(am_reduce_op op, const void *data, const uint8_t *valid, int64_t vpos,
+                          int64_t n, int64_t count, am_scalar *out);
+
+typedef struct reduce_job {
+  reduce_fn fn;
+  am_reduce_op op;
+  const char *data;
+  size_t width;
+  const uint8_t *valid;
+  int64_t vpos, n, count;
+  int parts;
+  am_scalar partial[64];
+} reduce_job;
+
+static void reduce_part(void *ctx, int part) {
+  reduce_job *job = ctx;
+  int64_t begin, end;
+  am_pool_range(job->n, job->parts, part, &begin, &end);
+  memset(&job->partial[part], 0, sizeof job->partial[part]);
+  job->partial[part].is_null = 1;
+  if (end > begin)
+    job->fn(job->op, job->data + begin * job->width, job->valid, job->vpos + begin, end - begin,
+            job->count, &job->partial[part]),
+        job->partial[part].is_null = 0;
+}
+
+/* Whether partial value a beats b for op (NaN never beats). */
+static int better(am_reduce_op op, am_type type, const am_scalar *a, const am_scalar *b) {
+  if (am_type_is_float(type)) {
+    if (a->f64 != a->f64) return 0;
+    if (b->f64 != b->f64) return 1;
+    return op == AM_REDUCE_MIN ? a->f64 < b->f64 : a->f64 > b->f64;
+  }
+  if (am_type_is_signed(type)) return op == AM_REDUCE_MIN ? a->i64 < b->i64 : a->i64 > b->i64;
+  return op == AM_REDUCE_MIN ? a->u64 < b->u64 : a->u64 > b->u64;
+}
+
+static void reduce_parallel(reduce_job *job, am_type type, am_scalar *out) {
+  am_pool_run(job->parts, reduce_part, job);
+  am_scalar result;
+  int first = 0;
+  while (job->partial[first].is_null) first++; /* n > 0: some range is not empty */
+  result = job->partial[first];
+  for (int p = first + 1; p < job->parts; p++) {
+    const am_scalar *s = &job->partial[p];
+    if (s->is_null) continue;
+    if (job->op == AM_REDUCE_SUM) {
+      result.i64 = (int64_t)((uint64_t)result.i64 + (uint64_t)s->i64);
+      result.u64 += s->u64;
+    } else if (better(job->op, type, s, &result)) {
+      result = *s;
+    }
+  }
+  *out = result;
+}
+
+static const reduce_fn reducers[AM_TYPE_COUNT] = {
+#define ENTRY(E, T, U, N, F, LO, HI) [E] = reduce_##N,
+    AM_CPU_NUMERIC_TYPES(ENTRY)
+#undef ENTRY
+};
+
 int am_cpu_reduce(am_reduce_op op, const am_array *array, am_scalar *out) {
   am_scalar result;
   memset(&result, 0, sizeof result);
@@ -313,6 +379,24 @@ int am_cpu_reduce(am_reduce_op op, const am_array *array, am_scalar *out) {
     reduce_bool(op, array, count, &result);
   } else {
     const uint8_t *valid = am_cpu_has_nulls(array) ? array->validity : NULL;
+    int parts = am_type_is_numeric(array->type) && op != AM_REDUCE_MEAN &&
+                        !(op == AM_REDUCE_SUM && am_type_is_float(array->type))
+                    ? am_pool_parts(array->length)
+                    : 1;
+    if (parts > 1) {
+      reduce_job job = {.fn = reducers[array->type],
+                        .op = op,
+                        .width = (size_t)am_type_bits(array->type) / 8,
+                        .valid = valid,
+                        .vpos = array->offset,
+                        .n = array->length,
+                        .count = count,
+                        .parts = parts};
+      job.data = (const char *)array->data + array->offset * job.width;
+      reduce_parallel(&job, array->type, &result);
+      *out = result;
+      return AM_OK;
+    }
     switch (array->type) {
 #define CASE(E, T, U, N, F, LO, HI)                                                             \
   case E:                                                                                       \
