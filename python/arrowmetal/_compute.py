@@ -389,34 +389,38 @@ def _binary(family, op, swop, x, y, device):
             _drop(p)
 
 
-def _make_compare(name, op, swop, doc):
-    def compare(x, y, /, *, memory_pool=None, device=None):
+def _make_binary(name, kind, op, swop, array_fn, scalar_fn, doc):
+    """The module function and the Array operator methods of a compare or
+    arithmetic op. The common forms (Array with Array, int or float) call the
+    C function directly: these are the hot paths, kept free of dispatch."""
+
+    def function(x, y, /, *, memory_pool=None, device=None):
         if type(x) is Array:
             ty = type(y)
             out = _tls.out
             if ty is Array:
-                rc = _am_compare(op, x._ptr, y._ptr, out)
+                rc = array_fn(op, x._ptr, y._ptr, out)
             elif ty is int:
                 s = _tls.arg
                 _fill_int(y, s, None)
-                rc = _am_compare_scalar(op, x._ptr, s, out)
+                rc = scalar_fn(op, x._ptr, s, out)
             elif ty is float:
                 s = _tls.arg
                 _fill_float(y, s, None)
-                rc = _am_compare_scalar(op, x._ptr, s, out)
+                rc = scalar_fn(op, x._ptr, s, out)
             else:
-                return _binary(_COMPARE, op, swop, x, y, device)
+                return _binary(kind, op, swop, x, y, device)
             if rc:
                 raise _error(rc)
             r = _new(Array)
             r._ptr = out[0]
             return r
-        return _binary(_COMPARE, op, swop, x, y, device)
+        return _binary(kind, op, swop, x, y, device)
 
     def method(self, other):
         if type(other) is Array:
             out = _tls.out
-            rc = _am_compare(op, self._ptr, other._ptr, out)
+            rc = array_fn(op, self._ptr, other._ptr, out)
             if rc:
                 raise _error(rc)
             r = _new(Array)
@@ -424,58 +428,27 @@ def _make_compare(name, op, swop, doc):
             return r
         if not _is_operand(type(other)):
             return NotImplemented
-        return _binary(_COMPARE, op, swop, self, other, None)
-
-    compare.__name__ = compare.__qualname__ = name
-    compare.__doc__ = doc
-    return compare, method
-
-
-def _make_arith(name, op, doc):
-    def arith(x, y, /, *, memory_pool=None, device=None):
-        if type(x) is Array:
-            ty = type(y)
-            out = _tls.out
-            if ty is Array:
-                rc = _am_arith(op, x._ptr, y._ptr, out)
-            elif ty is int:
-                s = _tls.arg
-                _fill_int(y, s, None)
-                rc = _am_arith_scalar(op, x._ptr, s, out)
-            elif ty is float:
-                s = _tls.arg
-                _fill_float(y, s, None)
-                rc = _am_arith_scalar(op, x._ptr, s, out)
-            else:
-                return _binary(_ARITH, op, op, x, y, device)
-            if rc:
-                raise _error(rc)
-            r = _new(Array)
-            r._ptr = out[0]
-            return r
-        return _binary(_ARITH, op, op, x, y, device)
-
-    def method(self, other):
-        if type(other) is Array:
-            out = _tls.out
-            rc = _am_arith(op, self._ptr, other._ptr, out)
-            if rc:
-                raise _error(rc)
-            r = _new(Array)
-            r._ptr = out[0]
-            return r
-        if not _is_operand(type(other)):
-            return NotImplemented
-        return _binary(_ARITH, op, op, self, other, None)
+        return _binary(kind, op, swop, self, other, None)
 
     def rmethod(self, other):
         if not _is_operand(type(other)):
             return NotImplemented
-        return _binary(_ARITH, op, op, other, self, None)
+        return _binary(kind, op, swop, other, self, None)
 
-    arith.__name__ = arith.__qualname__ = name
-    arith.__doc__ = doc
-    return arith, method, rmethod
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = doc
+    return function, method, rmethod
+
+
+def _make_compare(name, op, swop, doc):
+    function, method, _ = _make_binary(
+        name, _COMPARE, op, swop, _am_compare, _am_compare_scalar, doc
+    )
+    return function, method
+
+
+def _make_arith(name, op, doc):
+    return _make_binary(name, _ARITH, op, op, _am_arith, _am_arith_scalar, doc)
 
 
 def _make_logic(name, cfn, doc):
