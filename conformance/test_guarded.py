@@ -857,3 +857,30 @@ def test_import_device_cpu(cpu):
     assert rc != lib.AM_OK and out[0] == ffi.NULL
     assert amabi.names_function(amabi.last_error(), "am_import_device")
     assert h.array_releases == 1 and dev_array.array.release == ffi.NULL
+
+
+@pytest.mark.skipif("cuda" in BACKENDS, reason="needs a machine without a CUDA driver")
+def test_cuda_host_memory_with_a_sync_event_is_not_read_without_waiting(cpu):
+    """Pinned memory a GPU may still be writing comes with an event the
+    consumer must wait on; with no CUDA driver to wait with, the import is
+    refused (and the array released once) rather than read early."""
+    h = Hand()
+    dev_array = ffi.new("struct ArrowDeviceArray *")
+    dev_array.array = h.array[0]
+    dev_array.device_type = lib.ARROW_DEVICE_CUDA_HOST
+    event = ffi.new("void **")
+    dev_array.sync_event = event
+    out = new_out()
+    rc = lib.am_import_device(h.schema, dev_array, cpu, out)
+    assert rc == lib.AM_EUNSUPPORTED and out[0] == ffi.NULL
+    assert amabi.names_function(amabi.last_error(), "am_import_device")
+    assert h.array_releases == 1 and dev_array.array.release == ffi.NULL
+
+
+@pytest.mark.parametrize("type_name", ["bool", "int64"])
+@pytest.mark.parametrize("length", [2**53, 2**61, 2**63 - 1])
+def test_full_refuses_lengths_no_memory_could_hold(dev, type_name, length):
+    out = new_out()
+    rc = lib.am_full(amabi.make_scalar(type_name, 1), length, dev, out)
+    assert rc == lib.AM_EINVAL and out[0] == ffi.NULL
+    assert amabi.names_function(amabi.last_error(), "am_full")

@@ -19,7 +19,7 @@
 /* Makes a pending GPU result's length and null count final (a no-op for
  * arrays that are already final). */
 static inline int am_settle(const am_array *array) {
-  return array->pending ? array->device->backend->resolve(array) : AM_OK;
+  return am_array_pending(array) ? array->device->backend->resolve(array) : AM_OK;
 }
 
 /* Checks that the inputs of one call share a device. */

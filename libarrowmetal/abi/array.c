@@ -6,13 +6,13 @@ AM_EXPORT void am_release(am_array *array) { am_array_free(array); }
 
 AM_EXPORT int64_t am_length(const am_array *array) {
   if (!array) return -1;
-  if (array->pending && am_settle(array) != AM_OK) return -1;
+  if (am_settle(array) != AM_OK) return -1;
   return array->length;
 }
 
 AM_EXPORT int64_t am_null_count(const am_array *array) {
   if (!array) return -1;
-  if (array->pending && am_settle(array) != AM_OK) return -1;
+  if (am_settle(array) != AM_OK) return -1;
   am_array *mutable_array = (am_array *)array;
   int64_t count = atomic_load_explicit(&mutable_array->null_count, memory_order_relaxed);
   if (count >= 0) return count;
@@ -37,7 +37,8 @@ AM_EXPORT int am_full(const am_scalar *value, int64_t length, am_device *device,
   AM_REQUIRE(value, "value");
   AM_REQUIRE(out, "out");
   if (!am_type_valid(value->type)) return am_error(AM_ETYPE, "invalid scalar type %d", value->type);
-  if (length < 0) return am_error(AM_EINVAL, "negative length %lld", (long long)length);
+  if (length < 0 || length > AM_MAX_LENGTH)
+    return am_error(AM_EINVAL, "length %lld is outside 0 to 2^52", (long long)length);
   if (!device) device = am_default_device();
   return device->backend->fill(device, value, length, out);
 }

@@ -43,9 +43,9 @@ static int check_schema(const struct ArrowSchema *schema, am_type *type) {
 static int check_array(const struct ArrowArray *a, am_type type) {
   if (a->length < 0) return am_error(AM_EINVAL, "negative length %lld", (long long)a->length);
   if (a->offset < 0) return am_error(AM_EINVAL, "negative offset %lld", (long long)a->offset);
-  if (a->offset > INT64_MAX - a->length)
-    return am_error(AM_EINVAL, "offset %lld + length %lld overflows", (long long)a->offset,
-                    (long long)a->length);
+  if (a->offset > AM_MAX_LENGTH - a->length)
+    return am_error(AM_EINVAL, "offset %lld + length %lld is beyond 2^52 slots",
+                    (long long)a->offset, (long long)a->length);
   if (a->null_count < -1 || a->null_count > a->length)
     return am_error(AM_EINVAL, "null_count %lld out of range for length %lld",
                     (long long)a->null_count, (long long)a->length);
@@ -148,6 +148,16 @@ AM_EXPORT int am_import_device(const struct ArrowSchema *schema, struct ArrowDev
   if (!device) device = am_default_device();
   ArrowDeviceType where = array->device_type;
   if (where == ARROW_DEVICE_CPU || where == ARROW_DEVICE_CUDA_HOST) {
+    /* Pinned host memory a GPU is still writing: wait for the producer's
+     * event before any kernel reads it (the spec's consumer duty). */
+    if (where == ARROW_DEVICE_CUDA_HOST && array->sync_event && array->array.release) {
+      int waited = am_cuda_backend.wait_event(array->sync_event);
+      if (waited != AM_OK) {
+        array->array.release(&array->array);
+        array->array.release = NULL;
+        return waited;
+      }
+    }
     am_array *host = NULL;
     int status = import_host(schema, &array->array, &host);
     if (status != AM_OK) return status;

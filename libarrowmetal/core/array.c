@@ -23,7 +23,7 @@ am_array *am_array_make(am_device *device, am_type type, int64_t length, int64_t
   array->data = data;
   array->validity_buf = validity_buf;
   array->data_buf = data_buf;
-  array->pending = NULL;
+  atomic_init(&array->pending, NULL);
   return array;
 }
 
@@ -36,6 +36,8 @@ am_array *am_array_share(const am_array *array) {
 
 int am_array_alloc_host(am_device *device, am_type type, int64_t length, int with_validity,
                         am_array **out) {
+  if (length < 0 || length > AM_MAX_LENGTH)
+    return am_error(AM_EINVAL, "length %lld is outside 0 to 2^52", (long long)length);
   am_buffer *data = am_buffer_alloc_host(am_type_bytes(type, length));
   am_buffer *validity = with_validity ? am_buffer_alloc_host((length + 7) / 8) : NULL;
   if (!data || (with_validity && !validity)) {
@@ -53,7 +55,8 @@ int am_array_alloc_host(am_device *device, am_type type, int64_t length, int wit
 
 void am_array_free(am_array *array) {
   if (!array) return;
-  if (array->pending) array->pending->destroy(array->pending);
+  struct am_pending *pending = am_array_pending(array);
+  if (pending) pending->destroy(pending);
   am_buffer_release(array->validity_buf);
   am_buffer_release(array->data_buf);
   free(array);

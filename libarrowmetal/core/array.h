@@ -26,7 +26,10 @@ struct am_array {
   const void *data;        /* host or device address, per `device` */
   am_buffer *validity_buf; /* owners; either may be NULL, both may be one keeper */
   am_buffer *data_buf;
-  struct am_pending *pending; /* non-NULL while a GPU result's length or nulls are not known */
+  /* Non-NULL while a GPU result's length is not known. Resolution writes the
+   * length, then clears this with a release store; readers load it with
+   * acquire (am_array_pending), so a NULL they see comes with the length. */
+  _Atomic(struct am_pending *) pending;
 };
 
 /* Takes over the references `validity_buf` and `data_buf` (on failure too).
@@ -45,5 +48,9 @@ int am_array_alloc_host(am_device *device, am_type type, int64_t length, int wit
                         am_array **out);
 
 void am_array_free(am_array *array);
+
+static inline struct am_pending *am_array_pending(const am_array *array) {
+  return atomic_load_explicit(&((am_array *)array)->pending, memory_order_acquire);
+}
 
 #endif

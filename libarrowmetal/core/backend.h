@@ -41,6 +41,9 @@ typedef struct am_backend {
   int (*import_device)(am_device *device, am_type type, struct ArrowDeviceArray *array,
                        am_array **out);
   int (*export_device)(const am_array *array, struct ArrowDeviceArray *out);
+  /* Waits on a C Device Data Interface sync_event of this backend's kind
+   * (for host memory the backend's device wrote, ARROW_DEVICE_CUDA_HOST). */
+  int (*wait_event)(void *sync_event);
   /* Nulls in a validity bitmap that lives on the device. */
   int (*count_nulls)(const am_array *array, int64_t *out);
   /* Waits until a pending result's length and null count are known. */

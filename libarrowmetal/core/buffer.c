@@ -51,16 +51,20 @@ static void *map_large(size_t bytes) {
   return start;
 }
 
-static void *take_cached(size_t bytes) {
+/* A cached block of at least `bytes` (at most twice that); *bytes becomes
+ * the block's real size, which is what must be cached or unmapped later. */
+static void *take_cached(size_t *bytes) {
   void *ptr = NULL;
+  size_t wanted = *bytes;
   pthread_mutex_lock(&cache_lock);
   int best = -1;
   for (int i = 0; i < cache_count; i++)
-    if (cache[i].bytes >= bytes && cache[i].bytes <= 2 * bytes &&
+    if (cache[i].bytes >= wanted && cache[i].bytes <= 2 * wanted &&
         (best < 0 || cache[i].bytes < cache[best].bytes))
       best = i;
   if (best >= 0) {
     ptr = cache[best].ptr;
+    *bytes = cache[best].bytes;
     cache_total -= cache[best].bytes;
     cache[best] = cache[--cache_count];
   }
@@ -105,15 +109,18 @@ am_buffer *am_buffer_alloc_host(int64_t size) {
   if (!buffer) return NULL;
   /* Round up so the allocation is never zero bytes and whole 64-bit bitmap
    * words can always be read past a short tail. */
-  size_t bytes = ((size_t)(size > 0 ? size : 0) + 2 * AM_HOST_ALIGNMENT - 1) &
-                 ~(size_t)(AM_HOST_ALIGNMENT - 1);
+  if (size < 0 || size > AM_MAX_HOST_BYTES) {
+    free(buffer);
+    return NULL;
+  }
+  size_t bytes = ((size_t)size + 2 * AM_HOST_ALIGNMENT - 1) & ~(size_t)(AM_HOST_ALIGNMENT - 1);
   void *ptr = NULL;
   am_buffer_free_fn free_fn = free_host;
   void *context = NULL;
 #if AM_HAVE_MMAP
   if (bytes >= LARGE_BLOCK) {
     bytes = (bytes + LARGE_BLOCK - 1) & ~(LARGE_BLOCK - 1);
-    ptr = take_cached(bytes);
+    ptr = take_cached(&bytes);
     if (!ptr) ptr = map_large(bytes);
     if (!ptr) {
       free(buffer);

@@ -20,8 +20,13 @@ struct am_buffer {
   am_buffer_free_fn free_fn;
 };
 
+/* Larger requests are refused (as out of memory) before any size arithmetic
+ * can overflow. */
+#define AM_MAX_HOST_BYTES ((int64_t)1 << 56)
+
 /* A host allocation of `size` bytes aligned to 64, refs = 1; NULL when out of
- * memory. The contents are uninitialised. */
+ * memory or `size` is negative or above AM_MAX_HOST_BYTES. The contents are
+ * uninitialised. */
 am_buffer *am_buffer_alloc_host(int64_t size);
 
 /* A buffer whose memory belongs to someone else: free_fn(buffer) runs once

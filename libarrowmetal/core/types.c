@@ -29,7 +29,8 @@ static const struct {
 int am_type_bits(am_type t) { return am_type_valid(t) ? type_info[t].bits : 0; }
 
 int64_t am_type_bytes(am_type t, int64_t length) {
-  return t == AM_BOOL ? (length + 7) / 8 : length * (am_type_bits(t) / 8);
+  if (length < 0 || length > AM_MAX_LENGTH) return -1;
+  return t == AM_BOOL ? length / 8 + (length % 8 != 0) : length * (am_type_bits(t) / 8);
 }
 
 const char *am_type_name(am_type t) {

@@ -18,7 +18,12 @@ static inline bool am_type_is_numeric(am_type t) { return t >= AM_INT8 && t <= A
 
 /* Bits per element: 1 for AM_BOOL. */
 int am_type_bits(am_type t);
-/* Bytes needed for `length` elements starting at element 0. */
+/* The most slots an array made by the library may have: 2^52, so that byte
+ * sizes of any type never overflow. */
+#define AM_MAX_LENGTH ((int64_t)1 << 52)
+
+/* Bytes needed for `length` elements starting at element 0; -1 when length
+ * is negative or above AM_MAX_LENGTH. */
 int64_t am_type_bytes(am_type t, int64_t length);
 /* "int64", "bool", ... for messages. */
 const char *am_type_name(am_type t);

@@ -36,6 +36,7 @@ const am_backend am_cuda_backend = {
     .download = am_cuda_download,
     .import_device = am_cuda_import_device,
     .export_device = am_cuda_export_device,
+    .wait_event = am_cuda_wait_event,
     .count_nulls = am_cuda_count_nulls,
     .resolve = am_cuda_resolve,
     .reduce = am_cuda_reduce,

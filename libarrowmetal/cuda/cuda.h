@@ -78,6 +78,7 @@ int am_cuda_download(const am_array *array, am_array **host_out);
 int am_cuda_import_device(am_device *device, am_type type, struct ArrowDeviceArray *array,
                           am_array **out);
 int am_cuda_export_device(const am_array *array, struct ArrowDeviceArray *out);
+int am_cuda_wait_event(void *sync_event);
 
 /* kernel_cache.c */
 int am_cuda_kernel(am_cuda_device *cuda, const am_kernel_key *key, CUfunction *out);

@@ -37,6 +37,8 @@ int am_cuda_alloc(am_device *device, int64_t bytes, am_buffer **out) {
 
 int am_cuda_alloc_array(am_device *device, am_type type, int64_t length, int with_validity,
                         am_array **out) {
+  if (length < 0 || length > AM_MAX_LENGTH)
+    return am_error(AM_EINVAL, "length %lld is outside 0 to 2^52", (long long)length);
   am_buffer *data = NULL, *validity = NULL;
   int status = am_cuda_alloc(device, am_type_bytes(type, length), &data);
   if (status == AM_OK && with_validity) status = am_cuda_alloc(device, (length + 7) / 8, &validity);
@@ -101,6 +103,12 @@ int am_cuda_upload(am_device *device, const am_array *host, am_array **out) {
     if (status == AM_OK && has_validity)
       status = copy_to_device(cuda, (CUdeviceptr)(uintptr_t)array->validity,
                               host->validity + base / 8, (size_t)((span + 7) / 8));
+    /* From pinned memory a copy is truly asynchronous: the caller releases
+     * the source as soon as this returns, so the copy must be done. */
+    if (status == AM_OK) {
+      CUresult result = cuda->cu->cuStreamSynchronize(cuda->stream);
+      if (result != CUDA_SUCCESS) status = am_cuda_fail(result, "cuStreamSynchronize");
+    }
   }
   am_cuda_leave(cuda, pushed);
   if (status != AM_OK) {
@@ -161,23 +169,35 @@ int am_cuda_download(const am_array *array, am_array **host_out) {
 
 /* ---- C Device Data Interface */
 
+/* A zero-copy import: the producer's struct and the device whose stream may
+ * still hold work that reads its buffers. */
+typedef struct imported_array {
+  struct ArrowArray array;
+  am_cuda_device *cuda;
+} imported_array;
+
 static void release_imported(am_buffer *keeper) {
-  struct ArrowArray *moved = keeper->context;
-  if (moved->release) moved->release(moved);
-  free(moved);
+  imported_array *imported = keeper->context;
+  /* Our buffers are freed in stream order; the producer's memory is not
+   * ours to order, so its release waits until queued kernels are done. */
+  am_cuda_sync(imported->cuda);
+  if (imported->array.release) imported->array.release(&imported->array);
+  free(imported);
   am_buffer_free_shell(keeper);
 }
 
 int am_cuda_import_device(am_device *device, am_type type, struct ArrowDeviceArray *array,
                           am_array **out) {
   am_cuda_device *cuda = am_cuda_of(device);
-  struct ArrowArray *moved = malloc(sizeof *moved);
+  imported_array *imported = malloc(sizeof *imported);
+  struct ArrowArray *moved = imported ? &imported->array : NULL;
   if (!moved) {
     array->array.release(&array->array);
     array->array.release = NULL;
     return am_error(AM_ENOMEM, "out of memory");
   }
   *moved = array->array;
+  imported->cuda = cuda;
   array->array.release = NULL;
   int status = AM_OK;
   if (array->device_type != ARROW_DEVICE_CUDA)
@@ -200,10 +220,10 @@ int am_cuda_import_device(am_device *device, am_type type, struct ArrowDeviceArr
     if (result != CUDA_SUCCESS) status = am_cuda_fail(result, "cuStreamWaitEvent");
   }
   am_cuda_leave(cuda, pushed);
-  am_buffer *keeper = status == AM_OK ? am_buffer_wrap(NULL, 0, moved, release_imported) : NULL;
+  am_buffer *keeper = status == AM_OK ? am_buffer_wrap(NULL, 0, imported, release_imported) : NULL;
   if (!keeper) {
     if (moved->release) moved->release(moved);
-    free(moved);
+    free(imported);
     return status != AM_OK ? status : am_error(AM_ENOMEM, "out of memory");
   }
   const uint8_t *validity = moved->null_count == 0 ? NULL : moved->buffers[0];
@@ -267,4 +287,28 @@ int am_cuda_export_device(const am_array *array, struct ArrowDeviceArray *out) {
   out->device_id = array->device->ordinal;
   out->sync_event = &state->event;
   return AM_OK;
+}
+
+/* The event belongs to whichever context the producer used; the driver
+ * needs some context current, so the primary context of device 0 stands in
+ * when the calling thread has none. */
+int am_cuda_wait_event(void *sync_event) {
+  const am_cuda_driver *cu = NULL;
+  int status = am_cuda_driver_load(&cu);
+  if (status != AM_OK) return status;
+  CUcontext current = NULL, primary = NULL;
+  cu->cuCtxGetCurrent(&current);
+  if (!current) {
+    CUdevice device = 0;
+    CUresult result = cu->cuDeviceGet(&device, 0);
+    if (result == CUDA_SUCCESS) result = cu->cuDevicePrimaryCtxRetain(&primary, device);
+    if (result == CUDA_SUCCESS) result = cu->cuCtxPushCurrent(primary);
+    if (result != CUDA_SUCCESS) return am_cuda_fail(result, "cuCtxPushCurrent");
+  }
+  CUresult result = cu->cuEventSynchronize(*(CUevent *)sync_event);
+  if (primary) {
+    CUcontext popped;
+    cu->cuCtxPopCurrent(&popped);
+  }
+  return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(result, "cuEventSynchronize");
 }

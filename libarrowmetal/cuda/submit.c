@@ -47,10 +47,16 @@ static int mark(am_cuda_device *cuda, uint64_t *value) {
 
 static int wait_value(am_cuda_device *cuda, uint64_t value) {
   int status = am_timeline_wait(&cuda->timeline, value);
-  if (status != AM_OK && !atomic_exchange(&cuda->broken, 1)) {
+  if (status != AM_OK) {
     /* A kernel fault poisons the context; refuse later work instead of
-     * running it on a broken device. */
-    snprintf(cuda->broken_message, sizeof cuda->broken_message, "%s", am_last_error());
+     * running it on a broken device. The message is written before the flag
+     * is published, under a lock so that only the first failure writes it. */
+    pthread_mutex_lock(&cuda->status_lock);
+    if (!atomic_load_explicit(&cuda->broken, memory_order_relaxed)) {
+      snprintf(cuda->broken_message, sizeof cuda->broken_message, "%s", am_last_error());
+      atomic_store_explicit(&cuda->broken, 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&cuda->status_lock);
   }
   return status;
 }
@@ -321,20 +327,20 @@ int am_cuda_make_pending(am_cuda_device *cuda, int slot, am_array *array) {
   record->base.destroy = destroy_pending;
   record->cuda = cuda;
   record->slot = slot;
-  array->pending = &record->base;
+  atomic_store_explicit(&array->pending, &record->base, memory_order_release);
   return AM_OK;
 }
 
 int am_cuda_resolve(const am_array *array) {
   pthread_mutex_lock(&pending_lock);
   am_array *mutable_array = (am_array *)array;
-  cuda_pending *record = (cuda_pending *)mutable_array->pending;
+  cuda_pending *record = (cuda_pending *)am_array_pending(array);
   int status = AM_OK;
   if (record) {
     status = am_cuda_sync(record->cuda);
     if (status == AM_OK) {
       mutable_array->length = (int64_t)record->cuda->status[record->slot].count;
-      mutable_array->pending = NULL;
+      atomic_store_explicit(&mutable_array->pending, NULL, memory_order_release);
       am_cuda_status_release(record->cuda, record->slot);
       free(record);
     }
