@@ -172,6 +172,16 @@ class Batch:
             raise err
         return False
 
+    def __del__(self):
+        # A committed batch nobody waited for still holds its submission's
+        # record and device status slots: wait for it (errors have no one to
+        # go to here).
+        if not self._done:
+            try:
+                self.wait()
+            except Exception:  # noqa: BLE001, S110 - nobody left to raise to
+                pass
+
     def wait(self):
         """Waits for a batch ended with ``am.batch(wait=False)``; raises the first
         error of its submission. Pending scalars of the batch are ready after."""
