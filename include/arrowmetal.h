@@ -224,6 +224,10 @@ int am_full(const am_scalar *value, int64_t length, am_device *device, am_array 
  * there). */
 int am_to_device(const am_array *array, am_device *device, am_array **out);
 
+/* One array holding `count` (>= 1) arrays of one type in order, on `device`
+ * (NULL: the first array's device). The inputs are borrowed. */
+int am_concat(const am_array *const *arrays, int64_t count, am_device *device, am_array **out);
+
 /* ---- Reductions: the result is written to `*out` (type and is_null set).
  * Nulls are skipped. sum of integers wraps in 64 bits (signed -> AM_INT64,
  * unsigned and booleans -> AM_UINT64, floats -> AM_FLOAT64); mean is

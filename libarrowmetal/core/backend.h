@@ -62,6 +62,9 @@ typedef struct am_backend {
   int (*filter)(const am_array *array, const am_array *mask, am_array **out);
   int (*take)(const am_array *array, const am_array *indices, am_array **out);
   int (*fill)(am_device *device, const am_scalar *value, int64_t length, am_array **out);
+  /* Arrays of one type on this device, in order. NULL: the ABI concatenates
+   * on the host and places the result. */
+  int (*concat)(const am_array *const *arrays, int64_t count, am_array **out);
 
   /* Submission. NULL on a backend that finishes every call before returning.
    * flush submits this thread's open batch on `device`; with wait it also

@@ -32,6 +32,7 @@ const am_backend am_cpu_backend = {
     .filter = am_cpu_filter,
     .take = am_cpu_take,
     .fill = am_cpu_fill,
+    .concat = am_cpu_concat,
 };
 
 static am_device cpu_device = {&am_cpu_backend, 0, "cpu", NULL};

@@ -81,6 +81,8 @@ int am_cpu_logic(am_logic_op op, const am_array *left, const am_array *right, am
 int am_cpu_filter(const am_array *array, const am_array *mask, am_array **out);
 int am_cpu_take(const am_array *array, const am_array *indices, am_array **out);
 int am_cpu_fill(am_device *device, const am_scalar *value, int64_t length, am_array **out);
+/* Host arrays of one type, count >= 1, total length checked by the caller. */
+int am_cpu_concat(const am_array *const *arrays, int64_t count, am_array **out);
 
 /* The null count as recorded (-1: unknown). */
 static inline int64_t am_cpu_recorded_nulls(const am_array *array) {

@@ -558,48 +558,74 @@ def _stream_error(st, rc, what):
     return ArrowMetalError(f"{what} failed (errno {rc}){detail}")
 
 
+def _concat_handles(handles, dev, out):
+    """am_concat of chunk handles (released here) onto `dev` (NULL: the
+    default device)."""
+    try:
+        target = lib.am_default_device() if dev == _NULL else dev
+        if len(handles) == 1 and lib.am_array_device(handles[0]) == target:
+            return handles.pop()  # one chunk already where it belongs: no copy
+        rc = lib.am_concat(ffi.new("am_array *[]", handles), len(handles), target, out)
+        if rc:
+            raise _error(rc)
+        return out[0]
+    finally:
+        for p in handles:
+            _am_release(p)
+
+
+def _import_chunks(chunks, import_one, out):
+    """Handles of each chunk, imported onto the CPU (zero-copy there) so that
+    the joined array is copied once, to its device."""
+    cpu = _device_ptr("cpu")
+    handles = []
+    try:
+        for chunk in chunks:
+            handles.append(import_one(chunk, cpu, out))
+    except BaseException:
+        for p in handles:
+            _am_release(p)
+        raise
+    return handles
+
+
 def _import_stream(obj, dev, out):
     pa = sys.modules.get("pyarrow")
-    if pa is not None and type(obj) is pa.ChunkedArray:
+    if pa is not None and type(obj) is pa.ChunkedArray and obj.num_chunks >= 1:
         if obj.num_chunks == 1:
             return _import_c_array(obj.chunk(0), dev, out)
-        return _import_c_array(obj.combine_chunks(), dev, out)
+        return _concat_handles(_import_chunks(obj.chunks, _import_c_array, out), dev, out)
     cap = obj.__arrow_c_stream__()
     st = _cast("struct ArrowArrayStream *", _capsule_pointer(cap, _NAME_STREAM))
     schema = ffi.new("struct ArrowSchema *")
     rc = st.get_schema(st, schema)
     if rc:
         raise _stream_error(st, rc, "ArrowArrayStream.get_schema")
-    chunks = []
-    try:
+
+    def next_chunks():
         while True:
             a = ffi.new("struct ArrowArray *")
             rc = st.get_next(st, a)
             if rc:
                 raise _stream_error(st, rc, "ArrowArrayStream.get_next")
             if a.release == _NULL:
-                break
-            chunks.append(a)
-        if len(chunks) == 1:
-            rc = _am_import(schema, chunks[0], dev, out)
-            if rc:
-                raise _error(rc)
-            return out[0]
-        if not chunks:
-            return _empty_of_format(_string(schema.format), dev, out)
-        if pa is None:
-            raise ArrowMetalUnsupported(
-                f"a stream of {len(chunks)} chunks needs pyarrow to concatenate them "
-                "(the C ABI has no am_concat yet)",
-                lib.AM_EUNSUPPORTED,
-            )
-        ptype = pa.DataType._import_from_c(int(_cast("uintptr_t", schema)))
-        parts = [pa.Array._import_from_c(int(_cast("uintptr_t", c)), ptype) for c in chunks]
-        return _import_c_array(pa.concat_arrays(parts), dev, out)
+                return
+            yield a
+
+    def import_one(a, device, out):
+        rc = _am_import(schema, a, device, out)
+        if rc:
+            raise _error(rc)
+        return out[0]
+
+    try:
+        fmt = _string(schema.format)
+        handles = _import_chunks(next_chunks(), import_one, out)
     finally:
-        for c in chunks:
-            _release_struct(c)
         _release_struct(schema)
+    if not handles:
+        return _empty_of_format(fmt, dev, out)
+    return _concat_handles(handles, dev, out)
 
 
 # numpy: zero-copy import through an ArrowArray whose release drops the ndarray.

@@ -1,0 +1,52 @@
+/* am_concat: one array from several of one type. */
+#include <stdlib.h>
+
+#include "abi.h"
+
+/* Host copies of arrays that live elsewhere (GPU arrays are downloaded). */
+static int gather_on_host(const am_array *const *arrays, int64_t count, am_array **hosts) {
+  for (int64_t i = 0; i < count; i++) {
+    int status =
+        arrays[i]->device->backend->download
+            ? arrays[i]->device->backend->download(arrays[i], &hosts[i])
+            : ((hosts[i] = am_array_share(arrays[i])) ? AM_OK
+                                                      : am_error(AM_ENOMEM, "out of memory"));
+    if (status != AM_OK) return status;
+  }
+  return AM_OK;
+}
+
+AM_EXPORT int am_concat(const am_array *const *arrays, int64_t count, am_device *device,
+                        am_array **out) {
+  AM_ENTER();
+  AM_REQUIRE(arrays, "arrays");
+  AM_REQUIRE(out, "out");
+  if (count < 1)
+    return am_error(AM_EINVAL, "count %lld: at least one array is needed", (long long)count);
+  int64_t total = 0;
+  for (int64_t i = 0; i < count; i++) {
+    if (!arrays[i]) return am_error(AM_EINVAL, "arrays[%lld] is NULL", (long long)i);
+    int status = am_settle(arrays[i]);
+    if (status != AM_OK) return status;
+    if (arrays[i]->type != arrays[0]->type)
+      return am_error(AM_ETYPE, "arrays[%lld] is %s, arrays[0] is %s", (long long)i,
+                      am_type_name(arrays[i]->type), am_type_name(arrays[0]->type));
+    if (arrays[i]->length > AM_MAX_LENGTH - total)
+      return am_error(AM_EINVAL, "the total length is beyond 2^52 slots");
+    total += arrays[i]->length;
+  }
+  if (!device) device = arrays[0]->device;
+  int same = 1;
+  for (int64_t i = 0; i < count; i++) same &= arrays[i]->device == device;
+  if (same && device->backend->concat) return device->backend->concat(arrays, count, out);
+  am_array **hosts = calloc((size_t)count, sizeof *hosts);
+  if (!hosts) return am_error(AM_ENOMEM, "out of memory");
+  am_array *joined = NULL;
+  int status = gather_on_host(arrays, count, hosts);
+  if (status == AM_OK)
+    status = am_cpu_backend.concat((const am_array *const *)hosts, count, &joined);
+  for (int64_t i = 0; i < count; i++) am_array_free(hosts[i]);
+  free(hosts);
+  if (status != AM_OK) return status;
+  return am_place(joined, device, out);
+}
