@@ -488,10 +488,11 @@ def _import_capsules(sc, ac, dev, out):
     )
 
 
-def _import_c_array(obj, dev, out):
-    sc, ac = obj.__arrow_c_array__()
+def _import_pair(sc, ac, dev, out):
+    """am_import of an (arrow_schema, arrow_array) capsule pair; returns the
+    handle. The capsules' pointers are read straight from the objects when
+    their layout is the one probed at import (see _probe_capsule_layout)."""
     if type(sc) is _FastCapsule and type(ac) is _FastCapsule:
-        # _capsule_address inlined for both capsules: the latency-critical path.
         ks = (id(sc) >> _WSHIFT) + _CAP_OFF
         ka = (id(ac) >> _WSHIFT) + _CAP_OFF
         if _WORDS[ks + 1] in _SCHEMA_NAMES and _WORDS[ka + 1] in _ARRAY_NAMES:
@@ -503,6 +504,11 @@ def _import_c_array(obj, dev, out):
     if rc:
         raise _error(rc)
     return out[0]
+
+
+def _import_c_array(obj, dev, out):
+    sc, ac = obj.__arrow_c_array__()
+    return _import_pair(sc, ac, dev, out)
 
 
 def _import_c_device_array(obj, dev, out):
@@ -522,18 +528,7 @@ def _import_c_array_or_device(obj, dev, out):
         sc, ac = obj.__arrow_c_array__()
     except Exception:  # noqa: BLE001 - whatever the producer raises for device data
         return _import_c_device_array(obj, dev, out)
-    if type(sc) is _FastCapsule and type(ac) is _FastCapsule:
-        ks = (id(sc) >> _WSHIFT) + _CAP_OFF
-        ka = (id(ac) >> _WSHIFT) + _CAP_OFF
-        if _WORDS[ks + 1] in _SCHEMA_NAMES and _WORDS[ka + 1] in _ARRAY_NAMES:
-            rc = _am_import_addr(_WORDS[ks], _WORDS[ka], dev, out)
-        else:
-            rc = _import_capsules(sc, ac, dev, out)
-    else:
-        rc = _import_capsules(sc, ac, dev, out)
-    if rc:
-        raise _error(rc)
-    return out[0]
+    return _import_pair(sc, ac, dev, out)
 
 
 def _empty_of_format(fmt, dev, out):
