@@ -113,20 +113,7 @@ _CTYPES = (
     "double",
 )
 _ITEMSIZE = (0, 0, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8)
-_NP_NAMES = (
-    None,
-    "bool",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "uint8",
-    "uint16",
-    "uint32",
-    "uint64",
-    "float32",
-    "float64",
-)
+_NP_NAMES = TYPE_NAMES  # numpy names its dtypes as ArrowMetal names its types
 
 # Type names accepted where a target type is given: ArrowMetal's own names and
 # the aliases pyarrow accepts (pyarrow.type_for_alias), so cast(x, "double") works.
