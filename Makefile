@@ -32,7 +32,7 @@ else
   LDLIBS += -ldl
 endif
 
-.PHONY: all lib test demo format lint clean
+.PHONY: all lib api test demo format lint clean
 all: lib python/arrowmetal/$(notdir $(LIB))
 
 lib: $(LIB)
@@ -54,6 +54,15 @@ build/%.o: %.m
 
 -include $(DEPS)
 
+# The Python package's compiled cffi module (API mode: faster calls than the
+# ABI mode it falls back to; see python/arrowmetal/_build_ext.py).
+API_STAMP := build/cffi-api.stamp
+api: $(API_STAMP)
+$(API_STAMP): $(LIB) include/arrowmetal.h python/arrowmetal/_build_ext.py \
+              python/arrowmetal/_cdef.py $(VENV)/.installed
+	$(VENV)/bin/python python/arrowmetal/_build_ext.py build
+	touch $@
+
 # Everything a fresh machine needs for the tests goes into $(VENV).
 $(VENV)/.installed: requirements-test.txt
 	$(PYTHON) -m venv $(VENV)
@@ -64,10 +73,10 @@ $(VENV)/.installed: requirements-test.txt
 PY_DIRS := python conformance examples benchmarks libarrowmetal
 C_FILES = $(shell git ls-files '*.c' '*.h' '*.m' '*.cu' 2>/dev/null)
 
-test: all $(VENV)/.installed lint
+test: all api $(VENV)/.installed lint
 	$(VENV)/bin/python -m pytest -n auto -q python conformance examples libarrowmetal
 
-demo: all $(VENV)/.installed
+demo: all api $(VENV)/.installed
 	PYTHONPATH=python $(VENV)/bin/python examples/demo.py
 
 format: $(VENV)/.installed
@@ -80,4 +89,5 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff format --check $(PY_DIRS)
 
 clean:
-	rm -rf build python/arrowmetal/libarrowmetal.so python/arrowmetal/libarrowmetal.dylib
+	rm -rf build python/arrowmetal/libarrowmetal.so python/arrowmetal/libarrowmetal.dylib \
+	  python/arrowmetal/_api.*

@@ -2,12 +2,14 @@
 
 Metadata lives in pyproject.toml; this file only adds the build steps:
 ``pip install .`` runs build_py, which builds build/libarrowmetal.{so,dylib}
-and copies it and include/arrowmetal.h next to the package's modules.
+and copies it and include/arrowmetal.h next to the package's modules, then
+compiles the optional cffi API-mode module (arrowmetal._api) beside them.
 """
 
 import os
 import shutil
 import subprocess
+import sys
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
@@ -31,8 +33,25 @@ def build_library():
     return built
 
 
+def build_api_module(dest):
+    """Compiles arrowmetal._api (cffi API mode) into `dest`; True when built.
+    Optional: without a compiler or Python headers the package runs in ABI mode."""
+    sys.path.insert(0, os.path.join(ROOT, "python", "arrowmetal"))
+    try:
+        import _build_ext
+
+        _build_ext.build(os.path.join(ROOT, "build"), dest)
+        return True
+    except Exception as e:  # noqa: BLE001 - any build failure means ABI mode
+        print(f"arrowmetal: API-mode module not built ({e}); the package uses cffi ABI mode")
+        return False
+    finally:
+        sys.path.pop(0)
+
+
 class BuildPy(build_py):
-    """build_py that also builds the C library and copies it and the header in."""
+    """build_py that also builds the C library (and the API-mode module) and
+    copies them and the header in."""
 
     def run(self):
         libs = build_library()
@@ -43,12 +62,14 @@ class BuildPy(build_py):
             dest = os.path.join(ROOT, "python", "arrowmetal")
             for path in libs:
                 shutil.copy2(path, os.path.join(dest, os.path.basename(path)))
+            self.distribution.api_module = build_api_module(dest)
             return
         dest = os.path.join(self.build_lib, "arrowmetal")
         os.makedirs(dest, exist_ok=True)
         for path in libs:
             self.copy_file(path, os.path.join(dest, os.path.basename(path)))
         self.copy_file(HEADER, os.path.join(dest, "arrowmetal.h"))
+        self.distribution.api_module = build_api_module(dest)
 
 
 class EggInfo(egg_info):
@@ -75,10 +96,10 @@ class SDist(sdist):
                     ignore=shutil.ignore_patterns("*.o", "*.d", "__pycache__", ".pytest_cache"),
                 )
         shutil.copy2(os.path.join(ROOT, "Makefile"), os.path.join(base_dir, "Makefile"))
-        for name in LIB_NAMES:  # built binaries stay out of the source distribution
-            path = os.path.join(base_dir, "python", "arrowmetal", name)
-            if os.path.exists(path):
-                os.remove(path)
+        package = os.path.join(base_dir, "python", "arrowmetal")
+        for name in os.listdir(package):  # built binaries stay out of the source distribution
+            if name in LIB_NAMES or name.startswith("_api."):
+                os.remove(os.path.join(package, name))
 
 
 class BinaryDistribution(Distribution):
@@ -101,14 +122,17 @@ cmdclass = {"build_py": BuildPy, "egg_info": EggInfo, "sdist": SDist}
 if _bdist_wheel is not None:
 
     class BDistWheel(_bdist_wheel):
-        """Platform wheel, independent of the Python ABI (cffi ABI mode)."""
+        """Platform wheel: per Python version when it carries the API-mode
+        module, else independent of the Python ABI (cffi ABI mode)."""
 
         def finalize_options(self):
             super().finalize_options()
             self.root_is_pure = False
 
         def get_tag(self):
-            _python, _abi, plat = super().get_tag()
+            python, abi, plat = super().get_tag()
+            if getattr(self.distribution, "api_module", False):
+                return python, abi, plat  # the compiled module is per Python version
             return "py3", "none", plat
 
     cmdclass["bdist_wheel"] = BDistWheel

@@ -1,83 +1,51 @@
-"""Low-level binding of the ArrowMetal C ABI (cffi, ABI mode: no compiler needed).
+"""Low-level binding of the ArrowMetal C ABI through cffi.
 
-The cdef is generated from ``arrowmetal.h`` at import time so that the Python
-declarations can never drift from the C header. This module exposes ``ffi``,
-``lib`` and ``library_path`` and imports nothing else from the package, so
-that a test suite can drive the C ABI directly::
+Two modes over the same shared library. API mode uses ``arrowmetal._api``, a
+small compiled module (built by ``make`` or ``pip install``; see _build_ext)
+whose calls cost about 0.06 us; ABI mode (``ffi.dlopen``, no compiler) costs
+about 0.14 us per call and is used when that module is absent, stale (built
+from another header) or disabled with ``ARROWMETAL_CFFI=abi``. ``mode`` says
+which one runs. The declarations are generated from ``arrowmetal.h`` at import
+time so that they can never drift from the C header. This module exposes
+``ffi``, ``lib``, ``library_path``, ``mode``, ``import_addr`` and
+``import_device_addr`` and imports nothing else from the package except the
+declarations, so that a test suite can drive the C ABI directly::
 
     from arrowmetal._capi import ffi, lib
 """
 
+import importlib.util
 import os
-import re
 import sys
 
-from cffi import FFI
-
-__all__ = ["cdef_from_header", "ffi", "header_path", "lib", "library_path"]
+__all__ = [
+    "cdef_from_header",
+    "ffi",
+    "header_path",
+    "import_addr",
+    "import_device_addr",
+    "lib",
+    "library_path",
+    "mode",
+]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
-# The Arrow C stream interface is not part of arrowmetal.h; the package needs
-# it to read `__arrow_c_stream__` producers (pyarrow ChunkedArray, ...).
-_STREAM_CDEF = """
-struct ArrowArrayStream {
-  int (*get_schema)(struct ArrowArrayStream *, struct ArrowSchema *out);
-  int (*get_next)(struct ArrowArrayStream *, struct ArrowArray *out);
-  const char *(*get_last_error)(struct ArrowArrayStream *);
-  void (*release)(struct ArrowArrayStream *);
-  void *private_data;
-};
-"""
 
-_COMMENT_RE = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
-_INT_DEFINE_RE = re.compile(
-    r"#\s*define\s+([A-Za-z_]\w*)\s+\(?\s*(-?\s*(?:0[xX][0-9a-fA-F]+|\d+))[uUlL]*\s*\)?\s*$"
-)
-_EXTERN_C_RE = re.compile(r'^extern\s+"C"\s*\{$')
+def _load_cdef_module():
+    try:
+        from . import _cdef
+    except ImportError:  # loaded as a lone file (tests do): its sibling by path
+        spec = importlib.util.spec_from_file_location(
+            "_arrowmetal_cdef", os.path.join(_HERE, "_cdef.py")
+        )
+        _cdef = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(_cdef)
+    return _cdef
 
 
-def cdef_from_header(text):
-    """Turns the C header text into a cffi cdef.
-
-    Comments are stripped; every preprocessor line is dropped except
-    ``#define NAME <integer>``; the ``extern "C" {`` guard and its closing brace
-    are dropped.
-    """
-    text = _COMMENT_RE.sub(" ", text)
-    # Join continued preprocessor lines so that a multi-line macro is dropped whole.
-    text = text.replace("\\\n", " ")
-    out = []
-    depth = 0  # brace depth of the kept text, to recognise the extern "C" closing brace
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line:
-            continue
-        if line.startswith("#"):
-            m = _INT_DEFINE_RE.match(line)
-            if m:
-                out.append("#define {} {}".format(m.group(1), m.group(2).replace(" ", "")))
-            continue
-        if _EXTERN_C_RE.match(line):
-            continue
-        if line == "}" and depth == 0:
-            continue  # closes the dropped extern "C" {
-        depth += line.count("{") - line.count("}")
-        out.append(raw.rstrip())
-    return "\n".join(out) + "\n"
-
-
-def _find_header():
-    candidates = [
-        os.path.join(_HERE, "arrowmetal.h"),
-        os.path.normpath(os.path.join(_HERE, "..", "..", "include", "arrowmetal.h")),
-    ]
-    for path in candidates:
-        if os.path.isfile(path):
-            return path
-    raise ImportError(
-        "arrowmetal: cannot find the C header arrowmetal.h; tried: " + ", ".join(candidates)
-    )
+_cdefs = _load_cdef_module()
+cdef_from_header = _cdefs.cdef_from_header
 
 
 def _find_library():
@@ -104,14 +72,9 @@ def _find_library():
     )
 
 
-header_path = _find_header()
+header_path = _cdefs.find_header(_HERE)
 with open(header_path, encoding="utf-8") as _f:
-    _CDEF = cdef_from_header(_f.read())
-
-ffi = FFI()
-ffi.cdef(_CDEF)
-if "struct ArrowArrayStream {" not in _CDEF:
-    ffi.cdef(_STREAM_CDEF)
+    _CDEF = _cdefs.package_cdef(_f.read())
 
 
 def _point_at_pip_nvrtc():
@@ -121,8 +84,6 @@ def _point_at_pip_nvrtc():
     already did."""
     if os.environ.get("ARROWMETAL_NVRTC"):
         return
-    import importlib.util
-
     spec = importlib.util.find_spec("nvidia")
     for root in list(spec.submodule_search_locations or []) if spec else []:
         for relative in ("cu13/lib/libnvrtc.so.13", "cuda_nvrtc/lib/libnvrtc.so.12"):
@@ -132,11 +93,45 @@ def _point_at_pip_nvrtc():
                 return
 
 
+def _api_module():
+    """arrowmetal._api when it can be used: present, loadable (its library
+    sits beside it) and built from this header. None otherwise."""
+    if os.environ.get("ARROWMETAL_CFFI", "").lower() == "abi" or __package__ != "arrowmetal":
+        return None
+    try:
+        from . import _api
+    except ImportError:
+        return None
+    built_from = _api.ffi.string(_api.lib.am_py_cdef_hash()).decode()
+    return _api if built_from == _cdefs.cdef_hash(_CDEF) else None
+
+
+def _abi_binding():
+    """(ffi, lib, import_addr, import_device_addr) through ffi.dlopen."""
+    from cffi import FFI
+
+    abi_ffi = FFI()
+    abi_ffi.cdef(_CDEF)
+    try:
+        abi_lib = abi_ffi.dlopen(library_path)
+    except OSError as e:  # pragma: no cover - depends on the machine
+        raise ImportError(f"arrowmetal: cannot load {library_path}: {e}") from e
+    # The address variants: the same symbols declared with integer arguments.
+    address_ffi = FFI()
+    address_ffi.cdef(_cdefs.ADDRESS_CDEF.replace("_addr(", "("))
+    address_lib = address_ffi.dlopen(library_path)
+    return abi_ffi, abi_lib, address_lib.am_import, address_lib.am_import_device
+
+
 _point_at_pip_nvrtc()
 library_path = _find_library()
-try:
-    lib = ffi.dlopen(library_path)
-except OSError as _e:  # pragma: no cover - depends on the machine
-    raise ImportError(f"arrowmetal: cannot load {library_path}: {_e}") from _e
+_api = _api_module()
+if _api is not None:
+    mode = "api"
+    ffi, lib = _api.ffi, _api.lib
+    import_addr, import_device_addr = lib.am_import_addr, lib.am_import_device_addr
+else:
+    mode = "abi"
+    ffi, lib, import_addr, import_device_addr = _abi_binding()
 
 del _f

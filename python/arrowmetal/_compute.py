@@ -10,14 +10,16 @@ no helper calls, no isinstance checks, C functions and per-thread buffers
 bound to closure or module variables.
 """
 
-from ._capi import ffi, lib
+from ._capi import ffi, import_addr, lib
 from ._core import (
     _ARRAY,
     _ARRAY_NAMES,
     _CAP_OFF,
+    _CPU,
     _DISPATCH,
     _IMPORT,
     _KIND,
+    _PYARROW_IMPORTS,
     _SCALAR,
     _SCHEMA_NAMES,
     _WORDS,
@@ -29,10 +31,10 @@ from ._core import (
     _am_array_type,
     _am_cast,
     _am_full,
-    _am_import_addr,
     _am_length,
     _am_null_count,
     _am_release,
+    _borrow,
     _device_ptr,
     _dispatch,
     _drop,
@@ -42,6 +44,7 @@ from ._core import (
     _import_c_array,
     _import_c_array_or_device,
     _import_capsules,
+    _import_pyarrow,
     _is_operand,
     _new,
     _read_values,
@@ -92,6 +95,7 @@ _am_not = lib.am_not
 _am_filter = lib.am_filter
 _am_take = lib.am_take
 _am_count = lib.am_count
+_imports_get = _PYARROW_IMPORTS.get
 
 # ---------------------------------------------------------------------------
 # Reductions
@@ -112,11 +116,7 @@ def _reduce_general(cfn, empty, array, skip_nulls, min_count, options, device):
     if options is not None:
         skip_nulls = getattr(options, "skip_nulls", skip_nulls)
         min_count = getattr(options, "min_count", min_count)
-    if type(array) is Array:
-        p = array._ptr
-        tmp = None
-    else:
-        p = tmp = import_handle(array, device)
+    p, tmp = _operand(array, device)
     try:
         if not skip_nulls or min_count != 1:
             nulls = _am_null_count(p)
@@ -161,7 +161,13 @@ def _make_reduction(name, cfn, empty, doc):
                 dev = _NULL if device is None else _device_ptr(device)
                 out = st[3]
                 f = d[1]
-                if f is _import_c_array_or_device or f is _import_c_array:
+                p = _borrow(array, dev) if f is _import_pyarrow else None
+                if p is not None:
+                    rc = cfn(p, s)
+                    if rc:
+                        raise _error(rc)
+                    f = None
+                elif f is _import_pyarrow or f is _import_c_array_or_device or f is _import_c_array:
                     try:
                         sc, ac = array.__arrow_c_array__()
                     except Exception:  # noqa: BLE001 - device data: the general path
@@ -170,7 +176,7 @@ def _make_reduction(name, cfn, empty, doc):
                         ks = (id(sc) >> _WSHIFT) + _CAP_OFF
                         ka = (id(ac) >> _WSHIFT) + _CAP_OFF
                         if _WORDS[ks + 1] in _SCHEMA_NAMES and _WORDS[ka + 1] in _ARRAY_NAMES:
-                            rc = _am_import_addr(_WORDS[ks], _WORDS[ka], dev, out)
+                            rc = import_addr(_WORDS[ks], _WORDS[ka], dev, out)
                         else:
                             rc = _import_capsules(sc, ac, dev, out)
                     else:
@@ -182,12 +188,13 @@ def _make_reduction(name, cfn, empty, doc):
                     p = f(array, dev, out)
                 else:
                     return _reduce_general(cfn, empty, array, True, 1, None, device)
-                try:
-                    rc = cfn(p, s)
-                    if rc:
-                        raise _error(rc)
-                finally:
-                    _am_release(p)
+                if f is not None:
+                    try:
+                        rc = cfn(p, s)
+                        if rc:
+                            raise _error(rc)
+                    finally:
+                        _am_release(p)
             w = st[1]
             w0 = w[0]
             if w0 == W0_INT64:
@@ -260,7 +267,7 @@ def count(array, /, mode="only_valid", *, options=None, memory_pool=None, device
         if rc:
             raise _error(rc)
         return st[1][1]
-    p = import_handle(array, device)
+    p, tmp = _operand(array, device)
     try:
         if st is None:
             return _pending(_am_count, p, m)
@@ -269,7 +276,8 @@ def count(array, /, mode="only_valid", *, options=None, memory_pool=None, device
             raise _error(rc)
         return st[1][1]
     finally:
-        _drop(p)
+        if tmp is not None:
+            _drop(tmp)
 
 
 # ---------------------------------------------------------------------------
@@ -286,6 +294,41 @@ def _pick_device(device, other):
     if other is not None:
         return _am_array_device(other)
     return _NULL
+
+
+def _cached_or_cpu_array(obj):
+    """The handle of an am.Array on the CPU or of a pyarrow array in the
+    import cache (borrowed); None for anything else."""
+    if type(obj) is Array:
+        p = obj._ptr
+        return p if _am_array_device(p) == _CPU else None
+    e = _imports_get(id(obj))
+    return e[1]._ptr if e is not None and e[0]() is obj else None
+
+
+def _import_operand(obj, fn, dev, out, tmps):
+    """The handle of an imported operand on `dev`: borrowed from the pyarrow
+    import cache, or imported and added to `tmps` (released by the caller)."""
+    if fn is _import_pyarrow:
+        p = _borrow(obj, dev)
+        if p is not None:
+            return p
+    p = fn(obj, dev, out)
+    tmps.append(p)
+    return p
+
+
+def _operand(obj, device):
+    """(handle, handle to release or None) of an array operand of any kind."""
+    if type(obj) is Array:
+        return obj._ptr, None
+    fn = _dispatch(type(obj))[1]
+    if fn is _import_pyarrow:
+        p = _borrow(obj, _device_ptr(device))
+        if p is not None:
+            return p, None
+    p = import_handle(obj, device)
+    return p, p
 
 
 def _full_like(s, p, out):
@@ -344,11 +387,9 @@ def _binary(family, op, swop, x, y, device):
         xp = x._ptr if kx == _ARRAY else None
         yp = y._ptr if ky == _ARRAY else None
         if kx == _IMPORT:
-            xp = fx(x, _pick_device(device, yp), out)
-            tmps.append(xp)
+            xp = _import_operand(x, fx, _pick_device(device, yp), out, tmps)
         if ky == _IMPORT:
-            yp = fy(y, _pick_device(device, xp), out)
-            tmps.append(yp)
+            yp = _import_operand(y, fy, _pick_device(device, xp), out, tmps)
         if xp is not None and yp is not None:
             if family == _COMPARE:
                 rc = _am_compare(op, xp, yp, out)
@@ -395,27 +436,41 @@ def _make_binary(name, kind, op, swop, array_fn, scalar_fn, doc):
     C function directly: these are the hot paths, kept free of dispatch."""
 
     def function(x, y, /, *, memory_pool=None, device=None):
+        # x an am.Array, or a pyarrow array already in the import cache (its
+        # CPU handle, borrowed): then y an am.Array, a cached pyarrow array on
+        # x's device, an int or a float. Anything else: the general path.
         if type(x) is Array:
-            ty = type(y)
-            out = _tls.out
-            if ty is Array:
-                rc = array_fn(op, x._ptr, y._ptr, out)
-            elif ty is int:
-                s = _tls.arg
-                _fill_int(y, s, None)
-                rc = scalar_fn(op, x._ptr, s, out)
-            elif ty is float:
-                s = _tls.arg
-                _fill_float(y, s, None)
-                rc = scalar_fn(op, x._ptr, s, out)
-            else:
-                return _binary(kind, op, swop, x, y, device)
-            if rc:
-                raise _error(rc)
-            r = _new(Array)
-            r._ptr = out[0]
-            return r
-        return _binary(kind, op, swop, x, y, device)
+            xp = x._ptr
+        elif device is None and (e := _imports_get(id(x))) is not None and e[0]() is x:
+            xp = e[1]._ptr
+        else:
+            return _binary(kind, op, swop, x, y, device)
+        ty = type(y)
+        out = _tls.out
+        if ty is Array:
+            rc = array_fn(op, xp, y._ptr, out)
+        elif ty is int:
+            s = _tls.arg
+            _fill_int(y, s, None)
+            rc = scalar_fn(op, xp, s, out)
+        elif ty is float:
+            s = _tls.arg
+            _fill_float(y, s, None)
+            rc = scalar_fn(op, xp, s, out)
+        elif (
+            device is None
+            and (e := _imports_get(id(y))) is not None
+            and e[0]() is y
+            and (type(x) is not Array or _am_array_device(xp) == _CPU)
+        ):
+            rc = array_fn(op, xp, e[1]._ptr, out)
+        else:
+            return _binary(kind, op, swop, x, y, device)
+        if rc:
+            raise _error(rc)
+        r = _new(Array)
+        r._ptr = out[0]
+        return r
 
     def method(self, other):
         if type(other) is Array:
@@ -515,18 +570,29 @@ def invert(values, /, *, memory_pool=None, device=None):
         if rc:
             raise _error(rc)
         return _wrap(out[0])
-    p = import_handle(values, device)
+    p, tmp = _operand(values, device)
     try:
         rc = _am_not(p, out)
         if rc:
             raise _error(rc)
         return _wrap(out[0])
     finally:
-        _drop(p)
+        if tmp is not None:
+            _drop(tmp)
 
 
 def _two_arrays(name, cfn, x, y, device):
     """cfn(x, y, out) for two array operands of any accepted kind."""
+    if device is None:
+        xp = _cached_or_cpu_array(x)
+        if xp is not None:
+            yp = _cached_or_cpu_array(y)
+            if yp is not None:
+                out = _tls.out
+                rc = cfn(xp, yp, out)
+                if rc:
+                    raise _error(rc)
+                return _wrap(out[0])
     kx, fx = _dispatch(type(x))
     ky, fy = _dispatch(type(y))
     if kx == _SCALAR or ky == _SCALAR:
@@ -537,11 +603,9 @@ def _two_arrays(name, cfn, x, y, device):
         xp = x._ptr if kx == _ARRAY else None
         yp = y._ptr if ky == _ARRAY else None
         if xp is None:
-            xp = fx(x, _pick_device(device, yp), out)
-            tmps.append(xp)
+            xp = _import_operand(x, fx, _pick_device(device, yp), out, tmps)
         if yp is None:
-            yp = fy(y, _pick_device(device, xp), out)
-            tmps.append(yp)
+            yp = _import_operand(y, fy, _pick_device(device, xp), out, tmps)
         rc = cfn(xp, yp, out)
         if rc:
             raise _error(rc)
@@ -615,14 +679,20 @@ def cast(arr, target_type=None, safe=None, options=None, memory_pool=None, devic
         if rc:
             raise _error(rc)
         return _wrap(out[0])
-    p = import_handle(arr, device)
+    if device is None and (e := _imports_get(id(arr))) is not None and e[0]() is arr:
+        rc = _am_cast(e[1]._ptr, t, s, out)
+        if rc:
+            raise _error(rc)
+        return _wrap(out[0])
+    p, tmp = _operand(arr, device)
     try:
         rc = _am_cast(p, t, s, out)
         if rc:
             raise _error(rc)
         return _wrap(out[0])
     finally:
-        _drop(p)
+        if tmp is not None:
+            _drop(tmp)
 
 
 # ---------------------------------------------------------------------------

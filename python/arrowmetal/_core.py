@@ -10,10 +10,9 @@ import itertools
 import math
 import sys
 import threading
+import weakref
 
-from cffi import FFI
-
-from ._capi import ffi, lib, library_path
+from ._capi import ffi, import_addr, import_device_addr, lib
 from ._errors import (
     ArrowMetalDeviceError,
     ArrowMetalError,
@@ -267,6 +266,9 @@ def device_name(dev):
     return _string(_am_device_name(dev)).decode()
 
 
+_CPU = _device_ptr("cpu")
+
+
 def device_backend(dev):
     return _string(_am_device_backend(dev)).decode()
 
@@ -357,39 +359,6 @@ def _capsule_pointer(cap, name):
     return _cast("char *", _capsule_address(cap, name))
 
 
-# am_import / am_import_device declared with integer struct addresses, so a
-# capsule's pointer goes in without a cdata cast. Used only when the header's
-# declarations have the expected shape (checked here).
-_ffi_int = FFI()
-_ffi_int.cdef(
-    "int am_import(uintptr_t, uintptr_t, void *, void *);"
-    "int am_import_device(uintptr_t, uintptr_t, void *, void *);"
-)
-if (
-    ffi.typeof(lib.am_import).cname
-    == "int(*)(struct ArrowSchema *, struct ArrowArray *, am_device *, am_array * *)"
-    and ffi.typeof(lib.am_import_device).cname
-    == "int(*)(struct ArrowSchema *, struct ArrowDeviceArray *, am_device *, am_array * *)"
-):
-    _lib_int = _ffi_int.dlopen(library_path)
-    _am_import_addr = _lib_int.am_import
-    _am_import_device_addr = _lib_int.am_import_device
-else:  # pragma: no cover - the header changed: go through typed pointers
-
-    def _am_import_addr(schema, array, dev, out):
-        return _am_import(
-            _cast("struct ArrowSchema *", schema), _cast("struct ArrowArray *", array), dev, out
-        )
-
-    def _am_import_device_addr(schema, array, dev, out):
-        return _am_import_device(
-            _cast("struct ArrowSchema *", schema),
-            _cast("struct ArrowDeviceArray *", array),
-            dev,
-            out,
-        )
-
-
 _T_SCHEMA_P = ffi.typeof("struct ArrowSchema *")
 _T_ARRAY_P = ffi.typeof("struct ArrowArray *")
 _T_DEVICE_ARRAY_P = ffi.typeof("struct ArrowDeviceArray *")
@@ -470,7 +439,7 @@ def _release_struct(st):
 
 def _import_capsules(sc, ac, dev, out):
     """am_import of an (arrow_schema, arrow_array) capsule pair; returns the status."""
-    return _am_import_addr(
+    return import_addr(
         _capsule_address(sc, _NAME_SCHEMA), _capsule_address(ac, _NAME_ARRAY), dev, out
     )
 
@@ -483,7 +452,7 @@ def _import_pair(sc, ac, dev, out):
         ks = (id(sc) >> _WSHIFT) + _CAP_OFF
         ka = (id(ac) >> _WSHIFT) + _CAP_OFF
         if _WORDS[ks + 1] in _SCHEMA_NAMES and _WORDS[ka + 1] in _ARRAY_NAMES:
-            rc = _am_import_addr(_WORDS[ks], _WORDS[ka], dev, out)
+            rc = import_addr(_WORDS[ks], _WORDS[ka], dev, out)
         else:
             rc = _import_capsules(sc, ac, dev, out)
     else:
@@ -500,7 +469,7 @@ def _import_c_array(obj, dev, out):
 
 def _import_c_device_array(obj, dev, out):
     sc, ac = obj.__arrow_c_device_array__()
-    rc = _am_import_device_addr(
+    rc = import_device_addr(
         _capsule_address(sc, _NAME_SCHEMA), _capsule_address(ac, _NAME_DEVICE_ARRAY), dev, out
     )
     if rc:
@@ -516,6 +485,68 @@ def _import_c_array_or_device(obj, dev, out):
     except Exception:  # noqa: BLE001 - whatever the producer raises for device data
         return _import_c_device_array(obj, dev, out)
     return _import_pair(sc, ac, dev, out)
+
+
+def _import_pyarrow(obj, dev, out):
+    """pyarrow.Array: as _import_c_array_or_device (owned handle). Kept apart
+    so that callers can recognise pyarrow's immutable arrays (see _borrow)."""
+    return _import_c_array_or_device(obj, dev, out)
+
+
+# Zero-copy CPU imports of pyarrow arrays, reused while the pyarrow array
+# lives: id(array) -> (weak reference to it, am.Array). A pyarrow array never
+# changes, and its CPU import shares its buffers, so the kept import is exactly
+# what importing again would give -- without the ~1.3 us an import costs from
+# Python (pyarrow's export, two capsules, the release). An entry dies with its
+# array (the weak reference's callback), which then releases the import.
+# Entries are made only while the CPU is the default device, so an entry also
+# says "an input placed by default lands on the CPU" (fast paths rely on it);
+# a default changed later through the C ABI (lib.am_set_default_device) leaves
+# existing entries on the CPU, where they give the same results.
+_PYARROW_IMPORTS = {}
+_SEEN_ONCE = {}  # id -> weak reference: pyarrow arrays imported once so far
+_am_default_device = lib.am_default_device
+
+
+def _forget_import(ref, key):
+    e = _PYARROW_IMPORTS.get(key)
+    if e is not None and e[0] is ref:
+        del _PYARROW_IMPORTS[key]
+
+
+def _borrow(obj, dev):
+    """A handle of pyarrow array `obj` on the CPU that the caller must not
+    release (it lives as long as `obj`), when `dev` is the CPU or NULL (the
+    default device); None when the caller must import as usual (device
+    placements are never kept)."""
+    if dev != _NULL and dev != _CPU:
+        return None
+    key = id(obj)
+    e = _PYARROW_IMPORTS.get(key)
+    if e is not None and e[0]() is obj:
+        return e[1]._ptr
+    # Kept from the second use on: an array used once (a fresh slice in a
+    # loop) pays only this plain weak reference, not the entry's upkeep.
+    seen = _SEEN_ONCE.get(key)
+    if seen is None or seen() is not obj:
+        if len(_SEEN_ONCE) >= 1024:
+            _SEEN_ONCE.clear()
+        _SEEN_ONCE[key] = weakref.ref(obj)
+        return None
+    _SEEN_ONCE.pop(key, None)
+    if _am_default_device() != _CPU:
+        return None
+    try:
+        sc, ac = obj.__arrow_c_array__()
+    except Exception:  # noqa: BLE001 - device-resident data: not kept
+        return None
+    kept = _new(Array)
+    kept._ptr = _import_pair(sc, ac, _CPU, _tls.out)
+    ref = weakref.ref(obj, lambda r, k=key: _forget_import(r, k))
+    e = _PYARROW_IMPORTS.setdefault(key, (ref, kept))
+    if e[1] is not kept and e[0]() is not obj:  # a dead entry not yet forgotten
+        _PYARROW_IMPORTS[key] = e = (ref, kept)
+    return e[1]._ptr
 
 
 def _empty_of_format(fmt, dev, out):
@@ -1009,6 +1040,8 @@ def _resolve(tp):
     has_array = hasattr(tp, "__arrow_c_array__")
     has_device = hasattr(tp, "__arrow_c_device_array__")
     if has_array and has_device:
+        if pa is not None and issubclass(tp, pa.Array):
+            return (_IMPORT, _import_pyarrow)
         return (_IMPORT, _import_c_array_or_device)
     if has_array:
         return (_IMPORT, _import_c_array)

@@ -61,7 +61,8 @@ def test_cdef_from_header_keeps_declarations_and_integer_defines():
 def test_header_and_cdef_in_sync():
     with open(_capi.header_path, encoding="utf-8") as fh:
         text = fh.read()
-    assert cdef_from_header(text) == _capi._CDEF
+    assert _capi._CDEF.startswith(cdef_from_header(text))
+    assert "struct ArrowArrayStream {" in _capi._CDEF
     for name in ("am_import", "am_sum", "am_batch_begin", "am_resident_status"):
         assert name in text
         assert callable(getattr(lib, name))
@@ -132,9 +133,9 @@ def test_missing_library_error_names_paths(tmp_path):
     pkg = tmp_path / "arrowmetal"
     pkg.mkdir()
     src = os.path.dirname(_capi.__file__)
-    for name in ("__init__.py", "_capi.py"):
+    for name in ("__init__.py", "_capi.py", "_cdef.py"):
         with open(os.path.join(src, name), encoding="utf-8") as fh:
-            (pkg / name).write_text(fh.read() if name == "_capi.py" else "")
+            (pkg / name).write_text(fh.read() if name != "__init__.py" else "")
     with open(_capi.header_path, encoding="utf-8") as fh:
         (pkg / "arrowmetal.h").write_text(fh.read())
     env = dict(os.environ)
@@ -158,8 +159,9 @@ def test_env_library_fallback(tmp_path):
     pkg = tmp_path / "arrowmetal"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
-    with open(_capi.__file__, encoding="utf-8") as fh:
-        (pkg / "_capi.py").write_text(fh.read())
+    for name in ("_capi.py", "_cdef.py"):
+        with open(os.path.join(os.path.dirname(_capi.__file__), name), encoding="utf-8") as fh:
+            (pkg / name).write_text(fh.read())
     with open(_capi.header_path, encoding="utf-8") as fh:
         (pkg / "arrowmetal.h").write_text(fh.read())
     env = dict(os.environ)
@@ -183,3 +185,35 @@ def test_env_library_fallback(tmp_path):
     lines = out.stdout.split()
     assert lines[0] == os.path.abspath(library_path)
     assert lines[1] == str(pkg / "arrowmetal.h")
+
+
+def test_mode_is_api_when_the_compiled_module_is_current():
+    # `make` builds arrowmetal._api beside the library; a module built from
+    # another header is never used.
+    built = [n for n in os.listdir(os.path.dirname(_capi.__file__)) if n.startswith("_api.")]
+    assert _capi.mode in ("api", "abi")
+    if _capi.mode == "api":
+        assert built
+        assert ffi.string(lib.am_py_cdef_hash()).decode() == _capi._cdefs.cdef_hash(_capi._CDEF)
+    assert callable(_capi.import_addr) and callable(_capi.import_device_addr)
+
+
+def test_abi_mode_gives_the_same_results():
+    code = (
+        "import arrowmetal as am, pyarrow as pa\n"
+        "from arrowmetal import _capi\n"
+        "a = pa.array([1, None, 3, 4], type=pa.int64())\n"
+        "print(_capi.mode, am.sum(a), am.add(a, a).to_pylist(), am.filter(a, am.greater(a, 1)).to_pylist())\n"
+    )
+    results = {}
+    for forced in ("abi", ""):
+        env = dict(os.environ, ARROWMETAL_CFFI=forced)
+        env["PYTHONPATH"] = _pythonpath(os.path.dirname(os.path.dirname(_capi.__file__)))
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+        )
+        mode, rest = out.stdout.split(" ", 1)
+        results[forced] = rest
+        if forced:
+            assert mode == "abi"
+    assert results["abi"] == results[""] == "8 [2, None, 6, 8] [3, 4]\n"
