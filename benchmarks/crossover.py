@@ -1,21 +1,42 @@
-"""Where should an op run? For each op and size, the time to run it where the
-data already lives against moving the data first and running it on the other
-device -- the crossover table behind ArrowMetal's routing rule (ops run on
-the device their inputs live on). One command reproduces it on a machine with
-a GPU:
+"""The crossover table behind ArrowMetal's routing: for each op and size, the
+time to run it where the data lives against moving the data to the other
+device, running it there, and (for array results) moving the result back.
+One command on a machine with a GPU measures it and writes the table the
+library reads:
 
-    python benchmarks/crossover.py
+    python benchmarks/crossover.py --write routes.txt
+    ARROWMETAL_ROUTES=routes.txt python my_program.py
 
-Medians in microseconds; "move" includes the transfer (am_to_device).
+Medians in microseconds. Routing is off while measuring (every op runs where
+its inputs are), so each column is exactly what it names.
 """
 
+import argparse
+import math
+import os
 import statistics
 import time
+
+os.environ["ARROWMETAL_ROUTES"] = "off"  # measure placements, not the router
 
 import numpy as np
 import pyarrow as pa
 
 import arrowmetal as am
+
+SIZES = (1_000, 4_000, 16_000, 64_000, 256_000, 1_000_000, 10_000_000)
+
+# One op per class the router knows; `back` is True when the result is an
+# array, which a routed call moves back to the inputs' device.
+OPS = {
+    "reduce": (lambda a, m, i: am.sum(a), False),
+    "compare": (lambda a, m, i: am.greater(a, 0), True),
+    "arith": (lambda a, m, i: am.multiply(a, 3), True),
+    "cast": (lambda a, m, i: am.cast(a, "float64"), True),
+    "logic": (lambda a, m, i: am.and_(m, m), True),
+    "filter": (lambda a, m, i: am.filter(a, m), True),
+    "take": (lambda a, m, i: am.take(a, i), True),
+}
 
 
 def median_us(function, repeats):
@@ -28,46 +49,83 @@ def median_us(function, repeats):
     return statistics.median(times) * 1e6
 
 
-OPS = {
-    "sum": lambda a: am.sum(a),
-    "compare": lambda a: am.greater(a, 0),
-    "multiply": lambda a: am.multiply(a, 3),
-    "filter": lambda a: am.filter(a, am.greater(a, 0)),
-}
+def moved(op, back, inputs, there, home):
+    """The op after moving its inputs to `there`, its array result back home."""
+
+    def run():
+        result = op(*(x.to_device(there) for x in inputs))
+        return result.to_device(home) if back else result
+
+    return run
+
+
+def measure(gpu):
+    """{(op, from, rows): (stay us, move us)} for data on the CPU and on `gpu`."""
+    rng = np.random.default_rng(2)
+    results = {}
+    header = f"{'rows':>11} {'op':<8}{'cpu data: cpu':>15}{'-> ' + gpu:>12}"
+    print(header + f"{gpu + ' data: ' + gpu:>20}{'-> cpu':>10}")
+    for rows in SIZES:
+        values = rng.integers(-1000, 1000, rows)
+        host = (
+            am.array(pa.array(values), device="cpu"),
+            am.array(pa.array(values > 0), device="cpu"),
+            am.array(pa.array(rng.integers(0, rows, rows)), device="cpu"),
+        )
+        device = tuple(x.to_device(gpu) for x in host)
+        repeats = 100 if rows <= 256_000 else 20
+        for name, (op, back) in OPS.items():
+            cpu_stay = median_us(lambda h=host, op=op: op(*h), repeats)
+            cpu_move = median_us(moved(op, back, host, gpu, "cpu"), repeats)
+            gpu_stay = median_us(lambda d=device, op=op: op(*d), repeats)
+            gpu_move = median_us(moved(op, back, device, "cpu", gpu), repeats)
+            results[(name, "cpu", rows)] = (cpu_stay, cpu_move)
+            results[(name, gpu.split(":")[0], rows)] = (gpu_stay, gpu_move)
+            print(
+                f"{rows:>11,} {name:<8}{cpu_stay:>15.1f}{cpu_move:>12.1f}"
+                f"{gpu_stay:>20.1f}{gpu_move:>10.1f}",
+                flush=True,
+            )
+    return results
+
+
+def rules(results, gpu_backend):
+    """One rule per op and direction where moving won at the smallest sizes:
+    it holds below the geometric middle of the last size where moving won and
+    the first where it lost (or without limit when it always won)."""
+    table = []
+    for name in OPS:
+        for source, target in (("cpu", gpu_backend), (gpu_backend, "cpu")):
+            wins = [results[(name, source, rows)] for rows in SIZES]
+            last_win = None
+            for rows, (stay, move) in zip(SIZES, wins):
+                if move < stay:
+                    last_win = rows
+                else:
+                    break
+            if last_win is None:
+                continue
+            losing = [rows for rows in SIZES if rows > last_win]
+            below = int(math.sqrt(last_win * losing[0])) if losing else 1 << 52
+            table.append(f"{name} {source} {below} {target}")
+    return table
 
 
 def main():
-    if not {name: ok for name, ok, _ in am.backends()}["cuda"]:
-        print("no CUDA backend here: nothing to route between")
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--write", metavar="PATH", help="write the table for ARROWMETAL_ROUTES")
+    parser.add_argument("--gpu", default="cuda:0")
+    args = parser.parse_args()
+    backend = args.gpu.split(":")[0]
+    if not {name: ok for name, ok, _ in am.backends()}.get(backend):
+        print(f"no {backend} backend here: nothing to route between")
         return
-    print(
-        f"{'rows':>11} {'op':<9}{'host data: cpu':>16}{'move+cuda':>11}"
-        f"{'device data: cuda':>19}{'move+cpu':>10}"
-    )
-    rng = np.random.default_rng(2)
-    for rows in (1_000, 10_000, 100_000, 1_000_000, 10_000_000, 50_000_000):
-        host = am.array(pa.array(rng.integers(-1000, 1000, rows)), device="cpu")
-        device = host.to_device("cuda")
-        repeats = 200 if rows <= 100_000 else 20 if rows <= 10_000_000 else 5
-        for name, op in OPS.items():
-            cpu_here, cuda_moved, cuda_here, cpu_moved = (
-                median_us(run, repeats) for run in placements(op, host, device)
-            )
-            print(
-                f"{rows:>11,} {name:<9}{cpu_here:>16.1f}{cuda_moved:>11.1f}"
-                f"{cuda_here:>19.1f}{cpu_moved:>10.1f}",
-                flush=True,
-            )
-
-
-def placements(op, host, device):
-    """The op where each copy lives, and after moving it to the other device."""
-    return (
-        lambda: op(host),
-        lambda: op(host.to_device("cuda")),
-        lambda: op(device),
-        lambda: op(device.to_device("cpu")),
-    )
+    table = rules(measure(args.gpu), backend)
+    text = "# measured by benchmarks/crossover.py\n" + "".join(line + "\n" for line in table)
+    print("\n" + text, end="")
+    if args.write:
+        with open(args.write, "w", encoding="utf-8") as f:
+            f.write(text)
 
 
 if __name__ == "__main__":

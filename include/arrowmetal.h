@@ -352,6 +352,20 @@ int am_kernel_cache_info(am_kernel_cache_stats *out);
 /* The disk cache's directory, "" when it is off. Static storage. */
 const char *am_kernel_cache_dir(void);
 
+/* ---- Routing
+ *
+ * An op runs on the device its inputs live on, unless the crossover table
+ * says moving them is faster for that op and size; the result then goes back
+ * to the inputs' device. Inputs on two devices meet on the device of the
+ * larger one (a GPU when equal), where the result stays. The table is
+ * measured per machine by benchmarks/crossover.py, which writes a file for
+ * ARROWMETAL_ROUTES (read once; "off": no routing, and inputs on two devices
+ * are refused; unset: the built-in table). Nothing is moved for speed inside
+ * a batch. am_routes() gives the active table as text: a "# source" line,
+ * then one "<op> <from backend> <below rows> <to backend>" line per rule.
+ * Static storage; thread-safe. */
+const char *am_routes(void);
+
 /* ---- Runtime controls (process-wide, present on every backend) */
 
 /* Spin budget of the GPU completion wait, in microseconds, before the waiter

@@ -1,6 +1,7 @@
 /* Handle lifetime, properties, and the calls that make arrays without a
  * kernel over an input: full, to_device, slice. */
 #include "abi.h"
+#include "route.h"
 
 AM_EXPORT void am_release(am_array *array) { am_array_free(array); }
 
@@ -50,21 +51,7 @@ AM_EXPORT int am_to_device(const am_array *array, am_device *device, am_array **
   AM_REQUIRE(out, "out");
   int status = am_settle(array);
   if (status != AM_OK) return status;
-  am_array *host = NULL;
-  if (array->device == device) {
-    host = am_array_share(array);
-    if (!host) return am_error(AM_ENOMEM, "out of memory");
-    *out = host;
-    return AM_OK;
-  }
-  if (array->device->backend->download) {
-    status = array->device->backend->download(array, &host);
-  } else {
-    host = am_array_share(array);
-    if (!host) status = am_error(AM_ENOMEM, "out of memory");
-  }
-  if (status != AM_OK) return status;
-  return am_place(host, device, out);
+  return am_move(array, device, out);
 }
 
 AM_EXPORT int am_slice(const am_array *array, int64_t offset, int64_t length, am_array **out) {

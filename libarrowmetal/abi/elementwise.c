@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "abi.h"
+#include "route.h"
 
 /* Safe-casts `array` to `to` on its own device, or shares it when it already
  * has that type. *converted must be freed by the caller. */
@@ -30,8 +31,7 @@ static am_type operand_type(am_type left, am_type right, int allow_bool) {
 static int check_pair(const am_array *left, const am_array *right) {
   AM_REQUIRE(left, "left");
   AM_REQUIRE(right, "right");
-  int status = am_same_device(left, right);
-  if (status != AM_OK) return status;
+  int status;
   if ((status = am_settle(left)) != AM_OK || (status = am_settle(right)) != AM_OK) return status;
   if (left->length != right->length)
     return am_error(AM_EINVAL, "arrays have different lengths (%lld and %lld)",
@@ -42,14 +42,20 @@ static int check_pair(const am_array *left, const am_array *right) {
 typedef int (*binary_kernel)(int op, const am_array *left, const am_array *right,
                              const am_scalar *scalar, am_array **out);
 
-/* Array (op) array after promotion. */
-static int binary_arrays(const char *name, int allow_bool, binary_kernel kernel, int op,
-                         const am_array *left, const am_array *right, am_array **out) {
+/* Array (op) array after promotion, where the route says. */
+static int binary_arrays(const char *name, int allow_bool, am_op_class op_class,
+                         binary_kernel kernel, int op, const am_array *left, const am_array *right,
+                         am_array **out) {
   int status = check_pair(left, right);
   if (status != AM_OK) return status;
   AM_REQUIRE(out, "out");
   am_type type = operand_type(left->type, right->type, allow_bool);
   if (type == AM_TYPE_INVALID) return no_kernel(name, left->type, right->type);
+  am_route route;
+  const am_array *inputs[2] = {left, right};
+  if ((status = am_route_inputs(op_class, inputs, 2, &route)) != AM_OK) return status;
+  left = route.use[0];
+  right = route.use[1];
   am_array *left_converted = NULL, *right_converted = NULL;
   if ((status = convert(left, type, &left_converted)) == AM_OK &&
       (status = convert(right, type, &right_converted)) == AM_OK) {
@@ -58,13 +64,16 @@ static int binary_arrays(const char *name, int allow_bool, binary_kernel kernel,
   }
   am_array_free(left_converted);
   am_array_free(right_converted);
+  if (status == AM_OK) status = am_route_result(&route, out);
+  am_route_done(&route);
   return status;
 }
 
 /* Array (op) scalar after promotion. A null scalar of no valid type takes
  * the array's type. */
-static int binary_scalar(const char *name, int allow_bool, binary_kernel kernel, int op,
-                         const am_array *left, const am_scalar *right, am_array **out) {
+static int binary_scalar(const char *name, int allow_bool, am_op_class op_class,
+                         binary_kernel kernel, int op, const am_array *left, const am_scalar *right,
+                         am_array **out) {
   AM_REQUIRE(left, "left");
   AM_REQUIRE(right, "right");
   AM_REQUIRE(out, "out");
@@ -76,10 +85,15 @@ static int binary_scalar(const char *name, int allow_bool, binary_kernel kernel,
   am_type type = operand_type(left->type, (am_type)scalar.type, allow_bool);
   if (type == AM_TYPE_INVALID) return no_kernel(name, left->type, (am_type)scalar.type);
   if ((status = am_scalar_cast(&scalar, type, &scalar)) != AM_OK) return status;
+  am_route route;
+  if ((status = am_route_inputs(op_class, &left, 1, &route)) != AM_OK) return status;
+  left = route.use[0];
   am_array *converted = NULL;
   if ((status = convert(left, type, &converted)) == AM_OK)
     status = kernel(op, converted ? converted : left, NULL, &scalar, out);
   am_array_free(converted);
+  if (status == AM_OK) status = am_route_result(&route, out);
+  am_route_done(&route);
   return status;
 }
 
@@ -101,28 +115,30 @@ AM_EXPORT int am_compare(am_compare_op op, const am_array *left, const am_array 
                          am_array **out) {
   AM_ENTER();
   if ((unsigned)op > AM_GE) return am_error(AM_EINVAL, "unknown compare op %d", (int)op);
-  return binary_arrays(compare_names[op], 1, compare_kernel, op, left, right, out);
+  return binary_arrays(compare_names[op], 1, AM_ROUTE_COMPARE, compare_kernel, op, left, right,
+                       out);
 }
 
 AM_EXPORT int am_compare_scalar(am_compare_op op, const am_array *left, const am_scalar *right,
                                 am_array **out) {
   AM_ENTER();
   if ((unsigned)op > AM_GE) return am_error(AM_EINVAL, "unknown compare op %d", (int)op);
-  return binary_scalar(compare_names[op], 1, compare_kernel, op, left, right, out);
+  return binary_scalar(compare_names[op], 1, AM_ROUTE_COMPARE, compare_kernel, op, left, right,
+                       out);
 }
 
 AM_EXPORT int am_arith(am_arith_op op, const am_array *left, const am_array *right,
                        am_array **out) {
   AM_ENTER();
   if ((unsigned)op > AM_DIVIDE) return am_error(AM_EINVAL, "unknown arithmetic op %d", (int)op);
-  return binary_arrays(arith_names[op], 0, arith_kernel, op, left, right, out);
+  return binary_arrays(arith_names[op], 0, AM_ROUTE_ARITH, arith_kernel, op, left, right, out);
 }
 
 AM_EXPORT int am_arith_scalar(am_arith_op op, const am_array *left, const am_scalar *right,
                               am_array **out) {
   AM_ENTER();
   if ((unsigned)op > AM_DIVIDE) return am_error(AM_EINVAL, "unknown arithmetic op %d", (int)op);
-  return binary_scalar(arith_names[op], 0, arith_kernel, op, left, right, out);
+  return binary_scalar(arith_names[op], 0, AM_ROUTE_ARITH, arith_kernel, op, left, right, out);
 }
 
 AM_EXPORT int am_cast(const am_array *array, am_type to, int safe, am_array **out) {
@@ -136,7 +152,25 @@ AM_EXPORT int am_cast(const am_array *array, am_type to, int safe, am_array **ou
     *out = am_array_share(array);
     return *out ? AM_OK : am_error(AM_ENOMEM, "out of memory");
   }
-  return array->device->backend->cast(array, to, safe, out);
+  am_route route;
+  if ((status = am_route_inputs(AM_ROUTE_CAST, &array, 1, &route)) != AM_OK) return status;
+  status = route.use[0]->device->backend->cast(route.use[0], to, safe, out);
+  if (status == AM_OK) status = am_route_result(&route, out);
+  am_route_done(&route);
+  return status;
+}
+
+/* `right` is NULL for AM_LOGIC_NOT. */
+static int routed_logic(am_logic_op op, const am_array *left, const am_array *right,
+                        am_array **out) {
+  am_route route;
+  const am_array *inputs[2] = {left, right};
+  int status = am_route_inputs(AM_ROUTE_LOGIC, inputs, right ? 2 : 1, &route);
+  if (status != AM_OK) return status;
+  status = route.use[0]->device->backend->logic(op, route.use[0], route.use[1], out);
+  if (status == AM_OK) status = am_route_result(&route, out);
+  am_route_done(&route);
+  return status;
 }
 
 static int logic(am_logic_op op, const char *name, const am_array *left, const am_array *right,
@@ -146,7 +180,7 @@ static int logic(am_logic_op op, const char *name, const am_array *left, const a
   AM_REQUIRE(out, "out");
   if (left->type != AM_BOOL || right->type != AM_BOOL)
     return no_kernel(name, left->type, right->type);
-  return left->device->backend->logic(op, left, right, out);
+  return routed_logic(op, left, right, out);
 }
 
 AM_EXPORT int am_and(const am_array *left, const am_array *right, am_array **out) {
@@ -168,5 +202,5 @@ AM_EXPORT int am_not(const am_array *array, am_array **out) {
   if (array->type != AM_BOOL)
     return am_error(AM_ETYPE, "function 'invert' has no kernel matching input types (%s)",
                     am_type_name(array->type));
-  return array->device->backend->logic(AM_LOGIC_NOT, array, NULL, out);
+  return routed_logic(AM_LOGIC_NOT, array, NULL, out);
 }

@@ -2,13 +2,18 @@
 #include <string.h>
 
 #include "abi.h"
+#include "route.h"
 
 static int reduce(am_reduce_op op, const am_array *array, am_scalar *out) {
   AM_REQUIRE(array, "array");
   AM_REQUIRE(out, "out");
   int status = am_settle(array);
   if (status != AM_OK) return status;
-  return array->device->backend->reduce(op, array, out);
+  am_route route;
+  if ((status = am_route_inputs(AM_ROUTE_REDUCE, &array, 1, &route)) != AM_OK) return status;
+  status = route.use[0]->device->backend->reduce(op, route.use[0], out);
+  am_route_done(&route);
+  return status;
 }
 
 AM_EXPORT int am_sum(const am_array *array, am_scalar *out) {

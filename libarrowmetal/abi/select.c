@@ -1,20 +1,38 @@
 /* Filter and take: type checks, then the backend. */
 #include "abi.h"
+#include "route.h"
 
 AM_EXPORT int am_filter(const am_array *array, const am_array *mask, am_array **out) {
   AM_ENTER();
   AM_REQUIRE(array, "array");
   AM_REQUIRE(mask, "mask");
   AM_REQUIRE(out, "out");
-  int status = am_same_device(array, mask);
-  if (status != AM_OK) return status;
+  int status;
   if ((status = am_settle(array)) != AM_OK || (status = am_settle(mask)) != AM_OK) return status;
   if (mask->type != AM_BOOL)
     return am_error(AM_ETYPE, "filter mask must be bool, not %s", am_type_name(mask->type));
   if (mask->length != array->length)
     return am_error(AM_EINVAL, "mask length %lld differs from array length %lld",
                     (long long)mask->length, (long long)array->length);
-  return array->device->backend->filter(array, mask, out);
+  am_route route;
+  const am_array *inputs[2] = {array, mask};
+  if ((status = am_route_inputs(AM_ROUTE_FILTER, inputs, 2, &route)) != AM_OK) return status;
+  status = route.use[0]->device->backend->filter(route.use[0], route.use[1], out);
+  if (status == AM_OK) status = am_route_result(&route, out);
+  am_route_done(&route);
+  return status;
+}
+
+/* Take on the devices the route chose; indices are int32 or int64. */
+static int routed_take(const am_array *array, const am_array *indices, am_array **out) {
+  am_route route;
+  const am_array *inputs[2] = {array, indices};
+  int status = am_route_inputs(AM_ROUTE_TAKE, inputs, 2, &route);
+  if (status != AM_OK) return status;
+  status = route.use[0]->device->backend->take(route.use[0], route.use[1], out);
+  if (status == AM_OK) status = am_route_result(&route, out);
+  am_route_done(&route);
+  return status;
 }
 
 AM_EXPORT int am_take(const am_array *array, const am_array *indices, am_array **out) {
@@ -22,20 +40,19 @@ AM_EXPORT int am_take(const am_array *array, const am_array *indices, am_array *
   AM_REQUIRE(array, "array");
   AM_REQUIRE(indices, "indices");
   AM_REQUIRE(out, "out");
-  int status = am_same_device(array, indices);
-  if (status != AM_OK) return status;
+  int status;
   if ((status = am_settle(array)) != AM_OK || (status = am_settle(indices)) != AM_OK) return status;
   if (!am_type_is_integer(indices->type))
     return am_error(AM_ETYPE, "indices must be integers, not %s", am_type_name(indices->type));
   if (indices->type == AM_INT32 || indices->type == AM_INT64)
-    return array->device->backend->take(array, indices, out);
+    return routed_take(array, indices, out);
   /* Other integer widths are widened; a uint64 index past INT64_MAX is out
    * of bounds for any array, which the widening cast reports as overflow. */
   am_array *widened = NULL;
   status = indices->device->backend->cast(indices, AM_INT64, 1, &widened);
   if (status == AM_EOVERFLOW) return am_error(AM_EINDEX, "index out of bounds");
   if (status != AM_OK) return status;
-  status = array->device->backend->take(array, widened, out);
+  status = routed_take(array, widened, out);
   am_array_free(widened);
   return status;
 }

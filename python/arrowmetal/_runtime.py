@@ -304,3 +304,11 @@ def binding_mode():
     """How the package calls the C library: 'api' (the compiled cffi module,
     about 0.06 us per call) or 'abi' (ffi.dlopen, about 0.14 us per call)."""
     return _capi_mode
+
+
+def routes():
+    """The active crossover table (am_routes): where ops run when moving
+    their inputs is faster, one '<op> <from> <below rows> <to>' line per rule
+    after a '# source' line. Set with ARROWMETAL_ROUTES (a file written by
+    benchmarks/crossover.py --write, 'off', or unset for the built-in table)."""
+    return _string(lib.am_routes()).decode()

@@ -1,0 +1,227 @@
+/* The crossover table (ARROWMETAL_ROUTES) and the moves of routed calls. */
+#include "route.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Measured on the H200 machine by benchmarks/crossover.py
+ * (benchmarks/results/): moving host data to the GPU never paid for a single
+ * op, and moving device data to the CPU paid only for small filters, result
+ * moved back included. Lines: op, where the inputs live, below how many rows
+ * the rule holds, where the op then runs. */
+static const char builtin_table[] = "filter cuda 4096 cpu\n";
+
+enum { MAX_RULES = 64, MAX_TEXT = 4096 };
+
+typedef struct rule {
+  am_op_class op;
+  char from[16]; /* backend name */
+  int64_t below_rows;
+  char to[16];
+} rule;
+
+static const char *const op_names[AM_ROUTE_CLASSES] = {"reduce", "compare", "arith", "cast",
+                                                       "logic",  "filter",  "take"};
+
+static pthread_once_t table_once = PTHREAD_ONCE_INIT;
+static rule rules[MAX_RULES];
+static int rule_count;
+static int routing_off;
+static char table_text[MAX_TEXT];
+
+static int known_backend(const char *name) {
+  for (int i = 0; i < am_backend_count(); i++)
+    if (strcmp(am_backend_name(i), name) == 0) return 1;
+  return 0;
+}
+
+/* Parses `text` into rules; on a bad line returns 0 with `why` filled. */
+static int parse(const char *text, char *why, size_t why_size) {
+  rule_count = 0;
+  int line_number = 0;
+  const char *line = text;
+  while (*line) {
+    const char *end = line + strcspn(line, "\n");
+    size_t length = (size_t)(end - line);
+    const char *next = *end ? end + 1 : end;
+    line_number++;
+    char content[256];
+    if (length >= sizeof content) {
+      snprintf(why, why_size, "line %d is too long", line_number);
+      return 0;
+    }
+    memcpy(content, line, length);
+    content[length] = '\0';
+    line = next;
+    char *hash = strchr(content, '#');
+    if (hash) *hash = '\0';
+    char op[16], from[16], to[16], extra[2];
+    long long below = 0;
+    int fields = sscanf(content, "%15s %15s %lld %15s %1s", op, from, &below, to, extra);
+    if (fields <= 0) continue; /* blank or comment */
+    int op_index = -1;
+    for (int i = 0; i < AM_ROUTE_CLASSES; i++)
+      if (strcmp(op, op_names[i]) == 0) op_index = i;
+    if (fields != 4 || op_index < 0 || below < 0 || !known_backend(from) || !known_backend(to) ||
+        strcmp(from, to) == 0) {
+      snprintf(why, why_size,
+               "line %d: expected '<op> <backend> <below rows> <other backend>' with op one of "
+               "reduce compare arith cast logic filter take",
+               line_number);
+      return 0;
+    }
+    if (rule_count == MAX_RULES) {
+      snprintf(why, why_size, "more than %d rules", MAX_RULES);
+      return 0;
+    }
+    rule *r = &rules[rule_count++];
+    r->op = (am_op_class)op_index;
+    snprintf(r->from, sizeof r->from, "%s", from);
+    r->below_rows = below;
+    snprintf(r->to, sizeof r->to, "%s", to);
+  }
+  return 1;
+}
+
+static char *read_file(const char *path) {
+  FILE *file = fopen(path, "rb");
+  if (!file) return NULL;
+  char *text = calloc(1, MAX_TEXT);
+  size_t got = text ? fread(text, 1, MAX_TEXT - 1, file) : 0;
+  int too_long = text && got == MAX_TEXT - 1 && fgetc(file) != EOF;
+  fclose(file);
+  if (too_long) {
+    free(text);
+    return NULL;
+  }
+  return text;
+}
+
+/* The active table as text, with where it came from, for am_routes(). */
+static void describe(const char *source) {
+  size_t used = (size_t)snprintf(table_text, sizeof table_text, "# %s\n", source);
+  if (routing_off) return;
+  for (int i = 0; i < rule_count && used < sizeof table_text; i++)
+    used += (size_t)snprintf(table_text + used, sizeof table_text - used, "%s %s %lld %s\n",
+                             op_names[rules[i].op], rules[i].from, (long long)rules[i].below_rows,
+                             rules[i].to);
+}
+
+static void load_table(void) {
+  const char *setting = getenv("ARROWMETAL_ROUTES");
+  char why[200] = "";
+  char source[600];
+  if (setting && strcmp(setting, "off") == 0) {
+    routing_off = 1;
+    describe(
+        "ARROWMETAL_ROUTES=off: every op runs where its inputs live; inputs on two devices "
+        "are refused");
+    return;
+  }
+  if (setting && *setting && strcmp(setting, "builtin") != 0) {
+    char *text = read_file(setting);
+    if (text && parse(text, why, sizeof why)) {
+      free(text);
+      snprintf(source, sizeof source, "ARROWMETAL_ROUTES=%s", setting);
+      describe(source);
+      return;
+    }
+    free(text);
+    snprintf(source, sizeof source, "ARROWMETAL_ROUTES=%s not used (%s); the built-in table",
+             setting, *why ? why : "cannot read it, or it is over 4 KiB");
+  } else {
+    snprintf(source, sizeof source, "the built-in table (H200 measurement)");
+  }
+  parse(builtin_table, why, sizeof why);
+  describe(source);
+}
+
+AM_EXPORT const char *am_routes(void) {
+  pthread_once(&table_once, load_table);
+  return table_text;
+}
+
+int am_move(const am_array *array, am_device *device, am_array **out) {
+  if (array->device == device) {
+    *out = am_array_share(array);
+    return *out ? AM_OK : am_error(AM_ENOMEM, "out of memory");
+  }
+  am_array *host = NULL;
+  int status = AM_OK;
+  if (array->device->backend->download) {
+    status = array->device->backend->download(array, &host);
+  } else {
+    host = am_array_share(array);
+    if (!host) status = am_error(AM_ENOMEM, "out of memory");
+  }
+  if (status != AM_OK) return status;
+  return am_place(host, device, out);
+}
+
+/* The device a rule sends work to: the CPU, or device 0 of a GPU backend
+ * (NULL when it cannot be opened here). */
+static am_device *rule_target(const rule *r) {
+  if (strcmp(r->to, "cpu") == 0) return am_cpu_device();
+  char spec[32];
+  snprintf(spec, sizeof spec, "%s:0", r->to);
+  am_device *device = NULL;
+  return am_device_open(spec, &device) == AM_OK ? device : NULL;
+}
+
+static am_device *table_choice(am_op_class op, am_device *from, int64_t rows) {
+  const char *backend = from->backend->name;
+  for (int i = 0; i < rule_count; i++)
+    if (rules[i].op == op && rows < rules[i].below_rows && strcmp(rules[i].from, backend) == 0)
+      return rule_target(&rules[i]);
+  return NULL;
+}
+
+int am_route_inputs(am_op_class op, const am_array *const *inputs, int count, am_route *route) {
+  pthread_once(&table_once, load_table);
+  memset(route, 0, sizeof *route);
+  for (int i = 0; i < count; i++) route->use[i] = inputs[i];
+  am_device *here = inputs[0]->device;
+  am_device *target = here;
+  if (count == 2 && inputs[1]->device != here) {
+    if (routing_off) return am_same_device(inputs[0], inputs[1]);
+    /* Move the fewer bytes; equal ones go to the GPU, the faster kernel. */
+    int64_t left = am_type_bytes(inputs[0]->type, inputs[0]->length);
+    int64_t right = am_type_bytes(inputs[1]->type, inputs[1]->length);
+    int pick_right = right > left || (right == left && here == am_cpu_device());
+    target = inputs[pick_right]->device;
+  } else {
+    if (routing_off || rule_count == 0 || am_batch_depth() > 0) return AM_OK;
+    am_device *chosen = table_choice(op, here, inputs[0]->length);
+    if (!chosen || chosen == here) return AM_OK;
+    target = chosen;
+    route->home = here;
+  }
+  for (int i = 0; i < count; i++) {
+    if (inputs[i]->device == target) continue;
+    int status = am_move(inputs[i], target, &route->moved[i]);
+    if (status != AM_OK) {
+      am_route_done(route);
+      return status;
+    }
+    route->use[i] = route->moved[i];
+  }
+  return AM_OK;
+}
+
+int am_route_result(const am_route *route, am_array **result) {
+  if (!route->home || (*result)->device == route->home) return AM_OK;
+  am_array *back = NULL;
+  int status = am_move(*result, route->home, &back);
+  am_array_free(*result);
+  *result = status == AM_OK ? back : NULL;
+  return status;
+}
+
+void am_route_done(am_route *route) {
+  for (int i = 0; i < 2; i++) {
+    am_array_free(route->moved[i]);
+    route->moved[i] = NULL;
+  }
+}

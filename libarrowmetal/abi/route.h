@@ -1,0 +1,45 @@
+/* Where a call runs: the crossover table and the moves it implies.
+ *
+ * An op runs on the device its inputs live on unless the table says that
+ * moving them first is faster for this op and size (measured, per machine,
+ * by benchmarks/crossover.py); its result then goes back to the inputs'
+ * device, so where data lives never depends on a size. Inputs on two devices
+ * meet on the device of the larger one (a GPU when equal), where the result
+ * stays. Inside a batch nothing is moved for speed: a move would wait on the
+ * batch's work. */
+#ifndef AM_ABI_ROUTE_H
+#define AM_ABI_ROUTE_H
+
+#include "abi.h"
+
+typedef enum am_op_class {
+  AM_ROUTE_REDUCE,
+  AM_ROUTE_COMPARE,
+  AM_ROUTE_ARITH,
+  AM_ROUTE_CAST,
+  AM_ROUTE_LOGIC,
+  AM_ROUTE_FILTER,
+  AM_ROUTE_TAKE,
+  AM_ROUTE_CLASSES
+} am_op_class;
+
+typedef struct am_route {
+  const am_array *use[2]; /* the inputs to run on: the caller's or moved copies */
+  am_array *moved[2];     /* copies made here, freed by am_route_done */
+  am_device *home;        /* where the result belongs; NULL: where it ran */
+} am_route;
+
+/* Chooses where a call over `count` (1 or 2) settled inputs runs and moves
+ * them there. On failure nothing is left to free. */
+int am_route_inputs(am_op_class op, const am_array *const *inputs, int count, am_route *route);
+
+/* Moves *result to route->home when the call ran elsewhere (replacing it). */
+int am_route_result(const am_route *route, am_array **result);
+
+void am_route_done(am_route *route);
+
+/* Copies `array` to `device` (a new handle sharing buffers when it is
+ * already there). */
+int am_move(const am_array *array, am_device *device, am_array **out);
+
+#endif
