@@ -28,6 +28,10 @@ fi
 echo "NVRTC: $ARROWMETAL_NVRTC" | tee -a "$OUT/machine.txt"
 export ARROWMETAL_CACHE_DIR=/tmp/arrowmetal-cache
 make -s -j16 all > "$OUT/build.log" 2>&1 || { tail -50 "$OUT/build.log"; exit 1; }
+# The cffi API-mode module; without a compiler or Python headers: ABI mode.
+python3 python/arrowmetal/_build_ext.py build >> "$OUT/build.log" 2>&1 ||
+  echo "arrowmetal._api not built (see build.log): cffi ABI mode" | tee -a "$OUT/machine.txt"
+python3 -c "import arrowmetal as am; print('binding:', am.binding_mode())" | tee -a "$OUT/machine.txt"
 cc -O2 -std=c11 -Iinclude benchmarks/latency.c -Lbuild -larrowmetal -Wl,-rpath,"$PWD/build" \
   -o build/latency >> "$OUT/build.log" 2>&1
 for stage in $stages; do
@@ -47,6 +51,7 @@ for stage in $stages; do
     cache)
       timeout 200 python3 benchmarks/kernel_cache_bench.py cuda 2>&1 | tee "$OUT/kernel_cache.txt" ;;
     crossover)
-      timeout 300 python3 benchmarks/crossover.py 2>&1 | tee "$OUT/crossover.txt" ;;
+      timeout 300 python3 benchmarks/crossover.py --write "$OUT/routes.txt" 2>&1 \
+        | tee "$OUT/crossover.txt" ;;
   esac
 done
