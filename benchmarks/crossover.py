@@ -26,16 +26,17 @@ import arrowmetal as am
 
 SIZES = (1_000, 4_000, 16_000, 64_000, 256_000, 1_000_000, 10_000_000)
 
-# One op per class the router knows; `back` is True when the result is an
-# array, which a routed call moves back to the inputs' device.
+# One op per class the router knows, over the inputs it names (a: int64
+# values, m: a bool mask, i: int64 indices); `back` is True when the result
+# is an array, which a routed call moves back to the inputs' device.
 OPS = {
-    "reduce": (lambda a, m, i: am.sum(a), False),
-    "compare": (lambda a, m, i: am.greater(a, 0), True),
-    "arith": (lambda a, m, i: am.multiply(a, 3), True),
-    "cast": (lambda a, m, i: am.cast(a, "float64"), True),
-    "logic": (lambda a, m, i: am.and_(m, m), True),
-    "filter": (lambda a, m, i: am.filter(a, m), True),
-    "take": (lambda a, m, i: am.take(a, i), True),
+    "reduce": (lambda a: am.sum(a), "a", False),
+    "compare": (lambda a: am.greater(a, 0), "a", True),
+    "arith": (lambda a: am.multiply(a, 3), "a", True),
+    "cast": (lambda a: am.cast(a, "float64"), "a", True),
+    "logic": (lambda m: am.and_(m, m), "m", True),
+    "filter": (lambda a, m: am.filter(a, m), "am", True),
+    "take": (lambda a, i: am.take(a, i), "ai", True),
 }
 
 
@@ -67,18 +68,20 @@ def measure(gpu):
     print(header + f"{gpu + ' data: ' + gpu:>20}{'-> cpu':>10}")
     for rows in SIZES:
         values = rng.integers(-1000, 1000, rows)
-        host = (
-            am.array(pa.array(values), device="cpu"),
-            am.array(pa.array(values > 0), device="cpu"),
-            am.array(pa.array(rng.integers(0, rows, rows)), device="cpu"),
-        )
-        device = tuple(x.to_device(gpu) for x in host)
+        host = {
+            "a": am.array(pa.array(values), device="cpu"),
+            "m": am.array(pa.array(values > 0), device="cpu"),
+            "i": am.array(pa.array(rng.integers(0, rows, rows)), device="cpu"),
+        }
+        device = {key: x.to_device(gpu) for key, x in host.items()}
         repeats = 100 if rows <= 256_000 else 20
-        for name, (op, back) in OPS.items():
-            cpu_stay = median_us(lambda h=host, op=op: op(*h), repeats)
-            cpu_move = median_us(moved(op, back, host, gpu, "cpu"), repeats)
-            gpu_stay = median_us(lambda d=device, op=op: op(*d), repeats)
-            gpu_move = median_us(moved(op, back, device, "cpu", gpu), repeats)
+        for name, (op, uses, back) in OPS.items():
+            here = tuple(host[key] for key in uses)
+            there = tuple(device[key] for key in uses)
+            cpu_stay = median_us(lambda h=here, op=op: op(*h), repeats)
+            cpu_move = median_us(moved(op, back, here, gpu, "cpu"), repeats)
+            gpu_stay = median_us(lambda d=there, op=op: op(*d), repeats)
+            gpu_move = median_us(moved(op, back, there, "cpu", gpu), repeats)
             results[(name, "cpu", rows)] = (cpu_stay, cpu_move)
             results[(name, gpu.split(":")[0], rows)] = (gpu_stay, gpu_move)
             print(
