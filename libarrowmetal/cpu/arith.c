@@ -151,40 +151,37 @@ typedef struct arith_job {
   const char *x, *y;
   const am_scalar *s;
   char *o;
-  size_t width;
-  int64_t n;
-  int parts;
+  int64_t width;
+  int stream;
 } arith_job;
 
-static void arith_part(void *ctx, int part) {
+/* Slots [begin, end) (see am_pool_sweep). */
+static void arith_range(void *ctx, int64_t begin, int64_t end) {
   const arith_job *job = ctx;
-  int64_t begin, end;
-  am_pool_range(job->n, job->parts, part, &begin, &end);
-  if (end <= begin) return;
-  size_t at = (size_t)begin * job->width;
-  if ((int64_t)job->width * job->n >= AM_STREAM_MIN) {
-    /* Blocks through L1, streamed out; every block but the range's last is
-     * whole (ranges start on 64 slots, so the output stays 64-byte aligned). */
-    _Alignas(64) char block[AM_STREAM_BLOCK];
-    int64_t step = AM_STREAM_BLOCK / (int64_t)job->width;
-    for (int64_t i = begin; i < end; i += step) {
-      int64_t m = end - i < step ? end - i : step;
-      size_t off = (size_t)i * job->width;
-      if (job->scalar)
-        job->scalar(job->x + off, job->s, block, m);
-      else
-        job->arrays(job->x + off, job->y + off, block, m);
-      int64_t bytes = m * (int64_t)job->width, whole = bytes / 64 * 64;
-      am_stream_copy(job->o + off, block, whole);
-      if (whole < bytes) memcpy(job->o + off + whole, block + whole, (size_t)(bytes - whole));
-    }
-    am_stream_fence();
+  size_t at = (size_t)(begin * job->width);
+  if (!job->stream) {
+    if (job->scalar)
+      job->scalar(job->x + at, job->s, job->o + at, end - begin);
+    else
+      job->arrays(job->x + at, job->y + at, job->o + at, end - begin);
     return;
   }
-  if (job->scalar)
-    job->scalar(job->x + at, job->s, job->o + at, end - begin);
-  else
-    job->arrays(job->x + at, job->y + at, job->o + at, end - begin);
+  /* Blocks through L1, streamed out; every block but the range's last is
+   * whole (ranges start on 64 slots, so the output stays 64-byte aligned). */
+  _Alignas(64) char block[AM_STREAM_BLOCK];
+  int64_t step = AM_STREAM_BLOCK / job->width;
+  for (int64_t i = begin; i < end; i += step) {
+    int64_t m = end - i < step ? end - i : step;
+    size_t off = (size_t)(i * job->width);
+    if (job->scalar)
+      job->scalar(job->x + off, job->s, block, m);
+    else
+      job->arrays(job->x + off, job->y + off, block, m);
+    int64_t bytes = m * job->width, whole = bytes / 64 * 64;
+    am_stream_copy(job->o + off, block, whole);
+    if (whole < bytes) memcpy(job->o + off + whole, block + whole, (size_t)(bytes - whole));
+  }
+  am_stream_fence();
 }
 
 int am_cpu_arith(am_arith_op op, const am_array *left, const am_array *right,
@@ -210,23 +207,16 @@ int am_cpu_arith(am_arith_op op, const am_array *left, const am_array *right,
       return am_error(AM_EZERODIV, "divide by zero");
     }
   }
-  void *o = result->data_buf->ptr;
-  int parts = am_pool_parts(n);
-  if (parts > 1) {
-    arith_job job = {.arrays = scalar ? NULL : kernels[left->type].arrays[op],
-                     .scalar = scalar ? kernels[left->type].scalar[op] : NULL,
-                     .x = x,
-                     .y = y,
-                     .s = scalar,
-                     .o = o,
-                     .width = width,
-                     .n = n,
-                     .parts = parts};
-    am_pool_run(parts, arith_part, &job);
-  } else if (scalar)
-    kernels[left->type].scalar[op](x, scalar, o, n);
-  else
-    kernels[left->type].arrays[op](x, y, o, n);
+  int64_t w = (int64_t)width;
+  arith_job job = {.arrays = scalar ? NULL : kernels[left->type].arrays[op],
+                   .scalar = scalar ? kernels[left->type].scalar[op] : NULL,
+                   .x = x,
+                   .y = y,
+                   .s = scalar,
+                   .o = result->data_buf->ptr,
+                   .width = w,
+                   .stream = w * n >= AM_STREAM_MIN};
+  am_pool_sweep(n, w, arith_range, &job);
   *out = result;
   return AM_OK;
 }

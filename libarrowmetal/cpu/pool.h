@@ -29,13 +29,44 @@ static inline void am_pool_range(int64_t n, int parts, int part, int64_t *begin,
   *end = e < n ? e : n;
 }
 
+/* Runs fn(ctx, begin, end) over ranges that together cover [0, n) once, for a
+ * kernel writing `width` (1, 2, 4 or 8) bytes a slot: on the calling thread
+ * alone below the parallel threshold, else in chunks spread over the pool.
+ * Chunks are whole multiples of 64 slots, so they start on 64 bytes of output
+ * and on bitmap words, and hold at least AM_SWEEP_CHUNK bytes of output and a
+ * 64th of a part.
+ *
+ * - Each part takes the chunks of its am_pool_range first. Up to
+ *   AM_SWEEP_TURN_MAX bytes of output, each sweep runs them in the order
+ *   opposite to the previous one's: when a kernel returns, the lines its
+ *   threads touched last are still in their cores' L2, and the next kernel
+ *   commonly touches the same addresses (it reads that output, or the same
+ *   inputs, or writes a recycled output buffer: core/buffer.c); sweeping back
+ *   it meets them first instead of fetching them again. Part p runs on the
+ *   same thread every time, so each core meets its own lines.
+ * - A part that runs out takes the chunks other parts have not reached, so a
+ *   thread slowed down (colder caches, a busy core) does not hold up the
+ *   join.
+ *
+ * At a million int64 slots the two took add from about 285 us to 235 us on
+ * two cores. Neither can change a result: chunks are independent. */
+void am_pool_sweep(int64_t n, int64_t width, void (*fn)(void *ctx, int64_t begin, int64_t end),
+                   void *ctx);
+#define AM_SWEEP_CHUNK ((int64_t)64 << 10)
+/* Turning back pays while a part's share is a few times its core's L2: on
+ * two cores with 2 MiB of L2 each, int64 add gained 15% at 8 MiB of output,
+ * 9% at 16 MiB and nothing at 32 MiB. Past that, where data comes from
+ * memory, running chunks in descending order costs the prefetchers: 4% at
+ * 60 MiB, 8% at 400 MiB. */
+#define AM_SWEEP_TURN_MAX ((int64_t)16 << 20)
+
 /* Outputs at least this large are written with non-temporal stores: computed
  * a block at a time into a buffer in L1, then streamed out, which saves
  * reading each output line from memory before writing it (a third of an
  * element-wise kernel's traffic) and leaves the caches alone. Smaller outputs
  * stay in the caches, where the next kernel finds them. */
 #define AM_STREAM_MIN ((int64_t)64 << 20)
-#define AM_STREAM_BLOCK 8192 /* bytes computed per block */
+#define AM_STREAM_BLOCK 8192 /* bytes of output computed per block */
 
 /* Copies `bytes` (a multiple of 64) from src to dst (64-byte aligned) with
  * non-temporal stores, or plainly where there are none. */
