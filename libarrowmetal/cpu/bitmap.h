@@ -116,8 +116,13 @@ typedef enum am_bits_op {
 int64_t am_bits_count(const uint8_t *a, int64_t apos, int64_t n);
 int64_t am_bits_count_and(const uint8_t *a, int64_t apos, const uint8_t *b, int64_t bpos,
                           int64_t n);
-/* `b` is only read by the binary ops (it may be NULL for COPY and NOT). */
+/* dst[0, n) = op(a[apos...], b[bpos...]) as an offset-0 bitmap; returns the
+ * set bits of the result. `b` is only read by the binary ops (it may be NULL
+ * for COPY and NOT); dst may be a when apos is 0. */
 int64_t am_bits_combine(am_bits_op op, uint64_t *dst, const uint8_t *a, int64_t apos,
                         const uint8_t *b, int64_t bpos, int64_t n);
+/* The same without the count, which makes it several times faster. */
+void am_bits_apply(am_bits_op op, uint64_t *dst, const uint8_t *a, int64_t apos, const uint8_t *b,
+                   int64_t bpos, int64_t n);
 
 #endif

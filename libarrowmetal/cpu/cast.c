@@ -243,7 +243,7 @@ int am_cpu_cast(const am_array *array, am_type to, int safe, am_array **out) {
   void *o = result->data_buf->ptr;
   if (from == AM_BOOL) {
     if (to == AM_BOOL)
-      am_bits_combine(AM_BITS_COPY, o, array->data, array->offset, NULL, 0, array->length);
+      am_bits_apply(AM_BITS_COPY, o, array->data, array->offset, NULL, 0, array->length);
     else
       from_bool[to](array->data, array->offset, o, array->length);
   } else {

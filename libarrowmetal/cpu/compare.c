@@ -86,7 +86,7 @@ static void compare_bools(am_compare_op op, const am_array *left, const am_array
       [AM_GT] = {AM_BITS_ANDNOT, 0}, [AM_GE] = {AM_BITS_ORNOT, 0},
   };
   const am_array *a = as_bits[op].swap ? right : left, *b = as_bits[op].swap ? left : right;
-  am_bits_combine(as_bits[op].bits, out, a->data, a->offset, b->data, b->offset, left->length);
+  am_bits_apply(as_bits[op].bits, out, a->data, a->offset, b->data, b->offset, left->length);
 }
 
 /* Against a constant each slot's result depends on its bit alone: constant,
@@ -118,8 +118,8 @@ static void compare_bool_scalar(am_compare_op op, const am_array *left, int s, u
   if (when[0] == when[1])
     am_bits_fill(out, left->length, when[0]);
   else
-    am_bits_combine(when[1] ? AM_BITS_COPY : AM_BITS_NOT, out, left->data, left->offset, NULL, 0,
-                    left->length);
+    am_bits_apply(when[1] ? AM_BITS_COPY : AM_BITS_NOT, out, left->data, left->offset, NULL, 0,
+                  left->length);
 }
 
 /* Numbers in parallel: ranges of whole words. */

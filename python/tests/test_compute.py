@@ -8,6 +8,7 @@ import arrowmetal as am
 
 pa = pytest.importorskip("pyarrow")
 pc = pytest.importorskip("pyarrow.compute")
+np = pytest.importorskip("numpy")
 
 
 def _py_equal(a, b):
@@ -267,3 +268,22 @@ def test_cast_numpy_dtype_and_safety():
 def test_device_keyword_and_memory_pool_are_accepted():
     assert am.sum(INTS, device="cpu", memory_pool=None) == pc.sum(INTS).as_py()
     assert am.add(INTS, 1, device="cpu").device == "cpu"
+
+
+@pytest.mark.parametrize("n", [200, 9_000_003])
+@pytest.mark.parametrize("offsets", [(0, 0), (8, 16), (64, 0), (3, 8), (8, 5)])
+def test_boolean_logic_at_every_alignment_and_on_the_pool(n, offsets):
+    # Operands starting on a byte take the vectorized byte loop; large ones
+    # are split over the worker pool.
+    rng = np.random.default_rng(n + offsets[0])
+    x = pa.array(rng.random(n + 64) < 0.5, mask=rng.random(n + 64) < 0.1).slice(offsets[0], n)
+    y = pa.array(rng.random(n + 64) < 0.5).slice(offsets[1], n)
+    for ours, theirs in [
+        (am.and_(x, y), pc.and_(x, y)),
+        (am.or_(x, y), pc.or_(x, y)),
+        (am.invert(y), pc.invert(y)),
+        (am.equal(x, y), pc.equal(x, y)),
+        (am.less(x, y), pc.less(x, y)),
+        (am.cast(y, "bool"), y),
+    ]:
+        assert pa.array(ours).equals(theirs)
