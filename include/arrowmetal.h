@@ -20,8 +20,9 @@
  *    Handles may be read from many threads at once; buffers are shared
  *    between handles (slices, exports) by reference counting.
  *  - Devices. am_device handles live for the whole process and are never
- *    freed. An array belongs to one device; the inputs of one call must share
- *    a device and the result lives there too.
+ *    freed. An array belongs to one device. A call runs where its inputs
+ *    live and its result lives there too; inputs on two devices meet on the
+ *    larger one's device (see "Routing" below).
  *  - Threads. Every call is safe to make from any thread at any time.
  *  - Semantics follow pyarrow.compute's defaults. The places where ArrowMetal
  *    chooses to differ are marked "Divergence:" below and in conformance/.

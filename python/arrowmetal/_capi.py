@@ -96,7 +96,7 @@ def _point_at_pip_nvrtc():
 def _api_module():
     """arrowmetal._api when it can be used: present, loadable (its library
     sits beside it) and built from this header. None otherwise."""
-    if os.environ.get("ARROWMETAL_CFFI", "").lower() == "abi" or __package__ != "arrowmetal":
+    if os.environ.get("ARROWMETAL_CFFI", "").lower() == "abi" or not __package__:
         return None
     try:
         from . import _api
