@@ -303,7 +303,7 @@ def _cached_or_cpu_array(obj):
         p = obj._ptr
         return p if _am_array_device(p) == _CPU else None
     e = _imports_get(id(obj))
-    return e[1]._ptr if e is not None and e[0]() is obj else None
+    return e[2] if e is not None else None
 
 
 def _import_operand(obj, fn, dev, out, tmps):
@@ -441,8 +441,8 @@ def _make_binary(name, kind, op, swop, array_fn, scalar_fn, doc):
         # x's device, an int or a float. Anything else: the general path.
         if type(x) is Array:
             xp = x._ptr
-        elif device is None and (e := _imports_get(id(x))) is not None and e[0]() is x:
-            xp = e[1]._ptr
+        elif device is None and (e := _imports_get(id(x))) is not None:
+            xp = e[2]
         else:
             return _binary(kind, op, swop, x, y, device)
         ty = type(y)
@@ -460,10 +460,9 @@ def _make_binary(name, kind, op, swop, array_fn, scalar_fn, doc):
         elif (
             device is None
             and (e := _imports_get(id(y))) is not None
-            and e[0]() is y
             and (type(x) is not Array or _am_array_device(xp) == _CPU)
         ):
-            rc = array_fn(op, xp, e[1]._ptr, out)
+            rc = array_fn(op, xp, e[2], out)
         else:
             return _binary(kind, op, swop, x, y, device)
         if rc:
@@ -679,8 +678,8 @@ def cast(arr, target_type=None, safe=None, options=None, memory_pool=None, devic
         if rc:
             raise _error(rc)
         return _wrap(out[0])
-    if device is None and (e := _imports_get(id(arr))) is not None and e[0]() is arr:
-        rc = _am_cast(e[1]._ptr, t, s, out)
+    if device is None and (e := _imports_get(id(arr))) is not None:
+        rc = _am_cast(e[2], t, s, out)
         if rc:
             raise _error(rc)
         return _wrap(out[0])

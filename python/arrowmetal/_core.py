@@ -494,7 +494,10 @@ def _import_pyarrow(obj, dev, out):
 
 
 # Zero-copy CPU imports of pyarrow arrays, reused while the pyarrow array
-# lives: id(array) -> (weak reference to it, am.Array). A pyarrow array never
+# lives: id(array) -> (weak reference to it, am.Array, its handle). An entry
+# is removed by its weak reference's callback, which runs as the array dies,
+# before its id can name another object: a live entry found under id(x) for a
+# live x is x's (fast paths rely on it and skip the weak reference). A pyarrow array never
 # changes, and its CPU import shares its buffers, so the kept import is exactly
 # what importing again would give -- without the ~1.3 us an import costs from
 # Python (pyarrow's export, two capsules, the release). An entry dies with its
@@ -524,7 +527,7 @@ def _borrow(obj, dev):
     key = id(obj)
     e = _PYARROW_IMPORTS.get(key)
     if e is not None and e[0]() is obj:
-        return e[1]._ptr
+        return e[2]
     # Kept from the second use on: an array used once (a fresh slice in a
     # loop) pays only this plain weak reference, not the entry's upkeep.
     seen = _SEEN_ONCE.get(key)
@@ -543,10 +546,10 @@ def _borrow(obj, dev):
     kept = _new(Array)
     kept._ptr = _import_pair(sc, ac, _CPU, _tls.out)
     ref = weakref.ref(obj, lambda r, k=key: _forget_import(r, k))
-    e = _PYARROW_IMPORTS.setdefault(key, (ref, kept))
+    e = _PYARROW_IMPORTS.setdefault(key, (ref, kept, kept._ptr))
     if e[1] is not kept and e[0]() is not obj:  # a dead entry not yet forgotten
-        _PYARROW_IMPORTS[key] = e = (ref, kept)
-    return e[1]._ptr
+        _PYARROW_IMPORTS[key] = e = (ref, kept, kept._ptr)
+    return e[2]
 
 
 def _empty_of_format(fmt, dev, out):
