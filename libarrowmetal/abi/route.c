@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* Measured on the H200 machine by benchmarks/crossover.py
- * (benchmarks/results/h200-2026-11-30-run3.md): with the result moved back,
+ * (benchmarks/results/h200-2026-11-30-run3.md and -run4.md): with the result moved back,
  * moving inputs never beat running where they live, in either direction, for
  * any op class from 1,000 to 10,000,000 rows. So the built-in table has no
  * rules; a machine with other transfer costs writes its own. */
