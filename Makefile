@@ -55,13 +55,11 @@ build/%.o: %.m
 -include $(DEPS)
 
 # The Python package's compiled cffi module (API mode: faster calls than the
-# ABI mode it falls back to; see python/arrowmetal/_build_ext.py).
-API_STAMP := build/cffi-api.stamp
-api: $(API_STAMP)
-$(API_STAMP): $(LIB) include/arrowmetal.h python/arrowmetal/_build_ext.py \
-              python/arrowmetal/_cdef.py $(VENV)/.installed
+# ABI mode it falls back to; see python/arrowmetal/_build_ext.py). Built on
+# every run (about a second), so it always matches the header, the library
+# and the venv's Python.
+api: python/arrowmetal/$(notdir $(LIB)) $(VENV)/.installed
 	$(VENV)/bin/python python/arrowmetal/_build_ext.py build
-	touch $@
 
 # Everything a fresh machine needs for the tests goes into $(VENV).
 $(VENV)/.installed: requirements-test.txt

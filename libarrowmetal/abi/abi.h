@@ -25,6 +25,9 @@ static inline int am_settle(const am_array *array) {
 /* Checks that the inputs of one call share a device. */
 int am_same_device(const am_array *left, const am_array *right);
 
+/* am_device_open without entering the ABI (the caller's call name stays). */
+int am_open_device(const char *spec, am_device **out);
+
 /* Devices opened so far, for the batch calls that visit each of them. */
 int am_opened_devices(am_device **devices, int capacity);
 

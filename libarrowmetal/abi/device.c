@@ -40,7 +40,7 @@ AM_EXPORT int am_backend_probe(const char *name) {
 }
 
 /* Parses "cuda:1" into backend and ordinal; opens it under the registry lock. */
-static int open_device(const char *spec, am_device **out) {
+int am_open_device(const char *spec, am_device **out) {
   const char *colon = strchr(spec, ':');
   size_t name_length = colon ? (size_t)(colon - spec) : strlen(spec);
   int ordinal = 0;
@@ -94,7 +94,7 @@ AM_EXPORT int am_device_open(const char *spec, am_device **out) {
   AM_ENTER();
   AM_REQUIRE(spec, "spec");
   AM_REQUIRE(out, "out");
-  return open_device(spec, out);
+  return am_open_device(spec, out);
 }
 
 /* ARROWMETAL_BACKEND picks the default when it names a usable device; the
@@ -104,7 +104,7 @@ static void choose_default(void) {
   const char *spec = getenv("ARROWMETAL_BACKEND");
   if (spec && *spec) {
     am_device *chosen = NULL;
-    if (open_device(spec, &chosen) == AM_OK) device = chosen;
+    if (am_open_device(spec, &chosen) == AM_OK) device = chosen;
   }
   atomic_store(&default_device, device);
 }

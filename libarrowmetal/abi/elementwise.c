@@ -56,15 +56,15 @@ static int binary_arrays(const char *name, int allow_bool, am_op_class op_class,
   if ((status = am_route_inputs(op_class, inputs, 2, &route)) != AM_OK) return status;
   left = route.use[0];
   right = route.use[1];
-  am_array *left_converted = NULL, *right_converted = NULL;
+  am_array *left_converted = NULL, *right_converted = NULL, *result = NULL;
   if ((status = convert(left, type, &left_converted)) == AM_OK &&
       (status = convert(right, type, &right_converted)) == AM_OK) {
     status = kernel(op, left_converted ? left_converted : left,
-                    right_converted ? right_converted : right, NULL, out);
+                    right_converted ? right_converted : right, NULL, &result);
   }
   am_array_free(left_converted);
   am_array_free(right_converted);
-  if (status == AM_OK) status = am_route_result(&route, out);
+  status = am_route_finish(&route, status, result, out);
   am_route_done(&route);
   return status;
 }
@@ -88,11 +88,11 @@ static int binary_scalar(const char *name, int allow_bool, am_op_class op_class,
   am_route route;
   if ((status = am_route_inputs(op_class, &left, 1, &route)) != AM_OK) return status;
   left = route.use[0];
-  am_array *converted = NULL;
+  am_array *converted = NULL, *result = NULL;
   if ((status = convert(left, type, &converted)) == AM_OK)
-    status = kernel(op, converted ? converted : left, NULL, &scalar, out);
+    status = kernel(op, converted ? converted : left, NULL, &scalar, &result);
   am_array_free(converted);
-  if (status == AM_OK) status = am_route_result(&route, out);
+  status = am_route_finish(&route, status, result, out);
   am_route_done(&route);
   return status;
 }
@@ -154,8 +154,9 @@ AM_EXPORT int am_cast(const am_array *array, am_type to, int safe, am_array **ou
   }
   am_route route;
   if ((status = am_route_inputs(AM_ROUTE_CAST, &array, 1, &route)) != AM_OK) return status;
-  status = route.use[0]->device->backend->cast(route.use[0], to, safe, out);
-  if (status == AM_OK) status = am_route_result(&route, out);
+  am_array *result = NULL;
+  status = route.use[0]->device->backend->cast(route.use[0], to, safe, &result);
+  status = am_route_finish(&route, status, result, out);
   am_route_done(&route);
   return status;
 }
@@ -167,8 +168,9 @@ static int routed_logic(am_logic_op op, const am_array *left, const am_array *ri
   const am_array *inputs[2] = {left, right};
   int status = am_route_inputs(AM_ROUTE_LOGIC, inputs, right ? 2 : 1, &route);
   if (status != AM_OK) return status;
-  status = route.use[0]->device->backend->logic(op, route.use[0], route.use[1], out);
-  if (status == AM_OK) status = am_route_result(&route, out);
+  am_array *result = NULL;
+  status = route.use[0]->device->backend->logic(op, route.use[0], route.use[1], &result);
+  status = am_route_finish(&route, status, result, out);
   am_route_done(&route);
   return status;
 }

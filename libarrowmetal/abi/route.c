@@ -1,7 +1,9 @@
 /* The crossover table (ARROWMETAL_ROUTES) and the moves of routed calls. */
 #include "route.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,13 +15,17 @@
  * rules; a machine with other transfer costs writes its own. */
 static const char builtin_table[] = "";
 
-enum { MAX_RULES = 64, MAX_TEXT = 4096 };
+enum { MAX_RULES = 64, MAX_TEXT = 4096, MAX_LINE = 1024 };
 
 typedef struct rule {
   am_op_class op;
   char from[16]; /* backend name */
   int64_t below_rows;
   char to[16];
+  /* The device the rule sends work to, opened on first use; `unusable` once
+   * it failed to open (the rule then never applies). */
+  _Atomic(am_device *) target;
+  atomic_int unusable;
 } rule;
 
 static const char *const op_names[AM_ROUTE_CLASSES] = {"reduce", "compare", "arith", "cast",
@@ -37,6 +43,30 @@ static int known_backend(const char *name) {
   return 0;
 }
 
+/* Splits `line` (NUL-terminated, comment removed) into at most `max`
+ * whitespace-separated fields; returns how many there were (max + 1 when
+ * there were more). */
+static int split(char *line, char **fields, int max) {
+  int count = 0;
+  char *rest = NULL;
+  for (char *token = strtok_r(line, " \t\r", &rest); token;
+       token = strtok_r(NULL, " \t\r", &rest)) {
+    if (count == max) return max + 1;
+    fields[count++] = token;
+  }
+  return count;
+}
+
+static int parse_rows(const char *text, int64_t *rows) {
+  if (*text < '0' || *text > '9') return 0;
+  errno = 0;
+  char *end = NULL;
+  long long value = strtoll(text, &end, 10);
+  if (errno || *end) return 0;
+  *rows = value;
+  return 1;
+}
+
 /* Parses `text` into rules; on a bad line returns 0 with `why` filled. */
 static int parse(const char *text, char *why, size_t why_size) {
   rule_count = 0;
@@ -47,9 +77,9 @@ static int parse(const char *text, char *why, size_t why_size) {
     size_t length = (size_t)(end - line);
     const char *next = *end ? end + 1 : end;
     line_number++;
-    char content[256];
+    char content[MAX_LINE];
     if (length >= sizeof content) {
-      snprintf(why, why_size, "line %d is too long", line_number);
+      snprintf(why, why_size, "line %d is over %d characters", line_number, MAX_LINE - 1);
       return 0;
     }
     memcpy(content, line, length);
@@ -57,15 +87,17 @@ static int parse(const char *text, char *why, size_t why_size) {
     line = next;
     char *hash = strchr(content, '#');
     if (hash) *hash = '\0';
-    char op[16], from[16], to[16], extra[2];
-    long long below = 0;
-    int fields = sscanf(content, "%15s %15s %lld %15s %1s", op, from, &below, to, extra);
-    if (fields <= 0) continue; /* blank or comment */
+    char *fields[4];
+    int count = split(content, fields, 4);
+    if (count == 0) continue; /* blank or comment */
     int op_index = -1;
     for (int i = 0; i < AM_ROUTE_CLASSES; i++)
-      if (strcmp(op, op_names[i]) == 0) op_index = i;
-    if (fields != 4 || op_index < 0 || below < 0 || !known_backend(from) || !known_backend(to) ||
-        strcmp(from, to) == 0) {
+      if (strcmp(fields[0], op_names[i]) == 0) op_index = i;
+    int64_t below = 0;
+    if (count != 4 || op_index < 0 || !parse_rows(fields[2], &below) ||
+        strlen(fields[1]) >= sizeof rules[0].from || strlen(fields[3]) >= sizeof rules[0].to ||
+        !known_backend(fields[1]) || !known_backend(fields[3]) ||
+        strcmp(fields[1], fields[3]) == 0) {
       snprintf(why, why_size,
                "line %d: expected '<op> <backend> <below rows> <other backend>' with op one of "
                "reduce compare arith cast logic filter take",
@@ -78,21 +110,26 @@ static int parse(const char *text, char *why, size_t why_size) {
     }
     rule *r = &rules[rule_count++];
     r->op = (am_op_class)op_index;
-    snprintf(r->from, sizeof r->from, "%s", from);
+    snprintf(r->from, sizeof r->from, "%s", fields[1]);
     r->below_rows = below;
-    snprintf(r->to, sizeof r->to, "%s", to);
+    snprintf(r->to, sizeof r->to, "%s", fields[3]);
+    atomic_init(&r->target, NULL);
+    atomic_init(&r->unusable, 0);
   }
   return 1;
 }
 
+/* The file's text, or NULL when it cannot be read whole (a directory, a
+ * read error, over MAX_TEXT - 1 bytes, or a NUL byte inside). */
 static char *read_file(const char *path) {
   FILE *file = fopen(path, "rb");
   if (!file) return NULL;
   char *text = calloc(1, MAX_TEXT);
   size_t got = text ? fread(text, 1, MAX_TEXT - 1, file) : 0;
-  int too_long = text && got == MAX_TEXT - 1 && fgetc(file) != EOF;
+  int bad =
+      !text || ferror(file) || (got == MAX_TEXT - 1 && fgetc(file) != EOF) || strlen(text) != got;
   fclose(file);
-  if (too_long) {
+  if (bad) {
     free(text);
     return NULL;
   }
@@ -130,7 +167,9 @@ static void load_table(void) {
     }
     free(text);
     snprintf(source, sizeof source, "ARROWMETAL_ROUTES=%s not used (%s); the built-in table",
-             setting, *why ? why : "cannot read it, or it is over 4 KiB");
+             setting,
+             *why ? why
+                  : "cannot read it whole: missing, a directory, over 4 KiB or holding a NUL byte");
   } else {
     snprintf(source, sizeof source, "the built-in table (H200 measurement: no move paid)");
   }
@@ -160,14 +199,22 @@ int am_move(const am_array *array, am_device *device, am_array **out) {
   return am_place(host, device, out);
 }
 
-/* The device a rule sends work to: the CPU, or device 0 of a GPU backend
- * (NULL when it cannot be opened here). */
-static am_device *rule_target(const rule *r) {
-  if (strcmp(r->to, "cpu") == 0) return am_cpu_device();
+/* The device a rule sends work to: the CPU, or device 0 of a GPU backend;
+ * NULL when that cannot be opened here. Opened once per rule; a failure to
+ * open is not the caller's error, so the caller's error state is kept. */
+static am_device *rule_target(rule *r) {
+  am_device *device = atomic_load_explicit(&r->target, memory_order_acquire);
+  if (device || atomic_load_explicit(&r->unusable, memory_order_relaxed)) return device;
   char spec[32];
   snprintf(spec, sizeof spec, "%s:0", r->to);
-  am_device *device = NULL;
-  return am_device_open(spec, &device) == AM_OK ? device : NULL;
+  am_error_state saved;
+  am_error_save(&saved);
+  if (am_open_device(spec, &device) == AM_OK)
+    atomic_store_explicit(&r->target, device, memory_order_release);
+  else
+    atomic_store_explicit(&r->unusable, 1, memory_order_relaxed);
+  am_error_restore(&saved);
+  return device;
 }
 
 static am_device *table_choice(am_op_class op, am_device *from, int64_t rows) {
@@ -210,12 +257,14 @@ int am_route_inputs(am_op_class op, const am_array *const *inputs, int count, am
   return AM_OK;
 }
 
-int am_route_result(const am_route *route, am_array **result) {
-  if (!route->home || (*result)->device == route->home) return AM_OK;
-  am_array *back = NULL;
-  int status = am_move(*result, route->home, &back);
-  am_array_free(*result);
-  *result = status == AM_OK ? back : NULL;
+int am_route_finish(const am_route *route, int status, am_array *result, am_array **out) {
+  if (status == AM_OK && route->home && result->device != route->home) {
+    am_array *back = NULL;
+    status = am_move(result, route->home, &back);
+    am_array_free(result);
+    result = back;
+  }
+  if (status == AM_OK) *out = result;
   return status;
 }
 

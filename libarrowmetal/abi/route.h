@@ -33,8 +33,10 @@ typedef struct am_route {
  * them there. On failure nothing is left to free. */
 int am_route_inputs(am_op_class op, const am_array *const *inputs, int count, am_route *route);
 
-/* Moves *result to route->home when the call ran elsewhere (replacing it). */
-int am_route_result(const am_route *route, am_array **result);
+/* Ends a routed call whose kernel returned `status` and `result`: moves the
+ * result to route->home when the call ran elsewhere, then writes *out, only
+ * on success (a failed move frees the result). Returns the call's status. */
+int am_route_finish(const am_route *route, int status, am_array *result, am_array **out);
 
 void am_route_done(am_route *route);
 

@@ -17,8 +17,9 @@ AM_EXPORT int am_filter(const am_array *array, const am_array *mask, am_array **
   am_route route;
   const am_array *inputs[2] = {array, mask};
   if ((status = am_route_inputs(AM_ROUTE_FILTER, inputs, 2, &route)) != AM_OK) return status;
-  status = route.use[0]->device->backend->filter(route.use[0], route.use[1], out);
-  if (status == AM_OK) status = am_route_result(&route, out);
+  am_array *result = NULL;
+  status = route.use[0]->device->backend->filter(route.use[0], route.use[1], &result);
+  status = am_route_finish(&route, status, result, out);
   am_route_done(&route);
   return status;
 }
@@ -29,8 +30,9 @@ static int routed_take(const am_array *array, const am_array *indices, am_array 
   const am_array *inputs[2] = {array, indices};
   int status = am_route_inputs(AM_ROUTE_TAKE, inputs, 2, &route);
   if (status != AM_OK) return status;
-  status = route.use[0]->device->backend->take(route.use[0], route.use[1], out);
-  if (status == AM_OK) status = am_route_result(&route, out);
+  am_array *result = NULL;
+  status = route.use[0]->device->backend->take(route.use[0], route.use[1], &result);
+  status = am_route_finish(&route, status, result, out);
   am_route_done(&route);
   return status;
 }

@@ -3,8 +3,9 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
-enum { AM_ERROR_CAPACITY = 512 };
+enum { AM_ERROR_CAPACITY = sizeof(((am_error_state *)0)->message) };
 
 _Thread_local const char *am_current_call = "arrowmetal";
 static _Thread_local char last_error[AM_ERROR_CAPACITY];
@@ -19,4 +20,14 @@ int am_error(int code, const char *fmt, ...) {
   vsnprintf(last_error + used, sizeof last_error - (size_t)used, fmt, args);
   va_end(args);
   return code;
+}
+
+void am_error_save(am_error_state *state) {
+  state->call = am_current_call;
+  memcpy(state->message, last_error, sizeof state->message);
+}
+
+void am_error_restore(const am_error_state *state) {
+  am_current_call = state->call;
+  memcpy(last_error, state->message, sizeof last_error);
 }

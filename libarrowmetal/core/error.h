@@ -10,6 +10,16 @@
 extern _Thread_local const char *am_current_call;
 #define AM_ENTER() (am_current_call = __func__)
 
+/* A thread's error state, kept across internal work whose own failure is not
+ * the caller's (a routing target that cannot open): the caller's call name
+ * and message come back untouched. */
+typedef struct am_error_state {
+  const char *call;
+  char message[512];
+} am_error_state;
+void am_error_save(am_error_state *state);
+void am_error_restore(const am_error_state *state);
+
 /* Records "<current call>: <message>" as this thread's last error and returns
  * `code`: a failing path reads `return am_error(AM_EINVAL, "...", ...)`. */
 int am_error(int code, const char *fmt, ...)

@@ -14,13 +14,18 @@
 
 enum { MAX_THREADS = 64, SPINS = 4000 };
 
-/* How long a worker spins for the next job before it sleeps. Waking a
+/* How long the workers spin for the next job before they sleep. Waking a
  * sleeping worker costs tens of microseconds (more under a hypervisor), and
  * Python between two kernels commonly takes longer than a few thousand
  * pauses: am.add of two pyarrow arrays of a million rows spends about 45 us
  * outside the kernel (its caches are cold after it), and with a 45 us spin
- * its worker slept and joined each kernel some 15 us late. */
-#define IDLE_SPIN_NS 200000
+ * its worker slept and joined each kernel some 15 us late. The budget is
+ * shared: every worker spins for IDLE_SPIN_BUDGET_NS / workers, between the
+ * two bounds, so that many cores do not each burn 200 us after every kernel
+ * (their share of a kernel is short, and so is a late join). */
+#define IDLE_SPIN_BUDGET_NS 400000
+#define IDLE_SPIN_MIN_NS 20000
+#define IDLE_SPIN_MAX_NS 200000
 
 static inline void cpu_relax(void) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -44,6 +49,7 @@ static struct {
   int started; /* workers running */
   unsigned first_generation;
   int64_t min_slots;
+  int64_t idle_spin_ns; /* per worker */
 } pool = {.run_lock = PTHREAD_MUTEX_INITIALIZER,
           .lock = PTHREAD_MUTEX_INITIALIZER,
           .wake = PTHREAD_COND_INITIALIZER};
@@ -63,7 +69,7 @@ static void *worker(void *arg) {
   unsigned seen = pool.first_generation;
   for (;;) {
     unsigned now;
-    int64_t until = now_ns() + IDLE_SPIN_NS;
+    int64_t until = now_ns() + pool.idle_spin_ns;
     for (int spins = 1;
          (now = atomic_load_explicit(&pool.generation, memory_order_acquire)) == seen; spins++) {
       if (spins % 64 == 0 && now_ns() >= until) break;
@@ -107,6 +113,10 @@ static void pool_init(void) {
     if (c >= 1 && c < cpus) cpus = c;
   }
   pool.threads = cpus > MAX_THREADS ? MAX_THREADS : (int)cpus;
+  int64_t spin = IDLE_SPIN_BUDGET_NS / (pool.threads > 1 ? pool.threads - 1 : 1);
+  pool.idle_spin_ns = spin < IDLE_SPIN_MIN_NS   ? IDLE_SPIN_MIN_NS
+                      : spin > IDLE_SPIN_MAX_NS ? IDLE_SPIN_MAX_NS
+                                                : spin;
   pool.min_slots = 131072;
   const char *min = getenv("ARROWMETAL_PARALLEL_MIN");
   if (min && *min) {

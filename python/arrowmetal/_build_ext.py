@@ -10,13 +10,15 @@ $ORIGIN); the package falls back to ABI mode when it is missing or stale.
     python python/arrowmetal/_build_ext.py [LIBRARY_DIR]
 
 LIBRARY_DIR holds the built libarrowmetal (default: the package directory).
-Run by ``make`` and by setup.py's build_py; needs cffi, a C compiler and the
+Run by ``make api`` (and so ``make test``) and by setup.py's build_py; needs cffi, a C compiler and the
 Python headers. Prints where the module was written.
 """
 
 import importlib.util
 import os
+import shutil
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -31,7 +33,7 @@ def _load_cdef_module():
     return module
 
 
-def build(library_dir=HERE, out_dir=HERE, tmp_dir=None):
+def build(library_dir=HERE, out_dir=HERE):
     """Writes arrowmetal/_api.<ext-suffix> into out_dir; returns its path."""
     from cffi import FFI
 
@@ -63,8 +65,9 @@ static int am_import_device_addr(uintptr_t schema, uintptr_t array, void *device
     origin = "@loader_path" if sys.platform == "darwin" else "$ORIGIN"
     link_args = [f"-Wl,-rpath,{origin}"]
     if sys.platform != "darwin":
-        # DT_RPATH, searched before LD_LIBRARY_PATH: the module always loads
-        # the library beside it, the one ABI mode would pick first.
+        # DT_RPATH, searched before LD_LIBRARY_PATH: the module loads the
+        # library beside it, the one ABI mode would pick first (unless one of
+        # that soname is already loaded; _capi checks).
         link_args.append("-Wl,--disable-new-dtags")
     builder = FFI()
     builder.cdef(cdef + cdefs.ADDRESS_CDEF + "const char *am_py_cdef_hash(void);\n")
@@ -77,10 +80,14 @@ static int am_import_device_addr(uintptr_t schema, uintptr_t array, void *device
         extra_compile_args=["-O2"],
         extra_link_args=link_args,
     )
-    tmp = tmp_dir or os.path.join(os.path.abspath(library_dir), "cffi-api")
-    built = builder.compile(tmpdir=tmp, verbose=False)
-    target = os.path.join(out_dir, os.path.basename(built))
-    os.replace(built, target)
+    with tempfile.TemporaryDirectory(prefix="arrowmetal-cffi-") as tmp:
+        built = builder.compile(tmpdir=tmp, verbose=False)
+        target = os.path.join(out_dir, os.path.basename(built))
+        # Written beside the target, then renamed over it: a process importing
+        # the package meanwhile sees the old module or the new one, whole.
+        staged = target + ".tmp"
+        shutil.copyfile(built, staged)
+        os.replace(staged, target)
     return target
 
 

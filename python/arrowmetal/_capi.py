@@ -1,10 +1,11 @@
 """Low-level binding of the ArrowMetal C ABI through cffi.
 
 Two modes over the same shared library. API mode uses ``arrowmetal._api``, a
-small compiled module (built by ``make`` or ``pip install``; see _build_ext)
-whose calls cost about 0.06 us; ABI mode (``ffi.dlopen``, no compiler) costs
-about 0.14 us per call and is used when that module is absent, stale (built
-from another header) or disabled with ``ARROWMETAL_CFFI=abi``. ``mode`` says
+small compiled module (built by ``make api``, ``make test`` or ``pip
+install``; see _build_ext) whose calls cost about 0.06 us; ABI mode
+(``ffi.dlopen``, no compiler) costs about 0.14 us per call and is used when
+that module is absent, stale (built from another header), bound to another
+copy of the library, or disabled with ``ARROWMETAL_CFFI=abi``. ``mode`` says
 which one runs. The declarations are generated from ``arrowmetal.h`` at import
 time so that they can never drift from the C header. This module exposes
 ``ffi``, ``lib``, ``library_path``, ``mode``, ``import_addr`` and
@@ -102,8 +103,22 @@ def _api_module():
         from . import _api
     except ImportError:
         return None
-    built_from = _api.ffi.string(_api.lib.am_py_cdef_hash()).decode()
-    return _api if built_from == _cdefs.cdef_hash(_CDEF) else None
+    # cffi registers the module as "arrowmetal._api" whatever package holds
+    # it: a copy of the package under another name must not lend us its own.
+    if os.path.dirname(os.path.abspath(_api.__file__)) != _HERE:
+        return None
+    if _api.ffi.string(_api.lib.am_py_cdef_hash()).decode() != _cdefs.cdef_hash(_CDEF):
+        return None  # built from another header
+    # The module links by soname: if another libarrowmetal was loaded first it
+    # got that one. Use it only when it is the library beside the package.
+    # (am_last_error's buffer is per library copy, so equal addresses mean one
+    # library; addressof would give cffi's wrapper, not the function.)
+    import ctypes
+
+    ours = ctypes.CDLL(library_path).am_last_error
+    ours.restype = ctypes.c_void_p
+    bound = int(_api.ffi.cast("uintptr_t", _api.lib.am_last_error()))
+    return _api if ours() == bound else None
 
 
 def _abi_binding():

@@ -286,16 +286,6 @@ def count(array, /, mode="only_valid", *, options=None, memory_pool=None, device
 _COMPARE, _ARITH, _LOGIC = 0, 1, 2
 
 
-def _pick_device(device, other):
-    """Where to import an operand: `device` if given, else the device of the
-    other (already imported) operand, else the default device."""
-    if device is not None:
-        return _device_ptr(device)
-    if other is not None:
-        return _am_array_device(other)
-    return _NULL
-
-
 def _cached_or_cpu_array(obj):
     """The handle of an am.Array on the CPU or of a pyarrow array in the
     import cache (borrowed); None for anything else."""
@@ -387,9 +377,9 @@ def _binary(family, op, swop, x, y, device):
         xp = x._ptr if kx == _ARRAY else None
         yp = y._ptr if ky == _ARRAY else None
         if kx == _IMPORT:
-            xp = _import_operand(x, fx, _pick_device(device, yp), out, tmps)
+            xp = _import_operand(x, fx, _device_ptr(device), out, tmps)
         if ky == _IMPORT:
-            yp = _import_operand(y, fy, _pick_device(device, xp), out, tmps)
+            yp = _import_operand(y, fy, _device_ptr(device), out, tmps)
         if xp is not None and yp is not None:
             if family == _COMPARE:
                 rc = _am_compare(op, xp, yp, out)
@@ -441,13 +431,17 @@ def _make_binary(name, kind, op, swop, array_fn, scalar_fn, doc):
         # x's device, an int or a float. Anything else: the general path.
         if type(x) is Array:
             xp = x._ptr
+            kept = False
         elif device is None and (e := _imports_get(id(x))) is not None:
             xp = e[2]
+            kept = True
         else:
             return _binary(kind, op, swop, x, y, device)
         ty = type(y)
         out = _tls.out
         if ty is Array:
+            if kept and _am_array_device(y._ptr) != _CPU:
+                return _binary(kind, op, swop, x, y, device)
             rc = array_fn(op, xp, y._ptr, out)
         elif ty is int:
             s = _tls.arg
@@ -602,9 +596,9 @@ def _two_arrays(name, cfn, x, y, device):
         xp = x._ptr if kx == _ARRAY else None
         yp = y._ptr if ky == _ARRAY else None
         if xp is None:
-            xp = _import_operand(x, fx, _pick_device(device, yp), out, tmps)
+            xp = _import_operand(x, fx, _device_ptr(device), out, tmps)
         if yp is None:
-            yp = _import_operand(y, fy, _pick_device(device, xp), out, tmps)
+            yp = _import_operand(y, fy, _device_ptr(device), out, tmps)
         rc = cfn(xp, yp, out)
         if rc:
             raise _error(rc)

@@ -504,17 +504,37 @@ def _import_pyarrow(obj, dev, out):
 # array (the weak reference's callback), which then releases the import.
 # Entries are made only while the CPU is the default device, so an entry also
 # says "an input placed by default lands on the CPU" (fast paths rely on it);
-# a default changed later through the C ABI (lib.am_set_default_device) leaves
-# existing entries on the CPU, where they give the same results.
+# am.set_device away from the CPU sets the entries aside
+# (_default_device_changed); a default changed behind the package's back
+# through lib.am_set_default_device leaves them on the CPU, where they give
+# the same results.
 _PYARROW_IMPORTS = {}
 _SEEN_ONCE = {}  # id -> weak reference: pyarrow arrays imported once so far
 _am_default_device = lib.am_default_device
 
 
+# Entries set aside when the default device stops being the CPU: no longer
+# found, but kept (a thread may be using one's handle) until their array dies.
+_RETIRED_IMPORTS = {}
+
+
 def _forget_import(ref, key):
-    e = _PYARROW_IMPORTS.get(key)
-    if e is not None and e[0] is ref:
-        del _PYARROW_IMPORTS[key]
+    for table in (_PYARROW_IMPORTS, _RETIRED_IMPORTS):
+        e = table.get(key)
+        if e is not None and e[0] is ref:
+            table.pop(key, None)
+
+
+def _default_device_changed():
+    """Called after the default device changes: kept imports stand for "an
+    input placed by default lands on the CPU", so away from the CPU they are
+    set aside and inputs are imported onto the new default again."""
+    if _am_default_device() == _CPU:
+        return
+    for key in list(_PYARROW_IMPORTS):
+        e = _PYARROW_IMPORTS.pop(key, None)
+        if e is not None:
+            _RETIRED_IMPORTS[key] = e
 
 
 def _borrow(obj, dev):
@@ -546,10 +566,7 @@ def _borrow(obj, dev):
     kept = _new(Array)
     kept._ptr = _import_pair(sc, ac, _CPU, _tls.out)
     ref = weakref.ref(obj, lambda r, k=key: _forget_import(r, k))
-    e = _PYARROW_IMPORTS.setdefault(key, (ref, kept, kept._ptr))
-    if e[1] is not kept and e[0]() is not obj:  # a dead entry not yet forgotten
-        _PYARROW_IMPORTS[key] = e = (ref, kept, kept._ptr)
-    return e[2]
+    return _PYARROW_IMPORTS.setdefault(key, (ref, kept, kept._ptr))[2]
 
 
 def _empty_of_format(fmt, dev, out):

@@ -4,6 +4,7 @@ from ._capi import ffi, lib
 from ._capi import mode as _capi_mode
 from ._core import (
     _am_release,
+    _default_device_changed,
     _device_ptr,
     _tls,
     device_backend,
@@ -269,6 +270,7 @@ def set_device(spec):
     rc = lib.am_set_default_device(dev)
     if rc:
         raise _error(rc)
+    _default_device_changed()
     return _device_name(dev)
 
 

@@ -188,7 +188,7 @@ def test_env_library_fallback(tmp_path):
 
 
 def test_mode_is_api_when_the_compiled_module_is_current():
-    # `make` builds arrowmetal._api beside the library; a module built from
+    # `make api` (run by `make test`) builds arrowmetal._api beside the library; a module built from
     # another header is never used.
     built = [n for n in os.listdir(os.path.dirname(_capi.__file__)) if n.startswith("_api.")]
     assert _capi.mode in ("api", "abi")
@@ -217,3 +217,31 @@ def test_abi_mode_gives_the_same_results():
         if forced:
             assert mode == "abi"
     assert results["abi"] == results[""] == "8 [2, None, 6, 8] [3, 4]\n"
+
+
+def test_a_copy_of_the_package_under_another_name_keeps_to_itself(tmp_path):
+    # cffi registers an API-mode module under the name it was built with
+    # ("arrowmetal._api"), whatever package holds it: the real package must
+    # not pick up a vendored copy's module (and with it the copy's library).
+    src = os.path.dirname(_capi.__file__)
+    dest = tmp_path / "vendor" / "arrowmetal"
+    dest.parent.mkdir()
+    (dest.parent / "__init__.py").write_text("")
+    import shutil
+
+    shutil.copytree(src, dest, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(_capi.header_path, dest / "arrowmetal.h")
+    code = (
+        "import os, vendor.arrowmetal as v, arrowmetal as a\n"
+        "for m in (v, a):\n"
+        "    api = m._capi._api\n"
+        "    here = os.path.dirname(m._capi.__file__)\n"
+        "    print(api is None or os.path.dirname(api.__file__) == here)\n"
+        "print(a.sum([1, 2, 3]), v.sum([1, 2, 3]))\n"
+    )
+    env = dict(os.environ)
+    env["PYTHONPATH"] = _pythonpath(str(tmp_path) + os.pathsep + os.path.dirname(src))
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    assert out.stdout == "True\nTrue\n6 6\n"

@@ -54,6 +54,10 @@ def test_table_from_a_file(tmp_path):
         "reduce cpu -1 cuda",
         "reduce cpu 100 cpu",  # nowhere to move
         "reduce tpu 100 cpu",  # unknown backend
+        "reduce cpu 100cuda",  # fields run together
+        "reduce cpu 99999999999999999999 cuda",  # out of range
+        "reduce cpu +5 cuda",
+        "x" * 1100,  # over the line limit
     ],
 )
 def test_a_bad_file_falls_back_to_the_builtin_table_and_says_why(tmp_path, line):
@@ -61,7 +65,7 @@ def test_a_bad_file_falls_back_to_the_builtin_table_and_says_why(tmp_path, line)
     path.write_text("filter cuda 10 cpu\n" + line + "\n")
     text = run_with_routes(str(path), "print(am.routes(), end='')")
     first, rest = text.split("\n", 1)
-    assert first.startswith(f"# ARROWMETAL_ROUTES={path} not used (line 2:")
+    assert first.startswith(f"# ARROWMETAL_ROUTES={path} not used (line 2")
     assert first.endswith("the built-in table")
     assert rest == ""
 
@@ -69,6 +73,42 @@ def test_a_bad_file_falls_back_to_the_builtin_table_and_says_why(tmp_path, line)
 def test_a_missing_file_falls_back_too(tmp_path):
     text = run_with_routes(str(tmp_path / "nope.txt"), "print(am.routes(), end='')")
     assert "not used (cannot read it" in text and text.count("\n") == 1
+
+
+def test_a_directory_or_a_nul_byte_is_not_a_table(tmp_path):
+    text = run_with_routes(str(tmp_path), "print(am.routes(), end='')")
+    assert "not used (cannot read it whole" in text
+    path = tmp_path / "routes.txt"
+    path.write_bytes(b"filter cuda 10 cpu\n\0reduce cpu 10 cuda\n")
+    assert "not used (cannot read it whole" in run_with_routes(str(path), "print(am.routes())")
+
+
+def test_long_comments_and_no_final_newline(tmp_path):
+    path = tmp_path / "routes.txt"
+    path.write_text("# " + "c" * 900 + "\n\treduce   cpu\t100 cuda")
+    text = run_with_routes(str(path), "print(am.routes(), end='')")
+    assert text.endswith("\nreduce cpu 100 cuda\n")
+
+
+def test_a_rule_never_renames_the_call_in_errors(tmp_path):
+    # Opening a rule's target is the library's business: errors still name
+    # the function called, and a call that succeeds leaves no message.
+    path = tmp_path / "routes.txt"
+    path.write_text("arith cpu 1000000 metal\ntake cpu 1000000 metal\nreduce cpu 1000000 metal\n")
+    code = (
+        "import pyarrow as pa\n"
+        "a = am.array(pa.array([1, 2, 3]))\n"
+        "for call in (lambda: am.divide(a, am.array(pa.array([1, 0, 1]))),\n"
+        "             lambda: am.take(a, am.array(pa.array([7])))):\n"
+        "    try:\n"
+        "        call()\n"
+        "    except am.ArrowMetalError as e:\n"
+        "        print(str(e).split(':')[0])\n"
+        "am.lib.am_sum(a._ptr, am.ffi.new('am_scalar *'))\n"
+        "am.sum(a)\n"
+        "print(repr(am.ffi.string(am.lib.am_last_error()).decode().split(':')[0]))\n"
+    )
+    assert run_with_routes(str(path), code) == "am_arith\nam_take\n'am_take'\n"
 
 
 def test_off():
@@ -155,3 +195,21 @@ def test_off_refuses_inputs_on_two_devices():
     assert "refused:" in run_with_routes("off", code) and "different devices" in run_with_routes(
         "off", code
     )
+
+
+@needs_cuda
+def test_kept_pyarrow_imports_follow_the_default_device():
+    x = pa.array(np.arange(100, dtype=np.int64))
+    am.sum(x)
+    am.sum(x)  # now kept on the CPU
+    small = am.array(pa.array(np.ones(100, dtype=np.int8)), device="cuda")
+    first = am.add(x, small)
+    assert am.add(x, small).device == first.device  # the same wherever x's import is
+    try:
+        am.set_device("cuda")
+        assert am.add(x, 1).device.startswith("cuda")
+        assert am.cast(x, "float64").device.startswith("cuda")
+        assert am.sum(x) == 4950
+    finally:
+        am.set_device("cpu")
+    assert am.add(x, 1).device == "cpu"
