@@ -32,7 +32,7 @@ else
   LDLIBS += -ldl
 endif
 
-.PHONY: all lib api test demo format lint clean
+.PHONY: all lib api test test-asan demo format lint clean
 all: lib python/arrowmetal/$(notdir $(LIB))
 
 lib: $(LIB)
@@ -73,6 +73,19 @@ C_FILES = $(shell git ls-files '*.c' '*.h' '*.m' '*.cu' 2>/dev/null)
 
 test: all api $(VENV)/.installed lint
 	$(VENV)/bin/python -m pytest -n auto -q python conformance examples libarrowmetal
+
+# The tests against a library built with AddressSanitizer and UBSan, every
+# CPU kernel on the worker pool (slow; not part of CI). Rebuilds from clean
+# before and after, so the normal library is left in place.
+SANITIZE := -fsanitize=address,undefined -fno-omit-frame-pointer
+test-asan: $(VENV)/.installed
+	$(MAKE) clean
+	CFLAGS="-O1 -g $(SANITIZE)" LDFLAGS="$(SANITIZE)" $(MAKE) all
+	ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 UBSAN_OPTIONS=halt_on_error=1 \
+	  LD_PRELOAD="$$($(CC) -print-file-name=libasan.so):$$($(CC) -print-file-name=libubsan.so)" \
+	  ARROWMETAL_CFFI=abi ARROWMETAL_PARALLEL_MIN=64 \
+	  $(VENV)/bin/python -m pytest -q -p no:cacheprovider conformance python; \
+	  status=$$?; $(MAKE) clean; $(MAKE) all; exit $$status
 
 demo: all api $(VENV)/.installed
 	PYTHONPATH=python $(VENV)/bin/python examples/demo.py

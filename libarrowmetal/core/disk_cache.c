@@ -206,7 +206,7 @@ static void enforce_cap(const char dir[DIR_CAPACITY]) {
       if (!grown) break;
       files = grown;
     }
-    snprintf(files[count].name, sizeof files[count].name, "%s", entry->d_name);
+    memcpy(files[count].name, entry->d_name, length + 1); /* length < 64, checked above */
     files[count].bytes = info.st_size;
     files[count].used = info.st_mtime;
     total += info.st_size;
