@@ -2,6 +2,22 @@
 #include "abi.h"
 #include "route.h"
 
+/* The backend's filter or take (by op) on the devices the route chose;
+ * take's indices are int32 or int64 by then. */
+static int routed(am_op_class op, const am_array *array, const am_array *other, am_array **out) {
+  am_route route;
+  const am_array *inputs[2] = {array, other};
+  int status = am_route_inputs(op, inputs, 2, &route);
+  if (status != AM_OK) return status;
+  const am_backend *backend = route.use[0]->device->backend;
+  am_array *result = NULL;
+  status = (op == AM_ROUTE_FILTER ? backend->filter : backend->take)(route.use[0], route.use[1],
+                                                                     &result);
+  status = am_route_finish(&route, status, result, out);
+  am_route_done(&route);
+  return status;
+}
+
 AM_EXPORT int am_filter(const am_array *array, const am_array *mask, am_array **out) {
   AM_ENTER();
   AM_REQUIRE(array, "array");
@@ -14,27 +30,7 @@ AM_EXPORT int am_filter(const am_array *array, const am_array *mask, am_array **
   if (mask->length != array->length)
     return am_error(AM_EINVAL, "mask length %lld differs from array length %lld",
                     (long long)mask->length, (long long)array->length);
-  am_route route;
-  const am_array *inputs[2] = {array, mask};
-  if ((status = am_route_inputs(AM_ROUTE_FILTER, inputs, 2, &route)) != AM_OK) return status;
-  am_array *result = NULL;
-  status = route.use[0]->device->backend->filter(route.use[0], route.use[1], &result);
-  status = am_route_finish(&route, status, result, out);
-  am_route_done(&route);
-  return status;
-}
-
-/* Take on the devices the route chose; indices are int32 or int64. */
-static int routed_take(const am_array *array, const am_array *indices, am_array **out) {
-  am_route route;
-  const am_array *inputs[2] = {array, indices};
-  int status = am_route_inputs(AM_ROUTE_TAKE, inputs, 2, &route);
-  if (status != AM_OK) return status;
-  am_array *result = NULL;
-  status = route.use[0]->device->backend->take(route.use[0], route.use[1], &result);
-  status = am_route_finish(&route, status, result, out);
-  am_route_done(&route);
-  return status;
+  return routed(AM_ROUTE_FILTER, array, mask, out);
 }
 
 AM_EXPORT int am_take(const am_array *array, const am_array *indices, am_array **out) {
@@ -47,14 +43,14 @@ AM_EXPORT int am_take(const am_array *array, const am_array *indices, am_array *
   if (!am_type_is_integer(indices->type))
     return am_error(AM_ETYPE, "indices must be integers, not %s", am_type_name(indices->type));
   if (indices->type == AM_INT32 || indices->type == AM_INT64)
-    return routed_take(array, indices, out);
+    return routed(AM_ROUTE_TAKE, array, indices, out);
   /* Other integer widths are widened; a uint64 index past INT64_MAX is out
    * of bounds for any array, which the widening cast reports as overflow. */
   am_array *widened = NULL;
   status = indices->device->backend->cast(indices, AM_INT64, 1, &widened);
   if (status == AM_EOVERFLOW) return am_error(AM_EINDEX, "index out of bounds");
   if (status != AM_OK) return status;
-  status = routed_take(array, widened, out);
+  status = routed(AM_ROUTE_TAKE, array, widened, out);
   am_array_free(widened);
   return status;
 }
