@@ -11,6 +11,15 @@ VENV ?= .venv
 SOURCES := $(filter-out %_test.c,$(wildcard libarrowmetal/abi/*.c libarrowmetal/core/*.c \
              libarrowmetal/cpu/*.c libarrowmetal/cuda/*.c libarrowmetal/gpu/*.c \
              libarrowmetal/metal/*.c))
+# The Objective-C Metal core, compiled only where Metal exists. Where it is
+# built, metal/unavailable.c (the stand-in that explains why Metal cannot
+# run) is left out, so the library has exactly one am_metal_backend.
+OBJC_SOURCES := $(wildcard libarrowmetal/metal/*.m)
+ifeq ($(UNAME_S),Darwin)
+  ifneq ($(OBJC_SOURCES),)
+    SOURCES := $(filter-out libarrowmetal/metal/unavailable.c,$(SOURCES))
+  endif
+endif
 OBJECTS := $(patsubst %.c,build/%.o,$(SOURCES))
 DEPS := $(OBJECTS:.o=.d)
 
@@ -22,8 +31,6 @@ LDLIBS += -lpthread -lm
 ifeq ($(UNAME_S),Darwin)
   LIB := build/libarrowmetal.dylib
   LDFLAGS += -dynamiclib -install_name @rpath/libarrowmetal.dylib
-  # The Metal core is Objective-C; it is compiled only where Metal exists.
-  OBJC_SOURCES := $(wildcard libarrowmetal/metal/*.m)
   OBJECTS += $(patsubst %.m,build/%.o,$(OBJC_SOURCES))
   LDLIBS += -framework Metal -framework Foundation
 else
@@ -32,7 +39,7 @@ else
   LDLIBS += -ldl
 endif
 
-.PHONY: all lib api test test-asan demo format lint clean
+.PHONY: all lib api test test-asan demo format lint clean check-macos
 all: lib python/arrowmetal/$(notdir $(LIB))
 
 lib: $(LIB)
@@ -71,7 +78,7 @@ $(VENV)/.installed: requirements-test.txt
 PY_DIRS := python conformance examples benchmarks libarrowmetal
 C_FILES = $(shell git ls-files '*.c' '*.h' '*.m' '*.cu' 2>/dev/null)
 
-test: all api $(VENV)/.installed lint
+test: all api $(VENV)/.installed lint check-macos
 	$(VENV)/bin/python -m pytest -n auto -q python conformance examples libarrowmetal
 
 # The tests against a library built with AddressSanitizer and UBSan, every
@@ -86,6 +93,29 @@ test-asan: $(VENV)/.installed
 	  ARROWMETAL_CFFI=abi ARROWMETAL_PARALLEL_MIN=64 \
 	  $(VENV)/bin/python -m pytest -q -p no:cacheprovider conformance python; \
 	  status=$$?; $(MAKE) clean; $(MAKE) all; exit $$status
+
+# Every C and Objective-C file of the library (not the host-side unit test
+# programs), type-checked for macOS on Apple
+# silicon against Apple's SDK headers, without a Mac: clang -fsyntax-only with
+# the macOS target. MACOS_SDK defaults to the SDK headers kept beside the
+# repository (../shared/macos-sdk, never copied in); without one the target
+# says so and skips. clang is installed from Debian when missing.
+MACOS_SDK ?= $(wildcard ../shared/macos-sdk/MacOSX14.2.sdk)
+MACOS_FLAGS := -fsyntax-only -target arm64-apple-macos13 -D__ENVIRONMENT_OS_VERSION_MIN_REQUIRED__=130000 \
+               -Wall -Wextra -Werror -D_GNU_SOURCE -Iinclude -Ilibarrowmetal
+MACOS_C := $(filter-out %_test.c,$(wildcard libarrowmetal/*/*.c))
+MACOS_OBJC := $(wildcard libarrowmetal/*/*.m)
+check-macos:
+	@if [ -z "$(MACOS_SDK)" ] || [ ! -d "$(MACOS_SDK)" ]; then \
+	  echo "check-macos: skipped: no macOS SDK (set MACOS_SDK=/path/to/MacOSX.sdk)"; exit 0; fi; \
+	command -v clang >/dev/null || { echo "check-macos: installing clang"; \
+	  { apt-get update -qq && apt-get install -y -qq clang; } >/dev/null; } || exit 1; \
+	for f in $(MACOS_C); do \
+	  clang -std=c11 $(MACOS_FLAGS) -isysroot "$(MACOS_SDK)" $$f || exit 1; done; \
+	for f in $(MACOS_OBJC); do \
+	  clang -x objective-c -fobjc-arc -Wundeclared-selector $(MACOS_FLAGS) -isysroot "$(MACOS_SDK)" \
+	    $$f || exit 1; done; \
+	echo "check-macos: $(words $(MACOS_C)) C and $(words $(MACOS_OBJC)) Objective-C files type-check for arm64-apple-macos13 against $(MACOS_SDK)"
 
 demo: all api $(VENV)/.installed
 	PYTHONPATH=python $(VENV)/bin/python examples/demo.py

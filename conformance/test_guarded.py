@@ -146,6 +146,50 @@ def test_version_types_backends(dev):
     assert lib.am_last_error() != ffi.NULL
 
 
+def test_type_info_describes_every_type():
+    assert lib.am_type_count() == len(cf.TYPES) + 1
+    info = ffi.new("am_type_info *")
+    for t in cf.TYPES:
+        amabi.check("am_type_info_get", lib.am_type_info_get(cf.AM_TYPE[t], info))
+        assert ffi.string(info.name).decode() == t
+        assert ffi.string(info.numpy).decode() == t
+        assert ffi.string(info.format).decode() == cf.FORMAT[t]
+        assert ffi.string(info.arrow_name).decode() == str(cf.PA_TYPE[t])
+        assert info.bit_width == (1 if t == "bool" else cf.PA_TYPE[t].bit_width)
+        kind = {
+            "bool": lib.AM_KIND_BOOL,
+            "float32": lib.AM_KIND_FLOAT,
+            "float64": lib.AM_KIND_FLOAT,
+        }
+        expected = kind.get(t, lib.AM_KIND_UNSIGNED if t.startswith("u") else lib.AM_KIND_SIGNED)
+        assert info.kind == expected
+    for bad in (0, lib.am_type_count(), 99):
+        assert lib.am_type_info_get(bad, info) == lib.AM_ETYPE
+        assert amabi.names_function(amabi.last_error(), "am_type_info_get")
+    assert lib.am_type_info_get(lib.AM_INT8, ffi.NULL) == lib.AM_EINVAL
+
+
+def test_batch_depth_follows_begin_and_end():
+    assert lib.am_batch_depth() == 0
+    amabi.check("am_batch_begin", lib.am_batch_begin())
+    amabi.check("am_batch_begin", lib.am_batch_begin())
+    assert lib.am_batch_depth() == 2
+    amabi.check("am_batch_end", lib.am_batch_end())
+    assert lib.am_batch_depth() == 1
+    amabi.check("am_batch_end", lib.am_batch_end())
+    assert lib.am_batch_depth() == 0
+    assert lib.am_batch_end() == lib.AM_EINVAL  # a stray end leaves the depth at 0
+    assert lib.am_batch_depth() == 0
+
+
+def test_device_sync_and_foreign_streams(dev):
+    amabi.check("am_device_sync", lib.am_device_sync(dev))
+    assert lib.am_device_sync(ffi.NULL) == lib.AM_EINVAL
+    if not amabi.is_gpu(dev):
+        assert lib.am_device_wait_stream(dev, 0) == lib.AM_EINVAL
+        assert amabi.names_function(amabi.last_error(), "am_device_wait_stream")
+
+
 def test_unknown_backend_is_refused():
     assert lib.am_backend_probe(b"no-such-backend") != lib.AM_OK
     out = ffi.new("am_device **")

@@ -217,9 +217,47 @@ am_device *am_array_device(const am_array *array);
 /* Arrow format string of a type ("l" for AM_INT64, ...), or NULL if invalid. */
 const char *am_type_format(am_type type);
 
+/* Facts about the element types, for bindings that build their type tables
+ * from the library rather than copy them. The types are the am_type values
+ * 1 .. am_type_count() - 1. Static storage; thread-safe; these leave the
+ * message alone. */
+typedef enum am_type_kind {
+  AM_KIND_BOOL = 0,
+  AM_KIND_SIGNED = 1,
+  AM_KIND_UNSIGNED = 2,
+  AM_KIND_FLOAT = 3
+} am_type_kind;
+
+typedef struct am_type_info {
+  const char *name;       /* ArrowMetal's name: "int64", "float32" */
+  const char *arrow_name; /* pyarrow's name: "int64", "float" */
+  const char *format;     /* Arrow C Data Interface format: "l" */
+  const char *numpy;      /* numpy dtype name: "int64", "float32" */
+  int32_t bit_width;      /* 1 for AM_BOOL */
+  int32_t kind;           /* am_type_kind */
+} am_type_info;
+
+int am_type_count(void);
+/* AM_OK and the facts of `type`; AM_ETYPE (message set) for a value that
+ * names no type, AM_EINVAL for a NULL out. */
+int am_type_info_get(am_type type, am_type_info *out);
+
 /* A new array of `length` copies of `value` (null if value->is_null) on
  * `device` (NULL: default). */
 int am_full(const am_scalar *value, int64_t length, am_device *device, am_array **out);
+
+/* Waits until every call made so far on `device`, from any thread, has
+ * finished there (a no-op on the CPU). For handing device memory to a
+ * consumer that cannot wait on a sync event, such as the CUDA Array
+ * Interface. */
+int am_device_sync(am_device *device);
+
+/* Makes later reads on `device` wait for the work queued so far on a
+ * foreign queue of the device's kind: a CUstream (as an integer) on CUDA.
+ * For importing memory whose producer names a stream rather than an event
+ * (the CUDA Array Interface's "stream"). AM_EINVAL on a device with no such
+ * queues (the CPU). */
+int am_device_wait_stream(am_device *device, uintptr_t stream);
 
 /* A copy of `array` on another device (a new reference when it is already
  * there). */
@@ -321,6 +359,10 @@ int am_slice(const am_array *array, int64_t offset, int64_t length, am_array **o
  * outermost end submits. On the CPU backend calls run as they are made. */
 int am_batch_begin(void);
 int am_batch_end(void);
+
+/* This thread's batch nesting depth: 0 outside any batch. Cannot fail;
+ * leaves the message alone. */
+int am_batch_depth(void);
 
 /* Ends the outermost batch without waiting: `*ticket` identifies the
  * submission for am_wait. Several batches may be in flight at once. Scalar

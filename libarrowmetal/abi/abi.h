@@ -8,6 +8,7 @@
 #include "core/backend.h"
 #include "core/error.h"
 #include "core/export.h"
+#include "core/runtime.h"
 #include "core/types.h"
 
 /* Fails with AM_EINVAL naming `what` when `pointer` is NULL. */
@@ -21,6 +22,16 @@
 static inline int am_settle(const am_array *array) {
   return am_array_pending(array) ? array->device->backend->resolve(array) : AM_OK;
 }
+
+/* registry.c: the backends compiled in. */
+int am_registry_count(void);
+const am_backend *am_registry_backend(int index); /* NULL when out of range */
+const am_backend *am_registry_find(const char *name, size_t length);
+/* The backend whose memory or sync events an ArrowDeviceType names (for
+ * CUDA: ARROW_DEVICE_CUDA and ARROW_DEVICE_CUDA_HOST); NULL if none. */
+const am_backend *am_registry_for_device_type(int32_t device_type);
+/* The CPU device: host memory, where imports land first. */
+am_device *am_host_device(void);
 
 /* Checks that the inputs of one call share a device. */
 int am_same_device(const am_array *left, const am_array *right);

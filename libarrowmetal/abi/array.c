@@ -28,7 +28,7 @@ AM_EXPORT am_type am_array_type(const am_array *array) {
 }
 
 AM_EXPORT const char *am_format(const am_array *array) {
-  return array ? am_type_format(array->type) : NULL;
+  return array ? am_type_format_of(array->type) : NULL;
 }
 
 AM_EXPORT am_device *am_array_device(const am_array *array) { return array ? array->device : NULL; }

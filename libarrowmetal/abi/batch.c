@@ -3,12 +3,9 @@
 #include <stdlib.h>
 
 #include "abi.h"
+#include "core/runtime.h"
 
 enum { AM_BATCH_DEVICES = 64 };
-
-static _Thread_local int batch_depth;
-
-int am_batch_depth(void) { return batch_depth; }
 
 /* A committed batch: the backend tickets of each device it touched. */
 typedef struct committed {
@@ -25,7 +22,7 @@ static uint64_t last_ticket;
 
 AM_EXPORT int am_batch_begin(void) {
   AM_ENTER();
-  batch_depth++;
+  am_runtime_batch_enter();
   return AM_OK;
 }
 
@@ -49,19 +46,20 @@ static int flush_all(int wait, committed *record) {
 
 AM_EXPORT int am_batch_end(void) {
   AM_ENTER();
-  if (batch_depth == 0) return am_error(AM_EINVAL, "no batch is open on this thread");
-  if (--batch_depth > 0) return AM_OK;
+  if (am_runtime_batch_depth() == 0) return am_error(AM_EINVAL, "no batch is open on this thread");
+  if (am_runtime_batch_leave() > 0) return AM_OK;
   return flush_all(1, NULL);
 }
 
 AM_EXPORT int am_batch_commit(uint64_t *ticket) {
   AM_ENTER();
   AM_REQUIRE(ticket, "ticket");
-  if (batch_depth == 0) return am_error(AM_EINVAL, "no batch is open on this thread");
-  if (batch_depth > 1) return am_error(AM_EINVAL, "only the outermost batch can be committed");
+  int depth = am_runtime_batch_depth();
+  if (depth == 0) return am_error(AM_EINVAL, "no batch is open on this thread");
+  if (depth > 1) return am_error(AM_EINVAL, "only the outermost batch can be committed");
   committed *record = calloc(1, sizeof *record);
   if (!record) return am_error(AM_ENOMEM, "out of memory");
-  batch_depth = 0;
+  am_runtime_batch_leave();
   int status = flush_all(0, record);
   if (status != AM_OK) {
     for (int i = 0; i < record->count; i++)
@@ -97,3 +95,5 @@ AM_EXPORT int am_wait(uint64_t ticket) {
   free(record);
   return first_error;
 }
+
+AM_EXPORT int am_batch_depth(void) { return am_runtime_batch_depth(); }

@@ -6,11 +6,7 @@
 /* Host copies of arrays that live elsewhere (GPU arrays are downloaded). */
 static int gather_on_host(const am_array *const *arrays, int64_t count, am_array **hosts) {
   for (int64_t i = 0; i < count; i++) {
-    int status =
-        arrays[i]->device->backend->download
-            ? arrays[i]->device->backend->download(arrays[i], &hosts[i])
-            : ((hosts[i] = am_array_share(arrays[i])) ? AM_OK
-                                                      : am_error(AM_ENOMEM, "out of memory"));
+    int status = arrays[i]->device->backend->download(arrays[i], am_host_device(), &hosts[i]);
     if (status != AM_OK) return status;
   }
   return AM_OK;
@@ -44,7 +40,7 @@ AM_EXPORT int am_concat(const am_array *const *arrays, int64_t count, am_device 
   am_array *joined = NULL;
   int status = gather_on_host(arrays, count, hosts);
   if (status == AM_OK)
-    status = am_cpu_backend.concat((const am_array *const *)hosts, count, &joined);
+    status = am_host_device()->backend->concat((const am_array *const *)hosts, count, &joined);
   for (int64_t i = 0; i < count; i++) am_array_free(hosts[i]);
   free(hosts);
   if (status != AM_OK) return status;

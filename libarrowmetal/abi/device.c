@@ -8,9 +8,6 @@
 
 enum { AM_MAX_DEVICES = 64 };
 
-static const am_backend *const backends[] = {&am_cpu_backend, &am_cuda_backend, &am_metal_backend};
-enum { AM_BACKEND_COUNT = sizeof backends / sizeof backends[0] };
-
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static am_device *opened[AM_MAX_DEVICES];
 static int opened_count;
@@ -18,23 +15,17 @@ static int opened_count;
 static pthread_once_t default_once = PTHREAD_ONCE_INIT;
 static _Atomic(am_device *) default_device;
 
-AM_EXPORT int am_backend_count(void) { return AM_BACKEND_COUNT; }
+AM_EXPORT int am_backend_count(void) { return am_registry_count(); }
 
 AM_EXPORT const char *am_backend_name(int index) {
-  return index >= 0 && index < AM_BACKEND_COUNT ? backends[index]->name : NULL;
-}
-
-static const am_backend *find_backend(const char *name, size_t length) {
-  for (int i = 0; i < AM_BACKEND_COUNT; i++)
-    if (strlen(backends[i]->name) == length && strncmp(backends[i]->name, name, length) == 0)
-      return backends[i];
-  return NULL;
+  const am_backend *backend = am_registry_backend(index);
+  return backend ? backend->name : NULL;
 }
 
 AM_EXPORT int am_backend_probe(const char *name) {
   AM_ENTER();
   AM_REQUIRE(name, "name");
-  const am_backend *backend = find_backend(name, strlen(name));
+  const am_backend *backend = am_registry_find(name, strlen(name));
   if (!backend) return am_error(AM_EINVAL, "unknown backend '%s'", name);
   return backend->probe();
 }
@@ -51,10 +42,10 @@ int am_open_device(const char *spec, am_device **out) {
       return am_error(AM_EINVAL, "bad device ordinal in '%s'", spec);
     ordinal = (int)parsed;
   }
-  const am_backend *backend = find_backend(spec, name_length);
+  const am_backend *backend = am_registry_find(spec, name_length);
   if (!backend) return am_error(AM_EINVAL, "unknown backend in '%s'", spec);
-  if (backend == &am_cpu_backend && ordinal == 0) {
-    *out = am_cpu_device();
+  if (backend == am_host_device()->backend && ordinal == 0) {
+    *out = am_host_device();
     return AM_OK;
   }
   int status = backend->probe();
@@ -100,7 +91,7 @@ AM_EXPORT int am_device_open(const char *spec, am_device **out) {
 /* ARROWMETAL_BACKEND picks the default when it names a usable device; the
  * CPU is the default otherwise, so a broken GPU never stops a program. */
 static void choose_default(void) {
-  am_device *device = am_cpu_device();
+  am_device *device = am_host_device();
   const char *spec = getenv("ARROWMETAL_BACKEND");
   if (spec && *spec) {
     am_device *chosen = NULL;
@@ -142,4 +133,16 @@ int am_opened_devices(am_device **devices, int capacity) {
   memcpy(devices, opened, (size_t)count * sizeof *devices);
   pthread_mutex_unlock(&registry_lock);
   return count;
+}
+
+AM_EXPORT int am_device_sync(am_device *device) {
+  AM_ENTER();
+  AM_REQUIRE(device, "device");
+  return device->backend->sync(device);
+}
+
+AM_EXPORT int am_device_wait_stream(am_device *device, uintptr_t stream) {
+  AM_ENTER();
+  AM_REQUIRE(device, "device");
+  return device->backend->wait_stream(device, stream);
 }

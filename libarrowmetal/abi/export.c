@@ -22,7 +22,7 @@ static void release_array(struct ArrowArray *array) {
 
 static void fill_schema(const am_array *array, struct ArrowSchema *schema) {
   memset(schema, 0, sizeof *schema);
-  schema->format = am_type_format(array->type);
+  schema->format = am_type_format_of(array->type);
   schema->name = "";
   schema->flags = ARROW_FLAG_NULLABLE;
   schema->release = release_schema;
@@ -55,14 +55,14 @@ AM_EXPORT int am_export(const am_array *array, struct ArrowSchema *schema_out,
   int status = am_settle(array);
   if (status != AM_OK) return status;
   if (array_out) {
-    if (array->device->backend->download) {
+    if (array->device == am_host_device()) {
+      status = export_host(array, array_out);
+    } else {
       am_array *host = NULL;
-      status = array->device->backend->download(array, &host);
+      status = array->device->backend->download(array, am_host_device(), &host);
       if (status != AM_OK) return status;
       status = export_host(host, array_out);
       am_array_free(host);
-    } else {
-      status = export_host(array, array_out);
     }
     if (status != AM_OK) return status;
   }

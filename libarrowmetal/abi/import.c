@@ -51,7 +51,7 @@ static int check_array(const struct ArrowArray *a, am_type type) {
                     (long long)a->null_count, (long long)a->length);
   if (a->n_buffers != 2)
     return am_error(AM_EINVAL, "format '%s' needs 2 buffers, the array has %lld",
-                    am_type_format(type), (long long)a->n_buffers);
+                    am_type_format_of(type), (long long)a->n_buffers);
   if (a->n_children != 0)
     return am_error(AM_EINVAL, "a primitive array has no children, this one has %lld",
                     (long long)a->n_children);
@@ -100,13 +100,13 @@ static int import_host(const struct ArrowSchema *schema, struct ArrowArray *arra
   /* With no nulls the bitmap is irrelevant (the spec lets producers leave it
    * stale), so kernels never look at it. */
   if (null_count == 0) validity = NULL;
-  am_array *host = am_array_make(am_cpu_device(), type, moved->length, moved->offset, null_count,
+  am_array *host = am_array_make(am_host_device(), type, moved->length, moved->offset, null_count,
                                  validity ? am_buffer_retain(keeper) : NULL, validity, keeper,
                                  moved->buffers[1]);
   if (!host) return am_error(AM_ENOMEM, "out of memory");
   if (null_count < 0) {
     int64_t counted = 0;
-    am_cpu_backend.count_nulls(host, &counted);
+    am_host_device()->backend->count_nulls(host, &counted);
     atomic_store(&host->null_count, counted);
     if (counted == 0) {
       am_buffer_release(host->validity_buf);
@@ -151,7 +151,12 @@ AM_EXPORT int am_import_device(const struct ArrowSchema *schema, struct ArrowDev
     /* Pinned host memory a GPU is still writing: wait for the producer's
      * event before any kernel reads it (the spec's consumer duty). */
     if (where == ARROW_DEVICE_CUDA_HOST && array->sync_event && array->array.release) {
-      int waited = am_cuda_backend.wait_event(array->sync_event);
+      const am_backend *producer = am_registry_for_device_type(where);
+      int waited = producer ? producer->wait_event(array->sync_event)
+                            : am_error(AM_EUNSUPPORTED,
+                                       "no backend waits on sync events of "
+                                       "device type %d",
+                                       (int)where);
       if (waited != AM_OK) {
         array->array.release(&array->array);
         array->array.release = NULL;

@@ -188,13 +188,7 @@ int am_move(const am_array *array, am_device *device, am_array **out) {
     return *out ? AM_OK : am_error(AM_ENOMEM, "out of memory");
   }
   am_array *host = NULL;
-  int status = AM_OK;
-  if (array->device->backend->download) {
-    status = array->device->backend->download(array, &host);
-  } else {
-    host = am_array_share(array);
-    if (!host) status = am_error(AM_ENOMEM, "out of memory");
-  }
+  int status = array->device->backend->download(array, am_host_device(), &host);
   if (status != AM_OK) return status;
   return am_place(host, device, out);
 }
@@ -236,10 +230,10 @@ int am_route_inputs(am_op_class op, const am_array *const *inputs, int count, am
     /* Move the fewer bytes; equal ones go to the GPU, the faster kernel. */
     int64_t left = am_type_bytes(inputs[0]->type, inputs[0]->length);
     int64_t right = am_type_bytes(inputs[1]->type, inputs[1]->length);
-    int pick_right = right > left || (right == left && here == am_cpu_device());
+    int pick_right = right > left || (right == left && here == am_host_device());
     target = inputs[pick_right]->device;
   } else {
-    if (routing_off || rule_count == 0 || am_batch_depth() > 0) return AM_OK;
+    if (routing_off || rule_count == 0 || am_runtime_batch_depth() > 0) return AM_OK;
     am_device *chosen = table_choice(op, here, inputs[0]->length);
     if (!chosen || chosen == here) return AM_OK;
     target = chosen;

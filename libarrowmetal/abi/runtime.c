@@ -1,41 +1,19 @@
 /* Process-wide runtime controls and the version. */
-#include <pthread.h>
 #include <stdatomic.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "abi.h"
 #include "core/runtime.h"
 
-static atomic_llong spin_microseconds = AM_DEFAULT_SPIN_MICROSECONDS;
-static atomic_int low_latency = 1;
-static pthread_once_t environment_once = PTHREAD_ONCE_INIT;
-
-static void read_environment(void) {
-  const char *value = getenv("ARROWMETAL_LOW_LATENCY");
-  if (value && strcmp(value, "0") == 0) atomic_store(&low_latency, 0);
-}
-
-int64_t am_runtime_spin_microseconds(void) {
-  return atomic_load_explicit(&spin_microseconds, memory_order_relaxed);
-}
-
-int am_runtime_low_latency(void) {
-  pthread_once(&environment_once, read_environment);
-  return atomic_load_explicit(&low_latency, memory_order_relaxed);
-}
-
 AM_EXPORT const char *am_version(void) { return "0.1.0"; }
 
 AM_EXPORT int64_t am_spin_microseconds(int64_t us) {
-  if (us >= 0) atomic_store(&spin_microseconds, us);
-  return atomic_load(&spin_microseconds);
+  if (us >= 0) am_runtime_set_spin_microseconds(us);
+  return am_runtime_spin_microseconds();
 }
 
 AM_EXPORT int am_low_latency_wait(int on) {
-  pthread_once(&environment_once, read_environment);
-  if (on >= 0) atomic_store(&low_latency, on ? 1 : 0);
-  return atomic_load(&low_latency);
+  if (on >= 0) am_runtime_set_low_latency(on);
+  return am_runtime_low_latency();
 }
 
 static _Atomic(const char *) resident_reason = "no resident worker has been requested";

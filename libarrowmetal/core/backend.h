@@ -24,6 +24,10 @@ typedef enum am_logic_op { AM_LOGIC_AND, AM_LOGIC_OR, AM_LOGIC_NOT } am_logic_op
 
 typedef struct am_backend {
   const char *name;
+  /* The ArrowDeviceType of the backend's memory, and of host memory its
+   * devices write (ARROW_DEVICE_CUDA_HOST), 0 where none. */
+  int32_t device_type;
+  int32_t host_device_type;
 
   /* AM_OK when the backend can run here, else AM_EUNSUPPORTED with the reason
    * set. Loads what it needs on first call; later calls are cheap. */
@@ -33,9 +37,11 @@ typedef struct am_backend {
    * registry lock). */
   int (*open_device)(am_device *device);
 
-  /* Data movement. `host` is a validated CPU array. NULL on the CPU. */
+  /* Data movement between the device and `host` (the CPU device). `host`
+   * arrays are validated CPU arrays. Where the device's memory is host
+   * memory (the CPU) these share the buffers. */
   int (*upload)(am_device *device, const am_array *host, am_array **out);
-  int (*download)(const am_array *array, am_array **host_out);
+  int (*download)(const am_array *array, am_device *host, am_array **host_out);
   /* Zero-copy import of device memory the backend understands; `array` has
    * been validated like a host import and is moved in. NULL: unsupported. */
   int (*import_device)(am_device *device, am_type type, struct ArrowDeviceArray *array,
@@ -44,6 +50,10 @@ typedef struct am_backend {
   /* Waits on a C Device Data Interface sync_event of this backend's kind
    * (for host memory the backend's device wrote, ARROW_DEVICE_CUDA_HOST). */
   int (*wait_event)(void *sync_event);
+  /* Waits until every call made so far on the device has finished there. */
+  int (*sync)(am_device *device);
+  /* Makes later work on the device wait for a foreign queue of its kind. */
+  int (*wait_stream)(am_device *device, uintptr_t stream);
   /* Nulls in a validity bitmap that lives on the device. */
   int (*count_nulls)(const am_array *array, int64_t *out);
   /* Waits until a pending result's length and null count are known. */
@@ -83,16 +93,5 @@ struct am_device {
   char name[64];
   void *impl; /* the backend's state for this device */
 };
-
-/* The backends compiled in, in am_backend_name() order. */
-extern const am_backend am_cpu_backend;
-extern const am_backend am_cuda_backend;
-extern const am_backend am_metal_backend;
-
-/* The CPU device, which always exists. */
-am_device *am_cpu_device(void);
-
-/* Thread-local batch nesting depth; > 0 inside am_batch_begin/end. */
-int am_batch_depth(void);
 
 #endif

@@ -24,6 +24,7 @@ enum { AM_HOST_ALIGNMENT = 64 };
 #define CACHE_ENTRIES 32
 #define CACHE_BYTES ((size_t)512 << 20)
 
+#if AM_HAVE_MMAP
 typedef struct cached_block {
   void *ptr;
   size_t bytes;
@@ -36,7 +37,6 @@ static int cache_count;
 static size_t cache_total;
 static uint64_t cache_clock;
 
-#if AM_HAVE_MMAP
 static void *map_large(size_t bytes) {
   size_t span = bytes + LARGE_BLOCK;
   char *raw = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -1,14 +1,29 @@
-/* Runtime controls read by the GPU backends (set through the ABI). */
+/* Process-wide runtime settings and the per-thread batch depth.
+ *
+ * They live here, below every backend, because the GPU runtime reads them on
+ * every call; the exported setters and getters (am_spin_microseconds,
+ * am_low_latency_wait, am_batch_begin, ...) are in abi/ and only forward. */
 #ifndef AM_CORE_RUNTIME_H
 #define AM_CORE_RUNTIME_H
 
 #include <stdint.h>
 
-#include "arrowmetal.h"
-
 #define AM_DEFAULT_SPIN_MICROSECONDS 200
 
+/* Spin budget of a completion wait before the waiter blocks. */
 int64_t am_runtime_spin_microseconds(void);
+void am_runtime_set_spin_microseconds(int64_t us);
+
+/* 1 when a waiter spins before it blocks (off at start when
+ * ARROWMETAL_LOW_LATENCY=0). */
 int am_runtime_low_latency(void);
+void am_runtime_set_low_latency(int on);
+
+/* This thread's batch nesting depth: > 0 between am_batch_begin and the
+ * matching end. */
+int am_runtime_batch_depth(void);
+void am_runtime_batch_enter(void);
+/* Returns the depth after leaving; never goes below 0. */
+int am_runtime_batch_leave(void);
 
 #endif

@@ -5,26 +5,34 @@
 #include <string.h>
 
 #include "error.h"
-#include "export.h"
 
 static const struct {
   const char *format;
-  const char *name;
+  const char *name;       /* ArrowMetal's and numpy's name */
+  const char *arrow_name; /* pyarrow's name, as its messages spell it */
+  const char *numpy;
   int bits;
-} type_info[AM_TYPE_COUNT] = {
-    [AM_TYPE_INVALID] = {NULL, "invalid", 0},
-    [AM_BOOL] = {"b", "bool", 1},
-    [AM_INT8] = {"c", "int8", 8},
-    [AM_INT16] = {"s", "int16", 16},
-    [AM_INT32] = {"i", "int32", 32},
-    [AM_INT64] = {"l", "int64", 64},
-    [AM_UINT8] = {"C", "uint8", 8},
-    [AM_UINT16] = {"S", "uint16", 16},
-    [AM_UINT32] = {"I", "uint32", 32},
-    [AM_UINT64] = {"L", "uint64", 64},
-    [AM_FLOAT32] = {"f", "float", 32},
-    [AM_FLOAT64] = {"g", "double", 64},
+  am_type_kind kind;
+} type_info[] = {
+    [AM_BOOL] = {"b", "bool", "bool", "bool", 1, AM_KIND_BOOL},
+    [AM_INT8] = {"c", "int8", "int8", "int8", 8, AM_KIND_SIGNED},
+    [AM_INT16] = {"s", "int16", "int16", "int16", 16, AM_KIND_SIGNED},
+    [AM_INT32] = {"i", "int32", "int32", "int32", 32, AM_KIND_SIGNED},
+    [AM_INT64] = {"l", "int64", "int64", "int64", 64, AM_KIND_SIGNED},
+    [AM_UINT8] = {"C", "uint8", "uint8", "uint8", 8, AM_KIND_UNSIGNED},
+    [AM_UINT16] = {"S", "uint16", "uint16", "uint16", 16, AM_KIND_UNSIGNED},
+    [AM_UINT32] = {"I", "uint32", "uint32", "uint32", 32, AM_KIND_UNSIGNED},
+    [AM_UINT64] = {"L", "uint64", "uint64", "uint64", 64, AM_KIND_UNSIGNED},
+    [AM_FLOAT32] = {"f", "float32", "float", "float32", 32, AM_KIND_FLOAT},
+    [AM_FLOAT64] = {"g", "float64", "double", "float64", 64, AM_KIND_FLOAT},
 };
+
+_Static_assert(sizeof type_info / sizeof type_info[0] == AM_TYPE_COUNT,
+               "AM_TYPE_COUNT is one past the last row of type_info");
+
+bool am_type_valid(int t) { return t > 0 && t < AM_TYPE_COUNT && type_info[t].name != NULL; }
+
+int am_type_kind_of(am_type t) { return am_type_valid((int)t) ? (int)type_info[t].kind : -1; }
 
 int am_type_bits(am_type t) { return am_type_valid(t) ? type_info[t].bits : 0; }
 
@@ -34,17 +42,19 @@ int64_t am_type_bytes(am_type t, int64_t length) {
 }
 
 const char *am_type_name(am_type t) {
-  return am_type_valid(t) ? type_info[t].name : type_info[AM_TYPE_INVALID].name;
+  return am_type_valid(t) ? type_info[t].arrow_name : "invalid";
 }
 
-AM_EXPORT const char *am_type_format(am_type t) {
-  return am_type_valid(t) ? type_info[t].format : NULL;
-}
+const char *am_type_label(am_type t) { return am_type_valid(t) ? type_info[t].name : "invalid"; }
+
+const char *am_type_format_of(am_type t) { return am_type_valid(t) ? type_info[t].format : NULL; }
+
+const char *am_type_numpy_of(am_type t) { return am_type_valid(t) ? type_info[t].numpy : NULL; }
 
 am_type am_type_from_format(const char *format) {
-  if (!format || !format[0] || format[1]) return AM_TYPE_INVALID;
-  for (int t = AM_BOOL; t <= AM_FLOAT64; t++)
-    if (type_info[t].format[0] == format[0]) return (am_type)t;
+  if (!format) return AM_TYPE_INVALID;
+  for (int t = 1; t < AM_TYPE_COUNT; t++)
+    if (am_type_valid(t) && strcmp(type_info[t].format, format) == 0) return (am_type)t;
   return AM_TYPE_INVALID;
 }
 

@@ -7,14 +7,24 @@
 
 #include "arrowmetal.h"
 
-#define AM_TYPE_COUNT 12 /* am_type values 0..11 */
+/* One past the largest am_type value described in types.c. Tables indexed
+ * by type are this long; a type the library does not describe (a value
+ * appended to the public enum before its row exists) is not valid. */
+#define AM_TYPE_COUNT 12
 
-static inline bool am_type_valid(int t) { return t >= AM_BOOL && t <= AM_FLOAT64; }
-static inline bool am_type_is_signed(am_type t) { return t >= AM_INT8 && t <= AM_INT64; }
-static inline bool am_type_is_unsigned(am_type t) { return t >= AM_UINT8 && t <= AM_UINT64; }
-static inline bool am_type_is_integer(am_type t) { return t >= AM_INT8 && t <= AM_UINT64; }
-static inline bool am_type_is_float(am_type t) { return t == AM_FLOAT32 || t == AM_FLOAT64; }
-static inline bool am_type_is_numeric(am_type t) { return t >= AM_INT8 && t <= AM_FLOAT64; }
+/* Whether `t` is a type the library describes. */
+bool am_type_valid(int t);
+/* The type's am_type_kind; -1 when not valid. */
+int am_type_kind_of(am_type t);
+static inline bool am_type_is_signed(am_type t) { return am_type_kind_of(t) == AM_KIND_SIGNED; }
+static inline bool am_type_is_unsigned(am_type t) { return am_type_kind_of(t) == AM_KIND_UNSIGNED; }
+static inline bool am_type_is_integer(am_type t) {
+  return am_type_is_signed(t) || am_type_is_unsigned(t);
+}
+static inline bool am_type_is_float(am_type t) { return am_type_kind_of(t) == AM_KIND_FLOAT; }
+static inline bool am_type_is_numeric(am_type t) {
+  return am_type_is_integer(t) || am_type_is_float(t);
+}
 
 /* Bits per element: 1 for AM_BOOL. */
 int am_type_bits(am_type t);
@@ -25,8 +35,13 @@ int am_type_bits(am_type t);
 /* Bytes needed for `length` elements starting at element 0; -1 when length
  * is negative or above AM_MAX_LENGTH. */
 int64_t am_type_bytes(am_type t, int64_t length);
-/* "int64", "bool", ... for messages. */
+/* pyarrow's name ("int64", "double"), for messages; "invalid" when invalid. */
 const char *am_type_name(am_type t);
+/* ArrowMetal's name ("int64", "float64"), also numpy's. */
+const char *am_type_label(am_type t);
+/* Arrow format ("l") and numpy dtype name ("int64"); NULL when invalid. */
+const char *am_type_format_of(am_type t);
+const char *am_type_numpy_of(am_type t);
 /* Arrow format string -> type; AM_TYPE_INVALID if not a supported primitive. */
 am_type am_type_from_format(const char *format);
 

@@ -19,8 +19,7 @@ int am_cpu_concat(const am_array *const *arrays, int64_t count, am_array **out) 
   am_type type = arrays[0]->type;
   int64_t total = 0, nulls = 0;
   for (int64_t i = 0; i < count; i++) {
-    int64_t counted = atomic_load(&arrays[i]->null_count);
-    if (counted < 0) am_cpu_backend.count_nulls(arrays[i], &counted);
+    int64_t counted = am_cpu_nulls(arrays[i]);
     total += arrays[i]->length;
     nulls += counted;
   }

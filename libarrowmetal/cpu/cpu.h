@@ -70,6 +70,9 @@
   AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_FLOAT32) \
   AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_FLOAT64)
 
+/* The CPU device, which always exists. */
+am_device *am_cpu_device(void);
+
 /* The kernels of am_cpu_backend (see core/backend.h for their contracts). */
 int am_cpu_reduce(am_reduce_op op, const am_array *array, am_scalar *out);
 int am_cpu_compare(am_compare_op op, const am_array *left, const am_array *right,

@@ -27,8 +27,26 @@ static int resident(am_device *device, int on, const char **reason) {
   return 0;
 }
 
+static int device_sync(am_device *device) { return am_cuda_sync(am_cuda_of(device)); }
+
+/* The foreign stream belongs to this device's context (the CUDA Array
+ * Interface names a stream of the producer's device). */
+static int wait_stream(am_device *device, uintptr_t stream) {
+  am_cuda_device *cuda = am_cuda_of(device);
+  int status = am_cuda_check_broken(cuda);
+  if (status != AM_OK) return status;
+  int pushed = am_cuda_enter(cuda);
+  CUresult result = cuda->cu->cuStreamSynchronize((CUstream)stream);
+  am_cuda_leave(cuda, pushed);
+  return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(result, "cuStreamSynchronize");
+}
+
 const am_backend am_cuda_backend = {
     .name = "cuda",
+    .device_type = ARROW_DEVICE_CUDA,
+    .host_device_type = ARROW_DEVICE_CUDA_HOST,
+    .sync = device_sync,
+    .wait_stream = wait_stream,
     .probe = probe,
     .device_count = device_count,
     .open_device = am_cuda_open,

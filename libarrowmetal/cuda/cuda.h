@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 
 #include "core/backend.h"
+#include "core/runtime.h"
 #include "core/timeline.h"
 #include "core/types.h"
 #include "driver.h"
@@ -74,7 +75,7 @@ int am_cuda_alloc(am_device *device, int64_t bytes, am_buffer **out);
 int am_cuda_alloc_array(am_device *device, am_type type, int64_t length, int with_validity,
                         am_array **out);
 int am_cuda_upload(am_device *device, const am_array *host, am_array **out);
-int am_cuda_download(const am_array *array, am_array **host_out);
+int am_cuda_download(const am_array *array, am_device *host_device, am_array **host_out);
 int am_cuda_import_device(am_device *device, am_type type, struct ArrowDeviceArray *array,
                           am_array **out);
 int am_cuda_export_device(const am_array *array, struct ArrowDeviceArray *out);

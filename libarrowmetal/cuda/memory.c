@@ -122,7 +122,7 @@ int am_cuda_upload(am_device *device, const am_array *host, am_array **out) {
   return AM_OK;
 }
 
-int am_cuda_download(const am_array *array, am_array **host_out) {
+int am_cuda_download(const am_array *array, am_device *host_device, am_array **host_out) {
   am_cuda_device *cuda = am_cuda_of(array->device);
   int status = am_cuda_check_broken(cuda);
   if (status != AM_OK) return status;
@@ -130,7 +130,7 @@ int am_cuda_download(const am_array *array, am_array **host_out) {
   int64_t span = array->offset - base + array->length;
   int has_validity = array->validity != NULL;
   am_array *host = NULL;
-  status = am_array_alloc_host(am_cpu_device(), array->type, span, has_validity, &host);
+  status = am_array_alloc_host(host_device, array->type, span, has_validity, &host);
   if (status != AM_OK) return status;
   int pushed = am_cuda_enter(cuda);
   const am_cuda_driver *cu = cuda->cu;
@@ -155,14 +155,11 @@ int am_cuda_download(const am_array *array, am_array **host_out) {
   }
   host->offset = array->offset - base;
   host->length = array->length;
+  /* An unknown count (-1) stays unknown: the host backend counts it when
+   * someone asks. */
   int64_t nulls = atomic_load(&array->null_count);
   atomic_store(&host->null_count, has_validity ? nulls : 0);
   if (!has_validity) host->validity = NULL;
-  if (has_validity && nulls < 0) {
-    int64_t counted = 0;
-    am_cpu_backend.count_nulls(host, &counted);
-    atomic_store(&host->null_count, counted);
-  }
   *host_out = host;
   return AM_OK;
 }

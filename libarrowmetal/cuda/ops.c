@@ -252,7 +252,7 @@ int am_cuda_filter(const am_array *array, const am_array *mask, am_array **out) 
   args.out_valid = address(result->validity);
   args.n = array->length;
   am_cuda_op op = plain_op();
-  int batched = am_batch_depth() > 0;
+  int batched = am_runtime_batch_depth() > 0;
   if (!batched) {
     op.check = AM_CUDA_CHECK_FILTER;
     op.result = result;

@@ -227,7 +227,7 @@ static int defer(am_cuda_device *cuda, const am_cuda_op *op) {
 }
 
 int am_cuda_op_end(am_cuda_device *cuda, int pushed, int launch_status, am_cuda_op *op) {
-  if (launch_status == AM_OK && !op->immediate && am_batch_depth() > 0) {
+  if (launch_status == AM_OK && !op->immediate && am_runtime_batch_depth() > 0) {
     batch.cuda = cuda;
     batch.enqueued = 1;
     int status = op->check == AM_CUDA_CHECK_NONE ? AM_OK : defer(cuda, op);

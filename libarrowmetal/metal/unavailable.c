@@ -18,6 +18,7 @@ static int no_devices(void) { return 0; }
 
 const am_backend am_metal_backend = {
     .name = "metal",
+    .device_type = ARROW_DEVICE_METAL,
     .probe = probe,
     .device_count = no_devices,
 };
