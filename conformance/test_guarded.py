@@ -190,6 +190,25 @@ def test_device_sync_and_foreign_streams(dev):
         assert amabi.names_function(amabi.last_error(), "am_device_wait_stream")
 
 
+def test_getters_and_successful_calls_leave_the_message_alone(dev):
+    h, _ = imp(pa.array([1, None, 3], pa.int64()), dev)
+    idx, _ = imp(pa.array([7], pa.int32()), dev)
+    out = new_out()
+    assert lib.am_take(h, idx, out) == lib.AM_EINDEX
+    message = amabi.last_error()
+    assert amabi.names_function(message, "am_take")
+    info = ffi.new("am_type_info *")
+    assert lib.am_length(h) == 3 and lib.am_null_count(h) == 1
+    assert lib.am_array_type(h) == lib.AM_INT64 and lib.am_array_device(h) == dev
+    assert lib.am_type_info_get(lib.AM_INT64, info) == lib.AM_OK
+    assert lib.am_batch_depth() == 0 and lib.am_routes() != ffi.NULL
+    s = amabi.output_scalar()
+    assert lib.am_sum(h, s) == lib.AM_OK
+    assert amabi.last_error() == message
+    lib.am_release(h)
+    lib.am_release(idx)
+
+
 def test_unknown_backend_is_refused():
     assert lib.am_backend_probe(b"no-such-backend") != lib.AM_OK
     out = ffi.new("am_device **")

@@ -1,4 +1,16 @@
-/* Shared by the ABI layer's files: argument checks and the device registry. */
+/* Shared by the ABI layer's files: the entry-point frame, argument checks and
+ * the device registry.
+ *
+ * Every exported function that can fail is written
+ *
+ *   AM_EXPORT int am_thing(...) {
+ *     AM_API_BEGIN;
+ *     AM_API_RETURN(thing(err, ...));
+ *   }
+ *
+ * so that its work, written as ordinary internal functions taking `err`,
+ * fails with `return am_fail(err, ...)` anywhere, and the message reaches
+ * am_last_error() exactly once, at the exported function's return. */
 #ifndef AM_ABI_ABI_H
 #define AM_ABI_ABI_H
 
@@ -11,16 +23,31 @@
 #include "core/runtime.h"
 #include "core/types.h"
 
+/* Declares the call's error object `err`, naming the exported function. */
+#define AM_API_BEGIN             \
+  am_err am_api_err_;            \
+  am_api_err_.entry = __func__;  \
+  am_api_err_.origin = NULL;     \
+  am_api_err_.message[0] = '\0'; \
+  am_err *const err = &am_api_err_
+
+/* Returns `status`, publishing the message first when it is a failure. */
+#define AM_API_RETURN(status) return am_publish(err, (status))
+
+/* Copies "<function>: <message>" into the thread's am_last_error() when
+ * `status` is a failure; returns `status`. Only exported functions call it. */
+int am_publish(const am_err *err, int status);
+
 /* Fails with AM_EINVAL naming `what` when `pointer` is NULL. */
-#define AM_REQUIRE(pointer, what)                                   \
-  do {                                                              \
-    if (!(pointer)) return am_error(AM_EINVAL, "%s is NULL", what); \
+#define AM_REQUIRE(pointer, what)                                       \
+  do {                                                                  \
+    if (!(pointer)) return am_fail(err, AM_EINVAL, "%s is NULL", what); \
   } while (0)
 
 /* Makes a pending GPU result's length and null count final (a no-op for
  * arrays that are already final). */
-static inline int am_settle(const am_array *array) {
-  return am_array_pending(array) ? array->device->backend->resolve(array) : AM_OK;
+static inline int am_settle(am_err *err, const am_array *array) {
+  return am_array_pending(array) ? array->device->backend->queue.resolve(err, array) : AM_OK;
 }
 
 /* registry.c: the backends compiled in. */
@@ -32,18 +59,28 @@ const am_backend *am_registry_find(const char *name, size_t length);
 const am_backend *am_registry_for_device_type(int32_t device_type);
 /* The CPU device: host memory, where imports land first. */
 am_device *am_host_device(void);
+/* Probes a backend; the first time one answers AM_OK its table is checked
+ * (am_backend_check). */
+int am_registry_probe(am_err *err, const am_backend *backend);
 
 /* Checks that the inputs of one call share a device. */
-int am_same_device(const am_array *left, const am_array *right);
+int am_same_device(am_err *err, const am_array *left, const am_array *right);
 
-/* am_device_open without entering the ABI (the caller's call name stays). */
-int am_open_device(const char *spec, am_device **out);
+/* Opens "cuda:1" and the like (am_device_open's work). */
+int am_open_device(am_err *err, const char *spec, am_device **out);
 
 /* Devices opened so far, for the batch calls that visit each of them. */
 int am_opened_devices(am_device **devices, int capacity);
 
 /* Imports a validated host array onto `device` (a no-op share on the CPU);
  * frees `host` in every case. */
-int am_place(am_array *host, am_device *device, am_array **out);
+int am_place(am_err *err, am_array *host, am_device *device, am_array **out);
+
+/* A host array with the same slots as `array` (shared when it already is
+ * one, downloaded otherwise). */
+int am_to_host(am_err *err, const am_array *array, am_array **out);
+
+/* The null count, counted on the array's device when unknown (cached). */
+int am_count_nulls(am_err *err, const am_array *array, int64_t *out);
 
 #endif

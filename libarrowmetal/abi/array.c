@@ -5,22 +5,37 @@
 
 AM_EXPORT void am_release(am_array *array) { am_array_free(array); }
 
+int am_count_nulls(am_err *err, const am_array *array, int64_t *out) {
+  int status = am_settle(err, array);
+  if (status != AM_OK) return status;
+  am_array *mutable_array = (am_array *)array;
+  int64_t count = atomic_load_explicit(&mutable_array->null_count, memory_order_relaxed);
+  if (count < 0) {
+    status = array->device->backend->memory.count_nulls(err, array, &count);
+    if (status != AM_OK) return status;
+    /* Counting is idempotent, so racing threads store the same value. */
+    atomic_store_explicit(&mutable_array->null_count, count, memory_order_relaxed);
+  }
+  *out = count;
+  return AM_OK;
+}
+
+/* The getters never publish a message: a device failure that keeps them
+ * from answering gives -1, and the caller's last error is left alone. */
 AM_EXPORT int64_t am_length(const am_array *array) {
   if (!array) return -1;
-  if (am_settle(array) != AM_OK) return -1;
+  am_err err;
+  am_err_init(&err, "am_length");
+  if (am_settle(&err, array) != AM_OK) return -1;
   return array->length;
 }
 
 AM_EXPORT int64_t am_null_count(const am_array *array) {
   if (!array) return -1;
-  if (am_settle(array) != AM_OK) return -1;
-  am_array *mutable_array = (am_array *)array;
-  int64_t count = atomic_load_explicit(&mutable_array->null_count, memory_order_relaxed);
-  if (count >= 0) return count;
-  /* Counting is idempotent, so racing threads store the same value. */
-  if (array->device->backend->count_nulls(array, &count) != AM_OK) return -1;
-  atomic_store_explicit(&mutable_array->null_count, count, memory_order_relaxed);
-  return count;
+  am_err err;
+  am_err_init(&err, "am_null_count");
+  int64_t count = -1;
+  return am_count_nulls(&err, array, &count) == AM_OK ? count : -1;
 }
 
 AM_EXPORT am_type am_array_type(const am_array *array) {
@@ -33,44 +48,59 @@ AM_EXPORT const char *am_format(const am_array *array) {
 
 AM_EXPORT am_device *am_array_device(const am_array *array) { return array ? array->device : NULL; }
 
-AM_EXPORT int am_full(const am_scalar *value, int64_t length, am_device *device, am_array **out) {
-  AM_ENTER();
+static int full(am_err *err, const am_scalar *value, int64_t length, am_device *device,
+                am_array **out) {
   AM_REQUIRE(value, "value");
   AM_REQUIRE(out, "out");
-  if (!am_type_valid(value->type)) return am_error(AM_ETYPE, "invalid scalar type %d", value->type);
+  if (!am_type_valid(value->type))
+    return am_fail(err, AM_ETYPE, "invalid scalar type %d", value->type);
   if (length < 0 || length > AM_MAX_LENGTH)
-    return am_error(AM_EINVAL, "length %lld is outside 0 to 2^52", (long long)length);
+    return am_fail(err, AM_EINVAL, "length %lld is outside 0 to 2^52", (long long)length);
   if (!device) device = am_default_device();
-  return device->backend->fill(device, value, length, out);
+  return device->backend->kernels.fill(err, device, value, length, out);
 }
 
-AM_EXPORT int am_to_device(const am_array *array, am_device *device, am_array **out) {
-  AM_ENTER();
+AM_EXPORT int am_full(const am_scalar *value, int64_t length, am_device *device, am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(full(err, value, length, device, out));
+}
+
+static int to_device(am_err *err, const am_array *array, am_device *device, am_array **out) {
   AM_REQUIRE(array, "array");
   AM_REQUIRE(device, "device");
   AM_REQUIRE(out, "out");
-  int status = am_settle(array);
+  int status = am_settle(err, array);
   if (status != AM_OK) return status;
-  return am_move(array, device, out);
+  return am_move(err, array, device, out);
 }
 
-AM_EXPORT int am_slice(const am_array *array, int64_t offset, int64_t length, am_array **out) {
-  AM_ENTER();
+AM_EXPORT int am_to_device(const am_array *array, am_device *device, am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(to_device(err, array, device, out));
+}
+
+static int slice(am_err *err, const am_array *array, int64_t offset, int64_t length,
+                 am_array **out) {
   AM_REQUIRE(array, "array");
   AM_REQUIRE(out, "out");
   if (offset < 0 || length < 0)
-    return am_error(AM_EINVAL, "negative offset %lld or length %lld", (long long)offset,
-                    (long long)length);
-  int status = am_settle(array);
+    return am_fail(err, AM_EINVAL, "negative offset %lld or length %lld", (long long)offset,
+                   (long long)length);
+  int status = am_settle(err, array);
   if (status != AM_OK) return status;
   if (offset > array->length) offset = array->length;
   if (length > array->length - offset) length = array->length - offset;
   am_array *view = am_array_share(array);
-  if (!view) return am_error(AM_ENOMEM, "out of memory");
+  if (!view) return am_fail(err, AM_ENOMEM, "out of memory");
   view->offset += offset;
   view->length = length;
   int64_t parent_nulls = atomic_load(&view->null_count);
   atomic_store(&view->null_count, parent_nulls == 0 || length == 0 ? 0 : -1);
   *out = view;
   return AM_OK;
+}
+
+AM_EXPORT int am_slice(const am_array *array, int64_t offset, int64_t length, am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(slice(err, array, offset, length, out));
 }

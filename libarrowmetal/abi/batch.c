@@ -1,9 +1,11 @@
-/* Thread-local batches and the tickets of batches committed without a wait. */
+/* The exported batch calls. The per-thread depth is core/runtime.c's; what a
+ * batch holds on each device is its backend's (the GPU runtime's per-thread
+ * submission); here are only the calls and the tickets of batches committed
+ * without a wait, which may span devices. */
 #include <pthread.h>
 #include <stdlib.h>
 
 #include "abi.h"
-#include "core/runtime.h"
 
 enum { AM_BATCH_DEVICES = 64 };
 
@@ -21,21 +23,27 @@ static committed *committed_list;
 static uint64_t last_ticket;
 
 AM_EXPORT int am_batch_begin(void) {
-  AM_ENTER();
   am_runtime_batch_enter();
   return AM_OK;
 }
 
-/* Flushes this thread's open submission on every device that batches. */
-static int flush_all(int wait, committed *record) {
+AM_EXPORT int am_batch_depth(void) { return am_runtime_batch_depth(); }
+
+/* Flushes this thread's open submission on every opened device; the first
+ * failure is the one reported. */
+static int flush_all(am_err *err, int wait, committed *record) {
   am_device *devices[AM_BATCH_DEVICES];
   int count = am_opened_devices(devices, AM_BATCH_DEVICES);
   int first_error = AM_OK;
   for (int i = 0; i < count; i++) {
-    if (!devices[i]->backend->batch_flush) continue;
     uint64_t ticket = 0;
-    int status = devices[i]->backend->batch_flush(devices[i], wait, &ticket);
-    if (status != AM_OK && first_error == AM_OK) first_error = status;
+    am_err device_err;
+    am_err_init(&device_err, err->entry);
+    int status = devices[i]->backend->queue.flush(&device_err, devices[i], wait, &ticket);
+    if (status != AM_OK && first_error == AM_OK) {
+      first_error = status;
+      *err = device_err;
+    }
     if (record && status == AM_OK && ticket) {
       record->devices[record->count] = devices[i];
       record->device_tickets[record->count++] = ticket;
@@ -44,27 +52,48 @@ static int flush_all(int wait, committed *record) {
   return first_error;
 }
 
-AM_EXPORT int am_batch_end(void) {
-  AM_ENTER();
-  if (am_runtime_batch_depth() == 0) return am_error(AM_EINVAL, "no batch is open on this thread");
+static int batch_end(am_err *err) {
+  if (am_runtime_batch_depth() == 0)
+    return am_fail(err, AM_EINVAL, "no batch is open on this thread");
   if (am_runtime_batch_leave() > 0) return AM_OK;
-  return flush_all(1, NULL);
+  return flush_all(err, 1, NULL);
 }
 
-AM_EXPORT int am_batch_commit(uint64_t *ticket) {
-  AM_ENTER();
+AM_EXPORT int am_batch_end(void) {
+  AM_API_BEGIN;
+  AM_API_RETURN(batch_end(err));
+}
+
+/* Waits for each device of a record; the first failure is the one reported. */
+static int wait_record(am_err *err, committed *record) {
+  int first_error = AM_OK;
+  for (int i = 0; i < record->count; i++) {
+    am_err device_err;
+    am_err_init(&device_err, err->entry);
+    int status = record->devices[i]->backend->queue.wait(&device_err, record->devices[i],
+                                                         record->device_tickets[i]);
+    if (status != AM_OK && first_error == AM_OK) {
+      first_error = status;
+      *err = device_err;
+    }
+  }
+  free(record);
+  return first_error;
+}
+
+static int batch_commit(am_err *err, uint64_t *ticket) {
   AM_REQUIRE(ticket, "ticket");
   int depth = am_runtime_batch_depth();
-  if (depth == 0) return am_error(AM_EINVAL, "no batch is open on this thread");
-  if (depth > 1) return am_error(AM_EINVAL, "only the outermost batch can be committed");
+  if (depth == 0) return am_fail(err, AM_EINVAL, "no batch is open on this thread");
+  if (depth > 1) return am_fail(err, AM_EINVAL, "only the outermost batch can be committed");
   committed *record = calloc(1, sizeof *record);
-  if (!record) return am_error(AM_ENOMEM, "out of memory");
+  if (!record) return am_fail(err, AM_ENOMEM, "out of memory");
   am_runtime_batch_leave();
-  int status = flush_all(0, record);
+  int status = flush_all(err, 0, record);
   if (status != AM_OK) {
-    for (int i = 0; i < record->count; i++)
-      record->devices[i]->backend->wait(record->devices[i], record->device_tickets[i]);
-    free(record);
+    am_err ignored;
+    am_err_init(&ignored, err->entry);
+    wait_record(&ignored, record); /* the submissions that did go out */
     return status;
   }
   pthread_mutex_lock(&committed_lock);
@@ -76,8 +105,12 @@ AM_EXPORT int am_batch_commit(uint64_t *ticket) {
   return AM_OK;
 }
 
-AM_EXPORT int am_wait(uint64_t ticket) {
-  AM_ENTER();
+AM_EXPORT int am_batch_commit(uint64_t *ticket) {
+  AM_API_BEGIN;
+  AM_API_RETURN(batch_commit(err, ticket));
+}
+
+static int wait_ticket(am_err *err, uint64_t ticket) {
   pthread_mutex_lock(&committed_lock);
   committed **link = &committed_list;
   while (*link && (*link)->ticket != ticket) link = &(*link)->next;
@@ -85,15 +118,12 @@ AM_EXPORT int am_wait(uint64_t ticket) {
   if (record) *link = record->next;
   pthread_mutex_unlock(&committed_lock);
   if (!record)
-    return am_error(AM_EINVAL, "unknown ticket %llu (never issued, or already waited on)",
-                    (unsigned long long)ticket);
-  int first_error = AM_OK;
-  for (int i = 0; i < record->count; i++) {
-    int status = record->devices[i]->backend->wait(record->devices[i], record->device_tickets[i]);
-    if (status != AM_OK && first_error == AM_OK) first_error = status;
-  }
-  free(record);
-  return first_error;
+    return am_fail(err, AM_EINVAL, "unknown ticket %llu (never issued, or already waited on)",
+                   (unsigned long long)ticket);
+  return wait_record(err, record);
 }
 
-AM_EXPORT int am_batch_depth(void) { return am_runtime_batch_depth(); }
+AM_EXPORT int am_wait(uint64_t ticket) {
+  AM_API_BEGIN;
+  AM_API_RETURN(wait_ticket(err, ticket));
+}

@@ -4,45 +4,52 @@
 #include "abi.h"
 
 /* Host copies of arrays that live elsewhere (GPU arrays are downloaded). */
-static int gather_on_host(const am_array *const *arrays, int64_t count, am_array **hosts) {
+static int gather_on_host(am_err *err, const am_array *const *arrays, int64_t count,
+                          am_array **hosts) {
   for (int64_t i = 0; i < count; i++) {
-    int status = arrays[i]->device->backend->download(arrays[i], am_host_device(), &hosts[i]);
+    int status = am_to_host(err, arrays[i], &hosts[i]);
     if (status != AM_OK) return status;
   }
   return AM_OK;
 }
 
-AM_EXPORT int am_concat(const am_array *const *arrays, int64_t count, am_device *device,
-                        am_array **out) {
-  AM_ENTER();
+static int concat(am_err *err, const am_array *const *arrays, int64_t count, am_device *device,
+                  am_array **out) {
   AM_REQUIRE(arrays, "arrays");
   AM_REQUIRE(out, "out");
   if (count < 1)
-    return am_error(AM_EINVAL, "count %lld: at least one array is needed", (long long)count);
+    return am_fail(err, AM_EINVAL, "count %lld: at least one array is needed", (long long)count);
   int64_t total = 0;
   for (int64_t i = 0; i < count; i++) {
-    if (!arrays[i]) return am_error(AM_EINVAL, "arrays[%lld] is NULL", (long long)i);
-    int status = am_settle(arrays[i]);
+    if (!arrays[i]) return am_fail(err, AM_EINVAL, "arrays[%lld] is NULL", (long long)i);
+    int status = am_settle(err, arrays[i]);
     if (status != AM_OK) return status;
     if (arrays[i]->type != arrays[0]->type)
-      return am_error(AM_ETYPE, "arrays[%lld] is %s, arrays[0] is %s", (long long)i,
-                      am_type_name(arrays[i]->type), am_type_name(arrays[0]->type));
+      return am_fail(err, AM_ETYPE, "arrays[%lld] is %s, arrays[0] is %s", (long long)i,
+                     am_type_name(arrays[i]->type), am_type_name(arrays[0]->type));
     if (arrays[i]->length > AM_MAX_LENGTH - total)
-      return am_error(AM_EINVAL, "the total length is beyond 2^52 slots");
+      return am_fail(err, AM_EINVAL, "the total length is beyond 2^52 slots");
     total += arrays[i]->length;
   }
   if (!device) device = arrays[0]->device;
   int same = 1;
   for (int64_t i = 0; i < count; i++) same &= arrays[i]->device == device;
-  if (same && device->backend->concat) return device->backend->concat(arrays, count, out);
+  if (same) return device->backend->kernels.concat(err, arrays, count, out);
   am_array **hosts = calloc((size_t)count, sizeof *hosts);
-  if (!hosts) return am_error(AM_ENOMEM, "out of memory");
+  if (!hosts) return am_fail(err, AM_ENOMEM, "out of memory");
   am_array *joined = NULL;
-  int status = gather_on_host(arrays, count, hosts);
+  am_device *host = am_host_device();
+  int status = gather_on_host(err, arrays, count, hosts);
   if (status == AM_OK)
-    status = am_host_device()->backend->concat((const am_array *const *)hosts, count, &joined);
+    status = host->backend->kernels.concat(err, (const am_array *const *)hosts, count, &joined);
   for (int64_t i = 0; i < count; i++) am_array_free(hosts[i]);
   free(hosts);
   if (status != AM_OK) return status;
-  return am_place(joined, device, out);
+  return am_place(err, joined, device, out);
+}
+
+AM_EXPORT int am_concat(const am_array *const *arrays, int64_t count, am_device *device,
+                        am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(concat(err, arrays, count, device, out));
 }

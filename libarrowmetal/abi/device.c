@@ -1,4 +1,4 @@
-/* Backend registry, device handles and the process-wide default device. */
+/* Device handles and the process-wide default device. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,16 +22,20 @@ AM_EXPORT const char *am_backend_name(int index) {
   return backend ? backend->name : NULL;
 }
 
-AM_EXPORT int am_backend_probe(const char *name) {
-  AM_ENTER();
+static int backend_probe(am_err *err, const char *name) {
   AM_REQUIRE(name, "name");
   const am_backend *backend = am_registry_find(name, strlen(name));
-  if (!backend) return am_error(AM_EINVAL, "unknown backend '%s'", name);
-  return backend->probe();
+  if (!backend) return am_fail(err, AM_EINVAL, "unknown backend '%s'", name);
+  return am_registry_probe(err, backend);
+}
+
+AM_EXPORT int am_backend_probe(const char *name) {
+  AM_API_BEGIN;
+  AM_API_RETURN(backend_probe(err, name));
 }
 
 /* Parses "cuda:1" into backend and ordinal; opens it under the registry lock. */
-int am_open_device(const char *spec, am_device **out) {
+int am_open_device(am_err *err, const char *spec, am_device **out) {
   const char *colon = strchr(spec, ':');
   size_t name_length = colon ? (size_t)(colon - spec) : strlen(spec);
   int ordinal = 0;
@@ -39,20 +43,20 @@ int am_open_device(const char *spec, am_device **out) {
     char *end = NULL;
     long parsed = strtol(colon + 1, &end, 10);
     if (!colon[1] || *end || parsed < 0 || parsed > 1024)
-      return am_error(AM_EINVAL, "bad device ordinal in '%s'", spec);
+      return am_fail(err, AM_EINVAL, "bad device ordinal in '%s'", spec);
     ordinal = (int)parsed;
   }
   const am_backend *backend = am_registry_find(spec, name_length);
-  if (!backend) return am_error(AM_EINVAL, "unknown backend in '%s'", spec);
+  if (!backend) return am_fail(err, AM_EINVAL, "unknown backend in '%s'", spec);
   if (backend == am_host_device()->backend && ordinal == 0) {
     *out = am_host_device();
     return AM_OK;
   }
-  int status = backend->probe();
+  int status = am_registry_probe(err, backend);
   if (status != AM_OK) return status;
   if (ordinal >= backend->device_count())
-    return am_error(AM_EINVAL, "'%s': the %s backend has %d device(s)", spec, backend->name,
-                    backend->device_count());
+    return am_fail(err, AM_EINVAL, "'%s': the %s backend has %d device(s)", spec, backend->name,
+                   backend->device_count());
   pthread_mutex_lock(&registry_lock);
   for (int i = 0; i < opened_count; i++) {
     if (opened[i]->backend == backend && opened[i]->ordinal == ordinal) {
@@ -65,12 +69,12 @@ int am_open_device(const char *spec, am_device **out) {
   if (!device || opened_count == AM_MAX_DEVICES) {
     pthread_mutex_unlock(&registry_lock);
     free(device);
-    return am_error(AM_ENOMEM, "cannot open another device");
+    return am_fail(err, AM_ENOMEM, "cannot open another device");
   }
   device->backend = backend;
   device->ordinal = ordinal;
   snprintf(device->name, sizeof device->name, "%s:%d", backend->name, ordinal);
-  status = backend->open_device(device);
+  status = backend->open_device(err, device);
   if (status == AM_OK) {
     opened[opened_count++] = device;
     *out = device;
@@ -81,11 +85,15 @@ int am_open_device(const char *spec, am_device **out) {
   return status;
 }
 
-AM_EXPORT int am_device_open(const char *spec, am_device **out) {
-  AM_ENTER();
+static int device_open(am_err *err, const char *spec, am_device **out) {
   AM_REQUIRE(spec, "spec");
   AM_REQUIRE(out, "out");
-  return am_open_device(spec, out);
+  return am_open_device(err, spec, out);
+}
+
+AM_EXPORT int am_device_open(const char *spec, am_device **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(device_open(err, spec, out));
 }
 
 /* ARROWMETAL_BACKEND picks the default when it names a usable device; the
@@ -94,8 +102,10 @@ static void choose_default(void) {
   am_device *device = am_host_device();
   const char *spec = getenv("ARROWMETAL_BACKEND");
   if (spec && *spec) {
+    am_err err;
+    am_err_init(&err, "ARROWMETAL_BACKEND");
     am_device *chosen = NULL;
-    if (am_open_device(spec, &chosen) == AM_OK) device = chosen;
+    if (am_open_device(&err, spec, &chosen) == AM_OK) device = chosen;
   }
   atomic_store(&default_device, device);
 }
@@ -105,12 +115,16 @@ AM_EXPORT am_device *am_default_device(void) {
   return atomic_load_explicit(&default_device, memory_order_acquire);
 }
 
-AM_EXPORT int am_set_default_device(am_device *device) {
-  AM_ENTER();
+static int set_default(am_err *err, am_device *device) {
   AM_REQUIRE(device, "device");
   pthread_once(&default_once, choose_default);
   atomic_store(&default_device, device);
   return AM_OK;
+}
+
+AM_EXPORT int am_set_default_device(am_device *device) {
+  AM_API_BEGIN;
+  AM_API_RETURN(set_default(err, device));
 }
 
 AM_EXPORT const char *am_device_name(const am_device *device) {
@@ -121,10 +135,10 @@ AM_EXPORT const char *am_device_backend(const am_device *device) {
   return device ? device->backend->name : NULL;
 }
 
-int am_same_device(const am_array *left, const am_array *right) {
+int am_same_device(am_err *err, const am_array *left, const am_array *right) {
   if (left->device == right->device) return AM_OK;
-  return am_error(AM_EINVAL, "arrays live on different devices (%s and %s)", left->device->name,
-                  right->device->name);
+  return am_fail(err, AM_EINVAL, "arrays live on different devices (%s and %s)", left->device->name,
+                 right->device->name);
 }
 
 int am_opened_devices(am_device **devices, int capacity) {
@@ -135,14 +149,22 @@ int am_opened_devices(am_device **devices, int capacity) {
   return count;
 }
 
-AM_EXPORT int am_device_sync(am_device *device) {
-  AM_ENTER();
+static int device_sync(am_err *err, am_device *device) {
   AM_REQUIRE(device, "device");
-  return device->backend->sync(device);
+  return device->backend->queue.sync(err, device);
+}
+
+AM_EXPORT int am_device_sync(am_device *device) {
+  AM_API_BEGIN;
+  AM_API_RETURN(device_sync(err, device));
+}
+
+static int wait_stream(am_err *err, am_device *device, uintptr_t stream) {
+  AM_REQUIRE(device, "device");
+  return device->backend->queue.wait_stream(err, device, stream);
 }
 
 AM_EXPORT int am_device_wait_stream(am_device *device, uintptr_t stream) {
-  AM_ENTER();
-  AM_REQUIRE(device, "device");
-  return device->backend->wait_stream(device, stream);
+  AM_API_BEGIN;
+  AM_API_RETURN(wait_stream(err, device, stream));
 }

@@ -7,17 +7,17 @@
 
 /* Safe-casts `array` to `to` on its own device, or shares it when it already
  * has that type. *converted must be freed by the caller. */
-static int convert(const am_array *array, am_type to, am_array **converted) {
+static int convert(am_err *err, const am_array *array, am_type to, am_array **converted) {
   if (array->type == to) {
     *converted = NULL;
     return AM_OK;
   }
-  return array->device->backend->cast(array, to, 1, converted);
+  return array->device->backend->kernels.cast(err, array, to, 1, converted);
 }
 
-static int no_kernel(const char *function, am_type left, am_type right) {
-  return am_error(AM_ETYPE, "function '%s' has no kernel matching input types (%s, %s)", function,
-                  am_type_name(left), am_type_name(right));
+static int no_kernel(am_err *err, const char *function, am_type left, am_type right) {
+  return am_fail(err, AM_ETYPE, "function '%s' has no kernel matching input types (%s, %s)",
+                 function, am_type_name(left), am_type_name(right));
 }
 
 /* The type both operands become, or AM_TYPE_INVALID. Booleans only meet
@@ -28,181 +28,206 @@ static am_type operand_type(am_type left, am_type right, int allow_bool) {
   return am_common_numeric(left, right);
 }
 
-static int check_pair(const am_array *left, const am_array *right) {
+static int check_pair(am_err *err, const am_array *left, const am_array *right) {
   AM_REQUIRE(left, "left");
   AM_REQUIRE(right, "right");
   int status;
-  if ((status = am_settle(left)) != AM_OK || (status = am_settle(right)) != AM_OK) return status;
+  if ((status = am_settle(err, left)) != AM_OK || (status = am_settle(err, right)) != AM_OK)
+    return status;
   if (left->length != right->length)
-    return am_error(AM_EINVAL, "arrays have different lengths (%lld and %lld)",
-                    (long long)left->length, (long long)right->length);
+    return am_fail(err, AM_EINVAL, "arrays have different lengths (%lld and %lld)",
+                   (long long)left->length, (long long)right->length);
   return AM_OK;
 }
 
-typedef int (*binary_kernel)(int op, const am_array *left, const am_array *right,
+typedef int (*binary_kernel)(am_err *err, int op, const am_array *left, const am_array *right,
                              const am_scalar *scalar, am_array **out);
 
 /* Array (op) array after promotion, where the route says. */
-static int binary_arrays(const char *name, int allow_bool, am_op_class op_class,
+static int binary_arrays(am_err *err, const char *name, int allow_bool, am_op_class op_class,
                          binary_kernel kernel, int op, const am_array *left, const am_array *right,
                          am_array **out) {
-  int status = check_pair(left, right);
+  int status = check_pair(err, left, right);
   if (status != AM_OK) return status;
   AM_REQUIRE(out, "out");
   am_type type = operand_type(left->type, right->type, allow_bool);
-  if (type == AM_TYPE_INVALID) return no_kernel(name, left->type, right->type);
+  if (type == AM_TYPE_INVALID) return no_kernel(err, name, left->type, right->type);
   am_route route;
   const am_array *inputs[2] = {left, right};
-  if ((status = am_route_inputs(op_class, inputs, 2, &route)) != AM_OK) return status;
+  if ((status = am_route_inputs(err, op_class, inputs, 2, &route)) != AM_OK) return status;
   left = route.use[0];
   right = route.use[1];
   am_array *left_converted = NULL, *right_converted = NULL, *result = NULL;
-  if ((status = convert(left, type, &left_converted)) == AM_OK &&
-      (status = convert(right, type, &right_converted)) == AM_OK) {
-    status = kernel(op, left_converted ? left_converted : left,
+  if ((status = convert(err, left, type, &left_converted)) == AM_OK &&
+      (status = convert(err, right, type, &right_converted)) == AM_OK) {
+    status = kernel(err, op, left_converted ? left_converted : left,
                     right_converted ? right_converted : right, NULL, &result);
   }
   am_array_free(left_converted);
   am_array_free(right_converted);
-  status = am_route_finish(&route, status, result, out);
+  status = am_route_finish(err, &route, status, result, out);
   am_route_done(&route);
   return status;
 }
 
 /* Array (op) scalar after promotion. A null scalar of no valid type takes
- * the array's type. */
-static int binary_scalar(const char *name, int allow_bool, am_op_class op_class,
+ * the array's type. (A NULL scalar reaches binary_arrays, which reports
+ * "right is NULL".) */
+static int binary_scalar(am_err *err, const char *name, int allow_bool, am_op_class op_class,
                          binary_kernel kernel, int op, const am_array *left, const am_scalar *right,
                          am_array **out) {
   AM_REQUIRE(left, "left");
   AM_REQUIRE(right, "right");
   AM_REQUIRE(out, "out");
-  int status = am_settle(left);
+  int status = am_settle(err, left);
   if (status != AM_OK) return status;
   am_scalar scalar = *right;
   if (scalar.is_null && !am_type_valid(scalar.type)) scalar.type = left->type;
-  if (!am_type_valid(scalar.type)) return am_error(AM_ETYPE, "invalid scalar type %d", scalar.type);
+  if (!am_type_valid(scalar.type))
+    return am_fail(err, AM_ETYPE, "invalid scalar type %d", scalar.type);
   am_type type = operand_type(left->type, (am_type)scalar.type, allow_bool);
-  if (type == AM_TYPE_INVALID) return no_kernel(name, left->type, (am_type)scalar.type);
-  if ((status = am_scalar_cast(&scalar, type, &scalar)) != AM_OK) return status;
+  if (type == AM_TYPE_INVALID) return no_kernel(err, name, left->type, (am_type)scalar.type);
+  if ((status = am_scalar_cast(err, &scalar, type, &scalar)) != AM_OK) return status;
   am_route route;
-  if ((status = am_route_inputs(op_class, &left, 1, &route)) != AM_OK) return status;
+  if ((status = am_route_inputs(err, op_class, &left, 1, &route)) != AM_OK) return status;
   left = route.use[0];
   am_array *converted = NULL, *result = NULL;
-  if ((status = convert(left, type, &converted)) == AM_OK)
-    status = kernel(op, converted ? converted : left, NULL, &scalar, &result);
+  if ((status = convert(err, left, type, &converted)) == AM_OK)
+    status = kernel(err, op, converted ? converted : left, NULL, &scalar, &result);
   am_array_free(converted);
-  status = am_route_finish(&route, status, result, out);
+  status = am_route_finish(err, &route, status, result, out);
   am_route_done(&route);
   return status;
 }
 
-static int compare_kernel(int op, const am_array *left, const am_array *right,
+static int compare_kernel(am_err *err, int op, const am_array *left, const am_array *right,
                           const am_scalar *scalar, am_array **out) {
-  return left->device->backend->compare((am_compare_op)op, left, right, scalar, out);
+  return left->device->backend->kernels.compare(err, (am_compare_op)op, left, right, scalar, out);
 }
 
-static int arith_kernel(int op, const am_array *left, const am_array *right,
+static int arith_kernel(am_err *err, int op, const am_array *left, const am_array *right,
                         const am_scalar *scalar, am_array **out) {
-  return left->device->backend->arith((am_arith_op)op, left, right, scalar, out);
+  return left->device->backend->kernels.arith(err, (am_arith_op)op, left, right, scalar, out);
 }
 
 static const char *const compare_names[] = {"equal",      "not_equal", "less",
                                             "less_equal", "greater",   "greater_equal"};
 static const char *const arith_names[] = {"add", "subtract", "multiply", "divide"};
 
+static int compare(am_err *err, am_compare_op op, const am_array *left, const am_array *right,
+                   const am_scalar *scalar, am_array **out) {
+  if ((unsigned)op > AM_GE) return am_fail(err, AM_EINVAL, "unknown compare op %d", (int)op);
+  if (scalar)
+    return binary_scalar(err, compare_names[op], 1, AM_ROUTE_COMPARE, compare_kernel, op, left,
+                         scalar, out);
+  return binary_arrays(err, compare_names[op], 1, AM_ROUTE_COMPARE, compare_kernel, op, left, right,
+                       out);
+}
+
 AM_EXPORT int am_compare(am_compare_op op, const am_array *left, const am_array *right,
                          am_array **out) {
-  AM_ENTER();
-  if ((unsigned)op > AM_GE) return am_error(AM_EINVAL, "unknown compare op %d", (int)op);
-  return binary_arrays(compare_names[op], 1, AM_ROUTE_COMPARE, compare_kernel, op, left, right,
-                       out);
+  AM_API_BEGIN;
+  AM_API_RETURN(compare(err, op, left, right, NULL, out));
 }
 
 AM_EXPORT int am_compare_scalar(am_compare_op op, const am_array *left, const am_scalar *right,
                                 am_array **out) {
-  AM_ENTER();
-  if ((unsigned)op > AM_GE) return am_error(AM_EINVAL, "unknown compare op %d", (int)op);
-  return binary_scalar(compare_names[op], 1, AM_ROUTE_COMPARE, compare_kernel, op, left, right,
-                       out);
+  AM_API_BEGIN;
+  AM_API_RETURN(compare(err, op, left, NULL, right, out));
+}
+
+static int arith(am_err *err, am_arith_op op, const am_array *left, const am_array *right,
+                 const am_scalar *scalar, am_array **out) {
+  if ((unsigned)op > AM_DIVIDE) return am_fail(err, AM_EINVAL, "unknown arithmetic op %d", (int)op);
+  if (scalar)
+    return binary_scalar(err, arith_names[op], 0, AM_ROUTE_ARITH, arith_kernel, op, left, scalar,
+                         out);
+  return binary_arrays(err, arith_names[op], 0, AM_ROUTE_ARITH, arith_kernel, op, left, right, out);
 }
 
 AM_EXPORT int am_arith(am_arith_op op, const am_array *left, const am_array *right,
                        am_array **out) {
-  AM_ENTER();
-  if ((unsigned)op > AM_DIVIDE) return am_error(AM_EINVAL, "unknown arithmetic op %d", (int)op);
-  return binary_arrays(arith_names[op], 0, AM_ROUTE_ARITH, arith_kernel, op, left, right, out);
+  AM_API_BEGIN;
+  AM_API_RETURN(arith(err, op, left, right, NULL, out));
 }
 
 AM_EXPORT int am_arith_scalar(am_arith_op op, const am_array *left, const am_scalar *right,
                               am_array **out) {
-  AM_ENTER();
-  if ((unsigned)op > AM_DIVIDE) return am_error(AM_EINVAL, "unknown arithmetic op %d", (int)op);
-  return binary_scalar(arith_names[op], 0, AM_ROUTE_ARITH, arith_kernel, op, left, right, out);
+  AM_API_BEGIN;
+  AM_API_RETURN(arith(err, op, left, NULL, right, out));
 }
 
-AM_EXPORT int am_cast(const am_array *array, am_type to, int safe, am_array **out) {
-  AM_ENTER();
+static int cast(am_err *err, const am_array *array, am_type to, int safe, am_array **out) {
   AM_REQUIRE(array, "array");
   AM_REQUIRE(out, "out");
-  if (!am_type_valid(to)) return am_error(AM_ETYPE, "cannot cast to unknown type %d", (int)to);
-  int status = am_settle(array);
+  if (!am_type_valid(to)) return am_fail(err, AM_ETYPE, "cannot cast to unknown type %d", (int)to);
+  int status = am_settle(err, array);
   if (status != AM_OK) return status;
   if (array->type == to) {
     *out = am_array_share(array);
-    return *out ? AM_OK : am_error(AM_ENOMEM, "out of memory");
+    return *out ? AM_OK : am_fail(err, AM_ENOMEM, "out of memory");
   }
   am_route route;
-  if ((status = am_route_inputs(AM_ROUTE_CAST, &array, 1, &route)) != AM_OK) return status;
+  if ((status = am_route_inputs(err, AM_ROUTE_CAST, &array, 1, &route)) != AM_OK) return status;
   am_array *result = NULL;
-  status = route.use[0]->device->backend->cast(route.use[0], to, safe, &result);
-  status = am_route_finish(&route, status, result, out);
+  status = route.use[0]->device->backend->kernels.cast(err, route.use[0], to, safe, &result);
+  status = am_route_finish(err, &route, status, result, out);
   am_route_done(&route);
   return status;
+}
+
+AM_EXPORT int am_cast(const am_array *array, am_type to, int safe, am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(cast(err, array, to, safe, out));
 }
 
 /* `right` is NULL for AM_LOGIC_NOT. */
-static int routed_logic(am_logic_op op, const am_array *left, const am_array *right,
+static int routed_logic(am_err *err, am_logic_op op, const am_array *left, const am_array *right,
                         am_array **out) {
   am_route route;
   const am_array *inputs[2] = {left, right};
-  int status = am_route_inputs(AM_ROUTE_LOGIC, inputs, right ? 2 : 1, &route);
+  int status = am_route_inputs(err, AM_ROUTE_LOGIC, inputs, right ? 2 : 1, &route);
   if (status != AM_OK) return status;
   am_array *result = NULL;
-  status = route.use[0]->device->backend->logic(op, route.use[0], route.use[1], &result);
-  status = am_route_finish(&route, status, result, out);
+  status =
+      route.use[0]->device->backend->kernels.logic(err, op, route.use[0], route.use[1], &result);
+  status = am_route_finish(err, &route, status, result, out);
   am_route_done(&route);
   return status;
 }
 
-static int logic(am_logic_op op, const char *name, const am_array *left, const am_array *right,
-                 am_array **out) {
-  int status = check_pair(left, right);
+static int logic(am_err *err, am_logic_op op, const char *name, const am_array *left,
+                 const am_array *right, am_array **out) {
+  int status = check_pair(err, left, right);
   if (status != AM_OK) return status;
   AM_REQUIRE(out, "out");
   if (left->type != AM_BOOL || right->type != AM_BOOL)
-    return no_kernel(name, left->type, right->type);
-  return routed_logic(op, left, right, out);
+    return no_kernel(err, name, left->type, right->type);
+  return routed_logic(err, op, left, right, out);
 }
 
 AM_EXPORT int am_and(const am_array *left, const am_array *right, am_array **out) {
-  AM_ENTER();
-  return logic(AM_LOGIC_AND, "and", left, right, out);
+  AM_API_BEGIN;
+  AM_API_RETURN(logic(err, AM_LOGIC_AND, "and", left, right, out));
 }
 
 AM_EXPORT int am_or(const am_array *left, const am_array *right, am_array **out) {
-  AM_ENTER();
-  return logic(AM_LOGIC_OR, "or", left, right, out);
+  AM_API_BEGIN;
+  AM_API_RETURN(logic(err, AM_LOGIC_OR, "or", left, right, out));
+}
+
+static int not_(am_err *err, const am_array *array, am_array **out) {
+  AM_REQUIRE(array, "array");
+  AM_REQUIRE(out, "out");
+  int status = am_settle(err, array);
+  if (status != AM_OK) return status;
+  if (array->type != AM_BOOL)
+    return am_fail(err, AM_ETYPE, "function 'invert' has no kernel matching input types (%s)",
+                   am_type_name(array->type));
+  return routed_logic(err, AM_LOGIC_NOT, array, NULL, out);
 }
 
 AM_EXPORT int am_not(const am_array *array, am_array **out) {
-  AM_ENTER();
-  AM_REQUIRE(array, "array");
-  AM_REQUIRE(out, "out");
-  int status = am_settle(array);
-  if (status != AM_OK) return status;
-  if (array->type != AM_BOOL)
-    return am_error(AM_ETYPE, "function 'invert' has no kernel matching input types (%s)",
-                    am_type_name(array->type));
-  return routed_logic(AM_LOGIC_NOT, array, NULL, out);
+  AM_API_BEGIN;
+  AM_API_RETURN(not_(err, array, out));
 }

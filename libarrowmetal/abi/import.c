@@ -25,65 +25,66 @@ static void release_now(moved_keeper *block) {
   free(block);
 }
 
-static int check_schema(const struct ArrowSchema *schema, am_type *type) {
+static int check_schema(am_err *err, const struct ArrowSchema *schema, am_type *type) {
   AM_REQUIRE(schema, "schema");
-  if (!schema->release) return am_error(AM_EINVAL, "schema struct is already released");
-  if (!schema->format) return am_error(AM_EINVAL, "schema format is NULL");
-  if (schema->dictionary) return am_error(AM_ETYPE, "dictionary-encoded arrays are not supported");
+  if (!schema->release) return am_fail(err, AM_EINVAL, "schema struct is already released");
+  if (!schema->format) return am_fail(err, AM_EINVAL, "schema format is NULL");
+  if (schema->dictionary)
+    return am_fail(err, AM_ETYPE, "dictionary-encoded arrays are not supported");
   if (schema->n_children != 0)
-    return am_error(AM_ETYPE, "format '%s' with %lld children is not a supported type",
-                    schema->format, (long long)schema->n_children);
+    return am_fail(err, AM_ETYPE, "format '%s' with %lld children is not a supported type",
+                   schema->format, (long long)schema->n_children);
   *type = am_type_from_format(schema->format);
   if (*type == AM_TYPE_INVALID)
-    return am_error(AM_ETYPE, "unsupported format '%s' (supported: b c s i l C S I L f g)",
-                    schema->format);
+    return am_fail(err, AM_ETYPE, "unsupported format '%s' (supported: b c s i l C S I L f g)",
+                   schema->format);
   return AM_OK;
 }
 
-static int check_array(const struct ArrowArray *a, am_type type) {
-  if (a->length < 0) return am_error(AM_EINVAL, "negative length %lld", (long long)a->length);
-  if (a->offset < 0) return am_error(AM_EINVAL, "negative offset %lld", (long long)a->offset);
+static int check_array(am_err *err, const struct ArrowArray *a, am_type type) {
+  if (a->length < 0) return am_fail(err, AM_EINVAL, "negative length %lld", (long long)a->length);
+  if (a->offset < 0) return am_fail(err, AM_EINVAL, "negative offset %lld", (long long)a->offset);
   if (a->offset > AM_MAX_LENGTH - a->length)
-    return am_error(AM_EINVAL, "offset %lld + length %lld is beyond 2^52 slots",
-                    (long long)a->offset, (long long)a->length);
+    return am_fail(err, AM_EINVAL, "offset %lld + length %lld is beyond 2^52 slots",
+                   (long long)a->offset, (long long)a->length);
   if (a->null_count < -1 || a->null_count > a->length)
-    return am_error(AM_EINVAL, "null_count %lld out of range for length %lld",
-                    (long long)a->null_count, (long long)a->length);
+    return am_fail(err, AM_EINVAL, "null_count %lld out of range for length %lld",
+                   (long long)a->null_count, (long long)a->length);
   if (a->n_buffers != 2)
-    return am_error(AM_EINVAL, "format '%s' needs 2 buffers, the array has %lld",
-                    am_type_format_of(type), (long long)a->n_buffers);
+    return am_fail(err, AM_EINVAL, "format '%s' needs 2 buffers, the array has %lld",
+                   am_type_format_of(type), (long long)a->n_buffers);
   if (a->n_children != 0)
-    return am_error(AM_EINVAL, "a primitive array has no children, this one has %lld",
-                    (long long)a->n_children);
-  if (a->dictionary) return am_error(AM_EINVAL, "a primitive array has no dictionary");
-  if (!a->buffers) return am_error(AM_EINVAL, "buffers is NULL");
+    return am_fail(err, AM_EINVAL, "a primitive array has no children, this one has %lld",
+                   (long long)a->n_children);
+  if (a->dictionary) return am_fail(err, AM_EINVAL, "a primitive array has no dictionary");
+  if (!a->buffers) return am_fail(err, AM_EINVAL, "buffers is NULL");
   if (!a->buffers[1] && a->length > 0)
-    return am_error(AM_EINVAL, "data buffer is NULL with length %lld", (long long)a->length);
+    return am_fail(err, AM_EINVAL, "data buffer is NULL with length %lld", (long long)a->length);
   if (!a->buffers[0] && a->null_count > 0)
-    return am_error(AM_EINVAL, "validity bitmap is NULL with null_count %lld",
-                    (long long)a->null_count);
+    return am_fail(err, AM_EINVAL, "validity bitmap is NULL with null_count %lld",
+                   (long long)a->null_count);
   return AM_OK;
 }
 
 /* Moves `array` out of the caller's hands first, so that every path after
  * it -- failure included -- releases it exactly once. */
-static int import_host(const struct ArrowSchema *schema, struct ArrowArray *array,
+static int import_host(am_err *err, const struct ArrowSchema *schema, struct ArrowArray *array,
                        am_array **host_out) {
   AM_REQUIRE(array, "array");
-  if (!array->release) return am_error(AM_EINVAL, "array struct is already released");
+  if (!array->release) return am_fail(err, AM_EINVAL, "array struct is already released");
   moved_keeper *block = malloc(sizeof *block);
   if (!block) {
     array->release(array);
     array->release = NULL;
-    return am_error(AM_ENOMEM, "out of memory");
+    return am_fail(err, AM_ENOMEM, "out of memory");
   }
   struct ArrowArray *moved = &block->moved;
   *moved = *array;
   array->release = NULL;
 
   am_type type = AM_TYPE_INVALID;
-  int status = check_schema(schema, &type);
-  if (status == AM_OK) status = check_array(moved, type);
+  int status = check_schema(err, schema, &type);
+  if (status == AM_OK) status = check_array(err, moved, type);
   if (status != AM_OK) {
     release_now(block);
     return status;
@@ -103,11 +104,14 @@ static int import_host(const struct ArrowSchema *schema, struct ArrowArray *arra
   am_array *host = am_array_make(am_host_device(), type, moved->length, moved->offset, null_count,
                                  validity ? am_buffer_retain(keeper) : NULL, validity, keeper,
                                  moved->buffers[1]);
-  if (!host) return am_error(AM_ENOMEM, "out of memory");
+  if (!host) return am_fail(err, AM_ENOMEM, "out of memory");
   if (null_count < 0) {
     int64_t counted = 0;
-    am_host_device()->backend->count_nulls(host, &counted);
-    atomic_store(&host->null_count, counted);
+    status = am_count_nulls(err, host, &counted);
+    if (status != AM_OK) {
+      am_array_free(host);
+      return status;
+    }
     if (counted == 0) {
       am_buffer_release(host->validity_buf);
       host->validity_buf = NULL;
@@ -118,32 +122,43 @@ static int import_host(const struct ArrowSchema *schema, struct ArrowArray *arra
   return AM_OK;
 }
 
-int am_place(am_array *host, am_device *device, am_array **out) {
+int am_place(am_err *err, am_array *host, am_device *device, am_array **out) {
   if (device == host->device) {
     *out = host;
     return AM_OK;
   }
-  int status = device->backend->upload(device, host, out);
+  int status = device->backend->memory.upload(err, device, host, out);
   am_array_free(host);
   return status;
 }
 
-AM_EXPORT int am_import(const struct ArrowSchema *schema, struct ArrowArray *array,
-                        am_device *device, am_array **out) {
-  AM_ENTER();
+static int import(am_err *err, const struct ArrowSchema *schema, struct ArrowArray *array,
+                  am_device *device, am_array **out) {
   am_array *host = NULL;
-  int status = import_host(schema, array, &host);
+  int status = import_host(err, schema, array, &host);
   if (status != AM_OK) return status;
   if (!out) {
     am_array_free(host);
-    return am_error(AM_EINVAL, "out is NULL");
+    return am_fail(err, AM_EINVAL, "out is NULL");
   }
-  return am_place(host, device ? device : am_default_device(), out);
+  return am_place(err, host, device ? device : am_default_device(), out);
 }
 
-AM_EXPORT int am_import_device(const struct ArrowSchema *schema, struct ArrowDeviceArray *array,
-                               am_device *device, am_array **out) {
-  AM_ENTER();
+AM_EXPORT int am_import(const struct ArrowSchema *schema, struct ArrowArray *array,
+                        am_device *device, am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(import(err, schema, array, device, out));
+}
+
+/* Releases the moved-in struct of a failed device import. */
+static int refuse(struct ArrowDeviceArray *array, int status) {
+  array->array.release(&array->array);
+  array->array.release = NULL;
+  return status;
+}
+
+static int import_device(am_err *err, const struct ArrowSchema *schema,
+                         struct ArrowDeviceArray *array, am_device *device, am_array **out) {
   AM_REQUIRE(array, "array");
   if (!device) device = am_default_device();
   ArrowDeviceType where = array->device_type;
@@ -152,39 +167,30 @@ AM_EXPORT int am_import_device(const struct ArrowSchema *schema, struct ArrowDev
      * event before any kernel reads it (the spec's consumer duty). */
     if (where == ARROW_DEVICE_CUDA_HOST && array->sync_event && array->array.release) {
       const am_backend *producer = am_registry_for_device_type(where);
-      int waited = producer ? producer->wait_event(array->sync_event)
-                            : am_error(AM_EUNSUPPORTED,
-                                       "no backend waits on sync events of "
-                                       "device type %d",
-                                       (int)where);
-      if (waited != AM_OK) {
-        array->array.release(&array->array);
-        array->array.release = NULL;
-        return waited;
-      }
+      int status = producer ? am_registry_probe(err, producer) : AM_OK;
+      if (!producer)
+        status = am_fail(err, AM_EUNSUPPORTED,
+                         "no backend here waits on sync events of device type %d", (int)where);
+      if (status == AM_OK) status = producer->memory.wait_event(err, array->sync_event);
+      if (status != AM_OK) return refuse(array, status);
     }
-    am_array *host = NULL;
-    int status = import_host(schema, &array->array, &host);
-    if (status != AM_OK) return status;
-    if (!out) {
-      am_array_free(host);
-      return am_error(AM_EINVAL, "out is NULL");
-    }
-    return am_place(host, device, out);
+    return import(err, schema, &array->array, device, out);
   }
-  if (!array->array.release) return am_error(AM_EINVAL, "array struct is already released");
+  if (!array->array.release) return am_fail(err, AM_EINVAL, "array struct is already released");
   am_type type = AM_TYPE_INVALID;
-  int status = check_schema(schema, &type);
-  if (status == AM_OK) status = check_array(&array->array, type);
-  if (status == AM_OK && !out) status = am_error(AM_EINVAL, "out is NULL");
-  if (status == AM_OK && !device->backend->import_device)
-    status = am_error(AM_EUNSUPPORTED, "device type %d cannot be imported onto %s", (int)where,
-                      device->name);
-  if (status != AM_OK) {
-    array->array.release(&array->array);
-    array->array.release = NULL;
-    return status;
-  }
+  int status = check_schema(err, schema, &type);
+  if (status == AM_OK) status = check_array(err, &array->array, type);
+  if (status == AM_OK && !out) status = am_fail(err, AM_EINVAL, "out is NULL");
+  if (status == AM_OK && device->backend->device_type != where)
+    status = am_fail(err, AM_EUNSUPPORTED, "device type %d cannot be imported onto %s", (int)where,
+                     device->name);
+  if (status != AM_OK) return refuse(array, status);
   /* The backend moves array->array in and checks that it lives on its device. */
-  return device->backend->import_device(device, type, array, out);
+  return device->backend->memory.import_device(err, device, type, array, out);
+}
+
+AM_EXPORT int am_import_device(const struct ArrowSchema *schema, struct ArrowDeviceArray *array,
+                               am_device *device, am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(import_device(err, schema, array, device, out));
 }

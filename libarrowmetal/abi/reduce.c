@@ -4,50 +4,55 @@
 #include "abi.h"
 #include "route.h"
 
-static int reduce(am_reduce_op op, const am_array *array, am_scalar *out) {
+static int reduce(am_err *err, am_reduce_op op, const am_array *array, am_scalar *out) {
   AM_REQUIRE(array, "array");
   AM_REQUIRE(out, "out");
-  int status = am_settle(array);
+  int status = am_settle(err, array);
   if (status != AM_OK) return status;
   am_route route;
-  if ((status = am_route_inputs(AM_ROUTE_REDUCE, &array, 1, &route)) != AM_OK) return status;
-  status = route.use[0]->device->backend->reduce(op, route.use[0], out);
+  if ((status = am_route_inputs(err, AM_ROUTE_REDUCE, &array, 1, &route)) != AM_OK) return status;
+  status = route.use[0]->device->backend->kernels.reduce(err, op, route.use[0], out);
   am_route_done(&route);
   return status;
 }
 
 AM_EXPORT int am_sum(const am_array *array, am_scalar *out) {
-  AM_ENTER();
-  return reduce(AM_REDUCE_SUM, array, out);
+  AM_API_BEGIN;
+  AM_API_RETURN(reduce(err, AM_REDUCE_SUM, array, out));
 }
 
 AM_EXPORT int am_min(const am_array *array, am_scalar *out) {
-  AM_ENTER();
-  return reduce(AM_REDUCE_MIN, array, out);
+  AM_API_BEGIN;
+  AM_API_RETURN(reduce(err, AM_REDUCE_MIN, array, out));
 }
 
 AM_EXPORT int am_max(const am_array *array, am_scalar *out) {
-  AM_ENTER();
-  return reduce(AM_REDUCE_MAX, array, out);
+  AM_API_BEGIN;
+  AM_API_RETURN(reduce(err, AM_REDUCE_MAX, array, out));
 }
 
 AM_EXPORT int am_mean(const am_array *array, am_scalar *out) {
-  AM_ENTER();
-  return reduce(AM_REDUCE_MEAN, array, out);
+  AM_API_BEGIN;
+  AM_API_RETURN(reduce(err, AM_REDUCE_MEAN, array, out));
 }
 
-AM_EXPORT int am_count(const am_array *array, am_count_mode mode, am_scalar *out) {
-  AM_ENTER();
+static int count(am_err *err, const am_array *array, am_count_mode mode, am_scalar *out) {
   AM_REQUIRE(array, "array");
   AM_REQUIRE(out, "out");
   if (mode != AM_COUNT_VALID && mode != AM_COUNT_NULL && mode != AM_COUNT_ALL)
-    return am_error(AM_EINVAL, "unknown count mode %d", (int)mode);
-  int64_t nulls = am_null_count(array);
-  if (nulls < 0) return AM_EDEVICE; /* the device failure is already reported */
+    return am_fail(err, AM_EINVAL, "unknown count mode %d", (int)mode);
+  int64_t nulls = 0;
+  int status = am_count_nulls(err, array, &nulls);
+  if (status != AM_OK) return status;
   memset(out, 0, sizeof *out);
   out->type = AM_INT64;
   out->i64 = mode == AM_COUNT_VALID  ? array->length - nulls
              : mode == AM_COUNT_NULL ? nulls
                                      : array->length;
   return AM_OK;
+}
+
+AM_EXPORT int am_count(const am_array *array, am_count_mode mode, am_scalar *out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(count(err, array, mode, out));
 }

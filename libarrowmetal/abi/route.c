@@ -182,32 +182,31 @@ AM_EXPORT const char *am_routes(void) {
   return table_text;
 }
 
-int am_move(const am_array *array, am_device *device, am_array **out) {
+int am_move(am_err *err, const am_array *array, am_device *device, am_array **out) {
   if (array->device == device) {
     *out = am_array_share(array);
-    return *out ? AM_OK : am_error(AM_ENOMEM, "out of memory");
+    return *out ? AM_OK : am_fail(err, AM_ENOMEM, "out of memory");
   }
   am_array *host = NULL;
-  int status = array->device->backend->download(array, am_host_device(), &host);
+  int status = am_to_host(err, array, &host);
   if (status != AM_OK) return status;
-  return am_place(host, device, out);
+  return am_place(err, host, device, out);
 }
 
 /* The device a rule sends work to: the CPU, or device 0 of a GPU backend;
  * NULL when that cannot be opened here. Opened once per rule; a failure to
- * open is not the caller's error, so the caller's error state is kept. */
+ * open is not the caller's error, so it goes to an error object of its own. */
 static am_device *rule_target(rule *r) {
   am_device *device = atomic_load_explicit(&r->target, memory_order_acquire);
   if (device || atomic_load_explicit(&r->unusable, memory_order_relaxed)) return device;
   char spec[32];
   snprintf(spec, sizeof spec, "%s:0", r->to);
-  am_error_state saved;
-  am_error_save(&saved);
-  if (am_open_device(spec, &device) == AM_OK)
+  am_err ignored;
+  am_err_init(&ignored, "routing");
+  if (am_open_device(&ignored, spec, &device) == AM_OK)
     atomic_store_explicit(&r->target, device, memory_order_release);
   else
     atomic_store_explicit(&r->unusable, 1, memory_order_relaxed);
-  am_error_restore(&saved);
   return device;
 }
 
@@ -219,14 +218,15 @@ static am_device *table_choice(am_op_class op, am_device *from, int64_t rows) {
   return NULL;
 }
 
-int am_route_inputs(am_op_class op, const am_array *const *inputs, int count, am_route *route) {
+int am_route_inputs(am_err *err, am_op_class op, const am_array *const *inputs, int count,
+                    am_route *route) {
   pthread_once(&table_once, load_table);
   memset(route, 0, sizeof *route);
   for (int i = 0; i < count; i++) route->use[i] = inputs[i];
   am_device *here = inputs[0]->device;
   am_device *target = here;
   if (count == 2 && inputs[1]->device != here) {
-    if (routing_off) return am_same_device(inputs[0], inputs[1]);
+    if (routing_off) return am_same_device(err, inputs[0], inputs[1]);
     /* Move the fewer bytes; equal ones go to the GPU, the faster kernel. */
     int64_t left = am_type_bytes(inputs[0]->type, inputs[0]->length);
     int64_t right = am_type_bytes(inputs[1]->type, inputs[1]->length);
@@ -241,7 +241,7 @@ int am_route_inputs(am_op_class op, const am_array *const *inputs, int count, am
   }
   for (int i = 0; i < count; i++) {
     if (inputs[i]->device == target) continue;
-    int status = am_move(inputs[i], target, &route->moved[i]);
+    int status = am_move(err, inputs[i], target, &route->moved[i]);
     if (status != AM_OK) {
       am_route_done(route);
       return status;
@@ -251,10 +251,11 @@ int am_route_inputs(am_op_class op, const am_array *const *inputs, int count, am
   return AM_OK;
 }
 
-int am_route_finish(const am_route *route, int status, am_array *result, am_array **out) {
+int am_route_finish(am_err *err, const am_route *route, int status, am_array *result,
+                    am_array **out) {
   if (status == AM_OK && route->home && result->device != route->home) {
     am_array *back = NULL;
-    status = am_move(result, route->home, &back);
+    status = am_move(err, result, route->home, &back);
     am_array_free(result);
     result = back;
   }

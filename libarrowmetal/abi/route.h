@@ -31,17 +31,19 @@ typedef struct am_route {
 
 /* Chooses where a call over `count` (1 or 2) settled inputs runs and moves
  * them there. On failure nothing is left to free. */
-int am_route_inputs(am_op_class op, const am_array *const *inputs, int count, am_route *route);
+int am_route_inputs(am_err *err, am_op_class op, const am_array *const *inputs, int count,
+                    am_route *route);
 
 /* Ends a routed call whose kernel returned `status` and `result`: moves the
  * result to route->home when the call ran elsewhere, then writes *out, only
  * on success (a failed move frees the result). Returns the call's status. */
-int am_route_finish(const am_route *route, int status, am_array *result, am_array **out);
+int am_route_finish(am_err *err, const am_route *route, int status, am_array *result,
+                    am_array **out);
 
 void am_route_done(am_route *route);
 
 /* Copies `array` to `device` (a new handle sharing buffers when it is
  * already there). */
-int am_move(const am_array *array, am_device *device, am_array **out);
+int am_move(am_err *err, const am_array *array, am_device *device, am_array **out);
 
 #endif

@@ -1,6 +1,7 @@
 #include "array.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "error.h"
 #include "types.h"
@@ -34,21 +35,21 @@ am_array *am_array_share(const am_array *array) {
                        am_buffer_retain(array->data_buf), array->data);
 }
 
-int am_array_alloc_host(am_device *device, am_type type, int64_t length, int with_validity,
-                        am_array **out) {
+int am_array_alloc_host(am_err *err, am_device *device, am_type type, int64_t length,
+                        int with_validity, am_array **out) {
   if (length < 0 || length > AM_MAX_LENGTH)
-    return am_error(AM_EINVAL, "length %lld is outside 0 to 2^52", (long long)length);
+    return am_fail(err, AM_EINVAL, "length %lld is outside 0 to 2^52", (long long)length);
   am_buffer *data = am_buffer_alloc_host(am_type_bytes(type, length));
   am_buffer *validity = with_validity ? am_buffer_alloc_host((length + 7) / 8) : NULL;
   if (!data || (with_validity && !validity)) {
     am_buffer_release(data);
     am_buffer_release(validity);
-    return am_error(AM_ENOMEM, "out of memory allocating %lld slots of %s", (long long)length,
-                    am_type_name(type));
+    return am_fail(err, AM_ENOMEM, "out of memory allocating %lld slots of %s", (long long)length,
+                   am_type_name(type));
   }
   am_array *array = am_array_make(device, type, length, 0, with_validity ? -1 : 0, validity,
                                   validity ? validity->ptr : NULL, data, data->ptr);
-  if (!array) return am_error(AM_ENOMEM, "out of memory");
+  if (!array) return am_fail(err, AM_ENOMEM, "out of memory");
   *out = array;
   return AM_OK;
 }
@@ -60,4 +61,38 @@ void am_array_free(am_array *array) {
   am_buffer_release(array->validity_buf);
   am_buffer_release(array->data_buf);
   free(array);
+}
+
+typedef struct export_state {
+  am_buffer *validity;
+  am_buffer *data;
+  const void *buffers[2];
+} export_state;
+
+static void release_export(struct ArrowArray *array) {
+  export_state *state = array->private_data;
+  am_buffer_release(state->validity);
+  am_buffer_release(state->data);
+  free(state);
+  array->release = NULL;
+}
+
+int am_array_export(am_err *err, const am_array *array, int64_t null_count,
+                    struct ArrowArray *out) {
+  export_state *state = malloc(sizeof *state);
+  if (!state) return am_fail(err, AM_ENOMEM, "out of memory");
+  int has_validity = array->validity && null_count != 0;
+  state->validity = has_validity ? am_buffer_retain(array->validity_buf) : NULL;
+  state->data = am_buffer_retain(array->data_buf);
+  state->buffers[0] = has_validity ? array->validity : NULL;
+  state->buffers[1] = array->data;
+  memset(out, 0, sizeof *out);
+  out->length = array->length;
+  out->null_count = has_validity ? null_count : 0;
+  out->offset = array->offset;
+  out->n_buffers = 2;
+  out->buffers = state->buffers;
+  out->release = release_export;
+  out->private_data = state;
+  return AM_OK;
 }

@@ -7,6 +7,7 @@
 
 #include "arrowmetal.h"
 #include "buffer.h"
+#include "error.h"
 
 /* A GPU result whose length or null count is not known until its
  * submission finishes (a filter inside a batch). The backend embeds this in
@@ -44,8 +45,14 @@ am_array *am_array_share(const am_array *array);
 
 /* Allocates a host array of `length` slots with offset 0, a data buffer and,
  * when with_validity, a validity bitmap (uninitialised; null_count -1). */
-int am_array_alloc_host(am_device *device, am_type type, int64_t length, int with_validity,
-                        am_array **out);
+int am_array_alloc_host(am_err *err, am_device *device, am_type type, int64_t length,
+                        int with_validity, am_array **out);
+
+/* Fills `out` as a standard ArrowArray over the array's own buffers (new
+ * references, released by out->release). The array must be final, its
+ * buffers addressable where the consumer reads them, and its null count
+ * known (`null_count`, which the caller has counted). */
+int am_array_export(am_err *err, const am_array *array, int64_t null_count, struct ArrowArray *out);
 
 void am_array_free(am_array *array);
 

@@ -4,8 +4,6 @@
 #include <string.h>
 
 #include "disk_cache.h"
-#include "error.h"
-#include "export.h"
 
 static atomic_llong memory_hits, compiles, compile_ns, load_ns;
 
@@ -20,9 +18,7 @@ void am_kernel_stats_compiled(int64_t nanoseconds) {
 
 void am_kernel_stats_loaded(int64_t nanoseconds) { atomic_fetch_add(&load_ns, nanoseconds); }
 
-AM_EXPORT int am_kernel_cache_info(am_kernel_cache_stats *out) {
-  AM_ENTER();
-  if (!out) return am_error(AM_EINVAL, "out is NULL");
+void am_kernel_stats_read(am_kernel_cache_stats *out) {
   am_disk_cache_counters disk;
   am_disk_cache_counters_read(&disk);
   memset(out, 0, sizeof *out);
@@ -36,7 +32,4 @@ AM_EXPORT int am_kernel_cache_info(am_kernel_cache_stats *out) {
   out->disk_errors = disk.errors;
   out->compile_seconds = (double)atomic_load(&compile_ns) * 1e-9;
   out->load_seconds = (double)atomic_load(&load_ns) * 1e-9;
-  return AM_OK;
 }
-
-AM_EXPORT const char *am_kernel_cache_dir(void) { return am_disk_cache_dir(); }

@@ -2,14 +2,13 @@
 
 #include <time.h>
 
-#include "arrowmetal.h"
 #include "runtime.h"
 
-void am_timeline_init(am_timeline *timeline, volatile uint64_t *completed,
-                      int (*block)(void *context, uint64_t value), void *context) {
+void am_timeline_init(am_timeline *timeline, uint64_t (*reached)(void *context),
+                      int (*block)(am_err *err, void *context, uint64_t value), void *context) {
   pthread_mutex_init(&timeline->commit_lock, NULL);
   timeline->issued = 0;
-  timeline->completed = completed;
+  timeline->reached = reached;
   timeline->block = block;
   timeline->context = context;
 }
@@ -22,18 +21,8 @@ uint64_t am_timeline_take(am_timeline *timeline) { return ++timeline->issued; }
 
 void am_timeline_unlock(am_timeline *timeline) { pthread_mutex_unlock(&timeline->commit_lock); }
 
-uint64_t am_timeline_commit_begin(am_timeline *timeline) {
-  am_timeline_lock(timeline);
-  return am_timeline_take(timeline);
-}
-
-void am_timeline_commit_end(am_timeline *timeline) { am_timeline_unlock(timeline); }
-
 int am_timeline_reached(const am_timeline *timeline, uint64_t value) {
-  /* The device's write is the release; this acquire orders the caller's
-   * reads of results after it. */
-  uint64_t completed = __atomic_load_n(timeline->completed, __ATOMIC_ACQUIRE);
-  return completed >= value;
+  return timeline->reached(timeline->context) >= value;
 }
 
 static int64_t now_ns(void) {
@@ -60,7 +49,7 @@ static int sleep_until(const am_timeline *timeline, uint64_t value) {
   return AM_OK;
 }
 
-int am_timeline_wait(am_timeline *timeline, uint64_t value) {
+int am_timeline_wait(am_err *err, am_timeline *timeline, uint64_t value) {
   if (am_timeline_reached(timeline, value)) return AM_OK;
   if (am_runtime_low_latency()) {
     int64_t budget_ns = am_runtime_spin_microseconds() * 1000;
@@ -75,6 +64,6 @@ int am_timeline_wait(am_timeline *timeline, uint64_t value) {
       }
     }
   }
-  if (timeline->block) return timeline->block(timeline->context, value);
+  if (timeline->block) return timeline->block(err, timeline->context, value);
   return sleep_until(timeline, value);
 }

@@ -48,8 +48,14 @@ static void *device_thread(void *unused) {
   return NULL;
 }
 
+static uint64_t read_completed(void *context) {
+  (void)context;
+  return __atomic_load_n(&completed, __ATOMIC_ACQUIRE);
+}
+
 static int block_calls;
-static int block_until(void *context, uint64_t value) {
+static int block_until(am_err *err, void *context, uint64_t value) {
+  (void)err;
   (void)context;
   __atomic_add_fetch(&block_calls, 1, __ATOMIC_RELAXED);
   while (!am_timeline_reached(&timeline, value)) sleep_us(5);
@@ -60,10 +66,13 @@ static void *submitter(void *arg) {
   unsigned seed = (unsigned)(uintptr_t)arg;
   for (int i = 0; i < PER_THREAD; i++) {
     int slow = rand_r(&seed) % 8 == 0;
-    uint64_t value = am_timeline_commit_begin(&timeline);
+    am_timeline_lock(&timeline);
+    uint64_t value = am_timeline_take(&timeline);
     atomic_store(&queue_delay_us[value], slow ? 200 + rand_r(&seed) % 300 : 0);
-    am_timeline_commit_end(&timeline);
-    if (am_timeline_wait(&timeline, value) != 0 || !atomic_load(&work_done[value]))
+    am_timeline_unlock(&timeline);
+    am_err err;
+    am_err_init(&err, "timeline_test");
+    if (am_timeline_wait(&err, &timeline, value) != 0 || !atomic_load(&work_done[value]))
       atomic_fetch_add(&failures, 1);
   }
   return NULL;
@@ -80,7 +89,7 @@ static int scenario(const char *name, int64_t spin, int low, int use_block) {
   }
   atomic_store(&failures, 0);
   atomic_store(&stop_device, 0);
-  am_timeline_init(&timeline, &completed, use_block ? block_until : NULL, NULL);
+  am_timeline_init(&timeline, read_completed, use_block ? block_until : NULL, NULL);
   pthread_t device, threads[THREADS];
   pthread_create(&device, NULL, device_thread, NULL);
   for (int t = 0; t < THREADS; t++)

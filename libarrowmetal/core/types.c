@@ -84,9 +84,9 @@ am_type am_common_numeric(am_type a, am_type b) {
   return signed_of_bits(unsigned_bits * 2 > 64 ? 64 : unsigned_bits * 2);
 }
 
-static int out_of_range_int(const char *value, int64_t lo, uint64_t hi) {
-  return am_error(AM_EOVERFLOW, "Integer value %s not in range: %lld to %llu", value, (long long)lo,
-                  (unsigned long long)hi);
+static int out_of_range_int(am_err *err, const char *value, int64_t lo, uint64_t hi) {
+  return am_fail(err, AM_EOVERFLOW, "Integer value %s not in range: %lld to %llu", value,
+                 (long long)lo, (unsigned long long)hi);
 }
 
 /* Range [lo, hi] of an integer type, as signed low and unsigned high bound. */
@@ -101,7 +101,7 @@ static void int_range(am_type t, int64_t *lo, uint64_t *hi) {
   }
 }
 
-int am_scalar_cast(const am_scalar *in, am_type to, am_scalar *out) {
+int am_scalar_cast(am_err *err, const am_scalar *in, am_type to, am_scalar *out) {
   am_scalar r;
   memset(&r, 0, sizeof r);
   r.type = to;
@@ -124,10 +124,11 @@ int am_scalar_cast(const am_scalar *in, am_type to, am_scalar *out) {
       uint64_t hi;
       int_range(to, &lo, &hi);
       if (isnan(v) || isinf(v) || v != trunc(v))
-        return am_error(AM_EOVERFLOW, "Float value %f was truncated converting to %s", v,
-                        am_type_name(to));
+        return am_fail(err, AM_EOVERFLOW, "Float value %f was truncated converting to %s", v,
+                       am_type_name(to));
       if (v < (double)lo || v >= ldexp(1.0, am_type_bits(to) - am_type_is_signed(to)))
-        return am_error(AM_EOVERFLOW, "Float value %f out of range for %s", v, am_type_name(to));
+        return am_fail(err, AM_EOVERFLOW, "Float value %f out of range for %s", v,
+                       am_type_name(to));
       if (am_type_is_signed(to))
         r.i64 = (int64_t)v;
       else
@@ -149,14 +150,14 @@ int am_scalar_cast(const am_scalar *in, am_type to, am_scalar *out) {
     r.i64 = magnitude != 0;
   } else if (am_type_is_float(to)) {
     uint64_t limit = (uint64_t)1 << (to == AM_FLOAT32 ? 24 : 53);
-    if (magnitude > limit) return out_of_range_int(text, -(int64_t)limit, limit);
+    if (magnitude > limit) return out_of_range_int(err, text, -(int64_t)limit, limit);
     r.f64 = negative ? -(double)magnitude : (double)magnitude;
   } else {
     int64_t lo;
     uint64_t hi;
     int_range(to, &lo, &hi);
     if (negative ? magnitude > (uint64_t)0 - (uint64_t)lo : magnitude > hi)
-      return out_of_range_int(text, lo, hi);
+      return out_of_range_int(err, text, lo, hi);
     if (am_type_is_signed(to))
       r.i64 = negative ? (int64_t)((uint64_t)0 - magnitude) : (int64_t)magnitude;
     else

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "arrowmetal.h"
+#include "error.h"
 
 /* One past the largest am_type value described in types.c. Tables indexed
  * by type are this long; a type the library does not describe (a value
@@ -52,8 +53,8 @@ am_type am_type_from_format(const char *format);
  * is not numeric. */
 am_type am_common_numeric(am_type a, am_type b);
 
-/* Converts a scalar to `to` as a safe cast would. AM_EOVERFLOW (message set)
- * if the value does not fit. Null scalars stay null. */
-int am_scalar_cast(const am_scalar *in, am_type to, am_scalar *out);
+/* Converts a scalar to `to` as a safe cast would. AM_EOVERFLOW if the value
+ * does not fit. Null scalars stay null. */
+int am_scalar_cast(am_err *err, const am_scalar *in, am_type to, am_scalar *out);
 
 #endif

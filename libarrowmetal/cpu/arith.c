@@ -184,14 +184,14 @@ static void arith_range(void *ctx, int64_t begin, int64_t end) {
   am_stream_fence();
 }
 
-int am_cpu_arith(am_arith_op op, const am_array *left, const am_array *right,
+int am_cpu_arith(am_err *err, am_arith_op op, const am_array *left, const am_array *right,
                  const am_scalar *scalar, am_array **out) {
   if (!am_type_is_numeric(left->type))
-    return am_error(AM_ETYPE, "no kernel for %s", am_type_name(left->type));
+    return am_fail(err, AM_ETYPE, "no kernel for %s", am_type_name(left->type));
   if (scalar && scalar->is_null)
-    return am_cpu_null_result(left->device, left->type, left->length, out);
+    return am_cpu_null_result(err, left->device, left->type, left->length, out);
   am_array *result = NULL;
-  int status = am_cpu_result(left->type, left->length, left, right, &result);
+  int status = am_cpu_result(err, left->type, left->length, left, right, &result);
   if (status != AM_OK) return status;
   int64_t n = left->length;
   size_t width = (size_t)am_type_bits(left->type) / 8;
@@ -204,7 +204,7 @@ int am_cpu_arith(am_arith_op op, const am_array *left, const am_array *right,
                : kernels[left->type].has_zero(y, result->validity, n);
     if (zero) {
       am_array_free(result);
-      return am_error(AM_EZERODIV, "divide by zero");
+      return am_fail(err, AM_EZERODIV, "divide by zero");
     }
   }
   int64_t w = (int64_t)width;

@@ -151,7 +151,7 @@ static void exact_range(am_type t, int64_t *lo, uint64_t *hi) {
 
 /* pyarrow's messages; the range it names is the target's clipped to the
  * source type's. */
-static int cast_failure(am_type from, am_type to, const void *x, int64_t i) {
+static int cast_failure(am_err *err, am_type from, am_type to, const void *x, int64_t i) {
   am_scalar v = {0};
   switch (from) {
 #define CASE(E, T, U, N, F, LO, HI) \
@@ -164,8 +164,8 @@ static int cast_failure(am_type from, am_type to, const void *x, int64_t i) {
       break;
   }
   if (am_type_is_float(from))
-    return am_error(AM_EOVERFLOW, "Float value %f was truncated converting to %s", v.f64,
-                    am_type_name(to));
+    return am_fail(err, AM_EOVERFLOW, "Float value %f was truncated converting to %s", v.f64,
+                   am_type_name(to));
   int64_t lo, from_lo;
   uint64_t hi, from_hi;
   exact_range(to, &lo, &hi);
@@ -173,10 +173,10 @@ static int cast_failure(am_type from, am_type to, const void *x, int64_t i) {
   if (from_lo > lo) lo = from_lo;
   if (from_hi < hi) hi = from_hi;
   if (am_type_is_signed(from))
-    return am_error(AM_EOVERFLOW, "Integer value %lld not in range: %lld to %llu", (long long)v.i64,
-                    (long long)lo, (unsigned long long)hi);
-  return am_error(AM_EOVERFLOW, "Integer value %llu not in range: %lld to %llu",
-                  (unsigned long long)v.u64, (long long)lo, (unsigned long long)hi);
+    return am_fail(err, AM_EOVERFLOW, "Integer value %lld not in range: %lld to %llu",
+                   (long long)v.i64, (long long)lo, (unsigned long long)hi);
+  return am_fail(err, AM_EOVERFLOW, "Integer value %llu not in range: %lld to %llu",
+                 (unsigned long long)v.u64, (long long)lo, (unsigned long long)hi);
 }
 
 typedef struct cast_job {
@@ -229,16 +229,16 @@ static int64_t cast_parallel(cast_job *job) {
   return -1;
 }
 
-int am_cpu_cast(const am_array *array, am_type to, int safe, am_array **out) {
+int am_cpu_cast(am_err *err, const am_array *array, am_type to, int safe, am_array **out) {
   am_type from = array->type;
   if (!am_type_valid(from) || !am_type_valid(to))
-    return am_error(AM_ETYPE, "no cast from %s to %s", am_type_name(from), am_type_name(to));
+    return am_fail(err, AM_ETYPE, "no cast from %s to %s", am_type_name(from), am_type_name(to));
   if (to == AM_BOOL && from != AM_BOOL) {
     am_scalar zero = {.type = from};
-    return am_cpu_compare(AM_NE, array, NULL, &zero, out);
+    return am_cpu_compare(err, AM_NE, array, NULL, &zero, out);
   }
   am_array *result = NULL;
-  int status = am_cpu_result(to, array->length, array, NULL, &result);
+  int status = am_cpu_result(err, to, array->length, array, NULL, &result);
   if (status != AM_OK) return status;
   void *o = result->data_buf->ptr;
   if (from == AM_BOOL) {
@@ -268,7 +268,7 @@ int am_cpu_cast(const am_array *array, am_type to, int safe, am_array **out) {
     }
     if (bad >= 0) {
       am_array_free(result);
-      return cast_failure(from, to, x, bad);
+      return cast_failure(err, from, to, x, bad);
     }
   }
   *out = result;

@@ -147,14 +147,14 @@ static void compare_part(void *ctx, int part) {
     job->arrays(x, job->y + begin * job->width, bits, end - begin, job->flip);
 }
 
-int am_cpu_compare(am_compare_op op, const am_array *left, const am_array *right,
+int am_cpu_compare(am_err *err, am_compare_op op, const am_array *left, const am_array *right,
                    const am_scalar *scalar, am_array **out) {
   if (left->type != AM_BOOL && !am_type_is_numeric(left->type))
-    return am_error(AM_ETYPE, "no comparison for %s", am_type_name(left->type));
+    return am_fail(err, AM_ETYPE, "no comparison for %s", am_type_name(left->type));
   if (scalar && scalar->is_null)
-    return am_cpu_null_result(left->device, AM_BOOL, left->length, out);
+    return am_cpu_null_result(err, left->device, AM_BOOL, left->length, out);
   am_array *result = NULL;
-  int status = am_cpu_result(AM_BOOL, left->length, left, right, &result);
+  int status = am_cpu_result(err, AM_BOOL, left->length, left, right, &result);
   if (status != AM_OK) return status;
   uint64_t *bits = result->data_buf->ptr;
   int64_t n = left->length;

@@ -15,7 +15,7 @@ static void append_bits(am_bit_writer *writer, const uint8_t *bits, int64_t pos,
   }
 }
 
-int am_cpu_concat(const am_array *const *arrays, int64_t count, am_array **out) {
+int am_cpu_concat(am_err *err, const am_array *const *arrays, int64_t count, am_array **out) {
   am_type type = arrays[0]->type;
   int64_t total = 0, nulls = 0;
   for (int64_t i = 0; i < count; i++) {
@@ -24,7 +24,7 @@ int am_cpu_concat(const am_array *const *arrays, int64_t count, am_array **out) 
     nulls += counted;
   }
   am_array *result = NULL;
-  int status = am_array_alloc_host(am_cpu_device(), type, total, nulls > 0, &result);
+  int status = am_array_alloc_host(err, am_cpu_device(), type, total, nulls > 0, &result);
   if (status != AM_OK) return status;
   am_bit_writer data = {(uint64_t *)result->data, 0};
   am_bit_writer validity = {(uint64_t *)result->validity, 0};

@@ -74,18 +74,20 @@
 am_device *am_cpu_device(void);
 
 /* The kernels of am_cpu_backend (see core/backend.h for their contracts). */
-int am_cpu_reduce(am_reduce_op op, const am_array *array, am_scalar *out);
-int am_cpu_compare(am_compare_op op, const am_array *left, const am_array *right,
+int am_cpu_reduce(am_err *err, am_reduce_op op, const am_array *array, am_scalar *out);
+int am_cpu_compare(am_err *err, am_compare_op op, const am_array *left, const am_array *right,
                    const am_scalar *scalar, am_array **out);
-int am_cpu_arith(am_arith_op op, const am_array *left, const am_array *right,
+int am_cpu_arith(am_err *err, am_arith_op op, const am_array *left, const am_array *right,
                  const am_scalar *scalar, am_array **out);
-int am_cpu_cast(const am_array *array, am_type to, int safe, am_array **out);
-int am_cpu_logic(am_logic_op op, const am_array *left, const am_array *right, am_array **out);
-int am_cpu_filter(const am_array *array, const am_array *mask, am_array **out);
-int am_cpu_take(const am_array *array, const am_array *indices, am_array **out);
-int am_cpu_fill(am_device *device, const am_scalar *value, int64_t length, am_array **out);
+int am_cpu_cast(am_err *err, const am_array *array, am_type to, int safe, am_array **out);
+int am_cpu_logic(am_err *err, am_logic_op op, const am_array *left, const am_array *right,
+                 am_array **out);
+int am_cpu_filter(am_err *err, const am_array *array, const am_array *mask, am_array **out);
+int am_cpu_take(am_err *err, const am_array *array, const am_array *indices, am_array **out);
+int am_cpu_fill(am_err *err, am_device *device, const am_scalar *value, int64_t length,
+                am_array **out);
 /* Host arrays of one type, count >= 1, total length checked by the caller. */
-int am_cpu_concat(const am_array *const *arrays, int64_t count, am_array **out);
+int am_cpu_concat(am_err *err, const am_array *const *arrays, int64_t count, am_array **out);
 
 /* The null count as recorded (-1: unknown). */
 static inline int64_t am_cpu_recorded_nulls(const am_array *array) {
@@ -103,11 +105,12 @@ int64_t am_cpu_nulls(const am_array *array);
 /* Allocates the result of an element-wise kernel: `length` slots of `type`,
  * valid where `a` and `b` (b may be NULL) both are, with null_count set and
  * no bitmap when nothing is null. The data buffer is uninitialised. */
-int am_cpu_result(am_type type, int64_t length, const am_array *a, const am_array *b,
+int am_cpu_result(am_err *err, am_type type, int64_t length, const am_array *a, const am_array *b,
                   am_array **out);
 
 /* A result of `length` null slots (zeroed data) on `device`. */
-int am_cpu_null_result(am_device *device, am_type type, int64_t length, am_array **out);
+int am_cpu_null_result(am_err *err, am_device *device, am_type type, int64_t length,
+                       am_array **out);
 
 /* Sets the result's bitmap: `buffer` (offset 0) holding `valid` set bits, or
  * none, releasing `buffer`, when every slot is valid. */

@@ -14,12 +14,13 @@
   }
 AM_CPU_NUMERIC_TYPES(DEFINE_FILL)
 
-int am_cpu_fill(am_device *device, const am_scalar *value, int64_t length, am_array **out) {
+int am_cpu_fill(am_err *err, am_device *device, const am_scalar *value, int64_t length,
+                am_array **out) {
   am_type type = (am_type)value->type;
-  if (!am_type_valid(type)) return am_error(AM_ETYPE, "invalid scalar type %d", value->type);
-  if (value->is_null) return am_cpu_null_result(device, type, length, out);
+  if (!am_type_valid(type)) return am_fail(err, AM_ETYPE, "invalid scalar type %d", value->type);
+  if (value->is_null) return am_cpu_null_result(err, device, type, length, out);
   am_array *result = NULL;
-  int status = am_array_alloc_host(device, type, length, 0, &result);
+  int status = am_array_alloc_host(err, device, type, length, 0, &result);
   if (status != AM_OK) return status;
   void *o = result->data_buf->ptr;
   switch (type) {

@@ -24,11 +24,12 @@ static void logic_part(void *ctx, int part) {
                 r ? r->offset + begin : 0, end - begin);
 }
 
-int am_cpu_logic(am_logic_op op, const am_array *left, const am_array *right, am_array **out) {
+int am_cpu_logic(am_err *err, am_logic_op op, const am_array *left, const am_array *right,
+                 am_array **out) {
   if (left->type != AM_BOOL || (right && right->type != AM_BOOL))
-    return am_error(AM_ETYPE, "boolean logic needs bool operands");
+    return am_fail(err, AM_ETYPE, "boolean logic needs bool operands");
   am_array *result = NULL;
-  int status = am_cpu_result(AM_BOOL, left->length, left, right, &result);
+  int status = am_cpu_result(err, AM_BOOL, left->length, left, right, &result);
   if (status != AM_OK) return status;
   /* The pool's threshold counts slots of a wide type; a 64-bit word of bits
    * is the comparable unit of work here. */

@@ -368,7 +368,7 @@ static const reduce_fn reducers[AM_TYPE_COUNT] = {
 #undef ENTRY
 };
 
-int am_cpu_reduce(am_reduce_op op, const am_array *array, am_scalar *out) {
+int am_cpu_reduce(am_err *err, am_reduce_op op, const am_array *array, am_scalar *out) {
   am_scalar result;
   memset(&result, 0, sizeof result);
   int64_t count = array->length - am_cpu_nulls(array);
@@ -406,7 +406,7 @@ int am_cpu_reduce(am_reduce_op op, const am_array *array, am_scalar *out) {
       AM_CPU_NUMERIC_TYPES(CASE)
 #undef CASE
       default:
-        return am_error(AM_ETYPE, "no reduction for %s", am_type_name(array->type));
+        return am_fail(err, AM_ETYPE, "no reduction for %s", am_type_name(array->type));
     }
   }
   *out = result;

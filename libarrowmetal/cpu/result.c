@@ -64,10 +64,10 @@ static int same_bits(const am_array *x, const am_array *y) {
          x->offset % 8 == y->offset % 8;
 }
 
-int am_cpu_result(am_type type, int64_t length, const am_array *a, const am_array *b,
+int am_cpu_result(am_err *err, am_type type, int64_t length, const am_array *a, const am_array *b,
                   am_array **out) {
   am_array *result = NULL;
-  int status = am_array_alloc_host(am_cpu_device(), type, length, 0, &result);
+  int status = am_array_alloc_host(err, am_cpu_device(), type, length, 0, &result);
   if (status != AM_OK) return status;
   const am_array *nullable[2];
   int count = 0;
@@ -90,8 +90,8 @@ int am_cpu_result(am_type type, int64_t length, const am_array *a, const am_arra
     am_buffer *buffer = am_buffer_alloc_host((length + 7) / 8);
     if (!buffer) {
       am_array_free(result);
-      return am_error(AM_ENOMEM, "out of memory allocating a bitmap of %lld slots",
-                      (long long)length);
+      return am_fail(err, AM_ENOMEM, "out of memory allocating a bitmap of %lld slots",
+                     (long long)length);
     }
     const am_array *x = nullable[0], *y = nullable[count - 1];
     int64_t valid = combine(count == 2 ? AM_BITS_AND : AM_BITS_COPY, buffer->ptr, x, y, length);
@@ -101,9 +101,10 @@ int am_cpu_result(am_type type, int64_t length, const am_array *a, const am_arra
   return AM_OK;
 }
 
-int am_cpu_null_result(am_device *device, am_type type, int64_t length, am_array **out) {
+int am_cpu_null_result(am_err *err, am_device *device, am_type type, int64_t length,
+                       am_array **out) {
   am_array *result = NULL;
-  int status = am_array_alloc_host(device, type, length, length > 0, &result);
+  int status = am_array_alloc_host(err, device, type, length, length > 0, &result);
   if (status != AM_OK) return status;
   /* Whole words, as every bitmap this backend writes. */
   memset(result->data_buf->ptr, 0, (size_t)(am_type_bytes(type, length) + 7) / 8 * 8);

@@ -163,7 +163,7 @@ static void filter_splice(const filter_job *job, int second, uint64_t *dst) {
   }
 }
 
-static int filter_parallel(filter_job *job, am_array **out) {
+static int filter_parallel(am_err *err, filter_job *job, am_array **out) {
   const am_array *array = job->array;
   am_pool_run(job->parts, filter_count_part, job);
   job->offset[0] = 0;
@@ -176,7 +176,7 @@ static int filter_parallel(filter_job *job, am_array **out) {
   }
   int64_t kept = job->offset[job->parts];
   am_array *result = NULL;
-  int status = am_array_alloc_host(am_cpu_device(), array->type, kept, 0, &result);
+  int status = am_array_alloc_host(err, am_cpu_device(), array->type, kept, 0, &result);
   if (status != AM_OK) return status;
   am_buffer *validity = NULL, *scratch = NULL;
   if (bitmaps) {
@@ -186,8 +186,8 @@ static int filter_parallel(filter_job *job, am_array **out) {
       am_buffer_release(scratch);
       am_buffer_release(validity);
       am_array_free(result);
-      return am_error(AM_ENOMEM, "out of memory allocating a bitmap of %lld slots",
-                      (long long)kept);
+      return am_fail(err, AM_ENOMEM, "out of memory allocating a bitmap of %lld slots",
+                     (long long)kept);
     }
     job->scratch = scratch->ptr;
   }
@@ -205,7 +205,7 @@ static int filter_parallel(filter_job *job, am_array **out) {
   return AM_OK;
 }
 
-int am_cpu_filter(const am_array *array, const am_array *mask, am_array **out) {
+int am_cpu_filter(am_err *err, const am_array *array, const am_array *mask, am_array **out) {
   int64_t n = array->length;
   keep_mask keep = {mask->data, am_cpu_has_nulls(mask) ? mask->validity : NULL, mask->offset};
   int width = am_type_bits(array->type);
@@ -218,18 +218,18 @@ int am_cpu_filter(const am_array *array, const am_array *mask, am_array **out) {
                       .width = width,
                       .with_validity = am_cpu_has_nulls(array)};
     job.x = width == 1 ? NULL : (const char *)array->data + array->offset * (width / 8);
-    return filter_parallel(&job, out);
+    return filter_parallel(err, &job, out);
   }
   int64_t kept = count_kept(&keep, 0, n);
   am_array *result = NULL;
-  int status = am_array_alloc_host(am_cpu_device(), array->type, kept, 0, &result);
+  int status = am_array_alloc_host(err, am_cpu_device(), array->type, kept, 0, &result);
   if (status != AM_OK) return status;
   if (am_cpu_has_nulls(array)) {
     am_buffer *validity = am_buffer_alloc_host((kept + 7) / 8);
     if (!validity) {
       am_array_free(result);
-      return am_error(AM_ENOMEM, "out of memory allocating a bitmap of %lld slots",
-                      (long long)kept);
+      return am_fail(err, AM_ENOMEM, "out of memory allocating a bitmap of %lld slots",
+                     (long long)kept);
     }
     int64_t valid = filter_bits(array->validity, array->offset, &keep, 0, n, n, validity->ptr, 0);
     am_cpu_set_validity(result, validity, valid);
@@ -314,13 +314,13 @@ static int64_t index_at(const am_array *indices, int64_t i) {
 }
 
 /* Fails with the first valid index out of [0, length), if there is one. */
-static int check_bounds(const am_array *indices, uint64_t length) {
+static int check_bounds(am_err *err, const am_array *indices, uint64_t length) {
   const uint8_t *valid = am_cpu_has_nulls(indices) ? indices->validity : NULL;
   for (int64_t i = 0; i < indices->length; i++) {
     int64_t k = index_at(indices, i);
     if ((uint64_t)k >= length && (!valid || am_bit_get(valid, indices->offset + i)))
-      return am_error(AM_EINDEX, "index %lld out of bounds for length %lld", (long long)k,
-                      (long long)length);
+      return am_fail(err, AM_EINDEX, "index %lld out of bounds for length %lld", (long long)k,
+                     (long long)length);
   }
   return AM_OK;
 }
@@ -377,10 +377,10 @@ static int64_t take_parallel(take_job *job, int *bad) {
   return ones;
 }
 
-int am_cpu_take(const am_array *array, const am_array *indices, am_array **out) {
+int am_cpu_take(am_err *err, const am_array *array, const am_array *indices, am_array **out) {
   if (indices->type != AM_INT32 && indices->type != AM_INT64)
-    return am_error(AM_ETYPE, "indices must be int32 or int64, not %s",
-                    am_type_name(indices->type));
+    return am_fail(err, AM_ETYPE, "indices must be int32 or int64, not %s",
+                   am_type_name(indices->type));
   int64_t n = indices->length;
   uint64_t length = (uint64_t)array->length;
   int wide = indices->type == AM_INT64;
@@ -388,11 +388,11 @@ int am_cpu_take(const am_array *array, const am_array *indices, am_array **out) 
   int status;
   /* Nothing to gather from: every index must be null. */
   if (length == 0) {
-    if ((status = check_bounds(indices, length)) != AM_OK) return status;
-    return am_cpu_null_result(am_cpu_device(), array->type, n, out);
+    if ((status = check_bounds(err, indices, length)) != AM_OK) return status;
+    return am_cpu_null_result(err, am_cpu_device(), array->type, n, out);
   }
   am_array *result = NULL;
-  if ((status = am_cpu_result(array->type, n, indices, NULL, &result)) != AM_OK) return status;
+  if ((status = am_cpu_result(err, array->type, n, indices, NULL, &result)) != AM_OK) return status;
   void *o = result->data_buf->ptr;
   int width = am_type_bits(array->type), bad = 0;
   int parts = am_pool_parts(n);
@@ -416,7 +416,7 @@ int am_cpu_take(const am_array *array, const am_array *indices, am_array **out) 
     }
   }
   /* An out-of-bounds index under a null slot is no error. */
-  if (bad && (status = check_bounds(indices, length)) != AM_OK) {
+  if (bad && (status = check_bounds(err, indices, length)) != AM_OK) {
     am_array_free(result);
     return status;
   }
@@ -424,7 +424,8 @@ int am_cpu_take(const am_array *array, const am_array *indices, am_array **out) 
     am_buffer *validity = am_buffer_alloc_host((n + 7) / 8);
     if (!validity) {
       am_array_free(result);
-      return am_error(AM_ENOMEM, "out of memory allocating a bitmap of %lld slots", (long long)n);
+      return am_fail(err, AM_ENOMEM, "out of memory allocating a bitmap of %lld slots",
+                     (long long)n);
     }
     int64_t valid;
     if (parts > 1) {

@@ -95,16 +95,16 @@ static void load(void) {
   load_status = 0;
 }
 
-int am_cuda_driver_load(const am_cuda_driver **out) {
+int am_cuda_driver_load(am_err *err, const am_cuda_driver **out) {
   pthread_once(&load_once, load);
-  if (load_status != 0) return am_error(AM_EUNSUPPORTED, "%s", load_reason);
+  if (load_status != 0) return am_fail(err, AM_EUNSUPPORTED, "%s", load_reason);
   *out = &driver;
   return AM_OK;
 }
 
-int am_cuda_fail(CUresult result, const char *call) {
+int am_cuda_fail(am_err *err, CUresult result, const char *call) {
   const char *text = "unknown error";
   if (driver.cuGetErrorString) driver.cuGetErrorString(result, &text);
-  return am_error(result == CUDA_ERROR_OUT_OF_MEMORY ? AM_ENOMEM : AM_EDEVICE,
-                  "%s failed: %s (CUDA error %d)", call, text, result);
+  return am_fail(err, result == CUDA_ERROR_OUT_OF_MEMORY ? AM_ENOMEM : AM_EDEVICE,
+                 "%s failed: %s (CUDA error %d)", call, text, result);
 }

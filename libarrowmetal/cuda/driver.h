@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/error.h"
+
 typedef int CUresult;
 typedef int CUdevice;
 typedef unsigned long long CUdeviceptr;
@@ -95,10 +97,10 @@ typedef struct am_cuda_driver {
 
 /* Loads the driver once per process. AM_OK, or AM_EUNSUPPORTED with the
  * reason (no libcuda.so.1, a missing entry point, cuInit failing, no device). */
-int am_cuda_driver_load(const am_cuda_driver **out);
+int am_cuda_driver_load(am_err *err, const am_cuda_driver **out);
 
 /* Turns a driver error into an AM_EDEVICE (or AM_ENOMEM) failure naming the
  * driver call. */
-int am_cuda_fail(CUresult result, const char *call);
+int am_cuda_fail(am_err *err, CUresult result, const char *call);
 
 #endif

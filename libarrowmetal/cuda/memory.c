@@ -3,65 +3,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/error.h"
 #include "core/types.h"
 #include "cuda.h"
-
-/* Frees in stream order: work already enqueued that reads the buffer still
- * runs before the memory is reused. */
-static void free_device_buffer(am_buffer *buffer) {
-  am_device *device = buffer->context;
-  am_cuda_device *cuda = am_cuda_of(device);
-  int pushed = am_cuda_enter(cuda);
-  cuda->cu->cuMemFreeAsync((CUdeviceptr)(uintptr_t)buffer->ptr, cuda->stream);
-  am_cuda_leave(cuda, pushed);
-  am_buffer_free_shell(buffer);
-}
-
-/* Callers hold the context. Sizes are rounded up to whole 64-byte lines so
- * that kernels writing 32-bit bitmap words never leave the allocation. */
-int am_cuda_alloc(am_device *device, int64_t bytes, am_buffer **out) {
-  am_cuda_device *cuda = am_cuda_of(device);
-  size_t rounded = ((size_t)(bytes > 0 ? bytes : 0) + 127) & ~(size_t)63;
-  CUdeviceptr pointer = 0;
-  CUresult result = cuda->cu->cuMemAllocAsync(&pointer, rounded, cuda->stream);
-  if (result != CUDA_SUCCESS) return am_cuda_fail(result, "cuMemAllocAsync");
-  am_buffer *buffer = am_buffer_wrap((void *)(uintptr_t)pointer, bytes, device, free_device_buffer);
-  if (!buffer) {
-    cuda->cu->cuMemFreeAsync(pointer, cuda->stream);
-    return am_error(AM_ENOMEM, "out of memory");
-  }
-  *out = buffer;
-  return AM_OK;
-}
-
-int am_cuda_alloc_array(am_device *device, am_type type, int64_t length, int with_validity,
-                        am_array **out) {
-  if (length < 0 || length > AM_MAX_LENGTH)
-    return am_error(AM_EINVAL, "length %lld is outside 0 to 2^52", (long long)length);
-  am_buffer *data = NULL, *validity = NULL;
-  int status = am_cuda_alloc(device, am_type_bytes(type, length), &data);
-  if (status == AM_OK && with_validity) status = am_cuda_alloc(device, (length + 7) / 8, &validity);
-  if (status != AM_OK) {
-    am_buffer_release(data);
-    return status;
-  }
-  am_array *array = am_array_make(device, type, length, 0, with_validity ? -1 : 0, validity,
-                                  validity ? validity->ptr : NULL, data, data->ptr);
-  if (!array) return am_error(AM_ENOMEM, "out of memory");
-  *out = array;
-  return AM_OK;
-}
 
 /* Copies host bytes to the device. Large copies go through two pinned
  * buffers in turn, so the CPU's copy into one overlaps the DMA out of the
  * other and the transfer runs at pinned speed rather than pageable speed. */
-static int copy_to_device(am_cuda_device *cuda, CUdeviceptr destination, const void *source,
-                          size_t bytes) {
+static int copy_to_device(am_err *err, am_cuda_device *cuda, CUdeviceptr destination,
+                          const void *source, size_t bytes) {
   const am_cuda_driver *cu = cuda->cu;
   if (bytes <= (1 << 20)) {
     CUresult result = cu->cuMemcpyHtoDAsync(destination, source, bytes, cuda->stream);
-    return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(result, "cuMemcpyHtoDAsync");
+    return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "cuMemcpyHtoDAsync");
   }
   pthread_mutex_lock(&cuda->staging_lock);
   CUresult result = CUDA_SUCCESS;
@@ -79,35 +32,35 @@ static int copy_to_device(am_cuda_device *cuda, CUdeviceptr destination, const v
   for (int i = 0; i < 2 && result == CUDA_SUCCESS; i++)
     if (used[i]) result = cu->cuEventSynchronize(cuda->staging_done[i]);
   pthread_mutex_unlock(&cuda->staging_lock);
-  return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(result, "pinned upload");
+  return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "pinned upload");
 }
 
 /* Host and device copies keep the slot offset modulo 8, so that data and
  * validity bitmaps move as whole bytes and share one offset. */
-int am_cuda_upload(am_device *device, const am_array *host, am_array **out) {
+int am_cuda_upload(am_err *err, am_device *device, const am_array *host, am_array **out) {
   am_cuda_device *cuda = am_cuda_of(device);
-  int status = am_cuda_check_broken(cuda);
+  int status = am_gpu_check_broken(err, &cuda->gpu);
   if (status != AM_OK) return status;
   int64_t base = host->offset & ~(int64_t)7;
   int64_t span = host->offset - base + host->length;
   int has_validity = host->validity != NULL && atomic_load(&host->null_count) != 0;
   int pushed = am_cuda_enter(cuda);
   am_array *array = NULL;
-  status = am_cuda_alloc_array(device, host->type, span, has_validity, &array);
+  status = am_gpu_alloc_array(err, &cuda->gpu, host->type, span, has_validity, &array);
   if (status == AM_OK && span > 0) {
     const char *data = host->data;
     size_t skip =
         host->type == AM_BOOL ? (size_t)(base / 8) : (size_t)am_type_bytes(host->type, base);
-    status = copy_to_device(cuda, (CUdeviceptr)(uintptr_t)array->data, data + skip,
+    status = copy_to_device(err, cuda, (CUdeviceptr)(uintptr_t)array->data, data + skip,
                             (size_t)am_type_bytes(host->type, span));
     if (status == AM_OK && has_validity)
-      status = copy_to_device(cuda, (CUdeviceptr)(uintptr_t)array->validity,
+      status = copy_to_device(err, cuda, (CUdeviceptr)(uintptr_t)array->validity,
                               host->validity + base / 8, (size_t)((span + 7) / 8));
     /* From pinned memory a copy is truly asynchronous: the caller releases
      * the source as soon as this returns, so the copy must be done. */
     if (status == AM_OK) {
       CUresult result = cuda->cu->cuStreamSynchronize(cuda->stream);
-      if (result != CUDA_SUCCESS) status = am_cuda_fail(result, "cuStreamSynchronize");
+      if (result != CUDA_SUCCESS) status = am_cuda_fail(err, result, "cuStreamSynchronize");
     }
   }
   am_cuda_leave(cuda, pushed);
@@ -122,15 +75,16 @@ int am_cuda_upload(am_device *device, const am_array *host, am_array **out) {
   return AM_OK;
 }
 
-int am_cuda_download(const am_array *array, am_device *host_device, am_array **host_out) {
+int am_cuda_download(am_err *err, const am_array *array, am_device *host_device,
+                     am_array **host_out) {
   am_cuda_device *cuda = am_cuda_of(array->device);
-  int status = am_cuda_check_broken(cuda);
+  int status = am_gpu_check_broken(err, &cuda->gpu);
   if (status != AM_OK) return status;
   int64_t base = array->offset & ~(int64_t)7;
   int64_t span = array->offset - base + array->length;
   int has_validity = array->validity != NULL;
   am_array *host = NULL;
-  status = am_array_alloc_host(host_device, array->type, span, has_validity, &host);
+  status = am_array_alloc_host(err, host_device, array->type, span, has_validity, &host);
   if (status != AM_OK) return status;
   int pushed = am_cuda_enter(cuda);
   const am_cuda_driver *cu = cuda->cu;
@@ -151,7 +105,7 @@ int am_cuda_download(const am_array *array, am_device *host_device, am_array **h
   am_cuda_leave(cuda, pushed);
   if (result != CUDA_SUCCESS) {
     am_array_free(host);
-    return am_cuda_fail(result, "download");
+    return am_cuda_fail(err, result, "download");
   }
   host->offset = array->offset - base;
   host->length = array->length;
@@ -177,31 +131,33 @@ static void release_imported(am_buffer *keeper) {
   imported_array *imported = keeper->context;
   /* Our buffers are freed in stream order; the producer's memory is not
    * ours to order, so its release waits until queued kernels are done. */
-  am_cuda_sync(imported->cuda);
+  am_err ignored;
+  am_err_init(&ignored, "am_release");
+  am_gpu_synchronize(&ignored, &imported->cuda->gpu);
   if (imported->array.release) imported->array.release(&imported->array);
   free(imported);
   am_buffer_free_shell(keeper);
 }
 
-int am_cuda_import_device(am_device *device, am_type type, struct ArrowDeviceArray *array,
-                          am_array **out) {
+int am_cuda_import_device(am_err *err, am_device *device, am_type type,
+                          struct ArrowDeviceArray *array, am_array **out) {
   am_cuda_device *cuda = am_cuda_of(device);
   imported_array *imported = malloc(sizeof *imported);
   struct ArrowArray *moved = imported ? &imported->array : NULL;
   if (!moved) {
     array->array.release(&array->array);
     array->array.release = NULL;
-    return am_error(AM_ENOMEM, "out of memory");
+    return am_fail(err, AM_ENOMEM, "out of memory");
   }
   *moved = array->array;
   imported->cuda = cuda;
   array->array.release = NULL;
   int status = AM_OK;
   if (array->device_type != ARROW_DEVICE_CUDA)
-    status = am_error(AM_EINVAL, "device type %d is not CUDA memory", (int)array->device_type);
+    status = am_fail(err, AM_EINVAL, "device type %d is not CUDA memory", (int)array->device_type);
   else if (array->device_id != device->ordinal)
-    status = am_error(AM_EINVAL, "the array lives on CUDA device %lld, not %s",
-                      (long long)array->device_id, device->name);
+    status = am_fail(err, AM_EINVAL, "the array lives on CUDA device %lld, not %s",
+                     (long long)array->device_id, device->name);
   int pushed = am_cuda_enter(cuda);
   if (status == AM_OK && moved->length > 0) {
     unsigned int memory_type = 0;
@@ -209,32 +165,32 @@ int am_cuda_import_device(am_device *device, am_type type, struct ArrowDeviceArr
         &memory_type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)moved->buffers[1]);
     if (result != CUDA_SUCCESS ||
         (memory_type != CU_MEMORYTYPE_DEVICE && memory_type != CU_MEMORYTYPE_UNIFIED))
-      status = am_error(AM_EINVAL, "the data buffer is not CUDA device memory");
+      status = am_fail(err, AM_EINVAL, "the data buffer is not CUDA device memory");
   }
   /* The producer's work must finish before ours reads the buffers. */
   if (status == AM_OK && array->sync_event) {
     CUresult result = cuda->cu->cuStreamWaitEvent(cuda->stream, *(CUevent *)array->sync_event, 0);
-    if (result != CUDA_SUCCESS) status = am_cuda_fail(result, "cuStreamWaitEvent");
+    if (result != CUDA_SUCCESS) status = am_cuda_fail(err, result, "cuStreamWaitEvent");
   }
   am_cuda_leave(cuda, pushed);
   am_buffer *keeper = status == AM_OK ? am_buffer_wrap(NULL, 0, imported, release_imported) : NULL;
   if (!keeper) {
     if (moved->release) moved->release(moved);
     free(imported);
-    return status != AM_OK ? status : am_error(AM_ENOMEM, "out of memory");
+    return status != AM_OK ? status : am_fail(err, AM_ENOMEM, "out of memory");
   }
   const uint8_t *validity = moved->null_count == 0 ? NULL : moved->buffers[0];
   int64_t null_count = validity ? moved->null_count : 0;
   am_array *result = am_array_make(device, type, moved->length, moved->offset, null_count,
                                    validity ? am_buffer_retain(keeper) : NULL, validity, keeper,
                                    moved->buffers[1]);
-  if (!result) return am_error(AM_ENOMEM, "out of memory");
+  if (!result) return am_fail(err, AM_ENOMEM, "out of memory");
   *out = result;
   return AM_OK;
 }
 
 typedef struct device_export {
-  am_device *device;
+  am_cuda_device *cuda;
   am_buffer *validity;
   am_buffer *data;
   const void *buffers[2];
@@ -243,7 +199,7 @@ typedef struct device_export {
 
 static void release_device_export(struct ArrowArray *array) {
   device_export *state = array->private_data;
-  am_cuda_device *cuda = am_cuda_of(state->device);
+  am_cuda_device *cuda = state->cuda;
   int pushed = am_cuda_enter(cuda);
   cuda->cu->cuEventDestroy(state->event);
   am_cuda_leave(cuda, pushed);
@@ -253,21 +209,21 @@ static void release_device_export(struct ArrowArray *array) {
   array->release = NULL;
 }
 
-int am_cuda_export_device(const am_array *array, struct ArrowDeviceArray *out) {
+int am_cuda_export_device(am_err *err, const am_array *array, struct ArrowDeviceArray *out) {
   am_cuda_device *cuda = am_cuda_of(array->device);
   device_export *state = calloc(1, sizeof *state);
-  if (!state) return am_error(AM_ENOMEM, "out of memory");
+  if (!state) return am_fail(err, AM_ENOMEM, "out of memory");
   int pushed = am_cuda_enter(cuda);
   CUresult result = cuda->cu->cuEventCreate(&state->event, CU_EVENT_DISABLE_TIMING);
   if (result == CUDA_SUCCESS) result = cuda->cu->cuEventRecord(state->event, cuda->stream);
   am_cuda_leave(cuda, pushed);
   if (result != CUDA_SUCCESS) {
     free(state);
-    return am_cuda_fail(result, "cuEventRecord");
+    return am_cuda_fail(err, result, "cuEventRecord");
   }
   int64_t null_count = atomic_load(&array->null_count);
   int has_validity = array->validity && null_count != 0;
-  state->device = array->device;
+  state->cuda = cuda;
   state->validity = has_validity ? am_buffer_retain(array->validity_buf) : NULL;
   state->data = am_buffer_retain(array->data_buf);
   state->buffers[0] = has_validity ? array->validity : NULL;
@@ -289,9 +245,9 @@ int am_cuda_export_device(const am_array *array, struct ArrowDeviceArray *out) {
 /* The event belongs to whichever context the producer used; the driver
  * needs some context current, so the primary context of device 0 stands in
  * when the calling thread has none. */
-int am_cuda_wait_event(void *sync_event) {
+int am_cuda_wait_event(am_err *err, void *sync_event) {
   const am_cuda_driver *cu = NULL;
-  int status = am_cuda_driver_load(&cu);
+  int status = am_cuda_driver_load(err, &cu);
   if (status != AM_OK) return status;
   CUcontext current = NULL, primary = NULL;
   cu->cuCtxGetCurrent(&current);
@@ -300,12 +256,12 @@ int am_cuda_wait_event(void *sync_event) {
     CUresult result = cu->cuDeviceGet(&device, 0);
     if (result == CUDA_SUCCESS) result = cu->cuDevicePrimaryCtxRetain(&primary, device);
     if (result == CUDA_SUCCESS) result = cu->cuCtxPushCurrent(primary);
-    if (result != CUDA_SUCCESS) return am_cuda_fail(result, "cuCtxPushCurrent");
+    if (result != CUDA_SUCCESS) return am_cuda_fail(err, result, "cuCtxPushCurrent");
   }
   CUresult result = cu->cuEventSynchronize(*(CUevent *)sync_event);
   if (primary) {
     CUcontext popped;
     cu->cuCtxPopCurrent(&popped);
   }
-  return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(result, "cuEventSynchronize");
+  return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "cuEventSynchronize");
 }

@@ -80,9 +80,9 @@ static void load(void) {
   load_status = AM_OK;
 }
 
-int am_nvrtc_load(void) {
+int am_nvrtc_load(am_err *err) {
   pthread_once(&load_once, load);
-  if (load_status != AM_OK) return am_error(AM_EUNSUPPORTED, "%s", load_reason);
+  if (load_status != AM_OK) return am_fail(err, AM_EUNSUPPORTED, "%s", load_reason);
   return AM_OK;
 }
 
@@ -90,13 +90,14 @@ const char *am_nvrtc_version(void) { return version_text; }
 
 const char *am_nvrtc_options(void) { return OPTIONS_TEXT; }
 
-int am_nvrtc_compile(const char *source, const char *name, int arch, void **image, size_t *size) {
-  int status = am_nvrtc_load();
+int am_nvrtc_compile(am_err *err, const char *source, const char *name, int arch, void **image,
+                     size_t *size) {
+  int status = am_nvrtc_load(err);
   if (status != AM_OK) return status;
   nvrtcProgram program = NULL;
   int result = api.nvrtcCreateProgram(&program, source, name, 0, NULL, NULL);
   if (result != 0)
-    return am_error(AM_EDEVICE, "nvrtcCreateProgram: %s", api.nvrtcGetErrorString(result));
+    return am_fail(err, AM_EDEVICE, "nvrtcCreateProgram: %s", api.nvrtcGetErrorString(result));
   char arch_option[32];
   snprintf(arch_option, sizeof arch_option, "-arch=sm_%d", arch);
   const char *options[3] = {arch_option, base_options[0], base_options[1]};
@@ -109,7 +110,7 @@ int am_nvrtc_compile(const char *source, const char *name, int arch, void **imag
       api.nvrtcGetProgramLog(program, log);
       log[log_size] = '\0';
     }
-    status = am_error(AM_EDEVICE, "NVRTC could not compile %s: %s", name, log ? log : "");
+    status = am_fail(err, AM_EDEVICE, "NVRTC could not compile %s: %s", name, log ? log : "");
     free(log);
     api.nvrtcDestroyProgram(&program);
     return status;
@@ -119,7 +120,7 @@ int am_nvrtc_compile(const char *source, const char *name, int arch, void **imag
   void *cubin = malloc(cubin_size ? cubin_size : 1);
   if (!cubin) {
     api.nvrtcDestroyProgram(&program);
-    return am_error(AM_ENOMEM, "out of memory");
+    return am_fail(err, AM_ENOMEM, "out of memory");
   }
   api.nvrtcGetCUBIN(program, cubin);
   api.nvrtcDestroyProgram(&program);

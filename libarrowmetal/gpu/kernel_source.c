@@ -121,6 +121,7 @@ static int key_ok(const am_kernel_key *k) {
       return 1;
     case AM_KERNEL_FILTER_SCATTER:
     case AM_KERNEL_FILL:
+    case AM_KERNEL_COPY:
       return valid_type(k->t0);
     case AM_KERNEL_TAKE:
       return valid_type(k->t0) && (k->t1 == AM_INT32 || k->t1 == AM_INT64);
@@ -189,6 +190,9 @@ void am_kernel_name(const am_kernel_key *key, char *name, size_t capacity) {
       break;
     case AM_KERNEL_COUNT_NULLS:
       snprintf(name, capacity, "am_count_nulls");
+      break;
+    case AM_KERNEL_COPY:
+      snprintf(name, capacity, "am_copy_%s", t0);
       break;
   }
 }
@@ -1187,20 +1191,51 @@ static void emit_fill(am_sb *sb, am_dialect d, const am_kernel_key *k, const cha
         ty[t].store);
 }
 
+/* ---- COPY */
+
+static void emit_copy(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
+  int bits = k->t0 == AM_BOOL;
+  emit_args(sb, ty[k->t0].store, "am_u8", bits ? "am_u32" : ty[k->t0].store);
+  am_dialect_kernel_begin(sb, d, name);
+  am_sb_puts(sb,
+             "  const am_i64 n = a.n;\n"
+             "  const am_i64 stride = (am_i64)am_nblocks * AM_BLOCK;\n"
+             "  const bool hv = a.valid0 != 0;\n"
+             "  // Warps take whole 32-slot groups, so each ballot is one aligned run of\n"
+             "  // 32 output bits (at most two output words, ORed in).\n"
+             "  for (am_i64 base = (am_i64)am_bid * AM_BLOCK + am_warp * 32u; base < n;\n"
+             "       base += stride) {\n"
+             "    const am_i64 i = base + am_lane;\n"
+             "    const bool in = i < n;\n"
+             "    const bool ok = in && (!hv || am_bit(a.valid0, a.off0 + i) != 0u);\n"
+             "    const am_u64 p = (am_u64)(a.aux + base);\n");
+  if (bits)
+    am_sb_puts(sb,
+               "    const am_u32 w = BALLOT(in && am_bit(a.in0, a.off0 + i) != 0u);\n"
+               "    if (am_lane == 0u && w != 0u) am_or_bits(a.out, p, w);\n");
+  else
+    am_sb_puts(sb, "    if (in) a.out[a.aux + i] = a.in0[a.off0 + i];\n");
+  am_sb_puts(
+      sb,
+      "    const am_u32 v = BALLOT(ok);\n"
+      "    if (am_lane == 0u && a.out_valid != 0 && v != 0u) am_or_bits(a.out_valid, p, v);\n"
+      "  }\n");
+}
+
 /* ---- Source */
 
-int am_kernel_source(am_dialect dialect, const am_kernel_key *key, char **source) {
-  if (!key || !source) return am_error(AM_EINVAL, "am_kernel_source: NULL argument");
+int am_kernel_source(am_err *err, am_dialect dialect, const am_kernel_key *key, char **source) {
+  if (!key || !source) return am_fail(err, AM_EINVAL, "am_kernel_source: NULL argument");
   if (dialect != AM_DIALECT_CUDA && dialect != AM_DIALECT_MSL)
-    return am_error(AM_EINVAL, "unknown GPU dialect %d", (int)dialect);
+    return am_fail(err, AM_EINVAL, "unknown GPU dialect %d", (int)dialect);
   if (!key_ok(key))
-    return am_error(AM_ETYPE, "no GPU kernel for kind %d op %d types %s, %s", (int)key->kind,
-                    key->op, am_type_name(key->t0), am_type_name(key->t1));
+    return am_fail(err, AM_ETYPE, "no GPU kernel for kind %d op %d types %s, %s", (int)key->kind,
+                   key->op, am_type_name(key->t0), am_type_name(key->t1));
   char name[64];
   am_kernel_name(key, name, sizeof name);
   if (!am_kernel_supported(dialect, key))
-    return am_error(AM_EUNSUPPORTED, "%s: float64 is not available in %s", name,
-                    am_dialect_name(dialect));
+    return am_fail(err, AM_EUNSUPPORTED, "%s: float64 is not available in %s", name,
+                   am_dialect_name(dialect));
   am_sb sb;
   am_sb_init(&sb);
   am_sb_printf(&sb, "// %s: ArrowMetal GPU kernel (libarrowmetal/gpu), generated.\n", name);
@@ -1240,10 +1275,13 @@ int am_kernel_source(am_dialect dialect, const am_kernel_key *key, char **source
     case AM_KERNEL_COUNT_NULLS:
       emit_count_nulls(&sb, dialect, name);
       break;
+    case AM_KERNEL_COPY:
+      emit_copy(&sb, dialect, key, name);
+      break;
   }
   am_sb_puts(&sb, "}\n");
   char *text = am_sb_finish(&sb);
-  if (!text) return am_error(AM_ENOMEM, "out of memory building the source of %s", name);
+  if (!text) return am_fail(err, AM_ENOMEM, "out of memory building the source of %s", name);
   *source = text;
   return AM_OK;
 }

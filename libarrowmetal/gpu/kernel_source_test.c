@@ -19,6 +19,7 @@
 #include "gpu/kernels.h"
 
 static int failures;
+static am_err test_err = {"kernel_source_test", NULL, ""};
 
 #define CHECK(cond, ...)                                                       \
   do {                                                                         \
@@ -57,6 +58,7 @@ static int each_key(key_fn fn, void *ctx) {
     VISIT(AM_KERNEL_TAKE, 0, t, AM_INT32);
     VISIT(AM_KERNEL_TAKE, 0, t, AM_INT64);
     VISIT(AM_KERNEL_FILL, 0, t, AM_TYPE_INVALID);
+    VISIT(AM_KERNEL_COPY, 0, t, AM_TYPE_INVALID);
   }
   for (int op = 0; op < 3; op++) VISIT(AM_KERNEL_LOGIC, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
   VISIT(AM_KERNEL_FILTER_COUNT, 0, AM_TYPE_INVALID, AM_TYPE_INVALID);
@@ -68,7 +70,8 @@ static int each_key(key_fn fn, void *ctx) {
 
 static int uses_double(const am_kernel_key *k) {
   if (k->kind == AM_KERNEL_LOGIC || k->kind == AM_KERNEL_FILTER_COUNT ||
-      k->kind == AM_KERNEL_FILTER_SCAN || k->kind == AM_KERNEL_COUNT_NULLS)
+      k->kind == AM_KERNEL_FILTER_SCAN || k->kind == AM_KERNEL_COUNT_NULLS ||
+      k->kind == AM_KERNEL_COPY)
     return 0;
   return k->t0 == AM_FLOAT64 || (k->kind == AM_KERNEL_CAST && k->t1 == AM_FLOAT64);
 }
@@ -94,14 +97,14 @@ static void check_key(const am_kernel_key *key, void *arg) {
   int supported = am_kernel_supported(c->dialect, key);
   CHECK(supported == !(c->dialect == AM_DIALECT_MSL && uses_double(key)), "supported(%s)", name);
   char *a = NULL, *b = NULL;
-  int rc = am_kernel_source(c->dialect, key, &a);
+  int rc = am_kernel_source(&test_err, c->dialect, key, &a);
   if (!supported) {
     CHECK(rc == AM_EUNSUPPORTED && a == NULL, "%s: rc %d", name, rc);
     c->unsupported++;
     return;
   }
   CHECK(rc == AM_OK && a, "%s: rc %d", name, rc);
-  rc = am_kernel_source(c->dialect, key, &b);
+  rc = am_kernel_source(&test_err, c->dialect, key, &b);
   CHECK(rc == AM_OK && b, "%s: second rc %d", name, rc);
   if (a && b) {
     CHECK(strcmp(a, b) == 0, "%s: not deterministic", name);
@@ -167,11 +170,13 @@ static void check_errors(void) {
       {AM_KERNEL_FILL, 0, (am_type)12, AM_TYPE_INVALID},
       {AM_KERNEL_FILTER_SCATTER, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
       {(am_kernel_kind)0, 0, AM_INT32, AM_TYPE_INVALID},
-      {(am_kernel_kind)12, 0, AM_INT32, AM_TYPE_INVALID},
+      {(am_kernel_kind)13, 0, AM_INT32, AM_TYPE_INVALID},
+      {AM_KERNEL_COPY, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     for (int d = 0; d < 2; d++) {
-      CHECK(am_kernel_source((am_dialect)d, &bad[i], &src) == AM_ETYPE, "bad key %zu", i);
+      CHECK(am_kernel_source(&test_err, (am_dialect)d, &bad[i], &src) == AM_ETYPE, "bad key %zu",
+            i);
       CHECK(!am_kernel_supported((am_dialect)d, &bad[i]), "bad key %zu supported", i);
     }
     char name[64] = "x";
@@ -180,17 +185,17 @@ static void check_errors(void) {
   }
   CHECK(src == (char *)0x1, "source written on failure");
   am_kernel_key k = {AM_KERNEL_COMPARE, AM_LT, AM_FLOAT64, AM_TYPE_INVALID};
-  CHECK(am_kernel_source(AM_DIALECT_MSL, &k, &src) == AM_EUNSUPPORTED, "float64 in MSL");
-  CHECK(am_kernel_source(AM_DIALECT_CUDA, NULL, &src) == AM_EINVAL, "NULL key");
-  CHECK(am_kernel_source(AM_DIALECT_CUDA, &k, NULL) == AM_EINVAL, "NULL out");
-  CHECK(am_kernel_source((am_dialect)7, &k, &src) == AM_EINVAL, "bad dialect");
+  CHECK(am_kernel_source(&test_err, AM_DIALECT_MSL, &k, &src) == AM_EUNSUPPORTED, "float64 in MSL");
+  CHECK(am_kernel_source(&test_err, AM_DIALECT_CUDA, NULL, &src) == AM_EINVAL, "NULL key");
+  CHECK(am_kernel_source(&test_err, AM_DIALECT_CUDA, &k, NULL) == AM_EINVAL, "NULL out");
+  CHECK(am_kernel_source(&test_err, (am_dialect)7, &k, &src) == AM_EINVAL, "bad dialect");
 
   /* Ignored fields: same name and source. */
   am_kernel_key c1 = {AM_KERNEL_FILTER_COUNT, 0, AM_TYPE_INVALID, AM_TYPE_INVALID};
   am_kernel_key c2 = {AM_KERNEL_FILTER_COUNT, 5, AM_FLOAT64, AM_INT8};
   char *s1 = NULL, *s2 = NULL;
-  CHECK(am_kernel_source(AM_DIALECT_MSL, &c1, &s1) == AM_OK, "count");
-  CHECK(am_kernel_source(AM_DIALECT_MSL, &c2, &s2) == AM_OK, "count, ignored fields");
+  CHECK(am_kernel_source(&test_err, AM_DIALECT_MSL, &c1, &s1) == AM_OK, "count");
+  CHECK(am_kernel_source(&test_err, AM_DIALECT_MSL, &c2, &s2) == AM_OK, "count, ignored fields");
   CHECK(s1 && s2 && strcmp(s1, s2) == 0, "ignored fields change the source");
   free(s1);
   free(s2);
@@ -275,7 +280,7 @@ static void golden(const char *dir, int update) {
     char *src = NULL;
     am_kernel_name(&golden_keys[i], name, sizeof name);
     snprintf(path, sizeof path, "%s/%s.metal", dir, name);
-    CHECK(am_kernel_source(AM_DIALECT_MSL, &golden_keys[i], &src) == AM_OK, "%s", name);
+    CHECK(am_kernel_source(&test_err, AM_DIALECT_MSL, &golden_keys[i], &src) == AM_OK, "%s", name);
     if (!src) continue;
     if (update) {
       FILE *f = fopen(path, "wb");

@@ -47,6 +47,7 @@
 #include <stdint.h>
 
 #include "arrowmetal.h"
+#include "core/error.h"
 
 #define AM_GPU_BLOCK 256
 #define AM_GPU_MAX_BLOCKS 1024 /* also the size of the partials area in scratch */
@@ -120,7 +121,14 @@ typedef enum am_kernel_kind {
   AM_KERNEL_FILL = 10,
   /* status->count += number of null slots of the bitmap valid0 in
    * [off0, off0 + n) (integer atomics only). */
-  AM_KERNEL_COUNT_NULLS = 11
+  AM_KERNEL_COUNT_NULLS = 11,
+  /* Concatenation, one launch per input: slots [off0, off0 + n) of in0 (t0
+   * values, bits for AM_BOOL) go to slots [aux, aux + n) of out, and their
+   * validity (valid0, all valid when 0) to bits [aux, aux + n) of out_valid
+   * when it is given. Bits are ORed in with 32-bit atomics, so the host
+   * zeroes bitmap outputs (out for AM_BOOL, out_valid) before the first
+   * launch. Values are moved as bits: float64 runs in every dialect. */
+  AM_KERNEL_COPY = 12
 } am_kernel_kind;
 
 typedef struct am_kernel_key {
@@ -161,7 +169,7 @@ typedef struct am_gpu_args {
   int64_t n;           /* slots */
   int64_t off0;        /* element (bit) offset of in0 and valid0 */
   int64_t off1;        /* element (bit) offset of in1 and valid1 */
-  int64_t aux;         /* TAKE: source length */
+  int64_t aux;         /* TAKE: source length; COPY: first output slot */
   uint64_t scalar;     /* scalar operand's bits in the operand type's 64-bit form:
                           int64 for signed, uint64 for unsigned, double bits for
                           floats (float32 too), 0/1 for bool */
@@ -187,7 +195,7 @@ void am_kernel_name(const am_kernel_key *key, char *name, size_t capacity);
  * malloc'd; the caller frees it. AM_ETYPE for a key that names no kernel,
  * AM_EUNSUPPORTED where the dialect cannot run it, AM_ENOMEM. Deterministic:
  * the same key gives the same bytes. */
-int am_kernel_source(am_dialect dialect, const am_kernel_key *key, char **source);
+int am_kernel_source(am_err *err, am_dialect dialect, const am_kernel_key *key, char **source);
 
 /* Blocks to launch for `n` slots (at least 1, at most AM_GPU_MAX_BLOCKS;
  * FILTER_SCAN always 1). */

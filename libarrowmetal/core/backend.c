@@ -1,0 +1,46 @@
+#include "backend.h"
+
+#include <stddef.h>
+
+/* Each slot with its name, for the message. */
+#define SLOT(group, member) {(const void *)(uintptr_t)backend->group.member, #group "." #member}
+#define TOP(member) {(const void *)(uintptr_t)backend->member, #member}
+
+int am_backend_check(am_err *err, const am_backend *backend) {
+  const struct {
+    const void *fn;
+    const char *name;
+  } slots[] = {
+      TOP(probe),
+      TOP(device_count),
+      TOP(open_device),
+      SLOT(memory, upload),
+      SLOT(memory, download),
+      SLOT(memory, import_device),
+      SLOT(memory, export_device),
+      SLOT(memory, wait_event),
+      SLOT(memory, count_nulls),
+      SLOT(kernels, reduce),
+      SLOT(kernels, compare),
+      SLOT(kernels, arith),
+      SLOT(kernels, cast),
+      SLOT(kernels, logic),
+      SLOT(kernels, filter),
+      SLOT(kernels, take),
+      SLOT(kernels, fill),
+      SLOT(kernels, concat),
+      SLOT(queue, resolve),
+      SLOT(queue, flush),
+      SLOT(queue, wait),
+      SLOT(queue, sync),
+      SLOT(queue, wait_stream),
+      SLOT(queue, resident),
+  };
+  for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++)
+    if (!slots[i].fn)
+      return am_fail(err, AM_EUNSUPPORTED, "the %s backend is incomplete: it has no %s",
+                     backend->name, slots[i].name);
+  if (backend->device_type == 0)
+    return am_fail(err, AM_EUNSUPPORTED, "the %s backend names no device type", backend->name);
+  return AM_OK;
+}

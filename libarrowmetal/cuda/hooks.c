@@ -1,0 +1,139 @@
+/* The GPU runtime's hooks on CUDA: the primary context, stream-ordered
+ * memory, NVRTC and module loading, launches, and the timeline as a word of
+ * host-mapped memory that the stream writes (cuStreamWriteValue64). */
+#include <stdlib.h>
+
+#include "cuda.h"
+#include "nvrtc.h"
+
+int am_cuda_enter(am_cuda_device *cuda) {
+  CUcontext current = NULL;
+  cuda->cu->cuCtxGetCurrent(&current);
+  if (current == cuda->context) return 0;
+  cuda->cu->cuCtxPushCurrent(cuda->context);
+  return 1;
+}
+
+void am_cuda_leave(am_cuda_device *cuda, int pushed) {
+  if (pushed) {
+    CUcontext popped;
+    cuda->cu->cuCtxPopCurrent(&popped);
+  }
+}
+
+static int enter(am_gpu_device *gpu) { return am_cuda_enter(am_cuda_of_gpu(gpu)); }
+
+static void leave(am_gpu_device *gpu, int token) { am_cuda_leave(am_cuda_of_gpu(gpu), token); }
+
+/* Frees in stream order: work already enqueued that reads the buffer still
+ * runs before the memory is reused. */
+static void free_device_buffer(am_buffer *buffer) {
+  am_cuda_device *cuda = buffer->context;
+  int pushed = am_cuda_enter(cuda);
+  cuda->cu->cuMemFreeAsync((CUdeviceptr)(uintptr_t)buffer->ptr, cuda->stream);
+  am_cuda_leave(cuda, pushed);
+  am_buffer_free_shell(buffer);
+}
+
+/* Sizes are rounded up to whole 64-byte lines so that kernels writing 32-bit
+ * bitmap words never leave the allocation. */
+static int alloc(am_err *err, am_gpu_device *gpu, int64_t bytes, am_buffer **out) {
+  am_cuda_device *cuda = am_cuda_of_gpu(gpu);
+  size_t rounded = ((size_t)(bytes > 0 ? bytes : 0) + 127) & ~(size_t)63;
+  CUdeviceptr pointer = 0;
+  CUresult result = cuda->cu->cuMemAllocAsync(&pointer, rounded, cuda->stream);
+  if (result != CUDA_SUCCESS) return am_cuda_fail(err, result, "cuMemAllocAsync");
+  am_buffer *buffer = am_buffer_wrap((void *)(uintptr_t)pointer, bytes, cuda, free_device_buffer);
+  if (!buffer) {
+    cuda->cu->cuMemFreeAsync(pointer, cuda->stream);
+    return am_fail(err, AM_ENOMEM, "out of memory");
+  }
+  *out = buffer;
+  return AM_OK;
+}
+
+static int zero(am_err *err, am_gpu_device *gpu, uint64_t address, int64_t bytes) {
+  am_cuda_device *cuda = am_cuda_of_gpu(gpu);
+  CUresult result = cuda->cu->cuMemsetD8Async(address, 0, (size_t)bytes, cuda->stream);
+  return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "cuMemsetD8Async");
+}
+
+static int read_back(am_err *err, am_gpu_device *gpu, void *host, uint64_t address, int64_t bytes) {
+  am_cuda_device *cuda = am_cuda_of_gpu(gpu);
+  CUresult result = cuda->cu->cuMemcpyDtoHAsync(host, address, (size_t)bytes, cuda->stream);
+  if (result == CUDA_SUCCESS) result = cuda->cu->cuStreamSynchronize(cuda->stream);
+  return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "cuMemcpyDtoHAsync");
+}
+
+static const char *compiler_id(am_gpu_device *gpu) { return am_cuda_of_gpu(gpu)->compiler_id; }
+
+static int compile(am_err *err, am_gpu_device *gpu, const char *source, const char *name,
+                   void **image, size_t *size) {
+  return am_nvrtc_compile(err, source, name, am_cuda_of_gpu(gpu)->arch, image, size);
+}
+
+/* Modules are never unloaded: a kernel lives as long as the device. */
+static int load(am_err *err, am_gpu_device *gpu, const void *image, size_t size, const char *name,
+                void **kernel) {
+  (void)size;
+  am_cuda_device *cuda = am_cuda_of_gpu(gpu);
+  CUmodule module = NULL;
+  CUfunction function = NULL;
+  CUresult result = cuda->cu->cuModuleLoadData(&module, image);
+  if (result == CUDA_SUCCESS) result = cuda->cu->cuModuleGetFunction(&function, module, name);
+  if (result != CUDA_SUCCESS) return am_cuda_fail(err, result, "cuModuleLoadData");
+  *kernel = function;
+  return AM_OK;
+}
+
+static int launch(am_err *err, am_gpu_device *gpu, void *kernel, int blocks,
+                  const am_gpu_args *args) {
+  am_cuda_device *cuda = am_cuda_of_gpu(gpu);
+  void *parameters[] = {(void *)args};
+  CUresult result = cuda->cu->cuLaunchKernel((CUfunction)kernel, (unsigned)blocks, 1, 1,
+                                             AM_GPU_BLOCK, 1, 1, 0, cuda->stream, parameters, NULL);
+  return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "cuLaunchKernel");
+}
+
+static int mark(am_err *err, am_gpu_device *gpu, uint64_t value) {
+  am_cuda_device *cuda = am_cuda_of_gpu(gpu);
+  CUresult result = cuda->cu->cuStreamWriteValue64(cuda->stream, cuda->reached_device, value,
+                                                   CU_STREAM_WRITE_VALUE_DEFAULT);
+  return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "cuStreamWriteValue64");
+}
+
+/* The stream's write is the release; this acquire orders the caller's reads
+ * of results after it. */
+static uint64_t reached(am_gpu_device *gpu) {
+  return __atomic_load_n(am_cuda_of_gpu(gpu)->reached, __ATOMIC_ACQUIRE);
+}
+
+/* An event recorded now follows every value already issued, so
+ * synchronizing on it blocks in the driver until `value` is reached (or
+ * later work too, which only lengthens the wait). */
+static int block(am_err *err, am_gpu_device *gpu, uint64_t value) {
+  am_cuda_device *cuda = am_cuda_of_gpu(gpu);
+  if (reached(gpu) >= value) return AM_OK;
+  CUevent event = NULL;
+  CUresult result =
+      cuda->cu->cuEventCreate(&event, CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING);
+  if (result == CUDA_SUCCESS) result = cuda->cu->cuEventRecord(event, cuda->stream);
+  if (result == CUDA_SUCCESS) result = cuda->cu->cuEventSynchronize(event);
+  if (event) cuda->cu->cuEventDestroy(event);
+  return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "cuEventSynchronize");
+}
+
+const am_gpu_hooks am_cuda_hooks = {
+    .enter = enter,
+    .leave = leave,
+    .alloc = alloc,
+    .zero = zero,
+    .read = read_back,
+    .compiler_id = compiler_id,
+    .compile = compile,
+    .load = load,
+    .launch = launch,
+    .mark = mark,
+    .reached = reached,
+    .block = block,
+};

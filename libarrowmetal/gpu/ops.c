@@ -1,0 +1,374 @@
+/* The ops of every GPU backend: each fills an argument block, launches the
+ * generated kernel(s) for its key and hands completion to submit.c. Only the
+ * hooks touch the driver. */
+#include <string.h>
+
+#include "core/runtime.h"
+#include "core/types.h"
+#include "gpu/submit.h"
+
+static uint64_t address(const void *pointer) { return (uint64_t)(uintptr_t)pointer; }
+
+/* A validity bitmap worth reading: absent when the slot range has no nulls. */
+static uint64_t validity_of(const am_array *array) {
+  return atomic_load_explicit(&((am_array *)array)->null_count, memory_order_relaxed) == 0
+             ? 0
+             : address(array->validity);
+}
+
+static int has_nulls(const am_array *array) { return validity_of(array) != 0; }
+
+static void bind(am_gpu_args *args, int which, const am_array *array) {
+  if (which == 0) {
+    args->in0 = address(array->data);
+    args->valid0 = validity_of(array);
+    args->off0 = array->offset;
+  } else {
+    args->in1 = address(array->data);
+    args->valid1 = validity_of(array);
+    args->off1 = array->offset;
+  }
+}
+
+static uint64_t scalar_bits(const am_scalar *scalar) {
+  if (am_type_is_float((am_type)scalar->type)) {
+    uint64_t bits;
+    memcpy(&bits, &scalar->f64, sizeof bits);
+    return bits;
+  }
+  return am_type_is_unsigned((am_type)scalar->type) ? scalar->u64 : (uint64_t)scalar->i64;
+}
+
+static am_gpu_op plain_op(const am_err *err) {
+  am_gpu_op op;
+  memset(&op, 0, sizeof op);
+  op.slot = -1;
+  op.call = err->entry;
+  return op;
+}
+
+/* Runs `count` launches of one op under the commit lock, then completes it.
+ * The op's status slot, if it wants one, is taken first. */
+static int run(am_err *err, am_gpu_device *gpu, am_gpu_op *op, int want_slot,
+               const am_kernel_key *keys, am_gpu_args *args, int count) {
+  if (want_slot) {
+    int status = am_gpu_status_acquire(err, gpu, &op->slot);
+    if (status != AM_OK) {
+      am_buffer_release(op->culprit);
+      return status;
+    }
+    args->status = am_gpu_status_address(gpu, op->slot);
+  }
+  int token = 0;
+  int status = am_gpu_op_begin(err, gpu, &token);
+  if (status != AM_OK) {
+    am_buffer_release(op->culprit);
+    am_gpu_status_release(gpu, op->slot);
+    return status;
+  }
+  args->scratch = address(gpu->scratch->ptr);
+  for (int i = 0; i < count && status == AM_OK; i++)
+    status = am_gpu_launch(err, gpu, &keys[i], args);
+  return am_gpu_op_end(err, gpu, token, status, op);
+}
+
+/* Allocates a result inside the context. */
+static int result_array(am_err *err, am_device *device, am_type type, int64_t length,
+                        int with_validity, am_array **out) {
+  am_gpu_device *gpu = am_gpu_of(device);
+  int status = am_gpu_check_broken(err, gpu);
+  if (status != AM_OK) return status;
+  int token = gpu->hooks->enter(gpu);
+  status = am_gpu_alloc_array(err, gpu, type, length, with_validity, out);
+  gpu->hooks->leave(gpu, token);
+  return status;
+}
+
+static int zero(am_err *err, am_gpu_device *gpu, const void *pointer, int64_t bytes) {
+  if (!pointer || bytes <= 0) return AM_OK;
+  int token = gpu->hooks->enter(gpu);
+  int status = gpu->hooks->zero(err, gpu, address(pointer), bytes);
+  gpu->hooks->leave(gpu, token);
+  return status;
+}
+
+/* A result in which every slot is null (a null scalar operand). */
+static int all_null(am_err *err, am_device *device, am_type type, int64_t length,
+                    am_array **out) {
+  int status = result_array(err, device, type, length, 1, out);
+  if (status != AM_OK) return status;
+  am_gpu_device *gpu = am_gpu_of(device);
+  status = zero(err, gpu, (*out)->validity, (length + 7) / 8);
+  if (status == AM_OK) status = zero(err, gpu, (*out)->data, am_type_bytes(type, length));
+  if (status != AM_OK) {
+    am_array_free(*out);
+    return status;
+  }
+  atomic_store(&(*out)->null_count, length);
+  return AM_OK;
+}
+
+static int finish_result(int status, am_array *result, am_array **out) {
+  if (status != AM_OK) {
+    am_array_free(result);
+    return status;
+  }
+  *out = result;
+  return AM_OK;
+}
+
+int am_gpu_count_nulls(am_err *err, const am_array *array, int64_t *out) {
+  if (!array->validity) {
+    *out = 0;
+    return AM_OK;
+  }
+  am_gpu_device *gpu = am_gpu_of(array->device);
+  am_gpu_op op = plain_op(err);
+  op.check = AM_GPU_CHECK_COUNT;
+  op.count_out = out;
+  op.immediate = 1;
+  am_gpu_args args = {0};
+  args.valid0 = address(array->validity);
+  args.off0 = array->offset;
+  args.n = array->length;
+  am_kernel_key key = {AM_KERNEL_COUNT_NULLS, 0, AM_TYPE_INVALID, AM_TYPE_INVALID};
+  return run(err, gpu, &op, 1, &key, &args, 1);
+}
+
+int am_gpu_reduce(am_err *err, am_reduce_op reduce, const am_array *array, am_scalar *out) {
+  am_gpu_device *gpu = am_gpu_of(array->device);
+  am_gpu_op op = plain_op(err);
+  op.check = AM_GPU_CHECK_SCALAR;
+  op.reduce = reduce;
+  op.type = array->type;
+  op.scalar_out = out;
+  am_gpu_args args = {0};
+  bind(&args, 0, array);
+  args.n = array->length;
+  am_kernel_key key = {AM_KERNEL_REDUCE, (int)reduce, array->type, AM_TYPE_INVALID};
+  return run(err, gpu, &op, 1, &key, &args, 1);
+}
+
+/* Compare and arithmetic share their shape: out and validity from one or
+ * two operands. */
+static int binary(am_err *err, am_kernel_kind kind, int sub_op, am_type result_type,
+                  const am_array *left, const am_array *right, const am_scalar *scalar,
+                  am_array **out) {
+  am_device *device = left->device;
+  am_gpu_device *gpu = am_gpu_of(device);
+  if (scalar && scalar->is_null) return all_null(err, device, result_type, left->length, out);
+  int with_validity = has_nulls(left) || (right && has_nulls(right));
+  am_array *result = NULL;
+  int status = result_array(err, device, result_type, left->length, with_validity, &result);
+  if (status != AM_OK) return status;
+  am_gpu_args args = {0};
+  bind(&args, 0, left);
+  if (right)
+    bind(&args, 1, right);
+  else
+    args.scalar = scalar_bits(scalar);
+  args.out = address(result->data);
+  args.out_valid = address(result->validity);
+  args.n = left->length;
+  am_gpu_op op = plain_op(err);
+  int integer_divide =
+      kind == AM_KERNEL_ARITH && sub_op == AM_DIVIDE && am_type_is_integer(left->type);
+  if (integer_divide) {
+    op.check = AM_GPU_CHECK_ERROR;
+    op.error_code = AM_EZERODIV;
+  }
+  am_kernel_key key = {kind, sub_op, left->type, AM_TYPE_INVALID};
+  status = run(err, gpu, &op, integer_divide, &key, &args, 1);
+  return finish_result(status, result, out);
+}
+
+int am_gpu_compare(am_err *err, am_compare_op op, const am_array *left, const am_array *right,
+                   const am_scalar *scalar, am_array **out) {
+  return binary(err, AM_KERNEL_COMPARE, (int)op, AM_BOOL, left, right, scalar, out);
+}
+
+int am_gpu_arith(am_err *err, am_arith_op op, const am_array *left, const am_array *right,
+                 const am_scalar *scalar, am_array **out) {
+  if (left->type == AM_BOOL) return am_fail(err, AM_ETYPE, "no arithmetic kernel for bool");
+  return binary(err, AM_KERNEL_ARITH, (int)op, left->type, left, right, scalar, out);
+}
+
+int am_gpu_cast(am_err *err, const am_array *array, am_type to, int safe, am_array **out) {
+  am_device *device = array->device;
+  am_gpu_device *gpu = am_gpu_of(device);
+  am_array *result = NULL;
+  int status = result_array(err, device, to, array->length, has_nulls(array), &result);
+  if (status != AM_OK) return status;
+  am_gpu_args args = {0};
+  bind(&args, 0, array);
+  args.out = address(result->data);
+  args.out_valid = address(result->validity);
+  args.n = array->length;
+  am_gpu_op op = plain_op(err);
+  if (safe) {
+    op.check = AM_GPU_CHECK_ERROR;
+    op.error_code = AM_EOVERFLOW;
+    op.culprit = am_buffer_retain(array->data_buf);
+    op.culprit_address = args.in0;
+    op.culprit_type = array->type;
+    op.culprit_offset = array->offset;
+    op.bound = to;
+  }
+  am_kernel_key key = {AM_KERNEL_CAST, safe ? 1 : 0, array->type, to};
+  status = run(err, gpu, &op, safe, &key, &args, 1);
+  if (status == AM_OK) atomic_store(&result->null_count, atomic_load(&array->null_count));
+  return finish_result(status, result, out);
+}
+
+int am_gpu_logic(am_err *err, am_logic_op logic, const am_array *left, const am_array *right,
+                 am_array **out) {
+  am_device *device = left->device;
+  int with_validity = has_nulls(left) || (right && has_nulls(right));
+  am_array *result = NULL;
+  int status = result_array(err, device, AM_BOOL, left->length, with_validity, &result);
+  if (status != AM_OK) return status;
+  am_gpu_args args = {0};
+  bind(&args, 0, left);
+  if (right) bind(&args, 1, right);
+  args.out = address(result->data);
+  args.out_valid = address(result->validity);
+  args.n = left->length;
+  am_gpu_op op = plain_op(err);
+  am_kernel_key key = {AM_KERNEL_LOGIC, (int)logic, AM_TYPE_INVALID, AM_TYPE_INVALID};
+  status = run(err, am_gpu_of(device), &op, 0, &key, &args, 1);
+  return finish_result(status, result, out);
+}
+
+int am_gpu_filter(am_err *err, const am_array *array, const am_array *mask, am_array **out) {
+  am_device *device = array->device;
+  am_gpu_device *gpu = am_gpu_of(device);
+  int with_validity = has_nulls(array);
+  am_array *result = NULL;
+  int status = result_array(err, device, array->type, array->length, with_validity, &result);
+  /* Bit outputs are assembled with atomic OR, so they start at zero. */
+  if (status == AM_OK && array->type == AM_BOOL)
+    status = zero(err, gpu, result->data, (array->length + 7) / 8);
+  if (status == AM_OK) status = zero(err, gpu, result->validity, (array->length + 7) / 8);
+  if (status != AM_OK) return finish_result(status, result, out);
+  am_gpu_args args = {0};
+  bind(&args, 0, array);
+  bind(&args, 1, mask);
+  args.out = address(result->data);
+  args.out_valid = address(result->validity);
+  args.n = array->length;
+  am_gpu_op op = plain_op(err);
+  int batched = am_runtime_batch_depth() > 0;
+  if (!batched) {
+    op.check = AM_GPU_CHECK_FILTER;
+    op.result = result;
+  }
+  /* Counting and scanning do not depend on the value type: one kernel each. */
+  am_kernel_key keys[3] = {{AM_KERNEL_FILTER_COUNT, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
+                           {AM_KERNEL_FILTER_SCAN, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
+                           {AM_KERNEL_FILTER_SCATTER, 0, array->type, AM_TYPE_INVALID}};
+  if (batched) {
+    /* The length is read from the status slot when first needed; the slot
+     * belongs to the pending record, not to the op. */
+    int slot = -1;
+    status = am_gpu_status_acquire(err, gpu, &slot);
+    if (status != AM_OK) return finish_result(status, result, out);
+    args.status = am_gpu_status_address(gpu, slot);
+    status = am_gpu_make_pending(err, gpu, slot, result);
+    if (status != AM_OK) {
+      am_gpu_status_release(gpu, slot);
+      return finish_result(status, result, out);
+    }
+  }
+  status = run(err, gpu, &op, !batched, keys, &args, 3);
+  return finish_result(status, result, out);
+}
+
+int am_gpu_take(am_err *err, const am_array *array, const am_array *indices, am_array **out) {
+  am_device *device = array->device;
+  am_gpu_device *gpu = am_gpu_of(device);
+  int with_validity = has_nulls(array) || has_nulls(indices);
+  am_array *result = NULL;
+  int status = result_array(err, device, array->type, indices->length, with_validity, &result);
+  if (status != AM_OK) return status;
+  am_gpu_args args = {0};
+  bind(&args, 0, array);
+  bind(&args, 1, indices);
+  args.out = address(result->data);
+  args.out_valid = address(result->validity);
+  args.n = indices->length;
+  args.aux = array->length;
+  am_gpu_op op = plain_op(err);
+  op.check = AM_GPU_CHECK_ERROR;
+  op.error_code = AM_EINDEX;
+  op.culprit = am_buffer_retain(indices->data_buf);
+  op.culprit_address = args.in1;
+  op.culprit_type = indices->type;
+  op.culprit_offset = indices->offset;
+  op.bound = array->length;
+  am_kernel_key key = {AM_KERNEL_TAKE, 0, array->type, indices->type};
+  status = run(err, gpu, &op, 1, &key, &args, 1);
+  return finish_result(status, result, out);
+}
+
+int am_gpu_fill(am_err *err, am_device *device, const am_scalar *value, int64_t length,
+                am_array **out) {
+  am_type type = (am_type)value->type;
+  if (value->is_null) return all_null(err, device, type, length, out);
+  am_array *result = NULL;
+  int status = result_array(err, device, type, length, 0, &result);
+  if (status != AM_OK) return status;
+  am_gpu_args args = {0};
+  args.out = address(result->data);
+  args.n = length;
+  args.scalar = scalar_bits(value);
+  am_gpu_op op = plain_op(err);
+  am_kernel_key key = {AM_KERNEL_FILL, 0, type, AM_TYPE_INVALID};
+  status = run(err, am_gpu_of(device), &op, 0, &key, &args, 1);
+  return finish_result(status, result, out);
+}
+
+/* One COPY launch per input, all under one commit and one completion. The
+ * null counts of the inputs are known (the ABI settled them), so the
+ * result's is their sum. */
+int am_gpu_concat(am_err *err, const am_array *const *arrays, int64_t count, am_array **out) {
+  am_device *device = arrays[0]->device;
+  am_gpu_device *gpu = am_gpu_of(device);
+  am_type type = arrays[0]->type;
+  int64_t total = 0, nulls = 0;
+  for (int64_t i = 0; i < count; i++) {
+    int64_t counted = atomic_load(&((am_array *)arrays[i])->null_count);
+    if (counted < 0) {
+      int status = am_gpu_count_nulls(err, arrays[i], &counted);
+      if (status != AM_OK) return status;
+    }
+    total += arrays[i]->length;
+    nulls += counted;
+  }
+  am_array *result = NULL;
+  int status = result_array(err, device, type, total, nulls > 0, &result);
+  if (status == AM_OK && type == AM_BOOL) status = zero(err, gpu, result->data, (total + 7) / 8);
+  if (status == AM_OK) status = zero(err, gpu, result->validity, (total + 7) / 8);
+  if (status != AM_OK) return finish_result(status, result, out);
+  am_gpu_op op = plain_op(err);
+  int token = 0;
+  status = am_gpu_op_begin(err, gpu, &token);
+  if (status != AM_OK) return finish_result(status, result, out);
+  am_kernel_key key = {AM_KERNEL_COPY, 0, type, AM_TYPE_INVALID};
+  int64_t position = 0;
+  for (int64_t i = 0; i < count && status == AM_OK; i++) {
+    if (arrays[i]->length > 0) {
+      am_gpu_args args = {0};
+      bind(&args, 0, arrays[i]);
+      args.out = address(result->data);
+      args.out_valid = address(result->validity);
+      args.n = arrays[i]->length;
+      args.aux = position;
+      args.scratch = address(gpu->scratch->ptr);
+      status = am_gpu_launch(err, gpu, &key, &args);
+    }
+    position += arrays[i]->length;
+  }
+  status = am_gpu_op_end(err, gpu, token, status, &op);
+  if (status == AM_OK) atomic_store(&result->null_count, nulls);
+  return finish_result(status, result, out);
+}

@@ -1,0 +1,147 @@
+/* The device-neutral GPU runtime, written once for every GPU backend.
+ *
+ * It owns what does not depend on the driver: submission under the commit
+ * lock with the completion timeline, per-thread batches, tickets and waits,
+ * results whose length is known only later, deferred error checks through
+ * status blocks, the sticky device error, the in-process kernel table with
+ * its disk-cache lookups, and every op (reduce, compare, ... : ops.c), which
+ * fill an am_gpu_args block and launch the kernels of gpu/kernel_source.c.
+ *
+ * A backend supplies an am_gpu_hooks table (the driver calls) and, when it
+ * opens a device, host-visible memory for the status blocks; it then points
+ * its am_backend's kernel and queue entries at the am_gpu_* functions below.
+ * CUDA: cuda/hooks.c. Metal: metal/ (Objective-C behind the same hooks).
+ *
+ * Contexts: the runtime calls `enter` before a sequence of hooks and `leave`
+ * after it; every hook but `reached` runs between them. */
+#ifndef AM_GPU_RUNTIME_H
+#define AM_GPU_RUNTIME_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/array.h"
+#include "core/backend.h"
+#include "core/error.h"
+#include "core/timeline.h"
+#include "gpu/kernels.h"
+
+enum { AM_GPU_STATUS_SLOTS = 4096 };
+
+typedef struct am_gpu_device am_gpu_device;
+
+typedef struct am_gpu_hooks {
+  /* Makes the device's context current on this thread; returns what leave
+   * needs to restore the previous one. */
+  int (*enter)(am_gpu_device *gpu);
+  void (*leave)(am_gpu_device *gpu, int token);
+
+  /* Device memory: `bytes` (rounded up as the kernels need: whole 64-byte
+   * lines) in a buffer whose free_fn gives it back in queue order. */
+  int (*alloc)(am_err *err, am_gpu_device *gpu, int64_t bytes, am_buffer **out);
+  /* Enqueues a fill of `bytes` zero bytes at device address `address`. */
+  int (*zero)(am_err *err, am_gpu_device *gpu, uint64_t address, int64_t bytes);
+  /* Copies `bytes` from device address `address` to host memory after the
+   * work queued so far, and returns once they are there. */
+  int (*read)(am_err *err, am_gpu_device *gpu, void *host, uint64_t address, int64_t bytes);
+
+  /* Kernels. The disk-cache key is the kernel's source plus `compiler_id`
+   * (target architecture, compiler version and options). `compile` turns
+   * source into an image that `load` takes (on CUDA a CUBIN); the image is
+   * what the disk cache keeps. */
+  const char *(*compiler_id)(am_gpu_device *gpu);
+  int (*compile)(am_err *err, am_gpu_device *gpu, const char *source, const char *name,
+                 void **image, size_t *size);
+  int (*load)(am_err *err, am_gpu_device *gpu, const void *image, size_t size, const char *name,
+              void **kernel);
+  /* Enqueues one launch: `blocks` blocks of AM_GPU_BLOCK threads. */
+  int (*launch)(am_err *err, am_gpu_device *gpu, void *kernel, int blocks, const am_gpu_args *args);
+
+  /* The timeline. `mark` enqueues "raise the reached value to `value`" after
+   * the work queued so far; `reached` reads that value with acquire ordering
+   * (no context needed); `block` waits without spinning until it is reached. */
+  int (*mark)(am_err *err, am_gpu_device *gpu, uint64_t value);
+  uint64_t (*reached)(am_gpu_device *gpu);
+  int (*block)(am_err *err, am_gpu_device *gpu, uint64_t value);
+} am_gpu_hooks;
+
+/* A kernel table: compiled kernels by key, read without a lock. */
+typedef struct am_gpu_kernel_table am_gpu_kernel_table;
+
+struct am_gpu_device {
+  const am_gpu_hooks *hooks;
+  am_device *device;
+  am_dialect dialect;
+  int multiprocessors;
+
+  /* Host-visible status blocks (the backend's memory): slot i is read at
+   * status[i] by the host and written at status_address + i * sizeof by
+   * kernels. */
+  am_gpu_status *status;
+  uint64_t status_address;
+  pthread_mutex_t status_lock;
+  int free_status[AM_GPU_STATUS_SLOTS];
+  int free_count;
+
+  /* AM_GPU_SCRATCH_BYTES of device memory, used by one launch sequence at a
+   * time (under the commit lock); allocated and zeroed by am_gpu_init. */
+  am_buffer *scratch;
+
+  am_timeline timeline;
+
+  pthread_mutex_t compile_lock;
+  _Atomic(am_gpu_kernel_table *) kernels;
+
+  /* A failure the device cannot recover from (ggml's sticky error): every
+   * later call fails with it instead of running on a broken context. */
+  atomic_int broken;
+  char broken_message[sizeof(((am_err *)0)->message)];
+};
+
+/* Sets up the runtime's part of an opened device. The backend has filled
+ * hooks, device, dialect, multiprocessors, status and status_address. */
+int am_gpu_init(am_err *err, am_gpu_device *gpu);
+
+/* The runtime state of a GPU device (device->impl points at it). */
+static inline am_gpu_device *am_gpu_of(const am_device *device) { return device->impl; }
+
+/* AM_OK, or AM_EDEVICE with the message of the failure that broke the device. */
+int am_gpu_check_broken(am_err *err, am_gpu_device *gpu);
+
+/* The compiled kernel of `key` (built, or loaded from disk, on first use). */
+int am_gpu_kernel(am_err *err, am_gpu_device *gpu, const am_kernel_key *key, void **kernel);
+
+/* A device array of `length` slots with offset 0 (null_count -1 when it has
+ * a validity bitmap, else 0). */
+int am_gpu_alloc_array(am_err *err, am_gpu_device *gpu, am_type type, int64_t length,
+                       int with_validity, am_array **out);
+
+/* ---- The backend table entries (ops.c and submit.c) */
+
+int am_gpu_count_nulls(am_err *err, const am_array *array, int64_t *out);
+int am_gpu_reduce(am_err *err, am_reduce_op op, const am_array *array, am_scalar *out);
+int am_gpu_compare(am_err *err, am_compare_op op, const am_array *left, const am_array *right,
+                   const am_scalar *scalar, am_array **out);
+int am_gpu_arith(am_err *err, am_arith_op op, const am_array *left, const am_array *right,
+                 const am_scalar *scalar, am_array **out);
+int am_gpu_cast(am_err *err, const am_array *array, am_type to, int safe, am_array **out);
+int am_gpu_logic(am_err *err, am_logic_op op, const am_array *left, const am_array *right,
+                 am_array **out);
+int am_gpu_filter(am_err *err, const am_array *array, const am_array *mask, am_array **out);
+int am_gpu_take(am_err *err, const am_array *array, const am_array *indices, am_array **out);
+int am_gpu_fill(am_err *err, am_device *device, const am_scalar *value, int64_t length,
+                am_array **out);
+int am_gpu_concat(am_err *err, const am_array *const *arrays, int64_t count, am_array **out);
+
+int am_gpu_resolve(am_err *err, const am_array *array);
+int am_gpu_flush(am_err *err, am_device *device, int wait, uint64_t *ticket);
+int am_gpu_wait(am_err *err, am_device *device, uint64_t ticket);
+int am_gpu_sync(am_err *err, am_device *device);
+
+/* Waits until everything queued so far on `gpu` has finished (a device
+ * failure makes the device broken). */
+int am_gpu_synchronize(am_err *err, am_gpu_device *gpu);
+
+#endif

@@ -1,0 +1,60 @@
+/* One op's life from launch to result, inside the GPU runtime (submit.c).
+ *
+ * An op takes the commit lock (am_gpu_op_begin), enqueues its launches and,
+ * outside a batch, a timeline mark it then waits for; after the wait it runs
+ * its check, which reads the op's status block. Inside a batch the check is
+ * deferred to the thread's batch record and runs after the one wait at the
+ * batch's end (or at am_wait for a committed batch). */
+#ifndef AM_GPU_SUBMIT_H
+#define AM_GPU_SUBMIT_H
+
+#include "gpu/runtime.h"
+
+typedef enum am_gpu_check {
+  AM_GPU_CHECK_NONE,
+  AM_GPU_CHECK_SCALAR, /* convert a reduce status into the caller's am_scalar */
+  AM_GPU_CHECK_ERROR,  /* report error_index as an error of this op */
+  AM_GPU_CHECK_FILTER, /* set the result's length */
+  AM_GPU_CHECK_COUNT   /* copy status->count to count_out */
+} am_gpu_check;
+
+typedef struct am_gpu_op {
+  am_gpu_check check;
+  int slot;              /* status slot, -1 if none */
+  const char *call;      /* the am_* entry point, for deferred messages */
+  am_reduce_op reduce;   /* CHECK_SCALAR */
+  am_type type;          /* input type */
+  am_scalar *scalar_out; /* CHECK_SCALAR destination */
+  int error_code;        /* CHECK_ERROR: AM_EZERODIV / AM_EINDEX / AM_EOVERFLOW */
+  am_buffer *culprit;    /* CHECK_ERROR: the values the failing slot indexes (kept alive) */
+  uint64_t culprit_address;
+  am_type culprit_type;
+  int64_t culprit_offset;
+  int64_t bound;      /* CHECK_ERROR for take: source length; cast: target type */
+  am_array *result;   /* CHECK_FILTER */
+  int64_t *count_out; /* CHECK_COUNT */
+  int immediate;      /* wait even inside a batch (the caller needs the answer now) */
+} am_gpu_op;
+
+/* A status slot, reset (error_index = UINT64_MAX, the rest 0). */
+int am_gpu_status_acquire(am_err *err, am_gpu_device *gpu, int *slot);
+void am_gpu_status_release(am_gpu_device *gpu, int slot);
+static inline uint64_t am_gpu_status_address(const am_gpu_device *gpu, int slot) {
+  return gpu->status_address + (uint64_t)slot * sizeof(am_gpu_status);
+}
+
+/* Begins an op: checks the sticky error, flushes this thread's batch on
+ * another device, enters the context and takes the commit lock. */
+int am_gpu_op_begin(am_err *err, am_gpu_device *gpu, int *token);
+/* Enqueues one launch of `key` (with the commit lock held). */
+int am_gpu_launch(am_err *err, am_gpu_device *gpu, const am_kernel_key *key, am_gpu_args *args);
+/* Ends an op begun with am_gpu_op_begin: outside a batch marks, unlocks,
+ * waits and runs the op's check; inside one, unlocks and defers the check to
+ * the batch's end. `launch_status` is the status of the launches. */
+int am_gpu_op_end(am_err *err, am_gpu_device *gpu, int token, int launch_status, am_gpu_op *op);
+
+/* Marks a filter result made inside a batch: its length is read from status
+ * `slot` when someone first needs it (the slot then belongs to the array). */
+int am_gpu_make_pending(am_err *err, am_gpu_device *gpu, int slot, am_array *array);
+
+#endif
