@@ -57,7 +57,7 @@ SIGNED = {I8, I16, I32, I64}
 UNSIGNED = {U8, U16, U32, U64}
 INTS = SIGNED | UNSIGNED
 FLOATS = {F32, F64}
-REDUCE, COMPARE, ARITH, CAST, LOGIC, FCOUNT, FSCAN, FSCATTER, TAKE, FILL, NULLS = range(1, 12)
+REDUCE, COMPARE, ARITH, CAST, LOGIC, FCOUNT, FSCAN, FSCATTER, TAKE, FILL, NULLS, COPY = range(1, 13)
 NONE = (1 << 64) - 1
 BLOCK = 256
 MAX_BLOCKS = 1024
@@ -115,7 +115,9 @@ class Generator:
         self.lib = ctypes.CDLL(str(lib))
         self.libc = ctypes.CDLL(None)
         self.libc.free.argtypes = [ctypes.c_void_p]
+        # am_kernel_source(am_err *err, dialect, key, out).
         self.lib.am_kernel_source.argtypes = [
+            ctypes.c_void_p,
             ctypes.c_int,
             ctypes.POINTER(Key),
             ctypes.POINTER(ctypes.c_void_p),
@@ -125,7 +127,10 @@ class Generator:
 
     def source(self, key):
         out = ctypes.c_void_p()
-        rc = self.lib.am_kernel_source(0, ctypes.byref(key), ctypes.byref(out))
+        err = ctypes.create_string_buffer(1024)  # per call: sources are built on many threads
+        rc = self.lib.am_kernel_source(
+            ctypes.addressof(err), 0, ctypes.byref(key), ctypes.byref(out)
+        )
         assert rc == 0, rc
         text = ctypes.string_at(out.value)
         self.libc.free(out)
@@ -368,10 +373,11 @@ def all_keys():
             Key(TAKE, 0, t, I32),
             Key(TAKE, 0, t, I64),
             Key(FILL, 0, t, 0),
+            Key(COPY, 0, t, 0),
         ]
     keys += [Key(LOGIC, op, 0, 0) for op in range(3)]
     keys += [Key(FCOUNT, 0, 0, 0), Key(FSCAN, 0, 0, 0), Key(NULLS, 0, 0, 0)]
-    assert len(keys) == 442
+    assert len(keys) == 453
     return keys
 
 
@@ -828,6 +834,36 @@ def test_fill(t):
             assert not unpack_bits(raw, len(raw) * 8)[n:].any()
         assert read_valid(g, ov, n).all()
         g.release()
+
+
+@pytest.mark.parametrize("t", TYPES)
+def test_copy_concatenates_pieces_at_any_slot(t):
+    """COPY launches place sliced pieces, nulls included, one after another at
+    output slots that are not multiples of 8 or 32; bits are ORed into zeroed
+    bitmaps, so neighbouring pieces must not disturb each other."""
+    g = gpu()
+    rng = np.random.default_rng(500 + t)
+    pieces = [Col(t, n, off, rng) for n, off in ((1, 3), (33, 13), (0, 0), (1000, 3), (70001, 0))]
+    pieces += [Col(t, 31, 5, rng, nulls=False)]
+    total = sum(c.n for c in pieces)
+    k = key(COPY, 0, t)
+    out = g.output(out_bytes(t, total), fill=0)
+    ov = g.output(out_bytes(BOOL, total), fill=0)
+    position = 0
+    for c in pieces:
+        if c.n:
+            d, v = c.dev(g)
+            blocks = g.gen.blocks(k, c.n, g.mp)
+            g.launch(k, blocks, in0=d, valid0=v, out=out, out_valid=ov, n=c.n, off0=c.off,
+                     aux=position)  # fmt: skip
+        position += c.n
+    got, _ = read_values(g, out, t, total)
+    valid = read_valid(g, ov, total)
+    want = np.concatenate([c.vals for c in pieces])
+    want_valid = np.concatenate([c.valid for c in pieces])
+    assert (valid == want_valid).all()
+    assert same(got, want).all()
+    g.release()
 
 
 def test_count_nulls():
