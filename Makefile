@@ -39,7 +39,7 @@ else
   LDLIBS += -ldl
 endif
 
-.PHONY: all lib api test test-asan demo format lint clean check-macos
+.PHONY: all lib api test test-asan demo format lint clean check-macos check-msl
 all: lib python/arrowmetal/$(notdir $(LIB))
 
 lib: $(LIB)
@@ -78,7 +78,7 @@ $(VENV)/.installed: requirements-test.txt
 PY_DIRS := python conformance examples benchmarks libarrowmetal
 C_FILES = $(shell git ls-files '*.c' '*.h' '*.m' '*.cu' 2>/dev/null)
 
-test: all api $(VENV)/.installed lint check-macos
+test: all api $(VENV)/.installed lint check-macos check-msl
 	$(VENV)/bin/python -m pytest -n auto -q python conformance examples libarrowmetal
 
 # The tests against a library built with AddressSanitizer and UBSan, every
@@ -116,6 +116,25 @@ check-macos:
 	  clang -x objective-c -fobjc-arc -Wundeclared-selector $(MACOS_FLAGS) -isysroot "$(MACOS_SDK)" \
 	    $$f || exit 1; done; \
 	echo "check-macos: $(words $(MACOS_C)) C and $(words $(MACOS_OBJC)) Objective-C files type-check for arm64-apple-macos13 against $(MACOS_SDK)"
+
+# Every Metal Shading Language kernel the generator makes, parse- and
+# type-checked by clang against msl-check's declarations-only prelude written
+# from Apple's MSL specification (../shared/msl-check; its README says what
+# that can and cannot catch). No Apple compiler is involved. Without
+# msl-check the target says so and skips.
+MSL_CHECK ?= $(wildcard ../shared/msl-check/check.sh)
+GENERATOR := libarrowmetal/gpu/kernel_source_test.c libarrowmetal/gpu/kernel_source.c \
+             libarrowmetal/gpu/dialect.c libarrowmetal/core/types.c libarrowmetal/core/error.c \
+             libarrowmetal/core/ops.c
+check-msl:
+	@if [ -z "$(MSL_CHECK)" ]; then \
+	  echo "check-msl: skipped: no msl-check (set MSL_CHECK=/path/to/check.sh)"; exit 0; fi; \
+	command -v clang >/dev/null || { echo "check-msl: installing clang"; \
+	  { apt-get update -qq && apt-get install -y -qq clang; } >/dev/null; } || exit 1; \
+	tmp=$$(mktemp -d); mkdir -p $$tmp/msl; \
+	$(CC) -std=c11 -D_GNU_SOURCE -O1 -Iinclude -Ilibarrowmetal $(GENERATOR) -o $$tmp/generator -lm && \
+	  $$tmp/generator dump msl $$tmp/msl >/dev/null && bash $(MSL_CHECK) $$tmp/msl; \
+	status=$$?; rm -rf $$tmp; exit $$status
 
 demo: all api $(VENV)/.installed
 	PYTHONPATH=python $(VENV)/bin/python examples/demo.py

@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import casefmt as cf
+import functions
 from casefmt import (
     FLOAT_TYPES,
     INT_TYPES,
@@ -76,6 +77,8 @@ FILES = {
     "take": "select",
     "slice": "select",
 }
+# Table-driven families: one file each, a name per function of the library's table.
+FILES.update({name: "unary" for name in functions.UNARY})
 
 
 # ---- pyarrow evaluation and error mapping -------------------------------------------------
@@ -124,6 +127,8 @@ def evaluate(op, params, args):
         return pc.take(args[0], args[1])
     if op == "slice":
         return args[0].slice(params["offset"], params["length"])
+    if op in functions.UNARY:
+        return pc.call_function(op, [args[0]])
     raise AssertionError(op)
 
 
@@ -1032,6 +1037,36 @@ def gen_logic():
             )
 
 
+def unary_edges(t):
+    """The values where a function of one numeric array is most likely to go wrong."""
+    if t in SIGNED_TYPES:
+        lo, hi = int_range(t)
+        return [str(lo), str(lo + 1), "-1", "0", "1", str(hi - 1), str(hi), None]
+    if t in UNSIGNED_TYPES:
+        hi = int_range(t)[1]
+        return ["0", "1", str(hi // 2), str(hi // 2 + 1), str(hi), None]
+    big = 3.0e38 if t == "float32" else 1.0e300
+    return ["-0.0", 0.0, "-inf", "inf", "nan", -1.5, 1.5, -big, big, 1e-30, None]
+
+
+def gen_unary():
+    """Every function of the library's am_unary family, from its table: each type it
+    takes over the sweep and its edge values at bit offsets, each it refuses once."""
+    for op in functions.UNARY:
+        for t in TYPES:
+            if not functions.accepts(op, t):
+                add(f"{op}/{t}/unary/type-error", op, {}, "unary", [inline(t, [1, 0])])
+                continue
+            key = f"{op}/{t}"
+            for i, n, nulls, off, rep in sweep(key):
+                cid = sweep_id(op, t, "unary", n, nulls, off, rep)
+                inputs = [gen_input(t, n, nulls, off, cid + "#0", **value_kind(t))]
+                add(cid, op, {}, "unary", inputs)
+            for off in (0, 7):
+                add(f"{op}/{t}/unary/edges/offset{off}", op, {}, "unary",
+                    [inline(t, unary_edges(t), off)])  # fmt: skip
+
+
 def gen_select():
     # filter
     for t in TYPES:
@@ -1264,8 +1299,16 @@ def write(out_dir):
     print(f"total        {len(CASES):6d} cases {total / 1024:8.1f} KiB")
 
 
+def _replace_block(text, name, lines):
+    begin, end = f"<!-- {name}:begin -->\n", f"<!-- {name}:end -->"
+    i, j = text.index(begin) + len(begin), text.index(end)
+    return text[:i] + "\n".join(lines) + "\n" + text[j:]
+
+
 def update_readme(path):
-    """Rewrites the case-count table of README.md (between the counts markers)."""
+    """Rewrites the case-count table of README.md and the matrix rows of the functions
+    that come from the library's table (between the markers); the other matrix rows are
+    written by hand and checked against the cases by test_suite_claims.py."""
     per_op = OrderedDict((op, 0) for op in FILES)
     for case in CASES.values():
         per_op[case["op"]] += 1
@@ -1274,10 +1317,24 @@ def update_readme(path):
     lines.append(f"| total | {len(CASES)} |")
     with open(path, encoding="utf-8") as f:
         text = f.read()
-    begin, end = "<!-- counts:begin -->\n", "<!-- counts:end -->"
-    i, j = text.index(begin) + len(begin), text.index(end)
+    text = _replace_block(text, "counts", lines)
+    m = text[text.index("<!-- matrix:begin -->\n") :].split("\n")[1:]
+    rows = []
+    for line in m:
+        if line.startswith("<!-- matrix:end"):
+            break
+        rows.append(line)
+    kept = [r for r in rows if r.split("|")[1].strip() not in functions.UNARY]
+    derived = [
+        f"| {op} | "
+        + " | ".join("yes" if functions.accepts(op, t) else "AM_ETYPE" for t in TYPES)
+        + " |"
+        for op in functions.UNARY
+    ]
+    after = next(k for k, r in enumerate(kept) if r.startswith("| not |")) + 1
+    text = _replace_block(text, "matrix", kept[:after] + derived + kept[after:])
     with open(path, "w", encoding="utf-8") as f:
-        f.write(text[:i] + "\n".join(lines) + "\n" + text[j:])
+        f.write(text)
 
 
 def main():
@@ -1289,6 +1346,7 @@ def main():
     gen_arith()
     gen_cast()
     gen_logic()
+    gen_unary()
     gen_select()
     write(args.out)
     update_readme(os.path.join(HERE, "README.md"))

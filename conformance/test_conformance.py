@@ -6,6 +6,7 @@ import os
 
 import amabi
 import casefmt as cf
+import functions
 import pytest
 from amabi import ffi, lib
 
@@ -68,6 +69,8 @@ def call(case, arrays, scalars):
         return "am_take", lib.am_take(arrays[0], arrays[1], out), out
     if op == "slice":
         return "am_slice", lib.am_slice(arrays[0], p["offset"], p["length"], out), out
+    if op in functions.UNARY:
+        return "am_unary", lib.am_unary(functions.UNARY[op], arrays[0], out), out
     raise AssertionError("unknown op " + op)
 
 

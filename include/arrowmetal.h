@@ -219,8 +219,7 @@ const char *am_type_format(am_type type);
 
 /* Facts about the element types, for bindings that build their type tables
  * from the library rather than copy them. The types are the am_type values
- * 1 .. am_type_count() - 1. Static storage; thread-safe; these leave the
- * message alone. */
+ * 1 .. am_type_count() - 1. Static storage; thread-safe. */
 typedef enum am_type_kind {
   AM_KIND_BOOL = 0,
   AM_KIND_SIGNED = 1,
@@ -334,6 +333,20 @@ int am_and(const am_array *left, const am_array *right, am_array **out);
 int am_or(const am_array *left, const am_array *right, am_array **out);
 int am_not(const am_array *array, am_array **out);
 
+/* ---- Element-wise functions of one numeric array
+ * The result has the input's type and is null where the input is null.
+ * Integers wrap as pyarrow's unchecked functions do: the negation and the
+ * absolute value of a type's smallest value are that value (abs(int8 -128)
+ * is -128), and negate of an unsigned integer wraps (negate(uint8 1) is
+ * 255). Floats follow IEEE: abs clears the sign (abs(-0.0) is 0.0), negate
+ * flips it, NaN stays NaN. Booleans are AM_ETYPE. */
+typedef enum am_unary_op {
+  AM_NEGATE = 0, /* pyarrow "negate" */
+  AM_ABS = 1     /* pyarrow "abs" */
+} am_unary_op;
+
+int am_unary(am_unary_op op, const am_array *array, am_array **out);
+
 /* ---- Selection */
 /* Keeps the slots whose mask is true; a null mask slot drops the row. `mask`
  * must be AM_BOOL with the same length. */
@@ -371,6 +384,61 @@ int am_batch_commit(uint64_t *ticket);
 /* Waits for a ticket from am_batch_commit, once per ticket; returns the first
  * error of that submission. */
 int am_wait(uint64_t ticket);
+
+/* ---- The functions, described
+ * One row per pyarrow.compute function the library implements, so that a
+ * binding or a test generator builds on the library's own list instead of
+ * copying it: its pyarrow name, the C entry point and the value of the
+ * family's enum that selects it (am_unary with AM_NEGATE for "negate"), the
+ * number of array inputs, the element kinds it accepts, and how its result
+ * type and nulls follow from the inputs. Static storage; thread-safe. */
+typedef enum am_function_family {
+  AM_FAMILY_REDUCE = 0,  /* am_sum, am_min, am_max, am_mean: op = am_reduce_op order */
+  AM_FAMILY_COUNT = 1,   /* am_count */
+  AM_FAMILY_COMPARE = 2, /* am_compare, am_compare_scalar: op = am_compare_op */
+  AM_FAMILY_ARITH = 3,   /* am_arith, am_arith_scalar: op = am_arith_op */
+  AM_FAMILY_UNARY = 4,   /* am_unary: op = am_unary_op */
+  AM_FAMILY_LOGIC = 5,   /* am_and (op 0), am_or (1), am_not (2) */
+  AM_FAMILY_CAST = 6,    /* am_cast */
+  AM_FAMILY_FILTER = 7,  /* am_filter */
+  AM_FAMILY_TAKE = 8     /* am_take */
+} am_function_family;
+
+typedef enum am_type_rule {
+  AM_RULE_SAME = 0,           /* the input's type (min, max, negate) */
+  AM_RULE_SUM = 1,            /* signed -> int64; unsigned, bool -> uint64; floats -> float64 */
+  AM_RULE_FLOAT64 = 2,        /* float64 (mean) */
+  AM_RULE_INT64 = 3,          /* int64 (count) */
+  AM_RULE_COMMON = 4,         /* both inputs become their common numeric type, the result's */
+  AM_RULE_COMMON_TO_BOOL = 5, /* both inputs become their common type; bool result (compare) */
+  AM_RULE_BOOL = 6,           /* bool inputs, bool result (logic) */
+  AM_RULE_TARGET = 7,         /* the type asked for (cast) */
+  AM_RULE_VALUES = 8          /* the type of the values input (filter, take) */
+} am_type_rule;
+
+typedef enum am_null_rule {
+  AM_NULLS_PROPAGATE = 0, /* a result slot is null where any input slot is */
+  AM_NULLS_SKIP = 1,      /* nulls are left out (reductions) */
+  AM_NULLS_COUNT = 2,     /* nulls are what is counted (count) */
+  AM_NULLS_SELECT = 3     /* as the function says: a null mask slot drops the row (filter), a
+                             null index gives null (take) */
+} am_null_rule;
+
+typedef struct am_function_info {
+  const char *name;  /* pyarrow.compute's name: "negate" */
+  const char *entry; /* the C entry point: "am_unary" */
+  int32_t family;    /* am_function_family */
+  int32_t op;        /* the family enum's value */
+  int32_t arity;     /* array inputs */
+  int32_t kinds;     /* accepted element kinds of the first input: bit (1 << am_type_kind) */
+  int32_t type_rule; /* am_type_rule */
+  int32_t null_rule; /* am_null_rule */
+} am_function_info;
+
+int am_function_count(void);
+/* AM_OK and row `index` (0 .. am_function_count() - 1); AM_EINVAL when out
+ * of range or out is NULL. */
+int am_function_info_get(int index, am_function_info *out);
 
 /* ---- Compiled-kernel cache of the GPU backends
  * GPU kernels are generated per (op, type) and compiled on first use; the

@@ -80,6 +80,20 @@ int am_place(am_err *err, am_array *host, am_device *device, am_array **out);
  * one, downloaded otherwise). */
 int am_to_host(am_err *err, const am_array *array, am_array **out);
 
+/* type_rules.c: pyarrow's type rules from the op table (core/ops.h). */
+typedef struct am_op_desc am_op_desc;
+/* Whether the op takes elements of `type` (as its first input). */
+int am_accepts(const am_op_desc *op, am_type type);
+/* The type the operands are converted to before the kernel runs;
+ * AM_TYPE_INVALID when the op has no kernel for them (`right` is ignored for
+ * ops of one input). */
+am_type am_operand_type(const am_op_desc *op, am_type left, am_type right);
+/* The result type over operands of type `operand` (not for cast). */
+am_type am_result_type(const am_op_desc *op, am_type operand);
+/* AM_ETYPE in pyarrow's words: "function 'negate' has no kernel matching
+ * input types (bool)". */
+int am_no_kernel(am_err *err, const am_op_desc *op, am_type left, am_type right);
+
 /* The null count, counted on the array's device when unknown (cached). */
 int am_count_nulls(am_err *err, const am_array *array, int64_t *out);
 

@@ -1,8 +1,10 @@
-/* Compare, arithmetic, cast and boolean logic: pyarrow's type rules are
- * applied here, so a backend kernel always gets operands of one type. */
+/* Compare, arithmetic, cast and boolean logic: pyarrow's type rules (from
+ * the op table, type_rules.c) are applied here, so a backend kernel always
+ * gets operands of one type. */
 #include <string.h>
 
 #include "abi.h"
+#include "core/ops.h"
 #include "route.h"
 
 /* Safe-casts `array` to `to` on its own device, or shares it when it already
@@ -13,19 +15,6 @@ static int convert(am_err *err, const am_array *array, am_type to, am_array **co
     return AM_OK;
   }
   return array->device->backend->kernels.cast(err, array, to, 1, converted);
-}
-
-static int no_kernel(am_err *err, const char *function, am_type left, am_type right) {
-  return am_fail(err, AM_ETYPE, "function '%s' has no kernel matching input types (%s, %s)",
-                 function, am_type_name(left), am_type_name(right));
-}
-
-/* The type both operands become, or AM_TYPE_INVALID. Booleans only meet
- * booleans; numbers meet in their common numeric type. */
-static am_type operand_type(am_type left, am_type right, int allow_bool) {
-  if (left == AM_BOOL || right == AM_BOOL)
-    return allow_bool && left == right ? AM_BOOL : AM_TYPE_INVALID;
-  return am_common_numeric(left, right);
 }
 
 static int check_pair(am_err *err, const am_array *left, const am_array *right) {
@@ -44,14 +33,14 @@ typedef int (*binary_kernel)(am_err *err, int op, const am_array *left, const am
                              const am_scalar *scalar, am_array **out);
 
 /* Array (op) array after promotion, where the route says. */
-static int binary_arrays(am_err *err, const char *name, int allow_bool, am_op_class op_class,
+static int binary_arrays(am_err *err, const am_op_desc *desc, am_op_class op_class,
                          binary_kernel kernel, int op, const am_array *left, const am_array *right,
                          am_array **out) {
   int status = check_pair(err, left, right);
   if (status != AM_OK) return status;
   AM_REQUIRE(out, "out");
-  am_type type = operand_type(left->type, right->type, allow_bool);
-  if (type == AM_TYPE_INVALID) return no_kernel(err, name, left->type, right->type);
+  am_type type = am_operand_type(desc, left->type, right->type);
+  if (type == AM_TYPE_INVALID) return am_no_kernel(err, desc, left->type, right->type);
   am_route route;
   const am_array *inputs[2] = {left, right};
   if ((status = am_route_inputs(err, op_class, inputs, 2, &route)) != AM_OK) return status;
@@ -73,7 +62,7 @@ static int binary_arrays(am_err *err, const char *name, int allow_bool, am_op_cl
 /* Array (op) scalar after promotion. A null scalar of no valid type takes
  * the array's type. (A NULL scalar reaches binary_arrays, which reports
  * "right is NULL".) */
-static int binary_scalar(am_err *err, const char *name, int allow_bool, am_op_class op_class,
+static int binary_scalar(am_err *err, const am_op_desc *desc, am_op_class op_class,
                          binary_kernel kernel, int op, const am_array *left, const am_scalar *right,
                          am_array **out) {
   AM_REQUIRE(left, "left");
@@ -85,8 +74,8 @@ static int binary_scalar(am_err *err, const char *name, int allow_bool, am_op_cl
   if (scalar.is_null && !am_type_valid(scalar.type)) scalar.type = left->type;
   if (!am_type_valid(scalar.type))
     return am_fail(err, AM_ETYPE, "invalid scalar type %d", scalar.type);
-  am_type type = operand_type(left->type, (am_type)scalar.type, allow_bool);
-  if (type == AM_TYPE_INVALID) return no_kernel(err, name, left->type, (am_type)scalar.type);
+  am_type type = am_operand_type(desc, left->type, (am_type)scalar.type);
+  if (type == AM_TYPE_INVALID) return am_no_kernel(err, desc, left->type, (am_type)scalar.type);
   if ((status = am_scalar_cast(err, &scalar, type, &scalar)) != AM_OK) return status;
   am_route route;
   if ((status = am_route_inputs(err, op_class, &left, 1, &route)) != AM_OK) return status;
@@ -110,18 +99,14 @@ static int arith_kernel(am_err *err, int op, const am_array *left, const am_arra
   return left->device->backend->kernels.arith(err, (am_arith_op)op, left, right, scalar, out);
 }
 
-static const char *const compare_names[] = {"equal",      "not_equal", "less",
-                                            "less_equal", "greater",   "greater_equal"};
-static const char *const arith_names[] = {"add", "subtract", "multiply", "divide"};
-
 static int compare(am_err *err, am_compare_op op, const am_array *left, const am_array *right,
                    const am_scalar *scalar, am_array **out) {
   if ((unsigned)op > AM_GE) return am_fail(err, AM_EINVAL, "unknown compare op %d", (int)op);
   if (scalar)
-    return binary_scalar(err, compare_names[op], 1, AM_ROUTE_COMPARE, compare_kernel, op, left,
-                         scalar, out);
-  return binary_arrays(err, compare_names[op], 1, AM_ROUTE_COMPARE, compare_kernel, op, left, right,
-                       out);
+    return binary_scalar(err, am_op_find(AM_FAMILY_COMPARE, op), AM_ROUTE_COMPARE, compare_kernel,
+                         op, left, scalar, out);
+  return binary_arrays(err, am_op_find(AM_FAMILY_COMPARE, op), AM_ROUTE_COMPARE, compare_kernel, op,
+                       left, right, out);
 }
 
 AM_EXPORT int am_compare(am_compare_op op, const am_array *left, const am_array *right,
@@ -140,9 +125,10 @@ static int arith(am_err *err, am_arith_op op, const am_array *left, const am_arr
                  const am_scalar *scalar, am_array **out) {
   if ((unsigned)op > AM_DIVIDE) return am_fail(err, AM_EINVAL, "unknown arithmetic op %d", (int)op);
   if (scalar)
-    return binary_scalar(err, arith_names[op], 0, AM_ROUTE_ARITH, arith_kernel, op, left, scalar,
-                         out);
-  return binary_arrays(err, arith_names[op], 0, AM_ROUTE_ARITH, arith_kernel, op, left, right, out);
+    return binary_scalar(err, am_op_find(AM_FAMILY_ARITH, op), AM_ROUTE_ARITH, arith_kernel, op,
+                         left, scalar, out);
+  return binary_arrays(err, am_op_find(AM_FAMILY_ARITH, op), AM_ROUTE_ARITH, arith_kernel, op, left,
+                       right, out);
 }
 
 AM_EXPORT int am_arith(am_arith_op op, const am_array *left, const am_array *right,
@@ -196,24 +182,25 @@ static int routed_logic(am_err *err, am_logic_op op, const am_array *left, const
   return status;
 }
 
-static int logic(am_err *err, am_logic_op op, const char *name, const am_array *left,
-                 const am_array *right, am_array **out) {
+static int logic(am_err *err, am_logic_op op, const am_array *left, const am_array *right,
+                 am_array **out) {
   int status = check_pair(err, left, right);
   if (status != AM_OK) return status;
   AM_REQUIRE(out, "out");
-  if (left->type != AM_BOOL || right->type != AM_BOOL)
-    return no_kernel(err, name, left->type, right->type);
+  const am_op_desc *desc = am_op_find(AM_FAMILY_LOGIC, op);
+  if (am_operand_type(desc, left->type, right->type) == AM_TYPE_INVALID)
+    return am_no_kernel(err, desc, left->type, right->type);
   return routed_logic(err, op, left, right, out);
 }
 
 AM_EXPORT int am_and(const am_array *left, const am_array *right, am_array **out) {
   AM_API_BEGIN;
-  AM_API_RETURN(logic(err, AM_LOGIC_AND, "and", left, right, out));
+  AM_API_RETURN(logic(err, AM_LOGIC_AND, left, right, out));
 }
 
 AM_EXPORT int am_or(const am_array *left, const am_array *right, am_array **out) {
   AM_API_BEGIN;
-  AM_API_RETURN(logic(err, AM_LOGIC_OR, "or", left, right, out));
+  AM_API_RETURN(logic(err, AM_LOGIC_OR, left, right, out));
 }
 
 static int not_(am_err *err, const am_array *array, am_array **out) {
@@ -221,9 +208,8 @@ static int not_(am_err *err, const am_array *array, am_array **out) {
   AM_REQUIRE(out, "out");
   int status = am_settle(err, array);
   if (status != AM_OK) return status;
-  if (array->type != AM_BOOL)
-    return am_fail(err, AM_ETYPE, "function 'invert' has no kernel matching input types (%s)",
-                   am_type_name(array->type));
+  const am_op_desc *desc = am_op_find(AM_FAMILY_LOGIC, AM_LOGIC_NOT);
+  if (!am_accepts(desc, array->type)) return am_no_kernel(err, desc, array->type, AM_TYPE_INVALID);
   return routed_logic(err, AM_LOGIC_NOT, array, NULL, out);
 }
 

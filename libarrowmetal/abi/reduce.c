@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "abi.h"
+#include "core/ops.h"
 #include "route.h"
 
 static int reduce(am_err *err, am_reduce_op op, const am_array *array, am_scalar *out) {
@@ -9,9 +10,12 @@ static int reduce(am_err *err, am_reduce_op op, const am_array *array, am_scalar
   AM_REQUIRE(out, "out");
   int status = am_settle(err, array);
   if (status != AM_OK) return status;
+  const am_op_desc *desc = am_op_find(AM_FAMILY_REDUCE, (int)op);
+  if (!am_accepts(desc, array->type)) return am_no_kernel(err, desc, array->type, AM_TYPE_INVALID);
+  am_type type = am_result_type(desc, array->type);
   am_route route;
   if ((status = am_route_inputs(err, AM_ROUTE_REDUCE, &array, 1, &route)) != AM_OK) return status;
-  status = route.use[0]->device->backend->kernels.reduce(err, op, route.use[0], out);
+  status = route.use[0]->device->backend->kernels.reduce(err, op, route.use[0], type, out);
   am_route_done(&route);
   return status;
 }

@@ -29,7 +29,7 @@ typedef struct rule {
 } rule;
 
 static const char *const op_names[AM_ROUTE_CLASSES] = {"reduce", "compare", "arith", "cast",
-                                                       "logic",  "filter",  "take"};
+                                                       "logic",  "filter",  "take",  "unary"};
 
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 static rule rules[MAX_RULES];
@@ -100,7 +100,7 @@ static int parse(const char *text, char *why, size_t why_size) {
         strcmp(fields[1], fields[3]) == 0) {
       snprintf(why, why_size,
                "line %d: expected '<op> <backend> <below rows> <other backend>' with op one of "
-               "reduce compare arith cast logic filter take",
+               "reduce compare arith cast logic filter take unary",
                line_number);
       return 0;
     }

@@ -20,6 +20,7 @@ typedef enum am_op_class {
   AM_ROUTE_LOGIC,
   AM_ROUTE_FILTER,
   AM_ROUTE_TAKE,
+  AM_ROUTE_UNARY,
   AM_ROUTE_CLASSES
 } am_op_class;
 

@@ -62,12 +62,16 @@ typedef struct am_memory_ops {
 /* For binary kernels exactly one of `right` / `scalar` is given, of the left
  * operand's type, with the same length. */
 typedef struct am_kernel_ops {
-  int (*reduce)(am_err *err, am_reduce_op op, const am_array *array, am_scalar *out);
+  /* `type` is the result type the ABI decided (am_result_type); the kernel
+   * writes *out as that type. */
+  int (*reduce)(am_err *err, am_reduce_op op, const am_array *array, am_type type, am_scalar *out);
   int (*compare)(am_err *err, am_compare_op op, const am_array *left, const am_array *right,
                  const am_scalar *scalar, am_array **out);
   int (*arith)(am_err *err, am_arith_op op, const am_array *left, const am_array *right,
                const am_scalar *scalar, am_array **out);
   int (*cast)(am_err *err, const am_array *array, am_type to, int safe, am_array **out);
+  /* op: am_unary_op; the result has the input's type. */
+  int (*unary)(am_err *err, am_unary_op op, const am_array *array, am_array **out);
   /* `right` is NULL for AM_LOGIC_NOT. */
   int (*logic)(am_err *err, am_logic_op op, const am_array *left, const am_array *right,
                am_array **out);

@@ -59,4 +59,4 @@ def test_backend_tables_are_checked_slot_by_slot(tmp_path):
     result = subprocess.run([str(binary)], capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.strip().endswith("ok")
-    assert "21 slots checked" in result.stdout
+    assert "22 slots checked" in result.stdout

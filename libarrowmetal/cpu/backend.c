@@ -132,6 +132,7 @@ const am_backend am_cpu_backend = {
             .compare = am_cpu_compare,
             .arith = am_cpu_arith,
             .cast = am_cpu_cast,
+            .unary = am_cpu_unary,
             .logic = am_cpu_logic,
             .filter = am_cpu_filter,
             .take = am_cpu_take,

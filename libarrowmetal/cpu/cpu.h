@@ -73,12 +73,29 @@
 /* The CPU device, which always exists. */
 am_device *am_cpu_device(void);
 
+/* The same with the rows of one kind only. */
+#define AM_CPU_SIGNED_TYPES_AFTER(X, ...)              \
+  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_INT8)  \
+  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_INT16) \
+  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_INT32) \
+  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_INT64)
+#define AM_CPU_UNSIGNED_TYPES_AFTER(X, ...)             \
+  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_UINT8)  \
+  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_UINT16) \
+  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_UINT32) \
+  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_UINT64)
+#define AM_CPU_FLOAT_TYPES_AFTER(X, ...)                 \
+  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_FLOAT32) \
+  AM_CPU_APPLY_INNER(X, __VA_ARGS__, AM_CPU_ROW_FLOAT64)
+
 /* The kernels of am_cpu_backend (see core/backend.h for their contracts). */
-int am_cpu_reduce(am_err *err, am_reduce_op op, const am_array *array, am_scalar *out);
+int am_cpu_reduce(am_err *err, am_reduce_op op, const am_array *array, am_type type,
+                  am_scalar *out);
 int am_cpu_compare(am_err *err, am_compare_op op, const am_array *left, const am_array *right,
                    const am_scalar *scalar, am_array **out);
 int am_cpu_arith(am_err *err, am_arith_op op, const am_array *left, const am_array *right,
                  const am_scalar *scalar, am_array **out);
+int am_cpu_unary(am_err *err, am_unary_op op, const am_array *array, am_array **out);
 int am_cpu_cast(am_err *err, const am_array *array, am_type to, int safe, am_array **out);
 int am_cpu_logic(am_err *err, am_logic_op op, const am_array *left, const am_array *right,
                  am_array **out);

@@ -292,17 +292,6 @@ static void reduce_bool(am_reduce_op op, const am_array *array, int64_t count, a
   }
 }
 
-static am_type result_type(am_reduce_op op, am_type type) {
-  switch (op) {
-    case AM_REDUCE_SUM:
-      return am_type_is_float(type) ? AM_FLOAT64 : am_type_is_signed(type) ? AM_INT64 : AM_UINT64;
-    case AM_REDUCE_MEAN:
-      return AM_FLOAT64;
-    default:
-      return type;
-  }
-}
-
 /* ---- In parallel: sums of integers, min and max, one partial per range.
  * (Integer sums wrap, so partials add exactly; float sums and means stay on
  * one thread, so their bits never depend on the thread count.) */
@@ -368,12 +357,14 @@ static const reduce_fn reducers[AM_TYPE_COUNT] = {
 #undef ENTRY
 };
 
-int am_cpu_reduce(am_err *err, am_reduce_op op, const am_array *array, am_scalar *out) {
+/* The value fields are filled for the input type; `type` (the ABI's
+ * decision, core/ops.h's rule) is what the caller reads them as. */
+int am_cpu_reduce(am_err *err, am_reduce_op op, const am_array *array, am_type type,
+                  am_scalar *out) {
   am_scalar result;
   memset(&result, 0, sizeof result);
   int64_t count = array->length - am_cpu_nulls(array);
   if (count == 0) {
-    result.type = result_type(op, array->type);
     result.is_null = 1;
   } else if (array->type == AM_BOOL) {
     reduce_bool(op, array, count, &result);
@@ -394,6 +385,7 @@ int am_cpu_reduce(am_err *err, am_reduce_op op, const am_array *array, am_scalar
                         .parts = parts};
       job.data = (const char *)array->data + array->offset * job.width;
       reduce_parallel(&job, array->type, &result);
+      result.type = type;
       *out = result;
       return AM_OK;
     }
@@ -409,6 +401,7 @@ int am_cpu_reduce(am_err *err, am_reduce_op op, const am_array *array, am_scalar
         return am_fail(err, AM_ETYPE, "no reduction for %s", am_type_name(array->type));
     }
   }
+  result.type = type;
   *out = result;
   return AM_OK;
 }

@@ -64,6 +64,7 @@ const am_backend am_cuda_backend = {
             .compare = am_gpu_compare,
             .arith = am_gpu_arith,
             .cast = am_gpu_cast,
+            .unary = am_gpu_unary,
             .logic = am_gpu_logic,
             .filter = am_gpu_filter,
             .take = am_gpu_take,

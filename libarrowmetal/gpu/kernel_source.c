@@ -55,6 +55,7 @@
 
 #include "core/backend.h"
 #include "core/error.h"
+#include "core/ops.h"
 #include "core/types.h"
 #include "gpu/dialect.h"
 #include "gpu/kernels.h"
@@ -123,6 +124,11 @@ static int key_ok(const am_kernel_key *k) {
     case AM_KERNEL_FILL:
     case AM_KERNEL_COPY:
       return valid_type(k->t0);
+    case AM_KERNEL_UNARY: {
+      const am_op_desc *op = am_op_find(AM_FAMILY_UNARY, k->op);
+      int kind = am_type_kind_of(k->t0);
+      return op && kind >= 0 && (op->kinds & (1 << kind)) != 0;
+    }
     case AM_KERNEL_TAKE:
       return valid_type(k->t0) && (k->t1 == AM_INT32 || k->t1 == AM_INT64);
   }
@@ -140,6 +146,7 @@ static int uses_double(const am_kernel_key *k) {
     case AM_KERNEL_FILTER_SCATTER:
     case AM_KERNEL_TAKE:
     case AM_KERNEL_FILL:
+    case AM_KERNEL_UNARY:
       return k->t0 == AM_FLOAT64;
     default:
       return 0;
@@ -193,6 +200,9 @@ void am_kernel_name(const am_kernel_key *key, char *name, size_t capacity) {
       break;
     case AM_KERNEL_COPY:
       snprintf(name, capacity, "am_copy_%s", t0);
+      break;
+    case AM_KERNEL_UNARY:
+      snprintf(name, capacity, "am_%s_%s", am_unary_op_name(key->op), t0);
       break;
   }
 }
@@ -815,6 +825,52 @@ static void emit_arith(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
   am_sb_puts(sb, "  am_flush_error(a.status, err, am_lane);\n");
 }
 
+/* ---- UNARY: the op table's expressions, as kernel text */
+
+/* The expression of op `op` for the kind of `t` (AM_UNARY_OPS's columns),
+ * as the text the C preprocessor makes of it. */
+static const char *unary_expression(int op, am_type t) {
+  static const char *const text[][3] = {
+#define TEXT(ID, NAME, KINDS, SIGNED, UNSIGNED, FLOAT) [ID] = {#SIGNED, #UNSIGNED, #FLOAT},
+      AM_UNARY_OPS(TEXT)
+#undef TEXT
+  };
+  return text[op][is_signed(t) ? 0 : am_type_is_unsigned(t) ? 1 : 2];
+}
+
+static const char unary_load[] =
+    "    bool ok# = false;\n"
+    "    T0 x# = 0;\n"
+    "    if (i# < n) {\n"
+    "      ok# = !hv0 || am_bit(a.valid0, a.off0 + i#) != 0u;\n"
+    "      x# = AM_LOAD0(i#);\n"
+    "    }\n";
+
+static const char unary_compute[] =
+    "      TR r# = 0;\n"
+    "      if (ok#) r# = am_unary(x#);\n";
+
+static void emit_unary(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
+  am_type t = k->t0;
+  emit_operand(sb, 0, t);
+  /* The vocabulary of core/ops.h's expressions for this type. */
+  am_sb_printf(sb,
+               "typedef T0 TR;\n"
+               "typedef T0 am_t;\n"
+               "typedef %s am_u;\n"
+               "#define AM_WRAP_NEG(x) ((am_t)((am_u)0 - (am_u)(x)))\n",
+               is_float(t) ? ty[t].ctype : ty[t].store);
+  if (t == AM_FLOAT32)
+    am_sb_puts(sb, "#define am_fabs(x) BITS_F32(F32_BITS(x) & 0x7fffffffu)\n");
+  else if (t == AM_FLOAT64)
+    am_sb_puts(sb, "#define am_fabs(x) BITS_F64(F64_BITS(x) & (AM_NONE >> 1))\n");
+  am_sb_printf(sb, "DEVFN T0 am_unary(T0 x) { return (T0)(%s); }\n", unary_expression(k->op, t));
+  emit_args(sb, ptype(t), "am_u8", ty[t].ctype);
+  am_dialect_kernel_begin(sb, d, name);
+  am_sb_puts(sb, "  const bool hv0 = a.valid0 != 0;\n");
+  emit_warp_loop(sb, unroll_for(t, 0), unary_load, NULL, unary_compute, 0);
+}
+
 /* ---- CAST */
 
 /* am_cast(v, fail): v (a T0) as a T1, setting *fail where a safe cast must
@@ -1277,6 +1333,9 @@ int am_kernel_source(am_err *err, am_dialect dialect, const am_kernel_key *key, 
       break;
     case AM_KERNEL_COPY:
       emit_copy(&sb, dialect, key, name);
+      break;
+    case AM_KERNEL_UNARY:
+      emit_unary(&sb, dialect, key, name);
       break;
   }
   am_sb_puts(&sb, "}\n");

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/backend.h"
+#include "core/ops.h"
 #include "core/types.h"
 #include "gpu/dialect.h"
 #include "gpu/kernels.h"
@@ -59,6 +60,8 @@ static int each_key(key_fn fn, void *ctx) {
     VISIT(AM_KERNEL_TAKE, 0, t, AM_INT64);
     VISIT(AM_KERNEL_FILL, 0, t, AM_TYPE_INVALID);
     VISIT(AM_KERNEL_COPY, 0, t, AM_TYPE_INVALID);
+    if (t != AM_BOOL)
+      for (int op = 0; op < AM_UNARY_COUNT; op++) VISIT(AM_KERNEL_UNARY, op, t, AM_TYPE_INVALID);
   }
   for (int op = 0; op < 3; op++) VISIT(AM_KERNEL_LOGIC, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
   VISIT(AM_KERNEL_FILTER_COUNT, 0, AM_TYPE_INVALID, AM_TYPE_INVALID);
@@ -170,8 +173,10 @@ static void check_errors(void) {
       {AM_KERNEL_FILL, 0, (am_type)12, AM_TYPE_INVALID},
       {AM_KERNEL_FILTER_SCATTER, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
       {(am_kernel_kind)0, 0, AM_INT32, AM_TYPE_INVALID},
-      {(am_kernel_kind)13, 0, AM_INT32, AM_TYPE_INVALID},
+      {(am_kernel_kind)14, 0, AM_INT32, AM_TYPE_INVALID},
       {AM_KERNEL_COPY, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
+      {AM_KERNEL_UNARY, AM_UNARY_COUNT, AM_INT32, AM_TYPE_INVALID},
+      {AM_KERNEL_UNARY, AM_NEGATE, AM_BOOL, AM_TYPE_INVALID},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     for (int d = 0; d < 2; d++) {
@@ -256,6 +261,7 @@ static const am_kernel_key golden_keys[] = {
     {AM_KERNEL_FILTER_SCATTER, 0, AM_INT32, AM_TYPE_INVALID},
     {AM_KERNEL_TAKE, 0, AM_INT64, AM_INT32},
     {AM_KERNEL_CAST, 1, AM_FLOAT32, AM_INT16},
+    {AM_KERNEL_UNARY, AM_ABS, AM_INT32, AM_TYPE_INVALID},
 };
 
 static char *read_file(const char *path) {

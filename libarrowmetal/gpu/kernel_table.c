@@ -54,8 +54,8 @@ static void *find(const am_gpu_kernel_table *table, const am_kernel_key *key) {
   if (!table) return NULL;
   size_t mask = table->capacity - 1;
   for (size_t i = key_hash(key) & mask;; i = (i + 1) & mask) {
-    kernel_entry *entry = atomic_load_explicit(&((am_gpu_kernel_table *)table)->slots[i],
-                                               memory_order_acquire);
+    kernel_entry *entry =
+        atomic_load_explicit(&((am_gpu_kernel_table *)table)->slots[i], memory_order_acquire);
     if (!entry) return NULL;
     if (key_equal(&entry->key, key)) return entry->kernel;
   }

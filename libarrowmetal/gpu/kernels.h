@@ -128,7 +128,10 @@ typedef enum am_kernel_kind {
    * when it is given. Bits are ORed in with 32-bit atomics, so the host
    * zeroes bitmap outputs (out for AM_BOOL, out_valid) before the first
    * launch. Values are moved as bits: float64 runs in every dialect. */
-  AM_KERNEL_COPY = 12
+  AM_KERNEL_COPY = 12,
+  /* out (t0 values) and out_valid from in0 of type t0: op = am_unary_op, the
+   * expression of its row in AM_UNARY_OPS (core/ops.h); null where in0 is. */
+  AM_KERNEL_UNARY = 13
 } am_kernel_kind;
 
 typedef struct am_kernel_key {

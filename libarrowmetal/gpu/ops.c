@@ -93,8 +93,7 @@ static int zero(am_err *err, am_gpu_device *gpu, const void *pointer, int64_t by
 }
 
 /* A result in which every slot is null (a null scalar operand). */
-static int all_null(am_err *err, am_device *device, am_type type, int64_t length,
-                    am_array **out) {
+static int all_null(am_err *err, am_device *device, am_type type, int64_t length, am_array **out) {
   int status = result_array(err, device, type, length, 1, out);
   if (status != AM_OK) return status;
   am_gpu_device *gpu = am_gpu_of(device);
@@ -135,12 +134,14 @@ int am_gpu_count_nulls(am_err *err, const am_array *array, int64_t *out) {
   return run(err, gpu, &op, 1, &key, &args, 1);
 }
 
-int am_gpu_reduce(am_err *err, am_reduce_op reduce, const am_array *array, am_scalar *out) {
+int am_gpu_reduce(am_err *err, am_reduce_op reduce, const am_array *array, am_type type,
+                  am_scalar *out) {
   am_gpu_device *gpu = am_gpu_of(array->device);
   am_gpu_op op = plain_op(err);
   op.check = AM_GPU_CHECK_SCALAR;
   op.reduce = reduce;
   op.type = array->type;
+  op.result_type = type;
   op.scalar_out = out;
   am_gpu_args args = {0};
   bind(&args, 0, array);
@@ -216,6 +217,23 @@ int am_gpu_cast(am_err *err, const am_array *array, am_type to, int safe, am_arr
   }
   am_kernel_key key = {AM_KERNEL_CAST, safe ? 1 : 0, array->type, to};
   status = run(err, gpu, &op, safe, &key, &args, 1);
+  if (status == AM_OK) atomic_store(&result->null_count, atomic_load(&array->null_count));
+  return finish_result(status, result, out);
+}
+
+int am_gpu_unary(am_err *err, am_unary_op op, const am_array *array, am_array **out) {
+  am_device *device = array->device;
+  am_array *result = NULL;
+  int status = result_array(err, device, array->type, array->length, has_nulls(array), &result);
+  if (status != AM_OK) return status;
+  am_gpu_args args = {0};
+  bind(&args, 0, array);
+  args.out = address(result->data);
+  args.out_valid = address(result->validity);
+  args.n = array->length;
+  am_gpu_op gpu_op = plain_op(err);
+  am_kernel_key key = {AM_KERNEL_UNARY, (int)op, array->type, AM_TYPE_INVALID};
+  status = run(err, am_gpu_of(device), &gpu_op, 0, &key, &args, 1);
   if (status == AM_OK) atomic_store(&result->null_count, atomic_load(&array->null_count));
   return finish_result(status, result, out);
 }

@@ -35,8 +35,8 @@ int am_gpu_init(am_err *err, am_gpu_device *gpu) {
   int token = gpu->hooks->enter(gpu);
   int status = gpu->hooks->alloc(err, gpu, AM_GPU_SCRATCH_BYTES, &gpu->scratch);
   if (status == AM_OK)
-    status = gpu->hooks->zero(err, gpu, (uint64_t)(uintptr_t)gpu->scratch->ptr,
-                              AM_GPU_SCRATCH_BYTES);
+    status =
+        gpu->hooks->zero(err, gpu, (uint64_t)(uintptr_t)gpu->scratch->ptr, AM_GPU_SCRATCH_BYTES);
   gpu->hooks->leave(gpu, token);
   if (status == AM_OK) status = am_gpu_synchronize(err, gpu);
   return status;
@@ -52,8 +52,7 @@ int am_gpu_status_acquire(am_err *err, am_gpu_device *gpu, int *slot) {
   pthread_mutex_lock(&gpu->status_lock);
   if (gpu->free_count == 0) {
     pthread_mutex_unlock(&gpu->status_lock);
-    return am_fail(err, AM_ENOMEM, "more than %d device operations in flight",
-                   AM_GPU_STATUS_SLOTS);
+    return am_fail(err, AM_ENOMEM, "more than %d device operations in flight", AM_GPU_STATUS_SLOTS);
   }
   *slot = gpu->free_status[--gpu->free_count];
   pthread_mutex_unlock(&gpu->status_lock);

@@ -121,12 +121,14 @@ int am_gpu_alloc_array(am_err *err, am_gpu_device *gpu, am_type type, int64_t le
 /* ---- The backend table entries (ops.c and submit.c) */
 
 int am_gpu_count_nulls(am_err *err, const am_array *array, int64_t *out);
-int am_gpu_reduce(am_err *err, am_reduce_op op, const am_array *array, am_scalar *out);
+int am_gpu_reduce(am_err *err, am_reduce_op op, const am_array *array, am_type type,
+                  am_scalar *out);
 int am_gpu_compare(am_err *err, am_compare_op op, const am_array *left, const am_array *right,
                    const am_scalar *scalar, am_array **out);
 int am_gpu_arith(am_err *err, am_arith_op op, const am_array *left, const am_array *right,
                  const am_scalar *scalar, am_array **out);
 int am_gpu_cast(am_err *err, const am_array *array, am_type to, int safe, am_array **out);
+int am_gpu_unary(am_err *err, am_unary_op op, const am_array *array, am_array **out);
 int am_gpu_logic(am_err *err, am_logic_op op, const am_array *left, const am_array *right,
                  am_array **out);
 int am_gpu_filter(am_err *err, const am_array *array, const am_array *mask, am_array **out);

@@ -97,17 +97,13 @@ static double wide_to_double(uint64_t low, uint64_t high) {
   return ldexp((double)top, 64) + (double)low;
 }
 
+/* The scalar's type is the ABI's decision (op->result_type); the status
+ * block holds the value in the input type's terms. */
 static void finish_scalar(const am_gpu_op *op, const am_gpu_status *status) {
   am_scalar scalar;
   memset(&scalar, 0, sizeof scalar);
   am_type type = op->type;
-  int floating = am_type_is_float(type);
-  if (op->reduce == AM_REDUCE_SUM)
-    scalar.type = floating ? AM_FLOAT64 : am_type_is_signed(type) ? AM_INT64 : AM_UINT64;
-  else if (op->reduce == AM_REDUCE_MEAN)
-    scalar.type = AM_FLOAT64;
-  else
-    scalar.type = type;
+  scalar.type = op->result_type;
   if (status->count == 0) {
     scalar.is_null = 1;
   } else if (op->reduce == AM_REDUCE_MEAN) {
@@ -115,14 +111,14 @@ static void finish_scalar(const am_gpu_op *op, const am_gpu_status *status) {
     double bits_value;
     memcpy(&bits_value, &status->value, sizeof bits_value);
     scalar.f64 =
-        floating ? bits_value / count
+        am_type_is_float(type) ? bits_value / count
         : am_type_is_signed(type)
             ? wide_to_double(status->value, status->value_hi) / count
             : ((double)status->value_hi * 18446744073709551616.0 + (double)status->value) / count;
-  } else if (floating) {
+  } else if (am_type_is_float(scalar.type)) {
     memcpy(&scalar.f64, &status->value, sizeof scalar.f64);
     if (op->reduce != AM_REDUCE_SUM && status->nan_count == status->count) scalar.f64 = NAN;
-  } else if (scalar.type == AM_UINT64 || am_type_is_unsigned(type)) {
+  } else if (am_type_is_unsigned(scalar.type)) {
     scalar.u64 = status->value;
   } else {
     scalar.i64 = (int64_t)status->value;
@@ -340,8 +336,7 @@ int am_gpu_wait(am_err *err, am_device *device, uint64_t ticket) {
   committed_batch *record = *link;
   if (record) *link = record->next;
   pthread_mutex_unlock(&committed_lock);
-  if (!record)
-    return am_fail(err, AM_EINVAL, "unknown ticket %llu", (unsigned long long)ticket);
+  if (!record) return am_fail(err, AM_EINVAL, "unknown ticket %llu", (unsigned long long)ticket);
   int status = wait_value(err, gpu, record->value);
   if (status != AM_OK)
     abandon(err, gpu, record->ops, record->count);

@@ -24,6 +24,7 @@ typedef struct am_gpu_op {
   const char *call;      /* the am_* entry point, for deferred messages */
   am_reduce_op reduce;   /* CHECK_SCALAR */
   am_type type;          /* input type */
+  am_type result_type;   /* CHECK_SCALAR: the scalar's type (the ABI's decision) */
   am_scalar *scalar_out; /* CHECK_SCALAR destination */
   int error_code;        /* CHECK_ERROR: AM_EZERODIV / AM_EINDEX / AM_EOVERFLOW */
   am_buffer *culprit;    /* CHECK_ERROR: the values the failing slot indexes (kept alive) */

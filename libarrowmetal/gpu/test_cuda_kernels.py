@@ -57,7 +57,10 @@ SIGNED = {I8, I16, I32, I64}
 UNSIGNED = {U8, U16, U32, U64}
 INTS = SIGNED | UNSIGNED
 FLOATS = {F32, F64}
-REDUCE, COMPARE, ARITH, CAST, LOGIC, FCOUNT, FSCAN, FSCATTER, TAKE, FILL, NULLS, COPY = range(1, 13)
+REDUCE, COMPARE, ARITH, CAST, LOGIC, FCOUNT, FSCAN, FSCATTER, TAKE, FILL, NULLS, COPY, UNARY = (
+    range(1, 14)
+)
+NEGATE, ABS = range(2)  # am_unary_op
 NONE = (1 << 64) - 1
 BLOCK = 256
 MAX_BLOCKS = 1024
@@ -106,6 +109,7 @@ class Generator:
                 str(HERE / "dialect.c"),
                 str(ROOT / "libarrowmetal/core/types.c"),
                 str(ROOT / "libarrowmetal/core/error.c"),
+                str(ROOT / "libarrowmetal/core/ops.c"),
                 "-o",
                 str(lib),
                 "-lm",
@@ -375,9 +379,10 @@ def all_keys():
             Key(FILL, 0, t, 0),
             Key(COPY, 0, t, 0),
         ]
+        keys += [Key(UNARY, op, t, 0) for op in (NEGATE, ABS) if t != BOOL]
     keys += [Key(LOGIC, op, 0, 0) for op in range(3)]
     keys += [Key(FCOUNT, 0, 0, 0), Key(FSCAN, 0, 0, 0), Key(NULLS, 0, 0, 0)]
-    assert len(keys) == 453
+    assert len(keys) == 473
     return keys
 
 
@@ -770,6 +775,31 @@ def test_cast(f):
                         )
                 assert st[0] == first, (LABEL[f], LABEL[to], safe, n, st[0], first)
                 g.release()
+
+
+@pytest.mark.parametrize("t", [t for t in TYPES if t != BOOL])
+def test_unary(t):
+    """negate and abs as numpy computes them: integers wrap (abs and negate of the smallest
+    signed value give it back, negate of unsigned wraps), floats flip or clear the sign."""
+    g = gpu()
+    rng = np.random.default_rng(600 + t)
+    for op, ref in ((NEGATE, np.negative), (ABS, np.abs)):
+        k = key(UNARY, op, t)
+        for n, off0 in [(0, 0), (37, 5), (70001, 11)]:
+            a = Col(t, n, off0, rng)
+            d0, v0 = a.dev(g)
+            out = g.output(out_bytes(t, n))
+            ov = g.output(out_bytes(BOOL, n))
+            g.launch(k, g.gen.blocks(k, n, g.mp), d0, 0, v0, 0, out, ov, n, off0)
+            got, _ = read_values(g, out, t, n)
+            assert (read_valid(g, ov, n) == a.valid).all()
+            with np.errstate(all="ignore"):
+                want = ref(a.vals)
+            want = np.where(a.valid, want, np.zeros_like(want))
+            assert same(got, want).all(), (LABEL[t], op)
+            if t in FLOATS:  # the sign of zeros too
+                assert (np.signbit(got) == np.signbit(want)).all(), (LABEL[t], op)
+            g.release()
 
 
 # ---- LOGIC, FILL, COUNT_NULLS

@@ -1,0 +1,55 @@
+"""The library's own list of functions (am_function_count / am_function_info_get), for
+the generator and the runners: a function of a table-driven family (am_unary) gets its
+cases and its runner call from this list, so a new one needs no change here."""
+
+import os
+import sys
+
+import casefmt as cf
+
+try:
+    from arrowmetal._capi import ffi, lib
+except ImportError:  # run from the source tree (generate.py): the package beside it
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+    from arrowmetal._capi import ffi, lib
+
+KIND = {"bool": 0, "signed": 1, "unsigned": 2, "float": 3}
+
+
+def kind_of(t):
+    if t == "bool":
+        return KIND["bool"]
+    if t in cf.FLOAT_TYPES:
+        return KIND["float"]
+    return KIND["unsigned"] if t in cf.UNSIGNED_TYPES else KIND["signed"]
+
+
+def _rows():
+    info = ffi.new("am_function_info *")
+    rows = []
+    for i in range(lib.am_function_count()):
+        if lib.am_function_info_get(i, info) != lib.AM_OK:
+            raise RuntimeError(ffi.string(lib.am_last_error()).decode())
+        rows.append(
+            {
+                "name": ffi.string(info.name).decode(),
+                "entry": ffi.string(info.entry).decode(),
+                "family": info.family,
+                "op": info.op,
+                "arity": info.arity,
+                "kinds": info.kinds,
+            }
+        )
+    return rows
+
+
+ROWS = _rows()
+
+# name -> am_unary_op value, in the library's order.
+UNARY = {r["name"]: r["op"] for r in ROWS if r["family"] == lib.AM_FAMILY_UNARY}
+_KINDS = {r["name"]: r["kinds"] for r in ROWS}
+
+
+def accepts(name, t):
+    """Whether function `name` takes elements of type `t`."""
+    return bool(_KINDS[name] & (1 << kind_of(t)))

@@ -1,0 +1,75 @@
+#include "ops.h"
+
+#include <stddef.h>
+
+#define ROW(NAME, ENTRY, FAMILY, OP, ARITY, KINDS, TYPE_RULE, NULL_RULE) \
+  {NAME, ENTRY, FAMILY, OP, ARITY, KINDS, TYPE_RULE, NULL_RULE}
+#define UNARY_ROW(ID, NAME, KINDS, S, U, F) \
+  ROW(NAME, "am_unary", AM_FAMILY_UNARY, ID, 1, KINDS, AM_RULE_SAME, AM_NULLS_PROPAGATE),
+
+/* In the order of the public header. The reductions' op values follow
+ * core/backend.h's am_reduce_op; logic's follow am_logic_op. */
+const am_op_desc am_ops[] = {
+    ROW("sum", "am_sum", AM_FAMILY_REDUCE, 0, 1, AM_KINDS_ALL, AM_RULE_SUM, AM_NULLS_SKIP),
+    ROW("min", "am_min", AM_FAMILY_REDUCE, 1, 1, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_SKIP),
+    ROW("max", "am_max", AM_FAMILY_REDUCE, 2, 1, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_SKIP),
+    ROW("mean", "am_mean", AM_FAMILY_REDUCE, 3, 1, AM_KINDS_ALL, AM_RULE_FLOAT64, AM_NULLS_SKIP),
+    ROW("count", "am_count", AM_FAMILY_COUNT, 0, 1, AM_KINDS_ALL, AM_RULE_INT64, AM_NULLS_COUNT),
+    ROW("equal", "am_compare", AM_FAMILY_COMPARE, AM_EQ, 2, AM_KINDS_ALL, AM_RULE_COMMON_TO_BOOL,
+        AM_NULLS_PROPAGATE),
+    ROW("not_equal", "am_compare", AM_FAMILY_COMPARE, AM_NE, 2, AM_KINDS_ALL,
+        AM_RULE_COMMON_TO_BOOL, AM_NULLS_PROPAGATE),
+    ROW("less", "am_compare", AM_FAMILY_COMPARE, AM_LT, 2, AM_KINDS_ALL, AM_RULE_COMMON_TO_BOOL,
+        AM_NULLS_PROPAGATE),
+    ROW("less_equal", "am_compare", AM_FAMILY_COMPARE, AM_LE, 2, AM_KINDS_ALL,
+        AM_RULE_COMMON_TO_BOOL, AM_NULLS_PROPAGATE),
+    ROW("greater", "am_compare", AM_FAMILY_COMPARE, AM_GT, 2, AM_KINDS_ALL, AM_RULE_COMMON_TO_BOOL,
+        AM_NULLS_PROPAGATE),
+    ROW("greater_equal", "am_compare", AM_FAMILY_COMPARE, AM_GE, 2, AM_KINDS_ALL,
+        AM_RULE_COMMON_TO_BOOL, AM_NULLS_PROPAGATE),
+    ROW("add", "am_arith", AM_FAMILY_ARITH, AM_ADD, 2, AM_KINDS_NUMERIC, AM_RULE_COMMON,
+        AM_NULLS_PROPAGATE),
+    ROW("subtract", "am_arith", AM_FAMILY_ARITH, AM_SUBTRACT, 2, AM_KINDS_NUMERIC, AM_RULE_COMMON,
+        AM_NULLS_PROPAGATE),
+    ROW("multiply", "am_arith", AM_FAMILY_ARITH, AM_MULTIPLY, 2, AM_KINDS_NUMERIC, AM_RULE_COMMON,
+        AM_NULLS_PROPAGATE),
+    ROW("divide", "am_arith", AM_FAMILY_ARITH, AM_DIVIDE, 2, AM_KINDS_NUMERIC, AM_RULE_COMMON,
+        AM_NULLS_PROPAGATE),
+    AM_UNARY_OPS(UNARY_ROW)
+    ROW("and", "am_and", AM_FAMILY_LOGIC, 0, 2, AM_KINDS_BOOL, AM_RULE_BOOL, AM_NULLS_PROPAGATE),
+    ROW("or", "am_or", AM_FAMILY_LOGIC, 1, 2, AM_KINDS_BOOL, AM_RULE_BOOL, AM_NULLS_PROPAGATE),
+    ROW("invert", "am_not", AM_FAMILY_LOGIC, 2, 1, AM_KINDS_BOOL, AM_RULE_BOOL,
+        AM_NULLS_PROPAGATE),
+    ROW("cast", "am_cast", AM_FAMILY_CAST, 0, 1, AM_KINDS_ALL, AM_RULE_TARGET, AM_NULLS_PROPAGATE),
+    ROW("filter", "am_filter", AM_FAMILY_FILTER, 0, 2, AM_KINDS_ALL, AM_RULE_VALUES,
+        AM_NULLS_SELECT),
+    ROW("take", "am_take", AM_FAMILY_TAKE, 0, 2, AM_KINDS_ALL, AM_RULE_VALUES, AM_NULLS_SELECT),
+};
+
+const int am_op_count = (int)(sizeof am_ops / sizeof am_ops[0]);
+
+/* The enum values of the unary ops are their positions in AM_UNARY_OPS
+ * (tables elsewhere are indexed by them). */
+enum {
+#define POSITION(ID, NAME, KINDS, S, U, F) POSITION_OF_##ID,
+  AM_UNARY_OPS(POSITION)
+#undef POSITION
+};
+#define CHECK_POSITION(ID, NAME, KINDS, S, U, F) \
+  _Static_assert((int)ID == (int)POSITION_OF_##ID, #ID " is not its position in AM_UNARY_OPS");
+AM_UNARY_OPS(CHECK_POSITION)
+
+const am_op_desc *am_op_find(am_function_family family, int op) {
+  for (int i = 0; i < am_op_count; i++)
+    if (am_ops[i].family == family && am_ops[i].op == op) return &am_ops[i];
+  return NULL;
+}
+
+const char *am_unary_op_name(int op) {
+  static const char *const names[] = {
+#define NAME_OF(ID, NAME, KINDS, S, U, F) [ID] = NAME,
+      AM_UNARY_OPS(NAME_OF)
+#undef NAME_OF
+  };
+  return op >= 0 && op < AM_UNARY_COUNT ? names[op] : NULL;
+}
