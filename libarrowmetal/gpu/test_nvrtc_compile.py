@@ -115,7 +115,7 @@ def test_every_cuda_kernel_compiles_with_nvrtc(tmp_path):
     if lib is None:
         pytest.skip(f"NVRTC not found ({where})")
     files = dump_cuda(tmp_path)
-    assert len(files) == 473
+    assert len(files) >= 473  # every key (the count grows with the op table)
 
     def one(path):
         ok, log, ptx = nvrtc_compile(lib, path.read_bytes(), path.stem)
