@@ -9,8 +9,7 @@ AM_EXPORT int am_function_count(void) { return am_op_count; }
 static int function_info(am_err *err, int index, am_function_info *out) {
   AM_REQUIRE(out, "out");
   if (index < 0 || index >= am_op_count)
-    return am_fail(err, AM_EINVAL, "function %d is out of range (0 to %d)", index,
-                   am_op_count - 1);
+    return am_fail(err, AM_EINVAL, "function %d is out of range (0 to %d)", index, am_op_count - 1);
   const am_op_desc *op = &am_ops[index];
   memset(out, 0, sizeof *out);
   out->name = op->name;

@@ -42,8 +42,8 @@ am_type am_result_type(const am_op_desc *op, am_type operand) {
 
 int am_no_kernel(am_err *err, const am_op_desc *op, am_type left, am_type right) {
   if (op->arity == 1)
-    return am_fail(err, AM_ETYPE, "function '%s' has no kernel matching input types (%s)",
-                   op->name, am_type_name(left));
+    return am_fail(err, AM_ETYPE, "function '%s' has no kernel matching input types (%s)", op->name,
+                   am_type_name(left));
   return am_fail(err, AM_ETYPE, "function '%s' has no kernel matching input types (%s, %s)",
                  op->name, am_type_name(left), am_type_name(right));
 }

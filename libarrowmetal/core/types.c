@@ -13,18 +13,32 @@ static const struct {
   const char *numpy;
   int bits;
   am_type_kind kind;
+  /* GPU kernels: the token a kernel names the element type by, and that
+   * type's spelling in CUDA C++ and in the Metal Shading Language (NULL
+   * where the dialect has none: MSL has no double). A bool is a bit in
+   * memory and a 0/1 am_u32 in a kernel, so it has no spelling of its own. */
+  const char *kernel;
+  const char *cuda;
+  const char *msl;
 } type_info[] = {
-    [AM_BOOL] = {"b", "bool", "bool", "bool", 1, AM_KIND_BOOL},
-    [AM_INT8] = {"c", "int8", "int8", "int8", 8, AM_KIND_SIGNED},
-    [AM_INT16] = {"s", "int16", "int16", "int16", 16, AM_KIND_SIGNED},
-    [AM_INT32] = {"i", "int32", "int32", "int32", 32, AM_KIND_SIGNED},
-    [AM_INT64] = {"l", "int64", "int64", "int64", 64, AM_KIND_SIGNED},
-    [AM_UINT8] = {"C", "uint8", "uint8", "uint8", 8, AM_KIND_UNSIGNED},
-    [AM_UINT16] = {"S", "uint16", "uint16", "uint16", 16, AM_KIND_UNSIGNED},
-    [AM_UINT32] = {"I", "uint32", "uint32", "uint32", 32, AM_KIND_UNSIGNED},
-    [AM_UINT64] = {"L", "uint64", "uint64", "uint64", 64, AM_KIND_UNSIGNED},
-    [AM_FLOAT32] = {"f", "float32", "float", "float32", 32, AM_KIND_FLOAT},
-    [AM_FLOAT64] = {"g", "float64", "double", "float64", 64, AM_KIND_FLOAT},
+    [AM_BOOL] = {"b", "bool", "bool", "bool", 1, AM_KIND_BOOL, "am_u32", NULL, NULL},
+    [AM_INT8] = {"c", "int8", "int8", "int8", 8, AM_KIND_SIGNED, "am_i8", "signed char", "char"},
+    [AM_INT16] = {"s", "int16", "int16", "int16", 16, AM_KIND_SIGNED, "am_i16", "short", "short"},
+    [AM_INT32] = {"i", "int32", "int32", "int32", 32, AM_KIND_SIGNED, "am_i32", "int", "int"},
+    [AM_INT64] = {"l", "int64", "int64", "int64", 64, AM_KIND_SIGNED, "am_i64", "long long",
+                  "long"},
+    [AM_UINT8] = {"C", "uint8", "uint8", "uint8", 8, AM_KIND_UNSIGNED, "am_u8", "unsigned char",
+                  "uchar"},
+    [AM_UINT16] = {"S", "uint16", "uint16", "uint16", 16, AM_KIND_UNSIGNED, "am_u16",
+                   "unsigned short", "ushort"},
+    [AM_UINT32] = {"I", "uint32", "uint32", "uint32", 32, AM_KIND_UNSIGNED, "am_u32",
+                   "unsigned int", "uint"},
+    [AM_UINT64] = {"L", "uint64", "uint64", "uint64", 64, AM_KIND_UNSIGNED, "am_u64",
+                   "unsigned long long", "ulong"},
+    [AM_FLOAT32] = {"f", "float32", "float", "float32", 32, AM_KIND_FLOAT, "am_f32", "float",
+                    "float"},
+    [AM_FLOAT64] = {"g", "float64", "double", "float64", 64, AM_KIND_FLOAT, "am_f64", "double",
+                    NULL},
 };
 
 _Static_assert(sizeof type_info / sizeof type_info[0] == AM_TYPE_COUNT,
@@ -50,6 +64,12 @@ const char *am_type_label(am_type t) { return am_type_valid(t) ? type_info[t].na
 const char *am_type_format_of(am_type t) { return am_type_valid(t) ? type_info[t].format : NULL; }
 
 const char *am_type_numpy_of(am_type t) { return am_type_valid(t) ? type_info[t].numpy : NULL; }
+
+const char *am_type_kernel(am_type t) { return am_type_valid(t) ? type_info[t].kernel : NULL; }
+
+const char *am_type_cuda(am_type t) { return am_type_valid(t) ? type_info[t].cuda : NULL; }
+
+const char *am_type_msl(am_type t) { return am_type_valid(t) ? type_info[t].msl : NULL; }
 
 am_type am_type_from_format(const char *format) {
   if (!format) return AM_TYPE_INVALID;

@@ -43,6 +43,13 @@ const char *am_type_label(am_type t);
 /* Arrow format ("l") and numpy dtype name ("int64"); NULL when invalid. */
 const char *am_type_format_of(am_type t);
 const char *am_type_numpy_of(am_type t);
+/* GPU kernels: the token kernels name the element type by ("am_i64"; a bool
+ * is a 0/1 "am_u32"), and that type's spelling in CUDA C++ and in the Metal
+ * Shading Language; NULL where the dialect has none (MSL: float64) or the
+ * type has no spelling of its own (bool). */
+const char *am_type_kernel(am_type t);
+const char *am_type_cuda(am_type t);
+const char *am_type_msl(am_type t);
 /* Arrow format string -> type; AM_TYPE_INVALID if not a supported primitive. */
 am_type am_type_from_format(const char *format);
 

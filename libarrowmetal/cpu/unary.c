@@ -18,17 +18,17 @@ typedef void (*unary_fn)(const void *in, void *out, int64_t n);
 #define AM_WRAP_NEG(x) ((am_t)((am_u)0 - (am_u)(x)))
 #define am_fabs(x) _Generic((x), float: fabsf, double: fabs)(x)
 
-#define UNARY_LOOP(ID, EXPR, E, T, U, N, F, LO, HI)                                      \
-  AM_CPU_CLONES static void unary_##ID##_##N(const void *in, void *out, int64_t n) {     \
-    typedef T am_t;                                                                      \
-    typedef U am_u;                                                                      \
-    (void)sizeof(am_u); /* floats do not use it */                                      \
-    const am_t *xs = in;                                                                 \
-    am_t *o = out;                                                                       \
-    for (int64_t i = 0; i < n; i++) {                                                    \
-      const am_t x = xs[i];                                                              \
-      o[i] = (am_t)(EXPR);                                                               \
-    }                                                                                    \
+#define UNARY_LOOP(ID, EXPR, E, T, U, N, F, LO, HI)                                  \
+  AM_CPU_CLONES static void unary_##ID##_##N(const void *in, void *out, int64_t n) { \
+    typedef T am_t;                                                                  \
+    typedef U am_u;                                                                  \
+    (void)sizeof(am_u); /* floats do not use it */                                   \
+    const am_t *xs = in;                                                             \
+    am_t *o = out;                                                                   \
+    for (int64_t i = 0; i < n; i++) {                                                \
+      const am_t x = xs[i];                                                          \
+      o[i] = (am_t)(EXPR);                                                           \
+    }                                                                                \
   }
 #define DEFINE_OP(ID, NAME, KINDS, SIGNED, UNSIGNED, FLOAT) \
   AM_CPU_SIGNED_TYPES_AFTER(UNARY_LOOP, ID, SIGNED)         \
@@ -60,9 +60,8 @@ static void unary_range(void *ctx, int64_t begin, int64_t end) {
 }
 
 int am_cpu_unary(am_err *err, am_unary_op op, const am_array *array, am_array **out) {
-  unary_fn fn = (unsigned)op < AM_UNARY_COUNT && am_type_valid(array->type)
-                    ? loops[op][array->type]
-                    : NULL;
+  unary_fn fn =
+      (unsigned)op < AM_UNARY_COUNT && am_type_valid(array->type) ? loops[op][array->type] : NULL;
   if (!fn)
     return am_fail(err, AM_ETYPE, "no %s kernel for %s", am_unary_op_name(op),
                    am_type_name(array->type));

@@ -35,6 +35,8 @@
  *    of the low word added to the high word; exact once the launch is done. */
 #include "gpu/dialect.h"
 
+#include "core/types.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,7 +113,7 @@ const char *am_dialect_name(am_dialect dialect) {
   return dialect == AM_DIALECT_MSL ? "msl" : "cuda";
 }
 
-int am_dialect_has_double(am_dialect dialect) { return dialect == AM_DIALECT_CUDA; }
+int am_dialect_has_double(am_dialect dialect) { return am_dialect_has_type(dialect, AM_FLOAT64); }
 
 /* Exact float -> double widening and round-to-nearest-even double -> float
  * narrowing on bit patterns, for a dialect without double. */
@@ -153,18 +155,9 @@ static const char soft_float[] =
 
 const char *am_dialect_soft_float_source(void) { return soft_float; }
 
+static const char cuda_head[] = "// Dialect: CUDA C++ for NVRTC (no headers).\n";
+
 static const char cuda_preamble[] =
-    "// Dialect: CUDA C++ for NVRTC (no headers).\n"
-    "typedef signed char am_i8;\n"
-    "typedef short am_i16;\n"
-    "typedef int am_i32;\n"
-    "typedef long long am_i64;\n"
-    "typedef unsigned char am_u8;\n"
-    "typedef unsigned short am_u16;\n"
-    "typedef unsigned int am_u32;\n"
-    "typedef unsigned long long am_u64;\n"
-    "typedef float am_f32;\n"
-    "typedef double am_f64;\n"
     "#define GLOBAL\n"
     "#define SMEM __shared__\n"
     "#define SPTR\n"
@@ -203,22 +196,15 @@ static const char cuda_preamble[] =
     "  return ((volatile am_u64 *)scr)[i];\n"
     "}\n";
 
-static const char msl_preamble_head[] =
+static const char msl_head[] =
     "// Dialect: Metal Shading Language 3.x (Apple silicon, SIMD width 32).\n"
     "#include <metal_stdlib>\n"
     "using namespace metal;\n"
     "#if __METAL_VERSION__ >= 320\n"
     "#pragma METAL fp math_mode(safe)\n"
-    "#endif\n"
-    "typedef char am_i8;\n"
-    "typedef short am_i16;\n"
-    "typedef int am_i32;\n"
-    "typedef long am_i64;\n"
-    "typedef uchar am_u8;\n"
-    "typedef ushort am_u16;\n"
-    "typedef uint am_u32;\n"
-    "typedef ulong am_u64;\n"
-    "typedef float am_f32;\n"
+    "#endif\n";
+
+static const char msl_preamble_head[] =
     "#define GLOBAL device\n"
     "#define SMEM threadgroup\n"
     "#define SPTR threadgroup\n"
@@ -292,7 +278,26 @@ static const char msl_preamble_tail[] =
     "  return ((am_u64)hi << 32) | (am_u64)lo;\n"
     "}\n";
 
+/* The element types' spelling in the dialect, from the type table. */
+static const char *spelling(am_dialect dialect, am_type t) {
+  return dialect == AM_DIALECT_MSL ? am_type_msl(t) : am_type_cuda(t);
+}
+
+int am_dialect_has_type(am_dialect dialect, am_type t) {
+  return t == AM_BOOL || spelling(dialect, t) != NULL;
+}
+
+/* typedef <spelling> <kernel token>; for every element type the dialect has. */
+static void type_names(am_sb *sb, am_dialect dialect) {
+  for (int t = 1; t < AM_TYPE_COUNT; t++)
+    if (am_type_valid(t) && spelling(dialect, (am_type)t))
+      am_sb_printf(sb, "typedef %s %s;\n", spelling(dialect, (am_type)t),
+                   am_type_kernel((am_type)t));
+}
+
 void am_dialect_preamble(am_sb *sb, am_dialect dialect) {
+  am_sb_puts(sb, dialect == AM_DIALECT_MSL ? msl_head : cuda_head);
+  type_names(sb, dialect);
   if (dialect == AM_DIALECT_MSL) {
     am_sb_puts(sb, msl_preamble_head);
     am_sb_puts(sb, soft_float);

@@ -63,8 +63,10 @@ void am_sb_free(am_sb *sb);
 
 /* "cuda" or "msl". */
 const char *am_dialect_name(am_dialect dialect);
-/* Whether the dialect has a 64-bit float type. */
+/* Whether the dialect has a 64-bit float type, and an element type (the
+ * type table's spellings, core/types.c). */
 int am_dialect_has_double(am_dialect dialect);
+int am_dialect_has_type(am_dialect dialect, am_type t);
 /* Headers, type names and the tokens listed above. */
 void am_dialect_preamble(am_sb *sb, am_dialect dialect);
 /* The kernel's signature (taking `const Args a` by value in CUDA, `constant

@@ -60,38 +60,61 @@
 #include "gpu/dialect.h"
 #include "gpu/kernels.h"
 
-/* ---- Types */
-
-static const struct {
-  const char *label; /* in kernel names */
-  const char *ctype; /* value type in kernels (bool: 0/1 in am_u32) */
-  const char *store; /* same-width unsigned type for bit-exact copies */
-  const char *imin;  /* integer range, as source expressions */
-  const char *imax;
-  const char *flo; /* float -> integer safe range [flo, fhi), without suffix */
-  const char *fhi;
-} ty[AM_TYPE_COUNT] = {
-    [AM_BOOL] = {"bool", "am_u32", "am_u8", "0", "1u", "0.0", "2.0"},
-    [AM_INT8] = {"int8", "am_i8", "am_u8", "(-127 - 1)", "127", "-128.0", "128.0"},
-    [AM_INT16] = {"int16", "am_i16", "am_u16", "(-32767 - 1)", "32767", "-32768.0", "32768.0"},
-    [AM_INT32] = {"int32", "am_i32", "am_u32", "(-2147483647 - 1)", "2147483647", "-2147483648.0",
-                  "2147483648.0"},
-    [AM_INT64] = {"int64", "am_i64", "am_u64", "(-(am_i64)(AM_NONE >> 1) - 1)",
-                  "(am_i64)(AM_NONE >> 1)", "-9223372036854775808.0", "9223372036854775808.0"},
-    [AM_UINT8] = {"uint8", "am_u8", "am_u8", "0", "255u", "0.0", "256.0"},
-    [AM_UINT16] = {"uint16", "am_u16", "am_u16", "0", "65535u", "0.0", "65536.0"},
-    [AM_UINT32] = {"uint32", "am_u32", "am_u32", "0", "0xffffffffu", "0.0", "4294967296.0"},
-    [AM_UINT64] = {"uint64", "am_u64", "am_u64", "0", "AM_NONE", "0.0", "18446744073709551616.0"},
-    [AM_FLOAT32] = {"float32", "am_f32", "am_u32", NULL, NULL, NULL, NULL},
-    [AM_FLOAT64] = {"float64", "am_f64", "am_u64", NULL, NULL, NULL, NULL},
-};
+/* ---- Types (the type table's facts, core/types.c, as kernel text) */
 
 static int is_float(am_type t) { return am_type_is_float(t); }
 static int is_signed(am_type t) { return am_type_is_signed(t); }
 /* Suffix that makes a float literal of type t. */
 static const char *fsuffix(am_type t) { return t == AM_FLOAT32 ? "f" : ""; }
+/* The name in kernel names ("int64"). */
+static const char *label(am_type t) { return am_type_label(t); }
+/* The value type in kernels (bool: 0/1 in am_u32). */
+static const char *ctype(am_type t) { return am_type_kernel(t); }
+/* The same-width unsigned type, for bit-exact copies (bool: bitmap bytes). */
+static const char *store(am_type t) {
+  switch (am_type_bits(t)) {
+    case 16:
+      return "am_u16";
+    case 32:
+      return "am_u32";
+    case 64:
+      return "am_u64";
+    default:
+      return "am_u8";
+  }
+}
 /* Pointer element type of a value operand (bool: bitmap bytes). */
-static const char *ptype(am_type t) { return t == AM_BOOL ? "am_u8" : ty[t].ctype; }
+static const char *ptype(am_type t) { return t == AM_BOOL ? "am_u8" : ctype(t); }
+
+/* An integer type's range [imin, imax] as source expressions, and the float
+ * range [flo, fhi) that converts to it without overflow (no suffix), by
+ * width: index 0 bool, 1 8 bits, 2 16, 3 32, 4 64. */
+static int width_index(am_type t) {
+  int bits = am_type_bits(t);
+  return bits == 1 ? 0 : bits == 8 ? 1 : bits == 16 ? 2 : bits == 32 ? 3 : 4;
+}
+static const char *imin(am_type t) {
+  static const char *const lo[] = {"0", "(-127 - 1)", "(-32767 - 1)", "(-2147483647 - 1)",
+                                   "(-(am_i64)(AM_NONE >> 1) - 1)"};
+  return is_signed(t) ? lo[width_index(t)] : "0";
+}
+static const char *imax(am_type t) {
+  static const char *const hi[] = {"1u", "127", "32767", "2147483647", "(am_i64)(AM_NONE >> 1)"};
+  static const char *const uhi[] = {"1u", "255u", "65535u", "0xffffffffu", "AM_NONE"};
+  return (is_signed(t) ? hi : uhi)[width_index(t)];
+}
+static const char *flo(am_type t) {
+  static const char *const lo[] = {"0.0", "-128.0", "-32768.0", "-2147483648.0",
+                                   "-9223372036854775808.0"};
+  return is_signed(t) ? lo[width_index(t)] : "0.0";
+}
+static const char *fhi(am_type t) {
+  static const char *const hi[] = {"2.0", "128.0", "32768.0", "2147483648.0",
+                                   "9223372036854775808.0"};
+  static const char *const uhi[] = {"2.0", "256.0", "65536.0", "4294967296.0",
+                                    "18446744073709551616.0"};
+  return (is_signed(t) ? hi : uhi)[width_index(t)];
+}
 
 /* ---- Keys */
 
@@ -135,11 +158,13 @@ static int key_ok(const am_kernel_key *k) {
   return 0;
 }
 
-/* Whether the key's operands or result include a float64. */
-static int uses_double(const am_kernel_key *k) {
+/* Whether the key's operands or result include a type the dialect has no
+ * spelling for (MSL: float64). Kinds that only move bits (COPY) and those
+ * that read no values (LOGIC, counts) run for every type. */
+static int uses_missing_type(am_dialect dialect, const am_kernel_key *k) {
   switch (k->kind) {
     case AM_KERNEL_CAST:
-      return k->t0 == AM_FLOAT64 || k->t1 == AM_FLOAT64;
+      return !am_dialect_has_type(dialect, k->t0) || !am_dialect_has_type(dialect, k->t1);
     case AM_KERNEL_REDUCE:
     case AM_KERNEL_COMPARE:
     case AM_KERNEL_ARITH:
@@ -147,7 +172,7 @@ static int uses_double(const am_kernel_key *k) {
     case AM_KERNEL_TAKE:
     case AM_KERNEL_FILL:
     case AM_KERNEL_UNARY:
-      return k->t0 == AM_FLOAT64;
+      return !am_dialect_has_type(dialect, k->t0);
     default:
       return 0;
   }
@@ -155,15 +180,15 @@ static int uses_double(const am_kernel_key *k) {
 
 int am_kernel_supported(am_dialect dialect, const am_kernel_key *key) {
   if (!key || (dialect != AM_DIALECT_CUDA && dialect != AM_DIALECT_MSL) || !key_ok(key)) return 0;
-  return am_dialect_has_double(dialect) || !uses_double(key);
+  return !uses_missing_type(dialect, key);
 }
 
 void am_kernel_name(const am_kernel_key *key, char *name, size_t capacity) {
   if (!name || capacity == 0) return;
   name[0] = '\0';
   if (!key || !key_ok(key)) return;
-  const char *t0 = valid_type(key->t0) ? ty[key->t0].label : "";
-  const char *t1 = valid_type(key->t1) ? ty[key->t1].label : "";
+  const char *t0 = valid_type(key->t0) ? label(key->t0) : "";
+  const char *t1 = valid_type(key->t1) ? label(key->t1) : "";
   switch (key->kind) {
     case AM_KERNEL_REDUCE:
       snprintf(name, capacity, "am_reduce_%s_%s", reduce_names[key->op], t0);
@@ -324,7 +349,7 @@ static void emit_args(am_sb *sb, const char *in0, const char *in1, const char *o
 
 /* typedef T<idx> and AM_LOAD<idx>(i) for operand `idx` of type t. */
 static void emit_operand(am_sb *sb, int idx, am_type t) {
-  am_sb_printf(sb, "typedef %s T%d;\n", ty[t].ctype, idx);
+  am_sb_printf(sb, "typedef %s T%d;\n", ctype(t), idx);
   if (t == AM_BOOL)
     am_sb_printf(sb, "#define AM_LOAD%d(i) am_bit(a.in%d, a.off%d + (i))\n", idx, idx, idx);
   else
@@ -697,7 +722,7 @@ static void emit_reduce_class(am_sb *sb, am_dialect d, am_reduce_op op, am_type 
                "#define AM_U2S(u) ((AccS)(u))\n"
                "#define AM_ACC_S0 ((AccS)%s)\n"
                "#define AM_ACC_C0 ((AccS)0)\n",
-               acct, op == AM_REDUCE_MIN ? ty[t].imax : ty[t].imin);
+               acct, op == AM_REDUCE_MIN ? imax(t) : imin(t));
   am_sb_puts(sb, reduce_head);
   am_sb_printf(sb,
                "DEVFN void am_acc_add(PRIV Acc *r, T0 x) {\n"
@@ -808,7 +833,7 @@ static void emit_arith(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
                    "  return (T0)((%s)x / (%s)y);\n"
                    "}\n"
                    "#define AM_FAILS(x, y) ((y) == 0)\n",
-                   ty[t].imin, w, s, s);
+                   imin(t), w, s, s);
     } else {
       am_sb_printf(
           sb,
@@ -818,7 +843,7 @@ static void emit_arith(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
     }
   }
   am_sb_puts(sb, "#define AM_APPLY(x, y) am_arith(x, y)\n");
-  emit_args(sb, ptype(t), ptype(t), ty[t].ctype);
+  emit_args(sb, ptype(t), ptype(t), ctype(t));
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb, binary_body);
   emit_warp_loop(sb, unroll_for(t, 0), binary_load, NULL, binary_compute, 0);
@@ -859,13 +884,13 @@ static void emit_unary(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
                "typedef T0 am_t;\n"
                "typedef %s am_u;\n"
                "#define AM_WRAP_NEG(x) ((am_t)((am_u)0 - (am_u)(x)))\n",
-               is_float(t) ? ty[t].ctype : ty[t].store);
+               is_float(t) ? ctype(t) : store(t));
   if (t == AM_FLOAT32)
     am_sb_puts(sb, "#define am_fabs(x) BITS_F32(F32_BITS(x) & 0x7fffffffu)\n");
   else if (t == AM_FLOAT64)
     am_sb_puts(sb, "#define am_fabs(x) BITS_F64(F64_BITS(x) & (AM_NONE >> 1))\n");
   am_sb_printf(sb, "DEVFN T0 am_unary(T0 x) { return (T0)(%s); }\n", unary_expression(k->op, t));
-  emit_args(sb, ptype(t), "am_u8", ty[t].ctype);
+  emit_args(sb, ptype(t), "am_u8", ctype(t));
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb, "  const bool hv0 = a.valid0 != 0;\n");
   emit_warp_loop(sb, unroll_for(t, 0), unary_load, NULL, unary_compute, 0);
@@ -908,7 +933,7 @@ static void emit_cast_fn(am_sb *sb, am_type from, am_type to, int safe) {
                    "    *fail = true;\n"
                    "    return 0;\n"
                    "  }\n",
-                   ty[to].flo, fs, ty[to].fhi, fs);
+                   flo(to), fs, fhi(to), fs);
       if (to == AM_UINT64)
         am_sb_puts(sb, "  const T1 r = (T1)v;\n");
       else
@@ -937,13 +962,13 @@ static void emit_cast_fn(am_sb *sb, am_type from, am_type to, int safe) {
     if (safe && is_signed(from)) {
       if (is_signed(to) && tb < fb)
         am_sb_printf(sb, "  if ((am_i64)v < (am_i64)%s || (am_i64)v > (am_i64)%s) *fail = true;\n",
-                     ty[to].imin, ty[to].imax);
+                     imin(to), imax(to));
       else if (!is_signed(to) && tb < fb)
-        am_sb_printf(sb, "  if (v < 0 || (am_i64)v > (am_i64)%s) *fail = true;\n", ty[to].imax);
+        am_sb_printf(sb, "  if (v < 0 || (am_i64)v > (am_i64)%s) *fail = true;\n", imax(to));
       else if (!is_signed(to))
         am_sb_puts(sb, "  if (v < 0) *fail = true;\n");
     } else if (safe && ((is_signed(to) && tb <= fb) || (!is_signed(to) && tb < fb))) {
-      am_sb_printf(sb, "  if ((am_u64)v > (am_u64)%s) *fail = true;\n", ty[to].imax);
+      am_sb_printf(sb, "  if ((am_u64)v > (am_u64)%s) *fail = true;\n", imax(to));
     }
     am_sb_puts(sb, "  return (T1)v;\n");
   }
@@ -953,9 +978,9 @@ static void emit_cast_fn(am_sb *sb, am_type from, am_type to, int safe) {
 static void emit_cast(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
   int bits_out = k->t1 == AM_BOOL;
   emit_operand(sb, 0, k->t0);
-  am_sb_printf(sb, "typedef %s T1;\ntypedef T1 TR;\n", ty[k->t1].ctype);
+  am_sb_printf(sb, "typedef %s T1;\ntypedef T1 TR;\n", ctype(k->t1));
   emit_cast_fn(sb, k->t0, k->t1, k->op != 0);
-  emit_args(sb, ptype(k->t0), "am_u8", bits_out ? "am_u32" : ty[k->t1].ctype);
+  emit_args(sb, ptype(k->t0), "am_u8", bits_out ? "am_u32" : ctype(k->t1));
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb,
              "  const bool hv0 = a.valid0 != 0;\n"
@@ -1100,8 +1125,8 @@ _Static_assert(SUBTILES *(AM_GPU_BLOCK / 32) == 32, "filter counts must fill one
 
 static void emit_filter_scatter(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
   int bits = k->t0 == AM_BOOL;
-  emit_args(sb, ty[k->t0].store, "am_u8", bits ? "am_u32" : ty[k->t0].store);
-  am_sb_printf(sb, "typedef %s TV;\n#define AM_SUB %du\n", bits ? "am_u32" : ty[k->t0].store,
+  emit_args(sb, store(k->t0), "am_u8", bits ? "am_u32" : store(k->t0));
+  am_sb_printf(sb, "typedef %s TV;\n#define AM_SUB %du\n", bits ? "am_u32" : store(k->t0),
                SUBTILES);
   if (bits)
     am_sb_puts(sb, "#define AM_GET(i) am_bit(a.in0, a.off0 + (i))\n");
@@ -1180,12 +1205,12 @@ static void emit_filter_scatter(am_sb *sb, am_dialect d, const am_kernel_key *k,
 
 static void emit_take(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
   int bits = k->t0 == AM_BOOL;
-  am_sb_printf(sb, "typedef %s TR;\n", bits ? "am_u32" : ty[k->t0].store);
+  am_sb_printf(sb, "typedef %s TR;\n", bits ? "am_u32" : store(k->t0));
   if (bits)
     am_sb_puts(sb, "#define AM_GET(j) am_bit(a.in0, a.off0 + (j))\n");
   else
     am_sb_puts(sb, "#define AM_GET(j) a.in0[a.off0 + (j)]\n");
-  emit_args(sb, ty[k->t0].store, ty[k->t1].ctype, bits ? "am_u32" : ty[k->t0].store);
+  emit_args(sb, store(k->t0), ctype(k->t1), bits ? "am_u32" : store(k->t0));
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb,
              "  const bool hv0 = a.valid0 != 0;\n"
@@ -1221,8 +1246,8 @@ static void emit_fill(am_sb *sb, am_dialect d, const am_kernel_key *k, const cha
   else if (t == AM_FLOAT32)
     am_sb_puts(sb, "#define AM_VALUE F32_BITS(AM_F64BITS_TO_F32(a.scalar))\n");
   else
-    am_sb_printf(sb, "#define AM_VALUE ((%s)a.scalar)\n", ty[t].store);
-  emit_args(sb, "am_u8", "am_u8", bits ? "am_u32" : ty[t].store);
+    am_sb_printf(sb, "#define AM_VALUE ((%s)a.scalar)\n", store(t));
+  emit_args(sb, "am_u8", "am_u8", bits ? "am_u32" : store(t));
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb,
              "  const am_i64 n = a.n;\n"
@@ -1244,14 +1269,14 @@ static void emit_fill(am_sb *sb, am_dialect d, const am_kernel_key *k, const cha
         "  for (am_i64 i = g; i < n; i += stride) a.out[i] = v;\n"
         "  if (a.out_valid != 0)\n"
         "    for (am_i64 w = g; w < nw; w += stride) a.out_valid[w] = am_tail_mask(n, w);\n",
-        ty[t].store);
+        store(t));
 }
 
 /* ---- COPY */
 
 static void emit_copy(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
   int bits = k->t0 == AM_BOOL;
-  emit_args(sb, ty[k->t0].store, "am_u8", bits ? "am_u32" : ty[k->t0].store);
+  emit_args(sb, store(k->t0), "am_u8", bits ? "am_u32" : store(k->t0));
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb,
              "  const am_i64 n = a.n;\n"
@@ -1290,7 +1315,7 @@ int am_kernel_source(am_err *err, am_dialect dialect, const am_kernel_key *key, 
   char name[64];
   am_kernel_name(key, name, sizeof name);
   if (!am_kernel_supported(dialect, key))
-    return am_fail(err, AM_EUNSUPPORTED, "%s: float64 is not available in %s", name,
+    return am_fail(err, AM_EUNSUPPORTED, "%s: a type it uses is not available in %s", name,
                    am_dialect_name(dialect));
   am_sb sb;
   am_sb_init(&sb);
