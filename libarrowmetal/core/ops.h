@@ -19,6 +19,9 @@
  *   AM_WRAP_NEG(x)  two's complement negation of an integer (computed in the
  *                   unsigned type am_u of the same width: it wraps, never traps)
  *   am_fabs(x)      the absolute value of a float (clears the sign bit)
+ *   am_fneg(x)      the negation of a float (flips the sign bit, NaN's too:
+ *                   IEEE 754's negate, which a GPU's neg instruction may not
+ *                   do for NaN)
  *
  * Each line: X(enum value, pyarrow name, accepted kinds, expression for
  * signed integers, for unsigned integers, for floats). An expression for a
@@ -38,7 +41,7 @@
 
 /* clang-format off */
 #define AM_UNARY_OPS(X)                                                                   \
-  X(AM_NEGATE, "negate", AM_KINDS_NUMERIC, AM_WRAP_NEG(x), AM_WRAP_NEG(x), (-(x)))        \
+  X(AM_NEGATE, "negate", AM_KINDS_NUMERIC, AM_WRAP_NEG(x), AM_WRAP_NEG(x), am_fneg(x))     \
   X(AM_ABS, "abs", AM_KINDS_NUMERIC, ((x) < 0 ? AM_WRAP_NEG(x) : (x)), (x), am_fabs(x))
 /* clang-format on */
 

@@ -17,6 +17,7 @@ typedef void (*unary_fn)(const void *in, void *out, int64_t n);
  * the unsigned type am_u of its width (floats: am_u is am_t). */
 #define AM_WRAP_NEG(x) ((am_t)((am_u)0 - (am_u)(x)))
 #define am_fabs(x) _Generic((x), float: fabsf, double: fabs)(x)
+#define am_fneg(x) (-(x)) /* C's unary minus flips the sign bit, NaN's included */
 
 #define UNARY_LOOP(ID, EXPR, E, T, U, N, F, LO, HI)                                  \
   AM_CPU_CLONES static void unary_##ID##_##N(const void *in, void *out, int64_t n) { \

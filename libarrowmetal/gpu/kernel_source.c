@@ -886,9 +886,13 @@ static void emit_unary(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
                "#define AM_WRAP_NEG(x) ((am_t)((am_u)0 - (am_u)(x)))\n",
                is_float(t) ? ctype(t) : store(t));
   if (t == AM_FLOAT32)
-    am_sb_puts(sb, "#define am_fabs(x) BITS_F32(F32_BITS(x) & 0x7fffffffu)\n");
+    am_sb_puts(sb,
+               "#define am_fabs(x) BITS_F32(F32_BITS(x) & 0x7fffffffu)\n"
+               "#define am_fneg(x) BITS_F32(F32_BITS(x) ^ 0x80000000u)\n");
   else if (t == AM_FLOAT64)
-    am_sb_puts(sb, "#define am_fabs(x) BITS_F64(F64_BITS(x) & (AM_NONE >> 1))\n");
+    am_sb_puts(sb,
+               "#define am_fabs(x) BITS_F64(F64_BITS(x) & (AM_NONE >> 1))\n"
+               "#define am_fneg(x) BITS_F64(F64_BITS(x) ^ ~(AM_NONE >> 1))\n");
   am_sb_printf(sb, "DEVFN T0 am_unary(T0 x) { return (T0)(%s); }\n", unary_expression(k->op, t));
   emit_args(sb, ptype(t), "am_u8", ctype(t));
   am_dialect_kernel_begin(sb, d, name);
