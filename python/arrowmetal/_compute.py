@@ -10,20 +10,15 @@ no helper calls, no isinstance checks, C functions and per-thread buffers
 bound to closure or module variables.
 """
 
-from ._capi import ffi, import_addr, lib
+from ._capi import NAME_ARRAY, ffi, import_capsules, lib
 from ._core import (
     _ARRAY,
-    _ARRAY_NAMES,
-    _CAP_OFF,
     _CPU,
     _DISPATCH,
     _IMPORT,
     _KIND,
     _PYARROW_IMPORTS,
     _SCALAR,
-    _SCHEMA_NAMES,
-    _WORDS,
-    _WSHIFT,
     W0_FLOAT64,
     W0_INT64,
     Array,
@@ -38,18 +33,17 @@ from ._core import (
     _device_ptr,
     _dispatch,
     _drop,
-    _FastCapsule,
     _fill_float,
     _fill_int,
     _import_c_array,
     _import_c_array_or_device,
-    _import_capsules,
     _import_pyarrow,
     _is_operand,
     _new,
     _read_values,
     _tls,
     _wrap,
+    capsule_error,
     import_handle,
     scalar_value,
     type_id,
@@ -142,8 +136,8 @@ def _reduce_general(cfn, empty, array, skip_nulls, min_count, options, device):
 def _make_reduction(name, cfn, empty, doc):
     # The path tuned for latency: one thread-local read, the C calls, and the
     # result read as raw words (word 0 holds type and is_null together). An
-    # Arrow PyCapsule producer (pyarrow) is imported inline: the capsules'
-    # pointers are read straight from the capsule objects (see _core).
+    # Arrow PyCapsule producer (pyarrow) is imported inline: its two capsules
+    # go to one C call that reads and imports them (_capi.import_capsules).
     def reduction(
         array, /, *, skip_nulls=True, min_count=1, options=None, memory_pool=None, device=None
     ):
@@ -172,17 +166,9 @@ def _make_reduction(name, cfn, empty, doc):
                         sc, ac = array.__arrow_c_array__()
                     except Exception:  # noqa: BLE001 - device data: the general path
                         return _reduce_general(cfn, empty, array, True, 1, None, device)
-                    if type(sc) is _FastCapsule and type(ac) is _FastCapsule:
-                        ks = (id(sc) >> _WSHIFT) + _CAP_OFF
-                        ka = (id(ac) >> _WSHIFT) + _CAP_OFF
-                        if _WORDS[ks + 1] in _SCHEMA_NAMES and _WORDS[ka + 1] in _ARRAY_NAMES:
-                            rc = import_addr(_WORDS[ks], _WORDS[ka], dev, out)
-                        else:
-                            rc = _import_capsules(sc, ac, dev, out)
-                    else:
-                        rc = _import_capsules(sc, ac, dev, out)
+                    rc = import_capsules(sc, ac, dev, out)
                     if rc:
-                        raise _error(rc)
+                        raise capsule_error(rc, sc, ac, NAME_ARRAY)
                     p = out[0]
                 elif d[0] == _IMPORT:
                     p = f(array, dev, out)

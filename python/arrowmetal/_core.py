@@ -12,7 +12,18 @@ import sys
 import threading
 import weakref
 
-from ._capi import ffi, import_addr, import_device_addr, lib
+from ._capi import (
+    CAPSULE_MISMATCH,
+    NAME_ARRAY,
+    NAME_DEVICE_ARRAY,
+    NAME_SCHEMA,
+    NAME_STREAM,
+    capsule_pointer,
+    ffi,
+    import_capsules,
+    import_device_capsules,
+    lib,
+)
 from ._errors import (
     ArrowMetalDeviceError,
     ArrowMetalError,
@@ -274,89 +285,31 @@ def device_backend(dev):
 
 
 # ---------------------------------------------------------------------------
-# PyCapsules (Arrow PyCapsule interface)
+# PyCapsules (Arrow PyCapsule interface): read through CPython's capsule API
+# (_capi.import_capsules, capsule_pointer), made with PyCapsule_New.
 
 _PyCapsule_New = ctypes.PYFUNCTYPE(
     ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p
 )(("PyCapsule_New", ctypes.pythonapi))
-_PyCapsule_GetPointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
-    ("PyCapsule_GetPointer", ctypes.pythonapi)
-)
 
-_NAME_SCHEMA = b"arrow_schema"
-_NAME_ARRAY = b"arrow_array"
-_NAME_DEVICE_ARRAY = b"arrow_device_array"
-_NAME_STREAM = b"arrow_array_stream"
-_NAME_PROBE = b"arrowmetal.probe"
-
-_CapsuleType = type(_PyCapsule_New(1, _NAME_PROBE, None))
+_NAME_SCHEMA = NAME_SCHEMA
+_NAME_ARRAY = NAME_ARRAY
+_NAME_DEVICE_ARRAY = NAME_DEVICE_ARRAY
+_NAME_STREAM = NAME_STREAM
 
 
-# Every word of memory, addressable by index: _WORDS[(addr >> _WSHIFT) - 1]
-# reads the pointer-sized word at `addr` without creating a cdata per read
-# (the base is the first non-NULL aligned address, which cffi accepts).
-_WSIZE = ffi.sizeof("uintptr_t")
-_WSHIFT = _WSIZE.bit_length() - 1
-_WORDS = _cast("uintptr_t *", _WSIZE)
-
-
-def _probe_capsule_layout():
-    """Index, in pointer-sized words from the object's address, of a PyCapsule's
-    `pointer` member (its `name` follows), or 0 when the layout is not the
-    expected one. Reading the pointer straight from the object is far cheaper
-    than a ctypes call; the probe checks the layout once against the C API."""
-    magic = 0x5A17A0 << _WSHIFT
-    cap = _PyCapsule_New(magic, _NAME_PROBE, None)
-    if id(cap) % _WSIZE:
-        return 0
-    base = (id(cap) >> _WSHIFT) - 1
-    for i in range(1, 8):
-        if _WORDS[base + i] == magic:
-            nm = _WORDS[base + i + 1]
-            name_ok = nm and _string(_cast("char *", nm)) == _NAME_PROBE
-            if name_ok and _PyCapsule_GetPointer(cap, _NAME_PROBE) == magic:
-                return i
-            break
-    return 0
-
-
-_CAP_IDX = _probe_capsule_layout()
-# The capsule type when its layout is known, else a type no object has: fast
-# paths test `type(cap) is _FastCapsule`.
-_FastCapsule = _CapsuleType if _CAP_IDX else type("_NoCapsule", (), {})
-_CAP_OFF = _CAP_IDX - 1  # word index of the capsule pointer: (id(cap) >> _WSHIFT) + _CAP_OFF
-# Addresses of name strings already checked, per expected name: producers use
-# static strings, so the name check is one set lookup after the first time.
-_NAME_ADDRS = {
-    _NAME_SCHEMA: set(),
-    _NAME_ARRAY: set(),
-    _NAME_DEVICE_ARRAY: set(),
-    _NAME_STREAM: set(),
-}
-
-
-_SCHEMA_NAMES = _NAME_ADDRS[_NAME_SCHEMA]
-_ARRAY_NAMES = _NAME_ADDRS[_NAME_ARRAY]
-
-
-def _capsule_address(cap, name):
-    """The pointer held by PyCapsule `cap`, as an int, checking its name."""
-    if type(cap) is _FastCapsule:
-        k = (id(cap) >> _WSHIFT) + _CAP_OFF
-        nm = _WORDS[k + 1]
-        ok = _NAME_ADDRS[name]
-        if nm in ok:
-            return _WORDS[k]
-        if nm and _string(_cast("char *", nm)) == name:
-            ok.add(nm)
-            return _WORDS[k]
-    # The C API raises ValueError for a wrong name or a non-capsule.
-    return _PyCapsule_GetPointer(cap, name) or 0
-
-
-def _capsule_pointer(cap, name):
-    """The pointer of PyCapsule `cap`, checking its name, as a `char *` cdata."""
-    return _cast("char *", _capsule_address(cap, name))
+def capsule_error(rc, schema, array, array_name):
+    """The exception for status `rc` of an import of capsules `schema` and
+    `array`: CAPSULE_MISMATCH when they are not capsules of the names the
+    protocol gives them, else the library's error (read at once: the next
+    ArrowMetal call on this thread may replace its message)."""
+    if rc == CAPSULE_MISMATCH:
+        return ArrowMetalInvalid(
+            f"expected PyCapsules named {NAME_SCHEMA.decode()!r} and {array_name.decode()!r}, "
+            f"got {schema!r} and {array!r}",
+            lib.AM_EINVAL,
+        )
+    return _error(rc)
 
 
 _T_SCHEMA_P = ffi.typeof("struct ArrowSchema *")
@@ -437,28 +390,12 @@ def _release_struct(st):
 # Importers: obj -> owned am_array* on `dev`. Signature: fn(obj, dev, out).
 
 
-def _import_capsules(sc, ac, dev, out):
-    """am_import of an (arrow_schema, arrow_array) capsule pair; returns the status."""
-    return import_addr(
-        _capsule_address(sc, _NAME_SCHEMA), _capsule_address(ac, _NAME_ARRAY), dev, out
-    )
-
-
 def _import_pair(sc, ac, dev, out):
     """am_import of an (arrow_schema, arrow_array) capsule pair; returns the
-    handle. The capsules' pointers are read straight from the objects when
-    their layout is the one probed at import (see _probe_capsule_layout)."""
-    if type(sc) is _FastCapsule and type(ac) is _FastCapsule:
-        ks = (id(sc) >> _WSHIFT) + _CAP_OFF
-        ka = (id(ac) >> _WSHIFT) + _CAP_OFF
-        if _WORDS[ks + 1] in _SCHEMA_NAMES and _WORDS[ka + 1] in _ARRAY_NAMES:
-            rc = import_addr(_WORDS[ks], _WORDS[ka], dev, out)
-        else:
-            rc = _import_capsules(sc, ac, dev, out)
-    else:
-        rc = _import_capsules(sc, ac, dev, out)
+    handle."""
+    rc = import_capsules(sc, ac, dev, out)
     if rc:
-        raise _error(rc)
+        raise capsule_error(rc, sc, ac, NAME_ARRAY)
     return out[0]
 
 
@@ -469,11 +406,9 @@ def _import_c_array(obj, dev, out):
 
 def _import_c_device_array(obj, dev, out):
     sc, ac = obj.__arrow_c_device_array__()
-    rc = import_device_addr(
-        _capsule_address(sc, _NAME_SCHEMA), _capsule_address(ac, _NAME_DEVICE_ARRAY), dev, out
-    )
+    rc = import_device_capsules(sc, ac, dev, out)
     if rc:
-        raise _error(rc)
+        raise capsule_error(rc, sc, ac, NAME_DEVICE_ARRAY)
     return out[0]
 
 
@@ -629,7 +564,12 @@ def _import_stream(obj, dev, out):
             return _import_c_array(obj.chunk(0), dev, out)
         return _concat_handles(_import_chunks(obj.chunks, _import_c_array, out), dev, out)
     cap = obj.__arrow_c_stream__()
-    st = _cast("struct ArrowArrayStream *", _capsule_pointer(cap, _NAME_STREAM))
+    address = capsule_pointer(cap, NAME_STREAM)
+    if not address:
+        raise ArrowMetalInvalid(
+            f"expected a PyCapsule named {NAME_STREAM.decode()!r}, got {cap!r}", lib.AM_EINVAL
+        )
+    st = _cast("struct ArrowArrayStream *", address)
     schema = ffi.new("struct ArrowSchema *")
     rc = st.get_schema(st, schema)
     if rc:
@@ -1361,11 +1301,11 @@ class Array:
         the PyCapsule protocol allows)."""
         if requested_schema is None:
             return self
-        try:
-            st = _cast(_T_SCHEMA_P, _capsule_address(requested_schema, _NAME_SCHEMA))
-            t = _FORMAT_TO_TYPE.get(_string(st.format)) if st.format else None
-        except (ValueError, TypeError):
+        address = capsule_pointer(requested_schema, NAME_SCHEMA)
+        if not address:
             return self
+        st = _cast(_T_SCHEMA_P, address)
+        t = _FORMAT_TO_TYPE.get(_string(st.format)) if st.format else None
         if t is None or t == _am_array_type(self._ptr):
             return self
         out = _tls.out

@@ -5,7 +5,7 @@ import threading
 import pytest
 
 import arrowmetal as am
-from arrowmetal import _errors
+from arrowmetal import _capi, _errors
 
 pa = pytest.importorskip("pyarrow")
 np = pytest.importorskip("numpy")
@@ -252,7 +252,7 @@ def test_cuda_device_roundtrip():
     assert b.to_pyarrow().equals(pa.array(np.arange(1, 1001, dtype=np.int64)))
     sc, dc = b.__arrow_c_device_array__()  # stays on the GPU
     dev = am.ffi.cast(
-        "struct ArrowDeviceArray *", am._core._capsule_address(dc, b"arrow_device_array")
+        "struct ArrowDeviceArray *", _capi.capsule_pointer(dc, _capi.NAME_DEVICE_ARRAY)
     )
     assert dev.device_type == am.lib.ARROW_DEVICE_CUDA
     del sc, dc
