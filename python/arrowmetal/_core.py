@@ -25,7 +25,6 @@ from ._capi import (
     lib,
 )
 from ._errors import (
-    ArrowMetalDeviceError,
     ArrowMetalError,
     ArrowMetalIndexError,
     ArrowMetalInvalid,
@@ -706,20 +705,8 @@ def _import_numpy(a, dev, out):
 # CUDA Array Interface (CuPy, PyTorch, Numba): zero-copy import of CUDA
 # memory as an Arrow device array whose release drops the producer object.
 
-_CUDA = None
 _CAI_TYPES = {"i1": 2, "i2": 3, "i4": 4, "i8": 5, "u1": 6, "u2": 7, "u4": 8, "u8": 9,
               "f4": 10, "f8": 11}  # fmt: skip
-
-
-def _libcuda():
-    """The driver through ctypes, for the synchronisation the interface asks of
-    a consumer (the library itself never links it)."""
-    global _CUDA
-    if _CUDA is None:
-        import ctypes
-
-        _CUDA = ctypes.CDLL("libcuda.so.1")
-    return _CUDA
 
 
 def _cai_ordinal(obj):
@@ -749,10 +736,13 @@ def _import_cuda_interface(obj, dev, out):
     if dev == _NULL or device_backend(dev) != "cuda":
         dev = _device_ptr(f"cuda:{ordinal}")
     stream = cai.get("stream")
-    if stream is not None:  # the producer's work on that stream must be done first
-        rc = _libcuda().cuStreamSynchronize(_ctypes_void_p(stream))
+    if stream is not None:
+        # The producer's work on that stream must be done before the library
+        # reads the memory: later work on `dev` waits for it (the integer is
+        # the CUstream, or 1 / 2 for the legacy / per-thread default stream).
+        rc = lib.am_device_wait_stream(dev, stream)
         if rc:
-            raise ArrowMetalDeviceError(f"cuStreamSynchronize failed ({rc})", lib.AM_EDEVICE)
+            raise _error(rc)
     n = shape[0]
     c = ffi.new(_T_DEVICE_ARRAY_P)
     bufs = ffi.new(_T_BUFS)
@@ -772,12 +762,6 @@ def _import_cuda_interface(obj, dev, out):
     if rc:
         raise _error(rc)
     return out[0]
-
-
-def _ctypes_void_p(value):
-    import ctypes
-
-    return ctypes.c_void_p(value)
 
 
 def _require_pyarrow(what):
@@ -1352,15 +1336,19 @@ class Array:
         if rc:
             raise _error(rc)
         try:
-            if darr.sync_event != _NULL:  # work still in flight (inside a batch)
-                event = _cast("void **", darr.sync_event)[0]
-                _libcuda().cuEventSynchronize(_ctypes_void_p(int(_cast(_T_UINTPTR, event))))
             base = int(_cast(_T_UINTPTR, darr.array.buffers[1]))
             address = base + darr.array.offset * _ITEMSIZE[t]
             length = darr.array.length
         finally:
             _release_struct(ffi.addressof(darr[0], "array"))
             _release_struct(sch)
+        # The consumer reads the memory on streams of its own and cannot wait
+        # on our sync event: every call made so far on the device must be
+        # done first (inside a batch too, where the work producing this array
+        # may be queued).
+        rc = lib.am_device_sync(_am_array_device(self._ptr))
+        if rc:
+            raise _error(rc)
         # The handle owns the buffer for as long as this Array lives.
         typestr = {v: k for k, v in _CAI_TYPES.items()}[t]
         return {"shape": (length,), "typestr": "<" + typestr, "data": (address, False),

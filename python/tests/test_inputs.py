@@ -275,3 +275,29 @@ def test_a_requested_schema_that_is_no_capsule_is_ignored():
     a = am.array(pa.array([1, 2]), device="cpu")
     sc, ac = a.__arrow_c_array__(requested_schema=object())
     assert pa.Array._import_from_c_capsule(sc, ac).to_pylist() == [1, 2]
+
+
+class _FakeCudaArray:
+    """A CUDA Array Interface producer (no memory behind it)."""
+
+    @property
+    def __cuda_array_interface__(self):
+        return {
+            "shape": (3,),
+            "typestr": "<i8",
+            "data": (4096, False),
+            "version": 3,
+            "strides": None,
+            "stream": 1,
+        }
+
+
+def test_cuda_array_interface_without_cuda():
+    if {name: ok for name, ok, _ in am.backends()}["cuda"]:
+        pytest.skip("CUDA works here: test_cuda_interop covers the interface")
+    # The CUDA device the producer names cannot open: the library says why
+    # (nothing is loaded behind its back to wait on the producer's stream).
+    with pytest.raises(am.ArrowMetalUnsupported):
+        am.array(_FakeCudaArray())
+    a = am.array([1, 2, 3])
+    assert not hasattr(a, "__cuda_array_interface__")  # a CPU array does not claim it
