@@ -210,11 +210,32 @@ class _State(threading.local):
         # Both are None inside a batch, where results are written at its end.
         self.scalar = sc
         self.fast = (sc, _cast("int64_t *", sc), _cast("double *", sc), self.out)
-        self.saved = (self.scalar, self.fast)
+        self._own = (self.scalar, self.fast)
         self.arg = ffi.new("am_scalar *")  # scalar arguments
-        self.depth = 0  # am.batch() nesting
-        self.pending = None  # PendingScalar list of the outermost batch
-        self.deferred = None  # temporary handles to release when the batch ends
+        # Lists while an outermost batch is open, else None: the PendingScalars
+        # to resolve and the temporary handles to release when it ends. Whether
+        # a batch is open, and how deeply nested, is the C library's to know
+        # (am_batch_depth); _runtime switches this state at depth 1 and 0.
+        self.pending = None
+        self.deferred = None
+
+    @property
+    def in_batch(self):
+        """True between begin_outermost() and end_outermost()."""
+        return self.pending is not None
+
+    def begin_outermost(self):
+        """Called when a batch opens at C depth 1."""
+        self.scalar = self.fast = None
+        self.pending = []
+        self.deferred = []
+
+    def end_outermost(self):
+        """Called when the C depth is back at 0; returns (pending, deferred)."""
+        pending, deferred = self.pending or [], self.deferred or []
+        self.scalar, self.fast = self._own
+        self.pending = self.deferred = None
+        return pending, deferred
 
 
 _tls = _State()
@@ -233,12 +254,13 @@ W0_FLOAT64 = _word0(AM_FLOAT64)
 
 
 def _drop(p):
-    """Releases a temporary handle, or keeps it until the current batch ends."""
-    t = _tls
-    if t.depth:
-        t.deferred.append(p)
-    else:
+    """Releases a temporary handle, or keeps it until the outermost batch ends
+    (queued work may still read it)."""
+    deferred = _tls.deferred
+    if deferred is None:
         _am_release(p)
+    else:
+        deferred.append(p)
 
 
 # ---------------------------------------------------------------------------

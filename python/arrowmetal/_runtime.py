@@ -1,4 +1,10 @@
-"""Batching, devices, backends and the process-wide runtime controls."""
+"""Batching, devices, backends and the process-wide runtime controls.
+
+Batches: the C library keeps the one nesting depth (am_batch_depth, per
+thread). No count is kept here: after each begin and end the library is asked
+whether the batch just opened or closed is the outermost one, and only then
+does the thread's state switch into or out of collecting PendingScalars and
+deferred releases."""
 
 from ._capi import ffi, lib
 from ._capi import mode as _capi_mode
@@ -11,7 +17,7 @@ from ._core import (
     scalar_value,
 )
 from ._core import device_name as _device_name
-from ._errors import ArrowMetalError, error_from_status
+from ._errors import ArrowMetalError, ArrowMetalInvalid, error_from_status
 
 _error = error_from_status
 _string = ffi.string
@@ -106,34 +112,23 @@ class PendingScalar:
 _batch_begin = lib.am_batch_begin
 _batch_end = lib.am_batch_end
 _batch_commit = lib.am_batch_commit
+_batch_depth = lib.am_batch_depth
 _wait = lib.am_wait
 
 
-def _enter():
-    t = _tls
-    rc = _batch_begin()
-    if rc:
-        raise _error(rc)
-    if t.depth == 0:
-        t.saved = (t.scalar, t.fast)
-        t.scalar = t.fast = None  # reductions now return PendingScalar
-        t.pending = []
-        t.deferred = []
-    t.depth += 1
-
-
-def _leave_outermost(t):
-    pending, deferred = t.pending, t.deferred
-    t.scalar, t.fast = t.saved
-    t.pending = t.deferred = None
-    return pending, deferred
-
-
 def _finish(pending, deferred, err):
+    """After the outermost batch's work is done (or failed with `err`)."""
     for p in deferred:
         _am_release(p)
     for ps in pending:
         ps._resolve(err)
+
+
+def _close_if_outermost(t, err):
+    """Resolves what this thread's outermost batch collected once the C depth
+    is back at 0."""
+    if t.in_batch and _batch_depth() == 0:
+        _finish(*t.end_outermost(), err)
 
 
 class Batch:
@@ -148,31 +143,57 @@ class Batch:
         self._done = True
 
     def __enter__(self):
-        _enter()
+        t = _tls
+        rc = _batch_begin()
+        if rc:
+            raise _error(rc)
+        if _batch_depth() == 1:
+            if t.in_batch:
+                # This thread's state still collects for a batch that the
+                # library no longer has open: it was ended behind am.batch()'s
+                # back (lib.am_batch_end). Its work is done; settle it.
+                _finish(
+                    *t.end_outermost(),
+                    ArrowMetalInvalid(
+                        "the enclosing batch was ended outside am.batch()", lib.AM_EINVAL
+                    ),
+                )
+            t.begin_outermost()
         return self
 
     def __exit__(self, et, ev, tb):
         t = _tls
-        t.depth -= 1
-        outermost = t.depth == 0
-        if outermost and not self._wait:
-            ticket = ffi.new("uint64_t *")
-            rc = _batch_commit(ticket)
-            err = _error(rc) if rc else None
-            pending, deferred = _leave_outermost(t)
-            if err is None:
-                self.ticket = ticket[0]
-                self._pending, self._deferred, self._done = pending, deferred, False
-            else:
-                _finish(pending, deferred, err)
+        if not self._wait and _batch_depth() == 1:
+            err = self._commit(t)
         else:
-            rc = _batch_end()
+            rc = _batch_end()  # AM_EINVAL, and nothing changes, when no batch is open
             err = _error(rc) if rc else None  # read before any other C call
-            if outermost:
-                _finish(*_leave_outermost(t), err)
+            _close_if_outermost(t, err)
         if err is not None and et is None:
             raise err
         return False
+
+    def _commit(self, t):
+        """Ends the outermost batch without waiting (am_batch_commit); returns
+        the error to raise, if any."""
+        ticket = ffi.new("uint64_t *")
+        rc = _batch_commit(ticket)
+        err = _error(rc) if rc else None
+        if _batch_depth() != 0:
+            # Refused before the batch ended (no memory for its record): end
+            # it with a wait so that its results are settled, and report why.
+            rc = _batch_end()
+            _close_if_outermost(t, _error(rc) if rc else None)
+        elif err is not None:
+            _close_if_outermost(t, err)
+        elif t.in_batch:
+            self.ticket = ticket[0]
+            self._pending, self._deferred = t.end_outermost()
+            self._done = False
+        else:  # opened outside am.batch(): nothing collected here
+            self.ticket = ticket[0]
+            self._pending, self._deferred, self._done = [], [], False
+        return err
 
     def __del__(self):
         # A committed batch nobody waited for still holds its submission's
@@ -208,6 +229,7 @@ def batch(wait=True):
     that depend on data may be raised when the block ends. Batches nest; only
     the outermost submits. With ``wait=False`` the outermost block ends with
     am_batch_commit and does not wait; call ``.wait()`` on the context object.
+    An exit without its enter raises ArrowMetalInvalid (from am_batch_end).
     """
     return Batch(wait)
 
