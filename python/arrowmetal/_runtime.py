@@ -1,33 +1,19 @@
-"""Batching, devices, backends and the process-wide runtime controls.
+"""The process-wide runtime controls, backends and the default device, and
+facts about the library and the binding."""
 
-Batches: the C library keeps the one nesting depth (am_batch_depth, per
-thread). No count is kept here: after each begin and end the library is asked
-whether the batch just opened or closed is the outermost one, and only then
-does the thread's state switch into or out of collecting PendingScalars and
-deferred releases."""
-
+from . import _devices
 from ._capi import ffi, lib
 from ._capi import mode as _capi_mode
-from ._core import (
-    _am_release,
-    _default_device_changed,
-    _device_ptr,
-    _tls,
-    device_backend,
-    scalar_value,
-)
-from ._core import device_name as _device_name
-from ._errors import ArrowMetalError, ArrowMetalInvalid, error_from_status
+from ._errors import error_from_status
+from ._importers import default_device_changed
 
 _error = error_from_status
 _string = ffi.string
 
 __all__ = [
-    "Batch",
-    "PendingScalar",
     "backend",
     "backends",
-    "batch",
+    "binding_mode",
     "default_device",
     "device_name",
     "kernel_cache_dir",
@@ -35,204 +21,11 @@ __all__ = [
     "low_latency_wait",
     "resident_mode",
     "resident_status",
+    "routes",
     "set_device",
     "spin_microseconds",
     "version",
 ]
-
-_UNSET = object()
-
-
-class PendingScalar:
-    """A reduction result made inside ``am.batch()``: the C library writes it
-    when the outermost batch ends (or its ticket is waited on). ``.value`` (or
-    ``as_py()``) gives the Python value then; before, it raises."""
-
-    __slots__ = ("_error", "_s", "_value")
-
-    def __init__(self, s):
-        self._s = s
-        self._value = _UNSET
-        self._error = None
-
-    def _resolve(self, err):
-        if err is not None:
-            self._error = err
-        else:
-            self._value = scalar_value(self._s)
-        self._s = None
-
-    @property
-    def ready(self):
-        return self._value is not _UNSET or self._error is not None
-
-    @property
-    def value(self):
-        if self._value is _UNSET:
-            if self._error is not None:
-                raise self._error
-            raise ArrowMetalError(
-                "the value of a reduction made inside am.batch() is known only after the batch ends"
-            )
-        return self._value
-
-    def as_py(self):
-        return self.value
-
-    def __int__(self):
-        return int(self.value)
-
-    def __float__(self):
-        return float(self.value)
-
-    def __index__(self):
-        return self.value.__index__()
-
-    def __bool__(self):
-        return bool(self.value)
-
-    def __eq__(self, other):
-        if isinstance(other, PendingScalar):
-            other = other.value
-        return self.value == other
-
-    def __ne__(self, other):
-        return not self.__eq__(other)
-
-    __hash__ = None
-
-    def __repr__(self):
-        if self._value is not _UNSET:
-            return f"<PendingScalar {self._value!r}>"
-        if self._error is not None:
-            return f"<PendingScalar error: {self._error}>"
-        return "<PendingScalar (batch not ended)>"
-
-
-_batch_begin = lib.am_batch_begin
-_batch_end = lib.am_batch_end
-_batch_commit = lib.am_batch_commit
-_batch_depth = lib.am_batch_depth
-_wait = lib.am_wait
-
-
-def _finish(pending, deferred, err):
-    """After the outermost batch's work is done (or failed with `err`)."""
-    for p in deferred:
-        _am_release(p)
-    for ps in pending:
-        ps._resolve(err)
-
-
-def _close_if_outermost(t, err):
-    """Resolves what this thread's outermost batch collected once the C depth
-    is back at 0."""
-    if t.in_batch and _batch_depth() == 0:
-        _finish(*t.end_outermost(), err)
-
-
-class Batch:
-    """Context manager of ``am.batch()``; see there."""
-
-    __slots__ = ("_deferred", "_done", "_pending", "_wait", "ticket")
-
-    def __init__(self, wait=True):
-        self._wait = wait
-        self.ticket = None
-        self._pending = self._deferred = None
-        self._done = True
-
-    def __enter__(self):
-        t = _tls
-        rc = _batch_begin()
-        if rc:
-            raise _error(rc)
-        if _batch_depth() == 1:
-            if t.in_batch:
-                # This thread's state still collects for a batch that the
-                # library no longer has open: it was ended behind am.batch()'s
-                # back (lib.am_batch_end). Its work is done; settle it.
-                _finish(
-                    *t.end_outermost(),
-                    ArrowMetalInvalid(
-                        "the enclosing batch was ended outside am.batch()", lib.AM_EINVAL
-                    ),
-                )
-            t.begin_outermost()
-        return self
-
-    def __exit__(self, et, ev, tb):
-        t = _tls
-        if not self._wait and _batch_depth() == 1:
-            err = self._commit(t)
-        else:
-            rc = _batch_end()  # AM_EINVAL, and nothing changes, when no batch is open
-            err = _error(rc) if rc else None  # read before any other C call
-            _close_if_outermost(t, err)
-        if err is not None and et is None:
-            raise err
-        return False
-
-    def _commit(self, t):
-        """Ends the outermost batch without waiting (am_batch_commit); returns
-        the error to raise, if any."""
-        ticket = ffi.new("uint64_t *")
-        rc = _batch_commit(ticket)
-        err = _error(rc) if rc else None
-        if _batch_depth() != 0:
-            # Refused before the batch ended (no memory for its record): end
-            # it with a wait so that its results are settled, and report why.
-            rc = _batch_end()
-            _close_if_outermost(t, _error(rc) if rc else None)
-        elif err is not None:
-            _close_if_outermost(t, err)
-        elif t.in_batch:
-            self.ticket = ticket[0]
-            self._pending, self._deferred = t.end_outermost()
-            self._done = False
-        else:  # opened outside am.batch(): nothing collected here
-            self.ticket = ticket[0]
-            self._pending, self._deferred, self._done = [], [], False
-        return err
-
-    def __del__(self):
-        # A committed batch nobody waited for still holds its submission's
-        # record and device status slots: wait for it (errors have no one to
-        # go to here).
-        if not self._done:
-            try:
-                self.wait()
-            except Exception:  # noqa: BLE001, S110 - nobody left to raise to
-                pass
-
-    def wait(self):
-        """Waits for a batch ended with ``am.batch(wait=False)``; raises the first
-        error of its submission. Pending scalars of the batch are ready after."""
-        if self._done:
-            return
-        self._done = True
-        rc = _wait(self.ticket)
-        err = _error(rc) if rc else None
-        pending, deferred = self._pending, self._deferred
-        self._pending = self._deferred = None
-        _finish(pending, deferred, err)
-        if err is not None:
-            raise err
-
-
-def batch(wait=True):
-    """``with am.batch(): ...`` joins the calls this thread makes into one
-    submission per device, waited on once at the end (am_batch_begin/end).
-
-    Array results can be used at once. Reductions return a
-    :class:`PendingScalar` whose value is known after the batch ends. Errors
-    that depend on data may be raised when the block ends. Batches nest; only
-    the outermost submits. With ``wait=False`` the outermost block ends with
-    am_batch_commit and does not wait; call ``.wait()`` on the context object.
-    An exit without its enter raises ArrowMetalInvalid (from am_batch_end).
-    """
-    return Batch(wait)
-
 
 # ---------------------------------------------------------------------------
 # Runtime controls
@@ -267,7 +60,7 @@ def resident_status():
 
 def backend():
     """Name of the default device's backend ('cpu', 'cuda', 'metal')."""
-    return device_backend(lib.am_default_device())
+    return _devices.device_backend(lib.am_default_device())
 
 
 def backends():
@@ -288,17 +81,17 @@ def backends():
 def set_device(spec):
     """Makes device `spec` ('cpu', 'cuda', 'cuda:1', 'metal') the default of every
     call given no device. Returns its name."""
-    dev = _device_ptr(spec)
+    dev = _devices.device_ptr(spec)
     rc = lib.am_set_default_device(dev)
     if rc:
         raise _error(rc)
-    _default_device_changed()
-    return _device_name(dev)
+    default_device_changed()
+    return _devices.device_name(dev)
 
 
 def default_device():
     """Name of the default device ('cpu', 'cuda:0', ...)."""
-    return _device_name(lib.am_default_device())
+    return _devices.device_name(lib.am_default_device())
 
 
 device_name = default_device
