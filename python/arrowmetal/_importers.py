@@ -84,10 +84,16 @@ def capsule_error(rc, schema, array, array_name):
     if rc == CAPSULE_MISMATCH:
         return ArrowMetalInvalid(
             f"expected PyCapsules named {NAME_SCHEMA.decode()!r} and {array_name.decode()!r}, "
-            f"got {schema!r} and {array!r}",
+            f"got {_describe(schema)} and {_describe(array)}",
             lib.AM_EINVAL,
         )
     return _error(rc)
+
+
+def _describe(obj):
+    # A capsule's repr names it; other objects' reprs may be long.
+    tp = type(obj)
+    return repr(obj) if tp.__name__ == "PyCapsule" else f"a {tp.__module__}.{tp.__qualname__}"
 
 
 def import_pair(sc, ac, dev, out):
@@ -282,7 +288,8 @@ def import_stream(obj, dev, out):
     address = capsule_pointer(cap, NAME_STREAM)
     if not address:
         raise ArrowMetalInvalid(
-            f"expected a PyCapsule named {NAME_STREAM.decode()!r}, got {cap!r}", lib.AM_EINVAL
+            f"expected a PyCapsule named {NAME_STREAM.decode()!r}, got {_describe(cap)}",
+            lib.AM_EINVAL,
         )
     st = _cast("struct ArrowArrayStream *", address)
     schema = ffi.new("struct ArrowSchema *")
@@ -447,14 +454,16 @@ def import_cuda_interface(obj, dev, out):
     if cai.get("mask") is not None:
         raise ArrowMetalUnsupported("CUDA arrays with a mask", lib.AM_EUNSUPPORTED)
     ordinal = _cai_ordinal(obj)
+    producer = device_ptr(f"cuda:{ordinal}")
     if dev == _NULL or device_backend(dev) != "cuda":
-        dev = device_ptr(f"cuda:{ordinal}")
+        dev = producer
     stream = cai.get("stream")
     if stream is not None:
         # The producer's work on that stream must be done before the library
-        # reads the memory: later work on `dev` waits for it (the integer is
-        # the CUstream, or 1 / 2 for the legacy / per-thread default stream).
-        rc = lib.am_device_wait_stream(dev, stream)
+        # reads the memory. The stream belongs to the producer's device (the
+        # integer is its CUstream, or 1 / 2 for the legacy / per-thread
+        # default stream), so that device's later work waits for it.
+        rc = lib.am_device_wait_stream(producer, stream)
         if rc:
             raise _error(rc)
     n = shape[0]

@@ -271,6 +271,15 @@ def test_capsule_checks_in_abi_mode():
     assert out.stdout == "refused True\nabi 4 [1, None, 3] [1, 2]\n"
 
 
+def test_a_stream_capsule_name_is_checked():
+    class WrongCapsule:
+        def __arrow_c_stream__(self, requested_schema=None):
+            return pa.array([1]).__arrow_c_array__()[0]  # an arrow_schema capsule
+
+    with pytest.raises(am.ArrowMetalInvalid, match="'arrow_array_stream', got <capsule"):
+        am.array(WrongCapsule())
+
+
 def test_a_requested_schema_that_is_no_capsule_is_ignored():
     a = am.array(pa.array([1, 2]), device="cpu")
     sc, ac = a.__arrow_c_array__(requested_schema=object())
