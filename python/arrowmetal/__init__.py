@@ -14,6 +14,8 @@ nanoarrow), 1-D numpy arrays and, where pyarrow.compute takes them, Python and
 numpy scalars. Reductions return Python scalars, the rest am.Array.
 """
 
+from ._array import Array, array, full
+from ._batch import Batch, PendingScalar, batch
 from ._capi import ffi, lib, library_path
 from ._compute import (
     add,
@@ -38,7 +40,6 @@ from ._compute import (
     sum,
     take,
 )
-from ._core import Array, array, full, type_id, type_name
 from ._errors import (
     ArrowMetalDeviceError,
     ArrowMetalError,
@@ -51,11 +52,8 @@ from ._errors import (
     ArrowMetalZeroDivisionError,
 )
 from ._runtime import (
-    Batch,
-    PendingScalar,
     backend,
     backends,
-    batch,
     binding_mode,
     default_device,
     device_name,
@@ -69,6 +67,7 @@ from ._runtime import (
     spin_microseconds,
     version,
 )
+from ._types import type_id, type_name
 
 __version__ = "0.1.0"
 

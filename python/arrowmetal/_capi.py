@@ -9,8 +9,11 @@ copy of the library, or disabled with ``ARROWMETAL_CFFI=abi``. ``mode`` says
 which one runs. The declarations are generated from ``arrowmetal.h`` at import
 time so that they can never drift from the C header. This module exposes
 ``ffi``, ``lib``, ``library_path``, ``mode``, ``import_addr`` and
-``import_device_addr`` and imports nothing else from the package except the
-declarations, so that a test suite can drive the C ABI directly::
+``import_device_addr``, and the readers of Arrow PyCapsules
+(``import_capsules``, ``import_device_capsules``, ``capsule_pointer``), which
+use CPython's capsule API: through a C helper of the compiled module in API
+mode, through ctypes in ABI mode. It imports nothing else from the package
+except the declarations, so that a test suite can drive the C ABI directly::
 
     from arrowmetal._capi import ffi, lib
 """
@@ -20,11 +23,19 @@ import os
 import sys
 
 __all__ = [
+    "CAPSULE_MISMATCH",
+    "NAME_ARRAY",
+    "NAME_DEVICE_ARRAY",
+    "NAME_SCHEMA",
+    "NAME_STREAM",
+    "capsule_pointer",
     "cdef_from_header",
     "ffi",
     "header_path",
     "import_addr",
+    "import_capsules",
     "import_device_addr",
+    "import_device_capsules",
     "lib",
     "library_path",
     "mode",
@@ -99,6 +110,8 @@ def _api_module():
     sits beside it) and built from this header. None otherwise."""
     if os.environ.get("ARROWMETAL_CFFI", "").lower() == "abi" or not __package__:
         return None
+    if sys.implementation.name != "cpython":
+        return None  # its capsule helpers take id() as the object's address
     try:
         from . import _api
     except ImportError:
@@ -107,8 +120,10 @@ def _api_module():
     # it: a copy of the package under another name must not lend us its own.
     if os.path.dirname(os.path.abspath(_api.__file__)) != _HERE:
         return None
-    if _api.ffi.string(_api.lib.am_py_cdef_hash()).decode() != _cdefs.cdef_hash(_CDEF):
-        return None  # built from another header
+    if _api.ffi.string(_api.lib.am_py_cdef_hash()).decode() != _cdefs.cdef_hash(
+        _cdefs.api_cdef(_CDEF)
+    ):
+        return None  # built from another header, or with other helpers
     # The module links by soname: if another libarrowmetal was loaded first it
     # got that one. Use it only when it is the library beside the package.
     # (am_last_error's buffer is per library copy, so equal addresses mean one
@@ -150,3 +165,74 @@ else:
     ffi, lib, import_addr, import_device_addr = _abi_binding()
 
 del _f
+
+# ---------------------------------------------------------------------------
+# PyCapsules of the Arrow PyCapsule interface, read through CPython's capsule
+# API (never from the objects' memory). A capsule never holds NULL, so 0 can
+# say "not a capsule of that name".
+
+CAPSULE_MISMATCH = _cdefs.CAPSULE_MISMATCH
+NAME_SCHEMA = b"arrow_schema"
+NAME_ARRAY = b"arrow_array"
+NAME_DEVICE_ARRAY = b"arrow_device_array"
+NAME_STREAM = b"arrow_array_stream"
+
+if mode == "api":
+    # The compiled helpers (see _build_ext) take the capsules' id()s -- the
+    # objects' addresses, valid while the caller holds them -- and read them
+    # with the GIL retaken: one C call for both pointers and the import
+    # (faster than reading the pointers from Python and importing after).
+    _import_capsule_ids = lib.am_py_import_capsules
+    _import_device_capsule_ids = lib.am_py_import_device_capsules
+    _capsule_pointer = lib.am_py_capsule_pointer
+
+    def import_capsules(schema, array, device, out):
+        """am_import of an (arrow_schema, arrow_array) capsule pair: the
+        status, or CAPSULE_MISMATCH when they are not capsules of those names."""
+        return _import_capsule_ids(id(schema), id(array), device, out)
+
+    def import_device_capsules(schema, array, device, out):
+        """am_import_device of an (arrow_schema, arrow_device_array) capsule
+        pair: the status, or CAPSULE_MISMATCH."""
+        return _import_device_capsule_ids(id(schema), id(array), device, out)
+
+    def capsule_pointer(capsule, name):
+        """The pointer held by PyCapsule `capsule` named `name` (bytes), as an
+        int; 0 when it is not a capsule of that name."""
+        out = ffi.new("uintptr_t *")
+        return out[0] if _capsule_pointer(id(capsule), name, out) == 0 else 0
+
+else:
+    # ABI mode has no compiled code of its own: the C API through ctypes
+    # (about 1 us a call; it raises ValueError for a wrong name or type).
+    import ctypes
+
+    _get_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+        ("PyCapsule_GetPointer", ctypes.pythonapi)
+    )
+
+    def capsule_pointer(capsule, name):
+        """The pointer held by PyCapsule `capsule` named `name` (bytes), as an
+        int; 0 when it is not a capsule of that name."""
+        try:
+            return _get_pointer(capsule, name) or 0
+        except ValueError:
+            return 0
+
+    def import_capsules(schema, array, device, out):
+        """am_import of an (arrow_schema, arrow_array) capsule pair: the
+        status, or CAPSULE_MISMATCH when they are not capsules of those names."""
+        schema_address = capsule_pointer(schema, NAME_SCHEMA)
+        array_address = capsule_pointer(array, NAME_ARRAY)
+        if not (schema_address and array_address):
+            return CAPSULE_MISMATCH
+        return import_addr(schema_address, array_address, device, out)
+
+    def import_device_capsules(schema, array, device, out):
+        """am_import_device of an (arrow_schema, arrow_device_array) capsule
+        pair: the status, or CAPSULE_MISMATCH."""
+        schema_address = capsule_pointer(schema, NAME_SCHEMA)
+        array_address = capsule_pointer(array, NAME_DEVICE_ARRAY)
+        if not (schema_address and array_address):
+            return CAPSULE_MISMATCH
+        return import_device_addr(schema_address, array_address, device, out)

@@ -88,6 +88,23 @@ int am_import_addr(uintptr_t schema, uintptr_t array, void *device, void *out);
 int am_import_device_addr(uintptr_t schema, uintptr_t array, void *device, void *out);
 """
 
+# Helpers of the compiled module only (see _build_ext): PyCapsules, given as
+# their objects' addresses (id(), valid while the caller holds the objects),
+# read through CPython's capsule API. They return CAPSULE_MISMATCH (never an
+# am_status) when an object is not a capsule of the expected name.
+CAPSULE_CDEF = """
+int am_py_import_capsules(uintptr_t schema, uintptr_t array, void *device, void *out);
+int am_py_import_device_capsules(uintptr_t schema, uintptr_t array, void *device, void *out);
+int am_py_capsule_pointer(uintptr_t capsule, const char *name, uintptr_t *out);
+"""
+CAPSULE_MISMATCH = -1
+
+
+def api_cdef(cdef):
+    """The declarations of the compiled module: the package's cdef and its
+    helpers. Its hash names the module (see cdef_hash)."""
+    return cdef + ADDRESS_CDEF + CAPSULE_CDEF
+
 
 def cdef_hash(cdef):
     """Names the declarations a compiled module was built from; a module whose

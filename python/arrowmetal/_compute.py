@@ -7,55 +7,28 @@ pyarrow.compute takes them, scalars.
 
 Each public function has a fast path for am.Array inputs written out in full:
 no helper calls, no isinstance checks, C functions and per-thread buffers
-bound to closure or module variables.
+bound to closure or module variables. The general paths (``binary``,
+``_operand``) take every other input; am.Array's operators use them too.
 """
 
-from ._capi import ffi, import_addr, lib
-from ._core import (
-    _ARRAY,
-    _ARRAY_NAMES,
-    _CAP_OFF,
-    _CPU,
-    _DISPATCH,
-    _IMPORT,
-    _KIND,
-    _PYARROW_IMPORTS,
-    _SCALAR,
-    _SCHEMA_NAMES,
-    _WORDS,
-    _WSHIFT,
-    W0_FLOAT64,
-    W0_INT64,
-    Array,
-    _am_array_device,
-    _am_array_type,
-    _am_cast,
-    _am_full,
-    _am_length,
-    _am_null_count,
-    _am_release,
-    _borrow,
-    _device_ptr,
-    _dispatch,
-    _drop,
-    _FastCapsule,
-    _fill_float,
-    _fill_int,
-    _import_c_array,
-    _import_c_array_or_device,
-    _import_capsules,
-    _import_pyarrow,
-    _is_operand,
-    _new,
-    _read_values,
-    _tls,
-    _wrap,
-    import_handle,
-    scalar_value,
-    type_id,
-)
+from ._array import ARITH, COMPARE, LOGIC, Array, wrap
+from ._batch import PendingScalar
+from ._capi import NAME_ARRAY, ffi, import_capsules, lib
+from ._devices import CPU, device_ptr
+from ._dispatch import ARRAY, DISPATCH, IMPORT, SCALAR, dispatch, import_handle
 from ._errors import ArrowMetalInvalid, ArrowMetalUnsupported, error_from_status
-from ._runtime import PendingScalar
+from ._exporters import read_values
+from ._importers import (
+    PYARROW_IMPORTS,
+    borrow,
+    capsule_error,
+    import_c_array,
+    import_c_array_or_device,
+    import_pyarrow,
+)
+from ._scalars import WORD0_FLOAT64, WORD0_INT64, fill_float, fill_int, scalar_value
+from ._state import drop, tls
+from ._types import KIND_FLOAT, KINDS, type_id
 
 __all__ = [
     "add",
@@ -83,6 +56,7 @@ __all__ = [
 
 _error = error_from_status
 _NULL = ffi.NULL
+_new = object.__new__
 _new_scalar = ffi.new
 
 _am_compare = lib.am_compare
@@ -95,7 +69,14 @@ _am_not = lib.am_not
 _am_filter = lib.am_filter
 _am_take = lib.am_take
 _am_count = lib.am_count
-_imports_get = _PYARROW_IMPORTS.get
+_am_cast = lib.am_cast
+_am_full = lib.am_full
+_am_length = lib.am_length
+_am_null_count = lib.am_null_count
+_am_array_type = lib.am_array_type
+_am_array_device = lib.am_array_device
+_am_release = lib.am_release
+_imports_get = PYARROW_IMPORTS.get
 
 # ---------------------------------------------------------------------------
 # Reductions
@@ -108,7 +89,7 @@ def _pending(cfn, p, *extra):
     if rc:
         raise _error(rc)
     ps = PendingScalar(s)
-    _tls.pending.append(ps)
+    tls.pending.append(ps)
     return ps
 
 
@@ -127,7 +108,7 @@ def _reduce_general(cfn, empty, array, skip_nulls, min_count, options, device):
                 return None
             if valid == 0:
                 return empty(_am_array_type(p))
-        s = _tls.scalar
+        s = tls.scalar
         if s is None:
             return _pending(cfn, p)
         rc = cfn(p, s)
@@ -136,18 +117,18 @@ def _reduce_general(cfn, empty, array, skip_nulls, min_count, options, device):
         return scalar_value(s)
     finally:
         if tmp is not None:
-            _drop(tmp)
+            drop(tmp)
 
 
 def _make_reduction(name, cfn, empty, doc):
     # The path tuned for latency: one thread-local read, the C calls, and the
-    # result read as raw words (word 0 holds type and is_null together). An
-    # Arrow PyCapsule producer (pyarrow) is imported inline: the capsules'
-    # pointers are read straight from the capsule objects (see _core).
+    # result read as raw words of the thread's am_scalar (word 0 holds type
+    # and is_null together). An Arrow PyCapsule producer (pyarrow) is imported
+    # inline: its two capsules go to one C call that reads and imports them.
     def reduction(
         array, /, *, skip_nulls=True, min_count=1, options=None, memory_pool=None, device=None
     ):
-        st = _tls.fast
+        st = tls.fast
         if st is not None and skip_nulls is True and min_count == 1 and options is None:
             s = st[0]
             if type(array) is Array:
@@ -155,36 +136,28 @@ def _make_reduction(name, cfn, empty, doc):
                 if rc:
                     raise _error(rc)
             else:
-                d = _DISPATCH.get(type(array))
+                d = DISPATCH.get(type(array))
                 if d is None:
                     return _reduce_general(cfn, empty, array, True, 1, None, device)
-                dev = _NULL if device is None else _device_ptr(device)
+                dev = _NULL if device is None else device_ptr(device)
                 out = st[3]
                 f = d[1]
-                p = _borrow(array, dev) if f is _import_pyarrow else None
+                p = borrow(array, dev) if f is import_pyarrow else None
                 if p is not None:
                     rc = cfn(p, s)
                     if rc:
                         raise _error(rc)
                     f = None
-                elif f is _import_pyarrow or f is _import_c_array_or_device or f is _import_c_array:
+                elif f is import_pyarrow or f is import_c_array_or_device or f is import_c_array:
                     try:
                         sc, ac = array.__arrow_c_array__()
                     except Exception:  # noqa: BLE001 - device data: the general path
                         return _reduce_general(cfn, empty, array, True, 1, None, device)
-                    if type(sc) is _FastCapsule and type(ac) is _FastCapsule:
-                        ks = (id(sc) >> _WSHIFT) + _CAP_OFF
-                        ka = (id(ac) >> _WSHIFT) + _CAP_OFF
-                        if _WORDS[ks + 1] in _SCHEMA_NAMES and _WORDS[ka + 1] in _ARRAY_NAMES:
-                            rc = import_addr(_WORDS[ks], _WORDS[ka], dev, out)
-                        else:
-                            rc = _import_capsules(sc, ac, dev, out)
-                    else:
-                        rc = _import_capsules(sc, ac, dev, out)
+                    rc = import_capsules(sc, ac, dev, out)
                     if rc:
-                        raise _error(rc)
+                        raise capsule_error(rc, sc, ac, NAME_ARRAY)
                     p = out[0]
-                elif d[0] == _IMPORT:
+                elif d[0] == IMPORT:
                     p = f(array, dev, out)
                 else:
                     return _reduce_general(cfn, empty, array, True, 1, None, device)
@@ -197,9 +170,9 @@ def _make_reduction(name, cfn, empty, doc):
                         _am_release(p)
             w = st[1]
             w0 = w[0]
-            if w0 == W0_INT64:
+            if w0 == WORD0_INT64:
                 return w[1]
-            if w0 == W0_FLOAT64:
+            if w0 == WORD0_FLOAT64:
                 return st[2][3]
             return scalar_value(s)
         return _reduce_general(cfn, empty, array, skip_nulls, min_count, options, device)
@@ -210,8 +183,7 @@ def _make_reduction(name, cfn, empty, doc):
 
 
 def _sum_identity(t):
-    k = _KIND[t]
-    return 0.0 if k == 2 else 0
+    return 0.0 if KINDS[t] == KIND_FLOAT else 0
 
 
 sum = _make_reduction(
@@ -259,7 +231,7 @@ def count(array, /, mode="only_valid", *, options=None, memory_pool=None, device
             f"count: mode must be 'only_valid', 'only_null' or 'all', not {mode!r}",
             lib.AM_EINVAL,
         )
-    st = _tls.fast
+    st = tls.fast
     if type(array) is Array:
         if st is None:
             return _pending(_am_count, array._ptr, m)
@@ -277,13 +249,11 @@ def count(array, /, mode="only_valid", *, options=None, memory_pool=None, device
         return st[1][1]
     finally:
         if tmp is not None:
-            _drop(tmp)
+            drop(tmp)
 
 
 # ---------------------------------------------------------------------------
 # Binary element-wise functions
-
-_COMPARE, _ARITH, _LOGIC = 0, 1, 2
 
 
 def _cached_or_cpu_array(obj):
@@ -291,7 +261,7 @@ def _cached_or_cpu_array(obj):
     import cache (borrowed); None for anything else."""
     if type(obj) is Array:
         p = obj._ptr
-        return p if _am_array_device(p) == _CPU else None
+        return p if _am_array_device(p) == CPU else None
     e = _imports_get(id(obj))
     return e[2] if e is not None else None
 
@@ -299,8 +269,8 @@ def _cached_or_cpu_array(obj):
 def _import_operand(obj, fn, dev, out, tmps):
     """The handle of an imported operand on `dev`: borrowed from the pyarrow
     import cache, or imported and added to `tmps` (released by the caller)."""
-    if fn is _import_pyarrow:
-        p = _borrow(obj, dev)
+    if fn is import_pyarrow:
+        p = borrow(obj, dev)
         if p is not None:
             return p
     p = fn(obj, dev, out)
@@ -312,9 +282,9 @@ def _operand(obj, device):
     """(handle, handle to release or None) of an array operand of any kind."""
     if type(obj) is Array:
         return obj._ptr, None
-    fn = _dispatch(type(obj))[1]
-    if fn is _import_pyarrow:
-        p = _borrow(obj, _device_ptr(device))
+    fn = dispatch(type(obj))[1]
+    if fn is import_pyarrow:
+        p = borrow(obj, device_ptr(device))
         if p is not None:
             return p, None
     p = import_handle(obj, device)
@@ -331,8 +301,8 @@ def _full_like(s, p, out):
 def _scalar_scalar(family, op, x, y, fx, fy, device):
     """Both operands scalars: computed on one-slot arrays (pyarrow gives a
     scalar too)."""
-    dev = _device_ptr(device)
-    out = _tls.out
+    dev = device_ptr(device)
+    out = tls.out
     tmps = []
     try:
         sx = _new_scalar("am_scalar *")
@@ -349,50 +319,52 @@ def _scalar_scalar(family, op, x, y, fx, fy, device):
                 raise _error(rc)
             tmps.append(out[0])
         xp, yp = tmps
-        if family == _COMPARE:
+        if family == COMPARE:
             rc = _am_compare(op, xp, yp, out)
-        elif family == _ARITH:
+        elif family == ARITH:
             rc = _am_arith(op, xp, yp, out)
         else:
             rc = op(xp, yp, out)
         if rc:
             raise _error(rc)
-        r = _wrap(out[0])
-        return _read_values(r._ptr)[0]
+        r = wrap(out[0])
+        return read_values(r._ptr)[0]
     finally:
         for p in tmps:
-            _drop(p)
+            drop(p)
 
 
-def _binary(family, op, swop, x, y, device):
-    """The general path of every binary function."""
-    kx, fx = _dispatch(type(x))
-    ky, fy = _dispatch(type(y))
-    if kx == _SCALAR and ky == _SCALAR:
+def binary(family, op, swop, x, y, device):
+    """The general path of every binary function and operator: `family` is
+    COMPARE, ARITH or LOGIC, `op` the am_compare_op / am_arith_op (for LOGIC,
+    the C function), `swop` the op with its operands swapped."""
+    kx, fx = dispatch(type(x))
+    ky, fy = dispatch(type(y))
+    if kx == SCALAR and ky == SCALAR:
         return _scalar_scalar(family, op, x, y, fx, fy, device)
-    t = _tls
+    t = tls
     out = t.out
     tmps = []
     try:
-        xp = x._ptr if kx == _ARRAY else None
-        yp = y._ptr if ky == _ARRAY else None
-        if kx == _IMPORT:
-            xp = _import_operand(x, fx, _device_ptr(device), out, tmps)
-        if ky == _IMPORT:
-            yp = _import_operand(y, fy, _device_ptr(device), out, tmps)
+        xp = x._ptr if kx == ARRAY else None
+        yp = y._ptr if ky == ARRAY else None
+        if kx == IMPORT:
+            xp = _import_operand(x, fx, device_ptr(device), out, tmps)
+        if ky == IMPORT:
+            yp = _import_operand(y, fy, device_ptr(device), out, tmps)
         if xp is not None and yp is not None:
-            if family == _COMPARE:
+            if family == COMPARE:
                 rc = _am_compare(op, xp, yp, out)
-            elif family == _ARITH:
+            elif family == ARITH:
                 rc = _am_arith(op, xp, yp, out)
             else:
                 rc = op(xp, yp, out)
         elif yp is None:  # array <op> scalar
             s = t.arg
             fy(y, s, xp)
-            if family == _COMPARE:
+            if family == COMPARE:
                 rc = _am_compare_scalar(op, xp, s, out)
-            elif family == _ARITH:
+            elif family == ARITH:
                 rc = _am_arith_scalar(op, xp, s, out)
             else:
                 full = _full_like(s, xp, out)
@@ -401,12 +373,12 @@ def _binary(family, op, swop, x, y, device):
         else:  # scalar <op> array
             s = t.arg
             fx(x, s, yp)
-            if family == _COMPARE:
+            if family == COMPARE:
                 rc = _am_compare_scalar(swop, yp, s, out)
             else:
                 full = _full_like(s, yp, out)
                 tmps.append(full)
-                if family == _ARITH:
+                if family == ARITH:
                     rc = _am_arith(op, full, yp, out)
                 else:
                     rc = op(full, yp, out)
@@ -417,13 +389,13 @@ def _binary(family, op, swop, x, y, device):
         return r
     finally:
         for p in tmps:
-            _drop(p)
+            drop(p)
 
 
 def _make_binary(name, kind, op, swop, array_fn, scalar_fn, doc):
-    """The module function and the Array operator methods of a compare or
-    arithmetic op. The common forms (Array with Array, int or float) call the
-    C function directly: these are the hot paths, kept free of dispatch."""
+    """The module function of a compare or arithmetic op. The common forms
+    (Array with Array, int or float) call the C function directly: these are
+    the hot paths, kept free of dispatch."""
 
     def function(x, y, /, *, memory_pool=None, device=None):
         # x an am.Array, or a pyarrow array already in the import cache (its
@@ -436,105 +408,72 @@ def _make_binary(name, kind, op, swop, array_fn, scalar_fn, doc):
             xp = e[2]
             kept = True
         else:
-            return _binary(kind, op, swop, x, y, device)
+            return binary(kind, op, swop, x, y, device)
         ty = type(y)
-        out = _tls.out
+        out = tls.out
         if ty is Array:
-            if kept and _am_array_device(y._ptr) != _CPU:
-                return _binary(kind, op, swop, x, y, device)
+            if kept and _am_array_device(y._ptr) != CPU:
+                return binary(kind, op, swop, x, y, device)
             rc = array_fn(op, xp, y._ptr, out)
         elif ty is int:
-            s = _tls.arg
-            _fill_int(y, s, None)
+            s = tls.arg
+            fill_int(y, s, None)
             rc = scalar_fn(op, xp, s, out)
         elif ty is float:
-            s = _tls.arg
-            _fill_float(y, s, None)
+            s = tls.arg
+            fill_float(y, s, None)
             rc = scalar_fn(op, xp, s, out)
         elif (
             device is None
             and (e := _imports_get(id(y))) is not None
-            and (type(x) is not Array or _am_array_device(xp) == _CPU)
+            and (type(x) is not Array or _am_array_device(xp) == CPU)
         ):
             rc = array_fn(op, xp, e[2], out)
         else:
-            return _binary(kind, op, swop, x, y, device)
+            return binary(kind, op, swop, x, y, device)
         if rc:
             raise _error(rc)
         r = _new(Array)
         r._ptr = out[0]
         return r
 
-    def method(self, other):
-        if type(other) is Array:
-            out = _tls.out
-            rc = array_fn(op, self._ptr, other._ptr, out)
-            if rc:
-                raise _error(rc)
-            r = _new(Array)
-            r._ptr = out[0]
-            return r
-        if not _is_operand(type(other)):
-            return NotImplemented
-        return _binary(kind, op, swop, self, other, None)
-
-    def rmethod(self, other):
-        if not _is_operand(type(other)):
-            return NotImplemented
-        return _binary(kind, op, swop, other, self, None)
-
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
-    return function, method, rmethod
+    return function
 
 
 def _make_compare(name, op, swop, doc):
-    function, method, _ = _make_binary(
-        name, _COMPARE, op, swop, _am_compare, _am_compare_scalar, doc
-    )
-    return function, method
+    return _make_binary(name, COMPARE, op, swop, _am_compare, _am_compare_scalar, doc)
 
 
 def _make_arith(name, op, doc):
-    return _make_binary(name, _ARITH, op, op, _am_arith, _am_arith_scalar, doc)
+    return _make_binary(name, ARITH, op, op, _am_arith, _am_arith_scalar, doc)
 
 
 def _make_logic(name, cfn, doc):
     def logic(x, y, /, *, memory_pool=None, device=None):
         if type(x) is Array and type(y) is Array:
-            out = _tls.out
+            out = tls.out
             rc = cfn(x._ptr, y._ptr, out)
             if rc:
                 raise _error(rc)
             r = _new(Array)
             r._ptr = out[0]
             return r
-        return _binary(_LOGIC, cfn, cfn, x, y, device)
-
-    def method(self, other):
-        if type(other) is Array:
-            return logic(self, other)
-        if not _is_operand(type(other)):
-            return NotImplemented
-        return _binary(_LOGIC, cfn, cfn, self, other, None)
-
-    def rmethod(self, other):
-        if not _is_operand(type(other)):
-            return NotImplemented
-        return _binary(_LOGIC, cfn, cfn, other, self, None)
+        return binary(LOGIC, cfn, cfn, x, y, device)
 
     logic.__name__ = logic.__qualname__ = name
     logic.__doc__ = doc
-    return logic, method, rmethod
+    return logic
 
 
 _CMP_DOC = "Element-wise x %s y as a boolean array (pyarrow.compute.%s); null where either is null."
-equal, _eq = _make_compare("equal", lib.AM_EQ, lib.AM_EQ, _CMP_DOC % ("==", "equal"))
-not_equal, _ne = _make_compare("not_equal", lib.AM_NE, lib.AM_NE, _CMP_DOC % ("!=", "not_equal"))
-less, _lt = _make_compare("less", lib.AM_LT, lib.AM_GT, _CMP_DOC % ("<", "less"))
-less_equal, _le = _make_compare("less_equal", lib.AM_LE, lib.AM_GE, _CMP_DOC % ("<=", "less_equal"))
-greater, _gt = _make_compare("greater", lib.AM_GT, lib.AM_LT, _CMP_DOC % (">", "greater"))
-greater_equal, _ge = _make_compare(
+equal = _make_compare("equal", lib.AM_EQ, lib.AM_EQ, _CMP_DOC % ("==", "equal"))
+not_equal = _make_compare("not_equal", lib.AM_NE, lib.AM_NE, _CMP_DOC % ("!=", "not_equal"))
+less = _make_compare("less", lib.AM_LT, lib.AM_GT, _CMP_DOC % ("<", "less"))
+less_equal = _make_compare("less_equal", lib.AM_LE, lib.AM_GE, _CMP_DOC % ("<=", "less_equal"))
+greater = _make_compare("greater", lib.AM_GT, lib.AM_LT, _CMP_DOC % (">", "greater"))
+greater_equal = _make_compare(
     "greater_equal", lib.AM_GE, lib.AM_LE, _CMP_DOC % (">=", "greater_equal")
 )
 
@@ -542,36 +481,36 @@ _ARITH_DOC = (
     "Element-wise x %s y in the common type (pyarrow.compute.%s). Integers wrap; "
     "integer division truncates and a zero divisor raises ZeroDivisionError."
 )
-add, _add, _radd = _make_arith("add", lib.AM_ADD, _ARITH_DOC % ("+", "add"))
-subtract, _sub, _rsub = _make_arith("subtract", lib.AM_SUBTRACT, _ARITH_DOC % ("-", "subtract"))
-multiply, _mul, _rmul = _make_arith("multiply", lib.AM_MULTIPLY, _ARITH_DOC % ("*", "multiply"))
-divide, _div, _rdiv = _make_arith("divide", lib.AM_DIVIDE, _ARITH_DOC % ("/", "divide"))
+add = _make_arith("add", lib.AM_ADD, _ARITH_DOC % ("+", "add"))
+subtract = _make_arith("subtract", lib.AM_SUBTRACT, _ARITH_DOC % ("-", "subtract"))
+multiply = _make_arith("multiply", lib.AM_MULTIPLY, _ARITH_DOC % ("*", "multiply"))
+divide = _make_arith("divide", lib.AM_DIVIDE, _ARITH_DOC % ("/", "divide"))
 
-and_, _and, _rand = _make_logic(
+and_ = _make_logic(
     "and_", _am_and, "Element-wise x AND y of booleans; null if either is null (not Kleene)."
 )
-or_, _or, _ror = _make_logic(
+or_ = _make_logic(
     "or_", _am_or, "Element-wise x OR y of booleans; null if either is null (not Kleene)."
 )
 
 
 def invert(values, /, *, memory_pool=None, device=None):
     """Element-wise NOT of a boolean array (pyarrow.compute.invert)."""
-    out = _tls.out
+    out = tls.out
     if type(values) is Array:
         rc = _am_not(values._ptr, out)
         if rc:
             raise _error(rc)
-        return _wrap(out[0])
+        return wrap(out[0])
     p, tmp = _operand(values, device)
     try:
         rc = _am_not(p, out)
         if rc:
             raise _error(rc)
-        return _wrap(out[0])
+        return wrap(out[0])
     finally:
         if tmp is not None:
-            _drop(tmp)
+            drop(tmp)
 
 
 def _two_arrays(name, cfn, x, y, device):
@@ -581,31 +520,31 @@ def _two_arrays(name, cfn, x, y, device):
         if xp is not None:
             yp = _cached_or_cpu_array(y)
             if yp is not None:
-                out = _tls.out
+                out = tls.out
                 rc = cfn(xp, yp, out)
                 if rc:
                     raise _error(rc)
-                return _wrap(out[0])
-    kx, fx = _dispatch(type(x))
-    ky, fy = _dispatch(type(y))
-    if kx == _SCALAR or ky == _SCALAR:
+                return wrap(out[0])
+    kx, fx = dispatch(type(x))
+    ky, fy = dispatch(type(y))
+    if kx == SCALAR or ky == SCALAR:
         raise ArrowMetalInvalid(f"{name} takes two arrays", lib.AM_EINVAL)
-    out = _tls.out
+    out = tls.out
     tmps = []
     try:
-        xp = x._ptr if kx == _ARRAY else None
-        yp = y._ptr if ky == _ARRAY else None
+        xp = x._ptr if kx == ARRAY else None
+        yp = y._ptr if ky == ARRAY else None
         if xp is None:
-            xp = _import_operand(x, fx, _device_ptr(device), out, tmps)
+            xp = _import_operand(x, fx, device_ptr(device), out, tmps)
         if yp is None:
-            yp = _import_operand(y, fy, _device_ptr(device), out, tmps)
+            yp = _import_operand(y, fy, device_ptr(device), out, tmps)
         rc = cfn(xp, yp, out)
         if rc:
             raise _error(rc)
-        return _wrap(out[0])
+        return wrap(out[0])
     finally:
         for p in tmps:
-            _drop(p)
+            drop(p)
 
 
 def filter(
@@ -629,11 +568,11 @@ def filter(
             "filter: only null_selection_behavior='drop' is supported", lib.AM_EUNSUPPORTED
         )
     if type(input) is Array and type(selection_filter) is Array:
-        out = _tls.out
+        out = tls.out
         rc = _am_filter(input._ptr, selection_filter._ptr, out)
         if rc:
             raise _error(rc)
-        return _wrap(out[0])
+        return wrap(out[0])
     return _two_arrays("filter", _am_filter, input, selection_filter, device)
 
 
@@ -641,11 +580,11 @@ def take(data, indices, *, boundscheck=True, memory_pool=None, device=None):
     """out[i] = data[indices[i]]; a null index gives null (pyarrow.compute.take).
     Indices are always bounds-checked."""
     if type(data) is Array and type(indices) is Array:
-        out = _tls.out
+        out = tls.out
         rc = _am_take(data._ptr, indices._ptr, out)
         if rc:
             raise _error(rc)
-        return _wrap(out[0])
+        return wrap(out[0])
     return _two_arrays("take", _am_take, data, indices, device)
 
 
@@ -666,80 +605,23 @@ def cast(arr, target_type=None, safe=None, options=None, memory_pool=None, devic
         raise ValueError("cast: target_type must not be None")
     t = type_id(target_type)
     s = 0 if safe is False else 1
-    out = _tls.out
+    out = tls.out
     if type(arr) is Array:
         rc = _am_cast(arr._ptr, t, s, out)
         if rc:
             raise _error(rc)
-        return _wrap(out[0])
+        return wrap(out[0])
     if device is None and (e := _imports_get(id(arr))) is not None:
         rc = _am_cast(e[2], t, s, out)
         if rc:
             raise _error(rc)
-        return _wrap(out[0])
+        return wrap(out[0])
     p, tmp = _operand(arr, device)
     try:
         rc = _am_cast(p, t, s, out)
         if rc:
             raise _error(rc)
-        return _wrap(out[0])
+        return wrap(out[0])
     finally:
         if tmp is not None:
-            _drop(tmp)
-
-
-# ---------------------------------------------------------------------------
-# Operators and convenience methods of am.Array
-
-
-def _invert_method(self):
-    out = _tls.out
-    rc = _am_not(self._ptr, out)
-    if rc:
-        raise _error(rc)
-    return _wrap(out[0])
-
-
-Array.__eq__ = _eq
-Array.__ne__ = _ne
-Array.__lt__ = _lt
-Array.__le__ = _le
-Array.__gt__ = _gt
-Array.__ge__ = _ge
-Array.__add__ = _add
-Array.__radd__ = _radd
-Array.__sub__ = _sub
-Array.__rsub__ = _rsub
-Array.__mul__ = _mul
-Array.__rmul__ = _rmul
-Array.__truediv__ = _div
-Array.__rtruediv__ = _rdiv
-Array.__and__ = _and
-Array.__rand__ = _rand
-Array.__or__ = _or
-Array.__ror__ = _ror
-Array.__invert__ = _invert_method
-Array.__hash__ = None
-
-
-def _method(fn, name):
-    def m(self, *args, **kwargs):
-        return fn(self, *args, **kwargs)
-
-    m.__name__ = m.__qualname__ = name
-    m.__doc__ = fn.__doc__
-    return m
-
-
-for _name, _fn in (
-    ("sum", sum),
-    ("min", min),
-    ("max", max),
-    ("mean", mean),
-    ("count", count),
-    ("cast", cast),
-    ("filter", filter),
-    ("take", take),
-):
-    setattr(Array, _name, _method(_fn, _name))
-del _name, _fn
+            drop(tmp)

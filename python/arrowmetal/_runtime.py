@@ -1,27 +1,19 @@
-"""Batching, devices, backends and the process-wide runtime controls."""
+"""The process-wide runtime controls, backends and the default device, and
+facts about the library and the binding."""
 
+from . import _devices
 from ._capi import ffi, lib
 from ._capi import mode as _capi_mode
-from ._core import (
-    _am_release,
-    _default_device_changed,
-    _device_ptr,
-    _tls,
-    device_backend,
-    scalar_value,
-)
-from ._core import device_name as _device_name
-from ._errors import ArrowMetalError, error_from_status
+from ._errors import error_from_status
+from ._importers import default_device_changed
 
 _error = error_from_status
 _string = ffi.string
 
 __all__ = [
-    "Batch",
-    "PendingScalar",
     "backend",
     "backends",
-    "batch",
+    "binding_mode",
     "default_device",
     "device_name",
     "kernel_cache_dir",
@@ -29,188 +21,11 @@ __all__ = [
     "low_latency_wait",
     "resident_mode",
     "resident_status",
+    "routes",
     "set_device",
     "spin_microseconds",
     "version",
 ]
-
-_UNSET = object()
-
-
-class PendingScalar:
-    """A reduction result made inside ``am.batch()``: the C library writes it
-    when the outermost batch ends (or its ticket is waited on). ``.value`` (or
-    ``as_py()``) gives the Python value then; before, it raises."""
-
-    __slots__ = ("_error", "_s", "_value")
-
-    def __init__(self, s):
-        self._s = s
-        self._value = _UNSET
-        self._error = None
-
-    def _resolve(self, err):
-        if err is not None:
-            self._error = err
-        else:
-            self._value = scalar_value(self._s)
-        self._s = None
-
-    @property
-    def ready(self):
-        return self._value is not _UNSET or self._error is not None
-
-    @property
-    def value(self):
-        if self._value is _UNSET:
-            if self._error is not None:
-                raise self._error
-            raise ArrowMetalError(
-                "the value of a reduction made inside am.batch() is known only after the batch ends"
-            )
-        return self._value
-
-    def as_py(self):
-        return self.value
-
-    def __int__(self):
-        return int(self.value)
-
-    def __float__(self):
-        return float(self.value)
-
-    def __index__(self):
-        return self.value.__index__()
-
-    def __bool__(self):
-        return bool(self.value)
-
-    def __eq__(self, other):
-        if isinstance(other, PendingScalar):
-            other = other.value
-        return self.value == other
-
-    def __ne__(self, other):
-        return not self.__eq__(other)
-
-    __hash__ = None
-
-    def __repr__(self):
-        if self._value is not _UNSET:
-            return f"<PendingScalar {self._value!r}>"
-        if self._error is not None:
-            return f"<PendingScalar error: {self._error}>"
-        return "<PendingScalar (batch not ended)>"
-
-
-_batch_begin = lib.am_batch_begin
-_batch_end = lib.am_batch_end
-_batch_commit = lib.am_batch_commit
-_wait = lib.am_wait
-
-
-def _enter():
-    t = _tls
-    rc = _batch_begin()
-    if rc:
-        raise _error(rc)
-    if t.depth == 0:
-        t.saved = (t.scalar, t.fast)
-        t.scalar = t.fast = None  # reductions now return PendingScalar
-        t.pending = []
-        t.deferred = []
-    t.depth += 1
-
-
-def _leave_outermost(t):
-    pending, deferred = t.pending, t.deferred
-    t.scalar, t.fast = t.saved
-    t.pending = t.deferred = None
-    return pending, deferred
-
-
-def _finish(pending, deferred, err):
-    for p in deferred:
-        _am_release(p)
-    for ps in pending:
-        ps._resolve(err)
-
-
-class Batch:
-    """Context manager of ``am.batch()``; see there."""
-
-    __slots__ = ("_deferred", "_done", "_pending", "_wait", "ticket")
-
-    def __init__(self, wait=True):
-        self._wait = wait
-        self.ticket = None
-        self._pending = self._deferred = None
-        self._done = True
-
-    def __enter__(self):
-        _enter()
-        return self
-
-    def __exit__(self, et, ev, tb):
-        t = _tls
-        t.depth -= 1
-        outermost = t.depth == 0
-        if outermost and not self._wait:
-            ticket = ffi.new("uint64_t *")
-            rc = _batch_commit(ticket)
-            err = _error(rc) if rc else None
-            pending, deferred = _leave_outermost(t)
-            if err is None:
-                self.ticket = ticket[0]
-                self._pending, self._deferred, self._done = pending, deferred, False
-            else:
-                _finish(pending, deferred, err)
-        else:
-            rc = _batch_end()
-            err = _error(rc) if rc else None  # read before any other C call
-            if outermost:
-                _finish(*_leave_outermost(t), err)
-        if err is not None and et is None:
-            raise err
-        return False
-
-    def __del__(self):
-        # A committed batch nobody waited for still holds its submission's
-        # record and device status slots: wait for it (errors have no one to
-        # go to here).
-        if not self._done:
-            try:
-                self.wait()
-            except Exception:  # noqa: BLE001, S110 - nobody left to raise to
-                pass
-
-    def wait(self):
-        """Waits for a batch ended with ``am.batch(wait=False)``; raises the first
-        error of its submission. Pending scalars of the batch are ready after."""
-        if self._done:
-            return
-        self._done = True
-        rc = _wait(self.ticket)
-        err = _error(rc) if rc else None
-        pending, deferred = self._pending, self._deferred
-        self._pending = self._deferred = None
-        _finish(pending, deferred, err)
-        if err is not None:
-            raise err
-
-
-def batch(wait=True):
-    """``with am.batch(): ...`` joins the calls this thread makes into one
-    submission per device, waited on once at the end (am_batch_begin/end).
-
-    Array results can be used at once. Reductions return a
-    :class:`PendingScalar` whose value is known after the batch ends. Errors
-    that depend on data may be raised when the block ends. Batches nest; only
-    the outermost submits. With ``wait=False`` the outermost block ends with
-    am_batch_commit and does not wait; call ``.wait()`` on the context object.
-    """
-    return Batch(wait)
-
 
 # ---------------------------------------------------------------------------
 # Runtime controls
@@ -245,7 +60,7 @@ def resident_status():
 
 def backend():
     """Name of the default device's backend ('cpu', 'cuda', 'metal')."""
-    return device_backend(lib.am_default_device())
+    return _devices.device_backend(lib.am_default_device())
 
 
 def backends():
@@ -266,17 +81,17 @@ def backends():
 def set_device(spec):
     """Makes device `spec` ('cpu', 'cuda', 'cuda:1', 'metal') the default of every
     call given no device. Returns its name."""
-    dev = _device_ptr(spec)
+    dev = _devices.device_ptr(spec)
     rc = lib.am_set_default_device(dev)
     if rc:
         raise _error(rc)
-    _default_device_changed()
-    return _device_name(dev)
+    default_device_changed()
+    return _devices.device_name(dev)
 
 
 def default_device():
     """Name of the default device ('cpu', 'cuda:0', ...)."""
-    return _device_name(lib.am_default_device())
+    return _devices.device_name(lib.am_default_device())
 
 
 device_name = default_device

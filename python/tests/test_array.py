@@ -6,6 +6,7 @@ import weakref
 import pytest
 
 import arrowmetal as am
+from arrowmetal import _exporters, _importers
 from arrowmetal._capi import ffi
 
 pa = pytest.importorskip("pyarrow")
@@ -296,15 +297,15 @@ def test_lifetime_many_imports_exports():
 
 def test_numpy_release_drops_reference():
     x = np.arange(32, dtype=np.int32)
-    before = len(am._core._NP_KEEP)
+    before = _importers.kept_producers()
     a = am.array(x)
     assert am.sum(a) == 496
     del a
     gc.collect()
-    assert len(am._core._NP_KEEP) == before
+    assert _importers.kept_producers() == before
     # A temporary import inside a call is released at once, too.
     am.sum(x)
-    assert len(am._core._NP_KEEP) == before
+    assert _importers.kept_producers() == before
 
 
 def test_capsule_exports_freed():
@@ -313,9 +314,9 @@ def test_capsule_exports_freed():
         pa.array(a)
         a.__arrow_c_array__()  # never consumed: released by the next sweep
         a.__arrow_c_device_array__()
-    assert len(am._core._EXPORTS) <= 4  # each export sweeps the earlier ones
-    am._core._sweep()
-    assert len(am._core._EXPORTS) == 0
+    assert _exporters.pending_exports() <= 4  # each export sweeps the earlier ones
+    _exporters.sweep()
+    assert _exporters.pending_exports() == 0
 
 
 def test_held_export_survives_sweeps():
@@ -323,7 +324,7 @@ def test_held_export_survives_sweeps():
     sc, ac = a.__arrow_c_array__()
     del a
     for _ in range(3):
-        am._core._sweep()
+        _exporters.sweep()
         am.array([1]).__arrow_c_array__()  # more exports sweep too
     gc.collect()
     out = pa.Array._import_from_c_capsule(sc, ac)
@@ -333,13 +334,13 @@ def test_held_export_survives_sweeps():
 def test_unconsumed_export_is_released():
     """An export nobody imports gives its buffers back (at the next sweep)."""
     x = np.arange(16, dtype=np.int64)
-    before = len(am._core._NP_KEEP)
+    before = _importers.kept_producers()
     a = am.array(x)
     sc, ac = a.__arrow_c_array__()
     del a, sc, ac
     gc.collect()
-    am._core._sweep()
-    assert len(am._core._NP_KEEP) == before
+    _exporters.sweep()
+    assert _importers.kept_producers() == before
 
 
 def test_consumer_exception_propagates():
@@ -365,3 +366,17 @@ def test_handle_is_cdata():
     a = am.array([1, 2, 3])
     assert isinstance(a.handle, ffi.CData)
     assert am.lib.am_length(a.handle) == 3
+
+
+def test_operators_and_methods_are_defined_by_the_class():
+    for name in ("__eq__", "__lt__", "__add__", "__rsub__", "__rand__", "__invert__", "take"):
+        method = am.Array.__dict__[name]
+        assert method.__module__ == "arrowmetal._array"
+        assert method.__qualname__ == "Array." + name
+    a = am.array(pa.array([3, None, 1]))
+    assert a.sum() == 4 and a.min() == 1 and a.max() == 3 and a.mean() == 2.0
+    assert a.sum(skip_nulls=False) is None and a.count() == 2 and a.count("all") == 3
+    assert am.array(pa.array([], pa.int64())).sum(min_count=0) == 0
+    assert a.cast("float64").type == "float64" and a.cast(target_type="int8").type == "int8"
+    assert a.filter(pa.array([True, True, False])).to_pylist() == [3, None]
+    assert a.take(pa.array([2, 0])).to_pylist() == [1, 3]

@@ -194,8 +194,11 @@ def test_mode_is_api_when_the_compiled_module_is_current():
     assert _capi.mode in ("api", "abi")
     if _capi.mode == "api":
         assert built
-        assert ffi.string(lib.am_py_cdef_hash()).decode() == _capi._cdefs.cdef_hash(_capi._CDEF)
+        module_cdef = _capi._cdefs.api_cdef(_capi._CDEF)
+        assert ffi.string(lib.am_py_cdef_hash()).decode() == _capi._cdefs.cdef_hash(module_cdef)
+        assert callable(lib.am_py_import_capsules) and callable(lib.am_py_capsule_pointer)
     assert callable(_capi.import_addr) and callable(_capi.import_device_addr)
+    assert callable(_capi.import_capsules) and callable(_capi.import_device_capsules)
 
 
 def test_abi_mode_gives_the_same_results():

@@ -1,4 +1,4 @@
-"""The kept CPU imports of pyarrow arrays (_core._borrow): same results as a
+"""The kept CPU imports of pyarrow arrays (_importers.borrow): same results as a
 fresh import, one entry per live array, gone with the array."""
 
 import gc
@@ -10,11 +10,11 @@ import pyarrow.compute as pc
 import pytest
 
 import arrowmetal as am
-from arrowmetal import _core
+from arrowmetal._importers import PYARROW_IMPORTS
 
 
 def _kept(array):
-    e = _core._PYARROW_IMPORTS.get(id(array))
+    e = PYARROW_IMPORTS.get(id(array))
     return e is not None and e[0]() is array
 
 
@@ -30,15 +30,15 @@ def test_one_entry_per_array_reused_and_dropped_with_the_array():
     assert not _kept(a)  # kept from the second use on
     assert am.sum(a) == 499500
     assert _kept(a)
-    entry = _core._PYARROW_IMPORTS[id(a)]
+    entry = PYARROW_IMPORTS[id(a)]
     assert am.sum(a) == 499500 and am.add(a, a).to_pylist()[-1] == 1998
-    assert _core._PYARROW_IMPORTS[id(a)] is entry
-    before = len(_core._PYARROW_IMPORTS)
+    assert PYARROW_IMPORTS[id(a)] is entry
+    before = len(PYARROW_IMPORTS)
     key = id(a)
     del a, entry
     gc.collect()
-    assert len(_core._PYARROW_IMPORTS) == before - 1
-    assert key not in _core._PYARROW_IMPORTS
+    assert len(PYARROW_IMPORTS) == before - 1
+    assert key not in PYARROW_IMPORTS
 
 
 def test_results_through_the_cache_equal_pyarrow():
@@ -116,7 +116,7 @@ def test_threads_share_the_cache():
         t.join()
     assert not errors
     gc.collect()
-    assert not any(e[0]() is None for e in _core._PYARROW_IMPORTS.values())
+    assert not any(e[0]() is None for e in PYARROW_IMPORTS.values())
 
 
 def test_batches_take_pyarrow_inputs():

@@ -174,19 +174,139 @@ def test_mixed_inputs():
     assert am.subtract(y, am.array(x)).to_pylist() == [2, 0, -2]
 
 
-def test_capsule_fast_path_is_active_and_checks_names():
-    from arrowmetal import _core
+class _Swapped:
+    """A producer that hands its two capsules over in the wrong order."""
 
-    assert _core._CAP_IDX > 0  # CPython's PyCapsule layout was recognised
+    def __init__(self, src):
+        self._src = src
+
+    def __arrow_c_array__(self, requested_schema=None):
+        sc, ac = self._src.__arrow_c_array__()
+        return ac, sc
+
+
+class _NotCapsules:
+    """A producer whose "capsules" are other objects."""
+
+    def __arrow_c_array__(self, requested_schema=None):
+        return object(), "arrow_array"
+
+
+class _DeviceSwapped:
+    def __init__(self, src):
+        self._src = src
+
+    def __arrow_c_device_array__(self, requested_schema=None, **kwargs):
+        sc, ac = self._src.__arrow_c_device_array__()
+        return ac, sc
+
+
+def test_capsules_are_read_through_the_c_api():
+    # The pointer a capsule holds, as CPython's own PyCapsule_GetPointer reads it.
+    import ctypes
+
+    from arrowmetal import _capi
+
+    get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+    get_pointer.restype = ctypes.c_void_p
+    get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    sc, ac = pa.array([1, 2, 3]).__arrow_c_array__()
+    assert _capi.capsule_pointer(sc, b"arrow_schema") == get_pointer(sc, b"arrow_schema")
+    assert _capi.capsule_pointer(ac, b"arrow_array") == get_pointer(ac, b"arrow_array")
+    # A wrong name or an object that is no capsule: 0, and no exception left set.
+    assert _capi.capsule_pointer(sc, b"arrow_array") == 0
+    assert _capi.capsule_pointer(object(), b"arrow_array") == 0
+    assert _capi.capsule_pointer(b"arrow_array", b"arrow_array") == 0
+    out = _capi.ffi.new("am_array **")
+    assert _capi.import_capsules(ac, sc, _capi.ffi.NULL, out) == _capi.CAPSULE_MISMATCH
+    assert _capi.import_capsules(sc, ac, _capi.ffi.NULL, out) == 0
+    try:
+        assert _capi.lib.am_length(out[0]) == 3
+    finally:
+        _capi.lib.am_release(out[0])
+
+
+@pytest.mark.parametrize("producer", [_Swapped, _NotCapsules, _DeviceSwapped])
+def test_capsule_names_are_checked(producer):
     src = pa.array([1, 2, 3])
+    bad = producer() if producer is _NotCapsules else producer(src)
+    for call in (am.array, am.sum, lambda x: am.add(x, 1), lambda x: am.filter(x, x)):
+        with pytest.raises(am.ArrowMetalInvalid, match="expected PyCapsules named") as info:
+            call(bad)
+        assert isinstance(info.value, ValueError)
+    assert am.sum(src) == 6 and am.array(src).to_pylist() == [1, 2, 3]
 
-    class Swapped:
-        def __arrow_c_array__(self, requested_schema=None):
-            sc, ac = src.__arrow_c_array__()
-            return ac, sc
 
-    with pytest.raises(ValueError):
-        am.array(Swapped())
-    with pytest.raises(ValueError):
-        am.sum(Swapped())
-    assert am.sum(src) == 6
+def test_capsule_checks_in_abi_mode():
+    # ABI mode (no compiled module) reads capsules through ctypes instead.
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import pyarrow as pa, arrowmetal as am\n"
+        "from arrowmetal import _capi\n"
+        "src = pa.array([1, None, 3])\n"
+        "class Swapped:\n"
+        "    def __arrow_c_array__(self, requested_schema=None):\n"
+        "        sc, ac = src.__arrow_c_array__()\n"
+        "        return ac, sc\n"
+        "class Device:\n"
+        "    def __arrow_c_device_array__(self, requested_schema=None, **kwargs):\n"
+        "        return src.__arrow_c_device_array__()\n"
+        "try:\n"
+        "    am.sum(Swapped())\n"
+        "except am.ArrowMetalInvalid as e:\n"
+        "    print('refused', str(e).startswith('expected PyCapsules named'))\n"
+        "print(_capi.mode, am.sum(src), am.array(Device()).to_pylist(),\n"
+        "      am.array(pa.chunked_array([[1], [2]])).to_pylist())\n"
+    )
+    env = dict(os.environ, ARROWMETAL_CFFI="abi")
+    python_dir = os.path.dirname(os.path.dirname(am.__file__))
+    rest = os.environ.get("PYTHONPATH")
+    env["PYTHONPATH"] = python_dir + (os.pathsep + rest if rest else "")
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    assert out.stdout == "refused True\nabi 4 [1, None, 3] [1, 2]\n"
+
+
+def test_a_stream_capsule_name_is_checked():
+    class WrongCapsule:
+        def __arrow_c_stream__(self, requested_schema=None):
+            return pa.array([1]).__arrow_c_array__()[0]  # an arrow_schema capsule
+
+    with pytest.raises(am.ArrowMetalInvalid, match="'arrow_array_stream', got <capsule"):
+        am.array(WrongCapsule())
+
+
+def test_a_requested_schema_that_is_no_capsule_is_ignored():
+    a = am.array(pa.array([1, 2]), device="cpu")
+    sc, ac = a.__arrow_c_array__(requested_schema=object())
+    assert pa.Array._import_from_c_capsule(sc, ac).to_pylist() == [1, 2]
+
+
+class _FakeCudaArray:
+    """A CUDA Array Interface producer (no memory behind it)."""
+
+    @property
+    def __cuda_array_interface__(self):
+        return {
+            "shape": (3,),
+            "typestr": "<i8",
+            "data": (4096, False),
+            "version": 3,
+            "strides": None,
+            "stream": 1,
+        }
+
+
+def test_cuda_array_interface_without_cuda():
+    if {name: ok for name, ok, _ in am.backends()}["cuda"]:
+        pytest.skip("CUDA works here: test_cuda_interop covers the interface")
+    # The CUDA device the producer names cannot open: the library says why
+    # (nothing is loaded behind its back to wait on the producer's stream).
+    with pytest.raises(am.ArrowMetalUnsupported):
+        am.array(_FakeCudaArray())
+    a = am.array([1, 2, 3])
+    assert not hasattr(a, "__cuda_array_interface__")  # a CPU array does not claim it

@@ -5,7 +5,7 @@ import threading
 import pytest
 
 import arrowmetal as am
-from arrowmetal import _errors
+from arrowmetal import _capi, _errors
 
 pa = pytest.importorskip("pyarrow")
 np = pytest.importorskip("numpy")
@@ -171,6 +171,75 @@ def test_batch_per_thread():
     assert sorted(results) == [4, 4, 4, 4, 6, 6, 6, 6]
 
 
+def test_a_stray_batch_exit_raises_and_leaves_later_batches_working():
+    # An exit without its enter used to leave the thread's batch depth at -1,
+    # after which a reduction inside a batch returned a plain value (on a GPU
+    # read before the batch wrote it). The depth is the C library's alone.
+    for wait in (True, False):
+        with pytest.raises(am.ArrowMetalInvalid, match="no batch is open"):
+            am.batch(wait=wait).__exit__(None, None, None)
+        assert am.lib.am_batch_depth() == 0
+    x = pa.array([1, 2, 3])
+    with am.batch():
+        s = am.sum(x)
+        assert isinstance(s, am.PendingScalar)
+    assert s.value == 6
+    assert am.sum(x) == 6 and not isinstance(am.sum(x), am.PendingScalar)
+
+
+def test_batch_depth_and_the_outermost_batch_come_from_the_library():
+    x = pa.array([1, 2, 3])
+    assert am.lib.am_batch_depth() == 0
+    with am.batch():
+        assert am.lib.am_batch_depth() == 1
+        with am.batch(wait=False) as inner:  # not the outermost: ends with a wait
+            assert am.lib.am_batch_depth() == 2
+            s = am.sum(x)
+        assert inner.ticket is None
+        inner.wait()  # nothing to wait for
+        assert am.lib.am_batch_depth() == 1
+        assert not s.ready  # resolved when the outermost batch ends
+        assert isinstance(am.sum(x), am.PendingScalar)
+    assert am.lib.am_batch_depth() == 0
+    assert s.ready and s.value == 6
+
+
+def test_a_batch_ended_behind_its_back_does_not_wedge_the_thread():
+    x = pa.array([1, 2, 3])
+    with pytest.raises(am.ArrowMetalInvalid), am.batch():
+        s = am.sum(x)
+        assert am.lib.am_batch_end() == 0  # the C batch ends here
+    assert s.ready  # settled (with the error) when the block ended
+    assert am.sum(x) == 6
+    # Entered, ended behind its back, then a new batch: the stale one is settled.
+    stale = am.batch()
+    stale.__enter__()
+    t = am.sum(x)
+    assert am.lib.am_batch_end() == 0
+    with am.batch():
+        u = am.sum(x)
+    assert t.ready and u.value == 6
+    assert am.lib.am_batch_depth() == 0 and am.sum(x) == 6
+
+
+def test_batch_depth_is_per_thread():
+    depths = []
+
+    def worker():
+        depths.append(am.lib.am_batch_depth())
+        with am.batch():
+            depths.append(am.lib.am_batch_depth())
+            s = am.sum(pa.array([4]))
+        depths.append(s.value)
+
+    with am.batch():
+        t = threading.Thread(target=worker)
+        t.start()
+        t.join()
+        assert am.lib.am_batch_depth() == 1
+    assert depths == [0, 1, 4]
+
+
 # ---------------------------------------------------------------------------
 # Runtime controls
 
@@ -252,7 +321,7 @@ def test_cuda_device_roundtrip():
     assert b.to_pyarrow().equals(pa.array(np.arange(1, 1001, dtype=np.int64)))
     sc, dc = b.__arrow_c_device_array__()  # stays on the GPU
     dev = am.ffi.cast(
-        "struct ArrowDeviceArray *", am._core._capsule_address(dc, b"arrow_device_array")
+        "struct ArrowDeviceArray *", _capi.capsule_pointer(dc, _capi.NAME_DEVICE_ARRAY)
     )
     assert dev.device_type == am.lib.ARROW_DEVICE_CUDA
     del sc, dc

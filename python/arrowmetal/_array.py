@@ -1,0 +1,488 @@
+"""``am.Array``, the Python face of an ``am_array *`` handle, with its
+operators and methods, and the constructors ``am.array()`` and ``am.full()``.
+
+Operators between two am.Array call the C function directly; every other
+operand goes through ``_compute``, which this module imports at its end
+(``_compute`` and ``_dispatch`` import Array from here).
+"""
+
+import math
+import sys
+
+from ._capi import NAME_SCHEMA, capsule_pointer, ffi, lib
+from ._devices import device_backend, device_name, device_ptr
+from ._errors import (
+    ArrowMetalError,
+    ArrowMetalIndexError,
+    ArrowMetalInvalid,
+    ArrowMetalTypeError,
+    ArrowMetalUnsupported,
+    error_from_status,
+)
+from ._exporters import (
+    cuda_array_interface,
+    export_capsules,
+    export_device_capsules,
+    read_values,
+    to_numpy,
+    to_pyarrow,
+)
+from ._importers import import_am_array
+from ._scalars import scalar_of_type
+from ._state import tls
+from ._types import ARROW_NAMES, FORMAT_TO_TYPE, NUMPY_NAMES, TYPE_NAMES, type_id, type_of_name
+
+__all__ = ["Array", "array", "full", "wrap"]
+
+_error = error_from_status
+_NULL = ffi.NULL
+_string = ffi.string
+_new = object.__new__
+_am_release = lib.am_release
+_am_length = lib.am_length
+_am_null_count = lib.am_null_count
+_am_array_type = lib.am_array_type
+_am_array_device = lib.am_array_device
+_am_to_device = lib.am_to_device
+_am_slice = lib.am_slice
+_am_cast = lib.am_cast
+_am_full = lib.am_full
+_am_compare = lib.am_compare
+_am_arith = lib.am_arith
+_am_not = lib.am_not
+
+# The families of binary operations (see _compute.binary).
+COMPARE, ARITH, LOGIC = 0, 1, 2
+
+
+def _named(function, name):
+    function.__name__ = name
+    function.__qualname__ = "Array." + name
+    return function
+
+
+def _compare_operator(name, op, swop):
+    """`self <op> other`. Python reflects comparisons itself (2 < a calls
+    a.__gt__(2)), so there is no reflected form."""
+
+    def operator(self, other):
+        if type(other) is Array:
+            out = tls.out
+            rc = _am_compare(op, self._ptr, other._ptr, out)
+            if rc:
+                raise _error(rc)
+            r = _new(Array)
+            r._ptr = out[0]
+            return r
+        if not _dispatch.is_operand(type(other)):
+            return NotImplemented
+        return _compute.binary(COMPARE, op, swop, self, other, None)
+
+    return _named(operator, f"__{name}__")
+
+
+def _arith_operators(name, op):
+    """(`self <op> other`, `other <op> self`)."""
+
+    def operator(self, other):
+        if type(other) is Array:
+            out = tls.out
+            rc = _am_arith(op, self._ptr, other._ptr, out)
+            if rc:
+                raise _error(rc)
+            r = _new(Array)
+            r._ptr = out[0]
+            return r
+        if not _dispatch.is_operand(type(other)):
+            return NotImplemented
+        return _compute.binary(ARITH, op, op, self, other, None)
+
+    def reflected(self, other):
+        if not _dispatch.is_operand(type(other)):
+            return NotImplemented
+        return _compute.binary(ARITH, op, op, other, self, None)
+
+    return _named(operator, f"__{name}__"), _named(reflected, f"__r{name}__")
+
+
+def _logic_operators(name, cfn):
+    """(`self <op> other`, `other <op> self`) of am_and / am_or."""
+
+    def operator(self, other):
+        if type(other) is Array:
+            out = tls.out
+            rc = cfn(self._ptr, other._ptr, out)
+            if rc:
+                raise _error(rc)
+            r = _new(Array)
+            r._ptr = out[0]
+            return r
+        if not _dispatch.is_operand(type(other)):
+            return NotImplemented
+        return _compute.binary(LOGIC, cfn, cfn, self, other, None)
+
+    def reflected(self, other):
+        if not _dispatch.is_operand(type(other)):
+            return NotImplemented
+        return _compute.binary(LOGIC, cfn, cfn, other, self, None)
+
+    return _named(operator, f"__{name}__"), _named(reflected, f"__r{name}__")
+
+
+def wrap(p):
+    """An am.Array owning handle `p`."""
+    a = _new(Array)
+    a._ptr = p
+    return a
+
+
+class Array:
+    """An immutable ArrowMetal array on one device.
+
+    ``am.Array(obj, device=None)`` (or ``am.array(obj)``) imports any Arrow
+    array producer (``__arrow_c_array__``, ``__arrow_c_device_array__``,
+    ``__arrow_c_stream__``), a 1-D numpy array or a Python sequence.
+    """
+
+    __slots__ = ("__weakref__", "_len", "_ptr")
+    __array_ufunc__ = None  # numpy defers `ndarray <op> Array` to our reflected operators
+    __hash__ = None  # == is element-wise
+
+    def __init__(self, obj, device=None):
+        old = getattr(self, "_ptr", None)
+        if type(obj) is Array and device is None:
+            p = import_am_array(obj, _NULL, tls.out)
+        else:
+            p = _dispatch.import_handle(obj, device)
+        self._ptr = p
+        if old is not None:  # __init__ called again on a live object
+            if hasattr(self, "_len"):
+                del self._len
+            _am_release(old)
+
+    def __del__(self, _release=_am_release):
+        try:
+            p = self._ptr
+        except AttributeError:
+            return
+        if p is not None:
+            self._ptr = None
+            _release(p)
+
+    # -- properties
+    def __len__(self):
+        try:
+            return self._len
+        except AttributeError:  # first call: arrays are immutable, so it is cached
+            n = self._len = _am_length(self._ptr)
+            return n
+
+    @property
+    def type(self):
+        """Element type name: 'bool', 'int8', ..., 'float32', 'float64'."""
+        return TYPE_NAMES[_am_array_type(self._ptr)]
+
+    @property
+    def arrow_format(self):
+        """Arrow C data interface format string ('l' for int64, ...)."""
+        return _string(lib.am_format(self._ptr)).decode()
+
+    @property
+    def null_count(self):
+        return _am_null_count(self._ptr)
+
+    @property
+    def device(self):
+        """Name of the device the array lives on ('cpu', 'cuda:0', ...)."""
+        return device_name(_am_array_device(self._ptr))
+
+    @property
+    def backend(self):
+        return device_backend(_am_array_device(self._ptr))
+
+    @property
+    def handle(self):
+        """The underlying `am_array *` (borrowed: valid while this object lives)."""
+        return self._ptr
+
+    # -- conversions
+    def to_device(self, device):
+        """This array on another device (the same data when already there)."""
+        out = tls.out
+        rc = _am_to_device(self._ptr, device_ptr(device), out)
+        if rc:
+            raise _error(rc)
+        return wrap(out[0])
+
+    def to_pyarrow(self):
+        """A pyarrow.Array over the same buffers (zero-copy from the CPU)."""
+        return to_pyarrow(self._ptr)
+
+    def to_numpy(self, zero_copy_only=False, writable=False):
+        """A numpy array: a read-only zero-copy view when there are no nulls and
+        the type is not bool; nulls become NaN (integers become float64) and
+        booleans with nulls an object array, as pyarrow does."""
+        a = to_numpy(self._ptr, zero_copy_only)
+        if writable and not a.flags.writeable:
+            a = a.copy()
+        return a
+
+    def __array__(self, dtype=None, copy=None):
+        a = to_numpy(self._ptr)
+        if dtype is not None:
+            a = a.astype(dtype, copy=False)
+        if copy:
+            a = a.copy()
+        return a
+
+    def to_pylist(self):
+        return read_values(self._ptr)
+
+    tolist = to_pylist
+
+    def __iter__(self):
+        return iter(read_values(self._ptr))
+
+    def equals(self, other):
+        """True when `other` has the same type and values (nulls in the same
+        slots; NaN equal to NaN)."""
+        if type(other) is not Array:
+            other = Array(other, device=None)
+        if self.type != other.type:
+            return False
+        a, b = self.to_pylist(), other.to_pylist()
+        if len(a) != len(b):
+            return False
+        for x, y in zip(a, b):
+            if x != y and not (_isnan(x) and _isnan(y)):
+                return False
+        return True
+
+    # -- Arrow PyCapsule interface
+    def _for_schema(self, requested_schema):
+        """This array, cast to the requested schema's type when that is a
+        different type ArrowMetal has (otherwise the request is ignored, as
+        the PyCapsule protocol allows)."""
+        if requested_schema is None:
+            return self
+        address = capsule_pointer(requested_schema, NAME_SCHEMA)
+        if not address:
+            return self
+        st = ffi.cast("struct ArrowSchema *", address)
+        t = FORMAT_TO_TYPE.get(_string(st.format)) if st.format else None
+        if t is None or t == _am_array_type(self._ptr):
+            return self
+        out = tls.out
+        rc = _am_cast(self._ptr, t, 1, out)
+        if rc:
+            raise _error(rc)
+        return wrap(out[0])
+
+    def __arrow_c_array__(self, requested_schema=None):
+        src = self if requested_schema is None else self._for_schema(requested_schema)
+        return export_capsules(src._ptr)
+
+    def __arrow_c_device_array__(self, requested_schema=None, **kwargs):
+        for k, v in kwargs.items():
+            if v is not None:
+                raise NotImplementedError(f"__arrow_c_device_array__: unsupported keyword {k!r}")
+        src = self if requested_schema is None else self._for_schema(requested_schema)
+        return export_device_capsules(src._ptr)
+
+    @property
+    def __cuda_array_interface__(self):
+        """Version 3 of the CUDA Array Interface, so CuPy, PyTorch and Numba take
+        a CUDA-resident array without a copy. Numeric arrays without nulls only
+        (Arrow booleans are bits and Arrow nulls are a bitmap, which the
+        interface cannot describe). The memory belongs to this Array."""
+        return cuda_array_interface(self._ptr)
+
+    # -- slicing
+    def slice(self, offset=0, length=None):
+        """Zero-copy view of `length` slots from `offset` (clamped at the end)."""
+        if length is None:
+            length = max(0, _am_length(self._ptr) - offset)
+        out = tls.out
+        rc = _am_slice(self._ptr, offset, length, out)
+        if rc:
+            raise _error(rc)
+        return wrap(out[0])
+
+    def __getitem__(self, key):
+        p = self._ptr
+        if type(key) is slice:
+            n = _am_length(p)
+            start, stop, step = key.indices(n)
+            if step != 1:
+                raise ArrowMetalUnsupported(
+                    "only slices with step 1 are supported", lib.AM_EUNSUPPORTED
+                )
+            out = tls.out
+            rc = _am_slice(p, start, max(0, stop - start), out)
+            if rc:
+                raise _error(rc)
+            return wrap(out[0])
+        try:
+            i = key.__index__()
+        except AttributeError:
+            raise TypeError(
+                f"Array indices must be integers or slices, not {type(key).__name__}"
+            ) from None
+        n = _am_length(p)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise ArrowMetalIndexError(f"index {key} out of bounds for length {n}", lib.AM_EINDEX)
+        out = tls.out
+        rc = _am_slice(p, i, 1, out)
+        if rc:
+            raise _error(rc)
+        one = wrap(out[0])
+        return read_values(one._ptr)[0]
+
+    def __bool__(self):
+        raise ValueError(
+            "the truth value of an arrowmetal.Array is ambiguous; use len(), "
+            ".equals() or am.all-style reductions"
+        )
+
+    def __repr__(self):
+        p = self._ptr
+        if p is None:
+            return "<arrowmetal.Array (released)>"
+        n = _am_length(p)
+        head = (
+            f"<arrowmetal.Array type={self.type} length={n} "
+            f"null_count={_am_null_count(p)} device={self.device}>"
+        )
+        try:
+            shown = self[:10].to_pylist() if n > 10 else self.to_pylist()
+        except ArrowMetalError as e:  # pragma: no cover - device trouble
+            return head + f"\n<values unavailable: {e}>"
+        body = ", ".join("null" if v is None else repr(v) for v in shown)
+        if n > 10:
+            body += ", ..."
+        return head + "\n[" + body + "]"
+
+    def __reduce__(self):
+        return (_rebuild, (self.to_pylist(), self.type, self.device))
+
+    # -- operators (element-wise, as the am functions of the same names)
+    __eq__ = _compare_operator("eq", lib.AM_EQ, lib.AM_EQ)
+    __ne__ = _compare_operator("ne", lib.AM_NE, lib.AM_NE)
+    __lt__ = _compare_operator("lt", lib.AM_LT, lib.AM_GT)
+    __le__ = _compare_operator("le", lib.AM_LE, lib.AM_GE)
+    __gt__ = _compare_operator("gt", lib.AM_GT, lib.AM_LT)
+    __ge__ = _compare_operator("ge", lib.AM_GE, lib.AM_LE)
+    __add__, __radd__ = _arith_operators("add", lib.AM_ADD)
+    __sub__, __rsub__ = _arith_operators("sub", lib.AM_SUBTRACT)
+    __mul__, __rmul__ = _arith_operators("mul", lib.AM_MULTIPLY)
+    __truediv__, __rtruediv__ = _arith_operators("truediv", lib.AM_DIVIDE)
+    __and__, __rand__ = _logic_operators("and", lib.am_and)
+    __or__, __ror__ = _logic_operators("or", lib.am_or)
+
+    def __invert__(self):
+        out = tls.out
+        rc = _am_not(self._ptr, out)
+        if rc:
+            raise _error(rc)
+        return wrap(out[0])
+
+    # -- compute methods (pyarrow.Array's names; see the am functions)
+    def sum(self, **kwargs):
+        """am.sum(self, **kwargs)."""
+        return _compute.sum(self, **kwargs)
+
+    def min(self, **kwargs):
+        """am.min(self, **kwargs)."""
+        return _compute.min(self, **kwargs)
+
+    def max(self, **kwargs):
+        """am.max(self, **kwargs)."""
+        return _compute.max(self, **kwargs)
+
+    def mean(self, **kwargs):
+        """am.mean(self, **kwargs)."""
+        return _compute.mean(self, **kwargs)
+
+    def count(self, mode="only_valid", **kwargs):
+        """am.count(self, mode, **kwargs)."""
+        return _compute.count(self, mode, **kwargs)
+
+    def cast(self, target_type=None, safe=None, options=None, **kwargs):
+        """am.cast(self, target_type, safe, options, **kwargs)."""
+        return _compute.cast(self, target_type, safe, options, **kwargs)
+
+    def filter(self, selection_filter, null_selection_behavior="drop", **kwargs):
+        """am.filter(self, selection_filter, null_selection_behavior, **kwargs)."""
+        return _compute.filter(self, selection_filter, null_selection_behavior, **kwargs)
+
+    def take(self, indices, **kwargs):
+        """am.take(self, indices, **kwargs)."""
+        return _compute.take(self, indices, **kwargs)
+
+
+def _isnan(x):
+    return isinstance(x, float) and math.isnan(x)
+
+
+def _rebuild(values, type_name, device):
+    """Unpickles an Array (see Array.__reduce__)."""
+    t = type_of_name(type_name)
+    pa = sys.modules.get("pyarrow")
+    if pa is None:
+        try:
+            import pyarrow as pa
+        except ImportError:
+            pa = None
+    if pa is not None:
+        return Array(pa.array(values, type=pa.type_for_alias(ARROW_NAMES[t])), device=device)
+    import numpy as np
+
+    return Array(np.asarray(values, dtype=NUMPY_NAMES[t]), device=device)
+
+
+_builtin_type = type
+
+
+def array(obj, type=None, device=None):
+    """An am.Array from `obj`: an am.Array (returned as is unless `device` or
+    `type` asks for a change), an Arrow array producer, a numpy array or a
+    Python sequence. `type` casts (safely) after the import."""
+    if _builtin_type(obj) is Array and device is None:
+        a = obj
+    else:
+        a = Array(obj, device=device)
+    if type is not None:
+        t = type_id(type)
+        if _am_array_type(a._ptr) != t:
+            out = tls.out
+            rc = _am_cast(a._ptr, t, 1, out)
+            if rc:
+                raise _error(rc)
+            a = wrap(out[0])
+    return a
+
+
+def full(value, length, type=None, device=None):
+    """`length` copies of `value` (None: nulls; then `type` is required)."""
+    if type is None:
+        if value is None:
+            raise ArrowMetalInvalid("full(None, ...) needs a type", lib.AM_EINVAL)
+        kind, fill = _dispatch.dispatch(_builtin_type(value))
+        if kind != _dispatch.SCALAR:
+            raise ArrowMetalTypeError(f"{value!r} is not a scalar", lib.AM_ETYPE)
+        s = ffi.new("am_scalar *")
+        fill(value, s, None)
+    else:
+        s = scalar_of_type(value, type_id(type))
+    out = tls.out
+    rc = _am_full(s, length, device_ptr(device), out)
+    if rc:
+        raise _error(rc)
+    return wrap(out[0])
+
+
+# Last: these modules import Array from this one. The methods above use them
+# at call time, when all three are complete.
+from . import _compute, _dispatch

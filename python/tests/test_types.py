@@ -1,0 +1,86 @@
+"""The type tables, built from the C library's am_type_info_get, agree with
+pyarrow, numpy and cffi; type_id reads a type in every form a user writes."""
+
+import pytest
+
+import arrowmetal as am
+from arrowmetal import _types
+from arrowmetal._capi import ffi, lib
+
+pa = pytest.importorskip("pyarrow")
+np = pytest.importorskip("numpy")
+
+TYPES = [t for t in range(1, _types.TYPE_COUNT) if _types.TYPE_NAMES[t] is not None]
+
+
+def test_every_type_of_the_library_is_in_the_tables():
+    assert _types.TYPE_COUNT == lib.am_type_count()
+    assert [_types.TYPE_NAMES[t] for t in TYPES] == [
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float32",
+        "float64",
+    ]
+    assert _types.TYPE_NAMES[0] is None and _types.KINDS[0] == -1
+
+
+@pytest.mark.parametrize("t", TYPES)
+def test_tables_agree_with_pyarrow_numpy_and_cffi(t):
+    name = _types.TYPE_NAMES[t]
+    pa_type = pa.type_for_alias(_types.ARROW_NAMES[t])
+    assert str(pa_type) == _types.ARROW_NAMES[t]
+    assert _types.BIT_WIDTHS[t] == pa_type.bit_width
+    empty = am.array(pa.array([], pa_type))
+    assert empty.type == name
+    assert empty.arrow_format.encode() == _types.FORMATS[t]
+    assert ffi.string(lib.am_type_format(t)) == _types.FORMATS[t]
+    assert _types.FORMAT_TO_TYPE[_types.FORMATS[t]] == t
+    dtype = np.dtype(_types.NUMPY_NAMES[t])
+    assert _types.numpy_types()[dtype] == t
+    kind = _types.KINDS[t]
+    letters = {_types.KIND_BOOL: "b", _types.KIND_SIGNED: "i", _types.KIND_UNSIGNED: "u"}
+    assert dtype.kind == letters.get(kind, "f")
+    if kind == _types.KIND_BOOL:
+        assert _types.ITEM_SIZES[t] == 0  # bits
+        assert _types.CTYPE_NAMES[t] is None and _types.ARRAY_INTERFACE_CODES[t] is None
+    else:
+        assert _types.ITEM_SIZES[t] == dtype.itemsize == ffi.sizeof(_types.CTYPE_NAMES[t])
+        assert _types.ARRAY_INTERFACE_CODES[t] == dtype.str[1:]
+    if kind in (_types.KIND_SIGNED, _types.KIND_UNSIGNED):
+        info = np.iinfo(dtype)
+        assert _types.INT_RANGES[t] == (int(info.min), int(info.max) + 1)
+
+
+@pytest.mark.parametrize("t", TYPES)
+def test_type_id_reads_every_form(t):
+    name = _types.TYPE_NAMES[t]
+    assert am.type_id(name) == am.type_id(name.upper()) == t
+    assert am.type_id(_types.ARROW_NAMES[t]) == t
+    assert am.type_id(pa.type_for_alias(_types.ARROW_NAMES[t])) == t
+    assert am.type_id(np.dtype(_types.NUMPY_NAMES[t])) == t
+    assert am.type_id(t) == t and am.type_name(t) == name
+
+
+def test_type_id_aliases_and_refusals():
+    for alias, name in {
+        "double": "float64",
+        "float": "float32",
+        "boolean": "bool",
+        "i8": "int64",
+        "u1": "uint8",
+        "f4": "float32",
+    }.items():
+        assert am.type_name(am.type_id(alias)) == name
+    assert am.type_id(bool) == lib.AM_BOOL and am.type_id(float) == lib.AM_FLOAT64
+    assert am.type_id(int) == lib.AM_INT64
+    assert am.type_id(np.dtype(">i4")) == lib.AM_INT32  # byte order aside
+    for bad in ("float16", "string", 0, _types.TYPE_COUNT, pa.string(), np.float16, object()):
+        with pytest.raises(am.ArrowMetalTypeError):
+            am.type_id(bad)
