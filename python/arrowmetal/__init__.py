@@ -18,6 +18,7 @@ from ._array import Array, array, full
 from ._batch import Batch, PendingScalar, batch
 from ._capi import ffi, lib, library_path
 from ._compute import (
+    TABLE_FUNCTIONS,
     add,
     and_,
     cast,
@@ -128,3 +129,8 @@ __all__ = [
     "type_name",
     "version",
 ]
+
+# The functions of the library's table-driven families (am_unary: negate,
+# abs, ...), by their pyarrow names, from the C library's own list.
+globals().update(TABLE_FUNCTIONS)
+__all__.extend(sorted(TABLE_FUNCTIONS))

@@ -388,6 +388,12 @@ class Array:
             raise _error(rc)
         return wrap(out[0])
 
+    def __neg__(self):
+        return _compute.unary(lib.AM_NEGATE, self)
+
+    def __abs__(self):
+        return _compute.unary(lib.AM_ABS, self)
+
     # -- compute methods (pyarrow.Array's names; see the am functions)
     def sum(self, **kwargs):
         """am.sum(self, **kwargs)."""

@@ -66,6 +66,7 @@ _am_arith_scalar = lib.am_arith_scalar
 _am_and = lib.am_and
 _am_or = lib.am_or
 _am_not = lib.am_not
+_am_unary = lib.am_unary
 _am_filter = lib.am_filter
 _am_take = lib.am_take
 _am_count = lib.am_count
@@ -511,6 +512,71 @@ def invert(values, /, *, memory_pool=None, device=None):
     finally:
         if tmp is not None:
             drop(tmp)
+
+
+# ---------------------------------------------------------------------------
+# Functions of the library's table-driven families, made from its own list
+# (am_function_info_get): a function the C library gains there appears here
+# with no change to this package.
+
+
+def unary(op, x, device=None):
+    """am_unary(op, x): an element-wise function of one numeric array (a
+    scalar gives a scalar, as in pyarrow)."""
+    out = tls.out
+    if type(x) is Array:
+        rc = _am_unary(op, x._ptr, out)
+        if rc:
+            raise _error(rc)
+        return wrap(out[0])
+    kind, fill = dispatch(type(x))
+    if kind == SCALAR:
+        s = _new_scalar("am_scalar *")
+        fill(x, s, None)
+        rc = _am_full(s, 1, device_ptr(device), out)
+        if rc:
+            raise _error(rc)
+        one = wrap(out[0])
+        result = unary(op, one)  # held while its values are read
+        return read_values(result._ptr)[0]
+    p, tmp = _operand(x, device)
+    try:
+        rc = _am_unary(op, p, out)
+        if rc:
+            raise _error(rc)
+        return wrap(out[0])
+    finally:
+        if tmp is not None:
+            drop(tmp)
+
+
+def _make_unary(name, op):
+    def function(x, /, *, memory_pool=None, device=None):
+        return unary(op, x, device)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = (
+        f"pyarrow.compute.{name}, element-wise, in the input's numeric type; null where "
+        "the input is null (am_unary). Integers wrap as pyarrow's unchecked functions do."
+    )
+    return function
+
+
+def _table_functions():
+    """{pyarrow name: function} for every row of the am_unary family."""
+    info = ffi.new("am_function_info *")
+    made = {}
+    for i in range(lib.am_function_count()):
+        rc = lib.am_function_info_get(i, info)
+        if rc:
+            raise _error(rc)
+        if info.family == lib.AM_FAMILY_UNARY:
+            name = ffi.string(info.name).decode()
+            made[name] = _make_unary(name, info.op)
+    return made
+
+
+TABLE_FUNCTIONS = _table_functions()
 
 
 def _two_arrays(name, cfn, x, y, device):
