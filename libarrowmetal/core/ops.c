@@ -58,10 +58,26 @@ enum {
   _Static_assert((int)ID == (int)POSITION_OF_##ID, #ID " is not its position in AM_UNARY_OPS");
 AM_UNARY_OPS(CHECK_POSITION)
 
+/* Rows are grouped by family and, within one, ordered by op value from 0:
+ * the row of (family, op) is the family's first row + op. */
+enum { FAMILIES = AM_FAMILY_TAKE + 1 };
+static const int family_rows[FAMILIES] = {
+    [AM_FAMILY_REDUCE] = 4,
+    [AM_FAMILY_COUNT] = 1,
+    [AM_FAMILY_COMPARE] = 6,
+    [AM_FAMILY_ARITH] = 4,
+    [AM_FAMILY_UNARY] = AM_UNARY_COUNT,
+    [AM_FAMILY_LOGIC] = 3,
+    [AM_FAMILY_CAST] = 1,
+    [AM_FAMILY_FILTER] = 1,
+    [AM_FAMILY_TAKE] = 1,
+};
+
 const am_op_desc *am_op_find(am_function_family family, int op) {
-  for (int i = 0; i < am_op_count; i++)
-    if (am_ops[i].family == family && am_ops[i].op == op) return &am_ops[i];
-  return NULL;
+  if ((unsigned)family >= FAMILIES || op < 0 || op >= family_rows[family]) return NULL;
+  int first = 0;
+  for (int f = 0; f < (int)family; f++) first += family_rows[f];
+  return &am_ops[first + op];
 }
 
 const char *am_unary_op_name(int op) {

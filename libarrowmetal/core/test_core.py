@@ -1,5 +1,6 @@
 """Builds and runs the unit tests of core/ written in C: the completion timeline
-(timeline_test.c) and the backend table check (backend_test.c)."""
+(timeline_test.c), the backend table check (backend_test.c) and the op table
+(ops_test.c)."""
 
 import pathlib
 import subprocess
@@ -60,3 +61,15 @@ def test_backend_tables_are_checked_slot_by_slot(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.strip().endswith("ok")
     assert "22 slots checked" in result.stdout
+
+
+def test_every_op_row_is_found_by_family_and_op(tmp_path):
+    binary = tmp_path / "ops_test"
+    subprocess.run(
+        ["cc", "-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", f"-I{ROOT / 'include'}",
+         f"-I{HERE}", str(HERE / "ops_test.c"), str(HERE / "ops.c"), "-o", str(binary)],
+        check=True,
+    )  # fmt: skip
+    result = subprocess.run([str(binary)], capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip().endswith("ok")

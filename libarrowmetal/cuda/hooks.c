@@ -104,7 +104,7 @@ static int mark(am_err *err, am_gpu_device *gpu, uint64_t value) {
 
 /* The stream's write is the release; this acquire orders the caller's reads
  * of results after it. */
-static uint64_t reached(am_gpu_device *gpu) {
+static uint64_t reached(void *gpu) {
   return __atomic_load_n(am_cuda_of_gpu(gpu)->reached, __ATOMIC_ACQUIRE);
 }
 

@@ -6,13 +6,8 @@
 #include "core/types.h"
 #include "gpu/submit.h"
 
-/* The timeline reads the backend's reached value and blocks through its
- * hook, inside the device's context. */
-static uint64_t timeline_reached(void *context) {
-  am_gpu_device *gpu = context;
-  return gpu->hooks->reached(gpu);
-}
-
+/* The timeline reads the backend's reached value (its hook, called
+ * directly) and blocks through its hook inside the device's context. */
 static int timeline_block(am_err *err, void *context, uint64_t value) {
   am_gpu_device *gpu = context;
   int token = gpu->hooks->enter(gpu);
@@ -29,7 +24,7 @@ int am_gpu_init(am_err *err, am_gpu_device *gpu) {
   memset(gpu->status, 0, sizeof(am_gpu_status) * AM_GPU_STATUS_SLOTS);
   atomic_init(&gpu->kernels, NULL);
   atomic_init(&gpu->broken, 0);
-  am_timeline_init(&gpu->timeline, timeline_reached, timeline_block, gpu);
+  am_timeline_init(&gpu->timeline, gpu->hooks->reached, timeline_block, gpu);
   /* The scratch area starts zeroed: reductions leave their finish counter
    * at zero after every launch, so it is cleared only once. */
   int token = gpu->hooks->enter(gpu);

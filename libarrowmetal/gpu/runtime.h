@@ -61,9 +61,11 @@ typedef struct am_gpu_hooks {
 
   /* The timeline. `mark` enqueues "raise the reached value to `value`" after
    * the work queued so far; `reached` reads that value with acquire ordering
-   * (no context needed); `block` waits without spinning until it is reached. */
+   * (no context needed; `gpu` is the am_gpu_device, passed untyped because
+   * the timeline calls it directly on every poll of a wait); `block` waits
+   * without spinning until it is reached. */
   int (*mark)(am_err *err, am_gpu_device *gpu, uint64_t value);
-  uint64_t (*reached)(am_gpu_device *gpu);
+  uint64_t (*reached)(void *gpu);
   int (*block)(am_err *err, am_gpu_device *gpu, uint64_t value);
 } am_gpu_hooks;
 
