@@ -24,8 +24,9 @@
  *                   do for NaN)
  *
  * Each line: X(enum value, pyarrow name, accepted kinds, expression for
- * signed integers, for unsigned integers, for floats). An expression for a
- * kind the op does not accept is never compiled; write 0. */
+ * signed integers, for unsigned integers, for floats). For a kind the op
+ * does not accept write 0: the CPU compiles a loop for it that is never
+ * called, the GPU backends never emit it. */
 #ifndef AM_CORE_OPS_H
 #define AM_CORE_OPS_H
 
