@@ -60,8 +60,10 @@ static int each_key(key_fn fn, void *ctx) {
     VISIT(AM_KERNEL_TAKE, 0, t, AM_INT64);
     VISIT(AM_KERNEL_FILL, 0, t, AM_TYPE_INVALID);
     VISIT(AM_KERNEL_COPY, 0, t, AM_TYPE_INVALID);
-    if (t != AM_BOOL)
-      for (int op = 0; op < AM_UNARY_COUNT; op++) VISIT(AM_KERNEL_UNARY, op, t, AM_TYPE_INVALID);
+    /* Every unary op over the element kinds its row in the op table takes. */
+    for (int op = 0; op < AM_UNARY_COUNT; op++)
+      if (am_op_find(AM_FAMILY_UNARY, op)->kinds & (1 << am_type_kind_of((am_type)t)))
+        VISIT(AM_KERNEL_UNARY, op, t, AM_TYPE_INVALID);
   }
   for (int op = 0; op < 3; op++) VISIT(AM_KERNEL_LOGIC, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
   VISIT(AM_KERNEL_FILTER_COUNT, 0, AM_TYPE_INVALID, AM_TYPE_INVALID);

@@ -127,6 +127,7 @@ class Generator:
             ctypes.POINTER(ctypes.c_void_p),
         ]
         self.lib.am_kernel_blocks.argtypes = [ctypes.POINTER(Key), ctypes.c_int64, ctypes.c_int]
+        self.lib.am_kernel_supported.argtypes = [ctypes.c_int, ctypes.POINTER(Key)]
         self.lib.am_kernel_name.argtypes = [ctypes.POINTER(Key), ctypes.c_char_p, ctypes.c_size_t]
 
     def source(self, key):
@@ -388,7 +389,9 @@ def all_keys(gen):
             Key(FILL, 0, t, 0),
             Key(COPY, 0, t, 0),
         ]
-        keys += [Key(UNARY, op, t, 0) for op in range(unary_count(gen)) if t != BOOL]
+        # every unary op over the kinds it takes (the generator knows which)
+        unary = [Key(UNARY, op, t, 0) for op in range(unary_count(gen))]
+        keys += [k for k in unary if gen.lib.am_kernel_supported(0, ctypes.byref(k))]
     keys += [Key(LOGIC, op, 0, 0) for op in range(3)]
     keys += [Key(FCOUNT, 0, 0, 0), Key(FSCAN, 0, 0, 0), Key(NULLS, 0, 0, 0)]
     return keys
