@@ -341,8 +341,9 @@ int am_not(const am_array *array, am_array **out);
  * 255). Floats follow IEEE: abs clears the sign (abs(-0.0) is 0.0), negate
  * flips it, NaN stays NaN. Booleans are AM_ETYPE. */
 typedef enum am_unary_op {
-  AM_NEGATE = 0, /* pyarrow "negate" */
-  AM_ABS = 1     /* pyarrow "abs" */
+  AM_NEGATE = 0,      /* pyarrow "negate" */
+  AM_ABS = 1,         /* pyarrow "abs" */
+  AM_BIT_WISE_NOT = 2 /* pyarrow "bit_wise_not": integers only */
 } am_unary_op;
 
 int am_unary(am_unary_op op, const am_array *array, am_array **out);

@@ -43,7 +43,8 @@
 /* clang-format off */
 #define AM_UNARY_OPS(X)                                                                   \
   X(AM_NEGATE, "negate", AM_KINDS_NUMERIC, AM_WRAP_NEG(x), AM_WRAP_NEG(x), am_fneg(x))     \
-  X(AM_ABS, "abs", AM_KINDS_NUMERIC, ((x) < 0 ? AM_WRAP_NEG(x) : (x)), (x), am_fabs(x))
+  X(AM_ABS, "abs", AM_KINDS_NUMERIC, ((x) < 0 ? AM_WRAP_NEG(x) : (x)), (x), am_fabs(x))     \
+  X(AM_BIT_WISE_NOT, "bit_wise_not", AM_KINDS_INTEGER, (~(x)), (~(x)), 0)
 /* clang-format on */
 
 /* The number of am_unary_op values. */
