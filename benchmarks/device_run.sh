@@ -37,7 +37,7 @@ cc -O2 -std=c11 -Iinclude benchmarks/latency.c -Lbuild -larrowmetal -Wl,-rpath,"
 for stage in $stages; do
   case $stage in
     tests)
-      timeout 400 python3 -m pytest -n 8 -q -p no:cacheprovider --tb=line conformance python \
+      timeout 400 python3 -m pytest -n 8 -q -rs -p no:cacheprovider --tb=line conformance python \
         libarrowmetal > "$OUT/tests.log" 2>&1
       grep -E "^(FAILED|ERROR)" "$OUT/tests.log" | sed 's/ - .*//' | cut -d/ -f1-4 | sort | uniq -c \
         | sort -rn | head -40
