@@ -116,6 +116,23 @@ static int finish_result(int status, am_array *result, am_array **out) {
   return AM_OK;
 }
 
+/* An element-wise op's result (`type`, one slot per slot of `left`, with a
+ * validity bitmap when an input has nulls) and its argument block: `left`
+ * (and `right` when given) read, the result written. */
+static int elementwise(am_err *err, am_type type, const am_array *left, const am_array *right,
+                       am_array **result, am_gpu_args *args) {
+  int with_validity = has_nulls(left) || (right && has_nulls(right));
+  int status = result_array(err, left->device, type, left->length, with_validity, result);
+  if (status != AM_OK) return status;
+  memset(args, 0, sizeof *args);
+  bind(args, 0, left);
+  if (right) bind(args, 1, right);
+  args->out = address((*result)->data);
+  args->out_valid = address((*result)->validity);
+  args->n = left->length;
+  return AM_OK;
+}
+
 int am_gpu_count_nulls(am_err *err, const am_array *array, int64_t *out) {
   if (!array->validity) {
     *out = 0;
@@ -158,19 +175,11 @@ static int binary(am_err *err, am_kernel_kind kind, int sub_op, am_type result_t
   am_device *device = left->device;
   am_gpu_device *gpu = am_gpu_of(device);
   if (scalar && scalar->is_null) return all_null(err, device, result_type, left->length, out);
-  int with_validity = has_nulls(left) || (right && has_nulls(right));
   am_array *result = NULL;
-  int status = result_array(err, device, result_type, left->length, with_validity, &result);
+  am_gpu_args args;
+  int status = elementwise(err, result_type, left, right, &result, &args);
   if (status != AM_OK) return status;
-  am_gpu_args args = {0};
-  bind(&args, 0, left);
-  if (right)
-    bind(&args, 1, right);
-  else
-    args.scalar = scalar_bits(scalar);
-  args.out = address(result->data);
-  args.out_valid = address(result->validity);
-  args.n = left->length;
+  if (!right) args.scalar = scalar_bits(scalar);
   am_gpu_op op = plain_op(err);
   int integer_divide =
       kind == AM_KERNEL_ARITH && sub_op == AM_DIVIDE && am_type_is_integer(left->type);
@@ -195,16 +204,11 @@ int am_gpu_arith(am_err *err, am_arith_op op, const am_array *left, const am_arr
 }
 
 int am_gpu_cast(am_err *err, const am_array *array, am_type to, int safe, am_array **out) {
-  am_device *device = array->device;
-  am_gpu_device *gpu = am_gpu_of(device);
+  am_gpu_device *gpu = am_gpu_of(array->device);
   am_array *result = NULL;
-  int status = result_array(err, device, to, array->length, has_nulls(array), &result);
+  am_gpu_args args;
+  int status = elementwise(err, to, array, NULL, &result, &args);
   if (status != AM_OK) return status;
-  am_gpu_args args = {0};
-  bind(&args, 0, array);
-  args.out = address(result->data);
-  args.out_valid = address(result->validity);
-  args.n = array->length;
   am_gpu_op op = plain_op(err);
   if (safe) {
     op.check = AM_GPU_CHECK_ERROR;
@@ -222,38 +226,26 @@ int am_gpu_cast(am_err *err, const am_array *array, am_type to, int safe, am_arr
 }
 
 int am_gpu_unary(am_err *err, am_unary_op op, const am_array *array, am_array **out) {
-  am_device *device = array->device;
   am_array *result = NULL;
-  int status = result_array(err, device, array->type, array->length, has_nulls(array), &result);
+  am_gpu_args args;
+  int status = elementwise(err, array->type, array, NULL, &result, &args);
   if (status != AM_OK) return status;
-  am_gpu_args args = {0};
-  bind(&args, 0, array);
-  args.out = address(result->data);
-  args.out_valid = address(result->validity);
-  args.n = array->length;
   am_gpu_op gpu_op = plain_op(err);
   am_kernel_key key = {AM_KERNEL_UNARY, (int)op, array->type, AM_TYPE_INVALID};
-  status = run(err, am_gpu_of(device), &gpu_op, 0, &key, &args, 1);
+  status = run(err, am_gpu_of(array->device), &gpu_op, 0, &key, &args, 1);
   if (status == AM_OK) atomic_store(&result->null_count, atomic_load(&array->null_count));
   return finish_result(status, result, out);
 }
 
 int am_gpu_logic(am_err *err, am_logic_op logic, const am_array *left, const am_array *right,
                  am_array **out) {
-  am_device *device = left->device;
-  int with_validity = has_nulls(left) || (right && has_nulls(right));
   am_array *result = NULL;
-  int status = result_array(err, device, AM_BOOL, left->length, with_validity, &result);
+  am_gpu_args args;
+  int status = elementwise(err, AM_BOOL, left, right, &result, &args);
   if (status != AM_OK) return status;
-  am_gpu_args args = {0};
-  bind(&args, 0, left);
-  if (right) bind(&args, 1, right);
-  args.out = address(result->data);
-  args.out_valid = address(result->validity);
-  args.n = left->length;
   am_gpu_op op = plain_op(err);
   am_kernel_key key = {AM_KERNEL_LOGIC, (int)logic, AM_TYPE_INVALID, AM_TYPE_INVALID};
-  status = run(err, am_gpu_of(device), &op, 0, &key, &args, 1);
+  status = run(err, am_gpu_of(left->device), &op, 0, &key, &args, 1);
   return finish_result(status, result, out);
 }
 

@@ -13,7 +13,6 @@ import math
 import os
 import pathlib
 import struct
-import subprocess
 import sys
 import tempfile
 
@@ -21,8 +20,9 @@ import numpy as np
 import pytest
 
 HERE = pathlib.Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+import cbuild
 from test_nvrtc_compile import load_nvrtc
 
 BOOL, I8, I16, I32, I64, U8, U16, U32, U64, F32, F64 = range(1, 12)
@@ -92,30 +92,7 @@ class Key(ctypes.Structure):
 class Generator:
     def __init__(self, workdir):
         lib = pathlib.Path(workdir) / "libkernel_source.so"
-        subprocess.run(
-            [
-                "cc",
-                "-shared",
-                "-fPIC",
-                "-std=c11",
-                "-D_GNU_SOURCE",
-                "-O1",
-                "-Wall",
-                "-Wextra",
-                "-Werror",
-                f"-I{ROOT / 'include'}",
-                f"-I{ROOT / 'libarrowmetal'}",
-                str(HERE / "kernel_source.c"),
-                str(HERE / "dialect.c"),
-                str(ROOT / "libarrowmetal/core/types.c"),
-                str(ROOT / "libarrowmetal/core/error.c"),
-                str(ROOT / "libarrowmetal/core/ops.c"),
-                "-o",
-                str(lib),
-                "-lm",
-            ],
-            check=True,
-        )
+        cbuild.build(lib, cbuild.GENERATOR, optimize="-O1", shared=True)
         self.lib = ctypes.CDLL(str(lib))
         self.libc = ctypes.CDLL(None)
         self.libc.free.argtypes = [ctypes.c_void_p]

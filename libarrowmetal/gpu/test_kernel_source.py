@@ -10,40 +10,16 @@ import os
 import pathlib
 import re
 import subprocess
+import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
-CFLAGS = [
-    "cc",
-    "-std=c11",
-    "-D_GNU_SOURCE",
-    "-O2",
-    "-Wall",
-    "-Wextra",
-    "-Werror",
-    f"-I{ROOT / 'include'}",
-    f"-I{ROOT / 'libarrowmetal'}",
-]
+sys.path.insert(0, str(HERE.parent))
+import cbuild
 
 
 def build(tmp_path):
-    binary = tmp_path / "kernel_source_test"
-    subprocess.run(
-        CFLAGS
-        + [
-            str(HERE / "kernel_source_test.c"),
-            str(HERE / "kernel_source.c"),
-            str(HERE / "dialect.c"),
-            str(ROOT / "libarrowmetal/core/types.c"),
-            str(ROOT / "libarrowmetal/core/error.c"),
-            str(ROOT / "libarrowmetal/core/ops.c"),
-            "-o",
-            str(binary),
-            "-lm",
-        ],
-        check=True,
-    )
-    return binary
+    sources = [HERE / "kernel_source_test.c", *cbuild.GENERATOR]
+    return cbuild.build(tmp_path / "kernel_source_test", sources)
 
 
 def test_kernel_sources_are_deterministic_and_match_the_golden_msl(tmp_path):
@@ -76,9 +52,7 @@ def test_soft_float_conversions_match_the_hardware(tmp_path):
     inc = tmp_path / "am_soft_float.inc"
     subprocess.run([str(binary), "softfloat", str(inc)], check=True)
     checker = tmp_path / "soft_float_test"
-    subprocess.run(
-        CFLAGS + [f"-I{tmp_path}", str(HERE / "soft_float_test.c"), "-o", str(checker)], check=True
-    )
+    cbuild.build(checker, [HERE / "soft_float_test.c"], extra=[f"-I{tmp_path}"])
     result = subprocess.run(
         [str(checker)], check=False, capture_output=True, text=True, timeout=300
     )

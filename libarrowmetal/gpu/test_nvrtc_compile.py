@@ -18,7 +18,9 @@ import sys
 import pytest
 
 HERE = pathlib.Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
+sys.path.insert(0, str(HERE.parent))
+import cbuild
+
 OPTIONS = [b"--gpu-architecture=compute_90", b"-default-device", b"--std=c++17"]
 
 
@@ -74,31 +76,8 @@ def nvrtc_compile(lib, source, name):
 
 
 def build_tool(tmp_path):
-    binary = tmp_path / "kernel_source_test"
-    subprocess.run(
-        [
-            "cc",
-            "-std=c11",
-            "-D_GNU_SOURCE",
-            "-O1",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            f"-I{ROOT / 'include'}",
-            f"-I{ROOT / 'libarrowmetal'}",
-            str(HERE / "kernel_source_test.c"),
-            str(HERE / "kernel_source.c"),
-            str(HERE / "dialect.c"),
-            str(ROOT / "libarrowmetal/core/types.c"),
-            str(ROOT / "libarrowmetal/core/error.c"),
-            str(ROOT / "libarrowmetal/core/ops.c"),
-            "-o",
-            str(binary),
-            "-lm",
-        ],
-        check=True,
-    )
-    return binary
+    sources = [HERE / "kernel_source_test.c", *cbuild.GENERATOR]
+    return cbuild.build(tmp_path / "kernel_source_test", sources, optimize="-O1")
 
 
 def dump_cuda(tmp_path):

@@ -7,7 +7,6 @@ operand goes through ``_compute``, which this module imports at its end
 """
 
 import math
-import sys
 
 from ._capi import NAME_SCHEMA, capsule_pointer, ffi, lib
 from ._devices import device_backend, device_name, device_ptr
@@ -23,6 +22,7 @@ from ._exporters import (
     cuda_array_interface,
     export_capsules,
     export_device_capsules,
+    optional_pyarrow,
     read_values,
     to_numpy,
     to_pyarrow,
@@ -435,12 +435,7 @@ def _isnan(x):
 def _rebuild(values, type_name, device):
     """Unpickles an Array (see Array.__reduce__)."""
     t = type_of_name(type_name)
-    pa = sys.modules.get("pyarrow")
-    if pa is None:
-        try:
-            import pyarrow as pa
-        except ImportError:
-            pa = None
+    pa = optional_pyarrow()
     if pa is not None:
         return Array(pa.array(values, type=pa.type_for_alias(ARROW_NAMES[t])), device=device)
     import numpy as np

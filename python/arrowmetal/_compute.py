@@ -503,9 +503,16 @@ def invert(values, /, *, memory_pool=None, device=None):
         if rc:
             raise _error(rc)
         return wrap(out[0])
-    p, tmp = _operand(values, device)
+    return _on_operand(_am_not, values, device)
+
+
+def _on_operand(call, x, device):
+    """call(handle, out) on an array operand of any kind (imported, or kept,
+    on `device`), as an am.Array."""
+    out = tls.out
+    p, tmp = _operand(x, device)
     try:
-        rc = _am_not(p, out)
+        rc = call(p, out)
         if rc:
             raise _error(rc)
         return wrap(out[0])
@@ -539,15 +546,7 @@ def unary(op, x, device=None):
         one = wrap(out[0])
         result = unary(op, one)  # held while its values are read
         return read_values(result._ptr)[0]
-    p, tmp = _operand(x, device)
-    try:
-        rc = _am_unary(op, p, out)
-        if rc:
-            raise _error(rc)
-        return wrap(out[0])
-    finally:
-        if tmp is not None:
-            drop(tmp)
+    return _on_operand(lambda p, o: _am_unary(op, p, o), x, device)
 
 
 def _make_unary(name, op):

@@ -17,6 +17,7 @@ __all__ = [
     "cuda_array_interface",
     "export_capsules",
     "export_device_capsules",
+    "optional_pyarrow",
     "pending_exports",
     "read_values",
     "release_struct",
@@ -44,6 +45,18 @@ def release_struct(st):
     moved out (release NULL)."""
     if st.release != _NULL:
         st.release(st)
+
+
+def optional_pyarrow():
+    """The pyarrow module when it is installed, else None (imported on first
+    need: the package itself does not need it)."""
+    pa = sys.modules.get("pyarrow")
+    if pa is None:
+        try:
+            import pyarrow as pa
+        except ImportError:
+            return None
+    return pa
 
 
 def require_pyarrow(what):

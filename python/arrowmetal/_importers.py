@@ -32,7 +32,7 @@ from ._errors import (
     ArrowMetalUnsupported,
     error_from_status,
 )
-from ._exporters import release_struct, require_pyarrow
+from ._exporters import optional_pyarrow, release_struct, require_pyarrow
 from ._state import tls
 from ._types import ARRAY_INTERFACE_CODES, FORMAT_TO_TYPE, FORMATS, ITEM_SIZES, numpy_types
 
@@ -492,12 +492,7 @@ def import_cuda_interface(obj, dev, out):
 
 
 def import_sequence(obj, dev, out):
-    pa = sys.modules.get("pyarrow")
-    if pa is None:
-        try:
-            import pyarrow as pa
-        except ImportError:
-            pa = None
+    pa = optional_pyarrow()
     if pa is not None:
         return import_c_array(pa.array(obj), dev, out)
     try:

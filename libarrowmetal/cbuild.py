@@ -1,0 +1,36 @@
+"""Builds the C unit-test programs that sit beside the code they test, with the
+library's own warnings, for the pytest files of libarrowmetal/.
+
+    sys.path.insert(0, <libarrowmetal>); import cbuild
+    cbuild.build(tmp_path / "ops_test", [HERE / "ops_test.c", HERE / "ops.c"])
+"""
+
+import os
+import pathlib
+import subprocess
+
+LIBRARY = pathlib.Path(__file__).resolve().parent
+ROOT = LIBRARY.parent
+FLAGS = ["-std=c11", "-D_GNU_SOURCE", "-Wall", "-Wextra", "-Werror"]
+FLAGS += [f"-I{ROOT / 'include'}", f"-I{LIBRARY}"]
+
+# The kernel source generator and what it uses (gpu/kernel_source.c's tests
+# and the GPU kernel tests build it on its own, without the library).
+GENERATOR = [
+    LIBRARY / "gpu" / "kernel_source.c",
+    LIBRARY / "gpu" / "dialect.c",
+    LIBRARY / "core" / "types.c",
+    LIBRARY / "core" / "error.c",
+    LIBRARY / "core" / "ops.c",
+]
+
+
+def build(output, sources, *, optimize="-O2", shared=False, extra=(), libs=("-lm", "-lpthread")):
+    """Compiles `sources` into `output` (a shared library when `shared`);
+    returns `output`."""
+    command = [os.environ.get("CC", "cc"), *FLAGS, optimize, *extra]
+    if shared:
+        command += ["-shared", "-fPIC"]
+    command += [str(s) for s in sources] + ["-o", str(output), *libs]
+    subprocess.run(command, check=True)
+    return output
