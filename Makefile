@@ -32,7 +32,7 @@ ifeq ($(UNAME_S),Darwin)
   LIB := build/libarrowmetal.dylib
   LDFLAGS += -dynamiclib -install_name @rpath/libarrowmetal.dylib
   OBJECTS += $(patsubst %.m,build/%.o,$(OBJC_SOURCES))
-  LDLIBS += -framework Metal -framework Foundation
+  LDLIBS += -framework Metal -framework Foundation -framework CoreFoundation
 else
   LIB := build/libarrowmetal.so
   LDFLAGS += -shared -Wl,--no-undefined -Wl,-soname,libarrowmetal.so
@@ -57,7 +57,7 @@ build/%.o: %.c
 
 build/%.o: %.m
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fobjc-arc -c $< -o $@
+	$(CC) $(CFLAGS) -fobjc-arc -Wundeclared-selector -c $< -o $@
 
 -include $(DEPS)
 
@@ -103,6 +103,7 @@ test-asan: $(VENV)/.installed
 MACOS_SDK ?= $(wildcard ../shared/macos-sdk/MacOSX14.2.sdk)
 MACOS_FLAGS := -fsyntax-only -target arm64-apple-macos13 -D__ENVIRONMENT_OS_VERSION_MIN_REQUIRED__=130000 \
                -Wall -Wextra -Werror -D_GNU_SOURCE -Iinclude -Ilibarrowmetal
+METAL_FIXTURES := libarrowmetal/metal/fixtures
 MACOS_C := $(filter-out %_test.c,$(wildcard libarrowmetal/*/*.c))
 MACOS_OBJC := $(wildcard libarrowmetal/*/*.m)
 check-macos:
@@ -115,7 +116,10 @@ check-macos:
 	for f in $(MACOS_OBJC); do \
 	  clang -x objective-c -fobjc-arc -Wundeclared-selector $(MACOS_FLAGS) -isysroot "$(MACOS_SDK)" \
 	    $$f || exit 1; done; \
-	echo "check-macos: $(words $(MACOS_C)) C and $(words $(MACOS_OBJC)) Objective-C files type-check for arm64-apple-macos13 against $(MACOS_SDK)"
+	if clang -x objective-c -fobjc-arc -Wundeclared-selector $(MACOS_FLAGS) -isysroot "$(MACOS_SDK)" \
+	    $(METAL_FIXTURES)/seeded_fault.m 2>/dev/null; then \
+	  echo "check-macos: self-test FAILED: the seeded fault passed"; exit 1; fi; \
+	echo "check-macos: $(words $(MACOS_C)) C and $(words $(MACOS_OBJC)) Objective-C files type-check for arm64-apple-macos13 against $(MACOS_SDK); the seeded fault fails, as it must"
 
 # Every Metal Shading Language kernel the generator makes, parse- and
 # type-checked by clang against msl-check's declarations-only prelude written
@@ -131,9 +135,13 @@ check-msl:
 	  echo "check-msl: skipped: no msl-check (set MSL_CHECK=/path/to/check.sh)"; exit 0; fi; \
 	command -v clang >/dev/null || { echo "check-msl: installing clang"; \
 	  { apt-get update -qq && apt-get install -y -qq clang; } >/dev/null; } || exit 1; \
-	tmp=$$(mktemp -d); mkdir -p $$tmp/msl; \
+	tmp=$$(mktemp -d); mkdir -p $$tmp/msl $$tmp/fault; \
+	cp $(METAL_FIXTURES)/seeded_fault.metal $$tmp/fault/; \
+	if bash $(MSL_CHECK) $$tmp/fault >/dev/null 2>&1; then \
+	  echo "check-msl: self-test FAILED: the seeded fault passed"; rm -rf $$tmp; exit 1; fi; \
 	$(CC) -std=c11 -D_GNU_SOURCE -O1 -Iinclude -Ilibarrowmetal $(GENERATOR) -o $$tmp/generator -lm && \
-	  $$tmp/generator dump msl $$tmp/msl >/dev/null && bash $(MSL_CHECK) $$tmp/msl; \
+	  $$tmp/generator dump msl $$tmp/msl >/dev/null && bash $(MSL_CHECK) $$tmp/msl && \
+	  echo "check-msl: the seeded fault fails, as it must"; \
 	status=$$?; rm -rf $$tmp; exit $$status
 
 demo: all api $(VENV)/.installed

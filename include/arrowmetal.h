@@ -137,10 +137,20 @@ typedef struct am_scalar {
 /* ---- Backends and devices
  *
  * Backends are "cpu" (every machine), "cuda" (NVIDIA, loaded at run time) and
- * "metal" (Apple silicon). Every backend's symbols exist on every platform; one
- * that cannot run here answers AM_EUNSUPPORTED with the reason. The default
- * device is chosen once per process: ARROWMETAL_BACKEND ("cpu", "cuda",
- * "cuda:1", "metal") if set and usable, else the CPU. */
+ * "metal" (Apple silicon, macOS 13 and a Metal 3 GPU). Every backend's symbols
+ * exist on every platform; one that cannot run here answers AM_EUNSUPPORTED
+ * with the reason. The default device is chosen once per process:
+ * ARROWMETAL_BACKEND ("cpu", "cuda", "cuda:1", "metal") if set and usable,
+ * else the CPU.
+ *
+ * Metal memory is the CPU's (unified memory): a page-aligned host buffer
+ * becomes a Metal array without a copy, others are copied once, and a Metal
+ * array reaches the CPU (am_export, the CPU's kernels) as a view of the same
+ * memory once the work writing it has finished. MSL has no double: ops over
+ * float64 on a Metal device run on the CPU over the same memory, and their
+ * results go back to the Metal device. A virtual machine's "Apple Paravirtual
+ * device" (hosted CI runners) fails pipeline creation at random and is not
+ * used unless ARROWMETAL_METAL_PARAVIRTUAL=1. */
 typedef struct am_device am_device;
 
 /* Number of backends compiled into this library, and the name of the i-th
@@ -184,7 +194,10 @@ int am_import(const struct ArrowSchema *schema, struct ArrowArray *array, am_dev
 /* The same for an Arrow C Device Data Interface array. The data must live on
  * the device type `device` serves (ARROW_DEVICE_CPU for the CPU, or
  * ARROW_DEVICE_CUDA_HOST which is host memory too; ARROW_DEVICE_CUDA for the
- * CUDA backend, zero-copy, after waiting on `sync_event` if it is set).
+ * CUDA backend, zero-copy, after waiting on `sync_event` if it is set;
+ * ARROW_DEVICE_METAL for the Metal backend: buffers are CPU addresses of
+ * shared memory, as nanoarrow passes them, and `sync_event`, if set, is the
+ * id<MTLSharedEvent> itself, waited on until its value is 1 or more).
  * `array->array` is moved in exactly as with am_import. */
 int am_import_device(const struct ArrowSchema *schema, struct ArrowDeviceArray *array,
                      am_device *device, am_array **out);
@@ -198,7 +211,9 @@ int am_export(const am_array *array, struct ArrowSchema *schema_out, struct Arro
 
 /* Exports as an Arrow C Device Data Interface array on the array's own device,
  * without a copy. For CUDA, sync_event points to a CUevent that is recorded
- * after the producing work; the consumer waits on it. */
+ * after the producing work; the consumer waits on it. For Metal the buffers
+ * are CPU addresses of shared memory and the export waits for the producing
+ * work first, so sync_event is NULL. */
 int am_export_device(const am_array *array, struct ArrowSchema *schema_out,
                      struct ArrowDeviceArray *array_out);
 

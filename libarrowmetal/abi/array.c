@@ -57,7 +57,14 @@ static int full(am_err *err, const am_scalar *value, int64_t length, am_device *
   if (length < 0 || length > AM_MAX_LENGTH)
     return am_fail(err, AM_EINVAL, "length %lld is outside 0 to 2^52", (long long)length);
   if (!device) device = am_default_device();
-  return device->backend->kernels.fill(err, device, value, length, out);
+  if (am_has_kernels(device, AM_TYPE_BIT(value->type)))
+    return device->backend->kernels.fill(err, device, value, length, out);
+  /* No kernels for the type (float64 on Metal): filled on the CPU, then
+   * placed (host-visible memory takes it without a copy where it can). */
+  am_array *host = NULL;
+  am_device *cpu = am_host_device();
+  int status = cpu->backend->kernels.fill(err, cpu, value, length, &host);
+  return status == AM_OK ? am_place(err, host, device, out) : status;
 }
 
 AM_EXPORT int am_full(const am_scalar *value, int64_t length, am_device *device, am_array **out) {

@@ -43,7 +43,8 @@ static int binary_arrays(am_err *err, const am_op_desc *desc, am_op_class op_cla
   if (type == AM_TYPE_INVALID) return am_no_kernel(err, desc, left->type, right->type);
   am_route route;
   const am_array *inputs[2] = {left, right};
-  if ((status = am_route_inputs(err, op_class, inputs, 2, &route)) != AM_OK) return status;
+  uint32_t types = AM_TYPE_BIT(left->type) | AM_TYPE_BIT(right->type) | AM_TYPE_BIT(type);
+  if ((status = am_route_inputs(err, op_class, types, inputs, 2, &route)) != AM_OK) return status;
   left = route.use[0];
   right = route.use[1];
   am_array *left_converted = NULL, *right_converted = NULL, *result = NULL;
@@ -78,7 +79,8 @@ static int binary_scalar(am_err *err, const am_op_desc *desc, am_op_class op_cla
   if (type == AM_TYPE_INVALID) return am_no_kernel(err, desc, left->type, (am_type)scalar.type);
   if ((status = am_scalar_cast(err, &scalar, type, &scalar)) != AM_OK) return status;
   am_route route;
-  if ((status = am_route_inputs(err, op_class, &left, 1, &route)) != AM_OK) return status;
+  uint32_t types = AM_TYPE_BIT(left->type) | AM_TYPE_BIT(type);
+  if ((status = am_route_inputs(err, op_class, types, &left, 1, &route)) != AM_OK) return status;
   left = route.use[0];
   am_array *converted = NULL, *result = NULL;
   if ((status = convert(err, left, type, &converted)) == AM_OK)
@@ -154,7 +156,9 @@ static int cast(am_err *err, const am_array *array, am_type to, int safe, am_arr
     return *out ? AM_OK : am_fail(err, AM_ENOMEM, "out of memory");
   }
   am_route route;
-  if ((status = am_route_inputs(err, AM_ROUTE_CAST, &array, 1, &route)) != AM_OK) return status;
+  uint32_t types = AM_TYPE_BIT(array->type) | AM_TYPE_BIT(to);
+  if ((status = am_route_inputs(err, AM_ROUTE_CAST, types, &array, 1, &route)) != AM_OK)
+    return status;
   am_array *result = NULL;
   status = route.use[0]->device->backend->kernels.cast(err, route.use[0], to, safe, &result);
   status = am_route_finish(err, &route, status, result, out);
@@ -172,7 +176,8 @@ static int routed_logic(am_err *err, am_logic_op op, const am_array *left, const
                         am_array **out) {
   am_route route;
   const am_array *inputs[2] = {left, right};
-  int status = am_route_inputs(err, AM_ROUTE_LOGIC, inputs, right ? 2 : 1, &route);
+  int status =
+      am_route_inputs(err, AM_ROUTE_LOGIC, AM_TYPE_BIT(AM_BOOL), inputs, right ? 2 : 1, &route);
   if (status != AM_OK) return status;
   am_array *result = NULL;
   status =

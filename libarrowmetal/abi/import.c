@@ -6,25 +6,6 @@
 
 #include "abi.h"
 
-/* The keeper owns the moved ArrowArray, which lives in the same allocation
- * (one malloc per import instead of two); its release callback runs when the
- * last buffer reference goes, exactly once. */
-typedef struct moved_keeper {
-  am_buffer keeper; /* first: the allocation is freed through it */
-  struct ArrowArray moved;
-} moved_keeper;
-
-static void release_moved(am_buffer *keeper) {
-  struct ArrowArray *moved = keeper->context;
-  if (moved->release) moved->release(moved);
-  free(keeper);
-}
-
-static void release_now(moved_keeper *block) {
-  if (block->moved.release) block->moved.release(&block->moved);
-  free(block);
-}
-
 static int check_schema(am_err *err, const struct ArrowSchema *schema, am_type *type) {
   AM_REQUIRE(schema, "schema");
   if (!schema->release) return am_fail(err, AM_EINVAL, "schema struct is already released");
@@ -66,46 +47,24 @@ static int check_array(am_err *err, const struct ArrowArray *a, am_type type) {
   return AM_OK;
 }
 
-/* Moves `array` out of the caller's hands first, so that every path after
- * it -- failure included -- releases it exactly once. */
+/* Validates the caller's struct and moves it in; every path after the
+ * first check -- failure included -- releases it exactly once. */
 static int import_host(am_err *err, const struct ArrowSchema *schema, struct ArrowArray *array,
                        am_array **host_out) {
   AM_REQUIRE(array, "array");
   if (!array->release) return am_fail(err, AM_EINVAL, "array struct is already released");
-  moved_keeper *block = malloc(sizeof *block);
-  if (!block) {
-    array->release(array);
-    array->release = NULL;
-    return am_fail(err, AM_ENOMEM, "out of memory");
-  }
-  struct ArrowArray *moved = &block->moved;
-  *moved = *array;
-  array->release = NULL;
-
   am_type type = AM_TYPE_INVALID;
   int status = check_schema(err, schema, &type);
-  if (status == AM_OK) status = check_array(err, moved, type);
+  if (status == AM_OK) status = check_array(err, array, type);
   if (status != AM_OK) {
-    release_now(block);
+    array->release(array);
+    array->release = NULL;
     return status;
   }
-  am_buffer *keeper = &block->keeper;
-  atomic_init(&keeper->refs, 1);
-  keeper->ptr = NULL;
-  keeper->size = 0;
-  keeper->context = moved;
-  keeper->free_fn = release_moved;
-  int64_t null_count = moved->null_count;
-  const uint8_t *validity = moved->buffers[0];
-  if (!validity) null_count = 0;
-  /* With no nulls the bitmap is irrelevant (the spec lets producers leave it
-   * stale), so kernels never look at it. */
-  if (null_count == 0) validity = NULL;
-  am_array *host = am_array_make(am_host_device(), type, moved->length, moved->offset, null_count,
-                                 validity ? am_buffer_retain(keeper) : NULL, validity, keeper,
-                                 moved->buffers[1]);
-  if (!host) return am_fail(err, AM_ENOMEM, "out of memory");
-  if (null_count < 0) {
+  am_array *host = NULL;
+  status = am_array_adopt(err, am_host_device(), type, array, &host);
+  if (status != AM_OK) return status;
+  if (atomic_load(&host->null_count) < 0) {
     int64_t counted = 0;
     status = am_count_nulls(err, host, &counted);
     if (status != AM_OK) {

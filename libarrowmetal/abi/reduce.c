@@ -14,7 +14,9 @@ static int reduce(am_err *err, am_reduce_op op, const am_array *array, am_scalar
   if (!am_accepts(desc, array->type)) return am_no_kernel(err, desc, array->type, AM_TYPE_INVALID);
   am_type type = am_result_type(desc, array->type);
   am_route route;
-  if ((status = am_route_inputs(err, AM_ROUTE_REDUCE, &array, 1, &route)) != AM_OK) return status;
+  if ((status = am_route_inputs(err, AM_ROUTE_REDUCE, AM_TYPE_BIT(array->type), &array, 1,
+                                &route)) != AM_OK)
+    return status;
   status = route.use[0]->device->backend->kernels.reduce(err, op, route.use[0], type, out);
   am_route_done(&route);
   return status;

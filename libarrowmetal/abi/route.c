@@ -218,8 +218,13 @@ static am_device *table_choice(am_op_class op, am_device *from, int64_t rows) {
   return NULL;
 }
 
-int am_route_inputs(am_err *err, am_op_class op, const am_array *const *inputs, int count,
-                    am_route *route) {
+int am_has_kernels(const am_device *device, uint32_t types) {
+  uint32_t own = device->backend->kernel_types ? device->backend->kernel_types : am_type_all();
+  return (own & types) == types;
+}
+
+int am_route_inputs(am_err *err, am_op_class op, uint32_t types, const am_array *const *inputs,
+                    int count, am_route *route) {
   pthread_once(&table_once, load_table);
   memset(route, 0, sizeof *route);
   for (int i = 0; i < count; i++) route->use[i] = inputs[i];
@@ -232,13 +237,23 @@ int am_route_inputs(am_err *err, am_op_class op, const am_array *const *inputs, 
     int64_t right = am_type_bytes(inputs[1]->type, inputs[1]->length);
     int pick_right = right > left || (right == left && here == am_host_device());
     target = inputs[pick_right]->device;
+    if (!am_has_kernels(target, types)) target = inputs[!pick_right]->device;
+  } else if (!am_has_kernels(here, types)) {
+    /* Host-visible memory (Metal's) is the CPU's too: the CPU runs the op
+     * over it without a copy, and the result goes back. */
+    if (!(here->backend->memory.caps & AM_MEMORY_HOST_VISIBLE))
+      return am_fail(err, AM_EUNSUPPORTED, "%s has no kernels for these element types", here->name);
+    target = am_host_device();
+    route->home = here;
   } else {
     if (routing_off || rule_count == 0 || am_runtime_batch_depth() > 0) return AM_OK;
     am_device *chosen = table_choice(op, here, inputs[0]->length);
-    if (!chosen || chosen == here) return AM_OK;
+    if (!chosen || chosen == here || !am_has_kernels(chosen, types)) return AM_OK;
     target = chosen;
     route->home = here;
   }
+  if (!am_has_kernels(target, types))
+    return am_fail(err, AM_EUNSUPPORTED, "%s has no kernels for these element types", target->name);
   for (int i = 0; i < count; i++) {
     if (inputs[i]->device == target) continue;
     int status = am_move(err, inputs[i], target, &route->moved[i]);

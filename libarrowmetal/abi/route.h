@@ -31,9 +31,11 @@ typedef struct am_route {
 } am_route;
 
 /* Chooses where a call over `count` (1 or 2) settled inputs runs and moves
- * them there. On failure nothing is left to free. */
-int am_route_inputs(am_err *err, am_op_class op, const am_array *const *inputs, int count,
-                    am_route *route);
+ * them there. `types` (AM_TYPE_BIT()s) are the element types its kernels
+ * will touch: a device whose kernels lack one runs nothing of the call. On
+ * failure nothing is left to free. */
+int am_route_inputs(am_err *err, am_op_class op, uint32_t types, const am_array *const *inputs,
+                    int count, am_route *route);
 
 /* Ends a routed call whose kernel returned `status` and `result`: moves the
  * result to route->home when the call ran elsewhere, then writes *out, only
@@ -42,6 +44,9 @@ int am_route_finish(am_err *err, const am_route *route, int status, am_array *re
                     am_array **out);
 
 void am_route_done(am_route *route);
+
+/* Whether the device's kernels take every type of `types` (AM_TYPE_BIT()s). */
+int am_has_kernels(const am_device *device, uint32_t types);
 
 /* Copies `array` to `device` (a new handle sharing buffers when it is
  * already there). */

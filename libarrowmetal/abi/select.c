@@ -8,7 +8,8 @@ static int routed(am_err *err, am_op_class op, const am_array *array, const am_a
                   am_array **out) {
   am_route route;
   const am_array *inputs[2] = {array, other};
-  int status = am_route_inputs(err, op, inputs, 2, &route);
+  uint32_t types = AM_TYPE_BIT(array->type) | AM_TYPE_BIT(other->type);
+  int status = am_route_inputs(err, op, types, inputs, 2, &route);
   if (status != AM_OK) return status;
   const am_kernel_ops *kernels = &route.use[0]->device->backend->kernels;
   am_array *result = NULL;

@@ -14,7 +14,9 @@ static int unary(am_err *err, am_unary_op op, const am_array *array, am_array **
   const am_op_desc *desc = am_op_find(AM_FAMILY_UNARY, (int)op);
   if (!am_accepts(desc, array->type)) return am_no_kernel(err, desc, array->type, AM_TYPE_INVALID);
   am_route route;
-  if ((status = am_route_inputs(err, AM_ROUTE_UNARY, &array, 1, &route)) != AM_OK) return status;
+  if ((status = am_route_inputs(err, AM_ROUTE_UNARY, AM_TYPE_BIT(array->type), &array, 1,
+                                &route)) != AM_OK)
+    return status;
   am_array *result = NULL;
   status = route.use[0]->device->backend->kernels.unary(err, op, route.use[0], &result);
   status = am_route_finish(err, &route, status, result, out);

@@ -96,3 +96,48 @@ int am_array_export(am_err *err, const am_array *array, int64_t null_count,
   out->private_data = state;
   return AM_OK;
 }
+
+/* The keeper owns the moved ArrowArray, which lives in the same allocation
+ * (one malloc per import instead of two); its release callback runs when the
+ * last buffer reference goes, exactly once. */
+typedef struct moved_keeper {
+  am_buffer keeper; /* first: the allocation is freed through it */
+  struct ArrowArray moved;
+} moved_keeper;
+
+static void release_moved(am_buffer *keeper) {
+  struct ArrowArray *moved = keeper->context;
+  if (moved->release) moved->release(moved);
+  free(keeper);
+}
+
+int am_array_adopt(am_err *err, am_device *device, am_type type, struct ArrowArray *array,
+                   am_array **out) {
+  moved_keeper *block = malloc(sizeof *block);
+  if (!block) {
+    array->release(array);
+    array->release = NULL;
+    return am_fail(err, AM_ENOMEM, "out of memory");
+  }
+  struct ArrowArray *moved = &block->moved;
+  *moved = *array;
+  array->release = NULL;
+  am_buffer *keeper = &block->keeper;
+  atomic_init(&keeper->refs, 1);
+  keeper->ptr = NULL;
+  keeper->size = 0;
+  keeper->context = moved;
+  keeper->free_fn = release_moved;
+  int64_t null_count = moved->null_count;
+  const uint8_t *validity = moved->buffers[0];
+  if (!validity) null_count = 0;
+  /* With no nulls the bitmap is irrelevant (the spec lets producers leave it
+   * stale), so kernels never look at it. */
+  if (null_count == 0) validity = NULL;
+  am_array *adopted = am_array_make(device, type, moved->length, moved->offset, null_count,
+                                    validity ? am_buffer_retain(keeper) : NULL, validity, keeper,
+                                    moved->buffers[1]);
+  if (!adopted) return am_fail(err, AM_ENOMEM, "out of memory");
+  *out = adopted;
+  return AM_OK;
+}

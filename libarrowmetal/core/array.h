@@ -48,6 +48,14 @@ am_array *am_array_share(const am_array *array);
 int am_array_alloc_host(am_err *err, am_device *device, am_type type, int64_t length,
                         int with_validity, am_array **out);
 
+/* A host array over the buffers of `array` (validated, of host-addressable
+ * memory), which is moved in: its release callback runs exactly once, when
+ * the last reference to the buffers goes -- at once when this fails.
+ * `device` is the array's device (the CPU's). A null_count of -1 stays -1
+ * (the caller counts it). */
+int am_array_adopt(am_err *err, am_device *device, am_type type, struct ArrowArray *array,
+                   am_array **out);
+
 /* Fills `out` as a standard ArrowArray over the array's own buffers (new
  * references, released by out->release). The array must be final, its
  * buffers addressable where the consumer reads them, and its null count

@@ -107,6 +107,11 @@ typedef struct am_backend {
    * devices write (ARROW_DEVICE_CUDA_HOST), 0 where none. */
   int32_t device_type;
   int32_t host_device_type;
+  /* The element types its kernels take, as AM_TYPE_BIT()s; 0: every type
+   * the library describes. An op over a type outside this set runs on the
+   * CPU over the same memory where the memory is host-visible (Metal has no
+   * float64), and is refused otherwise. */
+  uint32_t kernel_types;
 
   /* AM_OK when the backend can run here, else AM_EUNSUPPORTED with the reason.
    * Loads what it needs on first call; later calls are cheap. */

@@ -41,10 +41,18 @@ static const struct {
                     NULL},
 };
 
+_Static_assert(AM_TYPE_COUNT <= 32, "sets of types are 32-bit masks");
 _Static_assert(sizeof type_info / sizeof type_info[0] == AM_TYPE_COUNT,
                "AM_TYPE_COUNT is one past the last row of type_info");
 
 bool am_type_valid(int t) { return t > 0 && t < AM_TYPE_COUNT && type_info[t].name != NULL; }
+
+uint32_t am_type_all(void) {
+  uint32_t all = 0;
+  for (int t = 1; t < AM_TYPE_COUNT; t++)
+    if (am_type_valid(t)) all |= AM_TYPE_BIT(t);
+  return all;
+}
 
 int am_type_kind_of(am_type t) { return am_type_valid((int)t) ? (int)type_info[t].kind : -1; }
 

@@ -13,6 +13,11 @@
  * appended to the public enum before its row exists) is not valid. */
 #define AM_TYPE_COUNT 12
 
+/* The bit of type `t` in a set of types (a uint32_t). */
+#define AM_TYPE_BIT(t) ((uint32_t)1 << (unsigned)(t))
+/* Every type the library describes. */
+uint32_t am_type_all(void);
+
 /* Whether `t` is a type the library describes. */
 bool am_type_valid(int t);
 /* The type's am_type_kind; -1 when not valid. */

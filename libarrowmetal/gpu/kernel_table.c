@@ -103,13 +103,20 @@ static int build(am_err *err, am_gpu_device *gpu, const am_kernel_key *key, void
   if (status != AM_OK) return status;
   char name[64];
   am_kernel_name(key, name, sizeof name);
+  int64_t started = now_ns();
+  if (!gpu->hooks->compile) {
+    /* The driver compiles from source and caches what it compiled. */
+    status = gpu->hooks->load(err, gpu, source, strlen(source) + 1, name, out);
+    free(source);
+    if (status == AM_OK) am_kernel_stats_compiled(now_ns() - started);
+    return status;
+  }
   const char *compiler = gpu->hooks->compiler_id(gpu);
   const char *parts[] = {source, compiler};
   am_cache_key cache_key = am_cache_key_of(parts, 2);
   const char *kind = am_dialect_name(gpu->dialect);
   void *image = NULL;
   size_t size = 0;
-  int64_t started = now_ns();
   int from_disk = am_disk_cache_get(kind, cache_key, &image, &size);
   if (!from_disk) {
     status = gpu->hooks->compile(err, gpu, source, name, &image, &size);

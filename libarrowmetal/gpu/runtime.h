@@ -41,7 +41,9 @@ typedef struct am_gpu_hooks {
   /* Device memory: `bytes` (rounded up as the kernels need: whole 64-byte
    * lines) in a buffer whose free_fn gives it back in queue order. */
   int (*alloc)(am_err *err, am_gpu_device *gpu, int64_t bytes, am_buffer **out);
-  /* Enqueues a fill of `bytes` zero bytes at device address `address`. */
+  /* Enqueues a fill of `bytes` zero bytes at device address `address`. The
+   * runtime zeroes only buffers it has just allocated, which no queued work
+   * uses yet (a backend with host-visible memory may clear them at once). */
   int (*zero)(am_err *err, am_gpu_device *gpu, uint64_t address, int64_t bytes);
   /* Copies `bytes` from device address `address` to host memory after the
    * work queued so far, and returns once they are there. */
@@ -50,7 +52,9 @@ typedef struct am_gpu_hooks {
   /* Kernels. The disk-cache key is the kernel's source plus `compiler_id`
    * (target architecture, compiler version and options). `compile` turns
    * source into an image that `load` takes (on CUDA a CUBIN); the image is
-   * what the disk cache keeps. */
+   * what the disk cache keeps. A backend whose driver caches compiled
+   * kernels itself (Metal's system shader cache) leaves `compile` NULL:
+   * `load` then takes the source text, and the disk cache is not used. */
   const char *(*compiler_id)(am_gpu_device *gpu);
   int (*compile)(am_err *err, am_gpu_device *gpu, const char *source, const char *name,
                  void **image, size_t *size);
@@ -111,6 +115,10 @@ static inline am_gpu_device *am_gpu_of(const am_device *device) { return device-
 
 /* AM_OK, or AM_EDEVICE with the message of the failure that broke the device. */
 int am_gpu_check_broken(am_err *err, am_gpu_device *gpu);
+/* Makes the device unusable, with `message` (only the first failure's is
+ * kept). For backends whose queue reports failures on its own thread; they
+ * then raise the timeline so that waiters wake and see it. */
+void am_gpu_mark_broken(am_gpu_device *gpu, const char *message);
 
 /* The compiled kernel of `key` (built, or loaded from disk, on first use). */
 int am_gpu_kernel(am_err *err, am_gpu_device *gpu, const am_kernel_key *key, void **kernel);

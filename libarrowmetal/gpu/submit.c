@@ -57,20 +57,29 @@ static int mark_now(am_err *err, am_gpu_device *gpu, uint64_t *value) {
   return status;
 }
 
+void am_gpu_mark_broken(am_gpu_device *gpu, const char *message) {
+  /* The message is written before the flag is published, under a lock so
+   * that only the first failure writes it. */
+  pthread_mutex_lock(&gpu->status_lock);
+  if (!atomic_load_explicit(&gpu->broken, memory_order_relaxed)) {
+    snprintf(gpu->broken_message, sizeof gpu->broken_message, "%s", message);
+    atomic_store_explicit(&gpu->broken, 1, memory_order_release);
+  }
+  pthread_mutex_unlock(&gpu->status_lock);
+}
+
+/* A kernel fault poisons the device; later work is refused instead of run
+ * on a broken one. A backend whose queue reports failures asynchronously
+ * (Metal's command buffer status) marks the device broken and then raises
+ * the timeline so that no waiter hangs: a value reached on a broken device
+ * is a failure too. */
 static int wait_value(am_err *err, am_gpu_device *gpu, uint64_t value) {
   int status = am_timeline_wait(err, &gpu->timeline, value);
   if (status != AM_OK) {
-    /* A kernel fault poisons the device; refuse later work instead of
-     * running it on a broken one. The message is written before the flag
-     * is published, under a lock so that only the first failure writes it. */
-    pthread_mutex_lock(&gpu->status_lock);
-    if (!atomic_load_explicit(&gpu->broken, memory_order_relaxed)) {
-      snprintf(gpu->broken_message, sizeof gpu->broken_message, "%s", err->message);
-      atomic_store_explicit(&gpu->broken, 1, memory_order_release);
-    }
-    pthread_mutex_unlock(&gpu->status_lock);
+    am_gpu_mark_broken(gpu, err->message);
+    return status;
   }
-  return status;
+  return am_gpu_check_broken(err, gpu);
 }
 
 int am_gpu_synchronize(am_err *err, am_gpu_device *gpu) {
