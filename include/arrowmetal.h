@@ -196,8 +196,8 @@ int am_import(const struct ArrowSchema *schema, struct ArrowArray *array, am_dev
  * ARROW_DEVICE_CUDA_HOST which is host memory too; ARROW_DEVICE_CUDA for the
  * CUDA backend, zero-copy, after waiting on `sync_event` if it is set;
  * ARROW_DEVICE_METAL for the Metal backend: buffers are CPU addresses of
- * shared memory, as nanoarrow passes them, and `sync_event`, if set, is the
- * id<MTLSharedEvent> itself, waited on until its value is 1 or more).
+ * shared memory, as nanoarrow makes them, and a non-NULL `sync_event` is
+ * AM_EUNSUPPORTED, since the interface names no value to wait for).
  * `array->array` is moved in exactly as with am_import. */
 int am_import_device(const struct ArrowSchema *schema, struct ArrowDeviceArray *array,
                      am_device *device, am_array **out);
@@ -212,8 +212,9 @@ int am_export(const am_array *array, struct ArrowSchema *schema_out, struct Arro
 /* Exports as an Arrow C Device Data Interface array on the array's own device,
  * without a copy. For CUDA, sync_event points to a CUevent that is recorded
  * after the producing work; the consumer waits on it. For Metal the buffers
- * are CPU addresses of shared memory and the export waits for the producing
- * work first, so sync_event is NULL. */
+ * are CPU addresses of shared memory, device_id is the MTLDevice's
+ * registryID (as nanoarrow), and the export waits for the producing work
+ * first, so sync_event is NULL. */
 int am_export_device(const am_array *array, struct ArrowSchema *schema_out,
                      struct ArrowDeviceArray *array_out);
 

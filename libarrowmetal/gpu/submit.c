@@ -175,16 +175,20 @@ static void read_culprit(am_gpu_device *gpu, const am_gpu_op *op, uint64_t index
 static int finish_error(am_err *err, am_gpu_device *gpu, const am_gpu_op *op,
                         const am_gpu_status *status) {
   if (status->error_index == UINT64_MAX) return AM_OK;
+  /* Metal kernels report slots above 2^32 - 3 as 0xFFFFFFFE ("there or
+   * later", kernels.h): the slot, and so the culprit value, is not known. */
+  int saturated = gpu->dialect == AM_DIALECT_MSL && status->error_index == 0xfffffffeu;
   char value[64] = "?";
-  if (op->culprit) read_culprit(gpu, op, status->error_index, value, sizeof value);
+  if (op->culprit && !saturated) read_culprit(gpu, op, status->error_index, value, sizeof value);
   err->origin = op->call;
   int code = op->error_code;
   if (code == AM_EZERODIV) return am_fail(err, code, "divide by zero");
   if (code == AM_EINDEX)
-    return am_fail(err, code, "index %s out of bounds for length %lld", value,
-                   (long long)op->bound);
-  return am_fail(err, code, "value %s at slot %llu does not fit %s", value,
-                 (unsigned long long)status->error_index, am_type_name((am_type)op->bound));
+    return am_fail(err, code, "index %s%s out of bounds for length %lld", value,
+                   saturated ? " (at slot 4294967294 or later)" : "", (long long)op->bound);
+  return am_fail(err, code, "value %s at slot %llu%s does not fit %s", value,
+                 (unsigned long long)status->error_index, saturated ? " or later" : "",
+                 am_type_name((am_type)op->bound));
 }
 
 /* Runs the check of a finished op and frees what it held. */

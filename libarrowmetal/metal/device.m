@@ -10,40 +10,50 @@
 
 #include "metal.h"
 
-/* Every Metal device, in MTLCopyAllDevices order; "metal:N" is the N-th. */
-static NSArray<id<MTLDevice>> *all_devices(void) { return MTLCopyAllDevices(); }
+/* Whether the kernels can run on `device`: an Apple GPU (family Apple7, M1
+ * and later: 32-lane SIMD groups, which the kernels' ballots and thread
+ * numbering assume -- AMD and Intel GPUs of the Metal 3 family run 64 or
+ * 8-16 lanes), unified memory (the backend hands memory to the CPU without
+ * copies), and Metal 3 (GPU addresses in argument blocks). */
+static BOOL suitable(id<MTLDevice> device) {
+  if (@available(macOS 13.0, *))
+    return [device supportsFamily:MTLGPUFamilyApple7] &&
+           [device supportsFamily:MTLGPUFamilyMetal3] && device.hasUnifiedMemory;
+  return NO;
+}
+
+/* The suitable Metal devices, in MTLCopyAllDevices order; "metal:N" is the
+ * N-th. */
+static NSArray<id<MTLDevice>> *all_devices(void) {
+  NSMutableArray<id<MTLDevice>> *usable = [NSMutableArray array];
+  for (id<MTLDevice> device in MTLCopyAllDevices())
+    if (suitable(device)) [usable addObject:device];
+  return usable;
+}
 
 int am_metal_probe(am_err *err) {
   @autoreleasepool {
-    NSArray<id<MTLDevice>> *devices = all_devices();
-    if (devices.count == 0)
+    NSArray<id<MTLDevice>> *every = MTLCopyAllDevices();
+    if (every.count == 0)
       return am_fail(err, AM_EUNSUPPORTED,
                      "no Metal device: MTLCopyAllDevices found none (a virtual machine without "
                      "GPU access, or no GPU)");
     /* A virtual machine's "Apple Paravirtual device" (hosted CI runners)
      * fails pipeline creation at random: not used unless asked for. */
     BOOL paravirtual = YES;
-    for (id<MTLDevice> device in devices)
+    for (id<MTLDevice> device in every)
       if ([device.name rangeOfString:@"Paravirtual"].location == NSNotFound) paravirtual = NO;
     const char *allow = getenv("ARROWMETAL_METAL_PARAVIRTUAL");
     if (paravirtual && !(allow && strcmp(allow, "1") == 0))
       return am_fail(err, AM_EUNSUPPORTED,
                      "the only Metal device is '%s', a virtual machine's, which fails pipeline "
                      "creation at random; ARROWMETAL_METAL_PARAVIRTUAL=1 uses it anyway",
-                     devices[0].name.UTF8String);
-    for (id<MTLDevice> device in devices) {
-      /* The kernels read their operands through GPU addresses in their
-       * argument block (MTLBuffer.gpuAddress): Metal 3, macOS 13. */
-      if (@available(macOS 13.0, *)) {
-        if (![device supportsFamily:MTLGPUFamilyMetal3])
-          return am_fail(err, AM_EUNSUPPORTED,
-                         "the Metal device '%s' is not of the Metal 3 family, which the kernels "
-                         "need (GPU addresses in argument buffers)",
-                         device.name.UTF8String);
-      } else {
-        return am_fail(err, AM_EUNSUPPORTED, "the Metal backend needs macOS 13 or later");
-      }
-    }
+                     every[0].name.UTF8String);
+    if (all_devices().count == 0)
+      return am_fail(err, AM_EUNSUPPORTED,
+                     "no Metal device the kernels can run on: they need an Apple GPU (M1 or "
+                     "later: 32-lane SIMD groups, unified memory, Metal 3) and '%s' is not one",
+                     every[0].name.UTF8String);
     return AM_OK;
   }
 }
@@ -101,6 +111,7 @@ int am_metal_open(am_err *err, am_device *device) {
       pthread_mutex_init(&metal->wake_lock, NULL);
       pthread_cond_init(&metal->wake, NULL);
       pthread_mutex_init(&metal->buffers_lock, NULL);
+      pthread_mutex_init(&metal->graveyard_lock, NULL);
       describe(metal, mtl);
       int status = open_device(err, metal, mtl);
       if (status != AM_OK) return status; /* a half-opened device keeps its memory */

@@ -8,6 +8,7 @@
 #import <Metal/Metal.h>
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -83,17 +84,38 @@ typedef struct metal_buffer {
   void *buffer; /* id<MTLBuffer>, retained */
 } metal_buffer;
 
-/* A command buffer retains the resources it uses until it completes, so
- * work already queued that reads the buffer still runs after this. */
+/* Work already queued may still read or write the buffer (it is reached
+ * through an address; whether useResource: keeps it alive is not
+ * documented): it goes to the graveyard, released once the next submission
+ * has completed. */
 static void free_metal_buffer(am_buffer *buffer) {
   metal_buffer *held = (metal_buffer *)buffer;
-  am_metal_unregister(held->metal, (uint64_t)(uintptr_t)buffer->ptr);
-  CFRelease(held->buffer);
+  am_metal_device *metal = held->metal;
+  am_metal_unregister(metal, (uint64_t)(uintptr_t)buffer->ptr);
+  pthread_mutex_lock(&metal->graveyard_lock);
+  if (metal->graveyard_count == metal->graveyard_capacity) {
+    int64_t capacity = metal->graveyard_capacity ? 2 * metal->graveyard_capacity : 64;
+    void **grown = realloc(metal->graveyard, (size_t)capacity * sizeof *grown);
+    if (grown) {
+      metal->graveyard = grown;
+      metal->graveyard_capacity = capacity;
+    }
+  }
+  if (metal->graveyard_count < metal->graveyard_capacity) {
+    metal->graveyard[metal->graveyard_count++] = held->buffer;
+    held->buffer = NULL;
+  }
+  pthread_mutex_unlock(&metal->graveyard_lock);
+  if (held->buffer) CFRelease(held->buffer); /* no memory to defer it: at once */
   free(held);
 }
 
-int am_metal_wrap_buffer(am_err *err, am_metal_device *metal, void *retained_buffer,
-                         int64_t bytes, am_buffer **out) {
+int am_metal_owns(const am_buffer *buffer) {
+  return buffer && buffer->free_fn == free_metal_buffer;
+}
+
+int am_metal_wrap_buffer(am_err *err, am_metal_device *metal, void *retained_buffer, int64_t bytes,
+                         am_buffer **out) {
   id<MTLBuffer> buffer = (__bridge id<MTLBuffer>)retained_buffer;
   uint64_t address = 0;
   if (@available(macOS 13.0, *)) address = buffer.gpuAddress;
@@ -139,14 +161,19 @@ static void leave(am_gpu_device *gpu, int token) {
 
 static int alloc(am_err *err, am_gpu_device *gpu, int64_t bytes, am_buffer **out) {
   @autoreleasepool {
-    am_metal_device *metal = metal_of(gpu);
-    id<MTLDevice> device = (__bridge id<MTLDevice>)metal->device;
-    NSUInteger rounded = ((NSUInteger)(bytes > 0 ? bytes : 0) + 127) & ~(NSUInteger)63;
-    id<MTLBuffer> buffer = [device newBufferWithLength:rounded
-                                               options:MTLResourceStorageModeShared];
-    if (!buffer)
-      return am_fail(err, AM_ENOMEM, "Metal cannot allocate %lld bytes", (long long)bytes);
-    return am_metal_wrap_buffer(err, metal, (void *)CFBridgingRetain(buffer), bytes, out);
+    @try {
+      am_metal_device *metal = metal_of(gpu);
+      id<MTLDevice> device = (__bridge id<MTLDevice>)metal->device;
+      NSUInteger rounded = ((NSUInteger)(bytes > 0 ? bytes : 0) + 127) & ~(NSUInteger)63;
+      id<MTLBuffer> buffer = [device newBufferWithLength:rounded
+                                                 options:MTLResourceStorageModeShared];
+      if (!buffer)
+        return am_fail(err, AM_ENOMEM, "Metal cannot allocate %lld bytes", (long long)bytes);
+      return am_metal_wrap_buffer(err, metal, (void *)CFBridgingRetain(buffer), bytes, out);
+    } @catch (NSException *exception) {
+      return am_fail(err, AM_EDEVICE, "Metal raised %s allocating: %s", exception.name.UTF8String,
+                     exception.reason.UTF8String);
+    }
   }
 }
 
@@ -161,8 +188,7 @@ static int zero(am_err *err, am_gpu_device *gpu, uint64_t address, int64_t bytes
   return AM_OK;
 }
 
-static int read_back(am_err *err, am_gpu_device *gpu, void *host, uint64_t address,
-                     int64_t bytes) {
+static int read_back(am_err *err, am_gpu_device *gpu, void *host, uint64_t address, int64_t bytes) {
   int status = am_gpu_synchronize(err, gpu);
   if (status != AM_OK) return status;
   void *contents = am_metal_contents(metal_of(gpu), address);
@@ -201,19 +227,23 @@ static int load(am_err *err, am_gpu_device *gpu, const void *image, size_t size,
                        error.localizedDescription.UTF8String);
       id<MTLFunction> function = [library newFunctionWithName:@(name)];
       if (!function) return am_fail(err, AM_EDEVICE, "the MSL of %s has no kernel %s", name, name);
-      id<MTLComputePipelineState> pipeline =
-          [device newComputePipelineStateWithFunction:function error:&error];
+      id<MTLComputePipelineState> pipeline = [device newComputePipelineStateWithFunction:function
+                                                                                   error:&error];
       if (!pipeline)
         return am_fail(err, AM_EDEVICE, "Metal could not make the pipeline of %s: %s", name,
                        error.localizedDescription.UTF8String);
       if (pipeline.maxTotalThreadsPerThreadgroup < AM_GPU_BLOCK)
         return am_fail(err, AM_EDEVICE, "%s runs at most %lu threads a threadgroup, not %d", name,
                        (unsigned long)pipeline.maxTotalThreadsPerThreadgroup, AM_GPU_BLOCK);
+      /* Ballots and thread numbering assume SIMD groups of 32 lanes. */
+      if (pipeline.threadExecutionWidth != 32)
+        return am_fail(err, AM_EDEVICE, "%s runs SIMD groups of %lu lanes, not 32", name,
+                       (unsigned long)pipeline.threadExecutionWidth);
       *kernel = (void *)CFBridgingRetain(pipeline);
       return AM_OK;
     } @catch (NSException *exception) {
-      return am_fail(err, AM_EDEVICE, "Metal raised %s compiling %s: %s",
-                     exception.name.UTF8String, name, exception.reason.UTF8String);
+      return am_fail(err, AM_EDEVICE, "Metal raised %s compiling %s: %s", exception.name.UTF8String,
+                     name, exception.reason.UTF8String);
     }
   }
 }
@@ -250,62 +280,93 @@ static void use(id<MTLComputeCommandEncoder> encoder, am_metal_device *metal, ui
 static int launch(am_err *err, am_gpu_device *gpu, void *kernel, int blocks,
                   const am_gpu_args *args) {
   @autoreleasepool {
-    am_metal_device *metal = metal_of(gpu);
-    id<MTLComputeCommandEncoder> encoder = current_encoder(metal);
-    if (!encoder) return am_fail(err, AM_EDEVICE, "Metal gave no command buffer or encoder");
-    [encoder setComputePipelineState:(__bridge id<MTLComputePipelineState>)kernel];
-    [encoder setBytes:args length:sizeof *args atIndex:0];
-    const MTLResourceUsage both = MTLResourceUsageRead | MTLResourceUsageWrite;
-    use(encoder, metal, args->in0, MTLResourceUsageRead);
-    use(encoder, metal, args->in1, MTLResourceUsageRead);
-    use(encoder, metal, args->valid0, MTLResourceUsageRead);
-    use(encoder, metal, args->valid1, MTLResourceUsageRead);
-    use(encoder, metal, args->out, both);
-    use(encoder, metal, args->out_valid, both);
-    use(encoder, metal, args->scratch, both);
-    use(encoder, metal, args->status, both);
-    [encoder dispatchThreadgroups:MTLSizeMake((NSUInteger)blocks, 1, 1)
-            threadsPerThreadgroup:MTLSizeMake(AM_GPU_BLOCK, 1, 1)];
-    return AM_OK;
+    @try {
+      am_metal_device *metal = metal_of(gpu);
+      id<MTLComputeCommandEncoder> encoder = current_encoder(metal);
+      if (!encoder) return am_fail(err, AM_EDEVICE, "Metal gave no command buffer or encoder");
+      [encoder setComputePipelineState:(__bridge id<MTLComputePipelineState>)kernel];
+      [encoder setBytes:args length:sizeof *args atIndex:0];
+      const MTLResourceUsage both = MTLResourceUsageRead | MTLResourceUsageWrite;
+      use(encoder, metal, args->in0, MTLResourceUsageRead);
+      use(encoder, metal, args->in1, MTLResourceUsageRead);
+      use(encoder, metal, args->valid0, MTLResourceUsageRead);
+      use(encoder, metal, args->valid1, MTLResourceUsageRead);
+      use(encoder, metal, args->out, both);
+      use(encoder, metal, args->out_valid, both);
+      use(encoder, metal, args->scratch, both);
+      use(encoder, metal, args->status, both);
+      [encoder dispatchThreadgroups:MTLSizeMake((NSUInteger)blocks, 1, 1)
+              threadsPerThreadgroup:MTLSizeMake(AM_GPU_BLOCK, 1, 1)];
+      return AM_OK;
+    } @catch (NSException *exception) {
+      return am_fail(err, AM_EDEVICE, "Metal raised %s encoding a launch: %s",
+                     exception.name.UTF8String, exception.reason.UTF8String);
+    }
   }
 }
 
 /* ---- The timeline */
 
+/* Acquire: the status blocks and results the GPU wrote before it signaled
+ * are read after this. */
 static uint64_t reached(void *gpu) {
-  return ((__bridge id<MTLSharedEvent>)metal_of(gpu)->event).signaledValue;
+  uint64_t value = ((__bridge id<MTLSharedEvent>)metal_of(gpu)->event).signaledValue;
+  atomic_thread_fence(memory_order_acquire);
+  return value;
 }
 
-/* Ends the submission being built: the signal of `value` after its work,
- * and a handler that turns a failed command buffer into the device's sticky
- * error -- then raises the timeline itself, since the failed work may never
- * signal, so that waiters wake and see the error. */
+/* The graveyard's buffers, taken for the submission being committed. */
+static NSArray *take_graveyard(am_metal_device *metal) {
+  NSMutableArray *dead = [NSMutableArray array];
+  pthread_mutex_lock(&metal->graveyard_lock);
+  for (int64_t i = 0; i < metal->graveyard_count; i++)
+    [dead addObject:(__bridge_transfer id)metal->graveyard[i]];
+  metal->graveyard_count = 0;
+  pthread_mutex_unlock(&metal->graveyard_lock);
+  return dead;
+}
+
+/* Ends the submission being built: a wait for the value before it (so that
+ * signals, and completions, come in value order whatever the command
+ * buffers hold: reached >= v then means every submission up to v finished),
+ * the signal of `value` after its work, and a handler that turns a failed
+ * command buffer into the device's sticky error and then raises the
+ * timeline itself (the failed work skips its signal, and the next command
+ * buffer waits for it), so that waiters wake and see the error. The same
+ * handler releases the buffers given back before this submission. */
 static int mark(am_err *err, am_gpu_device *gpu, uint64_t value) {
   @autoreleasepool {
-    am_metal_device *metal = metal_of(gpu);
-    id<MTLSharedEvent> event = (__bridge id<MTLSharedEvent>)metal->event;
-    if (metal->encoder) {
-      [(__bridge id<MTLComputeCommandEncoder>)metal->encoder endEncoding];
-      CFRelease(metal->encoder);
-      metal->encoder = NULL;
+    @try {
+      am_metal_device *metal = metal_of(gpu);
+      id<MTLSharedEvent> event = (__bridge id<MTLSharedEvent>)metal->event;
+      if (metal->encoder) {
+        [(__bridge id<MTLComputeCommandEncoder>)metal->encoder endEncoding];
+        CFRelease(metal->encoder);
+        metal->encoder = NULL;
+      }
+      id<MTLCommandBuffer> command_buffer =
+          metal->command_buffer ? (__bridge_transfer id<MTLCommandBuffer>)metal->command_buffer
+                                : [(__bridge id<MTLCommandQueue>)metal->queue commandBuffer];
+      metal->command_buffer = NULL;
+      if (!command_buffer) return am_fail(err, AM_EDEVICE, "Metal gave no command buffer");
+      if (value > 1) [command_buffer encodeWaitForEvent:event value:value - 1];
+      [command_buffer encodeSignalEvent:event value:value];
+      NSArray *dead = take_graveyard(metal);
+      [command_buffer addCompletedHandler:^(id<MTLCommandBuffer> done) {
+        (void)dead; /* held until this submission has completed */
+        if (done.status != MTLCommandBufferStatusError) return;
+        NSString *why = done.error.localizedDescription ?: @"unknown error";
+        char message[400];
+        snprintf(message, sizeof message, "a Metal command buffer failed: %s", why.UTF8String);
+        am_gpu_mark_broken(&metal->gpu, message);
+        if (event.signaledValue < value) event.signaledValue = value;
+      }];
+      [command_buffer commit];
+      return AM_OK;
+    } @catch (NSException *exception) {
+      return am_fail(err, AM_EDEVICE, "Metal raised %s committing a submission: %s",
+                     exception.name.UTF8String, exception.reason.UTF8String);
     }
-    id<MTLCommandBuffer> command_buffer =
-        metal->command_buffer
-            ? (__bridge_transfer id<MTLCommandBuffer>)metal->command_buffer
-            : [(__bridge id<MTLCommandQueue>)metal->queue commandBuffer];
-    metal->command_buffer = NULL;
-    if (!command_buffer) return am_fail(err, AM_EDEVICE, "Metal gave no command buffer");
-    [command_buffer encodeSignalEvent:event value:value];
-    [command_buffer addCompletedHandler:^(id<MTLCommandBuffer> done) {
-      if (done.status != MTLCommandBufferStatusError) return;
-      NSString *why = done.error.localizedDescription ?: @"unknown error";
-      char message[400];
-      snprintf(message, sizeof message, "a Metal command buffer failed: %s", why.UTF8String);
-      am_gpu_mark_broken(&metal->gpu, message);
-      if (event.signaledValue < value) event.signaledValue = value;
-    }];
-    [command_buffer commit];
-    return AM_OK;
   }
 }
 

@@ -23,7 +23,7 @@ static int from_host(am_err *err, am_metal_device *metal, const void *host, int6
   @autoreleasepool {
     id<MTLDevice> device = (__bridge id<MTLDevice>)metal->device;
     uintptr_t page = (uintptr_t)getpagesize();
-    if (bytes > 0 && owner && (uintptr_t)host % page == 0) {
+    if (bytes > 0 && owner && !am_metal_owns(owner) && (uintptr_t)host % page == 0) {
       /* The whole last page is mapped, so the rounded length reads nothing
        * that is not there. */
       NSUInteger length = ((NSUInteger)bytes + page - 1) / page * page;
@@ -37,12 +37,14 @@ static int from_host(am_err *err, am_metal_device *metal, const void *host, int6
                                  (void)wrapped_length;
                                  am_buffer_release(owner);
                                }];
-      if (wrapped) return am_metal_wrap_buffer(err, metal, (void *)CFBridgingRetain(wrapped), bytes, out);
+      if (wrapped)
+        return am_metal_wrap_buffer(err, metal, (void *)CFBridgingRetain(wrapped), bytes, out);
       am_buffer_release(owner); /* refused (not where Metal can map it): copied instead */
     }
     int status = metal->gpu.hooks->alloc(err, &metal->gpu, bytes, out);
     if (status != AM_OK) return status;
-    if (bytes > 0) memcpy(am_metal_contents(metal, (uint64_t)(uintptr_t)(*out)->ptr), host, (size_t)bytes);
+    if (bytes > 0)
+      memcpy(am_metal_contents(metal, (uint64_t)(uintptr_t)(*out)->ptr), host, (size_t)bytes);
     return AM_OK;
   }
 }
@@ -67,10 +69,9 @@ int am_metal_upload(am_err *err, am_device *device, const am_array *host, am_arr
     am_buffer_release(data);
     return status;
   }
-  am_array *array = am_array_make(
-      device, host->type, host->length, host->offset - base,
-      has_validity ? atomic_load(&((am_array *)host)->null_count) : 0, validity,
-      validity ? validity->ptr : NULL, data, data->ptr);
+  am_array *array = am_array_make(device, host->type, host->length, host->offset - base,
+                                  has_validity ? atomic_load(&((am_array *)host)->null_count) : 0,
+                                  validity, validity ? validity->ptr : NULL, data, data->ptr);
   if (!array) return am_fail(err, AM_ENOMEM, "out of memory");
   *out = array;
   return AM_OK;
@@ -88,34 +89,31 @@ int am_metal_download(am_err *err, const am_array *array, am_device *host_device
   if (!data || (array->validity && !validity))
     return am_fail(err, AM_EINVAL, "the array's memory is not a live Metal buffer of %s",
                    array->device->name);
-  am_array *host = am_array_make(
-      host_device, array->type, array->length, array->offset,
-      atomic_load(&((am_array *)array)->null_count),
-      validity ? am_buffer_retain(array->validity_buf) : NULL, validity,
-      am_buffer_retain(array->data_buf), data);
+  am_array *host = am_array_make(host_device, array->type, array->length, array->offset,
+                                 atomic_load(&((am_array *)array)->null_count),
+                                 validity ? am_buffer_retain(array->validity_buf) : NULL, validity,
+                                 am_buffer_retain(array->data_buf), data);
   if (!host) return am_fail(err, AM_ENOMEM, "out of memory");
   *host_out = host;
   return AM_OK;
 }
 
-/* The sync event of a Metal array in the C Device Data Interface is the
- * event object itself (id<MTLSharedEvent>, as nanoarrow passes it); the
- * producer signals it to 1 or more once the data is ready. */
+/* The C Device Data Interface says a Metal sync event is an `MTLEvent*`
+ * but not which value to wait for, and an MTLEvent cannot be waited on by
+ * the CPU at all; nanoarrow, the other implementation, refuses every
+ * non-NULL one. So do we, rather than guess. */
 int am_metal_wait_event(am_err *err, void *sync_event) {
-  @autoreleasepool {
-    id object = (__bridge id)sync_event;
-    if (![object conformsToProtocol:@protocol(MTLSharedEvent)])
-      return am_fail(err, AM_EUNSUPPORTED,
-                     "the sync event is not an MTLSharedEvent, which the CPU cannot wait on");
-    id<MTLSharedEvent> event = object;
-    while (event.signaledValue < 1) usleep(20);
-    return AM_OK;
-  }
+  (void)sync_event;
+  return am_fail(err, AM_EUNSUPPORTED,
+                 "a Metal sync event cannot be waited on: the interface names no value to wait "
+                 "for (export the array after its producing work has finished, with no event)");
 }
 
-/* Metal arrays of another producer are host memory too: taken over as such
- * (their struct moved in) and made Metal buffers without a copy where they
- * are page-aligned. */
+/* Metal arrays of another producer are host memory too (their buffers are
+ * CPU addresses of shared memory, as nanoarrow makes them): taken over as
+ * such (their struct moved in) and made Metal buffers without a copy where
+ * they are page-aligned. The device id is not checked: every Metal device's
+ * shared memory is this process's memory. */
 int am_metal_import_device(am_err *err, am_device *device, am_type type,
                            struct ArrowDeviceArray *array, am_array **out) {
   int status = array->sync_event ? am_metal_wait_event(err, array->sync_event) : AM_OK;
@@ -144,6 +142,7 @@ int am_metal_export_device(am_err *err, const am_array *array, struct ArrowDevic
   status = am_array_export(err, view, nulls, &out->array);
   am_array_free(view);
   out->device_type = ARROW_DEVICE_METAL;
-  out->device_id = array->device->ordinal;
+  /* The Metal device's registry id, as nanoarrow gives it. */
+  out->device_id = (int64_t)((__bridge id<MTLDevice>)am_metal_of(array->device)->device).registryID;
   return status;
 }

@@ -23,7 +23,7 @@
 typedef struct am_metal_buffer_entry {
   uint64_t address; /* gpuAddress */
   uint64_t length;
-  void *buffer;     /* id<MTLBuffer>, not retained by the registry */
+  void *buffer; /* id<MTLBuffer>, not retained by the registry */
 } am_metal_buffer_entry;
 
 typedef struct am_metal_device {
@@ -48,6 +48,13 @@ typedef struct am_metal_device {
   pthread_mutex_t buffers_lock;
   am_metal_buffer_entry *buffers; /* sorted by address */
   int64_t buffer_count, buffer_capacity;
+
+  /* Buffers given back while queued work may still use them: released when
+   * the command buffer of the next submission completes (every command
+   * buffer waits for the one before it, so all earlier work is done). */
+  pthread_mutex_t graveyard_lock;
+  void **graveyard; /* retained id<MTLBuffer>s */
+  int64_t graveyard_count, graveyard_capacity;
 } am_metal_device;
 
 static inline am_metal_device *am_metal_of(const am_device *device) { return device->impl; }
@@ -71,8 +78,12 @@ void *am_metal_find(am_metal_device *metal, uint64_t address, uint64_t *offset);
 void *am_metal_contents(am_metal_device *metal, uint64_t address);
 /* An am_buffer over a retained id<MTLBuffer> (ptr: its gpuAddress); the
  * buffer is unregistered and released with the last reference. */
-int am_metal_wrap_buffer(am_err *err, am_metal_device *metal, void *retained_buffer,
-                         int64_t bytes, am_buffer **out);
+int am_metal_wrap_buffer(am_err *err, am_metal_device *metal, void *retained_buffer, int64_t bytes,
+                         am_buffer **out);
+
+/* Whether `buffer` is one of the Metal backend's (memory that already backs
+ * an MTLBuffer, which is not wrapped a second time). */
+int am_metal_owns(const am_buffer *buffer);
 
 /* memory.m: the backend's memory entries. */
 int am_metal_upload(am_err *err, am_device *device, const am_array *host, am_array **out);
