@@ -58,26 +58,6 @@ const am_backend am_cuda_backend = {
             .wait_event = am_cuda_wait_event,
             .count_nulls = am_gpu_count_nulls,
         },
-    .kernels =
-        {
-            .reduce = am_gpu_reduce,
-            .compare = am_gpu_compare,
-            .arith = am_gpu_arith,
-            .cast = am_gpu_cast,
-            .unary = am_gpu_unary,
-            .logic = am_gpu_logic,
-            .filter = am_gpu_filter,
-            .take = am_gpu_take,
-            .fill = am_gpu_fill,
-            .concat = am_gpu_concat,
-        },
-    .queue =
-        {
-            .resolve = am_gpu_resolve,
-            .flush = am_gpu_flush,
-            .wait = am_gpu_wait,
-            .sync = am_gpu_sync,
-            .wait_stream = wait_stream,
-            .resident = resident,
-        },
+    .kernels = AM_GPU_KERNELS,
+    .queue = AM_GPU_QUEUE(wait_stream, resident),
 };

@@ -152,6 +152,28 @@ int am_gpu_flush(am_err *err, am_device *device, int wait, uint64_t *ticket);
 int am_gpu_wait(am_err *err, am_device *device, uint64_t ticket);
 int am_gpu_sync(am_err *err, am_device *device);
 
+/* The kernel and queue entries of a GPU backend's am_backend table: every
+ * GPU backend runs the runtime's ops and queue (wait_stream and resident are
+ * the backend's own). */
+#define AM_GPU_KERNELS        \
+  {.reduce = am_gpu_reduce,   \
+   .compare = am_gpu_compare, \
+   .arith = am_gpu_arith,     \
+   .cast = am_gpu_cast,       \
+   .unary = am_gpu_unary,     \
+   .logic = am_gpu_logic,     \
+   .filter = am_gpu_filter,   \
+   .take = am_gpu_take,       \
+   .fill = am_gpu_fill,       \
+   .concat = am_gpu_concat}
+#define AM_GPU_QUEUE(wait_stream_fn, resident_fn) \
+  {.resolve = am_gpu_resolve,                     \
+   .flush = am_gpu_flush,                         \
+   .wait = am_gpu_wait,                           \
+   .sync = am_gpu_sync,                           \
+   .wait_stream = (wait_stream_fn),               \
+   .resident = (resident_fn)}
+
 /* Waits until everything queued so far on `gpu` has finished (a device
  * failure makes the device broken). */
 int am_gpu_synchronize(am_err *err, am_gpu_device *gpu);
