@@ -459,9 +459,15 @@ int am_function_info_get(int index, am_function_info *out);
 
 /* ---- Compiled-kernel cache of the GPU backends
  * GPU kernels are generated per (op, type) and compiled on first use; the
- * compiled code is kept in process and, unless ARROWMETAL_KERNEL_CACHE=0, in
- * one file per kernel under ARROWMETAL_CACHE_DIR (default
- * ~/.cache/arrowmetal), capped at ARROWMETAL_CACHE_MAX_BYTES (256 MiB). */
+ * compiled code is kept in process and, on CUDA and unless
+ * ARROWMETAL_KERNEL_CACHE=0, in one file per kernel under
+ * ARROWMETAL_CACHE_DIR (default ~/.cache/arrowmetal), capped at
+ * ARROWMETAL_CACHE_MAX_BYTES (256 MiB). Metal compiles from source and its
+ * system shader cache keeps what it compiled; ARROWMETAL_METAL_ARCHIVE=path
+ * adds one MTLBinaryArchive per process at that path (off by default: a warm
+ * system cache is faster than an archive hit), serialized every 32 new
+ * pipelines and at exit, with the working directories Metal leaks for it
+ * swept. */
 typedef struct am_kernel_cache_stats {
   int64_t memory_hits;    /* lookups answered by kernels already loaded */
   int64_t disk_hits;      /* kernels loaded from the disk cache */
@@ -473,6 +479,11 @@ typedef struct am_kernel_cache_stats {
   int64_t disk_errors;    /* files that could not be read or written */
   double compile_seconds; /* total time spent generating and compiling */
   double load_seconds;    /* total time spent loading compiled kernels */
+  /* Metal binary archives (ARROWMETAL_METAL_ARCHIVE): pipelines added to
+   * the archive, and the com.apple.gpuarchiver working directories Metal
+   * leaves behind that were removed. */
+  int64_t archive_harvests;
+  int64_t archive_dirs_swept;
 } am_kernel_cache_stats;
 
 /* Counters since the process started (all zero where no GPU ran). */

@@ -227,11 +227,18 @@ static int load(am_err *err, am_gpu_device *gpu, const void *image, size_t size,
                        error.localizedDescription.UTF8String);
       id<MTLFunction> function = [library newFunctionWithName:@(name)];
       if (!function) return am_fail(err, AM_EDEVICE, "the MSL of %s has no kernel %s", name, name);
-      id<MTLComputePipelineState> pipeline = [device newComputePipelineStateWithFunction:function
-                                                                                   error:&error];
+      MTLComputePipelineDescriptor *descriptor = [MTLComputePipelineDescriptor new];
+      descriptor.computeFunction = function;
+      am_metal_archive_attach((__bridge void *)descriptor, (__bridge void *)device);
+      id<MTLComputePipelineState> pipeline =
+          [device newComputePipelineStateWithDescriptor:descriptor
+                                                options:MTLPipelineOptionNone
+                                             reflection:nil
+                                                  error:&error];
       if (!pipeline)
         return am_fail(err, AM_EDEVICE, "Metal could not make the pipeline of %s: %s", name,
                        error.localizedDescription.UTF8String);
+      am_metal_archive_harvest((__bridge void *)descriptor, (__bridge void *)device);
       if (pipeline.maxTotalThreadsPerThreadgroup < AM_GPU_BLOCK)
         return am_fail(err, AM_EDEVICE, "%s runs at most %lu threads a threadgroup, not %d", name,
                        (unsigned long)pipeline.maxTotalThreadsPerThreadgroup, AM_GPU_BLOCK);

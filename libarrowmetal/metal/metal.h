@@ -85,6 +85,13 @@ int am_metal_wrap_buffer(am_err *err, am_metal_device *metal, void *retained_buf
  * an MTLBuffer, which is not wrapped a second time). */
 int am_metal_owns(const am_buffer *buffer);
 
+/* archive.m: opt-in binary archives (ARROWMETAL_METAL_ARCHIVE). `descriptor`
+ * is an MTLComputePipelineDescriptor, `device` an id<MTLDevice> (both
+ * borrowed): attach gives the descriptor the process's archive before the
+ * pipeline is made, harvest adds the made pipeline to it. No-ops when off. */
+void am_metal_archive_attach(void *descriptor, void *device);
+void am_metal_archive_harvest(void *descriptor, void *device);
+
 /* memory.m: the backend's memory entries. */
 int am_metal_upload(am_err *err, am_device *device, const am_array *host, am_array **out);
 int am_metal_download(am_err *err, const am_array *array, am_device *host_device,
