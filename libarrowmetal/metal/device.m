@@ -112,6 +112,7 @@ int am_metal_open(am_err *err, am_device *device) {
       pthread_cond_init(&metal->wake, NULL);
       pthread_mutex_init(&metal->buffers_lock, NULL);
       pthread_mutex_init(&metal->graveyard_lock, NULL);
+      pthread_mutex_init(&metal->pool_lock, NULL);
       describe(metal, mtl);
       int status = open_device(err, metal, mtl);
       if (status != AM_OK) return status; /* a half-opened device keeps its memory */

@@ -82,12 +82,13 @@ typedef struct metal_buffer {
   am_buffer base; /* first: freed through it */
   am_metal_device *metal;
   void *buffer; /* id<MTLBuffer>, retained */
+  int reusable; /* allocated by the backend: goes back to the pool */
 } metal_buffer;
 
 /* Work already queued may still read or write the buffer (it is reached
  * through an address; whether useResource: keeps it alive is not
- * documented): it goes to the graveyard, released once the next submission
- * has completed. */
+ * documented): it goes to the graveyard until the next submission has
+ * completed. */
 static void free_metal_buffer(am_buffer *buffer) {
   metal_buffer *held = (metal_buffer *)buffer;
   am_metal_device *metal = held->metal;
@@ -95,19 +96,68 @@ static void free_metal_buffer(am_buffer *buffer) {
   pthread_mutex_lock(&metal->graveyard_lock);
   if (metal->graveyard_count == metal->graveyard_capacity) {
     int64_t capacity = metal->graveyard_capacity ? 2 * metal->graveyard_capacity : 64;
-    void **grown = realloc(metal->graveyard, (size_t)capacity * sizeof *grown);
+    am_metal_dead_buffer *grown = realloc(metal->graveyard, (size_t)capacity * sizeof *grown);
     if (grown) {
       metal->graveyard = grown;
       metal->graveyard_capacity = capacity;
     }
   }
   if (metal->graveyard_count < metal->graveyard_capacity) {
-    metal->graveyard[metal->graveyard_count++] = held->buffer;
+    metal->graveyard[metal->graveyard_count++] =
+        (am_metal_dead_buffer){held->buffer, held->reusable};
     held->buffer = NULL;
   }
   pthread_mutex_unlock(&metal->graveyard_lock);
   if (held->buffer) CFRelease(held->buffer); /* no memory to defer it: at once */
   free(held);
+}
+
+/* Takes over a retained buffer no work uses any more: pooled, the oldest
+ * pooled ones released to stay under the caps. */
+static void pool_put(am_metal_device *metal, void *buffer) {
+  uint64_t length = ((__bridge id<MTLBuffer>)buffer).length;
+  void *evicted[AM_METAL_POOL_BUFFERS + 1];
+  int evictions = 0;
+  pthread_mutex_lock(&metal->pool_lock);
+  if (length > AM_METAL_POOL_BYTES) {
+    evicted[evictions++] = buffer;
+  } else {
+    while (metal->pool_count == AM_METAL_POOL_BUFFERS ||
+           metal->pool_bytes + length > AM_METAL_POOL_BYTES) {
+      void *oldest = metal->pool[0];
+      metal->pool_bytes -= ((__bridge id<MTLBuffer>)oldest).length;
+      memmove(&metal->pool[0], &metal->pool[1], (size_t)--metal->pool_count * sizeof(void *));
+      evicted[evictions++] = oldest;
+    }
+    metal->pool[metal->pool_count++] = buffer;
+    metal->pool_bytes += length;
+  }
+  pthread_mutex_unlock(&metal->pool_lock);
+  for (int i = 0; i < evictions; i++) CFRelease(evicted[i]);
+}
+
+/* The smallest pooled buffer of at least `length` bytes and at most twice
+ * that (retained, out of the pool), or NULL. */
+static void *pool_take(am_metal_device *metal, uint64_t length) {
+  void *found = NULL;
+  pthread_mutex_lock(&metal->pool_lock);
+  int best = -1;
+  uint64_t best_length = 0;
+  for (int i = 0; i < metal->pool_count; i++) {
+    uint64_t have = ((__bridge id<MTLBuffer>)metal->pool[i]).length;
+    if (have >= length && have <= 2 * length && (best < 0 || have < best_length)) {
+      best = i;
+      best_length = have;
+    }
+  }
+  if (best >= 0) {
+    found = metal->pool[best];
+    metal->pool_bytes -= best_length;
+    memmove(&metal->pool[best], &metal->pool[best + 1],
+            (size_t)(--metal->pool_count - best) * sizeof(void *));
+  }
+  pthread_mutex_unlock(&metal->pool_lock);
+  return found;
 }
 
 int am_metal_owns(const am_buffer *buffer) {
@@ -134,6 +184,7 @@ int am_metal_wrap_buffer(am_err *err, am_metal_device *metal, void *retained_buf
   held->base.free_fn = free_metal_buffer;
   held->metal = metal;
   held->buffer = retained_buffer;
+  held->reusable = 0;
   *out = &held->base;
   return AM_OK;
 }
@@ -165,11 +216,17 @@ static int alloc(am_err *err, am_gpu_device *gpu, int64_t bytes, am_buffer **out
       am_metal_device *metal = metal_of(gpu);
       id<MTLDevice> device = (__bridge id<MTLDevice>)metal->device;
       NSUInteger rounded = ((NSUInteger)(bytes > 0 ? bytes : 0) + 127) & ~(NSUInteger)63;
-      id<MTLBuffer> buffer = [device newBufferWithLength:rounded
-                                                 options:MTLResourceStorageModeShared];
-      if (!buffer)
-        return am_fail(err, AM_ENOMEM, "Metal cannot allocate %lld bytes", (long long)bytes);
-      return am_metal_wrap_buffer(err, metal, (void *)CFBridgingRetain(buffer), bytes, out);
+      void *retained = pool_take(metal, rounded);
+      if (!retained) {
+        id<MTLBuffer> buffer = [device newBufferWithLength:rounded
+                                                   options:MTLResourceStorageModeShared];
+        if (!buffer)
+          return am_fail(err, AM_ENOMEM, "Metal cannot allocate %lld bytes", (long long)bytes);
+        retained = (void *)CFBridgingRetain(buffer);
+      }
+      int status = am_metal_wrap_buffer(err, metal, retained, bytes, out);
+      if (status == AM_OK) ((metal_buffer *)*out)->reusable = 1;
+      return status;
     } @catch (NSException *exception) {
       return am_fail(err, AM_EDEVICE, "Metal raised %s allocating: %s", exception.name.UTF8String,
                      exception.reason.UTF8String);
@@ -322,15 +379,31 @@ static uint64_t reached(void *gpu) {
   return value;
 }
 
-/* The graveyard's buffers, taken for the submission being committed. */
-static NSArray *take_graveyard(am_metal_device *metal) {
-  NSMutableArray *dead = [NSMutableArray array];
+/* The graveyard, taken for the submission being committed (malloc'd; NULL
+ * when empty). */
+static am_metal_dead_buffer *take_graveyard(am_metal_device *metal, int64_t *count) {
   pthread_mutex_lock(&metal->graveyard_lock);
-  for (int64_t i = 0; i < metal->graveyard_count; i++)
-    [dead addObject:(__bridge_transfer id)metal->graveyard[i]];
-  metal->graveyard_count = 0;
+  am_metal_dead_buffer *dead = NULL;
+  *count = metal->graveyard_count;
+  if (*count) {
+    dead = metal->graveyard;
+    metal->graveyard = NULL;
+    metal->graveyard_count = metal->graveyard_capacity = 0;
+  }
   pthread_mutex_unlock(&metal->graveyard_lock);
   return dead;
+}
+
+/* Once the submission they were given back before has completed: the
+ * backend's own buffers to the pool, the others released. */
+static void bury(am_metal_device *metal, am_metal_dead_buffer *dead, int64_t count) {
+  for (int64_t i = 0; i < count; i++) {
+    if (dead[i].reusable)
+      pool_put(metal, dead[i].buffer);
+    else
+      CFRelease(dead[i].buffer);
+  }
+  free(dead);
 }
 
 /* Ends the submission being built: a wait for the value before it (so that
@@ -358,9 +431,10 @@ static int mark(am_err *err, am_gpu_device *gpu, uint64_t value) {
       if (!command_buffer) return am_fail(err, AM_EDEVICE, "Metal gave no command buffer");
       if (value > 1) [command_buffer encodeWaitForEvent:event value:value - 1];
       [command_buffer encodeSignalEvent:event value:value];
-      NSArray *dead = take_graveyard(metal);
+      int64_t dead_count = 0;
+      am_metal_dead_buffer *dead = take_graveyard(metal, &dead_count);
       [command_buffer addCompletedHandler:^(id<MTLCommandBuffer> done) {
-        (void)dead; /* held until this submission has completed */
+        bury(metal, dead, dead_count);
         if (done.status != MTLCommandBufferStatusError) return;
         NSString *why = done.error.localizedDescription ?: @"unknown error";
         char message[400];

@@ -26,6 +26,16 @@ typedef struct am_metal_buffer_entry {
   void *buffer; /* id<MTLBuffer>, not retained by the registry */
 } am_metal_buffer_entry;
 
+/* A buffer given back: retained until its submission's work is done. */
+typedef struct am_metal_dead_buffer {
+  void *buffer; /* id<MTLBuffer>, retained */
+  int reusable; /* allocated by the backend (not wrapping someone's memory) */
+} am_metal_dead_buffer;
+
+/* The pool keeps at most this many buffers and bytes. */
+#define AM_METAL_POOL_BUFFERS 64
+#define AM_METAL_POOL_BYTES ((uint64_t)512 << 20)
+
 typedef struct am_metal_device {
   am_gpu_device gpu; /* first: device->impl points at both */
   void *device;      /* id<MTLDevice> */
@@ -49,12 +59,21 @@ typedef struct am_metal_device {
   am_metal_buffer_entry *buffers; /* sorted by address */
   int64_t buffer_count, buffer_capacity;
 
-  /* Buffers given back while queued work may still use them: released when
-   * the command buffer of the next submission completes (every command
-   * buffer waits for the one before it, so all earlier work is done). */
+  /* Buffers given back while queued work may still use them: when the
+   * command buffer of the next submission completes (every command buffer
+   * waits for the one before it, so all earlier work is done), the ones the
+   * backend allocated go to the pool and the others are released. */
   pthread_mutex_t graveyard_lock;
-  void **graveyard; /* retained id<MTLBuffer>s */
+  am_metal_dead_buffer *graveyard;
   int64_t graveyard_count, graveyard_capacity;
+
+  /* Page-aligned shared buffers no work uses any more, for the next
+   * allocations of a similar size (a new MTLBuffer costs a kernel call and
+   * page faults on first touch). */
+  pthread_mutex_t pool_lock;
+  void *pool[AM_METAL_POOL_BUFFERS]; /* retained id<MTLBuffer>s, oldest first */
+  int pool_count;
+  uint64_t pool_bytes;
 } am_metal_device;
 
 static inline am_metal_device *am_metal_of(const am_device *device) { return device->impl; }
