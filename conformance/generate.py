@@ -8,6 +8,7 @@ Error expectations are pyarrow's exception mapped to an am_status name (map_erro
 
 import argparse
 import hashlib
+import itertools
 import json
 import math
 import os
@@ -114,6 +115,12 @@ def evaluate(op, params, args):
     if op == "arith":
         return ARITH[params["arith"]](args[0], args[1])
     if op == "cast":
+        allow = params.get("allow", [])
+        if allow:
+            opts = pc.CastOptions(
+                cf.PA_TYPE[params["to"]], **{f"allow_{name}": True for name in allow}
+            )
+            return pc.cast(args[0], options=opts)
         return pc.cast(args[0], cf.PA_TYPE[params["to"]], safe=params["safe"])
     if op == "and":
         return pc.and_(args[0], args[1])
@@ -122,7 +129,7 @@ def evaluate(op, params, args):
     if op == "not":
         return pc.invert(args[0])
     if op == "filter":
-        return pc.filter(args[0], args[1])
+        return pc.filter(args[0], args[1], params.get("null_selection", "drop"))
     if op == "take":
         return pc.take(args[0], args[1])
     if op == "slice":
@@ -992,6 +999,46 @@ def gen_cast():
             )
 
 
+def gen_cast_allow():
+    """Safe casts with one check lifted: pyarrow's CastOptions allow_int_overflow
+    (integer -> integer) and allow_float_truncate (float <-> integer)."""
+    for allow in ("int_overflow", "float_truncate"):
+        params = {"safe": True, "allow": [allow]}
+        for src in INT_TYPES:
+            slo, shi = int_range(src)
+            for dst in INT_TYPES:
+                dlo, dhi = int_range(dst)
+                edge = sorted({v for v in (dlo - 1, dhi + 1, 0, slo, shi) if slo <= v <= shi})
+                add(
+                    f"cast/{src}->{dst}/allow_{allow}/edges",
+                    "cast",
+                    {"to": dst, **params},
+                    "unary",
+                    [inline(src, edge + [None], 3)],
+                )
+            for dst in FLOAT_TYPES:
+                lim = 1 << (24 if dst == "float32" else 53)
+                vals = [v for v in (1, lim + 1, -lim - 1, shi) if slo <= v <= shi]
+                add(
+                    f"cast/{src}->{dst}/allow_{allow}/beyond-exact",
+                    "cast",
+                    {"to": dst, **params},
+                    "unary",
+                    [inline(src, vals + [None], 5)],
+                )
+        for src in FLOAT_TYPES:
+            for dst in INT_TYPES:
+                dlo, _ = int_range(dst)
+                frac = [0.9, 2.999, 7.0] + ([-0.5, -1.5] if dlo < 0 else [])
+                add(
+                    f"cast/{src}->{dst}/allow_{allow}/fractions",
+                    "cast",
+                    {"to": dst, **params},
+                    "unary",
+                    [inline(src, frac + [None], 9)],
+                )
+
+
 def gen_logic():
     for op in ("and", "or", "not"):
         form = "unary" if op == "not" else "array-array"
@@ -1067,6 +1114,10 @@ def gen_unary():
                     [inline(t, unary_edges(t), off)])  # fmt: skip
 
 
+# pyarrow's FilterOptions(null_selection_behavior="emit_null")
+EMIT = {"null_selection": "emit_null"}
+
+
 def gen_select():
     # filter
     for t in TYPES:
@@ -1095,6 +1146,8 @@ def gen_select():
                 "bool", n, mnulls, moff, cid0 + "#1", role="mask", kind="uniform", true_permille=tp
             )
             add(cid, "filter", {}, "array-array", [values, mask])
+            if rep == 1:  # pyarrow's null_selection_behavior="emit_null"
+                add(cid + "/emit_null", "filter", EMIT, "array-array", [values, mask])
         add(
             f"filter/{t}/array-array/length-mismatch",
             "filter",
@@ -1121,17 +1174,27 @@ def gen_select():
             [inline("int32", [1, 2]), inline(mt, [1, 0])],
         )
     for t in ("bool", "int8", "float64", "uint64"):
+        for params, suffix in (({}, ""), (EMIT, "/emit_null")):
+            add(
+                f"filter/{t}/array-array/special/mask-all-null{suffix}",
+                "filter",
+                params,
+                "array-array",
+                [inline(t, [None, None, None]) if t == "bool" else inline(t, [1, None, 3]),
+                 inline("bool", [None, None, None], 5)],
+            )  # fmt: skip
+    for t in ("bool", "int8", "float64", "uint64"):
         vals = {
             "bool": [True, False, None, True],
             "int8": [-128, 127, None, 0],
             "float64": [math.nan, -0.0, None, math.inf],
             "uint64": [2**64 - 1, 0, None, 1],
         }[t]
-        for off in (1, 7, 63):
+        for off, (params, suffix) in itertools.product((1, 7, 63), (({}, ""), (EMIT, "/emit_null"))):
             add(
-                f"filter/{t}/array-array/special/offset{off}",
+                f"filter/{t}/array-array/special/offset{off}{suffix}",
                 "filter",
-                {},
+                params,
                 "array-array",
                 [
                     inline(t, vals * 20, off),
@@ -1345,6 +1408,7 @@ def main():
     gen_compare()
     gen_arith()
     gen_cast()
+    gen_cast_allow()
     gen_logic()
     gen_unary()
     gen_select()

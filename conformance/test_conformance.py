@@ -22,6 +22,9 @@ ARITH = {"add": lib.AM_ADD, "subtract": lib.AM_SUBTRACT}
 ARITH.update({"multiply": lib.AM_MULTIPLY, "divide": lib.AM_DIVIDE})
 COUNT = {"only_valid": lib.AM_COUNT_VALID, "only_null": lib.AM_COUNT_NULL}
 COUNT["all"] = lib.AM_COUNT_ALL
+CAST_ALLOW = {"int_overflow": lib.AM_CAST_ALLOW_INT_OVERFLOW}
+CAST_ALLOW["float_truncate"] = lib.AM_CAST_ALLOW_FLOAT_TRUNCATE
+NULL_SELECTION = {"drop": lib.AM_NULL_DROP, "emit_null": lib.AM_NULL_EMIT}
 
 
 def _params():
@@ -55,7 +58,10 @@ def call(case, arrays, scalars):
             return "am_arith_scalar", rc, out
         return "am_arith", lib.am_arith(ARITH[p["arith"]], arrays[0], arrays[1], out), out
     if op == "cast":
-        rc = lib.am_cast(arrays[0], cf.AM_TYPE[p["to"]], 1 if p["safe"] else 0, out)
+        flags = lib.AM_CAST_SAFE if p["safe"] else 0
+        for name in p.get("allow", []):
+            flags |= CAST_ALLOW[name]
+        rc = lib.am_cast(arrays[0], cf.AM_TYPE[p["to"]], flags, out)
         return "am_cast", rc, out
     if op == "and":
         return "am_and", lib.am_and(arrays[0], arrays[1], out), out
@@ -64,6 +70,9 @@ def call(case, arrays, scalars):
     if op == "not":
         return "am_not", lib.am_not(arrays[0], out), out
     if op == "filter":
+        if "null_selection" in p:
+            rule = NULL_SELECTION[p["null_selection"]]
+            return "am_filter_nulls", lib.am_filter_nulls(arrays[0], arrays[1], rule, out), out
         return "am_filter", lib.am_filter(arrays[0], arrays[1], out), out
     if op == "take":
         return "am_take", lib.am_take(arrays[0], arrays[1], out), out

@@ -336,12 +336,27 @@ typedef enum am_arith_op {
 int am_arith(am_arith_op op, const am_array *left, const am_array *right, am_array **out);
 int am_arith_scalar(am_arith_op op, const am_array *left, const am_scalar *right, am_array **out);
 
-/* Conversion to `to`. safe != 0 (pyarrow's default): integer overflow, float
- * to integer truncation or NaN, and integers beyond +-2^53 (to float64) or
- * +-2^24 (to float32) are AM_EOVERFLOW. safe == 0 wraps integers and truncates floats.
- * Divergence: with safe == 0 a float outside the target integer's range gives
- * an unspecified value (pyarrow gives whatever the CPU instruction does). */
-int am_cast(const am_array *array, am_type to, int safe, am_array **out);
+/* Flags of am_cast, pyarrow's CastOptions. 0 is pyarrow's safe=False (no
+ * check); AM_CAST_SAFE (1, pyarrow's default) checks every conversion, and
+ * the ALLOW bits lift one check of a safe cast:
+ *  - integer -> integer out of the target's range: allow_int_overflow (wraps);
+ *  - float -> integer with a fraction, NaN, an infinity or out of range, and
+ *    integer -> float beyond +-2^53 (float64) or +-2^24 (float32):
+ *    allow_float_truncate (truncates toward zero, rounds to nearest).
+ * float64 -> float32 and conversions from and to bool are never checked, as in
+ * pyarrow. pyarrow's other fields (time, decimal, utf8) concern types am_cast
+ * does not convert. */
+typedef enum am_cast_flag {
+  AM_CAST_SAFE = 1,
+  AM_CAST_ALLOW_INT_OVERFLOW = 2,
+  AM_CAST_ALLOW_FLOAT_TRUNCATE = 4
+} am_cast_flag;
+
+/* Conversion to `to` under `flags` (am_cast_flag bits; others are AM_EINVAL).
+ * A value a checked conversion does not keep is AM_EOVERFLOW, naming the slot.
+ * Divergence: an unchecked float outside the target integer's range gives an
+ * unspecified value (pyarrow gives whatever the CPU instruction does). */
+int am_cast(const am_array *array, am_type to, int flags, am_array **out);
 
 /* Boolean logic on AM_BOOL arrays; null if either input is null (pyarrow's
  * and_, or_, not Kleene logic). */
@@ -368,6 +383,17 @@ int am_unary(am_unary_op op, const am_array *array, am_array **out);
 /* Keeps the slots whose mask is true; a null mask slot drops the row. `mask`
  * must be AM_BOOL with the same length. */
 int am_filter(const am_array *array, const am_array *mask, am_array **out);
+
+/* What a filter does with a null mask slot: pyarrow's FilterOptions
+ * null_selection_behavior. */
+typedef enum am_null_selection {
+  AM_NULL_DROP = 0, /* "drop": the row is left out (am_filter) */
+  AM_NULL_EMIT = 1  /* "emit_null": the row is kept, as a null */
+} am_null_selection;
+
+/* am_filter with the null rule `nulls`. */
+int am_filter_nulls(const am_array *array, const am_array *mask, am_null_selection nulls,
+                    am_array **out);
 
 /* out[i] = array[indices[i]]; a null index gives null. Indices are any
  * integer type (AM_INT32 and AM_INT64 natively, others are widened first);

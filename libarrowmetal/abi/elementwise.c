@@ -145,10 +145,25 @@ AM_EXPORT int am_arith_scalar(am_arith_op op, const am_array *left, const am_sca
   AM_API_RETURN(arith(err, op, left, NULL, right, out));
 }
 
-static int cast(am_err *err, const am_array *array, am_type to, int safe, am_array **out) {
+/* Whether a cast from `from` to `to` under `flags` checks its values: the
+ * kernels know one check per pair of types, and which of pyarrow's allow_*
+ * fields lifts it depends on the pair alone. */
+static int cast_checked(am_type from, am_type to, int flags) {
+  if (!(flags & AM_CAST_SAFE) || from == AM_BOOL || to == AM_BOOL) return 0;
+  int from_float = am_type_is_float(from), to_float = am_type_is_float(to);
+  if (from_float && to_float) return 0;
+  if (from_float || to_float) return !(flags & AM_CAST_ALLOW_FLOAT_TRUNCATE);
+  return !(flags & AM_CAST_ALLOW_INT_OVERFLOW);
+}
+
+static int cast(am_err *err, const am_array *array, am_type to, int flags, am_array **out) {
   AM_REQUIRE(array, "array");
   AM_REQUIRE(out, "out");
   if (!am_type_valid(to)) return am_fail(err, AM_ETYPE, "cannot cast to unknown type %d", (int)to);
+  const int known = AM_CAST_SAFE | AM_CAST_ALLOW_INT_OVERFLOW | AM_CAST_ALLOW_FLOAT_TRUNCATE;
+  if (flags & ~known)
+    return am_fail(err, AM_EINVAL, "unknown flag bits 0x%x (am_cast_flag: 0x1, 0x2, 0x4)",
+                   (unsigned)(flags & ~known));
   int status = am_settle(err, array);
   if (status != AM_OK) return status;
   if (array->type == to) {
@@ -160,15 +175,16 @@ static int cast(am_err *err, const am_array *array, am_type to, int safe, am_arr
   if ((status = am_route_inputs(err, AM_ROUTE_CAST, types, &array, 1, &route)) != AM_OK)
     return status;
   am_array *result = NULL;
+  int safe = cast_checked(array->type, to, flags);
   status = route.use[0]->device->backend->kernels.cast(err, route.use[0], to, safe, &result);
   status = am_route_finish(err, &route, status, result, out);
   am_route_done(&route);
   return status;
 }
 
-AM_EXPORT int am_cast(const am_array *array, am_type to, int safe, am_array **out) {
+AM_EXPORT int am_cast(const am_array *array, am_type to, int flags, am_array **out) {
   AM_API_BEGIN;
-  AM_API_RETURN(cast(err, array, to, safe, out));
+  AM_API_RETURN(cast(err, array, to, flags, out));
 }
 
 /* `right` is NULL for AM_LOGIC_NOT. */

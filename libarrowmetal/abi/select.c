@@ -2,10 +2,10 @@
 #include "abi.h"
 #include "route.h"
 
-/* The backend's filter or take (by op) on the devices the route chose;
- * take's indices are int32 or int64 by then. */
+/* The backend's filter (with `nulls`) or take (by op) on the devices the
+ * route chose; take's indices are int32 or int64 by then. */
 static int routed(am_err *err, am_op_class op, const am_array *array, const am_array *other,
-                  am_array **out) {
+                  am_null_selection nulls, am_array **out) {
   am_route route;
   const am_array *inputs[2] = {array, other};
   uint32_t types = AM_TYPE_BIT(array->type) | AM_TYPE_BIT(other->type);
@@ -13,17 +13,22 @@ static int routed(am_err *err, am_op_class op, const am_array *array, const am_a
   if (status != AM_OK) return status;
   const am_kernel_ops *kernels = &route.use[0]->device->backend->kernels;
   am_array *result = NULL;
-  status = (op == AM_ROUTE_FILTER ? kernels->filter : kernels->take)(err, route.use[0],
-                                                                     route.use[1], &result);
+  status = op == AM_ROUTE_FILTER
+               ? kernels->filter(err, route.use[0], route.use[1], nulls, &result)
+               : kernels->take(err, route.use[0], route.use[1], &result);
   status = am_route_finish(err, &route, status, result, out);
   am_route_done(&route);
   return status;
 }
 
-static int filter(am_err *err, const am_array *array, const am_array *mask, am_array **out) {
+static int filter(am_err *err, const am_array *array, const am_array *mask,
+                  am_null_selection nulls, am_array **out) {
   AM_REQUIRE(array, "array");
   AM_REQUIRE(mask, "mask");
   AM_REQUIRE(out, "out");
+  if (nulls != AM_NULL_DROP && nulls != AM_NULL_EMIT)
+    return am_fail(err, AM_EINVAL, "null selection %d is not AM_NULL_DROP (0) or AM_NULL_EMIT (1)",
+                   (int)nulls);
   int status;
   if ((status = am_settle(err, array)) != AM_OK || (status = am_settle(err, mask)) != AM_OK)
     return status;
@@ -32,12 +37,22 @@ static int filter(am_err *err, const am_array *array, const am_array *mask, am_a
   if (mask->length != array->length)
     return am_fail(err, AM_EINVAL, "mask length %lld differs from array length %lld",
                    (long long)mask->length, (long long)array->length);
-  return routed(err, AM_ROUTE_FILTER, array, mask, out);
+  /* Without a validity bitmap both rules are one: the kernels see EMIT only
+   * where it may change the result. (Counting the mask's nulls would wait for
+   * a GPU mask inside a batch.) */
+  if (!mask->validity || atomic_load(&mask->null_count) == 0) nulls = AM_NULL_DROP;
+  return routed(err, AM_ROUTE_FILTER, array, mask, nulls, out);
 }
 
 AM_EXPORT int am_filter(const am_array *array, const am_array *mask, am_array **out) {
   AM_API_BEGIN;
-  AM_API_RETURN(filter(err, array, mask, out));
+  AM_API_RETURN(filter(err, array, mask, AM_NULL_DROP, out));
+}
+
+AM_EXPORT int am_filter_nulls(const am_array *array, const am_array *mask, am_null_selection nulls,
+                              am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(filter(err, array, mask, nulls, out));
 }
 
 static int take(am_err *err, const am_array *array, const am_array *indices, am_array **out) {
@@ -50,14 +65,14 @@ static int take(am_err *err, const am_array *array, const am_array *indices, am_
   if (!am_type_is_integer(indices->type))
     return am_fail(err, AM_ETYPE, "indices must be integers, not %s", am_type_name(indices->type));
   if (indices->type == AM_INT32 || indices->type == AM_INT64)
-    return routed(err, AM_ROUTE_TAKE, array, indices, out);
+    return routed(err, AM_ROUTE_TAKE, array, indices, AM_NULL_DROP, out);
   /* Other integer widths are widened; a uint64 index past INT64_MAX is out
    * of bounds for any array, which the widening cast reports as overflow. */
   am_array *widened = NULL;
   status = indices->device->backend->kernels.cast(err, indices, AM_INT64, 1, &widened);
   if (status == AM_EOVERFLOW) return am_fail(err, AM_EINDEX, "index out of bounds");
   if (status != AM_OK) return status;
-  status = routed(err, AM_ROUTE_TAKE, array, widened, out);
+  status = routed(err, AM_ROUTE_TAKE, array, widened, AM_NULL_DROP, out);
   am_array_free(widened);
   return status;
 }

@@ -75,7 +75,9 @@ typedef struct am_kernel_ops {
   /* `right` is NULL for AM_LOGIC_NOT. */
   int (*logic)(am_err *err, am_logic_op op, const am_array *left, const am_array *right,
                am_array **out);
-  int (*filter)(am_err *err, const am_array *array, const am_array *mask, am_array **out);
+  /* `nulls` is AM_NULL_EMIT only for a mask with nulls. */
+  int (*filter)(am_err *err, const am_array *array, const am_array *mask, am_null_selection nulls,
+                am_array **out);
   /* Indices are AM_INT32 or AM_INT64. */
   int (*take)(am_err *err, const am_array *array, const am_array *indices, am_array **out);
   int (*fill)(am_err *err, am_device *device, const am_scalar *value, int64_t length,

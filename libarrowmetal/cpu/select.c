@@ -15,16 +15,34 @@
 
 /* ---- filter */
 
-/* Where a filter keeps slots: mask bit set and (with `valid`) mask valid. */
+/* Where a filter keeps slots: mask bit set and (with `valid`) mask valid;
+ * with `emit` (emit_null), also where the mask is null. */
 typedef struct keep_mask {
   const uint8_t *bits, *valid;
   int64_t pos;
+  int emit;
 } keep_mask;
 
 /* Kept slots among [i, i + 64) of n. */
 static inline uint64_t keep_word(const keep_mask *mask, int64_t i, int64_t n) {
   uint64_t keep = am_bits_load(mask->bits, mask->pos + i, n - i);
-  return mask->valid ? keep & am_bits_load(mask->valid, mask->pos + i, n - i) : keep;
+  if (!mask->valid) return keep;
+  uint64_t valid = am_bits_load(mask->valid, mask->pos + i, n - i);
+  return mask->emit ? (keep | ~valid) & am_bits_mask(n - i) : keep & valid;
+}
+
+/* A bitmap a filter compacts: `a` from bit `apos`, ANDed with `b` from
+ * `bpos` when b is given (emit_null's result validity: the input's and the
+ * mask's). */
+typedef struct bit_source {
+  const uint8_t *a, *b;
+  int64_t apos, bpos;
+} bit_source;
+
+/* The source's bits [i, i + 64) of n. */
+static inline uint64_t source_word(const bit_source *src, int64_t i, int64_t n) {
+  uint64_t bits = am_bits_valid(src->a, src->apos + i, n - i);
+  return src->b ? bits & am_bits_load(src->b, src->bpos + i, n - i) : bits;
 }
 
 /* Below this many kept slots in a word, visiting the set bits beats the
@@ -60,10 +78,10 @@ static inline uint64_t keep_word(const keep_mask *mask, int64_t i, int64_t n) {
   }
 WIDTHS(DEFINE_FILTER)
 
-/* Compacts bits [spos + begin, spos + end) of `src` (of n) to the kept slots
- * into `dst` from bit `at` (the word holding it zero above `at`); returns the
+/* Compacts the source's bits [begin, end) (of n) to the kept slots into
+ * `dst` from bit `at` (the word holding it zero above `at`); returns the
  * number of set bits written. */
-AM_CPU_CLONES static int64_t filter_bits(const uint8_t *src, int64_t spos, const keep_mask *mask,
+AM_CPU_CLONES static int64_t filter_bits(const bit_source *src, const keep_mask *mask,
                                          int64_t begin, int64_t end, int64_t n, uint64_t *dst,
                                          int64_t at) {
   am_bit_writer writer = {dst, at};
@@ -71,7 +89,7 @@ AM_CPU_CLONES static int64_t filter_bits(const uint8_t *src, int64_t spos, const
   for (int64_t i = begin; i < end; i += 64) {
     uint64_t keep = keep_word(mask, i, n);
     if (!keep) continue;
-    uint64_t bits = am_bits_load(src, spos + i, n - i), packed = bits;
+    uint64_t bits = source_word(src, i, n), packed = bits;
     int count = 64;
     if (keep != ~(uint64_t)0) {
       packed = 0;
@@ -84,7 +102,13 @@ AM_CPU_CLONES static int64_t filter_bits(const uint8_t *src, int64_t spos, const
   return ones;
 }
 
+/* Kept slots in [begin, end), begin a multiple of 64. */
 static int64_t count_kept(const keep_mask *keep, int64_t begin, int64_t end) {
+  if (keep->emit) {
+    int64_t kept = 0;
+    for (int64_t i = begin; i < end; i += 64) kept += am_popcount64(keep_word(keep, i, end));
+    return kept;
+  }
   return keep->valid ? am_bits_count_and(keep->bits, keep->pos + begin, keep->valid,
                                          keep->pos + begin, end - begin)
                      : am_bits_count(keep->bits, keep->pos + begin, end - begin);
@@ -97,6 +121,7 @@ static int64_t count_kept(const keep_mask *keep, int64_t begin, int64_t end) {
 typedef struct filter_job {
   const am_array *array;
   keep_mask keep;
+  bit_source validity_src; /* used when with_validity */
   int64_t n;
   int parts, width, with_validity;
   const char *x;
@@ -114,10 +139,10 @@ static void filter_count_part(void *ctx, int part) {
 }
 
 /* Bits of one range into its scratch words; returns the set bits. */
-static int64_t filter_bits_part(filter_job *job, int part, const uint8_t *src, int64_t spos,
-                                int64_t begin, int64_t end, uint64_t *scratch) {
+static int64_t filter_bits_part(filter_job *job, int part, const bit_source *src, int64_t begin,
+                                int64_t end, uint64_t *scratch) {
   scratch[0] = 0;
-  return filter_bits(src, spos, &job->keep, begin, end, job->n, scratch, job->offset[part] % 64);
+  return filter_bits(src, &job->keep, begin, end, job->n, scratch, job->offset[part] % 64);
 }
 
 static void filter_move_part(void *ctx, int part) {
@@ -130,11 +155,11 @@ static void filter_move_part(void *ctx, int part) {
   job->valid[part] = job->ones[part] = 0;
   if (end <= begin) return;
   if (job->validity)
-    job->valid[part] =
-        filter_bits_part(job, part, array->validity, array->offset, begin, end, scratch);
+    job->valid[part] = filter_bits_part(job, part, &job->validity_src, begin, end, scratch);
   if (job->width == 1) {
-    job->ones[part] = filter_bits_part(job, part, array->data, array->offset, begin, end,
-                                       scratch + (job->validity ? words : 0));
+    bit_source data = {array->data, NULL, array->offset, 0};
+    job->ones[part] =
+        filter_bits_part(job, part, &data, begin, end, scratch + (job->validity ? words : 0));
     return;
   }
   int exact = part + 1 < job->parts;
@@ -205,18 +230,25 @@ static int filter_parallel(am_err *err, filter_job *job, am_array **out) {
   return AM_OK;
 }
 
-int am_cpu_filter(am_err *err, const am_array *array, const am_array *mask, am_array **out) {
+int am_cpu_filter(am_err *err, const am_array *array, const am_array *mask,
+                  am_null_selection nulls, am_array **out) {
   int64_t n = array->length;
-  keep_mask keep = {mask->data, am_cpu_has_nulls(mask) ? mask->validity : NULL, mask->offset};
+  int mask_nulls = am_cpu_has_nulls(mask), emit = nulls == AM_NULL_EMIT && mask_nulls;
+  keep_mask keep = {mask->data, mask_nulls ? mask->validity : NULL, mask->offset, emit};
+  /* The result's validity: the input's, and with emit_null the mask's. */
+  int with_validity = am_cpu_has_nulls(array) || emit;
+  bit_source validity_src = {am_cpu_has_nulls(array) ? array->validity : NULL,
+                             emit ? mask->validity : NULL, array->offset, mask->offset};
   int width = am_type_bits(array->type);
   int parts = am_pool_parts(n);
   if (parts > 1) {
     filter_job job = {.array = array,
                       .keep = keep,
+                      .validity_src = validity_src,
                       .n = n,
                       .parts = parts,
                       .width = width,
-                      .with_validity = am_cpu_has_nulls(array)};
+                      .with_validity = with_validity};
     job.x = width == 1 ? NULL : (const char *)array->data + array->offset * (width / 8);
     return filter_parallel(err, &job, out);
   }
@@ -224,19 +256,20 @@ int am_cpu_filter(am_err *err, const am_array *array, const am_array *mask, am_a
   am_array *result = NULL;
   int status = am_array_alloc_host(err, am_cpu_device(), array->type, kept, 0, &result);
   if (status != AM_OK) return status;
-  if (am_cpu_has_nulls(array)) {
+  if (with_validity) {
     am_buffer *validity = am_buffer_alloc_host((kept + 7) / 8);
     if (!validity) {
       am_array_free(result);
       return am_fail(err, AM_ENOMEM, "out of memory allocating a bitmap of %lld slots",
                      (long long)kept);
     }
-    int64_t valid = filter_bits(array->validity, array->offset, &keep, 0, n, n, validity->ptr, 0);
+    int64_t valid = filter_bits(&validity_src, &keep, 0, n, n, validity->ptr, 0);
     am_cpu_set_validity(result, validity, valid);
   }
   void *o = result->data_buf->ptr;
   if (width == 1) {
-    filter_bits(array->data, array->offset, &keep, 0, n, n, o, 0);
+    bit_source data = {array->data, NULL, array->offset, 0};
+    filter_bits(&data, &keep, 0, n, n, o, 0);
   } else {
     const void *x = (const char *)array->data + array->offset * (width / 8);
     switch (width / 8) {

@@ -140,10 +140,12 @@ static int key_ok(const am_kernel_key *k) {
     case AM_KERNEL_LOGIC:
       return k->op >= 0 && k->op <= 2;
     case AM_KERNEL_FILTER_COUNT:
+      return k->op == AM_NULL_DROP || k->op == AM_NULL_EMIT;
     case AM_KERNEL_FILTER_SCAN:
     case AM_KERNEL_COUNT_NULLS:
       return 1;
     case AM_KERNEL_FILTER_SCATTER:
+      return (k->op == AM_NULL_DROP || k->op == AM_NULL_EMIT) && valid_type(k->t0);
     case AM_KERNEL_FILL:
     case AM_KERNEL_COPY:
       return valid_type(k->t0);
@@ -206,13 +208,13 @@ void am_kernel_name(const am_kernel_key *key, char *name, size_t capacity) {
       snprintf(name, capacity, "am_logic_%s", logic_names[key->op]);
       break;
     case AM_KERNEL_FILTER_COUNT:
-      snprintf(name, capacity, "am_filter_count");
+      snprintf(name, capacity, "am_filter_count%s", key->op ? "_emit_null" : "");
       break;
     case AM_KERNEL_FILTER_SCAN:
       snprintf(name, capacity, "am_filter_scan");
       break;
     case AM_KERNEL_FILTER_SCATTER:
-      snprintf(name, capacity, "am_filter_scatter_%s", t0);
+      snprintf(name, capacity, "am_filter_scatter_%s%s", t0, key->op ? "_emit_null" : "");
       break;
     case AM_KERNEL_TAKE:
       snprintf(name, capacity, "am_take_%s_by_%s", t0, t1);
@@ -1063,7 +1065,9 @@ static const char filter_range[] =
     "  const am_i64 end = start + per < n ? start + per : n;\n"
     "  const bool hv1 = a.valid1 != 0;\n";
 
-static void emit_filter_count(am_sb *sb, am_dialect d, const char *name) {
+/* FILTER_COUNT and FILTER_SCATTER with op AM_NULL_EMIT (emit_null) also keep
+ * the slots whose mask is null, as nulls. */
+static void emit_filter_count(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
   am_sb_printf(sb, "#define AM_COUNTER_WORD %uu\n", (unsigned)(AM_GPU_SCRATCH_COUNTER / 4));
   emit_args(sb, "am_u8", "am_u8", "am_u8");
   am_dialect_kernel_begin(sb, d, name);
@@ -1074,8 +1078,10 @@ static void emit_filter_count(am_sb *sb, am_dialect d, const char *name) {
              "  am_u64 cnt = 0u;\n"
              "  // start is a multiple of 32: whole 32-slot words of the mask.\n"
              "  for (am_i64 s = start + (am_i64)am_tid * 32; s < end; s += AM_BLOCK * 32) {\n"
-             "    am_u32 m = am_bits32(a.in1, a.off1 + s, last1);\n"
-             "    if (hv1) m &= am_bits32(a.valid1, a.off1 + s, last1);\n"
+             "    am_u32 m = am_bits32(a.in1, a.off1 + s, last1);\n");
+  am_sb_printf(sb, "    if (hv1) m %s am_bits32(a.valid1, a.off1 + s, last1);\n",
+               k->op == AM_NULL_EMIT ? "|= ~" : "&=");
+  am_sb_puts(sb,
              "    if (end - s < 32) m &= (1u << (am_u32)(end - s)) - 1u;\n"
              "    cnt += POPC(m);\n"
              "  }\n"
@@ -1156,8 +1162,18 @@ static void emit_filter_scatter(am_sb *sb, am_dialect d, const am_kernel_key *k,
       "    const bool g# = keep# && (!hv0 || am_bit(a.valid0, a.off0 + i#) != 0u);\n"
       "    const am_u32 kb# = BALLOT(keep#);\n",
   };
+  /* emit_null: a null mask slot is kept, and its result slot is null. */
+  static const char *const per_sub_emit[] = {
+      "    const am_i64 i# = t + # * AM_BLOCK + am_tid;\n"
+      "    const bool mv# = i# >= end || !hv1 || am_bit(a.valid1, a.off1 + i#) != 0u;\n"
+      "    const bool keep# = i# < end && (!mv# || am_bit(a.in1, a.off1 + i#) != 0u);\n",
+      "    const TV v# = keep# ? AM_GET(i#) : (TV)0;\n"
+      "    const bool g# = keep# && mv# && (!hv0 || am_bit(a.valid0, a.off0 + i#) != 0u);\n"
+      "    const am_u32 kb# = BALLOT(keep#);\n",
+  };
+  const char *const *subs = k->op == AM_NULL_EMIT ? per_sub_emit : per_sub;
   for (int p = 0; p < 2; p++)
-    for (int j = 0; j < SUBTILES; j++) emit_k(sb, per_sub[p], j);
+    for (int j = 0; j < SUBTILES; j++) emit_k(sb, subs[p], j);
   am_sb_puts(sb,
              "    // Warp counts, in two alternating buffers: one barrier per pass.\n"
              "    if (am_lane == 0u) {\n");
@@ -1343,7 +1359,7 @@ int am_kernel_source(am_err *err, am_dialect dialect, const am_kernel_key *key, 
       emit_logic(&sb, dialect, key, name);
       break;
     case AM_KERNEL_FILTER_COUNT:
-      emit_filter_count(&sb, dialect, name);
+      emit_filter_count(&sb, dialect, key, name);
       break;
     case AM_KERNEL_FILTER_SCAN:
       emit_filter_scan(&sb, dialect, name);

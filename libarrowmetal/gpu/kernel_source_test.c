@@ -55,7 +55,8 @@ static int each_key(key_fn fn, void *ctx) {
       for (int op = 0; op < 4; op++) VISIT(AM_KERNEL_ARITH, op, t, AM_TYPE_INVALID);
     for (int to = AM_BOOL; to <= AM_FLOAT64; to++)
       for (int safe = 0; safe < 2; safe++) VISIT(AM_KERNEL_CAST, safe, t, to);
-    VISIT(AM_KERNEL_FILTER_SCATTER, 0, t, AM_TYPE_INVALID);
+    for (int nulls = AM_NULL_DROP; nulls <= AM_NULL_EMIT; nulls++)
+      VISIT(AM_KERNEL_FILTER_SCATTER, nulls, t, AM_TYPE_INVALID);
     VISIT(AM_KERNEL_TAKE, 0, t, AM_INT32);
     VISIT(AM_KERNEL_TAKE, 0, t, AM_INT64);
     VISIT(AM_KERNEL_FILL, 0, t, AM_TYPE_INVALID);
@@ -66,7 +67,8 @@ static int each_key(key_fn fn, void *ctx) {
         VISIT(AM_KERNEL_UNARY, op, t, AM_TYPE_INVALID);
   }
   for (int op = 0; op < 3; op++) VISIT(AM_KERNEL_LOGIC, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
-  VISIT(AM_KERNEL_FILTER_COUNT, 0, AM_TYPE_INVALID, AM_TYPE_INVALID);
+  for (int nulls = AM_NULL_DROP; nulls <= AM_NULL_EMIT; nulls++)
+    VISIT(AM_KERNEL_FILTER_COUNT, nulls, AM_TYPE_INVALID, AM_TYPE_INVALID);
   VISIT(AM_KERNEL_FILTER_SCAN, 0, AM_TYPE_INVALID, AM_TYPE_INVALID);
   VISIT(AM_KERNEL_COUNT_NULLS, 0, AM_TYPE_INVALID, AM_TYPE_INVALID);
 #undef VISIT
@@ -174,6 +176,8 @@ static void check_errors(void) {
       {AM_KERNEL_TAKE, 0, AM_INT32, AM_UINT32},
       {AM_KERNEL_FILL, 0, (am_type)12, AM_TYPE_INVALID},
       {AM_KERNEL_FILTER_SCATTER, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
+      {AM_KERNEL_FILTER_SCATTER, 2, AM_INT32, AM_TYPE_INVALID},
+      {AM_KERNEL_FILTER_COUNT, 2, AM_TYPE_INVALID, AM_TYPE_INVALID},
       {(am_kernel_kind)0, 0, AM_INT32, AM_TYPE_INVALID},
       {(am_kernel_kind)14, 0, AM_INT32, AM_TYPE_INVALID},
       {AM_KERNEL_COPY, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
@@ -199,7 +203,7 @@ static void check_errors(void) {
 
   /* Ignored fields: same name and source. */
   am_kernel_key c1 = {AM_KERNEL_FILTER_COUNT, 0, AM_TYPE_INVALID, AM_TYPE_INVALID};
-  am_kernel_key c2 = {AM_KERNEL_FILTER_COUNT, 5, AM_FLOAT64, AM_INT8};
+  am_kernel_key c2 = {AM_KERNEL_FILTER_COUNT, 0, AM_FLOAT64, AM_INT8};
   char *s1 = NULL, *s2 = NULL;
   CHECK(am_kernel_source(&test_err, AM_DIALECT_MSL, &c1, &s1) == AM_OK, "count");
   CHECK(am_kernel_source(&test_err, AM_DIALECT_MSL, &c2, &s2) == AM_OK, "count, ignored fields");

@@ -249,10 +249,13 @@ int am_gpu_logic(am_err *err, am_logic_op logic, const am_array *left, const am_
   return finish_result(status, result, out);
 }
 
-int am_gpu_filter(am_err *err, const am_array *array, const am_array *mask, am_array **out) {
+int am_gpu_filter(am_err *err, const am_array *array, const am_array *mask,
+                  am_null_selection nulls, am_array **out) {
   am_device *device = array->device;
   am_gpu_device *gpu = am_gpu_of(device);
-  int with_validity = has_nulls(array);
+  /* emit_null: null mask slots give null result slots. */
+  int emit = nulls == AM_NULL_EMIT && has_nulls(mask);
+  int with_validity = has_nulls(array) || emit;
   am_array *result = NULL;
   int status = result_array(err, device, array->type, array->length, with_validity, &result);
   /* Bit outputs are assembled with atomic OR, so they start at zero. */
@@ -273,9 +276,10 @@ int am_gpu_filter(am_err *err, const am_array *array, const am_array *mask, am_a
     op.result = result;
   }
   /* Counting and scanning do not depend on the value type: one kernel each. */
-  am_kernel_key keys[3] = {{AM_KERNEL_FILTER_COUNT, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
+  int rule = emit ? AM_NULL_EMIT : AM_NULL_DROP;
+  am_kernel_key keys[3] = {{AM_KERNEL_FILTER_COUNT, rule, AM_TYPE_INVALID, AM_TYPE_INVALID},
                            {AM_KERNEL_FILTER_SCAN, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
-                           {AM_KERNEL_FILTER_SCATTER, 0, array->type, AM_TYPE_INVALID}};
+                           {AM_KERNEL_FILTER_SCATTER, rule, array->type, AM_TYPE_INVALID}};
   if (batched) {
     /* The length is read from the status slot when first needed; the slot
      * belongs to the pending record, not to the op. */
