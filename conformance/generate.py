@@ -1190,7 +1190,9 @@ def gen_select():
             "float64": [math.nan, -0.0, None, math.inf],
             "uint64": [2**64 - 1, 0, None, 1],
         }[t]
-        for off, (params, suffix) in itertools.product((1, 7, 63), (({}, ""), (EMIT, "/emit_null"))):
+        for off, (params, suffix) in itertools.product(
+            (1, 7, 63), (({}, ""), (EMIT, "/emit_null"))
+        ):
             add(
                 f"filter/{t}/array-array/special/offset{off}{suffix}",
                 "filter",

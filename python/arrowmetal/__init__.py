@@ -52,6 +52,7 @@ from ._errors import (
     ArrowMetalUnsupported,
     ArrowMetalZeroDivisionError,
 )
+from ._fallback import ArrowMetalFallbackWarning, fallbacks
 from ._runtime import (
     backend,
     backends,
@@ -76,6 +77,7 @@ __all__ = [
     "Array",
     "ArrowMetalDeviceError",
     "ArrowMetalError",
+    "ArrowMetalFallbackWarning",
     "ArrowMetalIndexError",
     "ArrowMetalInvalid",
     "ArrowMetalMemoryError",
@@ -98,6 +100,7 @@ __all__ = [
     "device_name",
     "divide",
     "equal",
+    "fallbacks",
     "ffi",
     "filter",
     "full",
@@ -134,3 +137,17 @@ __all__ = [
 # abs, ...), by their pyarrow names, from the C library's own list.
 globals().update(TABLE_FUNCTIONS)
 __all__.extend(sorted(TABLE_FUNCTIONS))
+
+
+def __getattr__(name):
+    """Every other pyarrow.compute name: its functions run by pyarrow on the
+    CPU, counted and announced (see _fallback); its options classes as they are."""
+    from . import _fallback
+
+    return _fallback.attribute(name)
+
+
+def __dir__():
+    from . import _fallback
+
+    return sorted(set(globals()) | _fallback.names())

@@ -11,12 +11,13 @@ bound to closure or module variables. The general paths (``binary``,
 ``_operand``) take every other input; am.Array's operators use them too.
 """
 
+from . import _fallback
 from ._array import ARITH, COMPARE, LOGIC, Array, wrap
 from ._batch import PendingScalar
 from ._capi import NAME_ARRAY, ffi, import_capsules, lib
 from ._devices import CPU, device_ptr
 from ._dispatch import ARRAY, DISPATCH, IMPORT, SCALAR, dispatch, import_handle
-from ._errors import ArrowMetalInvalid, ArrowMetalUnsupported, error_from_status
+from ._errors import ArrowMetalInvalid, ArrowMetalTypeError, error_from_status
 from ._exporters import read_values
 from ._importers import (
     PYARROW_IMPORTS,
@@ -26,6 +27,7 @@ from ._importers import (
     import_c_array_or_device,
     import_pyarrow,
 )
+from ._options import OptionsSpec, resolve
 from ._scalars import WORD0_FLOAT64, WORD0_INT64, fill_float, fill_int, scalar_value
 from ._state import drop, tls
 from ._types import KIND_FLOAT, KINDS, type_id
@@ -68,6 +70,7 @@ _am_or = lib.am_or
 _am_not = lib.am_not
 _am_unary = lib.am_unary
 _am_filter = lib.am_filter
+_am_filter_nulls = lib.am_filter_nulls
 _am_take = lib.am_take
 _am_count = lib.am_count
 _am_cast = lib.am_cast
@@ -78,6 +81,39 @@ _am_array_type = lib.am_array_type
 _am_array_device = lib.am_array_device
 _am_release = lib.am_release
 _imports_get = PYARROW_IMPORTS.get
+
+# ---------------------------------------------------------------------------
+# Options and fallbacks
+
+
+def _options(spec, options, given):
+    """The call's option fields (pyarrow's rules for options= and keywords),
+    or, when pyarrow's options carry a field this package does not know, the
+    marker _FALLBACK with the reason."""
+    fields = resolve(spec, options, given)
+    unknown = fields.keys() - spec.defaults.keys()
+    if unknown:
+        return _FALLBACK, f"no support for the option field {min(unknown)!r}"
+    return fields, None
+
+
+_FALLBACK = object()
+
+
+def _input_fallback(name, exc, inputs, args, kwargs):
+    """A type error: pyarrow.compute runs the call when an input is of a
+    type ArrowMetal has no kernel for, else the error stands."""
+    reason = _fallback.unsupported_input(inputs)
+    if reason is None:
+        raise exc
+    return _fallback.run(name, reason, args, kwargs)
+
+
+def _reduce_kwargs(skip_nulls, min_count, options):
+    if options is not None:
+        return {"options": options}
+    return {"skip_nulls": skip_nulls, "min_count": min_count}
+
 
 # ---------------------------------------------------------------------------
 # Reductions
@@ -94,10 +130,13 @@ def _pending(cfn, p, *extra):
     return ps
 
 
-def _reduce_general(cfn, empty, array, skip_nulls, min_count, options, device):
+def _reduce_general(spec, cfn, empty, array, skip_nulls, min_count, options, device):
     if options is not None:
-        skip_nulls = getattr(options, "skip_nulls", skip_nulls)
-        min_count = getattr(options, "min_count", min_count)
+        given = {"skip_nulls": skip_nulls, "min_count": min_count}
+        fields, reason = _options(spec, options, given)
+        if fields is _FALLBACK:
+            return _fallback.run(spec.function, reason, (array,), {"options": options})
+        skip_nulls, min_count = fields["skip_nulls"], fields["min_count"]
     p, tmp = _operand(array, device)
     try:
         if not skip_nulls or min_count != 1:
@@ -122,6 +161,8 @@ def _reduce_general(cfn, empty, array, skip_nulls, min_count, options, device):
 
 
 def _make_reduction(name, cfn, empty, doc):
+    spec = OptionsSpec(name, "ScalarAggregateOptions", {"skip_nulls": True, "min_count": 1})
+
     # The path tuned for latency: one thread-local read, the C calls, and the
     # result read as raw words of the thread's am_scalar (word 0 holds type
     # and is_null together). An Arrow PyCapsule producer (pyarrow) is imported
@@ -129,54 +170,60 @@ def _make_reduction(name, cfn, empty, doc):
     def reduction(
         array, /, *, skip_nulls=True, min_count=1, options=None, memory_pool=None, device=None
     ):
-        st = tls.fast
-        if st is not None and skip_nulls is True and min_count == 1 and options is None:
-            s = st[0]
-            if type(array) is Array:
-                rc = cfn(array._ptr, s)
-                if rc:
-                    raise _error(rc)
-            else:
-                d = DISPATCH.get(type(array))
-                if d is None:
-                    return _reduce_general(cfn, empty, array, True, 1, None, device)
-                dev = _NULL if device is None else device_ptr(device)
-                out = st[3]
-                f = d[1]
-                p = borrow(array, dev) if f is import_pyarrow else None
-                if p is not None:
-                    rc = cfn(p, s)
+        try:
+            st = tls.fast
+            if st is not None and skip_nulls is True and min_count == 1 and options is None:
+                s = st[0]
+                if type(array) is Array:
+                    rc = cfn(array._ptr, s)
                     if rc:
                         raise _error(rc)
-                    f = None
-                elif f is import_pyarrow or f is import_c_array_or_device or f is import_c_array:
-                    try:
-                        sc, ac = array.__arrow_c_array__()
-                    except Exception:  # noqa: BLE001 - device data: the general path
-                        return _reduce_general(cfn, empty, array, True, 1, None, device)
-                    rc = import_capsules(sc, ac, dev, out)
-                    if rc:
-                        raise capsule_error(rc, sc, ac, NAME_ARRAY)
-                    p = out[0]
-                elif d[0] == IMPORT:
-                    p = f(array, dev, out)
                 else:
-                    return _reduce_general(cfn, empty, array, True, 1, None, device)
-                if f is not None:
-                    try:
+                    d = DISPATCH.get(type(array))
+                    if d is None:
+                        return _reduce_general(spec, cfn, empty, array, True, 1, None, device)
+                    dev = _NULL if device is None else device_ptr(device)
+                    out = st[3]
+                    f = d[1]
+                    p = borrow(array, dev) if f is import_pyarrow else None
+                    if p is not None:
                         rc = cfn(p, s)
                         if rc:
                             raise _error(rc)
-                    finally:
-                        _am_release(p)
-            w = st[1]
-            w0 = w[0]
-            if w0 == WORD0_INT64:
-                return w[1]
-            if w0 == WORD0_FLOAT64:
-                return st[2][3]
-            return scalar_value(s)
-        return _reduce_general(cfn, empty, array, skip_nulls, min_count, options, device)
+                        f = None
+                    elif (
+                        f is import_pyarrow or f is import_c_array_or_device or f is import_c_array
+                    ):
+                        try:
+                            sc, ac = array.__arrow_c_array__()
+                        except Exception:  # noqa: BLE001 - device data: the general path
+                            return _reduce_general(spec, cfn, empty, array, True, 1, None, device)
+                        rc = import_capsules(sc, ac, dev, out)
+                        if rc:
+                            raise capsule_error(rc, sc, ac, NAME_ARRAY)
+                        p = out[0]
+                    elif d[0] == IMPORT:
+                        p = f(array, dev, out)
+                    else:
+                        return _reduce_general(spec, cfn, empty, array, True, 1, None, device)
+                    if f is not None:
+                        try:
+                            rc = cfn(p, s)
+                            if rc:
+                                raise _error(rc)
+                        finally:
+                            _am_release(p)
+                w = st[1]
+                w0 = w[0]
+                if w0 == WORD0_INT64:
+                    return w[1]
+                if w0 == WORD0_FLOAT64:
+                    return st[2][3]
+                return scalar_value(s)
+            return _reduce_general(spec, cfn, empty, array, skip_nulls, min_count, options, device)
+        except ArrowMetalTypeError as e:
+            kwargs = _reduce_kwargs(skip_nulls, min_count, options)
+            return _input_fallback(name, e, (array,), (array,), kwargs)
 
     reduction.__name__ = reduction.__qualname__ = name
     reduction.__doc__ = doc
@@ -221,11 +268,25 @@ _COUNT_MODES = {
 }
 
 
+_COUNT_SPEC = OptionsSpec("count", "CountOptions", {"mode": "only_valid"})
+
+
 def count(array, /, mode="only_valid", *, options=None, memory_pool=None, device=None):
     """Number of valid ('only_valid'), null ('only_null') or all ('all') slots
     (pyarrow.compute.count)."""
+    try:
+        return _count(array, mode, options, device)
+    except ArrowMetalTypeError as e:
+        kwargs = {"options": options} if options is not None else {"mode": mode}
+        return _input_fallback("count", e, (array,), (array,), kwargs)
+
+
+def _count(array, mode, options, device):
     if options is not None:
-        mode = getattr(options, "mode", mode)
+        fields, reason = _options(_COUNT_SPEC, options, {"mode": mode})
+        if fields is _FALLBACK:
+            return _fallback.run("count", reason, (array,), {"options": options})
+        mode = fields["mode"]
     m = _COUNT_MODES.get(mode)
     if m is None:
         raise ArrowMetalInvalid(
@@ -393,6 +454,15 @@ def binary(family, op, swop, x, y, device):
             drop(p)
 
 
+def _binary_or_fallback(name, kind, op, swop, x, y, device):
+    """The general path of a public binary function: binary(), or pyarrow
+    for inputs of types ArrowMetal has no kernel for."""
+    try:
+        return binary(kind, op, swop, x, y, device)
+    except ArrowMetalTypeError as e:
+        return _input_fallback(name, e, (x, y), (x, y), {})
+
+
 def _make_binary(name, kind, op, swop, array_fn, scalar_fn, doc):
     """The module function of a compare or arithmetic op. The common forms
     (Array with Array, int or float) call the C function directly: these are
@@ -409,12 +479,12 @@ def _make_binary(name, kind, op, swop, array_fn, scalar_fn, doc):
             xp = e[2]
             kept = True
         else:
-            return binary(kind, op, swop, x, y, device)
+            return _binary_or_fallback(name, kind, op, swop, x, y, device)
         ty = type(y)
         out = tls.out
         if ty is Array:
             if kept and _am_array_device(y._ptr) != CPU:
-                return binary(kind, op, swop, x, y, device)
+                return _binary_or_fallback(name, kind, op, swop, x, y, device)
             rc = array_fn(op, xp, y._ptr, out)
         elif ty is int:
             s = tls.arg
@@ -431,7 +501,7 @@ def _make_binary(name, kind, op, swop, array_fn, scalar_fn, doc):
         ):
             rc = array_fn(op, xp, e[2], out)
         else:
-            return binary(kind, op, swop, x, y, device)
+            return _binary_or_fallback(name, kind, op, swop, x, y, device)
         if rc:
             raise _error(rc)
         r = _new(Array)
@@ -461,7 +531,7 @@ def _make_logic(name, cfn, doc):
             r = _new(Array)
             r._ptr = out[0]
             return r
-        return binary(LOGIC, cfn, cfn, x, y, device)
+        return _binary_or_fallback(name, LOGIC, cfn, cfn, x, y, device)
 
     logic.__name__ = logic.__qualname__ = name
     logic.__doc__ = doc
@@ -503,7 +573,10 @@ def invert(values, /, *, memory_pool=None, device=None):
         if rc:
             raise _error(rc)
         return wrap(out[0])
-    return _on_operand(_am_not, values, device)
+    try:
+        return _on_operand(_am_not, values, device)
+    except ArrowMetalTypeError as e:
+        return _input_fallback("invert", e, (values,), (values,), {})
 
 
 def _on_operand(call, x, device):
@@ -551,7 +624,10 @@ def unary(op, x, device=None):
 
 def _make_unary(name, op):
     def function(x, /, *, memory_pool=None, device=None):
-        return unary(op, x, device)
+        try:
+            return unary(op, x, device)
+        except ArrowMetalTypeError as e:
+            return _input_fallback(name, e, (x,), (x,), {})
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = (
@@ -612,6 +688,10 @@ def _two_arrays(name, cfn, x, y, device):
             drop(p)
 
 
+_FILTER_SPEC = OptionsSpec("filter", "FilterOptions", {"null_selection_behavior": "drop"})
+_NULL_SELECTION = {"drop": lib.AM_NULL_DROP, "emit_null": lib.AM_NULL_EMIT}
+
+
 def filter(
     input,
     selection_filter,
@@ -622,54 +702,120 @@ def filter(
     memory_pool=None,
     device=None,
 ):
-    """The slots of `input` where `selection_filter` is true; a null mask slot
-    drops the row (pyarrow.compute.filter)."""
-    if options is not None:
-        null_selection_behavior = getattr(
-            options, "null_selection_behavior", null_selection_behavior
-        )
-    if null_selection_behavior != "drop":
-        raise ArrowMetalUnsupported(
-            "filter: only null_selection_behavior='drop' is supported", lib.AM_EUNSUPPORTED
-        )
-    if type(input) is Array and type(selection_filter) is Array:
-        out = tls.out
-        rc = _am_filter(input._ptr, selection_filter._ptr, out)
-        if rc:
-            raise _error(rc)
-        return wrap(out[0])
-    return _two_arrays("filter", _am_filter, input, selection_filter, device)
+    """The slots of `input` where `selection_filter` is true (pyarrow.compute.filter).
+    A null mask slot drops the row, or with null_selection_behavior='emit_null'
+    gives a null."""
+    try:
+        if options is None and null_selection_behavior == "drop":
+            if type(input) is Array and type(selection_filter) is Array:
+                out = tls.out
+                rc = _am_filter(input._ptr, selection_filter._ptr, out)
+                if rc:
+                    raise _error(rc)
+                return wrap(out[0])
+            return _two_arrays("filter", _am_filter, input, selection_filter, device)
+        rule = null_selection_behavior
+        if options is not None:
+            given = {"null_selection_behavior": null_selection_behavior}
+            fields, reason = _options(_FILTER_SPEC, options, given)
+            if fields is _FALLBACK:
+                args = (input, selection_filter)
+                return _fallback.run("filter", reason, args, {"options": options})
+            rule = fields["null_selection_behavior"]
+        nulls = _NULL_SELECTION.get(rule)
+        if nulls is None:
+            raise ArrowMetalInvalid(
+                f"filter: null_selection_behavior must be 'drop' or 'emit_null', not {rule!r}",
+                lib.AM_EINVAL,
+            )
+        return _two_arrays(
+            "filter", lambda x, m, o: _am_filter_nulls(x, m, nulls, o), input, selection_filter,
+            device,
+        )  # fmt: skip
+    except ArrowMetalTypeError as e:
+        kwargs = {"options": options} if options is not None else {
+            "null_selection_behavior": null_selection_behavior}  # fmt: skip
+        args = (input, selection_filter)
+        return _input_fallback("filter", e, args, args, kwargs)
 
 
 def take(data, indices, *, boundscheck=True, memory_pool=None, device=None):
     """out[i] = data[indices[i]]; a null index gives null (pyarrow.compute.take).
-    Indices are always bounds-checked."""
-    if type(data) is Array and type(indices) is Array:
-        out = tls.out
-        rc = _am_take(data._ptr, indices._ptr, out)
-        if rc:
-            raise _error(rc)
-        return wrap(out[0])
-    return _two_arrays("take", _am_take, data, indices, device)
+    Indices are always bounds-checked: with boundscheck=False, where pyarrow's
+    behaviour for an out-of-range index is undefined, this one raises."""
+    try:
+        if type(data) is Array and type(indices) is Array:
+            out = tls.out
+            rc = _am_take(data._ptr, indices._ptr, out)
+            if rc:
+                raise _error(rc)
+            return wrap(out[0])
+        return _two_arrays("take", _am_take, data, indices, device)
+    except ArrowMetalTypeError as e:
+        args = (data, indices)
+        return _input_fallback("take", e, args, args, {"boundscheck": boundscheck})
+
+
+_CAST_FIELDS = (
+    "allow_int_overflow",
+    "allow_time_truncate",
+    "allow_time_overflow",
+    "allow_decimal_truncate",
+    "allow_float_truncate",
+    "allow_invalid_utf8",
+)
+_CAST_SPEC = OptionsSpec(
+    "cast", "CastOptions", {"target_type": None, **dict.fromkeys(_CAST_FIELDS, False)}
+)
+
+
+def _cast_flags(fields):
+    """am_cast flags of CastOptions fields. The time, decimal and utf8 fields
+    concern types am_cast does not convert (those casts run in pyarrow)."""
+    flags = lib.AM_CAST_SAFE
+    if fields["allow_int_overflow"]:
+        flags |= lib.AM_CAST_ALLOW_INT_OVERFLOW
+    if fields["allow_float_truncate"]:
+        flags |= lib.AM_CAST_ALLOW_FLOAT_TRUNCATE
+    return flags
 
 
 def cast(arr, target_type=None, safe=None, options=None, memory_pool=None, device=None):
     """`arr` converted to `target_type` (a name such as 'int64', a pyarrow
-    DataType or a numpy dtype). safe=True (the default) raises OverflowError
-    for values that do not fit; safe=False wraps integers and truncates floats
-    (pyarrow.compute.cast)."""
+    DataType or a numpy dtype) (pyarrow.compute.cast). safe=True (the default)
+    raises OverflowError for values that do not fit; safe=False wraps integers
+    and truncates floats; options=pyarrow.compute.CastOptions(...) lifts single
+    checks (allow_int_overflow, allow_float_truncate)."""
+    kwargs = {"options": options} if options is not None else {
+        "target_type": target_type, "safe": safe}  # fmt: skip
+    try:
+        return _cast(arr, target_type, safe, options, device, kwargs)
+    except ArrowMetalTypeError as e:
+        return _input_fallback("cast", e, (arr,), (arr,), kwargs)
+
+
+def _cast(arr, target_type, safe, options, device, kwargs):
     if options is not None:
-        if target_type is None:
-            target_type = getattr(options, "target_type", None)
-        if safe is None:
-            safe = not (
-                getattr(options, "allow_int_overflow", False)
-                or getattr(options, "allow_float_truncate", False)
+        if target_type is not None or safe is not None:
+            raise ValueError(
+                "cast: pass either target_type and safe, or options (as pyarrow.compute.cast)"
             )
+        fields, reason = _options(_CAST_SPEC, options, {})
+        if fields is _FALLBACK:
+            return _fallback.run("cast", reason, (arr,), {"options": options})
+        target_type = fields["target_type"]
+        s = _cast_flags(fields)
+    else:
+        s = 0 if safe is False else lib.AM_CAST_SAFE
     if target_type is None:
-        raise ValueError("cast: target_type must not be None")
-    t = type_id(target_type)
-    s = 0 if safe is False else 1
+        raise ValueError("cast: a target type is needed (target_type, or options' target_type)")
+    try:
+        t = type_id(target_type)
+    except ArrowMetalTypeError:
+        reason = _fallback.unsupported_target(target_type)
+        if reason is None:
+            raise
+        return _fallback.run("cast", reason, (arr,), kwargs)
     out = tls.out
     if type(arr) is Array:
         rc = _am_cast(arr._ptr, t, s, out)

@@ -1,6 +1,7 @@
 """The compute functions against pyarrow.compute on representative cases."""
 
 import math
+import warnings
 
 import pytest
 
@@ -206,9 +207,13 @@ def test_filter(data):
     assert same(am.array(data).filter(BOOLS), expected)
 
 
-def test_filter_unsupported_behavior():
-    with pytest.raises(NotImplementedError):
-        am.filter(INTS, BOOLS, "emit_null")
+def test_filter_emit_null():
+    mask = pa.array([True, None, False] * (len(INTS) // 3) + [None] * (len(INTS) % 3))
+    expected = pc.filter(INTS, mask, "emit_null").to_pylist()
+    assert am.filter(INTS, mask, "emit_null").to_pylist() == expected
+    assert am.filter(am.array(INTS), am.array(mask), "emit_null").to_pylist() == expected
+    with pytest.raises(ValueError, match="null_selection_behavior"):
+        am.filter(INTS, mask, "keep")
 
 
 @pytest.mark.parametrize(
@@ -261,8 +266,11 @@ def test_cast_numpy_dtype_and_safety():
     assert am.cast(pa.array([1.5, -2.7]), "int64", safe=False).to_pylist() == [1, -2]
     with pytest.raises(ValueError):
         am.cast(INTS)
+    with warnings.catch_warnings():  # pyarrow runs it (test_fallback.py)
+        warnings.simplefilter("ignore", am.ArrowMetalFallbackWarning)
+        assert am.cast(INTS, "string").equals(pc.cast(INTS, "string"))
     with pytest.raises(TypeError):
-        am.cast(INTS, "string")
+        am.cast(INTS, "no-such-type")
 
 
 def test_device_keyword_and_memory_pool_are_accepted():

@@ -1,0 +1,133 @@
+"""pyarrow.compute's options: every field read, so that none is ignored.
+
+pyarrow's options objects do not expose their fields as attributes (CastOptions
+exposes some). Their public ``serialize()`` writes the fields as one row of an
+Arrow IPC file with one struct column: the C++ options type's reflection, with
+enums as their C++ values and a DataType field as the type of a null. That row
+is read once per distinct serialization and kept.
+
+A function names its pyarrow options class and its fields' defaults
+(``OptionsSpec``); ``resolve`` merges keyword arguments and ``options=`` the way
+pyarrow does: an options object of another class, or an options object together
+with keyword arguments that differ from their defaults, is a TypeError.
+"""
+
+import threading
+
+# C++ enum values of the fields read here, in declaration order
+# (arrow/compute/api_aggregate.h, api_vector.h).
+ENUMS = {
+    ("CountOptions", "mode"): ("only_valid", "only_null", "all"),
+    ("FilterOptions", "null_selection_behavior"): ("drop", "emit_null"),
+}
+
+# Fields named differently in the serialization than in the Python constructor.
+RENAMED = {("CastOptions", "to_type"): "target_type"}
+
+_cache = {}
+_cache_lock = threading.Lock()
+_CACHE_LIMIT = 256
+
+
+class OptionsSpec:
+    """A function's pyarrow options class (by name) and its fields' defaults."""
+
+    __slots__ = ("class_name", "defaults", "function")
+
+    def __init__(self, function, class_name, defaults):
+        self.function = function
+        self.class_name = class_name
+        self.defaults = defaults
+
+
+def _decode(class_name, field, value, value_type):
+    names = ENUMS.get((class_name, field))
+    if names is not None and isinstance(value, int) and 0 <= value < len(names):
+        return names[value]
+    if (class_name, field) in RENAMED:
+        return value_type
+    return value
+
+
+def _read_serialized(options):
+    """{field: value} of a pyarrow options object, from its serialization."""
+    import pyarrow as pa
+
+    data = options.serialize()
+    key = (type(options), data.to_pybytes())
+    fields = _cache.get(key)
+    if fields is not None:
+        return fields
+    table = pa.ipc.open_file(data).read_all()
+    struct = table.schema.field(0).type
+    row = table.column(0)[0].as_py()
+    class_name = type(options).__name__
+    fields = {}
+    for i in range(struct.num_fields):
+        f = struct.field(i)
+        if f.name.startswith("_"):
+            continue
+        name = RENAMED.get((class_name, f.name), f.name)
+        fields[name] = _decode(class_name, f.name, row[f.name], f.type)
+    with _cache_lock:
+        if len(_cache) >= _CACHE_LIMIT:
+            _cache.clear()
+        _cache[key] = fields
+    return fields
+
+
+def _read_cast_options(options):
+    """CastOptions without a target type cannot be serialized; its other
+    fields are attributes."""
+    try:
+        return _read_serialized(options)
+    except Exception:  # noqa: BLE001 - pyarrow.lib.ArrowInvalid: no target type
+        names = (
+            "allow_int_overflow",
+            "allow_time_truncate",
+            "allow_time_overflow",
+            "allow_decimal_truncate",
+            "allow_float_truncate",
+            "allow_invalid_utf8",
+        )
+        fields = {name: bool(getattr(options, name)) for name in names}
+        fields["target_type"] = None
+        return fields
+
+
+def read_fields(options):
+    """{field: value} of a pyarrow.compute options object (every field)."""
+    if type(options).__name__ == "CastOptions":
+        return _read_cast_options(options)
+    return _read_serialized(options)
+
+
+def resolve(spec, options, given):
+    """The field values a call uses: `given` (the keyword arguments, by field)
+    when `options` is None, else the fields of `options` -- a pyarrow options
+    object of the spec's class or a dict of its fields."""
+    if options is None:
+        return given
+    if isinstance(options, dict):
+        unknown = set(options) - set(spec.defaults)
+        if unknown:
+            raise TypeError(
+                f"{spec.function}: {spec.class_name} has no field {min(unknown)!r} "
+                f"(fields: {', '.join(spec.defaults)})"
+            )
+        fields = dict(spec.defaults)
+        fields.update(options)
+    else:
+        if type(options).__name__ != spec.class_name:
+            raise TypeError(
+                f"Function '{spec.function}' expected a {spec.class_name} parameter, "
+                f"got {type(options)}"
+            )
+        fields = read_fields(options)
+    for name, value in given.items():
+        if value is not spec.defaults[name] and value != spec.defaults[name]:
+            raise TypeError(
+                f"Function '{spec.function}' called with both an 'options' argument "
+                "and additional arguments"
+            )
+    return fields

@@ -1,0 +1,155 @@
+"""Code that switched its import keeps working: am.<name> for every
+pyarrow.compute function, pyarrow running what ArrowMetal has no kernel for,
+counted and announced once per function, or refused under
+ARROWMETAL_FALLBACK=error."""
+
+import os
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+import arrowmetal as am
+from arrowmetal import _fallback
+
+pa = pytest.importorskip("pyarrow")
+pc = pytest.importorskip("pyarrow.compute")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PYTHON_DIR = os.path.dirname(HERE)
+
+
+def quiet(fn, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", am.ArrowMetalFallbackWarning)
+        return fn(*args, **kwargs)
+
+
+def test_every_pyarrow_compute_function_exists():
+    names = _fallback.names()
+    assert len(names) > 250
+    missing = [n for n in names if not callable(getattr(am, n, None))]
+    assert missing == []
+    assert set(names) <= set(dir(am))
+
+
+def test_options_classes_and_expressions_are_pyarrows():
+    assert am.ScalarAggregateOptions is pc.ScalarAggregateOptions
+    assert am.field is pc.field
+    with pytest.raises(AttributeError, match="no attribute 'no_such_function'"):
+        am.no_such_function  # noqa: B018
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "kwargs"),
+    [
+        ("utf8_upper", (pa.array(["a", None, "bc"]),), {}),
+        ("sort_indices", (pa.array([3, 1, None, 2]),), {"null_placement": "at_start"}),
+        ("fill_null", (pa.array([1, None]), 5), {}),
+        ("sum", (pa.array(["a"], pa.large_string()),), {}),  # refused by pyarrow too
+        ("add", (pa.array([1], pa.timestamp("s")), pa.array([1], pa.duration("s"))), {}),
+        ("equal", (pa.array(["a", "b"]), "a"), {}),
+        ("cast", (pa.array([1, 2]), pa.string()), {}),
+        ("cast", (pa.array(["1", "2"]), pa.int64()), {}),
+        ("filter", (pa.table({"a": [1, 2]}), pa.array([True, False])), {}),
+        ("take", (pa.array(["x", "y"]), pa.array([1, 0])), {}),
+        ("count", (pa.array([1]).dictionary_encode(),), {"mode": "all"}),
+        ("negate", (pa.array([1], pa.decimal128(5, 2)),), {}),
+        ("invert", (pa.chunked_array([[True], [None]]).cast(pa.bool_()).dictionary_encode(),), {}),
+    ],
+)
+def test_fallback_gives_pyarrows_answer(name, args, kwargs):
+    try:
+        expected = ("ok", getattr(pc, name)(*args, **kwargs))
+    except Exception as e:  # noqa: BLE001 - the same error is expected
+        expected = ("error", type(e))
+    before = am.fallbacks().get(name, 0)
+    try:
+        got = ("ok", quiet(getattr(am, name), *args, **kwargs))
+    except Exception as e:  # noqa: BLE001
+        got = ("error", type(e))
+    assert am.fallbacks()[name] == before + 1
+    if expected[0] == "ok":
+        assert got[0] == "ok"
+        assert got[1] == expected[1] or got[1].equals(expected[1])
+    else:
+        assert got == expected
+
+
+def test_am_array_inputs_are_converted():
+    got = quiet(am.sort_indices, am.array([3, 1, 2]))
+    assert got.to_pylist() == [1, 2, 0]
+
+
+def test_no_fallback_for_what_arrowmetal_computes():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", am.ArrowMetalFallbackWarning)
+        before = am.fallbacks()
+        assert am.sum(pa.array([1, 2])) == 3
+        assert am.filter(pa.array([1, 2]), pa.array([True, None]), "emit_null").to_pylist() == [
+            1,
+            None,
+        ]
+        with pytest.raises(OverflowError):
+            am.cast(pa.array([300]), pa.int8())  # an error of ours, not a fallback
+        assert am.fallbacks() == before
+
+
+def run_python(code, **env):
+    full = dict(os.environ, PYTHONPATH=PYTHON_DIR, **env)
+    return subprocess.run(
+        [sys.executable, "-W", "default", "-c", code],
+        capture_output=True,
+        check=False,
+        text=True,
+        env=full,
+        timeout=120,
+    )
+
+
+def test_warns_once_per_function_and_counts():
+    code = """
+import warnings
+import pyarrow as pa
+import arrowmetal as am
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    for _ in range(3):
+        am.utf8_upper(pa.array(["a"]))
+    am.utf8_lower(pa.array(["A"]))
+print(len([w for w in caught if issubclass(w.category, am.ArrowMetalFallbackWarning)]))
+print(caught[0].filename.endswith("<string>"), sorted(am.fallbacks().items()))
+"""
+    r = run_python(code)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split("\n")[:2] == ["2", "True [('utf8_lower', 1), ('utf8_upper', 3)]"]
+
+
+def test_fallback_error_mode_refuses():
+    code = """
+import pyarrow as pa
+import arrowmetal as am
+try:
+    am.utf8_upper(pa.array(["a"]))
+except am.ArrowMetalUnsupported as e:
+    print("refused:", e)
+print(am.sum(pa.array([1, 2])), am.fallbacks())
+"""
+    r = run_python(code, ARROWMETAL_FALLBACK="error")
+    assert r.returncode == 0, r.stderr
+    assert "refused: utf8_upper: no ArrowMetal kernel" in r.stdout
+    assert "ARROWMETAL_FALLBACK=error" in r.stdout
+    assert "3 {'utf8_upper': 1}" in r.stdout
+
+
+def test_fallback_mode_unknown_value_is_an_error():
+    r = run_python("import arrowmetal", ARROWMETAL_FALLBACK="sometimes")
+    assert r.returncode != 0
+    assert "ARROWMETAL_FALLBACK='sometimes' is not one of: warn, error" in r.stderr
+
+
+@pytest.mark.skipif("cuda" not in am.backends(), reason="needs a CUDA device")
+def test_gpu_resident_input_is_downloaded():
+    x = am.array([3, 1, 2], device="cuda")
+    assert quiet(am.sort_indices, x).to_pylist() == [1, 2, 0]

@@ -1,0 +1,227 @@
+"""Every field of every pyarrow options class a native function takes is
+honoured: each public function x each field x non-default values, given as
+options= and as keywords, against pyarrow.compute on inputs where the field
+changes the answer.
+
+The fields come from pyarrow itself (each options class's serialization), so a
+pyarrow that adds a field fails test_every_field_has_values until the field is
+handled here and in the package."""
+
+import math
+import warnings
+
+import pytest
+
+import arrowmetal as am
+from arrowmetal import _options
+
+pa = pytest.importorskip("pyarrow")
+pc = pytest.importorskip("pyarrow.compute")
+
+# am's public compute functions backed by its own kernels (the rest of
+# pyarrow.compute falls back: test_fallback.py).
+NATIVE = sorted(
+    n
+    for n in am.__all__
+    if callable(getattr(am, n)) and n in dir(pc) and not isinstance(getattr(am, n), type)
+)
+
+
+def options_class(name):
+    """The pyarrow options class of the function, or None."""
+    registered = name.rstrip("_")
+    try:
+        doc = pc.get_function(registered)._doc
+    except pa.ArrowKeyError:
+        return None
+    return getattr(pc, doc.options_class) if doc.options_class else None
+
+
+WITH_OPTIONS = {n: options_class(n) for n in NATIVE if options_class(n) is not None}
+
+# Non-default values of each field, per options class (target_type: the types
+# the casts below go to).
+VALUES = {
+    "ScalarAggregateOptions": {"skip_nulls": [False], "min_count": [0, 2, 3, 5]},
+    "CountOptions": {"mode": ["only_null", "all"]},
+    "FilterOptions": {"null_selection_behavior": ["emit_null"]},
+    "TakeOptions": {"boundscheck": [False]},
+    "CastOptions": {
+        "target_type": [pa.int8(), pa.uint16(), pa.float32(), pa.int64(), pa.bool_()],
+        "allow_int_overflow": [True],
+        "allow_time_truncate": [True],
+        "allow_time_overflow": [True],
+        "allow_decimal_truncate": [True],
+        "allow_float_truncate": [True],
+        "allow_invalid_utf8": [True],
+    },
+}
+
+
+def default_options(cls):
+    return cls(pa.int64()) if cls is pc.CastOptions else cls()
+
+
+def test_every_native_function_is_walked():
+    assert {"sum", "min", "max", "mean", "count", "filter", "take", "cast"} <= set(WITH_OPTIONS)
+
+
+@pytest.mark.parametrize("name", sorted(WITH_OPTIONS))
+def test_every_field_has_values(name):
+    cls = WITH_OPTIONS[name]
+    fields = _options.read_fields(default_options(cls))
+    assert set(fields) == set(VALUES[cls.__name__]), (
+        f"{cls.__name__} fields changed: {sorted(fields)}; give the new ones values here "
+        "and honour them in the package"
+    )
+
+
+# ---- inputs where the fields matter ---------------------------------------------
+
+REDUCE_INPUTS = [
+    pa.array([1, None, 3], pa.int32()),
+    pa.array([], pa.int64()),
+    pa.array([None, None], pa.float64()),
+    pa.array([1.5, None, -2.0], pa.float64()),
+    pa.array([True, None, False]),
+    pa.array([4, 5, 6], pa.uint8()),
+]
+FILTER_INPUTS = [
+    (pa.array([1, 2, None, 4], pa.int16()), pa.array([True, None, False, None])),
+    (pa.array([True, False, True]), pa.array([None, True, None])),
+    (pa.array([1.5, 2.5]), pa.array([None, None], pa.bool_())),
+    (pa.array(list(range(100)), pa.int64()), pa.array([True, None, False, True] * 25)),
+]
+TAKE_INPUTS = [(pa.array([1, None, 3], pa.int8()), pa.array([2, None, 0], pa.int32()))]
+CAST_INPUTS = [
+    pa.array([1, 300, -1, None], pa.int64()),
+    pa.array([1.5, 2.75, None, 100.0, -0.5], pa.float64()),  # in every target's range
+    pa.array([2**53 + 1, 7], pa.int64()),
+    pa.array([True, None, False]),
+    pa.array([250, 7], pa.uint8()),
+]
+
+
+def calls(name):
+    """(args, options class kwargs) pairs for the function."""
+    cls = WITH_OPTIONS[name]
+    for field, values in VALUES[cls.__name__].items():
+        for value in values:
+            if name == "cast":
+                for target in VALUES["CastOptions"]["target_type"]:
+                    kwargs = {"target_type": target}
+                    if field != "target_type":
+                        kwargs[field] = value
+                    elif value != target:
+                        continue
+                    for x in CAST_INPUTS:
+                        yield (x,), kwargs
+            elif name == "filter":
+                for x, m in FILTER_INPUTS:
+                    yield (x, m), {field: value}
+            elif name == "take":
+                for x, i in TAKE_INPUTS:
+                    yield (x, i), {field: value}
+            else:
+                for x in REDUCE_INPUTS:
+                    yield (x,), {field: value}
+
+
+def plain(value):
+    """A pyarrow or ArrowMetal result as comparable Python data."""
+    if isinstance(value, (pa.Array, pa.ChunkedArray, am.Array)):
+        value = value.to_pylist()
+    elif isinstance(value, pa.Scalar):
+        value = value.as_py()
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if isinstance(value, float) and math.isnan(value):
+        return "NaN"
+    return value
+
+
+def outcome(fn, *args, **kwargs):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", am.ArrowMetalFallbackWarning)
+            return ("ok", plain(fn(*args, **kwargs)))
+    except am.ArrowMetalFallbackWarning as w:
+        pytest.fail(f"a native function fell back to pyarrow: {w}")
+    except Exception as e:  # noqa: BLE001 - compared with pyarrow's outcome
+        return ("error", type(e).__mro__[1].__name__ if "Arrow" in type(e).__name__ else "")
+
+
+def same_outcome(mine, theirs):
+    if theirs[0] == "error":
+        return mine[0] == "error"
+    return mine == theirs
+
+
+@pytest.mark.parametrize("name", sorted(WITH_OPTIONS))
+def test_every_field_as_options_object(name):
+    cls = WITH_OPTIONS[name]
+    pc_fn, am_fn = getattr(pc, name), getattr(am, name)
+    n = 0
+    for args, kwargs in calls(name):
+        options = cls(**kwargs)
+        theirs = outcome(pc_fn, *args, options=options)
+        mine = outcome(am_fn, *args, options=options)
+        assert same_outcome(mine, theirs), (name, args, kwargs, mine, theirs)
+        n += 1
+    assert n > 0
+
+
+@pytest.mark.parametrize("name", sorted(WITH_OPTIONS))
+def test_every_field_as_keywords_and_dict(name):
+    """The same fields as keyword arguments where pyarrow takes them, and as
+    a dict in options= (pyarrow builds the class from it)."""
+    pc_fn, am_fn = getattr(pc, name), getattr(am, name)
+    for args, kwargs in calls(name):
+        if name == "cast" and set(kwargs) != {"target_type"}:
+            continue  # pyarrow.compute.cast takes the allow_* fields only in options
+        theirs = outcome(pc_fn, *args, **kwargs)
+        assert same_outcome(outcome(am_fn, *args, **kwargs), theirs), (name, args, kwargs)
+        if name not in ("cast", "take"):
+            mine = outcome(am_fn, *args, options=dict(kwargs))
+            assert same_outcome(mine, theirs), (name, args, kwargs, "dict")
+
+
+def test_the_wrong_results_of_the_issue_are_right():
+    x = pa.array([3, 4, None, None])
+    assert am.sum(x, options=pc.ScalarAggregateOptions(skip_nulls=False)) is None
+    assert am.count(x, options=pc.CountOptions("all")) == 4
+    m = pa.array([True, None])
+    got = am.filter(pa.array([1, 2]), m, options=pc.FilterOptions("emit_null"))
+    assert got.to_pylist() == [1, None]
+    opts = pc.CastOptions(pa.int64(), allow_float_truncate=True)
+    assert am.cast(pa.array([1.5, -2.5]), options=opts).to_pylist() == [1, -2]
+
+
+def test_options_misuse_is_refused_as_pyarrow_does():
+    x = pa.array([1, None])
+    with pytest.raises(TypeError, match="expected a ScalarAggregateOptions"):
+        am.sum(x, options=pc.CountOptions())
+    with pytest.raises(TypeError, match="both an 'options' argument"):
+        am.sum(x, skip_nulls=False, options=pc.ScalarAggregateOptions())
+    with pytest.raises(TypeError, match="no field 'skipnulls'"):
+        am.sum(x, options={"skipnulls": False})
+    with pytest.raises(ValueError, match="either target_type and safe, or options"):
+        am.cast(x, pa.int8(), options=pc.CastOptions(pa.int8()))
+    with pytest.raises(ValueError, match="a target type is needed"):
+        am.cast(x, options=pc.CastOptions(allow_int_overflow=True))
+    with pytest.raises(ValueError, match="count: mode"):
+        am.count(x, "some")
+
+
+def test_cast_flags_in_the_c_abi():
+    """am_cast's flags: unknown bits are refused, each ALLOW bit lifts one check."""
+    lib, ffi = am.lib, am.ffi
+    out = ffi.new("am_array **")
+    a = am.array([300, 1], type="int64")
+    assert lib.am_cast(a.handle, lib.AM_INT8, 8, out) == lib.AM_EINVAL
+    assert lib.am_cast(a.handle, lib.AM_INT8, lib.AM_CAST_SAFE, out) == lib.AM_EOVERFLOW
+    flags = lib.AM_CAST_SAFE | lib.AM_CAST_ALLOW_FLOAT_TRUNCATE
+    assert lib.am_cast(a.handle, lib.AM_INT8, flags, out) == lib.AM_EOVERFLOW
+    flags = lib.AM_CAST_SAFE | lib.AM_CAST_ALLOW_INT_OVERFLOW
+    assert lib.am_cast(a.handle, lib.AM_INT8, flags, out) == lib.AM_OK
+    lib.am_release(out[0])
