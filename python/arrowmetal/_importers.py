@@ -28,6 +28,7 @@ from ._devices import CPU, device_backend, device_ptr
 from ._errors import (
     ArrowMetalError,
     ArrowMetalInvalid,
+    ArrowMetalOverflowError,
     ArrowMetalTypeError,
     ArrowMetalUnsupported,
     error_from_status,
@@ -51,6 +52,7 @@ __all__ = [
     "import_pair",
     "import_pyarrow",
     "import_sequence",
+    "import_values",
     "import_stream",
     "kept_producers",
 ]
@@ -492,20 +494,108 @@ def import_cuda_interface(obj, dev, out):
 
 
 def import_sequence(obj, dev, out):
+    """pyarrow converts where it is installed; else, and for sequences that
+    pyarrow types as null (empty, all None), this package does: bools, ints
+    and floats with None as null, as pyarrow infers their types."""
     pa = optional_pyarrow()
     if pa is not None:
-        return import_c_array(pa.array(obj), dev, out)
-    try:
-        import numpy as np
-    except ImportError:
+        converted = pa.array(obj)
+        if converted.type != pa.null():
+            return import_c_array(converted, dev, out)
+    return import_values(list(obj), dev, out)
+
+
+# array module type codes of the numeric types, by width (checked on import).
+_ARRAY_CODES = {
+    lib.AM_INT8: "b",
+    lib.AM_INT16: "h",
+    lib.AM_INT32: "i",
+    lib.AM_INT64: "q",
+    lib.AM_UINT8: "B",
+    lib.AM_UINT16: "H",
+    lib.AM_UINT32: "I",
+    lib.AM_UINT64: "Q",
+    lib.AM_FLOAT32: "f",
+    lib.AM_FLOAT64: "d",
+}
+
+
+def _infer(values):
+    """pyarrow's type for Python bools, ints and floats: bool; int64; float64
+    when any is a float. No value (empty, all None): float64, numpy's choice
+    for an empty array; pass type= for another."""
+    kinds = {type(v) for v in values if v is not None}
+    if not kinds or kinds <= {float, int}:
+        if float in kinds or not kinds:
+            return lib.AM_FLOAT64
+        return lib.AM_INT64
+    if kinds == {bool}:
+        return AM_BOOL
+    odd = sorted(k.__name__ for k in kinds if k not in (bool, int, float))
+    if odd:
         raise ArrowMetalUnsupported(
-            "converting a Python sequence needs pyarrow or numpy", lib.AM_EUNSUPPORTED
-        ) from None
-    if any(v is None for v in obj):
-        raise ArrowMetalUnsupported(
-            "a sequence with None needs pyarrow to convert", lib.AM_EUNSUPPORTED
+            f"cannot convert Python {', '.join(odd)} values without pyarrow "
+            "(pip install pyarrow; ArrowMetal itself computes on numbers and booleans)",
+            lib.AM_EUNSUPPORTED,
         )
-    return import_numpy(np.asarray(obj), dev, out)
+    raise ArrowMetalTypeError("cannot mix bool with int or float values", lib.AM_ETYPE)
+
+
+def import_values(values, dev, out):
+    """A list of Python bools, ints, floats and None, with no other package."""
+    import array as pyarray
+
+    t = _infer(values)
+    n = len(values)
+    validity = None
+    if any(v is None for v in values):
+        validity = bytearray((n + 7) // 8)
+        for i, v in enumerate(values):
+            if v is not None:
+                validity[i >> 3] |= 1 << (i & 7)
+    if t == AM_BOOL:
+        data = bytearray((n + 7) // 8)
+        for i, v in enumerate(values):
+            if v:
+                data[i >> 3] |= 1 << (i & 7)
+    else:
+        fill = 0.0 if t == lib.AM_FLOAT64 else 0
+        try:
+            data = pyarray.array(_ARRAY_CODES[t], [fill if v is None else v for v in values])
+        except OverflowError:
+            raise ArrowMetalOverflowError(
+                "an integer does not fit int64: pass type='uint64' with pyarrow installed",
+                lib.AM_EOVERFLOW,
+            ) from None
+        if data.itemsize != ITEM_SIZES[t]:
+            raise ArrowMetalUnsupported(
+                f"this platform's array type code {_ARRAY_CODES[t]!r} is {data.itemsize} bytes",
+                lib.AM_EUNSUPPORTED,
+            )
+    c = ffi.new(_T_ARRAY_P)
+    bufs = ffi.new(_T_BUFS)
+    mems = []
+    for i, buf in ((0, validity), (1, data)):
+        if buf is not None and n:
+            mem = ffi.from_buffer(buf)
+            mems.append(mem)
+            bufs[i] = mem
+        elif i == 1:
+            bufs[i] = _ZERO_BUF
+    key = next(_keys)
+    c.length = n
+    c.null_count = -1 if validity is not None else 0
+    c.n_buffers = 2
+    c.buffers = bufs
+    c.release = _release_kept
+    c.private_data = _cast(_T_VOIDP, key)
+    _KEEP[key] = (c, bufs, mems, data, validity)
+    rc = _am_import(_static_schema(t), c, dev, out)
+    if c.release != _NULL:
+        _release_kept(c)
+    if rc:
+        raise _error(rc)
+    return out[0]
 
 
 def import_array_like(obj, dev, out):

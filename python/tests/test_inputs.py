@@ -311,3 +311,43 @@ def test_cuda_array_interface_without_cuda():
         am.array(_FakeCudaArray())
     a = am.array([1, 2, 3])
     assert not hasattr(a, "__cuda_array_interface__")  # a CPU array does not claim it
+
+
+def test_empty_and_all_null_sequences():
+    assert am.array([]).to_pylist() == []
+    assert am.array([]).type == "float64"  # no value to infer from: numpy's choice
+    assert am.array([], type="int8").type == "int8"
+    assert am.array([None, None]).null_count == 2
+    assert am.sum(am.array([])) is None
+    assert am.sum(am.array([]), min_count=0) == 0.0
+
+
+def test_lists_without_pyarrow_or_numpy():
+    """The base install (cffi only) builds arrays from Python lists."""
+    import subprocess
+    import sys
+
+    code = """
+import sys
+sys.modules["pyarrow"] = None
+sys.modules["numpy"] = None
+import arrowmetal as am
+print(am.array([1, None, 3]).to_pylist(), am.sum(am.array([1, None, 3])))
+print(am.array([True, None]).type, am.array([1, 2.5]).type, am.array([]).type)
+try:
+    am.array(["a"])
+except am.ArrowMetalUnsupported as e:
+    print(e)
+"""
+    import os
+
+    package_dir = os.path.dirname(os.path.dirname(os.path.abspath(am.__file__)))
+    env = dict(os.environ, PYTHONPATH=package_dir)
+    r = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=60, env=env
+    )
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == "[1, None, 3] 4"
+    assert lines[1] == "bool float64 float64"
+    assert "pip install pyarrow" in lines[2]
