@@ -52,8 +52,8 @@ __all__ = [
     "import_pair",
     "import_pyarrow",
     "import_sequence",
-    "import_values",
     "import_stream",
+    "import_values",
     "kept_producers",
 ]
 

@@ -344,7 +344,12 @@ except am.ArrowMetalUnsupported as e:
     package_dir = os.path.dirname(os.path.dirname(os.path.abspath(am.__file__)))
     env = dict(os.environ, PYTHONPATH=package_dir)
     r = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=60, env=env
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+        env=env,
     )
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
