@@ -30,6 +30,15 @@
 #ifndef ARROWMETAL_H
 #define ARROWMETAL_H
 
+/* The version of this header, for compile-time checks (#if
+ * ARROWMETAL_VERSION_MAJOR >= 1). am_version() gives the library's at run time;
+ * the two agree when the header and the library come from one build.
+ * Plain integers, so that cffi keeps them too. */
+#define ARROWMETAL_VERSION_MAJOR 0
+#define ARROWMETAL_VERSION_MINOR 1
+#define ARROWMETAL_VERSION_PATCH 0
+#define ARROWMETAL_VERSION_STRING "0.1.0"
+
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -158,6 +167,14 @@ typedef struct am_device am_device;
 int am_backend_count(void);
 const char *am_backend_name(int index);
 
+/* Checks every ARROWMETAL_* setting the library reads: AM_OK, or the first
+ * problem with a message naming the variable and what it accepts
+ * (AM_EINVAL), including an ARROWMETAL_ROUTES file that cannot be used (the
+ * built-in table runs instead) and an ARROWMETAL_BACKEND device that cannot
+ * be opened (its reason). Call it at start: the settings are read once.
+ * Thread-safe. */
+int am_config_check(void);
+
 /* AM_OK if the named backend can run in this process, else AM_EUNSUPPORTED
  * with the reason in am_last_error(). Loads the backend on first use. */
 int am_backend_probe(const char *name);
@@ -166,7 +183,10 @@ int am_backend_probe(const char *name);
  * lives for the process; calling again returns the same handle. */
 int am_device_open(const char *spec, am_device **out);
 
-/* Device of every call that is given no device. Never NULL. */
+/* Device of every call that is given no device. Never NULL: when
+ * ARROWMETAL_BACKEND names a device that cannot be used here, this is the
+ * CPU, and calls given no device fail with the reason (AM_EUNSUPPORTED or
+ * AM_EINVAL) instead of running there quietly. */
 am_device *am_default_device(void);
 int am_set_default_device(am_device *device);
 

@@ -69,6 +69,10 @@ int am_same_device(am_err *err, const am_array *left, const am_array *right);
 /* Opens "cuda:1" and the like (am_device_open's work). */
 int am_open_device(am_err *err, const char *spec, am_device **out);
 
+/* The device of a call given none: the default, or the reason
+ * ARROWMETAL_BACKEND could not be honoured. */
+int am_default_device_for(am_err *err, am_device **out);
+
 /* Devices opened so far, for the batch calls that visit each of them. */
 int am_opened_devices(am_device **devices, int capacity);
 

@@ -56,14 +56,15 @@ static int full(am_err *err, const am_scalar *value, int64_t length, am_device *
     return am_fail(err, AM_ETYPE, "invalid scalar type %d", value->type);
   if (length < 0 || length > AM_MAX_LENGTH)
     return am_fail(err, AM_EINVAL, "length %lld is outside 0 to 2^52", (long long)length);
-  if (!device) device = am_default_device();
+  int status;
+  if (!device && (status = am_default_device_for(err, &device)) != AM_OK) return status;
   if (am_has_kernels(device, AM_TYPE_BIT(value->type)))
     return device->backend->kernels.fill(err, device, value, length, out);
   /* No kernels for the type (float64 on Metal): filled on the CPU, then
    * placed (host-visible memory takes it without a copy where it can). */
   am_array *host = NULL;
   am_device *cpu = am_host_device();
-  int status = cpu->backend->kernels.fill(err, cpu, value, length, &host);
+  status = cpu->backend->kernels.fill(err, cpu, value, length, &host);
   return status == AM_OK ? am_place(err, host, device, out) : status;
 }
 

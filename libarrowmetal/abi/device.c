@@ -96,8 +96,16 @@ AM_EXPORT int am_device_open(const char *spec, am_device **out) {
   AM_API_RETURN(device_open(err, spec, out));
 }
 
-/* ARROWMETAL_BACKEND picks the default when it names a usable device; the
- * CPU is the default otherwise, so a broken GPU never stops a program. */
+/* Why ARROWMETAL_BACKEND could not be honoured (status AM_OK: it was, or it
+ * is unset). Written once, under default_once. */
+static int default_status = AM_OK;
+static char default_message[1024];
+
+/* ARROWMETAL_BACKEND picks the default device. When it names a device that
+ * cannot be opened here, the setting is an error, not a quiet move to the
+ * CPU: calls given no device fail with the reason (am_default_device_for),
+ * and am_config_check reports it. am_default_device() still returns the CPU
+ * then, as it never returns NULL. */
 static void choose_default(void) {
   am_device *device = am_host_device();
   const char *spec = getenv("ARROWMETAL_BACKEND");
@@ -105,9 +113,24 @@ static void choose_default(void) {
     am_err err;
     am_err_init(&err, "ARROWMETAL_BACKEND");
     am_device *chosen = NULL;
-    if (am_open_device(&err, spec, &chosen) == AM_OK) device = chosen;
+    int status = am_open_device(&err, spec, &chosen);
+    if (status == AM_OK) {
+      device = chosen;
+    } else {
+      default_status = status;
+      snprintf(default_message, sizeof default_message,
+               "ARROWMETAL_BACKEND=%.200s cannot be used: %.480s (unset it to compute on the CPU)",
+               spec, err.message);
+    }
   }
   atomic_store(&default_device, device);
+}
+
+int am_default_device_for(am_err *err, am_device **out) {
+  pthread_once(&default_once, choose_default);
+  *out = atomic_load_explicit(&default_device, memory_order_acquire);
+  if (default_status != AM_OK) return am_fail(err, default_status, "%s", default_message);
+  return AM_OK;
 }
 
 AM_EXPORT am_device *am_default_device(void) {

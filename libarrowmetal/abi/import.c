@@ -100,7 +100,11 @@ static int import(am_err *err, const struct ArrowSchema *schema, struct ArrowArr
     am_array_free(host);
     return am_fail(err, AM_EINVAL, "out is NULL");
   }
-  return am_place(err, host, device ? device : am_default_device(), out);
+  if (!device && (status = am_default_device_for(err, &device)) != AM_OK) {
+    am_array_free(host);
+    return status;
+  }
+  return am_place(err, host, device, out);
 }
 
 AM_EXPORT int am_import(const struct ArrowSchema *schema, struct ArrowArray *array,
@@ -119,7 +123,11 @@ static int refuse(struct ArrowDeviceArray *array, int status) {
 static int import_device(am_err *err, const struct ArrowSchema *schema,
                          struct ArrowDeviceArray *array, am_device *device, am_array **out) {
   AM_REQUIRE(array, "array");
-  if (!device) device = am_default_device();
+  int status;
+  if (!device && (status = am_default_device_for(err, &device)) != AM_OK) {
+    if (array->array.release) refuse(array, status);
+    return status;
+  }
   ArrowDeviceType where = array->device_type;
   if (where == ARROW_DEVICE_CPU || where == ARROW_DEVICE_CUDA_HOST) {
     /* Pinned host memory a GPU is still writing: wait for the producer's
@@ -137,7 +145,7 @@ static int import_device(am_err *err, const struct ArrowSchema *schema,
   }
   if (!array->array.release) return am_fail(err, AM_EINVAL, "array struct is already released");
   am_type type = AM_TYPE_INVALID;
-  int status = check_schema(err, schema, &type);
+  status = check_schema(err, schema, &type);
   if (status == AM_OK) status = check_array(err, &array->array, type);
   if (status == AM_OK && !out) status = am_fail(err, AM_EINVAL, "out is NULL");
   if (status == AM_OK && device->backend->device_type != where)

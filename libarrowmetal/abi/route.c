@@ -146,6 +146,10 @@ static void describe(const char *source) {
                              rules[i].to);
 }
 
+/* Why an ARROWMETAL_ROUTES file was not used ("" when it was, or none was
+ * named). Written once, under table_once. */
+static char table_refused[900];
+
 static void load_table(void) {
   const char *setting = getenv("ARROWMETAL_ROUTES");
   char why[200] = "";
@@ -166,10 +170,11 @@ static void load_table(void) {
       return;
     }
     free(text);
-    snprintf(source, sizeof source, "ARROWMETAL_ROUTES=%s not used (%s); the built-in table",
+    snprintf(source, sizeof source, "ARROWMETAL_ROUTES=%.300s not used (%.190s); the built-in table",
              setting,
              *why ? why
                   : "cannot read it whole: missing, a directory, over 4 KiB or holding a NUL byte");
+    snprintf(table_refused, sizeof table_refused, "%s", source);
   } else {
     snprintf(source, sizeof source, "the built-in table (H200 measurement: no move paid)");
   }
@@ -180,6 +185,11 @@ static void load_table(void) {
 AM_EXPORT const char *am_routes(void) {
   pthread_once(&table_once, load_table);
   return table_text;
+}
+
+int am_routes_check(am_err *err) {
+  pthread_once(&table_once, load_table);
+  return *table_refused ? am_fail(err, AM_EINVAL, "%s", table_refused) : AM_OK;
 }
 
 int am_move(am_err *err, const am_array *array, am_device *device, am_array **out) {

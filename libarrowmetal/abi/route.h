@@ -24,6 +24,10 @@ typedef enum am_op_class {
   AM_ROUTE_CLASSES
 } am_op_class;
 
+/* AM_EINVAL naming the ARROWMETAL_ROUTES file and why it was not used (the
+ * built-in table is used instead); AM_OK otherwise. */
+int am_routes_check(am_err *err);
+
 typedef struct am_route {
   const am_array *use[2]; /* the inputs to run on: the caller's or moved copies */
   am_array *moved[2];     /* copies made here, freed by am_route_done */

@@ -57,6 +57,7 @@ from ._runtime import (
     backend,
     backends,
     binding_mode,
+    check_configuration,
     default_device,
     device_name,
     kernel_cache_dir,
@@ -70,6 +71,8 @@ from ._runtime import (
     version,
 )
 from ._types import type_id, type_name
+
+check_configuration()
 
 __version__ = "0.1.0"
 

@@ -108,7 +108,10 @@ def _point_at_pip_nvrtc():
 def _api_module():
     """arrowmetal._api when it can be used: present, loadable (its library
     sits beside it) and built from this header. None otherwise."""
-    if os.environ.get("ARROWMETAL_CFFI", "").lower() == "abi" or not __package__:
+    mode = os.environ.get("ARROWMETAL_CFFI", "")
+    if mode not in ("", "abi", "api"):
+        raise ImportError(f"arrowmetal: ARROWMETAL_CFFI={mode!r} is not one of: abi, api")
+    if mode == "abi" or not __package__:
         return None
     if sys.implementation.name != "cpython":
         return None  # its capsule helpers take id() as the object's address

@@ -1,11 +1,17 @@
 """The process-wide runtime controls, backends and the default device, and
 facts about the library and the binding."""
 
+import logging
+import warnings
+
 from . import _devices
 from ._capi import ffi, lib
 from ._capi import mode as _capi_mode
 from ._errors import error_from_status
 from ._importers import default_device_changed
+
+# The package's log: configuration problems, and (later) kernel compilation.
+log = logging.getLogger("arrowmetal")
 
 _error = error_from_status
 _string = ffi.string
@@ -129,3 +135,21 @@ def routes():
     after a '# source' line. Set with ARROWMETAL_ROUTES (a file written by
     benchmarks/crossover.py --write, 'off', or unset for the built-in table)."""
     return _string(lib.am_routes()).decode()
+
+
+def check_configuration():
+    """Every ARROWMETAL_* setting, checked when the package is imported
+    (am_config_check): a bad value raises, naming the variable and what it
+    accepts; ARROWMETAL_BACKEND naming a device that cannot be used raises
+    with the reason. An ARROWMETAL_ROUTES file that cannot be used (the
+    built-in table runs instead) is a warning, and a line in the 'arrowmetal'
+    log."""
+    rc = lib.am_config_check()
+    if rc == 0:
+        return
+    err = error_from_status(rc)
+    if "ARROWMETAL_ROUTES=" in str(err) and rc == lib.AM_EINVAL:
+        log.warning("%s", err)
+        warnings.warn(str(err), RuntimeWarning, stacklevel=3)
+        return
+    raise err
