@@ -17,7 +17,7 @@ PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(am.__file__)))
 
 def run(code, **env):
     full = {k: v for k, v in os.environ.items() if not k.startswith("ARROWMETAL_")}
-    full.update(env, PYTHONPATH=PACKAGE_PARENT)
+    full.update(env, PYTHONPATH=os.pathsep.join([PACKAGE_PARENT, *sys.path]))
     return subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=full, check=False,
         timeout=120,
@@ -81,7 +81,7 @@ out = ffi.new("void **")
 print(lib.am_full(s, 3, ffi.NULL, out), ffi.string(lib.am_last_error()).decode())
 """
     full = {k: v for k, v in os.environ.items() if not k.startswith("ARROWMETAL_")}
-    full["ARROWMETAL_BACKEND"] = "gpu"
+    full.update(ARROWMETAL_BACKEND="gpu", PYTHONPATH=os.pathsep.join(sys.path))
     args = [sys.executable, "-c", code, am.library_path, str(am.lib.AM_INT64)]
     r = subprocess.run(args, capture_output=True, text=True, env=full, check=False, timeout=60)
     assert r.returncode == 0, r.stderr

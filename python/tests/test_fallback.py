@@ -97,7 +97,7 @@ def test_no_fallback_for_what_arrowmetal_computes():
 
 
 def run_python(code, **env):
-    full = dict(os.environ, PYTHONPATH=PYTHON_DIR, **env)
+    full = dict(os.environ, PYTHONPATH=os.pathsep.join([PYTHON_DIR, *sys.path]), **env)
     return subprocess.run(
         [sys.executable, "-W", "default", "-c", code],
         capture_output=True,

@@ -342,7 +342,7 @@ except am.ArrowMetalUnsupported as e:
     import os
 
     package_dir = os.path.dirname(os.path.dirname(os.path.abspath(am.__file__)))
-    env = dict(os.environ, PYTHONPATH=package_dir)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([package_dir, *sys.path]))
     r = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,
