@@ -39,7 +39,7 @@ else
   LDLIBS += -ldl
 endif
 
-.PHONY: all lib api test test-asan demo format lint clean check-macos check-msl
+.PHONY: all lib api install test test-asan demo format lint clean check-macos check-msl
 all: lib python/arrowmetal/$(notdir $(LIB))
 
 lib: $(LIB)
@@ -60,6 +60,27 @@ build/%.o: %.m
 	$(CC) $(CFLAGS) -fobjc-arc -Wundeclared-selector -c $< -o $@
 
 -include $(DEPS)
+
+# For embedders: the library, the header and a pkg-config file under PREFIX
+# (make install PREFIX=$$HOME/.local). DESTDIR stages the tree elsewhere (for a
+# package build) without changing the paths written into arrowmetal.pc. The
+# version comes from the header, so the .pc cannot disagree with it.
+# arrowmetal.pc names libdir and includedir through ${prefix} when they lie
+# under it, so pkg-config --define-prefix can relocate the tree.
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+VERSION := $(shell sed -n 's/^\#define ARROWMETAL_VERSION_STRING "\(.*\)"/\1/p' include/arrowmetal.h)
+PC_LIBDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
+PC_INCLUDEDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))
+install: $(LIB) arrowmetal.pc.in
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 755 $(LIB) $(DESTDIR)$(LIBDIR)/
+	install -m 644 include/arrowmetal.h $(DESTDIR)$(INCLUDEDIR)/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(PC_LIBDIR)|' \
+	  -e 's|@INCLUDEDIR@|$(PC_INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	  arrowmetal.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/arrowmetal.pc
 
 # The Python package's compiled cffi module (API mode: faster calls than the
 # ABI mode it falls back to; see python/arrowmetal/_build_ext.py). Built on

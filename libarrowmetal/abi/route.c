@@ -170,8 +170,8 @@ static void load_table(void) {
       return;
     }
     free(text);
-    snprintf(source, sizeof source, "ARROWMETAL_ROUTES=%.300s not used (%.190s); the built-in table",
-             setting,
+    snprintf(source, sizeof source,
+             "ARROWMETAL_ROUTES=%.300s not used (%.190s); the built-in table", setting,
              *why ? why
                   : "cannot read it whole: missing, a directory, over 4 KiB or holding a NUL byte");
     snprintf(table_refused, sizeof table_refused, "%s", source);

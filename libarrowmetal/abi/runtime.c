@@ -2,7 +2,7 @@
 #include "core/runtime.h"
 #include "abi.h"
 
-AM_EXPORT const char *am_version(void) { return "0.1.0"; }
+AM_EXPORT const char *am_version(void) { return ARROWMETAL_VERSION_STRING; }
 
 AM_EXPORT int64_t am_spin_microseconds(int64_t us) {
   if (us >= 0) am_runtime_set_spin_microseconds(us);

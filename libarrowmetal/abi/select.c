@@ -13,16 +13,15 @@ static int routed(am_err *err, am_op_class op, const am_array *array, const am_a
   if (status != AM_OK) return status;
   const am_kernel_ops *kernels = &route.use[0]->device->backend->kernels;
   am_array *result = NULL;
-  status = op == AM_ROUTE_FILTER
-               ? kernels->filter(err, route.use[0], route.use[1], nulls, &result)
-               : kernels->take(err, route.use[0], route.use[1], &result);
+  status = op == AM_ROUTE_FILTER ? kernels->filter(err, route.use[0], route.use[1], nulls, &result)
+                                 : kernels->take(err, route.use[0], route.use[1], &result);
   status = am_route_finish(err, &route, status, result, out);
   am_route_done(&route);
   return status;
 }
 
-static int filter(am_err *err, const am_array *array, const am_array *mask,
-                  am_null_selection nulls, am_array **out) {
+static int filter(am_err *err, const am_array *array, const am_array *mask, am_null_selection nulls,
+                  am_array **out) {
   AM_REQUIRE(array, "array");
   AM_REQUIRE(mask, "mask");
   AM_REQUIRE(out, "out");

@@ -99,8 +99,8 @@ int am_cpu_unary(am_err *err, am_unary_op op, const am_array *array, am_array **
 int am_cpu_cast(am_err *err, const am_array *array, am_type to, int safe, am_array **out);
 int am_cpu_logic(am_err *err, am_logic_op op, const am_array *left, const am_array *right,
                  am_array **out);
-int am_cpu_filter(am_err *err, const am_array *array, const am_array *mask,
-                  am_null_selection nulls, am_array **out);
+int am_cpu_filter(am_err *err, const am_array *array, const am_array *mask, am_null_selection nulls,
+                  am_array **out);
 int am_cpu_take(am_err *err, const am_array *array, const am_array *indices, am_array **out);
 int am_cpu_fill(am_err *err, am_device *device, const am_scalar *value, int64_t length,
                 am_array **out);

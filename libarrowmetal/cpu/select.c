@@ -230,8 +230,8 @@ static int filter_parallel(am_err *err, filter_job *job, am_array **out) {
   return AM_OK;
 }
 
-int am_cpu_filter(am_err *err, const am_array *array, const am_array *mask,
-                  am_null_selection nulls, am_array **out) {
+int am_cpu_filter(am_err *err, const am_array *array, const am_array *mask, am_null_selection nulls,
+                  am_array **out) {
   int64_t n = array->length;
   int mask_nulls = am_cpu_has_nulls(mask), emit = nulls == AM_NULL_EMIT && mask_nulls;
   keep_mask keep = {mask->data, mask_nulls ? mask->validity : NULL, mask->offset, emit};

@@ -249,8 +249,8 @@ int am_gpu_logic(am_err *err, am_logic_op logic, const am_array *left, const am_
   return finish_result(status, result, out);
 }
 
-int am_gpu_filter(am_err *err, const am_array *array, const am_array *mask,
-                  am_null_selection nulls, am_array **out) {
+int am_gpu_filter(am_err *err, const am_array *array, const am_array *mask, am_null_selection nulls,
+                  am_array **out) {
   am_device *device = array->device;
   am_gpu_device *gpu = am_gpu_of(device);
   /* emit_null: null mask slots give null result slots. */
