@@ -34,24 +34,40 @@ python3 python/arrowmetal/_build_ext.py build >> "$OUT/build.log" 2>&1 ||
 python3 -c "import arrowmetal as am; print('binding:', am.binding_mode())" | tee -a "$OUT/machine.txt"
 cc -O2 -std=c11 -Iinclude benchmarks/latency.c -Lbuild -larrowmetal -Wl,-rpath,"$PWD/build" \
   -o build/latency >> "$OUT/build.log" 2>&1
+# A failed stage does not stop the others (one lease does everything), but the
+# script's exit status says which failed.
+failed=""
+record() { [ "$1" -eq 0 ] || failed="$failed $2"; }
 for stage in $stages; do
   case $stage in
     tests)
       timeout 400 python3 -m pytest -n 8 -q -rs -p no:cacheprovider --tb=line conformance python \
         libarrowmetal > "$OUT/tests.log" 2>&1
+      record $? tests
       grep -E "^(FAILED|ERROR)" "$OUT/tests.log" | sed 's/ - .*//' | cut -d/ -f1-4 | sort | uniq -c \
         | sort -rn | head -40
       tail -n 3 "$OUT/tests.log" ;;
     latency)
       timeout 240 build/latency cuda 2>&1 | tee "$OUT/latency.txt"
+      record "${PIPESTATUS[0]}" latency
       ARROWMETAL_LOW_LATENCY=0 timeout 120 build/latency cuda 10000000 2>&1 | head -12 \
         | tee "$OUT/latency_blocking.txt" ;;
     bench)
-      timeout 400 python3 benchmarks/gpu_bench.py 2>&1 | tee "$OUT/gpu_bench.txt" ;;
+      timeout 400 python3 benchmarks/gpu_bench.py 2>&1 | tee "$OUT/gpu_bench.txt"
+      record "${PIPESTATUS[0]}" bench ;;
     cache)
-      timeout 200 python3 benchmarks/kernel_cache_bench.py cuda 2>&1 | tee "$OUT/kernel_cache.txt" ;;
+      timeout 200 python3 benchmarks/kernel_cache_bench.py cuda 2>&1 | tee "$OUT/kernel_cache.txt"
+      record "${PIPESTATUS[0]}" cache ;;
     crossover)
       timeout 300 python3 benchmarks/crossover.py --write "$OUT/routes.txt" 2>&1 \
-        | tee "$OUT/crossover.txt" ;;
+        | tee "$OUT/crossover.txt"
+      record "${PIPESTATUS[0]}" crossover ;;
+    *)
+      echo "unknown stage '$stage' (tests latency bench cache crossover)"
+      record 1 "$stage" ;;
   esac
 done
+if [ -n "$failed" ]; then
+  echo "failed stages:$failed" | tee -a "$OUT/machine.txt"
+  exit 1
+fi

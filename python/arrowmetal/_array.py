@@ -342,8 +342,8 @@ class Array:
 
     def __bool__(self):
         raise ValueError(
-            "the truth value of an arrowmetal.Array is ambiguous; use len(), "
-            ".equals() or am.all-style reductions"
+            "the truth value of an arrowmetal.Array is ambiguous; use len(), .equals(), "
+            "or a reduction such as am.min(mask) (all true) or am.max(mask) (any true)"
         )
 
     def __repr__(self):

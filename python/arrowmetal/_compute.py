@@ -549,13 +549,19 @@ greater_equal = _make_compare(
 )
 
 _ARITH_DOC = (
-    "Element-wise x %s y in the common type (pyarrow.compute.%s). Integers wrap; "
-    "integer division truncates and a zero divisor raises ZeroDivisionError."
+    "Element-wise x %s y in the common type (pyarrow.compute.%s); null where either is "
+    "null. Integers wrap, as in pyarrow's unchecked functions."
 )
 add = _make_arith("add", lib.AM_ADD, _ARITH_DOC % ("+", "add"))
 subtract = _make_arith("subtract", lib.AM_SUBTRACT, _ARITH_DOC % ("-", "subtract"))
 multiply = _make_arith("multiply", lib.AM_MULTIPLY, _ARITH_DOC % ("*", "multiply"))
-divide = _make_arith("divide", lib.AM_DIVIDE, _ARITH_DOC % ("/", "divide"))
+divide = _make_arith(
+    "divide",
+    lib.AM_DIVIDE,
+    _ARITH_DOC % ("/", "divide")
+    + " Integer division truncates toward zero; an integer zero divisor raises "
+    "ZeroDivisionError, a float one gives an infinity or NaN.",
+)
 
 and_ = _make_logic(
     "and_", _am_and, "Element-wise x AND y of booleans; null if either is null (not Kleene)."

@@ -57,6 +57,8 @@ def resident_mode(on=None):
 
 
 def resident_status():
+    """Why no resident worker runs on the default device, or that one does
+    (am_resident_status): a sentence, never empty."""
     return _string(lib.am_resident_status()).decode()
 
 
