@@ -558,7 +558,8 @@ multiply = _make_arith("multiply", lib.AM_MULTIPLY, _ARITH_DOC % ("*", "multiply
 divide = _make_arith(
     "divide",
     lib.AM_DIVIDE,
-    _ARITH_DOC % ("/", "divide")
+    _ARITH_DOC
+    % ("/", "divide")
     + " Integer division truncates toward zero; an integer zero divisor raises "
     "ZeroDivisionError, a float one gives an infinity or NaN.",
 )
