@@ -15,6 +15,7 @@ from . import _fallback
 from ._array import ARITH, COMPARE, LOGIC, Array, wrap
 from ._batch import PendingScalar
 from ._capi import NAME_ARRAY, ffi, import_capsules, lib
+from ._chunked import is_chunked, map_pieces
 from ._devices import CPU, device_ptr
 from ._dispatch import ARRAY, DISPATCH, IMPORT, SCALAR, dispatch, import_handle
 from ._errors import ArrowMetalInvalid, ArrowMetalTypeError, error_from_status
@@ -458,6 +459,8 @@ def _binary_or_fallback(name, kind, op, swop, x, y, device):
     """The general path of a public binary function: binary(), or pyarrow
     for inputs of types ArrowMetal has no kernel for."""
     try:
+        if is_chunked(x) or is_chunked(y):
+            return map_pieces(lambda a, b: binary(kind, op, swop, a, b, device), (x, y))
         return binary(kind, op, swop, x, y, device)
     except ArrowMetalTypeError as e:
         return _input_fallback(name, e, (x, y), (x, y), {})
@@ -581,6 +584,8 @@ def invert(values, /, *, memory_pool=None, device=None):
             raise _error(rc)
         return wrap(out[0])
     try:
+        if is_chunked(values):
+            return map_pieces(lambda a: _on_operand(_am_not, a, device), (values,))
         return _on_operand(_am_not, values, device)
     except ArrowMetalTypeError as e:
         return _input_fallback("invert", e, (values,), (values,), {})
@@ -632,6 +637,8 @@ def unary(op, x, device=None):
 def _make_unary(name, op):
     def function(x, /, *, memory_pool=None, device=None):
         try:
+            if is_chunked(x):
+                return map_pieces(lambda a: unary(op, a, device), (x,))
             return unary(op, x, device)
         except ArrowMetalTypeError as e:
             return _input_fallback(name, e, (x,), (x,), {})
@@ -713,6 +720,11 @@ def filter(
     A null mask slot drops the row, or with null_selection_behavior='emit_null'
     gives a null."""
     try:
+        if is_chunked(input) or is_chunked(selection_filter):
+            return map_pieces(
+                lambda x, m: filter(x, m, null_selection_behavior, options=options, device=device),
+                (input, selection_filter),
+            )
         if options is None and null_selection_behavior == "drop":
             if type(input) is Array and type(selection_filter) is Array:
                 out = tls.out
@@ -746,6 +758,12 @@ def filter(
         return _input_fallback("filter", e, args, args, kwargs)
 
 
+def _one_chunk(result):
+    import pyarrow as pa
+
+    return pa.chunked_array([result.to_pyarrow()])
+
+
 def take(data, indices, *, boundscheck=True, memory_pool=None, device=None):
     """out[i] = data[indices[i]]; a null index gives null (pyarrow.compute.take).
     Indices are always bounds-checked: with boundscheck=False, where pyarrow's
@@ -757,6 +775,11 @@ def take(data, indices, *, boundscheck=True, memory_pool=None, device=None):
             if rc:
                 raise _error(rc)
             return wrap(out[0])
+        if is_chunked(data) or is_chunked(indices):
+            # pyarrow gives a ChunkedArray; the gather itself runs on the whole
+            # (joined) data.
+            r = _two_arrays("take", _am_take, data, indices, device)
+            return _one_chunk(r)
         return _two_arrays("take", _am_take, data, indices, device)
     except ArrowMetalTypeError as e:
         args = (data, indices)
@@ -834,6 +857,13 @@ def _cast(arr, target_type, safe, options, device, kwargs):
         if rc:
             raise _error(rc)
         return wrap(out[0])
+    if is_chunked(arr):
+        return map_pieces(lambda a: _cast_operand(a, t, s, device), (arr,))
+    return _cast_operand(arr, t, s, device)
+
+
+def _cast_operand(arr, t, s, device):
+    out = tls.out
     p, tmp = _operand(arr, device)
     try:
         rc = _am_cast(p, t, s, out)
