@@ -22,8 +22,23 @@ LIB_NAMES = ("libarrowmetal.so", "libarrowmetal.dylib")
 HEADER = os.path.join(ROOT, "include", "arrowmetal.h")
 
 
+def missing_tools():
+    """What a source build needs and this machine lacks (make, a C compiler)."""
+    make = os.environ.get("MAKE", "make")
+    cc = os.environ.get("CC", "cc").split()[0] if os.environ.get("CC", "cc").strip() else "cc"
+    return [f"{what} ({name!r})" for what, name in (("make", make), ("a C compiler", cc))
+            if shutil.which(name) is None]  # fmt: skip
+
+
 def build_library():
     """Runs `make lib` in the source tree; returns the paths of the built libraries."""
+    missing = missing_tools()
+    if missing:
+        raise SystemExit(
+            "arrowmetal: building from source needs " + " and ".join(missing) + ", which this "
+            "machine lacks. Install them (Debian/Ubuntu: apt-get install build-essential; "
+            "macOS: xcode-select --install), or install a prebuilt wheel of arrowmetal."
+        )
     make = os.environ.get("MAKE", "make")
     subprocess.check_call([make, "lib"], cwd=ROOT)
     built = [os.path.join(ROOT, "build", n) for n in LIB_NAMES]
