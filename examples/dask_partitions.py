@@ -46,7 +46,7 @@ def partition_filtered_sum(partition, threshold, device=None):
     x = pa.array(partition["x"])  # ArrowDtype column: zero-copy to pyarrow
     y = pa.array(partition["y"])
     kept = am.filter(x, am.greater(y, threshold, device=device), device=device)
-    return am.sum(kept, device=device), os.getpid()
+    return am.sum(kept, device=device).as_py(), os.getpid()
 
 
 def add_partials(partials):

@@ -11,7 +11,8 @@ switch by changing its import::
 Inputs may be am.Array, anything with ``__arrow_c_array__`` /
 ``__arrow_c_device_array__`` / ``__arrow_c_stream__`` (pyarrow, polars,
 nanoarrow), 1-D numpy arrays and, where pyarrow.compute takes them, Python and
-numpy scalars. Reductions return Python scalars, the rest am.Array.
+numpy scalars. Reductions return Scalars like pyarrow's (also Python numbers),
+the rest am.Array.
 """
 
 from ._array import Array, array, full

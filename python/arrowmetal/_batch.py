@@ -10,7 +10,7 @@ collecting PendingScalars and deferred releases.
 
 from ._capi import ffi, lib
 from ._errors import ArrowMetalError, ArrowMetalInvalid, error_from_status
-from ._scalars import scalar_value
+from ._results import result_value
 from ._state import tls
 
 __all__ = ["Batch", "PendingScalar", "batch"]
@@ -41,7 +41,7 @@ class PendingScalar:
         if err is not None:
             self._error = err
         else:
-            self._value = scalar_value(self._s)
+            self._value = result_value(self._s)
         self._s = None
 
     @property

@@ -1,6 +1,7 @@
 """Compute functions with pyarrow.compute's names and argument order.
 
-Results: reductions give Python scalars (int, float, bool or None; a
+Results: reductions give Scalars like pyarrow's (``.as_py()``, ``.is_valid``,
+``.type``; a valid one is also the Python int or float, see _results; a
 PendingScalar inside am.batch()), everything else an am.Array. Inputs may be
 am.Array, Arrow array producers, numpy arrays, Python sequences and, where
 pyarrow.compute takes them, scalars.
@@ -29,9 +30,10 @@ from ._importers import (
     import_pyarrow,
 )
 from ._options import OptionsSpec, resolve
-from ._scalars import WORD0_FLOAT64, WORD0_INT64, fill_float, fill_int, scalar_value
+from ._results import VALID, null_of, result_value, valid_of
+from ._scalars import WORD0_FLOAT64, WORD0_INT64, fill_float, fill_int
 from ._state import drop, tls
-from ._types import KIND_FLOAT, KINDS, type_id
+from ._types import KIND_FLOAT, KIND_SIGNED, KINDS, type_id
 
 __all__ = [
     "add",
@@ -131,7 +133,7 @@ def _pending(cfn, p, *extra):
     return ps
 
 
-def _reduce_general(spec, cfn, empty, array, skip_nulls, min_count, options, device):
+def _reduce_general(spec, cfn, rtype, empty, array, skip_nulls, min_count, options, device):
     if options is not None:
         given = {"skip_nulls": skip_nulls, "min_count": min_count}
         fields, reason = _options(spec, options, given)
@@ -142,26 +144,27 @@ def _reduce_general(spec, cfn, empty, array, skip_nulls, min_count, options, dev
     try:
         if not skip_nulls or min_count != 1:
             nulls = _am_null_count(p)
+            t = rtype(_am_array_type(p))
             if not skip_nulls and nulls > 0:
-                return None
+                return null_of(t)
             valid = _am_length(p) - nulls
             if valid < min_count:
-                return None
+                return null_of(t)
             if valid == 0:
-                return empty(_am_array_type(p))
+                return empty(t)
         s = tls.scalar
         if s is None:
             return _pending(cfn, p)
         rc = cfn(p, s)
         if rc:
             raise _error(rc)
-        return scalar_value(s)
+        return result_value(s)
     finally:
         if tmp is not None:
             drop(tmp)
 
 
-def _make_reduction(name, cfn, empty, doc):
+def _make_reduction(name, cfn, rtype, empty, doc):
     spec = OptionsSpec(name, "ScalarAggregateOptions", {"skip_nulls": True, "min_count": 1})
 
     # The path tuned for latency: one thread-local read, the C calls, and the
@@ -182,7 +185,7 @@ def _make_reduction(name, cfn, empty, doc):
                 else:
                     d = DISPATCH.get(type(array))
                     if d is None:
-                        return _reduce_general(spec, cfn, empty, array, True, 1, None, device)
+                        return _reduce_general(spec, cfn, rtype, empty, array, True, 1, None, device)
                     dev = _NULL if device is None else device_ptr(device)
                     out = st[3]
                     f = d[1]
@@ -198,7 +201,7 @@ def _make_reduction(name, cfn, empty, doc):
                         try:
                             sc, ac = array.__arrow_c_array__()
                         except Exception:  # noqa: BLE001 - device data: the general path
-                            return _reduce_general(spec, cfn, empty, array, True, 1, None, device)
+                            return _reduce_general(spec, cfn, rtype, empty, array, True, 1, None, device)
                         rc = import_capsules(sc, ac, dev, out)
                         if rc:
                             raise capsule_error(rc, sc, ac, NAME_ARRAY)
@@ -206,7 +209,7 @@ def _make_reduction(name, cfn, empty, doc):
                     elif d[0] == IMPORT:
                         p = f(array, dev, out)
                     else:
-                        return _reduce_general(spec, cfn, empty, array, True, 1, None, device)
+                        return _reduce_general(spec, cfn, rtype, empty, array, True, 1, None, device)
                     if f is not None:
                         try:
                             rc = cfn(p, s)
@@ -217,11 +220,11 @@ def _make_reduction(name, cfn, empty, doc):
                 w = st[1]
                 w0 = w[0]
                 if w0 == WORD0_INT64:
-                    return w[1]
+                    return _Int64(w[1])
                 if w0 == WORD0_FLOAT64:
-                    return st[2][3]
-                return scalar_value(s)
-            return _reduce_general(spec, cfn, empty, array, skip_nulls, min_count, options, device)
+                    return _Float64(st[2][3])
+                return result_value(s)
+            return _reduce_general(spec, cfn, rtype, empty, array, skip_nulls, min_count, options, device)
         except ArrowMetalTypeError as e:
             kwargs = _reduce_kwargs(skip_nulls, min_count, options)
             return _input_fallback(name, e, (array,), (array,), kwargs)
@@ -231,13 +234,26 @@ def _make_reduction(name, cfn, empty, doc):
     return reduction
 
 
+_Int64 = VALID[lib.AM_INT64]
+_Float64 = VALID[lib.AM_FLOAT64]
+
+
+def _sum_type(t):
+    """sum's result type: int64, uint64 (unsigned and bool) or float64."""
+    k = KINDS[t]
+    if k == KIND_FLOAT:
+        return lib.AM_FLOAT64
+    return lib.AM_INT64 if k == KIND_SIGNED else lib.AM_UINT64
+
+
 def _sum_identity(t):
-    return 0.0 if KINDS[t] == KIND_FLOAT else 0
+    return valid_of(t, 0.0 if t == lib.AM_FLOAT64 else 0)
 
 
 sum = _make_reduction(
     "sum",
     lib.am_sum,
+    _sum_type,
     _sum_identity,
     """Sum of the non-null values (pyarrow.compute.sum). Integers wrap in 64 bits;
     signed -> int64, unsigned and booleans -> uint64, floats -> float64. Empty or
@@ -246,19 +262,22 @@ sum = _make_reduction(
 min = _make_reduction(
     "min",
     lib.am_min,
-    lambda t: None,
+    lambda t: t,
+    null_of,
     "Smallest non-null value (pyarrow.compute.min); NaN is skipped.",
 )
 max = _make_reduction(
     "max",
     lib.am_max,
-    lambda t: None,
+    lambda t: t,
+    null_of,
     "Largest non-null value (pyarrow.compute.max); NaN is skipped.",
 )
 mean = _make_reduction(
     "mean",
     lib.am_mean,
-    lambda t: float("nan"),
+    lambda t: lib.AM_FLOAT64,
+    lambda t: valid_of(t, float("nan")),
     "Mean of the non-null values as a float (pyarrow.compute.mean).",
 )
 
@@ -301,7 +320,7 @@ def _count(array, mode, options, device):
         rc = _am_count(array._ptr, m, st[0])
         if rc:
             raise _error(rc)
-        return st[1][1]
+        return _Int64(st[1][1])
     p, tmp = _operand(array, device)
     try:
         if st is None:
@@ -309,7 +328,7 @@ def _count(array, mode, options, device):
         rc = _am_count(p, m, st[0])
         if rc:
             raise _error(rc)
-        return st[1][1]
+        return _Int64(st[1][1])
     finally:
         if tmp is not None:
             drop(tmp)

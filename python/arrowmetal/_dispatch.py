@@ -13,6 +13,7 @@ from ._array import Array
 from ._capi import lib
 from ._devices import device_ptr
 from ._errors import ArrowMetalTypeError
+from ._results import NullScalar
 from ._state import tls
 
 __all__ = ["ARRAY", "DISPATCH", "IMPORT", "SCALAR", "dispatch", "import_handle", "is_operand"]
@@ -33,7 +34,7 @@ def _resolve(tp):
         return (SCALAR, sc.fill_int)
     if tp is float:
         return (SCALAR, sc.fill_float)
-    if tp is type(None):
+    if tp is type(None) or tp is NullScalar:  # a null reduction result: a null
         return (SCALAR, sc.fill_none)
     if np is not None:
         if issubclass(tp, np.ndarray):

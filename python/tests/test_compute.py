@@ -21,7 +21,12 @@ def _py_equal(a, b):
 def same(result, expected):
     """am result vs pyarrow result (Array or Scalar); NaN equals NaN."""
     if isinstance(expected, pa.Scalar):
-        return _py_equal(result, expected.as_py())
+        # a Scalar like pyarrow's: value, validity and type
+        return (
+            _py_equal(result.as_py(), expected.as_py())
+            and result.is_valid == expected.is_valid
+            and result.type == expected.type
+        )
     assert isinstance(result, am.Array)
     got = result.to_pyarrow()
     if got.type != expected.type or len(got) != len(expected):
@@ -55,10 +60,21 @@ def test_reductions(name, data):
 
 
 def test_reduction_result_types():
-    assert type(am.sum(INTS)) is int
-    assert type(am.sum(FLOATS.filter(pc.is_valid(FLOATS)))) is float
-    assert type(am.mean(INTS)) is float
-    assert am.min(BOOLS) is False and am.max(BOOLS) is True
+    """Results are pyarrow-like Scalars that are also the Python numbers."""
+    assert isinstance(am.sum(INTS), int) and type(am.sum(INTS).as_py()) is int
+    assert type(am.sum(FLOATS.filter(pc.is_valid(FLOATS))).as_py()) is float
+    assert isinstance(am.mean(INTS), float) and am.mean(INTS).type == pa.float64()
+    assert am.min(BOOLS).as_py() is False and am.max(BOOLS).as_py() is True
+    assert am.min(BOOLS) == False and am.max(BOOLS) == True
+    assert am.sum(INTS) + 1 == 22 and f"{am.sum(INTS)}" == "21"
+    assert am.min(INT32).type == pa.int32() and am.sum(UINTS).type == pa.uint64()
+    null = am.sum(pa.array([None], pa.int8()))
+    assert not null.is_valid and null.as_py() is None and null == None
+    assert null.type == pa.int64() and not null
+    assert repr(am.sum(INTS)) == "<arrowmetal.Scalar int64: 21>"
+    import pickle
+
+    assert pickle.loads(pickle.dumps(am.sum(INTS))) == 21
     assert am.sum(pa.array([2**63 - 1, 1])) == -(2**63)  # wraps like pyarrow
     assert am.sum(pa.array([2**64 - 1, 2], pa.uint64())) == 1
     assert am.max(pa.array([2**64 - 1], pa.uint64())) == 2**64 - 1

@@ -131,8 +131,8 @@ def plain(value):
     """A pyarrow or ArrowMetal result as comparable Python data."""
     if isinstance(value, (pa.Array, pa.ChunkedArray, am.Array)):
         value = value.to_pylist()
-    elif isinstance(value, pa.Scalar):
-        value = value.as_py()
+    elif isinstance(value, pa.Scalar) or hasattr(value, "is_valid"):
+        value = value.as_py()  # a pyarrow or an ArrowMetal Scalar
     if isinstance(value, list):
         return [plain(v) for v in value]
     if isinstance(value, float) and math.isnan(value):
@@ -188,7 +188,7 @@ def test_every_field_as_keywords_and_dict(name):
 
 def test_the_wrong_results_of_the_issue_are_right():
     x = pa.array([3, 4, None, None])
-    assert am.sum(x, options=pc.ScalarAggregateOptions(skip_nulls=False)) is None
+    assert am.sum(x, options=pc.ScalarAggregateOptions(skip_nulls=False)).as_py() is None
     assert am.count(x, options=pc.CountOptions("all")) == 4
     m = pa.array([True, None])
     got = am.filter(pa.array([1, 2]), m, options=pc.FilterOptions("emit_null"))
