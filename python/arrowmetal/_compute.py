@@ -185,7 +185,9 @@ def _make_reduction(name, cfn, rtype, empty, doc):
                 else:
                     d = DISPATCH.get(type(array))
                     if d is None:
-                        return _reduce_general(spec, cfn, rtype, empty, array, True, 1, None, device)
+                        return _reduce_general(
+                            spec, cfn, rtype, empty, array, True, 1, None, device
+                        )
                     dev = _NULL if device is None else device_ptr(device)
                     out = st[3]
                     f = d[1]
@@ -201,7 +203,9 @@ def _make_reduction(name, cfn, rtype, empty, doc):
                         try:
                             sc, ac = array.__arrow_c_array__()
                         except Exception:  # noqa: BLE001 - device data: the general path
-                            return _reduce_general(spec, cfn, rtype, empty, array, True, 1, None, device)
+                            return _reduce_general(
+                                spec, cfn, rtype, empty, array, True, 1, None, device
+                            )
                         rc = import_capsules(sc, ac, dev, out)
                         if rc:
                             raise capsule_error(rc, sc, ac, NAME_ARRAY)
@@ -209,7 +213,9 @@ def _make_reduction(name, cfn, rtype, empty, doc):
                     elif d[0] == IMPORT:
                         p = f(array, dev, out)
                     else:
-                        return _reduce_general(spec, cfn, rtype, empty, array, True, 1, None, device)
+                        return _reduce_general(
+                            spec, cfn, rtype, empty, array, True, 1, None, device
+                        )
                     if f is not None:
                         try:
                             rc = cfn(p, s)
@@ -224,7 +230,9 @@ def _make_reduction(name, cfn, rtype, empty, doc):
                 if w0 == WORD0_FLOAT64:
                     return _Float64(st[2][3])
                 return result_value(s)
-            return _reduce_general(spec, cfn, rtype, empty, array, skip_nulls, min_count, options, device)
+            return _reduce_general(
+                spec, cfn, rtype, empty, array, skip_nulls, min_count, options, device
+            )
         except ArrowMetalTypeError as e:
             kwargs = _reduce_kwargs(skip_nulls, min_count, options)
             return _input_fallback(name, e, (array,), (array,), kwargs)
