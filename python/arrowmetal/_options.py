@@ -82,14 +82,7 @@ def _read_cast_options(options):
     try:
         return _read_serialized(options)
     except Exception:  # noqa: BLE001 - pyarrow.lib.ArrowInvalid: no target type
-        names = (
-            "allow_int_overflow",
-            "allow_time_truncate",
-            "allow_time_overflow",
-            "allow_decimal_truncate",
-            "allow_float_truncate",
-            "allow_invalid_utf8",
-        )
+        names = [n for n in dir(options) if n.startswith("allow_")]
         fields = {name: bool(getattr(options, name)) for name in names}
         fields["target_type"] = None
         return fields

@@ -4,24 +4,11 @@ be used is an error with the reason, and an unusable ARROWMETAL_ROUTES file
 is a warning and a log line. Each case runs in a fresh process: the library
 reads its settings once."""
 
-import os
-import subprocess
-import sys
-
 import pytest
 
 import arrowmetal as am
 
-PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(am.__file__)))
-
-
-def run(code, **env):
-    full = {k: v for k, v in os.environ.items() if not k.startswith("ARROWMETAL_")}
-    full.update(env, PYTHONPATH=os.pathsep.join([PACKAGE_PARENT, *sys.path]))
-    return subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=full, check=False,
-        timeout=120,
-    )  # fmt: skip
+from .fresh import run_python as run
 
 
 @pytest.mark.parametrize(
@@ -82,10 +69,7 @@ s.type = int(sys.argv[2])
 out = ffi.new("void **")
 print(lib.am_full(s, 3, ffi.NULL, out), ffi.string(lib.am_last_error()).decode())
 """
-    full = {k: v for k, v in os.environ.items() if not k.startswith("ARROWMETAL_")}
-    full.update(ARROWMETAL_BACKEND="gpu", PYTHONPATH=os.pathsep.join(sys.path))
-    args = [sys.executable, "-c", code, am.library_path, str(am.lib.AM_INT64)]
-    r = subprocess.run(args, capture_output=True, text=True, env=full, check=False, timeout=60)
+    r = run(code, am.library_path, str(am.lib.AM_INT64), ARROWMETAL_BACKEND="gpu")
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith(f"{am.lib.AM_EINVAL} am_full: ARROWMETAL_BACKEND=gpu cannot be used")
 

@@ -4,14 +4,14 @@ counted and announced once per function, or refused under
 ARROWMETAL_FALLBACK=error."""
 
 import os
-import subprocess
-import sys
 import warnings
 
 import pytest
 
 import arrowmetal as am
 from arrowmetal import _fallback
+
+from .fresh import run_python
 
 pa = pytest.importorskip("pyarrow")
 pc = pytest.importorskip("pyarrow.compute")
@@ -94,18 +94,6 @@ def test_no_fallback_for_what_arrowmetal_computes():
         with pytest.raises(OverflowError):
             am.cast(pa.array([300]), pa.int8())  # an error of ours, not a fallback
         assert am.fallbacks() == before
-
-
-def run_python(code, **env):
-    full = dict(os.environ, PYTHONPATH=os.pathsep.join([PYTHON_DIR, *sys.path]), **env)
-    return subprocess.run(
-        [sys.executable, "-W", "default", "-c", code],
-        capture_output=True,
-        check=False,
-        text=True,
-        env=full,
-        timeout=120,
-    )
 
 
 def test_warns_once_per_function_and_counts():

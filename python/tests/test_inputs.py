@@ -6,6 +6,8 @@ import pytest
 
 import arrowmetal as am
 
+from .fresh import run_python
+
 pa = pytest.importorskip("pyarrow")
 pc = pytest.importorskip("pyarrow.compute")
 np = pytest.importorskip("numpy")
@@ -324,9 +326,6 @@ def test_empty_and_all_null_sequences():
 
 def test_lists_without_pyarrow_or_numpy():
     """The base install (cffi only) builds arrays from Python lists."""
-    import subprocess
-    import sys
-
     code = """
 import sys
 sys.modules["pyarrow"] = None
@@ -339,18 +338,7 @@ try:
 except am.ArrowMetalUnsupported as e:
     print(e)
 """
-    import os
-
-    package_dir = os.path.dirname(os.path.dirname(os.path.abspath(am.__file__)))
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([package_dir, *sys.path]))
-    r = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-        env=env,
-    )
+    r = run_python(code)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0] == "[1, None, 3] 4"
