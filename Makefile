@@ -20,7 +20,10 @@ ifeq ($(UNAME_S),Darwin)
     SOURCES := $(filter-out libarrowmetal/metal/unavailable.c,$(SOURCES))
   endif
 endif
-OBJECTS := $(patsubst %.c,build/%.o,$(SOURCES))
+# BUILD holds the objects and the library; the wheel's build uses its own
+# (build/manylinux), made by another compiler.
+BUILD ?= build
+OBJECTS := $(patsubst %.c,$(BUILD)/%.o,$(SOURCES))
 DEPS := $(OBJECTS:.o=.d)
 
 CFLAGS ?= -O3 -g
@@ -29,33 +32,42 @@ CFLAGS += -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden -Wall -Wextra -Werror
 LDLIBS += -lpthread -lm
 
 ifeq ($(UNAME_S),Darwin)
-  LIB := build/libarrowmetal.dylib
+  LIB := $(BUILD)/libarrowmetal.dylib
+  LINK := $(LIB)
   LDFLAGS += -dynamiclib -install_name @rpath/libarrowmetal.dylib
-  OBJECTS += $(patsubst %.m,build/%.o,$(OBJC_SOURCES))
+  OBJECTS += $(patsubst %.m,$(BUILD)/%.o,$(OBJC_SOURCES))
   LDLIBS += -framework Metal -framework Foundation -framework CoreFoundation
 else
-  LIB := build/libarrowmetal.so
-  LDFLAGS += -shared -Wl,--no-undefined -Wl,-soname,libarrowmetal.so
+  # The file carries the ABI's major version (its soname); libarrowmetal.so,
+  # a link to it, is what `-larrowmetal` finds when a program is linked.
+  LIB := $(BUILD)/libarrowmetal.so.0
+  LINK := $(BUILD)/libarrowmetal.so
+  LDFLAGS += -shared -Wl,--no-undefined -Wl,-soname,libarrowmetal.so.0
   LDLIBS += -ldl
 endif
 
-.PHONY: all lib api install test test-asan demo format lint clean check-macos check-msl
+.PHONY: all lib api install test test-asan demo format lint clean check-macos check-msl wheel
 all: lib python/arrowmetal/$(notdir $(LIB))
 
-lib: $(LIB)
+lib: $(LIB) $(LINK) $(BUILD)/package.pc
 
 $(LIB): $(OBJECTS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+ifneq ($(LINK),$(LIB))
+$(LINK): $(LIB)
+	ln -sf $(notdir $(LIB)) $@
+endif
 
 # The Python package loads the library that sits next to it first.
 python/arrowmetal/$(notdir $(LIB)): $(LIB)
 	cp $< $@
 
-build/%.o: %.c
+$(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-build/%.o: %.m
+$(BUILD)/%.o: %.m
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fobjc-arc -Wundeclared-selector -c $< -o $@
 
@@ -77,10 +89,41 @@ PC_INCLUDEDIR = $(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))
 install: $(LIB) arrowmetal.pc.in
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR)
 	install -m 755 $(LIB) $(DESTDIR)$(LIBDIR)/
+	if [ "$(LINK)" != "$(LIB)" ]; then ln -sf $(notdir $(LIB)) $(DESTDIR)$(LIBDIR)/$(notdir $(LINK)); fi
 	install -m 644 include/arrowmetal.h $(DESTDIR)$(INCLUDEDIR)/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(PC_LIBDIR)|' \
 	  -e 's|@INCLUDEDIR@|$(PC_INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-	  arrowmetal.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/arrowmetal.pc
+	  -e 's|@LIBS@|-L$${libdir} -larrowmetal|' arrowmetal.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/arrowmetal.pc
+
+# The pkg-config file the Python package ships: the library and the header lie
+# beside it (${pcfiledir}), wherever pip put them. The package holds only the
+# library's versioned file, so Libs names it by path, with an rpath to find it
+# at run time.
+$(BUILD)/package.pc: arrowmetal.pc.in include/arrowmetal.h
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$${pcfiledir}|' -e 's|@LIBDIR@|$${prefix}|' -e 's|@INCLUDEDIR@|$${prefix}|' \
+	  -e 's|@VERSION@|$(VERSION)|' -e 's|@LIBS@|$${libdir}/$(notdir $(LIB)) -Wl,-rpath,$${libdir}|' \
+	  arrowmetal.pc.in > $@
+
+# A manylinux_2_28 x86-64 wheel in dist/, which installs with pip on any such
+# Linux, no compiler needed. The library is built by zig's clang against
+# glibc 2.28's symbols (the ziglang package from PyPI, installed into the venv:
+# this machine's own glibc is newer), the API-mode module by the usual compiler
+# (it needs nothing newer); auditwheel checks both against the policy, strips
+# them and tags the wheel. The library links nothing from CUDA: it loads the
+# driver at run time. LDSHARED keeps the rpath of the Python that builds the
+# module (pyenv's, say) out of it: the module finds the library by $$ORIGIN.
+WHEEL_BUILD := build/manylinux
+WHEEL_CC ?= $(abspath $(VENV))/bin/python -m ziglang cc -target x86_64-linux-gnu.2.28
+wheel: $(VENV)/.installed
+	rm -rf $(WHEEL_BUILD)/dist dist
+	$(MAKE) lib BUILD=$(WHEEL_BUILD) CC="$(WHEEL_CC)"
+	ARROWMETAL_BUILD=$(WHEEL_BUILD) LDSHARED="$${CC:-cc} -shared" \
+	  $(VENV)/bin/python -m pip wheel -q --no-deps \
+	  --no-build-isolation -w $(WHEEL_BUILD)/dist .
+	PATH="$(abspath $(VENV))/bin:$$PATH" $(VENV)/bin/auditwheel repair --plat manylinux_2_28_x86_64 --strip -w dist \
+	  $(WHEEL_BUILD)/dist/arrowmetal-*.whl
+	@ls dist/*.whl
 
 # The Python package's compiled cffi module (API mode: faster calls than the
 # ABI mode it falls back to; see python/arrowmetal/_build_ext.py). Built on
@@ -99,7 +142,7 @@ $(VENV)/.installed: requirements-test.txt
 PY_DIRS := python conformance examples benchmarks libarrowmetal
 C_FILES = $(shell git ls-files '*.c' '*.h' '*.m' '*.cu' 2>/dev/null)
 
-test: all api $(VENV)/.installed lint check-macos check-msl
+test: all api wheel $(VENV)/.installed lint check-macos check-msl
 	$(VENV)/bin/python -m pytest -n auto -q python conformance examples libarrowmetal
 
 # The tests against a library built with AddressSanitizer and UBSan, every
@@ -178,5 +221,5 @@ lint: $(VENV)/.installed
 	$(VENV)/bin/ruff format --check $(PY_DIRS)
 
 clean:
-	rm -rf build python/arrowmetal/libarrowmetal.so python/arrowmetal/libarrowmetal.dylib \
+	rm -rf build dist python/arrowmetal/libarrowmetal.so* python/arrowmetal/libarrowmetal.dylib \
 	  python/arrowmetal/_api.*

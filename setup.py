@@ -1,9 +1,14 @@
 """Builds the C library with `make lib` and ships it inside the Python package.
 
 Metadata lives in pyproject.toml; this file only adds the build steps:
-``pip install .`` runs build_py, which builds build/libarrowmetal.{so,dylib}
-and copies it and include/arrowmetal.h next to the package's modules, then
-compiles the optional cffi API-mode module (arrowmetal._api) beside them.
+``pip install .`` runs build_py, which builds build/libarrowmetal.{so.0,dylib}
+and copies it, include/arrowmetal.h and a relocatable arrowmetal.pc next to the
+package's modules, then compiles the optional cffi API-mode module
+(arrowmetal._api) beside them.
+
+ARROWMETAL_BUILD names the folder `make lib` builds in (default build/):
+`make wheel` first builds the library there with a compiler that targets an
+old glibc, so `make lib` here finds it done.
 """
 
 import os
@@ -18,7 +23,7 @@ from setuptools.command.sdist import sdist
 from setuptools.dist import Distribution
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
-LIB_NAMES = ("libarrowmetal.so", "libarrowmetal.dylib")
+LIB_NAMES = ("libarrowmetal.so.0", "libarrowmetal.dylib")
 HEADER = os.path.join(ROOT, "include", "arrowmetal.h")
 
 
@@ -31,7 +36,8 @@ def missing_tools():
 
 
 def build_library():
-    """Runs `make lib` in the source tree; returns the paths of the built libraries."""
+    """Runs `make lib` in the source tree; returns the paths of the built
+    libraries and of the package's pkg-config file."""
     missing = missing_tools()
     if missing:
         raise SystemExit(
@@ -40,22 +46,24 @@ def build_library():
             "macOS: xcode-select --install), or install a prebuilt wheel of arrowmetal."
         )
     make = os.environ.get("MAKE", "make")
-    subprocess.check_call([make, "lib"], cwd=ROOT)
-    built = [os.path.join(ROOT, "build", n) for n in LIB_NAMES]
+    build_dir = os.path.join(ROOT, os.environ.get("ARROWMETAL_BUILD", "build"))
+    subprocess.check_call([make, "lib", "BUILD=" + build_dir], cwd=ROOT)
+    built = [os.path.join(build_dir, n) for n in LIB_NAMES]
     built = [p for p in built if os.path.isfile(p)]
     if not built:
-        raise RuntimeError("`make lib` produced neither build/libarrowmetal.so nor .dylib")
-    return built
+        raise RuntimeError(f"`make lib` produced neither libarrowmetal.so.0 nor .dylib in {build_dir}")
+    return built, os.path.join(build_dir, "package.pc")
 
 
-def build_api_module(dest):
-    """Compiles arrowmetal._api (cffi API mode) into `dest`; True when built.
+def build_api_module(library_dir, dest):
+    """Compiles arrowmetal._api (cffi API mode), linked against the library in
+    `library_dir`, into `dest`; True when built.
     Optional: without a compiler or Python headers the package runs in ABI mode."""
     sys.path.insert(0, os.path.join(ROOT, "python", "arrowmetal"))
     try:
         import _build_ext
 
-        _build_ext.build(os.path.join(ROOT, "build"), dest)
+        _build_ext.build(library_dir, dest)
         return True
     except Exception as e:  # noqa: BLE001 - any build failure means ABI mode
         print(f"arrowmetal: API-mode module not built ({e}); the package uses cffi ABI mode")
@@ -69,7 +77,7 @@ class BuildPy(build_py):
     copies them and the header in."""
 
     def run(self):
-        libs = build_library()
+        libs, pkg_config = build_library()
         super().run()
         if getattr(self, "editable_mode", False):
             # Editable install: the package is the source tree, which loads the
@@ -77,14 +85,15 @@ class BuildPy(build_py):
             dest = os.path.join(ROOT, "python", "arrowmetal")
             for path in libs:
                 shutil.copy2(path, os.path.join(dest, os.path.basename(path)))
-            self.distribution.api_module = build_api_module(dest)
+            self.distribution.api_module = build_api_module(os.path.dirname(libs[0]), dest)
             return
         dest = os.path.join(self.build_lib, "arrowmetal")
         os.makedirs(dest, exist_ok=True)
         for path in libs:
             self.copy_file(path, os.path.join(dest, os.path.basename(path)))
         self.copy_file(HEADER, os.path.join(dest, "arrowmetal.h"))
-        self.distribution.api_module = build_api_module(dest)
+        self.copy_file(pkg_config, os.path.join(dest, "arrowmetal.pc"))
+        self.distribution.api_module = build_api_module(os.path.dirname(libs[0]), dest)
 
 
 class EggInfo(egg_info):
@@ -113,7 +122,7 @@ class SDist(sdist):
         shutil.copy2(os.path.join(ROOT, "Makefile"), os.path.join(base_dir, "Makefile"))
         package = os.path.join(base_dir, "python", "arrowmetal")
         for name in os.listdir(package):  # built binaries stay out of the source distribution
-            if name in LIB_NAMES or name.startswith("_api."):
+            if name in LIB_NAMES or name.startswith("_api.") or name == "arrowmetal.pc":
                 os.remove(os.path.join(package, name))
 
 

@@ -159,9 +159,10 @@ def decode_values(t, values):
     return [decode_value(t, v) for v in values]
 
 
-def same_value(t, a, b, zero_sign=True):
+def same_value(t, a, b, zero_sign=True, ulps=0):
     """Bit-exact equality of two decoded values (NaN equals NaN; the sign of zero counts
-    unless zero_sign is False)."""
+    unless zero_sign is False), or, for floats with ulps > 0, finite values at most that
+    many units in the last place of type t apart (infinities and zeros still exact)."""
     if a is None or b is None:
         return a is None and b is None
     if t in FLOAT_TYPES:
@@ -170,8 +171,20 @@ def same_value(t, a, b, zero_sign=True):
             return math.isnan(a) and math.isnan(b)
         if a == 0.0 and b == 0.0 and zero_sign:
             return math.copysign(1.0, a) == math.copysign(1.0, b)
+        if ulps and a != b and math.isfinite(a) and math.isfinite(b) and a != 0.0 and b != 0.0:
+            return ulp_distance(t, a, b) <= ulps
         return a == b
     return a == b
+
+
+def ulp_distance(t, a, b):
+    """How many representable values of float type t lie between a and b (same sign)."""
+    fmt, bits = ("<f", "<i") if t == "float32" else ("<d", "<q")
+    ia = struct.unpack(bits, struct.pack(fmt, a))[0]
+    ib = struct.unpack(bits, struct.pack(fmt, b))[0]
+    if (ia < 0) != (ib < 0):
+        return float("inf")
+    return abs(ia - ib)
 
 
 # ---- splitmix64 ---------------------------------------------------------------------------

@@ -38,6 +38,7 @@ def _rows():
                 "op": info.op,
                 "arity": info.arity,
                 "kinds": info.kinds,
+                "type_rule": info.type_rule,
             }
         )
     return rows
@@ -53,3 +54,11 @@ _KINDS = {r["name"]: r["kinds"] for r in ROWS}
 def accepts(name, t):
     """Whether function `name` takes elements of type `t`."""
     return bool(_KINDS[name] & (1 << kind_of(t)))
+
+
+_RULES = {r["name"]: r["type_rule"] for r in ROWS}
+
+
+def is_math(name):
+    """Whether `name` is a function of floats (integers are computed as float64)."""
+    return _RULES[name] == lib.AM_RULE_MATH

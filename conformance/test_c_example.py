@@ -17,7 +17,7 @@ def test_sum_example(tmp_path):
         pytest.skip(f"no C compiler ({cc})")
     lib = [
         n
-        for n in ("libarrowmetal.so", "libarrowmetal.dylib")
+        for n in ("libarrowmetal.so.0", "libarrowmetal.dylib")
         if os.path.exists(os.path.join(BUILD, n))
     ]
     assert lib, f"no libarrowmetal in {BUILD}: run make"

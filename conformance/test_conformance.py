@@ -111,8 +111,8 @@ def check_scalar(case, out):
     )
 
 
-def check_values(t, got, want):
-    bad = [i for i, (g, w) in enumerate(zip(got, want)) if not cf.same_value(t, g, w)]
+def check_values(t, got, want, ulps=0):
+    bad = [i for i, (g, w) in enumerate(zip(got, want)) if not cf.same_value(t, g, w, ulps=ulps)]
     if bad:
         shown = ", ".join(f"[{i}] got {show(t, got[i])} want {show(t, want[i])}" for i in bad[:6])
         raise AssertionError(f"{len(bad)} of {len(want)} values differ: {shown}")
@@ -149,7 +149,14 @@ def check_array(case, handle, dev):
     finally:
         del arr
     if want is not None:
-        check_values(t, got, want)
+        check_values(t, got, want, ulps=case.get("tolerance", {}).get("ulps", 0))
+        return
+    if sha != exp["sha256"] and "sample" in exp:
+        # Rounding allowed (case["tolerance"]): the kept sample, within it.
+        every = exp["sample_every"]
+        check_values(
+            t, got[::every], cf.decode_values(t, exp["sample"]), ulps=case["tolerance"]["ulps"]
+        )
         return
     if sha != exp["sha256"]:
         head = cf.decode_values(t, exp["head"])

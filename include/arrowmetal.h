@@ -99,7 +99,8 @@ struct ArrowDeviceArray {
 /* ---- Status codes */
 typedef enum am_status {
   AM_OK = 0,
-  AM_EINVAL = 1,       /* invalid argument (NULL, bad length, malformed struct) */
+  AM_EINVAL = 1,       /* invalid argument (NULL, bad length, malformed struct), or a
+                          value outside a checked function's domain (sqrt_checked(-1)) */
   AM_ETYPE = 2,        /* no kernel for these types, or an unknown format */
   AM_EINDEX = 3,       /* index out of bounds */
   AM_EOVERFLOW = 4,    /* value does not fit the target type (safe cast) */
@@ -385,16 +386,54 @@ int am_or(const am_array *left, const am_array *right, am_array **out);
 int am_not(const am_array *array, am_array **out);
 
 /* ---- Element-wise functions of one numeric array
- * The result has the input's type and is null where the input is null.
+ * The result is null where the input is null; its type is the input's
+ * unless the op says otherwise below.
  * Integers wrap as pyarrow's unchecked functions do: the negation and the
  * absolute value of a type's smallest value are that value (abs(int8 -128)
  * is -128), and negate of an unsigned integer wraps (negate(uint8 1) is
  * 255). Floats follow IEEE: abs clears the sign (abs(-0.0) is 0.0), negate
  * flips it, NaN stays NaN. Booleans are AM_ETYPE. */
 typedef enum am_unary_op {
-  AM_NEGATE = 0,      /* pyarrow "negate" */
-  AM_ABS = 1,         /* pyarrow "abs" */
-  AM_BIT_WISE_NOT = 2 /* pyarrow "bit_wise_not": integers only */
+  AM_NEGATE = 0,       /* pyarrow "negate" */
+  AM_ABS = 1,          /* pyarrow "abs" */
+  AM_BIT_WISE_NOT = 2, /* pyarrow "bit_wise_not": integers only */
+  AM_SIGN = 3,         /* "sign": -1, 0 or 1 (int8 for integers); NaN stays NaN, -0.0 gives 0.0 */
+  /* Functions of floats (integers are converted to float64 first, so their
+   * result is float64), as C's math library computes them: outside the
+   * domain they give NaN (sqrt(-1), ln(-1)) or an infinity (ln(0)), as
+   * pyarrow's unchecked functions do. Divergence: GPU backends compute the
+   * transcendental ones (all but sqrt, floor, ceil, trunc) to within a few
+   * units in the last place of pyarrow's (CUDA's documented error bounds). */
+  AM_SQRT = 4,  /* "sqrt" */
+  AM_EXP = 5,   /* "exp" */
+  AM_LN = 6,    /* "ln" */
+  AM_LOG10 = 7, /* "log10" */
+  AM_LOG2 = 8,  /* "log2" */
+  AM_LOG1P = 9, /* "log1p": ln(1 + x), exact near 0 */
+  AM_FLOOR = 10,
+  AM_CEIL = 11,
+  AM_TRUNC = 12,
+  AM_SIN = 13,
+  AM_COS = 14,
+  AM_TAN = 15,
+  AM_ASIN = 16,
+  AM_ACOS = 17,
+  AM_ATAN = 18,
+  /* The checked variants fail (and write no result) at the first valid slot
+   * pyarrow refuses, naming it and its value: AM_EOVERFLOW for the smallest
+   * value of a signed integer type (negate_checked takes no unsigned
+   * integers), AM_EINVAL outside the domain (sqrt_checked of a negative
+   * number, the logarithms of zero or a negative number, log1p of -1 or
+   * less, asin and acos beyond [-1, 1]). NaN is no failure: it gives NaN. */
+  AM_NEGATE_CHECKED = 19,
+  AM_ABS_CHECKED = 20,
+  AM_SQRT_CHECKED = 21,
+  AM_LN_CHECKED = 22,
+  AM_LOG10_CHECKED = 23,
+  AM_LOG2_CHECKED = 24,
+  AM_LOG1P_CHECKED = 25,
+  AM_ASIN_CHECKED = 26,
+  AM_ACOS_CHECKED = 27
 } am_unary_op;
 
 int am_unary(am_unary_op op, const am_array *array, am_array **out);
@@ -476,7 +515,9 @@ typedef enum am_type_rule {
   AM_RULE_COMMON_TO_BOOL = 5, /* both inputs become their common type; bool result (compare) */
   AM_RULE_BOOL = 6,           /* bool inputs, bool result (logic) */
   AM_RULE_TARGET = 7,         /* the type asked for (cast) */
-  AM_RULE_VALUES = 8          /* the type of the values input (filter, take) */
+  AM_RULE_VALUES = 8,         /* the type of the values input (filter, take) */
+  AM_RULE_MATH = 9,           /* integers -> float64; floats keep their type (sqrt, ln, sin) */
+  AM_RULE_SIGN = 10           /* integers -> int8; floats keep their type (sign) */
 } am_type_rule;
 
 typedef enum am_null_rule {
@@ -536,6 +577,28 @@ typedef struct am_kernel_cache_stats {
 int am_kernel_cache_info(am_kernel_cache_stats *out);
 /* The disk cache's directory, "" when it is off. Static storage. */
 const char *am_kernel_cache_dir(void);
+
+/* ---- Log messages
+ *
+ * What the library has to say that is not an error: a line for each burst of
+ * GPU kernel compiles (INFO), and a notice when such a burst took over a
+ * second (NOTICE: "compiled 24 GPU kernels in 2.3 s; cached on disk for next
+ * time"). Levels are Python logging's. Without a handler, NOTICE and above
+ * are written to stderr as one line each, "arrowmetal: <message>"; a handler
+ * receives every message instead (the Python package forwards them to its
+ * `arrowmetal` logger). */
+#define AM_LOG_DEBUG 10
+#define AM_LOG_INFO 20
+#define AM_LOG_NOTICE 25
+#define AM_LOG_WARNING 30
+
+/* Called with a message (valid only during the call) from the thread that
+ * made it, with no library lock held; it may call any am_* function. */
+typedef void (*am_log_handler)(int level, const char *message, void *user);
+
+/* Sends the library's messages to `handler` (NULL: the stderr default).
+ * Process-wide; thread-safe. `user` is passed back untouched. Returns AM_OK. */
+int am_set_log_handler(am_log_handler handler, void *user);
 
 /* ---- Routing
  *

@@ -5,7 +5,7 @@
 # call reports AM_EINVAL with a message. Every am_array handle the library
 # gives us is ours to am_release, once. Prints "ok" on success.
 #
-#   ARROWMETAL_LIBRARY=/path/to/libarrowmetal.so julia sum.jl
+#   ARROWMETAL_LIBRARY=/path/to/libarrowmetal.so.0 julia sum.jl
 #
 # Without ARROWMETAL_LIBRARY the library is looked up as "libarrowmetal" on
 # the system's library path (LD_LIBRARY_PATH / DYLD_LIBRARY_PATH).

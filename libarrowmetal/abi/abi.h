@@ -24,14 +24,18 @@
 #include "core/types.h"
 
 /* Declares the call's error object `err`, naming the exported function. */
-#define AM_API_BEGIN             \
-  am_err am_api_err_;            \
-  am_api_err_.entry = __func__;  \
-  am_api_err_.origin = NULL;     \
-  am_api_err_.message[0] = '\0'; \
+#define AM_API_BEGIN                \
+  am_err am_api_err_;               \
+  am_api_err_.entry = __func__;     \
+  am_api_err_.origin = NULL;        \
+  am_api_err_.message[0] = '\0';    \
+  am_api_err_.kernels_compiled = 0; \
+  am_api_err_.kernels_kept = 0;     \
+  am_api_err_.compile_ns = 0;       \
   am_err *const err = &am_api_err_
 
-/* Returns `status`, publishing the message first when it is a failure. */
+/* Returns `status`, publishing the message first when it is a failure, and
+ * reporting the GPU kernels the call compiled, if any. */
 #define AM_API_RETURN(status) return am_publish(err, (status))
 
 /* Copies "<function>: <message>" into the thread's am_last_error() when

@@ -40,10 +40,8 @@ static int flush_all(am_err *err, int wait, committed *record) {
     am_err device_err;
     am_err_init(&device_err, err->entry);
     int status = devices[i]->backend->queue.flush(&device_err, devices[i], wait, &ticket);
-    if (status != AM_OK && first_error == AM_OK) {
-      first_error = status;
-      *err = device_err;
-    }
+    am_err_merge(err, &device_err, status != AM_OK && first_error == AM_OK);
+    if (status != AM_OK && first_error == AM_OK) first_error = status;
     if (record && status == AM_OK && ticket) {
       record->devices[record->count] = devices[i];
       record->device_tickets[record->count++] = ticket;
@@ -72,10 +70,8 @@ static int wait_record(am_err *err, committed *record) {
     am_err_init(&device_err, err->entry);
     int status = record->devices[i]->backend->queue.wait(&device_err, record->devices[i],
                                                          record->device_tickets[i]);
-    if (status != AM_OK && first_error == AM_OK) {
-      first_error = status;
-      *err = device_err;
-    }
+    am_err_merge(err, &device_err, status != AM_OK && first_error == AM_OK);
+    if (status != AM_OK && first_error == AM_OK) first_error = status;
   }
   free(record);
   return first_error;

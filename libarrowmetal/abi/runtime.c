@@ -1,8 +1,14 @@
-/* Process-wide runtime controls and the version. */
+/* Process-wide runtime controls, the log handler and the version. */
 #include "core/runtime.h"
 #include "abi.h"
+#include "core/log.h"
 
 AM_EXPORT const char *am_version(void) { return ARROWMETAL_VERSION_STRING; }
+
+AM_EXPORT int am_set_log_handler(am_log_handler handler, void *user) {
+  am_log_set_handler(handler, user);
+  return AM_OK;
+}
 
 AM_EXPORT int64_t am_spin_microseconds(int64_t us) {
   if (us >= 0) am_runtime_set_spin_microseconds(us);

@@ -11,7 +11,8 @@ int am_accepts(const am_op_desc *op, am_type type) {
 
 am_type am_operand_type(const am_op_desc *op, am_type left, am_type right) {
   if (!am_accepts(op, left) || (op->arity == 2 && !am_accepts(op, right))) return AM_TYPE_INVALID;
-  if (op->arity == 1) return left;
+  if (op->arity == 1)  // a function of floats computes integers as float64
+    return op->type_rule == AM_RULE_MATH && !am_type_is_float(left) ? AM_FLOAT64 : left;
   /* Booleans only meet booleans; numbers meet in their common numeric type. */
   if (left == AM_BOOL || right == AM_BOOL) return left == right ? AM_BOOL : AM_TYPE_INVALID;
   return am_common_numeric(left, right);
@@ -31,6 +32,10 @@ am_type am_result_type(const am_op_desc *op, am_type operand) {
       return AM_FLOAT64;
     case AM_RULE_INT64:
       return AM_INT64;
+    case AM_RULE_MATH:
+      return am_type_is_float(operand) ? operand : AM_FLOAT64;
+    case AM_RULE_SIGN:
+      return am_type_is_float(operand) ? operand : AM_INT8;
     case AM_RULE_COMMON_TO_BOOL:
     case AM_RULE_BOOL:
       return AM_BOOL;

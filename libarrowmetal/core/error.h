@@ -11,6 +11,8 @@
 #ifndef AM_CORE_ERROR_H
 #define AM_CORE_ERROR_H
 
+#include <stdint.h>
+
 #include "arrowmetal.h"
 
 typedef struct am_err {
@@ -23,11 +25,22 @@ typedef struct am_err {
    * NULL otherwise. */
   const char *origin;
   char message[480];
+  /* GPU kernels compiled during the call (not found in memory or on disk),
+   * how many of them were kept for the next process, and the time it took:
+   * the exported function reports the burst when it returns (core/log.h). */
+  int kernels_compiled;
+  int kernels_kept;
+  int64_t compile_ns;
 } am_err;
 
 /* An error object for work whose failure is reported by another means
  * (internal work, tests): entry "arrowmetal". */
 void am_err_init(am_err *err, const char *entry);
+
+/* Folds a sub-task's error object into `err`: the kernels it compiled
+ * always, its message (and origin) when `take_message` (the first failure
+ * among several sub-tasks). */
+void am_err_merge(am_err *err, const am_err *sub, int take_message);
 
 /* Writes the message (printf style) into `err` and returns `code`: a failing
  * path reads `return am_fail(err, AM_EINVAL, "...", ...)`. */

@@ -2,10 +2,12 @@
 
 #include <stddef.h>
 
+#include "types.h"
+
 #define ROW(NAME, ENTRY, FAMILY, OP, ARITY, KINDS, TYPE_RULE, NULL_RULE) \
   {NAME, ENTRY, FAMILY, OP, ARITY, KINDS, TYPE_RULE, NULL_RULE}
-#define UNARY_ROW(ID, NAME, KINDS, S, U, F) \
-  ROW(NAME, "am_unary", AM_FAMILY_UNARY, ID, 1, KINDS, AM_RULE_SAME, AM_NULLS_PROPAGATE),
+#define UNARY_ROW(ID, NAME, KINDS, RULE, S, U, F, FS, FU, FF, CODE, MESSAGE) \
+  ROW(NAME, "am_unary", AM_FAMILY_UNARY, ID, 1, KINDS, RULE, AM_NULLS_PROPAGATE),
 
 /* In the order of the public header. The reductions' op values follow
  * core/backend.h's am_reduce_op; logic's follow am_logic_op. */
@@ -50,11 +52,11 @@ const int am_op_count = (int)(sizeof am_ops / sizeof am_ops[0]);
 /* The enum values of the unary ops are their positions in AM_UNARY_OPS
  * (tables elsewhere are indexed by them). */
 enum {
-#define POSITION(ID, NAME, KINDS, S, U, F) POSITION_OF_##ID,
+#define POSITION(ID, NAME, KINDS, RULE, S, U, F, FS, FU, FF, CODE, MESSAGE) POSITION_OF_##ID,
   AM_UNARY_OPS(POSITION)
 #undef POSITION
 };
-#define CHECK_POSITION(ID, NAME, KINDS, S, U, F) \
+#define CHECK_POSITION(ID, NAME, KINDS, RULE, S, U, F, FS, FU, FF, CODE, MESSAGE) \
   _Static_assert((int)ID == (int)POSITION_OF_##ID, #ID " is not its position in AM_UNARY_OPS");
 AM_UNARY_OPS(CHECK_POSITION)
 
@@ -80,9 +82,25 @@ const am_op_desc *am_op_find(am_function_family family, int op) {
   return &am_ops[first + op];
 }
 
+const am_unary_check *am_unary_check_of(int op) {
+  static const am_unary_check checks[] = {
+#define CHECK_OF(ID, NAME, KINDS, RULE, S, U, F, FS, FU, FF, CODE, MESSAGE) [ID] = {CODE, MESSAGE},
+      AM_UNARY_OPS(CHECK_OF)
+#undef CHECK_OF
+  };
+  return op >= 0 && op < AM_UNARY_COUNT && checks[op].message ? &checks[op] : NULL;
+}
+
+int am_unary_computes(int op, am_type t) {
+  const am_op_desc *desc = am_op_find(AM_FAMILY_UNARY, op);
+  int kind = am_type_kind_of(t);
+  if (!desc || kind < 0 || !(desc->kinds & (1 << kind))) return 0;
+  return desc->type_rule != AM_RULE_MATH || kind == AM_KIND_FLOAT;
+}
+
 const char *am_unary_op_name(int op) {
   static const char *const names[] = {
-#define NAME_OF(ID, NAME, KINDS, S, U, F) [ID] = NAME,
+#define NAME_OF(ID, NAME, KINDS, RULE, S, U, F, FS, FU, FF, CODE, MESSAGE) [ID] = NAME,
       AM_UNARY_OPS(NAME_OF)
 #undef NAME_OF
   };

@@ -22,11 +22,31 @@
  *   am_fneg(x)      the negation of a float (flips the sign bit, NaN's too:
  *                   IEEE 754's negate, which a GPU's neg instruction may not
  *                   do for NaN)
+ *   am_sqrt(x), am_exp(x), am_log(x) (natural), am_log10(x), am_log2(x),
+ *   am_log1p(x), am_floor(x), am_ceil(x), am_trunc(x), am_sin(x), am_cos(x),
+ *   am_tan(x), am_asin(x), am_acos(x), am_atan(x)
+ *                   C's functions of those names, in the float's precision
+ *                   (sqrtf for float32); outside the domain they give NaN or
+ *                   an infinity, as pyarrow's unchecked functions do
  *
- * Each line: X(enum value, pyarrow name, accepted kinds, expression for
- * signed integers, for unsigned integers, for floats). For a kind the op
- * does not accept write 0: the CPU compiles a loop for it that is never
- * called, the GPU backends never emit it. */
+ *   am_lowest       the smallest value of the integer type am_t
+ *
+ * Each line: X(enum value, pyarrow name, accepted kinds, type rule,
+ * expression for signed integers, for unsigned integers, for floats, the
+ * check for each of the three, its status and its message). For a kind the
+ * op does not compute write 0: the CPU compiles a loop for it that is never
+ * called, the GPU backends never emit it. A check is an expression of x that
+ * is true for a valid slot the function refuses (the _checked variants:
+ * pyarrow's overflow and domain errors), 0 where nothing is refused; the call
+ * then fails with that status and message, naming the first such slot and
+ * its value, and writes no result. The type rule:
+ *   AM_RULE_SAME      the result has the input's type;
+ *   AM_RULE_MATH      integers are converted to float64 first (pyarrow's
+ *                     sqrt, ln, sin, floor, ... of integers are float64), so
+ *                     only the float expression is ever computed;
+ *   AM_RULE_SIGN      integers give int8 (-1, 0, 1), floats keep their type:
+ *                     the integer expression is computed in the input's type
+ *                     and narrowed after. */
 #ifndef AM_CORE_OPS_H
 #define AM_CORE_OPS_H
 
@@ -39,17 +59,43 @@
 #define AM_KINDS_INTEGER ((1 << AM_KIND_SIGNED) | (1 << AM_KIND_UNSIGNED))
 #define AM_KINDS_NUMERIC (AM_KINDS_INTEGER | (1 << AM_KIND_FLOAT))
 #define AM_KINDS_ALL (AM_KINDS_BOOL | AM_KINDS_NUMERIC)
+#define AM_KINDS_SIGNED_FLOAT ((1 << AM_KIND_SIGNED) | (1 << AM_KIND_FLOAT))
 
 /* clang-format off */
-#define AM_UNARY_OPS(X)                                                                   \
-  X(AM_NEGATE, "negate", AM_KINDS_NUMERIC, AM_WRAP_NEG(x), AM_WRAP_NEG(x), am_fneg(x))     \
-  X(AM_ABS, "abs", AM_KINDS_NUMERIC, ((x) < 0 ? AM_WRAP_NEG(x) : (x)), (x), am_fabs(x))     \
-  X(AM_BIT_WISE_NOT, "bit_wise_not", AM_KINDS_INTEGER, (~(x)), (~(x)), 0)
+#define AM_UNARY_OPS(X) \
+  X(AM_NEGATE, "negate", AM_KINDS_NUMERIC, AM_RULE_SAME, AM_WRAP_NEG(x), AM_WRAP_NEG(x), am_fneg(x), 0, 0, 0, AM_OK, NULL) \
+  X(AM_ABS, "abs", AM_KINDS_NUMERIC, AM_RULE_SAME, ((x) < 0 ? AM_WRAP_NEG(x) : (x)), (x), am_fabs(x), 0, 0, 0, AM_OK, NULL) \
+  X(AM_BIT_WISE_NOT, "bit_wise_not", AM_KINDS_INTEGER, AM_RULE_SAME, (~(x)), (~(x)), 0, 0, 0, 0, AM_OK, NULL) \
+  X(AM_SIGN, "sign", AM_KINDS_NUMERIC, AM_RULE_SIGN, (((x) > 0) - ((x) < 0)), ((x) != 0), ((x) != (x) ? (x) : (x) > 0 ? 1 : (x) < 0 ? -1 : 0), 0, 0, 0, AM_OK, NULL) \
+  X(AM_SQRT, "sqrt", AM_KINDS_NUMERIC, AM_RULE_MATH, 0, 0, am_sqrt(x), 0, 0, 0, AM_OK, NULL) \
+  X(AM_EXP, "exp", AM_KINDS_NUMERIC, AM_RULE_MATH, 0, 0, am_exp(x), 0, 0, 0, AM_OK, NULL) \
+  X(AM_LN, "ln", AM_KINDS_NUMERIC, AM_RULE_MATH, 0, 0, am_log(x), 0, 0, 0, AM_OK, NULL) \
+  X(AM_LOG10, "log10", AM_KINDS_NUMERIC, AM_RULE_MATH, 0, 0, am_log10(x), 0, 0, 0, AM_OK, NULL) \
+  X(AM_LOG2, "log2", AM_KINDS_NUMERIC, AM_RULE_MATH, 0, 0, am_log2(x), 0, 0, 0, AM_OK, NULL) \
+  X(AM_LOG1P, "log1p", AM_KINDS_NUMERIC, AM_RULE_MATH, 0, 0, am_log1p(x), 0, 0, 0, AM_OK, NULL) \
+  X(AM_FLOOR, "floor", AM_KINDS_NUMERIC, AM_RULE_MATH, 0, 0, am_floor(x), 0, 0, 0, AM_OK, NULL) \
+  X(AM_CEIL, "ceil", AM_KINDS_NUMERIC, AM_RULE_MATH, 0, 0, am_ceil(x), 0, 0, 0, AM_OK, NULL) \
+  X(AM_TRUNC, "trunc", AM_KINDS_NUMERIC, AM_RULE_MATH, 0, 0, am_trunc(x), 0, 0, 0, AM_OK, NULL) \
+  X(AM_SIN, "sin", AM_KINDS_NUMERIC, AM_RULE_MATH, 0, 0, am_sin(x), 0, 0, 0, AM_OK, NULL) \
+  X(AM_COS, "cos", AM_KINDS_NUMERIC, AM_RULE_MATH, 0, 0, am_cos(x), 0, 0, 0, AM_OK, NULL) \
+  X(AM_TAN, "tan", AM_KINDS_NUMERIC, AM_RULE_MATH, 0, 0, am_tan(x), 0, 0, 0, AM_OK, NULL) \
+  X(AM_ASIN, "asin", AM_KINDS_NUMERIC, AM_RULE_MATH, 0, 0, am_asin(x), 0, 0, 0, AM_OK, NULL) \
+  X(AM_ACOS, "acos", AM_KINDS_NUMERIC, AM_RULE_MATH, 0, 0, am_acos(x), 0, 0, 0, AM_OK, NULL) \
+  X(AM_ATAN, "atan", AM_KINDS_NUMERIC, AM_RULE_MATH, 0, 0, am_atan(x), 0, 0, 0, AM_OK, NULL) \
+  X(AM_NEGATE_CHECKED, "negate_checked", AM_KINDS_SIGNED_FLOAT, AM_RULE_SAME, AM_WRAP_NEG(x), 0, am_fneg(x), ((x) == am_lowest), 0, 0, AM_EOVERFLOW, "overflow") \
+  X(AM_ABS_CHECKED, "abs_checked", AM_KINDS_NUMERIC, AM_RULE_SAME, ((x) < 0 ? AM_WRAP_NEG(x) : (x)), (x), am_fabs(x), ((x) == am_lowest), 0, 0, AM_EOVERFLOW, "overflow") \
+  X(AM_SQRT_CHECKED, "sqrt_checked", AM_KINDS_NUMERIC, AM_RULE_MATH, 0, 0, am_sqrt(x), 0, 0, ((x) < 0), AM_EINVAL, "square root of negative number") \
+  X(AM_LN_CHECKED, "ln_checked", AM_KINDS_NUMERIC, AM_RULE_MATH, 0, 0, am_log(x), 0, 0, ((x) <= 0), AM_EINVAL, "logarithm of zero or negative number") \
+  X(AM_LOG10_CHECKED, "log10_checked", AM_KINDS_NUMERIC, AM_RULE_MATH, 0, 0, am_log10(x), 0, 0, ((x) <= 0), AM_EINVAL, "logarithm of zero or negative number") \
+  X(AM_LOG2_CHECKED, "log2_checked", AM_KINDS_NUMERIC, AM_RULE_MATH, 0, 0, am_log2(x), 0, 0, ((x) <= 0), AM_EINVAL, "logarithm of zero or negative number") \
+  X(AM_LOG1P_CHECKED, "log1p_checked", AM_KINDS_NUMERIC, AM_RULE_MATH, 0, 0, am_log1p(x), 0, 0, ((x) <= -1), AM_EINVAL, "logarithm of zero or negative number") \
+  X(AM_ASIN_CHECKED, "asin_checked", AM_KINDS_NUMERIC, AM_RULE_MATH, 0, 0, am_asin(x), 0, 0, ((x) < -1 || (x) > 1), AM_EINVAL, "domain error") \
+  X(AM_ACOS_CHECKED, "acos_checked", AM_KINDS_NUMERIC, AM_RULE_MATH, 0, 0, am_acos(x), 0, 0, ((x) < -1 || (x) > 1), AM_EINVAL, "domain error")
 /* clang-format on */
 
 /* The number of am_unary_op values. */
 enum {
-#define AM_COUNT_ONE(ID, NAME, KINDS, S, U, F) +1
+#define AM_COUNT_ONE(ID, NAME, KINDS, RULE, S, U, F, FS, FU, FF, CODE, MESSAGE) +1
   AM_UNARY_COUNT = 0 AM_UNARY_OPS(AM_COUNT_ONE)
 #undef AM_COUNT_ONE
 };
@@ -72,6 +118,20 @@ extern const int am_op_count;
 
 /* The row of a family's op (NULL when it has none). */
 const am_op_desc *am_op_find(am_function_family family, int op);
+
+/* The failure of a checked unary op (a row whose check is not 0). */
+typedef struct am_unary_check {
+  int status;          /* AM_EOVERFLOW or AM_EINVAL */
+  const char *message; /* pyarrow's words: "square root of negative number" */
+} am_unary_check;
+
+/* The check of unary op `op`, NULL when it refuses nothing. */
+const am_unary_check *am_unary_check_of(int op);
+
+/* Whether a backend's kernel computes unary op `op` on elements of type `t`:
+ * a type the op accepts, less the integers an AM_RULE_MATH op has converted
+ * to float64 before any kernel runs. */
+int am_unary_computes(int op, am_type t);
 
 /* The name of an am_unary_op ("negate"), NULL when out of range. */
 const char *am_unary_op_name(int op);

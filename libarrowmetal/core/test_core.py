@@ -1,6 +1,6 @@
 """Builds and runs the unit tests of core/ written in C: the completion timeline
-(timeline_test.c), the backend table check (backend_test.c) and the op table
-(ops_test.c)."""
+(timeline_test.c), the backend table check (backend_test.c), the op table
+(ops_test.c) and the log (log_test.c)."""
 
 import pathlib
 import subprocess
@@ -31,4 +31,9 @@ def test_backend_tables_are_checked_slot_by_slot(tmp_path):
 
 
 def test_every_op_row_is_found_by_family_and_op(tmp_path):
-    run(cbuild.build(tmp_path / "ops_test", [HERE / "ops_test.c", HERE / "ops.c"], optimize="-O1"))
+    sources = [HERE / "ops_test.c", HERE / "ops.c", HERE / "types.c", HERE / "error.c"]
+    run(cbuild.build(tmp_path / "ops_test", sources, optimize="-O1"))
+
+
+def test_log_messages_reach_the_handler_or_stderr(tmp_path):
+    run(cbuild.build(tmp_path / "log_test", [HERE / "log_test.c", HERE / "log.c"], optimize="-O1"))

@@ -194,3 +194,49 @@ int am_scalar_cast(am_err *err, const am_scalar *in, am_type to, am_scalar *out)
   *out = r;
   return AM_OK;
 }
+
+void am_value_text(am_type t, const void *element, char *text, size_t capacity) {
+  switch (t) {
+    case AM_BOOL:
+      snprintf(text, capacity, "%s", *(const uint8_t *)element ? "true" : "false");
+      return;
+#define SIGNED_TEXT(E, T)                           \
+  case E: {                                         \
+    T v;                                            \
+    memcpy(&v, element, sizeof v);                  \
+    snprintf(text, capacity, "%lld", (long long)v); \
+    return;                                         \
+  }
+#define UNSIGNED_TEXT(E, T)                                  \
+  case E: {                                                  \
+    T v;                                                     \
+    memcpy(&v, element, sizeof v);                           \
+    snprintf(text, capacity, "%llu", (unsigned long long)v); \
+    return;                                                  \
+  }
+      SIGNED_TEXT(AM_INT8, int8_t)
+      SIGNED_TEXT(AM_INT16, int16_t)
+      SIGNED_TEXT(AM_INT32, int32_t)
+      SIGNED_TEXT(AM_INT64, int64_t)
+      UNSIGNED_TEXT(AM_UINT8, uint8_t)
+      UNSIGNED_TEXT(AM_UINT16, uint16_t)
+      UNSIGNED_TEXT(AM_UINT32, uint32_t)
+      UNSIGNED_TEXT(AM_UINT64, uint64_t)
+#undef SIGNED_TEXT
+#undef UNSIGNED_TEXT
+    case AM_FLOAT32: {
+      float v;
+      memcpy(&v, element, sizeof v);
+      snprintf(text, capacity, "%.9g", (double)v);
+      return;
+    }
+    case AM_FLOAT64: {
+      double v;
+      memcpy(&v, element, sizeof v);
+      snprintf(text, capacity, "%.17g", v);
+      return;
+    }
+    default:
+      snprintf(text, capacity, "?");
+  }
+}

@@ -3,6 +3,7 @@
 #define AM_CORE_TYPES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "arrowmetal.h"
@@ -43,6 +44,10 @@ int am_type_bits(am_type t);
 int64_t am_type_bytes(am_type t, int64_t length);
 /* pyarrow's name ("int64", "double"), for messages; "invalid" when invalid. */
 const char *am_type_name(am_type t);
+
+/* One element of type `t` (its bytes at `element`) as text, for messages:
+ * integers exactly, floats with enough digits to tell them apart. */
+void am_value_text(am_type t, const void *element, char *text, size_t capacity);
 /* ArrowMetal's name ("int64", "float64"), also numpy's. */
 const char *am_type_label(am_type t);
 /* Arrow format ("l") and numpy dtype name ("int64"); NULL when invalid. */

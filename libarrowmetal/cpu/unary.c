@@ -1,11 +1,12 @@
 /* Element-wise functions of one array: one loop per op and type, written by
  * the op table (AM_UNARY_OPS in core/ops.h), whose expressions are compiled
- * here as C. Values are computed for every slot, null ones included (their
- * inputs are arbitrary but no expression can fault), and the result shares
- * the input's validity. */
+ * here as C, and for the checked ops a scan for the first refused slot. Values are computed for
+ * every slot, null ones included (their inputs are arbitrary but no expression can fault), and the
+ * result shares the input's validity. */
 #include <math.h>
 #include <string.h>
 
+#include "bitmap.h"
 #include "core/ops.h"
 #include "core/types.h"
 #include "cpu.h"
@@ -18,6 +19,22 @@ typedef void (*unary_fn)(const void *in, void *out, int64_t n);
 #define AM_WRAP_NEG(x) ((am_t)((am_u)0 - (am_u)(x)))
 #define am_fabs(x) _Generic((x), float: fabsf, double: fabs)(x)
 #define am_fneg(x) (-(x)) /* C's unary minus flips the sign bit, NaN's included */
+#define AM_LIBM(fn, x) _Generic((x), float: fn##f, double: fn)(x)
+#define am_sqrt(x) AM_LIBM(sqrt, x)
+#define am_exp(x) AM_LIBM(exp, x)
+#define am_log(x) AM_LIBM(log, x)
+#define am_log10(x) AM_LIBM(log10, x)
+#define am_log2(x) AM_LIBM(log2, x)
+#define am_log1p(x) AM_LIBM(log1p, x)
+#define am_floor(x) AM_LIBM(floor, x)
+#define am_ceil(x) AM_LIBM(ceil, x)
+#define am_trunc(x) AM_LIBM(trunc, x)
+#define am_sin(x) AM_LIBM(sin, x)
+#define am_cos(x) AM_LIBM(cos, x)
+#define am_tan(x) AM_LIBM(tan, x)
+#define am_asin(x) AM_LIBM(asin, x)
+#define am_acos(x) AM_LIBM(acos, x)
+#define am_atan(x) AM_LIBM(atan, x)
 
 #define UNARY_LOOP(ID, EXPR, E, T, U, N, F, LO, HI)                                  \
   AM_CPU_CLONES static void unary_##ID##_##N(const void *in, void *out, int64_t n) { \
@@ -32,18 +49,53 @@ typedef void (*unary_fn)(const void *in, void *out, int64_t n);
       o[i] = (am_t)(EXPR);                                                           \
     }                                                                                \
   }
-#define DEFINE_OP(ID, NAME, KINDS, SIGNED, UNSIGNED, FLOAT) \
-  AM_CPU_SIGNED_TYPES_AFTER(UNARY_LOOP, ID, SIGNED)         \
-  AM_CPU_UNSIGNED_TYPES_AFTER(UNARY_LOOP, ID, UNSIGNED)     \
-  AM_CPU_FLOAT_TYPES_AFTER(UNARY_LOOP, ID, FLOAT)
+/* The first slot in [0, n) that is valid (`valid`: an offset-0 bitmap, NULL:
+ * all valid) and that the op's check refuses; -1 when none. The values are
+ * scanned 64 at a time, and the bitmap read only where one fails. */
+#define CHECK_LOOP(ID, FAILS, E, T, U, N, F, LO, HI)                                 \
+  static int64_t check_##ID##_##N(const void *in, const uint8_t *valid, int64_t n) { \
+    typedef T am_t;                                                                  \
+    const am_t *xs = in;                                                             \
+    const am_t am_lowest = (am_t)(LO);                                               \
+    (void)am_lowest;                                                                 \
+    for (int64_t i = 0; i < n; i += 64) {                                            \
+      int64_t m = n - i < 64 ? n - i : 64;                                           \
+      int any = 0;                                                                   \
+      for (int64_t j = 0; j < m; j++) {                                              \
+        const am_t x = xs[i + j];                                                    \
+        (void)x;                                                                     \
+        any |= (FAILS) != 0;                                                         \
+      }                                                                              \
+      if (!any) continue;                                                            \
+      uint64_t w = am_bits_valid(valid, i, m);                                       \
+      for (int64_t j = 0; j < m; j++) {                                              \
+        const am_t x = xs[i + j];                                                    \
+        (void)x;                                                                     \
+        if ((FAILS) && ((w >> j) & 1)) return i + j;                                 \
+      }                                                                              \
+    }                                                                                \
+    return -1;                                                                       \
+  }
+#define DEFINE_OP(ID, NAME, KINDS, RULE, SIGNED, UNSIGNED, FLOAT, FS, FU, FF, CODE, MESSAGE) \
+  AM_CPU_SIGNED_TYPES_AFTER(UNARY_LOOP, ID, SIGNED)                                          \
+  AM_CPU_UNSIGNED_TYPES_AFTER(UNARY_LOOP, ID, UNSIGNED)                                      \
+  AM_CPU_FLOAT_TYPES_AFTER(UNARY_LOOP, ID, FLOAT)                                            \
+  AM_CPU_SIGNED_TYPES_AFTER(CHECK_LOOP, ID, FS)                                              \
+  AM_CPU_UNSIGNED_TYPES_AFTER(CHECK_LOOP, ID, FU)                                            \
+  AM_CPU_FLOAT_TYPES_AFTER(CHECK_LOOP, ID, FF)
 AM_UNARY_OPS(DEFINE_OP)
 
-/* loops[op][type]; a kind the op does not take has none (the ABI refuses it
- * before the kernel runs). */
+/* loops[op][type] and checks[op][type]; a kind the op does not take has
+ * none (the ABI refuses it before the kernel runs). A check runs only for an
+ * op whose row has one (am_unary_check_of). */
+typedef int64_t (*check_fn)(const void *in, const uint8_t *valid, int64_t n);
 #define ENTRY(ID, E, T, U, N, F, LO, HI) [E] = unary_##ID##_##N,
-#define ROW(ID, NAME, KINDS, SIGNED, UNSIGNED, FLOAT) \
+#define ROW(ID, NAME, KINDS, RULE, SIGNED, UNSIGNED, FLOAT, FS, FU, FF, CODE, MESSAGE) \
   [ID] = {AM_CPU_NUMERIC_TYPES_AFTER(ENTRY, ID)},
 static const unary_fn loops[AM_UNARY_COUNT][AM_TYPE_COUNT] = {AM_UNARY_OPS(ROW)};
+#undef ENTRY
+#define ENTRY(ID, E, T, U, N, F, LO, HI) [E] = check_##ID##_##N,
+static const check_fn checks[AM_UNARY_COUNT][AM_TYPE_COUNT] = {AM_UNARY_OPS(ROW)};
 #undef ROW
 #undef ENTRY
 
@@ -71,6 +123,19 @@ int am_cpu_unary(am_err *err, am_unary_op op, const am_array *array, am_array **
   int status = am_cpu_result(err, array->type, array->length, array, NULL, &result);
   if (status != AM_OK) return status;
   int64_t width = am_type_bits(array->type) / 8;
+  const am_unary_check *check = am_unary_check_of(op);
+  if (check) {
+    /* Before anything is written: a refused slot fails the call whole. */
+    const char *x = (const char *)array->data + array->offset * width;
+    int64_t slot = checks[op][array->type](x, result->validity, array->length);
+    if (slot >= 0) {
+      char value[64];
+      am_value_text(array->type, x + slot * width, value, sizeof value);
+      am_array_free(result);
+      return am_fail(err, check->status, "%s (value %s at slot %lld)", check->message, value,
+                     (long long)slot);
+    }
+  }
   unary_job job = {.fn = fn,
                    .x = (const char *)array->data + array->offset * width,
                    .o = result->data_buf->ptr,

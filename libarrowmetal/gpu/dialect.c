@@ -332,3 +332,37 @@ void am_dialect_kernel_begin(am_sb *sb, am_dialect dialect, const char *name) {
              "  (void)am_tid;\n  (void)am_lane;\n  (void)am_warp;\n  (void)am_bid;\n"
              "  (void)am_nblocks;\n");
 }
+
+/* The names of core/ops.h's math vocabulary and of C's functions behind them. */
+static const char *const math_names[][2] = {
+    {"am_sqrt", "sqrt"},   {"am_exp", "exp"},     {"am_log", "log"},     {"am_log10", "log10"},
+    {"am_log2", "log2"},   {"am_log1p", "log1p"}, {"am_floor", "floor"}, {"am_ceil", "ceil"},
+    {"am_trunc", "trunc"}, {"am_sin", "sin"},     {"am_cos", "cos"},     {"am_tan", "tan"},
+    {"am_asin", "asin"},   {"am_acos", "acos"},   {"am_atan", "atan"},
+};
+
+/* log1p(x) from log, for MSL: with u = 1 + x rounded, log(u) * x / (u - 1)
+ * cancels the rounding of u (Goldberg, "What every computer scientist should
+ * know about floating-point arithmetic", Theorem 4); u == 1 means x is below
+ * half an ulp of 1, where log1p(x) is x; an infinite u is its own log. */
+static const char msl_log1p[] =
+    "DEVFN float am_msl_log1p(float x) {\n"
+    "  float u = 1.0f + x;\n"
+    "  if (u == 1.0f) return x;\n"
+    "  if (u == INFINITY) return u;\n"
+    "  return metal::precise::log(u) * (x / (u - 1.0f));\n"
+    "}\n";
+
+void am_dialect_math(am_sb *sb, am_dialect dialect, am_type t) {
+  int count = (int)(sizeof math_names / sizeof math_names[0]);
+  if (dialect == AM_DIALECT_MSL) am_sb_puts(sb, msl_log1p);
+  for (int i = 0; i < count; i++) {
+    const char *vocab = math_names[i][0], *fn = math_names[i][1];
+    if (dialect == AM_DIALECT_CUDA)
+      am_sb_printf(sb, "#define %s(x) %s%s(x)\n", vocab, fn, t == AM_FLOAT32 ? "f" : "");
+    else if (strcmp(fn, "log1p") == 0)
+      am_sb_printf(sb, "#define %s(x) am_msl_log1p(x)\n", vocab);
+    else
+      am_sb_printf(sb, "#define %s(x) metal::precise::%s(x)\n", vocab, fn);
+  }
+}

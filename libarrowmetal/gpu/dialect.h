@@ -61,6 +61,12 @@ void am_sb_printf(am_sb *sb, const char *fmt, ...)
 char *am_sb_finish(am_sb *sb);
 void am_sb_free(am_sb *sb);
 
+/* The math vocabulary of core/ops.h (am_sqrt, am_exp, am_log, ..., see
+ * there) for float type `t`, as #defines: CUDA's functions of that precision
+ * (sqrtf or sqrt), Metal's metal::precise ones (float only; log1p, which MSL
+ * lacks, written from log). */
+void am_dialect_math(am_sb *sb, am_dialect dialect, am_type t);
+
 /* "cuda" or "msl". */
 const char *am_dialect_name(am_dialect dialect);
 /* Whether the dialect has a 64-bit float type, and an element type (the

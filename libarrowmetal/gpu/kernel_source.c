@@ -149,11 +149,8 @@ static int key_ok(const am_kernel_key *k) {
     case AM_KERNEL_FILL:
     case AM_KERNEL_COPY:
       return valid_type(k->t0);
-    case AM_KERNEL_UNARY: {
-      const am_op_desc *op = am_op_find(AM_FAMILY_UNARY, k->op);
-      int kind = am_type_kind_of(k->t0);
-      return op && kind >= 0 && (op->kinds & (1 << kind)) != 0;
-    }
+    case AM_KERNEL_UNARY:
+      return am_unary_computes(k->op, k->t0);
     case AM_KERNEL_TAKE:
       return valid_type(k->t0) && (k->t1 == AM_INT32 || k->t1 == AM_INT64);
   }
@@ -858,7 +855,8 @@ static void emit_arith(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
  * as the text the C preprocessor makes of it. */
 static const char *unary_expression(int op, am_type t) {
   static const char *const text[][3] = {
-#define TEXT(ID, NAME, KINDS, SIGNED, UNSIGNED, FLOAT) [ID] = {#SIGNED, #UNSIGNED, #FLOAT},
+#define TEXT(ID, NAME, KINDS, RULE, SIGNED, UNSIGNED, FLOAT, FS, FU, FF, CODE, MESSAGE) \
+  [ID] = {#SIGNED, #UNSIGNED, #FLOAT},
       AM_UNARY_OPS(TEXT)
 #undef TEXT
   };
@@ -875,7 +873,19 @@ static const char unary_load[] =
 
 static const char unary_compute[] =
     "      TR r# = 0;\n"
-    "      if (ok#) r# = am_unary(x#);\n";
+    "      if (ok#) r# = am_unary(x#);\n"
+    "      if (ok# && AM_FAILS(x#) && err == AM_NONE) err = (am_u64)i#;\n";
+
+/* The check of op `op` for the kind of `t` (AM_UNARY_OPS's check columns). */
+static const char *unary_check(int op, am_type t) {
+  static const char *const text[][3] = {
+#define TEXT(ID, NAME, KINDS, RULE, SIGNED, UNSIGNED, FLOAT, FS, FU, FF, CODE, MESSAGE) \
+  [ID] = {#FS, #FU, #FF},
+      AM_UNARY_OPS(TEXT)
+#undef TEXT
+  };
+  return text[op][is_signed(t) ? 0 : am_type_is_unsigned(t) ? 1 : 2];
+}
 
 static void emit_unary(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
   am_type t = k->t0;
@@ -895,11 +905,23 @@ static void emit_unary(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
     am_sb_puts(sb,
                "#define am_fabs(x) BITS_F64(F64_BITS(x) & (AM_NONE >> 1))\n"
                "#define am_fneg(x) BITS_F64(F64_BITS(x) ^ ~(AM_NONE >> 1))\n");
+  if (is_float(t))
+    am_dialect_math(sb, d, t);
+  else
+    am_sb_printf(sb, "#define am_lowest ((am_t)%s)\n",
+                 is_signed(t) ? "((am_u)1 << (sizeof(am_t) * 8 - 1))" : "0");
   am_sb_printf(sb, "DEVFN T0 am_unary(T0 x) { return (T0)(%s); }\n", unary_expression(k->op, t));
+  /* A checked op records its first refused slot (the status block's error
+   * index); an unchecked one's check is the constant false. */
+  am_sb_printf(sb, "#define AM_FAILS(x) (%s)\n", unary_check(k->op, t));
   emit_args(sb, ptype(t), "am_u8", ctype(t));
   am_dialect_kernel_begin(sb, d, name);
-  am_sb_puts(sb, "  const bool hv0 = a.valid0 != 0;\n");
+  am_sb_puts(sb,
+             "  const bool hv0 = a.valid0 != 0;\n"
+             "  am_u64 err = AM_NONE;\n"
+             "  (void)err;\n");
   emit_warp_loop(sb, unroll_for(t, 0), unary_load, NULL, unary_compute, 0);
+  if (am_unary_check_of(k->op)) am_sb_puts(sb, "  am_flush_error(a.status, err, am_lane);\n");
 }
 
 /* ---- CAST */

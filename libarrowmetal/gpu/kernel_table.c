@@ -95,6 +95,16 @@ static int publish(am_err *err, am_gpu_device *gpu, kernel_entry *entry) {
   return AM_OK;
 }
 
+/* Counts a compile in the process's statistics and in the call's burst
+ * (reported when the exported call returns); `kept`: the next process will
+ * not compile it again (the disk cache, or the driver's own cache, has it). */
+static void compiled(am_err *err, int64_t nanoseconds, int kept) {
+  am_kernel_stats_compiled(nanoseconds);
+  err->kernels_compiled++;
+  err->kernels_kept += kept;
+  err->compile_ns += nanoseconds;
+}
+
 /* The kernel of `key`, from the disk cache or compiled; with the compile
  * lock and the context held. */
 static int build(am_err *err, am_gpu_device *gpu, const am_kernel_key *key, void **out) {
@@ -108,7 +118,7 @@ static int build(am_err *err, am_gpu_device *gpu, const am_kernel_key *key, void
     /* The driver compiles from source and caches what it compiled. */
     status = gpu->hooks->load(err, gpu, source, strlen(source) + 1, name, out);
     free(source);
-    if (status == AM_OK) am_kernel_stats_compiled(now_ns() - started);
+    if (status == AM_OK) compiled(err, now_ns() - started, 1);
     return status;
   }
   const char *compiler = gpu->hooks->compiler_id(gpu);
@@ -121,7 +131,7 @@ static int build(am_err *err, am_gpu_device *gpu, const am_kernel_key *key, void
   if (!from_disk) {
     status = gpu->hooks->compile(err, gpu, source, name, &image, &size);
     if (status == AM_OK) {
-      am_kernel_stats_compiled(now_ns() - started);
+      compiled(err, now_ns() - started, am_disk_cache_dir()[0] != '\0');
       am_disk_cache_put(kind, cache_key, image, size);
     }
   }

@@ -3,6 +3,7 @@
  * hooks touch the driver. */
 #include <string.h>
 
+#include "core/ops.h"
 #include "core/runtime.h"
 #include "core/types.h"
 #include "gpu/submit.h"
@@ -231,8 +232,18 @@ int am_gpu_unary(am_err *err, am_unary_op op, const am_array *array, am_array **
   int status = elementwise(err, array->type, array, NULL, &result, &args);
   if (status != AM_OK) return status;
   am_gpu_op gpu_op = plain_op(err);
+  const am_unary_check *check = am_unary_check_of(op);
+  if (check) {
+    gpu_op.check = AM_GPU_CHECK_ERROR;
+    gpu_op.error_code = check->status;
+    gpu_op.message = check->message;
+    gpu_op.culprit = am_buffer_retain(array->data_buf);
+    gpu_op.culprit_address = args.in0;
+    gpu_op.culprit_type = array->type;
+    gpu_op.culprit_offset = array->offset;
+  }
   am_kernel_key key = {AM_KERNEL_UNARY, (int)op, array->type, AM_TYPE_INVALID};
-  status = run(err, am_gpu_of(array->device), &gpu_op, 0, &key, &args, 1);
+  status = run(err, am_gpu_of(array->device), &gpu_op, check != NULL, &key, &args, 1);
   if (status == AM_OK) atomic_store(&result->null_count, atomic_load(&array->null_count));
   return finish_result(status, result, out);
 }

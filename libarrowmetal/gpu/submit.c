@@ -151,23 +151,7 @@ static void read_culprit(am_gpu_device *gpu, const am_gpu_op *op, uint64_t index
     snprintf(text, capacity, "?");
     return;
   }
-  am_type t = op->culprit_type;
-  if (am_type_is_float(t)) {
-    double value;
-    if (t == AM_FLOAT32) {
-      float narrow;
-      memcpy(&narrow, &raw, sizeof narrow);
-      value = narrow;
-    } else {
-      memcpy(&value, &raw, sizeof value);
-    }
-    snprintf(text, capacity, "%f", value);
-  } else if (am_type_is_unsigned(t)) {
-    snprintf(text, capacity, "%llu", (unsigned long long)raw);
-  } else {
-    int shift = 64 - bytes * 8;
-    snprintf(text, capacity, "%lld", (long long)((int64_t)(raw << shift) >> shift));
-  }
+  am_value_text(op->culprit_type, &raw, text, capacity); /* the low bytes: little-endian */
 }
 
 /* An error a kernel reported, as a failure of the call that made the op
@@ -183,6 +167,9 @@ static int finish_error(am_err *err, am_gpu_device *gpu, const am_gpu_op *op,
   err->origin = op->call;
   int code = op->error_code;
   if (code == AM_EZERODIV) return am_fail(err, code, "divide by zero");
+  if (op->message)
+    return am_fail(err, code, "%s (value %s at slot %llu%s)", op->message, value,
+                   (unsigned long long)status->error_index, saturated ? " or later" : "");
   if (code == AM_EINDEX)
     return am_fail(err, code, "index %s%s out of bounds for length %lld", value,
                    saturated ? " (at slot 4294967294 or later)" : "", (long long)op->bound);
@@ -217,10 +204,8 @@ static int finish_all(am_err *err, am_gpu_device *gpu, am_gpu_op *ops, int count
     am_err op_err;
     am_err_init(&op_err, err->entry);
     int status = finish(&op_err, gpu, &ops[i]);
-    if (status != AM_OK && first == AM_OK) {
-      first = status;
-      *err = op_err;
-    }
+    am_err_merge(err, &op_err, status != AM_OK && first == AM_OK);
+    if (status != AM_OK && first == AM_OK) first = status;
   }
   return first;
 }

@@ -26,7 +26,8 @@ typedef struct am_gpu_op {
   am_type type;          /* input type */
   am_type result_type;   /* CHECK_SCALAR: the scalar's type (the ABI's decision) */
   am_scalar *scalar_out; /* CHECK_SCALAR destination */
-  int error_code;        /* CHECK_ERROR: AM_EZERODIV / AM_EINDEX / AM_EOVERFLOW */
+  int error_code;        /* CHECK_ERROR: AM_EZERODIV / AM_EINDEX / AM_EOVERFLOW / AM_EINVAL */
+  const char *message;   /* CHECK_ERROR: what a checked unary op refused (static storage) */
   am_buffer *culprit;    /* CHECK_ERROR: the values the failing slot indexes (kept alive) */
   uint64_t culprit_address;
   am_type culprit_type;

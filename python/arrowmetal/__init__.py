@@ -13,8 +13,14 @@ Inputs may be am.Array, anything with ``__arrow_c_array__`` /
 nanoarrow), 1-D numpy arrays and, where pyarrow.compute takes them, Python and
 numpy scalars. Reductions return Scalars like pyarrow's (also Python numbers),
 the rest am.Array.
+
+The package is typed (PEP 561); the aliases its annotations use (ArrayLike,
+ScalarLike, ...) are in ``arrowmetal._typing``.
 """
 
+from __future__ import annotations
+
+from . import _log
 from ._array import Array, array, full
 from ._batch import Batch, PendingScalar, batch
 from ._capi import ffi, lib, library_path
@@ -73,7 +79,46 @@ from ._runtime import (
 )
 from ._types import type_id, type_name
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ._typing import UnaryFunction
+
+    # The functions of the library's table-driven families (set from
+    # TABLE_FUNCTIONS below), for type checkers: a function the library
+    # gains needs its line here (python/tests/test_typing.py checks).
+    abs: UnaryFunction
+    abs_checked: UnaryFunction
+    acos: UnaryFunction
+    acos_checked: UnaryFunction
+    asin: UnaryFunction
+    asin_checked: UnaryFunction
+    atan: UnaryFunction
+    bit_wise_not: UnaryFunction
+    ceil: UnaryFunction
+    cos: UnaryFunction
+    exp: UnaryFunction
+    floor: UnaryFunction
+    ln: UnaryFunction
+    ln_checked: UnaryFunction
+    log10: UnaryFunction
+    log10_checked: UnaryFunction
+    log1p: UnaryFunction
+    log1p_checked: UnaryFunction
+    log2: UnaryFunction
+    log2_checked: UnaryFunction
+    negate: UnaryFunction
+    negate_checked: UnaryFunction
+    sign: UnaryFunction
+    sin: UnaryFunction
+    sqrt: UnaryFunction
+    sqrt_checked: UnaryFunction
+    tan: UnaryFunction
+    trunc: UnaryFunction
+
 check_configuration()
+_log.install()
 
 __version__ = "0.1.0"
 
@@ -143,7 +188,7 @@ globals().update(TABLE_FUNCTIONS)
 __all__.extend(sorted(TABLE_FUNCTIONS))
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> Any:
     """Every other pyarrow.compute name: its functions run by pyarrow on the
     CPU, counted and announced (see _fallback); its options classes as they are."""
     from . import _fallback
@@ -151,7 +196,11 @@ def __getattr__(name):
     return _fallback.attribute(name)
 
 
-def __dir__():
+def __dir__() -> list[str]:
     from . import _fallback
 
     return sorted(set(globals()) | _fallback.names())
+
+
+# Only the package's own names in its namespace (and dir()).
+del annotations, TYPE_CHECKING

@@ -3,8 +3,10 @@
     cc prog.c $(python -m arrowmetal --cflags --libs) -o prog
 
 --cflags   -I<directory of arrowmetal.h>
---libs     -L<directory of libarrowmetal> -larrowmetal -Wl,-rpath,<that directory>
+--libs     <path of libarrowmetal> -Wl,-rpath,<its directory>
 --includedir, --libdir   the directories alone
+--pkgconfigdir   the directory of the package's arrowmetal.pc (installed
+                 packages only): PKG_CONFIG_PATH=$(python -m arrowmetal --pkgconfigdir)
 
 The flags name the copy the package loads (arrowmetal.library_path) and the
 header it binds: both in the package directory once installed; in a source
@@ -27,6 +29,13 @@ def lib_dir():
     return os.path.dirname(os.path.abspath(library_path))
 
 
+def pkgconfig_dir():
+    """The directory of the arrowmetal.pc that an installed package (a wheel)
+    holds beside its library; None in a source tree, which has none."""
+    directory = lib_dir()
+    return directory if os.path.isfile(os.path.join(directory, "arrowmetal.pc")) else None
+
+
 def _parser():
     parser = argparse.ArgumentParser(
         prog="python -m arrowmetal",
@@ -41,7 +50,7 @@ def _parser():
         dest="items",
         action="append_const",
         const="libs",
-        help="-L<libdir> -larrowmetal -Wl,-rpath,<libdir>",
+        help="<libdir>/libarrowmetal.so.0 -Wl,-rpath,<libdir>",
     )
     parser.add_argument(
         "--includedir",
@@ -56,6 +65,13 @@ def _parser():
         action="append_const",
         const="libdir",
         help="the directory of libarrowmetal",
+    )
+    parser.add_argument(
+        "--pkgconfigdir",
+        dest="items",
+        action="append_const",
+        const="pkgconfigdir",
+        help="the directory of arrowmetal.pc (installed packages)",
     )
     return parser
 
@@ -73,11 +89,23 @@ def main(argv=None):
         elif item == "libs":
             # The rpath lets the program find the library where the package
             # keeps it, without LD_LIBRARY_PATH / DYLD_LIBRARY_PATH.
-            words += ["-L" + lib_dir(), "-larrowmetal", "-Wl,-rpath," + lib_dir()]
+            # The library by path: an installed package holds only its
+            # versioned file (libarrowmetal.so.0), which -l cannot name.
+            words += [os.path.abspath(library_path), "-Wl,-rpath," + lib_dir()]
         elif item == "includedir":
             words.append(include_dir())
-        else:
+        elif item == "libdir":
             words.append(lib_dir())
+        else:
+            directory = pkgconfig_dir()
+            if directory is None:
+                print(
+                    f"python -m arrowmetal: no arrowmetal.pc beside {library_path}: a source "
+                    "tree has none; `make install PREFIX=...` writes one, and so does a wheel",
+                    file=sys.stderr,
+                )
+                return 1
+            words.append(directory)
     print(" ".join(shlex.quote(w) for w in words))
     return 0
 

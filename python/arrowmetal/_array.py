@@ -6,6 +6,8 @@ operand goes through ``_compute``, which this module imports at its end
 (``_compute`` and ``_dispatch`` import Array from here).
 """
 
+from __future__ import annotations
+
 import math
 
 from ._capi import NAME_SCHEMA, capsule_pointer, ffi, lib
@@ -32,6 +34,39 @@ from ._scalars import scalar_of_type
 from ._state import tls
 from ._types import ARROW_NAMES, FORMAT_TO_TYPE, NUMPY_NAMES, TYPE_NAMES, type_id, type_of_name
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import builtins
+    from collections.abc import Iterator
+    from typing import Any, Callable, NoReturn, SupportsIndex, overload
+
+    import numpy as np
+    import numpy.typing as npt
+    import pyarrow as pa
+    from typing_extensions import Unpack
+
+    from ._typing import (
+        ArrayLike,
+        ArrayResult,
+        CastKwargs,
+        CastOptions,
+        CountKwargs,
+        CountMode,
+        CountResult,
+        DeviceLike,
+        FilterKwargs,
+        NullSelection,
+        PyValue,
+        ReductionKwargs,
+        ReductionResult,
+        ScalarLike,
+        TakeKwargs,
+        TypeLike,
+    )
+
+    # An operator method: (self, other) -> Array (or NotImplemented).
+    _Operator = Callable[["Array", "ArrayLike | ScalarLike"], "Array"]
+
 __all__ = ["Array", "array", "full", "wrap"]
 
 _error = error_from_status
@@ -55,17 +90,17 @@ _am_not = lib.am_not
 COMPARE, ARITH, LOGIC = 0, 1, 2
 
 
-def _named(function, name):
+def _named(function: _Operator, name: str) -> _Operator:
     function.__name__ = name
     function.__qualname__ = "Array." + name
     return function
 
 
-def _compare_operator(name, op, swop):
+def _compare_operator(name: str, op: int, swop: int) -> _Operator:
     """`self <op> other`. Python reflects comparisons itself (2 < a calls
     a.__gt__(2)), so there is no reflected form."""
 
-    def operator(self, other):
+    def operator(self: Array, other: ArrayLike | ScalarLike) -> Array:
         if type(other) is Array:
             out = tls.out
             rc = _am_compare(op, self._ptr, other._ptr, out)
@@ -81,10 +116,10 @@ def _compare_operator(name, op, swop):
     return _named(operator, f"__{name}__")
 
 
-def _arith_operators(name, op):
+def _arith_operators(name: str, op: int) -> tuple[_Operator, _Operator]:
     """(`self <op> other`, `other <op> self`)."""
 
-    def operator(self, other):
+    def operator(self: Array, other: ArrayLike | ScalarLike) -> Array:
         if type(other) is Array:
             out = tls.out
             rc = _am_arith(op, self._ptr, other._ptr, out)
@@ -97,7 +132,7 @@ def _arith_operators(name, op):
             return NotImplemented
         return _compute.binary(ARITH, op, op, self, other, None)
 
-    def reflected(self, other):
+    def reflected(self: Array, other: ArrayLike | ScalarLike) -> Array:
         if not _dispatch.is_operand(type(other)):
             return NotImplemented
         return _compute.binary(ARITH, op, op, other, self, None)
@@ -105,10 +140,10 @@ def _arith_operators(name, op):
     return _named(operator, f"__{name}__"), _named(reflected, f"__r{name}__")
 
 
-def _logic_operators(name, cfn):
+def _logic_operators(name: str, cfn: Any) -> tuple[_Operator, _Operator]:
     """(`self <op> other`, `other <op> self`) of am_and / am_or."""
 
-    def operator(self, other):
+    def operator(self: Array, other: ArrayLike | ScalarLike) -> Array:
         if type(other) is Array:
             out = tls.out
             rc = cfn(self._ptr, other._ptr, out)
@@ -121,7 +156,7 @@ def _logic_operators(name, cfn):
             return NotImplemented
         return _compute.binary(LOGIC, cfn, cfn, self, other, None)
 
-    def reflected(self, other):
+    def reflected(self: Array, other: ArrayLike | ScalarLike) -> Array:
         if not _dispatch.is_operand(type(other)):
             return NotImplemented
         return _compute.binary(LOGIC, cfn, cfn, other, self, None)
@@ -129,7 +164,7 @@ def _logic_operators(name, cfn):
     return _named(operator, f"__{name}__"), _named(reflected, f"__r{name}__")
 
 
-def wrap(p):
+def wrap(p: Any) -> Array:
     """An am.Array owning handle `p`."""
     a = _new(Array)
     a._ptr = p
@@ -146,9 +181,13 @@ class Array:
 
     __slots__ = ("__weakref__", "_len", "_ptr")
     __array_ufunc__ = None  # numpy defers `ndarray <op> Array` to our reflected operators
-    __hash__ = None  # == is element-wise
+    __hash__ = None  # type: ignore[assignment]  # == is element-wise
 
-    def __init__(self, obj, device=None):
+    if TYPE_CHECKING:
+        _ptr: Any  # the am_array * (None once released)
+        _len: int
+
+    def __init__(self, obj: ArrayLike, device: DeviceLike | None = None) -> None:
         old = getattr(self, "_ptr", None)
         if type(obj) is Array and device is None:
             p = import_am_array(obj, _NULL, tls.out)
@@ -160,7 +199,7 @@ class Array:
                 del self._len
             _am_release(old)
 
-    def __del__(self, _release=_am_release):
+    def __del__(self, _release: Callable[[Any], None] = _am_release) -> None:
         try:
             p = self._ptr
         except AttributeError:
@@ -170,7 +209,7 @@ class Array:
             _release(p)
 
     # -- properties
-    def __len__(self):
+    def __len__(self) -> int:
         try:
             return self._len
         except AttributeError:  # first call: arrays are immutable, so it is cached
@@ -178,35 +217,37 @@ class Array:
             return n
 
     @property
-    def type(self):
+    def type(self) -> str:
         """Element type name: 'bool', 'int8', ..., 'float32', 'float64'."""
         return TYPE_NAMES[_am_array_type(self._ptr)]
 
     @property
-    def arrow_format(self):
+    def arrow_format(self) -> str:
         """Arrow C data interface format string ('l' for int64, ...)."""
         return _string(lib.am_format(self._ptr)).decode()
 
     @property
-    def null_count(self):
+    def null_count(self) -> int:
+        """Number of null slots."""
         return _am_null_count(self._ptr)
 
     @property
-    def device(self):
+    def device(self) -> str:
         """Name of the device the array lives on ('cpu', 'cuda:0', ...)."""
         return device_name(_am_array_device(self._ptr))
 
     @property
-    def backend(self):
+    def backend(self) -> str:
+        """Name of the backend of the array's device ('cpu', 'cuda', 'metal')."""
         return device_backend(_am_array_device(self._ptr))
 
     @property
-    def handle(self):
+    def handle(self) -> Any:
         """The underlying `am_array *` (borrowed: valid while this object lives)."""
         return self._ptr
 
     # -- conversions
-    def to_device(self, device):
+    def to_device(self, device: DeviceLike) -> Array:
         """This array on another device (the same data when already there)."""
         out = tls.out
         rc = _am_to_device(self._ptr, device_ptr(device), out)
@@ -214,11 +255,13 @@ class Array:
             raise _error(rc)
         return wrap(out[0])
 
-    def to_pyarrow(self):
+    def to_pyarrow(self) -> pa.Array[Any]:
         """A pyarrow.Array over the same buffers (zero-copy from the CPU)."""
         return to_pyarrow(self._ptr)
 
-    def to_numpy(self, zero_copy_only=False, writable=False):
+    def to_numpy(
+        self, zero_copy_only: bool = False, writable: bool = False
+    ) -> np.ndarray[Any, Any]:
         """A numpy array: a read-only zero-copy view when there are no nulls and
         the type is not bool; nulls become NaN (integers become float64) and
         booleans with nulls an object array, as pyarrow does."""
@@ -227,7 +270,9 @@ class Array:
             a = a.copy()
         return a
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(
+        self, dtype: npt.DTypeLike | None = None, copy: bool | None = None
+    ) -> np.ndarray[Any, Any]:
         a = to_numpy(self._ptr)
         if dtype is not None:
             a = a.astype(dtype, copy=False)
@@ -235,15 +280,16 @@ class Array:
             a = a.copy()
         return a
 
-    def to_pylist(self):
+    def to_pylist(self) -> list[PyValue]:
+        """The values as a list of Python values (None for nulls)."""
         return read_values(self._ptr)
 
     tolist = to_pylist
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[PyValue]:
         return iter(read_values(self._ptr))
 
-    def equals(self, other):
+    def equals(self, other: ArrayLike) -> bool:
         """True when `other` has the same type and values (nulls in the same
         slots; NaN equal to NaN)."""
         if type(other) is not Array:
@@ -259,7 +305,7 @@ class Array:
         return True
 
     # -- Arrow PyCapsule interface
-    def _for_schema(self, requested_schema):
+    def _for_schema(self, requested_schema: object | None) -> Array:
         """This array, cast to the requested schema's type when that is a
         different type ArrowMetal has (otherwise the request is ignored, as
         the PyCapsule protocol allows)."""
@@ -278,11 +324,13 @@ class Array:
             raise _error(rc)
         return wrap(out[0])
 
-    def __arrow_c_array__(self, requested_schema=None):
+    def __arrow_c_array__(self, requested_schema: object | None = None) -> tuple[object, object]:
         src = self if requested_schema is None else self._for_schema(requested_schema)
         return export_capsules(src._ptr)
 
-    def __arrow_c_device_array__(self, requested_schema=None, **kwargs):
+    def __arrow_c_device_array__(
+        self, requested_schema: object | None = None, **kwargs: Any
+    ) -> tuple[object, object]:
         for k, v in kwargs.items():
             if v is not None:
                 raise NotImplementedError(f"__arrow_c_device_array__: unsupported keyword {k!r}")
@@ -290,7 +338,7 @@ class Array:
         return export_device_capsules(src._ptr)
 
     @property
-    def __cuda_array_interface__(self):
+    def __cuda_array_interface__(self) -> dict[str, Any]:
         """Version 3 of the CUDA Array Interface, so CuPy, PyTorch and Numba take
         a CUDA-resident array without a copy. Numeric arrays without nulls only
         (Arrow booleans are bits and Arrow nulls are a bitmap, which the
@@ -298,7 +346,7 @@ class Array:
         return cuda_array_interface(self._ptr)
 
     # -- slicing
-    def slice(self, offset=0, length=None):
+    def slice(self, offset: int = 0, length: int | None = None) -> Array:
         """Zero-copy view of `length` slots from `offset` (clamped at the end)."""
         if length is None:
             length = max(0, _am_length(self._ptr) - offset)
@@ -308,7 +356,14 @@ class Array:
             raise _error(rc)
         return wrap(out[0])
 
-    def __getitem__(self, key):
+    if TYPE_CHECKING:
+
+        @overload
+        def __getitem__(self, key: builtins.slice) -> Array: ...
+        @overload
+        def __getitem__(self, key: SupportsIndex) -> PyValue: ...
+
+    def __getitem__(self, key: builtins.slice | SupportsIndex) -> Array | PyValue:
         p = self._ptr
         if type(key) is slice:
             n = _am_length(p)
@@ -340,13 +395,13 @@ class Array:
         one = wrap(out[0])
         return read_values(one._ptr)[0]
 
-    def __bool__(self):
+    def __bool__(self) -> NoReturn:
         raise ValueError(
             "the truth value of an arrowmetal.Array is ambiguous; use len(), .equals(), "
             "or a reduction such as am.min(mask) (all true) or am.max(mask) (any true)"
         )
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         p = self._ptr
         if p is None:
             return "<arrowmetal.Array (released)>"
@@ -364,12 +419,13 @@ class Array:
             body += ", ..."
         return head + "\n[" + body + "]"
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild, (self.to_pylist(), self.type, self.device))
 
     # -- operators (element-wise, as the am functions of the same names)
-    __eq__ = _compare_operator("eq", lib.AM_EQ, lib.AM_EQ)
-    __ne__ = _compare_operator("ne", lib.AM_NE, lib.AM_NE)
+    # (== and != give arrays, where object's give bools: hence the ignores.)
+    __eq__ = _compare_operator("eq", lib.AM_EQ, lib.AM_EQ)  # type: ignore[assignment]
+    __ne__ = _compare_operator("ne", lib.AM_NE, lib.AM_NE)  # type: ignore[assignment]
     __lt__ = _compare_operator("lt", lib.AM_LT, lib.AM_GT)
     __le__ = _compare_operator("le", lib.AM_LE, lib.AM_GE)
     __gt__ = _compare_operator("gt", lib.AM_GT, lib.AM_LT)
@@ -381,60 +437,71 @@ class Array:
     __and__, __rand__ = _logic_operators("and", lib.am_and)
     __or__, __ror__ = _logic_operators("or", lib.am_or)
 
-    def __invert__(self):
+    def __invert__(self) -> Array:
         out = tls.out
         rc = _am_not(self._ptr, out)
         if rc:
             raise _error(rc)
         return wrap(out[0])
 
-    def __neg__(self):
+    def __neg__(self) -> Array:
         return _compute.unary(lib.AM_NEGATE, self)
 
-    def __abs__(self):
+    def __abs__(self) -> Array:
         return _compute.unary(lib.AM_ABS, self)
 
     # -- compute methods (pyarrow.Array's names; see the am functions)
-    def sum(self, **kwargs):
+    def sum(self, **kwargs: Unpack[ReductionKwargs]) -> ReductionResult:
         """am.sum(self, **kwargs)."""
         return _compute.sum(self, **kwargs)
 
-    def min(self, **kwargs):
+    def min(self, **kwargs: Unpack[ReductionKwargs]) -> ReductionResult:
         """am.min(self, **kwargs)."""
         return _compute.min(self, **kwargs)
 
-    def max(self, **kwargs):
+    def max(self, **kwargs: Unpack[ReductionKwargs]) -> ReductionResult:
         """am.max(self, **kwargs)."""
         return _compute.max(self, **kwargs)
 
-    def mean(self, **kwargs):
+    def mean(self, **kwargs: Unpack[ReductionKwargs]) -> ReductionResult:
         """am.mean(self, **kwargs)."""
         return _compute.mean(self, **kwargs)
 
-    def count(self, mode="only_valid", **kwargs):
+    def count(self, mode: CountMode = "only_valid", **kwargs: Unpack[CountKwargs]) -> CountResult:
         """am.count(self, mode, **kwargs)."""
         return _compute.count(self, mode, **kwargs)
 
-    def cast(self, target_type=None, safe=None, options=None, **kwargs):
+    def cast(
+        self,
+        target_type: TypeLike | None = None,
+        safe: bool | None = None,
+        options: CastOptions | None = None,
+        **kwargs: Unpack[CastKwargs],
+    ) -> ArrayResult | pa.Scalar[Any]:
         """am.cast(self, target_type, safe, options, **kwargs)."""
         return _compute.cast(self, target_type, safe, options, **kwargs)
 
-    def filter(self, selection_filter, null_selection_behavior="drop", **kwargs):
+    def filter(
+        self,
+        selection_filter: ArrayLike,
+        null_selection_behavior: NullSelection = "drop",
+        **kwargs: Unpack[FilterKwargs],
+    ) -> ArrayResult:
         """am.filter(self, selection_filter, null_selection_behavior, **kwargs)."""
         return _compute.filter(self, selection_filter, null_selection_behavior, **kwargs)
 
-    def take(self, indices, **kwargs):
+    def take(self, indices: ArrayLike, **kwargs: Unpack[TakeKwargs]) -> ArrayResult:
         """am.take(self, indices, **kwargs)."""
         return _compute.take(self, indices, **kwargs)
 
 
-def _isnan(x):
+def _isnan(x: object) -> bool:
     return isinstance(x, float) and math.isnan(x)
 
 
-def _rebuild(values, type_name, device):
+def _rebuild(values: list[Any], type_name: str, device: str) -> Array:
     """Unpickles an Array (see Array.__reduce__)."""
-    t = type_of_name(type_name)
+    t: Any = type_of_name(type_name)  # a name Array.type gave: never None
     pa = optional_pyarrow()
     if pa is not None:
         return Array(pa.array(values, type=pa.type_for_alias(ARROW_NAMES[t])), device=device)
@@ -446,7 +513,7 @@ def _rebuild(values, type_name, device):
 _builtin_type = type
 
 
-def array(obj, type=None, device=None):
+def array(obj: ArrayLike, type: TypeLike | None = None, device: DeviceLike | None = None) -> Array:
     """An am.Array from `obj`: an am.Array (returned as is unless `device` or
     `type` asks for a change), an Arrow array producer, a numpy array or a
     Python sequence. `type` casts (safely) after the import."""
@@ -465,7 +532,9 @@ def array(obj, type=None, device=None):
     return a
 
 
-def full(value, length, type=None, device=None):
+def full(
+    value: ScalarLike, length: int, type: TypeLike | None = None, device: DeviceLike | None = None
+) -> Array:
     """`length` copies of `value` (None: nulls; then `type` is required)."""
     if type is None:
         if value is None:

@@ -8,10 +8,22 @@ then switches the thread's state (``_state.ThreadState``) into or out of
 collecting PendingScalars and deferred releases.
 """
 
+from __future__ import annotations
+
 from ._capi import ffi, lib
 from ._errors import ArrowMetalError, ArrowMetalInvalid, error_from_status
 from ._results import result_value
 from ._state import tls
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import TracebackType
+    from typing import Any, Literal
+
+    from typing_extensions import Self
+
+    from ._results import NullScalar, Scalar
+    from ._state import ThreadState
 
 __all__ = ["Batch", "PendingScalar", "batch"]
 
@@ -32,12 +44,17 @@ class PendingScalar:
 
     __slots__ = ("_error", "_s", "_value")
 
-    def __init__(self, s):
+    if TYPE_CHECKING:
+        _s: Any  # the am_scalar * the library writes; None once resolved
+        _value: Any  # the result, or _UNSET
+        _error: BaseException | None
+
+    def __init__(self, s: Any) -> None:
         self._s = s
         self._value = _UNSET
         self._error = None
 
-    def _resolve(self, err):
+    def _resolve(self, err: BaseException | None) -> None:
         if err is not None:
             self._error = err
         else:
@@ -45,11 +62,13 @@ class PendingScalar:
         self._s = None
 
     @property
-    def ready(self):
+    def ready(self) -> bool:
+        """True once the value (or the batch's error) is known."""
         return self._value is not _UNSET or self._error is not None
 
     @property
-    def value(self):
+    def value(self) -> Scalar | NullScalar:
+        """The result (see am.sum), once the batch has ended; before, it raises."""
         if self._value is _UNSET:
             if self._error is not None:
                 raise self._error
@@ -58,32 +77,34 @@ class PendingScalar:
             )
         return self._value
 
-    def as_py(self):
+    def as_py(self) -> Scalar | NullScalar:
         return self.value
 
-    def __int__(self):
-        return int(self.value)
+    # A null value has no number: int(), float() and index() raise TypeError,
+    # as they do for None (the ignores: mypy sees the NullScalar).
+    def __int__(self) -> int:
+        return int(self.value)  # type: ignore[arg-type]
 
-    def __float__(self):
-        return float(self.value)
+    def __float__(self) -> float:
+        return float(self.value)  # type: ignore[arg-type]
 
-    def __index__(self):
-        return self.value.__index__()
+    def __index__(self) -> int:
+        return self.value.__index__()  # type: ignore[union-attr]
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return bool(self.value)
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if isinstance(other, PendingScalar):
             other = other.value
         return self.value == other
 
-    def __ne__(self, other):
+    def __ne__(self, other: object) -> bool:
         return not self.__eq__(other)
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if self._value is not _UNSET:
             return f"<PendingScalar {self._value!r}>"
         if self._error is not None:
@@ -91,7 +112,7 @@ class PendingScalar:
         return "<PendingScalar (batch not ended)>"
 
 
-def _finish(pending, deferred, err):
+def _finish(pending: list[PendingScalar], deferred: list[Any], err: BaseException | None) -> None:
     """After the outermost batch's work is done (or failed with `err`)."""
     for p in deferred:
         _am_release(p)
@@ -99,7 +120,7 @@ def _finish(pending, deferred, err):
         ps._resolve(err)
 
 
-def _close_if_outermost(t, err):
+def _close_if_outermost(t: ThreadState, err: BaseException | None) -> None:
     """Resolves what this thread's outermost batch collected once the C depth
     is back at 0."""
     if t.in_batch and _batch_depth() == 0:
@@ -111,13 +132,18 @@ class Batch:
 
     __slots__ = ("_deferred", "_done", "_pending", "_wait", "ticket")
 
-    def __init__(self, wait=True):
+    if TYPE_CHECKING:
+        ticket: int | None  # the submission's ticket, after a wait=False batch ends
+        _pending: list[PendingScalar] | None
+        _deferred: list[Any] | None
+
+    def __init__(self, wait: bool = True) -> None:
         self._wait = wait
         self.ticket = None
         self._pending = self._deferred = None
         self._done = True
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         t = tls
         rc = _batch_begin()
         if rc:
@@ -136,7 +162,12 @@ class Batch:
             t.begin_outermost()
         return self
 
-    def __exit__(self, et, ev, tb):
+    def __exit__(
+        self,
+        et: type[BaseException] | None,
+        ev: BaseException | None,
+        tb: TracebackType | None,
+    ) -> Literal[False]:
         t = tls
         if not self._wait and _batch_depth() == 1:
             err = self._commit(t)
@@ -148,7 +179,7 @@ class Batch:
             raise err
         return False
 
-    def _commit(self, t):
+    def _commit(self, t: ThreadState) -> BaseException | None:
         """Ends the outermost batch without waiting (am_batch_commit); returns
         the error to raise, if any."""
         ticket = ffi.new("uint64_t *")
@@ -170,7 +201,7 @@ class Batch:
             self._pending, self._deferred, self._done = [], [], False
         return err
 
-    def __del__(self):
+    def __del__(self) -> None:
         # A committed batch nobody waited for still holds its submission's
         # record and device status slots: wait for it (errors have no one to
         # go to here).
@@ -180,7 +211,7 @@ class Batch:
             except Exception:  # noqa: BLE001, S110 - nobody left to raise to
                 pass
 
-    def wait(self):
+    def wait(self) -> None:
         """Waits for a batch ended with ``am.batch(wait=False)``; raises the first
         error of its submission. Pending scalars of the batch are ready after."""
         if self._done:
@@ -190,12 +221,12 @@ class Batch:
         err = _error(rc) if rc else None
         pending, deferred = self._pending, self._deferred
         self._pending = self._deferred = None
-        _finish(pending, deferred, err)
+        _finish(pending, deferred, err)  # type: ignore[arg-type]  # lists while not _done
         if err is not None:
             raise err
 
 
-def batch(wait=True):
+def batch(wait: bool = True) -> Batch:
     """``with am.batch(): ...`` joins the calls this thread makes into one
     submission per device, waited on once at the end (am_batch_begin/end).
 

@@ -61,7 +61,9 @@ cdef_from_header = _cdefs.cdef_from_header
 
 
 def _find_library():
-    names = ["libarrowmetal.dylib", "libarrowmetal.so"]
+    # libarrowmetal.so.0: the file of that soname, which the API-mode module
+    # (linked against it) also loads.
+    names = ["libarrowmetal.dylib", "libarrowmetal.so.0"]
     if sys.platform != "darwin":
         names.reverse()
     tried = []

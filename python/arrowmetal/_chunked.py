@@ -8,27 +8,37 @@ one submission; the result is a pyarrow ChunkedArray with one chunk per piece
 (GPU results are copied to the host after the batch).
 """
 
+from __future__ import annotations
+
 import sys
 
 from ._array import Array
 from ._batch import batch
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any, Callable
+
+    import pyarrow as pa
+
 __all__ = ["is_chunked", "map_pieces"]
 
 
-def is_chunked(value):
+def is_chunked(value: object) -> bool:
+    """True for a pyarrow ChunkedArray."""
     pa = sys.modules.get("pyarrow")
     return pa is not None and isinstance(value, pa.ChunkedArray)
 
 
-def _length(value):
+def _length(value: Any) -> int | None:
     if is_chunked(value) or isinstance(value, Array):
         return len(value)
     pa = sys.modules["pyarrow"]
     return len(value) if isinstance(value, pa.Array) else None
 
 
-def _boundaries(args):
+def _boundaries(args: Sequence[Any]) -> list[int]:
     """The sorted offsets where any chunked argument starts a chunk."""
     cuts = set()
     for a in args:
@@ -40,7 +50,7 @@ def _boundaries(args):
     return sorted(cuts)
 
 
-def _piece(value, start, length):
+def _piece(value: Any, start: int, length: int) -> Any:
     if is_chunked(value) or isinstance(value, Array):
         return value.slice(start, length)
     pa = sys.modules["pyarrow"]
@@ -49,7 +59,7 @@ def _piece(value, start, length):
     return value  # a scalar: the same in every piece
 
 
-def _as_array(piece):
+def _as_array(piece: Any) -> Any:
     """A one-chunk ChunkedArray slice as its array (pyarrow's slice of a
     ChunkedArray stays chunked)."""
     if is_chunked(piece):
@@ -60,7 +70,7 @@ def _as_array(piece):
     return piece
 
 
-def map_pieces(fn, args):
+def map_pieces(fn: Callable[..., Any], args: Sequence[Any]) -> pa.ChunkedArray[Any]:
     """fn(*piece_args) over the pieces of `args` (array arguments of one
     length, chunked or not, and scalars), as a pyarrow ChunkedArray."""
     pa = sys.modules["pyarrow"]

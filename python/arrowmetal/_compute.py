@@ -12,6 +12,8 @@ bound to closure or module variables. The general paths (``binary``,
 ``_operand``) take every other input; am.Array's operators use them too.
 """
 
+from __future__ import annotations
+
 from . import _fallback
 from ._array import ARITH, COMPARE, LOGIC, Array, wrap
 from ._batch import PendingScalar
@@ -34,6 +36,35 @@ from ._results import VALID, null_of, result_value, valid_of
 from ._scalars import WORD0_FLOAT64, WORD0_INT64, fill_float, fill_int
 from ._state import drop, tls
 from ._types import KIND_FLOAT, KIND_SIGNED, KINDS, type_id
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, overload
+
+    import pyarrow as pa
+
+    from ._results import NullScalar, Scalar
+    from ._typing import (
+        AggregateOptions,
+        ArrayLike,
+        ArrayResult,
+        ArrowScalar,
+        BinaryFunction,
+        CastOptions,
+        CountMode,
+        CountOptions,
+        CountResult,
+        DeviceLike,
+        ElementwiseResult,
+        FilterOptions,
+        NullSelection,
+        PyValue,
+        ReductionFunction,
+        ReductionResult,
+        ScalarLike,
+        TypeLike,
+        UnaryFunction,
+    )
 
 __all__ = [
     "add",
@@ -89,7 +120,7 @@ _imports_get = PYARROW_IMPORTS.get
 # Options and fallbacks
 
 
-def _options(spec, options, given):
+def _options(spec: OptionsSpec, options: Any, given: dict[str, Any]) -> tuple[Any, Any]:
     """The call's option fields (pyarrow's rules for options= and keywords),
     or, when pyarrow's options carry a field this package does not know, the
     marker _FALLBACK with the reason."""
@@ -103,7 +134,13 @@ def _options(spec, options, given):
 _FALLBACK = object()
 
 
-def _input_fallback(name, exc, inputs, args, kwargs):
+def _input_fallback(
+    name: str,
+    exc: BaseException,
+    inputs: tuple[Any, ...],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> Any:
     """A type error: pyarrow.compute runs the call when an input is of a
     type ArrowMetal has no kernel for, else the error stands."""
     reason = _fallback.unsupported_input(inputs)
@@ -112,7 +149,7 @@ def _input_fallback(name, exc, inputs, args, kwargs):
     return _fallback.run(name, reason, args, kwargs)
 
 
-def _reduce_kwargs(skip_nulls, min_count, options):
+def _reduce_kwargs(skip_nulls: bool, min_count: int, options: Any) -> dict[str, Any]:
     if options is not None:
         return {"options": options}
     return {"skip_nulls": skip_nulls, "min_count": min_count}
@@ -122,18 +159,28 @@ def _reduce_kwargs(skip_nulls, min_count, options):
 # Reductions
 
 
-def _pending(cfn, p, *extra):
+def _pending(cfn: Any, p: Any, *extra: Any) -> PendingScalar:
     """Inside a batch: the result is written when the batch ends."""
     s = _new_scalar("am_scalar *")
     rc = cfn(p, *extra, s)
     if rc:
         raise _error(rc)
     ps = PendingScalar(s)
-    tls.pending.append(ps)
+    tls.pending.append(ps)  # type: ignore[union-attr]  # a list inside a batch
     return ps
 
 
-def _reduce_general(spec, cfn, rtype, empty, array, skip_nulls, min_count, options, device):
+def _reduce_general(
+    spec: OptionsSpec,
+    cfn: Any,
+    rtype: Callable[[int], int],
+    empty: Callable[[int], Scalar | NullScalar],
+    array: Any,
+    skip_nulls: bool,
+    min_count: int,
+    options: Any,
+    device: DeviceLike | None,
+) -> ReductionResult:
     if options is not None:
         given = {"skip_nulls": skip_nulls, "min_count": min_count}
         fields, reason = _options(spec, options, given)
@@ -164,7 +211,13 @@ def _reduce_general(spec, cfn, rtype, empty, array, skip_nulls, min_count, optio
             drop(tmp)
 
 
-def _make_reduction(name, cfn, rtype, empty, doc):
+def _make_reduction(
+    name: str,
+    cfn: Any,
+    rtype: Callable[[int], int],
+    empty: Callable[[int], Scalar | NullScalar],
+    doc: str,
+) -> ReductionFunction:
     spec = OptionsSpec(name, "ScalarAggregateOptions", {"skip_nulls": True, "min_count": 1})
 
     # The path tuned for latency: one thread-local read, the C calls, and the
@@ -172,8 +225,15 @@ def _make_reduction(name, cfn, rtype, empty, doc):
     # and is_null together). An Arrow PyCapsule producer (pyarrow) is imported
     # inline: its two capsules go to one C call that reads and imports them.
     def reduction(
-        array, /, *, skip_nulls=True, min_count=1, options=None, memory_pool=None, device=None
-    ):
+        array: ArrayLike | ArrowScalar,
+        /,
+        *,
+        skip_nulls: bool = True,
+        min_count: int = 1,
+        options: AggregateOptions | None = None,
+        memory_pool: pa.MemoryPool | None = None,
+        device: DeviceLike | None = None,
+    ) -> ReductionResult:
         try:
             st = tls.fast
             if st is not None and skip_nulls is True and min_count == 1 and options is None:
@@ -201,7 +261,7 @@ def _make_reduction(name, cfn, rtype, empty, doc):
                         f is import_pyarrow or f is import_c_array_or_device or f is import_c_array
                     ):
                         try:
-                            sc, ac = array.__arrow_c_array__()
+                            sc, ac = array.__arrow_c_array__()  # type: ignore[union-attr]
                         except Exception:  # noqa: BLE001 - device data: the general path
                             return _reduce_general(
                                 spec, cfn, rtype, empty, array, True, 1, None, device
@@ -246,7 +306,7 @@ _Int64 = VALID[lib.AM_INT64]
 _Float64 = VALID[lib.AM_FLOAT64]
 
 
-def _sum_type(t):
+def _sum_type(t: int) -> int:
     """sum's result type: int64, uint64 (unsigned and bool) or float64."""
     k = KINDS[t]
     if k == KIND_FLOAT:
@@ -254,7 +314,7 @@ def _sum_type(t):
     return lib.AM_INT64 if k == KIND_SIGNED else lib.AM_UINT64
 
 
-def _sum_identity(t):
+def _sum_identity(t: int) -> Scalar:
     return valid_of(t, 0.0 if t == lib.AM_FLOAT64 else 0)
 
 
@@ -299,7 +359,15 @@ _COUNT_MODES = {
 _COUNT_SPEC = OptionsSpec("count", "CountOptions", {"mode": "only_valid"})
 
 
-def count(array, /, mode="only_valid", *, options=None, memory_pool=None, device=None):
+def count(
+    array: ArrayLike | ArrowScalar,
+    /,
+    mode: CountMode = "only_valid",
+    *,
+    options: CountOptions | None = None,
+    memory_pool: pa.MemoryPool | None = None,
+    device: DeviceLike | None = None,
+) -> CountResult:
     """Number of valid ('only_valid'), null ('only_null') or all ('all') slots
     (pyarrow.compute.count)."""
     try:
@@ -309,7 +377,7 @@ def count(array, /, mode="only_valid", *, options=None, memory_pool=None, device
         return _input_fallback("count", e, (array,), (array,), kwargs)
 
 
-def _count(array, mode, options, device):
+def _count(array: Any, mode: str, options: Any, device: DeviceLike | None) -> CountResult:
     if options is not None:
         fields, reason = _options(_COUNT_SPEC, options, {"mode": mode})
         if fields is _FALLBACK:
@@ -346,7 +414,7 @@ def _count(array, mode, options, device):
 # Binary element-wise functions
 
 
-def _cached_or_cpu_array(obj):
+def _cached_or_cpu_array(obj: object) -> Any:
     """The handle of an am.Array on the CPU or of a pyarrow array in the
     import cache (borrowed); None for anything else."""
     if type(obj) is Array:
@@ -356,7 +424,7 @@ def _cached_or_cpu_array(obj):
     return e[2] if e is not None else None
 
 
-def _import_operand(obj, fn, dev, out, tmps):
+def _import_operand(obj: Any, fn: Any, dev: Any, out: Any, tmps: list[Any]) -> Any:
     """The handle of an imported operand on `dev`: borrowed from the pyarrow
     import cache, or imported and added to `tmps` (released by the caller)."""
     if fn is import_pyarrow:
@@ -368,7 +436,7 @@ def _import_operand(obj, fn, dev, out, tmps):
     return p
 
 
-def _operand(obj, device):
+def _operand(obj: Any, device: DeviceLike | None) -> tuple[Any, Any]:
     """(handle, handle to release or None) of an array operand of any kind."""
     if type(obj) is Array:
         return obj._ptr, None
@@ -381,19 +449,21 @@ def _operand(obj, device):
     return p, p
 
 
-def _full_like(s, p, out):
+def _full_like(s: Any, p: Any, out: Any) -> Any:
     rc = _am_full(s, _am_length(p), _am_array_device(p), out)
     if rc:
         raise _error(rc)
     return out[0]
 
 
-def _scalar_scalar(family, op, x, y, fx, fy, device):
+def _scalar_scalar(
+    family: int, op: Any, x: Any, y: Any, fx: Any, fy: Any, device: DeviceLike | None
+) -> PyValue:
     """Both operands scalars: computed on one-slot arrays (pyarrow gives a
     scalar too)."""
     dev = device_ptr(device)
     out = tls.out
-    tmps = []
+    tmps: list[Any] = []
     try:
         sx = _new_scalar("am_scalar *")
         sy = _new_scalar("am_scalar *")
@@ -424,7 +494,7 @@ def _scalar_scalar(family, op, x, y, fx, fy, device):
             drop(p)
 
 
-def binary(family, op, swop, x, y, device):
+def binary(family: int, op: Any, swop: Any, x: Any, y: Any, device: DeviceLike | None) -> Any:
     """The general path of every binary function and operator: `family` is
     COMPARE, ARITH or LOGIC, `op` the am_compare_op / am_arith_op (for LOGIC,
     the C function), `swop` the op with its operands swapped."""
@@ -434,7 +504,7 @@ def binary(family, op, swop, x, y, device):
         return _scalar_scalar(family, op, x, y, fx, fy, device)
     t = tls
     out = t.out
-    tmps = []
+    tmps: list[Any] = []
     try:
         xp = x._ptr if kx == ARRAY else None
         yp = y._ptr if ky == ARRAY else None
@@ -482,7 +552,15 @@ def binary(family, op, swop, x, y, device):
             drop(p)
 
 
-def _binary_or_fallback(name, kind, op, swop, x, y, device):
+def _binary_or_fallback(
+    name: str,
+    kind: int,
+    op: Any,
+    swop: Any,
+    x: ArrayLike | ScalarLike,
+    y: ArrayLike | ScalarLike,
+    device: DeviceLike | None,
+) -> ElementwiseResult:
     """The general path of a public binary function: binary(), or pyarrow
     for inputs of types ArrowMetal has no kernel for."""
     try:
@@ -493,12 +571,21 @@ def _binary_or_fallback(name, kind, op, swop, x, y, device):
         return _input_fallback(name, e, (x, y), (x, y), {})
 
 
-def _make_binary(name, kind, op, swop, array_fn, scalar_fn, doc):
+def _make_binary(
+    name: str, kind: int, op: int, swop: int, array_fn: Any, scalar_fn: Any, doc: str
+) -> BinaryFunction:
     """The module function of a compare or arithmetic op. The common forms
     (Array with Array, int or float) call the C function directly: these are
     the hot paths, kept free of dispatch."""
 
-    def function(x, y, /, *, memory_pool=None, device=None):
+    def function(
+        x: ArrayLike | ScalarLike,
+        y: ArrayLike | ScalarLike,
+        /,
+        *,
+        memory_pool: pa.MemoryPool | None = None,
+        device: DeviceLike | None = None,
+    ) -> ElementwiseResult:
         # x an am.Array, or a pyarrow array already in the import cache (its
         # CPU handle, borrowed): then y an am.Array, a cached pyarrow array on
         # x's device, an int or a float. Anything else: the general path.
@@ -512,10 +599,10 @@ def _make_binary(name, kind, op, swop, array_fn, scalar_fn, doc):
             return _binary_or_fallback(name, kind, op, swop, x, y, device)
         ty = type(y)
         out = tls.out
-        if ty is Array:
-            if kept and _am_array_device(y._ptr) != CPU:
+        if ty is Array:  # (mypy does not narrow y by ty: hence the ignores)
+            if kept and _am_array_device(y._ptr) != CPU:  # type: ignore[union-attr]
                 return _binary_or_fallback(name, kind, op, swop, x, y, device)
-            rc = array_fn(op, xp, y._ptr, out)
+            rc = array_fn(op, xp, y._ptr, out)  # type: ignore[union-attr]
         elif ty is int:
             s = tls.arg
             fill_int(y, s, None)
@@ -540,19 +627,27 @@ def _make_binary(name, kind, op, swop, array_fn, scalar_fn, doc):
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
-    return function
+    # (The overloads of BinaryFunction say which inputs give an Array.)
+    return function  # type: ignore[return-value]
 
 
-def _make_compare(name, op, swop, doc):
+def _make_compare(name: str, op: int, swop: int, doc: str) -> BinaryFunction:
     return _make_binary(name, COMPARE, op, swop, _am_compare, _am_compare_scalar, doc)
 
 
-def _make_arith(name, op, doc):
+def _make_arith(name: str, op: int, doc: str) -> BinaryFunction:
     return _make_binary(name, ARITH, op, op, _am_arith, _am_arith_scalar, doc)
 
 
-def _make_logic(name, cfn, doc):
-    def logic(x, y, /, *, memory_pool=None, device=None):
+def _make_logic(name: str, cfn: Any, doc: str) -> BinaryFunction:
+    def logic(
+        x: ArrayLike | ScalarLike,
+        y: ArrayLike | ScalarLike,
+        /,
+        *,
+        memory_pool: pa.MemoryPool | None = None,
+        device: DeviceLike | None = None,
+    ) -> ElementwiseResult:
         if type(x) is Array and type(y) is Array:
             out = tls.out
             rc = cfn(x._ptr, y._ptr, out)
@@ -565,7 +660,7 @@ def _make_logic(name, cfn, doc):
 
     logic.__name__ = logic.__qualname__ = name
     logic.__doc__ = doc
-    return logic
+    return logic  # type: ignore[return-value]  # see _make_binary
 
 
 _CMP_DOC = "Element-wise x %s y as a boolean array (pyarrow.compute.%s); null where either is null."
@@ -602,7 +697,33 @@ or_ = _make_logic(
 )
 
 
-def invert(values, /, *, memory_pool=None, device=None):
+if TYPE_CHECKING:
+
+    @overload
+    def invert(
+        values: Array,
+        /,
+        *,
+        memory_pool: pa.MemoryPool | None = None,
+        device: DeviceLike | None = None,
+    ) -> Array: ...
+    @overload
+    def invert(
+        values: ArrayLike | ArrowScalar,
+        /,
+        *,
+        memory_pool: pa.MemoryPool | None = None,
+        device: DeviceLike | None = None,
+    ) -> ArrayResult | pa.Scalar[Any]: ...
+
+
+def invert(
+    values: ArrayLike | ArrowScalar,
+    /,
+    *,
+    memory_pool: pa.MemoryPool | None = None,
+    device: DeviceLike | None = None,
+) -> ArrayResult | pa.Scalar[Any]:
     """Element-wise NOT of a boolean array (pyarrow.compute.invert)."""
     out = tls.out
     if type(values) is Array:
@@ -618,7 +739,7 @@ def invert(values, /, *, memory_pool=None, device=None):
         return _input_fallback("invert", e, (values,), (values,), {})
 
 
-def _on_operand(call, x, device):
+def _on_operand(call: Callable[[Any, Any], int], x: Any, device: DeviceLike | None) -> Array:
     """call(handle, out) on an array operand of any kind (imported, or kept,
     on `device`), as an am.Array."""
     out = tls.out
@@ -639,7 +760,17 @@ def _on_operand(call, x, device):
 # with no change to this package.
 
 
-def unary(op, x, device=None):
+if TYPE_CHECKING:
+
+    @overload
+    def unary(op: int, x: Array, device: DeviceLike | None = None) -> Array: ...
+    @overload
+    def unary(
+        op: int, x: ArrayLike | ScalarLike, device: DeviceLike | None = None
+    ) -> Array | PyValue: ...
+
+
+def unary(op: int, x: ArrayLike | ScalarLike, device: DeviceLike | None = None) -> Array | PyValue:
     """am_unary(op, x): an element-wise function of one numeric array (a
     scalar gives a scalar, as in pyarrow)."""
     out = tls.out
@@ -661,8 +792,37 @@ def unary(op, x, device=None):
     return _on_operand(lambda p, o: _am_unary(op, p, o), x, device)
 
 
-def _make_unary(name, op):
-    def function(x, /, *, memory_pool=None, device=None):
+_UNARY_RESULT = {
+    lib.AM_RULE_SAME: "in the input's numeric type",
+    lib.AM_RULE_MATH: "float64 for integer input, the input's type for floats",
+    lib.AM_RULE_SIGN: "-1, 0 or 1: int8 for integer input, the input's type for floats",
+}
+
+
+def _unary_doc(name: str, rule: int) -> str:
+    if name.endswith("_checked"):
+        rest = (
+            "Raises at the first value pyarrow refuses (ArrowMetalOverflowError for "
+            "overflow, ArrowMetalInvalid outside the domain), naming its slot."
+        )
+    elif rule == lib.AM_RULE_MATH:
+        rest = "Outside the domain the result is NaN or an infinity, as in pyarrow."
+    else:
+        rest = "Integers wrap as pyarrow's unchecked functions do."
+    return (
+        f"pyarrow.compute.{name}, element-wise: {_UNARY_RESULT[rule]}; null where the "
+        f"input is null (am_unary). {rest}"
+    )
+
+
+def _make_unary(name: str, op: int, rule: int) -> UnaryFunction:
+    def function(
+        x: ArrayLike | ScalarLike,
+        /,
+        *,
+        memory_pool: pa.MemoryPool | None = None,
+        device: DeviceLike | None = None,
+    ) -> ElementwiseResult:
         try:
             if is_chunked(x):
                 return map_pieces(lambda a: unary(op, a, device), (x,))
@@ -671,14 +831,11 @@ def _make_unary(name, op):
             return _input_fallback(name, e, (x,), (x,), {})
 
     function.__name__ = function.__qualname__ = name
-    function.__doc__ = (
-        f"pyarrow.compute.{name}, element-wise, in the input's numeric type; null where "
-        "the input is null (am_unary). Integers wrap as pyarrow's unchecked functions do."
-    )
-    return function
+    function.__doc__ = _unary_doc(name, rule)
+    return function  # type: ignore[return-value]  # see _make_binary
 
 
-def _table_functions():
+def _table_functions() -> dict[str, UnaryFunction]:
     """{pyarrow name: function} for every row of the am_unary family."""
     info = ffi.new("am_function_info *")
     made = {}
@@ -688,14 +845,14 @@ def _table_functions():
             raise _error(rc)
         if info.family == lib.AM_FAMILY_UNARY:
             name = ffi.string(info.name).decode()
-            made[name] = _make_unary(name, info.op)
+            made[name] = _make_unary(name, info.op, info.type_rule)
     return made
 
 
-TABLE_FUNCTIONS = _table_functions()
+TABLE_FUNCTIONS: dict[str, UnaryFunction] = _table_functions()
 
 
-def _two_arrays(name, cfn, x, y, device):
+def _two_arrays(name: str, cfn: Any, x: Any, y: Any, device: DeviceLike | None) -> Array:
     """cfn(x, y, out) for two array operands of any accepted kind."""
     if device is None:
         xp = _cached_or_cpu_array(x)
@@ -712,7 +869,7 @@ def _two_arrays(name, cfn, x, y, device):
     if kx == SCALAR or ky == SCALAR:
         raise ArrowMetalInvalid(f"{name} takes two arrays", lib.AM_EINVAL)
     out = tls.out
-    tmps = []
+    tmps: list[Any] = []
     try:
         xp = x._ptr if kx == ARRAY else None
         yp = y._ptr if ky == ARRAY else None
@@ -733,16 +890,42 @@ _FILTER_SPEC = OptionsSpec("filter", "FilterOptions", {"null_selection_behavior"
 _NULL_SELECTION = {"drop": lib.AM_NULL_DROP, "emit_null": lib.AM_NULL_EMIT}
 
 
+if TYPE_CHECKING:
+
+    @overload
+    def filter(
+        input: Array,
+        selection_filter: Array,
+        /,
+        null_selection_behavior: NullSelection = "drop",
+        *,
+        options: None = None,
+        memory_pool: pa.MemoryPool | None = None,
+        device: DeviceLike | None = None,
+    ) -> Array: ...
+    @overload
+    def filter(
+        input: ArrayLike,
+        selection_filter: ArrayLike,
+        /,
+        null_selection_behavior: NullSelection = "drop",
+        *,
+        options: FilterOptions | None = None,
+        memory_pool: pa.MemoryPool | None = None,
+        device: DeviceLike | None = None,
+    ) -> ArrayResult: ...
+
+
 def filter(
-    input,
-    selection_filter,
+    input: ArrayLike,
+    selection_filter: ArrayLike,
     /,
-    null_selection_behavior="drop",
+    null_selection_behavior: NullSelection = "drop",
     *,
-    options=None,
-    memory_pool=None,
-    device=None,
-):
+    options: FilterOptions | None = None,
+    memory_pool: pa.MemoryPool | None = None,
+    device: DeviceLike | None = None,
+) -> ArrayResult:
     """The slots of `input` where `selection_filter` is true (pyarrow.compute.filter).
     A null mask slot drops the row, or with null_selection_behavior='emit_null'
     gives a null."""
@@ -785,13 +968,42 @@ def filter(
         return _input_fallback("filter", e, args, args, kwargs)
 
 
-def _one_chunk(result):
+def _one_chunk(result: Array) -> pa.ChunkedArray[Any]:
     import pyarrow as pa
 
     return pa.chunked_array([result.to_pyarrow()])
 
 
-def take(data, indices, *, boundscheck=True, memory_pool=None, device=None):
+if TYPE_CHECKING:
+
+    @overload
+    def take(
+        data: Array,
+        indices: Array,
+        *,
+        boundscheck: bool = True,
+        memory_pool: pa.MemoryPool | None = None,
+        device: DeviceLike | None = None,
+    ) -> Array: ...
+    @overload
+    def take(
+        data: ArrayLike,
+        indices: ArrayLike,
+        *,
+        boundscheck: bool = True,
+        memory_pool: pa.MemoryPool | None = None,
+        device: DeviceLike | None = None,
+    ) -> ArrayResult: ...
+
+
+def take(
+    data: ArrayLike,
+    indices: ArrayLike,
+    *,
+    boundscheck: bool = True,
+    memory_pool: pa.MemoryPool | None = None,
+    device: DeviceLike | None = None,
+) -> ArrayResult:
     """out[i] = data[indices[i]]; a null index gives null (pyarrow.compute.take).
     Indices are always bounds-checked: with boundscheck=False, where pyarrow's
     behaviour for an out-of-range index is undefined, this one raises."""
@@ -826,7 +1038,7 @@ _CAST_SPEC = OptionsSpec(
 )
 
 
-def _cast_flags(fields):
+def _cast_flags(fields: dict[str, Any]) -> int:
     """am_cast flags of CastOptions fields. The time, decimal and utf8 fields
     concern types am_cast does not convert (those casts run in pyarrow)."""
     flags = lib.AM_CAST_SAFE
@@ -837,7 +1049,14 @@ def _cast_flags(fields):
     return flags
 
 
-def cast(arr, target_type=None, safe=None, options=None, memory_pool=None, device=None):
+def cast(
+    arr: ArrayLike | ArrowScalar,
+    target_type: TypeLike | None = None,
+    safe: bool | None = None,
+    options: CastOptions | None = None,
+    memory_pool: pa.MemoryPool | None = None,
+    device: DeviceLike | None = None,
+) -> ArrayResult | pa.Scalar[Any]:
     """`arr` converted to `target_type` (a name such as 'int64', a pyarrow
     DataType or a numpy dtype) (pyarrow.compute.cast). safe=True (the default)
     raises OverflowError for values that do not fit; safe=False wraps integers
@@ -851,7 +1070,14 @@ def cast(arr, target_type=None, safe=None, options=None, memory_pool=None, devic
         return _input_fallback("cast", e, (arr,), (arr,), kwargs)
 
 
-def _cast(arr, target_type, safe, options, device, kwargs):
+def _cast(
+    arr: Any,
+    target_type: TypeLike | None,
+    safe: bool | None,
+    options: Any,
+    device: DeviceLike | None,
+    kwargs: dict[str, Any],
+) -> ArrayResult | pa.Scalar[Any]:
     if options is not None:
         if target_type is not None or safe is not None:
             raise ValueError(
@@ -889,7 +1115,7 @@ def _cast(arr, target_type, safe, options, device, kwargs):
     return _cast_operand(arr, t, s, device)
 
 
-def _cast_operand(arr, t, s, device):
+def _cast_operand(arr: Any, t: int, s: int, device: DeviceLike | None) -> Array:
     out = tls.out
     p, tmp = _operand(arr, device)
     try:

@@ -1,10 +1,16 @@
 """Device handles: ``am_device *`` for a spec such as "cpu" or "cuda:1",
 opened once and kept (the C library never frees a device), and their names."""
 
+from __future__ import annotations
+
 import threading
 
 from ._capi import ffi, lib
 from ._errors import ArrowMetalTypeError, error_from_status
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["CPU", "device_backend", "device_name", "device_ptr"]
 
@@ -14,7 +20,7 @@ _am_device_open = lib.am_device_open
 _am_device_name = lib.am_device_name
 _am_device_backend = lib.am_device_backend
 
-_DEVICES = {}  # spec -> am_device *
+_DEVICES: dict[Any, Any] = {}  # spec -> am_device *
 _DEVICES_LOCK = threading.Lock()
 
 

@@ -5,6 +5,8 @@ Hot paths avoid isinstance ladders: the answer is worked out once per Python
 type and kept in ``DISPATCH``, {type: (kind, function)}.
 """
 
+from __future__ import annotations
+
 import sys
 
 from . import _importers as im
@@ -16,10 +18,14 @@ from ._errors import ArrowMetalTypeError
 from ._results import NullScalar
 from ._state import tls
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 __all__ = ["ARRAY", "DISPATCH", "IMPORT", "SCALAR", "dispatch", "import_handle", "is_operand"]
 
 ARRAY, IMPORT, SCALAR = 0, 1, 2
-DISPATCH = {}
+DISPATCH: dict[type, tuple[int, Any]] = {}
 
 
 def _resolve(tp):

@@ -1,6 +1,12 @@
 """Exceptions raised for the status codes of the C ABI."""
 
+from __future__ import annotations
+
 from ._capi import ffi, lib
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "ArrowMetalDeviceError",
@@ -24,15 +30,15 @@ class ArrowMetalError(Exception):
     of ``am_last_error()`` at the time of the failure.
     """
 
-    code = None
+    code: int | None = None
 
-    def __init__(self, message="", code=None):
+    def __init__(self, message: str = "", code: int | None = None) -> None:
         super().__init__(message)
         self.message = message
         if code is not None:
             self.code = code
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.message, self.code))
 
 
@@ -84,7 +90,7 @@ class ArrowMetalDeviceError(ArrowMetalError):
     code = lib.AM_EDEVICE
 
 
-_BY_CODE = {
+_BY_CODE: dict[int, type[ArrowMetalError]] = {
     cls.code: cls
     for cls in (
         ArrowMetalInvalid,
@@ -102,7 +108,7 @@ _last_error = lib.am_last_error
 _string = ffi.string
 
 
-def error_from_status(code, message=None):
+def error_from_status(code: int, message: str | None = None) -> ArrowMetalError:
     """The exception for status `code`, carrying am_last_error() of this thread.
 
     Call it right after the failing call: the next ArrowMetal call on this
@@ -116,7 +122,7 @@ def error_from_status(code, message=None):
     return cls(message, code)
 
 
-def check(code):
+def check(code: int) -> None:
     """Raises the exception for a non-zero status code."""
     if code:
         raise error_from_status(code)

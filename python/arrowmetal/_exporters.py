@@ -3,6 +3,8 @@ the ones nobody consumed), Python lists, numpy and pyarrow arrays, and the
 CUDA Array Interface. Each takes an ``am_array *`` the caller keeps alive.
 """
 
+from __future__ import annotations
+
 import atexit
 import ctypes
 import sys
@@ -12,6 +14,10 @@ from ._capi import NAME_ARRAY, NAME_DEVICE_ARRAY, NAME_SCHEMA, ffi, lib
 from ._devices import device_backend
 from ._errors import ArrowMetalInvalid, ArrowMetalUnsupported, error_from_status
 from ._types import ARRAY_INTERFACE_CODES, CTYPE_NAMES, ITEM_SIZES, KIND_FLOAT, KINDS, NUMPY_NAMES
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "cuda_array_interface",
@@ -86,7 +92,7 @@ _PyCapsule_New = ctypes.PYFUNCTYPE(
     ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p
 )(("PyCapsule_New", ctypes.pythonapi))
 
-_EXPORTS = []
+_EXPORTS: list[Any] = []
 _EXPORTS_LOCK = threading.Lock()
 _getrefcount = sys.getrefcount
 

@@ -10,6 +10,8 @@ and ``ARROWMETAL_FALLBACK=error`` makes them raise instead. GPU-resident inputs
 are downloaded first. A fallback returns what pyarrow.compute returns.
 """
 
+from __future__ import annotations
+
 import inspect
 import os
 import sys
@@ -17,6 +19,13 @@ import threading
 import warnings
 
 from ._errors import ArrowMetalInvalid, ArrowMetalUnsupported
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+    from collections.abc import Set as AbstractSet
+    from types import FrameType, ModuleType
+    from typing import Any, Callable
 
 __all__ = [
     "ArrowMetalFallbackWarning",
@@ -37,7 +46,7 @@ class ArrowMetalFallbackWarning(UserWarning):
     """A call ran pyarrow.compute on the CPU: ArrowMetal has no kernel for it."""
 
 
-def _mode():
+def _mode() -> str:
     value = os.environ.get("ARROWMETAL_FALLBACK", "warn")
     if value not in _MODES:
         raise ArrowMetalInvalid(f"ARROWMETAL_FALLBACK={value!r} is not one of: {', '.join(_MODES)}")
@@ -47,16 +56,16 @@ def _mode():
 MODE = _mode()
 
 _lock = threading.Lock()
-_counts = {}
+_counts: dict[str, int] = {}
 
 
-def fallbacks():
+def fallbacks() -> dict[str, int]:
     """{function name: calls run by pyarrow.compute} since the process began."""
     with _lock:
         return dict(_counts)
 
 
-def _pyarrow_compute(name, reason):
+def _pyarrow_compute(name: str, reason: str) -> ModuleType:
     try:
         import pyarrow.compute as pc
     except ImportError:
@@ -67,7 +76,7 @@ def _pyarrow_compute(name, reason):
     return pc
 
 
-def _to_pyarrow(value):
+def _to_pyarrow(value: Any) -> Any:
     """An argument as pyarrow.compute takes it: am.Array (downloaded from a
     GPU), numpy arrays and other Arrow producers become pyarrow objects."""
     from ._array import Array
@@ -90,7 +99,13 @@ def _to_pyarrow(value):
     return value
 
 
-def run(name, reason, args, kwargs, pc_name=None):
+def run(
+    name: str,
+    reason: str,
+    args: Sequence[Any],
+    kwargs: dict[str, Any],
+    pc_name: str | None = None,
+) -> Any:
     """pyarrow.compute.<pc_name or name>(*args, **kwargs), counted and announced
     (or refused under ARROWMETAL_FALLBACK=error). `reason` says what
     ArrowMetal lacks."""
@@ -115,8 +130,9 @@ def run(name, reason, args, kwargs, pc_name=None):
     return getattr(pc, pc_name or name)(*args, **kwargs)
 
 
-def _caller_level():
+def _caller_level() -> int:
     """The warnings stacklevel of the first frame outside this package."""
+    frame: FrameType | None
     frame, level = sys._getframe(1), 1
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
         frame, level = frame.f_back, level + 1
@@ -130,13 +146,13 @@ def _caller_level():
 # registered functions (which it exposes under their names, "and" as "and_").
 _PYTHON_LEVEL = ("index", "fill_null", "top_k_unstable", "bottom_k_unstable", "random")
 
-_made = {}
+_made: dict[str, Any] = {}
 
 
-_names = None
+_names: frozenset[str] | None = None
 
 
-def _compute_names(pc):
+def _compute_names(pc: ModuleType) -> frozenset[str]:
     global _names
     if _names is None:
         registered = set(pc.list_functions())
@@ -150,7 +166,7 @@ def _compute_names(pc):
     return _names
 
 
-def names():
+def names() -> AbstractSet[str]:
     """The pyarrow.compute functions (empty without pyarrow)."""
     try:
         import pyarrow.compute as pc
@@ -159,10 +175,10 @@ def names():
     return _compute_names(pc)
 
 
-def _make(pc, name):
+def _make(pc: ModuleType, name: str) -> Callable[..., Any]:
     target = getattr(pc, name)
 
-    def function(*args, **kwargs):
+    def function(*args: Any, **kwargs: Any) -> Any:
         return run(name, "no ArrowMetal kernel for this function yet", args, kwargs)
 
     function.__name__ = function.__qualname__ = name
@@ -172,13 +188,13 @@ def _make(pc, name):
         + (target.__doc__ or "")
     )
     try:
-        function.__signature__ = inspect.signature(target)
+        function.__signature__ = inspect.signature(target)  # type: ignore[attr-defined]
     except (TypeError, ValueError):
         pass
     return function
 
 
-def attribute(name):
+def attribute(name: str) -> Any:
     """am.<name> for a pyarrow.compute attribute this package does not define:
     a counted, announced fallback for a compute function; the attribute itself
     for the rest (options classes, expressions)."""
@@ -203,10 +219,10 @@ def attribute(name):
 # ---------------------------------------------------------------------------
 # Inputs ArrowMetal has no kernel for
 
-_NATIVE_TYPES = None
+_NATIVE_TYPES: frozenset[int] | None = None
 
 
-def _native_types(pa):
+def _native_types(pa: ModuleType) -> frozenset[int]:
     global _NATIVE_TYPES
     if _NATIVE_TYPES is None:
         _NATIVE_TYPES = frozenset(
@@ -228,7 +244,7 @@ def _native_types(pa):
     return _NATIVE_TYPES
 
 
-def unsupported_input(values):
+def unsupported_input(values: Iterable[object]) -> str | None:
     """What ArrowMetal cannot take among `values` (a reason), or None. Only
     pyarrow objects are judged: anything else that fails is a plain error."""
     pa = sys.modules.get("pyarrow")
@@ -251,7 +267,7 @@ def unsupported_input(values):
     return None
 
 
-def unsupported_target(target):
+def unsupported_target(target: object) -> str | None:
     """Why a cast to `target` is pyarrow's (a pyarrow type, or a name pyarrow
     knows, that ArrowMetal has no kernel for), or None."""
     pa = sys.modules.get("pyarrow")

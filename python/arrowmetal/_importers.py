@@ -8,6 +8,8 @@ through the out-pointer ``out``, and returns the handle, which the caller
 owns. ``_dispatch`` picks the importer for each Python type.
 """
 
+from __future__ import annotations
+
 import itertools
 import sys
 import weakref
@@ -36,6 +38,10 @@ from ._errors import (
 from ._exporters import optional_pyarrow, release_struct, require_pyarrow
 from ._state import tls
 from ._types import ARRAY_INTERFACE_CODES, FORMAT_TO_TYPE, FORMATS, ITEM_SIZES, numpy_types
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "PYARROW_IMPORTS",
@@ -155,11 +161,11 @@ def import_pyarrow(obj, dev, out):
 # through lib.am_set_default_device leaves them on the CPU, where they give
 # the same results.
 
-PYARROW_IMPORTS = {}
-_SEEN_ONCE = {}  # id -> weak reference: pyarrow arrays imported once so far
+PYARROW_IMPORTS: dict[int, tuple[Any, _KeptImport, Any]] = {}
+_SEEN_ONCE: dict[int, Any] = {}  # id -> weak reference: pyarrow arrays imported once so far
 # Entries set aside when the default device stops being the CPU: no longer
 # found, but kept (a thread may be using one's handle) until their array dies.
-_RETIRED_IMPORTS = {}
+_RETIRED_IMPORTS: dict[int, tuple[Any, _KeptImport, Any]] = {}
 
 
 class _KeptImport:
@@ -329,7 +335,7 @@ def import_stream(obj, dev, out):
 # numpy and the CUDA Array Interface: zero-copy imports through an Arrow
 # struct whose release drops the producer's object (kept here until then).
 
-_KEEP = {}  # key -> (struct, buffers, keepalive objects)
+_KEEP: dict[int, tuple[Any, ...]] = {}  # key -> (struct, buffers, keepalive objects)
 _keys = itertools.count(1)
 _ZERO_BUF = ffi.new("uint64_t[1]")  # a valid address for empty buffers
 
@@ -353,7 +359,7 @@ def _static_schema_release(schema):
     schema.release = _NULL
 
 
-_STATIC_SCHEMAS = {}
+_STATIC_SCHEMAS: dict[int, tuple[Any, Any]] = {}
 
 
 def _static_schema(t):

@@ -12,7 +12,13 @@ pyarrow does: an options object of another class, or an options object together
 with keyword arguments that differ from their defaults, is a TypeError.
 """
 
+from __future__ import annotations
+
 import threading
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # C++ enum values of the fields read here, in declaration order
 # (arrow/compute/api_aggregate.h, api_vector.h).
@@ -24,7 +30,7 @@ ENUMS = {
 # Fields named differently in the serialization than in the Python constructor.
 RENAMED = {("CastOptions", "to_type"): "target_type"}
 
-_cache = {}
+_cache: dict[tuple[type, bytes], dict[str, Any]] = {}
 _cache_lock = threading.Lock()
 _CACHE_LIMIT = 256
 

@@ -1,6 +1,8 @@
 """The process-wide runtime controls, backends and the default device, and
 facts about the library and the binding."""
 
+from __future__ import annotations
+
 import logging
 import warnings
 
@@ -9,6 +11,10 @@ from ._capi import ffi, lib
 from ._capi import mode as _capi_mode
 from ._errors import error_from_status
 from ._importers import default_device_changed
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ._typing import DeviceLike
 
 # The package's log: configuration problems, and (later) kernel compilation.
 log = logging.getLogger("arrowmetal")
@@ -37,26 +43,26 @@ __all__ = [
 # Runtime controls
 
 
-def spin_microseconds(us=None):
+def spin_microseconds(us: int | None = None) -> int:
     """Spin budget of the GPU completion wait; sets it when `us` is given.
     Returns the value in force."""
     return lib.am_spin_microseconds(-1 if us is None else int(us))
 
 
-def low_latency_wait(on=None):
+def low_latency_wait(on: bool | None = None) -> bool:
     """Low-latency completion wait; sets it when `on` is given. Returns the
     setting in force."""
     return bool(lib.am_low_latency_wait(-1 if on is None else (1 if on else 0)))
 
 
-def resident_mode(on=None):
+def resident_mode(on: bool | None = None) -> bool:
     """Resident GPU worker; asks to start (True) or stop (False) it when `on` is
     given. Returns True only while a resident worker really runs; see
     resident_status() for why not."""
     return bool(lib.am_resident_mode(-1 if on is None else (1 if on else 0)))
 
 
-def resident_status():
+def resident_status() -> str:
     """Why no resident worker runs on the default device, or that one does
     (am_resident_status): a sentence, never empty."""
     return _string(lib.am_resident_status()).decode()
@@ -66,15 +72,15 @@ def resident_status():
 # Backends and devices
 
 
-def backend():
+def backend() -> str:
     """Name of the default device's backend ('cpu', 'cuda', 'metal')."""
     return _devices.device_backend(lib.am_default_device())
 
 
-def backends():
+def backends() -> list[tuple[str, bool, str]]:
     """[(name, available, reason)] for every backend compiled in; `reason` says
     why one cannot run here ('' when it can)."""
-    result = []
+    result: list[tuple[str, bool, str]] = []
     for i in range(lib.am_backend_count()):
         name_p = lib.am_backend_name(i)
         if name_p == ffi.NULL:
@@ -86,7 +92,7 @@ def backends():
     return result
 
 
-def set_device(spec):
+def set_device(spec: DeviceLike) -> str:
     """Makes device `spec` ('cpu', 'cuda', 'cuda:1', 'metal') the default of every
     call given no device. Returns its name."""
     dev = _devices.device_ptr(spec)
@@ -97,7 +103,7 @@ def set_device(spec):
     return _devices.device_name(dev)
 
 
-def default_device():
+def default_device() -> str:
     """Name of the default device ('cpu', 'cuda:0', ...)."""
     return _devices.device_name(lib.am_default_device())
 
@@ -105,7 +111,7 @@ def default_device():
 device_name = default_device
 
 
-def kernel_cache_info():
+def kernel_cache_info() -> dict[str, int]:
     """Counters of the GPU backends' compiled-kernel cache since the process
     started (am_kernel_cache_info), as a dict of field name to value."""
     info = ffi.new("am_kernel_cache_stats *")
@@ -115,23 +121,23 @@ def kernel_cache_info():
     return {name: getattr(info, name) for name, _ in ffi.typeof("am_kernel_cache_stats").fields}
 
 
-def kernel_cache_dir():
+def kernel_cache_dir() -> str:
     """Directory of the on-disk kernel cache, '' when it is off."""
     return _string(lib.am_kernel_cache_dir()).decode()
 
 
-def version():
+def version() -> str:
     """Version of the loaded C library, "MAJOR.MINOR.PATCH"."""
     return _string(lib.am_version()).decode()
 
 
-def binding_mode():
+def binding_mode() -> str:
     """How the package calls the C library: 'api' (the compiled cffi module,
     about 0.06 us per call) or 'abi' (ffi.dlopen, about 0.14 us per call)."""
     return _capi_mode
 
 
-def routes():
+def routes() -> str:
     """The active crossover table (am_routes): where ops run when moving
     their inputs is faster, one '<op> <from> <below rows> <to>' line per rule
     after a '# source' line. Set with ARROWMETAL_ROUTES (a file written by
@@ -139,7 +145,7 @@ def routes():
     return _string(lib.am_routes()).decode()
 
 
-def check_configuration():
+def check_configuration() -> None:
     """Every ARROWMETAL_* setting, checked when the package is imported
     (am_config_check): a bad value raises, naming the variable and what it
     accepts; ARROWMETAL_BACKEND naming a device that cannot be used raises

@@ -6,9 +6,15 @@ Whether a batch is open, and how deeply nested, is the C library's to know
 batch became, or stopped being, the outermost one.
 """
 
+from __future__ import annotations
+
 import threading
 
 from ._capi import ffi, lib
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["ThreadState", "drop", "tls"]
 
@@ -18,7 +24,7 @@ _am_release = lib.am_release
 class ThreadState(threading.local):
     """One per thread (threading.local runs __init__ in each thread)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         s = ffi.new("am_scalar *")
         # The out-pointer of every call that makes an array.
         self.out = ffi.new("am_array **")
@@ -27,27 +33,32 @@ class ThreadState(threading.local):
         # is_null together, so one read checks both), and the out-pointer.
         # Both are None inside a batch, where scalar results are written when
         # the batch ends: reductions then make a PendingScalar each.
-        self.scalar = s
-        self.fast = (s, ffi.cast("int64_t *", s), ffi.cast("double *", s), self.out)
+        self.scalar: Any = s
+        self.fast: tuple[Any, Any, Any, Any] | None = (
+            s,
+            ffi.cast("int64_t *", s),
+            ffi.cast("double *", s),
+            self.out,
+        )
         self._own = (self.scalar, self.fast)
         self.arg = ffi.new("am_scalar *")  # scalar arguments of element-wise calls
         # Lists while an outermost batch is open, else None: the PendingScalars
         # to resolve and the temporary handles to release when it ends.
-        self.pending = None
-        self.deferred = None
+        self.pending: list[Any] | None = None
+        self.deferred: list[Any] | None = None
 
     @property
-    def in_batch(self):
+    def in_batch(self) -> bool:
         """True between begin_outermost() and end_outermost()."""
         return self.pending is not None
 
-    def begin_outermost(self):
+    def begin_outermost(self) -> None:
         """Called when a batch opens at C depth 1."""
         self.scalar = self.fast = None
         self.pending = []
         self.deferred = []
 
-    def end_outermost(self):
+    def end_outermost(self) -> tuple[list[Any], list[Any]]:
         """Called when the C depth is back at 0; returns (pending, deferred)."""
         pending, deferred = self.pending or [], self.deferred or []
         self.scalar, self.fast = self._own
@@ -58,7 +69,7 @@ class ThreadState(threading.local):
 tls = ThreadState()
 
 
-def drop(p):
+def drop(p: Any) -> None:
     """Releases a temporary handle, or keeps it until the outermost batch ends
     (queued work may still read it)."""
     deferred = tls.deferred

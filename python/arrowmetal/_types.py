@@ -7,10 +7,20 @@ am_type value; index 0 (AM_TYPE_INVALID) holds None, as does any value the
 library names no type for.
 """
 
+from __future__ import annotations
+
 import sys
 
 from ._capi import ffi, lib
 from ._errors import ArrowMetalTypeError, error_from_status
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    import numpy as np
+
+    from ._typing import TypeLike
 
 __all__ = [
     "ARRAY_INTERFACE_CODES",
@@ -41,10 +51,10 @@ KIND_UNSIGNED = lib.AM_KIND_UNSIGNED
 KIND_FLOAT = lib.AM_KIND_FLOAT
 
 
-def _read_type_infos():
+def _read_type_infos() -> list[tuple[str, str, bytes, str, int, int] | None]:
     """[None or (name, arrow_name, format, numpy, bit_width, kind)] by am_type."""
     info = ffi.new("am_type_info *")
-    rows = [None]
+    rows: list[tuple[str, str, bytes, str, int, int] | None] = [None]
     for t in range(1, lib.am_type_count()):
         rc = lib.am_type_info_get(t, info)
         if rc == lib.AM_ETYPE:  # a value the library names no type for
@@ -69,7 +79,7 @@ _INFOS = _read_type_infos()
 TYPE_COUNT = len(_INFOS)  # am_type values are below this
 
 
-def _column(i, default=None):
+def _column(i: int, default: Any = None) -> tuple[Any, ...]:
     return tuple(default if row is None else row[i] for row in _INFOS)
 
 
@@ -84,7 +94,7 @@ KINDS = _column(5, -1)  # AM_KIND_*; -1 where there is no type
 ITEM_SIZES = tuple(0 if k == KIND_BOOL else w // 8 for k, w in zip(KINDS, BIT_WIDTHS))
 
 
-def _ctype_name(kind, width):
+def _ctype_name(kind: int, width: int) -> str | None:
     if kind == KIND_SIGNED:
         return f"int{width}_t"
     if kind == KIND_UNSIGNED:
@@ -109,7 +119,7 @@ ARRAY_INTERFACE_CODES = tuple(
 FORMAT_TO_TYPE = {f: t for t, f in enumerate(FORMATS) if f is not None}
 
 # [lo, hi) of each integer type's values.
-INT_RANGES = {}
+INT_RANGES: dict[int, tuple[int, int]] = {}
 for _t, (_k, _w) in enumerate(zip(KINDS, BIT_WIDTHS)):
     if _k == KIND_SIGNED:
         INT_RANGES[_t] = (-(1 << (_w - 1)), 1 << (_w - 1))
@@ -133,7 +143,7 @@ _PYARROW_ALIASES = {
     "f4": "float32",
     "f8": "float64",
 }
-_TYPE_BY_NAME = {}
+_TYPE_BY_NAME: dict[str, int] = {}
 for _t, _row in enumerate(_INFOS):
     if _row is not None:
         for _name in (_row[0], _row[1], _row[3]):
@@ -144,15 +154,15 @@ for _alias, _name in _PYARROW_ALIASES.items():
 del _t, _row, _name, _alias
 
 
-def type_of_name(name):
+def type_of_name(name: str) -> int | None:
     """The am_type named `name` (any accepted name or alias), or None."""
     return _TYPE_BY_NAME.get(name)
 
 
-_NUMPY_TYPES = None
+_NUMPY_TYPES: dict[np.dtype[Any], int] | None = None
 
 
-def numpy_types():
+def numpy_types() -> dict[np.dtype[Any], int]:
     """{numpy.dtype: am_type}; imports numpy (call it only where numpy is in use)."""
     global _NUMPY_TYPES
     if _NUMPY_TYPES is None:
@@ -162,19 +172,20 @@ def numpy_types():
     return _NUMPY_TYPES
 
 
-def type_id(target):
+def type_id(target: TypeLike) -> int:
     """The am_type of a type given as a name ('int64', 'double', ...), an am_type
     integer, a pyarrow DataType, a numpy dtype (or anything numpy.dtype() takes)
     or one of the Python types bool, int, float."""
+    # (mypy does not narrow `target` by `tp is ...`: hence the ignores.)
     tp = type(target)
     if tp is str:
-        t = _TYPE_BY_NAME.get(target.lower())
+        t = _TYPE_BY_NAME.get(target.lower())  # type: ignore[union-attr]
         if t is None:
             raise ArrowMetalTypeError(f"unknown type name {target!r}", lib.AM_ETYPE)
         return t
     if tp is int:
-        if 0 < target < TYPE_COUNT and TYPE_NAMES[target] is not None:
-            return target
+        if 0 < target < TYPE_COUNT and TYPE_NAMES[target] is not None:  # type: ignore[operator, index]
+            return target  # type: ignore[return-value]
         raise ArrowMetalTypeError(f"invalid am_type {target}", lib.AM_ETYPE)
     if target is bool:
         return lib.AM_BOOL
@@ -203,6 +214,6 @@ def type_id(target):
     raise ArrowMetalTypeError(f"cannot interpret {target!r} as a type", lib.AM_ETYPE)
 
 
-def type_name(t):
-    """The name of an am_type ('int64', ...)."""
+def type_name(t: int) -> str | None:
+    """The name of an am_type ('int64', ...); None for a value that names no type."""
     return TYPE_NAMES[t]

@@ -151,7 +151,7 @@ def test_missing_library_error_names_paths(tmp_path):
     )
     assert out.returncode != 0
     assert "ImportError" in out.stderr
-    assert str(pkg / "libarrowmetal.so") in out.stderr
+    assert str(pkg / "libarrowmetal.so.0") in out.stderr
     assert "nope.so" in out.stderr
 
 

@@ -179,7 +179,9 @@ typedef T0 TR;
 typedef T0 am_t;
 typedef am_u32 am_u;
 #define AM_WRAP_NEG(x) ((am_t)((am_u)0 - (am_u)(x)))
+#define am_lowest ((am_t)((am_u)1 << (sizeof(am_t) * 8 - 1)))
 DEVFN T0 am_unary(T0 x) { return (T0)(((x) < 0 ? AM_WRAP_NEG(x) : (x))); }
+#define AM_FAILS(x) (0)
 struct Args {
   GLOBAL const am_i32 *in0;
   GLOBAL const am_u8 *in1;
@@ -209,6 +211,8 @@ kernel void am_abs_int32(constant Args &a [[buffer(0)]],
   (void)am_bid;
   (void)am_nblocks;
   const bool hv0 = a.valid0 != 0;
+  am_u64 err = AM_NONE;
+  (void)err;
   const am_i64 n = a.n;
   const am_i64 stride = (am_i64)am_nblocks * AM_BLOCK;
   for (am_i64 base = (am_i64)am_bid * AM_BLOCK + am_warp * 32u; base < n;
@@ -223,6 +227,7 @@ kernel void am_abs_int32(constant Args &a [[buffer(0)]],
     if (base + 0 * stride < n) {
       TR r0 = 0;
       if (ok0) r0 = am_unary(x0);
+      if (ok0 && AM_FAILS(x0) && err == AM_NONE) err = (am_u64)i0;
       if (i0 < n) a.out[i0] = r0;
       const am_u32 vw0 = BALLOT(ok0);
       if (am_lane == 0u && a.out_valid != 0) a.out_valid[(base + 0 * stride) >> 5] = vw0;
