@@ -35,8 +35,9 @@ int main(void) {
   am_log(AM_LOG_DEBUG, "x=%d", 7);
   failures += expect(AM_LOG_DEBUG, "x=7");
   am_log_compile_burst(3, 3, 400000000);
-  failures += expect(AM_LOG_INFO, "compiled 3 GPU kernels in 0.4 s (first use); cached on disk "
-                                  "for next time (/cache)");
+  failures += expect(AM_LOG_INFO,
+                     "compiled 3 GPU kernels in 0.4 s (first use); cached on disk "
+                     "for next time (/cache)");
   am_log_compile_burst(24, 24, 2300000000LL);
   failures += expect(AM_LOG_NOTICE, "compiled 24 GPU kernels in 2.3 s");
   am_log_compile_burst(1, 1, 10);

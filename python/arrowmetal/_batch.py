@@ -39,8 +39,9 @@ _wait = lib.am_wait
 
 class PendingScalar:
     """A reduction result made inside ``am.batch()``: the C library writes it
-    when the outermost batch ends (or its ticket is waited on). ``.value`` (or
-    ``as_py()``) gives the Python value then; before, it raises."""
+    when the outermost batch ends (or its ticket is waited on). ``.value`` gives
+    the Scalar then (``as_py()``, ``is_valid`` and ``type`` read it); before,
+    they raise."""
 
     __slots__ = ("_error", "_s", "_value")
 
@@ -77,8 +78,17 @@ class PendingScalar:
             )
         return self._value
 
-    def as_py(self) -> Scalar | NullScalar:
-        return self.value
+    def as_py(self) -> int | float | None:
+        """The Python value (None for a null), as pyarrow's Scalar.as_py()."""
+        return self.value.as_py()
+
+    @property
+    def is_valid(self) -> bool:
+        return self.value.is_valid
+
+    @property
+    def type(self) -> Any:
+        return self.value.type
 
     # A null value has no number: int(), float() and index() raise TypeError,
     # as they do for None (the ignores: mypy sees the NullScalar).

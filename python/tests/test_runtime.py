@@ -105,9 +105,13 @@ def test_batch_results_equal_unbatched():
         c = am.count(b)
     assert isinstance(s, am.PendingScalar)
     assert s.value == expected_sum and s == expected_sum and int(s) == expected_sum
-    assert m.as_py() == 100
+    assert m.as_py() == 100 and type(m.as_py()) is int  # the Python value, as pyarrow's
+    assert m.is_valid and m.type == am.max(a).type
     assert c == 100
     assert b.to_pylist() == list(range(1, 101))
+    with am.batch():
+        empty = am.min(am.filter(b, am.greater(b, 1000)))
+    assert empty.as_py() is None and not empty.is_valid
 
 
 def test_batch_foreign_inputs_and_nesting():
