@@ -46,8 +46,9 @@ def _rows():
 
 ROWS = _rows()
 
-# name -> am_unary_op value, in the library's order.
+# name -> am_unary_op / am_binary_op value, in the library's order.
 UNARY = {r["name"]: r["op"] for r in ROWS if r["family"] == lib.AM_FAMILY_UNARY}
+BINARY = {r["name"]: r["op"] for r in ROWS if r["family"] == lib.AM_FAMILY_BINARY}
 _KINDS = {r["name"]: r["kinds"] for r in ROWS}
 
 
@@ -62,3 +63,8 @@ _RULES = {r["name"]: r["type_rule"] for r in ROWS}
 def is_math(name):
     """Whether `name` is a function of floats (integers are computed as float64)."""
     return _RULES[name] == lib.AM_RULE_MATH
+
+
+def is_checked(name):
+    """Whether `name` is a checked variant (refuses values rather than wrapping)."""
+    return name.endswith("_checked")

@@ -80,6 +80,7 @@ FILES = {
 }
 # Table-driven families: one file each, a name per function of the library's table.
 FILES.update({name: "unary" for name in functions.UNARY})
+FILES.update({name: "binary" for name in functions.BINARY})
 
 
 # ---- pyarrow evaluation and error mapping -------------------------------------------------
@@ -95,10 +96,13 @@ def map_error(exc):
             return "AM_EZERODIV"
         if "not in range" in msg or "truncated" in msg or msg == "overflow":
             return "AM_EOVERFLOW"
-        if msg in ("square root of negative number", "domain error") or msg.startswith(
-            "logarithm of"
-        ):
-            return "AM_EINVAL"  # a checked function's domain error
+        if msg in (
+            "square root of negative number",
+            "domain error",
+            "integers to negative integer powers are not allowed",
+            "shift amount must be >= 0 and less than precision of type",
+        ) or msg.startswith("logarithm of"):
+            return "AM_EINVAL"  # a function's domain error
         if "same length" in msg:
             return "AM_EINVAL"
         raise AssertionError(f"unmapped ArrowInvalid: {msg}")
@@ -140,6 +144,8 @@ def evaluate(op, params, args):
         return args[0].slice(params["offset"], params["length"])
     if op in functions.UNARY:
         return pc.call_function(op, [args[0]])
+    if op in functions.BINARY:
+        return pc.call_function(op, [args[0], args[1]])
     raise AssertionError(op)
 
 
@@ -276,7 +282,7 @@ def add(cid, op, params, form, inputs):
     if tol:
         case["tolerance"] = tol
         case["divergence"] = "summation-order"
-    if op in TRANSCENDENTAL and "error" not in expected:
+    if (op in TRANSCENDENTAL or op in BINARY_TRANSCENDENTAL) and "error" not in expected:
         case["tolerance"] = OrderedDict([("ulps", ULPS)])
         case["divergence"] = "math-library-rounding"
         if "sha256" in expected:
@@ -1457,17 +1463,163 @@ def update_readme(path):
         if line.startswith("<!-- matrix:end"):
             break
         rows.append(line)
-    kept = [r for r in rows if r.split("|")[1].strip() not in functions.UNARY]
+    table = list(functions.UNARY) + list(functions.BINARY)
+    kept = [r for r in rows if r.split("|")[1].strip() not in table]
     derived = [
         f"| {op} | "
         + " | ".join("yes" if functions.accepts(op, t) else "AM_ETYPE" for t in TYPES)
         + " |"
-        for op in functions.UNARY
+        for op in table
     ]
     after = next(k for k, r in enumerate(kept) if r.startswith("| not |")) + 1
     text = _replace_block(text, "matrix", kept[:after] + derived + kept[after:])
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
+
+
+# ---- binary functions of the op table (am_binary) --------------------------------------
+
+BINARY_TRANSCENDENTAL = {"power", "power_checked", "atan2"}
+
+
+def binary_ranges(op, t):
+    """(left kind, right kind) of ordinary values: wide enough to reach every branch, and
+    for the checked functions inside the domain (their edges go outside)."""
+    left, right = value_kind(t), value_kind(t)
+    if t in FLOAT_TYPES:
+        if op.startswith("power"):
+            left.update(lo=-10.0, hi=10.0)
+            right.update(lo=-3.0, hi=3.0)
+        return left, right
+    lo, hi = int_range(t)
+    signed = t in SIGNED_TYPES
+    precision = int(t.lstrip("uint")) - (1 if signed else 0)
+
+    def span(a, b):
+        return {"kind": "uniform", "lo": str(a), "hi": str(b)}
+
+    if op in ("add_checked", "subtract_checked"):
+        if signed:
+            return span(lo // 2, hi // 2), span(lo // 2, hi // 2)
+        if op == "subtract_checked":
+            return span(hi // 2, hi), span(0, hi // 2)
+        return span(0, hi // 2), span(0, hi // 2)
+    if op == "multiply_checked":
+        r = math.isqrt(hi)
+        return span(-r if signed else 0, r), span(-r if signed else 0, r)
+    if op == "divide_checked":
+        return span(lo + 1 if signed else 0, hi), {
+            **span(-20 if signed else 1, 20),
+            "exclude_zero": True,
+        }
+    if op.startswith("power"):
+        r = round(hi ** (1 / 3))
+        while r**3 > hi:
+            r -= 1
+        return span(-r if signed else 0, r), span(0, 3)
+    if op.startswith("shift"):
+        return left, span(0, precision - 1)
+    if functions.is_math(op) and t in ("int64", "uint64"):
+        # Integers a float64 holds exactly (beyond, pyarrow's conversion fails).
+        exact = span(-(2**53) if signed else 0, 2**53)
+        return exact, dict(exact)
+    return left, right
+
+
+def binary_scalars(op, t):
+    if t in FLOAT_TYPES:
+        return (
+            [2.5, -0.5, 3.0, 0.25, -2.0]
+            if op.startswith("power")
+            else [2.5, -0.5, 1e10, 3.0, -1.0e-3]
+        )
+    signed = t in SIGNED_TYPES
+    if op.startswith("shift"):
+        return [0, 1, 3]
+    if op.startswith("power"):
+        return [0, 1, 2, 3]
+    if op == "divide_checked":
+        return [3, 7, 2, 1] + ([-1, -3] if signed else [])
+    return [3, 2, 0, 1] + ([-1, -2] if signed else [])
+
+
+def binary_edges(op, t):
+    """Values where a function of two numbers goes wrong, as a cross product."""
+    if t in FLOAT_TYPES:
+        big = 3.0e38 if t == "float32" else 1.0e300
+        return ["-0.0", 0.0, "-inf", "inf", "nan", -1.0, 1.0, -2.5, 2.0, 0.5, big, -big]
+    lo, hi = int_range(t)
+    if t in SIGNED_TYPES:
+        vals = [lo, lo + 1, -2, -1, 0, 1, 2, 3, 7, hi - 1, hi]
+    else:
+        vals = [0, 1, 2, 3, 7, hi // 2, hi // 2 + 1, hi - 1, hi]
+    if op.startswith("shift"):
+        bits = int(t.lstrip("uint"))
+        vals = sorted(set(vals) | {v for v in (bits - 1, bits, bits + 1) if lo <= v <= hi})
+    return [str(v) for v in vals]
+
+
+def _accepted_pairs(op, t, pairs):
+    """The pairs pyarrow computes without an error (for the checked functions' edges)."""
+    out = []
+    for a, b in pairs:
+        try:
+            pc.call_function(op, [pa.array([cf.decode_value(t, a)], cf.PA_TYPE[t]),
+                                  pa.array([cf.decode_value(t, b)], cf.PA_TYPE[t])])  # fmt: skip
+        except pa.ArrowException:
+            continue
+        out.append((a, b))
+    return out
+
+
+def gen_binary():
+    """Every function of the library's am_binary family, from its table: each type it
+    takes over the sweep (two arrays, and an array with a scalar), the cross product of
+    its edge values (for the checked functions, also the pairs pyarrow accepts), a null
+    scalar, mixed input types, and each type it refuses once. Floats of power and atan2
+    carry the transcendental functions' tolerance."""
+    for op in functions.BINARY:
+        for t in TYPES:
+            if not functions.accepts(op, t):
+                add(f"{op}/{t}/array-array/type-error", op, {}, "array-array",
+                    [inline(t, [1, 0]), inline(t, [1, 1])])  # fmt: skip
+                continue
+            left_kind, right_kind = binary_ranges(op, t)
+            for form in ("array-array", "array-scalar"):
+                key = f"{op}/{t}/{form}"
+                for i, n, nulls, off, rep in sweep(key):
+                    cid0 = sweep_id(op, t, form, n, nulls, off, rep)
+                    left = gen_input(t, n, nulls, off, cid0 + "#0", **left_kind)
+                    if form == "array-array":
+                        off2 = OFFSETS[(i + 3) % 4]
+                        n2 = other(nulls, i % 2 + 1) if n > 1 else nulls
+                        cid = sweep_id(op, t, form, n, f"{nulls},{n2}", f"{off},{off2}")
+                        right = gen_input(t, n, n2, off2, cid0 + "#1", role="divisor",
+                                          **right_kind)  # fmt: skip
+                    else:
+                        cid = cid0
+                        choices = binary_scalars(op, t)
+                        right = scalar(t, choices[(i + seed_of(key)) % len(choices)])
+                    add(cid, op, {}, form, [left, right])
+            edges = binary_edges(op, t)
+            pairs = [(a, b) for a in edges for b in edges]
+            sets = [("edges", pairs)]
+            if functions.is_checked(op):
+                sets.append(("edges-accepted", _accepted_pairs(op, t, pairs)))
+            for name, chosen in sets:
+                for off in (0, 7):
+                    xs = [a for a, _ in chosen] + [None, edges[0]]
+                    ys = [b for _, b in chosen] + [edges[-1], None]
+                    add(f"{op}/{t}/array-array/{name}/offset{off}", op, {}, "array-array",
+                        [inline(t, xs, off), inline(t, ys, 63 - off, pad_role="divisor")])  # fmt: skip
+            add(f"{op}/{t}/array-scalar/null-scalar", op, {}, "array-scalar",
+                [inline(t, edges[:3]), scalar(t, None)])  # fmt: skip
+        for a, b in (("int8", "uint8"), ("int32", "float64"), ("uint16", "int64")):
+            if functions.accepts(op, a) and functions.accepts(op, b):
+                add(f"{op}/{a},{b}/array-array/mixed", op, {}, "array-array",
+                    [inline(a, ["1", "2", "3", None]), inline(b, ["3", "0", "1", "2"])])  # fmt: skip
+        add(f"{op}/int32/array-array/length-mismatch", op, {}, "array-array",
+            [inline("int32", ["1", "2"]), inline("int32", ["1"])])  # fmt: skip
 
 
 def main():
@@ -1481,6 +1633,7 @@ def main():
     gen_cast_allow()
     gen_logic()
     gen_unary()
+    gen_binary()
     gen_select()
     write(args.out)
     update_readme(os.path.join(HERE, "README.md"))

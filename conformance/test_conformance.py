@@ -57,6 +57,11 @@ def call(case, arrays, scalars):
             rc = lib.am_arith_scalar(ARITH[p["arith"]], arrays[0], scalars[0], out)
             return "am_arith_scalar", rc, out
         return "am_arith", lib.am_arith(ARITH[p["arith"]], arrays[0], arrays[1], out), out
+    if op in functions.BINARY:
+        if scalar_form:
+            rc = lib.am_binary_scalar(functions.BINARY[op], arrays[0], scalars[0], out)
+            return "am_binary_scalar", rc, out
+        return "am_binary", lib.am_binary(functions.BINARY[op], arrays[0], arrays[1], out), out
     if op == "cast":
         flags = lib.AM_CAST_SAFE if p["safe"] else 0
         for name in p.get("allow", []):

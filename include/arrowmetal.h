@@ -438,6 +438,44 @@ typedef enum am_unary_op {
 
 int am_unary(am_unary_op op, const am_array *array, am_array **out);
 
+/* ---- Element-wise functions of two numeric arrays, beyond am_arith
+ * Inputs of different numeric types meet in their common type, as in
+ * am_arith; the result has that type (atan2: float64 for integers), and is
+ * null where either input is null. The checked variants fail, writing no
+ * result, at the first slot pyarrow refuses, naming it and its values:
+ * AM_EOVERFLOW when an integer result does not fit, AM_EZERODIV for a zero
+ * divisor (divide_checked refuses one for floats too, as pyarrow does).
+ * Where slots fail in two ways (a zero divisor and MIN / -1, a negative
+ * exponent and an overflow), the last refused slot decides, as in pyarrow. */
+typedef enum am_binary_op {
+  AM_ADD_CHECKED = 0,      /* "add_checked": integers fail on overflow */
+  AM_SUBTRACT_CHECKED = 1, /* "subtract_checked" */
+  AM_MULTIPLY_CHECKED = 2, /* "multiply_checked" */
+  AM_DIVIDE_CHECKED = 3,   /* "divide_checked": MIN / -1 fails (overflow), x / 0 fails */
+  /* "power": integers wrap; a negative integer exponent is AM_EINVAL (as in
+   * pyarrow, checked or not); floats as C's pow. */
+  AM_POWER = 4,
+  AM_POWER_CHECKED = 5, /* "power_checked": integers fail on overflow */
+  AM_ATAN2 = 6,         /* "atan2"(y, x): the angle of the point (x, y) */
+  AM_BIT_WISE_AND = 7,  /* integers only */
+  AM_BIT_WISE_OR = 8,
+  AM_BIT_WISE_XOR = 9,
+  /* Shifts of integers by y bits. An amount outside [0, precision) -- the
+   * type's bits, less the sign bit for signed types -- leaves x unchanged,
+   * as pyarrow does; the checked variants refuse it (AM_EINVAL). shift_right
+   * of a negative value is arithmetic. */
+  AM_SHIFT_LEFT = 10,
+  AM_SHIFT_LEFT_CHECKED = 11,
+  AM_SHIFT_RIGHT = 12,
+  AM_SHIFT_RIGHT_CHECKED = 13
+} am_binary_op;
+
+/* Arrays of equal length (AM_EINVAL otherwise), or an array and a scalar of
+ * any numeric type (a null scalar gives an all-null result). Thread-safe;
+ * the inputs are borrowed, *out is the caller's to release. */
+int am_binary(am_binary_op op, const am_array *left, const am_array *right, am_array **out);
+int am_binary_scalar(am_binary_op op, const am_array *left, const am_scalar *right, am_array **out);
+
 /* ---- Selection */
 /* Keeps the slots whose mask is true; a null mask slot drops the row. `mask`
  * must be AM_BOOL with the same length. */
@@ -503,7 +541,8 @@ typedef enum am_function_family {
   AM_FAMILY_LOGIC = 5,   /* am_and (op 0), am_or (1), am_not (2) */
   AM_FAMILY_CAST = 6,    /* am_cast */
   AM_FAMILY_FILTER = 7,  /* am_filter */
-  AM_FAMILY_TAKE = 8     /* am_take */
+  AM_FAMILY_TAKE = 8,    /* am_take */
+  AM_FAMILY_BINARY = 9   /* am_binary, am_binary_scalar: op = am_binary_op */
 } am_function_family;
 
 typedef enum am_type_rule {

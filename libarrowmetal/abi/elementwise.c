@@ -29,13 +29,9 @@ static int check_pair(am_err *err, const am_array *left, const am_array *right) 
   return AM_OK;
 }
 
-typedef int (*binary_kernel)(am_err *err, int op, const am_array *left, const am_array *right,
-                             const am_scalar *scalar, am_array **out);
-
-/* Array (op) array after promotion, where the route says. */
-static int binary_arrays(am_err *err, const am_op_desc *desc, am_op_class op_class,
-                         binary_kernel kernel, int op, const am_array *left, const am_array *right,
-                         am_array **out) {
+int am_elementwise_arrays(am_err *err, const am_op_desc *desc, am_op_class op_class,
+                          am_elementwise_kernel kernel, int op, const am_array *left,
+                          const am_array *right, am_array **out) {
   int status = check_pair(err, left, right);
   if (status != AM_OK) return status;
   AM_REQUIRE(out, "out");
@@ -60,12 +56,9 @@ static int binary_arrays(am_err *err, const am_op_desc *desc, am_op_class op_cla
   return status;
 }
 
-/* Array (op) scalar after promotion. A null scalar of no valid type takes
- * the array's type. (A NULL scalar reaches binary_arrays, which reports
- * "right is NULL".) */
-static int binary_scalar(am_err *err, const am_op_desc *desc, am_op_class op_class,
-                         binary_kernel kernel, int op, const am_array *left, const am_scalar *right,
-                         am_array **out) {
+int am_elementwise_scalar(am_err *err, const am_op_desc *desc, am_op_class op_class,
+                          am_elementwise_kernel kernel, int op, const am_array *left,
+                          const am_scalar *right, am_array **out) {
   AM_REQUIRE(left, "left");
   AM_REQUIRE(right, "right");
   AM_REQUIRE(out, "out");
@@ -105,10 +98,10 @@ static int compare(am_err *err, am_compare_op op, const am_array *left, const am
                    const am_scalar *scalar, am_array **out) {
   if ((unsigned)op > AM_GE) return am_fail(err, AM_EINVAL, "unknown compare op %d", (int)op);
   if (scalar)
-    return binary_scalar(err, am_op_find(AM_FAMILY_COMPARE, op), AM_ROUTE_COMPARE, compare_kernel,
-                         op, left, scalar, out);
-  return binary_arrays(err, am_op_find(AM_FAMILY_COMPARE, op), AM_ROUTE_COMPARE, compare_kernel, op,
-                       left, right, out);
+    return am_elementwise_scalar(err, am_op_find(AM_FAMILY_COMPARE, op), AM_ROUTE_COMPARE,
+                                 compare_kernel, op, left, scalar, out);
+  return am_elementwise_arrays(err, am_op_find(AM_FAMILY_COMPARE, op), AM_ROUTE_COMPARE,
+                               compare_kernel, op, left, right, out);
 }
 
 AM_EXPORT int am_compare(am_compare_op op, const am_array *left, const am_array *right,
@@ -127,10 +120,10 @@ static int arith(am_err *err, am_arith_op op, const am_array *left, const am_arr
                  const am_scalar *scalar, am_array **out) {
   if ((unsigned)op > AM_DIVIDE) return am_fail(err, AM_EINVAL, "unknown arithmetic op %d", (int)op);
   if (scalar)
-    return binary_scalar(err, am_op_find(AM_FAMILY_ARITH, op), AM_ROUTE_ARITH, arith_kernel, op,
-                         left, scalar, out);
-  return binary_arrays(err, am_op_find(AM_FAMILY_ARITH, op), AM_ROUTE_ARITH, arith_kernel, op, left,
-                       right, out);
+    return am_elementwise_scalar(err, am_op_find(AM_FAMILY_ARITH, op), AM_ROUTE_ARITH, arith_kernel,
+                                 op, left, scalar, out);
+  return am_elementwise_arrays(err, am_op_find(AM_FAMILY_ARITH, op), AM_ROUTE_ARITH, arith_kernel,
+                               op, left, right, out);
 }
 
 AM_EXPORT int am_arith(am_arith_op op, const am_array *left, const am_array *right,

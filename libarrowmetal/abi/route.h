@@ -11,6 +11,7 @@
 #define AM_ABI_ROUTE_H
 
 #include "abi.h"
+#include "core/ops.h"
 
 typedef enum am_op_class {
   AM_ROUTE_REDUCE,
@@ -55,5 +56,21 @@ int am_has_kernels(const am_device *device, uint32_t types);
 /* Copies `array` to `device` (a new handle sharing buffers when it is
  * already there). */
 int am_move(am_err *err, const am_array *array, am_device *device, am_array **out);
+
+/* The shape every binary element-wise function shares (elementwise.c): the
+ * op's row decides the operand type both inputs are converted to, the route
+ * picks the device, then `kernel` runs there with exactly one of right /
+ * scalar. A null scalar of no valid type takes the array's type. */
+typedef int (*am_elementwise_kernel)(am_err *err, int op, const am_array *left,
+                                     const am_array *right, const am_scalar *scalar,
+                                     am_array **out);
+/* Array (op) array, equal lengths. */
+int am_elementwise_arrays(am_err *err, const am_op_desc *desc, am_op_class op_class,
+                          am_elementwise_kernel kernel, int op, const am_array *left,
+                          const am_array *right, am_array **out);
+/* Array (op) scalar. */
+int am_elementwise_scalar(am_err *err, const am_op_desc *desc, am_op_class op_class,
+                          am_elementwise_kernel kernel, int op, const am_array *left,
+                          const am_scalar *right, am_array **out);
 
 #endif

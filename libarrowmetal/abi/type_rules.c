@@ -13,9 +13,13 @@ am_type am_operand_type(const am_op_desc *op, am_type left, am_type right) {
   if (!am_accepts(op, left) || (op->arity == 2 && !am_accepts(op, right))) return AM_TYPE_INVALID;
   if (op->arity == 1)  // a function of floats computes integers as float64
     return op->type_rule == AM_RULE_MATH && !am_type_is_float(left) ? AM_FLOAT64 : left;
-  /* Booleans only meet booleans; numbers meet in their common numeric type. */
+  /* Booleans only meet booleans; numbers meet in their common numeric type
+   * (float64 for a function of floats, when that is an integer type). */
   if (left == AM_BOOL || right == AM_BOOL) return left == right ? AM_BOOL : AM_TYPE_INVALID;
-  return am_common_numeric(left, right);
+  am_type common = am_common_numeric(left, right);
+  if (op->type_rule == AM_RULE_MATH && common != AM_TYPE_INVALID && !am_type_is_float(common))
+    return AM_FLOAT64;
+  return common;
 }
 
 am_type am_result_type(const am_op_desc *op, am_type operand) {

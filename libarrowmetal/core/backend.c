@@ -25,6 +25,7 @@ int am_backend_check(am_err *err, const am_backend *backend) {
       SLOT(kernels, arith),
       SLOT(kernels, cast),
       SLOT(kernels, unary),
+      SLOT(kernels, binary),
       SLOT(kernels, logic),
       SLOT(kernels, filter),
       SLOT(kernels, take),

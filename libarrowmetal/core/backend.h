@@ -72,6 +72,10 @@ typedef struct am_kernel_ops {
   int (*cast)(am_err *err, const am_array *array, am_type to, int safe, am_array **out);
   /* op: am_unary_op; the result has the input's type. */
   int (*unary)(am_err *err, am_unary_op op, const am_array *array, am_array **out);
+  /* op: am_binary_op, operands of one type (the common type the ABI chose);
+   * the result has that type. */
+  int (*binary)(am_err *err, am_binary_op op, const am_array *left, const am_array *right,
+                const am_scalar *scalar, am_array **out);
   /* `right` is NULL for AM_LOGIC_NOT. */
   int (*logic)(am_err *err, am_logic_op op, const am_array *left, const am_array *right,
                am_array **out);

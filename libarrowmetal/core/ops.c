@@ -8,6 +8,8 @@
   {NAME, ENTRY, FAMILY, OP, ARITY, KINDS, TYPE_RULE, NULL_RULE}
 #define UNARY_ROW(ID, NAME, KINDS, RULE, S, U, F, FS, FU, FF, CODE, MESSAGE) \
   ROW(NAME, "am_unary", AM_FAMILY_UNARY, ID, 1, KINDS, RULE, AM_NULLS_PROPAGATE),
+#define BINARY_ROW(ID, NAME, KINDS, RULE, S, U, F, FS, FU, FF, C1, M1, C2, M2) \
+  ROW(NAME, "am_binary", AM_FAMILY_BINARY, ID, 2, KINDS, RULE, AM_NULLS_PROPAGATE),
 
 /* In the order of the public header. The reductions' op values follow
  * core/backend.h's am_reduce_op; logic's follow am_logic_op. */
@@ -45,7 +47,7 @@ const am_op_desc am_ops[] = {
     ROW("filter", "am_filter", AM_FAMILY_FILTER, 0, 2, AM_KINDS_ALL, AM_RULE_VALUES,
         AM_NULLS_SELECT),
     ROW("take", "am_take", AM_FAMILY_TAKE, 0, 2, AM_KINDS_ALL, AM_RULE_VALUES, AM_NULLS_SELECT),
-};
+    AM_BINARY_OPS(BINARY_ROW)};
 
 const int am_op_count = (int)(sizeof am_ops / sizeof am_ops[0]);
 
@@ -59,10 +61,11 @@ enum {
 #define CHECK_POSITION(ID, NAME, KINDS, RULE, S, U, F, FS, FU, FF, CODE, MESSAGE) \
   _Static_assert((int)ID == (int)POSITION_OF_##ID, #ID " is not its position in AM_UNARY_OPS");
 AM_UNARY_OPS(CHECK_POSITION)
+#undef CHECK_POSITION
 
 /* Rows are grouped by family and, within one, ordered by op value from 0:
  * the row of (family, op) is the family's first row + op. */
-enum { FAMILIES = AM_FAMILY_TAKE + 1 };
+enum { FAMILIES = AM_FAMILY_BINARY + 1 };
 static const int family_rows[FAMILIES] = {
     [AM_FAMILY_REDUCE] = 4,
     [AM_FAMILY_COUNT] = 1,
@@ -73,6 +76,7 @@ static const int family_rows[FAMILIES] = {
     [AM_FAMILY_CAST] = 1,
     [AM_FAMILY_FILTER] = 1,
     [AM_FAMILY_TAKE] = 1,
+    [AM_FAMILY_BINARY] = AM_BINARY_COUNT,
 };
 
 const am_op_desc *am_op_find(am_function_family family, int op) {
@@ -89,6 +93,41 @@ const am_unary_check *am_unary_check_of(int op) {
 #undef CHECK_OF
   };
   return op >= 0 && op < AM_UNARY_COUNT && checks[op].message ? &checks[op] : NULL;
+}
+
+/* The binary ops' enum values are their positions in AM_BINARY_OPS. */
+enum {
+#define POSITION(ID, NAME, KINDS, RULE, S, U, F, FS, FU, FF, C1, M1, C2, M2) \
+  BINARY_POSITION_OF_##ID,
+  AM_BINARY_OPS(POSITION)
+#undef POSITION
+};
+#define CHECK_POSITION(ID, NAME, KINDS, RULE, S, U, F, FS, FU, FF, C1, M1, C2, M2) \
+  _Static_assert((int)ID == (int)BINARY_POSITION_OF_##ID,                          \
+                 #ID " is not its position in AM_BINARY_OPS");
+AM_BINARY_OPS(CHECK_POSITION)
+#undef CHECK_POSITION
+
+const am_binary_check *am_binary_check_of(int op) {
+  static const am_binary_check checks[] = {
+#define CHECK_OF(ID, NAME, KINDS, RULE, S, U, F, FS, FU, FF, C1, M1, C2, M2) \
+  [ID] = {{{C1, M1}, {C2, M2}}},
+      AM_BINARY_OPS(CHECK_OF)
+#undef CHECK_OF
+  };
+  return op >= 0 && op < AM_BINARY_COUNT && checks[op].failure[0].message ? &checks[op] : NULL;
+}
+
+int am_binary_computes(int op, am_type t) {
+  const am_op_desc *desc = am_op_find(AM_FAMILY_BINARY, op);
+  int kind = am_type_kind_of(t);
+  if (!desc || kind < 0 || !(desc->kinds & (1 << kind))) return 0;
+  return desc->type_rule != AM_RULE_MATH || kind == AM_KIND_FLOAT;
+}
+
+const char *am_binary_op_name(int op) {
+  const am_op_desc *desc = am_op_find(AM_FAMILY_BINARY, op);
+  return desc ? desc->name : NULL;
 }
 
 int am_unary_computes(int op, am_type t) {

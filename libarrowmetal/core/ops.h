@@ -93,6 +93,52 @@
   X(AM_ACOS_CHECKED, "acos_checked", AM_KINDS_NUMERIC, AM_RULE_MATH, 0, 0, am_acos(x), 0, 0, ((x) < -1 || (x) > 1), AM_EINVAL, "domain error")
 /* clang-format on */
 
+/* Element-wise functions of two arrays (am_binary), as AM_UNARY_OPS with
+ * x and y, their operands in the common type am_t. The vocabulary, which the
+ * CPU (cpu/binary.c) and the kernel source (gpu/kernel_source.c) define for
+ * am_t:
+ *
+ *   AM_WRAP_ADD(x, y), AM_WRAP_SUB, AM_WRAP_MUL   integer +, -, * that wrap
+ *   am_add_overflows(x, y), am_sub_overflows, am_mul_overflows
+ *                   whether the exact integer result leaves am_t's range
+ *   am_ipow(x, y)   x to the integer power y >= 0, wrapping
+ *   am_ipow_overflows(x, y)  whether that power leaves am_t's range
+ *   am_pow(x, y), am_atan2(x, y)  C's functions, in the float's precision
+ *   am_lowest       the smallest value of am_t
+ *   AM_SHIFT_OK_S(y), AM_SHIFT_OK_U(y)  0 <= y < the precision of a signed
+ *                   (bits - 1) or unsigned (bits) am_t
+ *   AM_SHL(x, y), AM_SHR(x, y)  shifts by such a y (left in the unsigned
+ *                   type: it wraps; right arithmetic for signed values)
+ *
+ * Each line: X(enum value, pyarrow name, accepted kinds, type rule,
+ * expressions for signed, unsigned, floats, checks for signed, unsigned,
+ * floats, then two (status, message) pairs). A check is 0 for an accepted
+ * slot, or the failure it is: 1 (the first pair) or 2 (the second). */
+/* clang-format off */
+#define AM_BINARY_OPS(X) \
+  X(AM_ADD_CHECKED, "add_checked", AM_KINDS_NUMERIC, AM_RULE_COMMON, AM_WRAP_ADD(x, y), AM_WRAP_ADD(x, y), ((x) + (y)), am_add_overflows(x, y), am_add_overflows(x, y), 0, AM_EOVERFLOW, "overflow", AM_OK, NULL) \
+  X(AM_SUBTRACT_CHECKED, "subtract_checked", AM_KINDS_NUMERIC, AM_RULE_COMMON, AM_WRAP_SUB(x, y), AM_WRAP_SUB(x, y), ((x) - (y)), am_sub_overflows(x, y), am_sub_overflows(x, y), 0, AM_EOVERFLOW, "overflow", AM_OK, NULL) \
+  X(AM_MULTIPLY_CHECKED, "multiply_checked", AM_KINDS_NUMERIC, AM_RULE_COMMON, AM_WRAP_MUL(x, y), AM_WRAP_MUL(x, y), ((x) * (y)), am_mul_overflows(x, y), am_mul_overflows(x, y), 0, AM_EOVERFLOW, "overflow", AM_OK, NULL) \
+  X(AM_DIVIDE_CHECKED, "divide_checked", AM_KINDS_NUMERIC, AM_RULE_COMMON, ((y) == 0 || ((x) == am_lowest && (y) == -1) ? 0 : (x) / (y)), ((y) == 0 ? 0 : (x) / (y)), ((x) / (y)), ((y) == 0 ? 1 : (x) == am_lowest && (y) == -1 ? 2 : 0), ((y) == 0), ((y) == 0), AM_EZERODIV, "divide by zero", AM_EOVERFLOW, "overflow") \
+  X(AM_POWER, "power", AM_KINDS_NUMERIC, AM_RULE_COMMON, am_ipow(x, y), am_ipow(x, y), am_pow(x, y), ((y) < 0), 0, 0, AM_EINVAL, "integers to negative integer powers are not allowed", AM_OK, NULL) \
+  X(AM_POWER_CHECKED, "power_checked", AM_KINDS_NUMERIC, AM_RULE_COMMON, am_ipow(x, y), am_ipow(x, y), am_pow(x, y), ((y) < 0 ? 1 : am_ipow_overflows(x, y) ? 2 : 0), (am_ipow_overflows(x, y) ? 2 : 0), 0, AM_EINVAL, "integers to negative integer powers are not allowed", AM_EOVERFLOW, "overflow") \
+  X(AM_ATAN2, "atan2", AM_KINDS_NUMERIC, AM_RULE_MATH, 0, 0, am_atan2(x, y), 0, 0, 0, AM_OK, NULL, AM_OK, NULL) \
+  X(AM_BIT_WISE_AND, "bit_wise_and", AM_KINDS_INTEGER, AM_RULE_COMMON, ((x) & (y)), ((x) & (y)), 0, 0, 0, 0, AM_OK, NULL, AM_OK, NULL) \
+  X(AM_BIT_WISE_OR, "bit_wise_or", AM_KINDS_INTEGER, AM_RULE_COMMON, ((x) | (y)), ((x) | (y)), 0, 0, 0, 0, AM_OK, NULL, AM_OK, NULL) \
+  X(AM_BIT_WISE_XOR, "bit_wise_xor", AM_KINDS_INTEGER, AM_RULE_COMMON, ((x) ^ (y)), ((x) ^ (y)), 0, 0, 0, 0, AM_OK, NULL, AM_OK, NULL) \
+  X(AM_SHIFT_LEFT, "shift_left", AM_KINDS_INTEGER, AM_RULE_COMMON, (AM_SHIFT_OK_S(y) ? AM_SHL(x, y) : (x)), (AM_SHIFT_OK_U(y) ? AM_SHL(x, y) : (x)), 0, 0, 0, 0, AM_OK, NULL, AM_OK, NULL) \
+  X(AM_SHIFT_LEFT_CHECKED, "shift_left_checked", AM_KINDS_INTEGER, AM_RULE_COMMON, (AM_SHIFT_OK_S(y) ? AM_SHL(x, y) : (x)), (AM_SHIFT_OK_U(y) ? AM_SHL(x, y) : (x)), 0, !AM_SHIFT_OK_S(y), !AM_SHIFT_OK_U(y), 0, AM_EINVAL, "shift amount must be >= 0 and less than precision of type", AM_OK, NULL) \
+  X(AM_SHIFT_RIGHT, "shift_right", AM_KINDS_INTEGER, AM_RULE_COMMON, (AM_SHIFT_OK_S(y) ? AM_SHR(x, y) : (x)), (AM_SHIFT_OK_U(y) ? AM_SHR(x, y) : (x)), 0, 0, 0, 0, AM_OK, NULL, AM_OK, NULL) \
+  X(AM_SHIFT_RIGHT_CHECKED, "shift_right_checked", AM_KINDS_INTEGER, AM_RULE_COMMON, (AM_SHIFT_OK_S(y) ? AM_SHR(x, y) : (x)), (AM_SHIFT_OK_U(y) ? AM_SHR(x, y) : (x)), 0, !AM_SHIFT_OK_S(y), !AM_SHIFT_OK_U(y), 0, AM_EINVAL, "shift amount must be >= 0 and less than precision of type", AM_OK, NULL)
+/* clang-format on */
+
+/* The number of am_binary_op values. */
+enum {
+#define AM_COUNT_ONE(ID, NAME, KINDS, RULE, S, U, F, FS, FU, FF, C1, M1, C2, M2) +1
+  AM_BINARY_COUNT = 0 AM_BINARY_OPS(AM_COUNT_ONE)
+#undef AM_COUNT_ONE
+};
+
 /* The number of am_unary_op values. */
 enum {
 #define AM_COUNT_ONE(ID, NAME, KINDS, RULE, S, U, F, FS, FU, FF, CODE, MESSAGE) +1
@@ -127,6 +173,20 @@ typedef struct am_unary_check {
 
 /* The check of unary op `op`, NULL when it refuses nothing. */
 const am_unary_check *am_unary_check_of(int op);
+
+/* The failures of a binary op, by the number its check gives (index 0 is
+ * failure 1); NULL when it refuses nothing. */
+typedef struct am_binary_check {
+  am_unary_check failure[2];
+} am_binary_check;
+const am_binary_check *am_binary_check_of(int op);
+
+/* Whether a backend's kernel computes binary op `op` on operands of type `t`
+ * (the common type; atan2's integers are converted to float64 first). */
+int am_binary_computes(int op, am_type t);
+
+/* The name of an am_binary_op ("power"), NULL when out of range. */
+const char *am_binary_op_name(int op);
 
 /* Whether a backend's kernel computes unary op `op` on elements of type `t`:
  * a type the op accepts, less the integers an AM_RULE_MATH op has converted

@@ -133,6 +133,7 @@ const am_backend am_cpu_backend = {
             .arith = am_cpu_arith,
             .cast = am_cpu_cast,
             .unary = am_cpu_unary,
+            .binary = am_cpu_binary,
             .logic = am_cpu_logic,
             .filter = am_cpu_filter,
             .take = am_cpu_take,

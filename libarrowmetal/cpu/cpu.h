@@ -96,6 +96,8 @@ int am_cpu_compare(am_err *err, am_compare_op op, const am_array *left, const am
 int am_cpu_arith(am_err *err, am_arith_op op, const am_array *left, const am_array *right,
                  const am_scalar *scalar, am_array **out);
 int am_cpu_unary(am_err *err, am_unary_op op, const am_array *array, am_array **out);
+int am_cpu_binary(am_err *err, am_binary_op op, const am_array *left, const am_array *right,
+                  const am_scalar *scalar, am_array **out);
 int am_cpu_cast(am_err *err, const am_array *array, am_type to, int safe, am_array **out);
 int am_cpu_logic(am_err *err, am_logic_op op, const am_array *left, const am_array *right,
                  am_array **out);

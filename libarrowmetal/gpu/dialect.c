@@ -353,9 +353,38 @@ static const char msl_log1p[] =
     "  return metal::precise::log(u) * (x / (u - 1.0f));\n"
     "}\n";
 
+/* pow for MSL, whose pow leaves a negative base undefined: C's pow (C99
+ * F.9.4.4) from pow of |x|, with the sign of an odd integer power, NaN for a
+ * negative base to a non-integer power, and C's special cases for 1, 0 and
+ * infinities. */
+static const char msl_pow[] =
+    "DEVFN float am_msl_pow(float x, float y) {\n"
+    "  if (y == 0.0f || x == 1.0f) return 1.0f;\n"
+    "  if (metal::isnan(x) || metal::isnan(y)) return x + y;\n"
+    "  const bool y_int = metal::floor(y) == y;\n"
+    "  const bool y_odd = y_int && metal::fabs(y) < 16777216.0f &&\n"
+    "                     metal::fmod(metal::fabs(y), 2.0f) == 1.0f;\n"
+    "  if (x == -1.0f && metal::isinf(y)) return 1.0f;\n"
+    "  if (x < 0.0f && !y_int) return NAN;\n"
+    "  const float m = metal::precise::pow(metal::fabs(x), y);\n"
+    "  return (metal::signbit(x) && y_odd) ? -m : m;\n"
+    "}\n";
+
 void am_dialect_math(am_sb *sb, am_dialect dialect, am_type t) {
   int count = (int)(sizeof math_names / sizeof math_names[0]);
-  if (dialect == AM_DIALECT_MSL) am_sb_puts(sb, msl_log1p);
+  if (dialect == AM_DIALECT_MSL) {
+    am_sb_puts(sb, msl_log1p);
+    am_sb_puts(sb, msl_pow);
+    am_sb_puts(sb,
+               "#define am_pow(x, y) am_msl_pow(x, y)\n"
+               "#define am_atan2(x, y) metal::precise::atan2(x, y)\n");
+  } else {
+    const char *f = t == AM_FLOAT32 ? "f" : "";
+    am_sb_printf(sb,
+                 "#define am_pow(x, y) pow%s(x, y)\n"
+                 "#define am_atan2(x, y) atan2%s(x, y)\n",
+                 f, f);
+  }
   for (int i = 0; i < count; i++) {
     const char *vocab = math_names[i][0], *fn = math_names[i][1];
     if (dialect == AM_DIALECT_CUDA)

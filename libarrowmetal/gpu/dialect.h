@@ -61,10 +61,11 @@ void am_sb_printf(am_sb *sb, const char *fmt, ...)
 char *am_sb_finish(am_sb *sb);
 void am_sb_free(am_sb *sb);
 
-/* The math vocabulary of core/ops.h (am_sqrt, am_exp, am_log, ..., see
- * there) for float type `t`, as #defines: CUDA's functions of that precision
- * (sqrtf or sqrt), Metal's metal::precise ones (float only; log1p, which MSL
- * lacks, written from log). */
+/* The math vocabulary of core/ops.h (am_sqrt, am_exp, am_log, ..., am_pow,
+ * am_atan2, see there) for float type `t`, as #defines: CUDA's functions of
+ * that precision (sqrtf or sqrt), Metal's metal::precise ones (float only;
+ * log1p, which MSL lacks, written from log, and pow made C's for a negative
+ * base). */
 void am_dialect_math(am_sb *sb, am_dialect dialect, am_type t);
 
 /* "cuda" or "msl". */

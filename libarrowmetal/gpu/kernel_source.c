@@ -151,6 +151,8 @@ static int key_ok(const am_kernel_key *k) {
       return valid_type(k->t0);
     case AM_KERNEL_UNARY:
       return am_unary_computes(k->op, k->t0);
+    case AM_KERNEL_BINARY:
+      return am_binary_computes(k->op, k->t0);
     case AM_KERNEL_TAKE:
       return valid_type(k->t0) && (k->t1 == AM_INT32 || k->t1 == AM_INT64);
   }
@@ -171,6 +173,7 @@ static int uses_missing_type(am_dialect dialect, const am_kernel_key *k) {
     case AM_KERNEL_TAKE:
     case AM_KERNEL_FILL:
     case AM_KERNEL_UNARY:
+    case AM_KERNEL_BINARY:
       return !am_dialect_has_type(dialect, k->t0);
     default:
       return 0;
@@ -227,6 +230,9 @@ void am_kernel_name(const am_kernel_key *key, char *name, size_t capacity) {
       break;
     case AM_KERNEL_UNARY:
       snprintf(name, capacity, "am_%s_%s", am_unary_op_name(key->op), t0);
+      break;
+    case AM_KERNEL_BINARY:
+      snprintf(name, capacity, "am_%s_%s", am_binary_op_name(key->op), t0);
       break;
   }
 }
@@ -924,6 +930,137 @@ static void emit_unary(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
   if (am_unary_check_of(k->op)) am_sb_puts(sb, "  am_flush_error(a.status, err, am_lane);\n");
 }
 
+/* ---- BINARY: the op table's expressions of two operands, as kernel text */
+
+/* The expression (column 0) or check (column 1) of binary op `op` for the
+ * kind of `t` (AM_BINARY_OPS's columns). */
+static const char *binary_text(int op, am_type t, int check) {
+  static const char *const text[][2][3] = {
+#define TEXT(ID, NAME, KINDS, RULE, S, U, F, FS, FU, FF, C1, M1, C2, M2) \
+  [ID] = {{#S, #U, #F}, {#FS, #FU, #FF}},
+      AM_BINARY_OPS(TEXT)
+#undef TEXT
+  };
+  return text[op][check][is_signed(t) ? 0 : am_type_is_unsigned(t) ? 1 : 2];
+}
+
+/* The integer vocabulary of AM_BINARY_OPS (core/ops.h) for am_t = T0. The
+ * overflow tests compare against the bounds before computing, or divide the
+ * wrapped product back, so no step overflows itself. */
+static void emit_integer_vocabulary(am_sb *sb, am_type t) {
+  int sig = is_signed(t);
+  am_sb_printf(sb,
+               "#define am_lowest ((am_t)%s)\n"
+               "#define am_highest ((am_t)%s)\n"
+               "#define am_precision %d\n"
+               "#define AM_WRAP_ADD(x, y) ((am_t)((am_u)(x) + (am_u)(y)))\n"
+               "#define AM_WRAP_SUB(x, y) ((am_t)((am_u)(x) - (am_u)(y)))\n"
+               "#define AM_WRAP_MUL(x, y) ((am_t)(1u * (am_u)(x) * (am_u)(y)))\n"
+               "#define AM_SHIFT_OK_S(y) ((y) >= 0 && (y) < am_precision)\n"
+               "#define AM_SHIFT_OK_U(y) ((y) < am_precision)\n"
+               "#define AM_SHL(x, y) ((am_t)((am_u)(x) << (y)))\n"
+               "#define AM_SHR(x, y) ((am_t)((x) >> (y)))\n",
+               imin(t), imax(t), am_type_bits(t) - sig);
+  if (sig)
+    am_sb_puts(sb,
+               "DEVFN bool am_add_overflows(am_t x, am_t y) {\n"
+               "  return y > 0 ? x > am_highest - y : x < am_lowest - y;\n"
+               "}\n"
+               "DEVFN bool am_sub_overflows(am_t x, am_t y) {\n"
+               "  return y < 0 ? x > am_highest + y : x < am_lowest + y;\n"
+               "}\n"
+               "DEVFN bool am_mul_overflows(am_t x, am_t y) {\n"
+               "  if (x == 0 || y == 0) return false;\n"
+               "  if (x == (am_t)-1) return y == am_lowest;\n"
+               "  if (y == (am_t)-1) return x == am_lowest;\n"
+               "  return (am_t)(AM_WRAP_MUL(x, y) / y) != x;\n"
+               "}\n");
+  else
+    am_sb_puts(
+        sb,
+        "DEVFN bool am_add_overflows(am_t x, am_t y) { return x > (am_t)(am_highest - y); }\n"
+        "DEVFN bool am_sub_overflows(am_t x, am_t y) { return x < y; }\n"
+        "DEVFN bool am_mul_overflows(am_t x, am_t y) {\n"
+        "  return x != 0u && (am_t)(AM_WRAP_MUL(x, y) / x) != y;\n"
+        "}\n");
+  /* Powers by squaring; a negative exponent (refused) gives 0. */
+  am_sb_printf(sb,
+               "DEVFN am_t am_ipow(am_t x, am_t y) {\n"
+               "%s"
+               "  am_u r = 1u, b = (am_u)x, e = (am_u)y;\n"
+               "  for (; e != 0u; e >>= 1) {\n"
+               "    if ((e & 1u) != 0u) r = (am_u)(1u * r * b);\n"
+               "    b = (am_u)(1u * b * b);\n"
+               "  }\n"
+               "  return (am_t)r;\n"
+               "}\n"
+               "DEVFN bool am_ipow_overflows(am_t x, am_t y) {\n"
+               "%s"
+               "  am_t r = 1, b = x;\n"
+               "  for (am_u e = (am_u)y; e != 0u;) {\n"
+               "    if ((e & 1u) != 0u) {\n"
+               "      if (am_mul_overflows(r, b)) return true;\n"
+               "      r = AM_WRAP_MUL(r, b);\n"
+               "    }\n"
+               "    e >>= 1;\n"
+               "    if (e != 0u) {\n"
+               "      if (am_mul_overflows(b, b)) return true;\n"
+               "      b = AM_WRAP_MUL(b, b);\n"
+               "    }\n"
+               "  }\n"
+               "  return false;\n"
+               "}\n",
+               sig ? "  if (y < 0) return 0;\n" : "", sig ? "  if (y < 0) return false;\n" : "");
+}
+
+/* A refused slot is reported as (n - 1 - slot) * 2 + (failure - 1): the
+ * smallest report, which the status block keeps, is then the last refused
+ * slot, as pyarrow reports (see cpu/binary.c), and says which failure it is.
+ * A thread's slots increase, so its latest report is its last. */
+static const char binop_compute[] =
+    "      TR r# = 0;\n"
+    "      if (ok#) r# = AM_APPLY(x#, y#);\n";
+static const char binop_checked_compute[] =
+    "      TR r# = 0;\n"
+    "      if (ok#) r# = AM_APPLY(x#, y#);\n"
+    "      const am_u32 k# = ok# ? (am_u32)(AM_FAILS(x#, y#)) : 0u;\n"
+    "      if (k# != 0u) err = (am_u64)(n - 1 - i#) * 2u + (am_u64)(k# - 1u);\n";
+
+static void emit_binary(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
+  am_type t = k->t0;
+  emit_operand(sb, 0, t);
+  emit_operand(sb, 1, t);
+  emit_scalar(sb, t);
+  am_sb_printf(sb,
+               "typedef T0 TR;\n"
+               "typedef T0 am_t;\n"
+               "typedef %s am_u;\n",
+               is_float(t) ? ctype(t) : store(t));
+  if (is_float(t))
+    am_dialect_math(sb, d, t);
+  else
+    emit_integer_vocabulary(sb, t);
+  am_sb_printf(sb,
+               "DEVFN T0 am_binary(T0 x, T0 y) { return (T0)(%s); }\n"
+               "#define AM_APPLY(x, y) am_binary(x, y)\n"
+               "#define AM_FAILS(x, y) (%s)\n",
+               binary_text(k->op, t, 0), binary_text(k->op, t, 1));
+  emit_args(sb, ptype(t), ptype(t), ctype(t));
+  am_dialect_kernel_begin(sb, d, name);
+  int checked = am_binary_check_of(k->op) != NULL;
+  if (checked)
+    am_sb_puts(sb, binary_body);
+  else /* binary_body without the error slot, which nothing would read */
+    am_sb_puts(sb,
+               "  const bool hv0 = a.valid0 != 0;\n"
+               "  const bool hv1 = a.valid1 != 0;\n"
+               "  const bool sc = a.in1 == 0;\n"
+               "  const T0 ys = AM_SCALAR;\n");
+  emit_warp_loop(sb, unroll_for(t, 0), binary_load, NULL,
+                 checked ? binop_checked_compute : binop_compute, 0);
+  if (checked) am_sb_puts(sb, "  am_flush_error(a.status, err, am_lane);\n");
+}
+
 /* ---- CAST */
 
 /* am_cast(v, fail): v (a T0) as a T1, setting *fail where a safe cast must
@@ -1403,6 +1540,9 @@ int am_kernel_source(am_err *err, am_dialect dialect, const am_kernel_key *key, 
       break;
     case AM_KERNEL_UNARY:
       emit_unary(&sb, dialect, key, name);
+      break;
+    case AM_KERNEL_BINARY:
+      emit_binary(&sb, dialect, key, name);
       break;
   }
   am_sb_puts(&sb, "}\n");

@@ -64,6 +64,9 @@ static int each_key(key_fn fn, void *ctx) {
     /* Every unary op over the element types its kernels compute. */
     for (int op = 0; op < AM_UNARY_COUNT; op++)
       if (am_unary_computes(op, (am_type)t)) VISIT(AM_KERNEL_UNARY, op, t, AM_TYPE_INVALID);
+    /* And every binary op over the operand types its kernels compute. */
+    for (int op = 0; op < AM_BINARY_COUNT; op++)
+      if (am_binary_computes(op, (am_type)t)) VISIT(AM_KERNEL_BINARY, op, t, AM_TYPE_INVALID);
   }
   for (int op = 0; op < 3; op++) VISIT(AM_KERNEL_LOGIC, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
   for (int nulls = AM_NULL_DROP; nulls <= AM_NULL_EMIT; nulls++)
@@ -178,10 +181,13 @@ static void check_errors(void) {
       {AM_KERNEL_FILTER_SCATTER, 2, AM_INT32, AM_TYPE_INVALID},
       {AM_KERNEL_FILTER_COUNT, 2, AM_TYPE_INVALID, AM_TYPE_INVALID},
       {(am_kernel_kind)0, 0, AM_INT32, AM_TYPE_INVALID},
-      {(am_kernel_kind)14, 0, AM_INT32, AM_TYPE_INVALID},
+      {(am_kernel_kind)(AM_KERNEL_BINARY + 1), 0, AM_INT32, AM_TYPE_INVALID},
       {AM_KERNEL_COPY, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
       {AM_KERNEL_UNARY, AM_UNARY_COUNT, AM_INT32, AM_TYPE_INVALID},
       {AM_KERNEL_UNARY, AM_NEGATE, AM_BOOL, AM_TYPE_INVALID},
+      {AM_KERNEL_BINARY, AM_BINARY_COUNT, AM_INT32, AM_TYPE_INVALID},
+      {AM_KERNEL_BINARY, AM_BIT_WISE_AND, AM_FLOAT32, AM_TYPE_INVALID},
+      {AM_KERNEL_BINARY, AM_ATAN2, AM_INT32, AM_TYPE_INVALID},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     for (int d = 0; d < 2; d++) {
@@ -268,6 +274,8 @@ static const am_kernel_key golden_keys[] = {
     {AM_KERNEL_CAST, 1, AM_FLOAT32, AM_INT16},
     {AM_KERNEL_UNARY, AM_ABS, AM_INT32, AM_TYPE_INVALID},
     {AM_KERNEL_UNARY, AM_LOG1P_CHECKED, AM_FLOAT32, AM_TYPE_INVALID},
+    {AM_KERNEL_BINARY, AM_POWER_CHECKED, AM_INT16, AM_TYPE_INVALID},
+    {AM_KERNEL_BINARY, AM_POWER, AM_FLOAT32, AM_TYPE_INVALID},
 };
 
 static char *read_file(const char *path) {

@@ -131,7 +131,13 @@ typedef enum am_kernel_kind {
   AM_KERNEL_COPY = 12,
   /* out (t0 values) and out_valid from in0 of type t0: op = am_unary_op, the
    * expression of its row in AM_UNARY_OPS (core/ops.h); null where in0 is. */
-  AM_KERNEL_UNARY = 13
+  AM_KERNEL_UNARY = 13,
+  /* out (t0 values) and out_valid from in0 and in1 (or the scalar when in1
+   * is 0) of type t0: op = am_binary_op, the expression of its row in
+   * AM_BINARY_OPS (core/ops.h); null where either is. A checked op reports
+   * (n - 1 - slot) * 2 + (failure - 1) of its last refused slot as the error
+   * index. */
+  AM_KERNEL_BINARY = 14
 } am_kernel_kind;
 
 typedef struct am_kernel_key {

@@ -248,6 +248,32 @@ int am_gpu_unary(am_err *err, am_unary_op op, const am_array *array, am_array **
   return finish_result(status, result, out);
 }
 
+int am_gpu_binary(am_err *err, am_binary_op op, const am_array *left, const am_array *right,
+                  const am_scalar *scalar, am_array **out) {
+  am_device *device = left->device;
+  if (scalar && scalar->is_null) return all_null(err, device, left->type, left->length, out);
+  am_array *result = NULL;
+  am_gpu_args args;
+  int status = elementwise(err, left->type, left, right, &result, &args);
+  if (status != AM_OK) return status;
+  if (!right) args.scalar = scalar_bits(scalar);
+  am_gpu_op gpu_op = plain_op(err);
+  const am_binary_check *failures = am_binary_check_of(op);
+  if (failures) {
+    gpu_op.check = AM_GPU_CHECK_ERROR;
+    gpu_op.failures = failures;
+    gpu_op.op_name = am_binary_op_name(op);
+    gpu_op.culprit = am_buffer_retain(left->data_buf);
+    gpu_op.culprit_address = args.in0;
+    gpu_op.culprit_type = left->type;
+    gpu_op.culprit_offset = left->offset;
+    gpu_op.bound = left->length;
+  }
+  am_kernel_key key = {AM_KERNEL_BINARY, (int)op, left->type, AM_TYPE_INVALID};
+  status = run(err, am_gpu_of(device), &gpu_op, failures != NULL, &key, &args, 1);
+  return finish_result(status, result, out);
+}
+
 int am_gpu_logic(am_err *err, am_logic_op logic, const am_array *left, const am_array *right,
                  am_array **out) {
   am_array *result = NULL;

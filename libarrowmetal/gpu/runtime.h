@@ -139,6 +139,8 @@ int am_gpu_arith(am_err *err, am_arith_op op, const am_array *left, const am_arr
                  const am_scalar *scalar, am_array **out);
 int am_gpu_cast(am_err *err, const am_array *array, am_type to, int safe, am_array **out);
 int am_gpu_unary(am_err *err, am_unary_op op, const am_array *array, am_array **out);
+int am_gpu_binary(am_err *err, am_binary_op op, const am_array *left, const am_array *right,
+                  const am_scalar *scalar, am_array **out);
 int am_gpu_logic(am_err *err, am_logic_op op, const am_array *left, const am_array *right,
                  am_array **out);
 int am_gpu_filter(am_err *err, const am_array *array, const am_array *mask, am_null_selection nulls,
@@ -162,6 +164,7 @@ int am_gpu_sync(am_err *err, am_device *device);
    .arith = am_gpu_arith,     \
    .cast = am_gpu_cast,       \
    .unary = am_gpu_unary,     \
+   .binary = am_gpu_binary,   \
    .logic = am_gpu_logic,     \
    .filter = am_gpu_filter,   \
    .take = am_gpu_take,       \

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ops.h"
 #include "core/runtime.h"
 #include "core/types.h"
 #include "gpu/submit.h"
@@ -163,8 +164,17 @@ static int finish_error(am_err *err, am_gpu_device *gpu, const am_gpu_op *op,
    * later", kernels.h): the slot, and so the culprit value, is not known. */
   int saturated = gpu->dialect == AM_DIALECT_MSL && status->error_index == 0xfffffffeu;
   char value[64] = "?";
-  if (op->culprit && !saturated) read_culprit(gpu, op, status->error_index, value, sizeof value);
+  uint64_t slot = status->error_index;
+  const am_unary_check *failure = NULL;
+  if (op->failures) { /* a binary op's report carries which failure it is */
+    failure = &op->failures->failure[saturated ? 0 : slot & 1];
+    if (!saturated) slot = (uint64_t)op->bound - 1 - (slot >> 1);
+  }
+  if (op->culprit && !saturated) read_culprit(gpu, op, slot, value, sizeof value);
   err->origin = op->call;
+  if (failure)
+    return am_fail(err, failure->status, "%s (%s at slot %llu%s, left value %s)", failure->message,
+                   op->op_name, (unsigned long long)slot, saturated ? " or earlier" : "", value);
   int code = op->error_code;
   if (code == AM_EZERODIV) return am_fail(err, code, "divide by zero");
   if (op->message)

@@ -8,6 +8,7 @@
 #ifndef AM_GPU_SUBMIT_H
 #define AM_GPU_SUBMIT_H
 
+#include "core/ops.h"
 #include "gpu/runtime.h"
 
 typedef enum am_gpu_check {
@@ -28,7 +29,12 @@ typedef struct am_gpu_op {
   am_scalar *scalar_out; /* CHECK_SCALAR destination */
   int error_code;        /* CHECK_ERROR: AM_EZERODIV / AM_EINDEX / AM_EOVERFLOW / AM_EINVAL */
   const char *message;   /* CHECK_ERROR: what a checked unary op refused (static storage) */
-  am_buffer *culprit;    /* CHECK_ERROR: the values the failing slot indexes (kept alive) */
+  /* CHECK_ERROR of a checked binary op: its failures, and its name; the
+   * kernel reports (bound - 1 - slot) * 2 + (failure - 1), bound being the
+   * length. */
+  const am_binary_check *failures;
+  const char *op_name;
+  am_buffer *culprit; /* CHECK_ERROR: the values the failing slot indexes (kept alive) */
   uint64_t culprit_address;
   am_type culprit_type;
   int64_t culprit_offset;

@@ -83,7 +83,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from ._typing import UnaryFunction
+    from ._typing import BinaryFunction, UnaryFunction
 
     # The functions of the library's table-driven families (set from
     # TABLE_FUNCTIONS below), for type checkers: a function the library
@@ -116,6 +116,20 @@ if TYPE_CHECKING:
     sqrt_checked: UnaryFunction
     tan: UnaryFunction
     trunc: UnaryFunction
+    add_checked: BinaryFunction
+    atan2: BinaryFunction
+    bit_wise_and: BinaryFunction
+    bit_wise_or: BinaryFunction
+    bit_wise_xor: BinaryFunction
+    divide_checked: BinaryFunction
+    multiply_checked: BinaryFunction
+    power: BinaryFunction
+    power_checked: BinaryFunction
+    shift_left: BinaryFunction
+    shift_left_checked: BinaryFunction
+    shift_right: BinaryFunction
+    shift_right_checked: BinaryFunction
+    subtract_checked: BinaryFunction
 
 check_configuration()
 _log.install()

@@ -87,7 +87,7 @@ _am_arith = lib.am_arith
 _am_not = lib.am_not
 
 # The families of binary operations (see _compute.binary).
-COMPARE, ARITH, LOGIC = 0, 1, 2
+COMPARE, ARITH, LOGIC, BINARY = 0, 1, 2, 3
 
 
 def _named(function: _Operator, name: str) -> _Operator:
@@ -443,6 +443,30 @@ class Array:
         if rc:
             raise _error(rc)
         return wrap(out[0])
+
+    def __pow__(self, other: ArrayLike | ScalarLike) -> Array:
+        """am.power(self, other): integers wrap (power_checked raises instead)."""
+        if not _dispatch.is_operand(type(other)):
+            return NotImplemented
+        return _compute.binary(BINARY, lib.AM_POWER, lib.AM_POWER, self, other, None)
+
+    def __rpow__(self, other: ArrayLike | ScalarLike) -> Array:
+        if not _dispatch.is_operand(type(other)):
+            return NotImplemented
+        return _compute.binary(BINARY, lib.AM_POWER, lib.AM_POWER, other, self, None)
+
+    def __floordiv__(self, other: ArrayLike | ScalarLike) -> Array:
+        """Floor division, as pandas does on pyarrow-backed data (pyarrow has no
+        floor-divide function): integers round toward negative infinity and a
+        zero divisor raises; floats are floor(self / other)."""
+        if not _dispatch.is_operand(type(other)):
+            return NotImplemented
+        return _compute.floor_divide(self, other)
+
+    def __rfloordiv__(self, other: ArrayLike | ScalarLike) -> Array:
+        if not _dispatch.is_operand(type(other)):
+            return NotImplemented
+        return _compute.floor_divide(other, self)
 
     def __neg__(self) -> Array:
         return _compute.unary(lib.AM_NEGATE, self)

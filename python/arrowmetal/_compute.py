@@ -15,7 +15,7 @@ bound to closure or module variables. The general paths (``binary``,
 from __future__ import annotations
 
 from . import _fallback
-from ._array import ARITH, COMPARE, LOGIC, Array, wrap
+from ._array import ARITH, BINARY, COMPARE, LOGIC, Array, wrap
 from ._batch import PendingScalar
 from ._capi import NAME_ARRAY, ffi, import_capsules, lib
 from ._chunked import is_chunked, map_pieces
@@ -99,6 +99,8 @@ _am_compare = lib.am_compare
 _am_compare_scalar = lib.am_compare_scalar
 _am_arith = lib.am_arith
 _am_arith_scalar = lib.am_arith_scalar
+_am_binary = lib.am_binary
+_am_binary_scalar = lib.am_binary_scalar
 _am_and = lib.am_and
 _am_or = lib.am_or
 _am_not = lib.am_not
@@ -483,6 +485,8 @@ def _scalar_scalar(
             rc = _am_compare(op, xp, yp, out)
         elif family == ARITH:
             rc = _am_arith(op, xp, yp, out)
+        elif family == BINARY:
+            rc = _am_binary(op, xp, yp, out)
         else:
             rc = op(xp, yp, out)
         if rc:
@@ -517,6 +521,8 @@ def binary(family: int, op: Any, swop: Any, x: Any, y: Any, device: DeviceLike |
                 rc = _am_compare(op, xp, yp, out)
             elif family == ARITH:
                 rc = _am_arith(op, xp, yp, out)
+            elif family == BINARY:
+                rc = _am_binary(op, xp, yp, out)
             else:
                 rc = op(xp, yp, out)
         elif yp is None:  # array <op> scalar
@@ -526,6 +532,8 @@ def binary(family: int, op: Any, swop: Any, x: Any, y: Any, device: DeviceLike |
                 rc = _am_compare_scalar(op, xp, s, out)
             elif family == ARITH:
                 rc = _am_arith_scalar(op, xp, s, out)
+            elif family == BINARY:
+                rc = _am_binary_scalar(op, xp, s, out)
             else:
                 full = _full_like(s, xp, out)
                 tmps.append(full)
@@ -540,6 +548,8 @@ def binary(family: int, op: Any, swop: Any, x: Any, y: Any, device: DeviceLike |
                 tmps.append(full)
                 if family == ARITH:
                     rc = _am_arith(op, full, yp, out)
+                elif family == BINARY:
+                    rc = _am_binary(op, full, yp, out)
                 else:
                     rc = op(full, yp, out)
         if rc:
@@ -835,21 +845,82 @@ def _make_unary(name: str, op: int, rule: int) -> UnaryFunction:
     return function  # type: ignore[return-value]  # see _make_binary
 
 
-def _table_functions() -> dict[str, UnaryFunction]:
-    """{pyarrow name: function} for every row of the am_unary family."""
+def _binary_doc(name: str, rule: int) -> str:
+    result = (
+        "float64 for integer input, the input's type for floats"
+        if rule == lib.AM_RULE_MATH
+        else "in the inputs' common type"
+    )
+    if name.endswith("_checked"):
+        rest = (
+            "Raises where pyarrow does (ArrowMetalOverflowError, ArrowMetalZeroDivisionError, "
+            "ArrowMetalInvalid), naming the slot."
+        )
+    elif name.startswith(("power", "shift")):
+        rest = "Integers wrap; see pyarrow.compute for the refused values."
+    else:
+        rest = ""
+    return (
+        f"pyarrow.compute.{name}, element-wise: {result}; null where either input is null "
+        f"(am_binary). {rest}"
+    ).rstrip()
+
+
+def _make_table_binary(name: str, op: int, rule: int) -> BinaryFunction:
+    return _make_binary(
+        name, BINARY, op, op, _am_binary, _am_binary_scalar, _binary_doc(name, rule)
+    )
+
+
+def _table_functions() -> dict[str, Any]:
+    """{pyarrow name: function} for every row of the am_unary and am_binary
+    families."""
     info = ffi.new("am_function_info *")
-    made = {}
+    made: dict[str, Any] = {}
     for i in range(lib.am_function_count()):
         rc = lib.am_function_info_get(i, info)
         if rc:
             raise _error(rc)
+        name = ffi.string(info.name).decode()
         if info.family == lib.AM_FAMILY_UNARY:
-            name = ffi.string(info.name).decode()
             made[name] = _make_unary(name, info.op, info.type_rule)
+        elif info.family == lib.AM_FAMILY_BINARY:
+            made[name] = _make_table_binary(name, info.op, info.type_rule)
     return made
 
 
-TABLE_FUNCTIONS: dict[str, UnaryFunction] = _table_functions()
+TABLE_FUNCTIONS: dict[str, Any] = _table_functions()
+
+
+def floor_divide(x: Any, y: Any) -> Array:
+    """x // y as pandas computes it on pyarrow-backed data: for integers the
+    truncated quotient of divide_checked (a zero divisor raises), less one
+    where a remainder is left and exactly one operand is negative; for floats
+    floor(x / y)."""
+    quotient = binary(BINARY, lib.AM_DIVIDE_CHECKED, lib.AM_DIVIDE_CHECKED, x, y, None)
+    t = quotient.type
+    if t in ("float32", "float64"):
+        return unary(lib.AM_FLOOR, quotient, None)
+    if not t.startswith("int"):  # unsigned: truncation is the floor
+        return quotient
+    remainder = binary(
+        COMPARE,
+        lib.AM_NE,
+        lib.AM_NE,
+        binary(ARITH, lib.AM_MULTIPLY, lib.AM_MULTIPLY, quotient, y, None),
+        x,
+        None,
+    )
+    signs_differ = binary(
+        COMPARE,
+        lib.AM_LT,
+        lib.AM_GT,
+        binary(BINARY, lib.AM_BIT_WISE_XOR, lib.AM_BIT_WISE_XOR, x, y, None),
+        0,
+        None,
+    )
+    down = binary(LOGIC, _am_and, _am_and, remainder, signs_differ, None)
+    return binary(ARITH, lib.AM_SUBTRACT, lib.AM_SUBTRACT, quotient, cast(down, t), None)
 
 
 def _two_arrays(name: str, cfn: Any, x: Any, y: Any, device: DeviceLike | None) -> Array:

@@ -187,6 +187,19 @@ DEVFN float am_msl_log1p(float x) {
   if (u == INFINITY) return u;
   return metal::precise::log(u) * (x / (u - 1.0f));
 }
+DEVFN float am_msl_pow(float x, float y) {
+  if (y == 0.0f || x == 1.0f) return 1.0f;
+  if (metal::isnan(x) || metal::isnan(y)) return x + y;
+  const bool y_int = metal::floor(y) == y;
+  const bool y_odd = y_int && metal::fabs(y) < 16777216.0f &&
+                     metal::fmod(metal::fabs(y), 2.0f) == 1.0f;
+  if (x == -1.0f && metal::isinf(y)) return 1.0f;
+  if (x < 0.0f && !y_int) return NAN;
+  const float m = metal::precise::pow(metal::fabs(x), y);
+  return (metal::signbit(x) && y_odd) ? -m : m;
+}
+#define am_pow(x, y) am_msl_pow(x, y)
+#define am_atan2(x, y) metal::precise::atan2(x, y)
 #define am_sqrt(x) metal::precise::sqrt(x)
 #define am_exp(x) metal::precise::exp(x)
 #define am_log(x) metal::precise::log(x)

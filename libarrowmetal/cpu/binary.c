@@ -1,0 +1,256 @@
+/* Element-wise functions of two arrays beyond add/subtract/multiply/divide
+ * (am_binary): one loop per op and type for two arrays and for an array and a
+ * scalar, written by the op table (AM_BINARY_OPS in core/ops.h), whose
+ * expressions are compiled here as C; for the checked ops, a scan for the
+ * first refused slot runs before anything is written. Values are computed for
+ * every slot, null ones included (their inputs are arbitrary, and no
+ * expression can fault: divisions are guarded), and the validity is the AND
+ * of the inputs'. */
+#include <math.h>
+#include <string.h>
+
+#include "bitmap.h"
+#include "core/ops.h"
+#include "core/types.h"
+#include "cpu.h"
+#include "pool.h"
+
+/* ---- The vocabulary of AM_BINARY_OPS, for am_t (and am_u, its unsigned
+ * type of the same width) */
+#define AM_WRAP_ADD(x, y) ((am_t)((am_u)(x) + (am_u)(y)))
+#define AM_WRAP_SUB(x, y) ((am_t)((am_u)(x) - (am_u)(y)))
+/* 1u first: a uint16_t product would otherwise be computed in (signed) int. */
+#define AM_WRAP_MUL(x, y) ((am_t)(1u * (am_u)(x) * (am_u)(y)))
+#define am_add_overflows(x, y) \
+  __extension__({              \
+    am_t r_;                   \
+    __builtin_add_overflow(x, y, &r_); \
+  })
+#define am_sub_overflows(x, y) \
+  __extension__({              \
+    am_t r_;                   \
+    __builtin_sub_overflow(x, y, &r_); \
+  })
+#define am_mul_overflows(x, y) \
+  __extension__({              \
+    am_t r_;                   \
+    __builtin_mul_overflow(x, y, &r_); \
+  })
+#define AM_LIBM2(fn, x, y) _Generic((x), float: fn##f, double: fn)(x, y)
+#define am_pow(x, y) AM_LIBM2(pow, x, y)
+#define am_atan2(x, y) AM_LIBM2(atan2, x, y)
+#define AM_SHIFT_OK_S(y) ((y) >= 0 && (y) < am_precision)
+#define AM_SHIFT_OK_U(y) ((y) < am_precision)
+#define AM_SHL(x, y) ((am_t)((am_u)(x) << (y)))
+#define AM_SHR(x, y) ((am_t)((x) >> (y)))
+
+/* x^y for y >= 0 by squaring, in 64 bits: the low bits of a wrapped 64-bit
+ * product are those of the narrower type's wrapped product. */
+static inline uint64_t ipow_bits(uint64_t x, uint64_t y) {
+  uint64_t r = 1;
+  for (; y; y >>= 1) {
+    if (y & 1) r *= x;
+    x *= x;
+  }
+  return r;
+}
+/* A negative signed exponent (refused before any result is kept) as 0. */
+static inline uint64_t exponent(uint64_t bits, int is_signed) {
+  return is_signed && (int64_t)bits < 0 ? 0 : bits;
+}
+#define am_ipow(x, y) ((am_t)ipow_bits((uint64_t)(x), exponent((uint64_t)(y), am_signed)))
+
+/* Whether x^y (y >= 0) leaves [lo, hi]: each product the result is made of
+ * is checked in that range, and a squared base only when a later bit uses it
+ * (for |x| >= 2 it then bounds the result). */
+static inline int ipow_overflows_signed(int64_t x, int64_t y, int64_t lo, int64_t hi) {
+  int64_t r = 1, b = x;
+  for (; y > 0; y >>= 1) {
+    if (y & 1 && (__builtin_mul_overflow(r, b, &r) || r < lo || r > hi)) return 1;
+    if (y > 1 && (__builtin_mul_overflow(b, b, &b) || b < lo || b > hi)) return 1;
+  }
+  return 0;
+}
+static inline int ipow_overflows_unsigned(uint64_t x, uint64_t y, uint64_t hi) {
+  uint64_t r = 1, b = x;
+  for (; y > 0; y >>= 1) {
+    if (y & 1 && (__builtin_mul_overflow(r, b, &r) || r > hi)) return 1;
+    if (y > 1 && (__builtin_mul_overflow(b, b, &b) || b > hi)) return 1;
+  }
+  return 0;
+}
+#define am_ipow_overflows(x, y)                                                               \
+  (am_signed ? ipow_overflows_signed((int64_t)(x), (int64_t)(y), (int64_t)am_lowest,         \
+                                     (int64_t)am_highest)                                    \
+             : ipow_overflows_unsigned((uint64_t)(x), (uint64_t)(y), (uint64_t)am_highest))
+
+/* The loop's view of its type: am_t, am_u, the range and the precision. */
+#define TYPE_FACTS(T, U, LO, HI)                                    \
+  typedef T am_t;                                                   \
+  typedef U am_u;                                                   \
+  const am_t am_lowest = (am_t)(LO), am_highest = (am_t)(HI);        \
+  const int am_signed = (LO) < 0;                                   \
+  const int am_precision = (int)sizeof(am_t) * 8 - am_signed;       \
+  (void)sizeof(am_u); /* floats and some ops do not use it */     \
+  (void)am_lowest, (void)am_highest, (void)am_signed, (void)am_precision
+
+typedef void (*binary_fn)(const void *a, const void *b, int scalar, void *out, int64_t n);
+typedef int64_t (*check_fn)(const void *a, const void *b, int scalar, const uint8_t *valid,
+                            int64_t n, int *failure);
+
+/* o[i] = EXPR(x[i], y[i]), y from the array or, with `scalar`, b[0]. */
+#define BINARY_LOOP(ID, EXPR, E, T, U, N, F, LO, HI)                                        \
+  AM_CPU_CLONES static void binary_##ID##_##N(const void *a, const void *b, int scalar,     \
+                                              void *out, int64_t n) {                       \
+    TYPE_FACTS(T, U, LO, HI);                                                               \
+    const am_t *xs = a, *ys = b;                                                            \
+    am_t *o = out;                                                                          \
+    if (scalar) {                                                                           \
+      const am_t y = ys[0];                                                                 \
+      for (int64_t i = 0; i < n; i++) {                                                     \
+        const am_t x = xs[i];                                                               \
+        (void)x, (void)y;                                                                   \
+        o[i] = (am_t)(EXPR);                                                                \
+      }                                                                                     \
+      return;                                                                               \
+    }                                                                                       \
+    for (int64_t i = 0; i < n; i++) {                                                       \
+      const am_t x = xs[i], y = ys[i];                                                      \
+      (void)x, (void)y;                                                                     \
+      o[i] = (am_t)(EXPR);                                                                  \
+    }                                                                                       \
+  }
+
+/* The last valid slot (`valid`: offset-0 bitmap, NULL: all valid) whose
+ * check is not 0, with that failure in *failure; -1 when none. The last, as
+ * pyarrow reports: its checked kernels run on, each failure replacing the
+ * one before, so an array that fails in two ways reports the later one. */
+#define CHECK_LOOP(ID, FAILS, E, T, U, N, F, LO, HI)                                          \
+  static int64_t check_##ID##_##N(const void *a, const void *b, int scalar,                  \
+                                  const uint8_t *valid, int64_t n, int *failure) {            \
+    TYPE_FACTS(T, U, LO, HI);                                                                 \
+    const am_t *xs = a, *ys = b;                                                              \
+    int64_t last = -1;                                                                        \
+    for (int64_t i = 0; i < n; i += 64) {                                                     \
+      int64_t m = n - i < 64 ? n - i : 64;                                                    \
+      int any = 0;                                                                            \
+      for (int64_t j = 0; j < m; j++) {                                                       \
+        const am_t x = xs[i + j], y = ys[scalar ? 0 : i + j];                                 \
+        (void)x, (void)y;                                                                     \
+        any |= (FAILS) != 0;                                                                  \
+      }                                                                                       \
+      if (!any) continue;                                                                     \
+      uint64_t w = am_bits_valid(valid, i, m);                                                \
+      for (int64_t j = 0; j < m; j++) {                                                       \
+        const am_t x = xs[i + j], y = ys[scalar ? 0 : i + j];                                 \
+        (void)x, (void)y;                                                                     \
+        int k = (int)(FAILS);                                                                 \
+        if (k && ((w >> j) & 1)) {                                                            \
+          *failure = k;                                                                       \
+          last = i + j;                                                                       \
+        }                                                                                     \
+      }                                                                                       \
+    }                                                                                         \
+    return last;                                                                              \
+  }
+
+#define DEFINE_OP(ID, NAME, KINDS, RULE, S, U, F, FS, FU, FF, C1, M1, C2, M2) \
+  AM_CPU_SIGNED_TYPES_AFTER(BINARY_LOOP, ID, S)                               \
+  AM_CPU_UNSIGNED_TYPES_AFTER(BINARY_LOOP, ID, U)                             \
+  AM_CPU_FLOAT_TYPES_AFTER(BINARY_LOOP, ID, F)                                \
+  AM_CPU_SIGNED_TYPES_AFTER(CHECK_LOOP, ID, FS)                               \
+  AM_CPU_UNSIGNED_TYPES_AFTER(CHECK_LOOP, ID, FU)                             \
+  AM_CPU_FLOAT_TYPES_AFTER(CHECK_LOOP, ID, FF)
+AM_BINARY_OPS(DEFINE_OP)
+#undef DEFINE_OP
+
+#define ENTRY(ID, E, T, U, N, F, LO, HI) [E] = binary_##ID##_##N,
+#define ROW(ID, NAME, KINDS, RULE, S, U, F, FS, FU, FF, C1, M1, C2, M2) \
+  [ID] = {AM_CPU_NUMERIC_TYPES_AFTER(ENTRY, ID)},
+static const binary_fn loops[AM_BINARY_COUNT][AM_TYPE_COUNT] = {AM_BINARY_OPS(ROW)};
+#undef ENTRY
+#define ENTRY(ID, E, T, U, N, F, LO, HI) [E] = check_##ID##_##N,
+static const check_fn checks[AM_BINARY_COUNT][AM_TYPE_COUNT] = {AM_BINARY_OPS(ROW)};
+#undef ROW
+#undef ENTRY
+
+typedef struct binary_job {
+  binary_fn fn;
+  const char *x, *y;
+  int scalar;
+  char *o;
+  int64_t width;
+} binary_job;
+
+/* Slots [begin, end) (see am_pool_sweep). */
+static void binary_range(void *ctx, int64_t begin, int64_t end) {
+  const binary_job *job = ctx;
+  size_t at = (size_t)(begin * job->width);
+  job->fn(job->x + at, job->scalar ? job->y : job->y + at, job->scalar, job->o + at,
+          end - begin);
+}
+
+/* The scalar's value as one element of `type` (the ABI cast it already). */
+static void scalar_element(const am_scalar *s, am_type type, void *out) {
+  size_t width = (size_t)am_type_bits(type) / 8;
+  if (type == AM_FLOAT32) {
+    float f = (float)s->f64;
+    memcpy(out, &f, sizeof f);
+  } else if (type == AM_FLOAT64) {
+    memcpy(out, &s->f64, sizeof s->f64);
+  } else {
+    /* The low bytes (little-endian) of the field of the type's kind. */
+    memcpy(out, am_type_is_signed(type) ? (const void *)&s->i64 : (const void *)&s->u64, width);
+  }
+}
+
+/* The failure of a checked op at `slot`, naming its values. */
+static int refuse(am_err *err, am_binary_op op, am_type type, const char *x, const char *y,
+                  int64_t slot, int failure) {
+  const am_unary_check *why = &am_binary_check_of(op)->failure[failure - 1];
+  char xv[64], yv[64];
+  am_value_text(type, x, xv, sizeof xv);
+  am_value_text(type, y, yv, sizeof yv);
+  return am_fail(err, why->status, "%s (%s(%s, %s) at slot %lld)", why->message,
+                 am_binary_op_name(op), xv, yv, (long long)slot);
+}
+
+int am_cpu_binary(am_err *err, am_binary_op op, const am_array *left, const am_array *right,
+                  const am_scalar *scalar, am_array **out) {
+  am_type type = left->type;
+  binary_fn fn = (unsigned)op < AM_BINARY_COUNT && am_type_valid(type) ? loops[op][type] : NULL;
+  if (!fn || !am_binary_computes(op, type))
+    return am_fail(err, AM_ETYPE, "no %s kernel for %s", am_binary_op_name(op),
+                   am_type_name(type));
+  if (scalar && scalar->is_null)
+    return am_cpu_null_result(err, left->device, type, left->length, out);
+  am_array *result = NULL;
+  int status = am_cpu_result(err, type, left->length, left, right, &result);
+  if (status != AM_OK) return status;
+  int64_t width = am_type_bits(type) / 8;
+  _Alignas(8) char element[8];
+  const char *x = (const char *)left->data + left->offset * width;
+  const char *y = element;
+  if (scalar)
+    scalar_element(scalar, type, element);
+  else
+    y = (const char *)right->data + right->offset * width;
+  if (am_binary_check_of(op)) {
+    int failure = 0;
+    int64_t slot = checks[op][type](x, y, scalar != NULL, result->validity, left->length, &failure);
+    if (slot >= 0) {
+      am_array_free(result);
+      return refuse(err, op, type, x + slot * width, scalar ? y : y + slot * width, slot,
+                    failure);
+    }
+  }
+  binary_job job = {.fn = fn,
+                    .x = x,
+                    .y = y,
+                    .scalar = scalar != NULL,
+                    .o = result->data_buf->ptr,
+                    .width = width};
+  am_pool_sweep(left->length, width, binary_range, &job);
+  *out = result;
+  return AM_OK;
+}

@@ -1,0 +1,72 @@
+"""The am_binary family from Python (its values are the conformance suite's
+job): scalars on either side, ChunkedArrays, the operators ** and //, and the
+errors of the checked functions."""
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+import arrowmetal as am
+
+INT = pa.array([7, -7, 7, -7, None, 6, 0], pa.int32())
+DIV = pa.array([2, 2, -2, -2, 1, 3, 5], pa.int32())
+
+
+@pytest.mark.parametrize("name", ["power", "atan2", "bit_wise_xor", "shift_left", "add_checked"])
+def test_scalar_on_either_side_matches_pyarrow(name):
+    fn = getattr(am, name)
+    right = pc.abs(DIV) if name == "power" else DIV  # no negative integer exponents
+    left = pc.abs(INT) if name == "power" else INT
+    for x, y in ((left, 3), (3, left), (left, right)):
+        want = getattr(pc, name)(x, y)
+        got = fn(x, y)
+        assert got.to_pylist() == want.to_pylist() and got.type == str(want.type).replace(
+            "double", "float64"
+        )
+
+
+def test_chunked_input_keeps_its_chunks():
+    chunked = pa.chunked_array([INT[:3], INT[3:]])
+    got = am.power(chunked, 2)
+    assert isinstance(got, pa.ChunkedArray)
+    assert [len(c) for c in got.chunks] == [3, 4]
+    assert got.to_pylist() == pc.power(chunked, 2).to_pylist()
+
+
+def test_floor_division_operator_floors_like_python():
+    x, y = am.array(INT), am.array(DIV)
+    want = [a // b if a is not None else None for a, b in zip(INT.to_pylist(), DIV.to_pylist())]
+    assert (x // y).to_pylist() == want
+    floats = am.array([7.5, -7.5, 1.0])
+    assert (floats // 2).to_pylist() == [3.0, -4.0, 0.0]
+    with pytest.raises(am.ArrowMetalZeroDivisionError):
+        x // 0
+
+
+def test_power_operator_both_ways():
+    x = am.array(pa.array([1, 2, 3], pa.int64()))
+    assert (x**2).to_pylist() == [1, 4, 9]
+    assert (2**x).to_pylist() == [2, 4, 8]
+
+
+def test_checked_functions_raise_pyarrows_errors_and_name_the_slot():
+    with pytest.raises(am.ArrowMetalOverflowError, match="at slot 1"):
+        am.add_checked(pa.array([1, 127], pa.int8()), pa.array([1, 1], pa.int8()))
+    with pytest.raises(am.ArrowMetalInvalid, match="negative integer powers"):
+        am.power(pa.array([2], pa.int8()), pa.array([-1], pa.int8()))
+    with pytest.raises(am.ArrowMetalInvalid, match="shift amount"):
+        am.shift_left_checked(pa.array([1], pa.int8()), pa.array([7], pa.int8()))
+    # Two kinds of failure: the last refused slot decides, as in pyarrow.
+    with pytest.raises(am.ArrowMetalZeroDivisionError):
+        am.divide_checked(pa.array([-128, 1], pa.int8()), pa.array([-1, 0], pa.int8()))
+    with pytest.raises(am.ArrowMetalOverflowError):
+        am.divide_checked(pa.array([1, -128], pa.int8()), pa.array([0, -1], pa.int8()))
+    # A null slot is never refused.
+    got = am.divide_checked(pa.array([1, None], pa.int8()), pa.array([1, 0], pa.int8()))
+    assert got.to_pylist() == [1, None]
+
+
+def test_refused_types_are_a_type_error_naming_the_function():
+    # pyarrow has no kernel either (ArrowNotImplementedError, a TypeError too).
+    with pytest.raises(am.ArrowMetalTypeError, match="bit_wise_and.*double"):
+        am.bit_wise_and(pa.array([1.5]), pa.array([2.5]))
