@@ -28,6 +28,9 @@ from ._compute import (
     TABLE_FUNCTIONS,
     add,
     and_,
+    and_kleene,
+    and_not,
+    and_not_kleene,
     cast,
     count,
     divide,
@@ -44,9 +47,11 @@ from ._compute import (
     multiply,
     not_equal,
     or_,
+    or_kleene,
     subtract,
     sum,
     take,
+    xor,
 )
 from ._errors import (
     ArrowMetalDeviceError,
@@ -138,6 +143,9 @@ __all__ = [
     "PendingScalar",
     "add",
     "and_",
+    "and_kleene",
+    "and_not",
+    "and_not_kleene",
     "array",
     "backend",
     "backends",
@@ -169,6 +177,7 @@ __all__ = [
     "multiply",
     "not_equal",
     "or_",
+    "or_kleene",
     "resident_mode",
     "resident_status",
     "routes",
@@ -180,6 +189,7 @@ __all__ = [
     "type_id",
     "type_name",
     "version",
+    "xor",
 ]
 
 # The functions of the library's table-driven families (am_unary: negate,
