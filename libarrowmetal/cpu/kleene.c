@@ -12,6 +12,8 @@
  * whatever the input holds, so each term masks them with its own validity;
  * the value is then masked with the result's validity, so null result slots
  * hold false. An operand that is a scalar is a constant word of each. */
+#include <string.h>
+
 #include "bitmap.h"
 #include "core/error.h"
 #include "cpu.h"
@@ -39,60 +41,90 @@ static operand scalar_operand(const am_scalar *scalar) {
   return o;
 }
 
-/* The operand's value and validity words for slots [i, i + min(n - i, 64)). */
+/* Bits [pos, pos + 64); `aligned` (a constant in each caller) says pos is a
+ * multiple of 8, where the word is one plain load. */
+static inline __attribute__((always_inline)) uint64_t word_at(const uint8_t *bits, int64_t pos,
+                                                              int aligned) {
+  if (!aligned) return am_bits_word(bits, pos);
+  uint64_t word;
+  memcpy(&word, bits + (pos >> 3), 8);
+  return word;
+}
+
+/* The operand's value and validity words for slots [i, i + 64), or, when
+ * `full` is 0, for the n - i < 64 slots of the tail (zero above them). */
 static inline __attribute__((always_inline)) void load(const operand *o, int64_t i, int64_t n,
-                                                       uint64_t *x, uint64_t *v) {
+                                                       int full, int aligned, uint64_t *x,
+                                                       uint64_t *v) {
   if (!o->bits) {
     *x = o->value;
     *v = o->validity;
-    return;
+  } else if (full) {
+    *x = word_at(o->bits, o->pos + i, aligned);
+    *v = o->valid ? word_at(o->valid, o->pos + i, aligned) : ~(uint64_t)0;
+  } else {
+    *x = am_bits_tail(o->bits, o->pos + i, n - i);
+    *v = o->valid ? am_bits_tail(o->valid, o->pos + i, n - i) : ~(uint64_t)0;
   }
-  *x = am_bits_load(o->bits, o->pos + i, n - i);
-  *v = o->valid ? am_bits_load(o->valid, o->pos + i, n - i) : ~(uint64_t)0;
+}
+
+/* Value and validity of word i >> 6 of the result; returns its valid slots.
+ * `not_y` turns and_kleene into and_not_kleene. */
+static inline __attribute__((always_inline)) int64_t kleene_word(int or_op, int not_y, int full,
+                                                                 int aligned, uint64_t *dst,
+                                                                 uint64_t *dst_valid,
+                                                                 const operand *a, const operand *b,
+                                                                 int64_t i, int64_t n) {
+  uint64_t x, vx, y, vy;
+  load(a, i, n, full, aligned, &x, &vx);
+  load(b, i, n, full, aligned, &y, &vy);
+  if (not_y) y = ~y;
+  uint64_t valid, value;
+  if (or_op) {
+    valid = (vx & vy) | (vx & x) | (vy & y);
+    value = (x & vx) | (y & vy);
+  } else {
+    valid = (vx & vy) | (vx & ~x) | (vy & ~y);
+    value = x & y;
+  }
+  /* In the tail word the bits past n stay zero (a constant's are all set). */
+  if (!full) valid &= am_bits_mask(n - i);
+  dst[i >> 6] = value & valid;
+  dst_valid[i >> 6] = valid;
+  return am_popcount64(valid);
 }
 
 /* Writes value and validity words of slots [0, n) (offset 0); returns the
- * number of valid slots. One loop per op, so the op is not decided per
- * word; `not_y` turns and_kleene into and_not_kleene. */
-static inline __attribute__((always_inline)) int64_t kleene_words(int or_op, int not_y,
+ * number of valid slots. One loop per op and alignment, so neither is
+ * decided per word. */
+static inline __attribute__((always_inline)) int64_t kleene_words(int or_op, int not_y, int aligned,
                                                                   uint64_t *dst,
                                                                   uint64_t *dst_valid,
                                                                   const operand *a,
                                                                   const operand *b, int64_t n) {
-  int64_t count = 0;
-  for (int64_t i = 0; i < n; i += 64) {
-    uint64_t x, vx, y, vy;
-    load(a, i, n, &x, &vx);
-    load(b, i, n, &y, &vy);
-    if (not_y) y = ~y;
-    uint64_t valid, value;
-    if (or_op) {
-      valid = (vx & vy) | (vx & x) | (vy & y);
-      value = (x & vx) | (y & vy);
-    } else {
-      valid = (vx & vy) | (vx & ~x) | (vy & ~y);
-      value = x & y;
-    }
-    /* The tail word: bits past n stay zero. */
-    uint64_t mask = am_bits_mask(n - i);
-    valid &= mask;
-    dst[i >> 6] = value & valid;
-    dst_valid[i >> 6] = valid;
-    count += am_popcount64(valid);
-  }
+  int64_t count = 0, i = 0;
+  for (; i + 64 <= n; i += 64)
+    count += kleene_word(or_op, not_y, 1, aligned, dst, dst_valid, a, b, i, n);
+  if (i < n) count += kleene_word(or_op, not_y, 0, aligned, dst, dst_valid, a, b, i, n);
   return count;
 }
 
+#define KLEENE_WORDS(ALIGNED)                                      \
+  switch (op) {                                                    \
+    case AM_LOGIC_OR_KLEENE:                                       \
+      return kleene_words(1, 0, ALIGNED, dst, dst_valid, a, b, n); \
+    case AM_LOGIC_AND_NOT_KLEENE:                                  \
+      return kleene_words(0, 1, ALIGNED, dst, dst_valid, a, b, n); \
+    default: /* AM_LOGIC_AND_KLEENE */                             \
+      return kleene_words(0, 0, ALIGNED, dst, dst_valid, a, b, n); \
+  }
+
 static AM_CPU_CLONES int64_t kleene_range(am_logic_op op, uint64_t *dst, uint64_t *dst_valid,
                                           const operand *a, const operand *b, int64_t n) {
-  switch (op) {
-    case AM_LOGIC_OR_KLEENE:
-      return kleene_words(1, 0, dst, dst_valid, a, b, n);
-    case AM_LOGIC_AND_NOT_KLEENE:
-      return kleene_words(0, 1, dst, dst_valid, a, b, n);
-    default: /* AM_LOGIC_AND_KLEENE */
-      return kleene_words(0, 0, dst, dst_valid, a, b, n);
-  }
+  /* Operands that start on a byte (offset 0, the common case) load words
+   * without shifting. */
+  if ((!a->bits || a->pos % 8 == 0) && (!b->bits || b->pos % 8 == 0)) KLEENE_WORDS(1);
+  KLEENE_WORDS(0);
 }
 
 typedef struct kleene_job {
