@@ -1,6 +1,7 @@
 """The library's own list of functions (am_function_count / am_function_info_get), for
-the generator and the runners: a function of a table-driven family (am_unary) gets its
-cases and its runner call from this list, so a new one needs no change here."""
+the generator and the runners: a function of a table-driven family (am_unary, and
+am_logic's) gets its cases and its runner call from this list, so a new one needs no
+change here."""
 
 import os
 import sys
@@ -49,6 +50,14 @@ ROWS = _rows()
 # name -> am_unary_op / am_binary_op value, in the library's order.
 UNARY = {r["name"]: r["op"] for r in ROWS if r["family"] == lib.AM_FAMILY_UNARY}
 BINARY = {r["name"]: r["op"] for r in ROWS if r["family"] == lib.AM_FAMILY_BINARY}
+# name -> am_logic_op value of the boolean functions called through am_logic (and_kleene,
+# xor, ...; "and", "or" and "invert" have cases of their own, through am_and, am_or,
+# am_not).
+LOGIC = {
+    r["name"]: r["op"]
+    for r in ROWS
+    if r["family"] == lib.AM_FAMILY_LOGIC and r["entry"] == "am_logic"
+}
 _KINDS = {r["name"]: r["kinds"] for r in ROWS}
 
 

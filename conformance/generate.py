@@ -81,6 +81,7 @@ FILES = {
 # Table-driven families: one file each, a name per function of the library's table.
 FILES.update({name: "unary" for name in functions.UNARY})
 FILES.update({name: "binary" for name in functions.BINARY})
+FILES.update({name: "logic" for name in functions.LOGIC})
 
 
 # ---- pyarrow evaluation and error mapping -------------------------------------------------
@@ -146,6 +147,8 @@ def evaluate(op, params, args):
         return pc.call_function(op, [args[0]])
     if op in functions.BINARY:
         return pc.call_function(op, [args[0], args[1]])
+    if op in functions.LOGIC:
+        return pc.call_function(op, args)
     raise AssertionError(op)
 
 
@@ -1103,6 +1106,111 @@ def gen_logic():
             )
 
 
+# The bool scalars of the logic functions' scalar forms, and their names in case ids.
+LOGIC_SCALARS = {True: "true", False: "false", None: "null"}
+
+
+def logic_with_scalar(op, form, cid, array, s):
+    """A case of `op` between `array` and the bool scalar `s`, in the order of `form`."""
+    inputs = [array, scalar("bool", s)]
+    if form == "scalar-array":
+        inputs.reverse()
+    add(cid, op, {}, form, inputs)
+
+
+def gen_logic_table():
+    """Every function of the library's am_logic family beyond and/or/invert (and_kleene,
+    or_kleene, xor, and_not, and_not_kleene), from its table: bool arrays over the sweep,
+    against each other and against a true, false and null scalar on either side; the truth
+    table with nulls at offsets that straddle bytes; every pairing of null patterns (where
+    the Kleene functions differ from the others); and the errors: every other type, a bool
+    array with a non-bool array or scalar (a null one too), lengths that differ."""
+    tv = [True, False, None]
+    for op in functions.LOGIC:
+        key = f"{op}/bool"
+        for i, n, nulls, off, rep in sweep(key, reps=2):
+            cid0 = sweep_id(op, "bool", "array-array", n, nulls, off, rep)
+            left = gen_input("bool", n, nulls, off, cid0 + "#0", kind="uniform")
+            off2 = OFFSETS[(i + 1 + rep) % 4]
+            n2 = other(nulls, i % 2 + 1) if n > 1 else nulls
+            cid = sweep_id(op, "bool", "array-array", n, f"{nulls},{n2}", f"{off},{off2}", rep)
+            right = gen_input("bool", n, n2, off2, cid0 + "#1", kind="uniform")
+            add(cid, op, {}, "array-array", [left, right])
+        for form in ("array-scalar", "scalar-array"):
+            key = f"{op}/bool/{form}"
+            for i, n, nulls, off, rep in sweep(key):
+                s = list(LOGIC_SCALARS)[(i + seed_of(key)) % 3]
+                cid = sweep_id(op, "bool", form, n, nulls, off, rep, "scalar-" + LOGIC_SCALARS[s])
+                array = gen_input("bool", n, nulls, off, cid, kind="uniform")
+                logic_with_scalar(op, form, cid, array, s)
+            # every scalar with every null pattern, and with the truth values
+            for s, name in LOGIC_SCALARS.items():
+                for nulls in NULLS:
+                    for n, off in ((65, 7), (1000, 63)):
+                        cid = f"{op}/bool/{form}/scalar-{name}/len{n}/{nulls}/offset{off}"
+                        array = gen_input("bool", n, nulls, off, cid, kind="uniform")
+                        logic_with_scalar(op, form, cid, array, s)
+                cid = f"{op}/bool/{form}/truth-table/scalar-{name}"
+                logic_with_scalar(op, form, cid, inline("bool", tv, 5), s)
+        # the truth table with nulls, at bit offsets that straddle bytes
+        left = [a for a in tv for _ in tv]
+        right = [b for _ in tv for b in tv]
+        for off in (0, 1, 7, 63):
+            inputs = [inline("bool", left, off), inline("bool", right, (off + 3) % 64)]
+            add(f"{op}/bool/array-array/truth-table/offset{off}", op, {}, "array-array", inputs)
+        # every pairing of null patterns, mostly-false against mostly-true values
+        for nl in NULLS:
+            for nr in NULLS:
+                cid = f"{op}/bool/array-array/null-pairs/{nl},{nr}"
+                inputs = [
+                    gen_input("bool", 1000, nl, 7, cid + "#0", kind="uniform", true_permille=200),
+                    gen_input("bool", 1000, nr, 1, cid + "#1", kind="uniform", true_permille=800),
+                ]
+                add(cid, op, {}, "array-array", inputs)
+        # errors
+        for t in TYPES[1:]:
+            inputs = [inline(t, [1, 0]), inline(t, [1, 1])]
+            add(f"{op}/{t}/array-array/type-error", op, {}, "array-array", inputs)
+            add(
+                f"{op}/{t}/array-scalar/type-error",
+                op,
+                {},
+                "array-scalar",
+                [inline(t, [1, 0]), scalar("bool", True)],
+            )
+        for lt, rt in (("bool", "int8"), ("int8", "bool"), ("bool", "float64")):
+            inputs = [inline(lt, [1, 0]), inline(rt, [1, 1])]
+            add(f"{op}/{lt}+{rt}/array-array/type-error", op, {}, "array-array", inputs)
+        add(
+            f"{op}/bool+int8/array-array/type-error-length-mismatch",
+            op,
+            {},
+            "array-array",
+            [inline("bool", [True, False]), inline("int8", [1])],
+        )
+        for form in ("array-scalar", "scalar-array"):
+            for st, sv in (("int8", 1), ("int8", None), ("float64", 1.0), ("uint64", 0)):
+                cid = f"{op}/bool/{form}/{st}-scalar-{cf.encode_value(st, sv)}"
+                inputs = [inline("bool", [True, None, False], 1), scalar(st, sv)]
+                if form == "scalar-array":
+                    inputs.reverse()
+                add(cid, op, {}, form, inputs)
+        add(
+            f"{op}/bool/array-array/length-mismatch",
+            op,
+            {},
+            "array-array",
+            [inline("bool", [True, False]), inline("bool", [True])],
+        )
+        add(
+            f"{op}/bool/array-array/length-mismatch-empty",
+            op,
+            {},
+            "array-array",
+            [inline("bool", []), inline("bool", [None], 3)],
+        )
+
+
 def unary_edges(t):
     """The values where a function of one numeric array is most likely to go wrong."""
     if t in SIGNED_TYPES:
@@ -1463,7 +1571,7 @@ def update_readme(path):
         if line.startswith("<!-- matrix:end"):
             break
         rows.append(line)
-    table = list(functions.UNARY) + list(functions.BINARY)
+    table = list(functions.LOGIC) + list(functions.UNARY) + list(functions.BINARY)
     kept = [r for r in rows if r.split("|")[1].strip() not in table]
     derived = [
         f"| {op} | "
@@ -1632,6 +1740,7 @@ def main():
     gen_cast()
     gen_cast_allow()
     gen_logic()
+    gen_logic_table()
     gen_unary()
     gen_binary()
     gen_select()

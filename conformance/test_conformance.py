@@ -85,6 +85,15 @@ def call(case, arrays, scalars):
         return "am_slice", lib.am_slice(arrays[0], p["offset"], p["length"], out), out
     if op in functions.UNARY:
         return "am_unary", lib.am_unary(functions.UNARY[op], arrays[0], out), out
+    if op in functions.LOGIC:
+        logic = functions.LOGIC[op]
+        if case["form"] == "array-scalar":
+            rc = lib.am_logic_scalar(logic, arrays[0], scalars[0], out)
+            return "am_logic_scalar", rc, out
+        if case["form"] == "scalar-array":
+            rc = lib.am_logic_scalar_left(logic, scalars[0], arrays[0], out)
+            return "am_logic_scalar_left", rc, out
+        return "am_logic", lib.am_logic(logic, arrays[0], arrays[1], out), out
     raise AssertionError("unknown op " + op)
 
 

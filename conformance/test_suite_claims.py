@@ -12,7 +12,8 @@ import functions
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = cf.load_cases(HERE)
 OPS = ["sum", "min", "max", "mean", "count", "compare", "arith", "cast"]
-OPS += ["and", "or", "not"] + list(functions.UNARY) + list(functions.BINARY)
+OPS += ["and", "or", "not"] + list(functions.LOGIC) + list(functions.UNARY)
+OPS += list(functions.BINARY)
 OPS += ["filter", "take", "slice"]
 LENGTHS = [0, 1, 7, 63, 64, 65, 1000, 100003]
 OFFSETS = [0, 1, 7, 63]
@@ -41,7 +42,8 @@ def null_pattern(inp):
 
 
 def subject(case):
-    inp = case["inputs"][0]
+    # the first array input (the second input of form scalar-array)
+    inp = next(i for i in case["inputs"] if "scalar" not in i)
     off = inp["gen"].get("offset", 0) if "gen" in inp else inp.get("offset", 0)
     n = inp["gen"]["length"] if "gen" in inp else len(inp["values"]) - off
     return inp["type"], n, null_pattern(inp), off

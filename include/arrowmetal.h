@@ -380,10 +380,48 @@ typedef enum am_cast_flag {
 int am_cast(const am_array *array, am_type to, int flags, am_array **out);
 
 /* Boolean logic on AM_BOOL arrays; null if either input is null (pyarrow's
- * and_, or_, not Kleene logic). */
+ * and_, or_, not Kleene logic). The same as am_logic with AM_LOGIC_AND,
+ * AM_LOGIC_OR and AM_LOGIC_NOT. */
 int am_and(const am_array *left, const am_array *right, am_array **out);
 int am_or(const am_array *left, const am_array *right, am_array **out);
 int am_not(const am_array *array, am_array **out);
+
+/* ---- Boolean logic, every function of pyarrow's family
+ * Inputs are AM_BOOL (anything else is AM_ETYPE, as in pyarrow); arrays of
+ * one call have equal lengths (AM_EINVAL otherwise). Two null rules:
+ *  - propagating (and, or, xor, and_not, invert): a result slot is null
+ *    where an input slot is;
+ *  - Kleene (the _kleene ops): a null is an unknown truth value, so a slot
+ *    whose result the known operand decides is valid: false AND null is
+ *    false, true OR null is true, and and_not_kleene(x, y) is x AND NOT y in
+ *    the same logic (null AND_NOT true is false). Others are null. */
+typedef enum am_logic_op {
+  AM_LOGIC_AND = 0,           /* "and" (am_and) */
+  AM_LOGIC_OR = 1,            /* "or" (am_or) */
+  AM_LOGIC_NOT = 2,           /* "invert" (am_not): one input, `right` NULL */
+  AM_LOGIC_AND_KLEENE = 3,    /* "and_kleene" */
+  AM_LOGIC_OR_KLEENE = 4,     /* "or_kleene" */
+  AM_LOGIC_XOR = 5,           /* "xor" */
+  AM_LOGIC_AND_NOT = 6,       /* "and_not": left AND NOT right */
+  AM_LOGIC_AND_NOT_KLEENE = 7 /* "and_not_kleene" */
+} am_logic_op;
+
+/* out = left (op) right. AM_LOGIC_NOT takes `left` alone: `right` must be
+ * NULL for it and non-NULL for every other op (AM_EINVAL). An unknown op is
+ * AM_EINVAL. The inputs are borrowed; *out is the caller's. Thread-safe. */
+int am_logic(am_logic_op op, const am_array *left, const am_array *right, am_array **out);
+
+/* The same with one operand a scalar, in either position, as pyarrow takes
+ * it: `left (op) scalar` and `scalar (op) right` (the order matters for
+ * and_not). The scalar is AM_BOOL (another type is AM_ETYPE), true when
+ * i64 != 0; a null scalar may also have no type (AM_TYPE_INVALID), as in
+ * the other scalar calls: it is a null bool. A null scalar makes every slot
+ * null under the propagating ops and is the unknown value under the Kleene
+ * ones. AM_LOGIC_NOT is AM_EINVAL here. The scalar is read during the call
+ * only; the array is borrowed; *out is the caller's. Thread-safe. */
+int am_logic_scalar(am_logic_op op, const am_array *left, const am_scalar *right, am_array **out);
+int am_logic_scalar_left(am_logic_op op, const am_scalar *left, const am_array *right,
+                         am_array **out);
 
 /* ---- Element-wise functions of one numeric array
  * The result is null where the input is null; its type is the input's
@@ -538,7 +576,8 @@ typedef enum am_function_family {
   AM_FAMILY_COMPARE = 2, /* am_compare, am_compare_scalar: op = am_compare_op */
   AM_FAMILY_ARITH = 3,   /* am_arith, am_arith_scalar: op = am_arith_op */
   AM_FAMILY_UNARY = 4,   /* am_unary: op = am_unary_op */
-  AM_FAMILY_LOGIC = 5,   /* am_and (op 0), am_or (1), am_not (2) */
+  AM_FAMILY_LOGIC = 5,   /* am_logic, am_logic_scalar, am_logic_scalar_left: op = am_logic_op
+                            (also am_and, am_or, am_not: ops 0, 1, 2) */
   AM_FAMILY_CAST = 6,    /* am_cast */
   AM_FAMILY_FILTER = 7,  /* am_filter */
   AM_FAMILY_TAKE = 8,    /* am_take */
@@ -563,8 +602,10 @@ typedef enum am_null_rule {
   AM_NULLS_PROPAGATE = 0, /* a result slot is null where any input slot is */
   AM_NULLS_SKIP = 1,      /* nulls are left out (reductions) */
   AM_NULLS_COUNT = 2,     /* nulls are what is counted (count) */
-  AM_NULLS_SELECT = 3     /* as the function says: a null mask slot drops the row (filter), a
+  AM_NULLS_SELECT = 3,    /* as the function says: a null mask slot drops the row (filter), a
                              null index gives null (take) */
+  AM_NULLS_KLEENE = 4     /* a null is an unknown truth value: valid where the other input
+                             decides the result (and_kleene, or_kleene, and_not_kleene) */
 } am_null_rule;
 
 typedef struct am_function_info {

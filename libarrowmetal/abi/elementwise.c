@@ -1,6 +1,6 @@
-/* Compare, arithmetic, cast and boolean logic: pyarrow's type rules (from
- * the op table, type_rules.c) are applied here, so a backend kernel always
- * gets operands of one type. */
+/* Compare, arithmetic and cast: pyarrow's type rules (from the op table,
+ * type_rules.c) are applied here, so a backend kernel always gets operands
+ * of one type. (Boolean logic is logic.c.) */
 #include <string.h>
 
 #include "abi.h"
@@ -178,56 +178,4 @@ static int cast(am_err *err, const am_array *array, am_type to, int flags, am_ar
 AM_EXPORT int am_cast(const am_array *array, am_type to, int flags, am_array **out) {
   AM_API_BEGIN;
   AM_API_RETURN(cast(err, array, to, flags, out));
-}
-
-/* `right` is NULL for AM_LOGIC_NOT. */
-static int routed_logic(am_err *err, am_logic_op op, const am_array *left, const am_array *right,
-                        am_array **out) {
-  am_route route;
-  const am_array *inputs[2] = {left, right};
-  int status =
-      am_route_inputs(err, AM_ROUTE_LOGIC, AM_TYPE_BIT(AM_BOOL), inputs, right ? 2 : 1, &route);
-  if (status != AM_OK) return status;
-  am_array *result = NULL;
-  status =
-      route.use[0]->device->backend->kernels.logic(err, op, route.use[0], route.use[1], &result);
-  status = am_route_finish(err, &route, status, result, out);
-  am_route_done(&route);
-  return status;
-}
-
-static int logic(am_err *err, am_logic_op op, const am_array *left, const am_array *right,
-                 am_array **out) {
-  int status = check_pair(err, left, right);
-  if (status != AM_OK) return status;
-  AM_REQUIRE(out, "out");
-  const am_op_desc *desc = am_op_find(AM_FAMILY_LOGIC, op);
-  if (am_operand_type(desc, left->type, right->type) == AM_TYPE_INVALID)
-    return am_no_kernel(err, desc, left->type, right->type);
-  return routed_logic(err, op, left, right, out);
-}
-
-AM_EXPORT int am_and(const am_array *left, const am_array *right, am_array **out) {
-  AM_API_BEGIN;
-  AM_API_RETURN(logic(err, AM_LOGIC_AND, left, right, out));
-}
-
-AM_EXPORT int am_or(const am_array *left, const am_array *right, am_array **out) {
-  AM_API_BEGIN;
-  AM_API_RETURN(logic(err, AM_LOGIC_OR, left, right, out));
-}
-
-static int not_(am_err *err, const am_array *array, am_array **out) {
-  AM_REQUIRE(array, "array");
-  AM_REQUIRE(out, "out");
-  int status = am_settle(err, array);
-  if (status != AM_OK) return status;
-  const am_op_desc *desc = am_op_find(AM_FAMILY_LOGIC, AM_LOGIC_NOT);
-  if (!am_accepts(desc, array->type)) return am_no_kernel(err, desc, array->type, AM_TYPE_INVALID);
-  return routed_logic(err, AM_LOGIC_NOT, array, NULL, out);
-}
-
-AM_EXPORT int am_not(const am_array *array, am_array **out) {
-  AM_API_BEGIN;
-  AM_API_RETURN(not_(err, array, out));
 }

@@ -26,7 +26,7 @@ typedef enum am_reduce_op {
   AM_REDUCE_MAX,
   AM_REDUCE_MEAN
 } am_reduce_op;
-typedef enum am_logic_op { AM_LOGIC_AND, AM_LOGIC_OR, AM_LOGIC_NOT } am_logic_op;
+/* am_logic_op is the public header's. */
 
 /* What a device's memory is. */
 enum {
@@ -76,9 +76,12 @@ typedef struct am_kernel_ops {
    * the result has that type. */
   int (*binary)(am_err *err, am_binary_op op, const am_array *left, const am_array *right,
                 const am_scalar *scalar, am_array **out);
-  /* `right` is NULL for AM_LOGIC_NOT. */
+  /* Bool operands. AM_LOGIC_NOT reads `left` alone (`right` and `scalar`
+   * NULL); the binary ops take `right` or a bool `scalar` (its type AM_BOOL,
+   * possibly null), computing `left op scalar`, or `scalar op left` when
+   * `scalar_left` (and_not's order). */
   int (*logic)(am_err *err, am_logic_op op, const am_array *left, const am_array *right,
-               am_array **out);
+               const am_scalar *scalar, int scalar_left, am_array **out);
   /* `nulls` is AM_NULL_EMIT only for a mask with nulls. */
   int (*filter)(am_err *err, const am_array *array, const am_array *mask, am_null_selection nulls,
                 am_array **out);

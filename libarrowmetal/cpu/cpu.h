@@ -100,7 +100,12 @@ int am_cpu_binary(am_err *err, am_binary_op op, const am_array *left, const am_a
                   const am_scalar *scalar, am_array **out);
 int am_cpu_cast(am_err *err, const am_array *array, am_type to, int safe, am_array **out);
 int am_cpu_logic(am_err *err, am_logic_op op, const am_array *left, const am_array *right,
-                 am_array **out);
+                 const am_scalar *scalar, int scalar_left, am_array **out);
+/* A Kleene op (and_kleene, or_kleene, and_not_kleene) with its validity
+ * computed from both operands' values and validity (kleene.c); operands as
+ * am_cpu_logic's. */
+int am_cpu_kleene(am_err *err, am_logic_op op, const am_array *left, const am_array *right,
+                  const am_scalar *scalar, int scalar_left, am_array **out);
 int am_cpu_filter(am_err *err, const am_array *array, const am_array *mask, am_null_selection nulls,
                   am_array **out);
 int am_cpu_take(am_err *err, const am_array *array, const am_array *indices, am_array **out);

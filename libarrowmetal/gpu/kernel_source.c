@@ -122,7 +122,8 @@ static const char *const reduce_names[] = {"sum", "min", "max", "mean"};
 static const char *const compare_names[] = {"eq", "ne", "lt", "le", "gt", "ge"};
 static const char *const compare_ops[] = {"==", "!=", "<", "<=", ">", ">="};
 static const char *const arith_names[] = {"add", "sub", "mul", "div"};
-static const char *const logic_names[] = {"and", "or", "not"};
+static const char *const logic_names[] = {"and",       "or",  "not",     "and_kleene",
+                                          "or_kleene", "xor", "and_not", "and_not_kleene"};
 
 static int valid_type(am_type t) { return am_type_valid((int)t); }
 
@@ -138,7 +139,7 @@ static int key_ok(const am_kernel_key *k) {
     case AM_KERNEL_CAST:
       return (k->op == 0 || k->op == 1) && valid_type(k->t0) && valid_type(k->t1);
     case AM_KERNEL_LOGIC:
-      return k->op >= 0 && k->op <= 2;
+      return k->op >= 0 && k->op <= AM_LOGIC_AND_NOT_KLEENE;
     case AM_KERNEL_FILTER_COUNT:
       return k->op == AM_NULL_DROP || k->op == AM_NULL_EMIT;
     case AM_KERNEL_FILTER_SCAN:
@@ -1175,24 +1176,55 @@ static const char word_loop[] =
     "  const am_i64 last0 = (a.off0 + n - 1) >> 3;\n"
     "  const bool hv0 = a.valid0 != 0;\n";
 
+/* Each op's value and validity as expressions of the operands' value words
+ * (x, y) and validity words (vx, vy), indexed by am_logic_op. The
+ * propagating ops are valid where both operands are; a Kleene op also where
+ * one valid operand decides the result (false for AND, true for OR; y's
+ * complement for AND_NOT). Bits under a null are arbitrary, so each Kleene
+ * term masks them with its own validity. */
+static const struct {
+  const char *value, *valid;
+} logic_exprs[] = {
+    [AM_LOGIC_AND] = {"((x) & (y))", "((vx) & (vy))"},
+    [AM_LOGIC_OR] = {"((x) | (y))", "((vx) & (vy))"},
+    [AM_LOGIC_NOT] = {"(~(x))", "(vx)"},
+    [AM_LOGIC_AND_KLEENE] = {"((x) & (y))", "(((vx) & (vy)) | ((vx) & ~(x)) | ((vy) & ~(y)))"},
+    [AM_LOGIC_OR_KLEENE] = {"(((x) & (vx)) | ((y) & (vy)))",
+                            "(((vx) & (vy)) | ((vx) & (x)) | ((vy) & (y)))"},
+    [AM_LOGIC_XOR] = {"((x) ^ (y))", "((vx) & (vy))"},
+    [AM_LOGIC_AND_NOT] = {"((x) & ~(y))", "((vx) & (vy))"},
+    [AM_LOGIC_AND_NOT_KLEENE] = {"((x) & ~(y))", "(((vx) & (vy)) | ((vx) & ~(x)) | ((vy) & (y)))"},
+};
+
+/* One operand may be a bool scalar (aux 1: the left, 2: the right): its
+ * value (scalar) and validity (scalar_null) are the same word everywhere. */
 static void emit_logic(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
-  static const char *const expr[] = {"((x) & (y))", "((x) | (y))", "(~(x))"};
-  am_sb_printf(sb, "#define AM_BINARY %d\n#define AM_LOGIC(x, y) %s\n", k->op != AM_LOGIC_NOT,
-               expr[k->op]);
+  am_sb_printf(sb,
+               "#define AM_BINARY %d\n#define AM_LOGIC(x, vx, y, vy) %s\n"
+               "#define AM_LOGIC_VALID(x, vx, y, vy) %s\n",
+               k->op != AM_LOGIC_NOT, logic_exprs[k->op].value, logic_exprs[k->op].valid);
   emit_args(sb, "am_u8", "am_u8", "am_u32");
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb, word_loop);
   am_sb_puts(sb,
              "  const am_i64 last1 = (a.off1 + n - 1) >> 3;\n"
              "  const bool hv1 = AM_BINARY && a.valid1 != 0;\n"
+             "  const bool s0 = a.aux == 1, s1 = a.aux == 2;\n"
+             "  const am_u32 sx = a.scalar != 0u ? 0xffffffffu : 0u;\n"
+             "  const am_u32 sv = a.scalar_null != 0 ? 0u : 0xffffffffu;\n"
              "  for (am_i64 w = (am_i64)am_bid * AM_BLOCK + am_tid; w < nw; w += stride) {\n"
-             "    const am_u32 x = am_bits32(a.in0, a.off0 + w * 32, last0);\n"
-             "    const am_u32 y = AM_BINARY ? am_bits32(a.in1, a.off1 + w * 32, last1) : 0u;\n"
-             "    am_u32 v = hv0 ? am_bits32(a.valid0, a.off0 + w * 32, last0) : 0xffffffffu;\n"
-             "    if (hv1) v &= am_bits32(a.valid1, a.off1 + w * 32, last1);\n"
-             "    v &= am_tail_mask(n, w);\n"
+             "    const am_i64 b0 = a.off0 + w * 32, b1 = a.off1 + w * 32;\n"
+             "    const am_u32 x = s0 ? sx : am_bits32(a.in0, b0, last0);\n"
+             "    const am_u32 vx = s0 ? sv : hv0 ? am_bits32(a.valid0, b0, last0) : 0xffffffffu;\n"
+             "    const am_u32 y = !AM_BINARY ? 0u : s1 ? sx : am_bits32(a.in1, b1, last1);\n"
+             "    const am_u32 vy = !AM_BINARY ? 0xffffffffu\n"
+             "                      : s1   ? sv\n"
+             "                      : hv1  ? am_bits32(a.valid1, b1, last1)\n"
+             "                             : 0xffffffffu;\n"
              "    (void)y;\n"
-             "    a.out[w] = AM_LOGIC(x, y) & v;\n"
+             "    (void)vy;\n"
+             "    const am_u32 v = AM_LOGIC_VALID(x, vx, y, vy) & am_tail_mask(n, w);\n"
+             "    a.out[w] = AM_LOGIC(x, vx, y, vy) & v;\n"
              "    if (a.out_valid != 0) a.out_valid[w] = v;\n"
              "  }\n");
 }

@@ -68,7 +68,8 @@ static int each_key(key_fn fn, void *ctx) {
     for (int op = 0; op < AM_BINARY_COUNT; op++)
       if (am_binary_computes(op, (am_type)t)) VISIT(AM_KERNEL_BINARY, op, t, AM_TYPE_INVALID);
   }
-  for (int op = 0; op < 3; op++) VISIT(AM_KERNEL_LOGIC, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
+  for (int op = 0; op <= AM_LOGIC_AND_NOT_KLEENE; op++)
+    VISIT(AM_KERNEL_LOGIC, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
   for (int nulls = AM_NULL_DROP; nulls <= AM_NULL_EMIT; nulls++)
     VISIT(AM_KERNEL_FILTER_COUNT, nulls, AM_TYPE_INVALID, AM_TYPE_INVALID);
   VISIT(AM_KERNEL_FILTER_SCAN, 0, AM_TYPE_INVALID, AM_TYPE_INVALID);
@@ -173,7 +174,8 @@ static void check_errors(void) {
       {AM_KERNEL_ARITH, -1, AM_INT32, AM_TYPE_INVALID},
       {AM_KERNEL_CAST, 2, AM_INT32, AM_INT64},
       {AM_KERNEL_CAST, 1, AM_INT32, AM_TYPE_INVALID},
-      {AM_KERNEL_LOGIC, 3, AM_BOOL, AM_TYPE_INVALID},
+      {AM_KERNEL_LOGIC, AM_LOGIC_AND_NOT_KLEENE + 1, AM_BOOL, AM_TYPE_INVALID},
+      {AM_KERNEL_LOGIC, -1, AM_TYPE_INVALID, AM_TYPE_INVALID},
       {AM_KERNEL_TAKE, 0, AM_INT32, AM_INT16},
       {AM_KERNEL_TAKE, 0, AM_INT32, AM_UINT32},
       {AM_KERNEL_FILL, 0, (am_type)12, AM_TYPE_INVALID},
@@ -276,6 +278,7 @@ static const am_kernel_key golden_keys[] = {
     {AM_KERNEL_UNARY, AM_LOG1P_CHECKED, AM_FLOAT32, AM_TYPE_INVALID},
     {AM_KERNEL_BINARY, AM_POWER_CHECKED, AM_INT16, AM_TYPE_INVALID},
     {AM_KERNEL_BINARY, AM_POWER, AM_FLOAT32, AM_TYPE_INVALID},
+    {AM_KERNEL_LOGIC, AM_LOGIC_AND_KLEENE, AM_TYPE_INVALID, AM_TYPE_INVALID},
 };
 
 static char *read_file(const char *path) {

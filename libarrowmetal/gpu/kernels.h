@@ -89,7 +89,11 @@ typedef enum am_kernel_kind {
    * as the CPU backend's cast. */
   AM_KERNEL_CAST = 4,
   /* out bitmap and out_valid: op = am_logic_op; in0/in1 AM_BOOL bitmaps at
-   * bit offsets off0/off1; result null where either input is null. */
+   * bit offsets off0/off1 (in1 unused by AM_LOGIC_NOT). aux = 1 makes the
+   * left operand, aux = 2 the right one, the bool scalar `scalar` (null when
+   * scalar_null != 0) instead of in0 / in1. Null rule of the op: the
+   * propagating ops are null where an operand is, the Kleene ops where no
+   * valid operand decides the result (include/arrowmetal.h). */
   AM_KERNEL_LOGIC = 5,
   /* Filter, three launches with the same args (t0 = value type):
    *   FILTER_COUNT:   per block, the number of slots i where mask (in1 bitmap
@@ -182,7 +186,8 @@ typedef struct am_gpu_args {
   uint64_t scalar;     /* scalar operand's bits in the operand type's 64-bit form:
                           int64 for signed, uint64 for unsigned, double bits for
                           floats (float32 too), 0/1 for bool */
-  int32_t scalar_null; /* reserved: the host handles null scalars */
+  int32_t scalar_null; /* LOGIC: the scalar operand is null; otherwise reserved (the
+                          host handles null scalars) */
   int32_t pad;
 } am_gpu_args;
 

@@ -274,12 +274,47 @@ int am_gpu_binary(am_err *err, am_binary_op op, const am_array *left, const am_a
   return finish_result(status, result, out);
 }
 
+/* The plain op a Kleene op is when no operand slot is null (the two logics
+ * differ only at nulls), or `logic` itself. */
+static am_logic_op plain_logic(am_logic_op logic) {
+  switch (logic) {
+    case AM_LOGIC_AND_KLEENE:
+      return AM_LOGIC_AND;
+    case AM_LOGIC_OR_KLEENE:
+      return AM_LOGIC_OR;
+    case AM_LOGIC_AND_NOT_KLEENE:
+      return AM_LOGIC_AND_NOT;
+    default:
+      return logic;
+  }
+}
+
 int am_gpu_logic(am_err *err, am_logic_op logic, const am_array *left, const am_array *right,
-                 am_array **out) {
+                 const am_scalar *scalar, int scalar_left, am_array **out) {
+  int scalar_null = scalar && scalar->is_null;
+  int nulls = has_nulls(left) || (right && has_nulls(right)) || scalar_null;
+  int kleene = plain_logic(logic) != logic;
+  if (kleene && !nulls) logic = plain_logic(logic);
+  /* A null scalar under a propagating op: every slot is null. */
+  if (!kleene && scalar_null) return all_null(err, left->device, AM_BOOL, left->length, out);
   am_array *result = NULL;
-  am_gpu_args args;
-  int status = elementwise(err, AM_BOOL, left, right, &result, &args);
+  int status = result_array(err, left->device, AM_BOOL, left->length, nulls, &result);
   if (status != AM_OK) return status;
+  am_gpu_args args;
+  memset(&args, 0, sizeof args);
+  if (scalar) {
+    /* The array takes the other operand's place; aux names the scalar's. */
+    bind(&args, scalar_left ? 1 : 0, left);
+    args.aux = scalar_left ? 1 : 2;
+    args.scalar = scalar->i64 != 0;
+    args.scalar_null = scalar_null;
+  } else {
+    bind(&args, 0, left);
+    if (right) bind(&args, 1, right);
+  }
+  args.out = address(result->data);
+  args.out_valid = address(result->validity);
+  args.n = left->length;
   am_gpu_op op = plain_op(err);
   am_kernel_key key = {AM_KERNEL_LOGIC, (int)logic, AM_TYPE_INVALID, AM_TYPE_INVALID};
   status = run(err, am_gpu_of(left->device), &op, 0, &key, &args, 1);

@@ -142,7 +142,7 @@ int am_gpu_unary(am_err *err, am_unary_op op, const am_array *array, am_array **
 int am_gpu_binary(am_err *err, am_binary_op op, const am_array *left, const am_array *right,
                   const am_scalar *scalar, am_array **out);
 int am_gpu_logic(am_err *err, am_logic_op op, const am_array *left, const am_array *right,
-                 am_array **out);
+                 const am_scalar *scalar, int scalar_left, am_array **out);
 int am_gpu_filter(am_err *err, const am_array *array, const am_array *mask, am_null_selection nulls,
                   am_array **out);
 int am_gpu_take(am_err *err, const am_array *array, const am_array *indices, am_array **out);

@@ -283,6 +283,7 @@ class Gpu:
         off1=0,
         aux=0,
         scalar=0,
+        scalar_null=0,
         sync=True,
     ):
         fn, name, _ = self.function(key)
@@ -301,7 +302,7 @@ class Gpu:
             off1,
             aux,
             scalar & NONE,
-            0,
+            scalar_null,
             0,
         )
         argbuf = ctypes.create_string_buffer(args, len(args))
@@ -369,7 +370,7 @@ def all_keys(gen):
         # every unary op over the kinds it takes (the generator knows which)
         unary = [Key(UNARY, op, t, 0) for op in range(unary_count(gen))]
         keys += [k for k in unary if gen.lib.am_kernel_supported(0, ctypes.byref(k))]
-    keys += [Key(LOGIC, op, 0, 0) for op in range(3)]
+    keys += [Key(LOGIC, op, 0, 0) for op in range(len(LOGIC_OPS))]
     keys += [Key(FCOUNT, 0, 0, 0), Key(FSCAN, 0, 0, 0), Key(NULLS, 0, 0, 0)]
     return keys
 
@@ -793,11 +794,50 @@ def test_unary(t):
 # ---- LOGIC, FILL, COUNT_NULLS
 
 
+# am_logic_op order: (name, value, validity) of (x, vx, y, vy) boolean arrays, as
+# include/arrowmetal.h states them: the propagating ops are valid where both
+# operands are, the Kleene ones also where a valid operand decides the result.
+LOGIC_OPS = [
+    ("and", lambda x, vx, y, vy: x & y, lambda x, vx, y, vy: vx & vy),
+    ("or", lambda x, vx, y, vy: x | y, lambda x, vx, y, vy: vx & vy),
+    ("not", lambda x, vx, y, vy: ~x, lambda x, vx, y, vy: vx),
+    (
+        "and_kleene",
+        lambda x, vx, y, vy: x & y,
+        lambda x, vx, y, vy: (vx & vy) | (vx & ~x) | (vy & ~y),
+    ),
+    (
+        "or_kleene",
+        lambda x, vx, y, vy: (x & vx) | (y & vy),
+        lambda x, vx, y, vy: (vx & vy) | (vx & x) | (vy & y),
+    ),
+    ("xor", lambda x, vx, y, vy: x ^ y, lambda x, vx, y, vy: vx & vy),
+    ("and_not", lambda x, vx, y, vy: x & ~y, lambda x, vx, y, vy: vx & vy),
+    (
+        "and_not_kleene",
+        lambda x, vx, y, vy: x & ~y,
+        lambda x, vx, y, vy: (vx & vy) | (vx & ~x) | (vy & y),
+    ),
+]
+NOT = 2
+
+
+def check_logic(g, op, n, got_out, got_valid, x, vx, y, vy):
+    _, value, validity = LOGIC_OPS[op]
+    got, raw = read_values(g, got_out, BOOL, n)
+    assert not unpack_bits(raw, len(raw) * 8)[n:].any()
+    want_valid = validity(x, vx, y, vy)
+    assert (read_valid(g, got_valid, n) == want_valid).all(), (LOGIC_OPS[op][0], n)
+    # null slots hold false (kernels.h)
+    assert (got == (value(x, vx, y, vy) & want_valid)).all(), (LOGIC_OPS[op][0], n)
+
+
 def test_logic():
     g = gpu()
     rng = np.random.default_rng(7)
-    for op in range(3):
+    for op in range(len(LOGIC_OPS)):
         k = key(LOGIC, op)
+        binary = op != NOT
         for n, off0, off1 in [
             (0, 0, 0),
             (1, 7, 1),
@@ -817,23 +857,59 @@ def test_logic():
                 k,
                 g.gen.blocks(k, n, g.mp),
                 d0,
-                d1 if op < 2 else 0,
+                d1 if binary else 0,
                 v0,
-                v1 if op < 2 else 0,
+                v1 if binary else 0,
                 out,
                 ov,
                 n,
                 off0,
                 off1,
             )
-            got, raw = read_values(g, out, BOOL, n)
-            assert not unpack_bits(raw, len(raw) * 8)[n:].any()
-            valid = read_valid(g, ov, n)
-            want_valid = a.valid & (b.valid if op < 2 else True)
-            assert (valid == want_valid).all()
-            want = [a.vals & b.vals, a.vals | b.vals, ~a.vals][op]
-            assert ((got == want) | ~want_valid).all(), (op, n)
+            ones = np.ones(n, dtype=bool)
+            y, vy = (b.vals, b.valid) if binary else (ones, ones)
+            check_logic(g, op, n, out, ov, a.vals, a.valid, y, vy)
             g.release()
+
+
+def test_logic_with_a_scalar():
+    """One operand a bool scalar (aux 1: the left, 2: the right), valid or
+    null, the array operand bound in the other's place."""
+    g = gpu()
+    rng = np.random.default_rng(11)
+    for op in range(len(LOGIC_OPS)):
+        if op == NOT:
+            continue
+        k = key(LOGIC, op)
+        for n, off in [(1, 3), (33, 9), (1000, 13), (70001, 5)]:
+            for side in (1, 2):
+                for value, null in ((0, 0), (1, 0), (1, 1)):
+                    a = Col(BOOL, n, off, rng)
+                    d, v = a.dev(g)
+                    out = g.output(out_bytes(BOOL, n))
+                    ov = g.output(out_bytes(BOOL, n))
+                    if side == 1:  # the array is the right operand
+                        which = {"in1": d, "valid1": v, "off1": off}
+                    else:
+                        which = {"in0": d, "valid0": v, "off0": off}
+                    g.launch(
+                        k,
+                        g.gen.blocks(k, n, g.mp),
+                        out=out,
+                        out_valid=ov,
+                        n=n,
+                        aux=side,
+                        scalar=value,
+                        scalar_null=null,
+                        **which,
+                    )
+                    s = np.full(n, bool(value))
+                    vs = np.full(n, not null)
+                    if side == 1:
+                        check_logic(g, op, n, out, ov, s, vs, a.vals, a.valid)
+                    else:
+                        check_logic(g, op, n, out, ov, a.vals, a.valid, s, vs)
+                    g.release()
 
 
 @pytest.mark.parametrize("t", TYPES)

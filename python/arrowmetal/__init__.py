@@ -28,6 +28,9 @@ from ._compute import (
     TABLE_FUNCTIONS,
     add,
     and_,
+    and_kleene,
+    and_not,
+    and_not_kleene,
     cast,
     count,
     divide,
@@ -44,9 +47,11 @@ from ._compute import (
     multiply,
     not_equal,
     or_,
+    or_kleene,
     subtract,
     sum,
     take,
+    xor,
 )
 from ._errors import (
     ArrowMetalDeviceError,
@@ -152,6 +157,9 @@ __all__ = [
     "PendingScalar",
     "add",
     "and_",
+    "and_kleene",
+    "and_not",
+    "and_not_kleene",
     "array",
     "backend",
     "backends",
@@ -183,6 +191,7 @@ __all__ = [
     "multiply",
     "not_equal",
     "or_",
+    "or_kleene",
     "resident_mode",
     "resident_status",
     "routes",
@@ -194,6 +203,7 @@ __all__ = [
     "type_id",
     "type_name",
     "version",
+    "xor",
 ]
 
 # The functions of the library's table-driven families (am_unary: negate,

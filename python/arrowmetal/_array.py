@@ -85,6 +85,7 @@ _am_full = lib.am_full
 _am_compare = lib.am_compare
 _am_arith = lib.am_arith
 _am_not = lib.am_not
+_am_logic = lib.am_logic
 
 # The families of binary operations (see _compute.binary).
 COMPARE, ARITH, LOGIC, BINARY = 0, 1, 2, 3
@@ -140,13 +141,14 @@ def _arith_operators(name: str, op: int) -> tuple[_Operator, _Operator]:
     return _named(operator, f"__{name}__"), _named(reflected, f"__r{name}__")
 
 
-def _logic_operators(name: str, cfn: Any) -> tuple[_Operator, _Operator]:
-    """(`self <op> other`, `other <op> self`) of am_and / am_or."""
+def _logic_operators(name: str, op: int) -> tuple[_Operator, _Operator]:
+    """(`self <op> other`, `other <op> self`) of am_logic_op `op` (and, or,
+    xor: the null-propagating ones, as pyarrow's and_, or_, xor)."""
 
     def operator(self: Array, other: ArrayLike | ScalarLike) -> Array:
         if type(other) is Array:
             out = tls.out
-            rc = cfn(self._ptr, other._ptr, out)
+            rc = _am_logic(op, self._ptr, other._ptr, out)
             if rc:
                 raise _error(rc)
             r = _new(Array)
@@ -154,12 +156,12 @@ def _logic_operators(name: str, cfn: Any) -> tuple[_Operator, _Operator]:
             return r
         if not _dispatch.is_operand(type(other)):
             return NotImplemented
-        return _compute.binary(LOGIC, cfn, cfn, self, other, None)
+        return _compute.binary(LOGIC, op, op, self, other, None)
 
     def reflected(self: Array, other: ArrayLike | ScalarLike) -> Array:
         if not _dispatch.is_operand(type(other)):
             return NotImplemented
-        return _compute.binary(LOGIC, cfn, cfn, other, self, None)
+        return _compute.binary(LOGIC, op, op, other, self, None)
 
     return _named(operator, f"__{name}__"), _named(reflected, f"__r{name}__")
 
@@ -434,8 +436,9 @@ class Array:
     __sub__, __rsub__ = _arith_operators("sub", lib.AM_SUBTRACT)
     __mul__, __rmul__ = _arith_operators("mul", lib.AM_MULTIPLY)
     __truediv__, __rtruediv__ = _arith_operators("truediv", lib.AM_DIVIDE)
-    __and__, __rand__ = _logic_operators("and", lib.am_and)
-    __or__, __ror__ = _logic_operators("or", lib.am_or)
+    __and__, __rand__ = _logic_operators("and", lib.AM_LOGIC_AND)
+    __or__, __ror__ = _logic_operators("or", lib.AM_LOGIC_OR)
+    __xor__, __rxor__ = _logic_operators("xor", lib.AM_LOGIC_XOR)
 
     def __invert__(self) -> Array:
         out = tls.out

@@ -69,6 +69,9 @@ if TYPE_CHECKING:
 __all__ = [
     "add",
     "and_",
+    "and_kleene",
+    "and_not",
+    "and_not_kleene",
     "cast",
     "count",
     "divide",
@@ -85,9 +88,11 @@ __all__ = [
     "multiply",
     "not_equal",
     "or_",
+    "or_kleene",
     "subtract",
     "sum",
     "take",
+    "xor",
 ]
 
 _error = error_from_status
@@ -101,9 +106,10 @@ _am_arith = lib.am_arith
 _am_arith_scalar = lib.am_arith_scalar
 _am_binary = lib.am_binary
 _am_binary_scalar = lib.am_binary_scalar
-_am_and = lib.am_and
-_am_or = lib.am_or
 _am_not = lib.am_not
+_am_logic = lib.am_logic
+_am_logic_scalar = lib.am_logic_scalar
+_am_logic_scalar_left = lib.am_logic_scalar_left
 _am_unary = lib.am_unary
 _am_filter = lib.am_filter
 _am_filter_nulls = lib.am_filter_nulls
@@ -488,7 +494,7 @@ def _scalar_scalar(
         elif family == BINARY:
             rc = _am_binary(op, xp, yp, out)
         else:
-            rc = op(xp, yp, out)
+            rc = _am_logic(op, xp, yp, out)
         if rc:
             raise _error(rc)
         r = wrap(out[0])
@@ -500,8 +506,8 @@ def _scalar_scalar(
 
 def binary(family: int, op: Any, swop: Any, x: Any, y: Any, device: DeviceLike | None) -> Any:
     """The general path of every binary function and operator: `family` is
-    COMPARE, ARITH or LOGIC, `op` the am_compare_op / am_arith_op (for LOGIC,
-    the C function), `swop` the op with its operands swapped."""
+    COMPARE, ARITH or LOGIC, `op` the am_compare_op / am_arith_op /
+    am_logic_op, `swop` the op with its operands swapped (COMPARE only)."""
     kx, fx = dispatch(type(x))
     ky, fy = dispatch(type(y))
     if kx == SCALAR and ky == SCALAR:
@@ -524,7 +530,7 @@ def binary(family: int, op: Any, swop: Any, x: Any, y: Any, device: DeviceLike |
             elif family == BINARY:
                 rc = _am_binary(op, xp, yp, out)
             else:
-                rc = op(xp, yp, out)
+                rc = _am_logic(op, xp, yp, out)
         elif yp is None:  # array <op> scalar
             s = t.arg
             fy(y, s, xp)
@@ -535,23 +541,22 @@ def binary(family: int, op: Any, swop: Any, x: Any, y: Any, device: DeviceLike |
             elif family == BINARY:
                 rc = _am_binary_scalar(op, xp, s, out)
             else:
-                full = _full_like(s, xp, out)
-                tmps.append(full)
-                rc = op(xp, full, out)
+                rc = _am_logic_scalar(op, xp, s, out)
         else:  # scalar <op> array
             s = t.arg
             fx(x, s, yp)
             if family == COMPARE:
                 rc = _am_compare_scalar(swop, yp, s, out)
-            else:
+            elif family == ARITH:
                 full = _full_like(s, yp, out)
                 tmps.append(full)
-                if family == ARITH:
-                    rc = _am_arith(op, full, yp, out)
-                elif family == BINARY:
-                    rc = _am_binary(op, full, yp, out)
-                else:
-                    rc = op(full, yp, out)
+                rc = _am_arith(op, full, yp, out)
+            elif family == BINARY:
+                full = _full_like(s, yp, out)
+                tmps.append(full)
+                rc = _am_binary(op, full, yp, out)
+            else:
+                rc = _am_logic_scalar_left(op, s, yp, out)
         if rc:
             raise _error(rc)
         r = _new(Array)
@@ -649,7 +654,9 @@ def _make_arith(name: str, op: int, doc: str) -> BinaryFunction:
     return _make_binary(name, ARITH, op, op, _am_arith, _am_arith_scalar, doc)
 
 
-def _make_logic(name: str, cfn: Any, doc: str) -> BinaryFunction:
+def _make_logic(name: str, op: int, doc: str) -> BinaryFunction:
+    """The module function of am_logic_op `op` (pyarrow's boolean family)."""
+
     def logic(
         x: ArrayLike | ScalarLike,
         y: ArrayLike | ScalarLike,
@@ -660,13 +667,13 @@ def _make_logic(name: str, cfn: Any, doc: str) -> BinaryFunction:
     ) -> ElementwiseResult:
         if type(x) is Array and type(y) is Array:
             out = tls.out
-            rc = cfn(x._ptr, y._ptr, out)
+            rc = _am_logic(op, x._ptr, y._ptr, out)
             if rc:
                 raise _error(rc)
             r = _new(Array)
             r._ptr = out[0]
             return r
-        return _binary_or_fallback(name, LOGIC, cfn, cfn, x, y, device)
+        return _binary_or_fallback(name, LOGIC, op, op, x, y, device)
 
     logic.__name__ = logic.__qualname__ = name
     logic.__doc__ = doc
@@ -700,10 +707,41 @@ divide = _make_arith(
 )
 
 and_ = _make_logic(
-    "and_", _am_and, "Element-wise x AND y of booleans; null if either is null (not Kleene)."
+    "and_",
+    lib.AM_LOGIC_AND,
+    "Element-wise x AND y of booleans; null if either is null (not Kleene).",
 )
 or_ = _make_logic(
-    "or_", _am_or, "Element-wise x OR y of booleans; null if either is null (not Kleene)."
+    "or_", lib.AM_LOGIC_OR, "Element-wise x OR y of booleans; null if either is null (not Kleene)."
+)
+# ---- pyarrow's other boolean functions (am_logic); see include/arrowmetal.h
+_KLEENE_DOC = (
+    "Element-wise x %s y of booleans in Kleene logic (pyarrow.compute.%s): a null is an "
+    "unknown value, so %s; null where the known input does not decide."
+)
+and_kleene = _make_logic(
+    "and_kleene",
+    lib.AM_LOGIC_AND_KLEENE,
+    _KLEENE_DOC % ("AND", "and_kleene", "false AND null is false"),
+)
+or_kleene = _make_logic(
+    "or_kleene", lib.AM_LOGIC_OR_KLEENE, _KLEENE_DOC % ("OR", "or_kleene", "true OR null is true")
+)
+and_not_kleene = _make_logic(
+    "and_not_kleene",
+    lib.AM_LOGIC_AND_NOT_KLEENE,
+    _KLEENE_DOC
+    % ("AND NOT", "and_not_kleene", "false AND NOT null and null AND NOT true are false"),
+)
+xor = _make_logic(
+    "xor",
+    lib.AM_LOGIC_XOR,
+    "Element-wise x XOR y of booleans (pyarrow.compute.xor); null if either is null.",
+)
+and_not = _make_logic(
+    "and_not",
+    lib.AM_LOGIC_AND_NOT,
+    "Element-wise x AND NOT y of booleans (pyarrow.compute.and_not); null if either is null.",
 )
 
 
@@ -919,7 +957,7 @@ def floor_divide(x: Any, y: Any) -> Array:
         0,
         None,
     )
-    down = binary(LOGIC, _am_and, _am_and, remainder, signs_differ, None)
+    down = binary(LOGIC, lib.AM_LOGIC_AND, lib.AM_LOGIC_AND, remainder, signs_differ, None)
     return binary(ARITH, lib.AM_SUBTRACT, lib.AM_SUBTRACT, quotient, cast(down, t), None)
 
 

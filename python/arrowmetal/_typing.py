@@ -223,9 +223,9 @@ class ReductionFunction(Protocol):
 
 
 class BinaryFunction(Protocol):
-    """The comparisons, the arithmetic and and_ / or_: an am.Array with an
-    am.Array or a Python scalar gives an am.Array; two Python scalars a
-    Python value."""
+    """The comparisons, the arithmetic and the boolean functions (and_, or_,
+    xor, and_not and the _kleene ones): an am.Array with an am.Array or a
+    Python scalar gives an am.Array; two Python scalars a Python value."""
 
     @overload
     def __call__(
