@@ -48,6 +48,9 @@ ROWS = _rows()
 
 # name -> am_unary_op value, in the library's order.
 UNARY = {r["name"]: r["op"] for r in ROWS if r["family"] == lib.AM_FAMILY_UNARY}
+# name -> am_aggregate_op value of the aggregates with options (am_aggregate, am_min_max,
+# am_first_last, am_index).
+AGGREGATE = {r["name"]: r["op"] for r in ROWS if r["family"] == lib.AM_FAMILY_AGGREGATE}
 _KINDS = {r["name"]: r["kinds"] for r in ROWS}
 
 
