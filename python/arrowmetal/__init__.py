@@ -21,6 +21,19 @@ ScalarLike, ...) are in ``arrowmetal._typing``.
 from __future__ import annotations
 
 from . import _log
+from ._aggregates import (
+    PendingAggregate,
+    all,
+    any,
+    first,
+    first_last,
+    index,
+    last,
+    min_max,
+    product,
+    stddev,
+    variance,
+)
 from ._array import Array, array, full
 from ._batch import Batch, PendingScalar, batch
 from ._capi import ffi, lib, library_path
@@ -60,6 +73,7 @@ from ._errors import (
     ArrowMetalZeroDivisionError,
 )
 from ._fallback import ArrowMetalFallbackWarning, fallbacks
+from ._results import StructScalar
 from ._runtime import (
     backend,
     backends,
@@ -135,9 +149,13 @@ __all__ = [
     "ArrowMetalUnsupported",
     "ArrowMetalZeroDivisionError",
     "Batch",
+    "PendingAggregate",
     "PendingScalar",
+    "StructScalar",
     "add",
+    "all",
     "and_",
+    "any",
     "array",
     "backend",
     "backends",
@@ -152,12 +170,16 @@ __all__ = [
     "fallbacks",
     "ffi",
     "filter",
+    "first",
+    "first_last",
     "full",
     "greater",
     "greater_equal",
+    "index",
     "invert",
     "kernel_cache_dir",
     "kernel_cache_info",
+    "last",
     "less",
     "less_equal",
     "lib",
@@ -166,19 +188,23 @@ __all__ = [
     "max",
     "mean",
     "min",
+    "min_max",
     "multiply",
     "not_equal",
     "or_",
+    "product",
     "resident_mode",
     "resident_status",
     "routes",
     "set_device",
     "spin_microseconds",
+    "stddev",
     "subtract",
     "sum",
     "take",
     "type_id",
     "type_name",
+    "variance",
     "version",
 ]
 
