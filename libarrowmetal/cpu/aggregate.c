@@ -139,10 +139,14 @@ typedef struct moments {
   double mean, m2;
 } moments;
 
-#define AS_DOUBLE(v) ((double)(v))
+/* Values are taken less `shift` (the array's first valid value): moments of
+ * data far from zero (1e9 + small) then keep their digits through the
+ * tiles' means and Chan's merges, which would otherwise round every mean
+ * to the ulp of the data. */
+#define SHIFTED(v) ((double)(v) - shift)
 #define DEFINE_MOMENTS(E, T, U, N, F, LO, HI)                                                     \
   AM_CPU_CLONES static void moments_##N(const void *data, const uint8_t *valid, int64_t vpos,     \
-                                        int64_t n, moments *out) {                                \
+                                        int64_t n, double shift, moments *out) {                  \
     const T *x = data;                                                                            \
     double acc[8] = {0};                                                                          \
     int64_t count = 0;                                                                            \
@@ -150,7 +154,7 @@ typedef struct moments {
       uint64_t w = am_bits_valid(valid, vpos + i, n - i);                                         \
       if (!w) continue;                                                                           \
       count += am_popcount64(w);                                                                  \
-      LOAD64(double, c, x, i, n, w, AS_DOUBLE, 0.0)                                               \
+      LOAD64(double, c, x, i, n, w, SHIFTED, 0.0)                                                 \
       for (int j = 0; j < 64; j += 8)                                                             \
         for (int k = 0; k < 8; k++) acc[k] += c[j + k];                                           \
     }                                                                                             \
@@ -165,7 +169,7 @@ typedef struct moments {
       uint64_t w = am_bits_valid(valid, vpos + i, n - i);                                         \
       if (!w) continue;                                                                           \
       /* A null slot holds the mean: it adds a zero deviation. */                                 \
-      LOAD64(double, c, x, i, n, w, AS_DOUBLE, mean)                                              \
+      LOAD64(double, c, x, i, n, w, SHIFTED, mean)                                                \
       for (int j = 0; j < 64; j += 8)                                                             \
         for (int k = 0; k < 8; k++) {                                                             \
           double d = c[j + k] - mean;                                                             \
@@ -185,7 +189,7 @@ typedef struct moments {
 AM_CPU_NUMERIC_TYPES(DEFINE_MOMENTS)
 
 typedef void (*moments_fn)(const void *data, const uint8_t *valid, int64_t vpos, int64_t n,
-                           moments *out);
+                           double shift, moments *out);
 
 static moments_fn moments_of(am_type type) {
   switch (type) {
@@ -205,6 +209,7 @@ typedef struct moments_job {
   size_t width;
   const uint8_t *valid;
   int64_t vpos, n, tiles;
+  double shift;
   atomic_llong next;
   moments *tile;
 } moments_job;
@@ -218,19 +223,30 @@ static void moments_part(void *ctx, int part) {
     int64_t t = atomic_fetch_add_explicit(&job->next, 1, memory_order_relaxed);
     if (t >= job->tiles) return;
     int64_t begin = t * TILE, end = begin + TILE < job->n ? begin + TILE : job->n;
-    job->fn(job->data + begin * job->width, job->valid, job->vpos + begin, end - begin,
+    job->fn(job->data + begin * job->width, job->valid, job->vpos + begin, end - begin, job->shift,
             &job->tile[t]);
   }
 }
 
+static int64_t first_valid(const uint8_t *valid, int64_t vpos, int64_t n);
+static am_scalar element(const am_array *array, int64_t i);
+
 static int variance_stats(am_err *err, const am_array *array, const uint8_t *valid,
                           am_agg_stats *stats) {
+  /* The shift: the first valid value (a NaN or an infinity there makes the
+   * variance NaN, as it would anyway). */
+  int64_t at = first_valid(valid, array->offset, array->length);
+  am_scalar first = element(array, at < 0 ? 0 : at);
+  double shift = am_type_is_float(array->type)    ? first.f64
+                 : am_type_is_signed(array->type) ? (double)first.i64
+                                                  : (double)first.u64;
   moments_job job = {.fn = moments_of(array->type),
                      .width = (size_t)am_type_bits(array->type) / 8,
                      .valid = valid,
                      .vpos = array->offset,
                      .n = array->length,
-                     .tiles = (array->length + TILE - 1) / TILE};
+                     .tiles = (array->length + TILE - 1) / TILE,
+                     .shift = at < 0 ? 0.0 : shift};
   job.data = (const char *)array->data + array->offset * job.width;
   atomic_init(&job.next, 0);
   moments one;
@@ -246,7 +262,7 @@ static int variance_stats(am_err *err, const am_array *array, const uint8_t *val
     am_agg_merge_moments(&n, &mean, &m2, job.tile[t].n, job.tile[t].mean, job.tile[t].m2);
   if (job.tile != &one) free(job.tile);
   stats->count = n;
-  stats->mean = mean;
+  stats->mean = mean + shift;
   stats->m2 = m2;
   return AM_OK;
 }

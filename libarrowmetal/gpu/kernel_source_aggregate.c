@@ -166,13 +166,19 @@ static void emit_min_max(am_sb *sb, am_type t) {
     emit_finish(sb, "(am_u64)x.s", "(am_u64)x.c");
 }
 
-/* variance: s = mean, c = M2, cnt = count. Welford per slot; Chan et al.
- * per merge (a side with no slots leaves the other as it is). */
+/* variance: s = the mean less the shift, c = M2, cnt = count, and the
+ * `nan` word holds the shift's bits: the first value the thread saw, so
+ * that means stay small numbers (data at 1e9 + small keeps its digits).
+ * Welford per slot; Chan et al. per merge, the two shifts' difference (of
+ * two data values) added to the difference of the means (a side with no
+ * slots leaves the other as it is). */
 static void emit_variance(am_sb *sb) {
   emit_acc_type(sb, "am_f64", "F64_BITS(v)", "BITS_F64(u)", "0.0", "0.0");
   am_sb_puts(sb,
              "DEVFN void am_acc_add(PRIV Acc *r, T0 x) {\n"
-             "  const am_f64 v = (am_f64)x;\n"
+             "  const am_f64 x0 = (am_f64)x;\n"
+             "  if (r->cnt == 0u) r->nan = F64_BITS(x0);\n"
+             "  const am_f64 v = x0 - BITS_F64(r->nan);\n"
              "  r->cnt += 1u;\n"
              "  const am_f64 d = v - r->s;\n"
              "  r->s += d / (am_f64)r->cnt;\n"
@@ -184,16 +190,23 @@ static void emit_variance(am_sb *sb) {
              "    r->s = b.s;\n"
              "    r->c = b.c;\n"
              "    r->cnt = b.cnt;\n"
+             "    r->nan = b.nan;\n"
              "    return;\n"
              "  }\n"
              "  const am_u64 total = r->cnt + b.cnt;\n"
-             "  const am_f64 d = b.s - r->s;\n"
+             "  const am_f64 d = (BITS_F64(b.nan) - BITS_F64(r->nan)) + (b.s - r->s);\n"
              "  const am_f64 share = (am_f64)b.cnt / (am_f64)total;\n"
              "  r->s += d * share;\n"
              "  r->c += b.c + d * d * (am_f64)r->cnt * share;\n"
              "  r->cnt = total;\n"
              "}\n");
-  emit_finish(sb, "F64_BITS(x.s)", "F64_BITS(x.c)");
+  am_sb_puts(sb,
+             "DEVFN void am_acc_finish(GLOBAL am_u64 *st, Acc x) {\n"
+             "  st[1] = x.cnt;\n"
+             "  st[2] = 0u;\n"
+             "  st[3] = F64_BITS(x.s + BITS_F64(x.nan));\n"
+             "  st[4] = F64_BITS(x.c);\n"
+             "}\n");
 }
 
 /* first / last: s = the value's bits, c = its slot (meaningful once cnt is
