@@ -192,6 +192,7 @@ check-macos:
 # msl-check the target says so and skips.
 MSL_CHECK ?= $(wildcard ../shared/msl-check/check.sh)
 GENERATOR := libarrowmetal/gpu/kernel_source_test.c libarrowmetal/gpu/kernel_source.c \
+             libarrowmetal/gpu/kernel_source_aggregate.c \
              libarrowmetal/gpu/dialect.c libarrowmetal/core/types.c libarrowmetal/core/error.c \
              libarrowmetal/core/ops.c
 check-msl:

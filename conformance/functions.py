@@ -58,6 +58,9 @@ LOGIC = {
     for r in ROWS
     if r["family"] == lib.AM_FAMILY_LOGIC and r["entry"] == "am_logic"
 }
+# name -> am_aggregate_op value of the aggregates with options (am_aggregate, am_min_max,
+# am_first_last, am_index).
+AGGREGATE = {r["name"]: r["op"] for r in ROWS if r["family"] == lib.AM_FAMILY_AGGREGATE}
 _KINDS = {r["name"]: r["kinds"] for r in ROWS}
 
 

@@ -22,6 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import casefmt as cf
 import functions
+import gen_aggregates
 from casefmt import (
     FLOAT_TYPES,
     INT_TYPES,
@@ -82,6 +83,8 @@ FILES = {
 FILES.update({name: "unary" for name in functions.UNARY})
 FILES.update({name: "binary" for name in functions.BINARY})
 FILES.update({name: "logic" for name in functions.LOGIC})
+# The aggregates with options (gen_aggregates.py).
+FILES.update({name: "aggregate" for name in gen_aggregates.OPS})
 
 
 # ---- pyarrow evaluation and error mapping -------------------------------------------------
@@ -115,6 +118,8 @@ def map_error(exc):
 
 
 def evaluate(op, params, args):
+    if op in gen_aggregates.OPS:
+        return gen_aggregates.evaluate(op, params, args)
     if op in ("sum", "min", "max", "mean"):
         return getattr(pc, op)(args[0])
     if op == "count":
@@ -158,6 +163,8 @@ def expectation(case):
         result = evaluate(case["op"], case["params"], args)
     except Exception as exc:  # noqa: BLE001 - every exception is mapped or re-raised
         return {"error": map_error(exc)}, None
+    if isinstance(result, pa.StructScalar):  # min_max, first_last: a record of scalars
+        return gen_aggregates.expected_struct(case["op"], result), result
     t = cf.type_name(result.type)
     if isinstance(result, pa.Scalar):
         return {"type": t, "value": cf.encode_value(t, result.as_py())}, result
@@ -284,7 +291,7 @@ def add(cid, op, params, form, inputs):
     tol = tolerance(case, result)
     if tol:
         case["tolerance"] = tol
-        case["divergence"] = "summation-order"
+        case["divergence"] = gen_aggregates.DIVERGENCE.get(op, "summation-order")
     if (op in TRANSCENDENTAL or op in BINARY_TRANSCENDENTAL) and "error" not in expected:
         case["tolerance"] = OrderedDict([("ulps", ULPS)])
         case["divergence"] = "math-library-rounding"
@@ -302,6 +309,8 @@ def add(cid, op, params, form, inputs):
 def tolerance(case, result):
     """Float sums and means (and integer means whose partial sums may exceed 2**53) are
     compared with |got - exp| <= abs + rel * |exp|; the order of summation is free."""
+    if case["op"] in gen_aggregates.OPS:
+        return gen_aggregates.tolerance(case, result)
     if case["op"] not in ("sum", "mean") or result is None or "error" in case["expected"]:
         return None
     t = case["inputs"][0]["type"]
@@ -1744,6 +1753,7 @@ def main():
     gen_unary()
     gen_binary()
     gen_select()
+    gen_aggregates.generate(sys.modules[__name__])
     write(args.out)
     update_readme(os.path.join(HERE, "README.md"))
 

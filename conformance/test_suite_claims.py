@@ -15,6 +15,7 @@ OPS = ["sum", "min", "max", "mean", "count", "compare", "arith", "cast"]
 OPS += ["and", "or", "not"] + list(functions.LOGIC) + list(functions.UNARY)
 OPS += list(functions.BINARY)
 OPS += ["filter", "take", "slice"]
+OPS += list(functions.AGGREGATE)
 LENGTHS = [0, 1, 7, 63, 64, 65, 1000, 100003]
 OFFSETS = [0, 1, 7, 63]
 

@@ -325,6 +325,101 @@ typedef enum am_count_mode {
 /* Result type AM_INT64, never null. */
 int am_count(const am_array *array, am_count_mode mode, am_scalar *out);
 
+/* ---- Aggregates with pyarrow's options (ScalarAggregateOptions,
+ * VarianceOptions, IndexOptions): any, all, product, min_max, variance,
+ * stddev, first, last, first_last, index, and sum/min/max/mean again with
+ * their options. One grouped call, am_aggregate, for the functions of one
+ * result; am_min_max and am_first_last write two; am_index takes a value.
+ *
+ * Types (pyarrow's): any and all take bool only and give bool; product gives
+ * am_sum's types (int64, uint64 for unsigned integers and bool, float64) and
+ * its integers wrap in 64 bits (product of int8 [100, 100, 100, 100] is
+ * 100000000, of int64 [2^62, 4] is 0); variance and stddev take numbers (not
+ * bool) and give float64; min_max, first, last and first_last keep the input
+ * type; index gives int64. Another type is AM_ETYPE in pyarrow's words
+ * ("function 'any' has no kernel matching input types (int8)").
+ *
+ * Nulls and options, in this order (valid = slots that are not null):
+ *  - valid < min_count: the result is null (every output);
+ *  - skip_nulls == 0 and a slot is null: the result is null, except that any
+ *    and all follow Kleene logic (any of [true, null] is true, of [false,
+ *    null] null; all of [false, null] is false, of [true, null] null) and
+ *    first and last give the first and last slot, null or not;
+ *  - variance and stddev: null when valid <= ddof, else M2 / (valid - ddof)
+ *    (a negative ddof is allowed, as in pyarrow);
+ *  - nothing valid left (min_count 0): product 1, sum 0, mean NaN, any
+ *    false, all true, variance 0 / (-ddof) where ddof < 0; the others null.
+ * Floats: min_max, min and max skip NaN (all NaN gives NaN); NaN or an
+ * infinity makes product, variance and stddev NaN as IEEE arithmetic does;
+ * index never finds NaN and finds 0.0 for -0.0.
+ * Divergence: product of floats is exact to pyarrow's on the CPU (both
+ * multiply in slot order) and may differ in the last bits on a GPU (block
+ * order); variance and stddev are computed as per-block (count, mean, M2)
+ * merged with Chan et al.'s formula, stable where the mean is large against
+ * the spread, and agree with pyarrow's within the tolerance their
+ * conformance cases store, not bit for bit. On Metal (no double) product of floats,
+ * variance and stddev run on the CPU over the same memory. */
+typedef enum am_aggregate_op {
+  AM_AGG_ANY = 0,        /* "any" */
+  AM_AGG_ALL = 1,        /* "all" */
+  AM_AGG_PRODUCT = 2,    /* "product" */
+  AM_AGG_MIN_MAX = 3,    /* "min_max": am_min_max */
+  AM_AGG_VARIANCE = 4,   /* "variance" */
+  AM_AGG_STDDEV = 5,     /* "stddev": the square root of variance */
+  AM_AGG_FIRST = 6,      /* "first" */
+  AM_AGG_LAST = 7,       /* "last" */
+  AM_AGG_FIRST_LAST = 8, /* "first_last": am_first_last */
+  AM_AGG_INDEX = 9,      /* "index": am_index */
+  AM_AGG_SUM = 10,       /* am_sum, am_min, am_max, am_mean with options */
+  AM_AGG_MIN = 11,
+  AM_AGG_MAX = 12,
+  AM_AGG_MEAN = 13
+} am_aggregate_op;
+
+/* pyarrow's ScalarAggregateOptions (skip_nulls, min_count) and
+ * VarianceOptions (ddof too). A plain value struct: the library only reads
+ * it during the call. */
+typedef struct am_aggregate_options {
+  int32_t skip_nulls; /* nonzero: nulls are left out (pyarrow's default) */
+  uint32_t min_count; /* fewer valid slots than this: null */
+  int32_t ddof;       /* variance, stddev: delta degrees of freedom */
+} am_aggregate_options;
+
+/* Writes pyarrow's defaults for `op` to *out: skip_nulls 1, min_count 1 (0
+ * for variance and stddev), ddof 0. AM_EINVAL for an unknown op or NULL out.
+ * Thread-safe. */
+int am_aggregate_options_default(am_aggregate_op op, am_aggregate_options *out);
+
+/* Aggregate `op` of `array` into *out. `options` is borrowed for the call;
+ * NULL means the op's defaults. AM_EINVAL for an op of two results
+ * (AM_AGG_MIN_MAX, AM_AGG_FIRST_LAST) or of a value (AM_AGG_INDEX): those
+ * have their own calls below. Inside a batch a GPU writes *out when the batch
+ * ends (am_batch_begin). Thread-safe; `array` is only read. */
+int am_aggregate(am_aggregate_op op, const am_array *array, const am_aggregate_options *options,
+                 am_scalar *out);
+
+/* pyarrow's min_max: the smallest and the largest valid value, in one call
+ * (one pass on a GPU). Both outputs are written, each null where pyarrow's
+ * struct field is null; pyarrow's struct itself is never null. `min` and
+ * `max` must be distinct. Ownership and threads as am_aggregate. */
+int am_min_max(const am_array *array, const am_aggregate_options *options, am_scalar *min,
+               am_scalar *max);
+
+/* pyarrow's first_last: am_aggregate's AM_AGG_FIRST and AM_AGG_LAST in one
+ * call. `first` and `last` must be distinct. Ownership and threads as
+ * am_aggregate. */
+int am_first_last(const am_array *array, const am_aggregate_options *options, am_scalar *first,
+                  am_scalar *last);
+
+/* pyarrow's index (IndexOptions value): the first slot holding `value`, -1
+ * when none does (AM_INT64, never null). `value` must have the array's type
+ * (AM_ETYPE otherwise, as pyarrow's kernel: convert it first, as
+ * pyarrow.compute.index does in Python); an integer value outside the type's
+ * range is AM_EINVAL, a float32 value is rounded to float32 (as
+ * am_compare_scalar does), a bool is true when i64 is not 0. A null value is
+ * found nowhere (-1). Both are borrowed for the call. Thread-safe. */
+int am_index(const am_array *array, const am_scalar *value, am_scalar *out);
+
 /* ---- Element-wise. Inputs of different numeric types are first converted to
  * their common type as pyarrow.compute does (a safe cast: a value that does
  * not fit is AM_EOVERFLOW). Arrays must have equal lengths. A result slot is
@@ -581,7 +676,10 @@ typedef enum am_function_family {
   AM_FAMILY_CAST = 6,    /* am_cast */
   AM_FAMILY_FILTER = 7,  /* am_filter */
   AM_FAMILY_TAKE = 8,    /* am_take */
-  AM_FAMILY_BINARY = 9   /* am_binary, am_binary_scalar: op = am_binary_op */
+  AM_FAMILY_BINARY = 9,  /* am_binary, am_binary_scalar: op = am_binary_op */
+  /* am_aggregate, am_min_max, am_first_last, am_index: op = am_aggregate_op
+   * (AM_AGG_ANY .. AM_AGG_INDEX) */
+  AM_FAMILY_AGGREGATE = 10
 } am_function_family;
 
 typedef enum am_type_rule {

@@ -18,6 +18,7 @@ FLAGS += [f"-I{ROOT / 'include'}", f"-I{LIBRARY}"]
 # and the GPU kernel tests build it on its own, without the library).
 GENERATOR = [
     LIBRARY / "gpu" / "kernel_source.c",
+    LIBRARY / "gpu" / "kernel_source_aggregate.c",
     LIBRARY / "gpu" / "dialect.c",
     LIBRARY / "core" / "types.c",
     LIBRARY / "core" / "error.c",

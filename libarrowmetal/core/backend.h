@@ -16,6 +16,7 @@
 
 #include <stdint.h>
 
+#include "aggregate.h"
 #include "array.h"
 #include "arrowmetal.h"
 #include "error.h"
@@ -91,6 +92,12 @@ typedef struct am_kernel_ops {
               am_array **out);
   /* Arrays of one type on this device, count >= 1, total length checked. */
   int (*concat)(am_err *err, const am_array *const *arrays, int64_t count, am_array **out);
+  /* am_aggregate's kernel ops (core/aggregate.h): measures the array and
+   * writes the final result(s) of `spec` to *out (and *out2 for MIN_MAX),
+   * through am_agg_finish. The ABI has applied every option that does not
+   * depend on the values; `array` holds the slots to measure. */
+  int (*aggregate)(am_err *err, const am_agg_spec *spec, const am_array *array, am_scalar *out,
+                   am_scalar *out2);
 } am_kernel_ops;
 
 typedef struct am_queue_ops {

@@ -6,6 +6,8 @@
 
 #define ROW(NAME, ENTRY, FAMILY, OP, ARITY, KINDS, TYPE_RULE, NULL_RULE) \
   {NAME, ENTRY, FAMILY, OP, ARITY, KINDS, TYPE_RULE, NULL_RULE}
+#define AGG_ROW(NAME, ENTRY, OP, KINDS, TYPE_RULE) \
+  ROW(NAME, ENTRY, AM_FAMILY_AGGREGATE, OP, 1, KINDS, TYPE_RULE, AM_NULLS_SKIP)
 #define UNARY_ROW(ID, NAME, KINDS, RULE, S, U, F, FS, FU, FF, CODE, MESSAGE) \
   ROW(NAME, "am_unary", AM_FAMILY_UNARY, ID, 1, KINDS, RULE, AM_NULLS_PROPAGATE),
 #define BINARY_ROW(ID, NAME, KINDS, RULE, S, U, F, FS, FU, FF, C1, M1, C2, M2) \
@@ -58,7 +60,19 @@ const am_op_desc am_ops[] = {
     ROW("filter", "am_filter", AM_FAMILY_FILTER, 0, 2, AM_KINDS_ALL, AM_RULE_VALUES,
         AM_NULLS_SELECT),
     ROW("take", "am_take", AM_FAMILY_TAKE, 0, 2, AM_KINDS_ALL, AM_RULE_VALUES, AM_NULLS_SELECT),
-    AM_BINARY_OPS(BINARY_ROW)};
+    AM_BINARY_OPS(BINARY_ROW)
+    /* ---- Aggregates with options (op = am_aggregate_op). */
+    AGG_ROW("any", "am_aggregate", AM_AGG_ANY, AM_KINDS_BOOL, AM_RULE_BOOL),
+    AGG_ROW("all", "am_aggregate", AM_AGG_ALL, AM_KINDS_BOOL, AM_RULE_BOOL),
+    AGG_ROW("product", "am_aggregate", AM_AGG_PRODUCT, AM_KINDS_ALL, AM_RULE_SUM),
+    AGG_ROW("min_max", "am_min_max", AM_AGG_MIN_MAX, AM_KINDS_ALL, AM_RULE_SAME),
+    AGG_ROW("variance", "am_aggregate", AM_AGG_VARIANCE, AM_KINDS_NUMERIC, AM_RULE_FLOAT64),
+    AGG_ROW("stddev", "am_aggregate", AM_AGG_STDDEV, AM_KINDS_NUMERIC, AM_RULE_FLOAT64),
+    AGG_ROW("first", "am_aggregate", AM_AGG_FIRST, AM_KINDS_ALL, AM_RULE_SAME),
+    AGG_ROW("last", "am_aggregate", AM_AGG_LAST, AM_KINDS_ALL, AM_RULE_SAME),
+    AGG_ROW("first_last", "am_first_last", AM_AGG_FIRST_LAST, AM_KINDS_ALL, AM_RULE_SAME),
+    AGG_ROW("index", "am_index", AM_AGG_INDEX, AM_KINDS_ALL, AM_RULE_INT64),
+};
 
 const int am_op_count = (int)(sizeof am_ops / sizeof am_ops[0]);
 
@@ -76,7 +90,7 @@ AM_UNARY_OPS(CHECK_POSITION)
 
 /* Rows are grouped by family and, within one, ordered by op value from 0:
  * the row of (family, op) is the family's first row + op. */
-enum { FAMILIES = AM_FAMILY_BINARY + 1 };
+enum { FAMILIES = AM_FAMILY_AGGREGATE + 1 };
 static const int family_rows[FAMILIES] = {
     [AM_FAMILY_REDUCE] = 4,
     [AM_FAMILY_COUNT] = 1,
@@ -88,6 +102,7 @@ static const int family_rows[FAMILIES] = {
     [AM_FAMILY_FILTER] = 1,
     [AM_FAMILY_TAKE] = 1,
     [AM_FAMILY_BINARY] = AM_BINARY_COUNT,
+    [AM_FAMILY_AGGREGATE] = AM_AGG_INDEX + 1,
 };
 
 const am_op_desc *am_op_find(am_function_family family, int op) {

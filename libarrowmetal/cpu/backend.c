@@ -139,6 +139,7 @@ const am_backend am_cpu_backend = {
             .take = am_cpu_take,
             .fill = am_cpu_fill,
             .concat = am_cpu_concat,
+            .aggregate = am_cpu_aggregate,
         },
     .queue =
         {

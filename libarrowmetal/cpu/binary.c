@@ -21,19 +21,19 @@
 #define AM_WRAP_SUB(x, y) ((am_t)((am_u)(x) - (am_u)(y)))
 /* 1u first: a uint16_t product would otherwise be computed in (signed) int. */
 #define AM_WRAP_MUL(x, y) ((am_t)(1u * (am_u)(x) * (am_u)(y)))
-#define am_add_overflows(x, y) \
-  __extension__({              \
-    am_t r_;                   \
+#define am_add_overflows(x, y)         \
+  __extension__({                      \
+    am_t r_;                           \
     __builtin_add_overflow(x, y, &r_); \
   })
-#define am_sub_overflows(x, y) \
-  __extension__({              \
-    am_t r_;                   \
+#define am_sub_overflows(x, y)         \
+  __extension__({                      \
+    am_t r_;                           \
     __builtin_sub_overflow(x, y, &r_); \
   })
-#define am_mul_overflows(x, y) \
-  __extension__({              \
-    am_t r_;                   \
+#define am_mul_overflows(x, y)         \
+  __extension__({                      \
+    am_t r_;                           \
     __builtin_mul_overflow(x, y, &r_); \
   })
 #define AM_LIBM2(fn, x, y) _Generic((x), float: fn##f, double: fn)(x, y)
@@ -79,19 +79,19 @@ static inline int ipow_overflows_unsigned(uint64_t x, uint64_t y, uint64_t hi) {
   }
   return 0;
 }
-#define am_ipow_overflows(x, y)                                                               \
-  (am_signed ? ipow_overflows_signed((int64_t)(x), (int64_t)(y), (int64_t)am_lowest,         \
-                                     (int64_t)am_highest)                                    \
+#define am_ipow_overflows(x, y)                                                      \
+  (am_signed ? ipow_overflows_signed((int64_t)(x), (int64_t)(y), (int64_t)am_lowest, \
+                                     (int64_t)am_highest)                            \
              : ipow_overflows_unsigned((uint64_t)(x), (uint64_t)(y), (uint64_t)am_highest))
 
 /* The loop's view of its type: am_t, am_u, the range and the precision. */
-#define TYPE_FACTS(T, U, LO, HI)                                    \
-  typedef T am_t;                                                   \
-  typedef U am_u;                                                   \
-  const am_t am_lowest = (am_t)(LO), am_highest = (am_t)(HI);        \
-  const int am_signed = (LO) < 0;                                   \
-  const int am_precision = (int)sizeof(am_t) * 8 - am_signed;       \
-  (void)sizeof(am_u); /* floats and some ops do not use it */     \
+#define TYPE_FACTS(T, U, LO, HI)                              \
+  typedef T am_t;                                             \
+  typedef U am_u;                                             \
+  const am_t am_lowest = (am_t)(LO), am_highest = (am_t)(HI); \
+  const int am_signed = (LO) < 0;                             \
+  const int am_precision = (int)sizeof(am_t) * 8 - am_signed; \
+  (void)sizeof(am_u); /* floats and some ops do not use it */ \
   (void)am_lowest, (void)am_highest, (void)am_signed, (void)am_precision
 
 typedef void (*binary_fn)(const void *a, const void *b, int scalar, void *out, int64_t n);
@@ -99,59 +99,59 @@ typedef int64_t (*check_fn)(const void *a, const void *b, int scalar, const uint
                             int64_t n, int *failure);
 
 /* o[i] = EXPR(x[i], y[i]), y from the array or, with `scalar`, b[0]. */
-#define BINARY_LOOP(ID, EXPR, E, T, U, N, F, LO, HI)                                        \
-  AM_CPU_CLONES static void binary_##ID##_##N(const void *a, const void *b, int scalar,     \
-                                              void *out, int64_t n) {                       \
-    TYPE_FACTS(T, U, LO, HI);                                                               \
-    const am_t *xs = a, *ys = b;                                                            \
-    am_t *o = out;                                                                          \
-    if (scalar) {                                                                           \
-      const am_t y = ys[0];                                                                 \
-      for (int64_t i = 0; i < n; i++) {                                                     \
-        const am_t x = xs[i];                                                               \
-        (void)x, (void)y;                                                                   \
-        o[i] = (am_t)(EXPR);                                                                \
-      }                                                                                     \
-      return;                                                                               \
-    }                                                                                       \
-    for (int64_t i = 0; i < n; i++) {                                                       \
-      const am_t x = xs[i], y = ys[i];                                                      \
-      (void)x, (void)y;                                                                     \
-      o[i] = (am_t)(EXPR);                                                                  \
-    }                                                                                       \
+#define BINARY_LOOP(ID, EXPR, E, T, U, N, F, LO, HI)                                               \
+  AM_CPU_CLONES static void binary_##ID##_##N(const void *a, const void *b, int scalar, void *out, \
+                                              int64_t n) {                                         \
+    TYPE_FACTS(T, U, LO, HI);                                                                      \
+    const am_t *xs = a, *ys = b;                                                                   \
+    am_t *o = out;                                                                                 \
+    if (scalar) {                                                                                  \
+      const am_t y = ys[0];                                                                        \
+      for (int64_t i = 0; i < n; i++) {                                                            \
+        const am_t x = xs[i];                                                                      \
+        (void)x, (void)y;                                                                          \
+        o[i] = (am_t)(EXPR);                                                                       \
+      }                                                                                            \
+      return;                                                                                      \
+    }                                                                                              \
+    for (int64_t i = 0; i < n; i++) {                                                              \
+      const am_t x = xs[i], y = ys[i];                                                             \
+      (void)x, (void)y;                                                                            \
+      o[i] = (am_t)(EXPR);                                                                         \
+    }                                                                                              \
   }
 
 /* The last valid slot (`valid`: offset-0 bitmap, NULL: all valid) whose
  * check is not 0, with that failure in *failure; -1 when none. The last, as
  * pyarrow reports: its checked kernels run on, each failure replacing the
  * one before, so an array that fails in two ways reports the later one. */
-#define CHECK_LOOP(ID, FAILS, E, T, U, N, F, LO, HI)                                          \
-  static int64_t check_##ID##_##N(const void *a, const void *b, int scalar,                  \
-                                  const uint8_t *valid, int64_t n, int *failure) {            \
-    TYPE_FACTS(T, U, LO, HI);                                                                 \
-    const am_t *xs = a, *ys = b;                                                              \
-    int64_t last = -1;                                                                        \
-    for (int64_t i = 0; i < n; i += 64) {                                                     \
-      int64_t m = n - i < 64 ? n - i : 64;                                                    \
-      int any = 0;                                                                            \
-      for (int64_t j = 0; j < m; j++) {                                                       \
-        const am_t x = xs[i + j], y = ys[scalar ? 0 : i + j];                                 \
-        (void)x, (void)y;                                                                     \
-        any |= (FAILS) != 0;                                                                  \
-      }                                                                                       \
-      if (!any) continue;                                                                     \
-      uint64_t w = am_bits_valid(valid, i, m);                                                \
-      for (int64_t j = 0; j < m; j++) {                                                       \
-        const am_t x = xs[i + j], y = ys[scalar ? 0 : i + j];                                 \
-        (void)x, (void)y;                                                                     \
-        int k = (int)(FAILS);                                                                 \
-        if (k && ((w >> j) & 1)) {                                                            \
-          *failure = k;                                                                       \
-          last = i + j;                                                                       \
-        }                                                                                     \
-      }                                                                                       \
-    }                                                                                         \
-    return last;                                                                              \
+#define CHECK_LOOP(ID, FAILS, E, T, U, N, F, LO, HI)                                              \
+  static int64_t check_##ID##_##N(const void *a, const void *b, int scalar, const uint8_t *valid, \
+                                  int64_t n, int *failure) {                                      \
+    TYPE_FACTS(T, U, LO, HI);                                                                     \
+    const am_t *xs = a, *ys = b;                                                                  \
+    int64_t last = -1;                                                                            \
+    for (int64_t i = 0; i < n; i += 64) {                                                         \
+      int64_t m = n - i < 64 ? n - i : 64;                                                        \
+      int any = 0;                                                                                \
+      for (int64_t j = 0; j < m; j++) {                                                           \
+        const am_t x = xs[i + j], y = ys[scalar ? 0 : i + j];                                     \
+        (void)x, (void)y;                                                                         \
+        any |= (FAILS) != 0;                                                                      \
+      }                                                                                           \
+      if (!any) continue;                                                                         \
+      uint64_t w = am_bits_valid(valid, i, m);                                                    \
+      for (int64_t j = 0; j < m; j++) {                                                           \
+        const am_t x = xs[i + j], y = ys[scalar ? 0 : i + j];                                     \
+        (void)x, (void)y;                                                                         \
+        int k = (int)(FAILS);                                                                     \
+        if (k && ((w >> j) & 1)) {                                                                \
+          *failure = k;                                                                           \
+          last = i + j;                                                                           \
+        }                                                                                         \
+      }                                                                                           \
+    }                                                                                             \
+    return last;                                                                                  \
   }
 
 #define DEFINE_OP(ID, NAME, KINDS, RULE, S, U, F, FS, FU, FF, C1, M1, C2, M2) \
@@ -186,8 +186,7 @@ typedef struct binary_job {
 static void binary_range(void *ctx, int64_t begin, int64_t end) {
   const binary_job *job = ctx;
   size_t at = (size_t)(begin * job->width);
-  job->fn(job->x + at, job->scalar ? job->y : job->y + at, job->scalar, job->o + at,
-          end - begin);
+  job->fn(job->x + at, job->scalar ? job->y : job->y + at, job->scalar, job->o + at, end - begin);
 }
 
 /* The scalar's value as one element of `type` (the ABI cast it already). */
@@ -220,8 +219,7 @@ int am_cpu_binary(am_err *err, am_binary_op op, const am_array *left, const am_a
   am_type type = left->type;
   binary_fn fn = (unsigned)op < AM_BINARY_COUNT && am_type_valid(type) ? loops[op][type] : NULL;
   if (!fn || !am_binary_computes(op, type))
-    return am_fail(err, AM_ETYPE, "no %s kernel for %s", am_binary_op_name(op),
-                   am_type_name(type));
+    return am_fail(err, AM_ETYPE, "no %s kernel for %s", am_binary_op_name(op), am_type_name(type));
   if (scalar && scalar->is_null)
     return am_cpu_null_result(err, left->device, type, left->length, out);
   am_array *result = NULL;
@@ -240,8 +238,7 @@ int am_cpu_binary(am_err *err, am_binary_op op, const am_array *left, const am_a
     int64_t slot = checks[op][type](x, y, scalar != NULL, result->validity, left->length, &failure);
     if (slot >= 0) {
       am_array_free(result);
-      return refuse(err, op, type, x + slot * width, scalar ? y : y + slot * width, slot,
-                    failure);
+      return refuse(err, op, type, x + slot * width, scalar ? y : y + slot * width, slot, failure);
     }
   }
   binary_job job = {.fn = fn,

@@ -113,6 +113,9 @@ int am_cpu_fill(am_err *err, am_device *device, const am_scalar *value, int64_t 
                 am_array **out);
 /* Host arrays of one type, count >= 1, total length checked by the caller. */
 int am_cpu_concat(am_err *err, const am_array *const *arrays, int64_t count, am_array **out);
+/* am_aggregate's kernel ops (cpu/aggregate.c; core/aggregate.h). */
+int am_cpu_aggregate(am_err *err, const am_agg_spec *spec, const am_array *array, am_scalar *out,
+                     am_scalar *out2);
 
 /* The null count as recorded (-1: unknown). */
 static inline int64_t am_cpu_recorded_nulls(const am_array *array) {

@@ -58,6 +58,7 @@
 #include "core/ops.h"
 #include "core/types.h"
 #include "gpu/dialect.h"
+#include "gpu/kernel_source_shared.h"
 #include "gpu/kernels.h"
 
 /* ---- Types (the type table's facts, core/types.c, as kernel text) */
@@ -156,6 +157,8 @@ static int key_ok(const am_kernel_key *k) {
       return am_binary_computes(k->op, k->t0);
     case AM_KERNEL_TAKE:
       return valid_type(k->t0) && (k->t1 == AM_INT32 || k->t1 == AM_INT64);
+    case AM_KERNEL_AGGREGATE:
+      return am_ks_aggregate_key_ok(k);
   }
   return 0;
 }
@@ -176,6 +179,8 @@ static int uses_missing_type(am_dialect dialect, const am_kernel_key *k) {
     case AM_KERNEL_UNARY:
     case AM_KERNEL_BINARY:
       return !am_dialect_has_type(dialect, k->t0);
+    case AM_KERNEL_AGGREGATE:
+      return am_ks_aggregate_needs_missing_type(dialect, k);
     default:
       return 0;
   }
@@ -235,6 +240,9 @@ void am_kernel_name(const am_kernel_key *key, char *name, size_t capacity) {
     case AM_KERNEL_BINARY:
       snprintf(name, capacity, "am_%s_%s", am_binary_op_name(key->op), t0);
       break;
+    case AM_KERNEL_AGGREGATE:
+      am_ks_aggregate_name(key, name, capacity);
+      break;
   }
 }
 
@@ -248,6 +256,7 @@ int am_kernel_blocks(const am_kernel_key *key, int64_t n, int multiprocessors) {
   int64_t blocks;
   switch (key->kind) {
     case AM_KERNEL_REDUCE:
+    case AM_KERNEL_AGGREGATE:
     case AM_KERNEL_FILTER_COUNT:
     case AM_KERNEL_FILTER_SCATTER:
     case AM_KERNEL_COUNT_NULLS:
@@ -529,10 +538,12 @@ static const char reduce_body[] =
     "  Acc acc = am_acc_make(AM_ACC_S0);\n"
     "  am_i64 i = (am_i64)am_bid * AM_BLOCK + am_tid;\n";
 
-/* The rest of REDUCE after the unrolled loop. */
-static const char reduce_body_tail[] =
+/* The rest of REDUCE after the unrolled loop: the slots left, then the
+ * block's result and the last block's combine (reduce_combine). */
+static const char reduce_body_rest[] =
     "  for (; i < n; i += stride)\n"
-    "    if (!hv || am_bit(a.valid0, a.off0 + i) != 0u) am_acc_add(&acc, AM_LOAD0(i));\n"
+    "    if (!hv || am_bit(a.valid0, a.off0 + i) != 0u) am_acc_add(&acc, AM_LOAD0(i));\n";
+static const char reduce_combine[] =
     "  acc = am_acc_block(acc, am_sh, am_lane, am_warp);\n"
     "  // One block (small inputs): its partial is the result, so skip the\n"
     "  // scratch round trip, most of a small reduction's GPU time.\n"
@@ -768,7 +779,8 @@ static void emit_reduce(am_sb *sb, am_dialect d, const am_kernel_key *k, const c
   am_sb_puts(sb, "    } else {\n");
   for (int j = 0; j < u; j++) emit_k(sb, "      am_acc_add(&acc, x#);\n", j);
   am_sb_puts(sb, "    }\n  }\n");
-  am_sb_puts(sb, reduce_body_tail);
+  am_sb_puts(sb, reduce_body_rest);
+  am_sb_puts(sb, reduce_combine);
 }
 
 /* ---- COMPARE, ARITH */
@@ -1576,6 +1588,9 @@ int am_kernel_source(am_err *err, am_dialect dialect, const am_kernel_key *key, 
     case AM_KERNEL_BINARY:
       emit_binary(&sb, dialect, key, name);
       break;
+    case AM_KERNEL_AGGREGATE:
+      am_ks_emit_aggregate(&sb, dialect, key, name);
+      break;
   }
   am_sb_puts(&sb, "}\n");
   char *text = am_sb_finish(&sb);
@@ -1583,3 +1598,20 @@ int am_kernel_source(am_err *err, am_dialect dialect, const am_kernel_key *key, 
   *source = text;
   return AM_OK;
 }
+
+/* ---- Shared with kernel_source_aggregate.c (kernel_source_shared.h) */
+
+const char *const am_ks_reduce_head = reduce_head;
+const char *const am_ks_reduce_tail = reduce_tail;
+const char *const am_ks_reduce_body = reduce_body;
+const char *const am_ks_reduce_combine = reduce_combine;
+
+void am_ks_emit_operand(am_sb *sb, int idx, am_type t) { emit_operand(sb, idx, t); }
+void am_ks_emit_args(am_sb *sb, const char *in0, const char *in1, const char *out) {
+  emit_args(sb, in0, in1, out);
+}
+void am_ks_emit_scalar(am_sb *sb, am_type t) { emit_scalar(sb, t); }
+void am_ks_emit_k(am_sb *sb, const char *tmpl, int k) { emit_k(sb, tmpl, k); }
+const char *am_ks_imin(am_type t) { return imin(t); }
+const char *am_ks_imax(am_type t) { return imax(t); }
+const char *am_ks_ptype(am_type t) { return ptype(t); }

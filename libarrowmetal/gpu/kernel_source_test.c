@@ -67,6 +67,13 @@ static int each_key(key_fn fn, void *ctx) {
     /* And every binary op over the operand types its kernels compute. */
     for (int op = 0; op < AM_BINARY_COUNT; op++)
       if (am_binary_computes(op, (am_type)t)) VISIT(AM_KERNEL_BINARY, op, t, AM_TYPE_INVALID);
+    /* The aggregates with kernels of their own (stddev measures as variance;
+     * any, all and the product of bool run REDUCE SUM of bool). */
+    static const int agg_ops[] = {AM_AGG_PRODUCT, AM_AGG_MIN_MAX, AM_AGG_VARIANCE,
+                                  AM_AGG_FIRST,   AM_AGG_LAST,    AM_AGG_INDEX};
+    for (size_t i = 0; i < sizeof agg_ops / sizeof agg_ops[0]; i++)
+      if (t != AM_BOOL || (agg_ops[i] != AM_AGG_PRODUCT && agg_ops[i] != AM_AGG_VARIANCE))
+        VISIT(AM_KERNEL_AGGREGATE, agg_ops[i], t, AM_TYPE_INVALID);
   }
   for (int op = 0; op <= AM_LOGIC_AND_NOT_KLEENE; op++)
     VISIT(AM_KERNEL_LOGIC, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
@@ -83,6 +90,10 @@ static int uses_double(const am_kernel_key *k) {
       k->kind == AM_KERNEL_FILTER_SCAN || k->kind == AM_KERNEL_COUNT_NULLS ||
       k->kind == AM_KERNEL_COPY)
     return 0;
+  /* Variance and the product of floats accumulate in double. */
+  if (k->kind == AM_KERNEL_AGGREGATE &&
+      (k->op == AM_AGG_VARIANCE || (k->op == AM_AGG_PRODUCT && am_type_is_float(k->t0))))
+    return 1;
   return k->t0 == AM_FLOAT64 || (k->kind == AM_KERNEL_CAST && k->t1 == AM_FLOAT64);
 }
 
@@ -153,7 +164,7 @@ static void check_key(const am_kernel_key *key, void *arg) {
 
 static int run_keys(am_dialect dialect, const char *dump_dir, int *generated) {
   check_ctx c = {.dialect = dialect, .dump_dir = dump_dir};
-  c.names = calloc(1024, 64);
+  c.names = calloc(2048, 64);
   if (!c.names) return 1;
   int total = each_key(check_key, &c);
   CHECK(c.generated + c.unsupported == total, "counts");
@@ -183,7 +194,16 @@ static void check_errors(void) {
       {AM_KERNEL_FILTER_SCATTER, 2, AM_INT32, AM_TYPE_INVALID},
       {AM_KERNEL_FILTER_COUNT, 2, AM_TYPE_INVALID, AM_TYPE_INVALID},
       {(am_kernel_kind)0, 0, AM_INT32, AM_TYPE_INVALID},
-      {(am_kernel_kind)(AM_KERNEL_BINARY + 1), 0, AM_INT32, AM_TYPE_INVALID},
+      {(am_kernel_kind)(AM_KERNEL_AGGREGATE + 1), 0, AM_INT32, AM_TYPE_INVALID},
+      {AM_KERNEL_AGGREGATE, AM_AGG_ANY, AM_BOOL, AM_TYPE_INVALID},
+      {AM_KERNEL_AGGREGATE, AM_AGG_STDDEV, AM_FLOAT32, AM_TYPE_INVALID},
+      {AM_KERNEL_AGGREGATE, AM_AGG_FIRST_LAST, AM_INT32, AM_TYPE_INVALID},
+      {AM_KERNEL_AGGREGATE, AM_AGG_SUM, AM_INT32, AM_TYPE_INVALID},
+      {AM_KERNEL_AGGREGATE, AM_AGG_PRODUCT, AM_BOOL, AM_TYPE_INVALID},
+      {AM_KERNEL_AGGREGATE, AM_AGG_VARIANCE, AM_BOOL, AM_TYPE_INVALID},
+      {AM_KERNEL_AGGREGATE, AM_AGG_MIN_MAX, AM_TYPE_INVALID, AM_TYPE_INVALID},
+      {AM_KERNEL_AGGREGATE, -1, AM_INT32, AM_TYPE_INVALID},
+      {AM_KERNEL_AGGREGATE, 99, AM_INT32, AM_TYPE_INVALID},
       {AM_KERNEL_COPY, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
       {AM_KERNEL_UNARY, AM_UNARY_COUNT, AM_INT32, AM_TYPE_INVALID},
       {AM_KERNEL_UNARY, AM_NEGATE, AM_BOOL, AM_TYPE_INVALID},
@@ -234,7 +254,7 @@ static void check_blocks(void) {
   const am_kernel_kind kinds[] = {
       AM_KERNEL_REDUCE, AM_KERNEL_COMPARE,      AM_KERNEL_ARITH,       AM_KERNEL_CAST,
       AM_KERNEL_LOGIC,  AM_KERNEL_FILTER_COUNT, AM_KERNEL_FILTER_SCAN, AM_KERNEL_FILTER_SCATTER,
-      AM_KERNEL_TAKE,   AM_KERNEL_FILL,         AM_KERNEL_COUNT_NULLS};
+      AM_KERNEL_TAKE,   AM_KERNEL_FILL,         AM_KERNEL_COUNT_NULLS, AM_KERNEL_AGGREGATE};
   const int64_t ns[] = {-5,  0,   1,    31,   32,      33,        255,
                         256, 257, 2048, 4097, 1 << 20, 100000007, (int64_t)1 << 40};
   for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
@@ -257,6 +277,8 @@ static void check_blocks(void) {
   am_kernel_key r = {AM_KERNEL_REDUCE, 0, AM_INT64, AM_TYPE_INVALID};
   CHECK(am_kernel_blocks(&r, (int64_t)1 << 30, 132) == 528, "reduce 4 per SM");
   CHECK(am_kernel_blocks(&r, 4096, 132) == 2, "reduce small");
+  am_kernel_key g = {AM_KERNEL_AGGREGATE, AM_AGG_VARIANCE, AM_FLOAT64, AM_TYPE_INVALID};
+  CHECK(am_kernel_blocks(&g, (int64_t)1 << 30, 132) == 528, "aggregates launch as reduce");
   am_kernel_key e = {AM_KERNEL_ARITH, 0, AM_INT64, AM_TYPE_INVALID};
   CHECK(am_kernel_blocks(&e, 1000, 132) == 4, "elementwise");
   CHECK(am_kernel_blocks(&e, (int64_t)1 << 30, 132) == AM_GPU_MAX_BLOCKS, "elementwise cap");
@@ -279,6 +301,8 @@ static const am_kernel_key golden_keys[] = {
     {AM_KERNEL_BINARY, AM_POWER_CHECKED, AM_INT16, AM_TYPE_INVALID},
     {AM_KERNEL_BINARY, AM_POWER, AM_FLOAT32, AM_TYPE_INVALID},
     {AM_KERNEL_LOGIC, AM_LOGIC_AND_KLEENE, AM_TYPE_INVALID, AM_TYPE_INVALID},
+    {AM_KERNEL_AGGREGATE, AM_AGG_MIN_MAX, AM_FLOAT32, AM_TYPE_INVALID},
+    {AM_KERNEL_AGGREGATE, AM_AGG_INDEX, AM_INT16, AM_TYPE_INVALID},
 };
 
 static char *read_file(const char *path) {

@@ -141,7 +141,24 @@ typedef enum am_kernel_kind {
    * AM_BINARY_OPS (core/ops.h); null where either is. A checked op reports
    * (n - 1 - slot) * 2 + (failure - 1) of its last refused slot as the error
    * index. */
-  AM_KERNEL_BINARY = 14
+  AM_KERNEL_BINARY = 14,
+  /* The aggregates of am_aggregate (kernel_source_aggregate.c): op =
+   * am_aggregate_op, t0 = input type; in0/valid0/off0, n; scratch and the
+   * last-block combine as REDUCE. Status words (count = valid slots seen):
+   *   PRODUCT:  value = the wrapping 64-bit product (integers) or the bits of
+   *             the double product (floats; CUDA only: it needs double).
+   *   MIN_MAX:  value = min, value_hi = max, in MIN/MAX's representation;
+   *             nan_count as MIN/MAX.
+   *   VARIANCE: value = bits of the mean, value_hi = bits of M2 (double;
+   *             CUDA only): per-thread Welford, merged with Chan et al.'s
+   *             formula. (STDDEV has no kernel of its own.)
+   *   FIRST, LAST: value = the first (last) valid slot's value as MIN/MAX
+   *             represent values, value_hi = its slot.
+   *   INDEX:    value_hi = the first valid slot equal to `scalar` (the
+   *             value's 64-bit form, as COMPARE's), UINT64_MAX for none.
+   * any, all and product of bool run REDUCE SUM of bool (the number of true
+   * valid slots). */
+  AM_KERNEL_AGGREGATE = 15
 } am_kernel_kind;
 
 typedef struct am_kernel_key {

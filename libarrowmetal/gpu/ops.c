@@ -458,3 +458,9 @@ int am_gpu_concat(am_err *err, const am_array *const *arrays, int64_t count, am_
   if (status == AM_OK) atomic_store(&result->null_count, nulls);
   return finish_result(status, result, out);
 }
+
+/* For ops written in other files of gpu/ (gpu/aggregate.c). */
+int am_gpu_run_op(am_err *err, am_gpu_device *gpu, am_gpu_op *op, int want_slot,
+                  const am_kernel_key *keys, am_gpu_args *args, int count) {
+  return run(err, gpu, op, want_slot, keys, args, count);
+}

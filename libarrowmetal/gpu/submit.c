@@ -201,6 +201,8 @@ static int finish(am_err *err, am_gpu_device *gpu, am_gpu_op *op) {
       op->result->length = (int64_t)result->count;
     else if (op->check == AM_GPU_CHECK_COUNT)
       *op->count_out = (int64_t)result->count;
+    else if (op->check == AM_GPU_CHECK_AGGREGATE)
+      am_gpu_finish_aggregate(op, result);
   }
   am_buffer_release(op->culprit);
   am_gpu_status_release(gpu, op->slot);

@@ -8,15 +8,17 @@
 #ifndef AM_GPU_SUBMIT_H
 #define AM_GPU_SUBMIT_H
 
+#include "core/aggregate.h"
 #include "core/ops.h"
 #include "gpu/runtime.h"
 
 typedef enum am_gpu_check {
   AM_GPU_CHECK_NONE,
-  AM_GPU_CHECK_SCALAR, /* convert a reduce status into the caller's am_scalar */
-  AM_GPU_CHECK_ERROR,  /* report error_index as an error of this op */
-  AM_GPU_CHECK_FILTER, /* set the result's length */
-  AM_GPU_CHECK_COUNT   /* copy status->count to count_out */
+  AM_GPU_CHECK_SCALAR,   /* convert a reduce status into the caller's am_scalar */
+  AM_GPU_CHECK_ERROR,    /* report error_index as an error of this op */
+  AM_GPU_CHECK_FILTER,   /* set the result's length */
+  AM_GPU_CHECK_COUNT,    /* copy status->count to count_out */
+  AM_GPU_CHECK_AGGREGATE /* am_gpu_finish_aggregate: agg's result(s) to scalar_out(2) */
 } am_gpu_check;
 
 typedef struct am_gpu_op {
@@ -38,10 +40,12 @@ typedef struct am_gpu_op {
   uint64_t culprit_address;
   am_type culprit_type;
   int64_t culprit_offset;
-  int64_t bound;      /* CHECK_ERROR for take: source length; cast: target type */
-  am_array *result;   /* CHECK_FILTER */
-  int64_t *count_out; /* CHECK_COUNT */
-  int immediate;      /* wait even inside a batch (the caller needs the answer now) */
+  int64_t bound;          /* CHECK_ERROR for take: source length; cast: target type */
+  am_array *result;       /* CHECK_FILTER */
+  int64_t *count_out;     /* CHECK_COUNT */
+  int immediate;          /* wait even inside a batch (the caller needs the answer now) */
+  am_agg_spec agg;        /* CHECK_AGGREGATE: what the ABI decided */
+  am_scalar *scalar_out2; /* CHECK_AGGREGATE: the second result (min_max), or NULL */
 } am_gpu_op;
 
 /* A status slot, reset (error_index = UINT64_MAX, the rest 0). */
@@ -60,6 +64,16 @@ int am_gpu_launch(am_err *err, am_gpu_device *gpu, const am_kernel_key *key, am_
  * waits and runs the op's check; inside one, unlocks and defers the check to
  * the batch's end. `launch_status` is the status of the launches. */
 int am_gpu_op_end(am_err *err, am_gpu_device *gpu, int token, int launch_status, am_gpu_op *op);
+
+/* Runs `count` launches of one op under the commit lock and completes it
+ * (gpu/ops.c's run, for ops written in other files); with `want_slot` the
+ * op's status slot is taken first. */
+int am_gpu_run_op(am_err *err, am_gpu_device *gpu, am_gpu_op *op, int want_slot,
+                  const am_kernel_key *keys, am_gpu_args *args, int count);
+
+/* The check of AM_GPU_CHECK_AGGREGATE (gpu/aggregate.c): reads the finished
+ * op's status block into am_agg_stats and writes the result(s). */
+void am_gpu_finish_aggregate(const am_gpu_op *op, const am_gpu_status *status);
 
 /* Marks a filter result made inside a batch: its length is read from status
  * `slot` when someone first needs it (the slot then belongs to the array). */

@@ -21,6 +21,19 @@ ScalarLike, ...) are in ``arrowmetal._typing``.
 from __future__ import annotations
 
 from . import _log
+from ._aggregates import (
+    PendingAggregate,
+    all,
+    any,
+    first,
+    first_last,
+    index,
+    last,
+    min_max,
+    product,
+    stddev,
+    variance,
+)
 from ._array import Array, array, full
 from ._batch import Batch, PendingScalar, batch
 from ._capi import ffi, lib, library_path
@@ -65,6 +78,7 @@ from ._errors import (
     ArrowMetalZeroDivisionError,
 )
 from ._fallback import ArrowMetalFallbackWarning, fallbacks
+from ._results import StructScalar
 from ._runtime import (
     backend,
     backends,
@@ -154,12 +168,16 @@ __all__ = [
     "ArrowMetalUnsupported",
     "ArrowMetalZeroDivisionError",
     "Batch",
+    "PendingAggregate",
     "PendingScalar",
+    "StructScalar",
     "add",
+    "all",
     "and_",
     "and_kleene",
     "and_not",
     "and_not_kleene",
+    "any",
     "array",
     "backend",
     "backends",
@@ -174,12 +192,16 @@ __all__ = [
     "fallbacks",
     "ffi",
     "filter",
+    "first",
+    "first_last",
     "full",
     "greater",
     "greater_equal",
+    "index",
     "invert",
     "kernel_cache_dir",
     "kernel_cache_info",
+    "last",
     "less",
     "less_equal",
     "lib",
@@ -188,20 +210,24 @@ __all__ = [
     "max",
     "mean",
     "min",
+    "min_max",
     "multiply",
     "not_equal",
     "or_",
     "or_kleene",
+    "product",
     "resident_mode",
     "resident_status",
     "routes",
     "set_device",
     "spin_microseconds",
+    "stddev",
     "subtract",
     "sum",
     "take",
     "type_id",
     "type_name",
+    "variance",
     "version",
     "xor",
 ]

@@ -11,7 +11,9 @@ False, ``as_py()`` is None, and it equals None and other nulls of its type.
 
 from __future__ import annotations
 
+import math
 import sys
+from collections.abc import Mapping
 
 from ._capi import lib
 from ._errors import ArrowMetalTypeError
@@ -19,11 +21,12 @@ from ._types import KIND_BOOL, KIND_FLOAT, KIND_SIGNED, KIND_UNSIGNED, KINDS, TY
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any, Callable
 
     import pyarrow as pa
 
-__all__ = ["NullScalar", "Scalar", "null_of", "result_value", "valid_of"]
+__all__ = ["NullScalar", "Scalar", "StructScalar", "null_of", "result_value", "valid_of"]
 
 
 def _pyarrow_type(t: int) -> pa.DataType | str:
@@ -164,3 +167,95 @@ def result_value(s: Any) -> Scalar | NullScalar:
     if k == KIND_UNSIGNED:
         return VALID[t](s.u64)
     raise ArrowMetalTypeError(f"scalar of invalid type {t}", lib.AM_ETYPE)
+
+
+# ---------------------------------------------------------------------------
+# Two results in one: min_max and first_last.
+
+
+class StructScalar(Mapping[str, "Scalar | NullScalar"]):
+    """pyarrow's StructScalar as min_max and first_last give it: a mapping of
+    field names to Scalars (``r['min']``, ``r['max']``; by position ``r[0]``),
+    ``.as_py()`` -> ``{'min': 1, 'max': 3}``, ``.type`` (``struct<min: int8,
+    max: int8>``), and ``.is_valid`` always True (pyarrow's struct is never
+    null; its fields may be). Equal to another with the same fields, and to a
+    dict of its ``as_py()`` values."""
+
+    __slots__ = ("_names", "_values")
+    is_valid = True
+
+    def __init__(self, names: tuple[str, ...], values: tuple[Scalar | NullScalar, ...]) -> None:
+        self._names = names
+        self._values = values
+
+    def __getitem__(self, key: str | int) -> Scalar | NullScalar:
+        if isinstance(key, int):
+            return self._values[key]
+        try:
+            return self._values[self._names.index(key)]
+        except ValueError:
+            raise KeyError(key) from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def as_py(self) -> dict[str, bool | int | float | None]:
+        """{field name: Python value}, None for a null field."""
+        return {n: v.as_py() for n, v in zip(self._names, self._values)}
+
+    @property
+    def type(self) -> pa.DataType | str:
+        """pyarrow's struct type of the fields (its text without pyarrow)."""
+        pa: Any = sys.modules.get("pyarrow")
+        if pa is None:
+            try:
+                import pyarrow as pa  # type: ignore[no-redef, unused-ignore]
+            except ImportError:
+                fields = ", ".join(f"{n}: {v.type}" for n, v in zip(self._names, self._values))
+                return f"struct<{fields}>"
+        return pa.struct([(n, v.type) for n, v in zip(self._names, self._values)])
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, StructScalar):
+            return self._names == other._names and all(
+                _same(a, b) for a, b in zip(self._values, other._values)
+            )
+        if isinstance(other, dict):
+            return self.as_py() == other
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"({n!r}, {v.as_py()!r})" for n, v in zip(self._names, self._values))
+        return f"<arrowmetal.StructScalar: [{fields}]>"
+
+    def __str__(self) -> str:
+        return str(self.as_py())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # By type and Python value: a pickled Scalar is its plain number.
+        types = tuple(v._am_type for v in self._values)
+        return (_struct_of, (self._names, types, tuple(v.as_py() for v in self._values)))
+
+
+def _struct_of(
+    names: tuple[str, ...], types: tuple[int, ...], values: tuple[Any, ...]
+) -> StructScalar:
+    return StructScalar(
+        names, tuple(null_of(t) if v is None else valid_of(t, v) for t, v in zip(types, values))
+    )
+
+
+def _same(a: Scalar | NullScalar, b: Scalar | NullScalar) -> bool:
+    """Equal fields: same type and value (NaN equals NaN, as pyarrow's
+    Scalar.equals has it)."""
+    if a._am_type != b._am_type or a.is_valid != b.is_valid:
+        return False
+    x, y = a.as_py(), b.as_py()
+    if isinstance(x, float) and isinstance(y, float) and math.isnan(x) and math.isnan(y):
+        return True
+    return x == y

@@ -35,9 +35,10 @@ if TYPE_CHECKING:
     import pyarrow.compute as pc
     from cffi import FFI
 
+    from ._aggregates import PendingAggregate
     from ._array import Array
     from ._batch import PendingScalar
-    from ._results import NullScalar, Scalar
+    from ._results import NullScalar, Scalar, StructScalar
 
 __all__ = [
     "AggregateOptions",
@@ -67,11 +68,13 @@ __all__ = [
     "ReductionKwargs",
     "ReductionResult",
     "ScalarLike",
+    "StructResult",
     "SupportsArray",
     "SupportsArrayInterface",
     "TakeKwargs",
     "TypeLike",
     "UnaryFunction",
+    "VarianceOptions",
 ]
 
 # ---------------------------------------------------------------------------
@@ -176,6 +179,7 @@ AggregateOptions = Union["pc.ScalarAggregateOptions", dict[str, Any]]
 CountOptions = Union["pc.CountOptions", dict[str, Any]]
 FilterOptions = Union["pc.FilterOptions", dict[str, Any]]
 CastOptions = Union["pc.CastOptions", dict[str, Any]]
+VarianceOptions = Union["pc.VarianceOptions", dict[str, Any]]
 """options=: pyarrow's options object or a dict of its fields."""
 
 CountMode = Literal["only_valid", "only_null", "all"]
@@ -189,6 +193,10 @@ ReductionResult = Union["Scalar", "NullScalar", "PendingScalar", "pa.Scalar[Any]
 NullScalar, a PendingScalar inside am.batch(), or pyarrow's Scalar where the
 call ran in pyarrow.compute."""
 
+StructResult = Union["StructScalar", "PendingAggregate", "pa.StructScalar"]
+"""min_max's and first_last's result: a StructScalar of two fields, a
+PendingAggregate inside am.batch(), or pyarrow's StructScalar where the call
+ran in pyarrow.compute."""
 CountResult = Union["Scalar", "PendingScalar", "pa.Scalar[Any]"]
 """count's result (never null)."""
 

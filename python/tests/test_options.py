@@ -37,12 +37,18 @@ def options_class(name):
     return getattr(pc, doc.options_class) if doc.options_class else None
 
 
-WITH_OPTIONS = {n: options_class(n) for n in NATIVE if options_class(n) is not None}
+# index is walked on its own below: pyarrow.compute.index takes its one field,
+# value, as an argument (no options=), and IndexOptions.serialize() crashes
+# pyarrow 26, so its fields cannot be read as the others' are.
+WITH_OPTIONS = {
+    n: options_class(n) for n in NATIVE if options_class(n) is not None and n != "index"
+}
 
 # Non-default values of each field, per options class (target_type: the types
 # the casts below go to).
 VALUES = {
     "ScalarAggregateOptions": {"skip_nulls": [False], "min_count": [0, 2, 3, 5]},
+    "VarianceOptions": {"ddof": [1, 2, -1], "skip_nulls": [False], "min_count": [1, 2, 3, 5]},
     "CountOptions": {"mode": ["only_null", "all"]},
     "FilterOptions": {"null_selection_behavior": ["emit_null"]},
     "TakeOptions": {"boundscheck": [False]},
@@ -64,6 +70,9 @@ def default_options(cls):
 
 def test_every_native_function_is_walked():
     assert {"sum", "min", "max", "mean", "count", "filter", "take", "cast"} <= set(WITH_OPTIONS)
+    aggregates = {"any", "all", "product", "min_max", "variance", "stddev", "first", "last"}
+    assert aggregates | {"first_last"} <= set(WITH_OPTIONS)
+    assert "index" in NATIVE
 
 
 @pytest.mark.parametrize("name", sorted(WITH_OPTIONS))
@@ -225,3 +234,68 @@ def test_cast_flags_in_the_c_abi():
     flags = lib.AM_CAST_SAFE | lib.AM_CAST_ALLOW_INT_OVERFLOW
     assert lib.am_cast(a.handle, lib.AM_INT8, flags, out) == lib.AM_OK
     lib.am_release(out[0])
+
+
+# ---- index: IndexOptions' one field, value, as pyarrow.compute.index takes it
+
+
+INDEX_CALLS = [
+    (pa.array([1, None, 3, 1], pa.int8()), 1, {}),
+    (pa.array([1, None, 3, 1], pa.int8()), 1, {"start": 1}),
+    (pa.array([1, None, 3, 1], pa.int8()), 3, {"start": 1, "end": 2}),
+    (pa.array([1, None, 3, 1], pa.int8()), 1, {"end": 0}),
+    (pa.array([1, None, 3, 1], pa.int8()), 1, {"start": 10}),
+    (pa.array([1, None, 3, 1], pa.int8()), 1, {"start": -1}),
+    (pa.array([1, None, 3, 1], pa.int8()), 1, {"start": 2, "end": 1}),
+    (pa.array([1, None, 3, 1], pa.int8()), None, {}),
+    (pa.array([1, None, 3, 1], pa.int8()), 300, {}),
+    (pa.array([1, None, 3, 1], pa.int8()), 1.5, {}),
+    (pa.array([1, None, 3, 1], pa.int8()), pa.scalar(3, pa.int64()), {}),
+    (pa.array([1, None, 3, 1], pa.int8()), pa.scalar(None, pa.int8()), {}),
+    (pa.array([1.5, float("nan"), -0.0], pa.float64()), float("nan"), {}),
+    (pa.array([1.5, float("nan"), -0.0], pa.float64()), 0.0, {}),
+    (pa.array([0.1, 0.2], pa.float32()), 0.2, {}),
+    (pa.array([True, None, False]), False, {}),
+    (pa.array([True, None, False]), 1, {}),
+    (pa.array([], pa.uint64()), 2**64 - 1, {}),
+    (pa.array([2**64 - 1], pa.uint64()), 2**64 - 1, {}),
+]
+
+
+@pytest.mark.parametrize("k", range(len(INDEX_CALLS)))
+def test_index_value_start_and_end(k):
+    data, value, kwargs = INDEX_CALLS[k]
+    theirs = outcome(pc.index, data, value, **kwargs)
+    mine = outcome(am.index, data, value, **kwargs)
+    assert same_outcome(mine, theirs), (data, value, kwargs, mine, theirs)
+    if theirs[0] == "error":  # the same exception class as pyarrow's
+        with pytest.raises(Exception) as want:
+            pc.index(data, value, **kwargs)
+        with pytest.raises(want.type):
+            am.index(data, value, **kwargs)
+
+
+def test_index_takes_no_options_object_as_pyarrow():
+    x = pa.array([1, 2])
+    with pytest.raises(TypeError):
+        pc.index(x, options=pc.IndexOptions(1))
+    with pytest.raises(TypeError):
+        am.index(x, options=pc.IndexOptions(1))
+
+
+def test_bad_option_values_are_refused_as_pyarrow_refuses_them():
+    x = pa.array([1.0, 2.0, None])
+    for fn, kwargs in (
+        ("variance", {"ddof": 2**31}),
+        ("variance", {"min_count": -1}),
+        ("stddev", {"min_count": 2**32}),
+        ("product", {"min_count": "3"}),
+        ("first", {"min_count": -5}),
+    ):
+        with pytest.raises(Exception) as want:
+            getattr(pc, fn)(x, **kwargs)
+        with pytest.raises(want.type):
+            getattr(am, fn)(x, **kwargs)
+    # A float is truncated, a string is truthy, as in pyarrow's options.
+    for kwargs in ({"min_count": 2.9}, {"skip_nulls": "no"}, {"ddof": 1.5}):
+        assert plain(am.variance(x, **kwargs)) == plain(pc.variance(x, **kwargs))

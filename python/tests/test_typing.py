@@ -34,6 +34,7 @@ PACKAGE_DIR = os.path.dirname(os.path.abspath(am.__file__))
 # are not checked.
 PUBLIC_MODULES = (
     "arrowmetal",
+    "arrowmetal._aggregates",
     "arrowmetal._array",
     "arrowmetal._batch",
     "arrowmetal._chunked",
@@ -77,7 +78,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 import arrowmetal as am
-from arrowmetal._typing import ArrayLike, ElementwiseResult, ReductionResult
+from arrowmetal._typing import ArrayLike, ElementwiseResult, ReductionResult, StructResult
 
 PyValue = Union[bool, int, float, None]
 
@@ -93,6 +94,15 @@ m: ReductionResult = am.mean(a, options=pc.ScalarAggregateOptions(skip_nulls=Tru
 lo: ReductionResult = am.min(a, options={"skip_nulls": True})
 hi: ReductionResult = am.max(pa.chunked_array([[1], [2]]))
 n_all = am.count(a, "all").as_py()
+mm: StructResult = am.min_max(a, skip_nulls=False)
+fl: StructResult = am.first_last(pa_array, options=pc.ScalarAggregateOptions(min_count=0))
+lowest = am.min_max(a)["min"].as_py()
+var: ReductionResult = am.variance(a, ddof=1, options=None)
+sd: ReductionResult = am.stddev(pa_array, options=pc.VarianceOptions(ddof=1))
+anyone: ReductionResult = am.any([True, None], skip_nulls=False)
+prod: ReductionResult = am.product(a, min_count=0)
+edge: ReductionResult = am.first(a)
+where = am.index(a, 2, start=1).as_py()
 if not isinstance(s, am.PendingScalar) and s.is_valid:
     s_type = s.type
 
@@ -187,7 +197,8 @@ CHECK_RUNTIME_TYPES = """
 import typing
 
 _ns = {"Array": am.Array, "Scalar": _results.Scalar, "NullScalar": _results.NullScalar,
-       "PendingScalar": am.PendingScalar, "pa": pa, "np": np}
+       "PendingScalar": am.PendingScalar, "pa": pa, "np": np,
+       "StructScalar": am.StructScalar, "PendingAggregate": am.PendingAggregate}
 
 
 def _classes(tp):

@@ -1,0 +1,52 @@
+/* What kernel_source.c lends the kernel sources of other files (private to
+ * gpu/): the text of the reduction skeleton and the emit helpers, so that a
+ * family of kernels written in its own file builds on the same pieces, and
+ * the hooks that file gives back to kernel_source.c's key, name and source
+ * functions. */
+#ifndef AM_GPU_KERNEL_SOURCE_SHARED_H
+#define AM_GPU_KERNEL_SOURCE_SHARED_H
+
+#include <stddef.h>
+
+#include "gpu/dialect.h"
+#include "gpu/kernels.h"
+
+/* The reduction skeleton (kernel_source.c, "REDUCE"): a class defines AccS,
+ * AM_S2U, AM_U2S, AM_ACC_S0 and AM_ACC_C0, then reduce_head gives struct Acc
+ * {s, c, cnt, nan} and am_acc_make; the class writes am_acc_add,
+ * am_acc_merge and am_acc_finish; reduce_tail gives the shuffles, partial
+ * records and the fixed warp and block trees. In the kernel, reduce_body
+ * declares n, stride, hv, acc and the first slot i; the caller's loop
+ * accumulates; reduce_combine makes the block's result and has the last
+ * block combine the partials in block order and call am_acc_finish. */
+extern const char *const am_ks_reduce_head;
+extern const char *const am_ks_reduce_tail;
+extern const char *const am_ks_reduce_body;
+extern const char *const am_ks_reduce_combine;
+
+/* typedef T<idx> and AM_LOAD<idx>(i) for operand idx of type t. */
+void am_ks_emit_operand(am_sb *sb, int idx, am_type t);
+/* The argument block with typed pointers (the layout of am_gpu_args). */
+void am_ks_emit_args(am_sb *sb, const char *in0, const char *in1, const char *out);
+/* AM_SCALAR: the scalar argument as a T0. */
+void am_ks_emit_scalar(am_sb *sb, am_type t);
+/* `tmpl` with each '#' replaced by the digit k. */
+void am_ks_emit_k(am_sb *sb, const char *tmpl, int k);
+/* An integer type's smallest and largest value as source text. */
+const char *am_ks_imin(am_type t);
+const char *am_ks_imax(am_type t);
+/* The pointer element type of a value operand (bool: bitmap bytes). */
+const char *am_ks_ptype(am_type t);
+
+/* ---- AM_KERNEL_AGGREGATE (kernel_source_aggregate.c) */
+
+/* Whether the key names an aggregate kernel (in some dialect). */
+int am_ks_aggregate_key_ok(const am_kernel_key *key);
+/* Whether it needs a type the dialect lacks (double: MSL). */
+int am_ks_aggregate_needs_missing_type(am_dialect dialect, const am_kernel_key *key);
+void am_ks_aggregate_name(const am_kernel_key *key, char *name, size_t capacity);
+/* The kernel after the common preamble and helpers; the caller closes it. */
+void am_ks_emit_aggregate(am_sb *sb, am_dialect dialect, const am_kernel_key *key,
+                          const char *name);
+
+#endif
