@@ -170,7 +170,9 @@ def run_cuda(sizes, repeats):
                     row += [f"{t:.3f}", f"{t / t_am:.2f}"]
                 except Exception as e:  # noqa: BLE001 - a peer lacking the function
                     row += [type(e).__name__, "-"]
-            if cp is not None and name != "variance":
+            # The copy of as many bytes as the function reads and writes: the
+            # 8-byte element-wise ones (not the bool one, nor a reduction).
+            if cp is not None and name not in ("variance", "and_kleene"):
                 src = on["cupy"]["y"]
                 dst = cp.empty_like(src)
                 t_copy = median_ms(
@@ -187,7 +189,7 @@ def run_cuda(sizes, repeats):
         cols += [label, f"{label}/am"]
     if cp is not None:
         cols.append("copy %")
-    print(f"CUDA ({am.device_name()}), {repeats} runs each, medians in ms\n")
+    print(f"CUDA (cuda:0), {repeats} runs each, medians in ms\n")
     table(rows, cols)
 
 

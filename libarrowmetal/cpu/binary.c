@@ -7,6 +7,7 @@
  * expression can fault: divisions are guarded), and the validity is the AND
  * of the inputs'. */
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "bitmap.h"
@@ -174,6 +175,33 @@ static const check_fn checks[AM_BINARY_COUNT][AM_TYPE_COUNT] = {AM_BINARY_OPS(RO
 #undef ROW
 #undef ENTRY
 
+/* The check over the pool: each range reports its last refused slot, and
+ * the largest report wins (slot * 4 + failure, so the failure rides along). */
+typedef struct check_job {
+  check_fn fn;
+  const char *x, *y;
+  int scalar;
+  const uint8_t *valid;
+  int64_t width;
+  _Atomic int64_t last; /* slot * 4 + failure of the last refused slot, or -1 */
+} check_job;
+
+static void check_range(void *ctx, int64_t begin, int64_t end) {
+  check_job *job = ctx;
+  size_t at = (size_t)(begin * job->width);
+  int failure = 0;
+  /* The bitmap is offset 0 and ranges start on 64-slot boundaries (pool.h),
+   * so a range's bits start at a whole byte. */
+  const uint8_t *valid = job->valid ? job->valid + begin / 8 : NULL;
+  int64_t slot = job->fn(job->x + at, job->scalar ? job->y : job->y + at, job->scalar, valid,
+                         end - begin, &failure);
+  if (slot < 0) return;
+  int64_t report = (begin + slot) * 4 + failure;
+  int64_t seen = atomic_load(&job->last);
+  while (report > seen && !atomic_compare_exchange_weak(&job->last, &seen, report)) {
+  }
+}
+
 typedef struct binary_job {
   binary_fn fn;
   const char *x, *y;
@@ -234,11 +262,20 @@ int am_cpu_binary(am_err *err, am_binary_op op, const am_array *left, const am_a
   else
     y = (const char *)right->data + right->offset * width;
   if (am_binary_check_of(op)) {
-    int failure = 0;
-    int64_t slot = checks[op][type](x, y, scalar != NULL, result->validity, left->length, &failure);
-    if (slot >= 0) {
+    check_job check = {.fn = checks[op][type],
+                       .x = x,
+                       .y = y,
+                       .scalar = scalar != NULL,
+                       .valid = result->validity,
+                       .width = width};
+    atomic_init(&check.last, -1);
+    am_pool_sweep(left->length, width, check_range, &check);
+    int64_t last = atomic_load(&check.last);
+    if (last >= 0) {
+      int64_t slot = last / 4;
       am_array_free(result);
-      return refuse(err, op, type, x + slot * width, scalar ? y : y + slot * width, slot, failure);
+      return refuse(err, op, type, x + slot * width, scalar ? y : y + slot * width, slot,
+                    (int)(last % 4));
     }
   }
   binary_job job = {.fn = fn,

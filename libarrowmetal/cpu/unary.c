@@ -4,6 +4,8 @@
  * every slot, null ones included (their inputs are arbitrary but no expression can fault), and the
  * result shares the input's validity. */
 #include <math.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "bitmap.h"
@@ -99,6 +101,29 @@ static const check_fn checks[AM_UNARY_COUNT][AM_TYPE_COUNT] = {AM_UNARY_OPS(ROW)
 #undef ROW
 #undef ENTRY
 
+/* The check over the pool: each range reports its first refused slot, and
+ * the smallest report wins. */
+typedef struct check_job {
+  check_fn fn;
+  const char *x;
+  const uint8_t *valid;
+  int64_t width;
+  _Atomic int64_t first; /* the first refused slot, or INT64_MAX */
+} check_job;
+
+static void check_range(void *ctx, int64_t begin, int64_t end) {
+  check_job *job = ctx;
+  /* The bitmap is offset 0 and ranges start on 64-slot boundaries (pool.h),
+   * so a range's bits start at a whole byte. */
+  const uint8_t *valid = job->valid ? job->valid + begin / 8 : NULL;
+  int64_t slot = job->fn(job->x + begin * job->width, valid, end - begin);
+  if (slot < 0) return;
+  int64_t report = begin + slot;
+  int64_t seen = atomic_load(&job->first);
+  while (report < seen && !atomic_compare_exchange_weak(&job->first, &seen, report)) {
+  }
+}
+
 typedef struct unary_job {
   unary_fn fn;
   const char *x;
@@ -127,8 +152,12 @@ int am_cpu_unary(am_err *err, am_unary_op op, const am_array *array, am_array **
   if (check) {
     /* Before anything is written: a refused slot fails the call whole. */
     const char *x = (const char *)array->data + array->offset * width;
-    int64_t slot = checks[op][array->type](x, result->validity, array->length);
-    if (slot >= 0) {
+    check_job scan = {
+        .fn = checks[op][array->type], .x = x, .valid = result->validity, .width = width};
+    atomic_init(&scan.first, INT64_MAX);
+    am_pool_sweep(array->length, width, check_range, &scan);
+    int64_t slot = atomic_load(&scan.first);
+    if (slot != INT64_MAX) {
       char value[64];
       am_value_text(array->type, x + slot * width, value, sizeof value);
       am_array_free(result);

@@ -70,3 +70,20 @@ def test_refused_types_are_a_type_error_naming_the_function():
     # pyarrow has no kernel either (ArrowNotImplementedError, a TypeError too).
     with pytest.raises(am.ArrowMetalTypeError, match="bit_wise_and.*double"):
         am.bit_wise_and(pa.array([1.5]), pa.array([2.5]))
+
+
+def test_checks_over_the_worker_pool_report_the_last_refused_slot():
+    # 4M slots: the check runs in parts; the last refusal is in a later part
+    # than the first, and is of the other kind.
+    n = 1 << 22
+    x = pa.array([5] * n, pa.int8())
+    y = [1] * n
+    y[1000] = 0  # divide by zero, early
+    y[n - 3] = -1  # MIN / -1, late
+    xs = x.to_pylist()
+    xs[n - 3] = -128
+    with pytest.raises(am.ArrowMetalOverflowError, match=f"at slot {n - 3}"):
+        am.divide_checked(pa.array(xs, pa.int8()), pa.array(y, pa.int8()))
+    y[n - 3] = 1
+    with pytest.raises(am.ArrowMetalZeroDivisionError, match="at slot 1000"):
+        am.divide_checked(pa.array(xs, pa.int8()), pa.array(y, pa.int8()))

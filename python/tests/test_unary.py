@@ -86,3 +86,12 @@ def test_inside_a_batch():
     with am.batch():
         r = am.abs(am.negate(a))
     assert r.to_pylist() == [1, None, 3]
+
+
+def test_checks_over_the_worker_pool_report_the_first_refused_slot():
+    n = 1 << 22
+    values = [4.0] * n
+    values[n - 10] = -1.0
+    values[(1 << 20) + 5] = -2.0
+    with pytest.raises(am.ArrowMetalInvalid, match=f"value -2 at slot {(1 << 20) + 5}"):
+        am.sqrt_checked(pa.array(values))
