@@ -62,3 +62,7 @@ _RULES = {r["name"]: r["type_rule"] for r in ROWS}
 def is_math(name):
     """Whether `name` is a function of floats (integers are computed as float64)."""
     return _RULES[name] == lib.AM_RULE_MATH
+
+
+# Null handling (branch nulls): name -> am_predicate value of am_is.
+PREDICATE = {r["name"]: r["op"] for r in ROWS if r["family"] == lib.AM_FAMILY_PREDICATE}

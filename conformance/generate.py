@@ -22,6 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import casefmt as cf
 import functions
+import null_handling
 from casefmt import (
     FLOAT_TYPES,
     INT_TYPES,
@@ -80,6 +81,8 @@ FILES = {
 }
 # Table-driven families: one file each, a name per function of the library's table.
 FILES.update({name: "unary" for name in functions.UNARY})
+# Null handling (branch nulls): conformance/null_handling.py.
+FILES.update({name: null_handling.FILE for name in null_handling.OPS})
 
 
 # ---- pyarrow evaluation and error mapping -------------------------------------------------
@@ -140,6 +143,8 @@ def evaluate(op, params, args):
         return args[0].slice(params["offset"], params["length"])
     if op in functions.UNARY:
         return pc.call_function(op, [args[0]])
+    if op in null_handling.OPS:  # null handling (branch nulls)
+        return null_handling.evaluate(op, params, args)
     raise AssertionError(op)
 
 
@@ -1465,7 +1470,12 @@ def update_readme(path):
         for op in functions.UNARY
     ]
     after = next(k for k, r in enumerate(kept) if r.startswith("| not |")) + 1
-    text = _replace_block(text, "matrix", kept[:after] + derived + kept[after:])
+    rows = kept[:after] + derived + kept[after:]
+    # Null handling (branch nulls): its rows, from the cases, after the others.
+    rows = [
+        r for r in rows if r.split("|")[1].strip() not in null_handling.OPS
+    ] + null_handling.matrix_rows(CASES)
+    text = _replace_block(text, "matrix", rows)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
 
@@ -1482,6 +1492,7 @@ def main():
     gen_logic()
     gen_unary()
     gen_select()
+    null_handling.gen(sys.modules[__name__])  # null handling (branch nulls)
     write(args.out)
     update_readme(os.path.join(HERE, "README.md"))
 

@@ -7,6 +7,7 @@ import os
 import amabi
 import casefmt as cf
 import functions
+import null_handling
 import pytest
 from amabi import ffi, lib
 
@@ -80,6 +81,8 @@ def call(case, arrays, scalars):
         return "am_slice", lib.am_slice(arrays[0], p["offset"], p["length"], out), out
     if op in functions.UNARY:
         return "am_unary", lib.am_unary(functions.UNARY[op], arrays[0], out), out
+    if op in null_handling.OPS:  # null handling (branch nulls)
+        return null_handling.call(case, arrays, scalars, out)
     raise AssertionError("unknown op " + op)
 
 

@@ -8,11 +8,13 @@ import re
 
 import casefmt as cf
 import functions
+import null_handling
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = cf.load_cases(HERE)
 OPS = ["sum", "min", "max", "mean", "count", "compare", "arith", "cast"]
 OPS += ["and", "or", "not"] + list(functions.UNARY) + ["filter", "take", "slice"]
+OPS += null_handling.OPS  # null handling (branch nulls)
 LENGTHS = [0, 1, 7, 63, 64, 65, 1000, 100003]
 OFFSETS = [0, 1, 7, 63]
 

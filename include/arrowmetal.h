@@ -463,6 +463,33 @@ int am_take(const am_array *array, const am_array *indices, am_array **out);
  * as pyarrow's Array.slice does; negative offset or length is AM_EINVAL. */
 int am_slice(const am_array *array, int64_t offset, int64_t length, am_array **out);
 
+/* ---- Null handling (branch nulls): pyarrow's is_null, is_valid, is_nan,
+ * is_finite and is_inf.
+ * Ownership: inputs are borrowed and only read; `*out` is a new handle the
+ * caller releases. Thread safety: as every call (any thread, any time). */
+
+/* Predicates of one array: a boolean array of the same length. */
+typedef enum am_predicate {
+  AM_IS_NULL = 0,   /* "is_null": true where the slot is null; never null itself */
+  AM_IS_VALID = 1,  /* "is_valid": true where the slot is valid; never null itself */
+  AM_IS_NAN = 2,    /* "is_nan": true at NaN; null where the input is null */
+  AM_IS_FINITE = 3, /* "is_finite": neither NaN nor an infinity; null where the input is */
+  AM_IS_INF = 4     /* "is_inf": +inf or -inf; null where the input is null */
+} am_predicate;
+
+/* Flags of am_is: pyarrow's NullOptions. */
+typedef enum am_predicate_flag {
+  AM_NAN_IS_NULL = 1 /* is_null only (nan_is_null=True): a NaN slot counts as null too */
+} am_predicate_flag;
+
+/* `op` of `array` under `flags` (am_predicate_flag bits; unknown bits, or a
+ * flag given to a predicate that has none, are AM_EINVAL). is_null and
+ * is_valid take every type; is_nan, is_finite and is_inf take numbers (an
+ * integer is never NaN nor infinite: false, true and false where it is
+ * valid), and bool is AM_ETYPE, as in pyarrow. */
+int am_is(am_predicate op, int flags, const am_array *array, am_array **out);
+/* ---- end of null handling (branch nulls) */
+
 /* ---- Batching
  * Between am_batch_begin() and am_batch_end() the calls this thread makes join
  * one submission per device, waited on once at the end. Array results can feed
@@ -503,7 +530,9 @@ typedef enum am_function_family {
   AM_FAMILY_LOGIC = 5,   /* am_and (op 0), am_or (1), am_not (2) */
   AM_FAMILY_CAST = 6,    /* am_cast */
   AM_FAMILY_FILTER = 7,  /* am_filter */
-  AM_FAMILY_TAKE = 8     /* am_take */
+  AM_FAMILY_TAKE = 8,    /* am_take */
+  /* Null handling (branch nulls) */
+  AM_FAMILY_PREDICATE = 9 /* am_is: op = am_predicate */
 } am_function_family;
 
 typedef enum am_type_rule {
@@ -517,15 +546,19 @@ typedef enum am_type_rule {
   AM_RULE_TARGET = 7,         /* the type asked for (cast) */
   AM_RULE_VALUES = 8,         /* the type of the values input (filter, take) */
   AM_RULE_MATH = 9,           /* integers -> float64; floats keep their type (sqrt, ln, sin) */
-  AM_RULE_SIGN = 10           /* integers -> int8; floats keep their type (sign) */
+  AM_RULE_SIGN = 10,          /* integers -> int8; floats keep their type (sign) */
+  /* Null handling (branch nulls) */
+  AM_RULE_PREDICATE = 11 /* any input; bool result (is_null, is_nan) */
 } am_type_rule;
 
 typedef enum am_null_rule {
   AM_NULLS_PROPAGATE = 0, /* a result slot is null where any input slot is */
   AM_NULLS_SKIP = 1,      /* nulls are left out (reductions) */
   AM_NULLS_COUNT = 2,     /* nulls are what is counted (count) */
-  AM_NULLS_SELECT = 3     /* as the function says: a null mask slot drops the row (filter), a
+  AM_NULLS_SELECT = 3,    /* as the function says: a null mask slot drops the row (filter), a
                              null index gives null (take) */
+  /* Null handling (branch nulls) */
+  AM_NULLS_NEVER = 4 /* the result is never null (is_null, is_valid) */
 } am_null_rule;
 
 typedef struct am_function_info {

@@ -38,6 +38,7 @@ am_type am_result_type(const am_op_desc *op, am_type operand) {
       return am_type_is_float(operand) ? operand : AM_INT8;
     case AM_RULE_COMMON_TO_BOOL:
     case AM_RULE_BOOL:
+    case AM_RULE_PREDICATE:
       return AM_BOOL;
     case AM_RULE_TARGET:
       break;

@@ -84,6 +84,12 @@ typedef struct am_kernel_ops {
               am_array **out);
   /* Arrays of one type on this device, count >= 1, total length checked. */
   int (*concat)(am_err *err, const am_array *const *arrays, int64_t count, am_array **out);
+  /* Null handling (branch nulls). */
+  /* am_is over a settled array of a type the predicate takes; `flags` is
+   * AM_NAN_IS_NULL only with AM_IS_NULL of floats. A bool result of the same
+   * length: never null for AM_IS_NULL and AM_IS_VALID, else null where the
+   * input is. */
+  int (*predicate)(am_err *err, am_predicate op, int flags, const am_array *array, am_array **out);
 } am_kernel_ops;
 
 typedef struct am_queue_ops {

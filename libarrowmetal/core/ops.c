@@ -45,6 +45,17 @@ const am_op_desc am_ops[] = {
     ROW("filter", "am_filter", AM_FAMILY_FILTER, 0, 2, AM_KINDS_ALL, AM_RULE_VALUES,
         AM_NULLS_SELECT),
     ROW("take", "am_take", AM_FAMILY_TAKE, 0, 2, AM_KINDS_ALL, AM_RULE_VALUES, AM_NULLS_SELECT),
+    /* Null handling (branch nulls). */
+    ROW("is_null", "am_is", AM_FAMILY_PREDICATE, AM_IS_NULL, 1, AM_KINDS_ALL, AM_RULE_PREDICATE,
+        AM_NULLS_NEVER),
+    ROW("is_valid", "am_is", AM_FAMILY_PREDICATE, AM_IS_VALID, 1, AM_KINDS_ALL, AM_RULE_PREDICATE,
+        AM_NULLS_NEVER),
+    ROW("is_nan", "am_is", AM_FAMILY_PREDICATE, AM_IS_NAN, 1, AM_KINDS_NUMERIC, AM_RULE_PREDICATE,
+        AM_NULLS_PROPAGATE),
+    ROW("is_finite", "am_is", AM_FAMILY_PREDICATE, AM_IS_FINITE, 1, AM_KINDS_NUMERIC,
+        AM_RULE_PREDICATE, AM_NULLS_PROPAGATE),
+    ROW("is_inf", "am_is", AM_FAMILY_PREDICATE, AM_IS_INF, 1, AM_KINDS_NUMERIC, AM_RULE_PREDICATE,
+        AM_NULLS_PROPAGATE),
 };
 
 const int am_op_count = (int)(sizeof am_ops / sizeof am_ops[0]);
@@ -62,7 +73,7 @@ AM_UNARY_OPS(CHECK_POSITION)
 
 /* Rows are grouped by family and, within one, ordered by op value from 0:
  * the row of (family, op) is the family's first row + op. */
-enum { FAMILIES = AM_FAMILY_TAKE + 1 };
+enum { FAMILIES = AM_FAMILY_PREDICATE + 1 };
 static const int family_rows[FAMILIES] = {
     [AM_FAMILY_REDUCE] = 4,
     [AM_FAMILY_COUNT] = 1,
@@ -73,6 +84,8 @@ static const int family_rows[FAMILIES] = {
     [AM_FAMILY_CAST] = 1,
     [AM_FAMILY_FILTER] = 1,
     [AM_FAMILY_TAKE] = 1,
+    /* Null handling (branch nulls). */
+    [AM_FAMILY_PREDICATE] = AM_IS_INF + 1,
 };
 
 const am_op_desc *am_op_find(am_function_family family, int op) {

@@ -138,6 +138,7 @@ const am_backend am_cpu_backend = {
             .take = am_cpu_take,
             .fill = am_cpu_fill,
             .concat = am_cpu_concat,
+            .predicate = am_cpu_predicate, /* null handling (branch nulls) */
         },
     .queue =
         {

@@ -106,6 +106,9 @@ int am_cpu_fill(am_err *err, am_device *device, const am_scalar *value, int64_t 
                 am_array **out);
 /* Host arrays of one type, count >= 1, total length checked by the caller. */
 int am_cpu_concat(am_err *err, const am_array *const *arrays, int64_t count, am_array **out);
+/* Null handling (branch nulls): predicate.c. */
+int am_cpu_predicate(am_err *err, am_predicate op, int flags, const am_array *array,
+                     am_array **out);
 
 /* The null count as recorded (-1: unknown). */
 static inline int64_t am_cpu_recorded_nulls(const am_array *array) {

@@ -70,6 +70,15 @@ static int each_key(key_fn fn, void *ctx) {
     VISIT(AM_KERNEL_FILTER_COUNT, nulls, AM_TYPE_INVALID, AM_TYPE_INVALID);
   VISIT(AM_KERNEL_FILTER_SCAN, 0, AM_TYPE_INVALID, AM_TYPE_INVALID);
   VISIT(AM_KERNEL_COUNT_NULLS, 0, AM_TYPE_INVALID, AM_TYPE_INVALID);
+  /* Null handling (branch nulls): the predicates of the validity alone, and
+   * those of float values (is_null with and without nan_is_null). */
+  for (int p = AM_IS_NULL; p <= AM_IS_INF; p++) {
+    VISIT(AM_KERNEL_PREDICATE, p, AM_TYPE_INVALID, AM_TYPE_INVALID);
+    for (int t = AM_FLOAT32; t <= AM_FLOAT64; t++) {
+      if (p != AM_IS_NULL && p != AM_IS_VALID) VISIT(AM_KERNEL_PREDICATE, p, t, AM_TYPE_INVALID);
+      if (p == AM_IS_NULL) VISIT(AM_KERNEL_PREDICATE, p | AM_NAN_IS_NULL << 8, t, AM_TYPE_INVALID);
+    }
+  }
 #undef VISIT
   return count;
 }
@@ -79,6 +88,8 @@ static int uses_double(const am_kernel_key *k) {
       k->kind == AM_KERNEL_FILTER_SCAN || k->kind == AM_KERNEL_COUNT_NULLS ||
       k->kind == AM_KERNEL_COPY)
     return 0;
+  /* Null handling (branch nulls): the predicates of the validity alone take
+   * any type (the keys visited give them none). */
   return k->t0 == AM_FLOAT64 || (k->kind == AM_KERNEL_CAST && k->t1 == AM_FLOAT64);
 }
 
@@ -182,6 +193,12 @@ static void check_errors(void) {
       {AM_KERNEL_COPY, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
       {AM_KERNEL_UNARY, AM_UNARY_COUNT, AM_INT32, AM_TYPE_INVALID},
       {AM_KERNEL_UNARY, AM_NEGATE, AM_BOOL, AM_TYPE_INVALID},
+      /* Null handling (branch nulls). */
+      {AM_KERNEL_PREDICATE, AM_IS_INF + 1, AM_FLOAT32, AM_TYPE_INVALID},
+      {AM_KERNEL_PREDICATE, -1, AM_TYPE_INVALID, AM_TYPE_INVALID},
+      {AM_KERNEL_PREDICATE, AM_IS_NAN | AM_NAN_IS_NULL << 8, AM_FLOAT32, AM_TYPE_INVALID},
+      {AM_KERNEL_PREDICATE, AM_IS_NULL | AM_NAN_IS_NULL << 8, AM_INT32, AM_TYPE_INVALID},
+      {AM_KERNEL_PREDICATE, AM_IS_NULL | 2 << 8, AM_FLOAT32, AM_TYPE_INVALID},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     for (int d = 0; d < 2; d++) {
@@ -268,6 +285,9 @@ static const am_kernel_key golden_keys[] = {
     {AM_KERNEL_CAST, 1, AM_FLOAT32, AM_INT16},
     {AM_KERNEL_UNARY, AM_ABS, AM_INT32, AM_TYPE_INVALID},
     {AM_KERNEL_UNARY, AM_LOG1P_CHECKED, AM_FLOAT32, AM_TYPE_INVALID},
+    /* Null handling (branch nulls). */
+    {AM_KERNEL_PREDICATE, AM_IS_NULL | AM_NAN_IS_NULL << 8, AM_FLOAT32, AM_TYPE_INVALID},
+    {AM_KERNEL_PREDICATE, AM_IS_VALID, AM_TYPE_INVALID, AM_TYPE_INVALID},
 };
 
 static char *read_file(const char *path) {

@@ -131,7 +131,18 @@ typedef enum am_kernel_kind {
   AM_KERNEL_COPY = 12,
   /* out (t0 values) and out_valid from in0 of type t0: op = am_unary_op, the
    * expression of its row in AM_UNARY_OPS (core/ops.h); null where in0 is. */
-  AM_KERNEL_UNARY = 13
+  AM_KERNEL_UNARY = 13,
+  /* ---- Null handling (branch nulls): kernel_source_nulls.c. Numbered from
+   * 32, apart from the kinds above. */
+  /* out (AM_BOOL bitmap) from in0 (t0 values) and valid0: op = am_predicate
+   * | AM_NAN_IS_NULL << 8. t0 is read only where the predicate reads values
+   * (a float with is_nan, is_finite, is_inf, or is_null with AM_NAN_IS_NULL);
+   * elsewhere it is ignored (canonically AM_TYPE_INVALID) and the kernel reads
+   * the validity alone: is_null / is_valid its inverse or copy, is_nan /
+   * is_finite / is_inf of integers the constants false / true / false. out_valid,
+   * when given, is the input's validity (the host gives none for is_null and
+   * is_valid, which are never null). */
+  AM_KERNEL_PREDICATE = 32
 } am_kernel_kind;
 
 typedef struct am_kernel_key {

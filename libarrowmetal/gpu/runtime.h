@@ -147,6 +147,9 @@ int am_gpu_take(am_err *err, const am_array *array, const am_array *indices, am_
 int am_gpu_fill(am_err *err, am_device *device, const am_scalar *value, int64_t length,
                 am_array **out);
 int am_gpu_concat(am_err *err, const am_array *const *arrays, int64_t count, am_array **out);
+/* Null handling (branch nulls): ops_nulls.c. */
+int am_gpu_predicate(am_err *err, am_predicate op, int flags, const am_array *array,
+                     am_array **out);
 
 int am_gpu_resolve(am_err *err, const am_array *array);
 int am_gpu_flush(am_err *err, am_device *device, int wait, uint64_t *ticket);
@@ -166,7 +169,8 @@ int am_gpu_sync(am_err *err, am_device *device);
    .filter = am_gpu_filter,   \
    .take = am_gpu_take,       \
    .fill = am_gpu_fill,       \
-   .concat = am_gpu_concat}
+   .concat = am_gpu_concat,   \
+   .predicate = am_gpu_predicate}
 #define AM_GPU_QUEUE(wait_stream_fn, resident_fn) \
   {.resolve = am_gpu_resolve,                     \
    .flush = am_gpu_flush,                         \

@@ -60,6 +60,7 @@ from ._errors import (
     ArrowMetalZeroDivisionError,
 )
 from ._fallback import ArrowMetalFallbackWarning, fallbacks
+from ._nulls import is_finite, is_inf, is_nan, is_null, is_valid  # null handling (branch nulls)
 from ._runtime import (
     backend,
     backends,
@@ -181,6 +182,8 @@ __all__ = [
     "type_name",
     "version",
 ]
+# Null handling (branch nulls).
+__all__ += ["is_finite", "is_inf", "is_nan", "is_null", "is_valid"]
 
 # The functions of the library's table-driven families (am_unary: negate,
 # abs, ...), by their pyarrow names, from the C library's own list.
