@@ -91,6 +91,9 @@ FILES.update({name: null_handling.FILE for name in null_handling.OPS})
 def map_error(exc):
     """am_status name for an exception raised by pyarrow."""
     msg = str(exc)
+    status = null_handling.map_error(exc)  # null handling (branch nulls)
+    if status:
+        return status
     if isinstance(exc, pa.ArrowIndexError):
         return "AM_EINDEX"
     if isinstance(exc, pa.ArrowInvalid):

@@ -43,6 +43,8 @@ def null_pattern(inp):
 
 def subject(case):
     inp = case["inputs"][0]
+    if case["op"] in null_handling.OPS:  # null handling (branch nulls): not always the first
+        inp = null_handling.subject_input(case)
     off = inp["gen"].get("offset", 0) if "gen" in inp else inp.get("offset", 0)
     n = inp["gen"]["length"] if "gen" in inp else len(inp["values"]) - off
     return inp["type"], n, null_pattern(inp), off

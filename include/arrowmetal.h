@@ -464,7 +464,7 @@ int am_take(const am_array *array, const am_array *indices, am_array **out);
 int am_slice(const am_array *array, int64_t offset, int64_t length, am_array **out);
 
 /* ---- Null handling (branch nulls): pyarrow's is_null, is_valid, is_nan,
- * is_finite and is_inf.
+ * is_finite, is_inf, fill_null and coalesce.
  * Ownership: inputs are borrowed and only read; `*out` is a new handle the
  * caller releases. Thread safety: as every call (any thread, any time). */
 
@@ -488,6 +488,37 @@ typedef enum am_predicate_flag {
  * integer is never NaN nor infinite: false, true and false where it is
  * valid), and bool is AM_ETYPE, as in pyarrow. */
 int am_is(am_predicate op, int flags, const am_array *array, am_array **out);
+
+/* pyarrow's fill_null: the null slots of `values` replaced by the fill,
+ * either `fill` (an array of the values' type and length) or `fill_scalar`;
+ * exactly one of the two is given (else AM_EINVAL). The result has the
+ * values' type and is null only where the fill is null too. As in pyarrow a
+ * scalar of another type is converted as pyarrow converts a Python value to
+ * the values' type (pa.scalar(value, type)): an integer must fit
+ * (AM_EOVERFLOW); a float becomes an integer truncated toward zero, and must
+ * fit then (NaN and infinities are AM_EOVERFLOW); an integer becomes a float
+ * only within +-2^53 (float64) or +-2^24 (float32), else AM_EOVERFLOW;
+ * float64 to float32 rounds; a bool becomes a float (1.0 or 0.0) but no
+ * integer, and no number becomes a bool (AM_ETYPE). A
+ * null scalar (of any type, or none) leaves the values as they are. An array
+ * fill of another type is AM_ETYPE, as pyarrow.compute.fill_null fails on it:
+ * am_coalesce promotes. */
+int am_fill_null(const am_array *values, const am_array *fill, const am_scalar *fill_scalar,
+                 am_array **out);
+
+/* pyarrow's coalesce: slot i of the result is slot i of the first of the
+ * `count` (>= 1) values that is valid there, null where none is. Value k is
+ * arrays[k] or scalars[k]: exactly one of the two is non-NULL (either list
+ * may itself be NULL when it holds none), and at least one is an array,
+ * which gives the length (arrays of other lengths are AM_EINVAL). Every value
+ * is first converted to the common type, as pyarrow.compute does: numbers to
+ * their common numeric type by a safe cast (a value that does not fit is
+ * AM_EOVERFLOW, whether or not the result needs it), bools only with bools
+ * (AM_ETYPE otherwise). A null scalar needs a type, as in pyarrow (one with
+ * AM_TYPE_INVALID is pyarrow's null type: AM_ETYPE). The result is on the
+ * first array's device. */
+int am_coalesce(const am_array *const *arrays, const am_scalar *const *scalars, int64_t count,
+                am_array **out);
 /* ---- end of null handling (branch nulls) */
 
 /* ---- Batching
@@ -532,7 +563,9 @@ typedef enum am_function_family {
   AM_FAMILY_FILTER = 7,  /* am_filter */
   AM_FAMILY_TAKE = 8,    /* am_take */
   /* Null handling (branch nulls) */
-  AM_FAMILY_PREDICATE = 9 /* am_is: op = am_predicate */
+  AM_FAMILY_PREDICATE = 9,  /* am_is: op = am_predicate */
+  AM_FAMILY_FILL_NULL = 10, /* am_fill_null */
+  AM_FAMILY_COALESCE = 11   /* am_coalesce */
 } am_function_family;
 
 typedef enum am_type_rule {
@@ -548,7 +581,9 @@ typedef enum am_type_rule {
   AM_RULE_MATH = 9,           /* integers -> float64; floats keep their type (sqrt, ln, sin) */
   AM_RULE_SIGN = 10,          /* integers -> int8; floats keep their type (sign) */
   /* Null handling (branch nulls) */
-  AM_RULE_PREDICATE = 11 /* any input; bool result (is_null, is_nan) */
+  AM_RULE_PREDICATE = 11, /* any input; bool result (is_null, is_nan) */
+  AM_RULE_COMMON_ALL = 12 /* every input becomes the inputs' common type, the result's
+                             (coalesce: numbers' common numeric type, bools with bools) */
 } am_type_rule;
 
 typedef enum am_null_rule {
@@ -558,7 +593,8 @@ typedef enum am_null_rule {
   AM_NULLS_SELECT = 3,    /* as the function says: a null mask slot drops the row (filter), a
                              null index gives null (take) */
   /* Null handling (branch nulls) */
-  AM_NULLS_NEVER = 4 /* the result is never null (is_null, is_valid) */
+  AM_NULLS_NEVER = 4, /* the result is never null (is_null, is_valid) */
+  AM_NULLS_FILL = 5   /* null only where no input gives a value (fill_null, coalesce) */
 } am_null_rule;
 
 typedef struct am_function_info {
@@ -566,7 +602,7 @@ typedef struct am_function_info {
   const char *entry; /* the C entry point: "am_unary" */
   int32_t family;    /* am_function_family */
   int32_t op;        /* the family enum's value */
-  int32_t arity;     /* array inputs */
+  int32_t arity;     /* array inputs; -1: any number, at least one (coalesce) */
   int32_t kinds;     /* accepted element kinds of the first input: bit (1 << am_type_kind) */
   int32_t type_rule; /* am_type_rule */
   int32_t null_rule; /* am_null_rule */

@@ -31,6 +31,7 @@ int am_backend_check(am_err *err, const am_backend *backend) {
       SLOT(kernels, fill),
       SLOT(kernels, concat),
       SLOT(kernels, predicate), /* null handling (branch nulls) */
+      SLOT(kernels, coalesce),
       SLOT(queue, resolve),
       SLOT(queue, flush),
       SLOT(queue, wait),

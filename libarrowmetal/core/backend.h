@@ -90,6 +90,11 @@ typedef struct am_kernel_ops {
    * length: never null for AM_IS_NULL and AM_IS_VALID, else null where the
    * input is. */
   int (*predicate)(am_err *err, am_predicate op, int flags, const am_array *array, am_array **out);
+  /* coalesce of two (fill_null): slot i of `left` where it is valid, else of
+   * `right` or the (non-null) `scalar`, exactly one of which is given, of
+   * left's type and length. Null where both are. */
+  int (*coalesce)(am_err *err, const am_array *left, const am_array *right, const am_scalar *scalar,
+                  am_array **out);
 } am_kernel_ops;
 
 typedef struct am_queue_ops {

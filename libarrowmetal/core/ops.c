@@ -56,6 +56,10 @@ const am_op_desc am_ops[] = {
         AM_RULE_PREDICATE, AM_NULLS_PROPAGATE),
     ROW("is_inf", "am_is", AM_FAMILY_PREDICATE, AM_IS_INF, 1, AM_KINDS_NUMERIC, AM_RULE_PREDICATE,
         AM_NULLS_PROPAGATE),
+    ROW("fill_null", "am_fill_null", AM_FAMILY_FILL_NULL, 0, 2, AM_KINDS_ALL, AM_RULE_VALUES,
+        AM_NULLS_FILL),
+    ROW("coalesce", "am_coalesce", AM_FAMILY_COALESCE, 0, -1, AM_KINDS_ALL, AM_RULE_COMMON_ALL,
+        AM_NULLS_FILL),
 };
 
 const int am_op_count = (int)(sizeof am_ops / sizeof am_ops[0]);
@@ -73,7 +77,7 @@ AM_UNARY_OPS(CHECK_POSITION)
 
 /* Rows are grouped by family and, within one, ordered by op value from 0:
  * the row of (family, op) is the family's first row + op. */
-enum { FAMILIES = AM_FAMILY_PREDICATE + 1 };
+enum { FAMILIES = AM_FAMILY_COALESCE + 1 };
 static const int family_rows[FAMILIES] = {
     [AM_FAMILY_REDUCE] = 4,
     [AM_FAMILY_COUNT] = 1,
@@ -86,6 +90,8 @@ static const int family_rows[FAMILIES] = {
     [AM_FAMILY_TAKE] = 1,
     /* Null handling (branch nulls). */
     [AM_FAMILY_PREDICATE] = AM_IS_INF + 1,
+    [AM_FAMILY_FILL_NULL] = 1,
+    [AM_FAMILY_COALESCE] = 1,
 };
 
 const am_op_desc *am_op_find(am_function_family family, int op) {

@@ -139,6 +139,7 @@ const am_backend am_cpu_backend = {
             .fill = am_cpu_fill,
             .concat = am_cpu_concat,
             .predicate = am_cpu_predicate, /* null handling (branch nulls) */
+            .coalesce = am_cpu_coalesce,
         },
     .queue =
         {

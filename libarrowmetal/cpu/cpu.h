@@ -109,6 +109,9 @@ int am_cpu_concat(am_err *err, const am_array *const *arrays, int64_t count, am_
 /* Null handling (branch nulls): predicate.c. */
 int am_cpu_predicate(am_err *err, am_predicate op, int flags, const am_array *array,
                      am_array **out);
+/* coalesce.c */
+int am_cpu_coalesce(am_err *err, const am_array *left, const am_array *right,
+                    const am_scalar *scalar, am_array **out);
 
 /* The null count as recorded (-1: unknown). */
 static inline int64_t am_cpu_recorded_nulls(const am_array *array) {

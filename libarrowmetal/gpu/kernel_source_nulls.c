@@ -6,7 +6,9 @@
  * a ballot per 32-slot output word; the tests look at the bits of the float
  * (the exponent all ones: an infinity, or NaN with a mantissa), so neither a
  * compiler's fast-math nor a GPU's flush of subnormals can change an answer.
- * Where it reads only the validity, one thread per 32-slot word, as LOGIC. */
+ * Where it reads only the validity, one thread per 32-slot word, as LOGIC.
+ *
+ * COALESCE: the element-wise loop, values moved as bits (as COPY). */
 #include <stdio.h>
 
 #include "arrowmetal.h"
@@ -136,12 +138,59 @@ static void predicate_name(const am_kernel_key *k, char *name, size_t capacity) 
     snprintf(name, capacity, "am_%s_integer", what);
 }
 
+/* ---- COALESCE */
+
+/* Slot i of in0 where it is valid, else of in1 (or the scalar when in1 is
+ * 0). Values move as the bits of their storage type, so every type runs in
+ * every dialect (float64 in MSL too) and NaN payloads and -0.0 survive. */
+static void emit_coalesce(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
+  am_type t = k->t0;
+  int bits = t == AM_BOOL;
+  am_sb_printf(sb, "typedef %s TV;\n", bits ? "am_u32" : am_ks_store(t));
+  if (bits)
+    am_sb_puts(sb,
+               "#define AM_GET0(i) am_bit(a.in0, a.off0 + (i))\n"
+               "#define AM_GET1(i) am_bit(a.in1, a.off1 + (i))\n"
+               "#define AM_SCALAR_BITS (a.scalar != 0u ? 1u : 0u)\n");
+  else
+    am_sb_printf(sb,
+                 "#define AM_GET0(i) a.in0[a.off0 + (i)]\n"
+                 "#define AM_GET1(i) a.in1[a.off1 + (i)]\n"
+                 "#define AM_SCALAR_BITS %s\n",
+                 t == AM_FLOAT32 ? "F32_BITS(AM_F64BITS_TO_F32(a.scalar))" : "((TV)a.scalar)");
+  am_ks_args(sb, am_ks_store(t), am_ks_store(t), bits ? "am_u32" : am_ks_store(t));
+  am_dialect_kernel_begin(sb, d, name);
+  am_sb_puts(sb,
+             "  const bool hv0 = a.valid0 != 0;\n"
+             "  const bool hv1 = a.valid1 != 0;\n"
+             "  const bool sc = a.in1 == 0;\n"
+             "  const TV ys = AM_SCALAR_BITS;\n");
+  am_ks_warp_loop(sb, am_ks_unroll(t, bits),
+                  "    bool ok# = false;\n"
+                  "    TV r# = 0;\n"
+                  "    if (i# < n) {\n"
+                  "      if (!hv0 || am_bit(a.valid0, a.off0 + i#) != 0u) {\n"
+                  "        ok# = true;\n"
+                  "        r# = AM_GET0(i#);\n"
+                  "      } else if (sc) {\n"
+                  "        ok# = true;\n"
+                  "        r# = ys;\n"
+                  "      } else if (!hv1 || am_bit(a.valid1, a.off1 + i#) != 0u) {\n"
+                  "        ok# = true;\n"
+                  "        r# = AM_GET1(i#);\n"
+                  "      }\n"
+                  "    }\n",
+                  NULL, "", bits);
+}
+
 /* ---- The hooks of kernel_source.c */
 
 int am_ks_nulls_key_ok(const am_kernel_key *key) {
   switch (key->kind) {
     case AM_KERNEL_PREDICATE:
       return predicate_key_ok(key);
+    case AM_KERNEL_COALESCE:
+      return key->op == 0 && am_type_valid((int)key->t0);
     default:
       return 0;
   }
@@ -160,6 +209,9 @@ void am_ks_nulls_name(const am_kernel_key *key, char *name, size_t capacity) {
   switch (key->kind) {
     case AM_KERNEL_PREDICATE:
       predicate_name(key, name, capacity);
+      break;
+    case AM_KERNEL_COALESCE:
+      snprintf(name, capacity, "am_coalesce_%s", am_type_label(key->t0));
       break;
     default:
       break;
@@ -186,6 +238,9 @@ void am_ks_nulls_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, c
         emit_predicate_values(sb, dialect, key, name);
       else
         emit_predicate_validity(sb, dialect, key, name);
+      break;
+    case AM_KERNEL_COALESCE:
+      emit_coalesce(sb, dialect, key, name);
       break;
     default:
       break;

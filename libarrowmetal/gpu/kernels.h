@@ -142,7 +142,12 @@ typedef enum am_kernel_kind {
    * is_finite / is_inf of integers the constants false / true / false. out_valid,
    * when given, is the input's validity (the host gives none for is_null and
    * is_valid, which are never null). */
-  AM_KERNEL_PREDICATE = 32
+  AM_KERNEL_PREDICATE = 32,
+  /* out (t0 values, bits for AM_BOOL) and out_valid: slot i of in0 where
+   * valid0 says it is valid, else of in1 (valid1), or `scalar` (never null)
+   * when in1 == 0; null where both are (out_valid only when both may be).
+   * Values are moved as bits: float64 runs in every dialect. */
+  AM_KERNEL_COALESCE = 33
 } am_kernel_kind;
 
 typedef struct am_kernel_key {

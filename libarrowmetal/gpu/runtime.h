@@ -150,6 +150,8 @@ int am_gpu_concat(am_err *err, const am_array *const *arrays, int64_t count, am_
 /* Null handling (branch nulls): ops_nulls.c. */
 int am_gpu_predicate(am_err *err, am_predicate op, int flags, const am_array *array,
                      am_array **out);
+int am_gpu_coalesce(am_err *err, const am_array *left, const am_array *right,
+                    const am_scalar *scalar, am_array **out);
 
 int am_gpu_resolve(am_err *err, const am_array *array);
 int am_gpu_flush(am_err *err, am_device *device, int wait, uint64_t *ticket);
@@ -159,18 +161,19 @@ int am_gpu_sync(am_err *err, am_device *device);
 /* The kernel and queue entries of a GPU backend's am_backend table: every
  * GPU backend runs the runtime's ops and queue (wait_stream and resident are
  * the backend's own). */
-#define AM_GPU_KERNELS        \
-  {.reduce = am_gpu_reduce,   \
-   .compare = am_gpu_compare, \
-   .arith = am_gpu_arith,     \
-   .cast = am_gpu_cast,       \
-   .unary = am_gpu_unary,     \
-   .logic = am_gpu_logic,     \
-   .filter = am_gpu_filter,   \
-   .take = am_gpu_take,       \
-   .fill = am_gpu_fill,       \
-   .concat = am_gpu_concat,   \
-   .predicate = am_gpu_predicate}
+#define AM_GPU_KERNELS            \
+  {.reduce = am_gpu_reduce,       \
+   .compare = am_gpu_compare,     \
+   .arith = am_gpu_arith,         \
+   .cast = am_gpu_cast,           \
+   .unary = am_gpu_unary,         \
+   .logic = am_gpu_logic,         \
+   .filter = am_gpu_filter,       \
+   .take = am_gpu_take,           \
+   .fill = am_gpu_fill,           \
+   .concat = am_gpu_concat,       \
+   .predicate = am_gpu_predicate, \
+   .coalesce = am_gpu_coalesce}
 #define AM_GPU_QUEUE(wait_stream_fn, resident_fn) \
   {.resolve = am_gpu_resolve,                     \
    .flush = am_gpu_flush,                         \

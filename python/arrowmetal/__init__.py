@@ -60,7 +60,15 @@ from ._errors import (
     ArrowMetalZeroDivisionError,
 )
 from ._fallback import ArrowMetalFallbackWarning, fallbacks
-from ._nulls import is_finite, is_inf, is_nan, is_null, is_valid  # null handling (branch nulls)
+from ._nulls import (  # null handling (branch nulls)
+    coalesce,
+    fill_null,
+    is_finite,
+    is_inf,
+    is_nan,
+    is_null,
+    is_valid,
+)
 from ._runtime import (
     backend,
     backends,
@@ -183,7 +191,7 @@ __all__ = [
     "version",
 ]
 # Null handling (branch nulls).
-__all__ += ["is_finite", "is_inf", "is_nan", "is_null", "is_valid"]
+__all__ += ["coalesce", "fill_null", "is_finite", "is_inf", "is_nan", "is_null", "is_valid"]
 
 # The functions of the library's table-driven families (am_unary: negate,
 # abs, ...), by their pyarrow names, from the C library's own list.

@@ -1,5 +1,6 @@
 """pyarrow.compute's null-handling functions, with its names, argument order
-and options (branch nulls): is_null, is_valid, is_nan, is_finite, is_inf.
+and options (branch nulls): is_null, is_valid, is_nan, is_finite, is_inf,
+fill_null, coalesce.
 
 As everywhere in the package: am.Array inputs give an am.Array; ChunkedArray
 inputs a ChunkedArray with the chunks kept; scalars a Python value (pyarrow
@@ -13,13 +14,13 @@ from . import _fallback
 from ._array import Array, wrap
 from ._capi import ffi, lib
 from ._chunked import is_chunked, map_pieces
-from ._compute import _FALLBACK, _input_fallback, _on_operand, _options
+from ._compute import _FALLBACK, _import_operand, _input_fallback, _on_operand, _options
 from ._devices import device_ptr
-from ._dispatch import SCALAR, dispatch
-from ._errors import ArrowMetalTypeError, error_from_status
+from ._dispatch import ARRAY, SCALAR, dispatch
+from ._errors import ArrowMetalInvalid, ArrowMetalTypeError, error_from_status
 from ._exporters import read_values
 from ._options import OptionsSpec
-from ._state import tls
+from ._state import drop, tls
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
         UnaryFunction,
     )
 
-__all__ = ["is_finite", "is_inf", "is_nan", "is_null", "is_valid"]
+__all__ = ["coalesce", "fill_null", "is_finite", "is_inf", "is_nan", "is_null", "is_valid"]
 
 _error = error_from_status
 _am_is = lib.am_is
@@ -172,3 +173,126 @@ is_inf = _make_predicate(
     "True where a number is +inf or -inf (pyarrow.compute.is_inf): never for an integer; "
     "null where the input is null; booleans raise TypeError (am_is).",
 )
+
+
+# ---------------------------------------------------------------------------
+# fill_null, coalesce
+
+
+def _scalar_arg(x: Any, fill: Any) -> Any:
+    """An am_scalar of a Python, numpy or pyarrow scalar: None as a null
+    without a type (pyarrow's null type)."""
+    s = ffi.new("am_scalar *")
+    if x is None:
+        s.type = lib.AM_TYPE_INVALID
+        s.is_null = 1
+    else:
+        fill(x, s, None)
+    return s
+
+
+def _call_values(cfn: Any, values: tuple[Any, ...], device: DeviceLike | None) -> Array:
+    """cfn(arrays, scalars, count, out) over values in argument order: arrays
+    imported (or kept, or am.Array), scalars as am_scalar."""
+    n = len(values)
+    arrays = ffi.new("am_array *[]", max(n, 1))
+    scalars = ffi.new("am_scalar *[]", max(n, 1))
+    keep = []
+    tmps: list[Any] = []
+    out = tls.out
+    try:
+        for k, x in enumerate(values):
+            kind, fill = dispatch(type(x))
+            if kind == ARRAY:
+                arrays[k] = x._ptr
+            elif kind == SCALAR:
+                s = _scalar_arg(x, fill)
+                keep.append(s)
+                scalars[k] = s
+            else:
+                arrays[k] = _import_operand(x, fill, device_ptr(device), out, tmps)
+        rc = cfn(arrays, scalars, n, out)
+        if rc:
+            raise _error(rc)
+        return wrap(out[0])
+    finally:
+        for p in tmps:
+            drop(p)
+
+
+def _on_values(cfn: Any, values: tuple[Any, ...], device: DeviceLike | None) -> Any:
+    """_call_values, or for scalars alone a Python value (computed on one-slot
+    arrays, as pyarrow gives a scalar)."""
+    kinds = [dispatch(type(x))[0] for x in values]
+    if values and all(k == SCALAR for k in kinds):
+        one = []
+        for x in values:
+            s = _scalar_arg(x, dispatch(type(x))[1])
+            if s.type == lib.AM_TYPE_INVALID:
+                one.append(x)  # the null type: refused as pyarrow does, below
+                continue
+            out = tls.out
+            rc = lib.am_full(s, 1, device_ptr(device), out)
+            if rc:
+                raise _error(rc)
+            one.append(wrap(out[0]))
+        result = _call_values(cfn, tuple(one), device)
+        return read_values(result._ptr)[0]
+    return _call_values(cfn, values, device)
+
+
+def _coalesce(arrays: Any, scalars: Any, n: int, out: Any) -> int:
+    return lib.am_coalesce(arrays, scalars, n, out)
+
+
+def _fill_null(arrays: Any, scalars: Any, n: int, out: Any) -> int:
+    fill = arrays[1] if scalars[1] == ffi.NULL else ffi.NULL
+    return lib.am_fill_null(arrays[0], fill, scalars[1], out)
+
+
+def coalesce(
+    *values: ArrayLike | ScalarLike,
+    memory_pool: pa.MemoryPool | None = None,
+    device: DeviceLike | None = None,
+) -> ElementwiseResult:
+    """Each slot from the first value that is valid there (pyarrow.compute.coalesce):
+    arrays of one length and scalars, converted to their common type (numbers
+    to the common numeric type with a safe cast, bools with bools); null where
+    every value is (am_coalesce). Scalars alone give a Python value."""
+    try:
+        if not values:
+            raise ArrowMetalInvalid(
+                "VarArgs function 'coalesce' needs at least 1 arguments but only 0 passed",
+                lib.AM_EINVAL,
+            )
+        if any(is_chunked(x) for x in values):
+            return map_pieces(lambda *vs: _on_values(_coalesce, vs, device), values)
+        return _on_values(_coalesce, values, device)
+    except ArrowMetalTypeError as e:
+        return _input_fallback("coalesce", e, values, values, {})
+
+
+def fill_null(
+    values: ArrayLike | ScalarLike,
+    fill_value: ArrayLike | ScalarLike,
+    *,
+    device: DeviceLike | None = None,
+) -> ElementwiseResult:
+    """The null slots of `values` replaced by `fill_value`, a scalar or an array
+    of the same length (pyarrow.compute.fill_null). The result has the values'
+    type: a scalar fill is converted to it as pyarrow converts the Python value
+    (a float to an integer type truncates; a value that does not fit raises
+    OverflowError); an array fill must have that type (am_fill_null)."""
+    try:
+        if is_chunked(values) or is_chunked(fill_value):
+            return map_pieces(
+                lambda v, f: _on_values(_fill_null, (v, f), device), (values, fill_value)
+            )
+        if values is None:  # pyarrow fails too: None has no type
+            raise ArrowMetalTypeError("fill_null: values None has no type", lib.AM_ETYPE)
+        if dispatch(type(values))[0] == SCALAR:
+            return _on_values(_fill_null, (values, fill_value), device)
+        return _call_values(_fill_null, (values, fill_value), device)
+    except ArrowMetalTypeError as e:
+        args = (values, fill_value)
+        return _input_fallback("fill_null", e, args, args, {})

@@ -164,3 +164,148 @@ def test_predicates_on_the_gpu_match_the_cpu(t):
         am.is_null(am.array(data, device="cuda"), nan_is_null=True).to_pylist()
         == pc.is_null(data, nan_is_null=True).to_pylist()
     )
+
+
+# ---- fill_null, coalesce ---------------------------------------------------------------
+
+
+def fills(t):
+    """Scalar fills for values of type t, of its own type and of others."""
+    same = {"bool": True, "float32": 1.5, "float64": -0.0}.get(t, 7)
+    return [same, None, 5, 2.75, -1, 300, True, float("nan"), pa.scalar(3, pa.int16())]
+
+
+@pytest.mark.parametrize("t", TYPES)
+def test_fill_null_with_scalars_matches_pyarrow(t):
+    data = sample(t, 200, seed=11)
+    for x in (data, data.slice(7)):
+        for fill in fills(t):
+            want = outcome(pc.fill_null, x, fill)
+            assert outcome(am.fill_null, x, fill) == want, (t, fill)
+            assert outcome(am.fill_null, am.array(x), fill) == want, (t, fill)
+
+
+@pytest.mark.parametrize("t", TYPES)
+def test_fill_null_with_arrays_and_chunks_matches_pyarrow(t):
+    data, fill = sample(t, 200, seed=1), sample(t, 200, seed=2)
+    want = outcome(pc.fill_null, data, fill)
+    assert outcome(am.fill_null, data, fill) == want
+    assert outcome(am.fill_null, am.array(data), am.array(fill)) == want
+    chunked = pa.chunked_array([data.slice(0, 50), data.slice(50)])
+    got = am.fill_null(chunked, fill)
+    assert plain(got) == plain(pc.fill_null(chunked, fill))
+    assert [len(c) for c in got.chunks] == [50, 150]
+    assert plain(am.fill_null(chunked, fills(t)[0])) == plain(pc.fill_null(chunked, fills(t)[0]))
+
+
+def test_fill_null_refuses_what_pyarrow_refuses():
+    x = pa.array([1, None], pa.int8())
+    with pytest.raises(OverflowError):
+        am.fill_null(x, 300)
+    with pytest.raises(TypeError):
+        am.fill_null(x, True)
+    with pytest.raises(TypeError):  # pyarrow: AttributeError on the array of another type
+        am.fill_null(x, pa.array([1, 2], pa.int16()))
+    with pytest.raises(ValueError, match="different lengths"):
+        am.fill_null(x, pa.array([1, 2, 3], pa.int8()))
+    assert am.fill_null(x, None).to_pylist() == [1, None]
+    assert am.fill_null(x, 5.9).to_pylist() == [1, 5]  # truncated, as pa.scalar(5.9, int8)
+
+
+@pytest.mark.parametrize("t", TYPES)
+def test_coalesce_matches_pyarrow(t):
+    a, b, c = (sample(t, 150, seed=s) for s in (4, 5, 6))
+    for values in ((a,), (a, b), (a, b, c), (a, b, fills(t)[0]), (pa.scalar(None, a.type), a, b)):
+        want = outcome(pc.coalesce, *values)
+        assert outcome(am.coalesce, *values) == want
+        assert outcome(am.coalesce, *(am.array(v) if isinstance(v, pa.Array) else v
+                                      for v in values)) == want  # fmt: skip
+
+
+def test_coalesce_promotes_and_refuses_as_pyarrow_does():
+    i8 = pa.array([1, None, None], pa.int8())
+    others = [
+        pa.array([None, 2, None], pa.int16()),
+        pa.array([None, 200, None], pa.uint8()),
+        pa.array([None, 2.5, None], pa.float32()),
+        pa.array([None, 2**63, None], pa.uint64()),
+        pa.array([None, True, None]),
+        5,
+        2.5,
+        None,
+        pa.scalar(300, pa.int16()),
+    ]
+    for other in others:
+        assert outcome(am.coalesce, i8, other) == outcome(pc.coalesce, i8, other), other
+    with pytest.raises(ValueError, match="at least 1"):
+        am.coalesce()
+    with pytest.raises(TypeError):
+        am.coalesce(None, 3)
+
+
+def test_coalesce_of_chunked_arrays_keeps_the_union_of_the_boundaries():
+    x = pa.chunked_array([[1, None], [None, None, 5]], pa.int64())
+    y = pa.chunked_array([[None], [2, 3, None, 6]], pa.int64())
+    got = am.coalesce(x, y, 0)
+    want = pc.coalesce(x, y, 0)
+    assert got.to_pylist() == want.to_pylist() == [1, 2, 3, 0, 5]
+    assert [len(c) for c in got.chunks] == [1, 1, 3]
+
+
+def test_coalesce_and_fill_null_of_scalars_give_values():
+    assert am.coalesce(pa.scalar(None, pa.int8()), 3) == 3
+    assert am.coalesce(pa.scalar(None, pa.int8()), pa.scalar(None, pa.int8())) is None
+    assert am.fill_null(pa.scalar(None, pa.float64()), 2.5) == 2.5
+
+
+def test_am_fill_null_and_am_coalesce_argument_checks():
+    out = ffi.new("am_array **")
+    a = am.array([1, None])
+    s = ffi.new("am_scalar *")
+    s.type, s.i64 = lib.AM_INT64, 3
+
+    def fails(fn, args, status, message):
+        assert getattr(lib, fn)(*args) == status
+        assert ffi.string(lib.am_last_error()).decode() == f"{fn}: {message}"
+
+    fails("am_fill_null", (a.handle, a.handle, s, out), lib.AM_EINVAL,
+          "give one fill: fill (an array) or fill_scalar, not both")  # fmt: skip
+    fails("am_fill_null", (a.handle, ffi.NULL, ffi.NULL, out), lib.AM_EINVAL,
+          "give one fill: fill (an array) or fill_scalar, both are NULL")  # fmt: skip
+    fails("am_fill_null", (ffi.NULL, ffi.NULL, s, out), lib.AM_EINVAL, "values is NULL")
+    fails("am_fill_null", (a.handle, ffi.NULL, s, ffi.NULL), lib.AM_EINVAL, "out is NULL")
+    bad = ffi.new("am_scalar *")
+    bad.type = 99
+    fails("am_fill_null", (a.handle, ffi.NULL, bad, out), lib.AM_ETYPE, "invalid scalar type 99")
+    arrays = ffi.new("am_array *[2]", [a.handle, ffi.NULL])
+    scalars = ffi.new("am_scalar *[2]", [ffi.NULL, s])
+    fails("am_coalesce", (arrays, scalars, 0, out), lib.AM_EINVAL,
+          "coalesce needs at least 1 value, not 0")  # fmt: skip
+    fails("am_coalesce", (ffi.NULL, ffi.NULL, 1, out), lib.AM_EINVAL,
+          "arrays and scalars are both NULL")  # fmt: skip
+    fails("am_coalesce", (ffi.NULL, scalars + 1, 1, out), lib.AM_EINVAL,
+          "no array among the 1 values")  # fmt: skip
+    both = ffi.new("am_scalar *[2]", [s, s])
+    fails("am_coalesce", (arrays, both, 2, out), lib.AM_EINVAL,
+          "value 0: give an array or a scalar, not both")  # fmt: skip
+    fails("am_coalesce", (arrays, ffi.NULL, 2, out), lib.AM_EINVAL,
+          "value 1: give an array or a scalar, neither is given")  # fmt: skip
+    assert out[0] == ffi.NULL
+    assert lib.am_coalesce(arrays, scalars, 2, out) == lib.AM_OK
+    assert am._array.wrap(out[0]).to_pylist() == [1, 3]
+    # A null fill of no type leaves the values as they are (pyarrow: None).
+    null = ffi.new("am_scalar *")
+    null.type, null.is_null = lib.AM_TYPE_INVALID, 1
+    assert lib.am_fill_null(a.handle, ffi.NULL, null, out) == lib.AM_OK
+    assert am._array.wrap(out[0]).to_pylist() == [1, None]
+
+
+@pytest.mark.skipif(not CUDA, reason="needs a CUDA device")
+@pytest.mark.parametrize("t", TYPES)
+def test_fill_null_and_coalesce_on_the_gpu_match_the_cpu(t):
+    a, b = sample(t, 5000, seed=8).slice(5), sample(t, 5000, seed=9).slice(1)
+    ga, gb = am.array(a, device="cuda"), am.array(b, device="cuda")
+    assert plain(am.coalesce(ga, gb)) == plain(pc.coalesce(a, b))
+    assert plain(am.fill_null(ga, gb)) == plain(pc.fill_null(a, b))
+    assert plain(am.fill_null(ga, fills(t)[0])) == plain(pc.fill_null(a, fills(t)[0]))
+    assert plain(am.coalesce(ga, gb, fills(t)[0])) == plain(pc.coalesce(a, b, fills(t)[0]))
