@@ -5,7 +5,8 @@ calls the C ABI for them (``call``).
 
 Ops: is_null (param ``nan_is_null``), is_valid, is_nan, is_finite, is_inf (am_is);
 fill_null (forms ``array-scalar`` and ``array-array``: am_fill_null); coalesce (form
-``nary``: inputs in argument order, arrays and scalars, am_coalesce).
+``nary``: inputs in argument order, arrays and scalars, am_coalesce); if_else (form
+``nary``: cond, left, right, each side an array or a scalar, am_if_else).
 """
 
 import casefmt as cf
@@ -14,7 +15,7 @@ from casefmt import FLOAT_TYPES, TYPES
 
 # The predicates of am_is, by pyarrow name -> am_predicate value (the library's table).
 PREDICATES = functions.PREDICATE
-OPS = list(PREDICATES) + ["fill_null", "coalesce"]
+OPS = list(PREDICATES) + ["fill_null", "coalesce", "if_else"]
 FILE = "nulls"
 
 
@@ -37,6 +38,8 @@ def evaluate(op, params, args):
             raise TypeError(f"fill array of another type: {exc}") from exc
     if op == "coalesce":
         return pc.coalesce(*args)
+    if op == "if_else":
+        return pc.if_else(*args)
     raise AssertionError(op)
 
 
@@ -84,6 +87,16 @@ def call(case, arrays, scalars, out):
             else:
                 array_list[k] = next(arrays_in)
         return "am_coalesce", lib.am_coalesce(array_list, scalar_list, n, out), out
+    if op == "if_else":
+        arrays_in, scalars_in = iter(arrays), iter(scalars)
+        cond = next(arrays_in)
+        sides = []
+        for inp in case["inputs"][1:]:
+            if "scalar" in inp:
+                sides += [ffi.NULL, next(scalars_in)]
+            else:
+                sides += [next(arrays_in), ffi.NULL]
+        return "am_if_else", lib.am_if_else(cond, *sides, out), out
     raise AssertionError("unknown op " + op)
 
 
@@ -255,19 +268,100 @@ def gen_coalesce(g):
               [g.inline("uint8", [255, None, 0], 5), g.scalar(t, v)])  # fmt: skip
 
 
+def gen_if_else(g):
+    for t in TYPES:
+        kind = values_of(g, "if_else", t)
+        choices = fill_choices(g, t)
+        key = f"if_else/{t}/nary"
+        for i, n, nulls, off, rep in g.sweep(key, reps=2):
+            cid0 = g.sweep_id("if_else", t, "nary", n, nulls, off, rep)
+            coff, roff = g.OFFSETS[(i + 2) % 4], g.OFFSETS[(i + 1) % 4]
+            cnulls = (["no-nulls", "some-nulls", "all-nulls", "some-nulls"][(i + rep) % 4]
+                      if n > 1 else "no-nulls")  # fmt: skip
+            n2 = g.other(nulls, i % 2 + 1) if n > 1 else nulls
+            tp = [500, 0, 1000, 100, 900][(i + rep) % 5]
+            cond = g.gen_input("bool", n, cnulls, coff, cid0 + "#c", role="mask", kind="uniform",
+                               true_permille=tp)  # fmt: skip
+            left = g.gen_input(t, n, nulls, off, cid0 + "#0", **kind)
+            right = g.gen_input(t, n, n2, roff, cid0 + "#1", **kind)
+            extra = f"cond-{cnulls}-true{tp},{nulls},{n2}"
+            if rep == 1:  # a scalar side: the right one (valid), or the left one (null)
+                if i % 2:
+                    right = g.scalar(t, cf.decode_value(t, choices[i % len(choices)]))
+                    extra = f"cond-{cnulls}-true{tp},{nulls},scalar"
+                else:
+                    left = g.scalar(t, None)
+                    extra = f"cond-{cnulls}-true{tp},null-scalar,{n2}"
+            cid = g.sweep_id("if_else", t, "nary", n, extra, f"{off},{coff},{roff}", rep)
+            g.add(cid, "if_else", {}, "nary", [cond, left, right])
+        a, b = g.inline(t, edges(t), 1), g.inline(t, list(reversed(edges(t))), 7)
+        m = len(edges(t))
+        one, two = (cf.decode_value(t, v) for v in choices[:2])
+        cond = g.inline("bool", ([True, False, None] * m)[:m], 3)
+        for name, inputs in (
+            ("all-true", [g.inline("bool", [True] * m, 5), a, b]),
+            ("all-false", [g.inline("bool", [False] * m, 63), a, b]),
+            ("all-null-cond", [g.inline("bool", [None] * m), a, b]),
+            (
+                "no-bitmaps",
+                [
+                    g.inline("bool", ([True, False] * 4)),
+                    g.inline(t, edges(t)[2:4] * 4),
+                    g.inline(t, edges(t)[2:4] * 4, 1),
+                ],
+            ),
+            ("scalars", [cond, g.scalar(t, one), g.scalar(t, two)]),
+            ("null-scalars", [cond, g.scalar(t, None), g.scalar(t, None)]),
+            ("scalar-left", [cond, g.scalar(t, one), b]),
+            ("length-mismatch-left", [cond, g.inline(t, edges(t)[:2]), b]),
+            ("length-mismatch-cond", [g.inline("bool", [True, False]), a, b]),
+        ):
+            g.add(f"if_else/{t}/nary/{name}", "if_else", {}, "nary", inputs)
+        if t != "bool":  # a condition of another type
+            g.add(f"if_else/{t}/nary/cond-type-{t}", "if_else", {}, "nary",
+                  [g.inline(t, edges(t)), a, b])  # fmt: skip
+    # The sides in their common type, as pyarrow.compute (and its failures).
+    cond = [True, False, None, True]
+    mixed = [
+        (("int8", [1, 2, 3, None]), ("int16", [10, 20, 30, 40])),
+        (("int8", [1, 2, 3, None]), ("uint64", [1, 2, 3, 4])),
+        (("int8", [1, 2, 3, None]), ("uint64", [1, 2**63, 3, 4])),
+        (("float32", [1.5, 2, 3, 4]), ("int64", [2**60, 1, 1, 1])),
+        (("float32", [1.5, 2, 3, 4]), ("int64", [2**20, 1, 1, 1])),
+        (("float64", [1.5, None, 3, 4]), ("int8", [1, 2, 3, 4])),
+        (("bool", [True, False, True, False]), ("int8", [1, 2, 3, 4])),
+        (("bool", [True, False, True, False]), ("bool", [False, False, None, True])),
+        (("uint8", [255, 0, 1, 2]), ("int8", [-1, -2, -3, -4])),
+    ]
+    for k, (l, r) in enumerate(mixed):
+        g.add(f"if_else/{l[0]}+{r[0]}/nary/mixed{k}", "if_else", {}, "nary",
+              [g.inline("bool", cond, k % 5), g.inline(*l), g.inline(r[0], r[1], 1)])  # fmt: skip
+    for t, v in (("int64", 300), ("float64", 1.5), ("int16", 300), ("uint64", 2**64 - 1),
+                 ("int8", -1), ("bool", True)):  # fmt: skip
+        g.add(f"if_else/int8/nary/mixed-scalar/{t}-{v}", "if_else", {}, "nary",
+              [g.inline("bool", cond), g.inline("int8", [1, 2, -128, None], 2), g.scalar(t, v)])  # fmt: skip
+        g.add(f"if_else/uint8/nary/mixed-scalar-left/{t}-{v}", "if_else", {}, "nary",
+              [g.inline("bool", cond, 7), g.scalar(t, v), g.inline("uint8", [1, 255, 0, None])])  # fmt: skip
+
+
 def gen(g):
     """Every null-handling case; `g` is generate.py (add, sweep, gen_input, inline, ...)."""
     gen_predicates(g)
     gen_fill_null(g)
     gen_coalesce(g)
+    gen_if_else(g)
 
 
 # ---- the README's matrix -----------------------------------------------------------------
 
 
 def subject_input(case):
-    """The input a case is about (its type is the matrix's): the first array."""
-    return next(i for i in case["inputs"] if "scalar" not in i)
+    """The input a case is about (its type is the matrix's): the first array, and
+    for if_else the first array among the sides (else the condition)."""
+    inputs = case["inputs"]
+    if case["op"] == "if_else":
+        return next((i for i in inputs[1:] if "scalar" not in i), inputs[0])
+    return next(i for i in inputs if "scalar" not in i)
 
 
 def subject_type(case):

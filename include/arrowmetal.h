@@ -464,7 +464,7 @@ int am_take(const am_array *array, const am_array *indices, am_array **out);
 int am_slice(const am_array *array, int64_t offset, int64_t length, am_array **out);
 
 /* ---- Null handling (branch nulls): pyarrow's is_null, is_valid, is_nan,
- * is_finite, is_inf, fill_null and coalesce.
+ * is_finite, is_inf, fill_null, coalesce and if_else.
  * Ownership: inputs are borrowed and only read; `*out` is a new handle the
  * caller releases. Thread safety: as every call (any thread, any time). */
 
@@ -519,6 +519,19 @@ int am_fill_null(const am_array *values, const am_array *fill, const am_scalar *
  * first array's device. */
 int am_coalesce(const am_array *const *arrays, const am_scalar *const *scalars, int64_t count,
                 am_array **out);
+
+/* pyarrow's if_else: slot i is left's where `cond` (an AM_BOOL array; else
+ * AM_ETYPE) is true, right's where it is false, and null where cond is null.
+ * Each side is an array (`left`, `right`) or a scalar (`left_scalar`,
+ * `right_scalar`): exactly one of each pair is given (else AM_EINVAL), and
+ * arrays have cond's length (AM_EINVAL). The sides are first converted to
+ * their common type as pyarrow.compute does: numbers to their common numeric
+ * type by a safe cast (AM_EOVERFLOW where a value does not fit, chosen or
+ * not), bools only with bools (AM_ETYPE); a null scalar of no type
+ * (AM_TYPE_INVALID) takes the other side's, and two are AM_ETYPE. The result
+ * has cond's length; inputs on several devices meet as routing says. */
+int am_if_else(const am_array *cond, const am_array *left, const am_scalar *left_scalar,
+               const am_array *right, const am_scalar *right_scalar, am_array **out);
 /* ---- end of null handling (branch nulls) */
 
 /* ---- Batching
@@ -565,7 +578,8 @@ typedef enum am_function_family {
   /* Null handling (branch nulls) */
   AM_FAMILY_PREDICATE = 9,  /* am_is: op = am_predicate */
   AM_FAMILY_FILL_NULL = 10, /* am_fill_null */
-  AM_FAMILY_COALESCE = 11   /* am_coalesce */
+  AM_FAMILY_COALESCE = 11,  /* am_coalesce */
+  AM_FAMILY_IF_ELSE = 12    /* am_if_else */
 } am_function_family;
 
 typedef enum am_type_rule {
@@ -581,9 +595,11 @@ typedef enum am_type_rule {
   AM_RULE_MATH = 9,           /* integers -> float64; floats keep their type (sqrt, ln, sin) */
   AM_RULE_SIGN = 10,          /* integers -> int8; floats keep their type (sign) */
   /* Null handling (branch nulls) */
-  AM_RULE_PREDICATE = 11, /* any input; bool result (is_null, is_nan) */
-  AM_RULE_COMMON_ALL = 12 /* every input becomes the inputs' common type, the result's
-                             (coalesce: numbers' common numeric type, bools with bools) */
+  AM_RULE_PREDICATE = 11,  /* any input; bool result (is_null, is_nan) */
+  AM_RULE_COMMON_ALL = 12, /* every input becomes the inputs' common type, the result's
+                            (coalesce: numbers' common numeric type, bools with bools) */
+  AM_RULE_COMMON_REST = 13 /* the inputs after the first (a bool condition) become their
+                              common type, the result's (if_else) */
 } am_type_rule;
 
 typedef enum am_null_rule {

@@ -8,6 +8,7 @@
 
 #include "abi.h"
 #include "core/ops.h"
+#include "nulls.h"
 #include "route.h"
 
 /* The backend's coalesce of `left` with `right` or `scalar`, where the route
@@ -29,10 +30,8 @@ static int step(am_err *err, const am_array *left, const am_array *right, const 
   return status;
 }
 
-/* `array` safe-cast to `to` where the route says (the CPU, over the same
- * memory, for a type the device has no kernels for), the result on the
- * array's device. */
-static int cast_routed(am_err *err, const am_array *array, am_type to, am_array **out) {
+/* (nulls.h) */
+int am_nulls_cast(am_err *err, const am_array *array, am_type to, am_array **out) {
   am_route route;
   uint32_t types = AM_TYPE_BIT(array->type) | AM_TYPE_BIT(to);
   int status = am_route_inputs(err, AM_ROUTE_NULLS, types, &array, 1, &route);
@@ -207,7 +206,7 @@ static int convert_all(am_err *err, const am_array *const *arrays, const am_scal
       values[i].array = a;
       status = AM_OK;
     } else {
-      status = cast_routed(err, a, common, &values[i].own);
+      status = am_nulls_cast(err, a, common, &values[i].own);
       values[i].array = values[i].own;
     }
     if (status != AM_OK) return status;

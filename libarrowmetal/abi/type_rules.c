@@ -24,6 +24,7 @@ am_type am_result_type(const am_op_desc *op, am_type operand) {
     case AM_RULE_COMMON:
     case AM_RULE_VALUES:
     case AM_RULE_COMMON_ALL:
+    case AM_RULE_COMMON_REST:
       return operand;
     case AM_RULE_SUM:
       return am_type_is_float(operand)    ? AM_FLOAT64

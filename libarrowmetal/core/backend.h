@@ -95,6 +95,11 @@ typedef struct am_kernel_ops {
    * left's type and length. Null where both are. */
   int (*coalesce)(am_err *err, const am_array *left, const am_array *right, const am_scalar *scalar,
                   am_array **out);
+  /* if_else over an AM_BOOL `cond` and two sides of one type, each an array
+   * of cond's length or a scalar (null or not): exactly one of each pair. */
+  int (*if_else)(am_err *err, const am_array *cond, const am_array *left,
+                 const am_scalar *left_scalar, const am_array *right, const am_scalar *right_scalar,
+                 am_array **out);
 } am_kernel_ops;
 
 typedef struct am_queue_ops {

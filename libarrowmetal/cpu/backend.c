@@ -140,6 +140,7 @@ const am_backend am_cpu_backend = {
             .concat = am_cpu_concat,
             .predicate = am_cpu_predicate, /* null handling (branch nulls) */
             .coalesce = am_cpu_coalesce,
+            .if_else = am_cpu_if_else,
         },
     .queue =
         {

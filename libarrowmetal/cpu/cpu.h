@@ -112,6 +112,10 @@ int am_cpu_predicate(am_err *err, am_predicate op, int flags, const am_array *ar
 /* coalesce.c */
 int am_cpu_coalesce(am_err *err, const am_array *left, const am_array *right,
                     const am_scalar *scalar, am_array **out);
+/* if_else.c */
+int am_cpu_if_else(am_err *err, const am_array *cond, const am_array *left,
+                   const am_scalar *left_scalar, const am_array *right,
+                   const am_scalar *right_scalar, am_array **out);
 
 /* The null count as recorded (-1: unknown). */
 static inline int64_t am_cpu_recorded_nulls(const am_array *array) {

@@ -41,7 +41,8 @@ extern const char *const am_ks_word_loop;
 /* The case labels of that file's kinds, for kernel_source.c's switches. */
 #define AM_KS_NULLS_CASES   \
   case AM_KERNEL_PREDICATE: \
-  case AM_KERNEL_COALESCE:
+  case AM_KERNEL_COALESCE:  \
+  case AM_KERNEL_IF_ELSE:
 
 /* Whether `kind` is one of that file's kinds; for those, the same questions
  * kernel_source.c answers for its own. */

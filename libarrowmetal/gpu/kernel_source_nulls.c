@@ -8,7 +8,10 @@
  * compiler's fast-math nor a GPU's flush of subnormals can change an answer.
  * Where it reads only the validity, one thread per 32-slot word, as LOGIC.
  *
- * COALESCE: the element-wise loop, values moved as bits (as COPY). */
+ * COALESCE: the element-wise loop, values moved as bits (as COPY).
+ *
+ * IF_ELSE: two launches over the same output, one per side (the kernels
+ * have two value operands, and if_else three: the condition is in1). */
 #include <stdio.h>
 
 #include "arrowmetal.h"
@@ -183,6 +186,93 @@ static void emit_coalesce(am_sb *sb, am_dialect d, const am_kernel_key *k, const
                   NULL, "", bits);
 }
 
+/* ---- IF_ELSE */
+
+/* Values (or bits) of in0, or the scalar when in0 is 0, as TV: the same
+ * storage-type text as COALESCE. */
+static void emit_side_access(am_sb *sb, am_type t) {
+  int bits = t == AM_BOOL;
+  am_sb_printf(sb, "typedef %s TV;\n", bits ? "am_u32" : am_ks_store(t));
+  if (bits)
+    am_sb_puts(sb,
+               "#define AM_GET0(i) am_bit(a.in0, a.off0 + (i))\n"
+               "#define AM_SCALAR_BITS (a.scalar != 0u ? 1u : 0u)\n");
+  else
+    am_sb_printf(sb,
+                 "#define AM_GET0(i) a.in0[a.off0 + (i)]\n"
+                 "#define AM_SCALAR_BITS %s\n",
+                 t == AM_FLOAT32 ? "F32_BITS(AM_F64BITS_TO_F32(a.scalar))" : "((TV)a.scalar)");
+}
+
+/* One side of if_else per launch: op 0 the left side (where the condition,
+ * in1 with valid1, is true), writing every output word; op 1 the right side
+ * (where it is false), merged into the words the first launch wrote (each
+ * warp owns its words, and the launches run in order). Warps walk whole
+ * 32-slot words as in emit_warp_loop, `u` words a pass, loads first. */
+static void emit_if_else(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
+  am_type t = k->t0;
+  int bits = t == AM_BOOL, merge = k->op == 1, u = am_ks_unroll(t, bits);
+  emit_side_access(sb, t);
+  am_sb_printf(sb, "#define AM_WHEN %du\n", merge ? 0 : 1);
+  am_ks_args(sb, am_ks_store(t), "am_u8", bits ? "am_u32" : am_ks_store(t));
+  am_dialect_kernel_begin(sb, d, name);
+  am_sb_printf(sb,
+               "  const bool hv0 = a.valid0 != 0;\n"
+               "  const bool hv1 = a.valid1 != 0;\n"
+               "  const bool sc = a.in0 == 0;\n"
+               "  const bool snull = a.scalar_null != 0;\n"
+               "  const TV ys = AM_SCALAR_BITS;\n"
+               "  const am_i64 n = a.n;\n"
+               "  const am_i64 stride = (am_i64)am_nblocks * AM_BLOCK;\n"
+               "  for (am_i64 base = (am_i64)am_bid * AM_BLOCK + am_warp * 32u; base < n;\n"
+               "       base += %d * stride) {\n",
+               u);
+  for (int j = 0; j < u; j++)
+    am_ks_k(sb,
+            "    const am_i64 i# = base + # * stride + am_lane;\n"
+            "    bool mine# = false;\n"
+            "    bool ok# = false;\n"
+            "    TV r# = 0;\n"
+            "    if (i# < n) {\n"
+            "      const bool cv# = !hv1 || am_bit(a.valid1, a.off1 + i#) != 0u;\n"
+            "      mine# = cv# && am_bit(a.in1, a.off1 + i#) == AM_WHEN;\n"
+            "      if (mine# && sc) {\n"
+            "        ok# = !snull;\n"
+            "        r# = ys;\n"
+            "      } else if (mine#) {\n"
+            "        ok# = !hv0 || am_bit(a.valid0, a.off0 + i#) != 0u;\n"
+            "        r# = AM_GET0(i#);\n"
+            "      }\n"
+            "    }\n",
+            j);
+  const char *assign = merge ? "|=" : "=";
+  for (int j = 0; j < u; j++) {
+    am_ks_k(sb, "    if (base + # * stride < n) {\n", j);
+    if (bits) {
+      am_ks_k(sb, "      const am_u32 rw# = BALLOT(ok# && r# != 0u);\n", j);
+    } else {
+      am_ks_k(sb,
+              merge ? "      if (mine#) a.out[i#] = r#;\n" : "      if (i# < n) a.out[i#] = r#;\n",
+              j);
+    }
+    am_ks_k(sb,
+            "      const am_u32 vw# = BALLOT(ok#);\n"
+            "      if (am_lane == 0u) {\n",
+            j);
+    char line[160];
+    if (bits) {
+      snprintf(line, sizeof line, "        a.out[(base + # * stride) >> 5] %s rw#;\n", assign);
+      am_ks_k(sb, line, j);
+    }
+    snprintf(line, sizeof line,
+             "        if (a.out_valid != 0) a.out_valid[(base + # * stride) >> 5] %s vw#;\n",
+             assign);
+    am_ks_k(sb, line, j);
+    am_sb_puts(sb, "      }\n    }\n");
+  }
+  am_sb_puts(sb, "  }\n");
+}
+
 /* ---- The hooks of kernel_source.c */
 
 int am_ks_nulls_key_ok(const am_kernel_key *key) {
@@ -191,6 +281,8 @@ int am_ks_nulls_key_ok(const am_kernel_key *key) {
       return predicate_key_ok(key);
     case AM_KERNEL_COALESCE:
       return key->op == 0 && am_type_valid((int)key->t0);
+    case AM_KERNEL_IF_ELSE:
+      return (key->op == 0 || key->op == 1) && am_type_valid((int)key->t0);
     default:
       return 0;
   }
@@ -212,6 +304,10 @@ void am_ks_nulls_name(const am_kernel_key *key, char *name, size_t capacity) {
       break;
     case AM_KERNEL_COALESCE:
       snprintf(name, capacity, "am_coalesce_%s", am_type_label(key->t0));
+      break;
+    case AM_KERNEL_IF_ELSE:
+      snprintf(name, capacity, "am_if_else_%s_%s", key->op ? "false" : "true",
+               am_type_label(key->t0));
       break;
     default:
       break;
@@ -241,6 +337,9 @@ void am_ks_nulls_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, c
       break;
     case AM_KERNEL_COALESCE:
       emit_coalesce(sb, dialect, key, name);
+      break;
+    case AM_KERNEL_IF_ELSE:
+      emit_if_else(sb, dialect, key, name);
       break;
     default:
       break;

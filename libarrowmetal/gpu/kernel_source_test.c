@@ -79,7 +79,10 @@ static int each_key(key_fn fn, void *ctx) {
       if (p == AM_IS_NULL) VISIT(AM_KERNEL_PREDICATE, p | AM_NAN_IS_NULL << 8, t, AM_TYPE_INVALID);
     }
   }
-  for (int t = AM_BOOL; t <= AM_FLOAT64; t++) VISIT(AM_KERNEL_COALESCE, 0, t, AM_TYPE_INVALID);
+  for (int t = AM_BOOL; t <= AM_FLOAT64; t++) {
+    VISIT(AM_KERNEL_COALESCE, 0, t, AM_TYPE_INVALID);
+    for (int side = 0; side < 2; side++) VISIT(AM_KERNEL_IF_ELSE, side, t, AM_TYPE_INVALID);
+  }
 #undef VISIT
   return count;
 }
@@ -91,7 +94,7 @@ static int uses_double(const am_kernel_key *k) {
     return 0;
   /* Null handling (branch nulls): the predicates of the validity alone take
    * any type (the keys visited give them none); COALESCE moves bits. */
-  if (k->kind == AM_KERNEL_COALESCE) return 0;
+  if (k->kind == AM_KERNEL_COALESCE || k->kind == AM_KERNEL_IF_ELSE) return 0;
   return k->t0 == AM_FLOAT64 || (k->kind == AM_KERNEL_CAST && k->t1 == AM_FLOAT64);
 }
 
@@ -203,6 +206,8 @@ static void check_errors(void) {
       {AM_KERNEL_PREDICATE, AM_IS_NULL | 2 << 8, AM_FLOAT32, AM_TYPE_INVALID},
       {AM_KERNEL_COALESCE, 1, AM_INT32, AM_TYPE_INVALID},
       {AM_KERNEL_COALESCE, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
+      {AM_KERNEL_IF_ELSE, 2, AM_INT32, AM_TYPE_INVALID},
+      {AM_KERNEL_IF_ELSE, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     for (int d = 0; d < 2; d++) {
@@ -293,6 +298,7 @@ static const am_kernel_key golden_keys[] = {
     {AM_KERNEL_PREDICATE, AM_IS_NULL | AM_NAN_IS_NULL << 8, AM_FLOAT32, AM_TYPE_INVALID},
     {AM_KERNEL_PREDICATE, AM_IS_VALID, AM_TYPE_INVALID, AM_TYPE_INVALID},
     {AM_KERNEL_COALESCE, 0, AM_FLOAT32, AM_TYPE_INVALID},
+    {AM_KERNEL_IF_ELSE, 1, AM_BOOL, AM_TYPE_INVALID},
 };
 
 static char *read_file(const char *path) {

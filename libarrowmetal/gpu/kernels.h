@@ -147,7 +147,15 @@ typedef enum am_kernel_kind {
    * valid0 says it is valid, else of in1 (valid1), or `scalar` (never null)
    * when in1 == 0; null where both are (out_valid only when both may be).
    * Values are moved as bits: float64 runs in every dialect. */
-  AM_KERNEL_COALESCE = 33
+  AM_KERNEL_COALESCE = 33,
+  /* if_else, two launches writing one output (t0 values, bits for AM_BOOL,
+   * and out_valid when given): op 0 takes the left side where the condition
+   * (in1, an AM_BOOL bitmap at off1, validity valid1) is true and writes
+   * every word (zero, and invalid, elsewhere); op 1 then ORs in (bits) or
+   * stores (values) the right side where it is false. A side is in0 (with
+   * valid0), or the scalar when in0 is 0 (null when scalar_null != 0). A null
+   * condition slot is null. Values move as bits: every type in every dialect. */
+  AM_KERNEL_IF_ELSE = 34
 } am_kernel_kind;
 
 typedef struct am_kernel_key {
@@ -192,7 +200,8 @@ typedef struct am_gpu_args {
   uint64_t scalar;     /* scalar operand's bits in the operand type's 64-bit form:
                           int64 for signed, uint64 for unsigned, double bits for
                           floats (float32 too), 0/1 for bool */
-  int32_t scalar_null; /* reserved: the host handles null scalars */
+  int32_t scalar_null; /* IF_ELSE: the scalar side is null; elsewhere reserved (the host
+                          handles null scalars) */
   int32_t pad;
 } am_gpu_args;
 

@@ -1,6 +1,8 @@
 /* The null-handling ops of every GPU backend (branch nulls): each fills an
  * argument block and launches the kernels of kernel_source_nulls.c, with the
  * helpers of ops.c (ops_shared.h). */
+#include <string.h>
+
 #include "core/types.h"
 #include "gpu/ops_shared.h"
 
@@ -48,5 +50,59 @@ int am_gpu_coalesce(am_err *err, const am_array *left, const am_array *right,
   am_gpu_op gpu_op = am_gpu_ops_plain(err);
   am_kernel_key key = {AM_KERNEL_COALESCE, 0, left->type, AM_TYPE_INVALID};
   status = am_gpu_ops_run(err, am_gpu_of(left->device), &gpu_op, 0, &key, &args, 1);
+  return am_gpu_ops_finish(status, result, out);
+}
+
+/* One side of if_else in an argument block: its array, or its scalar. */
+static void bind_side(am_gpu_args *args, const am_array *array, const am_scalar *scalar) {
+  if (array) {
+    am_gpu_ops_bind(args, 0, array);
+    return;
+  }
+  args->in0 = 0;
+  args->valid0 = 0;
+  args->off0 = 0;
+  args->scalar_null = scalar->is_null != 0;
+  args->scalar = scalar->is_null ? 0 : am_gpu_ops_scalar_bits(scalar);
+}
+
+static int side_has_nulls(const am_array *array, const am_scalar *scalar) {
+  return array ? am_gpu_ops_has_nulls(array) : scalar->is_null;
+}
+
+/* Two launches into one output under one commit: the left side where the
+ * condition is true (writing every word), then the right side where it is
+ * false. */
+int am_gpu_if_else(am_err *err, const am_array *cond, const am_array *left,
+                   const am_scalar *left_scalar, const am_array *right,
+                   const am_scalar *right_scalar, am_array **out) {
+  am_device *device = cond->device;
+  am_gpu_device *gpu = am_gpu_of(device);
+  am_type type = left ? left->type : (am_type)left_scalar->type;
+  int with_validity = am_gpu_ops_has_nulls(cond) || side_has_nulls(left, left_scalar) ||
+                      side_has_nulls(right, right_scalar);
+  am_array *result = NULL;
+  int status = am_gpu_ops_result(err, device, type, cond->length, with_validity, &result);
+  if (status != AM_OK) return status;
+  am_gpu_args args[2];
+  for (int side = 0; side < 2; side++) {
+    memset(&args[side], 0, sizeof args[side]);
+    bind_side(&args[side], side ? right : left, side ? right_scalar : left_scalar);
+    am_gpu_ops_bind(&args[side], 1, cond);
+    args[side].out = am_gpu_ops_address(result->data);
+    args[side].out_valid = am_gpu_ops_address(result->validity);
+    args[side].n = cond->length;
+    args[side].scratch = am_gpu_ops_address(gpu->scratch->ptr);
+  }
+  am_gpu_op op = am_gpu_ops_plain(err);
+  int token = 0;
+  status = am_gpu_op_begin(err, gpu, &token);
+  if (status != AM_OK) return am_gpu_ops_finish(status, result, out);
+  for (int side = 0; side < 2 && status == AM_OK; side++) {
+    am_kernel_key key = {AM_KERNEL_IF_ELSE, side, type, AM_TYPE_INVALID};
+    status = am_gpu_launch(err, gpu, &key, &args[side]);
+  }
+  status = am_gpu_op_end(err, gpu, token, status, &op);
+  if (status == AM_OK && !with_validity) atomic_store(&result->null_count, 0);
   return am_gpu_ops_finish(status, result, out);
 }

@@ -152,6 +152,9 @@ int am_gpu_predicate(am_err *err, am_predicate op, int flags, const am_array *ar
                      am_array **out);
 int am_gpu_coalesce(am_err *err, const am_array *left, const am_array *right,
                     const am_scalar *scalar, am_array **out);
+int am_gpu_if_else(am_err *err, const am_array *cond, const am_array *left,
+                   const am_scalar *left_scalar, const am_array *right,
+                   const am_scalar *right_scalar, am_array **out);
 
 int am_gpu_resolve(am_err *err, const am_array *array);
 int am_gpu_flush(am_err *err, am_device *device, int wait, uint64_t *ticket);
@@ -173,7 +176,8 @@ int am_gpu_sync(am_err *err, am_device *device);
    .fill = am_gpu_fill,           \
    .concat = am_gpu_concat,       \
    .predicate = am_gpu_predicate, \
-   .coalesce = am_gpu_coalesce}
+   .coalesce = am_gpu_coalesce,   \
+   .if_else = am_gpu_if_else}
 #define AM_GPU_QUEUE(wait_stream_fn, resident_fn) \
   {.resolve = am_gpu_resolve,                     \
    .flush = am_gpu_flush,                         \

@@ -63,6 +63,7 @@ from ._fallback import ArrowMetalFallbackWarning, fallbacks
 from ._nulls import (  # null handling (branch nulls)
     coalesce,
     fill_null,
+    if_else,
     is_finite,
     is_inf,
     is_nan,
@@ -191,7 +192,16 @@ __all__ = [
     "version",
 ]
 # Null handling (branch nulls).
-__all__ += ["coalesce", "fill_null", "is_finite", "is_inf", "is_nan", "is_null", "is_valid"]
+__all__ += [
+    "coalesce",
+    "fill_null",
+    "if_else",
+    "is_finite",
+    "is_inf",
+    "is_nan",
+    "is_null",
+    "is_valid",
+]
 
 # The functions of the library's table-driven families (am_unary: negate,
 # abs, ...), by their pyarrow names, from the C library's own list.

@@ -1,6 +1,6 @@
 """pyarrow.compute's null-handling functions, with its names, argument order
 and options (branch nulls): is_null, is_valid, is_nan, is_finite, is_inf,
-fill_null, coalesce.
+fill_null, coalesce, if_else.
 
 As everywhere in the package: am.Array inputs give an am.Array; ChunkedArray
 inputs a ChunkedArray with the chunks kept; scalars a Python value (pyarrow
@@ -39,7 +39,16 @@ if TYPE_CHECKING:
         UnaryFunction,
     )
 
-__all__ = ["coalesce", "fill_null", "is_finite", "is_inf", "is_nan", "is_null", "is_valid"]
+__all__ = [
+    "coalesce",
+    "fill_null",
+    "if_else",
+    "is_finite",
+    "is_inf",
+    "is_nan",
+    "is_null",
+    "is_valid",
+]
 
 _error = error_from_status
 _am_is = lib.am_is
@@ -296,3 +305,53 @@ def fill_null(
     except ArrowMetalTypeError as e:
         args = (values, fill_value)
         return _input_fallback("fill_null", e, args, args, {})
+
+
+def _if_else(arrays: Any, scalars: Any, n: int, out: Any) -> int:
+    return lib.am_if_else(arrays[0], arrays[1], scalars[1], arrays[2], scalars[2], out)
+
+
+def _length_of(values: tuple[Any, ...]) -> int | None:
+    """The length of the first array among `values` (None: scalars only)."""
+    for x in values:
+        kind = dispatch(type(x))[0]
+        if kind == ARRAY:
+            return len(x)
+        if kind != SCALAR:
+            return len(x)
+    return None
+
+
+def if_else(
+    cond: ArrayLike | ScalarLike,
+    left: ArrayLike | ScalarLike,
+    right: ArrayLike | ScalarLike,
+    /,
+    *,
+    memory_pool: pa.MemoryPool | None = None,
+    device: DeviceLike | None = None,
+) -> ElementwiseResult:
+    """`left` where `cond` is true, `right` where it is false, null where it is null
+    (pyarrow.compute.if_else). The sides, arrays of cond's length or scalars, are
+    converted to their common type (am_if_else); a scalar condition applies to
+    every slot. Scalars alone give a Python value."""
+    args = (cond, left, right)
+    try:
+        if any(is_chunked(x) for x in args):
+            return map_pieces(lambda c, x, y: if_else(c, x, y, device=device), args)
+        if dispatch(type(cond))[0] == SCALAR:
+            n = _length_of((left, right))
+            if n is None and cond is None:
+                return None  # a null condition (pyarrow's null type too): null
+            if n is not None:  # a scalar condition over array sides: an array of it
+                s = _scalar_arg(cond, dispatch(type(cond))[1])
+                if s.type == lib.AM_TYPE_INVALID:
+                    s.type = lib.AM_BOOL  # None: a null condition, as pa.scalar(None, bool)
+                out = tls.out
+                rc = lib.am_full(s, n, device_ptr(device), out)
+                if rc:
+                    raise _error(rc)
+                return _call_values(_if_else, (wrap(out[0]), left, right), device)
+        return _on_values(_if_else, args, device)
+    except ArrowMetalTypeError as e:
+        return _input_fallback("if_else", e, args, args, {})

@@ -309,3 +309,81 @@ def test_fill_null_and_coalesce_on_the_gpu_match_the_cpu(t):
     assert plain(am.fill_null(ga, gb)) == plain(pc.fill_null(a, b))
     assert plain(am.fill_null(ga, fills(t)[0])) == plain(pc.fill_null(a, fills(t)[0]))
     assert plain(am.coalesce(ga, gb, fills(t)[0])) == plain(pc.coalesce(a, b, fills(t)[0]))
+
+
+# ---- if_else -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("t", TYPES)
+def test_if_else_matches_pyarrow(t):
+    cond = sample("bool", 200, seed=20)
+    a, b = sample(t, 200, seed=21), sample(t, 200, seed=22)
+    side = fills(t)[0]
+    for args in ((cond, a, b), (cond, a, side), (cond, side, b), (cond, None, b),
+                 (cond.slice(3), a.slice(3), b.slice(3)), (True, a, b), (False, side, b),
+                 (pa.scalar(None, pa.bool_()), a, b), (cond, side, side)):  # fmt: skip
+        want = outcome(pc.if_else, *args)
+        assert outcome(am.if_else, *args) == want, args[1:]
+        mine = [am.array(x) if isinstance(x, pa.Array) else x for x in args]
+        assert outcome(am.if_else, *mine) == want
+
+
+def test_if_else_promotes_and_refuses_as_pyarrow_does():
+    cond = pa.array([True, False, None, True])
+    i8 = pa.array([1, 2, 3, None], pa.int8())
+    for other in (pa.array([1, 2, 3, 4], pa.uint64()), pa.array([1, 2**63, 3, 4], pa.uint64()),
+                  pa.array([0.5, 1, 2, 3], pa.float32()), pa.array([True] * 4), 300, 2.5,
+                  True, None, pa.array([1, 2], pa.int8())):  # fmt: skip
+        assert outcome(am.if_else, cond, i8, other) == outcome(pc.if_else, cond, i8, other), other
+        assert outcome(am.if_else, cond, other, i8) == outcome(pc.if_else, cond, other, i8), other
+    with pytest.raises(TypeError, match="no kernel matching input types"):
+        am.if_else(i8, i8, i8)
+    assert am.if_else(True, 1, 2) == 1 and am.if_else(None, 1, 2) is None
+
+
+def test_if_else_of_chunked_arrays_keeps_the_boundaries():
+    cond = pa.chunked_array([[True, None], [False, True, False]])
+    x = pa.chunked_array([[1, 2, 3], [4, None]], pa.int32())
+    got = am.if_else(cond, x, -1)
+    assert got.to_pylist() == pc.if_else(cond, x, -1).to_pylist() == [1, None, -1, 4, -1]
+    assert [len(c) for c in got.chunks] == [2, 1, 2]
+
+
+def test_am_if_else_argument_checks():
+    out = ffi.new("am_array **")
+    c, a = am.array([True, False]), am.array([1, 2])
+    s = ffi.new("am_scalar *")
+    s.type, s.i64 = lib.AM_INT64, 3
+    null = ffi.new("am_scalar *")
+    null.type, null.is_null = lib.AM_TYPE_INVALID, 1
+    cases = [
+        ((ffi.NULL, a.handle, ffi.NULL, a.handle, ffi.NULL, out), lib.AM_EINVAL, "cond is NULL"),
+        ((c.handle, a.handle, s, a.handle, ffi.NULL, out), lib.AM_EINVAL,
+         "give left as an array or a scalar, not both"),
+        ((c.handle, a.handle, ffi.NULL, ffi.NULL, ffi.NULL, out), lib.AM_EINVAL,
+         "give right as an array or a scalar, neither is given"),
+        ((c.handle, ffi.NULL, null, ffi.NULL, null, out), lib.AM_ETYPE,
+         "function 'if_else' has no kernel matching input types (bool, null, null)"),
+        ((a.handle, ffi.NULL, s, a.handle, ffi.NULL, out), lib.AM_ETYPE,
+         "function 'if_else' has no kernel matching input types (int64, int64, int64)"),
+        ((c.handle, a.handle, ffi.NULL, a.handle, ffi.NULL, ffi.NULL), lib.AM_EINVAL,
+         "out is NULL"),
+    ]  # fmt: skip
+    for args, status, message in cases:
+        assert lib.am_if_else(*args) == status
+        assert ffi.string(lib.am_last_error()).decode() == f"am_if_else: {message}"
+    assert out[0] == ffi.NULL
+    assert lib.am_if_else(c.handle, ffi.NULL, null, a.handle, ffi.NULL, out) == lib.AM_OK
+    assert am._array.wrap(out[0]).to_pylist() == [None, 2]
+
+
+@pytest.mark.skipif(not CUDA, reason="needs a CUDA device")
+@pytest.mark.parametrize("t", TYPES)
+def test_if_else_on_the_gpu_matches_pyarrow(t):
+    cond = sample("bool", 5000, seed=30).slice(9)
+    a, b = sample(t, 5000, seed=31).slice(9), sample(t, 5000, seed=32).slice(9)
+    g = [am.array(x, device="cuda") for x in (cond, a, b)]
+    assert plain(am.if_else(*g)) == plain(pc.if_else(cond, a, b))
+    side = fills(t)[0]
+    assert plain(am.if_else(g[0], g[1], side)) == plain(pc.if_else(cond, a, side))
+    assert plain(am.if_else(g[0], None, g[2])) == plain(pc.if_else(cond, None, b))
