@@ -6,7 +6,8 @@ calls the C ABI for them (``call``).
 Ops: is_null (param ``nan_is_null``), is_valid, is_nan, is_finite, is_inf (am_is);
 fill_null (forms ``array-scalar`` and ``array-array``: am_fill_null); coalesce (form
 ``nary``: inputs in argument order, arrays and scalars, am_coalesce); if_else (form
-``nary``: cond, left, right, each side an array or a scalar, am_if_else).
+``nary``: cond, left, right, each side an array or a scalar, am_if_else); drop_null (form
+``unary``: am_drop_null).
 """
 
 import casefmt as cf
@@ -15,7 +16,7 @@ from casefmt import FLOAT_TYPES, TYPES
 
 # The predicates of am_is, by pyarrow name -> am_predicate value (the library's table).
 PREDICATES = functions.PREDICATE
-OPS = list(PREDICATES) + ["fill_null", "coalesce", "if_else"]
+OPS = list(PREDICATES) + ["fill_null", "coalesce", "if_else", "drop_null"]
 FILE = "nulls"
 
 
@@ -40,6 +41,8 @@ def evaluate(op, params, args):
         return pc.coalesce(*args)
     if op == "if_else":
         return pc.if_else(*args)
+    if op == "drop_null":
+        return pc.drop_null(args[0])
     raise AssertionError(op)
 
 
@@ -97,6 +100,8 @@ def call(case, arrays, scalars, out):
             else:
                 sides += [next(arrays_in), ffi.NULL]
         return "am_if_else", lib.am_if_else(cond, *sides, out), out
+    if op == "drop_null":
+        return "am_drop_null", lib.am_drop_null(arrays[0], out), out
     raise AssertionError("unknown op " + op)
 
 
@@ -344,12 +349,32 @@ def gen_if_else(g):
               [g.inline("bool", cond, 7), g.scalar(t, v), g.inline("uint8", [1, 255, 0, None])])  # fmt: skip
 
 
+def gen_drop_null(g):
+    for t in TYPES:
+        kind = values_of(g, "drop_null", t)
+        for _, n, nulls, off, rep in g.sweep(f"drop_null/{t}", reps=2):
+            cid = g.sweep_id("drop_null", t, "unary", n, nulls, off, rep)
+            # the second of the long ones: mostly nulls, in long runs
+            permille = 900 if rep == 1 and nulls == "some-nulls" and n >= 1000 else nulls
+            g.add(cid, "drop_null", {}, "unary", [g.gen_input(t, n, permille, off, cid, **kind)])
+        for off in (0, 7, 63):
+            g.add(f"drop_null/{t}/unary/edges/offset{off}", "drop_null", {}, "unary",
+                  [g.inline(t, edges(t) * 13, off)])  # fmt: skip
+        g.add(f"drop_null/{t}/unary/no-bitmap", "drop_null", {}, "unary",
+              [g.inline(t, edges(t)[2:4] * 40)])  # fmt: skip
+        g.add(f"drop_null/{t}/unary/nulls-in-padding-only", "drop_null", {}, "unary",
+              [g.inline(t, edges(t)[2:4] * 40, 7)])  # fmt: skip
+        g.add(f"drop_null/{t}/unary/all-null", "drop_null", {}, "unary",
+              [g.inline(t, [None] * 130, 1)])  # fmt: skip
+
+
 def gen(g):
     """Every null-handling case; `g` is generate.py (add, sweep, gen_input, inline, ...)."""
     gen_predicates(g)
     gen_fill_null(g)
     gen_coalesce(g)
     gen_if_else(g)
+    gen_drop_null(g)
 
 
 # ---- the README's matrix -----------------------------------------------------------------

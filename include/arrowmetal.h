@@ -464,7 +464,7 @@ int am_take(const am_array *array, const am_array *indices, am_array **out);
 int am_slice(const am_array *array, int64_t offset, int64_t length, am_array **out);
 
 /* ---- Null handling (branch nulls): pyarrow's is_null, is_valid, is_nan,
- * is_finite, is_inf, fill_null, coalesce and if_else.
+ * is_finite, is_inf, fill_null, coalesce, if_else and drop_null.
  * Ownership: inputs are borrowed and only read; `*out` is a new handle the
  * caller releases. Thread safety: as every call (any thread, any time). */
 
@@ -532,6 +532,11 @@ int am_coalesce(const am_array *const *arrays, const am_scalar *const *scalars, 
  * has cond's length; inputs on several devices meet as routing says. */
 int am_if_else(const am_array *cond, const am_array *left, const am_scalar *left_scalar,
                const am_array *right, const am_scalar *right_scalar, am_array **out);
+
+/* pyarrow's drop_null: the valid slots of `array` in order, every type (a
+ * filter by the array's own validity). An array without nulls comes back as
+ * a new handle on the same buffers. */
+int am_drop_null(const am_array *array, am_array **out);
 /* ---- end of null handling (branch nulls) */
 
 /* ---- Batching
@@ -579,7 +584,8 @@ typedef enum am_function_family {
   AM_FAMILY_PREDICATE = 9,  /* am_is: op = am_predicate */
   AM_FAMILY_FILL_NULL = 10, /* am_fill_null */
   AM_FAMILY_COALESCE = 11,  /* am_coalesce */
-  AM_FAMILY_IF_ELSE = 12    /* am_if_else */
+  AM_FAMILY_IF_ELSE = 12,   /* am_if_else */
+  AM_FAMILY_DROP_NULL = 13  /* am_drop_null */
 } am_function_family;
 
 typedef enum am_type_rule {

@@ -62,6 +62,7 @@ from ._errors import (
 from ._fallback import ArrowMetalFallbackWarning, fallbacks
 from ._nulls import (  # null handling (branch nulls)
     coalesce,
+    drop_null,
     fill_null,
     if_else,
     is_finite,
@@ -194,6 +195,7 @@ __all__ = [
 # Null handling (branch nulls).
 __all__ += [
     "coalesce",
+    "drop_null",
     "fill_null",
     "if_else",
     "is_finite",

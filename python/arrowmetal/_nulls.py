@@ -1,6 +1,6 @@
 """pyarrow.compute's null-handling functions, with its names, argument order
 and options (branch nulls): is_null, is_valid, is_nan, is_finite, is_inf,
-fill_null, coalesce, if_else.
+fill_null, coalesce, if_else, drop_null.
 
 As everywhere in the package: am.Array inputs give an am.Array; ChunkedArray
 inputs a ChunkedArray with the chunks kept; scalars a Python value (pyarrow
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from . import _fallback
 from ._array import Array, wrap
+from ._batch import batch
 from ._capi import ffi, lib
 from ._chunked import is_chunked, map_pieces
 from ._compute import _FALLBACK, _import_operand, _input_fallback, _on_operand, _options
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 
     from ._typing import (
         ArrayLike,
+        ArrayResult,
         DeviceLike,
         ElementwiseResult,
         NullOptions,
@@ -41,6 +43,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "coalesce",
+    "drop_null",
     "fill_null",
     "if_else",
     "is_finite",
@@ -52,6 +55,7 @@ __all__ = [
 
 _error = error_from_status
 _am_is = lib.am_is
+_am_drop_null = lib.am_drop_null
 
 
 def _predicate(op: int, flags: int, x: Any, device: DeviceLike | None) -> Array | PyValue:
@@ -355,3 +359,45 @@ def if_else(
         return _on_values(_if_else, args, device)
     except ArrowMetalTypeError as e:
         return _input_fallback("if_else", e, args, args, {})
+
+
+# ---------------------------------------------------------------------------
+# drop_null
+
+
+def _drop_null_chunks(input: Any, device: DeviceLike | None) -> pa.ChunkedArray[Any]:
+    """Each chunk without its nulls, as pyarrow gives them: the chunks left
+    empty are left out, but for one when every chunk is."""
+    import pyarrow as pa
+
+    with batch():
+        results = [_on_operand(_am_drop_null, chunk, device) for chunk in input.chunks]
+    chunks = [r.to_pyarrow() for r in results]
+    kept = [c for c in chunks if len(c)]
+    return pa.chunked_array(kept or chunks[:1], type=input.type)
+
+
+def drop_null(
+    input: ArrayLike,
+    /,
+    *,
+    memory_pool: pa.MemoryPool | None = None,
+    device: DeviceLike | None = None,
+) -> ArrayResult:
+    """The valid slots of `input`, in order (pyarrow.compute.drop_null; am_drop_null)."""
+    try:
+        if type(input) is Array:
+            out = tls.out
+            rc = _am_drop_null(input._ptr, out)
+            if rc:
+                raise _error(rc)
+            return wrap(out[0])
+        if is_chunked(input):
+            return _drop_null_chunks(input, device)
+        if dispatch(type(input))[0] == SCALAR:
+            raise ArrowMetalTypeError(
+                f"drop_null takes an array, not a scalar ({type(input).__name__})", lib.AM_ETYPE
+            )
+        return _on_operand(_am_drop_null, input, device)
+    except ArrowMetalTypeError as e:
+        return _input_fallback("drop_null", e, (input,), (input,), {})

@@ -387,3 +387,43 @@ def test_if_else_on_the_gpu_matches_pyarrow(t):
     side = fills(t)[0]
     assert plain(am.if_else(g[0], g[1], side)) == plain(pc.if_else(cond, a, side))
     assert plain(am.if_else(g[0], None, g[2])) == plain(pc.if_else(cond, None, b))
+
+
+# ---- drop_null ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("t", TYPES)
+def test_drop_null_matches_pyarrow(t):
+    data = sample(t, 300, seed=40)
+    for x in (data, data.slice(5), data.slice(64, 100), pa.array([None] * 9, data.type)):
+        want = plain(pc.drop_null(x))
+        assert plain(am.drop_null(x)) == want
+        got = am.drop_null(am.array(x))
+        assert plain(got) == want and got.null_count == 0 and got.type == am.array(x).type
+
+
+def test_drop_null_of_chunked_arrays_leaves_out_empty_chunks_as_pyarrow():
+    for chunks in ([[None], [None]], [[1], [2]], [[], [1, None]], [[None, 1], [], [None, 5]]):
+        x = pa.chunked_array(chunks, pa.int8())
+        want = [c.to_pylist() for c in pc.drop_null(x).chunks]
+        assert [c.to_pylist() for c in am.drop_null(x).chunks] == want
+    assert am.drop_null(pa.chunked_array([], pa.int8())).num_chunks == 0
+
+
+def test_drop_null_without_nulls_shares_the_buffers_and_refuses_scalars():
+    a = am.array([1, 2, 3])
+    assert am.drop_null(a).to_pylist() == [1, 2, 3]
+    with pytest.raises(TypeError, match="takes an array"):
+        am.drop_null(3)
+    assert lib.am_drop_null(ffi.NULL, ffi.new("am_array **")) == lib.AM_EINVAL
+    assert ffi.string(lib.am_last_error()).decode() == "am_drop_null: array is NULL"
+
+
+@pytest.mark.skipif(not CUDA, reason="needs a CUDA device")
+@pytest.mark.parametrize("t", TYPES)
+def test_drop_null_on_the_gpu_matches_pyarrow(t):
+    data = sample(t, 5000, seed=41).slice(11)
+    assert plain(am.drop_null(am.array(data, device="cuda"))) == plain(pc.drop_null(data))
+    with am.batch():
+        pending = am.drop_null(am.array(data, device="cuda"))
+    assert plain(pending) == plain(pc.drop_null(data))
