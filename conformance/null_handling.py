@@ -7,7 +7,8 @@ Ops: is_null (param ``nan_is_null``), is_valid, is_nan, is_finite, is_inf (am_is
 fill_null (forms ``array-scalar`` and ``array-array``: am_fill_null); coalesce (form
 ``nary``: inputs in argument order, arrays and scalars, am_coalesce); if_else (form
 ``nary``: cond, left, right, each side an array or a scalar, am_if_else); drop_null (form
-``unary``: am_drop_null).
+``unary``: am_drop_null); fill_null_forward and fill_null_backward (form ``unary``:
+am_fill_null_direction).
 """
 
 import casefmt as cf
@@ -17,6 +18,8 @@ from casefmt import FLOAT_TYPES, TYPES
 # The predicates of am_is, by pyarrow name -> am_predicate value (the library's table).
 PREDICATES = functions.PREDICATE
 OPS = list(PREDICATES) + ["fill_null", "coalesce", "if_else", "drop_null"]
+DIRECTIONS = {"fill_null_forward": 0, "fill_null_backward": 1}  # am_fill_direction
+OPS += list(DIRECTIONS)
 FILE = "nulls"
 
 
@@ -43,6 +46,8 @@ def evaluate(op, params, args):
         return pc.if_else(*args)
     if op == "drop_null":
         return pc.drop_null(args[0])
+    if op in DIRECTIONS:
+        return pc.call_function(op, [args[0]])
     raise AssertionError(op)
 
 
@@ -102,6 +107,9 @@ def call(case, arrays, scalars, out):
         return "am_if_else", lib.am_if_else(cond, *sides, out), out
     if op == "drop_null":
         return "am_drop_null", lib.am_drop_null(arrays[0], out), out
+    if op in DIRECTIONS:
+        rc = lib.am_fill_null_direction(DIRECTIONS[op], arrays[0], out)
+        return "am_fill_null_direction", rc, out
     raise AssertionError("unknown op " + op)
 
 
@@ -368,6 +376,33 @@ def gen_drop_null(g):
               [g.inline(t, [None] * 130, 1)])  # fmt: skip
 
 
+def gen_fill_directions(g):
+    for op in DIRECTIONS:
+        for t in TYPES:
+            kind = values_of(g, op, t)
+            for _, n, nulls, off, rep in g.sweep(f"{op}/{t}", reps=2):
+                cid = g.sweep_id(op, t, "unary", n, nulls, off, rep)
+                # the second of the long ones: long runs of nulls, over words and blocks
+                permille = 990 if rep == 1 and nulls == "some-nulls" and n >= 1000 else nulls
+                g.add(cid, op, {}, "unary", [g.gen_input(t, n, permille, off, cid, **kind)])
+            v = [x for x in edges(t) if x is not None]
+            runs = {
+                "edges": edges(t) * 11,
+                "leading-nulls": [None] * 70 + v,
+                "trailing-nulls": v + [None] * 70,
+                "one-valid-first": v[:1] + [None] * 200,
+                "one-valid-last": [None] * 200 + v[:1],
+                "one-valid-middle": [None] * 100 + v[:1] + [None] * 100,
+                "all-null": [None] * 129,
+                "no-nulls": v * 9,
+                "alternating": [x for p in zip(v * 5, [None] * (5 * len(v))) for x in p],
+            }
+            for name, values in runs.items():
+                for off in (0, 7, 63) if name == "edges" else (3,):
+                    g.add(f"{op}/{t}/unary/{name}/offset{off}", op, {}, "unary",
+                          [g.inline(t, values, off)])  # fmt: skip
+
+
 def gen(g):
     """Every null-handling case; `g` is generate.py (add, sweep, gen_input, inline, ...)."""
     gen_predicates(g)
@@ -375,6 +410,7 @@ def gen(g):
     gen_coalesce(g)
     gen_if_else(g)
     gen_drop_null(g)
+    gen_fill_directions(g)
 
 
 # ---- the README's matrix -----------------------------------------------------------------

@@ -464,7 +464,8 @@ int am_take(const am_array *array, const am_array *indices, am_array **out);
 int am_slice(const am_array *array, int64_t offset, int64_t length, am_array **out);
 
 /* ---- Null handling (branch nulls): pyarrow's is_null, is_valid, is_nan,
- * is_finite, is_inf, fill_null, coalesce, if_else and drop_null.
+ * is_finite, is_inf, fill_null, coalesce, if_else, drop_null, fill_null_forward
+ * and fill_null_backward.
  * Ownership: inputs are borrowed and only read; `*out` is a new handle the
  * caller releases. Thread safety: as every call (any thread, any time). */
 
@@ -537,6 +538,19 @@ int am_if_else(const am_array *cond, const am_array *left, const am_scalar *left
  * filter by the array's own validity). An array without nulls comes back as
  * a new handle on the same buffers. */
 int am_drop_null(const am_array *array, am_array **out);
+
+/* Which way am_fill_null_direction looks for a value. */
+typedef enum am_fill_direction {
+  AM_FILL_FORWARD = 0, /* pyarrow's fill_null_forward: the nearest valid slot before */
+  AM_FILL_BACKWARD = 1 /* fill_null_backward: the nearest valid slot after */
+} am_fill_direction;
+
+/* pyarrow's fill_null_forward / fill_null_backward: each null slot of `values`
+ * takes the value of the nearest valid slot before it (forward) or after it
+ * (backward); one with none stays null. Every type; the result has the
+ * values' type. An array without nulls comes back as a new handle on the
+ * same buffers. */
+int am_fill_null_direction(am_fill_direction direction, const am_array *values, am_array **out);
 /* ---- end of null handling (branch nulls) */
 
 /* ---- Batching
@@ -581,11 +595,12 @@ typedef enum am_function_family {
   AM_FAMILY_FILTER = 7,  /* am_filter */
   AM_FAMILY_TAKE = 8,    /* am_take */
   /* Null handling (branch nulls) */
-  AM_FAMILY_PREDICATE = 9,  /* am_is: op = am_predicate */
-  AM_FAMILY_FILL_NULL = 10, /* am_fill_null */
-  AM_FAMILY_COALESCE = 11,  /* am_coalesce */
-  AM_FAMILY_IF_ELSE = 12,   /* am_if_else */
-  AM_FAMILY_DROP_NULL = 13  /* am_drop_null */
+  AM_FAMILY_PREDICATE = 9,           /* am_is: op = am_predicate */
+  AM_FAMILY_FILL_NULL = 10,          /* am_fill_null */
+  AM_FAMILY_COALESCE = 11,           /* am_coalesce */
+  AM_FAMILY_IF_ELSE = 12,            /* am_if_else */
+  AM_FAMILY_DROP_NULL = 13,          /* am_drop_null */
+  AM_FAMILY_FILL_NULL_DIRECTION = 14 /* am_fill_null_direction: op = am_fill_direction */
 } am_function_family;
 
 typedef enum am_type_rule {
@@ -616,7 +631,8 @@ typedef enum am_null_rule {
                              null index gives null (take) */
   /* Null handling (branch nulls) */
   AM_NULLS_NEVER = 4, /* the result is never null (is_null, is_valid) */
-  AM_NULLS_FILL = 5   /* null only where no input gives a value (fill_null, coalesce) */
+  AM_NULLS_FILL = 5   /* null only where no input gives a value (fill_null, coalesce; and
+                         fill_null_forward / _backward: where no valid slot is before / after) */
 } am_null_rule;
 
 typedef struct am_function_info {

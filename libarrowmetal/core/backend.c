@@ -33,6 +33,7 @@ int am_backend_check(am_err *err, const am_backend *backend) {
       SLOT(kernels, predicate), /* null handling (branch nulls) */
       SLOT(kernels, coalesce),
       SLOT(kernels, if_else),
+      SLOT(kernels, fill_direction),
       SLOT(queue, resolve),
       SLOT(queue, flush),
       SLOT(queue, wait),

@@ -100,6 +100,9 @@ typedef struct am_kernel_ops {
   int (*if_else)(am_err *err, const am_array *cond, const am_array *left,
                  const am_scalar *left_scalar, const am_array *right, const am_scalar *right_scalar,
                  am_array **out);
+  /* fill_null_forward / _backward over an array that may have nulls. */
+  int (*fill_direction)(am_err *err, am_fill_direction direction, const am_array *array,
+                        am_array **out);
 } am_kernel_ops;
 
 typedef struct am_queue_ops {

@@ -64,6 +64,10 @@ const am_op_desc am_ops[] = {
         AM_NULLS_SELECT),
     ROW("drop_null", "am_drop_null", AM_FAMILY_DROP_NULL, 0, 1, AM_KINDS_ALL, AM_RULE_SAME,
         AM_NULLS_SKIP),
+    ROW("fill_null_forward", "am_fill_null_direction", AM_FAMILY_FILL_NULL_DIRECTION,
+        AM_FILL_FORWARD, 1, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_FILL),
+    ROW("fill_null_backward", "am_fill_null_direction", AM_FAMILY_FILL_NULL_DIRECTION,
+        AM_FILL_BACKWARD, 1, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_FILL),
 };
 
 const int am_op_count = (int)(sizeof am_ops / sizeof am_ops[0]);
@@ -81,7 +85,7 @@ AM_UNARY_OPS(CHECK_POSITION)
 
 /* Rows are grouped by family and, within one, ordered by op value from 0:
  * the row of (family, op) is the family's first row + op. */
-enum { FAMILIES = AM_FAMILY_DROP_NULL + 1 };
+enum { FAMILIES = AM_FAMILY_FILL_NULL_DIRECTION + 1 };
 static const int family_rows[FAMILIES] = {
     [AM_FAMILY_REDUCE] = 4,
     [AM_FAMILY_COUNT] = 1,
@@ -98,6 +102,7 @@ static const int family_rows[FAMILIES] = {
     [AM_FAMILY_COALESCE] = 1,
     [AM_FAMILY_IF_ELSE] = 1,
     [AM_FAMILY_DROP_NULL] = 1,
+    [AM_FAMILY_FILL_NULL_DIRECTION] = AM_FILL_BACKWARD + 1,
 };
 
 const am_op_desc *am_op_find(am_function_family family, int op) {

@@ -141,6 +141,7 @@ const am_backend am_cpu_backend = {
             .predicate = am_cpu_predicate, /* null handling (branch nulls) */
             .coalesce = am_cpu_coalesce,
             .if_else = am_cpu_if_else,
+            .fill_direction = am_cpu_fill_direction,
         },
     .queue =
         {

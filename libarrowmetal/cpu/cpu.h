@@ -116,6 +116,9 @@ int am_cpu_coalesce(am_err *err, const am_array *left, const am_array *right,
 int am_cpu_if_else(am_err *err, const am_array *cond, const am_array *left,
                    const am_scalar *left_scalar, const am_array *right,
                    const am_scalar *right_scalar, am_array **out);
+/* fill_direction.c */
+int am_cpu_fill_direction(am_err *err, am_fill_direction direction, const am_array *array,
+                          am_array **out);
 
 /* The null count as recorded (-1: unknown). */
 static inline int64_t am_cpu_recorded_nulls(const am_array *array) {

@@ -39,10 +39,13 @@ extern const char *const am_ks_word_loop;
 /* ---- From kernel_source_nulls.c (null handling, branch nulls) */
 
 /* The case labels of that file's kinds, for kernel_source.c's switches. */
-#define AM_KS_NULLS_CASES   \
-  case AM_KERNEL_PREDICATE: \
-  case AM_KERNEL_COALESCE:  \
-  case AM_KERNEL_IF_ELSE:
+#define AM_KS_NULLS_CASES     \
+  case AM_KERNEL_PREDICATE:   \
+  case AM_KERNEL_COALESCE:    \
+  case AM_KERNEL_IF_ELSE:     \
+  case AM_KERNEL_FILL_BLOCKS: \
+  case AM_KERNEL_FILL_CARRY:  \
+  case AM_KERNEL_FILL_GATHER:
 
 /* Whether `kind` is one of that file's kinds; for those, the same questions
  * kernel_source.c answers for its own. */

@@ -82,7 +82,12 @@ static int each_key(key_fn fn, void *ctx) {
   for (int t = AM_BOOL; t <= AM_FLOAT64; t++) {
     VISIT(AM_KERNEL_COALESCE, 0, t, AM_TYPE_INVALID);
     for (int side = 0; side < 2; side++) VISIT(AM_KERNEL_IF_ELSE, side, t, AM_TYPE_INVALID);
+    for (int dir = AM_FILL_FORWARD; dir <= AM_FILL_BACKWARD; dir++)
+      VISIT(AM_KERNEL_FILL_GATHER, dir, t, AM_TYPE_INVALID);
   }
+  for (int dir = AM_FILL_FORWARD; dir <= AM_FILL_BACKWARD; dir++)
+    VISIT(AM_KERNEL_FILL_BLOCKS, dir, AM_TYPE_INVALID, AM_TYPE_INVALID);
+  VISIT(AM_KERNEL_FILL_CARRY, 0, AM_TYPE_INVALID, AM_TYPE_INVALID);
 #undef VISIT
   return count;
 }
@@ -94,7 +99,10 @@ static int uses_double(const am_kernel_key *k) {
     return 0;
   /* Null handling (branch nulls): the predicates of the validity alone take
    * any type (the keys visited give them none); COALESCE moves bits. */
-  if (k->kind == AM_KERNEL_COALESCE || k->kind == AM_KERNEL_IF_ELSE) return 0;
+  if (k->kind == AM_KERNEL_COALESCE || k->kind == AM_KERNEL_IF_ELSE ||
+      k->kind == AM_KERNEL_FILL_BLOCKS || k->kind == AM_KERNEL_FILL_CARRY ||
+      k->kind == AM_KERNEL_FILL_GATHER)
+    return 0;
   return k->t0 == AM_FLOAT64 || (k->kind == AM_KERNEL_CAST && k->t1 == AM_FLOAT64);
 }
 
@@ -208,6 +216,9 @@ static void check_errors(void) {
       {AM_KERNEL_COALESCE, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
       {AM_KERNEL_IF_ELSE, 2, AM_INT32, AM_TYPE_INVALID},
       {AM_KERNEL_IF_ELSE, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
+      {AM_KERNEL_FILL_BLOCKS, 2, AM_TYPE_INVALID, AM_TYPE_INVALID},
+      {AM_KERNEL_FILL_GATHER, 2, AM_INT32, AM_TYPE_INVALID},
+      {AM_KERNEL_FILL_GATHER, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     for (int d = 0; d < 2; d++) {
@@ -299,6 +310,7 @@ static const am_kernel_key golden_keys[] = {
     {AM_KERNEL_PREDICATE, AM_IS_VALID, AM_TYPE_INVALID, AM_TYPE_INVALID},
     {AM_KERNEL_COALESCE, 0, AM_FLOAT32, AM_TYPE_INVALID},
     {AM_KERNEL_IF_ELSE, 1, AM_BOOL, AM_TYPE_INVALID},
+    {AM_KERNEL_FILL_GATHER, AM_FILL_BACKWARD, AM_INT16, AM_TYPE_INVALID},
 };
 
 static char *read_file(const char *path) {

@@ -155,7 +155,24 @@ typedef enum am_kernel_kind {
    * stores (values) the right side where it is false. A side is in0 (with
    * valid0), or the scalar when in0 is 0 (null when scalar_null != 0). A null
    * condition slot is null. Values move as bits: every type in every dialect. */
-  AM_KERNEL_IF_ELSE = 34
+  AM_KERNEL_IF_ELSE = 34,
+  /* fill_null_forward (op AM_FILL_FORWARD) / _backward (AM_FILL_BACKWARD),
+   * three launches with the same args, over positions j (slot j forward,
+   * slot n - 1 - j backward), block b owning positions [b * per, (b + 1) *
+   * per) as FILTER_COUNT's blocks own slots:
+   *   FILL_BLOCKS: 1 + the last position whose slot is valid (valid0 at
+   *                off0), 0 if none, -> scratch partial[block] word 2; the
+   *                block count after the finish counter (t0 ignored).
+   *   FILL_CARRY:  one block: each partial becomes the largest of those
+   *                before it (an exclusive max scan; op and t0 ignored).
+   *   FILL_GATHER: out (t0 values, bits for AM_BOOL) at each slot: in0 at
+   *                the slot of the last valid position at or before its own,
+   *                null (out_valid) where there is none. Bit outputs (out for
+   *                AM_BOOL, out_valid) are ORed in: the host zeroes them.
+   * Values move as bits: every type in every dialect. */
+  AM_KERNEL_FILL_BLOCKS = 35,
+  AM_KERNEL_FILL_CARRY = 36,
+  AM_KERNEL_FILL_GATHER = 37
 } am_kernel_kind;
 
 typedef struct am_kernel_key {

@@ -106,3 +106,32 @@ int am_gpu_if_else(am_err *err, const am_array *cond, const am_array *left,
   if (status == AM_OK && !with_validity) atomic_store(&result->null_count, 0);
   return am_gpu_ops_finish(status, result, out);
 }
+
+/* A scan in three launches (kernels.h: FILL_BLOCKS, FILL_CARRY,
+ * FILL_GATHER), with the same arguments, under one commit. The ABI calls it
+ * for an array that may have nulls; bit outputs are ORed in, so they start
+ * at zero. The result's null count is counted when first asked for. */
+int am_gpu_fill_direction(am_err *err, am_fill_direction direction, const am_array *array,
+                          am_array **out) {
+  am_device *device = array->device;
+  am_gpu_device *gpu = am_gpu_of(device);
+  int64_t n = array->length;
+  am_array *result = NULL;
+  int status = am_gpu_ops_result(err, device, array->type, n, 1, &result);
+  if (status == AM_OK && array->type == AM_BOOL)
+    status = am_gpu_ops_zero(err, gpu, result->data, (n + 7) / 8);
+  if (status == AM_OK) status = am_gpu_ops_zero(err, gpu, result->validity, (n + 7) / 8);
+  if (status != AM_OK) return am_gpu_ops_finish(status, result, out);
+  am_gpu_args args = {0};
+  am_gpu_ops_bind(&args, 0, array);
+  args.out = am_gpu_ops_address(result->data);
+  args.out_valid = am_gpu_ops_address(result->validity);
+  args.n = n;
+  am_kernel_key keys[3] = {
+      {AM_KERNEL_FILL_BLOCKS, (int)direction, AM_TYPE_INVALID, AM_TYPE_INVALID},
+      {AM_KERNEL_FILL_CARRY, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
+      {AM_KERNEL_FILL_GATHER, (int)direction, array->type, AM_TYPE_INVALID}};
+  am_gpu_op op = am_gpu_ops_plain(err);
+  status = am_gpu_ops_run(err, gpu, &op, 0, keys, &args, 3);
+  return am_gpu_ops_finish(status, result, out);
+}

@@ -155,6 +155,8 @@ int am_gpu_coalesce(am_err *err, const am_array *left, const am_array *right,
 int am_gpu_if_else(am_err *err, const am_array *cond, const am_array *left,
                    const am_scalar *left_scalar, const am_array *right,
                    const am_scalar *right_scalar, am_array **out);
+int am_gpu_fill_direction(am_err *err, am_fill_direction direction, const am_array *array,
+                          am_array **out);
 
 int am_gpu_resolve(am_err *err, const am_array *array);
 int am_gpu_flush(am_err *err, am_device *device, int wait, uint64_t *ticket);
@@ -177,7 +179,8 @@ int am_gpu_sync(am_err *err, am_device *device);
    .concat = am_gpu_concat,       \
    .predicate = am_gpu_predicate, \
    .coalesce = am_gpu_coalesce,   \
-   .if_else = am_gpu_if_else}
+   .if_else = am_gpu_if_else,     \
+   .fill_direction = am_gpu_fill_direction}
 #define AM_GPU_QUEUE(wait_stream_fn, resident_fn) \
   {.resolve = am_gpu_resolve,                     \
    .flush = am_gpu_flush,                         \

@@ -1,6 +1,6 @@
 """pyarrow.compute's null-handling functions, with its names, argument order
 and options (branch nulls): is_null, is_valid, is_nan, is_finite, is_inf,
-fill_null, coalesce, if_else, drop_null.
+fill_null, coalesce, if_else, drop_null, fill_null_forward, fill_null_backward.
 
 As everywhere in the package: am.Array inputs give an am.Array; ChunkedArray
 inputs a ChunkedArray with the chunks kept; scalars a Python value (pyarrow
@@ -45,6 +45,8 @@ __all__ = [
     "coalesce",
     "drop_null",
     "fill_null",
+    "fill_null_backward",
+    "fill_null_forward",
     "if_else",
     "is_finite",
     "is_inf",
@@ -401,3 +403,78 @@ def drop_null(
         return _on_operand(_am_drop_null, input, device)
     except ArrowMetalTypeError as e:
         return _input_fallback("drop_null", e, (input,), (input,), {})
+
+
+# ---------------------------------------------------------------------------
+# fill_null_forward, fill_null_backward
+
+
+def _fill_direction(direction: int, values: Any, device: DeviceLike | None) -> Any:
+    """am_fill_null_direction on an array (an am.Array), or a scalar's value
+    (a null stays null: there is no other slot)."""
+    call = lambda p, o: lib.am_fill_null_direction(direction, p, o)
+    if type(values) is Array:
+        return _on_operand(call, values, device)
+    if is_chunked(values):
+        # The fill crosses chunk boundaries (as pyarrow's does): one array,
+        # filled, then cut again where the chunks were.
+        import pyarrow as pa
+
+        if values.num_chunks == 0:
+            return values
+        whole = _on_operand(call, pa.concat_arrays(values.chunks), device)
+        chunks, at = [], 0
+        for chunk in values.chunks:
+            chunks.append(whole.slice(at, len(chunk)).to_pyarrow())
+            at += len(chunk)
+        return pa.chunked_array(chunks, type=values.type)
+    kind, fill = dispatch(type(values))
+    if kind == SCALAR:
+        s = _scalar_arg(values, fill)
+        if s.is_null:
+            return None
+        result = _on_operand(call, _full_one(s, device), device)  # held while read
+        return read_values(result._ptr)[0]
+    return _on_operand(call, values, device)
+
+
+def _full_one(s: Any, device: DeviceLike | None) -> Array:
+    out = tls.out
+    rc = lib.am_full(s, 1, device_ptr(device), out)
+    if rc:
+        raise _error(rc)
+    return wrap(out[0])
+
+
+def _make_fill_direction(name: str, direction: int, doc: str) -> UnaryFunction:
+    def function(
+        values: ArrayLike | ScalarLike,
+        /,
+        *,
+        memory_pool: pa.MemoryPool | None = None,
+        device: DeviceLike | None = None,
+    ) -> ElementwiseResult:
+        try:
+            return _fill_direction(direction, values, device)
+        except ArrowMetalTypeError as e:
+            return _input_fallback(name, e, (values,), (values,), {})
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = doc
+    return function  # type: ignore[return-value]  # the overloads of UnaryFunction
+
+
+fill_null_forward = _make_fill_direction(
+    "fill_null_forward",
+    lib.AM_FILL_FORWARD,
+    "Each null slot takes the value of the nearest valid slot before it; one with "
+    "none stays null (pyarrow.compute.fill_null_forward; am_fill_null_direction). "
+    "Across the chunks of a ChunkedArray, whose boundaries are kept.",
+)
+fill_null_backward = _make_fill_direction(
+    "fill_null_backward",
+    lib.AM_FILL_BACKWARD,
+    "Each null slot takes the value of the nearest valid slot after it; one with "
+    "none stays null (pyarrow.compute.fill_null_backward; am_fill_null_direction). "
+    "Across the chunks of a ChunkedArray, whose boundaries are kept.",
+)

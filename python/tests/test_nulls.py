@@ -427,3 +427,56 @@ def test_drop_null_on_the_gpu_matches_pyarrow(t):
     with am.batch():
         pending = am.drop_null(am.array(data, device="cuda"))
     assert plain(pending) == plain(pc.drop_null(data))
+
+
+# ---- fill_null_forward, fill_null_backward -----------------------------------------------
+
+DIRECTIONS = ["fill_null_forward", "fill_null_backward"]
+
+
+@pytest.mark.parametrize("name", DIRECTIONS)
+@pytest.mark.parametrize("t", TYPES)
+def test_fill_directions_match_pyarrow(name, t):
+    fn, ref = getattr(am, name), getattr(pc, name)
+    data = sample(t, 400, seed=50)
+    runs = pa.array([None] * 70 + data.to_pylist()[:5] + [None] * 130, data.type)
+    for x in (data, data.slice(7), data.slice(63, 200), runs, runs.slice(3)):
+        want = ref(x)
+        got = fn(x)
+        assert plain(got) == plain(want) and got.null_count == want.null_count
+        assert plain(fn(am.array(x))) == plain(want)
+
+
+@pytest.mark.parametrize("name", DIRECTIONS)
+def test_fill_directions_cross_chunks_and_keep_their_boundaries(name):
+    fn, ref = getattr(am, name), getattr(pc, name)
+    for chunks in ([[1, None], [None, 2]], [[None], [None, 3], []], [[], [None]], [[5], []]):
+        x = pa.chunked_array(chunks, pa.int16())
+        assert [c.to_pylist() for c in fn(x).chunks] == [c.to_pylist() for c in ref(x).chunks]
+    assert fn(pa.chunked_array([], pa.int8())).num_chunks == 0
+
+
+def test_fill_directions_of_scalars_and_the_c_checks():
+    assert am.fill_null_forward(3) == 3 and am.fill_null_backward(None) is None
+    out = ffi.new("am_array **")
+    a = am.array([None, 1])
+    assert lib.am_fill_null_direction(2, a.handle, out) == lib.AM_EINVAL
+    assert ffi.string(lib.am_last_error()).decode() == (
+        "am_fill_null_direction: direction 2 is not AM_FILL_FORWARD (0) or AM_FILL_BACKWARD (1)"
+    )
+    assert lib.am_fill_null_direction(0, ffi.NULL, out) == lib.AM_EINVAL
+    assert out[0] == ffi.NULL
+
+
+@pytest.mark.skipif(not CUDA, reason="needs a CUDA device")
+@pytest.mark.parametrize("name", DIRECTIONS)
+@pytest.mark.parametrize("t", TYPES)
+def test_fill_directions_on_the_gpu_match_pyarrow(name, t):
+    fn, ref = getattr(am, name), getattr(pc, name)
+    for n, p in ((5000, 0.3), (300000, 0.99), (70, 1.0)):
+        rng = np.random.default_rng(n)
+        data = sample(t, n, seed=51)
+        mask = pa.array(rng.random(n) < p)
+        x = pc.if_else(mask, pa.scalar(None, data.type), data).slice(3)
+        got = fn(am.array(x, device="cuda"))
+        assert plain(got) == plain(ref(x)) and got.null_count == ref(x).null_count
