@@ -480,3 +480,14 @@ def test_fill_directions_on_the_gpu_match_pyarrow(name, t):
         x = pc.if_else(mask, pa.scalar(None, data.type), data).slice(3)
         got = fn(am.array(x, device="cuda"))
         assert plain(got) == plain(ref(x)) and got.null_count == ref(x).null_count
+
+
+def test_array_methods_as_pyarrows():
+    x = pa.array([1.5, None, float("nan")])
+    a = am.array(x)
+    assert a.is_null().to_pylist() == x.is_null().to_pylist()
+    assert a.is_null(nan_is_null=True).to_pylist() == x.is_null(nan_is_null=True).to_pylist()
+    assert a.is_valid().to_pylist() == x.is_valid().to_pylist()
+    assert plain(a.is_nan()) == plain(x.is_nan())
+    assert plain(a.fill_null(0.5)) == plain(x.fill_null(0.5))
+    assert plain(a.drop_null()) == plain(x.drop_null())
