@@ -197,7 +197,8 @@ MSL_CHECK ?= $(wildcard ../shared/msl-check/check.sh)
 GENERATOR := libarrowmetal/gpu/kernel_source_test.c libarrowmetal/gpu/kernel_source.c \
              libarrowmetal/gpu/kernel_source_aggregate.c \
              libarrowmetal/gpu/dialect.c libarrowmetal/core/types.c libarrowmetal/core/error.c \
-             libarrowmetal/core/ops.c
+             libarrowmetal/core/ops.c \
+             libarrowmetal/gpu/kernel_source_nulls.c
 check-msl:
 	@if [ -z "$(MSL_CHECK)" ]; then \
 	  echo "check-msl: skipped: no msl-check (set MSL_CHECK=/path/to/check.sh)"; exit 0; fi; \

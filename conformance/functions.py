@@ -80,3 +80,7 @@ def is_math(name):
 def is_checked(name):
     """Whether `name` is a checked variant (refuses values rather than wrapping)."""
     return name.endswith("_checked")
+
+
+# Null handling (branch nulls): name -> am_predicate value of am_is.
+PREDICATE = {r["name"]: r["op"] for r in ROWS if r["family"] == lib.AM_FAMILY_PREDICATE}

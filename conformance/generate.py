@@ -23,6 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import casefmt as cf
 import functions
 import gen_aggregates
+import null_handling
 from casefmt import (
     FLOAT_TYPES,
     INT_TYPES,
@@ -85,6 +86,8 @@ FILES.update({name: "binary" for name in functions.BINARY})
 FILES.update({name: "logic" for name in functions.LOGIC})
 # The aggregates with options (gen_aggregates.py).
 FILES.update({name: "aggregate" for name in gen_aggregates.OPS})
+# Null handling (branch nulls): conformance/null_handling.py.
+FILES.update({name: null_handling.FILE for name in null_handling.OPS})
 
 
 # ---- pyarrow evaluation and error mapping -------------------------------------------------
@@ -93,6 +96,9 @@ FILES.update({name: "aggregate" for name in gen_aggregates.OPS})
 def map_error(exc):
     """am_status name for an exception raised by pyarrow."""
     msg = str(exc)
+    status = null_handling.map_error(exc)  # null handling (branch nulls)
+    if status:
+        return status
     if isinstance(exc, pa.ArrowIndexError):
         return "AM_EINDEX"
     if isinstance(exc, pa.ArrowInvalid):
@@ -154,6 +160,8 @@ def evaluate(op, params, args):
         return pc.call_function(op, [args[0], args[1]])
     if op in functions.LOGIC:
         return pc.call_function(op, args)
+    if op in null_handling.OPS:  # null handling (branch nulls)
+        return null_handling.evaluate(op, params, args)
     raise AssertionError(op)
 
 
@@ -1589,7 +1597,12 @@ def update_readme(path):
         for op in table
     ]
     after = next(k for k, r in enumerate(kept) if r.startswith("| not |")) + 1
-    text = _replace_block(text, "matrix", kept[:after] + derived + kept[after:])
+    rows = kept[:after] + derived + kept[after:]
+    # Null handling (branch nulls): its rows, from the cases, after the others.
+    rows = [
+        r for r in rows if r.split("|")[1].strip() not in null_handling.OPS
+    ] + null_handling.matrix_rows(CASES)
+    text = _replace_block(text, "matrix", rows)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
 
@@ -1754,6 +1767,7 @@ def main():
     gen_binary()
     gen_select()
     gen_aggregates.generate(sys.modules[__name__])
+    null_handling.gen(sys.modules[__name__])  # null handling (branch nulls)
     write(args.out)
     update_readme(os.path.join(HERE, "README.md"))
 

@@ -7,6 +7,7 @@ import os
 import amabi
 import casefmt as cf
 import functions
+import null_handling
 import pytest
 from amabi import ffi, lib
 
@@ -125,6 +126,8 @@ def call(case, arrays, scalars):
             rc = lib.am_logic_scalar_left(logic, scalars[0], arrays[0], out)
             return "am_logic_scalar_left", rc, out
         return "am_logic", lib.am_logic(logic, arrays[0], arrays[1], out), out
+    if op in null_handling.OPS:  # null handling (branch nulls)
+        return null_handling.call(case, arrays, scalars, out)
     raise AssertionError("unknown op " + op)
 
 

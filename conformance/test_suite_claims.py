@@ -8,6 +8,7 @@ import re
 
 import casefmt as cf
 import functions
+import null_handling
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = cf.load_cases(HERE)
@@ -16,6 +17,7 @@ OPS += ["and", "or", "not"] + list(functions.LOGIC) + list(functions.UNARY)
 OPS += list(functions.BINARY)
 OPS += ["filter", "take", "slice"]
 OPS += list(functions.AGGREGATE)
+OPS += null_handling.OPS  # null handling (branch nulls)
 LENGTHS = [0, 1, 7, 63, 64, 65, 1000, 100003]
 OFFSETS = [0, 1, 7, 63]
 
@@ -45,6 +47,8 @@ def null_pattern(inp):
 def subject(case):
     # the first array input (the second input of form scalar-array)
     inp = next(i for i in case["inputs"] if "scalar" not in i)
+    if case["op"] in null_handling.OPS:  # null handling (branch nulls): not always the first
+        inp = null_handling.subject_input(case)
     off = inp["gen"].get("offset", 0) if "gen" in inp else inp.get("offset", 0)
     n = inp["gen"]["length"] if "gen" in inp else len(inp["values"]) - off
     return inp["type"], n, null_pattern(inp), off

@@ -634,6 +634,96 @@ int am_take(const am_array *array, const am_array *indices, am_array **out);
  * as pyarrow's Array.slice does; negative offset or length is AM_EINVAL. */
 int am_slice(const am_array *array, int64_t offset, int64_t length, am_array **out);
 
+/* ---- Null handling (branch nulls): pyarrow's is_null, is_valid, is_nan,
+ * is_finite, is_inf, fill_null, coalesce, if_else, drop_null, fill_null_forward
+ * and fill_null_backward.
+ * Ownership: inputs are borrowed and only read; `*out` is a new handle the
+ * caller releases. Thread safety: as every call (any thread, any time). */
+
+/* Predicates of one array: a boolean array of the same length. */
+typedef enum am_predicate {
+  AM_IS_NULL = 0,   /* "is_null": true where the slot is null; never null itself */
+  AM_IS_VALID = 1,  /* "is_valid": true where the slot is valid; never null itself */
+  AM_IS_NAN = 2,    /* "is_nan": true at NaN; null where the input is null */
+  AM_IS_FINITE = 3, /* "is_finite": neither NaN nor an infinity; null where the input is */
+  AM_IS_INF = 4     /* "is_inf": +inf or -inf; null where the input is null */
+} am_predicate;
+
+/* Flags of am_is: pyarrow's NullOptions. */
+typedef enum am_predicate_flag {
+  AM_NAN_IS_NULL = 1 /* is_null only (nan_is_null=True): a NaN slot counts as null too */
+} am_predicate_flag;
+
+/* `op` of `array` under `flags` (am_predicate_flag bits; unknown bits, or a
+ * flag given to a predicate that has none, are AM_EINVAL). is_null and
+ * is_valid take every type; is_nan, is_finite and is_inf take numbers (an
+ * integer is never NaN nor infinite: false, true and false where it is
+ * valid), and bool is AM_ETYPE, as in pyarrow. */
+int am_is(am_predicate op, int flags, const am_array *array, am_array **out);
+
+/* pyarrow's fill_null: the null slots of `values` replaced by the fill,
+ * either `fill` (an array of the values' type and length) or `fill_scalar`;
+ * exactly one of the two is given (else AM_EINVAL). The result has the
+ * values' type and is null only where the fill is null too. As in pyarrow a
+ * scalar of another type is converted as pyarrow converts a Python value to
+ * the values' type (pa.scalar(value, type)): an integer must fit
+ * (AM_EOVERFLOW); a float becomes an integer truncated toward zero, and must
+ * fit then (NaN and infinities are AM_EOVERFLOW); an integer becomes a float
+ * only within +-2^53 (float64) or +-2^24 (float32), else AM_EOVERFLOW;
+ * float64 to float32 rounds; a bool becomes a float (1.0 or 0.0) but no
+ * integer, and no number becomes a bool (AM_ETYPE). A
+ * null scalar (of any type, or none) leaves the values as they are. An array
+ * fill of another type is AM_ETYPE, as pyarrow.compute.fill_null fails on it:
+ * am_coalesce promotes. */
+int am_fill_null(const am_array *values, const am_array *fill, const am_scalar *fill_scalar,
+                 am_array **out);
+
+/* pyarrow's coalesce: slot i of the result is slot i of the first of the
+ * `count` (>= 1) values that is valid there, null where none is. Value k is
+ * arrays[k] or scalars[k]: exactly one of the two is non-NULL (either list
+ * may itself be NULL when it holds none), and at least one is an array,
+ * which gives the length (arrays of other lengths are AM_EINVAL). Every value
+ * is first converted to the common type, as pyarrow.compute does: numbers to
+ * their common numeric type by a safe cast (a value that does not fit is
+ * AM_EOVERFLOW, whether or not the result needs it), bools only with bools
+ * (AM_ETYPE otherwise). A null scalar needs a type, as in pyarrow (one with
+ * AM_TYPE_INVALID is pyarrow's null type: AM_ETYPE). The result is on the
+ * first array's device. */
+int am_coalesce(const am_array *const *arrays, const am_scalar *const *scalars, int64_t count,
+                am_array **out);
+
+/* pyarrow's if_else: slot i is left's where `cond` (an AM_BOOL array; else
+ * AM_ETYPE) is true, right's where it is false, and null where cond is null.
+ * Each side is an array (`left`, `right`) or a scalar (`left_scalar`,
+ * `right_scalar`): exactly one of each pair is given (else AM_EINVAL), and
+ * arrays have cond's length (AM_EINVAL). The sides are first converted to
+ * their common type as pyarrow.compute does: numbers to their common numeric
+ * type by a safe cast (AM_EOVERFLOW where a value does not fit, chosen or
+ * not), bools only with bools (AM_ETYPE); a null scalar of no type
+ * (AM_TYPE_INVALID) takes the other side's, and two are AM_ETYPE. The result
+ * has cond's length; inputs on several devices meet as routing says. */
+int am_if_else(const am_array *cond, const am_array *left, const am_scalar *left_scalar,
+               const am_array *right, const am_scalar *right_scalar, am_array **out);
+
+/* pyarrow's drop_null: the valid slots of `array` in order, every type (a
+ * filter by the array's own validity). An array without nulls comes back as
+ * a new handle on the same buffers. */
+int am_drop_null(const am_array *array, am_array **out);
+
+/* Which way am_fill_null_direction looks for a value. */
+typedef enum am_fill_direction {
+  AM_FILL_FORWARD = 0, /* pyarrow's fill_null_forward: the nearest valid slot before */
+  AM_FILL_BACKWARD = 1 /* fill_null_backward: the nearest valid slot after */
+} am_fill_direction;
+
+/* pyarrow's fill_null_forward / fill_null_backward: each null slot of `values`
+ * takes the value of the nearest valid slot before it (forward) or after it
+ * (backward); one with none stays null. Every type; the result has the
+ * values' type. An array without nulls comes back as a new handle on the
+ * same buffers. */
+int am_fill_null_direction(am_fill_direction direction, const am_array *values, am_array **out);
+/* ---- end of null handling (branch nulls) */
+
 /* ---- Batching
  * Between am_batch_begin() and am_batch_end() the calls this thread makes join
  * one submission per device, waited on once at the end. Array results can feed
@@ -679,7 +769,14 @@ typedef enum am_function_family {
   AM_FAMILY_BINARY = 9,  /* am_binary, am_binary_scalar: op = am_binary_op */
   /* am_aggregate, am_min_max, am_first_last, am_index: op = am_aggregate_op
    * (AM_AGG_ANY .. AM_AGG_INDEX) */
-  AM_FAMILY_AGGREGATE = 10
+  AM_FAMILY_AGGREGATE = 10,
+  /* Null handling */
+  AM_FAMILY_PREDICATE = 11,          /* am_is: op = am_predicate */
+  AM_FAMILY_FILL_NULL = 12,          /* am_fill_null */
+  AM_FAMILY_COALESCE = 13,           /* am_coalesce */
+  AM_FAMILY_IF_ELSE = 14,            /* am_if_else */
+  AM_FAMILY_DROP_NULL = 15,          /* am_drop_null */
+  AM_FAMILY_FILL_NULL_DIRECTION = 16 /* am_fill_null_direction: op = am_fill_direction */
 } am_function_family;
 
 typedef enum am_type_rule {
@@ -693,7 +790,13 @@ typedef enum am_type_rule {
   AM_RULE_TARGET = 7,         /* the type asked for (cast) */
   AM_RULE_VALUES = 8,         /* the type of the values input (filter, take) */
   AM_RULE_MATH = 9,           /* integers -> float64; floats keep their type (sqrt, ln, sin) */
-  AM_RULE_SIGN = 10           /* integers -> int8; floats keep their type (sign) */
+  AM_RULE_SIGN = 10,          /* integers -> int8; floats keep their type (sign) */
+  /* Null handling (branch nulls) */
+  AM_RULE_PREDICATE = 11,  /* any input; bool result (is_null, is_nan) */
+  AM_RULE_COMMON_ALL = 12, /* every input becomes the inputs' common type, the result's
+                            (coalesce: numbers' common numeric type, bools with bools) */
+  AM_RULE_COMMON_REST = 13 /* the inputs after the first (a bool condition) become their
+                              common type, the result's (if_else) */
 } am_type_rule;
 
 typedef enum am_null_rule {
@@ -702,8 +805,12 @@ typedef enum am_null_rule {
   AM_NULLS_COUNT = 2,     /* nulls are what is counted (count) */
   AM_NULLS_SELECT = 3,    /* as the function says: a null mask slot drops the row (filter), a
                              null index gives null (take) */
-  AM_NULLS_KLEENE = 4     /* a null is an unknown truth value: valid where the other input
+  AM_NULLS_KLEENE = 4,    /* a null is an unknown truth value: valid where the other input
                              decides the result (and_kleene, or_kleene, and_not_kleene) */
+  /* Null handling */
+  AM_NULLS_NEVER = 5, /* the result is never null (is_null, is_valid) */
+  AM_NULLS_FILL = 6   /* null only where no input gives a value (fill_null, coalesce; and
+                         fill_null_forward / _backward: where no valid slot is before / after) */
 } am_null_rule;
 
 typedef struct am_function_info {
@@ -711,7 +818,7 @@ typedef struct am_function_info {
   const char *entry; /* the C entry point: "am_unary" */
   int32_t family;    /* am_function_family */
   int32_t op;        /* the family enum's value */
-  int32_t arity;     /* array inputs */
+  int32_t arity;     /* array inputs; -1: any number, at least one (coalesce) */
   int32_t kinds;     /* accepted element kinds of the first input: bit (1 << am_type_kind) */
   int32_t type_rule; /* am_type_rule */
   int32_t null_rule; /* am_null_rule */

@@ -23,6 +23,7 @@ GENERATOR = [
     LIBRARY / "core" / "types.c",
     LIBRARY / "core" / "error.c",
     LIBRARY / "core" / "ops.c",
+    LIBRARY / "gpu" / "kernel_source_nulls.c",  # null handling (branch nulls)
 ]
 
 

@@ -28,8 +28,10 @@ typedef struct rule {
   atomic_int unusable;
 } rule;
 
-static const char *const op_names[AM_ROUTE_CLASSES] = {"reduce", "compare", "arith", "cast",
-                                                       "logic",  "filter",  "take",  "unary"};
+static const char *const op_names[AM_ROUTE_CLASSES] = {
+    "reduce", "compare", "arith", "cast",  "logic",
+    "filter", "take",    "unary", "nulls", /* null handling (branch nulls) */
+};
 
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 static rule rules[MAX_RULES];
@@ -100,7 +102,7 @@ static int parse(const char *text, char *why, size_t why_size) {
         strcmp(fields[1], fields[3]) == 0) {
       snprintf(why, why_size,
                "line %d: expected '<op> <backend> <below rows> <other backend>' with op one of "
-               "reduce compare arith cast logic filter take unary",
+               "reduce compare arith cast logic filter take unary nulls",
                line_number);
       return 0;
     }
@@ -240,14 +242,26 @@ int am_route_inputs(am_err *err, am_op_class op, uint32_t types, const am_array 
   for (int i = 0; i < count; i++) route->use[i] = inputs[i];
   am_device *here = inputs[0]->device;
   am_device *target = here;
-  if (count == 2 && inputs[1]->device != here) {
-    if (routing_off) return am_same_device(err, inputs[0], inputs[1]);
-    /* Move the fewer bytes; equal ones go to the GPU, the faster kernel. */
-    int64_t left = am_type_bytes(inputs[0]->type, inputs[0]->length);
-    int64_t right = am_type_bytes(inputs[1]->type, inputs[1]->length);
-    int pick_right = right > left || (right == left && here == am_host_device());
-    target = inputs[pick_right]->device;
-    if (!am_has_kernels(target, types)) target = inputs[!pick_right]->device;
+  int elsewhere = 0; /* an input on another device than the first one's */
+  for (int i = 1; i < count && !elsewhere; i++)
+    if (inputs[i]->device != here) elsewhere = i;
+  if (elsewhere) {
+    if (routing_off) return am_same_device(err, inputs[0], inputs[elsewhere]);
+    /* Move the fewest bytes: run where the largest input lives, among the
+     * devices with kernels for the call; on a tie a GPU, the faster kernel. */
+    int best = -1;
+    int64_t best_bytes = 0;
+    for (int i = 0; i < count; i++) {
+      if (!am_has_kernels(inputs[i]->device, types)) continue;
+      int64_t bytes = am_type_bytes(inputs[i]->type, inputs[i]->length);
+      if (best < 0 || bytes > best_bytes ||
+          (bytes == best_bytes && inputs[best]->device == am_host_device() &&
+           inputs[i]->device != am_host_device())) {
+        best = i;
+        best_bytes = bytes;
+      }
+    }
+    target = best < 0 ? here : inputs[best]->device;
   } else if (!am_has_kernels(here, types)) {
     /* Host-visible memory (Metal's) is the CPU's too: the CPU runs the op
      * over it without a copy, and the result goes back. */
@@ -289,7 +303,7 @@ int am_route_finish(am_err *err, const am_route *route, int status, am_array *re
 }
 
 void am_route_done(am_route *route) {
-  for (int i = 0; i < 2; i++) {
+  for (int i = 0; i < AM_ROUTE_MAX_INPUTS; i++) {
     am_array_free(route->moved[i]);
     route->moved[i] = NULL;
   }

@@ -22,6 +22,7 @@ typedef enum am_op_class {
   AM_ROUTE_FILTER,
   AM_ROUTE_TAKE,
   AM_ROUTE_UNARY,
+  AM_ROUTE_NULLS, /* null handling (branch nulls): is_null ... fill_null_backward */
   AM_ROUTE_CLASSES
 } am_op_class;
 
@@ -29,16 +30,21 @@ typedef enum am_op_class {
  * built-in table is used instead); AM_OK otherwise. */
 int am_routes_check(am_err *err);
 
+/* The most array inputs one routed call has (if_else: cond, left, right). */
+#define AM_ROUTE_MAX_INPUTS 3
+
 typedef struct am_route {
-  const am_array *use[2]; /* the inputs to run on: the caller's or moved copies */
-  am_array *moved[2];     /* copies made here, freed by am_route_done */
-  am_device *home;        /* where the result belongs; NULL: where it ran */
+  const am_array *use[AM_ROUTE_MAX_INPUTS]; /* the inputs to run on: the caller's or moved copies */
+  am_array *moved[AM_ROUTE_MAX_INPUTS];     /* copies made here, freed by am_route_done */
+  am_device *home;                          /* where the result belongs; NULL: where it ran */
 } am_route;
 
-/* Chooses where a call over `count` (1 or 2) settled inputs runs and moves
- * them there. `types` (AM_TYPE_BIT()s) are the element types its kernels
- * will touch: a device whose kernels lack one runs nothing of the call. On
- * failure nothing is left to free. */
+/* Chooses where a call over `count` (1 to AM_ROUTE_MAX_INPUTS) settled
+ * inputs runs and moves them there: inputs on several devices meet on the
+ * device of the one with the most bytes (a GPU on a tie with the host).
+ * `types` (AM_TYPE_BIT()s) are the element types its kernels will touch: a
+ * device whose kernels lack one runs nothing of the call. On failure nothing
+ * is left to free. */
 int am_route_inputs(am_err *err, am_op_class op, uint32_t types, const am_array *const *inputs,
                     int count, am_route *route);
 

@@ -27,6 +27,8 @@ am_type am_result_type(const am_op_desc *op, am_type operand) {
     case AM_RULE_SAME:
     case AM_RULE_COMMON:
     case AM_RULE_VALUES:
+    case AM_RULE_COMMON_ALL:
+    case AM_RULE_COMMON_REST:
       return operand;
     case AM_RULE_SUM:
       return am_type_is_float(operand)    ? AM_FLOAT64
@@ -42,6 +44,7 @@ am_type am_result_type(const am_op_desc *op, am_type operand) {
       return am_type_is_float(operand) ? operand : AM_INT8;
     case AM_RULE_COMMON_TO_BOOL:
     case AM_RULE_BOOL:
+    case AM_RULE_PREDICATE:
       return AM_BOOL;
     case AM_RULE_TARGET:
       break;

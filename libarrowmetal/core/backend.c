@@ -32,6 +32,10 @@ int am_backend_check(am_err *err, const am_backend *backend) {
       SLOT(kernels, fill),
       SLOT(kernels, concat),
       SLOT(kernels, aggregate),
+      SLOT(kernels, predicate), /* null handling (branch nulls) */
+      SLOT(kernels, coalesce),
+      SLOT(kernels, if_else),
+      SLOT(kernels, fill_direction),
       SLOT(queue, resolve),
       SLOT(queue, flush),
       SLOT(queue, wait),

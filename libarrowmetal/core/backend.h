@@ -98,6 +98,25 @@ typedef struct am_kernel_ops {
    * depend on the values; `array` holds the slots to measure. */
   int (*aggregate)(am_err *err, const am_agg_spec *spec, const am_array *array, am_scalar *out,
                    am_scalar *out2);
+  /* Null handling (branch nulls). */
+  /* am_is over a settled array of a type the predicate takes; `flags` is
+   * AM_NAN_IS_NULL only with AM_IS_NULL of floats. A bool result of the same
+   * length: never null for AM_IS_NULL and AM_IS_VALID, else null where the
+   * input is. */
+  int (*predicate)(am_err *err, am_predicate op, int flags, const am_array *array, am_array **out);
+  /* coalesce of two (fill_null): slot i of `left` where it is valid, else of
+   * `right` or the (non-null) `scalar`, exactly one of which is given, of
+   * left's type and length. Null where both are. */
+  int (*coalesce)(am_err *err, const am_array *left, const am_array *right, const am_scalar *scalar,
+                  am_array **out);
+  /* if_else over an AM_BOOL `cond` and two sides of one type, each an array
+   * of cond's length or a scalar (null or not): exactly one of each pair. */
+  int (*if_else)(am_err *err, const am_array *cond, const am_array *left,
+                 const am_scalar *left_scalar, const am_array *right, const am_scalar *right_scalar,
+                 am_array **out);
+  /* fill_null_forward / _backward over an array that may have nulls. */
+  int (*fill_direction)(am_err *err, am_fill_direction direction, const am_array *array,
+                        am_array **out);
 } am_kernel_ops;
 
 typedef struct am_queue_ops {

@@ -72,6 +72,29 @@ const am_op_desc am_ops[] = {
     AGG_ROW("last", "am_aggregate", AM_AGG_LAST, AM_KINDS_ALL, AM_RULE_SAME),
     AGG_ROW("first_last", "am_first_last", AM_AGG_FIRST_LAST, AM_KINDS_ALL, AM_RULE_SAME),
     AGG_ROW("index", "am_index", AM_AGG_INDEX, AM_KINDS_ALL, AM_RULE_INT64),
+    /* Null handling (branch nulls). */
+    ROW("is_null", "am_is", AM_FAMILY_PREDICATE, AM_IS_NULL, 1, AM_KINDS_ALL, AM_RULE_PREDICATE,
+        AM_NULLS_NEVER),
+    ROW("is_valid", "am_is", AM_FAMILY_PREDICATE, AM_IS_VALID, 1, AM_KINDS_ALL, AM_RULE_PREDICATE,
+        AM_NULLS_NEVER),
+    ROW("is_nan", "am_is", AM_FAMILY_PREDICATE, AM_IS_NAN, 1, AM_KINDS_NUMERIC, AM_RULE_PREDICATE,
+        AM_NULLS_PROPAGATE),
+    ROW("is_finite", "am_is", AM_FAMILY_PREDICATE, AM_IS_FINITE, 1, AM_KINDS_NUMERIC,
+        AM_RULE_PREDICATE, AM_NULLS_PROPAGATE),
+    ROW("is_inf", "am_is", AM_FAMILY_PREDICATE, AM_IS_INF, 1, AM_KINDS_NUMERIC, AM_RULE_PREDICATE,
+        AM_NULLS_PROPAGATE),
+    ROW("fill_null", "am_fill_null", AM_FAMILY_FILL_NULL, 0, 2, AM_KINDS_ALL, AM_RULE_VALUES,
+        AM_NULLS_FILL),
+    ROW("coalesce", "am_coalesce", AM_FAMILY_COALESCE, 0, -1, AM_KINDS_ALL, AM_RULE_COMMON_ALL,
+        AM_NULLS_FILL),
+    ROW("if_else", "am_if_else", AM_FAMILY_IF_ELSE, 0, 3, AM_KINDS_BOOL, AM_RULE_COMMON_REST,
+        AM_NULLS_SELECT),
+    ROW("drop_null", "am_drop_null", AM_FAMILY_DROP_NULL, 0, 1, AM_KINDS_ALL, AM_RULE_SAME,
+        AM_NULLS_SKIP),
+    ROW("fill_null_forward", "am_fill_null_direction", AM_FAMILY_FILL_NULL_DIRECTION,
+        AM_FILL_FORWARD, 1, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_FILL),
+    ROW("fill_null_backward", "am_fill_null_direction", AM_FAMILY_FILL_NULL_DIRECTION,
+        AM_FILL_BACKWARD, 1, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_FILL),
 };
 
 const int am_op_count = (int)(sizeof am_ops / sizeof am_ops[0]);
@@ -90,7 +113,7 @@ AM_UNARY_OPS(CHECK_POSITION)
 
 /* Rows are grouped by family and, within one, ordered by op value from 0:
  * the row of (family, op) is the family's first row + op. */
-enum { FAMILIES = AM_FAMILY_AGGREGATE + 1 };
+enum { FAMILIES = AM_FAMILY_FILL_NULL_DIRECTION + 1 };
 static const int family_rows[FAMILIES] = {
     [AM_FAMILY_REDUCE] = 4,
     [AM_FAMILY_COUNT] = 1,
@@ -103,6 +126,13 @@ static const int family_rows[FAMILIES] = {
     [AM_FAMILY_TAKE] = 1,
     [AM_FAMILY_BINARY] = AM_BINARY_COUNT,
     [AM_FAMILY_AGGREGATE] = AM_AGG_INDEX + 1,
+    /* Null handling (branch nulls). */
+    [AM_FAMILY_PREDICATE] = AM_IS_INF + 1,
+    [AM_FAMILY_FILL_NULL] = 1,
+    [AM_FAMILY_COALESCE] = 1,
+    [AM_FAMILY_IF_ELSE] = 1,
+    [AM_FAMILY_DROP_NULL] = 1,
+    [AM_FAMILY_FILL_NULL_DIRECTION] = AM_FILL_BACKWARD + 1,
 };
 
 const am_op_desc *am_op_find(am_function_family family, int op) {

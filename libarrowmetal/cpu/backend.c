@@ -140,6 +140,10 @@ const am_backend am_cpu_backend = {
             .fill = am_cpu_fill,
             .concat = am_cpu_concat,
             .aggregate = am_cpu_aggregate,
+            .predicate = am_cpu_predicate, /* null handling (branch nulls) */
+            .coalesce = am_cpu_coalesce,
+            .if_else = am_cpu_if_else,
+            .fill_direction = am_cpu_fill_direction,
         },
     .queue =
         {

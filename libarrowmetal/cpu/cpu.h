@@ -116,6 +116,19 @@ int am_cpu_concat(am_err *err, const am_array *const *arrays, int64_t count, am_
 /* am_aggregate's kernel ops (cpu/aggregate.c; core/aggregate.h). */
 int am_cpu_aggregate(am_err *err, const am_agg_spec *spec, const am_array *array, am_scalar *out,
                      am_scalar *out2);
+/* Null handling (branch nulls): predicate.c. */
+int am_cpu_predicate(am_err *err, am_predicate op, int flags, const am_array *array,
+                     am_array **out);
+/* coalesce.c */
+int am_cpu_coalesce(am_err *err, const am_array *left, const am_array *right,
+                    const am_scalar *scalar, am_array **out);
+/* if_else.c */
+int am_cpu_if_else(am_err *err, const am_array *cond, const am_array *left,
+                   const am_scalar *left_scalar, const am_array *right,
+                   const am_scalar *right_scalar, am_array **out);
+/* fill_direction.c */
+int am_cpu_fill_direction(am_err *err, am_fill_direction direction, const am_array *array,
+                          am_array **out);
 
 /* The null count as recorded (-1: unknown). */
 static inline int64_t am_cpu_recorded_nulls(const am_array *array) {

@@ -58,6 +58,7 @@
 #include "core/ops.h"
 #include "core/types.h"
 #include "gpu/dialect.h"
+#include "gpu/kernel_source_emit.h"
 #include "gpu/kernel_source_shared.h"
 #include "gpu/kernels.h"
 
@@ -159,6 +160,8 @@ static int key_ok(const am_kernel_key *k) {
       return valid_type(k->t0) && (k->t1 == AM_INT32 || k->t1 == AM_INT64);
     case AM_KERNEL_AGGREGATE:
       return am_ks_aggregate_key_ok(k);
+      AM_KS_NULLS_CASES /* null handling (branch nulls) */
+          return am_ks_nulls_key_ok(k);
   }
   return 0;
 }
@@ -181,6 +184,8 @@ static int uses_missing_type(am_dialect dialect, const am_kernel_key *k) {
       return !am_dialect_has_type(dialect, k->t0);
     case AM_KERNEL_AGGREGATE:
       return am_ks_aggregate_needs_missing_type(dialect, k);
+      AM_KS_NULLS_CASES /* null handling (branch nulls) */
+          return am_ks_nulls_missing_type(dialect, k);
     default:
       return 0;
   }
@@ -243,6 +248,9 @@ void am_kernel_name(const am_kernel_key *key, char *name, size_t capacity) {
     case AM_KERNEL_AGGREGATE:
       am_ks_aggregate_name(key, name, capacity);
       break;
+      AM_KS_NULLS_CASES /* null handling (branch nulls) */
+          am_ks_nulls_name(key, name, capacity);
+      break;
   }
 }
 
@@ -270,6 +278,9 @@ int am_kernel_blocks(const am_kernel_key *key, int64_t n, int multiprocessors) {
       break;
     case AM_KERNEL_FILL:
       blocks = key->t0 == AM_BOOL ? cdiv(cdiv(n, 32), AM_GPU_BLOCK) : cdiv(n, AM_GPU_BLOCK);
+      break;
+      AM_KS_NULLS_CASES /* null handling (branch nulls) */
+          blocks = am_ks_nulls_blocks(key, n, (int)mp);
       break;
     default:
       /* One slot per thread per pass; warps own whole 32-slot words. */
@@ -1591,6 +1602,9 @@ int am_kernel_source(am_err *err, am_dialect dialect, const am_kernel_key *key, 
     case AM_KERNEL_AGGREGATE:
       am_ks_emit_aggregate(&sb, dialect, key, name);
       break;
+      AM_KS_NULLS_CASES /* null handling (branch nulls) */
+          am_ks_nulls_emit(&sb, dialect, key, name);
+      break;
   }
   am_sb_puts(&sb, "}\n");
   char *text = am_sb_finish(&sb);
@@ -1615,3 +1629,20 @@ void am_ks_emit_k(am_sb *sb, const char *tmpl, int k) { emit_k(sb, tmpl, k); }
 const char *am_ks_imin(am_type t) { return imin(t); }
 const char *am_ks_imax(am_type t) { return imax(t); }
 const char *am_ks_ptype(am_type t) { return ptype(t); }
+/* ---- The pieces of text the other kernel source files build with
+ * (kernel_source_emit.h; branch nulls) */
+
+const char *am_ks_ctype(am_type t) { return ctype(t); }
+const char *am_ks_store(am_type t) { return store(t); }
+void am_ks_args(am_sb *sb, const char *in0, const char *in1, const char *out) {
+  emit_args(sb, in0, in1, out);
+}
+void am_ks_operand(am_sb *sb, int idx, am_type t) { emit_operand(sb, idx, t); }
+void am_ks_scalar(am_sb *sb, am_type t) { emit_scalar(sb, t); }
+void am_ks_k(am_sb *sb, const char *tmpl, int k) { emit_k(sb, tmpl, k); }
+int am_ks_unroll(am_type in, int bits_out) { return unroll_for(in, bits_out); }
+void am_ks_warp_loop(am_sb *sb, int unroll, const char *load, const char *gather,
+                     const char *compute, int bits_out) {
+  emit_warp_loop(sb, unroll, load, gather, compute, bits_out);
+}
+const char *const am_ks_word_loop = word_loop;

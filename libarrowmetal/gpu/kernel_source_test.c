@@ -81,6 +81,24 @@ static int each_key(key_fn fn, void *ctx) {
     VISIT(AM_KERNEL_FILTER_COUNT, nulls, AM_TYPE_INVALID, AM_TYPE_INVALID);
   VISIT(AM_KERNEL_FILTER_SCAN, 0, AM_TYPE_INVALID, AM_TYPE_INVALID);
   VISIT(AM_KERNEL_COUNT_NULLS, 0, AM_TYPE_INVALID, AM_TYPE_INVALID);
+  /* Null handling (branch nulls): the predicates of the validity alone, and
+   * those of float values (is_null with and without nan_is_null). */
+  for (int p = AM_IS_NULL; p <= AM_IS_INF; p++) {
+    VISIT(AM_KERNEL_PREDICATE, p, AM_TYPE_INVALID, AM_TYPE_INVALID);
+    for (int t = AM_FLOAT32; t <= AM_FLOAT64; t++) {
+      if (p != AM_IS_NULL && p != AM_IS_VALID) VISIT(AM_KERNEL_PREDICATE, p, t, AM_TYPE_INVALID);
+      if (p == AM_IS_NULL) VISIT(AM_KERNEL_PREDICATE, p | AM_NAN_IS_NULL << 8, t, AM_TYPE_INVALID);
+    }
+  }
+  for (int t = AM_BOOL; t <= AM_FLOAT64; t++) {
+    VISIT(AM_KERNEL_COALESCE, 0, t, AM_TYPE_INVALID);
+    for (int side = 0; side < 2; side++) VISIT(AM_KERNEL_IF_ELSE, side, t, AM_TYPE_INVALID);
+    for (int dir = AM_FILL_FORWARD; dir <= AM_FILL_BACKWARD; dir++)
+      VISIT(AM_KERNEL_FILL_GATHER, dir, t, AM_TYPE_INVALID);
+  }
+  for (int dir = AM_FILL_FORWARD; dir <= AM_FILL_BACKWARD; dir++)
+    VISIT(AM_KERNEL_FILL_BLOCKS, dir, AM_TYPE_INVALID, AM_TYPE_INVALID);
+  VISIT(AM_KERNEL_FILL_CARRY, 0, AM_TYPE_INVALID, AM_TYPE_INVALID);
 #undef VISIT
   return count;
 }
@@ -94,6 +112,12 @@ static int uses_double(const am_kernel_key *k) {
   if (k->kind == AM_KERNEL_AGGREGATE &&
       (k->op == AM_AGG_VARIANCE || (k->op == AM_AGG_PRODUCT && am_type_is_float(k->t0))))
     return 1;
+  /* Null handling (branch nulls): the predicates of the validity alone take
+   * any type (the keys visited give them none); COALESCE moves bits. */
+  if (k->kind == AM_KERNEL_COALESCE || k->kind == AM_KERNEL_IF_ELSE ||
+      k->kind == AM_KERNEL_FILL_BLOCKS || k->kind == AM_KERNEL_FILL_CARRY ||
+      k->kind == AM_KERNEL_FILL_GATHER)
+    return 0;
   return k->t0 == AM_FLOAT64 || (k->kind == AM_KERNEL_CAST && k->t1 == AM_FLOAT64);
 }
 
@@ -210,6 +234,19 @@ static void check_errors(void) {
       {AM_KERNEL_BINARY, AM_BINARY_COUNT, AM_INT32, AM_TYPE_INVALID},
       {AM_KERNEL_BINARY, AM_BIT_WISE_AND, AM_FLOAT32, AM_TYPE_INVALID},
       {AM_KERNEL_BINARY, AM_ATAN2, AM_INT32, AM_TYPE_INVALID},
+      /* Null handling (branch nulls). */
+      {AM_KERNEL_PREDICATE, AM_IS_INF + 1, AM_FLOAT32, AM_TYPE_INVALID},
+      {AM_KERNEL_PREDICATE, -1, AM_TYPE_INVALID, AM_TYPE_INVALID},
+      {AM_KERNEL_PREDICATE, AM_IS_NAN | AM_NAN_IS_NULL << 8, AM_FLOAT32, AM_TYPE_INVALID},
+      {AM_KERNEL_PREDICATE, AM_IS_NULL | AM_NAN_IS_NULL << 8, AM_INT32, AM_TYPE_INVALID},
+      {AM_KERNEL_PREDICATE, AM_IS_NULL | 2 << 8, AM_FLOAT32, AM_TYPE_INVALID},
+      {AM_KERNEL_COALESCE, 1, AM_INT32, AM_TYPE_INVALID},
+      {AM_KERNEL_COALESCE, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
+      {AM_KERNEL_IF_ELSE, 2, AM_INT32, AM_TYPE_INVALID},
+      {AM_KERNEL_IF_ELSE, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
+      {AM_KERNEL_FILL_BLOCKS, 2, AM_TYPE_INVALID, AM_TYPE_INVALID},
+      {AM_KERNEL_FILL_GATHER, 2, AM_INT32, AM_TYPE_INVALID},
+      {AM_KERNEL_FILL_GATHER, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     for (int d = 0; d < 2; d++) {
@@ -303,6 +340,12 @@ static const am_kernel_key golden_keys[] = {
     {AM_KERNEL_LOGIC, AM_LOGIC_AND_KLEENE, AM_TYPE_INVALID, AM_TYPE_INVALID},
     {AM_KERNEL_AGGREGATE, AM_AGG_MIN_MAX, AM_FLOAT32, AM_TYPE_INVALID},
     {AM_KERNEL_AGGREGATE, AM_AGG_INDEX, AM_INT16, AM_TYPE_INVALID},
+    /* Null handling (branch nulls). */
+    {AM_KERNEL_PREDICATE, AM_IS_NULL | AM_NAN_IS_NULL << 8, AM_FLOAT32, AM_TYPE_INVALID},
+    {AM_KERNEL_PREDICATE, AM_IS_VALID, AM_TYPE_INVALID, AM_TYPE_INVALID},
+    {AM_KERNEL_COALESCE, 0, AM_FLOAT32, AM_TYPE_INVALID},
+    {AM_KERNEL_IF_ELSE, 1, AM_BOOL, AM_TYPE_INVALID},
+    {AM_KERNEL_FILL_GATHER, AM_FILL_BACKWARD, AM_INT16, AM_TYPE_INVALID},
 };
 
 static char *read_file(const char *path) {

@@ -158,7 +158,48 @@ typedef enum am_kernel_kind {
    *             value's 64-bit form, as COMPARE's), UINT64_MAX for none.
    * any, all and product of bool run REDUCE SUM of bool (the number of true
    * valid slots). */
-  AM_KERNEL_AGGREGATE = 15
+  AM_KERNEL_AGGREGATE = 15,
+  /* ---- Null handling (branch nulls): kernel_source_nulls.c. Numbered from
+   * 32, apart from the kinds above. */
+  /* out (AM_BOOL bitmap) from in0 (t0 values) and valid0: op = am_predicate
+   * | AM_NAN_IS_NULL << 8. t0 is read only where the predicate reads values
+   * (a float with is_nan, is_finite, is_inf, or is_null with AM_NAN_IS_NULL);
+   * elsewhere it is ignored (canonically AM_TYPE_INVALID) and the kernel reads
+   * the validity alone: is_null / is_valid its inverse or copy, is_nan /
+   * is_finite / is_inf of integers the constants false / true / false. out_valid,
+   * when given, is the input's validity (the host gives none for is_null and
+   * is_valid, which are never null). */
+  AM_KERNEL_PREDICATE = 32,
+  /* out (t0 values, bits for AM_BOOL) and out_valid: slot i of in0 where
+   * valid0 says it is valid, else of in1 (valid1), or `scalar` (never null)
+   * when in1 == 0; null where both are (out_valid only when both may be).
+   * Values are moved as bits: float64 runs in every dialect. */
+  AM_KERNEL_COALESCE = 33,
+  /* if_else, two launches writing one output (t0 values, bits for AM_BOOL,
+   * and out_valid when given): op 0 takes the left side where the condition
+   * (in1, an AM_BOOL bitmap at off1, validity valid1) is true and writes
+   * every word (zero, and invalid, elsewhere); op 1 then ORs in (bits) or
+   * stores (values) the right side where it is false. A side is in0 (with
+   * valid0), or the scalar when in0 is 0 (null when scalar_null != 0). A null
+   * condition slot is null. Values move as bits: every type in every dialect. */
+  AM_KERNEL_IF_ELSE = 34,
+  /* fill_null_forward (op AM_FILL_FORWARD) / _backward (AM_FILL_BACKWARD),
+   * three launches with the same args, over positions j (slot j forward,
+   * slot n - 1 - j backward), block b owning positions [b * per, (b + 1) *
+   * per) as FILTER_COUNT's blocks own slots:
+   *   FILL_BLOCKS: 1 + the last position whose slot is valid (valid0 at
+   *                off0), 0 if none, -> scratch partial[block] word 2; the
+   *                block count after the finish counter (t0 ignored).
+   *   FILL_CARRY:  one block: each partial becomes the largest of those
+   *                before it (an exclusive max scan; op and t0 ignored).
+   *   FILL_GATHER: out (t0 values, bits for AM_BOOL) at each slot: in0 at
+   *                the slot of the last valid position at or before its own,
+   *                null (out_valid) where there is none. Bit outputs (out for
+   *                AM_BOOL, out_valid) are ORed in: the host zeroes them.
+   * Values move as bits: every type in every dialect. */
+  AM_KERNEL_FILL_BLOCKS = 35,
+  AM_KERNEL_FILL_CARRY = 36,
+  AM_KERNEL_FILL_GATHER = 37
 } am_kernel_kind;
 
 typedef struct am_kernel_key {
@@ -203,8 +244,8 @@ typedef struct am_gpu_args {
   uint64_t scalar;     /* scalar operand's bits in the operand type's 64-bit form:
                           int64 for signed, uint64 for unsigned, double bits for
                           floats (float32 too), 0/1 for bool */
-  int32_t scalar_null; /* LOGIC: the scalar operand is null; otherwise reserved (the
-                          host handles null scalars) */
+  int32_t scalar_null; /* LOGIC, IF_ELSE: the scalar operand is null; otherwise reserved
+                          (the host handles null scalars) */
   int32_t pad;
 } am_gpu_args;
 

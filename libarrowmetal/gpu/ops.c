@@ -6,6 +6,7 @@
 #include "core/ops.h"
 #include "core/runtime.h"
 #include "core/types.h"
+#include "gpu/ops_shared.h"
 #include "gpu/submit.h"
 
 static uint64_t address(const void *pointer) { return (uint64_t)(uintptr_t)pointer; }
@@ -463,4 +464,32 @@ int am_gpu_concat(am_err *err, const am_array *const *arrays, int64_t count, am_
 int am_gpu_run_op(am_err *err, am_gpu_device *gpu, am_gpu_op *op, int want_slot,
                   const am_kernel_key *keys, am_gpu_args *args, int count) {
   return run(err, gpu, op, want_slot, keys, args, count);
+}
+/* ---- The helpers above, for the ops of other families (ops_shared.h;
+ * branch nulls) */
+
+uint64_t am_gpu_ops_address(const void *pointer) { return address(pointer); }
+int am_gpu_ops_has_nulls(const am_array *array) { return has_nulls(array); }
+void am_gpu_ops_bind(am_gpu_args *args, int which, const am_array *array) {
+  bind(args, which, array);
+}
+uint64_t am_gpu_ops_scalar_bits(const am_scalar *scalar) { return scalar_bits(scalar); }
+am_gpu_op am_gpu_ops_plain(const am_err *err) { return plain_op(err); }
+int am_gpu_ops_run(am_err *err, am_gpu_device *gpu, am_gpu_op *op, int want_slot,
+                   const am_kernel_key *keys, am_gpu_args *args, int count) {
+  return run(err, gpu, op, want_slot, keys, args, count);
+}
+int am_gpu_ops_result(am_err *err, am_device *device, am_type type, int64_t length,
+                      int with_validity, am_array **out) {
+  return result_array(err, device, type, length, with_validity, out);
+}
+int am_gpu_ops_zero(am_err *err, am_gpu_device *gpu, const void *pointer, int64_t bytes) {
+  return zero(err, gpu, pointer, bytes);
+}
+int am_gpu_ops_all_null(am_err *err, am_device *device, am_type type, int64_t length,
+                        am_array **out) {
+  return all_null(err, device, type, length, out);
+}
+int am_gpu_ops_finish(int status, am_array *result, am_array **out) {
+  return finish_result(status, result, out);
 }

@@ -20,7 +20,7 @@ ScalarLike, ...) are in ``arrowmetal._typing``.
 
 from __future__ import annotations
 
-from . import _log
+from . import _array, _log  # noqa: F401 - _array first: it imports _compute, then _nulls
 from ._aggregates import (
     PendingAggregate,
     all,
@@ -78,6 +78,19 @@ from ._errors import (
     ArrowMetalZeroDivisionError,
 )
 from ._fallback import ArrowMetalFallbackWarning, fallbacks
+from ._nulls import (  # null handling (branch nulls)
+    coalesce,
+    drop_null,
+    fill_null,
+    fill_null_backward,
+    fill_null_forward,
+    if_else,
+    is_finite,
+    is_inf,
+    is_nan,
+    is_null,
+    is_valid,
+)
 from ._results import StructScalar
 from ._runtime import (
     backend,
@@ -230,6 +243,20 @@ __all__ = [
     "variance",
     "version",
     "xor",
+]
+# Null handling (branch nulls).
+__all__ += [
+    "coalesce",
+    "drop_null",
+    "fill_null",
+    "fill_null_backward",
+    "fill_null_forward",
+    "if_else",
+    "is_finite",
+    "is_inf",
+    "is_nan",
+    "is_null",
+    "is_valid",
 ]
 
 # The functions of the library's table-driven families (am_unary: negate,

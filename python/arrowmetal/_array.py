@@ -54,6 +54,7 @@ if TYPE_CHECKING:
         CountMode,
         CountResult,
         DeviceLike,
+        ElementwiseResult,
         FilterKwargs,
         NullSelection,
         PyValue,
@@ -521,6 +522,27 @@ class Array:
         """am.take(self, indices, **kwargs)."""
         return _compute.take(self, indices, **kwargs)
 
+    # -- null handling (branch nulls): pyarrow.Array's methods of these names
+    def is_null(self, *, nan_is_null: bool = False) -> Array:
+        """am.is_null(self, nan_is_null=nan_is_null)."""
+        return _nulls.is_null(self, nan_is_null=nan_is_null)
+
+    def is_valid(self) -> Array:
+        """am.is_valid(self)."""
+        return _nulls.is_valid(self)
+
+    def is_nan(self) -> Array:
+        """am.is_nan(self)."""
+        return _nulls.is_nan(self)
+
+    def fill_null(self, fill_value: ArrayLike | ScalarLike) -> ElementwiseResult:
+        """am.fill_null(self, fill_value)."""
+        return _nulls.fill_null(self, fill_value)
+
+    def drop_null(self) -> ArrayResult:
+        """am.drop_null(self)."""
+        return _nulls.drop_null(self)
+
 
 def _isnan(x: object) -> bool:
     return isinstance(x, float) and math.isnan(x)
@@ -582,4 +604,4 @@ def full(
 
 # Last: these modules import Array from this one. The methods above use them
 # at call time, when all three are complete.
-from . import _compute, _dispatch
+from . import _compute, _dispatch, _nulls

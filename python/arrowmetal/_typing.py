@@ -61,6 +61,7 @@ __all__ = [
     "ElementwiseResult",
     "FilterKwargs",
     "FilterOptions",
+    "NullOptions",
     "NullSelection",
     "PlainScalar",
     "PyValue",
@@ -180,6 +181,7 @@ CountOptions = Union["pc.CountOptions", dict[str, Any]]
 FilterOptions = Union["pc.FilterOptions", dict[str, Any]]
 CastOptions = Union["pc.CastOptions", dict[str, Any]]
 VarianceOptions = Union["pc.VarianceOptions", dict[str, Any]]
+NullOptions = Union["pc.NullOptions", dict[str, Any]]  # null handling (branch nulls)
 """options=: pyarrow's options object or a dict of its fields."""
 
 CountMode = Literal["only_valid", "only_null", "all"]

@@ -52,6 +52,7 @@ VALUES = {
     "CountOptions": {"mode": ["only_null", "all"]},
     "FilterOptions": {"null_selection_behavior": ["emit_null"]},
     "TakeOptions": {"boundscheck": [False]},
+    "NullOptions": {"nan_is_null": [True, False]},  # null handling (branch nulls)
     "CastOptions": {
         "target_type": [pa.int8(), pa.uint16(), pa.float32(), pa.int64(), pa.bool_()],
         "allow_int_overflow": [True],
@@ -73,6 +74,7 @@ def test_every_native_function_is_walked():
     aggregates = {"any", "all", "product", "min_max", "variance", "stddev", "first", "last"}
     assert aggregates | {"first_last"} <= set(WITH_OPTIONS)
     assert "index" in NATIVE
+    assert "is_null" in WITH_OPTIONS  # null handling (branch nulls)
 
 
 @pytest.mark.parametrize("name", sorted(WITH_OPTIONS))
@@ -102,6 +104,14 @@ FILTER_INPUTS = [
     (pa.array(list(range(100)), pa.int64()), pa.array([True, None, False, True] * 25)),
 ]
 TAKE_INPUTS = [(pa.array([1, None, 3], pa.int8()), pa.array([2, None, 0], pa.int32()))]
+# is_null (NullOptions): NaN among nulls, where nan_is_null matters, and where it cannot.
+NULL_INPUTS = [
+    pa.array([1.5, None, float("nan"), -0.0], pa.float64()),
+    pa.array([float("nan"), None], pa.float32()),
+    pa.array([1, None, 3], pa.int16()),
+    pa.array([True, None]),
+    pa.chunked_array([[float("nan")], [None, 2.0]]),
+]
 CAST_INPUTS = [
     pa.array([1, 300, -1, None], pa.int64()),
     pa.array([1.5, 2.75, None, 100.0, -0.5], pa.float64()),  # in every target's range
@@ -131,6 +141,9 @@ def calls(name):
             elif name == "take":
                 for x, i in TAKE_INPUTS:
                     yield (x, i), {field: value}
+            elif name == "is_null":
+                for x in NULL_INPUTS:
+                    yield (x,), {field: value}
             else:
                 for x in REDUCE_INPUTS:
                     yield (x,), {field: value}

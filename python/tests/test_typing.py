@@ -41,6 +41,7 @@ PUBLIC_MODULES = (
     "arrowmetal._compute",
     "arrowmetal._errors",
     "arrowmetal._fallback",
+    "arrowmetal._nulls",
     "arrowmetal._results",
     "arrowmetal._runtime",
     "arrowmetal._state",
@@ -118,6 +119,9 @@ kept: am.Array = am.filter(a, mask)
 kept_nulls: am.Array = am.filter(a, mask, null_selection_behavior="emit_null")
 taken: am.Array = am.take(a, am.array([0, 1]))
 negated: am.Array = am.negate(a)
+nulls_mask: am.Array = am.is_null(b, nan_is_null=True)
+valid_mask: am.Array = am.is_valid(a)
+nan_value: PyValue = am.is_nan(1.5)
 flipped: am.Array = am.invert(mask)
 value: PyValue = am.add(1, 2)
 r: ElementwiseResult = am.add(pa_array, np.arange(3))

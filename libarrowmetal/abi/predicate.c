@@ -1,0 +1,41 @@
+/* The predicates of one array (am_is: is_null, is_valid, is_nan, is_finite,
+ * is_inf): argument and type checks from the op table, then the backend. */
+#include "abi.h"
+#include "core/ops.h"
+#include "route.h"
+
+static int predicate(am_err *err, am_predicate op, int flags, const am_array *array,
+                     am_array **out) {
+  if ((unsigned)op > AM_IS_INF) return am_fail(err, AM_EINVAL, "unknown predicate %d", (int)op);
+  if (flags & ~AM_NAN_IS_NULL)
+    return am_fail(err, AM_EINVAL, "unknown flag bits 0x%x (am_predicate_flag: 0x1)",
+                   (unsigned)(flags & ~AM_NAN_IS_NULL));
+  const am_op_desc *desc = am_op_find(AM_FAMILY_PREDICATE, (int)op);
+  if (flags && op != AM_IS_NULL)
+    return am_fail(err, AM_EINVAL, "AM_NAN_IS_NULL is a flag of is_null, not of %s", desc->name);
+  AM_REQUIRE(array, "array");
+  AM_REQUIRE(out, "out");
+  int status = am_settle(err, array);
+  if (status != AM_OK) return status;
+  if (!am_accepts(desc, array->type)) return am_no_kernel(err, desc, array->type, AM_TYPE_INVALID);
+  /* Only a float can be NaN: elsewhere nan_is_null changes nothing. */
+  int reads_values = am_type_is_float(array->type) && (op != AM_IS_VALID) &&
+                     (op != AM_IS_NULL || (flags & AM_NAN_IS_NULL));
+  if (!reads_values) flags = 0;
+  /* Kernels that read only the validity bitmap take any element type (so
+   * Metal runs is_null of float64 itself). */
+  uint32_t types = AM_TYPE_BIT(AM_BOOL) | (reads_values ? AM_TYPE_BIT(array->type) : 0);
+  am_route route;
+  if ((status = am_route_inputs(err, AM_ROUTE_NULLS, types, &array, 1, &route)) != AM_OK)
+    return status;
+  am_array *result = NULL;
+  status = route.use[0]->device->backend->kernels.predicate(err, op, flags, route.use[0], &result);
+  status = am_route_finish(err, &route, status, result, out);
+  am_route_done(&route);
+  return status;
+}
+
+AM_EXPORT int am_is(am_predicate op, int flags, const am_array *array, am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(predicate(err, op, flags, array, out));
+}

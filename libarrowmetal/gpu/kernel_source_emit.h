@@ -1,0 +1,59 @@
+/* What kernel_source.c shares with the kernel sources of other families
+ * (kernel_source_nulls.c): the pieces of kernel text every kind is built
+ * from, and the hooks by which kernel_source.c hands those families' keys to
+ * their own file. Private to gpu/. */
+#ifndef AM_GPU_KERNEL_SOURCE_EMIT_H
+#define AM_GPU_KERNEL_SOURCE_EMIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpu/dialect.h"
+#include "gpu/kernels.h"
+
+/* ---- From kernel_source.c (see there) */
+
+/* The element's type in kernels ("am_i64"; bool: a 0/1 am_u32), the pointer
+ * element of a value operand (bool: bitmap bytes), and the same-width
+ * unsigned type for bit-exact copies (bool: bitmap bytes). */
+const char *am_ks_ctype(am_type t);
+const char *am_ks_ptype(am_type t);
+const char *am_ks_store(am_type t);
+/* The argument block with typed pointers (layout of am_gpu_args). */
+void am_ks_args(am_sb *sb, const char *in0, const char *in1, const char *out);
+/* typedef T<idx> and AM_LOAD<idx>(i) for operand `idx` of type t. */
+void am_ks_operand(am_sb *sb, int idx, am_type t);
+/* AM_SCALAR: the scalar operand as a T0. */
+void am_ks_scalar(am_sb *sb, am_type t);
+/* `tmpl` with every '#' replaced by the digit k. */
+void am_ks_k(am_sb *sb, const char *tmpl, int k);
+/* Words per warp and pass of the element-wise loop. */
+int am_ks_unroll(am_type in, int bits_out);
+/* The warp-by-warp element-wise loop (see emit_warp_loop). */
+void am_ks_warp_loop(am_sb *sb, int unroll, const char *load, const char *gather,
+                     const char *compute, int bits_out);
+/* The head of the whole-word kinds: n, nw (32-slot words), stride, last0
+ * (the last byte of in0 / valid0 to read) and hv0. */
+extern const char *const am_ks_word_loop;
+
+/* ---- From kernel_source_nulls.c (null handling, branch nulls) */
+
+/* The case labels of that file's kinds, for kernel_source.c's switches. */
+#define AM_KS_NULLS_CASES     \
+  case AM_KERNEL_PREDICATE:   \
+  case AM_KERNEL_COALESCE:    \
+  case AM_KERNEL_IF_ELSE:     \
+  case AM_KERNEL_FILL_BLOCKS: \
+  case AM_KERNEL_FILL_CARRY:  \
+  case AM_KERNEL_FILL_GATHER:
+
+/* Whether `kind` is one of that file's kinds; for those, the same questions
+ * kernel_source.c answers for its own. */
+int am_ks_nulls_kind(am_kernel_kind kind);
+int am_ks_nulls_key_ok(const am_kernel_key *key);
+int am_ks_nulls_missing_type(am_dialect dialect, const am_kernel_key *key);
+void am_ks_nulls_name(const am_kernel_key *key, char *name, size_t capacity);
+int64_t am_ks_nulls_blocks(const am_kernel_key *key, int64_t n, int multiprocessors);
+void am_ks_nulls_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, const char *name);
+
+#endif
