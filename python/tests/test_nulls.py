@@ -303,7 +303,7 @@ def test_am_fill_null_and_am_coalesce_argument_checks():
 @pytest.mark.skipif(not CUDA, reason="needs a CUDA device")
 @pytest.mark.parametrize("t", TYPES)
 def test_fill_null_and_coalesce_on_the_gpu_match_the_cpu(t):
-    a, b = sample(t, 5000, seed=8).slice(5), sample(t, 5000, seed=9).slice(1)
+    a, b = sample(t, 5000, seed=8).slice(5), sample(t, 5000, seed=9).slice(1, 4995)
     ga, gb = am.array(a, device="cuda"), am.array(b, device="cuda")
     assert plain(am.coalesce(ga, gb)) == plain(pc.coalesce(a, b))
     assert plain(am.fill_null(ga, gb)) == plain(pc.fill_null(a, b))
@@ -385,7 +385,8 @@ def test_if_else_on_the_gpu_matches_pyarrow(t):
     g = [am.array(x, device="cuda") for x in (cond, a, b)]
     assert plain(am.if_else(*g)) == plain(pc.if_else(cond, a, b))
     side = fills(t)[0]
-    assert plain(am.if_else(g[0], g[1], side)) == plain(pc.if_else(cond, a, side))
+    # (pyarrow refuses some sides, uint64 beside a Python int: outcome() says so)
+    assert outcome(am.if_else, g[0], g[1], side) == outcome(pc.if_else, cond, a, side)
     assert plain(am.if_else(g[0], None, g[2])) == plain(pc.if_else(cond, None, b))
 
 
