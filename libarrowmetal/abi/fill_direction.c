@@ -22,25 +22,8 @@ static int fill_direction(am_err *err, am_fill_direction direction, const am_arr
   status = am_route_inputs(err, AM_ROUTE_NULLS, AM_TYPE_BIT(AM_BOOL), &values, 1, &route);
   if (status != AM_OK) return status;
   am_array *result = NULL;
-  const am_array *input = route.use[0];
-  am_device *host = am_host_device();
-  if (input->device == host) {
-    status = host->backend->kernels.fill_direction(err, direction, input, &result);
-  } else {
-    /* The GPU scan (FILL_BLOCKS, FILL_CARRY, FILL_GATHER) gave wrong results
-     * on the H200 for some multi-block inputs (python/tests/test_nulls.py's
-     * GPU cases, and libarrowmetal/gpu/test_nulls_kernels.py under a 16-core
-     * emulation): until that race is found, the scan runs on the host and the
-     * result goes back to the input's device. Correct, and said here, rather
-     * than a wrong answer on the GPU. */
-    am_array *on_host = NULL, *filled = NULL;
-    status = am_move(err, input, host, &on_host);
-    if (status == AM_OK)
-      status = host->backend->kernels.fill_direction(err, direction, on_host, &filled);
-    if (status == AM_OK) status = am_move(err, filled, input->device, &result);
-    am_array_free(filled);
-    am_array_free(on_host);
-  }
+  status =
+      route.use[0]->device->backend->kernels.fill_direction(err, direction, route.use[0], &result);
   status = am_route_finish(err, &route, status, result, out);
   am_route_done(&route);
   return status;

@@ -430,6 +430,23 @@ def test_drop_null_on_the_gpu_matches_pyarrow(t):
     assert plain(pending) == plain(pc.drop_null(data))
 
 
+def fill_reference(name):
+    """fill_null_forward / _backward in plain Python, the reference of their
+    tests: pyarrow 25 itself fills sliced boolean arrays wrongly (26 is
+    right), so its answer cannot be the reference on every machine."""
+    backward = name.endswith("backward")
+
+    def ref(x):
+        values = x.to_pylist()[:: -1 if backward else 1]
+        out, current = [], None
+        for v in values:
+            current = v if v is not None else current
+            out.append(current)
+        return pa.array(out[:: -1 if backward else 1], x.type)
+
+    return ref
+
+
 # ---- fill_null_forward, fill_null_backward -----------------------------------------------
 
 DIRECTIONS = ["fill_null_forward", "fill_null_backward"]
@@ -438,7 +455,7 @@ DIRECTIONS = ["fill_null_forward", "fill_null_backward"]
 @pytest.mark.parametrize("name", DIRECTIONS)
 @pytest.mark.parametrize("t", TYPES)
 def test_fill_directions_match_pyarrow(name, t):
-    fn, ref = getattr(am, name), getattr(pc, name)
+    fn, ref = getattr(am, name), fill_reference(name)
     data = sample(t, 400, seed=50)
     runs = pa.array([None] * 70 + data.to_pylist()[:5] + [None] * 130, data.type)
     for x in (data, data.slice(7), data.slice(63, 200), runs, runs.slice(3)):
@@ -473,7 +490,7 @@ def test_fill_directions_of_scalars_and_the_c_checks():
 @pytest.mark.parametrize("name", DIRECTIONS)
 @pytest.mark.parametrize("t", TYPES)
 def test_fill_directions_on_the_gpu_match_pyarrow(name, t):
-    fn, ref = getattr(am, name), getattr(pc, name)
+    fn, ref = getattr(am, name), fill_reference(name)
     for n, p in ((5000, 0.3), (300000, 0.99), (70, 1.0)):
         rng = np.random.default_rng(n)
         data = sample(t, n, seed=51)
