@@ -217,20 +217,6 @@ static void binary_range(void *ctx, int64_t begin, int64_t end) {
   job->fn(job->x + at, job->scalar ? job->y : job->y + at, job->scalar, job->o + at, end - begin);
 }
 
-/* The scalar's value as one element of `type` (the ABI cast it already). */
-static void scalar_element(const am_scalar *s, am_type type, void *out) {
-  size_t width = (size_t)am_type_bits(type) / 8;
-  if (type == AM_FLOAT32) {
-    float f = (float)s->f64;
-    memcpy(out, &f, sizeof f);
-  } else if (type == AM_FLOAT64) {
-    memcpy(out, &s->f64, sizeof s->f64);
-  } else {
-    /* The low bytes (little-endian) of the field of the type's kind. */
-    memcpy(out, am_type_is_signed(type) ? (const void *)&s->i64 : (const void *)&s->u64, width);
-  }
-}
-
 /* The failure of a checked op at `slot`, naming its values. */
 static int refuse(am_err *err, am_binary_op op, am_type type, const char *x, const char *y,
                   int64_t slot, int failure) {
@@ -254,13 +240,11 @@ int am_cpu_binary(am_err *err, am_binary_op op, const am_array *left, const am_a
   int status = am_cpu_result(err, type, left->length, left, right, &result);
   if (status != AM_OK) return status;
   int64_t width = am_type_bits(type) / 8;
-  _Alignas(8) char element[8];
+  /* A scalar as one element: the low bytes of its bits (little-endian). */
+  const uint64_t element = scalar ? am_cpu_scalar_bits(type, scalar) : 0;
   const char *x = (const char *)left->data + left->offset * width;
-  const char *y = element;
-  if (scalar)
-    scalar_element(scalar, type, element);
-  else
-    y = (const char *)right->data + right->offset * width;
+  const char *y =
+      scalar ? (const char *)&element : (const char *)right->data + right->offset * width;
   if (am_binary_check_of(op)) {
     check_job check = {.fn = checks[op][type],
                        .x = x,

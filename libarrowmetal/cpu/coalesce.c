@@ -44,22 +44,6 @@ DEFINE_SELECT(uint64_t)
 typedef void (*select_fn)(void *out, const void *left, const void *right, uint64_t s,
                           const uint8_t *lv, int64_t lpos, int64_t n);
 
-/* The scalar's value as the bits of one element of type t. */
-static uint64_t scalar_bits(am_type t, const am_scalar *s) {
-  if (t == AM_FLOAT32) {
-    float f = (float)s->f64;
-    uint32_t bits;
-    memcpy(&bits, &f, sizeof bits);
-    return bits;
-  }
-  if (t == AM_FLOAT64) {
-    uint64_t bits;
-    memcpy(&bits, &s->f64, sizeof bits);
-    return bits;
-  }
-  return am_type_is_unsigned(t) ? s->u64 : (uint64_t)s->i64;
-}
-
 typedef struct coalesce_job {
   const am_array *left, *right; /* right NULL: the scalar */
   uint64_t scalar;
@@ -125,7 +109,7 @@ int am_cpu_coalesce(am_err *err, const am_array *left, const am_array *right,
   int64_t width = am_type_bits(t) / 8;
   coalesce_job job = {.left = left,
                       .right = right,
-                      .scalar = scalar ? scalar_bits(t, scalar) : 0,
+                      .scalar = scalar ? am_cpu_scalar_bits(t, scalar) : 0,
                       .select = t == AM_BOOL ? NULL : by_width[width],
                       .width = width,
                       .out = result->data_buf->ptr,

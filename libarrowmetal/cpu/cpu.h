@@ -135,6 +135,11 @@ static inline int64_t am_cpu_recorded_nulls(const am_array *array) {
   return atomic_load_explicit(&((am_array *)array)->null_count, memory_order_relaxed);
 }
 
+/* A valid scalar's value as the bits of one element of type `t` (the ABI
+ * has cast it to t): float32 narrowed, bool 0 or 1, integers their low bytes
+ * (little-endian) of the field of their kind. */
+uint64_t am_cpu_scalar_bits(am_type t, const am_scalar *s);
+
 /* Whether kernels must look at the array's validity bitmap. */
 static inline int am_cpu_has_nulls(const am_array *array) {
   return array->validity && am_cpu_recorded_nulls(array) != 0;

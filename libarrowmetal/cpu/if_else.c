@@ -44,23 +44,6 @@ DEFINE_PICK(uint64_t)
 typedef void (*pick_fn)(void *out, const void *left, uint64_t ls, const void *right, uint64_t rs,
                         const uint8_t *c, int64_t cpos, int64_t n);
 
-/* A valid scalar's value as the bits of one element of type t. */
-static uint64_t value_bits(am_type t, const am_scalar *s) {
-  if (t == AM_FLOAT32) {
-    float f = (float)s->f64;
-    uint32_t bits;
-    memcpy(&bits, &f, sizeof bits);
-    return bits;
-  }
-  if (t == AM_FLOAT64) {
-    uint64_t bits;
-    memcpy(&bits, &s->f64, sizeof bits);
-    return bits;
-  }
-  if (t == AM_BOOL) return s->i64 != 0;
-  return am_type_is_unsigned(t) ? s->u64 : (uint64_t)s->i64;
-}
-
 /* One side: an array, or a scalar's bits and whether it is valid. */
 typedef struct side {
   const am_array *array;
@@ -142,10 +125,10 @@ int am_cpu_if_else(am_err *err, const am_array *cond, const am_array *left,
   job.left = (side){left, 0, 1};
   job.right = (side){right, 0, 1};
   if (!left)
-    job.left =
-        (side){NULL, left_scalar->is_null ? 0 : value_bits(t, left_scalar), !left_scalar->is_null};
+    job.left = (side){NULL, left_scalar->is_null ? 0 : am_cpu_scalar_bits(t, left_scalar),
+                      !left_scalar->is_null};
   if (!right)
-    job.right = (side){NULL, right_scalar->is_null ? 0 : value_bits(t, right_scalar),
+    job.right = (side){NULL, right_scalar->is_null ? 0 : am_cpu_scalar_bits(t, right_scalar),
                        !right_scalar->is_null};
   static const pick_fn by_width[9] = {
       [1] = pick_uint8_t, [2] = pick_uint16_t, [4] = pick_uint32_t, [8] = pick_uint64_t};

@@ -113,3 +113,19 @@ int am_cpu_null_result(am_err *err, am_device *device, am_type type, int64_t len
   *out = result;
   return AM_OK;
 }
+
+uint64_t am_cpu_scalar_bits(am_type t, const am_scalar *s) {
+  if (t == AM_FLOAT32) {
+    float f = (float)s->f64;
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    return bits;
+  }
+  if (t == AM_FLOAT64) {
+    uint64_t bits;
+    memcpy(&bits, &s->f64, sizeof bits);
+    return bits;
+  }
+  if (t == AM_BOOL) return s->i64 != 0;
+  return am_type_is_unsigned(t) ? s->u64 : (uint64_t)s->i64;
+}

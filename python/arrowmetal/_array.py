@@ -87,6 +87,7 @@ _am_compare = lib.am_compare
 _am_arith = lib.am_arith
 _am_not = lib.am_not
 _am_logic = lib.am_logic
+_am_binary = lib.am_binary
 
 # The families of binary operations (see _compute.binary).
 COMPARE, ARITH, LOGIC, BINARY = 0, 1, 2, 3
@@ -118,13 +119,16 @@ def _compare_operator(name: str, op: int, swop: int) -> _Operator:
     return _named(operator, f"__{name}__")
 
 
-def _arith_operators(name: str, op: int) -> tuple[_Operator, _Operator]:
-    """(`self <op> other`, `other <op> self`)."""
+def _binary_operators(name: str, family: int, cfn: Any, op: int) -> tuple[_Operator, _Operator]:
+    """(`self <op> other`, `other <op> self`) of op `op` of a family
+    (ARITH: am_arith, LOGIC: am_logic, the null-propagating and/or/xor as
+    pyarrow's and_, or_, xor; BINARY: am_binary), `cfn` its C function for
+    two arrays: the direct path of Array with Array."""
 
     def operator(self: Array, other: ArrayLike | ScalarLike) -> Array:
         if type(other) is Array:
             out = tls.out
-            rc = _am_arith(op, self._ptr, other._ptr, out)
+            rc = cfn(op, self._ptr, other._ptr, out)
             if rc:
                 raise _error(rc)
             r = _new(Array)
@@ -132,37 +136,12 @@ def _arith_operators(name: str, op: int) -> tuple[_Operator, _Operator]:
             return r
         if not _dispatch.is_operand(type(other)):
             return NotImplemented
-        return _compute.binary(ARITH, op, op, self, other, None)
+        return _compute.binary(family, op, op, self, other, None)
 
     def reflected(self: Array, other: ArrayLike | ScalarLike) -> Array:
         if not _dispatch.is_operand(type(other)):
             return NotImplemented
-        return _compute.binary(ARITH, op, op, other, self, None)
-
-    return _named(operator, f"__{name}__"), _named(reflected, f"__r{name}__")
-
-
-def _logic_operators(name: str, op: int) -> tuple[_Operator, _Operator]:
-    """(`self <op> other`, `other <op> self`) of am_logic_op `op` (and, or,
-    xor: the null-propagating ones, as pyarrow's and_, or_, xor)."""
-
-    def operator(self: Array, other: ArrayLike | ScalarLike) -> Array:
-        if type(other) is Array:
-            out = tls.out
-            rc = _am_logic(op, self._ptr, other._ptr, out)
-            if rc:
-                raise _error(rc)
-            r = _new(Array)
-            r._ptr = out[0]
-            return r
-        if not _dispatch.is_operand(type(other)):
-            return NotImplemented
-        return _compute.binary(LOGIC, op, op, self, other, None)
-
-    def reflected(self: Array, other: ArrayLike | ScalarLike) -> Array:
-        if not _dispatch.is_operand(type(other)):
-            return NotImplemented
-        return _compute.binary(LOGIC, op, op, other, self, None)
+        return _compute.binary(family, op, op, other, self, None)
 
     return _named(operator, f"__{name}__"), _named(reflected, f"__r{name}__")
 
@@ -433,13 +412,15 @@ class Array:
     __le__ = _compare_operator("le", lib.AM_LE, lib.AM_GE)
     __gt__ = _compare_operator("gt", lib.AM_GT, lib.AM_LT)
     __ge__ = _compare_operator("ge", lib.AM_GE, lib.AM_LE)
-    __add__, __radd__ = _arith_operators("add", lib.AM_ADD)
-    __sub__, __rsub__ = _arith_operators("sub", lib.AM_SUBTRACT)
-    __mul__, __rmul__ = _arith_operators("mul", lib.AM_MULTIPLY)
-    __truediv__, __rtruediv__ = _arith_operators("truediv", lib.AM_DIVIDE)
-    __and__, __rand__ = _logic_operators("and", lib.AM_LOGIC_AND)
-    __or__, __ror__ = _logic_operators("or", lib.AM_LOGIC_OR)
-    __xor__, __rxor__ = _logic_operators("xor", lib.AM_LOGIC_XOR)
+    __add__, __radd__ = _binary_operators("add", ARITH, _am_arith, lib.AM_ADD)
+    __sub__, __rsub__ = _binary_operators("sub", ARITH, _am_arith, lib.AM_SUBTRACT)
+    __mul__, __rmul__ = _binary_operators("mul", ARITH, _am_arith, lib.AM_MULTIPLY)
+    __truediv__, __rtruediv__ = _binary_operators("truediv", ARITH, _am_arith, lib.AM_DIVIDE)
+    __and__, __rand__ = _binary_operators("and", LOGIC, _am_logic, lib.AM_LOGIC_AND)
+    __or__, __ror__ = _binary_operators("or", LOGIC, _am_logic, lib.AM_LOGIC_OR)
+    __xor__, __rxor__ = _binary_operators("xor", LOGIC, _am_logic, lib.AM_LOGIC_XOR)
+    # am.power: integers wrap (power_checked raises instead)
+    __pow__, __rpow__ = _binary_operators("pow", BINARY, _am_binary, lib.AM_POWER)
 
     def __invert__(self) -> Array:
         out = tls.out
@@ -447,17 +428,6 @@ class Array:
         if rc:
             raise _error(rc)
         return wrap(out[0])
-
-    def __pow__(self, other: ArrayLike | ScalarLike) -> Array:
-        """am.power(self, other): integers wrap (power_checked raises instead)."""
-        if not _dispatch.is_operand(type(other)):
-            return NotImplemented
-        return _compute.binary(BINARY, lib.AM_POWER, lib.AM_POWER, self, other, None)
-
-    def __rpow__(self, other: ArrayLike | ScalarLike) -> Array:
-        if not _dispatch.is_operand(type(other)):
-            return NotImplemented
-        return _compute.binary(BINARY, lib.AM_POWER, lib.AM_POWER, other, self, None)
 
     def __floordiv__(self, other: ArrayLike | ScalarLike) -> Array:
         """Floor division, as pandas does on pyarrow-backed data (pyarrow has no
