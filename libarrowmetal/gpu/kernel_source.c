@@ -410,21 +410,28 @@ static void emit_k(am_sb *sb, const char *tmpl, int k) {
   }
 }
 
-/* Words per warp and pass of the element-wise loop: several for kinds that
- * move few bytes a slot (narrow inputs, bitmap results), where one load in
- * flight per thread leaves the memory idle; one otherwise, where the
- * registers of more words cost more occupancy than they gain (H200, 2^28
- * slots: arith add int64 4.06 TB/s with 1 word, 3.86 with 4; compare lt int64
- * with a scalar 2.93 TB/s with 4 words, 2.58 with 1). */
-static int unroll_for(am_type in, int bits_out) {
-  return bits_out || in == AM_BOOL || am_type_bits(in) <= 16 ? 4 : 1;
+/* Words per warp and pass of the element-wise loop: enough that each thread
+ * has about 16 bytes of loads in flight, counting the `arrays` value arrays
+ * a slot reads (one load of 8 bytes a thread leaves the memory idle: H200,
+ * unary float64 at 10^8 slots ran at 62-79% of the device copy's bandwidth);
+ * several for narrow inputs and bitmap results. A binary kind counts one
+ * array, as its kernel also serves a scalar second operand (H200, 10^8
+ * slots: multiply int64 by a scalar at 60% of its floor with 1 word, 79%
+ * with 2; add of two arrays the same with either). More words than that cost
+ * registers and occupancy (add int64: 4.06 TB/s with 1 word, 3.86 with 4). */
+static int unroll_for(am_type in, int bits_out, int arrays) {
+  if (bits_out || in == AM_BOOL || am_type_bits(in) <= 16) return 4;
+  int unroll = 16 / (am_type_bits(in) / 8 * arrays);
+  return unroll < 1 ? 1 : unroll > 4 ? 4 : unroll;
 }
 
 /* The warp-by-warp loop of the element-wise kinds. Warp w of block b starts
  * at slot b * AM_BLOCK + 32 w (a multiple of 32) and a pass handles `unroll`
  * words `stride` apart: first every word's loads (`load`, then `gather`),
  * then each word's `compute` and stores, so that a thread has several loads
- * in flight. In the templates, '#' is the word k; its slot is i# = base +
+ * in flight. (Computing every word before any store was no faster for the
+ * transcendental functions and slower for add_checked: H200, 10^8 slots.)
+ * In the templates, '#' is the word k; its slot is i# = base +
  * k * stride + lane. `load` defines ok# (the result is valid) and `compute`
  * (or `gather`) r# (the result). The stores are a ballot word per warp for a
  * bitmap result (lanes past n vote 0) or a value per slot, and the validity
@@ -831,7 +838,7 @@ static void emit_compare(am_sb *sb, am_dialect d, const am_kernel_key *k, const 
   emit_args(sb, ptype(k->t0), ptype(k->t0), "am_u32");
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb, binary_body);
-  emit_warp_loop(sb, unroll_for(k->t0, 1), binary_load, NULL, binary_compute, 1);
+  emit_warp_loop(sb, unroll_for(k->t0, 1, 1), binary_load, NULL, binary_compute, 1);
 }
 
 static void emit_arith(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
@@ -875,7 +882,7 @@ static void emit_arith(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
   emit_args(sb, ptype(t), ptype(t), ctype(t));
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb, binary_body);
-  emit_warp_loop(sb, unroll_for(t, 0), binary_load, NULL, binary_compute, 0);
+  emit_warp_loop(sb, unroll_for(t, 0, 1), binary_load, NULL, binary_compute, 0);
   am_sb_puts(sb, "  am_flush_error(a.status, err, am_lane);\n");
 }
 
@@ -950,7 +957,7 @@ static void emit_unary(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
              "  const bool hv0 = a.valid0 != 0;\n"
              "  am_u64 err = AM_NONE;\n"
              "  (void)err;\n");
-  emit_warp_loop(sb, unroll_for(t, 0), unary_load, NULL, unary_compute, 0);
+  emit_warp_loop(sb, unroll_for(t, 0, 1), unary_load, NULL, unary_compute, 0);
   if (am_unary_check_of(k->op)) am_sb_puts(sb, "  am_flush_error(a.status, err, am_lane);\n");
 }
 
@@ -1080,7 +1087,7 @@ static void emit_binary(am_sb *sb, am_dialect d, const am_kernel_key *k, const c
                "  const bool hv1 = a.valid1 != 0;\n"
                "  const bool sc = a.in1 == 0;\n"
                "  const T0 ys = AM_SCALAR;\n");
-  emit_warp_loop(sb, unroll_for(t, 0), binary_load, NULL,
+  emit_warp_loop(sb, unroll_for(t, 0, 1), binary_load, NULL,
                  checked ? binop_checked_compute : binop_compute, 0);
   if (checked) am_sb_puts(sb, "  am_flush_error(a.status, err, am_lane);\n");
 }
@@ -1174,7 +1181,7 @@ static void emit_cast(am_sb *sb, am_dialect d, const am_kernel_key *k, const cha
   am_sb_puts(sb,
              "  const bool hv0 = a.valid0 != 0;\n"
              "  am_u64 err = AM_NONE;\n");
-  emit_warp_loop(sb, unroll_for(k->t0, bits_out),
+  emit_warp_loop(sb, unroll_for(k->t0, bits_out, 1),
                  "    bool ok# = false;\n"
                  "    T0 x# = 0;\n"
                  "    if (i# < n) {\n"
@@ -1450,7 +1457,7 @@ static void emit_take(am_sb *sb, am_dialect d, const am_kernel_key *k, const cha
              "  const bool hv0 = a.valid0 != 0;\n"
              "  const bool hv1 = a.valid1 != 0;\n"
              "  am_u64 err = AM_NONE;\n");
-  emit_warp_loop(sb, unroll_for(k->t0, bits),
+  emit_warp_loop(sb, unroll_for(k->t0, bits, 2),
                  "    bool ok# = false;\n"
                  "    am_i64 j# = 0;\n"
                  "    if (i# < n && (!hv1 || am_bit(a.valid1, a.off1 + i#) != 0u)) {\n"
@@ -1640,7 +1647,7 @@ void am_ks_args(am_sb *sb, const char *in0, const char *in1, const char *out) {
 void am_ks_operand(am_sb *sb, int idx, am_type t) { emit_operand(sb, idx, t); }
 void am_ks_scalar(am_sb *sb, am_type t) { emit_scalar(sb, t); }
 void am_ks_k(am_sb *sb, const char *tmpl, int k) { emit_k(sb, tmpl, k); }
-int am_ks_unroll(am_type in, int bits_out) { return unroll_for(in, bits_out); }
+int am_ks_unroll(am_type in, int bits_out) { return unroll_for(in, bits_out, 2); }
 void am_ks_warp_loop(am_sb *sb, int unroll, const char *load, const char *gather,
                      const char *compute, int bits_out) {
   emit_warp_loop(sb, unroll, load, gather, compute, bits_out);

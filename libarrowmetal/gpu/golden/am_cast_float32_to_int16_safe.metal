@@ -220,13 +220,34 @@ kernel void am_cast_float32_to_int16_safe(constant Args &a [[buffer(0)]],
   const am_i64 n = a.n;
   const am_i64 stride = (am_i64)am_nblocks * AM_BLOCK;
   for (am_i64 base = (am_i64)am_bid * AM_BLOCK + am_warp * 32u; base < n;
-       base += 1 * stride) {
+       base += 4 * stride) {
     const am_i64 i0 = base + 0 * stride + am_lane;
+    const am_i64 i1 = base + 1 * stride + am_lane;
+    const am_i64 i2 = base + 2 * stride + am_lane;
+    const am_i64 i3 = base + 3 * stride + am_lane;
     bool ok0 = false;
     T0 x0 = 0;
     if (i0 < n) {
       ok0 = !hv0 || am_bit(a.valid0, a.off0 + i0) != 0u;
       x0 = AM_LOAD0(i0);
+    }
+    bool ok1 = false;
+    T0 x1 = 0;
+    if (i1 < n) {
+      ok1 = !hv0 || am_bit(a.valid0, a.off0 + i1) != 0u;
+      x1 = AM_LOAD0(i1);
+    }
+    bool ok2 = false;
+    T0 x2 = 0;
+    if (i2 < n) {
+      ok2 = !hv0 || am_bit(a.valid0, a.off0 + i2) != 0u;
+      x2 = AM_LOAD0(i2);
+    }
+    bool ok3 = false;
+    T0 x3 = 0;
+    if (i3 < n) {
+      ok3 = !hv0 || am_bit(a.valid0, a.off0 + i3) != 0u;
+      x3 = AM_LOAD0(i3);
     }
     if (base + 0 * stride < n) {
       bool fail0 = false;
@@ -236,6 +257,33 @@ kernel void am_cast_float32_to_int16_safe(constant Args &a [[buffer(0)]],
       if (i0 < n) a.out[i0] = r0;
       const am_u32 vw0 = BALLOT(ok0);
       if (am_lane == 0u && a.out_valid != 0) a.out_valid[(base + 0 * stride) >> 5] = vw0;
+    }
+    if (base + 1 * stride < n) {
+      bool fail1 = false;
+      const TR c1 = am_cast(x1, &fail1);
+      const TR r1 = ok1 ? c1 : (TR)0;
+      if (ok1 && fail1 && err == AM_NONE) err = (am_u64)i1;
+      if (i1 < n) a.out[i1] = r1;
+      const am_u32 vw1 = BALLOT(ok1);
+      if (am_lane == 0u && a.out_valid != 0) a.out_valid[(base + 1 * stride) >> 5] = vw1;
+    }
+    if (base + 2 * stride < n) {
+      bool fail2 = false;
+      const TR c2 = am_cast(x2, &fail2);
+      const TR r2 = ok2 ? c2 : (TR)0;
+      if (ok2 && fail2 && err == AM_NONE) err = (am_u64)i2;
+      if (i2 < n) a.out[i2] = r2;
+      const am_u32 vw2 = BALLOT(ok2);
+      if (am_lane == 0u && a.out_valid != 0) a.out_valid[(base + 2 * stride) >> 5] = vw2;
+    }
+    if (base + 3 * stride < n) {
+      bool fail3 = false;
+      const TR c3 = am_cast(x3, &fail3);
+      const TR r3 = ok3 ? c3 : (TR)0;
+      if (ok3 && fail3 && err == AM_NONE) err = (am_u64)i3;
+      if (i3 < n) a.out[i3] = r3;
+      const am_u32 vw3 = BALLOT(ok3);
+      if (am_lane == 0u && a.out_valid != 0) a.out_valid[(base + 3 * stride) >> 5] = vw3;
     }
   }
   am_flush_error(a.status, err, am_lane);

@@ -212,8 +212,9 @@ kernel void am_coalesce_float32(constant Args &a [[buffer(0)]],
   const am_i64 n = a.n;
   const am_i64 stride = (am_i64)am_nblocks * AM_BLOCK;
   for (am_i64 base = (am_i64)am_bid * AM_BLOCK + am_warp * 32u; base < n;
-       base += 1 * stride) {
+       base += 2 * stride) {
     const am_i64 i0 = base + 0 * stride + am_lane;
+    const am_i64 i1 = base + 1 * stride + am_lane;
     bool ok0 = false;
     TV r0 = 0;
     if (i0 < n) {
@@ -228,10 +229,29 @@ kernel void am_coalesce_float32(constant Args &a [[buffer(0)]],
         r0 = AM_GET1(i0);
       }
     }
+    bool ok1 = false;
+    TV r1 = 0;
+    if (i1 < n) {
+      if (!hv0 || am_bit(a.valid0, a.off0 + i1) != 0u) {
+        ok1 = true;
+        r1 = AM_GET0(i1);
+      } else if (sc) {
+        ok1 = true;
+        r1 = ys;
+      } else if (!hv1 || am_bit(a.valid1, a.off1 + i1) != 0u) {
+        ok1 = true;
+        r1 = AM_GET1(i1);
+      }
+    }
     if (base + 0 * stride < n) {
       if (i0 < n) a.out[i0] = r0;
       const am_u32 vw0 = BALLOT(ok0);
       if (am_lane == 0u && a.out_valid != 0) a.out_valid[(base + 0 * stride) >> 5] = vw0;
+    }
+    if (base + 1 * stride < n) {
+      if (i1 < n) a.out[i1] = r1;
+      const am_u32 vw1 = BALLOT(ok1);
+      if (am_lane == 0u && a.out_valid != 0) a.out_valid[(base + 1 * stride) >> 5] = vw1;
     }
   }
 }
