@@ -14,6 +14,7 @@ import math
 import os
 import sys
 from collections import OrderedDict
+from fractions import Fraction
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -1540,6 +1541,31 @@ def gen_select():
             )
 
 
+def gen_pinned():
+    """Cases whose expected value is ArrowMetal's exact answer where pyarrow rounds on the
+    way (conformance/README.md, Divergences: exact-result): the mean of integers divides
+    the exact sum once (pyarrow adds the values as float64), and a float sum with
+    cancellation where the library's order happens to give the exact sum (pyarrow's
+    pairwise order loses a term). Each case records pyarrow's answer beside ours."""
+    i64 = [2**63 - 1, -(2**63), 5]
+    pinned = [
+        ("mean/int64/pinned/extremes-cancel", "mean", "int64", i64, float(Fraction(sum(i64), 3))),
+        ("sum/float64/pinned/cancel-1e30", "sum", "float64", [1e30, 1.0, -1e30, 2.0], 3.0),
+        ("mean/float64/pinned/cancel-1e30", "mean", "float64", [1e30, 1.0, -1e30, 2.0], 0.75),
+    ]
+    for cid, op, t, vals, exact in pinned:
+        total = sum(Fraction(v) for v in vals)
+        assert exact == float(total / len(vals) if op == "mean" else total)
+        theirs = getattr(pc, op)(pa.array(vals, type=getattr(pa, t)())).as_py()
+        assert theirs != exact, f"{cid}: pyarrow now agrees; the pin is no longer a divergence"
+        case = OrderedDict([("id", cid), ("op", op), ("params", {}), ("form", "unary")])
+        case["inputs"] = [inline(t, vals)]
+        case["expected"] = OrderedDict([("type", "float64"), ("value", exact)])
+        case["divergence"] = "exact-result"
+        case["pyarrow"] = theirs
+        CASES[cid] = case
+
+
 def write(out_dir):
     files = OrderedDict()
     for case in CASES.values():
@@ -1757,6 +1783,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "cases"))
     args = ap.parse_args()
     gen_reductions()
+    gen_pinned()
     gen_compare()
     gen_arith()
     gen_cast()

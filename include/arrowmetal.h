@@ -204,11 +204,15 @@ typedef struct am_array am_array;
  * success AND on failure the caller's struct is marked released (its release
  * member set to NULL), and its release callback runs exactly once, when the
  * library no longer needs the buffers (at once on failure, or at once after an
- * upload to a GPU). On the CPU the import is zero-copy.
+ * upload to a GPU). On the CPU the import is zero-copy, except that a data
+ * buffer not aligned to its element width (the C Data Interface asks for
+ * alignment but cannot promise it) is copied once, here, into an aligned
+ * one: kernels load elements with typed loads. Bitmaps may sit anywhere.
  * The struct is validated before any kernel can touch it: length, offset and
- * null_count ranges, n_buffers, n_children, dictionary, format string, NULL
- * buffers where data is required, already-released structs. A null_count of -1
- * is computed from the bitmap. */
+ * null_count ranges, n_buffers, n_children (negative: AM_EINVAL), dictionary,
+ * format string, NULL buffers where data is required, already-released
+ * structs. A null_count of -1 is computed from the bitmap. An empty array
+ * may have NULL buffers and any offset. */
 int am_import(const struct ArrowSchema *schema, struct ArrowArray *array, am_device *device,
               am_array **out);
 
@@ -219,7 +223,9 @@ int am_import(const struct ArrowSchema *schema, struct ArrowArray *array, am_dev
  * ARROW_DEVICE_METAL for the Metal backend: buffers are CPU addresses of
  * shared memory, as nanoarrow makes them, and a non-NULL `sync_event` is
  * AM_EUNSUPPORTED, since the interface names no value to wait for).
- * `array->array` is moved in exactly as with am_import. */
+ * `array->array` is moved in exactly as with am_import. A device data buffer
+ * not aligned to its element width is refused (AM_EINVAL): it is not
+ * copied. */
 int am_import_device(const struct ArrowSchema *schema, struct ArrowDeviceArray *array,
                      am_device *device, am_array **out);
 
@@ -309,9 +315,15 @@ int am_concat(const am_array *const *arrays, int64_t count, am_device *device, a
  * AM_FLOAT64; min and max keep the input type and skip NaN (all-NaN gives
  * NaN). Empty or all-null input gives a null scalar, except count.
  * Divergence: the sign of a zero returned by min/max over a mix of -0.0 and
- * 0.0 is unspecified, and float sums -- and means of integers, which both
- * libraries accumulate without wrapping -- may differ from pyarrow.compute's
- * in the last bits because the summation order differs. */
+ * 0.0 is unspecified. The mean of integers here is the exact (128-bit) sum
+ * divided by the count, rounded once; pyarrow.compute adds the values as
+ * float64, so once their magnitudes reach 2^53 the two differ by more than
+ * the last bits: [2^63 - 1, -2^63, 5] gives 1.333... here and 1.666... in
+ * pyarrow. Float sums (and means) are computed in an order of the library's
+ * choosing, not pyarrow's pairwise one, so they differ in the last bits in
+ * general and entirely under cancellation: [1e30, 1, -1e30, 2] sums to 3
+ * here (exact, by this order) and to 2 in pyarrow, and neither order is
+ * exact for every input. */
 int am_sum(const am_array *array, am_scalar *out);
 int am_min(const am_array *array, am_scalar *out);
 int am_max(const am_array *array, am_scalar *out);
@@ -902,8 +914,10 @@ const char *am_routes(void);
 /* ---- Runtime controls (process-wide, present on every backend) */
 
 /* Spin budget of the GPU completion wait, in microseconds, before the waiter
- * blocks. us >= 0 sets it; a negative value only reads. Returns the value in
- * force. Default 200. */
+ * blocks. us >= 0 sets it, clamped to AM_SPIN_MICROSECONDS_MAX (10 s: a
+ * waiter spinning longer only burns a core); a negative value only reads.
+ * Returns the value in force. Default 200. Thread-safe. */
+#define AM_SPIN_MICROSECONDS_MAX 10000000
 int64_t am_spin_microseconds(int64_t us);
 
 /* Low-latency completion wait (spin on a completion counter, then block): on

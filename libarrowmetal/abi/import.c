@@ -10,6 +10,9 @@ static int check_schema(am_err *err, const struct ArrowSchema *schema, am_type *
   AM_REQUIRE(schema, "schema");
   if (!schema->release) return am_fail(err, AM_EINVAL, "schema struct is already released");
   if (!schema->format) return am_fail(err, AM_EINVAL, "schema format is NULL");
+  if (schema->n_children < 0)
+    return am_fail(err, AM_EINVAL, "schema n_children is negative (%lld)",
+                   (long long)schema->n_children);
   if (schema->dictionary)
     return am_fail(err, AM_ETYPE, "dictionary-encoded arrays are not supported");
   if (schema->n_children != 0)
@@ -34,6 +37,8 @@ static int check_array(am_err *err, const struct ArrowArray *a, am_type type) {
   if (a->n_buffers != 2)
     return am_fail(err, AM_EINVAL, "format '%s' needs 2 buffers, the array has %lld",
                    am_type_format_of(type), (long long)a->n_buffers);
+  if (a->n_children < 0)
+    return am_fail(err, AM_EINVAL, "array n_children is negative (%lld)", (long long)a->n_children);
   if (a->n_children != 0)
     return am_fail(err, AM_EINVAL, "a primitive array has no children, this one has %lld",
                    (long long)a->n_children);
@@ -45,6 +50,27 @@ static int check_array(am_err *err, const struct ArrowArray *a, am_type type) {
     return am_fail(err, AM_EINVAL, "validity bitmap is NULL with null_count %lld",
                    (long long)a->null_count);
   return AM_OK;
+}
+
+/* Whether the data buffer of `a` starts at a multiple of its element width,
+ * as kernels load elements with typed loads. The C Data Interface asks
+ * producers for aligned buffers (8 bytes at least) but cannot promise them. */
+static int data_aligned(const struct ArrowArray *a, am_type type) {
+  uintptr_t width = (uintptr_t)am_type_bits(type) / 8;
+  return width <= 1 || !a->buffers[1] || (uintptr_t)a->buffers[1] % width == 0;
+}
+
+/* A host array whose data buffer is misaligned is copied once, here, into
+ * an aligned offset-0 array (the CPU's concatenation of one array moves
+ * bytes, never typed elements); every kernel then loads aligned. An aligned
+ * array stays zero-copy. */
+static int align_host(am_err *err, am_array **host) {
+  am_array *copy = NULL;
+  const am_array *one = *host;
+  int status = one->device->backend->kernels.concat(err, &one, 1, &copy);
+  am_array_free(*host);
+  *host = status == AM_OK ? copy : NULL;
+  return status;
 }
 
 /* Validates the caller's struct and moves it in; every path after the
@@ -61,8 +87,10 @@ static int import_host(am_err *err, const struct ArrowSchema *schema, struct Arr
     array->release = NULL;
     return status;
   }
+  int aligned = data_aligned(array, type);
   am_array *host = NULL;
   status = am_array_adopt(err, am_host_device(), type, array, &host);
+  if (status == AM_OK && !aligned) status = align_host(err, &host);
   if (status != AM_OK) return status;
   if (atomic_load(&host->null_count) < 0) {
     int64_t counted = 0;
@@ -148,6 +176,11 @@ static int import_device(am_err *err, const struct ArrowSchema *schema,
   status = check_schema(err, schema, &type);
   if (status == AM_OK) status = check_array(err, &array->array, type);
   if (status == AM_OK && !out) status = am_fail(err, AM_EINVAL, "out is NULL");
+  if (status == AM_OK && !data_aligned(&array->array, type))
+    status = am_fail(err, AM_EINVAL,
+                     "the device data buffer is not aligned to the %d bytes of a %s element "
+                     "(host buffers are copied; device buffers must be aligned)",
+                     am_type_bits(type) / 8, am_type_name(type));
   if (status == AM_OK && device->backend->device_type != where)
     status = am_fail(err, AM_EUNSUPPORTED, "device type %d cannot be imported onto %s", (int)where,
                      device->name);

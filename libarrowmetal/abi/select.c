@@ -54,6 +54,21 @@ AM_EXPORT int am_filter_nulls(const am_array *array, const am_array *mask, am_nu
   AM_API_RETURN(filter(err, array, mask, nulls, out));
 }
 
+/* The refusal of uint64 indices of which some are past INT64_MAX, naming the
+ * largest (pyarrow names the first; any of them is out of bounds). */
+static int index_past_int64(am_err *err, const am_array *array, const am_array *indices) {
+  am_err quiet;
+  am_err_init(&quiet, err->entry);
+  am_scalar largest = {0};
+  if (indices->device->backend->kernels.reduce(&quiet, AM_REDUCE_MAX, indices, AM_UINT64,
+                                               &largest) != AM_OK ||
+      largest.is_null)
+    return am_fail(err, AM_EINDEX, "an index past INT64_MAX is out of bounds for length %lld",
+                   (long long)array->length);
+  return am_fail(err, AM_EINDEX, "index %llu out of bounds for length %lld",
+                 (unsigned long long)largest.u64, (long long)array->length);
+}
+
 static int take(am_err *err, const am_array *array, const am_array *indices, am_array **out) {
   AM_REQUIRE(array, "array");
   AM_REQUIRE(indices, "indices");
@@ -69,7 +84,7 @@ static int take(am_err *err, const am_array *array, const am_array *indices, am_
    * of bounds for any array, which the widening cast reports as overflow. */
   am_array *widened = NULL;
   status = indices->device->backend->kernels.cast(err, indices, AM_INT64, 1, &widened);
-  if (status == AM_EOVERFLOW) return am_fail(err, AM_EINDEX, "index out of bounds");
+  if (status == AM_EOVERFLOW) return index_past_int64(err, array, indices);
   if (status != AM_OK) return status;
   status = routed(err, AM_ROUTE_TAKE, array, widened, AM_NULL_DROP, out);
   am_array_free(widened);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "error.h"
 #include "types.h"
 
@@ -130,13 +131,24 @@ int am_array_adopt(am_err *err, am_device *device, am_type type, struct ArrowArr
   keeper->free_fn = release_moved;
   int64_t null_count = moved->null_count;
   const uint8_t *validity = moved->buffers[0];
+  /* An empty array reads no slot, but kernels still form `data + offset`:
+   * with a NULL data buffer (which the spec allows at length 0) that would be
+   * arithmetic on a null pointer. Such an array gets offset 0 and, in host
+   * memory, a valid empty data block (a GPU never runs a kernel over 0 slots). */
+  int64_t offset = moved->offset;
+  const void *data = moved->buffers[1];
+  if (moved->length == 0) {
+    static const _Alignas(64) uint64_t empty[8];
+    offset = 0;
+    if (!data && (device->backend->memory.caps & AM_MEMORY_HOST)) data = empty;
+  }
   if (!validity) null_count = 0;
   /* With no nulls the bitmap is irrelevant (the spec lets producers leave it
    * stale), so kernels never look at it. */
   if (null_count == 0) validity = NULL;
-  am_array *adopted = am_array_make(device, type, moved->length, moved->offset, null_count,
-                                    validity ? am_buffer_retain(keeper) : NULL, validity, keeper,
-                                    moved->buffers[1]);
+  am_array *adopted =
+      am_array_make(device, type, moved->length, offset, null_count,
+                    validity ? am_buffer_retain(keeper) : NULL, validity, keeper, data);
   if (!adopted) return am_fail(err, AM_ENOMEM, "out of memory");
   *out = adopted;
   return AM_OK;

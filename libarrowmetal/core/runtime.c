@@ -19,7 +19,11 @@ int64_t am_runtime_spin_microseconds(void) {
   return atomic_load_explicit(&spin_microseconds, memory_order_relaxed);
 }
 
-void am_runtime_set_spin_microseconds(int64_t us) { atomic_store(&spin_microseconds, us); }
+/* Clamped, so that the wait's budget in nanoseconds (us * 1000) cannot
+ * overflow. */
+void am_runtime_set_spin_microseconds(int64_t us) {
+  atomic_store(&spin_microseconds, us > AM_SPIN_MICROSECONDS_MAX ? AM_SPIN_MICROSECONDS_MAX : us);
+}
 
 int am_runtime_low_latency(void) {
   pthread_once(&environment_once, read_environment);

@@ -8,6 +8,8 @@
 
 #include <stdint.h>
 
+#include "arrowmetal.h"
+
 #define AM_DEFAULT_SPIN_MICROSECONDS 200
 
 /* Spin budget of a completion wait before the waiter blocks. */

@@ -150,7 +150,8 @@ static void filter_move_part(void *ctx, int part) {
   int64_t begin, end;
   am_pool_range(job->n, job->parts, part, &begin, &end);
   const am_array *array = job->array;
-  uint64_t *scratch = job->scratch + job->scratch_at[part];
+  /* No scratch at all when nothing is a bitmap (and NULL + 0 is undefined). */
+  uint64_t *scratch = job->scratch ? job->scratch + job->scratch_at[part] : NULL;
   int64_t words = (job->kept[part] + 63) / 64 + 2;
   job->valid[part] = job->ones[part] = 0;
   if (end <= begin) return;

@@ -1,6 +1,20 @@
-"""Exceptions raised for the status codes of the C ABI."""
+"""Exceptions raised for the status codes of the C ABI.
+
+Each error is also an instance of the exception pyarrow.compute raises for
+the same failure, once pyarrow is loaded in the process (``pa.ArrowInvalid``
+for invalid input, overflow and division by zero; ``pa.ArrowIndexError``;
+``pa.ArrowTypeError`` and ``pa.ArrowNotImplementedError`` for a missing
+kernel or type; ``pa.ArrowNotImplementedError`` for an unsupported feature;
+``pa.ArrowMemoryError``; ``pa.ArrowException`` for all), so that
+``except pa.ArrowInvalid:`` written for pyarrow catches ours. ``import
+arrowmetal`` does not import pyarrow: an error made while pyarrow is loaded
+is an instance of a subclass of its class (same name) that adds pyarrow's
+bases; ``issubclass(am.ArrowMetalInvalid, pa.ArrowInvalid)`` stays False.
+"""
 
 from __future__ import annotations
+
+import sys
 
 from ._capi import ffi, lib
 
@@ -32,6 +46,12 @@ class ArrowMetalError(Exception):
 
     code: int | None = None
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        # Exception's own __new__, as the class slot gave before: the MRO's
+        # next __new__ may be MemoryError's, which refuses a subclass built
+        # on Exception's layout.
+        return Exception.__new__(_with_pyarrow_bases(cls), *args)
+
     def __init__(self, message: str = "", code: int | None = None) -> None:
         super().__init__(message)
         self.message = message
@@ -39,7 +59,7 @@ class ArrowMetalError(Exception):
             self.code = code
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.message, self.code))
+        return (_public_class(type(self)), (self.message, self.code))
 
 
 class ArrowMetalInvalid(ArrowMetalError, ValueError):
@@ -88,6 +108,41 @@ class ArrowMetalDeviceError(ArrowMetalError):
     """AM_EDEVICE: the device reported an error (sticky for that device)."""
 
     code = lib.AM_EDEVICE
+
+
+# pyarrow's exception classes for each of ours (ArrowException for the rest).
+_PYARROW_BASES = {
+    ArrowMetalInvalid: ("ArrowInvalid",),
+    ArrowMetalTypeError: ("ArrowTypeError", "ArrowNotImplementedError"),
+    ArrowMetalIndexError: ("ArrowIndexError",),
+    ArrowMetalOverflowError: ("ArrowInvalid",),
+    ArrowMetalZeroDivisionError: ("ArrowInvalid",),
+    ArrowMetalUnsupported: ("ArrowNotImplementedError",),
+    ArrowMetalMemoryError: ("ArrowMemoryError",),
+}
+_with_pyarrow: dict[type, type] = {}
+_public: dict[type, type] = {}
+
+
+def _with_pyarrow_bases(cls: type) -> type:
+    """`cls`, or (pyarrow loaded) its subclass that also derives from pyarrow's classes."""
+    pa = sys.modules.get("pyarrow")
+    if pa is None or cls in _public:
+        return cls
+    sub = _with_pyarrow.get(cls)
+    if sub is None:
+        names = next((v for k, v in _PYARROW_BASES.items() if issubclass(cls, k)), ())
+        bases = tuple(getattr(pa, n) for n in names) or (pa.ArrowException,)
+        attrs = {"__module__": cls.__module__, "__qualname__": cls.__qualname__}
+        sub = type(cls.__name__, (cls, *bases), attrs)
+        _with_pyarrow[cls] = sub
+        _public[sub] = cls
+    return sub
+
+
+def _public_class(cls: type) -> type:
+    """The class a pickled error is rebuilt as (it adds pyarrow's bases again)."""
+    return _public.get(cls, cls)
 
 
 _BY_CODE: dict[int, type[ArrowMetalError]] = {

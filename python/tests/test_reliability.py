@@ -1,0 +1,169 @@
+"""Regression tests of the defects issue #15 lists: each failed before its fix.
+
+Structs are built by hand through the C ABI (cffi), as a producer in C would
+hand them over, so that the odd shapes the C Data Interface allows reach
+am_import unchanged.
+"""
+
+import math
+import pickle
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import arrowmetal as am
+from arrowmetal._array import wrap
+from arrowmetal._capi import ffi, lib
+
+
+@ffi.callback("void(struct ArrowSchema *)")
+def _release_schema(schema):
+    schema.release = ffi.NULL
+
+
+@ffi.callback("void(struct ArrowArray *)")
+def _release_array(array):
+    array.release = ffi.NULL
+
+
+def _import(fmt, length, offset, data, null_count=0, schema_children=0, keep=None):
+    """am_import of a primitive array whose data buffer is `data` (a cffi pointer or
+    NULL), without validity. Returns (status, message, am_array * or None)."""
+    keep = [] if keep is None else keep
+    schema = ffi.new("struct ArrowSchema *")
+    array = ffi.new("struct ArrowArray *")
+    format_ = ffi.new("char[]", fmt)
+    buffers = ffi.new("void *[2]", [ffi.NULL, data])
+    keep += [schema, array, format_, buffers]
+    schema.format = format_
+    schema.n_children = schema_children
+    schema.release = _release_schema
+    array.length, array.offset, array.null_count = length, offset, null_count
+    array.n_buffers, array.buffers, array.n_children = 2, buffers, 0
+    array.release = _release_array
+    out = ffi.new("am_array **")
+    status = lib.am_import(schema, array, ffi.NULL, out)
+    message = ffi.string(lib.am_last_error()).decode()
+    schema.release(schema)
+    return status, message, (out[0] if status == lib.AM_OK else None)
+
+
+def _exported_data(array):
+    """The address of the data buffer an exported copy of `array` points at."""
+    schema = ffi.new("struct ArrowSchema *")
+    out = ffi.new("struct ArrowArray *")
+    assert lib.am_export(array, schema, out) == lib.AM_OK
+    address = int(ffi.cast("uintptr_t", out.buffers[1]))
+    out.release(out)
+    schema.release(schema)
+    return address
+
+
+def test_spin_budget_is_clamped_not_overflowed():
+    before = lib.am_spin_microseconds(-1)
+    try:
+        assert lib.am_spin_microseconds(2**63 - 1) == lib.AM_SPIN_MICROSECONDS_MAX
+        assert lib.am_spin_microseconds(-1) == 10_000_000
+        assert lib.am_spin_microseconds(123) == 123
+    finally:
+        lib.am_spin_microseconds(before)
+
+
+def test_negative_children_is_invalid_not_a_type_error():
+    data = ffi.new("int64_t[1]")
+    status, message, _ = _import(b"l", 1, 0, data, schema_children=-1)
+    assert status == lib.AM_EINVAL
+    assert "n_children is negative (-1)" in message
+
+
+def test_empty_array_with_null_buffers_and_an_offset():
+    status, message, empty = _import(b"l", 0, 5, ffi.NULL)
+    assert status == lib.AM_OK, message
+    try:
+        out = ffi.new("am_array **")
+        index = am.array(pa.array([], pa.int32()))
+        mask = am.array(pa.array([], pa.bool_()))
+        s = ffi.new("am_scalar *", {"type": lib.AM_INT64, "i64": 3})
+        calls = {
+            "take": lambda: lib.am_take(empty, index._ptr, out),
+            "filter": lambda: lib.am_filter(empty, mask._ptr, out),
+            "cast": lambda: lib.am_cast(empty, lib.AM_FLOAT64, 0, out),
+            "compare": lambda: lib.am_compare_scalar(lib.AM_LT, empty, s, out),
+            "divide": lambda: lib.am_arith(lib.AM_DIVIDE, empty, empty, out),
+        }
+        for name, call in calls.items():
+            assert call() == lib.AM_OK, (name, ffi.string(lib.am_last_error()))
+            assert lib.am_length(out[0]) == 0, name
+            lib.am_release(out[0])
+        total = ffi.new("am_scalar *")
+        assert lib.am_sum(empty, total) == lib.AM_OK and total.is_null
+    finally:
+        lib.am_release(empty)
+
+
+@pytest.mark.parametrize("fmt,dtype", [(b"l", np.int64), (b"g", np.float64), (b"i", np.int32)])
+def test_misaligned_data_is_copied_once_aligned_data_is_not(fmt, dtype):
+    values = np.arange(-500, 1500, dtype=dtype)
+    width = values.itemsize
+    raw = ffi.new("char[]", values.nbytes + 2 * width)
+    base = int(ffi.cast("uintptr_t", raw))
+    start = (-base) % width  # the first aligned byte
+    for shift in (0, 1):  # aligned, then one byte past it
+        at = start + shift
+        ffi.memmove(raw + at, values.tobytes(), values.nbytes)
+        status, message, array = _import(fmt, len(values) - 3, 3, raw + at)
+        assert status == lib.AM_OK, message
+        try:
+            address = _exported_data(array)
+            if shift == 0:
+                assert address == base + at  # zero-copy
+            else:
+                assert address % width == 0 and address != base + at  # an aligned copy
+            s = ffi.new("am_scalar *")
+            assert lib.am_sum(array, s) == lib.AM_OK
+            expected = values[3:].sum()
+            assert (s.f64 if dtype == np.float64 else s.i64) == expected
+            out = ffi.new("am_array **")
+            assert lib.am_cast(array, lib.AM_FLOAT64, 0, out) == lib.AM_OK
+            casted = pa.array(wrap(out[0])).to_numpy()
+            np.testing.assert_array_equal(casted, values[3:].astype(np.float64))
+        finally:
+            lib.am_release(array)
+
+
+def test_take_by_uint64_past_int64_max_names_the_index():
+    with pytest.raises(am.ArrowMetalIndexError, match="index 9223372036854775813 out of bounds"):
+        am.take(pa.array([1, 2, 3]), pa.array([0, 2**63 + 5], pa.uint64()))
+
+
+@pytest.mark.parametrize(
+    "call,theirs",
+    [
+        (lambda: am.divide(pa.array([1]), pa.array([0])), pa.ArrowInvalid),
+        (lambda: am.add_checked(pa.array([2**62]), pa.array([2**62])), pa.ArrowInvalid),
+        (lambda: am.cast(pa.array([300]), pa.int8()), pa.ArrowInvalid),
+        (lambda: am.take(pa.array([1]), pa.array([5])), pa.ArrowIndexError),
+        (lambda: am.sqrt_checked(pa.array([-1.0])), pa.ArrowInvalid),
+    ],
+)
+def test_errors_are_caught_as_pyarrows(call, theirs):
+    with pytest.raises(theirs) as caught:
+        call()
+    error = caught.value
+    assert isinstance(error, am.ArrowMetalError) and isinstance(error, pa.ArrowException)
+    again = pickle.loads(pickle.dumps(error))
+    assert type(again) is type(error) and again.code == error.code
+
+
+def test_error_classes_keep_their_python_bases():
+    error = am.ArrowMetalZeroDivisionError("x")
+    assert isinstance(error, ZeroDivisionError) and isinstance(error, pa.ArrowInvalid)
+    assert type(error).__name__ == "ArrowMetalZeroDivisionError"
+    assert isinstance(am.ArrowMetalTypeError("x"), pa.ArrowNotImplementedError)
+    assert isinstance(am.ArrowMetalTypeError("x"), TypeError)
+
+
+def test_pinned_divergences_give_the_exact_answers():
+    assert am.mean(pa.array([2**63 - 1, -(2**63), 5])).as_py() == 4 / 3
+    assert am.sum(pa.array([1e30, 1.0, -1e30, 2.0])).as_py() == math.fsum([1e30, 1, -1e30, 2])
