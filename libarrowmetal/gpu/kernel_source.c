@@ -410,15 +410,15 @@ static void emit_k(am_sb *sb, const char *tmpl, int k) {
   }
 }
 
-/* Words per warp and pass of the element-wise loop: enough that each thread
- * has about 16 bytes of loads in flight, counting the `arrays` value arrays
- * a slot reads (one load of 8 bytes a thread leaves the memory idle: H200,
- * unary float64 at 10^8 slots ran at 62-79% of the device copy's bandwidth);
- * several for narrow inputs and bitmap results. A binary kind counts one
- * array, as its kernel also serves a scalar second operand (H200, 10^8
- * slots: multiply int64 by a scalar at 60% of its floor with 1 word, 79%
- * with 2; add of two arrays the same with either). More words than that cost
- * registers and occupancy (add int64: 4.06 TB/s with 1 word, 3.86 with 4). */
+/* Words per warp and pass of the element-wise loop: about 16 bytes of loads
+ * in flight a thread, counting the `arrays` value arrays a slot reads, and
+ * four words for narrow inputs and bitmap results. H200, 10^8 rows, share
+ * of the device copy's bandwidth floor, medians of 3 runs interleaved with
+ * the previous rule (1 word for every 32/64-bit kind; the runs varied by up
+ * to 30%): unary float64 with 2 words, sqrt 59% -> 75%, ln 50% -> 58%, sin
+ * 54% -> 62%; binary int64 with 2 words, multiply by a scalar 79% -> 73%,
+ * add_checked 107% -> 99%, so a binary kind counts both its arrays (1 word
+ * for 64 bits) though its kernel also serves a scalar operand. */
 static int unroll_for(am_type in, int bits_out, int arrays) {
   if (bits_out || in == AM_BOOL || am_type_bits(in) <= 16) return 4;
   int unroll = 16 / (am_type_bits(in) / 8 * arrays);
@@ -838,7 +838,7 @@ static void emit_compare(am_sb *sb, am_dialect d, const am_kernel_key *k, const 
   emit_args(sb, ptype(k->t0), ptype(k->t0), "am_u32");
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb, binary_body);
-  emit_warp_loop(sb, unroll_for(k->t0, 1, 1), binary_load, NULL, binary_compute, 1);
+  emit_warp_loop(sb, unroll_for(k->t0, 1, 2), binary_load, NULL, binary_compute, 1);
 }
 
 static void emit_arith(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
@@ -882,7 +882,7 @@ static void emit_arith(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
   emit_args(sb, ptype(t), ptype(t), ctype(t));
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb, binary_body);
-  emit_warp_loop(sb, unroll_for(t, 0, 1), binary_load, NULL, binary_compute, 0);
+  emit_warp_loop(sb, unroll_for(t, 0, 2), binary_load, NULL, binary_compute, 0);
   am_sb_puts(sb, "  am_flush_error(a.status, err, am_lane);\n");
 }
 
@@ -1087,7 +1087,7 @@ static void emit_binary(am_sb *sb, am_dialect d, const am_kernel_key *k, const c
                "  const bool hv1 = a.valid1 != 0;\n"
                "  const bool sc = a.in1 == 0;\n"
                "  const T0 ys = AM_SCALAR;\n");
-  emit_warp_loop(sb, unroll_for(t, 0, 1), binary_load, NULL,
+  emit_warp_loop(sb, unroll_for(t, 0, 2), binary_load, NULL,
                  checked ? binop_checked_compute : binop_compute, 0);
   if (checked) am_sb_puts(sb, "  am_flush_error(a.status, err, am_lane);\n");
 }

@@ -255,11 +255,9 @@ kernel void am_power_float32(constant Args &a [[buffer(0)]],
   const am_i64 n = a.n;
   const am_i64 stride = (am_i64)am_nblocks * AM_BLOCK;
   for (am_i64 base = (am_i64)am_bid * AM_BLOCK + am_warp * 32u; base < n;
-       base += 4 * stride) {
+       base += 2 * stride) {
     const am_i64 i0 = base + 0 * stride + am_lane;
     const am_i64 i1 = base + 1 * stride + am_lane;
-    const am_i64 i2 = base + 2 * stride + am_lane;
-    const am_i64 i3 = base + 3 * stride + am_lane;
     bool ok0 = false;
     T0 x0 = 0, y0 = 0;
     if (i0 < n) {
@@ -275,22 +273,6 @@ kernel void am_power_float32(constant Args &a [[buffer(0)]],
             (sc || !hv1 || am_bit(a.valid1, a.off1 + i1) != 0u);
       x1 = AM_LOAD0(i1);
       y1 = sc ? ys : AM_LOAD1(i1);
-    }
-    bool ok2 = false;
-    T0 x2 = 0, y2 = 0;
-    if (i2 < n) {
-      ok2 = (!hv0 || am_bit(a.valid0, a.off0 + i2) != 0u) &&
-            (sc || !hv1 || am_bit(a.valid1, a.off1 + i2) != 0u);
-      x2 = AM_LOAD0(i2);
-      y2 = sc ? ys : AM_LOAD1(i2);
-    }
-    bool ok3 = false;
-    T0 x3 = 0, y3 = 0;
-    if (i3 < n) {
-      ok3 = (!hv0 || am_bit(a.valid0, a.off0 + i3) != 0u) &&
-            (sc || !hv1 || am_bit(a.valid1, a.off1 + i3) != 0u);
-      x3 = AM_LOAD0(i3);
-      y3 = sc ? ys : AM_LOAD1(i3);
     }
     if (base + 0 * stride < n) {
       TR r0 = 0;
@@ -309,24 +291,6 @@ kernel void am_power_float32(constant Args &a [[buffer(0)]],
       if (i1 < n) a.out[i1] = r1;
       const am_u32 vw1 = BALLOT(ok1);
       if (am_lane == 0u && a.out_valid != 0) a.out_valid[(base + 1 * stride) >> 5] = vw1;
-    }
-    if (base + 2 * stride < n) {
-      TR r2 = 0;
-      if (ok2) r2 = AM_APPLY(x2, y2);
-      const am_u32 k2 = ok2 ? (am_u32)(AM_FAILS(x2, y2)) : 0u;
-      if (k2 != 0u) err = (am_u64)(n - 1 - i2) * 2u + (am_u64)(k2 - 1u);
-      if (i2 < n) a.out[i2] = r2;
-      const am_u32 vw2 = BALLOT(ok2);
-      if (am_lane == 0u && a.out_valid != 0) a.out_valid[(base + 2 * stride) >> 5] = vw2;
-    }
-    if (base + 3 * stride < n) {
-      TR r3 = 0;
-      if (ok3) r3 = AM_APPLY(x3, y3);
-      const am_u32 k3 = ok3 ? (am_u32)(AM_FAILS(x3, y3)) : 0u;
-      if (k3 != 0u) err = (am_u64)(n - 1 - i3) * 2u + (am_u64)(k3 - 1u);
-      if (i3 < n) a.out[i3] = r3;
-      const am_u32 vw3 = BALLOT(ok3);
-      if (am_lane == 0u && a.out_valid != 0) a.out_valid[(base + 3 * stride) >> 5] = vw3;
     }
   }
   am_flush_error(a.status, err, am_lane);
