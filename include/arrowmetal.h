@@ -757,7 +757,14 @@ int am_batch_depth(void);
  * outputs of the batch are written when am_wait(ticket) returns AM_OK. */
 int am_batch_commit(uint64_t *ticket);
 /* Waits for a ticket from am_batch_commit, once per ticket; returns the first
- * error of that submission. */
+ * error of that submission.
+ * Tickets never waited on are bounded: at most 256 committed batches are
+ * held in flight; a commit past that first waits for the oldest and keeps
+ * only its outcome (status, and a failure's message), which a later
+ * am_wait of its ticket returns. An outcome is dropped once the outcomes
+ * of 4,096 later batches have been kept, so memory stays bounded; am_wait of
+ * its ticket is then AM_EINVAL ("expired"), never a wrong answer.
+ * Thread-safe: any thread may wait on any ticket. */
 int am_wait(uint64_t ticket);
 
 /* ---- The functions, described

@@ -1,25 +1,41 @@
 /* The exported batch calls. The per-thread depth is core/runtime.c's; what a
  * batch holds on each device is its backend's (the GPU runtime's per-thread
  * submission); here are only the calls and the tickets of batches committed
- * without a wait, which may span devices. */
+ * without a wait, which may span devices.
+ *
+ * Tickets are bounded: at most AM_IN_FLIGHT committed batches keep their
+ * records; a commit past that first waits for the oldest and keeps only its
+ * outcome (and a failure's message) in slot ticket % AM_OUTCOMES, until
+ * am_wait collects it or a later settled ticket takes the slot; am_wait of
+ * such an overwritten ticket says it expired. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "abi.h"
 
-enum { AM_BATCH_DEVICES = 64 };
+enum { AM_BATCH_DEVICES = 64, AM_IN_FLIGHT = 256, AM_OUTCOMES = 4096 };
 
 /* A committed batch: the backend tickets of each device it touched. */
 typedef struct committed {
   uint64_t ticket;
   int count;
+  struct committed *next; /* the next older one */
   am_device *devices[AM_BATCH_DEVICES];
   uint64_t device_tickets[AM_BATCH_DEVICES];
-  struct committed *next;
 } committed;
 
+/* The outcome of a batch settled before its am_wait. */
+typedef struct outcome {
+  uint64_t ticket; /* 0: the slot is free */
+  int status;
+  char *message; /* a failure's, NULL for AM_OK */
+} outcome;
+
 static pthread_mutex_t committed_lock = PTHREAD_MUTEX_INITIALIZER;
-static committed *committed_list;
+static committed *committed_list; /* newest first */
+static int in_flight;
+static outcome outcomes[AM_OUTCOMES]; /* slot ticket % AM_OUTCOMES */
 static uint64_t last_ticket;
 
 AM_EXPORT int am_batch_begin(void) {
@@ -77,6 +93,34 @@ static int wait_record(am_err *err, committed *record) {
   return first_error;
 }
 
+/* The oldest record in flight, unlinked (under committed_lock); NULL when
+ * none. */
+static committed *unlink_oldest(void) {
+  committed **link = &committed_list;
+  if (!*link) return NULL;
+  while ((*link)->next) link = &(*link)->next;
+  committed *oldest = *link;
+  *link = NULL;
+  in_flight--;
+  return oldest;
+}
+
+/* Waits for `record` (already unlinked) and keeps its outcome for am_wait,
+ * replacing the outcome AM_OUTCOMES tickets older in its slot. */
+static void settle(const char *entry, committed *record) {
+  uint64_t ticket = record->ticket;
+  am_err own;
+  am_err_init(&own, entry);
+  int status = wait_record(&own, record);
+  char *message = status == AM_OK ? NULL : strdup(own.message);
+  pthread_mutex_lock(&committed_lock);
+  outcome *slot = &outcomes[ticket % AM_OUTCOMES];
+  char *evicted = slot->message;
+  *slot = (outcome){ticket, status, message};
+  pthread_mutex_unlock(&committed_lock);
+  free(evicted);
+}
+
 static int batch_commit(am_err *err, uint64_t *ticket) {
   AM_REQUIRE(ticket, "ticket");
   int depth = am_runtime_batch_depth();
@@ -96,8 +140,10 @@ static int batch_commit(am_err *err, uint64_t *ticket) {
   record->ticket = ++last_ticket;
   record->next = committed_list;
   committed_list = record;
+  committed *oldest = ++in_flight > AM_IN_FLIGHT ? unlink_oldest() : NULL;
   pthread_mutex_unlock(&committed_lock);
   *ticket = record->ticket;
+  if (oldest) settle(err->entry, oldest);
   return AM_OK;
 }
 
@@ -111,12 +157,32 @@ static int wait_ticket(am_err *err, uint64_t ticket) {
   committed **link = &committed_list;
   while (*link && (*link)->ticket != ticket) link = &(*link)->next;
   committed *record = *link;
-  if (record) *link = record->next;
+  if (record) {
+    *link = record->next;
+    in_flight--;
+  }
+  outcome kept = {0};
+  outcome *slot = &outcomes[ticket % AM_OUTCOMES];
+  if (!record && ticket != 0 && slot->ticket == ticket) {
+    kept = *slot;
+    *slot = (outcome){0};
+  }
+  uint64_t newest = last_ticket;
   pthread_mutex_unlock(&committed_lock);
-  if (!record)
-    return am_fail(err, AM_EINVAL, "unknown ticket %llu (never issued, or already waited on)",
-                   (unsigned long long)ticket);
-  return wait_record(err, record);
+  if (record) return wait_record(err, record);
+  if (kept.ticket) {
+    const char *message = kept.message ? kept.message : "(its message was lost: out of memory)";
+    int status = kept.status == AM_OK ? AM_OK : am_fail(err, kept.status, "%s", message);
+    free(kept.message);
+    return status;
+  }
+  if (ticket != 0 && ticket <= newest && newest - ticket >= AM_OUTCOMES)
+    return am_fail(err, AM_EINVAL,
+                   "ticket %llu expired or already waited on: more than %d batches were "
+                   "committed after it, and only the last %d outcomes are kept",
+                   (unsigned long long)ticket, AM_OUTCOMES, AM_OUTCOMES);
+  return am_fail(err, AM_EINVAL, "unknown ticket %llu (never issued, or already waited on)",
+                 (unsigned long long)ticket);
 }
 
 AM_EXPORT int am_wait(uint64_t ticket) {

@@ -167,3 +167,33 @@ def test_error_classes_keep_their_python_bases():
 def test_pinned_divergences_give_the_exact_answers():
     assert am.mean(pa.array([2**63 - 1, -(2**63), 5])).as_py() == 4 / 3
     assert am.sum(pa.array([1e30, 1.0, -1e30, 2.0])).as_py() == math.fsum([1e30, 1, -1e30, 2])
+
+
+def _commit_empty_batch(values=am.array(pa.array([1, 2]))):
+    """A committed batch with one CPU sum in it; returns its ticket."""
+    assert lib.am_batch_begin() == lib.AM_OK
+    total = ffi.new("am_scalar *")
+    assert lib.am_sum(values._ptr, total) == lib.AM_OK
+    ticket = ffi.new("uint64_t *")
+    assert lib.am_batch_commit(ticket) == lib.AM_OK
+    return ticket[0]
+
+
+def test_tickets_never_waited_on_are_bounded_and_answer_late():
+    first = _commit_empty_batch()
+    later = [_commit_empty_batch() for _ in range(300)]  # past the 256 held in flight
+    # The first was settled by a later commit; its outcome still answers, once.
+    assert lib.am_wait(first) == lib.AM_OK
+    assert lib.am_wait(first) == lib.AM_EINVAL
+    assert "already waited on" in ffi.string(lib.am_last_error()).decode()
+    for ticket in later[:10] + later[-10:]:
+        assert lib.am_wait(ticket) == lib.AM_OK
+    # Once 4,096 more batches were settled unwaited, an outcome is no longer kept:
+    # a clear error, not a wrong answer.
+    old = later[10]
+    flood = [_commit_empty_batch() for _ in range(4400)]
+    assert lib.am_wait(old) == lib.AM_EINVAL
+    assert "expired" in ffi.string(lib.am_last_error()).decode()
+    assert lib.am_wait(flood[-1]) == lib.AM_OK  # still in flight
+    for ticket in flood[-256:-1]:
+        assert lib.am_wait(ticket) == lib.AM_OK
