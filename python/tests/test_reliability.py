@@ -169,11 +169,14 @@ def test_pinned_divergences_give_the_exact_answers():
     assert am.sum(pa.array([1e30, 1.0, -1e30, 2.0])).as_py() == math.fsum([1e30, 1, -1e30, 2])
 
 
-def _commit_empty_batch(values=am.array(pa.array([1, 2]))):
+_SUMMED = am.array(pa.array([1, 2]))  # made outside any batch
+
+
+def _commit_empty_batch():
     """A committed batch with one CPU sum in it; returns its ticket."""
     assert lib.am_batch_begin() == lib.AM_OK
     total = ffi.new("am_scalar *")
-    assert lib.am_sum(values._ptr, total) == lib.AM_OK
+    assert lib.am_sum(_SUMMED._ptr, total) == lib.AM_OK
     ticket = ffi.new("uint64_t *")
     assert lib.am_batch_commit(ticket) == lib.AM_OK
     return ticket[0]
