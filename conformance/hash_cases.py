@@ -244,6 +244,27 @@ def matrix_rows(cases):
 # ---- the C ABI ---------------------------------------------------------------------------
 
 
+def _check_dictionary_export(handle):
+    """am_export of dictionary_encode's result is Arrow's dictionary array: pyarrow
+    imports a DictionaryArray whose dictionary is am_dictionary's; returns its indices."""
+    import amabi
+    import pyarrow as pa
+    from amabi import ffi, lib
+
+    arr = amabi.export_array(handle)
+    assert isinstance(arr, pa.DictionaryArray), f"exported as {arr.type}, not a dictionary"
+    arr.validate(full=True)
+    dictionary = ffi.new("am_array **")
+    amabi.check("am_dictionary", lib.am_dictionary(handle, dictionary))
+    try:
+        want = amabi.export_array(dictionary[0])
+    finally:
+        lib.am_release(dictionary[0])
+    assert cf.digest_array(arr.dictionary) == cf.digest_array(want), "exported dictionary differs"
+    assert arr.indices.type == pa.int32(), f"indices {arr.indices.type}"
+    return arr.indices
+
+
 def call(case, arrays):
     """(function name, status, output) of the case's call: an am_array **, a pair of
     them for the functions of two results, an am_scalar * for count_distinct."""
@@ -267,7 +288,19 @@ def call(case, arrays):
         return "am_value_counts", lib.am_value_counts(arrays[0], *out), out
     if op == "dictionary_encode":
         enc = NULL_ENCODINGS[p.get("null_encoding", "mask")]
-        return "am_dictionary_encode", lib.am_dictionary_encode(arrays[0], enc, *out), out
+        whole = ffi.new("am_array **")
+        rc = lib.am_dictionary_encode(arrays[0], enc, whole)
+        if rc == lib.AM_OK:
+            try:
+                # The fields, each checked as any result: the exported indices (imported
+                # back onto the device) and the dictionary (am_dictionary).
+                indices = _check_dictionary_export(whole[0])
+                dev = lib.am_array_device(arrays[0])
+                out[0][0] = amabi.import_array(indices, dev)[0]
+                amabi.check("am_dictionary", lib.am_dictionary(whole[0], out[1]))
+            finally:
+                lib.am_release(whole[0])
+        return "am_dictionary_encode", rc, out
     if op == "mode":
         n, skip = p.get("n", 1), int(p.get("skip_nulls", True))
         rc = lib.am_mode(arrays[0], n, skip, p.get("min_count", 0), *out)

@@ -966,11 +966,19 @@ typedef enum am_null_encoding {
   AM_NULL_ENCODING_ENCODE = 1 /* "encode": null is a dictionary value */
 } am_null_encoding;
 
-/* dictionary_encode as its two parts: *indices (AM_INT32, one per row)
- * and *dictionary (the values, as am_unique; without the null under
- * AM_NULL_ENCODING_MASK). */
-int am_dictionary_encode(const am_array *array, am_null_encoding null_encoding, am_array **indices,
-                         am_array **dictionary);
+/* dictionary_encode: *out is a dictionary array, its indices AM_INT32 (one
+ * per row; am_array_type says AM_INT32) and its dictionary the values as
+ * am_unique gives them, without the null under AM_NULL_ENCODING_MASK (a null
+ * row then has a null index). am_export writes it as Arrow's dictionary
+ * array (format "i", schema->dictionary and array->dictionary set, both
+ * released by their parents' release callbacks); am_export_device refuses
+ * it (AM_EUNSUPPORTED). A slice (am_slice) keeps the dictionary; other
+ * functions given a dictionary array read its indices. */
+int am_dictionary_encode(const am_array *array, am_null_encoding null_encoding, am_array **out);
+
+/* A new handle of a dictionary array's dictionary (AM_EINVAL for an array
+ * without one). The caller releases it. */
+int am_dictionary(const am_array *array, am_array **out);
 
 /* pyarrow's mode with ModeOptions(n, skip_nulls, min_count): the n most
  * common values (n >= 1) in *modes (the input's type) and their rows in

@@ -174,13 +174,12 @@ AM_EXPORT int am_value_counts(const am_array *array, am_array **values, am_array
 }
 
 static int dictionary_encode(am_err *err, const am_array *array, am_null_encoding encoding,
-                             am_array **indices_out, am_array **dictionary_out) {
+                             am_array **out) {
   int status = check_input(err, array, "dictionary_encode");
   if (status != AM_OK) return status;
   if (encoding != AM_NULL_ENCODING_MASK && encoding != AM_NULL_ENCODING_ENCODE)
     return am_fail(err, AM_EINVAL, "unknown null_encoding %d (0: mask, 1: encode)", (int)encoding);
-  AM_REQUIRE(indices_out, "indices");
-  AM_REQUIRE(dictionary_out, "dictionary");
+  AM_REQUIRE(out, "out");
   int flags = AM_HASH_IDS | (encoding == AM_NULL_ENCODING_MASK ? AM_HASH_MASK_NULLS : 0);
   am_hash_groups groups;
   place p;
@@ -191,9 +190,10 @@ static int dictionary_encode(am_err *err, const am_array *array, am_null_encodin
     status = deliver(err, &p, groups.ids, &indices);
     groups.ids = NULL;
     if (status == AM_OK) {
-      *indices_out = indices;
-      *dictionary_out = dictionary;
+      /* The indices own the dictionary from here. */
+      indices->dictionary = dictionary;
       dictionary = NULL;
+      *out = indices;
     }
   }
   am_array_free(dictionary);
@@ -203,9 +203,22 @@ static int dictionary_encode(am_err *err, const am_array *array, am_null_encodin
 }
 
 AM_EXPORT int am_dictionary_encode(const am_array *array, am_null_encoding null_encoding,
-                                   am_array **indices, am_array **dictionary) {
+                                   am_array **out) {
   AM_API_BEGIN;
-  AM_API_RETURN(dictionary_encode(err, array, null_encoding, indices, dictionary));
+  AM_API_RETURN(dictionary_encode(err, array, null_encoding, out));
+}
+
+static int dictionary_of(am_err *err, const am_array *array, am_array **out) {
+  AM_REQUIRE(array, "array");
+  AM_REQUIRE(out, "out");
+  if (!array->dictionary) return am_fail(err, AM_EINVAL, "the array has no dictionary");
+  *out = am_array_share(array->dictionary);
+  return *out ? AM_OK : am_fail(err, AM_ENOMEM, "out of memory");
+}
+
+AM_EXPORT int am_dictionary(const am_array *array, am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(dictionary_of(err, array, out));
 }
 
 /* ---- count_distinct */

@@ -368,20 +368,20 @@ def dictionary_encode(
     enc = fields["null_encoding"]
     if enc not in _NULL_ENCODINGS:
         raise ValueError(f'"{enc}" is not a valid null_encoding')
-    fn = lambda p, i, d: lib.am_dictionary_encode(p, _NULL_ENCODINGS[enc], i, d)
-    result = _run("dictionary_encode", fn, array, device, 2, kwargs)
-    if _fell_back(result, 2):
+    fn = lambda p, o: lib.am_dictionary_encode(p, _NULL_ENCODINGS[enc], o)
+    result = _run("dictionary_encode", fn, array, device, 1, kwargs)
+    if not isinstance(result[0], Array):
         return result[0]
-    pa = _pa()
-    indices, dictionary = (r.to_pyarrow() for r in result)
+    # The library's dictionary array exports as Arrow's: a pa.DictionaryArray.
+    encoded = result[0].to_pyarrow()
     if not is_chunked(array):
-        return pa.DictionaryArray.from_arrays(indices, dictionary)
+        return encoded
+    pa = _pa()
     chunks, start = [], 0
     for c in array.chunks:
-        piece = indices.slice(start, len(c))
-        chunks.append(pa.DictionaryArray.from_arrays(piece, dictionary))
+        chunks.append(encoded.slice(start, len(c)))
         start += len(c)
-    return pa.chunked_array(chunks, type=pa.dictionary(pa.int32(), dictionary.type))
+    return pa.chunked_array(chunks, type=encoded.type)
 
 
 def _u64(value: Any, what: str) -> int:
