@@ -89,7 +89,7 @@ def _is_scalar(x: Any) -> bool:
     from ._dispatch import SCALAR, dispatch
 
     try:
-        return dispatch(type(x))[0] == SCALAR
+        return bool(dispatch(type(x))[0] == SCALAR)
     except Exception:  # noqa: BLE001 - not an input the package knows: the import says why
         return False
 
@@ -359,7 +359,7 @@ def dictionary_encode(
             )
         # The C++ NullEncodingBehavior: ENCODE = 0, MASK = 1.
         fields: Any = {"null_encoding": ("encode", "mask")[behavior]}
-        reason = None
+        reason: Any = None
     else:
         fields, reason = _options(spec, options, {"null_encoding": null_encoding})
     kwargs = {"options": options} if options is not None else {"null_encoding": null_encoding}
@@ -378,8 +378,10 @@ def dictionary_encode(
         return encoded
     pa = _pa()
     chunks, start = [], 0
-    for c in array.chunks:
-        chunks.append(encoded.slice(start, len(c)))
+    pieces: Any = array
+    for c in pieces.chunks:
+        if len(c):  # pyarrow's result has no empty chunks
+            chunks.append(encoded.slice(start, len(c)))
         start += len(c)
     return pa.chunked_array(chunks, type=encoded.type)
 
