@@ -296,3 +296,12 @@ def test_gpu_arrays_match_the_cpu():
     same(am.dictionary_encode(g), pc.dictionary_encode(arr))
     vs = arr.slice(0, 50)
     same(am.index_in(g, value_set=vs), pc.index_in(arr, value_set=vs))
+
+
+def test_array_methods_as_pyarrow():
+    arr = pa.array([2, None, 2, 1], pa.uint32())
+    a = am.array(arr)
+    same(a.unique(), arr.unique())
+    same(a.value_counts(), arr.value_counts())
+    same(a.dictionary_encode(), arr.dictionary_encode())
+    same(a.dictionary_encode("encode"), arr.dictionary_encode("encode"))
