@@ -185,6 +185,8 @@ def _set_lookup(
             raise _pa().ArrowInvalid(f"Function '{name}' cannot be called without options")
         skip = bool(skip_nulls)
     pa = _pa()
+    if not isinstance(values, Array) and _is_scalar(values):
+        return _fallback.run(name, _SCALAR, (values,), kwargs)
     try:
         vs = _value_set_array(value_set)
         if not isinstance(vs, Array) and pa.types.is_null(vs.type):
@@ -246,7 +248,12 @@ def index_in(
 # unique, value_counts, dictionary_encode, count_distinct, mode
 
 
+_SCALAR = "no kernel for a scalar input (pyarrow takes it as one slot)"
+
+
 def _run(name: str, fn: Any, x: Any, device: DeviceLike | None, outs: int, kwargs: Any) -> Any:
+    if not isinstance(x, Array) and _is_scalar(x):
+        return (_fallback.run(name, _SCALAR, (x,), kwargs),)
     try:
         return _call(fn, _combined(x), device, outs)
     except ArrowMetalTypeError as e:
@@ -313,9 +320,9 @@ def count_distinct(
     m = fields["mode"]
     if m not in _COUNT_MODES:
         raise ValueError(f'"{m}" is not a valid mode')
+    if not isinstance(array, Array) and _is_scalar(array):
+        return _fallback.run("count_distinct", _SCALAR, (array,), kwargs)
     try:
-        if _is_scalar(array):
-            raise ArrowMetalTypeError("count_distinct takes an array", lib.AM_ETYPE)
         p, tmp = _operand(_combined(array), device)
         try:
             s = ffi.new("am_scalar *")

@@ -305,3 +305,13 @@ def test_array_methods_as_pyarrow():
     same(a.value_counts(), arr.value_counts())
     same(a.dictionary_encode(), arr.dictionary_encode())
     same(a.dictionary_encode("encode"), arr.dictionary_encode("encode"))
+
+
+@pytest.mark.filterwarnings("ignore::arrowmetal.ArrowMetalFallbackWarning")
+def test_scalar_inputs_run_in_pyarrow_as_it_takes_them():
+    s = pa.scalar(3, pa.int16())
+    vs = pa.array([3], pa.int16())
+    for fn in ("is_in", "index_in"):
+        same(getattr(am, fn)(s, value_set=vs), getattr(pc, fn)(s, value_set=vs))
+    for fn in FUNCTIONS:
+        same(getattr(am, fn)(s), getattr(pc, fn)(s))
