@@ -170,6 +170,10 @@ def _set_lookup(
     device: DeviceLike | None,
 ) -> Any:
     kwargs: dict[str, Any] = {"value_set": value_set, "skip_nulls": skip_nulls}
+    if isinstance(options, dict):  # pyarrow builds the class from a dict
+        import pyarrow.compute as pc
+
+        options = pc.SetLookupOptions(**options)
     if options is not None:
         if value_set is not None or skip_nulls not in (None, False):
             raise TypeError(
@@ -354,6 +358,10 @@ def dictionary_encode(
     first-occurrence order; null_encoding "mask" gives nulls null indices,
     "encode" puts the null in the dictionary."""
     spec = OptionsSpec("dictionary_encode", "DictionaryEncodeOptions", {"null_encoding": "mask"})
+    if isinstance(options, dict):  # pyarrow builds the class from a dict
+        import pyarrow.compute as pc
+
+        options = pc.DictionaryEncodeOptions(**options)
     if options is not None and type(options).__name__ == "DictionaryEncodeOptions":
         from ._options import read_fields
 
