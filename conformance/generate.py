@@ -24,6 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import casefmt as cf
 import functions
 import gen_aggregates
+import hash_cases
 import null_handling
 from casefmt import (
     FLOAT_TYPES,
@@ -89,6 +90,8 @@ FILES.update({name: "logic" for name in functions.LOGIC})
 FILES.update({name: "aggregate" for name in gen_aggregates.OPS})
 # Null handling (branch nulls): conformance/null_handling.py.
 FILES.update({name: null_handling.FILE for name in null_handling.OPS})
+# Hash-based functions (branch hash): conformance/hash_cases.py.
+FILES.update({name: hash_cases.FILE for name in hash_cases.OPS})
 
 
 # ---- pyarrow evaluation and error mapping -------------------------------------------------
@@ -98,6 +101,9 @@ def map_error(exc):
     """am_status name for an exception raised by pyarrow."""
     msg = str(exc)
     status = null_handling.map_error(exc)  # null handling (branch nulls)
+    if status:
+        return status
+    status = hash_cases.map_error(exc)  # hash-based functions (branch hash)
     if status:
         return status
     if isinstance(exc, pa.ArrowIndexError):
@@ -163,6 +169,8 @@ def evaluate(op, params, args):
         return pc.call_function(op, args)
     if op in null_handling.OPS:  # null handling (branch nulls)
         return null_handling.evaluate(op, params, args)
+    if op in hash_cases.OPS:  # hash-based functions (branch hash)
+        return hash_cases.evaluate(op, params, args)
     raise AssertionError(op)
 
 
@@ -174,6 +182,9 @@ def expectation(case):
         return {"error": map_error(exc)}, None
     if isinstance(result, pa.StructScalar):  # min_max, first_last: a record of scalars
         return gen_aggregates.expected_struct(case["op"], result), result
+    fields = hash_cases.expected(sys.modules[__name__], case["op"], result)
+    if fields is not None:  # value_counts, dictionary_encode, mode: two arrays
+        return fields, result
     t = cf.type_name(result.type)
     if isinstance(result, pa.Scalar):
         return {"type": t, "value": cf.encode_value(t, result.as_py())}, result
@@ -1628,6 +1639,10 @@ def update_readme(path):
     rows = [
         r for r in rows if r.split("|")[1].strip() not in null_handling.OPS
     ] + null_handling.matrix_rows(CASES)
+    # Hash-based functions (branch hash): their rows, from the cases, last.
+    rows = [
+        r for r in rows if r.split("|")[1].strip() not in hash_cases.OPS
+    ] + hash_cases.matrix_rows(CASES)
     text = _replace_block(text, "matrix", rows)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
@@ -1795,6 +1810,7 @@ def main():
     gen_select()
     gen_aggregates.generate(sys.modules[__name__])
     null_handling.gen(sys.modules[__name__])  # null handling (branch nulls)
+    hash_cases.gen(sys.modules[__name__])  # hash-based functions (branch hash)
     write(args.out)
     update_readme(os.path.join(HERE, "README.md"))
 

@@ -8,6 +8,7 @@ import re
 
 import casefmt as cf
 import functions
+import hash_cases
 import null_handling
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -18,6 +19,7 @@ OPS += list(functions.BINARY)
 OPS += ["filter", "take", "slice"]
 OPS += list(functions.AGGREGATE)
 OPS += null_handling.OPS  # null handling (branch nulls)
+OPS += hash_cases.OPS  # hash-based functions (branch hash)
 LENGTHS = [0, 1, 7, 63, 64, 65, 1000, 100003]
 OFFSETS = [0, 1, 7, 63]
 

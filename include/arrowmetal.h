@@ -790,12 +790,19 @@ typedef enum am_function_family {
    * (AM_AGG_ANY .. AM_AGG_INDEX) */
   AM_FAMILY_AGGREGATE = 10,
   /* Null handling */
-  AM_FAMILY_PREDICATE = 11,          /* am_is: op = am_predicate */
-  AM_FAMILY_FILL_NULL = 12,          /* am_fill_null */
-  AM_FAMILY_COALESCE = 13,           /* am_coalesce */
-  AM_FAMILY_IF_ELSE = 14,            /* am_if_else */
-  AM_FAMILY_DROP_NULL = 15,          /* am_drop_null */
-  AM_FAMILY_FILL_NULL_DIRECTION = 16 /* am_fill_null_direction: op = am_fill_direction */
+  AM_FAMILY_PREDICATE = 11,           /* am_is: op = am_predicate */
+  AM_FAMILY_FILL_NULL = 12,           /* am_fill_null */
+  AM_FAMILY_COALESCE = 13,            /* am_coalesce */
+  AM_FAMILY_IF_ELSE = 14,             /* am_if_else */
+  AM_FAMILY_DROP_NULL = 15,           /* am_drop_null */
+  AM_FAMILY_FILL_NULL_DIRECTION = 16, /* am_fill_null_direction: op = am_fill_direction */
+  /* Hash-based functions (branch hash) */
+  AM_FAMILY_SET_LOOKUP = 24,        /* am_is_in (op 0), am_index_in (op 1) */
+  AM_FAMILY_UNIQUE = 25,            /* am_unique */
+  AM_FAMILY_VALUE_COUNTS = 26,      /* am_value_counts */
+  AM_FAMILY_COUNT_DISTINCT = 27,    /* am_count_distinct */
+  AM_FAMILY_DICTIONARY_ENCODE = 28, /* am_dictionary_encode */
+  AM_FAMILY_MODE = 29               /* am_mode */
 } am_function_family;
 
 typedef enum am_type_rule {
@@ -811,11 +818,13 @@ typedef enum am_type_rule {
   AM_RULE_MATH = 9,           /* integers -> float64; floats keep their type (sqrt, ln, sin) */
   AM_RULE_SIGN = 10,          /* integers -> int8; floats keep their type (sign) */
   /* Null handling (branch nulls) */
-  AM_RULE_PREDICATE = 11,  /* any input; bool result (is_null, is_nan) */
-  AM_RULE_COMMON_ALL = 12, /* every input becomes the inputs' common type, the result's
-                            (coalesce: numbers' common numeric type, bools with bools) */
-  AM_RULE_COMMON_REST = 13 /* the inputs after the first (a bool condition) become their
+  AM_RULE_PREDICATE = 11,   /* any input; bool result (is_null, is_nan) */
+  AM_RULE_COMMON_ALL = 12,  /* every input becomes the inputs' common type, the result's
+                             (coalesce: numbers' common numeric type, bools with bools) */
+  AM_RULE_COMMON_REST = 13, /* the inputs after the first (a bool condition) become their
                               common type, the result's (if_else) */
+  /* Hash-based functions (branch hash) */
+  AM_RULE_INT32 = 24 /* int32 (index_in's positions, dictionary_encode's indices) */
 } am_type_rule;
 
 typedef enum am_null_rule {
@@ -939,6 +948,66 @@ int am_low_latency_wait(int on);
  * worker. */
 int am_resident_mode(int on);
 const char *am_resident_status(void); /* static storage */
+
+/* ---- Hash-based functions (pyarrow's is_in, index_in, unique, value_counts,
+ * count_distinct, dictionary_encode, mode) over every element type.
+ * Values are equal when their bits are, as in pyarrow's hash tables: a
+ * float's 0.0 and -0.0 are two distinct values, and so are NaNs whose bits
+ * differ (every NaN that Python or numpy makes has the same bits). Orders
+ * are pyarrow's: a value's place is that of its first occurrence.
+ * Inputs are borrowed; every array written is the caller's, to release once
+ * with am_release. Thread-safe, as every call. Results live on the input's
+ * device. Divergence: GPU inputs are grouped on the host (the GPU kernels
+ * are not written yet) and the results are moved back to the device. */
+
+/* is_in / index_in with pyarrow's SetLookupOptions(value_set, skip_nulls).
+ * `value_set` has the values' type (the Python package applies pyarrow's
+ * casts first) and may live anywhere. is_in: bool, never null; index_in:
+ * int32, the position of the value's first occurrence in value_set, null
+ * where it has none. A null value matches the set's first null unless
+ * skip_nulls (then is_in false, index_in null). */
+int am_is_in(const am_array *values, const am_array *value_set, int skip_nulls, am_array **out);
+int am_index_in(const am_array *values, const am_array *value_set, int skip_nulls, am_array **out);
+
+/* The distinct values in first-occurrence order; a null among them once,
+ * at its first occurrence. */
+int am_unique(const am_array *array, am_array **out);
+
+/* pyarrow's value_counts as its struct's two fields: *values (as am_unique)
+ * and *counts (AM_INT64, the rows of each). */
+int am_value_counts(const am_array *array, am_array **values, am_array **counts);
+
+/* The number of distinct values (mode AM_COUNT_VALID), 1 if there is a null
+ * else 0 (AM_COUNT_NULL), or both (AM_COUNT_ALL). AM_INT64, never null. */
+int am_count_distinct(const am_array *array, am_count_mode mode, am_scalar *out);
+
+/* pyarrow's DictionaryEncodeOptions.null_encoding. */
+typedef enum am_null_encoding {
+  AM_NULL_ENCODING_MASK = 0,  /* "mask": a null row has a null index */
+  AM_NULL_ENCODING_ENCODE = 1 /* "encode": null is a dictionary value */
+} am_null_encoding;
+
+/* dictionary_encode: *out is a dictionary array, its indices AM_INT32 (one
+ * per row; am_array_type says AM_INT32) and its dictionary the values as
+ * am_unique gives them, without the null under AM_NULL_ENCODING_MASK (a null
+ * row then has a null index). am_export writes it as Arrow's dictionary
+ * array (format "i", schema->dictionary and array->dictionary set, both
+ * released by their parents' release callbacks); am_export_device refuses
+ * it (AM_EUNSUPPORTED). A slice (am_slice) keeps the dictionary; other
+ * functions given a dictionary array read its indices. */
+int am_dictionary_encode(const am_array *array, am_null_encoding null_encoding, am_array **out);
+
+/* A new handle of a dictionary array's dictionary (AM_EINVAL for an array
+ * without one). The caller releases it. */
+int am_dictionary(const am_array *array, am_array **out);
+
+/* pyarrow's mode with ModeOptions(n, skip_nulls, min_count): the n most
+ * common values (n >= 1) in *modes (the input's type) and their rows in
+ * *counts (AM_INT64), by count descending then value ascending (NaN after
+ * every number). Empty when !skip_nulls and a null is present, or when
+ * fewer than min_count values are valid. */
+int am_mode(const am_array *array, int64_t n, int skip_nulls, int64_t min_count, am_array **modes,
+            am_array **counts);
 
 #ifdef __cplusplus
 }

@@ -1,16 +1,35 @@
 /* am_export / am_export_device: standard structs that share our buffers. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "abi.h"
 
-static void release_schema(struct ArrowSchema *schema) { schema->release = NULL; }
+/* A dictionary array's schema owns its dictionary's (one allocation). */
+static void release_schema(struct ArrowSchema *schema) {
+  if (schema->dictionary) {
+    schema->dictionary->release(schema->dictionary);
+    free(schema->dictionary);
+  }
+  schema->release = NULL;
+}
 
-static void fill_schema(const am_array *array, struct ArrowSchema *schema) {
+static int fill_schema(am_err *err, const am_array *array, struct ArrowSchema *schema) {
+  struct ArrowSchema *dictionary = NULL;
+  if (array->dictionary) {
+    if (!(dictionary = malloc(sizeof *dictionary))) return am_fail(err, AM_ENOMEM, "out of memory");
+    int status = fill_schema(err, array->dictionary, dictionary);
+    if (status != AM_OK) {
+      free(dictionary);
+      return status;
+    }
+  }
   memset(schema, 0, sizeof *schema);
   schema->format = am_type_format_of(array->type);
   schema->name = "";
   schema->flags = ARROW_FLAG_NULLABLE;
+  schema->dictionary = dictionary;
   schema->release = release_schema;
+  return AM_OK;
 }
 
 int am_to_host(am_err *err, const am_array *array, am_array **out) {
@@ -33,6 +52,12 @@ static int export_array(am_err *err, const am_array *array, struct ArrowSchema *
   AM_REQUIRE(array, "array");
   int status = am_settle(err, array);
   if (status != AM_OK) return status;
+  /* A dictionary array's dictionary first: a failure leaves nothing out. */
+  struct ArrowArray dictionary;
+  dictionary.release = NULL;
+  if (array_out && array->dictionary &&
+      (status = export_array(err, array->dictionary, NULL, &dictionary)) != AM_OK)
+    return status;
   if (array_out && (array->device->backend->memory.caps & AM_MEMORY_HOST)) {
     status = export_host(err, array, array_out);
   } else if (array_out) {
@@ -41,8 +66,19 @@ static int export_array(am_err *err, const am_array *array, struct ArrowSchema *
     if (status == AM_OK) status = export_host(err, host, array_out);
     am_array_free(host);
   }
-  if (status != AM_OK) return status;
-  if (schema_out) fill_schema(array, schema_out);
+  if (status != AM_OK) {
+    if (dictionary.release) dictionary.release(&dictionary);
+    return status;
+  }
+  if (dictionary.release &&
+      (status = am_array_export_attach_dictionary(err, array_out, &dictionary)) != AM_OK) {
+    array_out->release(array_out);
+    return status;
+  }
+  if (schema_out && (status = fill_schema(err, array, schema_out)) != AM_OK) {
+    if (array_out) array_out->release(array_out);
+    return status;
+  }
   return AM_OK;
 }
 
@@ -58,8 +94,12 @@ static int export_device(am_err *err, const am_array *array, struct ArrowSchema 
   AM_REQUIRE(array_out, "array_out");
   int status = am_settle(err, array);
   if (status != AM_OK) return status;
+  if (array->dictionary)
+    return am_fail(err, AM_EUNSUPPORTED,
+                   "a dictionary array (dictionary_encode's) exports through am_export only");
   status = array->device->backend->memory.export_device(err, array, array_out);
-  if (status == AM_OK && schema_out) fill_schema(array, schema_out);
+  if (status == AM_OK && schema_out && (status = fill_schema(err, array, schema_out)) != AM_OK)
+    array_out->array.release(&array_out->array);
   return status;
 }
 

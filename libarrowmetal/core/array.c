@@ -26,14 +26,20 @@ am_array *am_array_make(am_device *device, am_type type, int64_t length, int64_t
   array->validity_buf = validity_buf;
   array->data_buf = data_buf;
   atomic_init(&array->pending, NULL);
+  array->dictionary = NULL;
   return array;
 }
 
 am_array *am_array_share(const am_array *array) {
-  return am_array_make(array->device, array->type, array->length, array->offset,
-                       atomic_load_explicit(&array->null_count, memory_order_relaxed),
-                       am_buffer_retain(array->validity_buf), array->validity,
-                       am_buffer_retain(array->data_buf), array->data);
+  am_array *shared = am_array_make(array->device, array->type, array->length, array->offset,
+                                   atomic_load_explicit(&array->null_count, memory_order_relaxed),
+                                   am_buffer_retain(array->validity_buf), array->validity,
+                                   am_buffer_retain(array->data_buf), array->data);
+  if (shared && array->dictionary && !(shared->dictionary = am_array_share(array->dictionary))) {
+    am_array_free(shared);
+    return NULL;
+  }
+  return shared;
 }
 
 int am_array_alloc_host(am_err *err, am_device *device, am_type type, int64_t length,
@@ -61,6 +67,7 @@ void am_array_free(am_array *array) {
   if (pending) pending->destroy(pending);
   am_buffer_release(array->validity_buf);
   am_buffer_release(array->data_buf);
+  am_array_free(array->dictionary);
   free(array);
 }
 
@@ -68,14 +75,30 @@ typedef struct export_state {
   am_buffer *validity;
   am_buffer *data;
   const void *buffers[2];
+  struct ArrowArray dictionary; /* released with the array when it is set */
 } export_state;
 
 static void release_export(struct ArrowArray *array) {
   export_state *state = array->private_data;
   am_buffer_release(state->validity);
   am_buffer_release(state->data);
+  if (state->dictionary.release) state->dictionary.release(&state->dictionary);
   free(state);
   array->release = NULL;
+}
+
+int am_array_export_attach_dictionary(am_err *err, struct ArrowArray *out,
+                                      struct ArrowArray *dictionary) {
+  if (out->release != release_export) {
+    dictionary->release(dictionary);
+    dictionary->release = NULL;
+    return am_fail(err, AM_EINVAL, "not an export of this library's");
+  }
+  export_state *state = out->private_data;
+  state->dictionary = *dictionary;
+  dictionary->release = NULL;
+  out->dictionary = &state->dictionary;
+  return AM_OK;
 }
 
 int am_array_export(am_err *err, const am_array *array, int64_t null_count,
@@ -87,6 +110,7 @@ int am_array_export(am_err *err, const am_array *array, int64_t null_count,
   state->data = am_buffer_retain(array->data_buf);
   state->buffers[0] = has_validity ? array->validity : NULL;
   state->buffers[1] = array->data;
+  state->dictionary.release = NULL;
   memset(out, 0, sizeof *out);
   out->length = array->length;
   out->null_count = has_validity ? null_count : 0;

@@ -31,6 +31,11 @@ struct am_array {
    * length, then clears this with a release store; readers load it with
    * acquire (am_array_pending), so a NULL they see comes with the length. */
   _Atomic(struct am_pending *) pending;
+  /* A dictionary-encoded array (dictionary_encode's result): `type` and the
+   * buffers are the indices', and this is the dictionary, owned by the
+   * handle (freed with it, shared by am_array_share). NULL otherwise; other
+   * kernels read the indices alone. */
+  am_array *dictionary;
 };
 
 /* Takes over the references `validity_buf` and `data_buf` (on failure too).
@@ -63,6 +68,12 @@ int am_array_adopt(am_err *err, am_device *device, am_type type, struct ArrowArr
 int am_array_export(am_err *err, const am_array *array, int64_t null_count, struct ArrowArray *out);
 
 void am_array_free(am_array *array);
+
+/* Moves `dictionary` (an export of the array's dictionary) into `out`, an
+ * export am_array_export made: out->dictionary points to it, and out's
+ * release callback releases it, exactly once. */
+int am_array_export_attach_dictionary(am_err *err, struct ArrowArray *out,
+                                      struct ArrowArray *dictionary);
 
 static inline struct am_pending *am_array_pending(const am_array *array) {
   return atomic_load_explicit(&((am_array *)array)->pending, memory_order_acquire);

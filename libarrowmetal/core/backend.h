@@ -20,6 +20,7 @@
 #include "array.h"
 #include "arrowmetal.h"
 #include "error.h"
+#include "hash.h"
 
 typedef enum am_reduce_op {
   AM_REDUCE_SUM,
@@ -117,6 +118,15 @@ typedef struct am_kernel_ops {
   /* fill_null_forward / _backward over an array that may have nulls. */
   int (*fill_direction)(am_err *err, am_fill_direction direction, const am_array *array,
                         am_array **out);
+  /* Hash-based functions (branch hash; core/hash.h). The rows of a settled
+   * array grouped by value in first-occurrence order, with AM_HASH_* flags
+   * saying what to fill. AM_EUNSUPPORTED where the backend has no kernel:
+   * the ABI then groups on the host. */
+  int (*hash_group)(am_err *err, const am_array *array, int flags, am_hash_groups *out);
+  /* is_in (`as_bool`) or index_in of `values` in `value_set` (one type, one
+   * device); AM_EUNSUPPORTED as hash_group. */
+  int (*hash_lookup)(am_err *err, const am_array *values, const am_array *value_set, int skip_nulls,
+                     int as_bool, am_array **out);
 } am_kernel_ops;
 
 typedef struct am_queue_ops {

@@ -95,6 +95,19 @@ const am_op_desc am_ops[] = {
         AM_FILL_FORWARD, 1, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_FILL),
     ROW("fill_null_backward", "am_fill_null_direction", AM_FAMILY_FILL_NULL_DIRECTION,
         AM_FILL_BACKWARD, 1, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_FILL),
+    /* Hash-based functions (branch hash): arity counts the array inputs. */
+    ROW("is_in", "am_is_in", AM_FAMILY_SET_LOOKUP, 0, 2, AM_KINDS_ALL, AM_RULE_PREDICATE,
+        AM_NULLS_NEVER),
+    ROW("index_in", "am_index_in", AM_FAMILY_SET_LOOKUP, 1, 2, AM_KINDS_ALL, AM_RULE_INT32,
+        AM_NULLS_SELECT),
+    ROW("unique", "am_unique", AM_FAMILY_UNIQUE, 0, 1, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_SELECT),
+    ROW("value_counts", "am_value_counts", AM_FAMILY_VALUE_COUNTS, 0, 1, AM_KINDS_ALL, AM_RULE_SAME,
+        AM_NULLS_SELECT),
+    ROW("count_distinct", "am_count_distinct", AM_FAMILY_COUNT_DISTINCT, 0, 1, AM_KINDS_ALL,
+        AM_RULE_INT64, AM_NULLS_COUNT),
+    ROW("dictionary_encode", "am_dictionary_encode", AM_FAMILY_DICTIONARY_ENCODE, 0, 1,
+        AM_KINDS_ALL, AM_RULE_INT32, AM_NULLS_SELECT),
+    ROW("mode", "am_mode", AM_FAMILY_MODE, 0, 1, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_SKIP),
 };
 
 const int am_op_count = (int)(sizeof am_ops / sizeof am_ops[0]);
@@ -113,7 +126,7 @@ AM_UNARY_OPS(CHECK_POSITION)
 
 /* Rows are grouped by family and, within one, ordered by op value from 0:
  * the row of (family, op) is the family's first row + op. */
-enum { FAMILIES = AM_FAMILY_FILL_NULL_DIRECTION + 1 };
+enum { FAMILIES = AM_FAMILY_MODE + 1 };
 static const int family_rows[FAMILIES] = {
     [AM_FAMILY_REDUCE] = 4,
     [AM_FAMILY_COUNT] = 1,
@@ -133,6 +146,13 @@ static const int family_rows[FAMILIES] = {
     [AM_FAMILY_IF_ELSE] = 1,
     [AM_FAMILY_DROP_NULL] = 1,
     [AM_FAMILY_FILL_NULL_DIRECTION] = AM_FILL_BACKWARD + 1,
+    /* Hash-based functions (branch hash). */
+    [AM_FAMILY_SET_LOOKUP] = 2,
+    [AM_FAMILY_UNIQUE] = 1,
+    [AM_FAMILY_VALUE_COUNTS] = 1,
+    [AM_FAMILY_COUNT_DISTINCT] = 1,
+    [AM_FAMILY_DICTIONARY_ENCODE] = 1,
+    [AM_FAMILY_MODE] = 1,
 };
 
 const am_op_desc *am_op_find(am_function_family family, int op) {

@@ -144,6 +144,8 @@ const am_backend am_cpu_backend = {
             .coalesce = am_cpu_coalesce,
             .if_else = am_cpu_if_else,
             .fill_direction = am_cpu_fill_direction,
+            .hash_group = am_cpu_hash_group, /* hash-based functions (branch hash) */
+            .hash_lookup = am_cpu_hash_lookup,
         },
     .queue =
         {

@@ -129,6 +129,10 @@ int am_cpu_if_else(am_err *err, const am_array *cond, const am_array *left,
 /* fill_direction.c */
 int am_cpu_fill_direction(am_err *err, am_fill_direction direction, const am_array *array,
                           am_array **out);
+/* Hash-based functions (branch hash): hash.c. */
+int am_cpu_hash_group(am_err *err, const am_array *array, int flags, am_hash_groups *out);
+int am_cpu_hash_lookup(am_err *err, const am_array *values, const am_array *value_set,
+                       int skip_nulls, int as_bool, am_array **out);
 
 /* The null count as recorded (-1: unknown). */
 static inline int64_t am_cpu_recorded_nulls(const am_array *array) {

@@ -78,6 +78,15 @@ from ._errors import (
     ArrowMetalZeroDivisionError,
 )
 from ._fallback import ArrowMetalFallbackWarning, fallbacks
+from ._hash import (  # hash-based functions (branch hash)
+    count_distinct,
+    dictionary_encode,
+    index_in,
+    is_in,
+    mode,
+    unique,
+    value_counts,
+)
 from ._nulls import (  # null handling (branch nulls)
     coalesce,
     drop_null,
@@ -257,6 +266,16 @@ __all__ += [
     "is_nan",
     "is_null",
     "is_valid",
+]
+# Hash-based functions (branch hash).
+__all__ += [
+    "count_distinct",
+    "dictionary_encode",
+    "index_in",
+    "is_in",
+    "mode",
+    "unique",
+    "value_counts",
 ]
 
 # The functions of the library's table-driven families (am_unary: negate,

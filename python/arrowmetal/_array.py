@@ -513,6 +513,26 @@ class Array:
         """am.drop_null(self)."""
         return _nulls.drop_null(self)
 
+    # Hash-based functions (branch hash), as pyarrow.Array's methods.
+    def unique(self) -> Array:
+        """am.unique(self)."""
+        from . import _hash
+
+        result: Array = _hash.unique(self)
+        return result
+
+    def value_counts(self) -> pa.StructArray:
+        """am.value_counts(self): a pyarrow StructArray {values, counts}."""
+        from . import _hash
+
+        return _hash.value_counts(self)
+
+    def dictionary_encode(self, null_encoding: str = "mask") -> pa.DictionaryArray[Any, Any]:
+        """am.dictionary_encode(self, null_encoding): a pyarrow DictionaryArray."""
+        from . import _hash
+
+        return _hash.dictionary_encode(self, null_encoding)
+
 
 def _isnan(x: object) -> bool:
     return isinstance(x, float) and math.isnan(x)

@@ -53,6 +53,13 @@ VALUES = {
     "FilterOptions": {"null_selection_behavior": ["emit_null"]},
     "TakeOptions": {"boundscheck": [False]},
     "NullOptions": {"nan_is_null": [True, False]},  # null handling (branch nulls)
+    # Hash-based functions (branch hash); values in the constructors' terms (ARGS).
+    "SetLookupOptions": {
+        "value_set": [pa.array([1, None, 4, 1], pa.int64()), pa.array([5, 3], pa.int8())],
+        "null_matching_behavior": [True, False],
+    },
+    "DictionaryEncodeOptions": {"null_encoding_behavior": ["encode", "mask"]},
+    "ModeOptions": {"n": [2, 3], "skip_nulls": [False], "min_count": [0, 2, 5]},
     "CastOptions": {
         "target_type": [pa.int8(), pa.uint16(), pa.float32(), pa.int64(), pa.bool_()],
         "allow_int_overflow": [True],
@@ -65,8 +72,19 @@ VALUES = {
 }
 
 
+# Fields whose constructor argument has another name, and required arguments
+# (branch hash).
+ARGS = {
+    ("SetLookupOptions", "null_matching_behavior"): "skip_nulls",
+    ("DictionaryEncodeOptions", "null_encoding_behavior"): "null_encoding",
+}
+REQUIRED = {"SetLookupOptions": {"value_set": pa.array([1, None, 4], pa.int64())}}
+
+
 def default_options(cls):
-    return cls(pa.int64()) if cls is pc.CastOptions else cls()
+    if cls is pc.CastOptions:
+        return cls(pa.int64())
+    return cls(**REQUIRED.get(cls.__name__, {}))
 
 
 def test_every_native_function_is_walked():
@@ -75,6 +93,8 @@ def test_every_native_function_is_walked():
     assert aggregates | {"first_last"} <= set(WITH_OPTIONS)
     assert "index" in NATIVE
     assert "is_null" in WITH_OPTIONS  # null handling (branch nulls)
+    hashed = {"is_in", "index_in", "count_distinct", "dictionary_encode", "mode"}
+    assert hashed <= set(WITH_OPTIONS)  # hash-based functions (branch hash)
 
 
 @pytest.mark.parametrize("name", sorted(WITH_OPTIONS))
@@ -112,6 +132,12 @@ NULL_INPUTS = [
     pa.array([True, None]),
     pa.chunked_array([[float("nan")], [None, 2.0]]),
 ]
+# The hash-based functions (branch hash): repeats, nulls, NaN.
+HASH_INPUTS = [
+    pa.array([4, None, 1, 4, None, 4], pa.int64()),
+    pa.array([2.0, float("nan"), None, 2.0, -0.0], pa.float64()),
+    pa.chunked_array([[1, None], [1, 3]], pa.int64()),
+]
 CAST_INPUTS = [
     pa.array([1, 300, -1, None], pa.int64()),
     pa.array([1.5, 2.75, None, 100.0, -0.5], pa.float64()),  # in every target's range
@@ -144,6 +170,11 @@ def calls(name):
             elif name == "is_null":
                 for x in NULL_INPUTS:
                     yield (x,), {field: value}
+            elif cls.__name__ in ("SetLookupOptions", "DictionaryEncodeOptions", "ModeOptions"):
+                kwargs = dict(REQUIRED.get(cls.__name__, {}))
+                kwargs[ARGS.get((cls.__name__, field), field)] = value
+                for x in REDUCE_INPUTS + HASH_INPUTS:
+                    yield (x,), kwargs
             else:
                 for x in REDUCE_INPUTS:
                     yield (x,), {field: value}
@@ -157,6 +188,8 @@ def plain(value):
         value = value.as_py()  # a pyarrow or an ArrowMetal Scalar
     if isinstance(value, list):
         return [plain(v) for v in value]
+    if isinstance(value, dict):  # a struct's row (value_counts, mode)
+        return {k: plain(v) for k, v in value.items()}
     if isinstance(value, float) and math.isnan(value):
         return "NaN"
     return value

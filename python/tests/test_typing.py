@@ -41,6 +41,7 @@ PUBLIC_MODULES = (
     "arrowmetal._compute",
     "arrowmetal._errors",
     "arrowmetal._fallback",
+    "arrowmetal._hash",
     "arrowmetal._nulls",
     "arrowmetal._results",
     "arrowmetal._runtime",

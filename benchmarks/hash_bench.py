@@ -1,0 +1,165 @@
+"""Throughput of the hash-based functions (issue #11, branch hash) against
+their peers: medians in milliseconds over int64 columns of 1M and 50M rows
+with 1,000 and 1M distinct values, and each peer's time over ArrowMetal's
+(above 1: ArrowMetal is faster).
+
+    python benchmarks/hash_bench.py [--rows 1000000,50000000]
+        [--distinct 1000,1000000] [--device cpu|cuda] [--repeats 5]
+
+On the CPU the peers are pyarrow.compute (unique, value_counts, is_in with a
+value set of 1,000, dictionary_encode, count_distinct) and, when installed,
+polars and duckdb (unique, value_counts, count_distinct). On a CUDA device
+ArrowMetal's arrays live on the GPU (today they are grouped on the host: the
+GPU hash kernels are not written) against torch.unique(return_counts=True)
+and cupy.unique (when installed). Peers that are missing are skipped with a
+note. Nothing here passes or fails.
+"""
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+import arrowmetal as am
+
+try:
+    import polars as pl
+except ImportError:
+    pl = None
+try:
+    import duckdb
+except ImportError:
+    duckdb = None
+try:
+    import cupy as cp
+except ImportError:
+    cp = None
+try:
+    import torch
+except ImportError:
+    torch = None
+
+
+def median_ms(function, repeats, sync=None):
+    function()
+    if sync:
+        sync()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        function()
+        if sync:
+            sync()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e3
+
+
+def column(rows, distinct, seed=0):
+    rng = np.random.default_rng(seed)
+    pool = rng.integers(-(2**62), 2**62, distinct, dtype=np.int64)
+    return pool[rng.integers(0, distinct, rows)], pool[:1000]
+
+
+def cpu_rows(data, value_set, repeats):
+    """(function, arrowmetal ms, {peer: ms}) on the CPU."""
+    arr = pa.array(data)
+    vs = pa.array(value_set)
+    a = am.array(arr)
+    out = []
+    peers = {
+        "unique": {"pyarrow": lambda: pc.unique(arr)},
+        "value_counts": {"pyarrow": lambda: pc.value_counts(arr)},
+        "is_in": {"pyarrow": lambda: pc.is_in(arr, value_set=vs)},
+        "dictionary_encode": {"pyarrow": lambda: pc.dictionary_encode(arr)},
+        "count_distinct": {"pyarrow": lambda: pc.count_distinct(arr)},
+    }
+    if pl is not None:
+        s = pl.Series(data)
+        peers["unique"]["polars"] = lambda: s.unique(maintain_order=True)
+        peers["value_counts"]["polars"] = lambda: s.value_counts()
+        peers["count_distinct"]["polars"] = lambda: s.n_unique()
+    if duckdb is not None:
+        con = duckdb.connect()
+        con.register("t", pa.table({"x": arr}))
+        peers["unique"]["duckdb"] = lambda: con.execute("SELECT DISTINCT x FROM t").arrow()
+        peers["value_counts"]["duckdb"] = lambda: con.execute(
+            "SELECT x, count(*) FROM t GROUP BY x"
+        ).arrow()
+        peers["count_distinct"]["duckdb"] = lambda: con.execute(
+            "SELECT count(DISTINCT x) FROM t"
+        ).fetchall()
+    mine = {
+        "unique": lambda: am.unique(a),
+        "value_counts": lambda: am.value_counts(a),
+        "is_in": lambda: am.is_in(a, value_set=vs),
+        "dictionary_encode": lambda: am.dictionary_encode(a),
+        "count_distinct": lambda: am.count_distinct(a),
+    }
+    for name, run in mine.items():
+        ms = median_ms(run, repeats)
+        out.append((name, ms, {p: median_ms(f, repeats) for p, f in peers[name].items()}))
+    return out
+
+
+def cuda_rows(data, value_set, repeats):
+    a = am.array(pa.array(data), device="cuda")
+    vs = pa.array(value_set)
+    peers = {}
+    sync = None
+    if torch is not None and torch.cuda.is_available():
+        t = torch.from_numpy(data).cuda()
+        sync = torch.cuda.synchronize
+        peers["torch.unique"] = lambda: torch.unique(t, return_counts=True)
+    if cp is not None:
+        c = cp.asarray(data)
+        peers["cupy.unique"] = lambda: cp.unique(c, return_counts=True)
+        sync = sync or cp.cuda.runtime.deviceSynchronize
+    mine = {
+        "unique": lambda: am.unique(a),
+        "value_counts": lambda: am.value_counts(a),
+        "is_in": lambda: am.is_in(a, value_set=vs),
+    }
+    out = []
+    for name, run in mine.items():
+        ms = median_ms(run, repeats)
+        shown = peers if name == "value_counts" else {}
+        out.append((name, ms, {p: median_ms(f, repeats, sync) for p, f in shown.items()}))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--rows", default="1000000,50000000")
+    ap.add_argument("--distinct", default="1000,1000000")
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    ap.add_argument("--repeats", type=int, default=5)
+    args = ap.parse_args()
+    if args.device == "cuda" and not {n: ok for n, ok, _ in am.backends()}.get("cuda"):
+        print("no CUDA device here: nothing to measure")
+        return
+    missing = [n for n, m in (("polars", pl), ("duckdb", duckdb)) if m is None]
+    if args.device == "cuda":
+        missing = [n for n, m in (("torch", torch), ("cupy", cp)) if m is None]
+    if missing:
+        print("not installed (skipped): " + ", ".join(missing))
+    print("| rows | distinct | function | arrowmetal ms | peer | peer ms | peer / arrowmetal |")
+    print("| ---: | ---: | --- | ---: | --- | ---: | ---: |")
+    for rows in (int(r) for r in args.rows.split(",")):
+        for distinct in (int(d) for d in args.distinct.split(",")):
+            data, value_set = column(rows, distinct)
+            measure = cuda_rows if args.device == "cuda" else cpu_rows
+            for name, ms, peers in measure(data, value_set, args.repeats):
+                if not peers:
+                    print(f"| {rows:,} | {distinct:,} | {name} | {ms:.2f} | - | - | - |")
+                for peer, pms in peers.items():
+                    print(
+                        f"| {rows:,} | {distinct:,} | {name} | {ms:.2f} | {peer} | {pms:.2f} "
+                        f"| {pms / ms:.2f} |"
+                    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,447 @@
+/* The hash-based functions (am_is_in, am_index_in, am_unique,
+ * am_value_counts, am_count_distinct, am_dictionary_encode, am_mode): the
+ * backend groups the rows by value (core/hash.h) and everything else is
+ * made here from that grouping with the backend's take, so that every
+ * backend shares one answer to pyarrow's orders and null rules.
+ *
+ * A backend without hash kernels answers AM_EUNSUPPORTED; the call then
+ * runs on the host and its results go back to the input's device. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "abi.h"
+#include "core/hash.h"
+#include "core/ops.h"
+#include "route.h"
+
+/* Where a grouping ran: the device (the input's, or the host), and the
+ * input as it is there. */
+typedef struct place {
+  am_device *home; /* the input's device, where results belong */
+  const am_array *use;
+  am_array *moved; /* the host copy, when the grouping ran there */
+} place;
+
+static void place_done(place *p) { am_array_free(p->moved); }
+
+/* Groups `array` where its backend can, else on the host. */
+static int group(am_err *err, const am_array *array, int flags, am_hash_groups *groups, place *p) {
+  memset(p, 0, sizeof *p);
+  memset(groups, 0, sizeof *groups);
+  groups->null_group = -1;
+  p->home = array->device;
+  p->use = array;
+  int status = array->device->backend->kernels.hash_group(err, array, flags, groups);
+  if (status != AM_EUNSUPPORTED || (array->device->backend->memory.caps & AM_MEMORY_HOST))
+    return status;
+  if ((status = am_to_host(err, array, &p->moved)) != AM_OK) return status;
+  p->use = p->moved;
+  return p->moved->device->backend->kernels.hash_group(err, p->moved, flags, groups);
+}
+
+/* Moves a result made where the grouping ran to the input's device. */
+static int deliver(am_err *err, const place *p, am_array *result, am_array **out) {
+  if (result->device == p->home) {
+    *out = result;
+    return AM_OK;
+  }
+  am_array *moved = NULL;
+  int status = am_move(err, result, p->home, &moved);
+  am_array_free(result);
+  if (status == AM_OK) *out = moved;
+  return status;
+}
+
+static int take(am_err *err, const am_array *values, const am_array *indices, am_array **out) {
+  return values->device->backend->kernels.take(err, values, indices, out);
+}
+
+static int check_input(am_err *err, const am_array *array, const char *name) {
+  AM_REQUIRE(array, "array");
+  int status = am_settle(err, array);
+  if (status != AM_OK) return status;
+  const am_op_desc *desc = NULL;
+  for (int i = 0; i < am_op_count; i++)
+    if (strcmp(am_ops[i].name, name) == 0) desc = &am_ops[i];
+  if (!desc || !am_accepts(desc, array->type))
+    return am_fail(err, AM_ETYPE, "function '%s' has no kernel matching input types (%s)", name,
+                   am_type_name(array->type));
+  return AM_OK;
+}
+
+/* ---- is_in, index_in */
+static int set_lookup(am_err *err, const am_array *values, const am_array *value_set,
+                      int skip_nulls, int as_bool, am_array **out) {
+  const char *name = as_bool ? "is_in" : "index_in";
+  int status = check_input(err, values, name);
+  if (status != AM_OK) return status;
+  AM_REQUIRE(value_set, "value_set");
+  AM_REQUIRE(out, "out");
+  if ((status = am_settle(err, value_set)) != AM_OK) return status;
+  if (value_set->type != values->type)
+    return am_fail(err, AM_ETYPE, "Array type doesn't match type of values set: %s vs %s",
+                   am_type_name(values->type), am_type_name(value_set->type));
+  /* The value set meets the values on their device. */
+  am_array *set = NULL, *host_values = NULL, *host_set = NULL, *result = NULL;
+  if ((status = am_move(err, value_set, values->device, &set)) != AM_OK) return status;
+  const am_backend *backend = values->device->backend;
+  status = backend->kernels.hash_lookup(err, values, set, skip_nulls != 0, as_bool, &result);
+  if (status == AM_EUNSUPPORTED && !(backend->memory.caps & AM_MEMORY_HOST)) {
+    if ((status = am_to_host(err, values, &host_values)) == AM_OK &&
+        (status = am_to_host(err, set, &host_set)) == AM_OK)
+      status = host_values->device->backend->kernels.hash_lookup(err, host_values, host_set,
+                                                                 skip_nulls != 0, as_bool, &result);
+  }
+  if (status == AM_OK) {
+    place p = {.home = values->device};
+    status = deliver(err, &p, result, out);
+  }
+  am_array_free(set);
+  am_array_free(host_values);
+  am_array_free(host_set);
+  return status;
+}
+
+AM_EXPORT int am_is_in(const am_array *values, const am_array *value_set, int skip_nulls,
+                       am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(set_lookup(err, values, value_set, skip_nulls, 1, out));
+}
+
+AM_EXPORT int am_index_in(const am_array *values, const am_array *value_set, int skip_nulls,
+                          am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(set_lookup(err, values, value_set, skip_nulls, 0, out));
+}
+
+/* ---- unique, value_counts, dictionary_encode */
+
+/* The values of the groups (their first rows), where the grouping ran. */
+static int group_values(am_err *err, const place *p, const am_hash_groups *groups, am_array **out) {
+  return take(err, p->use, groups->first, out);
+}
+
+static int unique(am_err *err, const am_array *array, am_array **out) {
+  int status = check_input(err, array, "unique");
+  if (status != AM_OK) return status;
+  AM_REQUIRE(out, "out");
+  am_hash_groups groups;
+  place p;
+  am_array *values = NULL;
+  if ((status = group(err, array, 0, &groups, &p)) == AM_OK &&
+      (status = group_values(err, &p, &groups, &values)) == AM_OK)
+    status = deliver(err, &p, values, out);
+  am_hash_groups_free(&groups);
+  place_done(&p);
+  return status;
+}
+
+AM_EXPORT int am_unique(const am_array *array, am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(unique(err, array, out));
+}
+
+static int value_counts(am_err *err, const am_array *array, am_array **values_out,
+                        am_array **counts_out) {
+  int status = check_input(err, array, "value_counts");
+  if (status != AM_OK) return status;
+  AM_REQUIRE(values_out, "values");
+  AM_REQUIRE(counts_out, "counts");
+  am_hash_groups groups;
+  place p;
+  am_array *made = NULL, *values = NULL, *counts = NULL;
+  if ((status = group(err, array, AM_HASH_COUNTS, &groups, &p)) == AM_OK &&
+      (status = group_values(err, &p, &groups, &made)) == AM_OK &&
+      (status = deliver(err, &p, made, &values)) == AM_OK) {
+    status = deliver(err, &p, groups.counts, &counts);
+    groups.counts = NULL;
+    if (status == AM_OK) {
+      *values_out = values;
+      *counts_out = counts;
+      values = NULL;
+    }
+  }
+  am_array_free(values);
+  am_hash_groups_free(&groups);
+  place_done(&p);
+  return status;
+}
+
+AM_EXPORT int am_value_counts(const am_array *array, am_array **values, am_array **counts) {
+  AM_API_BEGIN;
+  AM_API_RETURN(value_counts(err, array, values, counts));
+}
+
+static int dictionary_encode(am_err *err, const am_array *array, am_null_encoding encoding,
+                             am_array **out) {
+  int status = check_input(err, array, "dictionary_encode");
+  if (status != AM_OK) return status;
+  if (encoding != AM_NULL_ENCODING_MASK && encoding != AM_NULL_ENCODING_ENCODE)
+    return am_fail(err, AM_EINVAL, "unknown null_encoding %d (0: mask, 1: encode)", (int)encoding);
+  AM_REQUIRE(out, "out");
+  int flags = AM_HASH_IDS | (encoding == AM_NULL_ENCODING_MASK ? AM_HASH_MASK_NULLS : 0);
+  am_hash_groups groups;
+  place p;
+  am_array *made = NULL, *dictionary = NULL, *indices = NULL;
+  if ((status = group(err, array, flags, &groups, &p)) == AM_OK &&
+      (status = group_values(err, &p, &groups, &made)) == AM_OK &&
+      (status = deliver(err, &p, made, &dictionary)) == AM_OK) {
+    status = deliver(err, &p, groups.ids, &indices);
+    groups.ids = NULL;
+    if (status == AM_OK) {
+      /* The indices own the dictionary from here. */
+      indices->dictionary = dictionary;
+      dictionary = NULL;
+      *out = indices;
+    }
+  }
+  am_array_free(dictionary);
+  am_hash_groups_free(&groups);
+  place_done(&p);
+  return status;
+}
+
+AM_EXPORT int am_dictionary_encode(const am_array *array, am_null_encoding null_encoding,
+                                   am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(dictionary_encode(err, array, null_encoding, out));
+}
+
+static int dictionary_of(am_err *err, const am_array *array, am_array **out) {
+  AM_REQUIRE(array, "array");
+  AM_REQUIRE(out, "out");
+  if (!array->dictionary) return am_fail(err, AM_EINVAL, "the array has no dictionary");
+  *out = am_array_share(array->dictionary);
+  return *out ? AM_OK : am_fail(err, AM_ENOMEM, "out of memory");
+}
+
+AM_EXPORT int am_dictionary(const am_array *array, am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(dictionary_of(err, array, out));
+}
+
+/* ---- count_distinct */
+static int count_distinct(am_err *err, const am_array *array, am_count_mode mode, am_scalar *out) {
+  int status = check_input(err, array, "count_distinct");
+  if (status != AM_OK) return status;
+  if ((unsigned)mode > AM_COUNT_ALL)
+    return am_fail(err, AM_EINVAL, "unknown count mode %d (0: only_valid, 1: only_null, 2: all)",
+                   (int)mode);
+  AM_REQUIRE(out, "out");
+  am_hash_groups groups;
+  place p;
+  if ((status = group(err, array, 0, &groups, &p)) == AM_OK) {
+    int64_t nulls = groups.null_group >= 0;
+    memset(out, 0, sizeof *out);
+    out->type = AM_INT64;
+    out->i64 = mode == AM_COUNT_VALID  ? groups.groups - nulls
+               : mode == AM_COUNT_NULL ? nulls
+                                       : groups.groups;
+  }
+  am_hash_groups_free(&groups);
+  place_done(&p);
+  return status;
+}
+
+AM_EXPORT int am_count_distinct(const am_array *array, am_count_mode mode, am_scalar *out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(count_distinct(err, array, mode, out));
+}
+
+/* ---- mode: the counts of the groups, ordered on the host (the groups are
+ * few next to the rows, and a GPU's would be downloaded to be read). */
+typedef struct mode_key {
+  int64_t count;
+  int64_t group;
+  double f;   /* floats */
+  int64_t i;  /* signed integers, booleans */
+  uint64_t u; /* unsigned integers */
+  int nan;
+  int kind; /* am_type_kind of the values */
+} mode_key;
+
+/* Values ascending (NaN after every number); 0 for equal values. */
+static int value_cmp(const mode_key *a, const mode_key *b) {
+  if (a->kind == AM_KIND_FLOAT) {
+    if (a->nan != b->nan) return a->nan ? 1 : -1;
+    if (!a->nan && a->f != b->f) return a->f < b->f ? -1 : 1;
+  } else if (a->kind == AM_KIND_UNSIGNED) {
+    if (a->u != b->u) return a->u < b->u ? -1 : 1;
+  } else if (a->i != b->i) {
+    return a->i < b->i ? -1 : 1;
+  }
+  return 0;
+}
+
+/* By value, equal values (0.0 and -0.0, NaNs of any bits) in the order of
+ * their first occurrences: brings together the groups mode counts as one. */
+static int by_value(const void *pa, const void *pb) {
+  const mode_key *a = pa, *b = pb;
+  int c = value_cmp(a, b);
+  return c ? c : (a->group < b->group ? -1 : a->group > b->group);
+}
+
+/* pyarrow's order of modes: count descending, then value ascending. */
+static int mode_cmp(const void *pa, const void *pb) {
+  const mode_key *a = pa, *b = pb;
+  if (a->count != b->count) return a->count > b->count ? -1 : 1;
+  int c = value_cmp(a, b);
+  return c ? c : (a->group < b->group ? -1 : a->group > b->group);
+}
+
+static void read_key(const am_array *values, int64_t row, mode_key *k) {
+  int64_t j = values->offset + row;
+  const void *d = values->data;
+  switch (values->type) {
+    case AM_BOOL:
+      k->i = (((const uint8_t *)d)[j >> 3] >> (j & 7)) & 1;
+      break;
+    case AM_INT8:
+      k->i = ((const int8_t *)d)[j];
+      break;
+    case AM_INT16:
+      k->i = ((const int16_t *)d)[j];
+      break;
+    case AM_INT32:
+      k->i = ((const int32_t *)d)[j];
+      break;
+    case AM_INT64:
+      k->i = ((const int64_t *)d)[j];
+      break;
+    case AM_UINT8:
+      k->u = ((const uint8_t *)d)[j];
+      break;
+    case AM_UINT16:
+      k->u = ((const uint16_t *)d)[j];
+      break;
+    case AM_UINT32:
+      k->u = ((const uint32_t *)d)[j];
+      break;
+    case AM_UINT64:
+      k->u = ((const uint64_t *)d)[j];
+      break;
+    case AM_FLOAT32:
+      k->f = ((const float *)d)[j];
+      k->nan = isnan(k->f);
+      break;
+    default:
+      k->f = ((const double *)d)[j];
+      k->nan = isnan(k->f);
+      break;
+  }
+}
+
+/* Ascending integers from `values` into a new host int64 array. */
+static int int64_host(am_err *err, const int64_t *values, int64_t n, am_array **out) {
+  int status = am_array_alloc_host(err, am_host_device(), AM_INT64, n, 0, out);
+  if (status == AM_OK && n) memcpy((void *)(*out)->data, values, (size_t)n * 8);
+  return status;
+}
+
+static int mode(am_err *err, const am_array *array, int64_t n, int skip_nulls, int64_t min_count,
+                am_array **modes_out, am_array **counts_out) {
+  int status = check_input(err, array, "mode");
+  if (status != AM_OK) return status;
+  AM_REQUIRE(modes_out, "modes");
+  AM_REQUIRE(counts_out, "counts");
+  if (n <= 0) return am_fail(err, AM_EINVAL, "ModeOptions::n must be strictly positive");
+  if (min_count < 0)
+    return am_fail(err, AM_EINVAL, "min_count must be >= 0, not %lld", (long long)min_count);
+  am_array *host = NULL;
+  if ((status = am_to_host(err, array, &host)) != AM_OK) return status;
+  int64_t nulls = 0;
+  if ((status = am_count_nulls(err, host, &nulls)) != AM_OK) {
+    am_array_free(host);
+    return status;
+  }
+  am_hash_groups groups = {.null_group = -1};
+  mode_key *keys = NULL;
+  int64_t *rows = NULL, *counts = NULL, chosen = 0;
+  am_array *indices = NULL, *modes = NULL, *count_array = NULL;
+  int empty = (!skip_nulls && nulls > 0) || host->length - nulls < min_count;
+  if (!empty) {
+    status = host->device->backend->kernels.hash_group(err, host, AM_HASH_COUNTS, &groups);
+    if (status != AM_OK) goto done;
+    int64_t g = groups.groups;
+    keys = malloc((size_t)(g ? g : 1) * sizeof *keys);
+    if (!keys) goto nomem;
+    const int64_t *first = groups.first->data, *count = groups.counts->data;
+    for (int64_t i = 0; i < g; i++) {
+      if (i == groups.null_group) continue;
+      mode_key *k = &keys[chosen++];
+      memset(k, 0, sizeof *k);
+      k->count = count[i];
+      k->group = i;
+      k->kind = am_type_kind_of(host->type);
+      read_key(host, first[i], k);
+    }
+    /* Unlike the other hash functions, pyarrow's mode compares floats by
+     * value: 0.0 and -0.0 are one mode (shown as the first occurrence's
+     * bits), and every NaN is one (shown as the canonical NaN). */
+    if (am_type_is_float(host->type) && chosen > 1) {
+      qsort(keys, (size_t)chosen, sizeof *keys, by_value);
+      int64_t kept = 0;
+      for (int64_t i = 0; i < chosen; i++) {
+        if (kept && value_cmp(&keys[kept - 1], &keys[i]) == 0)
+          keys[kept - 1].count += keys[i].count;
+        else
+          keys[kept++] = keys[i];
+      }
+      chosen = kept;
+    }
+    qsort(keys, (size_t)chosen, sizeof *keys, mode_cmp);
+    if (chosen > n) chosen = n;
+    rows = malloc((size_t)(chosen ? chosen : 1) * 8);
+    counts = malloc((size_t)(chosen ? chosen : 1) * 8);
+    if (!rows || !counts) goto nomem;
+    for (int64_t i = 0; i < chosen; i++) {
+      rows[i] = first[keys[i].group];
+      counts[i] = keys[i].count;
+    }
+  }
+  if ((status = int64_host(err, rows, chosen, &indices)) != AM_OK ||
+      (status = int64_host(err, counts, chosen, &count_array)) != AM_OK ||
+      (status = take(err, host, indices, &modes)) != AM_OK)
+    goto done;
+  for (int64_t i = 0; i < chosen; i++) {
+    if (!keys[i].nan) continue;
+    if (host->type == AM_FLOAT32) {
+      uint32_t bits = 0x7fc00000u;
+      memcpy((char *)modes->data + (modes->offset + i) * 4, &bits, 4);
+    } else {
+      uint64_t bits = 0x7ff8000000000000ull;
+      memcpy((char *)modes->data + (modes->offset + i) * 8, &bits, 8);
+    }
+  }
+  if ((status = am_place(err, modes, array->device, &modes)) != AM_OK) {
+    modes = NULL;
+    goto done;
+  }
+  if ((status = am_place(err, count_array, array->device, &count_array)) != AM_OK) {
+    count_array = NULL;
+    goto done;
+  }
+  *modes_out = modes;
+  *counts_out = count_array;
+  modes = count_array = NULL;
+  goto done;
+nomem:
+  status = am_fail(err, AM_ENOMEM, "out of memory");
+done:
+  free(keys);
+  free(rows);
+  free(counts);
+  am_array_free(indices);
+  am_array_free(modes);
+  am_array_free(count_array);
+  am_hash_groups_free(&groups);
+  am_array_free(host);
+  return status;
+}
+
+AM_EXPORT int am_mode(const am_array *array, int64_t n, int skip_nulls, int64_t min_count,
+                      am_array **modes, am_array **counts) {
+  AM_API_BEGIN;
+  AM_API_RETURN(mode(err, array, n, skip_nulls, min_count, modes, counts));
+}

@@ -1,0 +1,467 @@
+/* The hash-based functions on the CPU (core/hash.h): one open-addressing
+ * table of value bits (linear probing, a 64-bit finalizer mix), walked in
+ * row order so that group ids come out in pyarrow's first-occurrence order
+ * without a sort. The table grows as distinct values appear (load <= 1/2),
+ * so its memory follows the distinct count, not the length. Booleans and
+ * 8-bit values index a direct table of 2 or 256 groups instead.
+ *
+ * Values are keys by their bits (a float's 0.0 and -0.0 differ, NaNs differ
+ * by payload), which is the equality pyarrow's memo tables give. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bitmap.h"
+#include "core/error.h"
+#include "core/hash.h"
+#include "core/types.h"
+#include "cpu.h"
+#include "pool.h"
+
+/* murmur3's 64-bit finalizer: every input bit reaches every output bit, so
+ * the low bits that index the table see the whole key. */
+static inline uint64_t mix(uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdULL;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53ULL;
+  k ^= k >> 33;
+  return k;
+}
+
+/* Slot i's value as key bits (zero-extended). */
+static inline uint64_t key_at(const am_array *a, int width, int64_t i) {
+  int64_t j = a->offset + i;
+  switch (width) {
+    case 0:
+      return (uint64_t)am_bit_get(a->data, j);
+    case 1:
+      return ((const uint8_t *)a->data)[j];
+    case 2:
+      return ((const uint16_t *)a->data)[j];
+    case 4:
+      return ((const uint32_t *)a->data)[j];
+    default:
+      return ((const uint64_t *)a->data)[j];
+  }
+}
+
+static int width_of(am_type t) { return t == AM_BOOL ? 0 : am_type_bits(t) / 8; }
+
+static inline int valid_at(const am_array *a, int64_t i) {
+  return !a->validity || am_bit_get(a->validity, a->offset + i);
+}
+
+/* Records the null count of a result allocated with a bitmap, dropping the
+ * bitmap when nothing is null. */
+static void set_validity(am_array *array, int64_t valid) {
+  am_buffer *bitmap = array->validity_buf;
+  array->validity_buf = NULL;
+  array->validity = NULL;
+  am_cpu_set_validity(array, bitmap, valid);
+}
+
+/* ---- The table: keys and their group ids; -1 marks an empty slot. */
+typedef struct table {
+  uint64_t *keys;
+  int32_t *group;
+  uint64_t mask; /* capacity - 1 */
+  int64_t used;
+  int direct; /* keys index `group` directly (booleans, 8-bit values) */
+} table;
+
+static int table_init(table *t, int width) {
+  memset(t, 0, sizeof *t);
+  t->direct = width <= 1;
+  uint64_t cap = t->direct ? (width == 0 ? 2 : 256) : 1024;
+  t->group = malloc(cap * sizeof *t->group);
+  t->keys = t->direct ? NULL : malloc(cap * sizeof *t->keys);
+  if (!t->group || (!t->direct && !t->keys)) return AM_ENOMEM;
+  memset(t->group, 0xff, cap * sizeof *t->group);
+  t->mask = cap - 1;
+  return AM_OK;
+}
+
+static void table_free(table *t) {
+  free(t->keys);
+  free(t->group);
+}
+
+static int table_grow(table *t) {
+  uint64_t cap = (t->mask + 1) * 2;
+  uint64_t *keys = malloc(cap * sizeof *keys);
+  int32_t *group = malloc(cap * sizeof *group);
+  if (!keys || !group) {
+    free(keys);
+    free(group);
+    return AM_ENOMEM;
+  }
+  memset(group, 0xff, cap * sizeof *group);
+  for (uint64_t s = 0; s <= t->mask; s++) {
+    if (t->group[s] < 0) continue;
+    uint64_t h = mix(t->keys[s]) & (cap - 1);
+    while (group[h] >= 0) h = (h + 1) & (cap - 1);
+    keys[h] = t->keys[s];
+    group[h] = t->group[s];
+  }
+  free(t->keys);
+  free(t->group);
+  t->keys = keys;
+  t->group = group;
+  t->mask = cap - 1;
+  return AM_OK;
+}
+
+/* The slot of `key`: its group there, or an empty slot (group -1). */
+static inline uint64_t table_slot(const table *t, uint64_t key) {
+  if (t->direct) return key;
+  uint64_t h = mix(key) & t->mask;
+  while (t->group[h] >= 0 && t->keys[h] != key) h = (h + 1) & t->mask;
+  return h;
+}
+
+/* ---- Growing int64 vectors of the groups' first rows and counts. */
+typedef struct vec {
+  int64_t *v;
+  int64_t n, cap;
+} vec;
+
+static int vec_push(vec *x, int64_t value) {
+  if (x->n == x->cap) {
+    int64_t cap = x->cap ? x->cap * 2 : 256;
+    int64_t *v = realloc(x->v, (size_t)cap * sizeof *v);
+    if (!v) return AM_ENOMEM;
+    x->v = v;
+    x->cap = cap;
+  }
+  x->v[x->n++] = value;
+  return AM_OK;
+}
+
+/* A host int64 array holding `x`'s values. */
+static int int64_array(am_err *err, const vec *x, am_array **out) {
+  int status = am_array_alloc_host(err, am_cpu_device(), AM_INT64, x->n, 0, out);
+  if (status == AM_OK && x->n) memcpy((void *)(*out)->data, x->v, (size_t)x->n * 8);
+  return status;
+}
+
+/* ---- Grouping, over the pool: each part groups its range of rows in a
+ * table of its own (its groups in their first-occurrence order within the
+ * range, ids local), then the parts' groups are merged in part order into
+ * one table -- which keeps pyarrow's first-occurrence order, since the
+ * ranges are in row order -- and the ids are rewritten through each part's
+ * map in parallel. With one part the part's table is the result. */
+typedef struct part_groups {
+  table t;
+  vec first, counts;  /* per local group: its first row, its rows */
+  int64_t null_group; /* local id of the null group, -1 when none */
+  int64_t masked;     /* null rows left out (AM_HASH_MASK_NULLS) */
+  int32_t *map;       /* local id -> global id (phase 2) */
+  int status;
+} part_groups;
+
+typedef struct group_job {
+  const am_array *array;
+  int width, flags, parts;
+  int32_t *id;
+  uint8_t *id_valid;
+  part_groups *part;
+} group_job;
+
+static int local_group(part_groups *pg, int64_t row, int with_counts) {
+  if (pg->first.n >= INT32_MAX) return AM_EINVAL;
+  if (vec_push(&pg->first, row) != AM_OK || (with_counts && vec_push(&pg->counts, 0) != AM_OK))
+    return AM_ENOMEM;
+  return AM_OK;
+}
+
+/* Groups rows [begin, end) into pg; ids (local) into job->id. */
+static void group_part(void *ctx, int part) {
+  group_job *job = ctx;
+  part_groups *pg = &job->part[part];
+  const am_array *a = job->array;
+  const int width = job->width, mask_nulls = (job->flags & AM_HASH_MASK_NULLS) != 0;
+  const int with_counts = (job->flags & AM_HASH_COUNTS) != 0;
+  int32_t *id = job->id;
+  int64_t begin, end;
+  am_pool_range(a->length, job->parts, part, &begin, &end);
+  pg->null_group = -1;
+  if ((pg->status = table_init(&pg->t, width)) != AM_OK) return;
+  const int nullable = am_cpu_has_nulls(a);
+  for (int64_t i = begin; i < end; i++) {
+    int64_t g;
+    if (nullable && !valid_at(a, i)) {
+      if (mask_nulls) {
+        if (id) {
+          job->id_valid[i >> 3] &= (uint8_t)~(1u << (i & 7));
+          id[i] = 0;
+        }
+        pg->masked++;
+        continue;
+      }
+      if (pg->null_group < 0) {
+        pg->null_group = pg->first.n;
+        if ((pg->status = local_group(pg, i, with_counts)) != AM_OK) return;
+      }
+      g = pg->null_group;
+    } else {
+      uint64_t key = key_at(a, width, i);
+      uint64_t slot = table_slot(&pg->t, key);
+      g = pg->t.group[slot];
+      if (g < 0) {
+        g = pg->first.n;
+        if ((pg->status = local_group(pg, i, with_counts)) != AM_OK) return;
+        if (!pg->t.direct) pg->t.keys[slot] = key;
+        pg->t.group[slot] = (int32_t)g;
+        if (!pg->t.direct && ++pg->t.used * 2 > (int64_t)pg->t.mask + 1 &&
+            (pg->status = table_grow(&pg->t)) != AM_OK)
+          return;
+      }
+    }
+    if (with_counts) pg->counts.v[g]++;
+    if (id) id[i] = (int32_t)g;
+  }
+}
+
+/* Rewrites part `part`'s local ids through its map. */
+static void remap_part(void *ctx, int part) {
+  group_job *job = ctx;
+  const part_groups *pg = &job->part[part];
+  int64_t begin, end;
+  am_pool_range(job->array->length, job->parts, part, &begin, &end);
+  for (int64_t i = begin; i < end; i++)
+    if (!job->id_valid || am_bit_get(job->id_valid, i)) job->id[i] = pg->map[job->id[i]];
+}
+
+/* Merges the parts' groups in part order into parts[0]'s vectors and a new
+ * table (`merged`), filling each part's map. */
+static int merge_parts(group_job *job, table *merged, vec *first, vec *counts,
+                       int64_t *null_group) {
+  const am_array *a = job->array;
+  const int with_counts = (job->flags & AM_HASH_COUNTS) != 0;
+  if (table_init(merged, job->width) != AM_OK) return AM_ENOMEM;
+  *null_group = -1;
+  for (int p = 0; p < job->parts; p++) {
+    part_groups *pg = &job->part[p];
+    pg->map = malloc((size_t)(pg->first.n ? pg->first.n : 1) * sizeof *pg->map);
+    if (!pg->map) return AM_ENOMEM;
+    for (int64_t g = 0; g < pg->first.n; g++) {
+      int64_t global;
+      if (g == pg->null_group) {
+        if (*null_group < 0) {
+          *null_group = first->n;
+          if (vec_push(first, pg->first.v[g]) != AM_OK ||
+              (with_counts && vec_push(counts, 0) != AM_OK))
+            return AM_ENOMEM;
+        }
+        global = *null_group;
+      } else {
+        uint64_t key = key_at(a, job->width, pg->first.v[g]);
+        uint64_t slot = table_slot(merged, key);
+        global = merged->group[slot];
+        if (global < 0) {
+          global = first->n;
+          if (global >= INT32_MAX) return AM_EINVAL;
+          if (vec_push(first, pg->first.v[g]) != AM_OK ||
+              (with_counts && vec_push(counts, 0) != AM_OK))
+            return AM_ENOMEM;
+          if (!merged->direct) merged->keys[slot] = key;
+          merged->group[slot] = (int32_t)global;
+          if (!merged->direct && ++merged->used * 2 > (int64_t)merged->mask + 1 &&
+              table_grow(merged) != AM_OK)
+            return AM_ENOMEM;
+        }
+      }
+      if (with_counts) counts->v[global] += pg->counts.v[g];
+      pg->map[g] = (int32_t)global;
+    }
+  }
+  return AM_OK;
+}
+
+/* Groups the rows of `array` (core/hash.h). With `lookup`, also hands the
+ * caller the table of the groups (to probe); it is freed otherwise. */
+static int group_rows(am_err *err, const am_array *array, int flags, am_hash_groups *out,
+                      table *lookup) {
+  const int64_t n = array->length;
+  const int mask_nulls = (flags & AM_HASH_MASK_NULLS) != 0;
+  am_array *ids = NULL;
+  int status = AM_OK;
+  group_job job = {.array = array, .width = width_of(array->type), .flags = flags};
+  if (flags & AM_HASH_IDS) {
+    if ((status = am_array_alloc_host(err, am_cpu_device(), AM_INT32, n, mask_nulls, &ids)) !=
+        AM_OK)
+      return status;
+    job.id = (int32_t *)ids->data;
+    job.id_valid = (uint8_t *)ids->validity;
+    if (job.id_valid) memset(job.id_valid, 0xff, (size_t)(n + 7) / 8);
+  }
+  job.parts = am_pool_parts(n);
+  job.part = calloc((size_t)job.parts, sizeof *job.part);
+  table merged = {0};
+  vec first = {0}, counts = {0};
+  int64_t null_group = -1, masked = 0;
+  if (!job.part) goto nomem;
+  if (job.parts > 1)
+    am_pool_run(job.parts, group_part, &job);
+  else
+    group_part(&job, 0);
+  for (int p = 0; p < job.parts; p++) {
+    if (job.part[p].status == AM_EINVAL) {
+      status = am_fail(err, AM_EINVAL, "more than 2^31 - 1 distinct values");
+      goto done;
+    }
+    if (job.part[p].status != AM_OK) goto nomem;
+    masked += job.part[p].masked;
+  }
+  if (job.parts == 1) {
+    /* One part: its groups are the result. */
+    part_groups *pg = &job.part[0];
+    merged = pg->t;
+    pg->t.group = NULL;
+    pg->t.keys = NULL;
+    first = pg->first;
+    counts = pg->counts;
+    pg->first = (vec){0};
+    pg->counts = (vec){0};
+    null_group = pg->null_group;
+  } else {
+    int merged_status = merge_parts(&job, &merged, &first, &counts, &null_group);
+    if (merged_status == AM_EINVAL) {
+      status = am_fail(err, AM_EINVAL, "more than 2^31 - 1 distinct values");
+      goto done;
+    }
+    if (merged_status != AM_OK) goto nomem;
+    if (ids) am_pool_run(job.parts, remap_part, &job);
+  }
+  if (ids) set_validity(ids, n - masked);
+  memset(out, 0, sizeof *out);
+  out->groups = first.n;
+  out->null_group = null_group;
+  if ((status = int64_array(err, &first, &out->first)) != AM_OK) goto done;
+  if ((flags & AM_HASH_COUNTS) && (status = int64_array(err, &counts, &out->counts)) != AM_OK)
+    goto done;
+  out->ids = ids;
+  ids = NULL;
+  goto done;
+nomem:
+  status = am_fail(err, AM_ENOMEM, "out of memory for a hash table");
+done:
+  for (int p = 0; job.part && p < job.parts; p++) {
+    table_free(&job.part[p].t);
+    free(job.part[p].first.v);
+    free(job.part[p].counts.v);
+    free(job.part[p].map);
+  }
+  free(job.part);
+  am_array_free(ids);
+  free(first.v);
+  free(counts.v);
+  if (status != AM_OK) am_hash_groups_free(out);
+  if (status == AM_OK && lookup)
+    *lookup = merged;
+  else
+    table_free(&merged);
+  return status;
+}
+
+int am_cpu_hash_group(am_err *err, const am_array *array, int flags, am_hash_groups *out) {
+  am_hash_groups result = {.null_group = -1};
+  int status = group_rows(err, array, flags, &result, NULL);
+  if (status == AM_OK) *out = result;
+  return status;
+}
+
+/* The probes of is_in / index_in, over the pool (the table is only read). */
+typedef struct lookup_job {
+  const am_array *values;
+  const table *t;
+  const int64_t *first; /* the set's first rows, per group */
+  int64_t null_at;      /* where a null value is found, -1: nowhere */
+  int width, parts, as_bool, nullable;
+  void *out;
+  uint8_t *valid;
+  int64_t *found; /* per part */
+} lookup_job;
+
+static void lookup_part(void *ctx, int part) {
+  lookup_job *job = ctx;
+  const am_array *values = job->values;
+  const table *t = job->t;
+  int64_t begin, end, found = 0;
+  am_pool_range(values->length, job->parts, part, &begin, &end);
+  for (int64_t i = begin; i < end; i++) {
+    int64_t at = -1;
+    if (job->nullable && !valid_at(values, i)) {
+      at = job->null_at;
+    } else {
+      int32_t g = t->group[table_slot(t, key_at(values, job->width, i))];
+      if (g >= 0) at = job->first[g];
+    }
+    /* Parts start on 64 slots: each writes whole words and bytes of its own. */
+    if (job->as_bool) {
+      if (at >= 0) ((uint64_t *)job->out)[i >> 6] |= (uint64_t)1 << (i & 63);
+    } else {
+      ((int32_t *)job->out)[i] = at >= 0 ? (int32_t)at : 0;
+      if (at >= 0) {
+        job->valid[i >> 3] |= (uint8_t)(1u << (i & 7));
+        found++;
+      }
+    }
+  }
+  job->found[part] = found;
+}
+
+int am_cpu_hash_lookup(am_err *err, const am_array *values, const am_array *value_set,
+                       int skip_nulls, int as_bool, am_array **out) {
+  am_hash_groups set = {.null_group = -1};
+  table t;
+  int status = group_rows(err, value_set, 0, &set, &t);
+  if (status != AM_OK) return status;
+  const int64_t n = values->length;
+  const int64_t *first = set.first->data;
+  am_array *result = NULL;
+  int64_t *found = NULL;
+  status =
+      am_array_alloc_host(err, am_cpu_device(), as_bool ? AM_BOOL : AM_INT32, n, !as_bool, &result);
+  if (status != AM_OK) goto done;
+  lookup_job job = {
+      .values = values,
+      .t = &t,
+      .first = first,
+      /* A null value finds the set's first null unless skip_nulls. */
+      .null_at = skip_nulls || set.null_group < 0 ? -1 : first[set.null_group],
+      .width = width_of(values->type),
+      .parts = am_pool_parts(n),
+      .as_bool = as_bool,
+      .nullable = am_cpu_has_nulls(values),
+      .out = (void *)result->data,
+      .valid = (uint8_t *)result->validity,
+  };
+  if (!(found = calloc((size_t)job.parts, sizeof *found))) {
+    status = am_fail(err, AM_ENOMEM, "out of memory");
+    goto done;
+  }
+  job.found = found;
+  /* is_in is never null: a value is in the set or it is not. */
+  if (as_bool)
+    memset((void *)result->data, 0, (size_t)(n + 63) / 64 * 8);
+  else
+    memset(job.valid, 0, (size_t)(n + 7) / 8);
+  if (job.parts > 1)
+    am_pool_run(job.parts, lookup_part, &job);
+  else
+    lookup_part(&job, 0);
+  if (!as_bool) {
+    int64_t total = 0;
+    for (int p = 0; p < job.parts; p++) total += found[p];
+    set_validity(result, total);
+  }
+  *out = result;
+  result = NULL;
+done:
+  free(found);
+  am_array_free(result);
+  table_free(&t);
+  am_hash_groups_free(&set);
+  return status;
+}
