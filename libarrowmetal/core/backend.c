@@ -36,6 +36,8 @@ int am_backend_check(am_err *err, const am_backend *backend) {
       SLOT(kernels, coalesce),
       SLOT(kernels, if_else),
       SLOT(kernels, fill_direction),
+      SLOT(kernels, round), /* rounding and pairwise differences (branch round) */
+      SLOT(kernels, pairwise_diff),
       SLOT(queue, resolve),
       SLOT(queue, flush),
       SLOT(queue, wait),

@@ -117,6 +117,15 @@ typedef struct am_kernel_ops {
   /* fill_null_forward / _backward over an array that may have nulls. */
   int (*fill_direction)(am_err *err, am_fill_direction direction, const am_array *array,
                         am_array **out);
+  /* Rounding and pairwise differences (branch round). */
+  /* am_round over a numeric array: `mode` valid, integers only with
+   * ndigits < 0 (and -ndigits within the type's digits); the result has
+   * the input's type and validity. */
+  int (*round)(am_err *err, const am_array *array, int64_t ndigits, am_round_mode mode,
+               am_array **out);
+  /* am_pairwise_diff over a numeric array, |period| <= its length. */
+  int (*pairwise_diff)(am_err *err, am_pairwise_op op, const am_array *array, int64_t period,
+                       am_array **out);
 } am_kernel_ops;
 
 typedef struct am_queue_ops {

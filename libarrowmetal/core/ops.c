@@ -95,6 +95,13 @@ const am_op_desc am_ops[] = {
         AM_FILL_FORWARD, 1, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_FILL),
     ROW("fill_null_backward", "am_fill_null_direction", AM_FAMILY_FILL_NULL_DIRECTION,
         AM_FILL_BACKWARD, 1, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_FILL),
+    /* Rounding and pairwise differences (branch round). */
+    ROW("round", "am_round", AM_FAMILY_ROUND, 0, 1, AM_KINDS_NUMERIC, AM_RULE_SAME,
+        AM_NULLS_PROPAGATE),
+    ROW("pairwise_diff", "am_pairwise_diff", AM_FAMILY_PAIRWISE_DIFF, AM_PAIRWISE_DIFF, 1,
+        AM_KINDS_NUMERIC, AM_RULE_SAME, AM_NULLS_PROPAGATE),
+    ROW("pairwise_diff_checked", "am_pairwise_diff", AM_FAMILY_PAIRWISE_DIFF,
+        AM_PAIRWISE_DIFF_CHECKED, 1, AM_KINDS_NUMERIC, AM_RULE_SAME, AM_NULLS_PROPAGATE),
 };
 
 const int am_op_count = (int)(sizeof am_ops / sizeof am_ops[0]);
@@ -113,7 +120,7 @@ AM_UNARY_OPS(CHECK_POSITION)
 
 /* Rows are grouped by family and, within one, ordered by op value from 0:
  * the row of (family, op) is the family's first row + op. */
-enum { FAMILIES = AM_FAMILY_FILL_NULL_DIRECTION + 1 };
+enum { FAMILIES = AM_FAMILY_PAIRWISE_DIFF + 1 };
 static const int family_rows[FAMILIES] = {
     [AM_FAMILY_REDUCE] = 4,
     [AM_FAMILY_COUNT] = 1,
@@ -133,6 +140,9 @@ static const int family_rows[FAMILIES] = {
     [AM_FAMILY_IF_ELSE] = 1,
     [AM_FAMILY_DROP_NULL] = 1,
     [AM_FAMILY_FILL_NULL_DIRECTION] = AM_FILL_BACKWARD + 1,
+    /* Rounding and pairwise differences (branch round). */
+    [AM_FAMILY_ROUND] = 1,
+    [AM_FAMILY_PAIRWISE_DIFF] = AM_PAIRWISE_DIFF_CHECKED + 1,
 };
 
 const am_op_desc *am_op_find(am_function_family family, int op) {

@@ -144,6 +144,8 @@ const am_backend am_cpu_backend = {
             .coalesce = am_cpu_coalesce,
             .if_else = am_cpu_if_else,
             .fill_direction = am_cpu_fill_direction,
+            .round = am_cpu_round, /* branch round */
+            .pairwise_diff = am_cpu_pairwise_diff,
         },
     .queue =
         {

@@ -129,6 +129,11 @@ int am_cpu_if_else(am_err *err, const am_array *cond, const am_array *left,
 /* fill_direction.c */
 int am_cpu_fill_direction(am_err *err, am_fill_direction direction, const am_array *array,
                           am_array **out);
+/* Rounding and pairwise differences (branch round): round.c, pairwise.c. */
+int am_cpu_round(am_err *err, const am_array *array, int64_t ndigits, am_round_mode mode,
+                 am_array **out);
+int am_cpu_pairwise_diff(am_err *err, am_pairwise_op op, const am_array *array, int64_t period,
+                         am_array **out);
 
 /* The null count as recorded (-1: unknown). */
 static inline int64_t am_cpu_recorded_nulls(const am_array *array) {

@@ -92,6 +92,7 @@ from ._nulls import (  # null handling (branch nulls)
     is_valid,
 )
 from ._results import StructScalar
+from ._round import pairwise_diff, pairwise_diff_checked, round  # branch round
 from ._runtime import (
     backend,
     backends,
@@ -258,6 +259,8 @@ __all__ += [
     "is_null",
     "is_valid",
 ]
+# Rounding and pairwise differences (branch round).
+__all__ += ["pairwise_diff", "pairwise_diff_checked", "round"]
 
 # The functions of the library's table-driven families (am_unary: negate,
 # abs, ...), by their pyarrow names, from the C library's own list.

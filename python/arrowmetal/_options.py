@@ -25,10 +25,23 @@ if TYPE_CHECKING:
 ENUMS = {
     ("CountOptions", "mode"): ("only_valid", "only_null", "all"),
     ("FilterOptions", "null_selection_behavior"): ("drop", "emit_null"),
+    # branch round (arrow/compute/api_scalar.h's RoundMode)
+    ("RoundOptions", "round_mode"): (
+        "down",
+        "up",
+        "towards_zero",
+        "towards_infinity",
+        "half_down",
+        "half_up",
+        "half_towards_zero",
+        "half_towards_infinity",
+        "half_to_even",
+        "half_to_odd",
+    ),
 }
 
 # Fields named differently in the serialization than in the Python constructor.
-RENAMED = {("CastOptions", "to_type"): "target_type"}
+RENAMED = {("CastOptions", "to_type"): "target_type", ("PairwiseOptions", "periods"): "period"}
 
 _cache: dict[tuple[type, bytes], dict[str, Any]] = {}
 _cache_lock = threading.Lock()
