@@ -50,7 +50,7 @@
     am_t r = up ? am_fmul(x, p) : x / p;                                            \
     const am_t f = r - am_floor(r);                                                 \
     if (f == (am_t)0) return x;                                                     \
-    if (mode >= 4 && f != (am_t)0.5) {                                              \
+    if (mode >= 4 && f != (am_t)0.5f) {                                              \
       r = am_round(r);                                                              \
     } else if (mode == 0 || mode == 4) {                                            \
       r = am_floor(r);                                                              \
@@ -61,9 +61,9 @@
     } else if (mode == 3 || mode == 7) {                                            \
       r = am_signbit(r) ? am_floor(r) : am_ceil(r);                                 \
     } else if (mode == 8) {                                                         \
-      r = am_round(r * (am_t)0.5) * (am_t)2;                                        \
+      r = am_round(r * (am_t)0.5f) * (am_t)2;                                        \
     } else {                                                                        \
-      r = am_floor(r * (am_t)0.5) + am_ceil(r * (am_t)0.5);                         \
+      r = am_floor(r * (am_t)0.5f) + am_ceil(r * (am_t)0.5f);                         \
     }                                                                               \
     r = down ? r / p : am_fmul(r, p);                                               \
     if (!am_isfinite(r)) {                                                          \

@@ -158,8 +158,11 @@ static const char load_pair[] =
 
 static const char pair_compute[] =
     "      TR r# = 0;\n"
+    "      if (ok#) r# = am_sub(x#, y#);\n";
+static const char pair_checked_compute[] =
+    "      TR r# = 0;\n"
     "      if (ok#) r# = am_sub(x#, y#);\n"
-    "      if (AM_CHECKED && ok# && AM_FAILS(x#, y#)) err = (am_u64)(n - 1 - i#) * 2u;\n";
+    "      if (ok# && AM_FAILS(x#, y#)) err = (am_u64)(n - 1 - i#) * 2u;\n";
 
 static void emit_pairwise(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
   am_type t = k->t0;
@@ -171,19 +174,16 @@ static void emit_pairwise(am_sb *sb, am_dialect d, const am_kernel_key *k, const
                "typedef %s am_u;\n",
                am_type_is_float(t) ? am_ks_ctype(t) : am_ks_store(t));
   if (!am_type_is_float(t)) am_ks_integer_vocabulary(sb, t);
-  am_sb_printf(sb,
-               "DEVFN T0 am_sub(T0 x, T0 y) { return (T0)(%s); }\n"
-               "#define AM_CHECKED %d\n"
-               "#define AM_FAILS(x, y) (%s)\n",
-               subtract_text(t, 0), checked, checked ? subtract_text(t, 1) : "false");
+  am_sb_printf(sb, "DEVFN T0 am_sub(T0 x, T0 y) { return (T0)(%s); }\n", subtract_text(t, 0));
+  if (checked) am_sb_printf(sb, "#define AM_FAILS(x, y) (%s)\n", subtract_text(t, 1));
   am_ks_args(sb, am_ks_ptype(t), "am_u8", am_ks_ctype(t));
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb,
              "  const bool hv0 = a.valid0 != 0;\n"
-             "  const am_i64 period = a.aux;\n"
-             "  am_u64 err = AM_NONE;\n"
-             "  (void)err;\n");
-  am_ks_warp_loop(sb, am_ks_unroll(t, 0), load_pair, NULL, pair_compute, 0);
+             "  const am_i64 period = a.aux;\n");
+  if (checked) am_sb_puts(sb, "  am_u64 err = AM_NONE;\n");
+  am_ks_warp_loop(sb, am_ks_unroll(t, 0), load_pair, NULL,
+                  checked ? pair_checked_compute : pair_compute, 0);
   if (checked) am_sb_puts(sb, "  am_flush_error(a.status, err, am_lane);\n");
 }
 
