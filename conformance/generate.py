@@ -24,6 +24,7 @@ import casefmt as cf
 import functions
 import gen_aggregates
 import null_handling
+import rounding
 from casefmt import (
     FLOAT_TYPES,
     INT_TYPES,
@@ -88,6 +89,7 @@ FILES.update({name: "logic" for name in functions.LOGIC})
 FILES.update({name: "aggregate" for name in gen_aggregates.OPS})
 # Null handling (branch nulls): conformance/null_handling.py.
 FILES.update({name: null_handling.FILE for name in null_handling.OPS})
+FILES.update({name: rounding.FILE for name in rounding.OPS})  # branch round
 
 
 # ---- pyarrow evaluation and error mapping -------------------------------------------------
@@ -97,6 +99,9 @@ def map_error(exc):
     """am_status name for an exception raised by pyarrow."""
     msg = str(exc)
     status = null_handling.map_error(exc)  # null handling (branch nulls)
+    if status:
+        return status
+    status = rounding.map_error(exc)  # branch round
     if status:
         return status
     if isinstance(exc, pa.ArrowIndexError):
@@ -162,6 +167,8 @@ def evaluate(op, params, args):
         return pc.call_function(op, args)
     if op in null_handling.OPS:  # null handling (branch nulls)
         return null_handling.evaluate(op, params, args)
+    if op in rounding.OPS:  # branch round
+        return rounding.evaluate(op, params, args)
     raise AssertionError(op)
 
 
@@ -1602,6 +1609,8 @@ def update_readme(path):
     rows = [
         r for r in rows if r.split("|")[1].strip() not in null_handling.OPS
     ] + null_handling.matrix_rows(CASES)
+    rows = [r for r in rows if r.split("|")[1].strip() not in rounding.OPS]
+    rows += rounding.matrix_rows(CASES)  # branch round
     text = _replace_block(text, "matrix", rows)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
@@ -1768,6 +1777,7 @@ def main():
     gen_select()
     gen_aggregates.generate(sys.modules[__name__])
     null_handling.gen(sys.modules[__name__])  # null handling (branch nulls)
+    rounding.gen(sys.modules[__name__])  # branch round
     write(args.out)
     update_readme(os.path.join(HERE, "README.md"))
 

@@ -9,6 +9,7 @@ import casefmt as cf
 import functions
 import null_handling
 import pytest
+import rounding
 from amabi import ffi, lib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -128,6 +129,8 @@ def call(case, arrays, scalars):
         return "am_logic", lib.am_logic(logic, arrays[0], arrays[1], out), out
     if op in null_handling.OPS:  # null handling (branch nulls)
         return null_handling.call(case, arrays, scalars, out)
+    if op in rounding.OPS:  # branch round
+        return rounding.call(case, arrays, scalars, out)
     raise AssertionError("unknown op " + op)
 
 

@@ -41,7 +41,7 @@ ENUMS = {
 }
 
 # Fields named differently in the serialization than in the Python constructor.
-RENAMED = {("CastOptions", "to_type"): "target_type", ("PairwiseOptions", "periods"): "period"}
+RENAMED = {("CastOptions", "to_type"): "target_type"}
 
 _cache: dict[tuple[type, bytes], dict[str, Any]] = {}
 _cache_lock = threading.Lock()

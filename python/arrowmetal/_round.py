@@ -66,8 +66,9 @@ ROUND_MODES = (
 )
 
 _ROUND_SPEC = OptionsSpec("round", "RoundOptions", {"ndigits": 0, "round_mode": "half_to_even"})
+# PairwiseOptions(period=...) serializes its field as "periods".
 _PAIRWISE_SPECS = {
-    name: OptionsSpec(name, "PairwiseOptions", {"period": 1})
+    name: OptionsSpec(name, "PairwiseOptions", {"periods": 1})
     for name in ("pairwise_diff", "pairwise_diff_checked")
 }
 
@@ -196,11 +197,13 @@ def _make_pairwise(name: str, op: int, doc: str) -> PairwiseFunction:
         memory_pool: pa.MemoryPool | None = None,
         device: DeviceLike | None = None,
     ) -> ArrayResult:
-        given = {"period": period}
+        given = {"periods": period}
+        if isinstance(options, dict) and "period" in options:
+            options = {("periods" if k == "period" else k): v for k, v in options.items()}
         fields, reason = _options(spec, options, given)
         if fields is _FALLBACK:
             return _fallback.run(name, reason, (input,), {"options": options})
-        p = _int64(fields["period"])
+        p = _int64(fields["periods"])
         if is_chunked(input):
             # pyarrow.compute's own refusal: the function is a vector kernel
             # without a chunked form.
@@ -221,7 +224,7 @@ def _make_pairwise(name: str, op: int, doc: str) -> PairwiseFunction:
 
     pairwise.__name__ = pairwise.__qualname__ = name
     pairwise.__doc__ = doc
-    return pairwise  # type: ignore[return-value]  # the overloads of PairwiseFunction
+    return pairwise
 
 
 pairwise_diff = _make_pairwise(
