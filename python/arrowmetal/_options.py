@@ -42,6 +42,9 @@ ENUMS = {
 
 # Fields named differently in the serialization than in the Python constructor.
 RENAMED = {("CastOptions", "to_type"): "target_type"}
+# Fields serialized under another name than the Python constructor's, values as
+# they are (branch round: PairwiseOptions(period) writes "periods").
+FIELD_NAMES = {("PairwiseOptions", "periods"): "period"}
 
 _cache: dict[tuple[type, bytes], dict[str, Any]] = {}
 _cache_lock = threading.Lock()
@@ -87,6 +90,7 @@ def _read_serialized(options):
         if f.name.startswith("_"):
             continue
         name = RENAMED.get((class_name, f.name), f.name)
+        name = FIELD_NAMES.get((class_name, f.name), name)
         fields[name] = _decode(class_name, f.name, row[f.name], f.type)
     with _cache_lock:
         if len(_cache) >= _CACHE_LIMIT:

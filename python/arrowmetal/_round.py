@@ -66,9 +66,8 @@ ROUND_MODES = (
 )
 
 _ROUND_SPEC = OptionsSpec("round", "RoundOptions", {"ndigits": 0, "round_mode": "half_to_even"})
-# PairwiseOptions(period=...) serializes its field as "periods".
 _PAIRWISE_SPECS = {
-    name: OptionsSpec(name, "PairwiseOptions", {"periods": 1})
+    name: OptionsSpec(name, "PairwiseOptions", {"period": 1})
     for name in ("pairwise_diff", "pairwise_diff_checked")
 }
 
@@ -197,13 +196,11 @@ def _make_pairwise(name: str, op: int, doc: str) -> PairwiseFunction:
         memory_pool: pa.MemoryPool | None = None,
         device: DeviceLike | None = None,
     ) -> ArrayResult:
-        given = {"periods": period}
-        if isinstance(options, dict) and "period" in options:
-            options = {("periods" if k == "period" else k): v for k, v in options.items()}
+        given = {"period": period}
         fields, reason = _options(spec, options, given)
         if fields is _FALLBACK:
             return _fallback.run(name, reason, (input,), {"options": options})
-        p = _int64(fields["periods"])
+        p = _int64(fields["period"])
         if is_chunked(input):
             # pyarrow.compute's own refusal: the function is a vector kernel
             # without a chunked form.

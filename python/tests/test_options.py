@@ -53,6 +53,22 @@ VALUES = {
     "FilterOptions": {"null_selection_behavior": ["emit_null"]},
     "TakeOptions": {"boundscheck": [False]},
     "NullOptions": {"nan_is_null": [True, False]},  # null handling (branch nulls)
+    # branch round
+    "RoundOptions": {
+        "ndigits": [-1, 1, 2],
+        "round_mode": [
+            "down",
+            "up",
+            "towards_zero",
+            "towards_infinity",
+            "half_down",
+            "half_up",
+            "half_towards_zero",
+            "half_towards_infinity",
+            "half_to_odd",
+        ],
+    },
+    "PairwiseOptions": {"period": [-1, 0, 2, 10]},
     "CastOptions": {
         "target_type": [pa.int8(), pa.uint16(), pa.float32(), pa.int64(), pa.bool_()],
         "allow_int_overflow": [True],
@@ -112,6 +128,12 @@ NULL_INPUTS = [
     pa.array([True, None]),
     pa.chunked_array([[float("nan")], [None, 2.0]]),
 ]
+# round and pairwise_diff (branch round): halves, where ndigits and round_mode matter.
+ROUND_INPUTS = [
+    pa.array([1.25, -2.5, None, 0.125, 2.675, 15.5], pa.float64()),
+    pa.array([15, -25, None, 44, 127], pa.int16()),
+    pa.array([2.5, 3.5], pa.float32()),
+]
 CAST_INPUTS = [
     pa.array([1, 300, -1, None], pa.int64()),
     pa.array([1.5, 2.75, None, 100.0, -0.5], pa.float64()),  # in every target's range
@@ -143,6 +165,9 @@ def calls(name):
                     yield (x, i), {field: value}
             elif name == "is_null":
                 for x in NULL_INPUTS:
+                    yield (x,), {field: value}
+            elif name in ("round", "pairwise_diff", "pairwise_diff_checked"):
+                for x in ROUND_INPUTS:
                     yield (x,), {field: value}
             else:
                 for x in REDUCE_INPUTS:
