@@ -26,6 +26,7 @@ import functions
 import gen_aggregates
 import hash_cases
 import null_handling
+import rounding
 from casefmt import (
     FLOAT_TYPES,
     INT_TYPES,
@@ -92,6 +93,7 @@ FILES.update({name: "aggregate" for name in gen_aggregates.OPS})
 FILES.update({name: null_handling.FILE for name in null_handling.OPS})
 # Hash-based functions (branch hash): conformance/hash_cases.py.
 FILES.update({name: hash_cases.FILE for name in hash_cases.OPS})
+FILES.update({name: rounding.FILE for name in rounding.OPS})  # branch round
 
 
 # ---- pyarrow evaluation and error mapping -------------------------------------------------
@@ -104,6 +106,7 @@ def map_error(exc):
     if status:
         return status
     status = hash_cases.map_error(exc)  # hash-based functions (branch hash)
+    status = rounding.map_error(exc)  # branch round
     if status:
         return status
     if isinstance(exc, pa.ArrowIndexError):
@@ -171,6 +174,8 @@ def evaluate(op, params, args):
         return null_handling.evaluate(op, params, args)
     if op in hash_cases.OPS:  # hash-based functions (branch hash)
         return hash_cases.evaluate(op, params, args)
+    if op in rounding.OPS:  # branch round
+        return rounding.evaluate(op, params, args)
     raise AssertionError(op)
 
 
@@ -1643,6 +1648,8 @@ def update_readme(path):
     rows = [
         r for r in rows if r.split("|")[1].strip() not in hash_cases.OPS
     ] + hash_cases.matrix_rows(CASES)
+    rows = [r for r in rows if r.split("|")[1].strip() not in rounding.OPS]
+    rows += rounding.matrix_rows(CASES)  # branch round
     text = _replace_block(text, "matrix", rows)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
@@ -1811,6 +1818,7 @@ def main():
     gen_aggregates.generate(sys.modules[__name__])
     null_handling.gen(sys.modules[__name__])  # null handling (branch nulls)
     hash_cases.gen(sys.modules[__name__])  # hash-based functions (branch hash)
+    rounding.gen(sys.modules[__name__])  # branch round
     write(args.out)
     update_readme(os.path.join(HERE, "README.md"))
 

@@ -10,6 +10,7 @@ import functions
 import hash_cases
 import null_handling
 import pytest
+import rounding
 from amabi import ffi, lib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -131,6 +132,8 @@ def call(case, arrays, scalars):
         return "am_logic", lib.am_logic(logic, arrays[0], arrays[1], out), out
     if op in null_handling.OPS:  # null handling (branch nulls)
         return null_handling.call(case, arrays, scalars, out)
+    if op in rounding.OPS:  # branch round
+        return rounding.call(case, arrays, scalars, out)
     raise AssertionError("unknown op " + op)
 
 

@@ -736,6 +736,66 @@ typedef enum am_fill_direction {
 int am_fill_null_direction(am_fill_direction direction, const am_array *values, am_array **out);
 /* ---- end of null handling (branch nulls) */
 
+/* ---- Rounding and pairwise differences (branch round) */
+
+/* pyarrow's RoundMode, in its order. The HALF_ modes round to the nearest
+ * multiple and break ties as named; the others round every value that is
+ * not already a multiple in their direction. */
+typedef enum am_round_mode {
+  AM_ROUND_DOWN = 0,                  /* "down": towards -infinity */
+  AM_ROUND_UP = 1,                    /* "up": towards +infinity */
+  AM_ROUND_TOWARDS_ZERO = 2,          /* "towards_zero" */
+  AM_ROUND_TOWARDS_INFINITY = 3,      /* "towards_infinity": away from zero */
+  AM_ROUND_HALF_DOWN = 4,             /* "half_down" */
+  AM_ROUND_HALF_UP = 5,               /* "half_up" */
+  AM_ROUND_HALF_TOWARDS_ZERO = 6,     /* "half_towards_zero" */
+  AM_ROUND_HALF_TOWARDS_INFINITY = 7, /* "half_towards_infinity" */
+  AM_ROUND_HALF_TO_EVEN = 8,          /* "half_to_even" (pyarrow's default) */
+  AM_ROUND_HALF_TO_ODD = 9            /* "half_to_odd" */
+} am_round_mode;
+
+/* pyarrow's round with RoundOptions(ndigits, round_mode): every numeric type
+ * (bool is AM_ETYPE), the result of the input's type, null where the input
+ * is. Floats are computed as pyarrow computes them, in the float's own
+ * precision: x * 10^ndigits (x / 10^-ndigits for ndigits < 0) rounded by
+ * `mode`, then scaled back; NaN and the infinities pass through, and a value
+ * whose scaled form is already whole is returned unchanged. 10^k is pyarrow's
+ * (10^k for k <= 10; past that the float literal 1e11F .. 1e15F, times 10
+ * for each further digit), so digits beyond a float32's precision round as
+ * pyarrow's do. A result that is not finite is AM_EINVAL ("overflow occurred
+ * during rounding"). Integers: ndigits >= 0 returns the values unchanged;
+ * ndigits < 0 rounds to a multiple of 10^-ndigits, and a result outside the
+ * type is AM_EINVAL ("Rounding 127 up to multiple of 10 would overflow");
+ * -ndigits beyond the type's decimal digits (std::numeric_limits digits10:
+ * 2 for int8 and uint8, 4, 9, 18 for int64) is AM_EINVAL ("Rounding to -3
+ * digits is out of range for type int8"). A failure names the last refused
+ * slot, as pyarrow's message does.
+ * Divergence: pyarrow prints the int8 and uint8 values of that message as
+ * characters; the library prints numbers. uint64 with ndigits -19 is refused
+ * as out of range (pyarrow 26 accepts it and dies of SIGFPE). On a GPU the
+ * message of an integer that leaves its type says which way it went but not
+ * the value's words ("Rounding up to a multiple would overflow (round at
+ * slot 2, left value 127)"). `array` is borrowed; *out is the
+ * caller's. Thread-safe. */
+int am_round(const am_array *array, int64_t ndigits, am_round_mode mode, am_array **out);
+
+typedef enum am_pairwise_op {
+  AM_PAIRWISE_DIFF = 0,        /* "pairwise_diff": integers wrap */
+  AM_PAIRWISE_DIFF_CHECKED = 1 /* "pairwise_diff_checked": integer overflow is AM_EOVERFLOW */
+} am_pairwise_op;
+
+/* pyarrow's pairwise_diff / pairwise_diff_checked with PairwiseOptions
+ * (period): slot i is x[i] - x[i - period] (subtract's and subtract_checked's
+ * arithmetic, in the input's type: unsigned integers stay unsigned and wrap),
+ * null where either is null or i - period is outside the array (the first
+ * `period` slots, or the last -period ones for a negative period; every slot
+ * when |period| >= the length). Period 0 gives x - x. Every numeric type
+ * (bool is AM_ETYPE). The checked op's overflow is AM_EOVERFLOW ("overflow"),
+ * the whole call failing. `array` is borrowed; *out is the caller's.
+ * Thread-safe. */
+int am_pairwise_diff(am_pairwise_op op, const am_array *array, int64_t period, am_array **out);
+/* ---- end of rounding and pairwise differences (branch round) */
+
 /* ---- Batching
  * Between am_batch_begin() and am_batch_end() the calls this thread makes join
  * one submission per device, waited on once at the end. Array results can feed
@@ -796,6 +856,9 @@ typedef enum am_function_family {
   AM_FAMILY_IF_ELSE = 14,             /* am_if_else */
   AM_FAMILY_DROP_NULL = 15,           /* am_drop_null */
   AM_FAMILY_FILL_NULL_DIRECTION = 16, /* am_fill_null_direction: op = am_fill_direction */
+  /* Rounding and pairwise differences (branch round) */
+  AM_FAMILY_ROUND = 17,         /* am_round */
+  AM_FAMILY_PAIRWISE_DIFF = 18, /* am_pairwise_diff: op = am_pairwise_op */
   /* Hash-based functions (branch hash) */
   AM_FAMILY_SET_LOOKUP = 24,        /* am_is_in (op 0), am_index_in (op 1) */
   AM_FAMILY_UNIQUE = 25,            /* am_unique */

@@ -38,6 +38,8 @@ int am_backend_check(am_err *err, const am_backend *backend) {
       SLOT(kernels, fill_direction),
       SLOT(kernels, hash_group), /* hash-based functions (branch hash) */
       SLOT(kernels, hash_lookup),
+      SLOT(kernels, round), /* rounding and pairwise differences (branch round) */
+      SLOT(kernels, pairwise_diff),
       SLOT(queue, resolve),
       SLOT(queue, flush),
       SLOT(queue, wait),

@@ -127,6 +127,15 @@ typedef struct am_kernel_ops {
    * device); AM_EUNSUPPORTED as hash_group. */
   int (*hash_lookup)(am_err *err, const am_array *values, const am_array *value_set, int skip_nulls,
                      int as_bool, am_array **out);
+  /* Rounding and pairwise differences (branch round). */
+  /* am_round over a numeric array: `mode` valid, integers only with
+   * ndigits < 0 (and -ndigits within the type's digits); the result has
+   * the input's type and validity. */
+  int (*round)(am_err *err, const am_array *array, int64_t ndigits, am_round_mode mode,
+               am_array **out);
+  /* am_pairwise_diff over a numeric array, |period| <= its length. */
+  int (*pairwise_diff)(am_err *err, am_pairwise_op op, const am_array *array, int64_t period,
+                       am_array **out);
 } am_kernel_ops;
 
 typedef struct am_queue_ops {

@@ -108,6 +108,13 @@ const am_op_desc am_ops[] = {
     ROW("dictionary_encode", "am_dictionary_encode", AM_FAMILY_DICTIONARY_ENCODE, 0, 1,
         AM_KINDS_ALL, AM_RULE_INT32, AM_NULLS_SELECT),
     ROW("mode", "am_mode", AM_FAMILY_MODE, 0, 1, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_SKIP),
+    /* Rounding and pairwise differences (branch round). */
+    ROW("round", "am_round", AM_FAMILY_ROUND, 0, 1, AM_KINDS_NUMERIC, AM_RULE_SAME,
+        AM_NULLS_PROPAGATE),
+    ROW("pairwise_diff", "am_pairwise_diff", AM_FAMILY_PAIRWISE_DIFF, AM_PAIRWISE_DIFF, 1,
+        AM_KINDS_NUMERIC, AM_RULE_SAME, AM_NULLS_PROPAGATE),
+    ROW("pairwise_diff_checked", "am_pairwise_diff", AM_FAMILY_PAIRWISE_DIFF,
+        AM_PAIRWISE_DIFF_CHECKED, 1, AM_KINDS_NUMERIC, AM_RULE_SAME, AM_NULLS_PROPAGATE),
 };
 
 const int am_op_count = (int)(sizeof am_ops / sizeof am_ops[0]);
@@ -153,6 +160,9 @@ static const int family_rows[FAMILIES] = {
     [AM_FAMILY_COUNT_DISTINCT] = 1,
     [AM_FAMILY_DICTIONARY_ENCODE] = 1,
     [AM_FAMILY_MODE] = 1,
+    /* Rounding and pairwise differences (branch round). */
+    [AM_FAMILY_ROUND] = 1,
+    [AM_FAMILY_PAIRWISE_DIFF] = AM_PAIRWISE_DIFF_CHECKED + 1,
 };
 
 const am_op_desc *am_op_find(am_function_family family, int op) {

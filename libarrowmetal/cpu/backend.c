@@ -146,6 +146,8 @@ const am_backend am_cpu_backend = {
             .fill_direction = am_cpu_fill_direction,
             .hash_group = am_cpu_hash_group, /* hash-based functions (branch hash) */
             .hash_lookup = am_cpu_hash_lookup,
+            .round = am_cpu_round, /* branch round */
+            .pairwise_diff = am_cpu_pairwise_diff,
         },
     .queue =
         {

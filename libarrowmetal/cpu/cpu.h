@@ -133,6 +133,11 @@ int am_cpu_fill_direction(am_err *err, am_fill_direction direction, const am_arr
 int am_cpu_hash_group(am_err *err, const am_array *array, int flags, am_hash_groups *out);
 int am_cpu_hash_lookup(am_err *err, const am_array *values, const am_array *value_set,
                        int skip_nulls, int as_bool, am_array **out);
+/* Rounding and pairwise differences (branch round): round.c, pairwise.c. */
+int am_cpu_round(am_err *err, const am_array *array, int64_t ndigits, am_round_mode mode,
+                 am_array **out);
+int am_cpu_pairwise_diff(am_err *err, am_pairwise_op op, const am_array *array, int64_t period,
+                         am_array **out);
 
 /* The null count as recorded (-1: unknown). */
 static inline int64_t am_cpu_recorded_nulls(const am_array *array) {

@@ -56,4 +56,19 @@ void am_ks_nulls_name(const am_kernel_key *key, char *name, size_t capacity);
 int64_t am_ks_nulls_blocks(const am_kernel_key *key, int64_t n, int multiprocessors);
 void am_ks_nulls_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, const char *name);
 
+/* ---- Rounding and pairwise differences (branch round):
+ * kernel_source_round.c, as the null-handling hooks above */
+#define AM_KS_ROUND_CASES \
+  case AM_KERNEL_ROUND:   \
+  case AM_KERNEL_PAIRWISE_DIFF:
+
+int am_ks_round_key_ok(const am_kernel_key *key);
+int am_ks_round_missing_type(am_dialect dialect, const am_kernel_key *key);
+void am_ks_round_name(const am_kernel_key *key, char *name, size_t capacity);
+int64_t am_ks_round_blocks(const am_kernel_key *key, int64_t n, int multiprocessors);
+void am_ks_round_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, const char *name);
+/* From kernel_source.c: BINARY's integer vocabulary of core/ops.h for am_t
+ * = T0 (am_lowest, am_highest, AM_WRAP_SUB, am_sub_overflows, ...). */
+void am_ks_integer_vocabulary(am_sb *sb, am_type t);
+
 #endif

@@ -99,6 +99,14 @@ static int each_key(key_fn fn, void *ctx) {
   for (int dir = AM_FILL_FORWARD; dir <= AM_FILL_BACKWARD; dir++)
     VISIT(AM_KERNEL_FILL_BLOCKS, dir, AM_TYPE_INVALID, AM_TYPE_INVALID);
   VISIT(AM_KERNEL_FILL_CARRY, 0, AM_TYPE_INVALID, AM_TYPE_INVALID);
+  /* Rounding and pairwise differences (branch round): every mode and the
+   * two pairwise ops over every numeric type. */
+  for (int t = AM_INT8; t <= AM_FLOAT64; t++) {
+    for (int mode = AM_ROUND_DOWN; mode <= AM_ROUND_HALF_TO_ODD; mode++)
+      VISIT(AM_KERNEL_ROUND, mode, t, AM_TYPE_INVALID);
+    for (int op = AM_PAIRWISE_DIFF; op <= AM_PAIRWISE_DIFF_CHECKED; op++)
+      VISIT(AM_KERNEL_PAIRWISE_DIFF, op, t, AM_TYPE_INVALID);
+  }
 #undef VISIT
   return count;
 }
@@ -247,6 +255,11 @@ static void check_errors(void) {
       {AM_KERNEL_FILL_BLOCKS, 2, AM_TYPE_INVALID, AM_TYPE_INVALID},
       {AM_KERNEL_FILL_GATHER, 2, AM_INT32, AM_TYPE_INVALID},
       {AM_KERNEL_FILL_GATHER, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
+      /* Branch round. */
+      {AM_KERNEL_ROUND, AM_ROUND_HALF_TO_ODD + 1, AM_FLOAT32, AM_TYPE_INVALID},
+      {AM_KERNEL_ROUND, AM_ROUND_DOWN, AM_BOOL, AM_TYPE_INVALID},
+      {AM_KERNEL_PAIRWISE_DIFF, 2, AM_INT32, AM_TYPE_INVALID},
+      {AM_KERNEL_PAIRWISE_DIFF, AM_PAIRWISE_DIFF, AM_BOOL, AM_TYPE_INVALID},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     for (int d = 0; d < 2; d++) {
@@ -346,6 +359,10 @@ static const am_kernel_key golden_keys[] = {
     {AM_KERNEL_COALESCE, 0, AM_FLOAT32, AM_TYPE_INVALID},
     {AM_KERNEL_IF_ELSE, 1, AM_BOOL, AM_TYPE_INVALID},
     {AM_KERNEL_FILL_GATHER, AM_FILL_BACKWARD, AM_INT16, AM_TYPE_INVALID},
+    /* Branch round. */
+    {AM_KERNEL_ROUND, AM_ROUND_HALF_TO_EVEN, AM_FLOAT32, AM_TYPE_INVALID},
+    {AM_KERNEL_ROUND, AM_ROUND_HALF_TO_ODD, AM_INT16, AM_TYPE_INVALID},
+    {AM_KERNEL_PAIRWISE_DIFF, AM_PAIRWISE_DIFF_CHECKED, AM_INT16, AM_TYPE_INVALID},
 };
 
 static char *read_file(const char *path) {

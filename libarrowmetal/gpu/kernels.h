@@ -199,7 +199,22 @@ typedef enum am_kernel_kind {
    * Values move as bits: every type in every dialect. */
   AM_KERNEL_FILL_BLOCKS = 35,
   AM_KERNEL_FILL_CARRY = 36,
-  AM_KERNEL_FILL_GATHER = 37
+  AM_KERNEL_FILL_GATHER = 37,
+  /* ---- Rounding and pairwise differences (branch round):
+   * kernel_source_round.c. Numbered from 40. */
+  /* out (t0 values) and out_valid (the input's validity) from in0 of type
+   * t0: op = am_round_mode, aux = ndigits; scalar = 10^|ndigits| as double
+   * bits (floats: pyarrow's power, am_round_pow10, narrowed to float32 in the
+   * kernel for float32) or the multiple 10^-ndigits (integers, ndigits < 0).
+   * core/round.h's element function; a refused valid slot is reported as
+   * BINARY's, (n - 1 - slot) * 2 + (0 up or float overflow, 1 down). */
+  AM_KERNEL_ROUND = 40,
+  /* out (t0 values) and out_valid: slot i is in0[i] - in0[i - aux] (aux =
+   * the period, |aux| <= n), subtract_checked's expression; null where
+   * either slot is null (valid0) or i - aux is outside [0, n). op =
+   * am_pairwise_op: the checked op reports its last overflowing slot as
+   * (n - 1 - slot) * 2. */
+  AM_KERNEL_PAIRWISE_DIFF = 41
 } am_kernel_kind;
 
 typedef struct am_kernel_key {

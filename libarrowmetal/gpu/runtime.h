@@ -165,6 +165,11 @@ int am_gpu_fill_direction(am_err *err, am_fill_direction direction, const am_arr
 int am_gpu_hash_group(am_err *err, const am_array *array, int flags, am_hash_groups *out);
 int am_gpu_hash_lookup(am_err *err, const am_array *values, const am_array *value_set,
                        int skip_nulls, int as_bool, am_array **out);
+/* Rounding and pairwise differences (branch round): ops_round.c. */
+int am_gpu_round(am_err *err, const am_array *array, int64_t ndigits, am_round_mode mode,
+                 am_array **out);
+int am_gpu_pairwise_diff(am_err *err, am_pairwise_op op, const am_array *array, int64_t period,
+                         am_array **out);
 
 int am_gpu_resolve(am_err *err, const am_array *array);
 int am_gpu_flush(am_err *err, am_device *device, int wait, uint64_t *ticket);
@@ -192,7 +197,9 @@ int am_gpu_sync(am_err *err, am_device *device);
    .if_else = am_gpu_if_else,               \
    .fill_direction = am_gpu_fill_direction, \
    .hash_group = am_gpu_hash_group,         \
-   .hash_lookup = am_gpu_hash_lookup}
+   .hash_lookup = am_gpu_hash_lookup,       \
+   .round = am_gpu_round,                   \
+   .pairwise_diff = am_gpu_pairwise_diff}
 #define AM_GPU_QUEUE(wait_stream_fn, resident_fn) \
   {.resolve = am_gpu_resolve,                     \
    .flush = am_gpu_flush,                         \

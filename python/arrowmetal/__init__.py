@@ -101,6 +101,7 @@ from ._nulls import (  # null handling (branch nulls)
     is_valid,
 )
 from ._results import StructScalar
+from ._round import pairwise_diff, pairwise_diff_checked, round  # branch round
 from ._runtime import (
     backend,
     backends,
@@ -277,6 +278,8 @@ __all__ += [
     "unique",
     "value_counts",
 ]
+# Rounding and pairwise differences (branch round).
+__all__ += ["pairwise_diff", "pairwise_diff_checked", "round"]
 
 # The functions of the library's table-driven families (am_unary: negate,
 # abs, ...), by their pyarrow names, from the C library's own list.

@@ -25,10 +25,26 @@ if TYPE_CHECKING:
 ENUMS = {
     ("CountOptions", "mode"): ("only_valid", "only_null", "all"),
     ("FilterOptions", "null_selection_behavior"): ("drop", "emit_null"),
+    # branch round (arrow/compute/api_scalar.h's RoundMode)
+    ("RoundOptions", "round_mode"): (
+        "down",
+        "up",
+        "towards_zero",
+        "towards_infinity",
+        "half_down",
+        "half_up",
+        "half_towards_zero",
+        "half_towards_infinity",
+        "half_to_even",
+        "half_to_odd",
+    ),
 }
 
 # Fields named differently in the serialization than in the Python constructor.
 RENAMED = {("CastOptions", "to_type"): "target_type"}
+# Fields serialized under another name than the Python constructor's, values as
+# they are (branch round: PairwiseOptions(period) writes "periods").
+FIELD_NAMES = {("PairwiseOptions", "periods"): "period"}
 
 _cache: dict[tuple[type, bytes], dict[str, Any]] = {}
 _cache_lock = threading.Lock()
@@ -74,6 +90,7 @@ def _read_serialized(options):
         if f.name.startswith("_"):
             continue
         name = RENAMED.get((class_name, f.name), f.name)
+        name = FIELD_NAMES.get((class_name, f.name), name)
         fields[name] = _decode(class_name, f.name, row[f.name], f.type)
     with _cache_lock:
         if len(_cache) >= _CACHE_LIMIT:

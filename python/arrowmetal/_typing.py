@@ -63,11 +63,16 @@ __all__ = [
     "FilterOptions",
     "NullOptions",
     "NullSelection",
+    # branch round
+    "PairwiseFunction",
+    "PairwiseOptions",
     "PlainScalar",
     "PyValue",
     "ReductionFunction",
     "ReductionKwargs",
     "ReductionResult",
+    "RoundMode",
+    "RoundOptions",
     "ScalarLike",
     "StructResult",
     "SupportsArray",
@@ -182,6 +187,21 @@ FilterOptions = Union["pc.FilterOptions", dict[str, Any]]
 CastOptions = Union["pc.CastOptions", dict[str, Any]]
 VarianceOptions = Union["pc.VarianceOptions", dict[str, Any]]
 NullOptions = Union["pc.NullOptions", dict[str, Any]]  # null handling (branch nulls)
+# Rounding and pairwise differences (branch round).
+RoundOptions = Union["pc.RoundOptions", dict[str, Any]]
+PairwiseOptions = Union["pc.PairwiseOptions", dict[str, Any]]
+RoundMode = Literal[
+    "down",
+    "up",
+    "towards_zero",
+    "towards_infinity",
+    "half_down",
+    "half_up",
+    "half_towards_zero",
+    "half_towards_infinity",
+    "half_to_even",
+    "half_to_odd",
+]
 """options=: pyarrow's options object or a dict of its fields."""
 
 CountMode = Literal["only_valid", "only_null", "all"]
@@ -277,6 +297,33 @@ class BinaryFunction(Protocol):
         memory_pool: pa.MemoryPool | None = None,
         device: DeviceLike | None = None,
     ) -> ElementwiseResult: ...
+
+
+class PairwiseFunction(Protocol):
+    """am.pairwise_diff and am.pairwise_diff_checked (branch round)."""
+
+    @overload
+    def __call__(
+        self,
+        input: Array | PlainScalar,
+        /,
+        period: int = 1,
+        *,
+        options: PairwiseOptions | None = None,
+        memory_pool: pa.MemoryPool | None = None,
+        device: DeviceLike | None = None,
+    ) -> Array: ...
+    @overload
+    def __call__(
+        self,
+        input: ArrayLike | ScalarLike,
+        /,
+        period: int = 1,
+        *,
+        options: PairwiseOptions | None = None,
+        memory_pool: pa.MemoryPool | None = None,
+        device: DeviceLike | None = None,
+    ) -> ArrayResult: ...
 
 
 class UnaryFunction(Protocol):

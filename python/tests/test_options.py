@@ -60,6 +60,22 @@ VALUES = {
     },
     "DictionaryEncodeOptions": {"null_encoding_behavior": ["encode", "mask"]},
     "ModeOptions": {"n": [2, 3], "skip_nulls": [False], "min_count": [0, 2, 5]},
+    # branch round
+    "RoundOptions": {
+        "ndigits": [-1, 1, 2],
+        "round_mode": [
+            "down",
+            "up",
+            "towards_zero",
+            "towards_infinity",
+            "half_down",
+            "half_up",
+            "half_towards_zero",
+            "half_towards_infinity",
+            "half_to_odd",
+        ],
+    },
+    "PairwiseOptions": {"period": [-1, 0, 2, 10]},
     "CastOptions": {
         "target_type": [pa.int8(), pa.uint16(), pa.float32(), pa.int64(), pa.bool_()],
         "allow_int_overflow": [True],
@@ -138,6 +154,12 @@ HASH_INPUTS = [
     pa.array([2.0, float("nan"), None, 2.0, -0.0], pa.float64()),
     pa.chunked_array([[1, None], [1, 3]], pa.int64()),
 ]
+# round and pairwise_diff (branch round): halves, where ndigits and round_mode matter.
+ROUND_INPUTS = [
+    pa.array([1.25, -2.5, None, 0.125, 2.675, 15.5], pa.float64()),
+    pa.array([15, -25, None, 44, 127], pa.int16()),
+    pa.array([2.5, 3.5], pa.float32()),
+]
 CAST_INPUTS = [
     pa.array([1, 300, -1, None], pa.int64()),
     pa.array([1.5, 2.75, None, 100.0, -0.5], pa.float64()),  # in every target's range
@@ -175,6 +197,9 @@ def calls(name):
                 kwargs[ARGS.get((cls.__name__, field), field)] = value
                 for x in REDUCE_INPUTS + HASH_INPUTS:
                     yield (x,), kwargs
+            elif name in ("round", "pairwise_diff", "pairwise_diff_checked"):
+                for x in ROUND_INPUTS:
+                    yield (x,), {field: value}
             else:
                 for x in REDUCE_INPUTS:
                     yield (x,), {field: value}

@@ -43,6 +43,7 @@ PUBLIC_MODULES = (
     "arrowmetal._fallback",
     "arrowmetal._hash",
     "arrowmetal._nulls",
+    "arrowmetal._round",
     "arrowmetal._results",
     "arrowmetal._runtime",
     "arrowmetal._state",
@@ -122,6 +123,11 @@ taken: am.Array = am.take(a, am.array([0, 1]))
 negated: am.Array = am.negate(a)
 nulls_mask: am.Array = am.is_null(b, nan_is_null=True)
 valid_mask: am.Array = am.is_valid(a)
+rounded: am.Array = am.round(b, 2, "half_up")
+rounded_value: PyValue = am.round(2.5)
+rounded_opts: ElementwiseResult = am.round(pa_array, options=pc.RoundOptions(-1, "down"))
+diffs: am.Array = am.pairwise_diff(a, period=-2)
+checked_diffs = am.pairwise_diff_checked(pa_array, options=pc.PairwiseOptions(1))
 nan_value: PyValue = am.is_nan(1.5)
 flipped: am.Array = am.invert(mask)
 value: PyValue = am.add(1, 2)
@@ -181,6 +187,8 @@ am.sum(a, 2, 3, 4, 5)  # E: too many positional arguments
 am.sum(a, skip_nulls="yes")  # E
 am.sum("not an array")  # E
 am.sum(a, min_count=1.5)  # E
+am.round(a, round_mode="nearest")  # E
+am.pairwise_diff(a, period="1")  # E
 am.count(a, "some")  # E: not a count mode
 am.add(a, "x")  # E
 am.add(a)  # E
@@ -272,7 +280,7 @@ def test_code_using_the_api_type_checks(mypy_errors):
 
 def test_misuse_fails_to_type_check(mypy_errors):
     marked = {n for n, line in enumerate(CLIENT_BAD.splitlines(), 1) if re.search(r"# E\b", line)}
-    assert len(marked) == 16
+    assert len(marked) == 18
     assert set(mypy_errors.get("client_bad.py", {})) == marked
 
 

@@ -170,4 +170,13 @@ static inline void am_emu_grid(int blocks, int threads, const std::function<void
     am_emu_grid(blocks, AM_BLOCK, [&] { name(a); });         \
   }
 
+/* The device math the round kernels use (branch round): C's functions, and
+ * the products CUDA never contracts as plain products (the emulation is
+ * compiled without FMA, so nothing contracts them here). */
+#include <cmath>
+using std::isfinite;
+using std::signbit;
+static inline float __fmul_rn(float a, float b) { return a * b; }
+static inline double __dmul_rn(double a, double b) { return a * b; }
+
 #endif

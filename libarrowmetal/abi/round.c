@@ -1,0 +1,98 @@
+/* round and pairwise_diff / pairwise_diff_checked (branch round): argument,
+ * type and option checks in pyarrow's words, then the backend where the
+ * route says. */
+#include "core/round.h"
+#include "abi.h"
+#include "core/ops.h"
+#include "core/types.h"
+#include "route.h"
+
+/* The backend's kernel over one routed input. */
+typedef int (*one_input)(am_err *err, const am_array *array, const void *ctx, am_array **out);
+
+static int routed(am_err *err, const am_array *array, one_input run, const void *ctx,
+                  am_array **out) {
+  am_route route;
+  int status = am_route_inputs(err, AM_ROUTE_UNARY, AM_TYPE_BIT(array->type), &array, 1, &route);
+  if (status != AM_OK) return status;
+  am_array *result = NULL;
+  status = run(err, route.use[0], ctx, &result);
+  status = am_route_finish(err, &route, status, result, out);
+  am_route_done(&route);
+  return status;
+}
+
+typedef struct round_args {
+  int64_t ndigits;
+  am_round_mode mode;
+} round_args;
+
+static int run_round(am_err *err, const am_array *array, const void *ctx, am_array **out) {
+  const round_args *a = ctx;
+  return array->device->backend->kernels.round(err, array, a->ndigits, a->mode, out);
+}
+
+static int round_array(am_err *err, const am_array *array, int64_t ndigits, am_round_mode mode,
+                       am_array **out) {
+  if ((unsigned)mode > AM_ROUND_HALF_TO_ODD)
+    return am_fail(err, AM_EINVAL, "unknown round mode %d (am_round_mode: 0 to 9)", (int)mode);
+  AM_REQUIRE(array, "array");
+  AM_REQUIRE(out, "out");
+  int status = am_settle(err, array);
+  if (status != AM_OK) return status;
+  const am_op_desc *desc = am_op_find(AM_FAMILY_ROUND, 0);
+  if (!am_accepts(desc, array->type)) return am_no_kernel(err, desc, array->type, AM_TYPE_INVALID);
+  if (am_type_is_integer(array->type)) {
+    /* Integers have no fractional digits: only a negative ndigits changes
+     * them, and one past the type's digits is refused whatever the values. */
+    if (ndigits >= 0) {
+      *out = am_array_share(array);
+      return *out ? AM_OK : am_fail(err, AM_ENOMEM, "out of memory");
+    }
+    uint64_t multiple;
+    if ((status = am_round_multiple(err, array->type, ndigits, &multiple)) != AM_OK) return status;
+  }
+  round_args a = {ndigits, mode};
+  return routed(err, array, run_round, &a, out);
+}
+
+AM_EXPORT int am_round(const am_array *array, int64_t ndigits, am_round_mode mode, am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(round_array(err, array, ndigits, mode, out));
+}
+
+typedef struct pairwise_args {
+  am_pairwise_op op;
+  int64_t period;
+} pairwise_args;
+
+static int run_pairwise(am_err *err, const am_array *array, const void *ctx, am_array **out) {
+  const pairwise_args *a = ctx;
+  return array->device->backend->kernels.pairwise_diff(err, a->op, array, a->period, out);
+}
+
+static int pairwise_diff(am_err *err, am_pairwise_op op, const am_array *array, int64_t period,
+                         am_array **out) {
+  if (op != AM_PAIRWISE_DIFF && op != AM_PAIRWISE_DIFF_CHECKED)
+    return am_fail(err, AM_EINVAL,
+                   "unknown op %d (AM_PAIRWISE_DIFF (0) or AM_PAIRWISE_DIFF_CHECKED (1))", (int)op);
+  AM_REQUIRE(array, "array");
+  AM_REQUIRE(out, "out");
+  int status = am_settle(err, array);
+  if (status != AM_OK) return status;
+  const am_op_desc *desc = am_op_find(AM_FAMILY_PAIRWISE_DIFF, (int)op);
+  if (!am_accepts(desc, array->type)) return am_no_kernel(err, desc, array->type, AM_TYPE_INVALID);
+  /* A period of the length or more leaves no pair: every slot is null, as
+   * with the length itself (which keeps i - period from overflowing). */
+  int64_t n = array->length;
+  if (period > n) period = n;
+  if (period < -n) period = -n;
+  pairwise_args a = {op, period};
+  return routed(err, array, run_pairwise, &a, out);
+}
+
+AM_EXPORT int am_pairwise_diff(am_pairwise_op op, const am_array *array, int64_t period,
+                               am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(pairwise_diff(err, op, array, period, out));
+}

@@ -1,0 +1,162 @@
+/* round (branch round) on the CPU: core/round.h's element functions,
+ * compiled here as C, over the pool's ranges. Every slot is computed, null
+ * ones too (no input can fault), and the result shares the input's
+ * validity; a failure counts only where the slot is valid, and the last
+ * such slot is the one reported, as pyarrow reports it (its kernel runs on,
+ * each failure replacing the one before). */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bitmap.h"
+#include "core/round.h"
+#include "core/types.h"
+#include "cpu.h"
+#include "pool.h"
+
+/* core/round.h's vocabulary, for C. The scaling product is a plain one:
+ * the library is built as ISO C (-std=c11), where GCC contracts nothing
+ * into an fma, and clang contracts only within one expression. */
+#define DEVFN static inline
+#define PRIV
+typedef uint32_t am_u32;
+typedef uint64_t am_u64;
+#define AM_LIBM(fn, x) _Generic((x), float: fn##f, double: fn)(x)
+#define am_floor(x) AM_LIBM(floor, x)
+#define am_ceil(x) AM_LIBM(ceil, x)
+#define am_trunc(x) AM_LIBM(trunc, x)
+#define am_round(x) AM_LIBM(round, x)
+#define am_isfinite(x) isfinite(x)
+#define am_signbit(x) signbit(x)
+#define am_fmul(a, b) ((a) * (b))
+
+AM_ROUND_FLOAT_DEF(float, round_f32)
+AM_ROUND_FLOAT_DEF(double, round_f64)
+#define AM_NEG(x) ((x) < 0)
+AM_ROUND_INT_DEF(int8_t, round_i8)
+AM_ROUND_INT_DEF(int16_t, round_i16)
+AM_ROUND_INT_DEF(int32_t, round_i32)
+AM_ROUND_INT_DEF(int64_t, round_i64)
+#undef AM_NEG
+#define AM_NEG(x) 0
+AM_ROUND_INT_DEF(uint8_t, round_u8)
+AM_ROUND_INT_DEF(uint16_t, round_u16)
+AM_ROUND_INT_DEF(uint32_t, round_u32)
+AM_ROUND_INT_DEF(uint64_t, round_u64)
+#undef AM_NEG
+
+typedef struct round_job {
+  const char *x;
+  char *o;
+  const uint8_t *valid; /* the result's bitmap (offset 0), NULL: all valid */
+  int64_t width;
+  am_type type;
+  int mode;
+  int up, down;         /* floats: scale by multiplying; scale back by dividing */
+  double p;             /* floats: 10^|ndigits| */
+  uint64_t m;           /* integers: the multiple */
+  _Atomic int64_t last; /* slot * 8 + failure of the last refused slot, or -1 */
+} round_job;
+
+/* Slots [begin, end) of one type; the last refused valid slot of the range
+ * is reported. */
+#define FLOAT_RANGE(T, FN)                                                   \
+  do {                                                                       \
+    const T *xs = (const T *)job->x;                                         \
+    T *o = (T *)job->o;                                                      \
+    const T p = (T)job->p;                                                   \
+    for (int64_t i = begin; i < end; i++) {                                  \
+      am_u32 f = 0;                                                          \
+      o[i] = FN(xs[i], p, job->up, job->down, job->mode, &f);                \
+      if (f && (!job->valid || am_bit_get(job->valid, i))) last = i * 8 + f; \
+    }                                                                        \
+  } while (0)
+#define INT_RANGE(T, FN, LO, HI)                                             \
+  do {                                                                       \
+    const T *xs = (const T *)job->x;                                         \
+    T *o = (T *)job->o;                                                      \
+    const T m = (T)job->m;                                                   \
+    for (int64_t i = begin; i < end; i++) {                                  \
+      am_u32 f = 0;                                                          \
+      o[i] = FN(xs[i], m, (T)(LO), (T)(HI), job->mode, &f);                  \
+      if (f && (!job->valid || am_bit_get(job->valid, i))) last = i * 8 + f; \
+    }                                                                        \
+  } while (0)
+
+static void round_range(void *ctx, int64_t begin, int64_t end) {
+  round_job *job = ctx;
+  int64_t last = -1;
+  switch (job->type) {
+    case AM_FLOAT32:
+      FLOAT_RANGE(float, round_f32);
+      break;
+    case AM_FLOAT64:
+      FLOAT_RANGE(double, round_f64);
+      break;
+    case AM_INT8:
+      INT_RANGE(int8_t, round_i8, INT8_MIN, INT8_MAX);
+      break;
+    case AM_INT16:
+      INT_RANGE(int16_t, round_i16, INT16_MIN, INT16_MAX);
+      break;
+    case AM_INT32:
+      INT_RANGE(int32_t, round_i32, INT32_MIN, INT32_MAX);
+      break;
+    case AM_INT64:
+      INT_RANGE(int64_t, round_i64, INT64_MIN, INT64_MAX);
+      break;
+    case AM_UINT8:
+      INT_RANGE(uint8_t, round_u8, 0, UINT8_MAX);
+      break;
+    case AM_UINT16:
+      INT_RANGE(uint16_t, round_u16, 0, UINT16_MAX);
+      break;
+    case AM_UINT32:
+      INT_RANGE(uint32_t, round_u32, 0, UINT32_MAX);
+      break;
+    case AM_UINT64:
+      INT_RANGE(uint64_t, round_u64, 0, UINT64_MAX);
+      break;
+    default:
+      break;
+  }
+  if (last < 0) return;
+  int64_t seen = atomic_load(&job->last);
+  while (last > seen && !atomic_compare_exchange_weak(&job->last, &seen, last)) {
+  }
+}
+
+int am_cpu_round(am_err *err, const am_array *array, int64_t ndigits, am_round_mode mode,
+                 am_array **out) {
+  am_type t = array->type;
+  round_job job = {.width = am_type_bits(t) / 8, .type = t, .mode = (int)mode};
+  if (am_type_is_float(t)) {
+    job.p = am_round_pow10(ndigits);
+    job.up = ndigits >= 0;
+    job.down = ndigits > 0;
+  } else {
+    int status = am_round_multiple(err, t, ndigits, &job.m);
+    if (status != AM_OK) return status;
+  }
+  am_array *result = NULL;
+  int status = am_cpu_result(err, t, array->length, array, NULL, &result);
+  if (status != AM_OK) return status;
+  job.x = (const char *)array->data + array->offset * job.width;
+  job.o = result->data_buf->ptr;
+  job.valid = result->validity;
+  atomic_init(&job.last, -1);
+  /* Ranges index from 0 here: round_range takes whole slots, not bytes. */
+  am_pool_sweep(array->length, job.width, round_range, &job);
+  int64_t last = atomic_load(&job.last);
+  if (last >= 0) {
+    char value[64], multiple[32];
+    am_value_text(t, job.x + (last / 8) * job.width, value, sizeof value);
+    snprintf(multiple, sizeof multiple, "%llu", (unsigned long long)job.m);
+    am_array_free(result);
+    return am_round_fail(err, am_type_is_float(t) ? 0 : (int)(last % 8), value, multiple);
+  }
+  *out = result;
+  return AM_OK;
+}
