@@ -95,6 +95,13 @@ const am_op_desc am_ops[] = {
         AM_FILL_FORWARD, 1, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_FILL),
     ROW("fill_null_backward", "am_fill_null_direction", AM_FAMILY_FILL_NULL_DIRECTION,
         AM_FILL_BACKWARD, 1, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_FILL),
+    /* Rounding and pairwise differences (branch round). */
+    ROW("round", "am_round", AM_FAMILY_ROUND, 0, 1, AM_KINDS_NUMERIC, AM_RULE_SAME,
+        AM_NULLS_PROPAGATE),
+    ROW("pairwise_diff", "am_pairwise_diff", AM_FAMILY_PAIRWISE_DIFF, AM_PAIRWISE_DIFF, 1,
+        AM_KINDS_NUMERIC, AM_RULE_SAME, AM_NULLS_PROPAGATE),
+    ROW("pairwise_diff_checked", "am_pairwise_diff", AM_FAMILY_PAIRWISE_DIFF,
+        AM_PAIRWISE_DIFF_CHECKED, 1, AM_KINDS_NUMERIC, AM_RULE_SAME, AM_NULLS_PROPAGATE),
     /* Hash-based functions (branch hash): arity counts the array inputs. */
     ROW("is_in", "am_is_in", AM_FAMILY_SET_LOOKUP, 0, 2, AM_KINDS_ALL, AM_RULE_PREDICATE,
         AM_NULLS_NEVER),
@@ -108,13 +115,6 @@ const am_op_desc am_ops[] = {
     ROW("dictionary_encode", "am_dictionary_encode", AM_FAMILY_DICTIONARY_ENCODE, 0, 1,
         AM_KINDS_ALL, AM_RULE_INT32, AM_NULLS_SELECT),
     ROW("mode", "am_mode", AM_FAMILY_MODE, 0, 1, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_SKIP),
-    /* Rounding and pairwise differences (branch round). */
-    ROW("round", "am_round", AM_FAMILY_ROUND, 0, 1, AM_KINDS_NUMERIC, AM_RULE_SAME,
-        AM_NULLS_PROPAGATE),
-    ROW("pairwise_diff", "am_pairwise_diff", AM_FAMILY_PAIRWISE_DIFF, AM_PAIRWISE_DIFF, 1,
-        AM_KINDS_NUMERIC, AM_RULE_SAME, AM_NULLS_PROPAGATE),
-    ROW("pairwise_diff_checked", "am_pairwise_diff", AM_FAMILY_PAIRWISE_DIFF,
-        AM_PAIRWISE_DIFF_CHECKED, 1, AM_KINDS_NUMERIC, AM_RULE_SAME, AM_NULLS_PROPAGATE),
 };
 
 const int am_op_count = (int)(sizeof am_ops / sizeof am_ops[0]);
@@ -131,7 +131,8 @@ enum {
 AM_UNARY_OPS(CHECK_POSITION)
 #undef CHECK_POSITION
 
-/* Rows are grouped by family and, within one, ordered by op value from 0:
+/* Rows are grouped by family in the order of the family values and, within
+ * one, ordered by op value from 0:
  * the row of (family, op) is the family's first row + op. */
 enum { FAMILIES = AM_FAMILY_MODE + 1 };
 static const int family_rows[FAMILIES] = {
