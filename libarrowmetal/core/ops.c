@@ -95,6 +95,14 @@ const am_op_desc am_ops[] = {
         AM_FILL_FORWARD, 1, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_FILL),
     ROW("fill_null_backward", "am_fill_null_direction", AM_FAMILY_FILL_NULL_DIRECTION,
         AM_FILL_BACKWARD, 1, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_FILL),
+    /* Quantiles (branch quantile): float64 results (quantile's lower, higher
+     * and nearest keep the input's type, which its interpolation decides). */
+    ROW("quantile", "am_quantile", AM_FAMILY_QUANTILE, 0, 1, AM_KINDS_NUMERIC, AM_RULE_FLOAT64,
+        AM_NULLS_SKIP),
+    ROW("tdigest", "am_tdigest", AM_FAMILY_TDIGEST, 0, 1, AM_KINDS_NUMERIC, AM_RULE_FLOAT64,
+        AM_NULLS_SKIP),
+    ROW("approximate_median", "am_tdigest", AM_FAMILY_TDIGEST, 1, 1, AM_KINDS_NUMERIC,
+        AM_RULE_FLOAT64, AM_NULLS_SKIP),
 };
 
 const int am_op_count = (int)(sizeof am_ops / sizeof am_ops[0]);
@@ -113,7 +121,7 @@ AM_UNARY_OPS(CHECK_POSITION)
 
 /* Rows are grouped by family and, within one, ordered by op value from 0:
  * the row of (family, op) is the family's first row + op. */
-enum { FAMILIES = AM_FAMILY_FILL_NULL_DIRECTION + 1 };
+enum { FAMILIES = AM_FAMILY_TDIGEST + 1 };
 static const int family_rows[FAMILIES] = {
     [AM_FAMILY_REDUCE] = 4,
     [AM_FAMILY_COUNT] = 1,
@@ -133,6 +141,8 @@ static const int family_rows[FAMILIES] = {
     [AM_FAMILY_IF_ELSE] = 1,
     [AM_FAMILY_DROP_NULL] = 1,
     [AM_FAMILY_FILL_NULL_DIRECTION] = AM_FILL_BACKWARD + 1,
+    [AM_FAMILY_QUANTILE] = 1, /* branch quantile */
+    [AM_FAMILY_TDIGEST] = 2,
 };
 
 const am_op_desc *am_op_find(am_function_family family, int op) {

@@ -144,6 +144,8 @@ const am_backend am_cpu_backend = {
             .coalesce = am_cpu_coalesce,
             .if_else = am_cpu_if_else,
             .fill_direction = am_cpu_fill_direction,
+            .quantile = am_cpu_quantile, /* branch quantile */
+            .tdigest = am_cpu_tdigest,
         },
     .queue =
         {

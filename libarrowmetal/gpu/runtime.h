@@ -161,6 +161,11 @@ int am_gpu_if_else(am_err *err, const am_array *cond, const am_array *left,
                    const am_scalar *right_scalar, am_array **out);
 int am_gpu_fill_direction(am_err *err, am_fill_direction direction, const am_array *array,
                           am_array **out);
+/* ops_quantile.c (branch quantile) */
+int am_gpu_quantile(am_err *err, const am_array *array, const double *q, int64_t nq,
+                    am_quantile_interpolation interpolation, am_array **out);
+int am_gpu_tdigest(am_err *err, const am_array *array, const double *q, int64_t nq,
+                   uint32_t delta, uint32_t buffer_size, am_array **out);
 
 int am_gpu_resolve(am_err *err, const am_array *array);
 int am_gpu_flush(am_err *err, am_device *device, int wait, uint64_t *ticket);
@@ -186,7 +191,9 @@ int am_gpu_sync(am_err *err, am_device *device);
    .predicate = am_gpu_predicate, \
    .coalesce = am_gpu_coalesce,   \
    .if_else = am_gpu_if_else,     \
-   .fill_direction = am_gpu_fill_direction}
+   .fill_direction = am_gpu_fill_direction, \
+   .quantile = am_gpu_quantile,             \
+   .tdigest = am_gpu_tdigest}
 #define AM_GPU_QUEUE(wait_stream_fn, resident_fn) \
   {.resolve = am_gpu_resolve,                     \
    .flush = am_gpu_flush,                         \

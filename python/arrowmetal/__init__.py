@@ -91,6 +91,7 @@ from ._nulls import (  # null handling (branch nulls)
     is_null,
     is_valid,
 )
+from ._quantile import approximate_median, quantile, tdigest  # branch quantile
 from ._results import StructScalar
 from ._runtime import (
     backend,
@@ -258,6 +259,8 @@ __all__ += [
     "is_null",
     "is_valid",
 ]
+# Quantiles (branch quantile).
+__all__ += ["approximate_median", "quantile", "tdigest"]
 
 # The functions of the library's table-driven families (am_unary: negate,
 # abs, ...), by their pyarrow names, from the C library's own list.
