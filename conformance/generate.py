@@ -24,6 +24,7 @@ import casefmt as cf
 import functions
 import gen_aggregates
 import null_handling
+import quantile_cases
 from casefmt import (
     FLOAT_TYPES,
     INT_TYPES,
@@ -88,6 +89,8 @@ FILES.update({name: "logic" for name in functions.LOGIC})
 FILES.update({name: "aggregate" for name in gen_aggregates.OPS})
 # Null handling (branch nulls): conformance/null_handling.py.
 FILES.update({name: null_handling.FILE for name in null_handling.OPS})
+# Quantiles (branch quantile): conformance/quantile_cases.py.
+FILES.update({name: quantile_cases.FILE for name in quantile_cases.OPS})
 
 
 # ---- pyarrow evaluation and error mapping -------------------------------------------------
@@ -97,6 +100,9 @@ def map_error(exc):
     """am_status name for an exception raised by pyarrow."""
     msg = str(exc)
     status = null_handling.map_error(exc)  # null handling (branch nulls)
+    if status:
+        return status
+    status = quantile_cases.map_error(exc)  # quantiles (branch quantile)
     if status:
         return status
     if isinstance(exc, pa.ArrowIndexError):
@@ -162,6 +168,8 @@ def evaluate(op, params, args):
         return pc.call_function(op, args)
     if op in null_handling.OPS:  # null handling (branch nulls)
         return null_handling.evaluate(op, params, args)
+    if op in quantile_cases.OPS:  # quantiles (branch quantile)
+        return quantile_cases.evaluate(op, params, args)
     raise AssertionError(op)
 
 
@@ -1768,6 +1776,7 @@ def main():
     gen_select()
     gen_aggregates.generate(sys.modules[__name__])
     null_handling.gen(sys.modules[__name__])  # null handling (branch nulls)
+    quantile_cases.gen(sys.modules[__name__])  # quantiles (branch quantile)
     write(args.out)
     update_readme(os.path.join(HERE, "README.md"))
 

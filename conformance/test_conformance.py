@@ -8,6 +8,7 @@ import amabi
 import casefmt as cf
 import functions
 import null_handling
+import quantile_cases
 import pytest
 from amabi import ffi, lib
 
@@ -128,6 +129,8 @@ def call(case, arrays, scalars):
         return "am_logic", lib.am_logic(logic, arrays[0], arrays[1], out), out
     if op in null_handling.OPS:  # null handling (branch nulls)
         return null_handling.call(case, arrays, scalars, out)
+    if op in quantile_cases.OPS:  # quantiles (branch quantile)
+        return quantile_cases.call(case, arrays, scalars, out)
     raise AssertionError("unknown op " + op)
 
 

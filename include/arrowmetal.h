@@ -743,15 +743,15 @@ typedef enum am_quantile_interpolation {
   AM_QUANTILE_MIDPOINT = 4  /* float64: lower / 2 + higher / 2 */
 } am_quantile_interpolation;
 
-/* pyarrow's quantile: the exact quantiles `q[0..nq)` (nq >= 1, each in
- * [0, 1], AM_EINVAL "Quantile must be between 0 and 1" otherwise; a NaN q
- * gives NaN with AM_QUANTILE_LINEAR, as pyarrow, and is refused with the
- * others, whose pyarrow result is undefined) of the valid, non-NaN values,
- * ranked as pyarrow ranks them (rank (n - 1) q). The result has nq slots:
- * float64 for LINEAR and MIDPOINT, else the input's type. -0.0 ranks below
- * 0.0 here (pyarrow leaves their order to its selection). Runs where the
- * array lives: the CPU selects over a copy of the values' order keys, a GPU
- * narrows each rank with radix histograms on the device. */
+/* pyarrow's quantile: the exact quantiles `q[0..nq)` (nq >= 1, AM_EINVAL
+ * "Requires quantile argument" otherwise; each in [0, 1], AM_EINVAL
+ * "Quantile must be between 0 and 1" otherwise, NaN too: pyarrow's result
+ * for a NaN q is undefined) of the valid, non-NaN values, ranked as pyarrow
+ * ranks them (rank (n - 1) q). The result has nq slots: float64 for LINEAR
+ * and MIDPOINT, else the input's type. -0.0 ranks below 0.0 here (pyarrow
+ * leaves their order to its selection). The CPU selects over a copy of the
+ * values' order keys; GPU-resident arrays are ranked on the host for now
+ * (no GPU kernel yet) and the result goes back to their device. */
 int am_quantile(const am_array *array, const double *q, int64_t nq,
                 am_quantile_interpolation interpolation, int skip_nulls, uint32_t min_count,
                 am_array **out);
@@ -762,9 +762,8 @@ int am_quantile(const am_array *array, const double *q, int64_t nq,
  * nq slots (nq may be 0: an empty array). A q outside [0, 1] (NaN too) gives
  * NaN, as pyarrow. On the CPU the digest is pyarrow's: the same buffers,
  * merges and interpolation, so the results are pyarrow's (the same digest
- * whatever the thread count); a GPU sorts the values on the device and
- * builds one digest from the sorted run, within the rank error that the
- * conformance cases state. approximate_median is q = {0.5}. `delta` above
+ * whatever the thread count); GPU-resident arrays are digested on the
+ * host for now (no GPU kernel yet). approximate_median is q = {0.5}. `delta` above
  * 1 << 20 is AM_EINVAL (pyarrow reserves memory for that many centroids). */
 int am_tdigest(const am_array *array, const double *q, int64_t nq, uint32_t delta,
                uint32_t buffer_size, int skip_nulls, uint32_t min_count, am_array **out);

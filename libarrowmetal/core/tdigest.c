@@ -10,6 +10,9 @@
 
 int am_tdigest_init(am_err *err, am_digest *td, uint32_t delta, uint32_t buffer_size) {
   *td = (am_digest){0};
+  /* pyarrow takes a compression below 10 as 10 (its digests for delta 0 to 9
+   * are delta 10's, on every input tried), and so does this one */
+  if (delta < 10) delta = 10;
   td->delta_norm = delta / (2.0 * M_PI);
   td->buffer_size = buffer_size ? buffer_size : 1;
   td->min = INFINITY;
