@@ -8,8 +8,8 @@ import amabi
 import casefmt as cf
 import functions
 import null_handling
-import quantile_cases
 import pytest
+import quantile_cases
 from amabi import ffi, lib
 
 HERE = os.path.dirname(os.path.abspath(__file__))

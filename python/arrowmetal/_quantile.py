@@ -26,7 +26,8 @@ from ._state import drop, tls
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Sequence, Union
+    from collections.abc import Sequence
+    from typing import Any, Union
 
     import pyarrow as pa
 
@@ -122,8 +123,12 @@ def quantile(
     higher and nearest; null where skip_nulls is False and a null exists, or
     fewer than min_count values are valid; NaN values are dropped (am_quantile).
     """
-    given = {"q": q, "interpolation": interpolation, "skip_nulls": skip_nulls,
-             "min_count": min_count}
+    given = {
+        "q": q,
+        "interpolation": interpolation,
+        "skip_nulls": skip_nulls,
+        "min_count": min_count,
+    }
     fields, reason = _fields(_Q_SPEC, options, given)
     kwargs = {"options": options} if options is not None else given
     if fields is _FALLBACK:
@@ -156,8 +161,13 @@ def tdigest(
     """Approximate quantiles from a merging t-digest (pyarrow.compute.tdigest;
     TDigestOptions): len(q) float64 slots, NaN for a q outside [0, 1]; on the
     CPU pyarrow's own digest and results (am_tdigest)."""
-    given = {"q": q, "delta": delta, "buffer_size": buffer_size, "skip_nulls": skip_nulls,
-             "min_count": min_count}
+    given = {
+        "q": q,
+        "delta": delta,
+        "buffer_size": buffer_size,
+        "skip_nulls": skip_nulls,
+        "min_count": min_count,
+    }
     fields, reason = _fields(_T_SPEC, options, given)
     kwargs = {"options": options} if options is not None else given
     if fields is _FALLBACK:
@@ -202,7 +212,7 @@ def approximate_median(
 
     result = _call("approximate_median", run, array, kwargs, device)
     if not isinstance(result, Array):  # pyarrow ran it (an input type without a kernel)
-        return result  # type: ignore[no-any-return]
+        return result
     from ._exporters import read_values
 
     value = read_values(result._ptr)[0]
@@ -212,4 +222,4 @@ def approximate_median(
         s.is_null = 1
     else:
         s.f64 = value
-    return result_value(s)  # type: ignore[no-any-return]
+    return result_value(s)

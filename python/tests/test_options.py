@@ -53,6 +53,19 @@ VALUES = {
     "FilterOptions": {"null_selection_behavior": ["emit_null"]},
     "TakeOptions": {"boundscheck": [False]},
     "NullOptions": {"nan_is_null": [True, False]},  # null handling (branch nulls)
+    "QuantileOptions": {  # branch quantile
+        "q": [[0.1, 0.9], 0.25],
+        "interpolation": ["lower", "higher", "nearest", "midpoint"],
+        "skip_nulls": [False],
+        "min_count": [1, 3],
+    },
+    "TDigestOptions": {
+        "q": [[0.1, 0.9], 0.25],
+        "delta": [10, 50],
+        "buffer_size": [1, 7],
+        "skip_nulls": [False],
+        "min_count": [1, 3],
+    },
     "CastOptions": {
         "target_type": [pa.int8(), pa.uint16(), pa.float32(), pa.int64(), pa.bool_()],
         "allow_int_overflow": [True],
