@@ -736,11 +736,11 @@ int am_fill_null_direction(am_fill_direction direction, const am_array *values, 
 
 /* pyarrow's QuantileOptions.interpolation, in its order. */
 typedef enum am_quantile_interpolation {
-  AM_QUANTILE_LINEAR = 0,   /* float64: lower + fraction between the two ranks */
-  AM_QUANTILE_LOWER = 1,    /* the input's type: the value at floor((n - 1) q) */
-  AM_QUANTILE_HIGHER = 2,   /* the input's type: the value at ceil((n - 1) q) */
-  AM_QUANTILE_NEAREST = 3,  /* the input's type: the nearer rank, ties to the even one */
-  AM_QUANTILE_MIDPOINT = 4  /* float64: lower / 2 + higher / 2 */
+  AM_QUANTILE_LINEAR = 0,  /* float64: lower + fraction between the two ranks */
+  AM_QUANTILE_LOWER = 1,   /* the input's type: the value at floor((n - 1) q) */
+  AM_QUANTILE_HIGHER = 2,  /* the input's type: the value at ceil((n - 1) q) */
+  AM_QUANTILE_NEAREST = 3, /* the input's type: the nearer rank, ties to the even one */
+  AM_QUANTILE_MIDPOINT = 4 /* float64: lower / 2 + higher / 2 */
 } am_quantile_interpolation;
 
 /* pyarrow's quantile: the exact quantiles `q[0..nq)` (nq >= 1, AM_EINVAL
@@ -816,11 +816,11 @@ typedef enum am_function_family {
    * (AM_AGG_ANY .. AM_AGG_INDEX) */
   AM_FAMILY_AGGREGATE = 10,
   /* Null handling */
-  AM_FAMILY_PREDICATE = 11,          /* am_is: op = am_predicate */
-  AM_FAMILY_FILL_NULL = 12,          /* am_fill_null */
-  AM_FAMILY_COALESCE = 13,           /* am_coalesce */
-  AM_FAMILY_IF_ELSE = 14,            /* am_if_else */
-  AM_FAMILY_DROP_NULL = 15,          /* am_drop_null */
+  AM_FAMILY_PREDICATE = 11,           /* am_is: op = am_predicate */
+  AM_FAMILY_FILL_NULL = 12,           /* am_fill_null */
+  AM_FAMILY_COALESCE = 13,            /* am_coalesce */
+  AM_FAMILY_IF_ELSE = 14,             /* am_if_else */
+  AM_FAMILY_DROP_NULL = 15,           /* am_drop_null */
   AM_FAMILY_FILL_NULL_DIRECTION = 16, /* am_fill_null_direction: op = am_fill_direction */
   /* Quantiles (branch quantile) */
   AM_FAMILY_QUANTILE = 32, /* am_quantile */

@@ -1,9 +1,9 @@
 /* quantile and tdigest (am_quantile, am_tdigest; branch quantile): the
  * checks and options that do not depend on the values (q, delta, skip_nulls,
- * min_count, the result type), then the kernel of the device that ranks the
- * values. GPU-resident arrays are ranked on the host for now: the GPU's
- * radix select is not written yet (its slots say so), so their values are
- * moved to the CPU and the result goes back to the array's device. */
+ * min_count, the result type), then the kernel of the array's device (a
+ * GPU's radix select for quantile); where that device has none (tdigest on
+ * a GPU) the values move to the host and are ranked there. The small result
+ * is made on the host and goes to the array's device. */
 #include <math.h>
 
 #include "abi.h"
@@ -24,8 +24,9 @@ typedef struct call {
 
 static int run_kernel(am_err *err, const call *c, const am_array *input, am_array **result) {
   const am_kernel_ops *k = &input->device->backend->kernels;
-  return c->tdigest ? k->tdigest(err, input, c->q, c->nq, c->delta, c->buffer_size, result)
-                    : k->quantile(err, input, c->q, c->nq, c->interpolation, result);
+  am_device *host = am_host_device();
+  return c->tdigest ? k->tdigest(err, input, c->q, c->nq, c->delta, c->buffer_size, host, result)
+                    : k->quantile(err, input, c->q, c->nq, c->interpolation, host, result);
 }
 
 static int rank(am_err *err, const call *c, const am_array *array, int skip_nulls,
@@ -50,10 +51,21 @@ static int rank(am_err *err, const call *c, const am_array *array, int skip_null
     am_scalar none = {.type = out_type, .is_null = 1};
     status = host->backend->kernels.fill(err, host, &none, c->nq, &ranked);
   } else {
-    status = am_move(err, array, host, &on_host);
-    if (status == AM_OK) status = run_kernel(err, c, on_host, &ranked);
+    /* the array's own device first; one that cannot (no kernel: tdigest on
+     * a GPU, or quantile of 2^32 slots or more there) has the values moved
+     * to the host and ranked there */
+    am_err tried;
+    am_err_init(&tried, err->entry);
+    status = run_kernel(&tried, c, array, &ranked);
+    if (status == AM_EUNSUPPORTED && array->device != host) {
+      am_err_merge(err, &tried, 0); /* what it compiled, not its refusal */
+      status = am_move(err, array, host, &on_host);
+      if (status == AM_OK) status = run_kernel(err, c, on_host, &ranked);
+    } else {
+      am_err_merge(err, &tried, 1);
+    }
   }
-  if (status == AM_OK && array->device == host) {
+  if (status == AM_OK && ranked->device == array->device) {
     *out = ranked;
     ranked = NULL;
   } else if (status == AM_OK) {
@@ -68,8 +80,9 @@ static int quantile(am_err *err, const am_array *array, const double *q, int64_t
                     am_quantile_interpolation interpolation, int skip_nulls, uint32_t min_count,
                     am_array **out) {
   if ((unsigned)interpolation > AM_QUANTILE_MIDPOINT)
-    return am_fail(err, AM_EINVAL, "interpolation %d is not one of AM_QUANTILE_LINEAR (0) .. "
-                                   "AM_QUANTILE_MIDPOINT (4)",
+    return am_fail(err, AM_EINVAL,
+                   "interpolation %d is not one of AM_QUANTILE_LINEAR (0) .. "
+                   "AM_QUANTILE_MIDPOINT (4)",
                    (int)interpolation);
   if (nq <= 0) return am_fail(err, AM_EINVAL, "Requires quantile argument");
   AM_REQUIRE(q, "q");
@@ -82,9 +95,8 @@ static int quantile(am_err *err, const am_array *array, const double *q, int64_t
   return rank(err, &c, array, skip_nulls, min_count, out);
 }
 
-static int tdigest(am_err *err, const am_array *array, const double *q, int64_t nq,
-                   uint32_t delta, uint32_t buffer_size, int skip_nulls, uint32_t min_count,
-                   am_array **out) {
+static int tdigest(am_err *err, const am_array *array, const double *q, int64_t nq, uint32_t delta,
+                   uint32_t buffer_size, int skip_nulls, uint32_t min_count, am_array **out) {
   if (nq < 0) return am_fail(err, AM_EINVAL, "nq is negative (%lld)", (long long)nq);
   if (delta > AM_TDIGEST_MAX_DELTA)
     return am_fail(err, AM_EINVAL, "delta %u is above %u", delta, AM_TDIGEST_MAX_DELTA);
@@ -100,8 +112,7 @@ AM_EXPORT int am_quantile(const am_array *array, const double *q, int64_t nq,
 }
 
 AM_EXPORT int am_tdigest(const am_array *array, const double *q, int64_t nq, uint32_t delta,
-                         uint32_t buffer_size, int skip_nulls, uint32_t min_count,
-                         am_array **out) {
+                         uint32_t buffer_size, int skip_nulls, uint32_t min_count, am_array **out) {
   AM_API_BEGIN;
   AM_API_RETURN(tdigest(err, array, q, nq, delta, buffer_size, skip_nulls, min_count, out));
 }

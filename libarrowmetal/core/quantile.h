@@ -20,42 +20,58 @@
 /* The key of `bits`, an element of `type` (its low bytes). */
 static inline uint64_t am_quantile_key(am_type type, uint64_t bits) {
   switch (type) {
-    case AM_INT8: return (uint64_t)(int64_t)(int8_t)bits ^ ((uint64_t)1 << 63);
-    case AM_INT16: return (uint64_t)(int64_t)(int16_t)bits ^ ((uint64_t)1 << 63);
-    case AM_INT32: return (uint64_t)(int64_t)(int32_t)bits ^ ((uint64_t)1 << 63);
-    case AM_INT64: return bits ^ ((uint64_t)1 << 63);
+    case AM_INT8:
+      return (uint64_t)(int64_t)(int8_t)bits ^ ((uint64_t)1 << 63);
+    case AM_INT16:
+      return (uint64_t)(int64_t)(int16_t)bits ^ ((uint64_t)1 << 63);
+    case AM_INT32:
+      return (uint64_t)(int64_t)(int32_t)bits ^ ((uint64_t)1 << 63);
+    case AM_INT64:
+      return bits ^ ((uint64_t)1 << 63);
     case AM_FLOAT32: {
       uint32_t u = (uint32_t)bits;
       return (u >> 31) ? (uint32_t)~u : (u | 0x80000000u);
     }
-    case AM_FLOAT64: return (bits >> 63) ? ~bits : (bits | ((uint64_t)1 << 63));
-    default: return bits; /* unsigned integers */
+    case AM_FLOAT64:
+      return (bits >> 63) ? ~bits : (bits | ((uint64_t)1 << 63));
+    default:
+      return bits; /* unsigned integers */
   }
 }
 
 /* The element bits (zero-extended) whose key is `key`. */
 static inline uint64_t am_quantile_unkey(am_type type, uint64_t key) {
   switch (type) {
-    case AM_INT8: return (uint8_t)(key ^ ((uint64_t)1 << 63));
-    case AM_INT16: return (uint16_t)(key ^ ((uint64_t)1 << 63));
-    case AM_INT32: return (uint32_t)(key ^ ((uint64_t)1 << 63));
-    case AM_INT64: return key ^ ((uint64_t)1 << 63);
+    case AM_INT8:
+      return (uint8_t)(key ^ ((uint64_t)1 << 63));
+    case AM_INT16:
+      return (uint16_t)(key ^ ((uint64_t)1 << 63));
+    case AM_INT32:
+      return (uint32_t)(key ^ ((uint64_t)1 << 63));
+    case AM_INT64:
+      return key ^ ((uint64_t)1 << 63);
     case AM_FLOAT32: {
       uint32_t u = (uint32_t)key;
       return (u >> 31) ? (u & 0x7fffffffu) : (uint32_t)~u;
     }
-    case AM_FLOAT64: return (key >> 63) ? (key & ~((uint64_t)1 << 63)) : ~key;
-    default: return key;
+    case AM_FLOAT64:
+      return (key >> 63) ? (key & ~((uint64_t)1 << 63)) : ~key;
+    default:
+      return key;
   }
 }
 
 /* An element (bits of `type`) as a double, as pyarrow converts it. */
 static inline double am_quantile_as_double(am_type type, uint64_t bits) {
   switch (type) {
-    case AM_INT8: return (double)(int8_t)bits;
-    case AM_INT16: return (double)(int16_t)bits;
-    case AM_INT32: return (double)(int32_t)bits;
-    case AM_INT64: return (double)(int64_t)bits;
+    case AM_INT8:
+      return (double)(int8_t)bits;
+    case AM_INT16:
+      return (double)(int16_t)bits;
+    case AM_INT32:
+      return (double)(int32_t)bits;
+    case AM_INT64:
+      return (double)(int64_t)bits;
     case AM_FLOAT32: {
       float f;
       uint32_t u = (uint32_t)bits;
@@ -67,7 +83,8 @@ static inline double am_quantile_as_double(am_type type, uint64_t bits) {
       memcpy(&d, &bits, sizeof d);
       return d;
     }
-    default: return (double)bits;
+    default:
+      return (double)bits;
   }
 }
 

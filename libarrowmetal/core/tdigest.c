@@ -155,7 +155,8 @@ double am_tdigest_quantile(const am_digest *td, double q) {
   if (td->weight[i] == 1 && fabs(past) < 0.5) return td->mean[i];
   int64_t left = i, right = i;
   if (past > 0) {
-    if (right == td->count - 1) return lerp(td->mean[right], td->max, past / (td->weight[right] / 2));
+    if (right == td->count - 1)
+      return lerp(td->mean[right], td->max, past / (td->weight[right] / 2));
     right++;
   } else {
     if (left == 0) return lerp(td->min, td->mean[0], rank / (td->weight[0] / 2));

@@ -24,16 +24,16 @@
 #include "error.h"
 
 typedef struct am_digest {
-  double delta_norm;     /* delta / (2 pi) */
-  int64_t buffer_size;   /* values buffered before a merge (>= 1) */
-  double *buffer;        /* buffer_size values */
-  int64_t buffered;      /* values in the buffer */
-  double *mean, *weight; /* the centroids, by increasing mean */
-  int64_t count;         /* centroids */
+  double delta_norm;       /* delta / (2 pi) */
+  int64_t buffer_size;     /* values buffered before a merge (>= 1) */
+  double *buffer;          /* buffer_size values */
+  int64_t buffered;        /* values in the buffer */
+  double *mean, *weight;   /* the centroids, by increasing mean */
+  int64_t count;           /* centroids */
   double *mean2, *weight2; /* the merge's output (swapped in after it) */
-  int64_t capacity;      /* slots of each centroid array */
-  double total;          /* weight of the merged centroids */
-  double min, max;       /* of the merged values */
+  int64_t capacity;        /* slots of each centroid array */
+  double total;            /* weight of the merged centroids */
+  double min, max;         /* of the merged values */
 } am_digest;
 
 /* An empty digest; AM_ENOMEM when its buffers cannot be had. */

@@ -131,9 +131,9 @@ int am_cpu_fill_direction(am_err *err, am_fill_direction direction, const am_arr
                           am_array **out);
 /* quantile.c, tdigest.c (branch quantile) */
 int am_cpu_quantile(am_err *err, const am_array *array, const double *q, int64_t nq,
-                    am_quantile_interpolation interpolation, am_array **out);
-int am_cpu_tdigest(am_err *err, const am_array *array, const double *q, int64_t nq,
-                   uint32_t delta, uint32_t buffer_size, am_array **out);
+                    am_quantile_interpolation interpolation, am_device *host, am_array **out);
+int am_cpu_tdigest(am_err *err, const am_array *array, const double *q, int64_t nq, uint32_t delta,
+                   uint32_t buffer_size, am_device *host, am_array **out);
 
 /* The null count as recorded (-1: unknown). */
 static inline int64_t am_cpu_recorded_nulls(const am_array *array) {

@@ -15,20 +15,20 @@
 #include "cpu.h"
 
 /* Copies the keys of the valid, non-NaN slots into `keys`; returns how many. */
-#define DEFINE_KEYS(TYPE, CT, UT, SHORT, FIELD, LO, HI)                                      \
-  static int64_t keys_##SHORT(uint64_t *keys, const am_array *a) {                         \
-    const CT *x = (const CT *)a->data + a->offset;                                         \
-    const int nulls = am_cpu_has_nulls(a);                                                 \
-    int64_t m = 0;                                                                         \
-    for (int64_t i = 0; i < a->length; i++) {                                              \
-      if (nulls && !am_bit_get(a->validity, a->offset + i)) continue;                      \
-      const CT v = x[i];                                                                   \
-      if (v != v) continue; /* NaN: dropped, as pyarrow drops it */                        \
-      uint64_t bits = 0;                                                                   \
-      memcpy(&bits, &v, sizeof v);                                                         \
-      keys[m++] = am_quantile_key(TYPE, bits);                                             \
-    }                                                                                      \
-    return m;                                                                              \
+#define DEFINE_KEYS(TYPE, CT, UT, SHORT, FIELD, LO, HI)               \
+  static int64_t keys_##SHORT(uint64_t *keys, const am_array *a) {    \
+    const CT *x = (const CT *)a->data + a->offset;                    \
+    const int nulls = am_cpu_has_nulls(a);                            \
+    int64_t m = 0;                                                    \
+    for (int64_t i = 0; i < a->length; i++) {                         \
+      if (nulls && !am_bit_get(a->validity, a->offset + i)) continue; \
+      const CT v = x[i];                                              \
+      if (v != v) continue; /* NaN: dropped, as pyarrow drops it */   \
+      uint64_t bits = 0;                                              \
+      memcpy(&bits, &v, sizeof v);                                    \
+      keys[m++] = am_quantile_key(TYPE, bits);                        \
+    }                                                                 \
+    return m;                                                         \
   }
 AM_CPU_NUMERIC_TYPES(DEFINE_KEYS)
 #undef DEFINE_KEYS
@@ -36,10 +36,12 @@ AM_CPU_NUMERIC_TYPES(DEFINE_KEYS)
 static int64_t gather_keys(uint64_t *keys, const am_array *a) {
   switch (a->type) {
 #define CASE(TYPE, CT, UT, SHORT, FIELD, LO, HI) \
-  case TYPE: return keys_##SHORT(keys, a);
+  case TYPE:                                     \
+    return keys_##SHORT(keys, a);
     AM_CPU_NUMERIC_TYPES(CASE)
 #undef CASE
-    default: return 0;
+    default:
+      return 0;
   }
 }
 
@@ -98,8 +100,7 @@ static void select_rank(uint64_t *a, int64_t lo, int64_t hi, int64_t k) {
 }
 
 /* Every rank of ranks[0..count) (ascending, distinct, within [lo, hi)). */
-static void select_ranks(uint64_t *a, int64_t lo, int64_t hi, const int64_t *ranks,
-                         int64_t count) {
+static void select_ranks(uint64_t *a, int64_t lo, int64_t hi, const int64_t *ranks, int64_t count) {
   while (count > 0) {
     const int64_t middle = count / 2, r = ranks[middle];
     select_rank(a, lo, hi, r);
@@ -116,7 +117,8 @@ static int by_rank(const void *a, const void *b) {
 }
 
 int am_cpu_quantile(am_err *err, const am_array *array, const double *q, int64_t nq,
-                    am_quantile_interpolation interpolation, am_array **out) {
+                    am_quantile_interpolation interpolation, am_device *host, am_array **out) {
+  (void)host; /* the CPU's own device */
   const am_type out_type = am_quantile_out_type(array->type, interpolation);
   uint64_t *keys = malloc((size_t)(array->length > 0 ? array->length : 1) * sizeof *keys);
   int64_t *ranks = malloc((size_t)nq * 2 * sizeof *ranks);

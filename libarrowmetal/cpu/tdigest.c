@@ -13,18 +13,18 @@
 #include "core/tdigest.h"
 #include "cpu.h"
 
-#define DEFINE_FEED(TYPE, CT, UT, SHORT, FIELD, LO, HI)                           \
-  static int feed_##SHORT(am_err *err, am_digest *td, const am_array *a) {     \
-    const CT *x = (const CT *)a->data + a->offset;                              \
-    const int nulls = am_cpu_has_nulls(a);                                      \
-    for (int64_t i = 0; i < a->length; i++) {                                   \
-      if (nulls && !am_bit_get(a->validity, a->offset + i)) continue;           \
-      const CT v = x[i];                                                        \
-      if (v != v) continue; /* NaN: left out, as pyarrow leaves it out */       \
-      int status = am_tdigest_add(err, td, (double)v);                          \
-      if (status != AM_OK) return status;                                       \
-    }                                                                           \
-    return AM_OK;                                                               \
+#define DEFINE_FEED(TYPE, CT, UT, SHORT, FIELD, LO, HI)                    \
+  static int feed_##SHORT(am_err *err, am_digest *td, const am_array *a) { \
+    const CT *x = (const CT *)a->data + a->offset;                         \
+    const int nulls = am_cpu_has_nulls(a);                                 \
+    for (int64_t i = 0; i < a->length; i++) {                              \
+      if (nulls && !am_bit_get(a->validity, a->offset + i)) continue;      \
+      const CT v = x[i];                                                   \
+      if (v != v) continue; /* NaN: left out, as pyarrow leaves it out */  \
+      int status = am_tdigest_add(err, td, (double)v);                     \
+      if (status != AM_OK) return status;                                  \
+    }                                                                      \
+    return AM_OK;                                                          \
   }
 AM_CPU_NUMERIC_TYPES(DEFINE_FEED)
 #undef DEFINE_FEED
@@ -32,15 +32,18 @@ AM_CPU_NUMERIC_TYPES(DEFINE_FEED)
 static int feed(am_err *err, am_digest *td, const am_array *a) {
   switch (a->type) {
 #define CASE(TYPE, CT, UT, SHORT, FIELD, LO, HI) \
-  case TYPE: return feed_##SHORT(err, td, a);
+  case TYPE:                                     \
+    return feed_##SHORT(err, td, a);
     AM_CPU_NUMERIC_TYPES(CASE)
 #undef CASE
-    default: return am_fail(err, AM_ETYPE, "tdigest takes numbers");
+    default:
+      return am_fail(err, AM_ETYPE, "tdigest takes numbers");
   }
 }
 
-int am_cpu_tdigest(am_err *err, const am_array *array, const double *q, int64_t nq,
-                   uint32_t delta, uint32_t buffer_size, am_array **out) {
+int am_cpu_tdigest(am_err *err, const am_array *array, const double *q, int64_t nq, uint32_t delta,
+                   uint32_t buffer_size, am_device *host, am_array **out) {
+  (void)host; /* the CPU's own device */
   am_digest td;
   int status = am_tdigest_init(err, &td, delta, buffer_size);
   if (status == AM_OK) status = feed(err, &td, array);

@@ -163,9 +163,9 @@ int am_gpu_fill_direction(am_err *err, am_fill_direction direction, const am_arr
                           am_array **out);
 /* ops_quantile.c (branch quantile) */
 int am_gpu_quantile(am_err *err, const am_array *array, const double *q, int64_t nq,
-                    am_quantile_interpolation interpolation, am_array **out);
-int am_gpu_tdigest(am_err *err, const am_array *array, const double *q, int64_t nq,
-                   uint32_t delta, uint32_t buffer_size, am_array **out);
+                    am_quantile_interpolation interpolation, am_device *host, am_array **out);
+int am_gpu_tdigest(am_err *err, const am_array *array, const double *q, int64_t nq, uint32_t delta,
+                   uint32_t buffer_size, am_device *host, am_array **out);
 
 int am_gpu_resolve(am_err *err, const am_array *array);
 int am_gpu_flush(am_err *err, am_device *device, int wait, uint64_t *ticket);
@@ -175,22 +175,22 @@ int am_gpu_sync(am_err *err, am_device *device);
 /* The kernel and queue entries of a GPU backend's am_backend table: every
  * GPU backend runs the runtime's ops and queue (wait_stream and resident are
  * the backend's own). */
-#define AM_GPU_KERNELS            \
-  {.reduce = am_gpu_reduce,       \
-   .compare = am_gpu_compare,     \
-   .arith = am_gpu_arith,         \
-   .cast = am_gpu_cast,           \
-   .unary = am_gpu_unary,         \
-   .binary = am_gpu_binary,       \
-   .logic = am_gpu_logic,         \
-   .filter = am_gpu_filter,       \
-   .take = am_gpu_take,           \
-   .fill = am_gpu_fill,           \
-   .concat = am_gpu_concat,       \
-   .aggregate = am_gpu_aggregate, \
-   .predicate = am_gpu_predicate, \
-   .coalesce = am_gpu_coalesce,   \
-   .if_else = am_gpu_if_else,     \
+#define AM_GPU_KERNELS                      \
+  {.reduce = am_gpu_reduce,                 \
+   .compare = am_gpu_compare,               \
+   .arith = am_gpu_arith,                   \
+   .cast = am_gpu_cast,                     \
+   .unary = am_gpu_unary,                   \
+   .binary = am_gpu_binary,                 \
+   .logic = am_gpu_logic,                   \
+   .filter = am_gpu_filter,                 \
+   .take = am_gpu_take,                     \
+   .fill = am_gpu_fill,                     \
+   .concat = am_gpu_concat,                 \
+   .aggregate = am_gpu_aggregate,           \
+   .predicate = am_gpu_predicate,           \
+   .coalesce = am_gpu_coalesce,             \
+   .if_else = am_gpu_if_else,               \
    .fill_direction = am_gpu_fill_direction, \
    .quantile = am_gpu_quantile,             \
    .tdigest = am_gpu_tdigest}
