@@ -1610,6 +1610,10 @@ def update_readme(path):
     rows = [
         r for r in rows if r.split("|")[1].strip() not in null_handling.OPS
     ] + null_handling.matrix_rows(CASES)
+    # Quantiles (branch quantile): likewise, last.
+    rows = [
+        r for r in rows if r.split("|")[1].strip() not in quantile_cases.OPS
+    ] + quantile_cases.matrix_rows(CASES)
     text = _replace_block(text, "matrix", rows)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)

@@ -129,33 +129,35 @@ static void emit_pick(am_sb *sb, am_dialect d, const am_kernel_key *k, const cha
   am_sb_printf(sb, "#define AM_SHIFT %du\n#define AM_PASS %d\n", 56 - 8 * pass, pass);
   am_ks_args(sb, "am_u8", "am_u8", "am_u32");
   am_dialect_kernel_begin(sb, d, name);
-  am_sb_puts(sb,
-             "  SMEM am_u32 am_s[AM_BLOCK];\n"
-             "  GLOBAL am_u32 *st = a.out + 256u + (am_u32)a.aux * 260u;\n"
-             "  GLOBAL am_u32 *counts = AM_PASS == 0 ? a.out : st + 4u;\n"
-             "  const am_u32 c = counts[am_tid];\n"
-             "  am_s[am_tid] = c;\n"
-             "  BARRIER();\n"
-             "  for (am_u32 d = 1u; d < AM_BLOCK; d <<= 1) {\n"
-             "    const am_u32 o = am_tid >= d ? am_s[am_tid - d] : 0u;\n"
-             "    BARRIER();\n"
-             "    am_s[am_tid] += o;\n"
-             "    BARRIER();\n"
-             "  }\n"
-             "  const am_u64 incl = (am_u64)am_s[am_tid], before = incl - (am_u64)c;\n"
-             "  const am_u64 k = AM_PASS == 0 ? a.scalar : (((am_u64)st[3] << 32) | (am_u64)st[2]);\n"
-             "  const am_u64 prefix = AM_PASS == 0 ? (am_u64)0 : (((am_u64)st[1] << 32) | (am_u64)st[0]);\n"
-             "  BARRIER();\n"
-             "  // the one digit whose bucket holds rank k\n"
-             "  if (c != 0u && k >= before && k < incl) {\n"
-             "    const am_u64 p = prefix | ((am_u64)am_tid << AM_SHIFT);\n"
-             "    const am_u64 left = k - before;\n"
-             "    st[0] = (am_u32)p;\n"
-             "    st[1] = (am_u32)(p >> 32);\n"
-             "    st[2] = (am_u32)left;\n"
-             "    st[3] = (am_u32)(left >> 32);\n"
-             "  }\n"
-             "  if (AM_PASS > 0) counts[am_tid] = 0u; // ready for the next pass\n");
+  am_sb_puts(
+      sb,
+      "  SMEM am_u32 am_s[AM_BLOCK];\n"
+      "  GLOBAL am_u32 *st = a.out + 256u + (am_u32)a.aux * 260u;\n"
+      "  GLOBAL am_u32 *counts = AM_PASS == 0 ? a.out : st + 4u;\n"
+      "  const am_u32 c = counts[am_tid];\n"
+      "  am_s[am_tid] = c;\n"
+      "  BARRIER();\n"
+      "  for (am_u32 d = 1u; d < AM_BLOCK; d <<= 1) {\n"
+      "    const am_u32 o = am_tid >= d ? am_s[am_tid - d] : 0u;\n"
+      "    BARRIER();\n"
+      "    am_s[am_tid] += o;\n"
+      "    BARRIER();\n"
+      "  }\n"
+      "  const am_u64 incl = (am_u64)am_s[am_tid], before = incl - (am_u64)c;\n"
+      "  const am_u64 k = AM_PASS == 0 ? a.scalar : (((am_u64)st[3] << 32) | (am_u64)st[2]);\n"
+      "  const am_u64 prefix = AM_PASS == 0 ? (am_u64)0 : (((am_u64)st[1] << 32) | "
+      "(am_u64)st[0]);\n"
+      "  BARRIER();\n"
+      "  // the one digit whose bucket holds rank k\n"
+      "  if (c != 0u && k >= before && k < incl) {\n"
+      "    const am_u64 p = prefix | ((am_u64)am_tid << AM_SHIFT);\n"
+      "    const am_u64 left = k - before;\n"
+      "    st[0] = (am_u32)p;\n"
+      "    st[1] = (am_u32)(p >> 32);\n"
+      "    st[2] = (am_u32)left;\n"
+      "    st[3] = (am_u32)(left >> 32);\n"
+      "  }\n"
+      "  if (AM_PASS > 0) counts[am_tid] = 0u; // ready for the next pass\n");
 }
 
 /* ---- The hooks of kernel_source.c */
