@@ -750,20 +750,24 @@ typedef enum am_quantile_interpolation {
  * ranks them (rank (n - 1) q). The result has nq slots: float64 for LINEAR
  * and MIDPOINT, else the input's type. -0.0 ranks below 0.0 here (pyarrow
  * leaves their order to its selection). The CPU selects over a copy of the
- * values' order keys; GPU-resident arrays are ranked on the host for now
- * (no GPU kernel yet) and the result goes back to their device. */
+ * values' order keys; a GPU runs a radix select of those keys on the device
+ * (arrays of 2^32 slots or more are ranked on the host). The result is on
+ * the array's device. */
 int am_quantile(const am_array *array, const double *q, int64_t nq,
                 am_quantile_interpolation interpolation, int skip_nulls, uint32_t min_count,
                 am_array **out);
 
 /* pyarrow's tdigest (TDigestOptions): approximate quantiles `q[0..nq)` from a
  * merging t-digest (Dunning and Ertl's, scale function k1 with compression
- * `delta`, values buffered `buffer_size` at a time; 0 acts as 1), float64,
+ * `delta`, below 10 acting as 10 as in pyarrow, values buffered
+ * `buffer_size` at a time; 0 acts as 1), float64,
  * nq slots (nq may be 0: an empty array). A q outside [0, 1] (NaN too) gives
  * NaN, as pyarrow. On the CPU the digest is pyarrow's: the same buffers,
  * merges and interpolation, so the results are pyarrow's (the same digest
  * whatever the thread count); GPU-resident arrays are digested on the
- * host for now (no GPU kernel yet). approximate_median is q = {0.5}. `delta` above
+ * host (no GPU kernel) and the result goes back to their device.
+ * approximate_median is q = {0.5}. A ChunkedArray's chunks concatenated
+ * give one digest here (pyarrow digests each chunk and merges them). `delta` above
  * 1 << 20 is AM_EINVAL (pyarrow reserves memory for that many centroids). */
 int am_tdigest(const am_array *array, const double *q, int64_t nq, uint32_t delta,
                uint32_t buffer_size, int skip_nulls, uint32_t min_count, am_array **out);

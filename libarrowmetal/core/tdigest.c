@@ -113,14 +113,51 @@ int am_tdigest_merge_sorted(am_err *err, am_digest *td, const double *values, in
   return AM_OK;
 }
 
-static int by_value(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
+/* Sorts a buffer of values (no NaN): quicksort with a median of three,
+ * insertion sort below 16, the smaller side first so the stack stays
+ * shallow. A comparison inlined here is about twice as fast as qsort's
+ * callback on buffers of pyarrow's 500. Equal values are interchangeable
+ * (only -0.0 and 0.0 could tell an order apart). */
+static void sort_values(double *a, int64_t n) {
+  while (n > 16) {
+    const int64_t mid = n / 2;
+    double t;
+#define SWAP(i, j) (t = a[i], a[i] = a[j], a[j] = t)
+    if (a[mid] < a[0]) SWAP(mid, 0);
+    if (a[n - 1] < a[0]) SWAP(n - 1, 0);
+    if (a[n - 1] < a[mid]) SWAP(n - 1, mid);
+    const double p = a[mid];
+    int64_t i = -1, j = n;
+    for (;;) {
+      do i++;
+      while (a[i] < p);
+      do j--;
+      while (a[j] > p);
+      if (i >= j) break;
+      SWAP(i, j);
+    }
+#undef SWAP
+    /* [0, j] <= p <= [j + 1, n) */
+    if (j + 1 < n - (j + 1)) {
+      sort_values(a, j + 1);
+      a += j + 1;
+      n -= j + 1;
+    } else {
+      sort_values(a + j + 1, n - (j + 1));
+      n = j + 1;
+    }
+  }
+  for (int64_t i = 1; i < n; i++) {
+    const double v = a[i];
+    int64_t k = i;
+    for (; k > 0 && a[k - 1] > v; k--) a[k] = a[k - 1];
+    a[k] = v;
+  }
 }
 
 int am_tdigest_flush(am_err *err, am_digest *td) {
   if (td->buffered == 0) return AM_OK;
-  qsort(td->buffer, (size_t)td->buffered, sizeof(double), by_value);
+  sort_values(td->buffer, td->buffered);
   int status = am_tdigest_merge_sorted(err, td, td->buffer, td->buffered);
   td->buffered = 0;
   return status;
