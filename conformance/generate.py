@@ -26,6 +26,7 @@ import functions
 import gen_aggregates
 import hash_cases
 import null_handling
+import quantile_cases
 import rounding
 from casefmt import (
     FLOAT_TYPES,
@@ -94,6 +95,8 @@ FILES.update({name: null_handling.FILE for name in null_handling.OPS})
 # Hash-based functions (branch hash): conformance/hash_cases.py.
 FILES.update({name: hash_cases.FILE for name in hash_cases.OPS})
 FILES.update({name: rounding.FILE for name in rounding.OPS})  # branch round
+# Quantiles (branch quantile): conformance/quantile_cases.py.
+FILES.update({name: quantile_cases.FILE for name in quantile_cases.OPS})
 
 
 # ---- pyarrow evaluation and error mapping -------------------------------------------------
@@ -102,13 +105,11 @@ FILES.update({name: rounding.FILE for name in rounding.OPS})  # branch round
 def map_error(exc):
     """am_status name for an exception raised by pyarrow."""
     msg = str(exc)
-    status = null_handling.map_error(exc)  # null handling (branch nulls)
-    if status:
-        return status
-    status = hash_cases.map_error(exc)  # hash-based functions (branch hash)
-    status = rounding.map_error(exc)  # branch round
-    if status:
-        return status
+    # The families whose cases live in their own modules map their own errors first.
+    for family in (null_handling, hash_cases, rounding, quantile_cases):
+        status = family.map_error(exc)
+        if status:
+            return status
     if isinstance(exc, pa.ArrowIndexError):
         return "AM_EINDEX"
     if isinstance(exc, pa.ArrowInvalid):
@@ -176,6 +177,8 @@ def evaluate(op, params, args):
         return hash_cases.evaluate(op, params, args)
     if op in rounding.OPS:  # branch round
         return rounding.evaluate(op, params, args)
+    if op in quantile_cases.OPS:  # quantiles (branch quantile)
+        return quantile_cases.evaluate(op, params, args)
     raise AssertionError(op)
 
 
@@ -1650,6 +1653,10 @@ def update_readme(path):
     ] + hash_cases.matrix_rows(CASES)
     rows = [r for r in rows if r.split("|")[1].strip() not in rounding.OPS]
     rows += rounding.matrix_rows(CASES)  # branch round
+    # Quantiles (branch quantile): likewise, last.
+    rows = [
+        r for r in rows if r.split("|")[1].strip() not in quantile_cases.OPS
+    ] + quantile_cases.matrix_rows(CASES)
     text = _replace_block(text, "matrix", rows)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
@@ -1819,6 +1826,7 @@ def main():
     null_handling.gen(sys.modules[__name__])  # null handling (branch nulls)
     hash_cases.gen(sys.modules[__name__])  # hash-based functions (branch hash)
     rounding.gen(sys.modules[__name__])  # branch round
+    quantile_cases.gen(sys.modules[__name__])  # quantiles (branch quantile)
     write(args.out)
     update_readme(os.path.join(HERE, "README.md"))
 

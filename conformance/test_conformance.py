@@ -10,6 +10,7 @@ import functions
 import hash_cases
 import null_handling
 import pytest
+import quantile_cases
 import rounding
 from amabi import ffi, lib
 
@@ -134,6 +135,8 @@ def call(case, arrays, scalars):
         return null_handling.call(case, arrays, scalars, out)
     if op in rounding.OPS:  # branch round
         return rounding.call(case, arrays, scalars, out)
+    if op in quantile_cases.OPS:  # quantiles (branch quantile)
+        return quantile_cases.call(case, arrays, scalars, out)
     raise AssertionError("unknown op " + op)
 
 

@@ -10,6 +10,7 @@ import casefmt as cf
 import functions
 import hash_cases
 import null_handling
+import quantile_cases
 import rounding
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -22,6 +23,7 @@ OPS += list(functions.AGGREGATE)
 OPS += null_handling.OPS  # null handling (branch nulls)
 OPS += hash_cases.OPS  # hash-based functions (branch hash)
 OPS += rounding.OPS  # branch round
+OPS += quantile_cases.OPS  # quantiles (branch quantile)
 LENGTHS = [0, 1, 7, 63, 64, 65, 1000, 100003]
 OFFSETS = [0, 1, 7, 63]
 

@@ -795,6 +795,54 @@ typedef enum am_pairwise_op {
  * Thread-safe. */
 int am_pairwise_diff(am_pairwise_op op, const am_array *array, int64_t period, am_array **out);
 /* ---- end of rounding and pairwise differences (branch round) */
+/* ---- Quantiles (branch quantile): pyarrow's quantile, tdigest and
+ * approximate_median over int8..uint64, float32 and float64.
+ * Ownership: `array` and `q` are borrowed and only read during the call;
+ * `*out` is a new handle the caller releases (am_release). Thread safety: as
+ * every call (any thread, any time; the inputs are never written).
+ * Nulls and NaN: nulls are counted against `min_count` (fewer valid slots
+ * than min_count, or any null with skip_nulls == 0: every output slot is
+ * null); NaN values are then dropped (they count as valid for min_count, as
+ * in pyarrow), and nothing left gives null slots. */
+
+/* pyarrow's QuantileOptions.interpolation, in its order. */
+typedef enum am_quantile_interpolation {
+  AM_QUANTILE_LINEAR = 0,  /* float64: lower + fraction between the two ranks */
+  AM_QUANTILE_LOWER = 1,   /* the input's type: the value at floor((n - 1) q) */
+  AM_QUANTILE_HIGHER = 2,  /* the input's type: the value at ceil((n - 1) q) */
+  AM_QUANTILE_NEAREST = 3, /* the input's type: the nearer rank, ties to the even one */
+  AM_QUANTILE_MIDPOINT = 4 /* float64: lower / 2 + higher / 2 */
+} am_quantile_interpolation;
+
+/* pyarrow's quantile: the exact quantiles `q[0..nq)` (nq >= 1, AM_EINVAL
+ * "Requires quantile argument" otherwise; each in [0, 1], AM_EINVAL
+ * "Quantile must be between 0 and 1" otherwise, NaN too: pyarrow's result
+ * for a NaN q is undefined) of the valid, non-NaN values, ranked as pyarrow
+ * ranks them (rank (n - 1) q). The result has nq slots: float64 for LINEAR
+ * and MIDPOINT, else the input's type. -0.0 ranks below 0.0 here (pyarrow
+ * leaves their order to its selection). The CPU selects over a copy of the
+ * values' order keys; a GPU runs a radix select of those keys on the device
+ * (arrays of 2^32 slots or more are ranked on the host). The result is on
+ * the array's device. */
+int am_quantile(const am_array *array, const double *q, int64_t nq,
+                am_quantile_interpolation interpolation, int skip_nulls, uint32_t min_count,
+                am_array **out);
+
+/* pyarrow's tdigest (TDigestOptions): approximate quantiles `q[0..nq)` from a
+ * merging t-digest (Dunning and Ertl's, scale function k1 with compression
+ * `delta`, below 10 acting as 10 as in pyarrow, values buffered
+ * `buffer_size` at a time; 0 acts as 1), float64,
+ * nq slots (nq may be 0: an empty array). A q outside [0, 1] (NaN too) gives
+ * NaN, as pyarrow. On the CPU the digest is pyarrow's: the same buffers,
+ * merges and interpolation, so the results are pyarrow's (the same digest
+ * whatever the thread count); GPU-resident arrays are digested on the
+ * host (no GPU kernel) and the result goes back to their device.
+ * approximate_median is q = {0.5}. A ChunkedArray's chunks concatenated
+ * give one digest here (pyarrow digests each chunk and merges them). `delta` above
+ * 1 << 20 is AM_EINVAL (pyarrow reserves memory for that many centroids). */
+int am_tdigest(const am_array *array, const double *q, int64_t nq, uint32_t delta,
+               uint32_t buffer_size, int skip_nulls, uint32_t min_count, am_array **out);
+/* ---- end of quantiles (branch quantile) */
 
 /* ---- Batching
  * Between am_batch_begin() and am_batch_end() the calls this thread makes join
@@ -865,7 +913,10 @@ typedef enum am_function_family {
   AM_FAMILY_VALUE_COUNTS = 26,      /* am_value_counts */
   AM_FAMILY_COUNT_DISTINCT = 27,    /* am_count_distinct */
   AM_FAMILY_DICTIONARY_ENCODE = 28, /* am_dictionary_encode */
-  AM_FAMILY_MODE = 29               /* am_mode */
+  AM_FAMILY_MODE = 29,              /* am_mode */
+  /* Quantiles (branch quantile) */
+  AM_FAMILY_QUANTILE = 32, /* am_quantile */
+  AM_FAMILY_TDIGEST = 33   /* am_tdigest: op 0 tdigest, op 1 approximate_median */
 } am_function_family;
 
 typedef enum am_type_rule {

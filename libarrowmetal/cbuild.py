@@ -26,6 +26,7 @@ GENERATOR = [
     LIBRARY / "gpu" / "kernel_source_nulls.c",  # null handling (branch nulls)
     LIBRARY / "gpu" / "kernel_source_round.c",  # branch round
     LIBRARY / "core" / "round.c",
+    LIBRARY / "gpu" / "kernel_source_select.c",  # quantiles (branch quantile)
 ]
 
 

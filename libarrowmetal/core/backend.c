@@ -40,6 +40,8 @@ int am_backend_check(am_err *err, const am_backend *backend) {
       SLOT(kernels, hash_lookup),
       SLOT(kernels, round), /* rounding and pairwise differences (branch round) */
       SLOT(kernels, pairwise_diff),
+      SLOT(kernels, quantile), /* branch quantile */
+      SLOT(kernels, tdigest),
       SLOT(queue, resolve),
       SLOT(queue, flush),
       SLOT(queue, wait),

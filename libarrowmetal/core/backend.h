@@ -136,6 +136,18 @@ typedef struct am_kernel_ops {
   /* am_pairwise_diff over a numeric array, |period| <= its length. */
   int (*pairwise_diff)(am_err *err, am_pairwise_op op, const am_array *array, int64_t period,
                        am_array **out);
+  /* Quantiles (branch quantile; core/quantile.h, core/tdigest.h). The ABI has
+   * checked q and the options and applied skip_nulls and min_count: these
+   * rank the valid non-NaN values of a settled numeric array and write nq
+   * slots, all null when no such value is left. quantile's result has
+   * am_quantile_out_type's type, each q in [0, 1] or (linear only) NaN;
+   * tdigest's is float64, nq may be 0. The (small) result is made on the
+   * host device `host`; the ABI moves it to the array's device.
+   * AM_EUNSUPPORTED: the backend cannot (the ABI then runs the host's). */
+  int (*quantile)(am_err *err, const am_array *array, const double *q, int64_t nq,
+                  am_quantile_interpolation interpolation, am_device *host, am_array **out);
+  int (*tdigest)(am_err *err, const am_array *array, const double *q, int64_t nq, uint32_t delta,
+                 uint32_t buffer_size, am_device *host, am_array **out);
 } am_kernel_ops;
 
 typedef struct am_queue_ops {

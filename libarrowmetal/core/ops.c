@@ -115,6 +115,14 @@ const am_op_desc am_ops[] = {
     ROW("dictionary_encode", "am_dictionary_encode", AM_FAMILY_DICTIONARY_ENCODE, 0, 1,
         AM_KINDS_ALL, AM_RULE_INT32, AM_NULLS_SELECT),
     ROW("mode", "am_mode", AM_FAMILY_MODE, 0, 1, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_SKIP),
+    /* Quantiles (branch quantile): float64 results (quantile's lower, higher
+     * and nearest keep the input's type, which its interpolation decides). */
+    ROW("quantile", "am_quantile", AM_FAMILY_QUANTILE, 0, 1, AM_KINDS_NUMERIC, AM_RULE_FLOAT64,
+        AM_NULLS_SKIP),
+    ROW("tdigest", "am_tdigest", AM_FAMILY_TDIGEST, 0, 1, AM_KINDS_NUMERIC, AM_RULE_FLOAT64,
+        AM_NULLS_SKIP),
+    ROW("approximate_median", "am_tdigest", AM_FAMILY_TDIGEST, 1, 1, AM_KINDS_NUMERIC,
+        AM_RULE_FLOAT64, AM_NULLS_SKIP),
 };
 
 const int am_op_count = (int)(sizeof am_ops / sizeof am_ops[0]);
@@ -134,7 +142,7 @@ AM_UNARY_OPS(CHECK_POSITION)
 /* Rows are grouped by family in the order of the family values and, within
  * one, ordered by op value from 0:
  * the row of (family, op) is the family's first row + op. */
-enum { FAMILIES = AM_FAMILY_MODE + 1 };
+enum { FAMILIES = AM_FAMILY_TDIGEST + 1 };
 static const int family_rows[FAMILIES] = {
     [AM_FAMILY_REDUCE] = 4,
     [AM_FAMILY_COUNT] = 1,
@@ -164,6 +172,8 @@ static const int family_rows[FAMILIES] = {
     /* Rounding and pairwise differences (branch round). */
     [AM_FAMILY_ROUND] = 1,
     [AM_FAMILY_PAIRWISE_DIFF] = AM_PAIRWISE_DIFF_CHECKED + 1,
+    [AM_FAMILY_QUANTILE] = 1, /* branch quantile */
+    [AM_FAMILY_TDIGEST] = 2,
 };
 
 const am_op_desc *am_op_find(am_function_family family, int op) {

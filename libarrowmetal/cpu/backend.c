@@ -148,6 +148,8 @@ const am_backend am_cpu_backend = {
             .hash_lookup = am_cpu_hash_lookup,
             .round = am_cpu_round, /* branch round */
             .pairwise_diff = am_cpu_pairwise_diff,
+            .quantile = am_cpu_quantile, /* branch quantile */
+            .tdigest = am_cpu_tdigest,
         },
     .queue =
         {

@@ -138,6 +138,11 @@ int am_cpu_round(am_err *err, const am_array *array, int64_t ndigits, am_round_m
                  am_array **out);
 int am_cpu_pairwise_diff(am_err *err, am_pairwise_op op, const am_array *array, int64_t period,
                          am_array **out);
+/* quantile.c, tdigest.c (branch quantile) */
+int am_cpu_quantile(am_err *err, const am_array *array, const double *q, int64_t nq,
+                    am_quantile_interpolation interpolation, am_device *host, am_array **out);
+int am_cpu_tdigest(am_err *err, const am_array *array, const double *q, int64_t nq, uint32_t delta,
+                   uint32_t buffer_size, am_device *host, am_array **out);
 
 /* The null count as recorded (-1: unknown). */
 static inline int64_t am_cpu_recorded_nulls(const am_array *array) {

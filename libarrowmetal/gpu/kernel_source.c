@@ -164,6 +164,8 @@ static int key_ok(const am_kernel_key *k) {
           return am_ks_nulls_key_ok(k);
       AM_KS_ROUND_CASES /* branch round */
           return am_ks_round_key_ok(k);
+      AM_KS_SELECT_CASES /* quantiles (branch quantile) */
+          return am_ks_select_key_ok(k);
   }
   return 0;
 }
@@ -258,6 +260,9 @@ void am_kernel_name(const am_kernel_key *key, char *name, size_t capacity) {
       AM_KS_ROUND_CASES /* branch round */
           am_ks_round_name(key, name, capacity);
       break;
+      AM_KS_SELECT_CASES /* quantiles (branch quantile) */
+          am_ks_select_name(key, name, capacity);
+      break;
   }
 }
 
@@ -291,6 +296,9 @@ int am_kernel_blocks(const am_kernel_key *key, int64_t n, int multiprocessors) {
       break;
       AM_KS_ROUND_CASES /* branch round */
           blocks = am_ks_round_blocks(key, n, (int)mp);
+      break;
+      AM_KS_SELECT_CASES /* quantiles (branch quantile) */
+          blocks = am_ks_select_blocks(key, n, (int)mp);
       break;
     default:
       /* One slot per thread per pass; warps own whole 32-slot words. */
@@ -1624,6 +1632,9 @@ int am_kernel_source(am_err *err, am_dialect dialect, const am_kernel_key *key, 
       break;
       AM_KS_ROUND_CASES /* branch round */
           am_ks_round_emit(&sb, dialect, key, name);
+      break;
+      AM_KS_SELECT_CASES /* quantiles (branch quantile) */
+          am_ks_select_emit(&sb, dialect, key, name);
       break;
   }
   am_sb_puts(&sb, "}\n");

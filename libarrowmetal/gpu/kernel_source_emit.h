@@ -70,5 +70,16 @@ void am_ks_round_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, c
 /* From kernel_source.c: BINARY's integer vocabulary of core/ops.h for am_t
  * = T0 (am_lowest, am_highest, AM_WRAP_SUB, am_sub_overflows, ...). */
 void am_ks_integer_vocabulary(am_sb *sb, am_type t);
+/* ---- From kernel_source_select.c (quantile's radix select, branch quantile) */
+
+#define AM_KS_SELECT_CASES    \
+  case AM_KERNEL_SELECT_HIST: \
+  case AM_KERNEL_SELECT_PICK:
+
+int am_ks_select_kind(am_kernel_kind kind);
+int am_ks_select_key_ok(const am_kernel_key *key);
+void am_ks_select_name(const am_kernel_key *key, char *name, size_t capacity);
+int64_t am_ks_select_blocks(const am_kernel_key *key, int64_t n, int multiprocessors);
+void am_ks_select_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, const char *name);
 
 #endif

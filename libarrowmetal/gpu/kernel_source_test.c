@@ -107,6 +107,12 @@ static int each_key(key_fn fn, void *ctx) {
     for (int op = AM_PAIRWISE_DIFF; op <= AM_PAIRWISE_DIFF_CHECKED; op++)
       VISIT(AM_KERNEL_PAIRWISE_DIFF, op, t, AM_TYPE_INVALID);
   }
+  /* Quantiles (branch quantile): every pass of the radix select. */
+  for (int pass = 0; pass < 8; pass++) {
+    for (int t = AM_INT8; t <= AM_FLOAT64; t++)
+      VISIT(AM_KERNEL_SELECT_HIST, pass, t, AM_TYPE_INVALID);
+    VISIT(AM_KERNEL_SELECT_PICK, pass, AM_TYPE_INVALID, AM_TYPE_INVALID);
+  }
 #undef VISIT
   return count;
 }
@@ -124,7 +130,8 @@ static int uses_double(const am_kernel_key *k) {
    * any type (the keys visited give them none); COALESCE moves bits. */
   if (k->kind == AM_KERNEL_COALESCE || k->kind == AM_KERNEL_IF_ELSE ||
       k->kind == AM_KERNEL_FILL_BLOCKS || k->kind == AM_KERNEL_FILL_CARRY ||
-      k->kind == AM_KERNEL_FILL_GATHER)
+      k->kind == AM_KERNEL_FILL_GATHER || k->kind == AM_KERNEL_SELECT_HIST ||
+      k->kind == AM_KERNEL_SELECT_PICK) /* quantile's keys are bits */
     return 0;
   return k->t0 == AM_FLOAT64 || (k->kind == AM_KERNEL_CAST && k->t1 == AM_FLOAT64);
 }
@@ -237,6 +244,9 @@ static void check_errors(void) {
       {AM_KERNEL_AGGREGATE, -1, AM_INT32, AM_TYPE_INVALID},
       {AM_KERNEL_AGGREGATE, 99, AM_INT32, AM_TYPE_INVALID},
       {AM_KERNEL_COPY, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
+      {AM_KERNEL_SELECT_HIST, 8, AM_INT32, AM_TYPE_INVALID}, /* branch quantile */
+      {AM_KERNEL_SELECT_HIST, 0, AM_BOOL, AM_TYPE_INVALID},
+      {AM_KERNEL_SELECT_PICK, -1, AM_TYPE_INVALID, AM_TYPE_INVALID},
       {AM_KERNEL_UNARY, AM_UNARY_COUNT, AM_INT32, AM_TYPE_INVALID},
       {AM_KERNEL_UNARY, AM_NEGATE, AM_BOOL, AM_TYPE_INVALID},
       {AM_KERNEL_BINARY, AM_BINARY_COUNT, AM_INT32, AM_TYPE_INVALID},
@@ -363,6 +373,9 @@ static const am_kernel_key golden_keys[] = {
     {AM_KERNEL_ROUND, AM_ROUND_HALF_TO_EVEN, AM_FLOAT32, AM_TYPE_INVALID},
     {AM_KERNEL_ROUND, AM_ROUND_HALF_TO_ODD, AM_INT16, AM_TYPE_INVALID},
     {AM_KERNEL_PAIRWISE_DIFF, AM_PAIRWISE_DIFF_CHECKED, AM_INT16, AM_TYPE_INVALID},
+    /* Quantiles (branch quantile). */
+    {AM_KERNEL_SELECT_HIST, 3, AM_FLOAT64, AM_TYPE_INVALID},
+    {AM_KERNEL_SELECT_PICK, 1, AM_TYPE_INVALID, AM_TYPE_INVALID},
 };
 
 static char *read_file(const char *path) {

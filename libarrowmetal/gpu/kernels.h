@@ -214,7 +214,21 @@ typedef enum am_kernel_kind {
    * either slot is null (valid0) or i - aux is outside [0, n). op =
    * am_pairwise_op: the checked op reports its last overflowing slot as
    * (n - 1 - slot) * 2. */
-  AM_KERNEL_PAIRWISE_DIFF = 41
+  AM_KERNEL_PAIRWISE_DIFF = 41,
+  /* ---- Quantiles (branch quantile): kernel_source_select.c, numbered from
+   * 80. A radix select of rank `scalar` (rank record `aux`) over the order
+   * keys of in0 (t0; valid0/off0, n; NaN and null slots left out), eight bits
+   * a pass (op = pass, 0 to 7, from the top). out: the state words (am_u32)
+   * that file describes, zeroed by the host before pass 0.
+   *   SELECT_HIST: the counts of each digit of pass `op` among the slots
+   *                whose key has the rank's prefix (pass 0: every slot, into
+   *                the shared counts), added into device memory.
+   *   SELECT_PICK: one block: the digit whose bucket holds the rank, into
+   *                the rank's prefix and remaining rank; clears the counts.
+   * After SELECT_PICK of pass 7 the rank's prefix is its key. Keys are bits:
+   * every dialect. Counts are 32-bit: fewer than 2^32 slots. */
+  AM_KERNEL_SELECT_HIST = 80,
+  AM_KERNEL_SELECT_PICK = 81
 } am_kernel_kind;
 
 typedef struct am_kernel_key {

@@ -170,6 +170,11 @@ int am_gpu_round(am_err *err, const am_array *array, int64_t ndigits, am_round_m
                  am_array **out);
 int am_gpu_pairwise_diff(am_err *err, am_pairwise_op op, const am_array *array, int64_t period,
                          am_array **out);
+/* ops_quantile.c (branch quantile) */
+int am_gpu_quantile(am_err *err, const am_array *array, const double *q, int64_t nq,
+                    am_quantile_interpolation interpolation, am_device *host, am_array **out);
+int am_gpu_tdigest(am_err *err, const am_array *array, const double *q, int64_t nq, uint32_t delta,
+                   uint32_t buffer_size, am_device *host, am_array **out);
 
 int am_gpu_resolve(am_err *err, const am_array *array);
 int am_gpu_flush(am_err *err, am_device *device, int wait, uint64_t *ticket);
@@ -199,7 +204,9 @@ int am_gpu_sync(am_err *err, am_device *device);
    .hash_group = am_gpu_hash_group,         \
    .hash_lookup = am_gpu_hash_lookup,       \
    .round = am_gpu_round,                   \
-   .pairwise_diff = am_gpu_pairwise_diff}
+   .pairwise_diff = am_gpu_pairwise_diff,   \
+   .quantile = am_gpu_quantile,             \
+   .tdigest = am_gpu_tdigest}
 #define AM_GPU_QUEUE(wait_stream_fn, resident_fn) \
   {.resolve = am_gpu_resolve,                     \
    .flush = am_gpu_flush,                         \

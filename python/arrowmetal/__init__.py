@@ -100,6 +100,7 @@ from ._nulls import (  # null handling (branch nulls)
     is_null,
     is_valid,
 )
+from ._quantile import approximate_median, quantile, tdigest  # branch quantile
 from ._results import StructScalar
 from ._round import pairwise_diff, pairwise_diff_checked, round  # branch round
 from ._runtime import (
@@ -280,6 +281,8 @@ __all__ += [
 ]
 # Rounding and pairwise differences (branch round).
 __all__ += ["pairwise_diff", "pairwise_diff_checked", "round"]
+# Quantiles (branch quantile).
+__all__ += ["approximate_median", "quantile", "tdigest"]
 
 # The functions of the library's table-driven families (am_unary: negate,
 # abs, ...), by their pyarrow names, from the C library's own list.

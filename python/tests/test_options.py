@@ -76,6 +76,19 @@ VALUES = {
         ],
     },
     "PairwiseOptions": {"period": [-1, 0, 2, 10]},
+    "QuantileOptions": {  # branch quantile
+        "q": [[0.1, 0.9], 0.25],
+        "interpolation": ["lower", "higher", "nearest", "midpoint"],
+        "skip_nulls": [False],
+        "min_count": [1, 3],
+    },
+    "TDigestOptions": {
+        "q": [[0.1, 0.9], 0.25],
+        "delta": [10, 50],
+        "buffer_size": [1, 7],
+        "skip_nulls": [False],
+        "min_count": [1, 3],
+    },
     "CastOptions": {
         "target_type": [pa.int8(), pa.uint16(), pa.float32(), pa.int64(), pa.bool_()],
         "allow_int_overflow": [True],

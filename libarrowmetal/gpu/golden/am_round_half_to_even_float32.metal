@@ -224,13 +224,20 @@ kernel void am_round_half_to_even_float32(constant Args &a [[buffer(0)]],
   const am_i64 n = a.n;
   const am_i64 stride = (am_i64)am_nblocks * AM_BLOCK;
   for (am_i64 base = (am_i64)am_bid * AM_BLOCK + am_warp * 32u; base < n;
-       base += 1 * stride) {
+       base += 2 * stride) {
     const am_i64 i0 = base + 0 * stride + am_lane;
+    const am_i64 i1 = base + 1 * stride + am_lane;
     bool ok0 = false;
     T0 x0 = 0;
     if (i0 < n) {
       ok0 = !hv0 || am_bit(a.valid0, a.off0 + i0) != 0u;
       x0 = AM_LOAD0(i0);
+    }
+    bool ok1 = false;
+    T0 x1 = 0;
+    if (i1 < n) {
+      ok1 = !hv0 || am_bit(a.valid0, a.off0 + i1) != 0u;
+      x1 = AM_LOAD0(i1);
     }
     if (base + 0 * stride < n) {
       TR r0 = 0;
@@ -242,6 +249,17 @@ kernel void am_round_half_to_even_float32(constant Args &a [[buffer(0)]],
       if (i0 < n) a.out[i0] = r0;
       const am_u32 vw0 = BALLOT(ok0);
       if (am_lane == 0u && a.out_valid != 0) a.out_valid[(base + 0 * stride) >> 5] = vw0;
+    }
+    if (base + 1 * stride < n) {
+      TR r1 = 0;
+      if (ok1) {
+        am_u32 f1 = 0u;
+        r1 = AM_ROUND_ONE(x1, &f1);
+        if (f1 != 0u) err = (am_u64)(n - 1 - i1) * 2u + (am_u64)((f1 - 1u) & 1u);
+      }
+      if (i1 < n) a.out[i1] = r1;
+      const am_u32 vw1 = BALLOT(ok1);
+      if (am_lane == 0u && a.out_valid != 0) a.out_valid[(base + 1 * stride) >> 5] = vw1;
     }
   }
   am_flush_error(a.status, err, am_lane);

@@ -1,0 +1,232 @@
+// am_select_pick1: ArrowMetal GPU kernel (libarrowmetal/gpu), generated.
+// Dialect: Metal Shading Language 3.x (Apple silicon, SIMD width 32).
+#include <metal_stdlib>
+using namespace metal;
+#if __METAL_VERSION__ >= 320
+#pragma METAL fp math_mode(safe)
+#endif
+typedef char am_i8;
+typedef short am_i16;
+typedef int am_i32;
+typedef long am_i64;
+typedef uchar am_u8;
+typedef ushort am_u16;
+typedef uint am_u32;
+typedef ulong am_u64;
+typedef float am_f32;
+#define GLOBAL device
+#define SMEM threadgroup
+#define SPTR threadgroup
+#define PRIV thread
+#define DEVFN static inline
+#define BARRIER() threadgroup_barrier(mem_flags::mem_threadgroup)
+// A device-scope fence; the fallback is a barrier, so every thread of the
+// threadgroup executes THREADFENCE() in both forms.
+#if __METAL_VERSION__ >= 320
+#define THREADFENCE() \
+  atomic_thread_fence(mem_flags::mem_device, memory_order_seq_cst, thread_scope_device)
+#else
+#define THREADFENCE() threadgroup_barrier(mem_flags::mem_device)
+#endif
+#define BALLOT(p) ((am_u32)(am_u64)simd_ballot((bool)(p)))
+#define SHFL_DOWN(v, d) simd_shuffle_down((v), (ushort)(d))
+#define SHFL_XOR(v, m) simd_shuffle_xor((v), (ushort)(m))
+#define SHFL_UP(v, d) simd_shuffle_up((v), (ushort)(d))
+#define SHFL_IDX(v, l) simd_shuffle((v), (ushort)(l))
+#define POPC(x) ((am_u32)popcount((am_u32)(x)))
+#define ATOMIC_OR32(p, v) \
+  atomic_fetch_or_explicit((device atomic_uint *)(p), (v), memory_order_relaxed)
+#define ATOMIC_ADD32(p, v) \
+  atomic_fetch_add_explicit((device atomic_uint *)(p), (v), memory_order_relaxed)
+#define ATOMIC_LOAD32(p) atomic_load_explicit((device atomic_uint *)(p), memory_order_relaxed)
+#define ATOMIC_STORE32(p, v) \
+  atomic_store_explicit((device atomic_uint *)(p), (v), memory_order_relaxed)
+#define F32_BITS(x) as_type<am_u32>((am_f32)(x))
+#define BITS_F32(u) as_type<am_f32>((am_u32)(u))
+DEVFN am_u64 am_soft_f32bits_to_f64bits(am_u32 f) {
+  const am_u64 sg = (am_u64)(f >> 31) << 63;
+  am_i32 e = (am_i32)((f >> 23) & 0xffu);
+  am_u32 m = f & 0x7fffffu;
+  if (e == 0xff)
+    return sg | ((am_u64)0x7ffu << 52) | ((am_u64)(m != 0u ? m | 0x400000u : 0u) << 29);
+  if (e == 0) {
+    if (m == 0u) return sg;
+    e = 1;
+    while ((m & 0x800000u) == 0u) {
+      m <<= 1;
+      e -= 1;
+    }
+    m &= 0x7fffffu;
+  }
+  return sg | ((am_u64)(am_u32)(e + 896) << 52) | ((am_u64)m << 29);
+}
+DEVFN am_u32 am_soft_f64bits_to_f32bits(am_u64 d) {
+  const am_u32 sg = (am_u32)(d >> 32) & 0x80000000u;
+  const am_i32 e = (am_i32)((d >> 52) & 0x7ffu);
+  am_u64 m = d & ((((am_u64)1) << 52) - 1u);
+  if (e == 0x7ff) return sg | 0x7f800000u | (m != 0u ? 0x400000u | (am_u32)(m >> 29) : 0u);
+  if (e == 0) return sg;
+  const am_i32 fe = e - 896;
+  if (fe >= 255) return sg | 0x7f800000u;
+  m |= ((am_u64)1) << 52;
+  const am_i32 shift = fe > 0 ? 29 : 30 - fe;
+  if (shift > 53) return sg;
+  am_u64 q = m >> shift;
+  const am_u64 rem = m & ((((am_u64)1) << shift) - 1u);
+  const am_u64 hlf = ((am_u64)1) << (shift - 1);
+  if (rem > hlf || (rem == hlf && (q & 1u) != 0u)) q += 1u;
+  return sg | (fe > 0 ? ((am_u32)fe << 23) + (am_u32)q - 0x800000u : (am_u32)q);
+}
+#define AM_F32_TO_F64BITS(x) am_soft_f32bits_to_f64bits(F32_BITS(x))
+#define AM_F64BITS_TO_F32(u) BITS_F32(am_soft_f64bits_to_f32bits(u))
+DEVFN am_u64 am_shfl_down_u64(am_u64 v, am_u32 d) {
+  const am_u32 lo = simd_shuffle_down((am_u32)v, (ushort)d);
+  const am_u32 hi = simd_shuffle_down((am_u32)(v >> 32), (ushort)d);
+  return ((am_u64)hi << 32) | (am_u64)lo;
+}
+// error_index = min(error_index, slot) with 32-bit atomics (no portable
+// 64-bit atomic min in Metal): the low word takes min(slot, 0xFFFFFFFE),
+// the high word becomes 0. Exact below 0xFFFFFFFE; 0xFFFFFFFE means the
+// first failing slot is there or later and the host scans for it.
+DEVFN void am_report_error(GLOBAL am_u64 *st, am_u64 slot) {
+  device atomic_uint *w = (device atomic_uint *)st;
+  const am_u32 lo = slot < (am_u64)0xfffffffeu ? (am_u32)slot : 0xfffffffeu;
+  atomic_fetch_min_explicit(w, lo, memory_order_relaxed);
+  atomic_store_explicit(w + 1, 0u, memory_order_relaxed);
+}
+// count += v as two 32-bit atomic adds, the low word's carry going into
+// the high word; exact once every block has finished.
+DEVFN void am_status_add_count(GLOBAL am_u64 *st, am_u64 v) {
+  device atomic_uint *w = (device atomic_uint *)(st + 1);
+  const am_u32 lo = (am_u32)v;
+  am_u32 hi = (am_u32)(v >> 32);
+  const am_u32 old = atomic_fetch_add_explicit(w, lo, memory_order_relaxed);
+  if (old + lo < old) hi += 1u;
+  if (hi != 0u) atomic_fetch_add_explicit(w + 1, hi, memory_order_relaxed);
+}
+// Partials go through 32-bit atomics: plain device stores are not
+// guaranteed visible to other threadgroups within one dispatch.
+DEVFN void am_partial_store(GLOBAL am_u32 *scr, am_u32 i, am_u64 v) {
+  device atomic_uint *w = (device atomic_uint *)scr + 2u * i;
+  atomic_store_explicit(w, (am_u32)v, memory_order_relaxed);
+  atomic_store_explicit(w + 1, (am_u32)(v >> 32), memory_order_relaxed);
+}
+DEVFN am_u64 am_partial_load(GLOBAL am_u32 *scr, am_u32 i) {
+  device atomic_uint *w = (device atomic_uint *)scr + 2u * i;
+  const am_u32 lo = atomic_load_explicit(w, memory_order_relaxed);
+  const am_u32 hi = atomic_load_explicit(w + 1, memory_order_relaxed);
+  return ((am_u64)hi << 32) | (am_u64)lo;
+}
+#define AM_BLOCK 256u
+#define AM_NONE (~(am_u64)0)
+// Bit i of an Arrow bitmap, read a byte at a time.
+DEVFN am_u32 am_bit(GLOBAL const am_u8 *bm, am_i64 i) {
+  return ((am_u32)bm[i >> 3] >> (am_u32)(i & 7)) & 1u;
+}
+// Bits [bit, bit + 32) of a bitmap, reading bytes only up to last_byte.
+DEVFN am_u32 am_bits32(GLOBAL const am_u8 *bm, am_i64 bit, am_i64 last_byte) {
+  const am_i64 b = bit >> 3;
+  am_u64 w = 0;
+  for (am_u32 k = 0; k < 5u; k++)
+    if (b + (am_i64)k <= last_byte) w |= (am_u64)bm[b + (am_i64)k] << (8u * k);
+  return (am_u32)(w >> (am_u32)(bit & 7));
+}
+// Mask of the bits of 32-slot word w that are below n.
+DEVFN am_u32 am_tail_mask(am_i64 n, am_i64 w) {
+  const am_i64 left = n - w * 32;
+  return left >= 32 ? 0xffffffffu : (1u << (am_u32)left) - 1u;
+}
+DEVFN am_u32 am_warp_or(am_u32 v) {
+  for (am_u32 m = 16u; m > 0u; m >>= 1) v |= SHFL_XOR(v, m);
+  return v;
+}
+// Sum over the warp, valid in lane 0.
+DEVFN am_u64 am_warp_sum_u64(am_u64 v) {
+  for (am_u32 d = 16u; d > 0u; d >>= 1) v += am_shfl_down_u64(v, d);
+  return v;
+}
+// Sum over the block, valid in lane 0 of every warp. All threads call it.
+DEVFN am_u64 am_block_sum_u64(am_u64 v, SPTR am_u64 *sh, am_u32 lane, am_u32 warp) {
+  v = am_warp_sum_u64(v);
+  if (lane == 0u) sh[warp] = v;
+  BARRIER();
+  v = lane < AM_BLOCK / 32u ? sh[lane] : (am_u64)0;
+  v = am_warp_sum_u64(v);
+  BARRIER();
+  return v;
+}
+// Reports the warp's smallest failing slot (err: this thread's first).
+// All 32 lanes call it.
+DEVFN void am_flush_error(GLOBAL am_u64 *st, am_u64 err, am_u32 lane) {
+  if (BALLOT(err != AM_NONE) == 0u) return;
+  for (am_u32 d = 16u; d > 0u; d >>= 1) {
+    const am_u64 o = am_shfl_down_u64(err, d);
+    if (o < err) err = o;
+  }
+  if (lane == 0u) am_report_error(st, err);
+}
+// ORs `bits` into a word bitmap at bit position p (two words at most).
+DEVFN void am_or_bits(GLOBAL am_u32 *words, am_u64 p, am_u32 bits) {
+  const am_u32 sh = (am_u32)p & 31u;
+  const am_u32 lo = bits << sh;
+  const am_u32 hi = sh != 0u ? bits >> (32u - sh) : 0u;
+  if (lo != 0u) ATOMIC_OR32(words + (p >> 5), lo);
+  if (hi != 0u) ATOMIC_OR32(words + (p >> 5) + 1u, hi);
+}
+#define AM_SHIFT 48u
+#define AM_PASS 1
+struct Args {
+  GLOBAL const am_u8 *in0;
+  GLOBAL const am_u8 *in1;
+  GLOBAL const am_u8 *valid0;
+  GLOBAL const am_u8 *valid1;
+  GLOBAL am_u32 *out;
+  GLOBAL am_u32 *out_valid;
+  GLOBAL am_u32 *scratch;
+  GLOBAL am_u64 *status;
+  am_i64 n;
+  am_i64 off0;
+  am_i64 off1;
+  am_i64 aux;
+  am_u64 scalar;
+  am_i32 scalar_null;
+  am_i32 pad;
+};
+kernel void am_select_pick1(constant Args &a [[buffer(0)]],
+    uint am_bid [[threadgroup_position_in_grid]],
+    uint am_nblocks [[threadgroups_per_grid]],
+    uint am_lane [[thread_index_in_simdgroup]],
+    uint am_warp [[simdgroup_index_in_threadgroup]]) {
+  const am_u32 am_tid = am_warp * 32u + am_lane;
+  (void)am_tid;
+  (void)am_lane;
+  (void)am_warp;
+  (void)am_bid;
+  (void)am_nblocks;
+  SMEM am_u32 am_s[AM_BLOCK];
+  GLOBAL am_u32 *st = a.out + 256u + (am_u32)a.aux * 260u;
+  GLOBAL am_u32 *counts = AM_PASS == 0 ? a.out : st + 4u;
+  const am_u32 c = counts[am_tid];
+  am_s[am_tid] = c;
+  BARRIER();
+  for (am_u32 d = 1u; d < AM_BLOCK; d <<= 1) {
+    const am_u32 o = am_tid >= d ? am_s[am_tid - d] : 0u;
+    BARRIER();
+    am_s[am_tid] += o;
+    BARRIER();
+  }
+  const am_u64 incl = (am_u64)am_s[am_tid], before = incl - (am_u64)c;
+  const am_u64 k = AM_PASS == 0 ? a.scalar : (((am_u64)st[3] << 32) | (am_u64)st[2]);
+  const am_u64 prefix = AM_PASS == 0 ? (am_u64)0 : (((am_u64)st[1] << 32) | (am_u64)st[0]);
+  BARRIER();
+  // the one digit whose bucket holds rank k
+  if (c != 0u && k >= before && k < incl) {
+    const am_u64 p = prefix | ((am_u64)am_tid << AM_SHIFT);
+    const am_u64 left = k - before;
+    st[0] = (am_u32)p;
+    st[1] = (am_u32)(p >> 32);
+    st[2] = (am_u32)left;
+    st[3] = (am_u32)(left >> 32);
+  }
+  if (AM_PASS > 0) counts[am_tid] = 0u; // ready for the next pass
+}
