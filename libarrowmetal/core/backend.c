@@ -36,6 +36,7 @@ int am_backend_check(am_err *err, const am_backend *backend) {
       SLOT(kernels, coalesce),
       SLOT(kernels, if_else),
       SLOT(kernels, fill_direction),
+      SLOT(kernels, cumulative), /* branch cumulative */
       SLOT(queue, resolve),
       SLOT(queue, flush),
       SLOT(queue, wait),

@@ -117,6 +117,12 @@ typedef struct am_kernel_ops {
   /* fill_null_forward / _backward over an array that may have nulls. */
   int (*fill_direction)(am_err *err, am_fill_direction direction, const am_array *array,
                         am_array **out);
+  /* Cumulative functions (branch cumulative): an integer or float array of
+   * length >= 1; `start` non-null, of the array's type (the ABI supplies the
+   * op's default; MEAN ignores it). Result: the array's type, float64 for
+   * MEAN. */
+  int (*cumulative)(am_err *err, am_cumulative_op op, const am_array *array, const am_scalar *start,
+                    int skip_nulls, am_array **out);
 } am_kernel_ops;
 
 typedef struct am_queue_ops {

@@ -8,6 +8,9 @@
   {NAME, ENTRY, FAMILY, OP, ARITY, KINDS, TYPE_RULE, NULL_RULE}
 #define AGG_ROW(NAME, ENTRY, OP, KINDS, TYPE_RULE) \
   ROW(NAME, ENTRY, AM_FAMILY_AGGREGATE, OP, 1, KINDS, TYPE_RULE, AM_NULLS_SKIP)
+#define CUMULATIVE_ROW(NAME, OP, TYPE_RULE)                                            \
+  ROW(NAME, "am_cumulative", AM_FAMILY_CUMULATIVE, OP, 1, AM_KINDS_NUMERIC, TYPE_RULE, \
+      AM_NULLS_SELECT)
 #define UNARY_ROW(ID, NAME, KINDS, RULE, S, U, F, FS, FU, FF, CODE, MESSAGE) \
   ROW(NAME, "am_unary", AM_FAMILY_UNARY, ID, 1, KINDS, RULE, AM_NULLS_PROPAGATE),
 #define BINARY_ROW(ID, NAME, KINDS, RULE, S, U, F, FS, FU, FF, C1, M1, C2, M2) \
@@ -95,6 +98,14 @@ const am_op_desc am_ops[] = {
         AM_FILL_FORWARD, 1, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_FILL),
     ROW("fill_null_backward", "am_fill_null_direction", AM_FAMILY_FILL_NULL_DIRECTION,
         AM_FILL_BACKWARD, 1, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_FILL),
+    /* Cumulative functions (branch cumulative); nulls as skip_nulls says. */
+    CUMULATIVE_ROW("cumulative_sum", AM_CUMULATIVE_SUM, AM_RULE_SAME),
+    CUMULATIVE_ROW("cumulative_sum_checked", AM_CUMULATIVE_SUM_CHECKED, AM_RULE_SAME),
+    CUMULATIVE_ROW("cumulative_prod", AM_CUMULATIVE_PROD, AM_RULE_SAME),
+    CUMULATIVE_ROW("cumulative_prod_checked", AM_CUMULATIVE_PROD_CHECKED, AM_RULE_SAME),
+    CUMULATIVE_ROW("cumulative_min", AM_CUMULATIVE_MIN, AM_RULE_SAME),
+    CUMULATIVE_ROW("cumulative_max", AM_CUMULATIVE_MAX, AM_RULE_SAME),
+    CUMULATIVE_ROW("cumulative_mean", AM_CUMULATIVE_MEAN, AM_RULE_FLOAT64),
 };
 
 const int am_op_count = (int)(sizeof am_ops / sizeof am_ops[0]);
@@ -113,7 +124,7 @@ AM_UNARY_OPS(CHECK_POSITION)
 
 /* Rows are grouped by family and, within one, ordered by op value from 0:
  * the row of (family, op) is the family's first row + op. */
-enum { FAMILIES = AM_FAMILY_FILL_NULL_DIRECTION + 1 };
+enum { FAMILIES = AM_FAMILY_CUMULATIVE + 1 };
 static const int family_rows[FAMILIES] = {
     [AM_FAMILY_REDUCE] = 4,
     [AM_FAMILY_COUNT] = 1,
@@ -133,6 +144,7 @@ static const int family_rows[FAMILIES] = {
     [AM_FAMILY_IF_ELSE] = 1,
     [AM_FAMILY_DROP_NULL] = 1,
     [AM_FAMILY_FILL_NULL_DIRECTION] = AM_FILL_BACKWARD + 1,
+    [AM_FAMILY_CUMULATIVE] = AM_CUMULATIVE_MEAN + 1, /* branch cumulative */
 };
 
 const am_op_desc *am_op_find(am_function_family family, int op) {

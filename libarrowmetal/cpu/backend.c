@@ -144,6 +144,7 @@ const am_backend am_cpu_backend = {
             .coalesce = am_cpu_coalesce,
             .if_else = am_cpu_if_else,
             .fill_direction = am_cpu_fill_direction,
+            .cumulative = am_cpu_cumulative, /* branch cumulative */
         },
     .queue =
         {

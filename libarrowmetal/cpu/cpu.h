@@ -129,6 +129,9 @@ int am_cpu_if_else(am_err *err, const am_array *cond, const am_array *left,
 /* fill_direction.c */
 int am_cpu_fill_direction(am_err *err, am_fill_direction direction, const am_array *array,
                           am_array **out);
+/* cumulative.c (branch cumulative) */
+int am_cpu_cumulative(am_err *err, am_cumulative_op op, const am_array *array,
+                      const am_scalar *start, int skip_nulls, am_array **out);
 
 /* The null count as recorded (-1: unknown). */
 static inline int64_t am_cpu_recorded_nulls(const am_array *array) {

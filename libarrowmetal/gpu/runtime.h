@@ -161,6 +161,8 @@ int am_gpu_if_else(am_err *err, const am_array *cond, const am_array *left,
                    const am_scalar *right_scalar, am_array **out);
 int am_gpu_fill_direction(am_err *err, am_fill_direction direction, const am_array *array,
                           am_array **out);
+int am_gpu_cumulative(am_err *err, am_cumulative_op op, const am_array *array,
+                      const am_scalar *start, int skip_nulls, am_array **out);
 
 int am_gpu_resolve(am_err *err, const am_array *array);
 int am_gpu_flush(am_err *err, am_device *device, int wait, uint64_t *ticket);
@@ -170,23 +172,24 @@ int am_gpu_sync(am_err *err, am_device *device);
 /* The kernel and queue entries of a GPU backend's am_backend table: every
  * GPU backend runs the runtime's ops and queue (wait_stream and resident are
  * the backend's own). */
-#define AM_GPU_KERNELS            \
-  {.reduce = am_gpu_reduce,       \
-   .compare = am_gpu_compare,     \
-   .arith = am_gpu_arith,         \
-   .cast = am_gpu_cast,           \
-   .unary = am_gpu_unary,         \
-   .binary = am_gpu_binary,       \
-   .logic = am_gpu_logic,         \
-   .filter = am_gpu_filter,       \
-   .take = am_gpu_take,           \
-   .fill = am_gpu_fill,           \
-   .concat = am_gpu_concat,       \
-   .aggregate = am_gpu_aggregate, \
-   .predicate = am_gpu_predicate, \
-   .coalesce = am_gpu_coalesce,   \
-   .if_else = am_gpu_if_else,     \
-   .fill_direction = am_gpu_fill_direction}
+#define AM_GPU_KERNELS                      \
+  {.reduce = am_gpu_reduce,                 \
+   .compare = am_gpu_compare,               \
+   .arith = am_gpu_arith,                   \
+   .cast = am_gpu_cast,                     \
+   .unary = am_gpu_unary,                   \
+   .binary = am_gpu_binary,                 \
+   .logic = am_gpu_logic,                   \
+   .filter = am_gpu_filter,                 \
+   .take = am_gpu_take,                     \
+   .fill = am_gpu_fill,                     \
+   .concat = am_gpu_concat,                 \
+   .aggregate = am_gpu_aggregate,           \
+   .predicate = am_gpu_predicate,           \
+   .coalesce = am_gpu_coalesce,             \
+   .if_else = am_gpu_if_else,               \
+   .fill_direction = am_gpu_fill_direction, \
+   .cumulative = am_gpu_cumulative}
 #define AM_GPU_QUEUE(wait_stream_fn, resident_fn) \
   {.resolve = am_gpu_resolve,                     \
    .flush = am_gpu_flush,                         \

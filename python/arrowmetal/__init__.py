@@ -77,6 +77,15 @@ from ._errors import (
     ArrowMetalUnsupported,
     ArrowMetalZeroDivisionError,
 )
+from ._cumulative import (  # cumulative functions (branch cumulative)
+    cumulative_max,
+    cumulative_mean,
+    cumulative_min,
+    cumulative_prod,
+    cumulative_prod_checked,
+    cumulative_sum,
+    cumulative_sum_checked,
+)
 from ._fallback import ArrowMetalFallbackWarning, fallbacks
 from ._nulls import (  # null handling (branch nulls)
     coalesce,
@@ -257,6 +266,17 @@ __all__ += [
     "is_nan",
     "is_null",
     "is_valid",
+]
+
+# Cumulative functions (branch cumulative).
+__all__ += [
+    "cumulative_max",
+    "cumulative_mean",
+    "cumulative_min",
+    "cumulative_prod",
+    "cumulative_prod_checked",
+    "cumulative_sum",
+    "cumulative_sum_checked",
 ]
 
 # The functions of the library's table-driven families (am_unary: negate,

@@ -75,6 +75,7 @@ __all__ = [
     "TakeKwargs",
     "TypeLike",
     "UnaryFunction",
+    "CumulativeFunction",
     "VarianceOptions",
 ]
 
@@ -344,3 +345,33 @@ class TakeKwargs(TypedDict, total=False):
     boundscheck: bool
     memory_pool: pa.MemoryPool | None
     device: DeviceLike | None
+
+
+class CumulativeFunction(Protocol):
+    """am.cumulative_sum ... am.cumulative_mean (branch cumulative): an array
+    in, an array out (a ChunkedArray for a ChunkedArray)."""
+
+    @overload
+    def __call__(
+        self,
+        values: pa.ChunkedArray,
+        /,
+        start: Any = None,
+        *,
+        skip_nulls: bool = False,
+        options: Any = None,
+        memory_pool: pa.MemoryPool | None = None,
+        device: DeviceLike | None = None,
+    ) -> pa.ChunkedArray: ...
+    @overload
+    def __call__(
+        self,
+        values: ArrayLike | ScalarLike,
+        /,
+        start: Any = None,
+        *,
+        skip_nulls: bool = False,
+        options: Any = None,
+        memory_pool: pa.MemoryPool | None = None,
+        device: DeviceLike | None = None,
+    ) -> Array: ...
