@@ -24,6 +24,7 @@ import casefmt as cf
 import functions
 import gen_aggregates
 import null_handling
+import cumulative  # cumulative functions (branch cumulative)
 from casefmt import (
     FLOAT_TYPES,
     INT_TYPES,
@@ -88,6 +89,8 @@ FILES.update({name: "logic" for name in functions.LOGIC})
 FILES.update({name: "aggregate" for name in gen_aggregates.OPS})
 # Null handling (branch nulls): conformance/null_handling.py.
 FILES.update({name: null_handling.FILE for name in null_handling.OPS})
+# Cumulative functions (branch cumulative): conformance/cumulative.py.
+FILES.update({name: cumulative.FILE for name in cumulative.OPS})
 
 
 # ---- pyarrow evaluation and error mapping -------------------------------------------------
@@ -162,6 +165,8 @@ def evaluate(op, params, args):
         return pc.call_function(op, args)
     if op in null_handling.OPS:  # null handling (branch nulls)
         return null_handling.evaluate(op, params, args)
+    if op in cumulative.OPS:  # branch cumulative
+        return cumulative.evaluate(op, params, args)
     raise AssertionError(op)
 
 
@@ -309,6 +314,14 @@ def add(cid, op, params, form, inputs):
             t = expected["type"]
             expected["sample_every"] = SAMPLE_EVERY
             expected["sample"] = cf.encode_values(t, cf.array_values(result)[::SAMPLE_EVERY])
+    if op in cumulative.OPS and tol and "sha256" in expected:  # branch cumulative
+        # A digest cannot allow for rounding: every SAMPLE_EVERY-th value is kept.
+        case["divergence"] = "scan-order"
+        t = expected["type"]
+        expected["sample_every"] = SAMPLE_EVERY
+        expected["sample"] = cf.encode_values(t, cf.array_values(result)[::SAMPLE_EVERY])
+    elif op in cumulative.OPS and tol:
+        case["divergence"] = "scan-order"
     if zero_sign(case, result):
         case["divergence"] = "zero-sign"
     CASES[cid] = case
@@ -319,6 +332,8 @@ def tolerance(case, result):
     compared with |got - exp| <= abs + rel * |exp|; the order of summation is free."""
     if case["op"] in gen_aggregates.OPS:
         return gen_aggregates.tolerance(case, result)
+    if case["op"] in cumulative.OPS:  # branch cumulative
+        return cumulative.tolerance(case, result)
     if case["op"] not in ("sum", "mean") or result is None or "error" in case["expected"]:
         return None
     t = case["inputs"][0]["type"]
@@ -1602,6 +1617,8 @@ def update_readme(path):
     rows = [
         r for r in rows if r.split("|")[1].strip() not in null_handling.OPS
     ] + null_handling.matrix_rows(CASES)
+    rows = [r for r in rows if r.split("|")[1].strip() not in cumulative.OPS]
+    rows += cumulative.matrix_rows(CASES)  # branch cumulative
     text = _replace_block(text, "matrix", rows)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
@@ -1768,6 +1785,7 @@ def main():
     gen_select()
     gen_aggregates.generate(sys.modules[__name__])
     null_handling.gen(sys.modules[__name__])  # null handling (branch nulls)
+    cumulative.gen(sys.modules[__name__])  # branch cumulative
     write(args.out)
     update_readme(os.path.join(HERE, "README.md"))
 

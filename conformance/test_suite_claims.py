@@ -9,6 +9,7 @@ import re
 import casefmt as cf
 import functions
 import null_handling
+import cumulative  # branch cumulative
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = cf.load_cases(HERE)
@@ -18,6 +19,7 @@ OPS += list(functions.BINARY)
 OPS += ["filter", "take", "slice"]
 OPS += list(functions.AGGREGATE)
 OPS += null_handling.OPS  # null handling (branch nulls)
+OPS += cumulative.OPS  # branch cumulative
 LENGTHS = [0, 1, 7, 63, 64, 65, 1000, 100003]
 OFFSETS = [0, 1, 7, 63]
 

@@ -744,10 +744,10 @@ typedef enum am_cumulative_op {
  * Integer and float arrays (AM_ETYPE for bool); the result has the array's
  * type, float64 for AM_CUMULATIVE_MEAN (the running float64 sum over the
  * count of values so far).
- * `start`: NULL or a null scalar for the op's default (0, 1, the type's
- * highest / lowest value, +inf / -inf for float min / max); else a scalar of
- * the array's type (AM_ETYPE otherwise). AM_CUMULATIVE_MEAN ignores it, as
- * pyarrow does.
+ * `start`: NULL for the op's default (0, 1, the type's highest / lowest
+ * value, +inf / -inf for float min / max); else a scalar of the array's type
+ * (AM_ETYPE otherwise). A null scalar starts from zero, as pyarrow does with
+ * a null start. AM_CUMULATIVE_MEAN ignores it, as pyarrow does.
  * `skip_nulls` 0: every slot from the first null on is null; otherwise null
  * slots stay null and are passed over.
  * SUM and PROD wrap around; the _CHECKED ops fail with AM_EOVERFLOW

@@ -48,12 +48,13 @@ static int cumulative(am_err *err, am_cumulative_op op, const am_array *array,
     return am_fail(err, AM_ETYPE, "Function '%s' has no kernel matching input types (%s)",
                    desc->name, am_type_name(t));
   am_scalar first = default_start(op, t);
-  if (start && !start->is_null && op != AM_CUMULATIVE_MEAN) {
+  if (start && op != AM_CUMULATIVE_MEAN) {
     if (start->type != (int32_t)t)
       return am_fail(err, AM_ETYPE, "%s: start has type %s, the values %s (convert it first)",
                      desc->name, am_type_valid(start->type) ? am_type_name(start->type) : "invalid",
                      am_type_name(t));
-    first = *start;
+    /* pyarrow scans from a null start's value, which is zero. */
+    first = start->is_null ? (am_scalar){.type = t} : *start;
   }
   int status = am_settle(err, array);
   if (status != AM_OK) return status;

@@ -48,14 +48,17 @@ _DEFAULTS = {"start": None, "skip_nulls": False}
 
 def _start_scalar(start: Any, am_type: int) -> Any:
     """The am_scalar of `start` in the values' type (pyarrow's safe cast and
-    its errors), or NULL for none (None or a null scalar)."""
+    its errors), or NULL for None."""
     if start is None:
         return ffi.NULL
     import pyarrow as pa
 
     s = start if isinstance(start, pa.Scalar) else pa.scalar(start)
-    if not s.is_valid:
-        return ffi.NULL
+    if not s.is_valid:  # pyarrow scans from its value, zero
+        out = ffi.new("am_scalar *")
+        out.type = am_type
+        out.is_null = 1
+        return out
     if am_type != lib.AM_BOOL and 0 < am_type < TYPE_COUNT:  # else the kernel refuses the values
         try:
             s = s.cast(pa.type_for_alias(ARROW_NAMES[am_type]), safe=True)
