@@ -104,7 +104,7 @@ def value_kind(g, op, t, rep):
         if rep == 1:
             return {"kind": "choice", "choices": g.compare_choices(t)}
         return {"kind": "uniform", "lo": -1000.0, "hi": 1000.0}
-    lo, hi = cf.int_range(t)
+    lo, _ = cf.int_range(t)
     if op == "cumulative_sum_checked":
         return {"kind": "uniform", "lo": str(max(lo, -3)), "hi": "3"}
     if op == "cumulative_prod_checked":

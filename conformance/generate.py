@@ -21,10 +21,10 @@ import pyarrow.compute as pc
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import casefmt as cf
+import cumulative  # cumulative functions (branch cumulative)
 import functions
 import gen_aggregates
 import null_handling
-import cumulative  # cumulative functions (branch cumulative)
 from casefmt import (
     FLOAT_TYPES,
     INT_TYPES,

@@ -6,9 +6,9 @@ import os
 
 import amabi
 import casefmt as cf
+import cumulative  # branch cumulative
 import functions
 import null_handling
-import cumulative  # branch cumulative
 import pytest
 from amabi import ffi, lib
 

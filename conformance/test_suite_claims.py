@@ -7,9 +7,9 @@ import os
 import re
 
 import casefmt as cf
+import cumulative  # branch cumulative
 import functions
 import null_handling
-import cumulative  # branch cumulative
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = cf.load_cases(HERE)

@@ -16,21 +16,26 @@ static am_scalar default_start(am_cumulative_op op, am_type t) {
   bool sgn = am_type_is_signed(t), flt = am_type_is_float(t);
   int bits = am_type_bits(t);
   switch (op) {
-  case AM_CUMULATIVE_PROD:
-  case AM_CUMULATIVE_PROD_CHECKED:
-    s.i64 = 1, s.u64 = 1, s.f64 = 1.0;
-    break;
-  case AM_CUMULATIVE_MIN: /* the highest value */
-    if (flt) s.f64 = INFINITY;
-    else if (sgn) s.i64 = (int64_t)(((uint64_t)1 << (bits - 1)) - 1);
-    else s.u64 = bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
-    break;
-  case AM_CUMULATIVE_MAX: /* the lowest value */
-    if (flt) s.f64 = -INFINITY;
-    else if (sgn) s.i64 = -(int64_t)(((uint64_t)1 << (bits - 1)) - 1) - 1;
-    break;
-  default: /* sums and the mean: 0 */
-    break;
+    case AM_CUMULATIVE_PROD:
+    case AM_CUMULATIVE_PROD_CHECKED:
+      s.i64 = 1, s.u64 = 1, s.f64 = 1.0;
+      break;
+    case AM_CUMULATIVE_MIN: /* the highest value */
+      if (flt)
+        s.f64 = INFINITY;
+      else if (sgn)
+        s.i64 = (int64_t)(((uint64_t)1 << (bits - 1)) - 1);
+      else
+        s.u64 = bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
+      break;
+    case AM_CUMULATIVE_MAX: /* the lowest value */
+      if (flt)
+        s.f64 = -INFINITY;
+      else if (sgn)
+        s.i64 = -(int64_t)(((uint64_t)1 << (bits - 1)) - 1) - 1;
+      break;
+    default: /* sums and the mean: 0 */
+      break;
   }
   return s;
 }

@@ -50,13 +50,13 @@ typedef struct scan_job {
   int skip;
   int parts;
   int pass;
-  int64_t stop;               /* skip false: the first null slot (n when none) */
-  void *out;                  /* offset-0 result data */
-  int64_t first_null[64];     /* pass 1 */
-  acc total[64];              /* pass 1 */
-  acc carry[64];              /* pass 2 */
-  int carry_ok[64];           /* pass 2: the carry is in the type's range */
-  int64_t overflow[64];       /* pass 2: the first slot where the part overflowed, or -1 */
+  int64_t stop;           /* skip false: the first null slot (n when none) */
+  void *out;              /* offset-0 result data */
+  int64_t first_null[64]; /* pass 1 */
+  acc total[64];          /* pass 1 */
+  acc carry[64];          /* pass 2 */
+  int carry_ok[64];       /* pass 2: the carry is in the type's range */
+  int64_t overflow[64];   /* pass 2: the first slot where the part overflowed, or -1 */
   const am_scalar *start;
 } scan_job;
 
@@ -93,111 +93,130 @@ static inline am_u128 abs128(am_i128 v) { return (am_u128)(v < 0 ? -v : v); }
  * the range test of a checked carry, and the rescan (pass 2). UT is the
  * unsigned type of the same width: wrapping arithmetic without undefined
  * behaviour. */
-#define DEFINE_INT(E, T, UT, SHORT, FIELD, LO, HI)                                                  \
-  static void total_##SHORT(scan_job *job, int64_t begin, int64_t end, acc *out) {                 \
-    const am_array *a = job->array;                                                                \
-    const T *x = (const T *)a->data + a->offset;                                                   \
-    T v = 0;                                                                                       \
-    UT w = job->op == AM_CUMULATIVE_PROD ? 1 : 0;                                                  \
-    T m = job->op == AM_CUMULATIVE_MIN ? (T)HI : (T)LO;                                            \
-    am_i128 s = 0;                                                                                 \
-    am_u128 mag = 1;                                                                               \
-    int neg = 0;                                                                                   \
-    for (int64_t i = begin; i < end; i++) {                                                        \
-      if (!valid_at(a, i)) continue;                                                               \
-      v = x[i];                                                                                    \
-      switch (job->op) {                                                                           \
-      case AM_CUMULATIVE_SUM: w = (UT)(w + (UT)v); break;                                          \
-      case AM_CUMULATIVE_PROD: w = (UT)(w * (UT)v); break;                                         \
-      case AM_CUMULATIVE_SUM_CHECKED: s += (am_i128)v; break;                                      \
-      case AM_CUMULATIVE_PROD_CHECKED:                                                             \
-        neg ^= is_neg(v);                                                                          \
-        mag = mag_mul(mag, abs128(v));                                                              \
-        break;                                                                                     \
-      case AM_CUMULATIVE_MIN: m = v < m ? v : m; break;                                            \
-      case AM_CUMULATIVE_MAX: m = v > m ? v : m; break;                                            \
-      default: break;                                                                              \
-      }                                                                                            \
-    }                                                                                              \
-    out->exact = s, out->mag = mag, out->neg = neg;                                                \
-    out->bits = job->op == AM_CUMULATIVE_MIN || job->op == AM_CUMULATIVE_MAX ? (uint64_t)(T)m      \
-                                                                             : (uint64_t)(T)w;     \
-  }                                                                                                \
-  /* carry = op(carry, total); returns whether the carry is in range. */                           \
-  static int fold_##SHORT(am_cumulative_op op, acc *c, const acc *t) {                             \
-    T cv = (T)c->bits, tv = (T)t->bits;                                                            \
-    switch (op) {                                                                                  \
-    case AM_CUMULATIVE_SUM: c->bits = (uint64_t)(T)(UT)((UT)cv + (UT)tv); return 1;                \
-    case AM_CUMULATIVE_PROD: c->bits = (uint64_t)(T)(UT)((UT)cv * (UT)tv); return 1;               \
-    case AM_CUMULATIVE_MIN: c->bits = (uint64_t)(tv < cv ? tv : cv); return 1;                     \
-    case AM_CUMULATIVE_MAX: c->bits = (uint64_t)(tv > cv ? tv : cv); return 1;                     \
-    case AM_CUMULATIVE_SUM_CHECKED:                                                                \
-      c->exact += t->exact;                                                                        \
-      c->bits = (uint64_t)(T)c->exact;                                                             \
-      return c->exact >= (am_i128)(LO) && c->exact <= (am_i128)(HI);                               \
-    default: /* PROD_CHECKED */                                                                    \
-      c->neg ^= t->neg;                                                                            \
-      c->mag = mag_mul(c->mag, t->mag);                                                            \
-      if (c->mag == 0) c->neg = 0;                                                                 \
-      if (c->neg ? c->mag > (am_u128)(-(am_i128)(LO)) : c->mag > (am_u128)(HI)) return 0;          \
-      c->bits = (uint64_t)(T)(c->neg ? -(am_i128)c->mag : (am_i128)c->mag);                        \
-      return 1;                                                                                    \
-    }                                                                                              \
-  }                                                                                                \
-  /* The carry as exact forms, from the start value. */                                            \
-  static void start_##SHORT(const am_scalar *s, acc *c) {                                          \
-    T v = (T)s->FIELD;                                                                             \
-    c->bits = (uint64_t)v;                                                                         \
-    c->exact = (am_i128)v;                                                                         \
-    c->neg = is_neg(v);                                                                              \
-    c->mag = abs128(v);                                                                         \
-  }                                                                                                \
-  /* Slots [begin, end) from `carry`; the first overflowing slot or -1. */                         \
-  static int64_t rescan_##SHORT(scan_job *job, int64_t begin, int64_t end, uint64_t carry) {       \
-    const am_array *a = job->array;                                                                \
-    const T *x = (const T *)a->data + a->offset;                                                   \
-    T *o = job->out;                                                                               \
-    T c = (T)carry;                                                                                \
-    const int dense = !a->validity;                                                                \
-    switch (job->op) {                                                                             \
-    case AM_CUMULATIVE_SUM:                                                                        \
-      for (int64_t i = begin; i < end; i++) {                                                      \
-        if (dense || valid_at(a, i)) c = (T)(UT)((UT)c + (UT)x[i]);                                \
-        o[i] = c;                                                                                  \
-      }                                                                                            \
-      break;                                                                                       \
-    case AM_CUMULATIVE_PROD:                                                                       \
-      for (int64_t i = begin; i < end; i++) {                                                      \
-        if (dense || valid_at(a, i)) c = (T)(UT)((UT)c * (UT)x[i]);                                \
-        o[i] = c;                                                                                  \
-      }                                                                                            \
-      break;                                                                                       \
-    case AM_CUMULATIVE_SUM_CHECKED:                                                                \
-      for (int64_t i = begin; i < end; i++) {                                                      \
-        if ((dense || valid_at(a, i)) && __builtin_add_overflow(c, x[i], &c)) return i;            \
-        o[i] = c;                                                                                  \
-      }                                                                                            \
-      break;                                                                                       \
-    case AM_CUMULATIVE_PROD_CHECKED:                                                               \
-      for (int64_t i = begin; i < end; i++) {                                                      \
-        if ((dense || valid_at(a, i)) && __builtin_mul_overflow(c, x[i], &c)) return i;            \
-        o[i] = c;                                                                                  \
-      }                                                                                            \
-      break;                                                                                       \
-    case AM_CUMULATIVE_MIN:                                                                        \
-      for (int64_t i = begin; i < end; i++) {                                                      \
-        if ((dense || valid_at(a, i)) && x[i] < c) c = x[i];                                       \
-        o[i] = c;                                                                                  \
-      }                                                                                            \
-      break;                                                                                       \
-    default:                                                                                       \
-      for (int64_t i = begin; i < end; i++) {                                                      \
-        if ((dense || valid_at(a, i)) && x[i] > c) c = x[i];                                       \
-        o[i] = c;                                                                                  \
-      }                                                                                            \
-      break;                                                                                       \
-    }                                                                                              \
-    return -1;                                                                                     \
+#define DEFINE_INT(E, T, UT, SHORT, FIELD, LO, HI)                                             \
+  static void total_##SHORT(scan_job *job, int64_t begin, int64_t end, acc *out) {             \
+    const am_array *a = job->array;                                                            \
+    const T *x = (const T *)a->data + a->offset;                                               \
+    T v = 0;                                                                                   \
+    UT w = job->op == AM_CUMULATIVE_PROD ? 1 : 0;                                              \
+    T m = job->op == AM_CUMULATIVE_MIN ? (T)HI : (T)LO;                                        \
+    am_i128 s = 0;                                                                             \
+    am_u128 mag = 1;                                                                           \
+    int neg = 0;                                                                               \
+    for (int64_t i = begin; i < end; i++) {                                                    \
+      if (!valid_at(a, i)) continue;                                                           \
+      v = x[i];                                                                                \
+      switch (job->op) {                                                                       \
+        case AM_CUMULATIVE_SUM:                                                                \
+          w = (UT)(w + (UT)v);                                                                 \
+          break;                                                                               \
+        case AM_CUMULATIVE_PROD:                                                               \
+          w = (UT)(w * (UT)v);                                                                 \
+          break;                                                                               \
+        case AM_CUMULATIVE_SUM_CHECKED:                                                        \
+          s += (am_i128)v;                                                                     \
+          break;                                                                               \
+        case AM_CUMULATIVE_PROD_CHECKED:                                                       \
+          neg ^= is_neg(v);                                                                    \
+          mag = mag_mul(mag, abs128(v));                                                       \
+          break;                                                                               \
+        case AM_CUMULATIVE_MIN:                                                                \
+          m = v < m ? v : m;                                                                   \
+          break;                                                                               \
+        case AM_CUMULATIVE_MAX:                                                                \
+          m = v > m ? v : m;                                                                   \
+          break;                                                                               \
+        default:                                                                               \
+          break;                                                                               \
+      }                                                                                        \
+    }                                                                                          \
+    out->exact = s, out->mag = mag, out->neg = neg;                                            \
+    out->bits = job->op == AM_CUMULATIVE_MIN || job->op == AM_CUMULATIVE_MAX ? (uint64_t)(T)m  \
+                                                                             : (uint64_t)(T)w; \
+  }                                                                                            \
+  /* carry = op(carry, total); returns whether the carry is in range. */                       \
+  static int fold_##SHORT(am_cumulative_op op, acc *c, const acc *t) {                         \
+    T cv = (T)c->bits, tv = (T)t->bits;                                                        \
+    switch (op) {                                                                              \
+      case AM_CUMULATIVE_SUM:                                                                  \
+        c->bits = (uint64_t)(T)(UT)((UT)cv + (UT)tv);                                          \
+        return 1;                                                                              \
+      case AM_CUMULATIVE_PROD:                                                                 \
+        c->bits = (uint64_t)(T)(UT)((UT)cv * (UT)tv);                                          \
+        return 1;                                                                              \
+      case AM_CUMULATIVE_MIN:                                                                  \
+        c->bits = (uint64_t)(tv < cv ? tv : cv);                                               \
+        return 1;                                                                              \
+      case AM_CUMULATIVE_MAX:                                                                  \
+        c->bits = (uint64_t)(tv > cv ? tv : cv);                                               \
+        return 1;                                                                              \
+      case AM_CUMULATIVE_SUM_CHECKED:                                                          \
+        c->exact += t->exact;                                                                  \
+        c->bits = (uint64_t)(T)c->exact;                                                       \
+        return c->exact >= (am_i128)(LO) && c->exact <= (am_i128)(HI);                         \
+      default: /* PROD_CHECKED */                                                              \
+        c->neg ^= t->neg;                                                                      \
+        c->mag = mag_mul(c->mag, t->mag);                                                      \
+        if (c->mag == 0) c->neg = 0;                                                           \
+        if (c->neg ? c->mag > (am_u128)(-(am_i128)(LO)) : c->mag > (am_u128)(HI)) return 0;    \
+        c->bits = (uint64_t)(T)(c->neg ? -(am_i128)c->mag : (am_i128)c->mag);                  \
+        return 1;                                                                              \
+    }                                                                                          \
+  }                                                                                            \
+  /* The carry as exact forms, from the start value. */                                        \
+  static void start_##SHORT(const am_scalar *s, acc *c) {                                      \
+    T v = (T)s->FIELD;                                                                         \
+    c->bits = (uint64_t)v;                                                                     \
+    c->exact = (am_i128)v;                                                                     \
+    c->neg = is_neg(v);                                                                        \
+    c->mag = abs128(v);                                                                        \
+  }                                                                                            \
+  /* Slots [begin, end) from `carry`; the first overflowing slot or -1. */                     \
+  static int64_t rescan_##SHORT(scan_job *job, int64_t begin, int64_t end, uint64_t carry) {   \
+    const am_array *a = job->array;                                                            \
+    const T *x = (const T *)a->data + a->offset;                                               \
+    T *o = job->out;                                                                           \
+    T c = (T)carry;                                                                            \
+    const int dense = !a->validity;                                                            \
+    switch (job->op) {                                                                         \
+      case AM_CUMULATIVE_SUM:                                                                  \
+        for (int64_t i = begin; i < end; i++) {                                                \
+          if (dense || valid_at(a, i)) c = (T)(UT)((UT)c + (UT)x[i]);                          \
+          o[i] = c;                                                                            \
+        }                                                                                      \
+        break;                                                                                 \
+      case AM_CUMULATIVE_PROD:                                                                 \
+        for (int64_t i = begin; i < end; i++) {                                                \
+          if (dense || valid_at(a, i)) c = (T)(UT)((UT)c * (UT)x[i]);                          \
+          o[i] = c;                                                                            \
+        }                                                                                      \
+        break;                                                                                 \
+      case AM_CUMULATIVE_SUM_CHECKED:                                                          \
+        for (int64_t i = begin; i < end; i++) {                                                \
+          if ((dense || valid_at(a, i)) && __builtin_add_overflow(c, x[i], &c)) return i;      \
+          o[i] = c;                                                                            \
+        }                                                                                      \
+        break;                                                                                 \
+      case AM_CUMULATIVE_PROD_CHECKED:                                                         \
+        for (int64_t i = begin; i < end; i++) {                                                \
+          if ((dense || valid_at(a, i)) && __builtin_mul_overflow(c, x[i], &c)) return i;      \
+          o[i] = c;                                                                            \
+        }                                                                                      \
+        break;                                                                                 \
+      case AM_CUMULATIVE_MIN:                                                                  \
+        for (int64_t i = begin; i < end; i++) {                                                \
+          if ((dense || valid_at(a, i)) && x[i] < c) c = x[i];                                 \
+          o[i] = c;                                                                            \
+        }                                                                                      \
+        break;                                                                                 \
+      default:                                                                                 \
+        for (int64_t i = begin; i < end; i++) {                                                \
+          if ((dense || valid_at(a, i)) && x[i] > c) c = x[i];                                 \
+          o[i] = c;                                                                            \
+        }                                                                                      \
+        break;                                                                                 \
+    }                                                                                          \
+    return -1;                                                                                 \
   }
 AM_CPU_INTEGER_TYPES(DEFINE_INT)
 #undef DEFINE_INT
@@ -205,41 +224,49 @@ AM_CPU_INTEGER_TYPES(DEFINE_INT)
 /* Floats, on one thread, in pyarrow's order: the running value in the
  * type (float32 sums stay float32), min / max as fmin / fmax with ties to
  * the later value (pyarrow gives -0.0 after 0.0, and 0.0 after -0.0). */
-#define DEFINE_FLOAT(E, T, UT, SHORT, FIELD, LO, HI)                                              \
-  static void scan_##SHORT(scan_job *job, int64_t end) {                                         \
-    const am_array *a = job->array;                                                              \
-    const T *x = (const T *)a->data + a->offset;                                                 \
-    T *o = job->out;                                                                             \
-    T c = (T)job->start->f64;                                                                    \
-    for (int64_t i = 0; i < end; i++) {                                                          \
-      if (valid_at(a, i)) {                                                                      \
-        T v = x[i];                                                                              \
-        switch (job->op) {                                                                       \
-        case AM_CUMULATIVE_SUM:                                                                  \
-        case AM_CUMULATIVE_SUM_CHECKED: c = c + v; break;                                        \
-        case AM_CUMULATIVE_PROD:                                                                 \
-        case AM_CUMULATIVE_PROD_CHECKED: c = c * v; break;                                       \
-        case AM_CUMULATIVE_MIN: c = v != v ? c : c < v ? c : v; break;                           \
-        default: c = v != v ? c : c > v ? c : v; break;                                          \
-        }                                                                                        \
-      }                                                                                          \
-      o[i] = c;                                                                                  \
-    }                                                                                            \
+#define DEFINE_FLOAT(E, T, UT, SHORT, FIELD, LO, HI)     \
+  static void scan_##SHORT(scan_job *job, int64_t end) { \
+    const am_array *a = job->array;                      \
+    const T *x = (const T *)a->data + a->offset;         \
+    T *o = job->out;                                     \
+    T c = (T)job->start->f64;                            \
+    for (int64_t i = 0; i < end; i++) {                  \
+      if (valid_at(a, i)) {                              \
+        T v = x[i];                                      \
+        switch (job->op) {                               \
+          case AM_CUMULATIVE_SUM:                        \
+          case AM_CUMULATIVE_SUM_CHECKED:                \
+            c = c + v;                                   \
+            break;                                       \
+          case AM_CUMULATIVE_PROD:                       \
+          case AM_CUMULATIVE_PROD_CHECKED:               \
+            c = c * v;                                   \
+            break;                                       \
+          case AM_CUMULATIVE_MIN:                        \
+            c = v != v ? c : c < v ? c : v;              \
+            break;                                       \
+          default:                                       \
+            c = v != v ? c : c > v ? c : v;              \
+            break;                                       \
+        }                                                \
+      }                                                  \
+      o[i] = c;                                          \
+    }                                                    \
   }
 AM_CPU_FLOAT_TYPES(DEFINE_FLOAT)
 #undef DEFINE_FLOAT
 
 /* Means: the running float64 sum of the values over their count. */
-#define DEFINE_MEAN(E, T, UT, SHORT, FIELD, LO, HI)                                \
-  static void mean_##SHORT(scan_job *job, int64_t end) {                          \
-    const am_array *a = job->array;                                               \
-    const T *x = (const T *)a->data + a->offset;                                  \
-    double *o = job->out, s = 0.0;                                                \
-    int64_t count = 0;                                                            \
-    for (int64_t i = 0; i < end; i++) {                                           \
-      if (valid_at(a, i)) s += (double)x[i], count++;                             \
-      o[i] = count ? s / (double)count : 0.0;                                     \
-    }                                                                             \
+#define DEFINE_MEAN(E, T, UT, SHORT, FIELD, LO, HI)      \
+  static void mean_##SHORT(scan_job *job, int64_t end) { \
+    const am_array *a = job->array;                      \
+    const T *x = (const T *)a->data + a->offset;         \
+    double *o = job->out, s = 0.0;                       \
+    int64_t count = 0;                                   \
+    for (int64_t i = 0; i < end; i++) {                  \
+      if (valid_at(a, i)) s += (double)x[i], count++;    \
+      o[i] = count ? s / (double)count : 0.0;            \
+    }                                                    \
   }
 AM_CPU_NUMERIC_TYPES(DEFINE_MEAN)
 #undef DEFINE_MEAN
@@ -311,10 +338,9 @@ static int alloc_result(am_err *err, const scan_job *job, am_type type, am_array
 }
 
 static const char *op_name(am_cumulative_op op) {
-  static const char *const names[] = {"cumulative_sum",  "cumulative_sum_checked",
-                                      "cumulative_prod", "cumulative_prod_checked",
-                                      "cumulative_min",  "cumulative_max",
-                                      "cumulative_mean"};
+  static const char *const names[] = {
+      "cumulative_sum", "cumulative_sum_checked", "cumulative_prod", "cumulative_prod_checked",
+      "cumulative_min", "cumulative_max",         "cumulative_mean"};
   return (unsigned)op <= AM_CUMULATIVE_MEAN ? names[op] : "cumulative";
 }
 
@@ -343,24 +369,31 @@ int am_cpu_cumulative(am_err *err, am_cumulative_op op, const am_array *array,
   int width = am_type_bits(mean ? AM_FLOAT64 : t) / 8;
   if (!row) { /* floats and means: one thread, pyarrow's order */
     switch (mean ? AM_TYPE_INVALID : t) {
-    case AM_FLOAT32: scan_f32(&job, job.stop); break;
-    case AM_FLOAT64: scan_f64(&job, job.stop); break;
-    default:
-      switch (t) {
+      case AM_FLOAT32:
+        scan_f32(&job, job.stop);
+        break;
+      case AM_FLOAT64:
+        scan_f64(&job, job.stop);
+        break;
+      default:
+        switch (t) {
 #define CASE(E, T, UT, SHORT, FIELD, LO, HI) \
-  case E: mean_##SHORT(&job, job.stop); break;
-        AM_CPU_NUMERIC_TYPES(CASE)
+  case E:                                    \
+    mean_##SHORT(&job, job.stop);            \
+    break;
+          AM_CPU_NUMERIC_TYPES(CASE)
 #undef CASE
-      default: break;
-      }
+          default:
+            break;
+        }
     }
     if (job.stop < n)
       memset((char *)job.out + job.stop * width, 0, (size_t)(n - job.stop) * (size_t)width);
     *out = result;
     return AM_OK;
   }
-  job.pass = 1;
-  am_pool_run(job.parts, scan_part, &job);
+  job.pass = 1; /* one part: its carry is the start, nothing to measure */
+  if (job.parts > 1) am_pool_run(job.parts, scan_part, &job);
   acc c = {0};
   row->start(start, &c);
   int ok = 1;
@@ -368,7 +401,7 @@ int am_cpu_cumulative(am_err *err, am_cumulative_op op, const am_array *array,
     job.carry[p] = c;
     job.carry_ok[p] = ok;
     /* A carry out of range stays out: the earlier part reports it. */
-    if (ok) ok = row->fold(op, &c, &job.total[p]);
+    if (ok && p + 1 < job.parts) ok = row->fold(op, &c, &job.total[p]);
   }
   job.pass = 2;
   am_pool_run(job.parts, scan_part, &job);

@@ -162,6 +162,8 @@ static int key_ok(const am_kernel_key *k) {
       return am_ks_aggregate_key_ok(k);
       AM_KS_NULLS_CASES /* null handling (branch nulls) */
           return am_ks_nulls_key_ok(k);
+      AM_KS_CUMULATIVE_CASES /* branch cumulative */
+          return am_ks_cumulative_key_ok(k);
   }
   return 0;
 }
@@ -186,6 +188,8 @@ static int uses_missing_type(am_dialect dialect, const am_kernel_key *k) {
       return am_ks_aggregate_needs_missing_type(dialect, k);
       AM_KS_NULLS_CASES /* null handling (branch nulls) */
           return am_ks_nulls_missing_type(dialect, k);
+      AM_KS_CUMULATIVE_CASES /* branch cumulative */
+          return am_ks_cumulative_missing_type(dialect, k);
     default:
       return 0;
   }
@@ -251,6 +255,9 @@ void am_kernel_name(const am_kernel_key *key, char *name, size_t capacity) {
       AM_KS_NULLS_CASES /* null handling (branch nulls) */
           am_ks_nulls_name(key, name, capacity);
       break;
+      AM_KS_CUMULATIVE_CASES /* branch cumulative */
+          am_ks_cumulative_name(key, name, capacity);
+      break;
   }
 }
 
@@ -281,6 +288,9 @@ int am_kernel_blocks(const am_kernel_key *key, int64_t n, int multiprocessors) {
       break;
       AM_KS_NULLS_CASES /* null handling (branch nulls) */
           blocks = am_ks_nulls_blocks(key, n, (int)mp);
+      break;
+      AM_KS_CUMULATIVE_CASES /* branch cumulative */
+          blocks = am_ks_cumulative_blocks(key, n, (int)mp);
       break;
     default:
       /* One slot per thread per pass; warps own whole 32-slot words. */
@@ -1604,6 +1614,9 @@ int am_kernel_source(am_err *err, am_dialect dialect, const am_kernel_key *key, 
       break;
       AM_KS_NULLS_CASES /* null handling (branch nulls) */
           am_ks_nulls_emit(&sb, dialect, key, name);
+      break;
+      AM_KS_CUMULATIVE_CASES /* branch cumulative */
+          am_ks_cumulative_emit(&sb, dialect, key, name);
       break;
   }
   am_sb_puts(&sb, "}\n");

@@ -66,6 +66,15 @@ from ._compute import (
     take,
     xor,
 )
+from ._cumulative import (  # cumulative functions (branch cumulative)
+    cumulative_max,
+    cumulative_mean,
+    cumulative_min,
+    cumulative_prod,
+    cumulative_prod_checked,
+    cumulative_sum,
+    cumulative_sum_checked,
+)
 from ._errors import (
     ArrowMetalDeviceError,
     ArrowMetalError,
@@ -76,15 +85,6 @@ from ._errors import (
     ArrowMetalTypeError,
     ArrowMetalUnsupported,
     ArrowMetalZeroDivisionError,
-)
-from ._cumulative import (  # cumulative functions (branch cumulative)
-    cumulative_max,
-    cumulative_mean,
-    cumulative_min,
-    cumulative_prod,
-    cumulative_prod_checked,
-    cumulative_sum,
-    cumulative_sum_checked,
 )
 from ._fallback import ArrowMetalFallbackWarning, fallbacks
 from ._nulls import (  # null handling (branch nulls)

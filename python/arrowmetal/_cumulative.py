@@ -46,6 +46,17 @@ __all__ = [
 _DEFAULTS = {"start": None, "skip_nulls": False}
 
 
+def _typed_start(options: Any, value: Any) -> Any:
+    """The start of a CumulativeOptions object as the scalar it holds: its
+    value with its type (a typed null is a start, which pyarrow scans from
+    zero; no start at all is the null type)."""
+    import pyarrow as pa
+
+    struct = pa.ipc.open_file(options.serialize()).schema.field(0).type
+    t = struct.field("start").type
+    return None if pa.types.is_null(t) else pa.scalar(value, type=t)
+
+
 def _start_scalar(start: Any, am_type: int) -> Any:
     """The am_scalar of `start` in the values' type (pyarrow's safe cast and
     its errors), or NULL for None."""
@@ -117,6 +128,8 @@ def _make(name: str, op: int, doc: str) -> CumulativeFunction:
             if fields is _FALLBACK:
                 return _fallback.run(name, reason, (values,), {"options": options})
             start, skip_nulls = fields["start"], fields["skip_nulls"]
+            if not isinstance(options, dict):
+                start = _typed_start(options, start)
         try:
             return _cumulative(op, values, start, bool(skip_nulls), device)
         except ArrowMetalTypeError as e:
@@ -125,7 +138,7 @@ def _make(name: str, op: int, doc: str) -> CumulativeFunction:
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
-    return function  # type: ignore[return-value]  # the overloads of CumulativeFunction
+    return function
 
 
 _COMMON = (

@@ -57,6 +57,7 @@ __all__ = [
     "CountOptions",
     "CountResult",
     "CudaArrayExportable",
+    "CumulativeFunction",
     "DeviceLike",
     "ElementwiseResult",
     "FilterKwargs",
@@ -75,7 +76,6 @@ __all__ = [
     "TakeKwargs",
     "TypeLike",
     "UnaryFunction",
-    "CumulativeFunction",
     "VarianceOptions",
 ]
 
@@ -349,12 +349,12 @@ class TakeKwargs(TypedDict, total=False):
 
 class CumulativeFunction(Protocol):
     """am.cumulative_sum ... am.cumulative_mean (branch cumulative): an array
-    in, an array out (a ChunkedArray for a ChunkedArray)."""
+    in, an array out (a ChunkedArray for a ChunkedArray, of one chunk)."""
 
     @overload
     def __call__(
         self,
-        values: pa.ChunkedArray,
+        values: Array,
         /,
         start: Any = None,
         *,
@@ -362,7 +362,7 @@ class CumulativeFunction(Protocol):
         options: Any = None,
         memory_pool: pa.MemoryPool | None = None,
         device: DeviceLike | None = None,
-    ) -> pa.ChunkedArray: ...
+    ) -> Array: ...
     @overload
     def __call__(
         self,
@@ -374,4 +374,4 @@ class CumulativeFunction(Protocol):
         options: Any = None,
         memory_pool: pa.MemoryPool | None = None,
         device: DeviceLike | None = None,
-    ) -> Array: ...
+    ) -> Array | pa.ChunkedArray: ...

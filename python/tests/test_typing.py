@@ -39,6 +39,7 @@ PUBLIC_MODULES = (
     "arrowmetal._batch",
     "arrowmetal._chunked",
     "arrowmetal._compute",
+    "arrowmetal._cumulative",
     "arrowmetal._errors",
     "arrowmetal._fallback",
     "arrowmetal._nulls",
