@@ -30,8 +30,8 @@
 #include "core/types.h"
 #include "gpu/kernel_source_emit.h"
 
-static const char *const op_names[] = {"sum",  "sum_checked", "prod", "prod_checked",
-                                       "min",  "max",         "mean"};
+static const char *const op_names[] = {"sum", "sum_checked", "prod", "prod_checked",
+                                       "min", "max",         "mean"};
 
 static int cum_op(const am_kernel_key *k) { return k->op & 7; }
 static int cum_skip(const am_kernel_key *k) { return (k->op >> 3) & 1; }
@@ -100,10 +100,10 @@ static void emit_state(am_sb *sb, am_dialect d, const am_kernel_key *k) {
   const char *tv = am_ks_ctype(t);
   am_sb_printf(sb, "typedef %s TV;\n", tv);
   if (!flt) emit_limits(sb, t);
-  const char *ta = op == AM_CUMULATIVE_MEAN                                         ? "am_f64"
-                   : flt                                                            ? tv
-                   : op == AM_CUMULATIVE_MIN || op == AM_CUMULATIVE_MAX             ? tv
-                                                                                    : "am_u64";
+  const char *ta = op == AM_CUMULATIVE_MEAN                             ? "am_f64"
+                   : flt                                                ? tv
+                   : op == AM_CUMULATIVE_MIN || op == AM_CUMULATIVE_MAX ? tv
+                                                                        : "am_u64";
   am_sb_printf(sb, "typedef %s TA;\n", ta);
   am_sb_printf(sb, "typedef %s TO;\n", op == AM_CUMULATIVE_MEAN ? "am_f64" : tv);
   if (op == AM_CUMULATIVE_MEAN || f64)
@@ -116,7 +116,8 @@ static void emit_state(am_sb *sb, am_dialect d, const am_kernel_key *k) {
     am_sb_puts(sb, "#define AM_A_BITS(x) ((am_u64)(x))\n#define AM_BITS_A(u) ((TA)(u))\n");
   /* NaN by the bits: fast-math cannot fold the test away. */
   if (f64)
-    am_sb_puts(sb, "#define AM_ISNAN(x) ((F64_BITS(x) & ~((am_u64)1 << 63)) > 0x7ff0000000000000ull)\n");
+    am_sb_puts(
+        sb, "#define AM_ISNAN(x) ((F64_BITS(x) & ~((am_u64)1 << 63)) > 0x7ff0000000000000ull)\n");
   else if (flt)
     am_sb_puts(sb, "#define AM_ISNAN(x) ((F32_BITS(x) & 0x7fffffffu) > 0x7f800000u)\n");
   am_sb_printf(sb, "#define AM_MULHI64(x, y) %s\n",
@@ -141,20 +142,19 @@ static void emit_state(am_sb *sb, am_dialect d, const am_kernel_key *k) {
     case AM_CUMULATIVE_PROD: {
       int sum = op == AM_CUMULATIVE_SUM;
       if (flt)
-        am_sb_printf(sb,
-                     "DEVFN St am_ident() { return am_st(%s, 0u); }\n"
-                     "DEVFN St am_make(TV x) { return am_st(x, 0u); }\n"
-                     "DEVFN St am_comb(St p, St q) { return am_st(p.a %s q.a, 0u); }\n",
-                     sum ? (f64 ? "BITS_F64(0x8000000000000000ull)" : "BITS_F32(0x80000000u)")
-                         : "(TA)1",
-                     sum ? "+" : "*");
+        am_sb_printf(
+            sb,
+            "DEVFN St am_ident() { return am_st(%s, 0u); }\n"
+            "DEVFN St am_make(TV x) { return am_st(x, 0u); }\n"
+            "DEVFN St am_comb(St p, St q) { return am_st(p.a %s q.a, 0u); }\n",
+            sum ? (f64 ? "BITS_F64(0x8000000000000000ull)" : "BITS_F32(0x80000000u)") : "(TA)1",
+            sum ? "+" : "*");
       else /* wrapping: in 64 bits, the low bits are the type's */
         am_sb_printf(sb,
                      "DEVFN St am_ident() { return am_st(%s, 0u); }\n"
                      "DEVFN St am_make(TV x) { return am_st((am_u64)(%s)x, 0u); }\n"
                      "DEVFN St am_comb(St p, St q) { return am_st(p.a %s q.a, 0u); }\n",
-                     sum ? "(am_u64)0u" : "(am_u64)1u", sgn ? "am_i64" : "am_u64",
-                     sum ? "+" : "*");
+                     sum ? "(am_u64)0u" : "(am_u64)1u", sgn ? "am_i64" : "am_u64", sum ? "+" : "*");
       am_sb_puts(sb,
                  "DEVFN St am_start(am_u64 u) { return am_make(AM_START_VALUE(u)); }\n"
                  "DEVFN bool am_bad(St s) {\n  (void)s;\n  return false;\n}\n"
@@ -179,7 +179,8 @@ static void emit_state(am_sb *sb, am_dialect d, const am_kernel_key *k) {
                      "  const am_u64 lo = p.a + q.a;\n"
                      "  return am_st(lo, p.b + q.b + (lo < p.a ? 1u : 0u));\n"
                      "}\n",
-                     sgn ? "am_i64" : "am_u64", sgn ? "((am_i64)x < 0 ? ~(am_u64)0 : (am_u64)0)" : "(am_u64)0");
+                     sgn ? "am_i64" : "am_u64",
+                     sgn ? "((am_i64)x < 0 ? ~(am_u64)0 : (am_u64)0)" : "(am_u64)0");
         if (sgn)
           am_sb_puts(sb,
                      "DEVFN bool am_bad(St s) {\n"
@@ -270,15 +271,16 @@ static void emit_state(am_sb *sb, am_dialect d, const am_kernel_key *k) {
                "#define AM_MAX_BLOCKS %uu\n",
                (unsigned)(AM_GPU_SCRATCH_COUNTER / 4), (unsigned)AM_GPU_MAX_BLOCKS);
   am_ks_args(sb, tv, "am_u8", op == AM_CUMULATIVE_MEAN ? "am_f64" : tv);
-  am_sb_puts(sb,
-             "DEVFN am_u64 am_shfl_up_u64(am_u64 v, am_u32 d) {\n"
-             "  const am_u32 lo = SHFL_UP((am_u32)v, d);\n"
-             "  const am_u32 hi = SHFL_UP((am_u32)(v >> 32), d);\n"
-             "  return ((am_u64)hi << 32) | (am_u64)lo;\n"
-             "}\n"
-             "DEVFN St am_shfl_up_st(St s, am_u32 d) {\n"
-             "  return am_st(AM_BITS_A(am_shfl_up_u64(AM_A_BITS(s.a), d)), am_shfl_up_u64(s.b, d));\n"
-             "}\n");
+  am_sb_puts(
+      sb,
+      "DEVFN am_u64 am_shfl_up_u64(am_u64 v, am_u32 d) {\n"
+      "  const am_u32 lo = SHFL_UP((am_u32)v, d);\n"
+      "  const am_u32 hi = SHFL_UP((am_u32)(v >> 32), d);\n"
+      "  return ((am_u64)hi << 32) | (am_u64)lo;\n"
+      "}\n"
+      "DEVFN St am_shfl_up_st(St s, am_u32 d) {\n"
+      "  return am_st(AM_BITS_A(am_shfl_up_u64(AM_A_BITS(s.a), d)), am_shfl_up_u64(s.b, d));\n"
+      "}\n");
 }
 
 /* Block b owns the slots [b * per, (b + 1) * per), per a multiple of
@@ -342,7 +344,8 @@ static void emit_blocks(am_sb *sb, am_dialect d, const am_kernel_key *k, const c
              "      if (am_nf[w] < fnull) fnull = am_nf[w];\n"
              "    am_partial_store(a.scratch, 4u * am_bid, AM_A_BITS(tot.a));\n"
              "    am_partial_store(a.scratch, 4u * am_bid + 1u, tot.b);\n"
-             "    am_partial_store(a.scratch, 4u * am_bid + 2u, fnull == ~(am_u64)0 ? (am_u64)0 : fnull + 1u);\n"
+             "    am_partial_store(a.scratch, 4u * am_bid + 2u, fnull == ~(am_u64)0 ? (am_u64)0 : "
+             "fnull + 1u);\n"
              "    if (am_bid == 0u) ATOMIC_STORE32(a.scratch + AM_COUNTER_WORD + 1u, am_nblocks);\n"
              "  }\n");
 }
@@ -353,22 +356,23 @@ static void emit_blocks(am_sb *sb, am_dialect d, const am_kernel_key *k, const c
 static void emit_carry(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
   emit_state(sb, d, k);
   am_dialect_kernel_begin(sb, d, name);
-  am_sb_puts(sb,
-             "  if (am_tid != 0u) return;\n"
-             "  am_u32 nb = ATOMIC_LOAD32(a.scratch + AM_COUNTER_WORD + 1u);\n"
-             "  if (nb > AM_MAX_BLOCKS) nb = AM_MAX_BLOCKS;\n"
-             "  St c = am_start(a.scalar);\n"
-             "  am_u64 stop = (am_u64)a.n;\n"
-             "  for (am_u32 b = 0u; b < nb; b++) {\n"
-             "    const St t = am_st(AM_BITS_A(am_partial_load(a.scratch, 4u * b)),\n"
-             "                       am_partial_load(a.scratch, 4u * b + 1u));\n"
-             "    const am_u64 f = am_partial_load(a.scratch, 4u * b + 2u);\n"
-             "    am_partial_store(a.scratch, 4u * b, AM_A_BITS(c.a));\n"
-             "    am_partial_store(a.scratch, 4u * b + 1u, c.b);\n"
-             "    c = am_comb(c, t);\n"
-             "    if (!AM_SKIP && f != 0u && stop == (am_u64)a.n) stop = f - 1u;\n"
-             "  }\n"
-             "  for (am_u32 b = 0u; b < nb; b++) am_partial_store(a.scratch, 4u * b + 2u, stop);\n");
+  am_sb_puts(
+      sb,
+      "  if (am_tid != 0u) return;\n"
+      "  am_u32 nb = ATOMIC_LOAD32(a.scratch + AM_COUNTER_WORD + 1u);\n"
+      "  if (nb > AM_MAX_BLOCKS) nb = AM_MAX_BLOCKS;\n"
+      "  St c = am_start(a.scalar);\n"
+      "  am_u64 stop = (am_u64)a.n;\n"
+      "  for (am_u32 b = 0u; b < nb; b++) {\n"
+      "    const St t = am_st(AM_BITS_A(am_partial_load(a.scratch, 4u * b)),\n"
+      "                       am_partial_load(a.scratch, 4u * b + 1u));\n"
+      "    const am_u64 f = am_partial_load(a.scratch, 4u * b + 2u);\n"
+      "    am_partial_store(a.scratch, 4u * b, AM_A_BITS(c.a));\n"
+      "    am_partial_store(a.scratch, 4u * b + 1u, c.b);\n"
+      "    c = am_comb(c, t);\n"
+      "    if (!AM_SKIP && f != 0u && stop == (am_u64)a.n) stop = f - 1u;\n"
+      "  }\n"
+      "  for (am_u32 b = 0u; b < nb; b++) am_partial_store(a.scratch, 4u * b + 2u, stop);\n");
 }
 
 /* Every block again, from its carry: results, validity (ORed in; the host
