@@ -53,6 +53,7 @@ VALUES = {
     "FilterOptions": {"null_selection_behavior": ["emit_null"]},
     "TakeOptions": {"boundscheck": [False]},
     "NullOptions": {"nan_is_null": [True, False]},  # null handling (branch nulls)
+    "CumulativeOptions": {"start": [5, -2, 1.5, 300, None], "skip_nulls": [True, False]},
     "CastOptions": {
         "target_type": [pa.int8(), pa.uint16(), pa.float32(), pa.int64(), pa.bool_()],
         "allow_int_overflow": [True],
@@ -112,6 +113,14 @@ NULL_INPUTS = [
     pa.array([True, None]),
     pa.chunked_array([[float("nan")], [None, 2.0]]),
 ]
+# The cumulative functions (branch cumulative): nulls where skip_nulls matters,
+# starts that fit, are cut or are out of range, a ChunkedArray.
+CUMULATIVE_INPUTS = [
+    pa.array([1, None, 3], pa.int32()),
+    pa.array([1.5, None, -2.0, float("nan")], pa.float64()),
+    pa.array([4, 5, 6], pa.uint8()),
+    pa.chunked_array([[1, None], [], [2]], pa.int16()),
+]
 CAST_INPUTS = [
     pa.array([1, 300, -1, None], pa.int64()),
     pa.array([1.5, 2.75, None, 100.0, -0.5], pa.float64()),  # in every target's range
@@ -143,6 +152,9 @@ def calls(name):
                     yield (x, i), {field: value}
             elif name == "is_null":
                 for x in NULL_INPUTS:
+                    yield (x,), {field: value}
+            elif name.startswith("cumulative_"):  # branch cumulative
+                for x in CUMULATIVE_INPUTS:
                     yield (x,), {field: value}
             else:
                 for x in REDUCE_INPUTS:

@@ -158,7 +158,7 @@ with am.batch(wait=False) as b2:
 b2.wait()
 
 counts: dict[str, int] = am.fallbacks()
-cumulative = am.cumulative_sum(pa_array)  # pyarrow.compute's, through __getattr__
+cumulative = am.cumulative_sum(pa_array)  # am._cumulative's (branch cumulative)
 options_class = am.ScalarAggregateOptions
 name: str = am.default_device()
 device: str = am.set_device("cpu")
