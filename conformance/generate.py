@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import casefmt as cf
+import cumulative  # cumulative functions (branch cumulative)
 import functions
 import gen_aggregates
 import hash_cases
@@ -97,6 +98,8 @@ FILES.update({name: hash_cases.FILE for name in hash_cases.OPS})
 FILES.update({name: rounding.FILE for name in rounding.OPS})  # branch round
 # Quantiles (branch quantile): conformance/quantile_cases.py.
 FILES.update({name: quantile_cases.FILE for name in quantile_cases.OPS})
+# Cumulative functions (branch cumulative): conformance/cumulative.py.
+FILES.update({name: cumulative.FILE for name in cumulative.OPS})
 
 
 # ---- pyarrow evaluation and error mapping -------------------------------------------------
@@ -179,6 +182,8 @@ def evaluate(op, params, args):
         return rounding.evaluate(op, params, args)
     if op in quantile_cases.OPS:  # quantiles (branch quantile)
         return quantile_cases.evaluate(op, params, args)
+    if op in cumulative.OPS:  # branch cumulative
+        return cumulative.evaluate(op, params, args)
     raise AssertionError(op)
 
 
@@ -329,6 +334,14 @@ def add(cid, op, params, form, inputs):
             t = expected["type"]
             expected["sample_every"] = SAMPLE_EVERY
             expected["sample"] = cf.encode_values(t, cf.array_values(result)[::SAMPLE_EVERY])
+    if op in cumulative.OPS and tol and "sha256" in expected:  # branch cumulative
+        # A digest cannot allow for rounding: every SAMPLE_EVERY-th value is kept.
+        case["divergence"] = "scan-order"
+        t = expected["type"]
+        expected["sample_every"] = SAMPLE_EVERY
+        expected["sample"] = cf.encode_values(t, cf.array_values(result)[::SAMPLE_EVERY])
+    elif op in cumulative.OPS and tol:
+        case["divergence"] = "scan-order"
     if zero_sign(case, result):
         case["divergence"] = "zero-sign"
     CASES[cid] = case
@@ -339,6 +352,8 @@ def tolerance(case, result):
     compared with |got - exp| <= abs + rel * |exp|; the order of summation is free."""
     if case["op"] in gen_aggregates.OPS:
         return gen_aggregates.tolerance(case, result)
+    if case["op"] in cumulative.OPS:  # branch cumulative
+        return cumulative.tolerance(case, result)
     if case["op"] not in ("sum", "mean") or result is None or "error" in case["expected"]:
         return None
     t = case["inputs"][0]["type"]
@@ -1657,6 +1672,8 @@ def update_readme(path):
     rows = [
         r for r in rows if r.split("|")[1].strip() not in quantile_cases.OPS
     ] + quantile_cases.matrix_rows(CASES)
+    rows = [r for r in rows if r.split("|")[1].strip() not in cumulative.OPS]
+    rows += cumulative.matrix_rows(CASES)  # branch cumulative
     text = _replace_block(text, "matrix", rows)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
@@ -1827,6 +1844,7 @@ def main():
     hash_cases.gen(sys.modules[__name__])  # hash-based functions (branch hash)
     rounding.gen(sys.modules[__name__])  # branch round
     quantile_cases.gen(sys.modules[__name__])  # quantiles (branch quantile)
+    cumulative.gen(sys.modules[__name__])  # branch cumulative
     write(args.out)
     update_readme(os.path.join(HERE, "README.md"))
 

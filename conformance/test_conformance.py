@@ -6,6 +6,7 @@ import os
 
 import amabi
 import casefmt as cf
+import cumulative  # branch cumulative
 import functions
 import hash_cases
 import null_handling
@@ -137,6 +138,8 @@ def call(case, arrays, scalars):
         return rounding.call(case, arrays, scalars, out)
     if op in quantile_cases.OPS:  # quantiles (branch quantile)
         return quantile_cases.call(case, arrays, scalars, out)
+    if op in cumulative.OPS:  # branch cumulative
+        return cumulative.call(case, arrays, scalars, out)
     raise AssertionError("unknown op " + op)
 
 
@@ -182,6 +185,22 @@ def check_values(t, got, want, ulps=0):
         raise AssertionError(f"{len(bad)} of {len(want)} values differ: {shown}")
 
 
+def check_within(t, got, want, tol):
+    """Float values within the case's {"rel", "abs"} (slot by slot: abs + rel * |want|);
+    NaN, infinities and nulls exactly."""
+    bad = []
+    for i, (g, w) in enumerate(zip(got, want)):
+        if g is None or w is None or not math.isfinite(w) or not math.isfinite(g):
+            ok = cf.same_value(t, g, w)
+        else:
+            ok = abs(g - w) <= tol["abs"] + tol["rel"] * abs(w)
+        if not ok:
+            bad.append(i)
+    if bad:
+        shown = ", ".join(f"[{i}] got {show(t, got[i])} want {show(t, want[i])}" for i in bad[:6])
+        raise AssertionError(f"{len(bad)} of {len(want)} values differ beyond {tol}: {shown}")
+
+
 def check_array(case, handle, dev):
     exp = case["expected"]
     t = exp["type"]
@@ -212,6 +231,15 @@ def check_array(case, handle, dev):
             got = cf.array_values(arr) if sha != exp["sha256"] else None
     finally:
         del arr
+    tol = case.get("tolerance", {})
+    if "rel" in tol and t in cf.FLOAT_TYPES:  # a scan's rounding (cumulative.py)
+        if want is not None:
+            check_within(t, got, want, tol)
+            return
+        if sha != exp["sha256"]:
+            every = exp["sample_every"]
+            check_within(t, got[::every], cf.decode_values(t, exp["sample"]), tol)
+        return
     if want is not None:
         check_values(t, got, want, ulps=case.get("tolerance", {}).get("ulps", 0))
         return

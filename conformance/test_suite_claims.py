@@ -7,6 +7,7 @@ import os
 import re
 
 import casefmt as cf
+import cumulative  # branch cumulative
 import functions
 import hash_cases
 import null_handling
@@ -24,6 +25,7 @@ OPS += null_handling.OPS  # null handling (branch nulls)
 OPS += hash_cases.OPS  # hash-based functions (branch hash)
 OPS += rounding.OPS  # branch round
 OPS += quantile_cases.OPS  # quantiles (branch quantile)
+OPS += cumulative.OPS  # branch cumulative
 LENGTHS = [0, 1, 7, 63, 64, 65, 1000, 100003]
 OFFSETS = [0, 1, 7, 63]
 

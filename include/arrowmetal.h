@@ -843,6 +843,42 @@ int am_quantile(const am_array *array, const double *q, int64_t nq,
 int am_tdigest(const am_array *array, const double *q, int64_t nq, uint32_t delta,
                uint32_t buffer_size, int skip_nulls, uint32_t min_count, am_array **out);
 /* ---- end of quantiles (branch quantile) */
+/* ---- Cumulative functions (branch cumulative): pyarrow's cumulative_sum,
+ * cumulative_sum_checked, cumulative_prod, cumulative_prod_checked,
+ * cumulative_min, cumulative_max and cumulative_mean.
+ * Ownership: inputs are borrowed and only read; `*out` is a new handle the
+ * caller releases. Thread safety: as every call (any thread, any time). */
+typedef enum am_cumulative_op {
+  AM_CUMULATIVE_SUM = 0,         /* cumulative_sum: wraps around */
+  AM_CUMULATIVE_SUM_CHECKED = 1, /* cumulative_sum_checked */
+  AM_CUMULATIVE_PROD = 2,        /* cumulative_prod: wraps around */
+  AM_CUMULATIVE_PROD_CHECKED = 3,
+  AM_CUMULATIVE_MIN = 4,
+  AM_CUMULATIVE_MAX = 5,
+  AM_CUMULATIVE_MEAN = 6 /* float64 result */
+} am_cumulative_op;
+
+/* Slot i of `*out` is `op` over `start` and the slots of `array` up to i,
+ * taken left to right (pyarrow's CumulativeOptions start and skip_nulls).
+ * Integer and float arrays (AM_ETYPE for bool); the result has the array's
+ * type, float64 for AM_CUMULATIVE_MEAN (the running float64 sum over the
+ * count of values so far).
+ * `start`: NULL for the op's default (0, 1, the type's highest / lowest
+ * value, +inf / -inf for float min / max); else a scalar of the array's type
+ * (AM_ETYPE otherwise). A null scalar starts from zero, as pyarrow does with
+ * a null start. AM_CUMULATIVE_MEAN ignores it, as pyarrow does.
+ * `skip_nulls` 0: every slot from the first null on is null; otherwise null
+ * slots stay null and are passed over.
+ * SUM and PROD wrap around; the _CHECKED ops fail with AM_EOVERFLOW
+ * ("overflow") where a running value leaves the type (not after the first
+ * null when skip_nulls is 0); in a batch on a GPU that may come from
+ * am_batch_end. Floats: NaN carries through sums, products and means; MIN
+ * and MAX pass over NaN (fmin / fmax). On the CPU float results are
+ * pyarrow's exactly; a GPU's float sums, products and means are a parallel
+ * scan and may differ from them by rounding. */
+int am_cumulative(am_cumulative_op op, const am_array *array, const am_scalar *start,
+                  int skip_nulls, am_array **out);
+/* ---- end of cumulative functions (branch cumulative) */
 
 /* ---- Batching
  * Between am_batch_begin() and am_batch_end() the calls this thread makes join
@@ -907,6 +943,8 @@ typedef enum am_function_family {
   /* Rounding and pairwise differences (branch round) */
   AM_FAMILY_ROUND = 17,         /* am_round */
   AM_FAMILY_PAIRWISE_DIFF = 18, /* am_pairwise_diff: op = am_pairwise_op */
+  /* Cumulative functions (branch cumulative) */
+  AM_FAMILY_CUMULATIVE = 20, /* am_cumulative: op = am_cumulative_op */
   /* Hash-based functions (branch hash) */
   AM_FAMILY_SET_LOOKUP = 24,        /* am_is_in (op 0), am_index_in (op 1) */
   AM_FAMILY_UNIQUE = 25,            /* am_unique */

@@ -27,6 +27,7 @@ GENERATOR = [
     LIBRARY / "gpu" / "kernel_source_round.c",  # branch round
     LIBRARY / "core" / "round.c",
     LIBRARY / "gpu" / "kernel_source_select.c",  # quantiles (branch quantile)
+    LIBRARY / "gpu" / "kernel_source_cumulative.c",  # branch cumulative
 ]
 
 

@@ -148,6 +148,12 @@ typedef struct am_kernel_ops {
                   am_quantile_interpolation interpolation, am_device *host, am_array **out);
   int (*tdigest)(am_err *err, const am_array *array, const double *q, int64_t nq, uint32_t delta,
                  uint32_t buffer_size, am_device *host, am_array **out);
+  /* Cumulative functions (branch cumulative): an integer or float array of
+   * length >= 1; `start` non-null, of the array's type (the ABI supplies the
+   * op's default; MEAN ignores it). Result: the array's type, float64 for
+   * MEAN. */
+  int (*cumulative)(am_err *err, am_cumulative_op op, const am_array *array, const am_scalar *start,
+                    int skip_nulls, am_array **out);
 } am_kernel_ops;
 
 typedef struct am_queue_ops {

@@ -8,6 +8,9 @@
   {NAME, ENTRY, FAMILY, OP, ARITY, KINDS, TYPE_RULE, NULL_RULE}
 #define AGG_ROW(NAME, ENTRY, OP, KINDS, TYPE_RULE) \
   ROW(NAME, ENTRY, AM_FAMILY_AGGREGATE, OP, 1, KINDS, TYPE_RULE, AM_NULLS_SKIP)
+#define CUMULATIVE_ROW(NAME, OP, TYPE_RULE)                                            \
+  ROW(NAME, "am_cumulative", AM_FAMILY_CUMULATIVE, OP, 1, AM_KINDS_NUMERIC, TYPE_RULE, \
+      AM_NULLS_SELECT)
 #define UNARY_ROW(ID, NAME, KINDS, RULE, S, U, F, FS, FU, FF, CODE, MESSAGE) \
   ROW(NAME, "am_unary", AM_FAMILY_UNARY, ID, 1, KINDS, RULE, AM_NULLS_PROPAGATE),
 #define BINARY_ROW(ID, NAME, KINDS, RULE, S, U, F, FS, FU, FF, C1, M1, C2, M2) \
@@ -102,6 +105,14 @@ const am_op_desc am_ops[] = {
         AM_KINDS_NUMERIC, AM_RULE_SAME, AM_NULLS_PROPAGATE),
     ROW("pairwise_diff_checked", "am_pairwise_diff", AM_FAMILY_PAIRWISE_DIFF,
         AM_PAIRWISE_DIFF_CHECKED, 1, AM_KINDS_NUMERIC, AM_RULE_SAME, AM_NULLS_PROPAGATE),
+    /* Cumulative functions (branch cumulative); nulls as skip_nulls says. */
+    CUMULATIVE_ROW("cumulative_sum", AM_CUMULATIVE_SUM, AM_RULE_SAME),
+    CUMULATIVE_ROW("cumulative_sum_checked", AM_CUMULATIVE_SUM_CHECKED, AM_RULE_SAME),
+    CUMULATIVE_ROW("cumulative_prod", AM_CUMULATIVE_PROD, AM_RULE_SAME),
+    CUMULATIVE_ROW("cumulative_prod_checked", AM_CUMULATIVE_PROD_CHECKED, AM_RULE_SAME),
+    CUMULATIVE_ROW("cumulative_min", AM_CUMULATIVE_MIN, AM_RULE_SAME),
+    CUMULATIVE_ROW("cumulative_max", AM_CUMULATIVE_MAX, AM_RULE_SAME),
+    CUMULATIVE_ROW("cumulative_mean", AM_CUMULATIVE_MEAN, AM_RULE_FLOAT64),
     /* Hash-based functions (branch hash): arity counts the array inputs. */
     ROW("is_in", "am_is_in", AM_FAMILY_SET_LOOKUP, 0, 2, AM_KINDS_ALL, AM_RULE_PREDICATE,
         AM_NULLS_NEVER),
@@ -174,6 +185,7 @@ static const int family_rows[FAMILIES] = {
     [AM_FAMILY_PAIRWISE_DIFF] = AM_PAIRWISE_DIFF_CHECKED + 1,
     [AM_FAMILY_QUANTILE] = 1, /* branch quantile */
     [AM_FAMILY_TDIGEST] = 2,
+    [AM_FAMILY_CUMULATIVE] = AM_CUMULATIVE_MEAN + 1, /* branch cumulative */
 };
 
 const am_op_desc *am_op_find(am_function_family family, int op) {

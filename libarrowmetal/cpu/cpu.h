@@ -143,6 +143,9 @@ int am_cpu_quantile(am_err *err, const am_array *array, const double *q, int64_t
                     am_quantile_interpolation interpolation, am_device *host, am_array **out);
 int am_cpu_tdigest(am_err *err, const am_array *array, const double *q, int64_t nq, uint32_t delta,
                    uint32_t buffer_size, am_device *host, am_array **out);
+/* cumulative.c (branch cumulative) */
+int am_cpu_cumulative(am_err *err, am_cumulative_op op, const am_array *array,
+                      const am_scalar *start, int skip_nulls, am_array **out);
 
 /* The null count as recorded (-1: unknown). */
 static inline int64_t am_cpu_recorded_nulls(const am_array *array) {

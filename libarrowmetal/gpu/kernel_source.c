@@ -166,6 +166,8 @@ static int key_ok(const am_kernel_key *k) {
           return am_ks_round_key_ok(k);
       AM_KS_SELECT_CASES /* quantiles (branch quantile) */
           return am_ks_select_key_ok(k);
+      AM_KS_CUMULATIVE_CASES /* branch cumulative */
+          return am_ks_cumulative_key_ok(k);
   }
   return 0;
 }
@@ -192,6 +194,8 @@ static int uses_missing_type(am_dialect dialect, const am_kernel_key *k) {
           return am_ks_nulls_missing_type(dialect, k);
       AM_KS_ROUND_CASES /* branch round */
           return am_ks_round_missing_type(dialect, k);
+      AM_KS_CUMULATIVE_CASES /* branch cumulative */
+          return am_ks_cumulative_missing_type(dialect, k);
     default:
       return 0;
   }
@@ -263,6 +267,9 @@ void am_kernel_name(const am_kernel_key *key, char *name, size_t capacity) {
       AM_KS_SELECT_CASES /* quantiles (branch quantile) */
           am_ks_select_name(key, name, capacity);
       break;
+      AM_KS_CUMULATIVE_CASES /* branch cumulative */
+          am_ks_cumulative_name(key, name, capacity);
+      break;
   }
 }
 
@@ -299,6 +306,9 @@ int am_kernel_blocks(const am_kernel_key *key, int64_t n, int multiprocessors) {
       break;
       AM_KS_SELECT_CASES /* quantiles (branch quantile) */
           blocks = am_ks_select_blocks(key, n, (int)mp);
+      break;
+      AM_KS_CUMULATIVE_CASES /* branch cumulative */
+          blocks = am_ks_cumulative_blocks(key, n, (int)mp);
       break;
     default:
       /* One slot per thread per pass; warps own whole 32-slot words. */
@@ -1635,6 +1645,9 @@ int am_kernel_source(am_err *err, am_dialect dialect, const am_kernel_key *key, 
       break;
       AM_KS_SELECT_CASES /* quantiles (branch quantile) */
           am_ks_select_emit(&sb, dialect, key, name);
+      break;
+      AM_KS_CUMULATIVE_CASES /* branch cumulative */
+          am_ks_cumulative_emit(&sb, dialect, key, name);
       break;
   }
   am_sb_puts(&sb, "}\n");

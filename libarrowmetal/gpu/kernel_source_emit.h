@@ -81,5 +81,19 @@ int am_ks_select_key_ok(const am_kernel_key *key);
 void am_ks_select_name(const am_kernel_key *key, char *name, size_t capacity);
 int64_t am_ks_select_blocks(const am_kernel_key *key, int64_t n, int multiprocessors);
 void am_ks_select_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, const char *name);
+/* ---- From kernel_source_cumulative.c (cumulative functions, branch cumulative) */
+
+#define AM_KS_CUMULATIVE_CASES \
+  case AM_KERNEL_CUM_BLOCKS:   \
+  case AM_KERNEL_CUM_CARRY:    \
+  case AM_KERNEL_CUM_SCAN:
+
+int am_ks_cumulative_kind(am_kernel_kind kind);
+int am_ks_cumulative_key_ok(const am_kernel_key *key);
+int am_ks_cumulative_missing_type(am_dialect dialect, const am_kernel_key *key);
+void am_ks_cumulative_name(const am_kernel_key *key, char *name, size_t capacity);
+int64_t am_ks_cumulative_blocks(const am_kernel_key *key, int64_t n, int multiprocessors);
+void am_ks_cumulative_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key,
+                           const char *name);
 
 #endif

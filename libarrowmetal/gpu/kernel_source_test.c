@@ -113,6 +113,13 @@ static int each_key(key_fn fn, void *ctx) {
       VISIT(AM_KERNEL_SELECT_HIST, pass, t, AM_TYPE_INVALID);
     VISIT(AM_KERNEL_SELECT_PICK, pass, AM_TYPE_INVALID, AM_TYPE_INVALID);
   }
+  /* Cumulative functions (branch cumulative): every op, both skip_nulls,
+   * every numeric type, the three kinds. */
+  for (int t = AM_INT8; t <= AM_FLOAT64; t++)
+    for (int op = AM_CUMULATIVE_SUM; op <= AM_CUMULATIVE_MEAN; op++)
+      for (int skip = 0; skip < 2; skip++)
+        for (int kind = AM_KERNEL_CUM_BLOCKS; kind <= AM_KERNEL_CUM_SCAN; kind++)
+          VISIT(kind, op | skip << 3, t, AM_TYPE_INVALID);
 #undef VISIT
   return count;
 }
@@ -122,6 +129,10 @@ static int uses_double(const am_kernel_key *k) {
       k->kind == AM_KERNEL_FILTER_SCAN || k->kind == AM_KERNEL_COUNT_NULLS ||
       k->kind == AM_KERNEL_COPY)
     return 0;
+  /* Cumulative means accumulate (and return) double (branch cumulative). */
+  if (k->kind >= AM_KERNEL_CUM_BLOCKS && k->kind <= AM_KERNEL_CUM_SCAN &&
+      (k->op & 7) == AM_CUMULATIVE_MEAN)
+    return 1;
   /* Variance and the product of floats accumulate in double. */
   if (k->kind == AM_KERNEL_AGGREGATE &&
       (k->op == AM_AGG_VARIANCE || (k->op == AM_AGG_PRODUCT && am_type_is_float(k->t0))))

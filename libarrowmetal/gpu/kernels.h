@@ -228,7 +228,23 @@ typedef enum am_kernel_kind {
    * After SELECT_PICK of pass 7 the rank's prefix is its key. Keys are bits:
    * every dialect. Counts are 32-bit: fewer than 2^32 slots. */
   AM_KERNEL_SELECT_HIST = 80,
-  AM_KERNEL_SELECT_PICK = 81
+  AM_KERNEL_SELECT_PICK = 81,
+  /* Cumulative functions (branch cumulative; kernel_source_cumulative.c):
+   * op = am_cumulative_op | skip_nulls << 3, t0 the values' type (in0 with
+   * valid0 at off0); three launches with the same args (a scan):
+   *   CUM_BLOCKS: each block's total (in position order) -> scratch
+   *               partial[block] words 0, 1; without skip_nulls 1 + its first
+   *               null slot (0: none) -> word 2; the block count after the
+   *               finish counter.
+   *   CUM_CARRY:  one block: each partial becomes the block's carry (the
+   *               start, `scalar` in its 64-bit form, and the totals before),
+   *               word 2 the array's first null slot (n: none or skip_nulls).
+   *   CUM_SCAN:   out (t0, float64 for MEAN) from each block's carry;
+   *               out_valid ORed in (the host zeroes it; 0: none); the
+   *               checked integer ops report the first slot out of range. */
+  AM_KERNEL_CUM_BLOCKS = 48,
+  AM_KERNEL_CUM_CARRY = 49,
+  AM_KERNEL_CUM_SCAN = 50
 } am_kernel_kind;
 
 typedef struct am_kernel_key {

@@ -175,6 +175,8 @@ int am_gpu_quantile(am_err *err, const am_array *array, const double *q, int64_t
                     am_quantile_interpolation interpolation, am_device *host, am_array **out);
 int am_gpu_tdigest(am_err *err, const am_array *array, const double *q, int64_t nq, uint32_t delta,
                    uint32_t buffer_size, am_device *host, am_array **out);
+int am_gpu_cumulative(am_err *err, am_cumulative_op op, const am_array *array,
+                      const am_scalar *start, int skip_nulls, am_array **out);
 
 int am_gpu_resolve(am_err *err, const am_array *array);
 int am_gpu_flush(am_err *err, am_device *device, int wait, uint64_t *ticket);
@@ -206,7 +208,8 @@ int am_gpu_sync(am_err *err, am_device *device);
    .round = am_gpu_round,                   \
    .pairwise_diff = am_gpu_pairwise_diff,   \
    .quantile = am_gpu_quantile,             \
-   .tdigest = am_gpu_tdigest}
+   .tdigest = am_gpu_tdigest,               \
+   .cumulative = am_gpu_cumulative}
 #define AM_GPU_QUEUE(wait_stream_fn, resident_fn) \
   {.resolve = am_gpu_resolve,                     \
    .flush = am_gpu_flush,                         \

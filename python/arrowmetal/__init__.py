@@ -66,6 +66,15 @@ from ._compute import (
     take,
     xor,
 )
+from ._cumulative import (  # cumulative functions (branch cumulative)
+    cumulative_max,
+    cumulative_mean,
+    cumulative_min,
+    cumulative_prod,
+    cumulative_prod_checked,
+    cumulative_sum,
+    cumulative_sum_checked,
+)
 from ._errors import (
     ArrowMetalDeviceError,
     ArrowMetalError,
@@ -283,6 +292,17 @@ __all__ += [
 __all__ += ["pairwise_diff", "pairwise_diff_checked", "round"]
 # Quantiles (branch quantile).
 __all__ += ["approximate_median", "quantile", "tdigest"]
+
+# Cumulative functions (branch cumulative).
+__all__ += [
+    "cumulative_max",
+    "cumulative_mean",
+    "cumulative_min",
+    "cumulative_prod",
+    "cumulative_prod_checked",
+    "cumulative_sum",
+    "cumulative_sum_checked",
+]
 
 # The functions of the library's table-driven families (am_unary: negate,
 # abs, ...), by their pyarrow names, from the C library's own list.

@@ -57,6 +57,7 @@ __all__ = [
     "CountOptions",
     "CountResult",
     "CudaArrayExportable",
+    "CumulativeFunction",
     "DeviceLike",
     "ElementwiseResult",
     "FilterKwargs",
@@ -391,3 +392,33 @@ class TakeKwargs(TypedDict, total=False):
     boundscheck: bool
     memory_pool: pa.MemoryPool | None
     device: DeviceLike | None
+
+
+class CumulativeFunction(Protocol):
+    """am.cumulative_sum ... am.cumulative_mean (branch cumulative): an array
+    in, an array out (a ChunkedArray for a ChunkedArray, of one chunk)."""
+
+    @overload
+    def __call__(
+        self,
+        values: Array,
+        /,
+        start: Any = None,
+        *,
+        skip_nulls: bool = False,
+        options: Any = None,
+        memory_pool: pa.MemoryPool | None = None,
+        device: DeviceLike | None = None,
+    ) -> Array: ...
+    @overload
+    def __call__(
+        self,
+        values: ArrayLike | ScalarLike,
+        /,
+        start: Any = None,
+        *,
+        skip_nulls: bool = False,
+        options: Any = None,
+        memory_pool: pa.MemoryPool | None = None,
+        device: DeviceLike | None = None,
+    ) -> Array | pa.ChunkedArray: ...

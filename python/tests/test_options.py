@@ -89,6 +89,7 @@ VALUES = {
         "skip_nulls": [False],
         "min_count": [1, 3],
     },
+    "CumulativeOptions": {"start": [5, -2, 1.5, 300, None], "skip_nulls": [True, False]},
     "CastOptions": {
         "target_type": [pa.int8(), pa.uint16(), pa.float32(), pa.int64(), pa.bool_()],
         "allow_int_overflow": [True],
@@ -173,6 +174,14 @@ ROUND_INPUTS = [
     pa.array([15, -25, None, 44, 127], pa.int16()),
     pa.array([2.5, 3.5], pa.float32()),
 ]
+# The cumulative functions (branch cumulative): nulls where skip_nulls matters,
+# starts that fit, are cut or are out of range, a ChunkedArray.
+CUMULATIVE_INPUTS = [
+    pa.array([1, None, 3], pa.int32()),
+    pa.array([1.5, None, -2.0, float("nan")], pa.float64()),
+    pa.array([4, 5, 6], pa.uint8()),
+    pa.chunked_array([[1, None], [], [2]], pa.int16()),
+]
 CAST_INPUTS = [
     pa.array([1, 300, -1, None], pa.int64()),
     pa.array([1.5, 2.75, None, 100.0, -0.5], pa.float64()),  # in every target's range
@@ -212,6 +221,9 @@ def calls(name):
                     yield (x,), kwargs
             elif name in ("round", "pairwise_diff", "pairwise_diff_checked"):
                 for x in ROUND_INPUTS:
+                    yield (x,), {field: value}
+            elif name.startswith("cumulative_"):  # branch cumulative
+                for x in CUMULATIVE_INPUTS:
                     yield (x,), {field: value}
             else:
                 for x in REDUCE_INPUTS:

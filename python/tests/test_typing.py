@@ -39,6 +39,7 @@ PUBLIC_MODULES = (
     "arrowmetal._batch",
     "arrowmetal._chunked",
     "arrowmetal._compute",
+    "arrowmetal._cumulative",
     "arrowmetal._errors",
     "arrowmetal._fallback",
     "arrowmetal._hash",
@@ -164,7 +165,7 @@ with am.batch(wait=False) as b2:
 b2.wait()
 
 counts: dict[str, int] = am.fallbacks()
-cumulative = am.cumulative_sum(pa_array)  # pyarrow.compute's, through __getattr__
+cumulative = am.cumulative_sum(pa_array)  # am._cumulative's (branch cumulative)
 options_class = am.ScalarAggregateOptions
 name: str = am.default_device()
 device: str = am.set_device("cpu")

@@ -117,6 +117,10 @@ static inline unsigned long long atomicMin(unsigned long long *p, unsigned long 
   }
   return old;
 }
+/* The high 64 bits of a 64 x 64-bit product (cumulative_prod_checked). */
+static inline unsigned long long __umul64hi(unsigned long long x, unsigned long long y) {
+  return (unsigned long long)(((unsigned __int128)x * y) >> 64);
+}
 static inline unsigned __float_as_uint(float x) {
   unsigned u;
   memcpy(&u, &x, sizeof u);
