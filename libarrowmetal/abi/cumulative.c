@@ -68,8 +68,27 @@ static int cumulative(am_err *err, am_cumulative_op op, const am_array *array,
   status = am_route_inputs(err, AM_ROUTE_UNARY, types, &array, 1, &route);
   if (status != AM_OK) return status;
   am_array *result = NULL;
-  status = route.use[0]->device->backend->kernels.cumulative(err, op, route.use[0], &first,
-                                                             skip_nulls != 0, &result);
+  const am_array *input = route.use[0];
+  am_err tried;
+  am_err_init(&tried, err->entry);
+  status = input->device->backend->kernels.cumulative(&tried, op, input, &first, skip_nulls != 0,
+                                                      &result);
+  if (status == AM_EUNSUPPORTED && input->device != am_host_device()) {
+    /* A backend without a scan (the GPU's, for now): the host scans, and the
+     * result goes back to the input's device. */
+    am_err_merge(err, &tried, 0);
+    am_array *on_host = NULL, *scanned = NULL;
+    am_device *host = am_host_device();
+    status = am_move(err, input, host, &on_host);
+    if (status == AM_OK)
+      status =
+          host->backend->kernels.cumulative(err, op, on_host, &first, skip_nulls != 0, &scanned);
+    if (status == AM_OK) status = am_move(err, scanned, input->device, &result);
+    am_array_free(scanned);
+    am_array_free(on_host);
+  } else {
+    am_err_merge(err, &tried, 1);
+  }
   status = am_route_finish(err, &route, status, result, out);
   am_route_done(&route);
   return status;

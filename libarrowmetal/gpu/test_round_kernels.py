@@ -170,10 +170,12 @@ def test_pairwise_diff(kernels, t):
             x = values(t, n, abs(n + period), offset)
             got, err = run_pairwise(kernels, x, period, False, blocks)
             assert err == NONE
-            assert same(got, pc.pairwise_diff(x, period)), (period, n)
+            # A copy at offset 0: pyarrow 25 misreads sliced arrays here.
+            x0 = pa.array(x.to_pylist(), type=x.type)
+            assert same(got, pc.pairwise_diff(x0, period)), (period, n)
             got, err = run_pairwise(kernels, x, period, True, blocks)
             try:
-                want = pc.pairwise_diff_checked(x, period)
+                want = pc.pairwise_diff_checked(x0, period)
             except pa.ArrowInvalid:
                 assert err != NONE, (period, n)
                 continue

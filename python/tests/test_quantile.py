@@ -4,9 +4,6 @@ C ABI's refusals, thread-count independence of the digest, and GPU-resident
 arrays (skipped without CUDA)."""
 
 import math
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pyarrow as pa
@@ -14,6 +11,8 @@ import pyarrow.compute as pc
 import pytest
 
 import arrowmetal as am
+
+from .fresh import run_python
 
 CUDA = {n: ok for n, ok, _ in am.backends()}["cuda"]
 TYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32",
@@ -123,14 +122,11 @@ def test_digest_does_not_depend_on_threads(tmp_path):
     )
     outs = set()
     for threads in ("1", "2", "4"):
-        env = dict(
-            os.environ,
-            ARROWMETAL_THREADS=threads,
-            ARROWMETAL_PARALLEL_MIN="1024",
-            PYTHONPATH=os.path.dirname(os.path.dirname(am.__file__)),
-        )
-        outs.add(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                                text=True, check=True).stdout)  # fmt: skip
+        # fresh.run_python keeps the parent's sys.path (cffi may live outside
+        # site-packages, as on the GPU machine).
+        run = run_python(code, ARROWMETAL_THREADS=threads, ARROWMETAL_PARALLEL_MIN="1024")
+        assert run.returncode == 0, run.stderr
+        outs.add(run.stdout)
     assert len(outs) == 1
 
 

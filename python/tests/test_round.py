@@ -97,6 +97,13 @@ def test_round_scalars_chunks_and_errors():
         am.round(pa.array([True]))
 
 
+def unsliced(x):
+    """A copy of `x` at offset 0: pyarrow 25's pairwise_diff reads a sliced array's
+    values from the wrong place (pyarrow 26 does not), so references are taken on
+    a copy."""
+    return pa.array(x.to_pylist(), type=x.type)
+
+
 @pytest.mark.parametrize("t", NUMERIC)
 def test_pairwise_matches_pyarrow(t):
     x = sample(t, n=200, seed=3)
@@ -105,7 +112,8 @@ def test_pairwise_matches_pyarrow(t):
                         (am.pairwise_diff_checked, pc.pairwise_diff_checked)):  # fmt: skip
             assert outcome(fn, x, period) == outcome(ref, x, period), (period, fn)
             sliced = x.slice(9, 150)
-            assert outcome(fn, sliced, period) == outcome(ref, sliced, period), (period, fn)
+            want = outcome(ref, unsliced(sliced), period)
+            assert outcome(fn, sliced, period) == want, (period, fn)
 
 
 def test_pairwise_options_scalars_and_chunks():
@@ -156,4 +164,4 @@ def test_gpu_matches_pyarrow(t):
     for period in (-3, 0, 1, 300, 6000):
         for fn, ref in ((am.pairwise_diff, pc.pairwise_diff),
                         (am.pairwise_diff_checked, pc.pairwise_diff_checked)):  # fmt: skip
-            assert outcome(fn, g, period) == outcome(ref, x, period), (period, fn)
+            assert outcome(fn, g, period) == outcome(ref, unsliced(x), period), (period, fn)
