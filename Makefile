@@ -198,7 +198,8 @@ GENERATOR := libarrowmetal/gpu/kernel_source_test.c libarrowmetal/gpu/kernel_sou
              libarrowmetal/gpu/kernel_source_aggregate.c \
              libarrowmetal/gpu/dialect.c libarrowmetal/core/types.c libarrowmetal/core/error.c \
              libarrowmetal/core/ops.c \
-             libarrowmetal/gpu/kernel_source_nulls.c
+             libarrowmetal/gpu/kernel_source_nulls.c \
+             libarrowmetal/gpu/kernel_source_hash.c
 check-msl:
 	@if [ -z "$(MSL_CHECK)" ]; then \
 	  echo "check-msl: skipped: no msl-check (set MSL_CHECK=/path/to/check.sh)"; exit 0; fi; \

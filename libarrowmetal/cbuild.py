@@ -24,6 +24,7 @@ GENERATOR = [
     LIBRARY / "core" / "error.c",
     LIBRARY / "core" / "ops.c",
     LIBRARY / "gpu" / "kernel_source_nulls.c",  # null handling (branch nulls)
+    LIBRARY / "gpu" / "kernel_source_hash.c",  # hash-based functions (branch hashgpu)
 ]
 
 

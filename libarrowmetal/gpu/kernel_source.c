@@ -162,6 +162,8 @@ static int key_ok(const am_kernel_key *k) {
       return am_ks_aggregate_key_ok(k);
       AM_KS_NULLS_CASES /* null handling (branch nulls) */
           return am_ks_nulls_key_ok(k);
+      AM_KS_HASH_CASES /* hash-based functions (branch hashgpu) */
+          return am_ks_hash_key_ok(k);
   }
   return 0;
 }
@@ -186,6 +188,8 @@ static int uses_missing_type(am_dialect dialect, const am_kernel_key *k) {
       return am_ks_aggregate_needs_missing_type(dialect, k);
       AM_KS_NULLS_CASES /* null handling (branch nulls) */
           return am_ks_nulls_missing_type(dialect, k);
+      AM_KS_HASH_CASES /* hash-based functions (branch hashgpu) */
+          return am_ks_hash_missing_type(dialect, k);
     default:
       return 0;
   }
@@ -250,6 +254,9 @@ void am_kernel_name(const am_kernel_key *key, char *name, size_t capacity) {
       break;
       AM_KS_NULLS_CASES /* null handling (branch nulls) */
           am_ks_nulls_name(key, name, capacity);
+      break;
+      AM_KS_HASH_CASES /* hash-based functions (branch hashgpu) */
+          am_ks_hash_name(key, name, capacity);
       break;
   }
 }
@@ -1604,6 +1611,9 @@ int am_kernel_source(am_err *err, am_dialect dialect, const am_kernel_key *key, 
       break;
       AM_KS_NULLS_CASES /* null handling (branch nulls) */
           am_ks_nulls_emit(&sb, dialect, key, name);
+      break;
+      AM_KS_HASH_CASES /* hash-based functions (branch hashgpu) */
+          am_ks_hash_emit(&sb, dialect, key, name);
       break;
   }
   am_sb_puts(&sb, "}\n");

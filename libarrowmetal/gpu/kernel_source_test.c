@@ -99,6 +99,17 @@ static int each_key(key_fn fn, void *ctx) {
   for (int dir = AM_FILL_FORWARD; dir <= AM_FILL_BACKWARD; dir++)
     VISIT(AM_KERNEL_FILL_BLOCKS, dir, AM_TYPE_INVALID, AM_TYPE_INVALID);
   VISIT(AM_KERNEL_FILL_CARRY, 0, AM_TYPE_INVALID, AM_TYPE_INVALID);
+  /* Hash-based functions (branch hashgpu). */
+  for (int t = AM_BOOL; t <= AM_FLOAT64; t++) {
+    VISIT(AM_KERNEL_HASH_BUILD, 0, t, AM_TYPE_INVALID);
+    for (int op = 0; op < 4; op++) VISIT(AM_KERNEL_HASH_PROBE, op, t, AM_TYPE_INVALID);
+  }
+  for (int op = 0; op < 2; op++) {
+    VISIT(AM_KERNEL_HASH_FIRSTS, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
+    VISIT(AM_KERNEL_HASH_ROWS, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
+    VISIT(AM_KERNEL_HASH_IDS, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
+  }
+  VISIT(AM_KERNEL_HASH_GROUPS, 0, AM_TYPE_INVALID, AM_TYPE_INVALID);
 #undef VISIT
   return count;
 }
@@ -118,6 +129,11 @@ static int uses_double(const am_kernel_key *k) {
       k->kind == AM_KERNEL_FILL_BLOCKS || k->kind == AM_KERNEL_FILL_CARRY ||
       k->kind == AM_KERNEL_FILL_GATHER)
     return 0;
+  /* The hash kernels move keys as bits (branch hashgpu); Metal has no
+   * 64-bit compare-and-swap, so no 64-bit keys there. */
+  if (k->kind >= AM_KERNEL_HASH_BUILD && k->kind <= AM_KERNEL_HASH_PROBE)
+    return (k->kind == AM_KERNEL_HASH_BUILD || k->kind == AM_KERNEL_HASH_PROBE) &&
+           am_type_bits(k->t0) == 64;
   return k->t0 == AM_FLOAT64 || (k->kind == AM_KERNEL_CAST && k->t1 == AM_FLOAT64);
 }
 
