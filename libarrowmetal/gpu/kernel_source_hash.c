@@ -169,11 +169,10 @@ static void emit_rows(am_sb *sb, am_dialect d, const am_kernel_key *k, const cha
   am_ks_args(sb, "am_u32", "am_u32", "am_i64");
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb, rows_head);
-  am_sb_printf(
-      sb,
-      "  for (am_i64 i = (am_i64)am_bid * AM_BLOCK + (am_i64)am_tid; i < n; i += stride)\n"
-      "    a.out[i] = %s;\n",
-      k->op ? "(am_i64)a.in0[a.scalar + cap + 2u + (am_u64)a.in1[i]]" : "i");
+  am_sb_printf(sb,
+               "  for (am_i64 i = (am_i64)am_bid * AM_BLOCK + (am_i64)am_tid; i < n; i += stride)\n"
+               "    a.out[i] = %s;\n",
+               k->op ? "(am_i64)a.in0[a.scalar + cap + 2u + (am_u64)a.in1[i]]" : "i");
 }
 
 /* ---- HASH_GROUPS */
@@ -284,8 +283,7 @@ int am_ks_hash_key_ok(const am_kernel_key *key) {
 /* Metal: no 64-bit atomic compare-and-swap on every GPU, so no 64-bit keys. */
 int am_ks_hash_missing_type(am_dialect dialect, const am_kernel_key *key) {
   return dialect == AM_DIALECT_MSL &&
-         (key->kind == AM_KERNEL_HASH_BUILD || key->kind == AM_KERNEL_HASH_PROBE) &&
-         wide(key->t0);
+         (key->kind == AM_KERNEL_HASH_BUILD || key->kind == AM_KERNEL_HASH_PROBE) && wide(key->t0);
 }
 
 void am_ks_hash_name(const am_kernel_key *key, char *name, size_t capacity) {

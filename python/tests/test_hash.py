@@ -317,6 +317,8 @@ def test_gpu_hash_kernels_match_pyarrow(t):
              pc.dictionary_encode(arr, null_encoding="encode"))  # fmt: skip
         for mode in ("only_valid", "only_null", "all"):
             same(am.count_distinct(g, mode=mode), pc.count_distinct(arr, mode=mode))
+        for skip in (False, True):
+            same(am.mode(g, n=3, skip_nulls=skip), pc.mode(arr, n=3, skip_nulls=skip))
         vs = pa.concat_arrays([arr.slice(0, 40), arr.slice(0, 10)])
         for skip in (False, True):
             for fn in ("is_in", "index_in"):
