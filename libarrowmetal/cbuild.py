@@ -28,6 +28,7 @@ GENERATOR = [
     LIBRARY / "core" / "round.c",
     LIBRARY / "gpu" / "kernel_source_select.c",  # quantiles (branch quantile)
     LIBRARY / "gpu" / "kernel_source_cumulative.c",  # branch cumulative
+    LIBRARY / "gpu" / "kernel_source_hash.c",  # hash-based functions (branch hashgpu)
 ]
 
 

@@ -249,8 +249,9 @@ AM_EXPORT int am_count_distinct(const am_array *array, am_count_mode mode, am_sc
   AM_API_RETURN(count_distinct(err, array, mode, out));
 }
 
-/* ---- mode: the counts of the groups, ordered on the host (the groups are
- * few next to the rows, and a GPU's would be downloaded to be read). */
+/* ---- mode: the rows grouped where they are (on a GPU by its own table),
+ * then the groups' values and counts ordered on the host (the groups are few
+ * next to the rows, and a GPU's would be downloaded to be read). */
 typedef struct mode_key {
   int64_t count;
   int64_t group;
@@ -348,25 +349,31 @@ static int mode(am_err *err, const am_array *array, int64_t n, int skip_nulls, i
   if (n <= 0) return am_fail(err, AM_EINVAL, "ModeOptions::n must be strictly positive");
   if (min_count < 0)
     return am_fail(err, AM_EINVAL, "min_count must be >= 0, not %lld", (long long)min_count);
-  am_array *host = NULL;
-  if ((status = am_to_host(err, array, &host)) != AM_OK) return status;
   int64_t nulls = 0;
-  if ((status = am_count_nulls(err, host, &nulls)) != AM_OK) {
-    am_array_free(host);
-    return status;
-  }
+  if ((status = am_count_nulls(err, array, &nulls)) != AM_OK) return status;
   am_hash_groups groups = {.null_group = -1};
+  place p = {.home = array->device};
   mode_key *keys = NULL;
   int64_t *rows = NULL, *counts = NULL, chosen = 0;
+  /* host: the groups' values (row i: group i) on the host. */
+  am_array *host = NULL, *host_counts = NULL, *group_vals = NULL;
   am_array *indices = NULL, *modes = NULL, *count_array = NULL;
-  int empty = (!skip_nulls && nulls > 0) || host->length - nulls < min_count;
-  if (!empty) {
-    status = host->device->backend->kernels.hash_group(err, host, AM_HASH_COUNTS, &groups);
+  int empty = (!skip_nulls && nulls > 0) || array->length - nulls < min_count;
+  if (empty) {
+    status = am_array_alloc_host(err, am_host_device(), array->type, 0, 0, &host);
     if (status != AM_OK) goto done;
+  } else {
+    /* Grouped where the array is (a GPU's own table where it has one):
+     * only the groups' values and counts come to the host. */
+    if ((status = group(err, array, AM_HASH_COUNTS, &groups, &p)) != AM_OK ||
+        (status = group_values(err, &p, &groups, &group_vals)) != AM_OK ||
+        (status = am_to_host(err, group_vals, &host)) != AM_OK ||
+        (status = am_to_host(err, groups.counts, &host_counts)) != AM_OK)
+      goto done;
     int64_t g = groups.groups;
     keys = malloc((size_t)(g ? g : 1) * sizeof *keys);
     if (!keys) goto nomem;
-    const int64_t *first = groups.first->data, *count = groups.counts->data;
+    const int64_t *count = (const int64_t *)host_counts->data + host_counts->offset;
     for (int64_t i = 0; i < g; i++) {
       if (i == groups.null_group) continue;
       mode_key *k = &keys[chosen++];
@@ -374,7 +381,7 @@ static int mode(am_err *err, const am_array *array, int64_t n, int skip_nulls, i
       k->count = count[i];
       k->group = i;
       k->kind = am_type_kind_of(host->type);
-      read_key(host, first[i], k);
+      read_key(host, i, k);
     }
     /* Unlike the other hash functions, pyarrow's mode compares floats by
      * value: 0.0 and -0.0 are one mode (shown as the first occurrence's
@@ -396,7 +403,7 @@ static int mode(am_err *err, const am_array *array, int64_t n, int skip_nulls, i
     counts = malloc((size_t)(chosen ? chosen : 1) * 8);
     if (!rows || !counts) goto nomem;
     for (int64_t i = 0; i < chosen; i++) {
-      rows[i] = first[keys[i].group];
+      rows[i] = keys[i].group;
       counts[i] = keys[i].count;
     }
   }
@@ -436,6 +443,9 @@ done:
   am_array_free(modes);
   am_array_free(count_array);
   am_hash_groups_free(&groups);
+  place_done(&p);
+  am_array_free(group_vals);
+  am_array_free(host_counts);
   am_array_free(host);
   return status;
 }

@@ -168,6 +168,8 @@ static int key_ok(const am_kernel_key *k) {
           return am_ks_select_key_ok(k);
       AM_KS_CUMULATIVE_CASES /* branch cumulative */
           return am_ks_cumulative_key_ok(k);
+      AM_KS_HASH_CASES /* hash-based functions (branch hashgpu) */
+          return am_ks_hash_key_ok(k);
   }
   return 0;
 }
@@ -196,6 +198,8 @@ static int uses_missing_type(am_dialect dialect, const am_kernel_key *k) {
           return am_ks_round_missing_type(dialect, k);
       AM_KS_CUMULATIVE_CASES /* branch cumulative */
           return am_ks_cumulative_missing_type(dialect, k);
+      AM_KS_HASH_CASES /* hash-based functions (branch hashgpu) */
+          return am_ks_hash_missing_type(dialect, k);
     default:
       return 0;
   }
@@ -269,6 +273,9 @@ void am_kernel_name(const am_kernel_key *key, char *name, size_t capacity) {
       break;
       AM_KS_CUMULATIVE_CASES /* branch cumulative */
           am_ks_cumulative_name(key, name, capacity);
+      break;
+      AM_KS_HASH_CASES /* hash-based functions (branch hashgpu) */
+          am_ks_hash_name(key, name, capacity);
       break;
   }
 }
@@ -1648,6 +1655,9 @@ int am_kernel_source(am_err *err, am_dialect dialect, const am_kernel_key *key, 
       break;
       AM_KS_CUMULATIVE_CASES /* branch cumulative */
           am_ks_cumulative_emit(&sb, dialect, key, name);
+      break;
+      AM_KS_HASH_CASES /* hash-based functions (branch hashgpu) */
+          am_ks_hash_emit(&sb, dialect, key, name);
       break;
   }
   am_sb_puts(&sb, "}\n");

@@ -95,5 +95,20 @@ void am_ks_cumulative_name(const am_kernel_key *key, char *name, size_t capacity
 int64_t am_ks_cumulative_blocks(const am_kernel_key *key, int64_t n, int multiprocessors);
 void am_ks_cumulative_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key,
                            const char *name);
+/* ---- From kernel_source_hash.c (hash-based functions, branch hashgpu) */
+
+#define AM_KS_HASH_CASES      \
+  case AM_KERNEL_HASH_BUILD:  \
+  case AM_KERNEL_HASH_FIRSTS: \
+  case AM_KERNEL_HASH_ROWS:   \
+  case AM_KERNEL_HASH_GROUPS: \
+  case AM_KERNEL_HASH_IDS:    \
+  case AM_KERNEL_HASH_PROBE:
+
+int am_ks_hash_kind(am_kernel_kind kind);
+int am_ks_hash_key_ok(const am_kernel_key *key);
+int am_ks_hash_missing_type(am_dialect dialect, const am_kernel_key *key);
+void am_ks_hash_name(const am_kernel_key *key, char *name, size_t capacity);
+void am_ks_hash_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, const char *name);
 
 #endif

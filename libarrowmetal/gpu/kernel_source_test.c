@@ -120,6 +120,17 @@ static int each_key(key_fn fn, void *ctx) {
       for (int skip = 0; skip < 2; skip++)
         for (int kind = AM_KERNEL_CUM_BLOCKS; kind <= AM_KERNEL_CUM_SCAN; kind++)
           VISIT(kind, op | skip << 3, t, AM_TYPE_INVALID);
+  /* Hash-based functions (branch hashgpu). */
+  for (int t = AM_BOOL; t <= AM_FLOAT64; t++) {
+    VISIT(AM_KERNEL_HASH_BUILD, 0, t, AM_TYPE_INVALID);
+    for (int op = 0; op < 4; op++) VISIT(AM_KERNEL_HASH_PROBE, op, t, AM_TYPE_INVALID);
+  }
+  for (int op = 0; op < 2; op++) {
+    VISIT(AM_KERNEL_HASH_FIRSTS, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
+    VISIT(AM_KERNEL_HASH_ROWS, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
+    VISIT(AM_KERNEL_HASH_IDS, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
+  }
+  VISIT(AM_KERNEL_HASH_GROUPS, 0, AM_TYPE_INVALID, AM_TYPE_INVALID);
 #undef VISIT
   return count;
 }
@@ -144,6 +155,11 @@ static int uses_double(const am_kernel_key *k) {
       k->kind == AM_KERNEL_FILL_GATHER || k->kind == AM_KERNEL_SELECT_HIST ||
       k->kind == AM_KERNEL_SELECT_PICK) /* quantile's keys are bits */
     return 0;
+  /* The hash kernels move keys as bits (branch hashgpu); Metal has no
+   * 64-bit compare-and-swap, so no 64-bit keys there. */
+  if (k->kind >= AM_KERNEL_HASH_BUILD && k->kind <= AM_KERNEL_HASH_PROBE)
+    return (k->kind == AM_KERNEL_HASH_BUILD || k->kind == AM_KERNEL_HASH_PROBE) &&
+           am_type_bits(k->t0) == 64;
   return k->t0 == AM_FLOAT64 || (k->kind == AM_KERNEL_CAST && k->t1 == AM_FLOAT64);
 }
 

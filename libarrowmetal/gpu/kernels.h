@@ -244,7 +244,38 @@ typedef enum am_kernel_kind {
    *               checked integer ops report the first slot out of range. */
   AM_KERNEL_CUM_BLOCKS = 48,
   AM_KERNEL_CUM_CARRY = 49,
-  AM_KERNEL_CUM_SCAN = 50
+  AM_KERNEL_CUM_SCAN = 50,
+  /* ---- Hash-based functions (branch hashgpu): kernel_source_hash.c.
+   * Numbered from 64. One open-addressing table in device memory, of u32
+   * words, zeroed by the host: cap + 2 slots (cap = aux, a power of two >=
+   * twice the rows inserted), slot cap for the key 0 (0 is the empty key),
+   * slot cap + 1 for nulls. Keys (1 word a slot for types of <= 32 bits, 2
+   * for 64-bit ones) from word 0; from word `scalar` (the host's) each
+   * slot's ~(first row) (0: no row, set by a 32-bit atomic max), then each
+   * slot's row count (32-bit atomic add). Keys are the values' bits (0.0
+   * and -0.0 differ, NaNs by payload), as the CPU's. Rows < 2^31. */
+  /* Per row of in0 (t0 values, valid0/off0): its slot, inserting its key by
+   * atomic CAS of the empty key (linear probing), then first and count.
+   * out = the table; out_valid, when given, gets each row's slot (u32). */
+  AM_KERNEL_HASH_BUILD = 64,
+  /* out (bitmap words): bit i set where row i is the first of its slot (in1:
+   * the rows' slots, u32; in0: the table); op 1: never for the null slot. */
+  AM_KERNEL_HASH_FIRSTS = 65,
+  /* out (int64) per row: op 0 the row itself, op 1 its slot's count (in0
+   * table, in1 slots). */
+  AM_KERNEL_HASH_ROWS = 66,
+  /* Per group g < n: out[slot of row in1[g]] = g + 1 (out: u32 per slot,
+   * zeroed; in0: the rows' slots; in1: int64 first rows); the group of the
+   * null slot, + 1, is added to status->count. */
+  AM_KERNEL_HASH_GROUPS = 67,
+  /* out (int32) per row: its group (in0: HASH_GROUPS' out, in1: the rows'
+   * slots); op 1: null (out_valid bit 0) for rows of the null slot. */
+  AM_KERNEL_HASH_IDS = 68,
+  /* is_in (op bit 0 set: out a bitmap) / index_in (op bit 0 clear: out
+   * int32 and out_valid) of in0 (t0 values, valid0/off0) in the table in1
+   * built from the value set: the slot's first row; op bit 1 (skip_nulls):
+   * a null row finds nothing, else the set's first null. */
+  AM_KERNEL_HASH_PROBE = 69
 } am_kernel_kind;
 
 typedef struct am_kernel_key {

@@ -298,6 +298,35 @@ def test_gpu_arrays_match_the_cpu():
     same(am.index_in(g, value_set=vs), pc.index_in(arr, value_set=vs))
 
 
+@pytest.mark.skipif(not CUDA, reason="no CUDA device")
+@pytest.mark.parametrize("t", TYPES)
+def test_gpu_hash_kernels_match_pyarrow(t):
+    """The GPU's own hash table (gpu/ops_hash.c): every function of it against pyarrow,
+    with few and many distinct values, nulls, slices, float specials and a value set
+    with duplicates and nulls; results stay on the device."""
+    for n, distinct, nulls, seed in ((1, 1, 0.0, 1), (5000, 7, 0.2, 2), (200_003, 150_000, 0.05, 3),
+                                     (3000, 3000, 1.0, 4)):  # fmt: skip
+        arr = random_array(t, n, distinct, nulls, seed).slice(min(n - 1, 3))
+        g = am.array(arr, device="cuda")
+        for fn in ("unique", "value_counts", "dictionary_encode", "count_distinct"):
+            got = getattr(am, fn)(g)
+            if fn != "count_distinct":
+                assert got.device.startswith("cuda"), fn
+            same(got, getattr(pc, fn)(arr))
+        same(am.dictionary_encode(g, null_encoding="encode"),
+             pc.dictionary_encode(arr, null_encoding="encode"))  # fmt: skip
+        for mode in ("only_valid", "only_null", "all"):
+            same(am.count_distinct(g, mode=mode), pc.count_distinct(arr, mode=mode))
+        for skip in (False, True):
+            same(am.mode(g, n=3, skip_nulls=skip), pc.mode(arr, n=3, skip_nulls=skip))
+        vs = pa.concat_arrays([arr.slice(0, 40), arr.slice(0, 10)])
+        for skip in (False, True):
+            for fn in ("is_in", "index_in"):
+                got = getattr(am, fn)(g, value_set=vs, skip_nulls=skip)
+                assert got.device.startswith("cuda"), fn
+                same(got, getattr(pc, fn)(arr, value_set=vs, skip_nulls=skip))
+
+
 def test_array_methods_as_pyarrow():
     arr = pa.array([2, None, 2, 1], pa.uint32())
     a = am.array(arr)

@@ -121,6 +121,22 @@ static inline unsigned long long atomicMin(unsigned long long *p, unsigned long 
 static inline unsigned long long __umul64hi(unsigned long long x, unsigned long long y) {
   return (unsigned long long)(((unsigned __int128)x * y) >> 64);
 }
+static inline unsigned atomicMax(unsigned *p, unsigned v) {
+  unsigned old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+  while (v > old &&
+         !__atomic_compare_exchange_n(p, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+  }
+  return old;
+}
+static inline unsigned atomicCAS(unsigned *p, unsigned expected, unsigned v) {
+  __atomic_compare_exchange_n(p, &expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  return expected;
+}
+static inline unsigned long long atomicCAS(unsigned long long *p, unsigned long long expected,
+                                           unsigned long long v) {
+  __atomic_compare_exchange_n(p, &expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  return expected;
+}
 static inline unsigned __float_as_uint(float x) {
   unsigned u;
   memcpy(&u, &x, sizeof u);
