@@ -127,6 +127,10 @@ def close(t, got, want, op, x):
             assert abs(g - w) <= 2 * n * eps * abs(w) + 1e-300, (i, g, w)
 
 
+# pyarrow 25 starts float cumulative_max from the smallest positive double and
+# cumulative_min from the largest finite one (26 from -inf and +inf).
+PYARROW_FLOAT_MINMAX_RIGHT = pc.cumulative_max(pa.array([-1.0])).to_pylist() == [-1.0]
+
 CASES = [
     ("sum", pa.int8()), ("sum", pa.float32()), ("sum", pa.uint32()),
     ("sum_checked", pa.int16()), ("sum_checked", pa.int64()), ("sum_checked", pa.uint64()),
@@ -139,6 +143,8 @@ CASES = [
 
 @pytest.mark.parametrize("op,t", CASES, ids=[f"{o}-{label(t)}" for o, t in CASES])
 def test_scan_against_pyarrow(kernels, op, t):  # noqa: F811 - the fixture
+    if op in ("min", "max") and pa.types.is_floating(t) and not PYARROW_FLOAT_MINMAX_RIGHT:
+        pytest.skip("pyarrow 25 starts float cumulative min/max from finite bounds")
     # Several blocks (2,048-slot passes of 256 threads), odd tails, offsets;
     # nulls rare enough that skip_nulls=False reaches past the first block.
     for n, blocks, nulls, offset in ((5000, 3, 0.0005, 3), (70, 1, 0.2, 0), (4501, 4, 0.1, 9)):

@@ -310,7 +310,7 @@ def test_gpu_hash_kernels_match_pyarrow(t):
         g = am.array(arr, device="cuda")
         for fn in ("unique", "value_counts", "dictionary_encode", "count_distinct"):
             got = getattr(am, fn)(g)
-            if fn != "count_distinct":
+            if fn == "unique":  # an am.Array; the others are pyarrow's results
                 assert got.device.startswith("cuda"), fn
             same(got, getattr(pc, fn)(arr))
         same(am.dictionary_encode(g, null_encoding="encode"),
