@@ -317,8 +317,14 @@ def test_gpu_hash_kernels_match_pyarrow(t):
              pc.dictionary_encode(arr, null_encoding="encode"))  # fmt: skip
         for mode in ("only_valid", "only_null", "all"):
             same(am.count_distinct(g, mode=mode), pc.count_distinct(arr, mode=mode))
+        # pyarrow's mode counts 0.0 and -0.0 together and reports either zero
+        # (its sort is unstable): float inputs, which hold both, are checked
+        # against the CPU backend's mode (held to pyarrow by the conformance cases).
+        host = am.array(arr, device="cpu")
         for skip in (False, True):
-            same(am.mode(g, n=3, skip_nulls=skip), pc.mode(arr, n=3, skip_nulls=skip))
+            want = (am.mode(host, n=3, skip_nulls=skip) if pa.types.is_floating(arr.type)
+                    else pc.mode(arr, n=3, skip_nulls=skip))  # fmt: skip
+            same(am.mode(g, n=3, skip_nulls=skip), want)
         vs = pa.concat_arrays([arr.slice(0, 40), arr.slice(0, 10)])
         for skip in (False, True):
             for fn in ("is_in", "index_in"):
