@@ -445,7 +445,10 @@ typedef enum am_compare_op {
   AM_GE = 5
 } am_compare_op;
 
-/* Boolean result. NaN compares unequal to everything, itself included. */
+/* Boolean result. NaN compares unequal to everything, itself included.
+ * am_compare_scalar compares an integer array with an integer scalar whose
+ * value fits the array's type in that type, without a widened copy of the
+ * array (the answer is the common type's). */
 int am_compare(am_compare_op op, const am_array *left, const am_array *right, am_array **out);
 int am_compare_scalar(am_compare_op op, const am_array *left, const am_scalar *right,
                       am_array **out);

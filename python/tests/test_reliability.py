@@ -16,6 +16,8 @@ import arrowmetal as am
 from arrowmetal._array import wrap
 from arrowmetal._capi import ffi, lib
 
+from .fresh import run_python
+
 
 @ffi.callback("void(struct ArrowSchema *)")
 def _release_schema(schema):
@@ -200,3 +202,26 @@ def test_tickets_never_waited_on_are_bounded_and_answer_late():
     assert lib.am_wait(flood[-1]) == lib.AM_OK  # still in flight
     for ticket in flood[-256:-1]:
         assert lib.am_wait(ticket) == lib.AM_OK
+
+
+def test_narrow_compare_does_not_widen_the_array():
+    """An int8 array against an int64 scalar is compared as int8: the peak memory
+    of the comparison stays near its 1-bit result instead of an int64 copy
+    (512 MiB for these 2^26 rows, before)."""
+    code = """
+import resource, numpy as np, pyarrow as pa, arrowmetal as am
+from arrowmetal._capi import ffi, lib
+a = am.array(pa.array(np.full(1 << 26, 7, dtype=np.int8)))  # no large temporary
+five = ffi.new("am_scalar *", {"type": lib.AM_INT64, "i64": 5})  # as a C caller's int
+out = ffi.new("am_array **")
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+assert lib.am_compare_scalar(lib.AM_LT, a._ptr, five, out) == lib.AM_OK
+grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+assert lib.am_length(out[0]) == 1 << 26
+lib.am_release(out[0])
+print("grown_kib", grown)
+"""
+    run = run_python(code, ARROWMETAL_BACKEND="cpu")
+    assert run.returncode == 0, run.stderr
+    grown_kib = int(run.stdout.split()[-1])
+    assert grown_kib < 128 * 1024, grown_kib
