@@ -16,12 +16,11 @@ note. Nothing here passes or fails.
 """
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from breadth_bench import median_ms
 
 import arrowmetal as am
 
@@ -41,20 +40,6 @@ try:
     import torch
 except ImportError:
     torch = None
-
-
-def median_ms(function, repeats, sync=None):
-    function()
-    if sync:
-        sync()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        if sync:
-            sync()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3
 
 
 def column(rows, distinct, seed=0):

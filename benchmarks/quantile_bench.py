@@ -10,26 +10,15 @@ yet), so the CUDA column of ArrowMetal includes the round trip.
 """
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from breadth_bench import median_ms
 
 import arrowmetal as am
 
 Q = [0.01, 0.5, 0.99]
-
-
-def median_ms(fn, reps=5):
-    fn()  # warm-up
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(times)
 
 
 def row(label, ms):
@@ -57,7 +46,7 @@ def cuda(n):
     x = np.random.default_rng(0).normal(size=n)
     if {b: ok for b, ok, _ in am.backends()}.get("cuda"):
         g = am.array(pa.array(x), device="cuda")
-        row("am.quantile (cuda array, host ranks)", median_ms(lambda: am.quantile(g, q=Q)))
+        row("am.quantile (cuda array, host ranks)", median_ms(lambda: am.quantile(g, q=Q), 5))
     else:
         print("  arrowmetal: no CUDA device, skipped")
     try:
@@ -76,8 +65,8 @@ def cuda(n):
                 torch.cuda.synchronize()
 
             if n <= 16_000_000:  # torch.quantile refuses larger inputs
-                row("torch.quantile", median_ms(tq))
-            row("torch.kthvalue (median)", median_ms(tk))
+                row("torch.quantile", median_ms(tq, 5))
+            row("torch.kthvalue (median)", median_ms(tk, 5))
         else:
             print("  torch: no CUDA, skipped")
     except ImportError:
@@ -91,7 +80,7 @@ def cuda(n):
             cp.quantile(c, cp.asarray(Q))
             cp.cuda.Device().synchronize()
 
-        row("cupy.quantile", median_ms(cq))
+        row("cupy.quantile", median_ms(cq, 5))
     except ImportError:
         print("  cupy: not installed, skipped")
     except Exception as exc:  # noqa: BLE001 - no usable device

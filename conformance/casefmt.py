@@ -476,3 +476,23 @@ def load_cases(directory):
             doc = json.load(f)
         cases.extend(doc["cases"])
     return cases
+
+
+def matrix_rows(cases, ops, subject_type=lambda case: case["inputs"][0]["type"]):
+    """README.md's op x type rows of `ops`: "yes" where a case of that type (the
+    type `subject_type` names) succeeds, else the status its type's cases fail with."""
+    ok, errors = set(), {}
+    for case in cases.values():
+        if case["op"] not in ops:
+            continue
+        key = case["op"], subject_type(case)
+        if "error" in case["expected"]:
+            errors.setdefault(key, case["expected"]["error"])
+        else:
+            ok.add(key)
+    return [
+        f"| {op} | "
+        + " | ".join("yes" if (op, t) in ok else errors.get((op, t), "-") for t in TYPES)
+        + " |"
+        for op in ops
+    ]

@@ -1658,22 +1658,12 @@ def update_readme(path):
     ]
     after = next(k for k, r in enumerate(kept) if r.startswith("| not |")) + 1
     rows = kept[:after] + derived + kept[after:]
-    # Null handling (branch nulls): its rows, from the cases, after the others.
-    rows = [
-        r for r in rows if r.split("|")[1].strip() not in null_handling.OPS
-    ] + null_handling.matrix_rows(CASES)
-    # Hash-based functions (branch hash): their rows, from the cases, last.
-    rows = [
-        r for r in rows if r.split("|")[1].strip() not in hash_cases.OPS
-    ] + hash_cases.matrix_rows(CASES)
-    rows = [r for r in rows if r.split("|")[1].strip() not in rounding.OPS]
-    rows += rounding.matrix_rows(CASES)  # branch round
-    # Quantiles (branch quantile): likewise, last.
-    rows = [
-        r for r in rows if r.split("|")[1].strip() not in quantile_cases.OPS
-    ] + quantile_cases.matrix_rows(CASES)
-    rows = [r for r in rows if r.split("|")[1].strip() not in cumulative.OPS]
-    rows += cumulative.matrix_rows(CASES)  # branch cumulative
+    # The families with case modules of their own: their rows, from the cases, after
+    # the others, in this order.
+    for family in (null_handling, hash_cases, rounding, quantile_cases, cumulative):
+        subject = getattr(family, "subject_type", lambda case: case["inputs"][0]["type"])
+        rows = [r for r in rows if r.split("|")[1].strip() not in family.OPS]
+        rows += cf.matrix_rows(CASES, family.OPS, subject)
     text = _replace_block(text, "matrix", rows)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)

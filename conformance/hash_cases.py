@@ -222,25 +222,6 @@ def gen(g):
     gen_mode(g)
 
 
-def matrix_rows(cases):
-    """README.md's op x type rows: "yes" where a case of that type succeeds."""
-    ok, errors = set(), {}
-    for case in cases.values():
-        if case["op"] not in OPS:
-            continue
-        key = case["op"], case["inputs"][0]["type"]
-        if "error" in case["expected"]:
-            errors.setdefault(key, case["expected"]["error"])
-        else:
-            ok.add(key)
-    return [
-        f"| {op} | "
-        + " | ".join("yes" if (op, t) in ok else errors.get((op, t), "-") for t in TYPES)
-        + " |"
-        for op in OPS
-    ]
-
-
 # ---- the C ABI ---------------------------------------------------------------------------
 
 

@@ -427,22 +427,3 @@ def subject_input(case):
 
 def subject_type(case):
     return subject_input(case)["type"]
-
-
-def matrix_rows(cases):
-    """README.md's op x type rows of these ops: "yes" where a case of that type
-    succeeds, else the status its type's cases fail with."""
-    ok, errors = set(), {}
-    for case in cases.values():
-        if case["op"] not in OPS:
-            continue
-        key = case["op"], subject_type(case)
-        if "error" in case["expected"]:
-            errors.setdefault(key, case["expected"]["error"])
-        else:
-            ok.add(key)
-    rows = []
-    for op in OPS:
-        cells = ["yes" if (op, t) in ok else errors.get((op, t), "-") for t in TYPES]
-        rows.append(f"| {op} | " + " | ".join(cells) + " |")
-    return rows

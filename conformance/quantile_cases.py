@@ -203,24 +203,3 @@ def gen_wide(g):
 
 
 # ---- the README's matrix -----------------------------------------------------------------
-
-
-def matrix_rows(cases):
-    """README.md's op x type rows of these ops: "yes" where a case of that type succeeds,
-    else the status its type's cases fail with."""
-    from casefmt import TYPES
-
-    ok, errors = set(), {}
-    for case in cases.values():
-        if case["op"] not in OPS:
-            continue
-        key = case["op"], case["inputs"][0]["type"]
-        if "error" in case["expected"]:
-            errors.setdefault(key, case["expected"]["error"])
-        else:
-            ok.add(key)
-    return [
-        f"| {op} | " + " | ".join("yes" if (op, t) in ok else errors.get((op, t), "-")
-                                  for t in TYPES) + " |"
-        for op in OPS
-    ]  # fmt: skip

@@ -209,22 +209,3 @@ def gen(g):
 
 
 # ---- the README's matrix -----------------------------------------------------------------
-
-
-def matrix_rows(cases):
-    """README.md's op x type rows of these ops: "yes" where a case of that type
-    succeeds, else the status its type's cases fail with."""
-    ok, errors = set(), {}
-    for case in cases.values():
-        if case["op"] not in OPS:
-            continue
-        key = case["op"], case["inputs"][0]["type"]
-        if "error" in case["expected"]:
-            errors.setdefault(key, case["expected"]["error"])
-        else:
-            ok.add(key)
-    rows = []
-    for op in OPS:
-        cells = ["yes" if (op, t) in ok else errors.get((op, t), "-") for t in TYPES]
-        rows.append(f"| {op} | " + " | ".join(cells) + " |")
-    return rows
