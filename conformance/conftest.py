@@ -4,6 +4,10 @@ import collections
 import os
 import sys
 
+# The wait watchdog is on in the tests (off by default for users): a GPU wait
+# that hangs fails its test after five minutes instead of stopping the run.
+os.environ.setdefault("ARROWMETAL_WAIT_TIMEOUT_MS", "300000")
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
     sys.path.insert(0, HERE)

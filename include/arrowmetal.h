@@ -1097,6 +1097,19 @@ int64_t am_spin_microseconds(int64_t us);
  * backend uses its blocking wait. */
 int am_low_latency_wait(int on);
 
+/* Watchdog of GPU completion waits, in milliseconds. A wait (a result read,
+ * am_wait, am_device_sync, a transfer) that has not completed after `ms`
+ * returns AM_EDEVICE naming the wait and the limit, and marks the device
+ * broken: its work may still be running, so every later call on that device
+ * fails with the same sticky error. The CPU backend and other devices are
+ * unaffected; a new process starts afresh. 0 turns it off (the default: a
+ * long kernel is not a fault); at start ARROWMETAL_WAIT_TIMEOUT_MS sets it.
+ * ms >= 0 sets it, clamped to AM_WAIT_TIMEOUT_MS_MAX (one day); a negative
+ * value only reads. Returns the value in force. Thread-safe; a wait already
+ * under way keeps the limit it started with. */
+#define AM_WAIT_TIMEOUT_MS_MAX 86400000
+int64_t am_wait_timeout_ms(int64_t ms);
+
 /* Resident GPU worker. on > 0 asks to start it, on == 0 stops it, a negative
  * value only reads. Returns 1 only while a resident worker really runs, else
  * 0; am_resident_status() then says why. The CPU backend has no resident

@@ -20,6 +20,11 @@ AM_EXPORT int am_low_latency_wait(int on) {
   return am_runtime_low_latency();
 }
 
+AM_EXPORT int64_t am_wait_timeout_ms(int64_t ms) {
+  if (ms >= 0) am_runtime_set_wait_timeout_ms(ms);
+  return am_runtime_wait_timeout_ms();
+}
+
 AM_EXPORT int am_resident_mode(int on) {
   am_device *device = am_default_device();
   const char *reason = NULL;

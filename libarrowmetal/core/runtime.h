@@ -21,6 +21,12 @@ void am_runtime_set_spin_microseconds(int64_t us);
 int am_runtime_low_latency(void);
 void am_runtime_set_low_latency(int on);
 
+/* The watchdog of completion waits in milliseconds, 0 = off (the default;
+ * ARROWMETAL_WAIT_TIMEOUT_MS sets it at start). Clamped to
+ * AM_WAIT_TIMEOUT_MS_MAX. */
+int64_t am_runtime_wait_timeout_ms(void);
+void am_runtime_set_wait_timeout_ms(int64_t ms);
+
 /* This thread's batch nesting depth: > 0 between am_batch_begin and the
  * matching end. */
 int am_runtime_batch_depth(void);

@@ -22,20 +22,35 @@
 
 #include "error.h"
 
+/* ---- The wait watchdog (am_wait_timeout_ms)
+ * A deadline is a CLOCK_MONOTONIC time in nanoseconds, 0 = none. */
+int64_t am_now_ns(void);
+/* The deadline of a wait starting now, under the watchdog in force. */
+int64_t am_wait_deadline(void);
+/* Nonzero once `deadline` (not 0) has passed. */
+int am_wait_expired(int64_t deadline);
+/* AM_EDEVICE: `what` did not complete within the watchdog's limit. */
+int am_wait_timeout_fail(am_err *err, const char *what);
+/* Sleeps *interval_ns, then doubles it up to half a millisecond: the poll
+ * of a waiter that does not spin. */
+void am_wait_pause(long *interval_ns);
+
 typedef struct am_timeline {
   pthread_mutex_t commit_lock;
   uint64_t issued; /* last value taken; under commit_lock */
   /* The value the device has reached, read with acquire ordering (the
    * caller then reads results the device wrote before it). */
   uint64_t (*reached)(void *context);
-  /* Blocks until `value` is reached; NULL = sleep between polls. Returns an
-   * am_status, with `err` filled on failure. */
-  int (*block)(am_err *err, void *context, uint64_t value);
+  /* Blocks until `value` is reached, or gives up once `deadline` (0 =
+   * never) has passed with am_wait_timeout_fail; NULL = sleep between
+   * polls. Returns an am_status, with `err` filled on failure. */
+  int (*block)(am_err *err, void *context, uint64_t value, int64_t deadline);
   void *context;
 } am_timeline;
 
 void am_timeline_init(am_timeline *timeline, uint64_t (*reached)(void *context),
-                      int (*block)(am_err *err, void *context, uint64_t value), void *context);
+                      int (*block)(am_err *err, void *context, uint64_t value, int64_t deadline),
+                      void *context);
 void am_timeline_destroy(am_timeline *timeline);
 
 /* Takes the commit lock. Work enqueued while holding it is not interleaved
@@ -49,8 +64,8 @@ void am_timeline_unlock(am_timeline *timeline);
 /* Nonzero once the device has finished submission `value`. */
 int am_timeline_reached(const am_timeline *timeline, uint64_t value);
 
-/* Returns once submission `value` finished (AM_OK) or the backend's blocking
- * wait failed (its status). */
+/* Returns once submission `value` finished (AM_OK), the backend's blocking
+ * wait failed (its status), or the watchdog's limit passed (AM_EDEVICE). */
 int am_timeline_wait(am_err *err, am_timeline *timeline, uint64_t value);
 
 #endif

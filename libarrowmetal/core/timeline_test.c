@@ -2,11 +2,14 @@
  * simulated device that finishes submissions in commit order after random
  * delays, slow ones interleaved with fast ones. A waiter must never be
  * released before its own submission's work is done. Runs the spin path, the
- * sleep path and a backend blocking wait. Exit status 0 = pass. */
+ * sleep path and a backend blocking wait. Then the watchdog: with the device
+ * stalled, a wait under a limit fails with AM_EDEVICE once the limit has
+ * passed, and not before. Exit status 0 = pass. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "timeline.h"
@@ -16,8 +19,10 @@ enum { THREADS = 8, PER_THREAD = 400, CAPACITY = THREADS * PER_THREAD + 1 };
 /* The runtime controls the timeline reads, set by each scenario. */
 static int64_t spin_us;
 static int low_latency;
+static int64_t timeout_ms;
 int64_t am_runtime_spin_microseconds(void) { return spin_us; }
 int am_runtime_low_latency(void) { return low_latency; }
+int64_t am_runtime_wait_timeout_ms(void) { return timeout_ms; }
 
 static am_timeline timeline;
 static volatile uint64_t completed;
@@ -54,11 +59,13 @@ static uint64_t read_completed(void *context) {
 }
 
 static int block_calls;
-static int block_until(am_err *err, void *context, uint64_t value) {
-  (void)err;
+static int block_until(am_err *err, void *context, uint64_t value, int64_t deadline) {
   (void)context;
   __atomic_add_fetch(&block_calls, 1, __ATOMIC_RELAXED);
-  while (!am_timeline_reached(&timeline, value)) sleep_us(5);
+  while (!am_timeline_reached(&timeline, value)) {
+    if (am_wait_expired(deadline)) return am_wait_timeout_fail(err, "the test's submission");
+    sleep_us(5);
+  }
   return 0;
 }
 
@@ -105,12 +112,38 @@ static int scenario(const char *name, int64_t spin, int low, int use_block) {
   return failed != 0;
 }
 
+/* A device that never reaches value 1: the wait must fail with AM_EDEVICE
+ * after the limit (50 ms), not before, and name the watchdog. */
+static int watchdog(const char *name, int64_t spin, int use_block) {
+  spin_us = spin;
+  low_latency = 1;
+  timeout_ms = 50;
+  completed = 0;
+  am_timeline_init(&timeline, read_completed, use_block ? block_until : NULL, NULL);
+  am_timeline_lock(&timeline);
+  uint64_t value = am_timeline_take(&timeline);
+  am_timeline_unlock(&timeline);
+  am_err err;
+  am_err_init(&err, "timeline_test");
+  int64_t start = am_now_ns();
+  int status = am_timeline_wait(&err, &timeline, value);
+  double waited_ms = (double)(am_now_ns() - start) / 1e6;
+  am_timeline_destroy(&timeline);
+  timeout_ms = 0;
+  int ok = status == AM_EDEVICE && waited_ms >= 50 && waited_ms < 5000 &&
+           strstr(err.message, "within 50 ms") != NULL;
+  printf("%-28s status %d after %.1f ms: %s\n", name, status, waited_ms, err.message);
+  return !ok;
+}
+
 int main(void) {
   int failed = 0;
   failed |= scenario("spin 200 us, then sleep", 200, 1, 0);
   failed |= scenario("spin 0 (sleep at once)", 0, 1, 0);
   failed |= scenario("low latency off, block", 200, 0, 1);
   failed |= scenario("spin 50 us, then block", 50, 1, 1);
+  failed |= watchdog("watchdog, sleep path", 200, 0);
+  failed |= watchdog("watchdog, blocking wait", 0, 1);
   puts(failed ? "FAIL" : "ok");
   return failed;
 }

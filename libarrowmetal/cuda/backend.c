@@ -27,9 +27,9 @@ static int wait_stream(am_err *err, am_device *device, uintptr_t stream) {
   int status = am_gpu_check_broken(err, &cuda->gpu);
   if (status != AM_OK) return status;
   int pushed = am_cuda_enter(cuda);
-  CUresult result = cuda->cu->cuStreamSynchronize((CUstream)stream);
+  status = am_cuda_wait_foreign_stream(err, cuda->cu, (CUstream)stream, "cuStreamSynchronize");
   am_cuda_leave(cuda, pushed);
-  return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "cuStreamSynchronize");
+  return status;
 }
 
 static int resident(am_device *device, int on, const char **reason) {
@@ -55,7 +55,7 @@ const am_backend am_cuda_backend = {
             .download = am_cuda_download,
             .import_device = am_cuda_import_device,
             .export_device = am_cuda_export_device,
-            .wait_event = am_cuda_wait_event,
+            .wait_event = am_cuda_wait_sync_event,
             .count_nulls = am_gpu_count_nulls,
         },
     .kernels = AM_GPU_KERNELS,

@@ -55,6 +55,35 @@ int am_cuda_download(am_err *err, const am_array *array, am_device *host_device,
 int am_cuda_import_device(am_err *err, am_device *device, am_type type,
                           struct ArrowDeviceArray *array, am_array **out);
 int am_cuda_export_device(am_err *err, const am_array *array, struct ArrowDeviceArray *out);
-int am_cuda_wait_event(am_err *err, void *sync_event);
+int am_cuda_wait_sync_event(am_err *err, void *sync_event);
+
+/* fault.c: ARROWMETAL_TEST_FAULT, a fault on purpose for the tests. Whether
+ * this launch is the one to replace, and the launch of the faulting kernel
+ * in its place. */
+int am_cuda_fault_due(void);
+int am_cuda_launch_fault(am_err *err, am_cuda_device *cuda);
+
+/* out_of_memory.c: after cuMemAllocAsync ran out of memory, frees what the
+ * stream-ordered pool keeps and tries once more; AM_ENOMEM with the sizes
+ * (asked, free, total) when it still fails. */
+int am_cuda_alloc_retry(am_err *err, am_cuda_device *cuda, size_t bytes, CUdeviceptr *pointer);
+
+/* wait.c: blocking waits, bounded by the wait watchdog. The device's own
+ * stream and events mark the device broken when the wait fails or expires;
+ * a producer's (foreign) stream or event does not. */
+int am_cuda_wait_stream(am_err *err, am_cuda_device *cuda, const char *what);
+int am_cuda_wait_event(am_err *err, am_cuda_device *cuda, CUevent event, const char *what);
+int am_cuda_wait_foreign_stream(am_err *err, const am_cuda_driver *cu, CUstream stream,
+                                const char *what);
+int am_cuda_wait_foreign_event(am_err *err, const am_cuda_driver *cu, CUevent event,
+                               const char *what);
+/* Polls `event` until it completes (AM_OK), fails, or `deadline` (not 0)
+ * passes (am_wait_timeout_fail); marks nothing broken. */
+int am_cuda_poll_event(am_err *err, const am_cuda_driver *cu, CUevent event, int64_t deadline,
+                       const char *what);
+/* A copy into pageable host memory blocks in the driver until the stream's
+ * earlier work is done, beyond any watchdog: with the watchdog on, this
+ * first waits (bounded) for that work. AM_OK at once when it is off. */
+int am_cuda_settle_before_copy(am_err *err, am_cuda_device *cuda, const char *what);
 
 #endif

@@ -6,8 +6,6 @@
 
 #include "core/error.h"
 
-enum { CUDA_ERROR_OUT_OF_MEMORY = 2 };
-
 static am_cuda_driver driver;
 static int load_status = -1;
 static char load_reason[256];
@@ -68,6 +66,8 @@ static void load(void) {
   RESOLVE(cuMemFreeAsync, "cuMemFreeAsync");
   RESOLVE(cuDeviceGetDefaultMemPool, "cuDeviceGetDefaultMemPool");
   RESOLVE(cuMemPoolSetAttribute, "cuMemPoolSetAttribute");
+  RESOLVE(cuMemPoolTrimTo, "cuMemPoolTrimTo");
+  RESOLVE(cuMemGetInfo, "cuMemGetInfo_v2");
   RESOLVE(cuMemHostAlloc, "cuMemHostAlloc");
   RESOLVE(cuMemFreeHost, "cuMemFreeHost");
   RESOLVE(cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2");

@@ -24,6 +24,7 @@ typedef struct CUmemPoolHandle_st *CUmemoryPool;
 
 enum {
   CUDA_SUCCESS = 0,
+  CUDA_ERROR_OUT_OF_MEMORY = 2,
   CUDA_ERROR_NOT_READY = 600,
   CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
@@ -74,6 +75,8 @@ typedef struct am_cuda_driver {
   CUresult (*cuMemFreeAsync)(CUdeviceptr pointer, CUstream stream);
   CUresult (*cuDeviceGetDefaultMemPool)(CUmemoryPool *pool, CUdevice device);
   CUresult (*cuMemPoolSetAttribute)(CUmemoryPool pool, int attribute, void *value);
+  CUresult (*cuMemPoolTrimTo)(CUmemoryPool pool, size_t keep_bytes);
+  CUresult (*cuMemGetInfo)(size_t *free_bytes, size_t *total_bytes);
   CUresult (*cuMemHostAlloc)(void **pointer, size_t bytes, unsigned int flags);
   CUresult (*cuMemFreeHost)(void *pointer);
   CUresult (*cuMemHostGetDevicePointer)(CUdeviceptr *device_pointer, void *host,

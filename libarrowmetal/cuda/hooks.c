@@ -42,7 +42,12 @@ static int alloc(am_err *err, am_gpu_device *gpu, int64_t bytes, am_buffer **out
   size_t rounded = ((size_t)(bytes > 0 ? bytes : 0) + 127) & ~(size_t)63;
   CUdeviceptr pointer = 0;
   CUresult result = cuda->cu->cuMemAllocAsync(&pointer, rounded, cuda->stream);
-  if (result != CUDA_SUCCESS) return am_cuda_fail(err, result, "cuMemAllocAsync");
+  if (result == CUDA_ERROR_OUT_OF_MEMORY) {
+    int status = am_cuda_alloc_retry(err, cuda, rounded, &pointer);
+    if (status != AM_OK) return status;
+  } else if (result != CUDA_SUCCESS) {
+    return am_cuda_fail(err, result, "cuMemAllocAsync");
+  }
   am_buffer *buffer = am_buffer_wrap((void *)(uintptr_t)pointer, bytes, cuda, free_device_buffer);
   if (!buffer) {
     cuda->cu->cuMemFreeAsync(pointer, cuda->stream);
@@ -60,9 +65,11 @@ static int zero(am_err *err, am_gpu_device *gpu, uint64_t address, int64_t bytes
 
 static int read_back(am_err *err, am_gpu_device *gpu, void *host, uint64_t address, int64_t bytes) {
   am_cuda_device *cuda = am_cuda_of_gpu(gpu);
+  int status = am_cuda_settle_before_copy(err, cuda, "cuMemcpyDtoHAsync");
+  if (status != AM_OK) return status;
   CUresult result = cuda->cu->cuMemcpyDtoHAsync(host, address, (size_t)bytes, cuda->stream);
-  if (result == CUDA_SUCCESS) result = cuda->cu->cuStreamSynchronize(cuda->stream);
-  return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "cuMemcpyDtoHAsync");
+  if (result != CUDA_SUCCESS) return am_cuda_fail(err, result, "cuMemcpyDtoHAsync");
+  return am_cuda_wait_stream(err, cuda, "cuMemcpyDtoHAsync");
 }
 
 static const char *compiler_id(am_gpu_device *gpu) { return am_cuda_of_gpu(gpu)->compiler_id; }
@@ -89,6 +96,7 @@ static int load(am_err *err, am_gpu_device *gpu, const void *image, size_t size,
 static int launch(am_err *err, am_gpu_device *gpu, void *kernel, int blocks,
                   const am_gpu_args *args) {
   am_cuda_device *cuda = am_cuda_of_gpu(gpu);
+  if (am_cuda_fault_due()) return am_cuda_launch_fault(err, cuda);
   void *parameters[] = {(void *)args};
   CUresult result = cuda->cu->cuLaunchKernel((CUfunction)kernel, (unsigned)blocks, 1, 1,
                                              AM_GPU_BLOCK, 1, 1, 0, cuda->stream, parameters, NULL);
@@ -110,17 +118,21 @@ static uint64_t reached(void *gpu) {
 
 /* An event recorded now follows every value already issued, so
  * synchronizing on it blocks in the driver until `value` is reached (or
- * later work too, which only lengthens the wait). */
-static int block(am_err *err, am_gpu_device *gpu, uint64_t value) {
+ * later work too, which only lengthens the wait). Under the watchdog the
+ * event is polled until `deadline` instead. The timeline marks the device
+ * broken when this fails. */
+static int block(am_err *err, am_gpu_device *gpu, uint64_t value, int64_t deadline) {
   am_cuda_device *cuda = am_cuda_of_gpu(gpu);
   if (reached(gpu) >= value) return AM_OK;
   CUevent event = NULL;
   CUresult result =
       cuda->cu->cuEventCreate(&event, CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING);
   if (result == CUDA_SUCCESS) result = cuda->cu->cuEventRecord(event, cuda->stream);
-  if (result == CUDA_SUCCESS) result = cuda->cu->cuEventSynchronize(event);
+  int status = result != CUDA_SUCCESS ? am_cuda_fail(err, result, "cuEventRecord")
+               : deadline ? am_cuda_poll_event(err, cuda->cu, event, deadline, "cuEventSynchronize")
+                          : am_cuda_wait_foreign_event(err, cuda->cu, event, "cuEventSynchronize");
   if (event) cuda->cu->cuEventDestroy(event);
-  return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "cuEventSynchronize");
+  return status;
 }
 
 const am_gpu_hooks am_cuda_hooks = {

@@ -17,22 +17,25 @@ static int copy_to_device(am_err *err, am_cuda_device *cuda, CUdeviceptr destina
     return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "cuMemcpyHtoDAsync");
   }
   pthread_mutex_lock(&cuda->staging_lock);
-  CUresult result = CUDA_SUCCESS;
+  int status = AM_OK;
   int used[2] = {0, 0};
-  for (size_t done = 0, turn = 0; done < bytes && result == CUDA_SUCCESS; turn ^= 1) {
+  for (size_t done = 0, turn = 0; done < bytes && status == AM_OK; turn ^= 1) {
     size_t chunk = bytes - done < AM_CUDA_STAGING_BYTES ? bytes - done : AM_CUDA_STAGING_BYTES;
-    if (used[turn]) result = cu->cuEventSynchronize(cuda->staging_done[turn]);
-    if (result != CUDA_SUCCESS) break;
+    if (used[turn])
+      status = am_cuda_wait_event(err, cuda, cuda->staging_done[turn], "pinned upload");
+    if (status != AM_OK) break;
     memcpy(cuda->staging[turn], (const char *)source + done, chunk);
-    result = cu->cuMemcpyHtoDAsync(destination + done, cuda->staging[turn], chunk, cuda->stream);
+    CUresult result =
+        cu->cuMemcpyHtoDAsync(destination + done, cuda->staging[turn], chunk, cuda->stream);
     if (result == CUDA_SUCCESS) result = cu->cuEventRecord(cuda->staging_done[turn], cuda->stream);
+    if (result != CUDA_SUCCESS) status = am_cuda_fail(err, result, "pinned upload");
     used[turn] = 1;
     done += chunk;
   }
-  for (int i = 0; i < 2 && result == CUDA_SUCCESS; i++)
-    if (used[i]) result = cu->cuEventSynchronize(cuda->staging_done[i]);
+  for (int i = 0; i < 2 && status == AM_OK; i++)
+    if (used[i]) status = am_cuda_wait_event(err, cuda, cuda->staging_done[i], "pinned upload");
   pthread_mutex_unlock(&cuda->staging_lock);
-  return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "pinned upload");
+  return status;
 }
 
 /* Host and device copies keep the slot offset modulo 8, so that data and
@@ -58,10 +61,7 @@ int am_cuda_upload(am_err *err, am_device *device, const am_array *host, am_arra
                               host->validity + base / 8, (size_t)((span + 7) / 8));
     /* From pinned memory a copy is truly asynchronous: the caller releases
      * the source as soon as this returns, so the copy must be done. */
-    if (status == AM_OK) {
-      CUresult result = cuda->cu->cuStreamSynchronize(cuda->stream);
-      if (result != CUDA_SUCCESS) status = am_cuda_fail(err, result, "cuStreamSynchronize");
-    }
+    if (status == AM_OK) status = am_cuda_wait_stream(err, cuda, "cuStreamSynchronize");
   }
   am_cuda_leave(cuda, pushed);
   if (status != AM_OK) {
@@ -88,24 +88,26 @@ int am_cuda_download(am_err *err, const am_array *array, am_device *host_device,
   if (status != AM_OK) return status;
   int pushed = am_cuda_enter(cuda);
   const am_cuda_driver *cu = cuda->cu;
-  CUresult result = CUDA_SUCCESS;
-  if (span > 0) {
+  if (span > 0) status = am_cuda_settle_before_copy(err, cuda, "download");
+  if (span > 0 && status == AM_OK) {
     size_t skip =
         array->type == AM_BOOL ? (size_t)(base / 8) : (size_t)am_type_bytes(array->type, base);
     /* Into pageable memory the copy returns only once it is complete, and it
      * is ordered after the stream's earlier kernels. */
-    result = cu->cuMemcpyDtoHAsync((void *)host->data, (CUdeviceptr)(uintptr_t)array->data + skip,
-                                   (size_t)am_type_bytes(array->type, span), cuda->stream);
+    CUresult result =
+        cu->cuMemcpyDtoHAsync((void *)host->data, (CUdeviceptr)(uintptr_t)array->data + skip,
+                              (size_t)am_type_bytes(array->type, span), cuda->stream);
     if (result == CUDA_SUCCESS && has_validity)
       result = cu->cuMemcpyDtoHAsync((void *)host->validity,
                                      (CUdeviceptr)(uintptr_t)array->validity + base / 8,
                                      (size_t)((span + 7) / 8), cuda->stream);
-    if (result == CUDA_SUCCESS) result = cu->cuStreamSynchronize(cuda->stream);
+    status = result == CUDA_SUCCESS ? am_cuda_wait_stream(err, cuda, "download")
+                                    : am_cuda_fail(err, result, "download");
   }
   am_cuda_leave(cuda, pushed);
-  if (result != CUDA_SUCCESS) {
+  if (status != AM_OK) {
     am_array_free(host);
-    return am_cuda_fail(err, result, "download");
+    return status;
   }
   host->offset = array->offset - base;
   host->length = array->length;
@@ -245,7 +247,7 @@ int am_cuda_export_device(am_err *err, const am_array *array, struct ArrowDevice
 /* The event belongs to whichever context the producer used; the driver
  * needs some context current, so the primary context of device 0 stands in
  * when the calling thread has none. */
-int am_cuda_wait_event(am_err *err, void *sync_event) {
+int am_cuda_wait_sync_event(am_err *err, void *sync_event) {
   const am_cuda_driver *cu = NULL;
   int status = am_cuda_driver_load(err, &cu);
   if (status != AM_OK) return status;
@@ -258,10 +260,10 @@ int am_cuda_wait_event(am_err *err, void *sync_event) {
     if (result == CUDA_SUCCESS) result = cu->cuCtxPushCurrent(primary);
     if (result != CUDA_SUCCESS) return am_cuda_fail(err, result, "cuCtxPushCurrent");
   }
-  CUresult result = cu->cuEventSynchronize(*(CUevent *)sync_event);
+  status = am_cuda_wait_foreign_event(err, cu, *(CUevent *)sync_event, "cuEventSynchronize");
   if (primary) {
     CUcontext popped;
     cu->cuCtxPopCurrent(&popped);
   }
-  return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "cuEventSynchronize");
+  return status;
 }

@@ -8,10 +8,10 @@
 
 /* The timeline reads the backend's reached value (its hook, called
  * directly) and blocks through its hook inside the device's context. */
-static int timeline_block(am_err *err, void *context, uint64_t value) {
+static int timeline_block(am_err *err, void *context, uint64_t value, int64_t deadline) {
   am_gpu_device *gpu = context;
   int token = gpu->hooks->enter(gpu);
-  int status = gpu->hooks->block(err, gpu, value);
+  int status = gpu->hooks->block(err, gpu, value, deadline);
   gpu->hooks->leave(gpu, token);
   return status;
 }

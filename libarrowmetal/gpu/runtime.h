@@ -67,10 +67,11 @@ typedef struct am_gpu_hooks {
    * the work queued so far; `reached` reads that value with acquire ordering
    * (no context needed; `gpu` is the am_gpu_device, passed untyped because
    * the timeline calls it directly on every poll of a wait); `block` waits
-   * without spinning until it is reached. */
+   * without spinning until it is reached, or fails with
+   * am_wait_timeout_fail once `deadline` (0 = never) has passed. */
   int (*mark)(am_err *err, am_gpu_device *gpu, uint64_t value);
   uint64_t (*reached)(void *gpu);
-  int (*block)(am_err *err, am_gpu_device *gpu, uint64_t value);
+  int (*block)(am_err *err, am_gpu_device *gpu, uint64_t value, int64_t deadline);
 } am_gpu_hooks;
 
 /* A kernel table: compiled kernels by key, read without a lock. */

@@ -83,16 +83,18 @@ static int wait_value(am_err *err, am_gpu_device *gpu, uint64_t value) {
   return am_gpu_check_broken(err, gpu);
 }
 
+/* A broken device answers at once: its queue may never drain (a kernel
+ * stopped by the watchdog may still be running). */
 int am_gpu_synchronize(am_err *err, am_gpu_device *gpu) {
+  int status = am_gpu_check_broken(err, gpu);
+  if (status != AM_OK) return status;
   uint64_t value = 0;
-  int status = mark_now(err, gpu, &value);
+  status = mark_now(err, gpu, &value);
   return status == AM_OK ? wait_value(err, gpu, value) : status;
 }
 
 int am_gpu_sync(am_err *err, am_device *device) {
-  am_gpu_device *gpu = am_gpu_of(device);
-  int status = am_gpu_check_broken(err, gpu);
-  return status == AM_OK ? am_gpu_synchronize(err, gpu) : status;
+  return am_gpu_synchronize(err, am_gpu_of(device));
 }
 
 /* ---- Checks that run once an op's work has finished */

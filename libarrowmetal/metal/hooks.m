@@ -452,9 +452,9 @@ static int mark(am_err *err, am_gpu_device *gpu, uint64_t value) {
 }
 
 /* Sleeps until `value` is reached: the listener's notification wakes the
- * condition variable; the wait also times out now and then to look again. */
-static int block(am_err *err, am_gpu_device *gpu, uint64_t value) {
-  (void)err;
+ * condition variable; the wait also times out now and then to look again,
+ * and gives up once the watchdog's `deadline` (0 = never) has passed. */
+static int block(am_err *err, am_gpu_device *gpu, uint64_t value, int64_t deadline) {
   @autoreleasepool {
     am_metal_device *metal = metal_of(gpu);
     id<MTLSharedEvent> event = (__bridge id<MTLSharedEvent>)metal->event;
@@ -470,6 +470,10 @@ static int block(am_err *err, am_gpu_device *gpu, uint64_t value) {
                     }];
     pthread_mutex_lock(&metal->wake_lock);
     while (event.signaledValue < value) {
+      if (am_wait_expired(deadline)) {
+        pthread_mutex_unlock(&metal->wake_lock);
+        return am_wait_timeout_fail(err, "a Metal command buffer");
+      }
       struct timespec until;
       clock_gettime(CLOCK_REALTIME, &until);
       until.tv_nsec += 50 * 1000 * 1000;

@@ -128,6 +128,7 @@ from ._runtime import (
     set_device,
     spin_microseconds,
     version,
+    wait_timeout_ms,
 )
 from ._types import type_id, type_name
 
@@ -262,6 +263,7 @@ __all__ = [
     "type_name",
     "variance",
     "version",
+    "wait_timeout_ms",
     "xor",
 ]
 # Null handling (branch nulls).

@@ -61,8 +61,18 @@ cdef_from_header = _cdefs.cdef_from_header
 
 
 def _find_library():
-    # libarrowmetal.so.0: the file of that soname, which the API-mode module
-    # (linked against it) also loads.
+    # $ARROWMETAL_LIBRARY, when set, is the library to use (a sanitizer
+    # build, say) and must exist. Otherwise libarrowmetal.so.0 beside the
+    # package: the file of that soname, which the API-mode module (linked
+    # against it) also loads.
+    env = os.environ.get("ARROWMETAL_LIBRARY")
+    if env:
+        if os.path.isfile(env):
+            return os.path.abspath(env)
+        raise ImportError(
+            f"arrowmetal: $ARROWMETAL_LIBRARY={env} is not a file; unset it to use "
+            "the library beside the package"
+        )
     names = ["libarrowmetal.dylib", "libarrowmetal.so.0"]
     if sys.platform != "darwin":
         names.reverse()
@@ -72,13 +82,6 @@ def _find_library():
         tried.append(path)
         if os.path.isfile(path):
             return path
-    env = os.environ.get("ARROWMETAL_LIBRARY")
-    if env:
-        tried.append("$ARROWMETAL_LIBRARY=" + env)
-        if os.path.isfile(env):
-            return os.path.abspath(env)
-    else:
-        tried.append("$ARROWMETAL_LIBRARY (not set)")
     raise ImportError(
         "arrowmetal: cannot find the ArrowMetal shared library; tried: "
         + ", ".join(tried)

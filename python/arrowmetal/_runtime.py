@@ -37,6 +37,7 @@ __all__ = [
     "set_device",
     "spin_microseconds",
     "version",
+    "wait_timeout_ms",
 ]
 
 # ---------------------------------------------------------------------------
@@ -47,6 +48,14 @@ def spin_microseconds(us: int | None = None) -> int:
     """Spin budget of the GPU completion wait; sets it when `us` is given.
     Returns the value in force."""
     return lib.am_spin_microseconds(-1 if us is None else int(us))
+
+
+def wait_timeout_ms(ms: int | None = None) -> int:
+    """The wait watchdog (am_wait_timeout_ms): a GPU wait not done after `ms`
+    milliseconds raises ArrowMetalDeviceError and leaves that device broken;
+    0 is off (the default; ARROWMETAL_WAIT_TIMEOUT_MS sets it at start). Sets
+    it when `ms` is given; returns the value in force."""
+    return lib.am_wait_timeout_ms(-1 if ms is None else int(ms))
 
 
 def low_latency_wait(on: bool | None = None) -> bool:

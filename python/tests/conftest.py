@@ -1,6 +1,10 @@
 import os
 import sys
 
+# The wait watchdog is on in the tests (off by default for users): a GPU wait
+# that hangs fails its test after five minutes instead of stopping the run.
+os.environ.setdefault("ARROWMETAL_WAIT_TIMEOUT_MS", "300000")
+
 # Run against the source tree when the package is not installed.
 _PYTHON_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if _PYTHON_DIR not in sys.path:

@@ -1,6 +1,7 @@
 """The cffi binding: generated cdef, library lookup, raw ABI access."""
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -128,8 +129,8 @@ def test_capi_stands_alone_and_package_needs_no_pyarrow_or_numpy():
     assert out.stdout.split("\n")[:2] == ["[]", "[]"]
 
 
-def test_missing_library_error_names_paths(tmp_path):
-    # A copy of the package without the library and with a bad ARROWMETAL_LIBRARY.
+def _package_copy(tmp_path, with_library=False):
+    """A copy of the package (without its API-mode module) under tmp_path."""
     pkg = tmp_path / "arrowmetal"
     pkg.mkdir()
     src = os.path.dirname(_capi.__file__)
@@ -138,21 +139,55 @@ def test_missing_library_error_names_paths(tmp_path):
             (pkg / name).write_text(fh.read() if name != "__init__.py" else "")
     with open(_capi.header_path, encoding="utf-8") as fh:
         (pkg / "arrowmetal.h").write_text(fh.read())
+    if with_library:
+        shutil.copy(library_path, pkg / os.path.basename(library_path))
+    return pkg
+
+
+def _import_capi(tmp_path, library_env):
     env = dict(os.environ)
     env["PYTHONPATH"] = _pythonpath(str(tmp_path))
-    env["ARROWMETAL_LIBRARY"] = str(tmp_path / "nope.so")
-    out = subprocess.run(
-        [sys.executable, "-c", "import arrowmetal._capi"],
+    env.pop("ARROWMETAL_LIBRARY", None)
+    if library_env is not None:
+        env["ARROWMETAL_LIBRARY"] = library_env
+    return subprocess.run(
+        [sys.executable, "-c", "from arrowmetal._capi import library_path; print(library_path)"],
         capture_output=True,
         text=True,
         check=False,
         env=env,
         cwd=str(tmp_path),
     )
+
+
+def test_missing_library_error_names_paths(tmp_path):
+    pkg = _package_copy(tmp_path)
+    out = _import_capi(tmp_path, None)
     assert out.returncode != 0
     assert "ImportError" in out.stderr
     assert str(pkg / "libarrowmetal.so.0") in out.stderr
-    assert "nope.so" in out.stderr
+    assert "ARROWMETAL_LIBRARY" in out.stderr
+
+
+def test_bad_env_library_is_an_error_not_ignored(tmp_path):
+    # The package has its library, but the explicit setting names no file:
+    # silently using another library would hide the mistake.
+    _package_copy(tmp_path, with_library=True)
+    out = _import_capi(tmp_path, str(tmp_path / "nope.so"))
+    assert out.returncode != 0
+    assert "ImportError" in out.stderr and "nope.so" in out.stderr
+
+
+def test_env_library_wins_over_the_package_one(tmp_path):
+    # A sanitizer build named by ARROWMETAL_LIBRARY replaces the library
+    # beside the package (make test-asan relies on it).
+    _package_copy(tmp_path, with_library=True)
+    other = tmp_path / "elsewhere" / "libarrowmetal.so.0"
+    other.parent.mkdir()
+    shutil.copy(library_path, other)
+    out = _import_capi(tmp_path, str(other))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == str(other)
 
 
 def test_env_library_fallback(tmp_path):

@@ -72,6 +72,23 @@ def test_spin_budget_is_clamped_not_overflowed():
         lib.am_spin_microseconds(before)
 
 
+def test_wait_watchdog_setting_is_clamped_and_read_from_the_environment():
+    before = lib.am_wait_timeout_ms(-1)
+    try:
+        assert lib.am_wait_timeout_ms(2**63 - 1) == lib.AM_WAIT_TIMEOUT_MS_MAX
+        assert lib.am_wait_timeout_ms(250) == 250
+        assert am.wait_timeout_ms() == 250
+        assert am.wait_timeout_ms(0) == 0
+    finally:
+        lib.am_wait_timeout_ms(before)
+    read = "import arrowmetal as am; print(am.wait_timeout_ms())"
+    out = run_python(read, ARROWMETAL_WAIT_TIMEOUT_MS="4321")
+    assert out.stdout.split() == ["4321"], out.stderr
+    out = run_python(read, ARROWMETAL_WAIT_TIMEOUT_MS="5s")
+    assert out.stdout.split() == ["0"], out.stderr
+    assert "ARROWMETAL_WAIT_TIMEOUT_MS=5s is not a number of milliseconds" in out.stderr
+
+
 def test_negative_children_is_invalid_not_a_type_error():
     data = ffi.new("int64_t[1]")
     status, message, _ = _import(b"l", 1, 0, data, schema_children=-1)
