@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # One lease of the GPU machine does everything in one call: build, GPU tests,
 # benchmarks. Logs go to $OUT (the device tool brings them back).
-#   bash benchmarks/device_run.sh [tests] [latency] [bench] [cache] [crossover]
+#   bash benchmarks/device_run.sh [tests] [latency] [bench] [cache] [crossover] [faults]
+#                                 [memcheck] [racecheck] [synccheck]
+# faults: the GPU fault tests (out of memory, a faulting kernel, the watchdog).
+# memcheck, racecheck, synccheck: compute-sanitizer's tool over the CUDA
+# conformance cases (SANITIZER_CASES: a pytest -k expression, default every
+# CUDA case) and, for memcheck, the Python tests (SANITIZER_PYTHON=0: not).
 set -u
 OUT=${OUT:-/tmp/arrowmetal-out}
 mkdir -p "$OUT"
@@ -62,8 +67,28 @@ for stage in $stages; do
       timeout 300 python3 benchmarks/crossover.py --write "$OUT/routes.txt" 2>&1 \
         | tee "$OUT/crossover.txt"
       record "${PIPESTATUS[0]}" crossover ;;
+    faults)
+      timeout 300 python3 -m pytest -q -rs -s -p no:cacheprovider python/tests/test_gpu_faults.py \
+        > "$OUT/faults.log" 2>&1
+      record $? faults
+      tail -n 3 "$OUT/faults.log" ;;
+    memcheck | racecheck | synccheck)
+      # Each pytest worker runs under the tool (it follows child processes);
+      # --error-exitcode makes any report fail the stage.
+      targets="conformance"
+      [ "$stage" = memcheck ] && [ "${SANITIZER_PYTHON:-1}" = 1 ] && targets="conformance python"
+      start=$(date +%s)
+      timeout 560 compute-sanitizer --tool "$stage" --error-exitcode 99 --print-limit 20 \
+        python3 -m pytest -n 8 -q -p no:cacheprovider --tb=line $targets \
+        --ignore=python/tests/test_gpu_faults.py --ignore=python/tests/test_wheel.py \
+        -k "${SANITIZER_CASES:-cuda: or not test_case}" > "$OUT/$stage.log" 2>&1
+      status=$?
+      record $status "$stage"
+      echo "$stage: exit $status after $(($(date +%s) - start)) s; $(grep -c '^=========' \
+        "$OUT/$stage.log") sanitizer lines" | tee -a "$OUT/sanitizers.txt"
+      grep -E "ERROR SUMMARY|passed|failed" "$OUT/$stage.log" | tail -n 3 | tee -a "$OUT/sanitizers.txt" ;;
     *)
-      echo "unknown stage '$stage' (tests latency bench cache crossover)"
+      echo "unknown stage '$stage' (tests latency bench cache crossover faults memcheck racecheck synccheck)"
       record 1 "$stage" ;;
   esac
 done
