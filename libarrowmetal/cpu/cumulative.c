@@ -185,9 +185,9 @@ static inline am_u128 abs128(am_i128 v) { return (am_u128)(v < 0 ? -v : v); }
           o[i] = c;                                                                            \
         }                                                                                      \
         break;                                                                                 \
-      case AM_CUMULATIVE_PROD:                                                                 \
+      case AM_CUMULATIVE_PROD: /* in 64 bits: uint16 * uint16 would be an int, and overflow */ \
         for (int64_t i = begin; i < end; i++) {                                                \
-          if (dense || valid_at(a, i)) c = (T)(UT)((UT)c * (UT)x[i]);                          \
+          if (dense || valid_at(a, i)) c = (T)(UT)((uint64_t)(UT)c * (UT)x[i]);                \
           o[i] = c;                                                                            \
         }                                                                                      \
         break;                                                                                 \

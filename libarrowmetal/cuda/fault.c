@@ -43,8 +43,9 @@ static void read_setting(void) {
   }
   fault_kind = kind;
   fault_after = after;
-  am_log(AM_LOG_WARNING, "ARROWMETAL_TEST_FAULT=%s: CUDA kernel launch %lld will %s (a test setting)",
-         value, after + 1, kind == FAULT_HANG ? "never end" : "fault");
+  am_log(AM_LOG_WARNING,
+         "ARROWMETAL_TEST_FAULT=%s: CUDA kernel launch %lld will %s (a test setting)", value,
+         after + 1, kind == FAULT_HANG ? "never end" : "fault");
 }
 
 int am_cuda_fault_due(void) {

@@ -10,7 +10,7 @@
 #include "cuda.h"
 
 int am_cuda_poll_event(am_err *err, const am_cuda_driver *cu, CUevent event, int64_t deadline,
-                      const char *what) {
+                       const char *what) {
   long interval_ns = 2000;
   for (;;) {
     CUresult result = cu->cuEventQuery(event);
