@@ -162,7 +162,7 @@ def test_the_comparison_sees_a_kept_result(backend):
     assert amabi.memory_leaks(baseline, devs) == []
 
 
-LEAKING_RUN = '''
+LEAKING_RUN = """
 import amabi
 import pytest
 from amabi import ffi, lib
@@ -186,7 +186,7 @@ def test_gives_back(backend, memory_baseline):
 @pytest.mark.parametrize("backend", ["cpu"])
 def test_keeps_a_result(backend, memory_baseline):
     KEPT.append(full(backend))
-'''
+"""
 
 
 def test_the_runner_fails_a_case_that_keeps_a_result(tmp_path):

@@ -14,9 +14,9 @@ static void count(am_mem_counters *counters, int64_t bytes, int allocations) {
   /* Every value in_use takes is the result of one fetch_add, and that one
    * caller raises the peak to it: the peak is the exact maximum. */
   long long peak = atomic_load_explicit(&counters->peak, memory_order_relaxed);
-  while (now > peak && !atomic_compare_exchange_weak_explicit(&counters->peak, &peak, now,
-                                                              memory_order_relaxed,
-                                                              memory_order_relaxed)) {
+  while (now > peak &&
+         !atomic_compare_exchange_weak_explicit(&counters->peak, &peak, now, memory_order_relaxed,
+                                                memory_order_relaxed)) {
   }
 }
 
@@ -32,7 +32,8 @@ void am_mem_reserve(am_mem_counters *counters, int64_t bytes) {
 }
 
 void am_mem_reset_peak(am_mem_counters *counters) {
-  atomic_store_explicit(&counters->peak, atomic_load_explicit(&counters->in_use, memory_order_relaxed),
+  atomic_store_explicit(&counters->peak,
+                        atomic_load_explicit(&counters->in_use, memory_order_relaxed),
                         memory_order_relaxed);
 }
 

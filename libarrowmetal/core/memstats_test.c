@@ -15,12 +15,12 @@
 
 static int failures;
 
-#define EXPECT(cond)                                               \
-  do {                                                             \
-    if (!(cond)) {                                                 \
-      printf("%s:%d: failed: %s\n", __FILE__, __LINE__, #cond);    \
-      failures++;                                                  \
-    }                                                              \
+#define EXPECT(cond)                                            \
+  do {                                                          \
+    if (!(cond)) {                                              \
+      printf("%s:%d: failed: %s\n", __FILE__, __LINE__, #cond); \
+      failures++;                                               \
+    }                                                           \
   } while (0)
 
 static long long in_use(void) { return atomic_load(&am_host_memory.in_use); }

@@ -123,7 +123,8 @@ int am_cpu_quantile(am_err *err, const am_array *array, const double *q, int64_t
   const am_type out_type = am_quantile_out_type(array->type, interpolation);
   /* Counted host scratch (core/memstats.h): the keys are as large as the
    * array's data. */
-  uint64_t *keys = am_scratch_alloc((array->length > 0 ? array->length : 1) * (int64_t)sizeof *keys);
+  uint64_t *keys =
+      am_scratch_alloc((array->length > 0 ? array->length : 1) * (int64_t)sizeof *keys);
   int64_t *ranks = am_scratch_alloc(nq * 2 * (int64_t)sizeof *ranks);
   if (!keys || !ranks) {
     am_scratch_free(keys);

@@ -92,9 +92,7 @@ typedef struct metal_buffer {
  * host, where that memory was allocated. */
 static am_mem_counters *memory_of(am_metal_device *metal) { return &metal->gpu.device->memory; }
 
-static int64_t length_of(void *buffer) {
-  return (int64_t)((__bridge id<MTLBuffer>)buffer).length;
-}
+static int64_t length_of(void *buffer) { return (int64_t)((__bridge id<MTLBuffer>)buffer).length; }
 
 /* Work already queued may still read or write the buffer (it is reached
  * through an address; whether useResource: keeps it alive is not

@@ -123,7 +123,7 @@ def kernel_cache_info() -> dict[str, int]:
     return {name: getattr(info, name) for name, _ in ffi.typeof("am_kernel_cache_stats").fields}
 
 
-def memory_info(device: DeviceLike = None) -> dict[str, int]:
+def memory_info(device: DeviceLike | None = None) -> dict[str, int]:
     """Memory the library has allocated on `device` (None: the default
     device; "cpu", "cuda:0", ...), from am_memory_info: a dict of
     ``bytes_in_use``, ``peak_bytes``, ``reserved_bytes`` (kept on purpose:
@@ -137,7 +137,7 @@ def memory_info(device: DeviceLike = None) -> dict[str, int]:
     return {name: getattr(stats, name) for name, _ in ffi.typeof("am_memory_stats").fields}
 
 
-def reset_peak_memory(device: DeviceLike = None) -> None:
+def reset_peak_memory(device: DeviceLike | None = None) -> None:
     """Sets `device`'s ``peak_bytes`` (None: the default device) to its
     bytes in use now (am_memory_reset_peak)."""
     rc = lib.am_memory_reset_peak(_devices.device_ptr(device))
