@@ -228,3 +228,50 @@ def scalar_value(s):
     if t in cf.UNSIGNED_TYPES:
         return t, s.u64
     return t, s.f64
+
+
+# ---- memory accounting (am_memory_info) -----------------------------------------------------
+
+
+def memory_info(dev):
+    """am_memory_info of one device as a dict of its fields."""
+    stats = ffi.new("am_memory_stats *")
+    check("am_memory_info", lib.am_memory_info(dev, stats))
+    return {name: getattr(stats, name) for name, _ in ffi.typeof("am_memory_stats").fields}
+
+
+def memory_devices(backend):
+    """The devices whose memory a case on `backend` may allocate: the backend's device,
+    and the host's (a GPU backend's downloads and host-side steps allocate there)."""
+    devs = [device(backend)]
+    if backend != "cpu":
+        devs.append(device("cpu"))
+    return devs
+
+
+def memory_snapshot(devs):
+    """bytes_in_use of each device, in order."""
+    stats = ffi.new("am_memory_stats *")
+    snapshot = []
+    for dev in devs:
+        check("am_memory_info", lib.am_memory_info(dev, stats))
+        snapshot.append(stats.bytes_in_use)
+    return snapshot
+
+
+def memory_leaks(baseline, devs):
+    """Where bytes_in_use is not back at `baseline` (memory_snapshot of the same devices):
+    a list of "device: N bytes in use, baseline M" lines, empty when every device is back.
+    Python garbage (a traceback's frames holding an exported array) is collected first
+    when a difference is seen, so only memory that is still referenced counts."""
+    now = memory_snapshot(devs)
+    if now != baseline:
+        import gc
+
+        gc.collect()
+        now = memory_snapshot(devs)
+    return [
+        f"{ffi.string(lib.am_device_name(dev)).decode()}: {n} bytes in use, baseline {b}"
+        for dev, b, n in zip(devs, baseline, now)
+        if n != b
+    ]

@@ -326,7 +326,20 @@ def run_case(case, dev):
     assert all(c == 1 for c in counts), f"input release callbacks ran {counts} times"
 
 
+@pytest.fixture
+def memory_baseline(backend):
+    """Every case gives back all the memory it made (issue #15, "Memory"): bytes_in_use of
+    the backend's device and of the host, from am_memory_info, must be at their values from
+    before the case once its results and inputs are released. One am_memory_info call per
+    device on each side; a leak is an error at the case's teardown."""
+    devs = amabi.memory_devices(backend)
+    baseline = amabi.memory_snapshot(devs)
+    yield baseline
+    leaks = amabi.memory_leaks(baseline, devs)
+    assert not leaks, "memory not given back after the case: " + "; ".join(leaks)
+
+
 @pytest.mark.skipif(not BACKENDS, reason="no ArrowMetal backend can run in this process")
 @pytest.mark.parametrize("case,backend", list(_params()))
-def test_case(case, backend):
+def test_case(case, backend, memory_baseline):
     run_case(case, amabi.device(backend))

@@ -195,6 +195,59 @@ int am_set_default_device(am_device *device);
 const char *am_device_name(const am_device *device);
 const char *am_device_backend(const am_device *device);
 
+/* Memory the library has allocated on a device (issue #15, "Memory").
+ *
+ * bytes_in_use counts every allocation the library makes for array data and
+ * bitmaps, for scalars' device storage and for scratch sized by the data,
+ * from the moment it is made until it is freed, at the size asked of the
+ * allocator after the library's own rounding (array buffers: a whole number
+ * of 64-byte lines, one more than the data needs; host buffers of 2 MiB and
+ * more: whole 2 MiB blocks). On the CPU device that is every host allocation of
+ * the process's library: results, aligned copies made at import, buffers a
+ * GPU download writes, and kernels' host scratch (hash tables, sort keys).
+ * On a CUDA device it is the device buffers (cuMemAllocAsync); on Metal the
+ * shared MTLBuffers the backend allocates. A buffer is freed when the last
+ * handle and export sharing it is released (and, on a GPU, in stream order
+ * after the work that reads it), so after every handle of a computation is
+ * released bytes_in_use is back where it was before.
+ *
+ * reserved_bytes is memory kept on purpose, not in use by any array: the
+ * host's cache of freed large blocks (at most 512 MiB); a GPU device's
+ * scratch area; on CUDA the pinned staging buffers and the host-mapped
+ * status block, both host memory counted on the CUDA device that keeps
+ * them; Metal's pool of freed buffers. Not counted anywhere: memory the
+ * CUDA driver's stream-ordered pool keeps after a free (the driver's;
+ * cuMemPoolGetAttribute reports it), compiled kernels, and fixed-size
+ * bookkeeping (array handles, tickets, batch records).
+ *
+ * Memory owned by the producer of an imported array (a zero-copy am_import,
+ * am_import_device, a Metal upload that wraps page-aligned host memory) is
+ * not counted: it is the producer's, freed by its release callback.
+ *
+ * peak_bytes is the largest bytes_in_use since the process started or since
+ * the last am_memory_reset_peak. allocations counts the live counted
+ * allocations, total_allocations every counted allocation ever made.
+ * The counters are lock-free atomics updated where memory is allocated and
+ * freed; each field is exact, and a read while other threads allocate gives
+ * each field's value at some moment during the call. */
+typedef struct am_memory_stats {
+  int64_t bytes_in_use;
+  int64_t peak_bytes;
+  int64_t reserved_bytes;
+  int64_t allocations;
+  int64_t total_allocations;
+} am_memory_stats;
+
+/* Fills *out for `device` (NULL: the default device; it fails as calls
+ * given no device do when ARROWMETAL_BACKEND names a device that cannot be
+ * used). `out` is the caller's; AM_EINVAL when it is NULL. Thread-safe. */
+int am_memory_info(const am_device *device, am_memory_stats *out);
+
+/* Sets `device`'s peak_bytes (NULL: the default device) to its bytes in use
+ * now. Thread-safe; an allocation racing with it may or may not be in the
+ * new peak. */
+int am_memory_reset_peak(const am_device *device);
+
 /* ---- Arrays */
 typedef struct am_array am_array;
 

@@ -371,7 +371,7 @@ static int mode(am_err *err, const am_array *array, int64_t n, int skip_nulls, i
         (status = am_to_host(err, groups.counts, &host_counts)) != AM_OK)
       goto done;
     int64_t g = groups.groups;
-    keys = malloc((size_t)(g ? g : 1) * sizeof *keys);
+    keys = am_scratch_alloc((g ? g : 1) * (int64_t)sizeof *keys); /* counted scratch */
     if (!keys) goto nomem;
     const int64_t *count = (const int64_t *)host_counts->data + host_counts->offset;
     for (int64_t i = 0; i < g; i++) {
@@ -399,8 +399,8 @@ static int mode(am_err *err, const am_array *array, int64_t n, int skip_nulls, i
     }
     qsort(keys, (size_t)chosen, sizeof *keys, mode_cmp);
     if (chosen > n) chosen = n;
-    rows = malloc((size_t)(chosen ? chosen : 1) * 8);
-    counts = malloc((size_t)(chosen ? chosen : 1) * 8);
+    rows = am_scratch_alloc((chosen ? chosen : 1) * 8);
+    counts = am_scratch_alloc((chosen ? chosen : 1) * 8);
     if (!rows || !counts) goto nomem;
     for (int64_t i = 0; i < chosen; i++) {
       rows[i] = keys[i].group;
@@ -436,9 +436,9 @@ static int mode(am_err *err, const am_array *array, int64_t n, int skip_nulls, i
 nomem:
   status = am_fail(err, AM_ENOMEM, "out of memory");
 done:
-  free(keys);
-  free(rows);
-  free(counts);
+  am_scratch_free(keys);
+  am_scratch_free(rows);
+  am_scratch_free(counts);
   am_array_free(indices);
   am_array_free(modes);
   am_array_free(count_array);

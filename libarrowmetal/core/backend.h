@@ -21,6 +21,7 @@
 #include "arrowmetal.h"
 #include "error.h"
 #include "hash.h"
+#include "memstats.h"
 
 typedef enum am_reduce_op {
   AM_REDUCE_SUM,
@@ -203,7 +204,16 @@ struct am_device {
   int ordinal;
   char name[64];
   void *impl; /* the backend's state for this device */
+  /* A device whose memory is not host memory counts its allocations here
+   * (core/memstats.h); host memory counts on am_host_memory. */
+  am_mem_counters memory;
 };
+
+/* The counters of `device`'s memory. */
+static inline am_mem_counters *am_device_memory(const am_device *device) {
+  if (device->backend->memory.caps & AM_MEMORY_HOST) return &am_host_memory;
+  return (am_mem_counters *)&device->memory;
+}
 
 /* AM_OK when every slot of the table is filled, else AM_EUNSUPPORTED naming
  * the first empty one. */

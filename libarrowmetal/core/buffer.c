@@ -1,5 +1,7 @@
 #include "buffer.h"
 
+#include "memstats.h"
+
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +21,8 @@ enum { AM_HOST_ALIGNMENT = 64 };
  * on first touch, which for an element-wise kernel over a large array costs
  * more than the kernel itself. The cache holds at most CACHE_ENTRIES blocks
  * and CACHE_BYTES in all; an allocation takes the smallest cached block that
- * is at least its size and at most twice it. */
+ * is at least its size and at most twice it. Cached blocks count as
+ * am_host_memory's reserved bytes, live ones as in use (core/memstats.h). */
 #define LARGE_BLOCK ((size_t)2 << 20)
 #define CACHE_ENTRIES 32
 #define CACHE_BYTES ((size_t)512 << 20)
@@ -66,6 +69,7 @@ static void *take_cached(size_t *bytes) {
     ptr = cache[best].ptr;
     *bytes = cache[best].bytes;
     cache_total -= cache[best].bytes;
+    am_mem_reserve(&am_host_memory, -(int64_t)cache[best].bytes);
     cache[best] = cache[--cache_count];
   }
   pthread_mutex_unlock(&cache_lock);
@@ -76,6 +80,7 @@ static void free_large(am_buffer *buffer) {
   void *ptr = buffer->ptr;
   size_t bytes = (size_t)buffer->context;
   free(buffer);
+  am_mem_free(&am_host_memory, (int64_t)bytes);
   void *unmap[CACHE_ENTRIES + 1];
   size_t unmap_bytes[CACHE_ENTRIES + 1];
   int unmaps = 0;
@@ -89,17 +94,21 @@ static void free_large(am_buffer *buffer) {
         if (cache[i].stamp < cache[oldest].stamp) oldest = i;
       unmap[unmaps] = cache[oldest].ptr, unmap_bytes[unmaps++] = cache[oldest].bytes;
       cache_total -= cache[oldest].bytes;
+      am_mem_reserve(&am_host_memory, -(int64_t)cache[oldest].bytes);
       cache[oldest] = cache[--cache_count];
     }
     cache[cache_count++] = (cached_block){ptr, bytes, ++cache_clock};
     cache_total += bytes;
+    am_mem_reserve(&am_host_memory, (int64_t)bytes);
     pthread_mutex_unlock(&cache_lock);
   }
   for (int i = 0; i < unmaps; i++) munmap(unmap[i], unmap_bytes[i]);
 }
 #endif
 
+/* context: the bytes allocated, as counted. */
 static void free_host(am_buffer *buffer) {
+  am_mem_free(&am_host_memory, (int64_t)(size_t)buffer->context);
   free(buffer->ptr);
   free(buffer);
 }
@@ -116,7 +125,7 @@ am_buffer *am_buffer_alloc_host(int64_t size) {
   size_t bytes = ((size_t)size + 2 * AM_HOST_ALIGNMENT - 1) & ~(size_t)(AM_HOST_ALIGNMENT - 1);
   void *ptr = NULL;
   am_buffer_free_fn free_fn = free_host;
-  void *context = NULL;
+  void *context = (void *)bytes;
 #if AM_HAVE_MMAP
   if (bytes >= LARGE_BLOCK) {
     bytes = (bytes + LARGE_BLOCK - 1) & ~(LARGE_BLOCK - 1);
@@ -135,6 +144,7 @@ am_buffer *am_buffer_alloc_host(int64_t size) {
     free(buffer);
     return NULL;
   }
+  am_mem_alloc(&am_host_memory, (int64_t)bytes);
   atomic_init(&buffer->refs, 1);
   buffer->ptr = ptr;
   buffer->size = size;

@@ -1,6 +1,7 @@
 """Builds and runs the unit tests of core/ written in C: the completion timeline
 (timeline_test.c), the backend table check (backend_test.c), the op table
-(ops_test.c) and the log (log_test.c)."""
+(ops_test.c), the log (log_test.c) and the memory counters
+(memstats_test.c)."""
 
 import pathlib
 import subprocess
@@ -37,3 +38,8 @@ def test_every_op_row_is_found_by_family_and_op(tmp_path):
 
 def test_log_messages_reach_the_handler_or_stderr(tmp_path):
     run(cbuild.build(tmp_path / "log_test", [HERE / "log_test.c", HERE / "log.c"], optimize="-O1"))
+
+
+def test_memory_counters_are_exact_under_threads(tmp_path):
+    sources = [HERE / "memstats_test.c", HERE / "memstats.c", HERE / "buffer.c"]
+    run(cbuild.build(tmp_path / "memstats_test", sources, optimize="-O1"))

@@ -163,6 +163,8 @@ const am_backend am_cpu_backend = {
         },
 };
 
-static am_device cpu_device = {&am_cpu_backend, 0, "cpu", NULL};
+/* Its memory counters are am_host_memory (am_device_memory): the embedded
+ * ones stay zero. */
+static am_device cpu_device = {.backend = &am_cpu_backend, .ordinal = 0, .name = "cpu"};
 
 am_device *am_cpu_device(void) { return &cpu_device; }

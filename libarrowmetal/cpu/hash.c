@@ -13,6 +13,7 @@
 #include "bitmap.h"
 #include "core/error.h"
 #include "core/hash.h"
+#include "core/memstats.h"
 #include "core/types.h"
 #include "cpu.h"
 #include "pool.h"
@@ -73,8 +74,8 @@ static int table_init(table *t, int width) {
   memset(t, 0, sizeof *t);
   t->direct = width <= 1;
   uint64_t cap = t->direct ? (width == 0 ? 2 : 256) : 1024;
-  t->group = malloc(cap * sizeof *t->group);
-  t->keys = t->direct ? NULL : malloc(cap * sizeof *t->keys);
+  t->group = am_scratch_alloc((int64_t)(cap * sizeof *t->group));
+  t->keys = t->direct ? NULL : am_scratch_alloc((int64_t)(cap * sizeof *t->keys));
   if (!t->group || (!t->direct && !t->keys)) return AM_ENOMEM;
   memset(t->group, 0xff, cap * sizeof *t->group);
   t->mask = cap - 1;
@@ -82,17 +83,17 @@ static int table_init(table *t, int width) {
 }
 
 static void table_free(table *t) {
-  free(t->keys);
-  free(t->group);
+  am_scratch_free(t->keys);
+  am_scratch_free(t->group);
 }
 
 static int table_grow(table *t) {
   uint64_t cap = (t->mask + 1) * 2;
-  uint64_t *keys = malloc(cap * sizeof *keys);
-  int32_t *group = malloc(cap * sizeof *group);
+  uint64_t *keys = am_scratch_alloc((int64_t)(cap * sizeof *keys));
+  int32_t *group = am_scratch_alloc((int64_t)(cap * sizeof *group));
   if (!keys || !group) {
-    free(keys);
-    free(group);
+    am_scratch_free(keys);
+    am_scratch_free(group);
     return AM_ENOMEM;
   }
   memset(group, 0xff, cap * sizeof *group);
@@ -103,8 +104,8 @@ static int table_grow(table *t) {
     keys[h] = t->keys[s];
     group[h] = t->group[s];
   }
-  free(t->keys);
-  free(t->group);
+  am_scratch_free(t->keys);
+  am_scratch_free(t->group);
   t->keys = keys;
   t->group = group;
   t->mask = cap - 1;
@@ -128,7 +129,7 @@ typedef struct vec {
 static int vec_push(vec *x, int64_t value) {
   if (x->n == x->cap) {
     int64_t cap = x->cap ? x->cap * 2 : 256;
-    int64_t *v = realloc(x->v, (size_t)cap * sizeof *v);
+    int64_t *v = am_scratch_realloc(x->v, cap * (int64_t)sizeof *v);
     if (!v) return AM_ENOMEM;
     x->v = v;
     x->cap = cap;
@@ -242,7 +243,7 @@ static int merge_parts(group_job *job, table *merged, vec *first, vec *counts,
   *null_group = -1;
   for (int p = 0; p < job->parts; p++) {
     part_groups *pg = &job->part[p];
-    pg->map = malloc((size_t)(pg->first.n ? pg->first.n : 1) * sizeof *pg->map);
+    pg->map = am_scratch_alloc((pg->first.n ? pg->first.n : 1) * (int64_t)sizeof *pg->map);
     if (!pg->map) return AM_ENOMEM;
     for (int64_t g = 0; g < pg->first.n; g++) {
       int64_t global;
@@ -348,14 +349,14 @@ nomem:
 done:
   for (int p = 0; job.part && p < job.parts; p++) {
     table_free(&job.part[p].t);
-    free(job.part[p].first.v);
-    free(job.part[p].counts.v);
-    free(job.part[p].map);
+    am_scratch_free(job.part[p].first.v);
+    am_scratch_free(job.part[p].counts.v);
+    am_scratch_free(job.part[p].map);
   }
   free(job.part);
   am_array_free(ids);
-  free(first.v);
-  free(counts.v);
+  am_scratch_free(first.v);
+  am_scratch_free(counts.v);
   if (status != AM_OK) am_hash_groups_free(out);
   if (status == AM_OK && lookup)
     *lookup = merged;

@@ -10,6 +10,7 @@
 
 #include "bitmap.h"
 #include "core/error.h"
+#include "core/memstats.h"
 #include "core/quantile.h"
 #include "core/types.h"
 #include "cpu.h"
@@ -120,11 +121,14 @@ int am_cpu_quantile(am_err *err, const am_array *array, const double *q, int64_t
                     am_quantile_interpolation interpolation, am_device *host, am_array **out) {
   (void)host; /* the CPU's own device */
   const am_type out_type = am_quantile_out_type(array->type, interpolation);
-  uint64_t *keys = malloc((size_t)(array->length > 0 ? array->length : 1) * sizeof *keys);
-  int64_t *ranks = malloc((size_t)nq * 2 * sizeof *ranks);
+  /* Counted host scratch (core/memstats.h): the keys are as large as the
+   * array's data. */
+  uint64_t *keys =
+      am_scratch_alloc((array->length > 0 ? array->length : 1) * (int64_t)sizeof *keys);
+  int64_t *ranks = am_scratch_alloc(nq * 2 * (int64_t)sizeof *ranks);
   if (!keys || !ranks) {
-    free(keys);
-    free(ranks);
+    am_scratch_free(keys);
+    am_scratch_free(ranks);
     return am_fail(err, AM_ENOMEM, "out of memory for %lld values", (long long)array->length);
   }
   const int64_t m = gather_keys(keys, array);
@@ -169,7 +173,7 @@ int am_cpu_quantile(am_err *err, const am_array *array, const double *q, int64_t
       *out = result;
     }
   }
-  free(keys);
-  free(ranks);
+  am_scratch_free(keys);
+  am_scratch_free(ranks);
   return status;
 }

@@ -38,6 +38,9 @@ static int open_context(am_err *err, am_cuda_device *cuda, int ordinal) {
   size_t mapped_bytes = 64 + sizeof(am_gpu_status) * AM_GPU_STATUS_SLOTS;
   CHECK(cu->cuMemHostAlloc(&cuda->mapped, mapped_bytes,
                            CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE));
+  /* Kept for the device's life: reserved memory of this device (host
+   * memory, but the CUDA device keeps it), as are the staging buffers. */
+  am_mem_reserve(&cuda->gpu.device->memory, (int64_t)mapped_bytes);
   memset(cuda->mapped, 0, mapped_bytes);
   CUdeviceptr mapped_device = 0;
   CHECK(cu->cuMemHostGetDevicePointer(&mapped_device, cuda->mapped, 0));
@@ -47,6 +50,7 @@ static int open_context(am_err *err, am_cuda_device *cuda, int ordinal) {
   cuda->gpu.status_address = mapped_device + 64;
   for (int i = 0; i < 2; i++) {
     CHECK(cu->cuMemHostAlloc(&cuda->staging[i], AM_CUDA_STAGING_BYTES, CU_MEMHOSTALLOC_PORTABLE));
+    am_mem_reserve(&cuda->gpu.device->memory, AM_CUDA_STAGING_BYTES);
     CHECK(cu->cuEventCreate(&cuda->staging_done[i], CU_EVENT_DISABLE_TIMING));
   }
   CUcontext popped;
@@ -57,6 +61,7 @@ static int open_context(am_err *err, am_cuda_device *cuda, int ordinal) {
 int am_cuda_open(am_err *err, am_device *device) {
   am_cuda_device *cuda = calloc(1, sizeof *cuda);
   if (!cuda) return am_fail(err, AM_ENOMEM, "out of memory");
+  cuda->gpu.device = device; /* open_context counts on its memory counters */
   int status = am_cuda_driver_load(err, &cuda->cu);
   if (status == AM_OK) status = open_context(err, cuda, device->ordinal);
   if (status != AM_OK) {

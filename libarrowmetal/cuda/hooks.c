@@ -25,6 +25,14 @@ static int enter(am_gpu_device *gpu) { return am_cuda_enter(am_cuda_of_gpu(gpu))
 
 static void leave(am_gpu_device *gpu, int token) { am_cuda_leave(am_cuda_of_gpu(gpu), token); }
 
+/* Sizes are rounded up to whole 64-byte lines so that kernels writing 32-bit
+ * bitmap words never leave the allocation. The device's memory counters
+ * (core/memstats.h) count the rounded size: added here on allocation,
+ * subtracted in free_device_buffer, from the buffer's own size. */
+static size_t rounded_bytes(int64_t bytes) {
+  return ((size_t)(bytes > 0 ? bytes : 0) + 127) & ~(size_t)63;
+}
+
 /* Frees in stream order: work already enqueued that reads the buffer still
  * runs before the memory is reused. */
 static void free_device_buffer(am_buffer *buffer) {
@@ -32,14 +40,13 @@ static void free_device_buffer(am_buffer *buffer) {
   int pushed = am_cuda_enter(cuda);
   cuda->cu->cuMemFreeAsync((CUdeviceptr)(uintptr_t)buffer->ptr, cuda->stream);
   am_cuda_leave(cuda, pushed);
+  am_mem_free(&cuda->gpu.device->memory, (int64_t)rounded_bytes(buffer->size));
   am_buffer_free_shell(buffer);
 }
 
-/* Sizes are rounded up to whole 64-byte lines so that kernels writing 32-bit
- * bitmap words never leave the allocation. */
 static int alloc(am_err *err, am_gpu_device *gpu, int64_t bytes, am_buffer **out) {
   am_cuda_device *cuda = am_cuda_of_gpu(gpu);
-  size_t rounded = ((size_t)(bytes > 0 ? bytes : 0) + 127) & ~(size_t)63;
+  size_t rounded = rounded_bytes(bytes);
   CUdeviceptr pointer = 0;
   CUresult result = cuda->cu->cuMemAllocAsync(&pointer, rounded, cuda->stream);
   if (result == CUDA_ERROR_OUT_OF_MEMORY) {
@@ -53,6 +60,7 @@ static int alloc(am_err *err, am_gpu_device *gpu, int64_t bytes, am_buffer **out
     cuda->cu->cuMemFreeAsync(pointer, cuda->stream);
     return am_fail(err, AM_ENOMEM, "out of memory");
   }
+  am_mem_alloc(&cuda->gpu.device->memory, (int64_t)rounded);
   *out = buffer;
   return AM_OK;
 }

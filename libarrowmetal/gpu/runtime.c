@@ -28,7 +28,18 @@ int am_gpu_init(am_err *err, am_gpu_device *gpu) {
   /* The scratch area starts zeroed: reductions leave their finish counter
    * at zero after every launch, so it is cleared only once. */
   int token = gpu->hooks->enter(gpu);
+  am_mem_counters *memory = &gpu->device->memory;
+  int64_t before = atomic_load(&memory->in_use);
   int status = gpu->hooks->alloc(err, gpu, AM_GPU_SCRATCH_BYTES, &gpu->scratch);
+  if (status == AM_OK) {
+    /* It lives as long as the device: reserved, not in use (the hook
+     * counted it at its rounded size, which only the difference knows;
+     * nothing else allocates on a device that is still opening). */
+    int64_t kept = atomic_load(&memory->in_use) - before;
+    am_mem_free(memory, kept);
+    am_mem_reserve(memory, kept);
+    am_mem_reset_peak(memory);
+  }
   if (status == AM_OK)
     status =
         gpu->hooks->zero(err, gpu, (uint64_t)(uintptr_t)gpu->scratch->ptr, AM_GPU_SCRATCH_BYTES);

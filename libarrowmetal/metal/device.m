@@ -118,6 +118,8 @@ int am_metal_open(am_err *err, am_device *device) {
       if (status != AM_OK) return status; /* a half-opened device keeps its memory */
       metal->gpu.hooks = &am_metal_hooks;
       metal->gpu.device = device;
+      /* The status blocks live as long as the device: reserved memory. */
+      am_mem_reserve(&device->memory, (int64_t)(sizeof(am_gpu_status) * AM_GPU_STATUS_SLOTS));
       metal->gpu.dialect = AM_DIALECT_MSL;
       /* The runtime sizes grids by multiprocessors; Metal does not say how
        * many cores a GPU has, and 4 blocks per core of a large Apple GPU (40

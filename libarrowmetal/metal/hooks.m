@@ -85,6 +85,15 @@ typedef struct metal_buffer {
   int reusable; /* allocated by the backend: goes back to the pool */
 } metal_buffer;
 
+/* The device's memory counters (core/memstats.h): a buffer the backend
+ * allocates (reusable) is in use at its MTLBuffer's length from alloc until
+ * free_metal_buffer; then reserved while it waits in the graveyard and in the
+ * pool, until it is released. Buffers wrapping host memory count on the
+ * host, where that memory was allocated. */
+static am_mem_counters *memory_of(am_metal_device *metal) { return &metal->gpu.device->memory; }
+
+static int64_t length_of(void *buffer) { return (int64_t)((__bridge id<MTLBuffer>)buffer).length; }
+
 /* Work already queued may still read or write the buffer (it is reached
  * through an address; whether useResource: keeps it alive is not
  * documented): it goes to the graveyard until the next submission has
@@ -93,6 +102,8 @@ static void free_metal_buffer(am_buffer *buffer) {
   metal_buffer *held = (metal_buffer *)buffer;
   am_metal_device *metal = held->metal;
   am_metal_unregister(metal, (uint64_t)(uintptr_t)buffer->ptr);
+  int64_t length = held->reusable ? length_of(held->buffer) : 0;
+  if (held->reusable) am_mem_free(memory_of(metal), length);
   pthread_mutex_lock(&metal->graveyard_lock);
   if (metal->graveyard_count == metal->graveyard_capacity) {
     int64_t capacity = metal->graveyard_capacity ? 2 * metal->graveyard_capacity : 64;
@@ -106,6 +117,7 @@ static void free_metal_buffer(am_buffer *buffer) {
     metal->graveyard[metal->graveyard_count++] =
         (am_metal_dead_buffer){held->buffer, held->reusable};
     held->buffer = NULL;
+    if (length) am_mem_reserve(memory_of(metal), length);
   }
   pthread_mutex_unlock(&metal->graveyard_lock);
   if (held->buffer) CFRelease(held->buffer); /* no memory to defer it: at once */
@@ -126,11 +138,13 @@ static void pool_put(am_metal_device *metal, void *buffer) {
            metal->pool_bytes + length > AM_METAL_POOL_BYTES) {
       void *oldest = metal->pool[0];
       metal->pool_bytes -= ((__bridge id<MTLBuffer>)oldest).length;
+      am_mem_reserve(memory_of(metal), -length_of(oldest));
       memmove(&metal->pool[0], &metal->pool[1], (size_t)--metal->pool_count * sizeof(void *));
       evicted[evictions++] = oldest;
     }
     metal->pool[metal->pool_count++] = buffer;
     metal->pool_bytes += length;
+    am_mem_reserve(memory_of(metal), (int64_t)length);
   }
   pthread_mutex_unlock(&metal->pool_lock);
   for (int i = 0; i < evictions; i++) CFRelease(evicted[i]);
@@ -153,6 +167,7 @@ static void *pool_take(am_metal_device *metal, uint64_t length) {
   if (best >= 0) {
     found = metal->pool[best];
     metal->pool_bytes -= best_length;
+    am_mem_reserve(memory_of(metal), -(int64_t)best_length);
     memmove(&metal->pool[best], &metal->pool[best + 1],
             (size_t)(--metal->pool_count - best) * sizeof(void *));
   }
@@ -224,8 +239,12 @@ static int alloc(am_err *err, am_gpu_device *gpu, int64_t bytes, am_buffer **out
           return am_fail(err, AM_ENOMEM, "Metal cannot allocate %lld bytes", (long long)bytes);
         retained = (void *)CFBridgingRetain(buffer);
       }
+      int64_t length = length_of(retained); /* a pooled one may be larger */
       int status = am_metal_wrap_buffer(err, metal, retained, bytes, out);
-      if (status == AM_OK) ((metal_buffer *)*out)->reusable = 1;
+      if (status == AM_OK) {
+        ((metal_buffer *)*out)->reusable = 1;
+        am_mem_alloc(memory_of(metal), length);
+      }
       return status;
     } @catch (NSException *exception) {
       return am_fail(err, AM_EDEVICE, "Metal raised %s allocating: %s", exception.name.UTF8String,
@@ -398,10 +417,13 @@ static am_metal_dead_buffer *take_graveyard(am_metal_device *metal, int64_t *cou
  * backend's own buffers to the pool, the others released. */
 static void bury(am_metal_device *metal, am_metal_dead_buffer *dead, int64_t count) {
   for (int64_t i = 0; i < count; i++) {
-    if (dead[i].reusable)
+    if (dead[i].reusable) {
+      /* Out of the graveyard; pool_put reserves it again if it keeps it. */
+      am_mem_reserve(memory_of(metal), -length_of(dead[i].buffer));
       pool_put(metal, dead[i].buffer);
-    else
+    } else {
       CFRelease(dead[i].buffer);
+    }
   }
   free(dead);
 }

@@ -31,6 +31,8 @@ __all__ = [
     "kernel_cache_dir",
     "kernel_cache_info",
     "low_latency_wait",
+    "memory_info",
+    "reset_peak_memory",
     "resident_mode",
     "resident_status",
     "routes",
@@ -128,6 +130,28 @@ def kernel_cache_info() -> dict[str, int]:
     if rc:
         raise _error(rc)
     return {name: getattr(info, name) for name, _ in ffi.typeof("am_kernel_cache_stats").fields}
+
+
+def memory_info(device: DeviceLike | None = None) -> dict[str, int]:
+    """Memory the library has allocated on `device` (None: the default
+    device; "cpu", "cuda:0", ...), from am_memory_info: a dict of
+    ``bytes_in_use``, ``peak_bytes``, ``reserved_bytes`` (kept on purpose:
+    caches, pools, staging), ``allocations`` (live) and
+    ``total_allocations``. Memory of zero-copy imports is the producer's and
+    is not counted. See include/arrowmetal.h for exactly what counts."""
+    stats = ffi.new("am_memory_stats *")
+    rc = lib.am_memory_info(_devices.device_ptr(device), stats)
+    if rc:
+        raise _error(rc)
+    return {name: getattr(stats, name) for name, _ in ffi.typeof("am_memory_stats").fields}
+
+
+def reset_peak_memory(device: DeviceLike | None = None) -> None:
+    """Sets `device`'s ``peak_bytes`` (None: the default device) to its
+    bytes in use now (am_memory_reset_peak)."""
+    rc = lib.am_memory_reset_peak(_devices.device_ptr(device))
+    if rc:
+        raise _error(rc)
 
 
 def kernel_cache_dir() -> str:
