@@ -1,5 +1,6 @@
 """Every conformance case on every backend available in this process, in one
-loop: the same check as test_conformance.py's test_case (run_case), without
+loop: the same checks as test_conformance.py's test_case (run_case, then the
+memory given back, as its memory_baseline fixture checks), without
 pytest's cost per test (about 7 ms of a case's 10 ms on the 2-core machine).
 `make test-asan` runs the suite this way under AddressSanitizer and UBSan, in
 shards side by side.
@@ -46,12 +47,16 @@ def main(argv=None):
     passed, failed = 0, []
     for backend in backends:
         device = amabi.device(backend)
+        devs = amabi.memory_devices(backend)
         for case in CASES:
             name = f"{backend}:{case['id']}"
             if not _in_shard(name, shard, shards) or (args.contains and args.contains not in name):
                 continue
             try:
+                baseline = amabi.memory_snapshot(devs)
                 run_case(case, device)
+                leaks = amabi.memory_leaks(baseline, devs)
+                assert not leaks, "memory not given back after the case: " + "; ".join(leaks)
                 passed += 1
             except Exception as e:  # noqa: BLE001 - every failure is reported by ID
                 failed.append(name)
