@@ -59,15 +59,14 @@ static inline int64_t fz_range(fz *in, int64_t lo, int64_t hi) {
   return lo + (int64_t)(v % span);
 }
 
-#define FZ_CHECK(cond, ...)                                                   \
-  do {                                                                        \
-    if (!(cond)) {                                                            \
-      fprintf(stderr, "fuzz: check failed at %s:%d: %s: ", __FILE__, __LINE__, \
-              #cond);                                                         \
-      fprintf(stderr, __VA_ARGS__);                                           \
-      fputc('\n', stderr);                                                    \
-      abort();                                                                \
-    }                                                                         \
+#define FZ_CHECK(cond, ...)                                                            \
+  do {                                                                                 \
+    if (!(cond)) {                                                                     \
+      fprintf(stderr, "fuzz: check failed at %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+      fprintf(stderr, __VA_ARGS__);                                                    \
+      fputc('\n', stderr);                                                             \
+      abort();                                                                         \
+    }                                                                                  \
   } while (0)
 
 /* Every failed call must say why (the header's first convention). */
@@ -111,10 +110,10 @@ static inline void fz_releases_check(void) {
 /* The harness's part of an ArrowArray: the memory its release frees. */
 typedef struct fz_array_private {
   int slot;
-  int n_buffers;    /* entries of `buffers` (>= the declared n_buffers) */
-  void **raw;       /* the allocation behind each buffer (a buffer may start 1 byte in) */
+  int n_buffers; /* entries of `buffers` (>= the declared n_buffers) */
+  void **raw;    /* the allocation behind each buffer (a buffer may start 1 byte in) */
   const void **buffers;
-  int n_children;   /* entries of `children` */
+  int n_children; /* entries of `children` */
   struct ArrowArray **children;
   struct ArrowArray *dictionary;
 } fz_array_private;
@@ -214,18 +213,26 @@ static inline fz_schema_private *fz_schema_init(struct ArrowSchema *schema, cons
 }
 
 /* ---- Types. */
-static const am_type fz_types[] = {AM_BOOL,   AM_INT8,   AM_INT16,  AM_INT32,
-                                   AM_INT64,  AM_UINT8,  AM_UINT16, AM_UINT32,
-                                   AM_UINT64, AM_FLOAT32, AM_FLOAT64};
+static const am_type fz_types[] = {AM_BOOL,   AM_INT8,   AM_INT16,  AM_INT32,   AM_INT64,  AM_UINT8,
+                                   AM_UINT16, AM_UINT32, AM_UINT64, AM_FLOAT32, AM_FLOAT64};
 enum { FZ_TYPE_COUNT = sizeof fz_types / sizeof fz_types[0] };
 
 static inline int fz_type_bits(am_type type) {
   switch (type) {
-    case AM_BOOL: return 1;
-    case AM_INT8: case AM_UINT8: return 8;
-    case AM_INT16: case AM_UINT16: return 16;
-    case AM_INT32: case AM_UINT32: case AM_FLOAT32: return 32;
-    default: return 64;
+    case AM_BOOL:
+      return 1;
+    case AM_INT8:
+    case AM_UINT8:
+      return 8;
+    case AM_INT16:
+    case AM_UINT16:
+      return 16;
+    case AM_INT32:
+    case AM_UINT32:
+    case AM_FLOAT32:
+      return 32;
+    default:
+      return 64;
   }
 }
 

@@ -18,9 +18,9 @@
 /* Formats: the library's eleven, Arrow types it does not take, and a few
  * near misses. Beyond this table the input writes the string itself. */
 static const char *const formats[] = {
-    "b",  "c",   "s",   "i",   "l",   "C",  "S",   "I",   "L",  "f", "g", "e", "n",
-    "u",  "U",   "z",   "Z",   "d:10,2", "w:4", "+l", "+s", "+m", "tdD", "tsu:", "ll", "",
-    "b ", "g\n", "+w:2", "vu", "vz", "+vl", "i\x01",
+    "b",   "c",    "s",  "i", "l",  "C",   "S",      "I",   "L",  "f",   "g",
+    "e",   "n",    "u",  "U", "z",  "Z",   "d:10,2", "w:4", "+l", "+s",  "+m",
+    "tdD", "tsu:", "ll", "",  "b ", "g\n", "+w:2",   "vu",  "vz", "+vl", "i\x01",
 };
 enum { FORMAT_COUNT = sizeof formats / sizeof formats[0] };
 
@@ -135,9 +135,14 @@ static void make_array(fz *in, struct ArrowArray *array, am_type type, int depth
   int64_t nulls = honest && slots > 0 ? fz_count_nulls(bitmap, offset, length) : 0;
   switch ((shape >> 3) & 3) {
     case 0:
-    case 1: array->null_count = nulls; break;
-    case 2: array->null_count = -1; break;
-    default: array->null_count = (shape & 32) ? length + fz_range(in, 1, 9) : -fz_range(in, 2, 9);
+    case 1:
+      array->null_count = nulls;
+      break;
+    case 2:
+      array->null_count = -1;
+      break;
+    default:
+      array->null_count = (shape & 32) ? length + fz_range(in, 1, 9) : -fz_range(in, 2, 9);
   }
   /* Children and a dictionary: real structs, which the release frees. */
   if (depth > 0 && (shape & 64)) {
@@ -146,8 +151,7 @@ static void make_array(fz *in, struct ArrowArray *array, am_type type, int depth
     p->n_children = n;
     for (int i = 0; i < n; i++) {
       p->children[i] = malloc(sizeof(struct ArrowArray));
-      make_array(in, p->children[i], (fz_u8(in) & 1) ? AM_INT32 : AM_TYPE_INVALID, depth - 1,
-                 NULL);
+      make_array(in, p->children[i], (fz_u8(in) & 1) ? AM_INT32 : AM_TYPE_INVALID, depth - 1, NULL);
     }
     array->n_children = n;
     array->children = p->children;
@@ -221,10 +225,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   /* Whether the library must take it: nothing the header names as refused. */
   int acceptable = type != AM_TYPE_INVALID && schema.n_children == 0 && !schema.dictionary &&
                    array->length >= 0 && array->offset >= 0 &&
-                   array->offset <= ((int64_t)1 << 52) - array->length &&
-                   array->null_count >= -1 && array->null_count <= array->length &&
-                   array->n_buffers == 2 && array->n_children == 0 && !array->dictionary &&
-                   array->buffers && (array->buffers[1] || array->length == 0) &&
+                   array->offset <= ((int64_t)1 << 52) - array->length && array->null_count >= -1 &&
+                   array->null_count <= array->length && array->n_buffers == 2 &&
+                   array->n_children == 0 && !array->dictionary && array->buffers &&
+                   (array->buffers[1] || array->length == 0) &&
                    (array->buffers[0] || array->null_count <= 0);
   int schema_released = (mode & 0x18) == 0x18; /* already-released structs */
   int array_released = (mode & 0x60) == 0x60;
