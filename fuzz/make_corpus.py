@@ -72,7 +72,10 @@ def ops_seeds():
     head = u8(0) + u8(0x80 | 4) + u8(0x40) + u16(400) + pattern
     seeds["pool-steps"] = head + bytes([0, 0, 0, 3, 0, 0, 2, 14, 0, 1, 15, 0, 0, 27, 0, 0, 0, 1])
     seeds["batch"] = (
-        u8(0) + u8(4) + honest_array(4, 8) + bytes([33, 0, 0, 0, 0, 0, 33, 0, 2, 33, 0, 1, 33, 0, 3])
+        u8(0)
+        + u8(4)
+        + honest_array(4, 8)
+        + bytes([33, 0, 0, 0, 0, 0, 33, 0, 2, 33, 0, 1, 33, 0, 3])
     )
     return seeds
 
