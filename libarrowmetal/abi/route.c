@@ -72,7 +72,7 @@ static int parse_rows(const char *text, int64_t *rows) {
 /* Parses `text` into `table` (MAX_RULES entries) and *count; on a bad line
  * returns 0 with `why` filled. */
 static int parse_into(const char *text, rule *table, int *count_out, char *why, size_t why_size) {
-  int rule_count = 0;
+  int made = 0;
   *count_out = 0;
   int line_number = 0;
   const char *line = text;
@@ -108,12 +108,12 @@ static int parse_into(const char *text, rule *table, int *count_out, char *why, 
                line_number);
       return 0;
     }
-    if (rule_count == MAX_RULES) {
+    if (made == MAX_RULES) {
       snprintf(why, why_size, "more than %d rules", MAX_RULES);
       return 0;
     }
-    rule *r = &table[rule_count++];
-    *count_out = rule_count;
+    rule *r = &table[made++];
+    *count_out = made;
     r->op = (am_op_class)op_index;
     snprintf(r->from, sizeof r->from, "%s", fields[1]);
     r->below_rows = below;
