@@ -142,7 +142,7 @@ $(VENV)/.installed: requirements-test.txt
 	$(VENV)/bin/python -m pip install -q -r requirements-test.txt
 	touch $@
 
-PY_DIRS := python conformance examples benchmarks libarrowmetal
+PY_DIRS := python conformance examples benchmarks libarrowmetal fuzz
 C_FILES = $(shell git ls-files '*.c' '*.h' '*.m' '*.cu' 2>/dev/null)
 
 test: all api wheel $(VENV)/.installed lint check-macos check-msl
