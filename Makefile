@@ -240,6 +240,7 @@ clean:
 # the three fuzzers at once for FUZZ_SECONDS each; any crash, leak or UBSan
 # report fails it and names the artifact.
 FUZZ_SECONDS ?= 60
+FUZZ_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_CC ?= clang
 FUZZ_BUILD := build/fuzz
 FUZZ_TARGETS := import_fuzz ops_fuzz routes_fuzz
@@ -257,11 +258,12 @@ $(FUZZ_BUILD)/%: fuzz/%.c fuzz/fuzz_common.h $(FUZZ_OBJECTS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJECTS) -lpthread -lm -ldl
 
 -include $(FUZZ_OBJECTS:.o=.d)
+.SECONDARY: $(FUZZ_OBJECTS)
 
 fuzz-build:
 	@command -v $(FUZZ_CC) >/dev/null || { echo "fuzz: installing clang"; \
 	  { apt-get update -qq && apt-get install -y -qq clang; } >/dev/null; } || exit 1
-	$(MAKE) $(FUZZ_BINS)
+	$(MAKE) $(if $(findstring j,$(MAKEFLAGS)),,-j$(FUZZ_JOBS)) $(FUZZ_BINS)
 
 fuzz: fuzz-build
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_TARGETS)
