@@ -49,7 +49,7 @@ else
   LDLIBS += -ldl
 endif
 
-.PHONY: all lib api install test test-asan demo format lint clean check-macos check-msl wheel
+.PHONY: all lib api install test test-asan demo format lint clean check-macos check-msl wheel fuzz fuzz-build
 all: lib python/arrowmetal/$(notdir $(LIB))
 
 lib: $(LIB) $(LINK) $(BUILD)/package.pc
@@ -142,7 +142,7 @@ $(VENV)/.installed: requirements-test.txt
 	$(VENV)/bin/python -m pip install -q -r requirements-test.txt
 	touch $@
 
-PY_DIRS := python conformance examples benchmarks libarrowmetal
+PY_DIRS := python conformance examples benchmarks libarrowmetal fuzz
 C_FILES = $(shell git ls-files '*.c' '*.h' '*.m' '*.cu' 2>/dev/null)
 
 test: all api wheel $(VENV)/.installed lint check-macos check-msl
@@ -248,3 +248,38 @@ lint: $(VENV)/.installed
 clean:
 	rm -rf build dist python/arrowmetal/libarrowmetal.so* python/arrowmetal/libarrowmetal.dylib \
 	  python/arrowmetal/_api.*
+
+# libFuzzer targets (fuzz/, see fuzz/README.md): the import path, op sequences
+# and the route-file parser, each built with clang, ASan and UBSan against the
+# library's sources compiled into $(FUZZ_BUILD) (the normal build is never
+# touched). `make fuzz` replays the seed corpus and the regressions, then runs
+# the three fuzzers at once for FUZZ_SECONDS each; any crash, leak or UBSan
+# report fails it and names the artifact.
+FUZZ_SECONDS ?= 60
+FUZZ_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+FUZZ_CC ?= clang
+FUZZ_BUILD := build/fuzz
+FUZZ_TARGETS := import_fuzz ops_fuzz routes_fuzz
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS := -O1 -g -std=c11 -D_GNU_SOURCE -fno-math-errno -Wall -Wextra -Werror \
+               -Iinclude -Ilibarrowmetal $(FUZZ_SAN)
+FUZZ_OBJECTS := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(filter-out libarrowmetal/metal/%.m,$(SOURCES)))
+FUZZ_BINS := $(addprefix $(FUZZ_BUILD)/,$(FUZZ_TARGETS))
+
+$(FUZZ_BUILD)/libarrowmetal/%.o: libarrowmetal/%.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_BUILD)/%: fuzz/%.c fuzz/fuzz_common.h $(FUZZ_OBJECTS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_OBJECTS) -lpthread -lm -ldl
+
+-include $(FUZZ_OBJECTS:.o=.d)
+.SECONDARY: $(FUZZ_OBJECTS)
+
+fuzz-build:
+	@command -v $(FUZZ_CC) >/dev/null || { echo "fuzz: installing clang"; \
+	  { apt-get update -qq && apt-get install -y -qq clang; } >/dev/null; } || exit 1
+	$(MAKE) $(if $(findstring j,$(MAKEFLAGS)),,-j$(FUZZ_JOBS)) $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_TARGETS)

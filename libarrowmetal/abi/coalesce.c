@@ -162,12 +162,18 @@ static int coalesce_inputs(am_err *err, const am_array *const *arrays,
   *common = AM_TYPE_INVALID;
   *first = NULL;
   int typeless = 0;
+  /* Every value given, before any is read: the message for no common type
+   * lists the type of each one. */
   for (int64_t i = 0; i < count; i++) {
     const am_array *a = arrays ? arrays[i] : NULL;
     const am_scalar *s = scalars ? scalars[i] : NULL;
     if (!a == !s)
       return am_fail(err, AM_EINVAL, "value %lld: give an array or a scalar, %s", (long long)i,
                      a ? "not both" : "neither is given");
+  }
+  for (int64_t i = 0; i < count; i++) {
+    const am_array *a = arrays ? arrays[i] : NULL;
+    const am_scalar *s = scalars ? scalars[i] : NULL;
     if (a) {
       int status = am_settle(err, a);
       if (status != AM_OK) return status;

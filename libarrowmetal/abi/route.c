@@ -69,9 +69,11 @@ static int parse_rows(const char *text, int64_t *rows) {
   return 1;
 }
 
-/* Parses `text` into rules; on a bad line returns 0 with `why` filled. */
-static int parse(const char *text, char *why, size_t why_size) {
-  rule_count = 0;
+/* Parses `text` into `table` (MAX_RULES entries) and *count; on a bad line
+ * returns 0 with `why` filled. */
+static int parse_into(const char *text, rule *table, int *count_out, char *why, size_t why_size) {
+  int made = 0;
+  *count_out = 0;
   int line_number = 0;
   const char *line = text;
   while (*line) {
@@ -106,11 +108,12 @@ static int parse(const char *text, char *why, size_t why_size) {
                line_number);
       return 0;
     }
-    if (rule_count == MAX_RULES) {
+    if (made == MAX_RULES) {
       snprintf(why, why_size, "more than %d rules", MAX_RULES);
       return 0;
     }
-    rule *r = &rules[rule_count++];
+    rule *r = &table[made++];
+    *count_out = made;
     r->op = (am_op_class)op_index;
     snprintf(r->from, sizeof r->from, "%s", fields[1]);
     r->below_rows = below;
@@ -119,6 +122,11 @@ static int parse(const char *text, char *why, size_t why_size) {
     atomic_init(&r->unusable, 0);
   }
   return 1;
+}
+
+/* Parses `text` into the active table. */
+static int parse(const char *text, char *why, size_t why_size) {
+  return parse_into(text, rules, &rule_count, why, why_size);
 }
 
 /* The file's text, or NULL when it cannot be read whole (a directory, a
@@ -138,14 +146,32 @@ static char *read_file(const char *path) {
   return text;
 }
 
+/* Appends one "<op> <from> <below rows> <to>" line per rule to `text`
+ * (`size` bytes, `used` of them taken), as much as fits. */
+static void write_rules(const rule *table, int count, char *text, size_t size, size_t used) {
+  for (int i = 0; i < count && used < size; i++)
+    used += (size_t)snprintf(text + used, size - used, "%s %s %lld %s\n", op_names[table[i].op],
+                             table[i].from, (long long)table[i].below_rows, table[i].to);
+}
+
 /* The active table as text, with where it came from, for am_routes(). */
 static void describe(const char *source) {
   size_t used = (size_t)snprintf(table_text, sizeof table_text, "# %s\n", source);
   if (routing_off) return;
-  for (int i = 0; i < rule_count && used < sizeof table_text; i++)
-    used += (size_t)snprintf(table_text + used, sizeof table_text - used, "%s %s %lld %s\n",
-                             op_names[rules[i].op], rules[i].from, (long long)rules[i].below_rows,
-                             rules[i].to);
+  write_rules(rules, rule_count, table_text, sizeof table_text, used);
+}
+
+int am_routes_parse_text(const char *text, char *rules_text, size_t rules_size, char *why,
+                         size_t why_size) {
+  rule table[MAX_RULES];
+  int count = 0;
+  if (why_size) *why = '\0';
+  if (!parse_into(text, table, &count, why, why_size)) return -1;
+  if (rules_size) {
+    *rules_text = '\0';
+    write_rules(table, count, rules_text, rules_size, 0);
+  }
+  return count;
 }
 
 /* Why an ARROWMETAL_ROUTES file was not used ("" when it was, or none was

@@ -30,6 +30,14 @@ typedef enum am_op_class {
  * built-in table is used instead); AM_OK otherwise. */
 int am_routes_check(am_err *err);
 
+/* The parser of an ARROWMETAL_ROUTES file, on `text` (NUL-terminated), for
+ * the fuzz target fuzz/routes_fuzz.c: the active table is not touched. The
+ * number of rules, written to `rules_text` as am_routes() lists them (as
+ * much as fits `rules_size`); -1 for a file the library would refuse, with
+ * the reason in `why`. Internal: not exported, not in the public header. */
+int am_routes_parse_text(const char *text, char *rules_text, size_t rules_size, char *why,
+                         size_t why_size);
+
 /* The most array inputs one routed call has (if_else: cond, left, right). */
 #define AM_ROUTE_MAX_INPUTS 3
 

@@ -12,10 +12,13 @@ double am_round_pow10(int64_t k) {
    * 1e15 are the floats nearest them: its float64 results depend on that. */
   static const float table[] = {1e0F, 1e1F, 1e2F,  1e3F,  1e4F,  1e5F,  1e6F,  1e7F,
                                 1e8F, 1e9F, 1e10F, 1e11F, 1e12F, 1e13F, 1e14F, 1e15F};
-  const int64_t size = (int64_t)(sizeof table / sizeof table[0]);
-  if (k < 0) k = -k;
-  double p = table[k < size ? k : size - 1];
-  for (int64_t extra = k - (size - 1); extra > 0 && !isinf(p); extra--) p *= 10.0;
+  const uint64_t size = sizeof table / sizeof table[0];
+  /* |k| in unsigned arithmetic: -INT64_MIN does not fit an int64_t. */
+  uint64_t magnitude = k < 0 ? 0 - (uint64_t)k : (uint64_t)k;
+  double p = table[magnitude < size ? magnitude : size - 1];
+  for (uint64_t extra = magnitude < size ? 0 : magnitude - (size - 1); extra > 0 && !isinf(p);
+       extra--)
+    p *= 10.0;
   return p;
 }
 

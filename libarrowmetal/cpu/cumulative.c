@@ -111,7 +111,7 @@ static inline am_u128 abs128(am_i128 v) { return (am_u128)(v < 0 ? -v : v); }
           w = (UT)(w + (UT)v);                                                                 \
           break;                                                                               \
         case AM_CUMULATIVE_PROD:                                                               \
-          w = (UT)(w * (UT)v);                                                                 \
+          w = (UT)(1u * w * (UT)v);                                                            \
           break;                                                                               \
         case AM_CUMULATIVE_SUM_CHECKED:                                                        \
           s += (am_i128)v;                                                                     \
@@ -142,7 +142,7 @@ static inline am_u128 abs128(am_i128 v) { return (am_u128)(v < 0 ? -v : v); }
         c->bits = (uint64_t)(T)(UT)((UT)cv + (UT)tv);                                          \
         return 1;                                                                              \
       case AM_CUMULATIVE_PROD:                                                                 \
-        c->bits = (uint64_t)(T)(UT)((UT)cv * (UT)tv);                                          \
+        c->bits = (uint64_t)(T)(UT)(1u * (UT)cv * (UT)tv);                                     \
         return 1;                                                                              \
       case AM_CUMULATIVE_MIN:                                                                  \
         c->bits = (uint64_t)(tv < cv ? tv : cv);                                               \
@@ -185,9 +185,9 @@ static inline am_u128 abs128(am_i128 v) { return (am_u128)(v < 0 ? -v : v); }
           o[i] = c;                                                                            \
         }                                                                                      \
         break;                                                                                 \
-      case AM_CUMULATIVE_PROD: /* in 64 bits: uint16 * uint16 would be an int, and overflow */ \
+      case AM_CUMULATIVE_PROD:                                                                 \
         for (int64_t i = begin; i < end; i++) {                                                \
-          if (dense || valid_at(a, i)) c = (T)(UT)((uint64_t)(UT)c * (UT)x[i]);                \
+          if (dense || valid_at(a, i)) c = (T)(UT)(1u * (UT)c * (UT)x[i]);                     \
           o[i] = c;                                                                            \
         }                                                                                      \
         break;                                                                                 \

@@ -242,3 +242,74 @@ print("grown_kib", grown)
     assert run.returncode == 0, run.stderr
     grown_kib = int(run.stdout.split()[-1])
     assert grown_kib < 128 * 1024, grown_kib
+
+
+# ---- Defects the fuzz targets found (fuzz/regressions/ops_fuzz/ replays each
+# under ASan and UBSan; these tests reach them from Python).
+
+
+def test_round_to_int64_min_digits_does_not_read_outside_the_table():
+    """am_round's power of ten negated ndigits: -INT64_MIN overflowed and indexed
+    its table at -2^63 (a crash in a normal build). |ndigits| that large makes
+    the power +inf either way, so INT64_MIN answers (values, or the overflow
+    error) as -INT64_MAX does. The -O3 build happened to answer so before the fix
+    too; the test that failed before is the UBSan replay of
+    fuzz/regressions/ops_fuzz/round-ndigits-int64-min (fuzz/test_fuzz.py)."""
+    code = """
+import math, pyarrow as pa, arrowmetal as am
+from arrowmetal._capi import ffi, lib
+a = am.array(pa.array([1.5, -2.25, 0.0, 1e300]))
+answers = []
+for digits in (-2**63, -(2**63 - 1), 2**63 - 1):
+    out = ffi.new("am_array **")
+    status = lib.am_round(a._ptr, digits, lib.AM_ROUND_HALF_TO_EVEN, out)
+    if status != lib.AM_OK:
+        answers.append((status, ffi.string(lib.am_last_error()).decode()))
+        continue
+    schema, array = ffi.new("struct ArrowSchema *"), ffi.new("struct ArrowArray *")
+    assert lib.am_export(out[0], schema, array) == lib.AM_OK
+    data = ffi.cast("double *", array.buffers[1])
+    answers.append([repr(data[array.offset + i]) for i in range(array.length)])
+    array.release(array); schema.release(schema); lib.am_release(out[0])
+print(answers)
+assert answers[0] == answers[1], answers
+"""
+    run = run_python(code, ARROWMETAL_BACKEND="cpu")
+    assert run.returncode == 0, run.stderr[-2000:]
+
+
+def test_coalesce_without_a_value_is_invalid_even_after_a_type_mismatch():
+    """A value given as neither array nor scalar, after inputs of no common type:
+    the message listing the types read the missing scalar (a NULL dereference)."""
+    code = """
+import pyarrow as pa, arrowmetal as am
+from arrowmetal._capi import ffi, lib
+ints = am.array(pa.array([1, None, 3], pa.int64()))
+flag = ffi.new("am_scalar *", {"type": lib.AM_BOOL, "i64": 1})
+arrays = ffi.new("am_array *[3]", [ints._ptr, ffi.NULL, ffi.NULL])
+scalars = ffi.new("am_scalar *[3]", [ffi.NULL, flag, ffi.NULL])
+out = ffi.new("am_array **")
+status = lib.am_coalesce(arrays, scalars, 3, out)
+print(status, ffi.string(lib.am_last_error()).decode())
+"""
+    run = run_python(code, ARROWMETAL_BACKEND="cpu")
+    assert run.returncode == 0, run.stderr[-2000:]
+    status, message = run.stdout.strip().split(" ", 1)
+    assert int(status) == lib.AM_EINVAL
+    assert "value 2: give an array or a scalar, neither is given" in message
+
+
+@pytest.mark.parametrize("dtype", [pa.uint8(), pa.uint16(), pa.int16()])
+def test_cumulative_prod_of_narrow_integers_wraps_as_pyarrow(dtype):
+    """uint8/uint16 products were multiplied in C's int (signed overflow). The
+    -O3 build wrapped as intended anyway, so this passed before the fix too; the
+    test that failed before is the UBSan replay of
+    fuzz/regressions/ops_fuzz/cumulative-prod-uint16-int-promotion."""
+    values = pa.array([38784, 60093, 65535, 40000, None, 65521, 3], pa.uint16()).cast(
+        dtype, safe=False
+    )
+    import pyarrow.compute as pc
+
+    ours = am.cumulative_prod(values)
+    theirs = pc.cumulative_prod(values)
+    assert pa.array(ours).equals(theirs)
