@@ -5,8 +5,8 @@
 #                                 [memcheck] [racecheck] [synccheck]
 # faults: the GPU fault tests (out of memory, a faulting kernel, the watchdog).
 # memcheck, racecheck, synccheck: compute-sanitizer's tool over the CUDA
-# conformance cases (SANITIZER_CASES: a pytest -k expression, default every
-# CUDA case) and, for memcheck, the Python tests (SANITIZER_PYTHON=0: not).
+# conformance cases (SANITIZER_SHARDS of SANITIZER_OF shards) and, for
+# memcheck, the Python tests (see the stage).
 set -u
 OUT=${OUT:-/tmp/arrowmetal-out}
 mkdir -p "$OUT"
@@ -73,20 +73,38 @@ for stage in $stages; do
       record $? faults
       tail -n 3 "$OUT/faults.log" ;;
     memcheck | racecheck | synccheck)
-      # Each pytest worker runs under the tool (it follows child processes);
-      # --error-exitcode makes any report fail the stage.
-      targets="conformance"
-      [ "$stage" = memcheck ] && [ "${SANITIZER_PYTHON:-1}" = 1 ] && targets="conformance python"
+      # The CUDA conformance cases in SANITIZER_OF shards (by a hash of the
+      # case ID), shards 0 .. SANITIZER_SHARDS-1 of them (all by default),
+      # each in its own process under the tool, 16 at a time; then, for
+      # memcheck, the Python tests (SANITIZER_PYTHON=0: not). --error-exitcode
+      # makes any report fail the stage.
+      of=${SANITIZER_OF:-16}
+      shards=${SANITIZER_SHARDS:-$of}
       start=$(date +%s)
-      timeout 560 compute-sanitizer --tool "$stage" --error-exitcode 99 --print-limit 20 \
-        python3 -m pytest -n 8 -q -p no:cacheprovider --tb=line $targets \
-        --ignore=python/tests/test_gpu_faults.py --ignore=python/tests/test_wheel.py \
-        -k "${SANITIZER_CASES:-cuda: or not test_case}" > "$OUT/$stage.log" 2>&1
-      status=$?
+      status=0
+      for first in $(seq 0 16 $((shards - 1))); do
+        pids=""
+        for i in $(seq "$first" $((first + 15 < shards - 1 ? first + 15 : shards - 1))); do
+          timeout 540 compute-sanitizer --tool "$stage" --error-exitcode 99 --print-limit 20 \
+            python3 conformance/run_all.py --backend cuda --shard "$i/$of" \
+            > "$OUT/$stage-$i.log" 2>&1 &
+          pids="$pids $!"
+        done
+        for pid in $pids; do wait "$pid" || status=1; done
+      done
+      if [ "$stage" = memcheck ] && [ "${SANITIZER_PYTHON:-1}" = 1 ]; then
+        timeout 400 compute-sanitizer --tool memcheck --error-exitcode 99 --print-limit 20 \
+          python3 -m pytest -n 8 -q -p no:cacheprovider --tb=line python \
+          --ignore=python/tests/test_gpu_faults.py --ignore=python/tests/test_wheel.py \
+          > "$OUT/memcheck-python.log" 2>&1 || status=1
+      fi
       record $status "$stage"
-      echo "$stage: exit $status after $(($(date +%s) - start)) s; $(grep -c '^=========' \
-        "$OUT/$stage.log") sanitizer lines" | tee -a "$OUT/sanitizers.txt"
-      grep -E "ERROR SUMMARY|passed|failed" "$OUT/$stage.log" | tail -n 3 | tee -a "$OUT/sanitizers.txt" ;;
+      {
+        echo "$stage: exit $status after $(($(date +%s) - start)) s, shards 0..$((shards - 1)) of $of"
+        cat "$OUT/$stage"-*.log | grep -E "^conformance shard|ERROR SUMMARY" | sort | uniq -c
+        [ -f "$OUT/memcheck-python.log" ] && [ "$stage" = memcheck ] &&
+          grep -E "ERROR SUMMARY|passed|failed" "$OUT/memcheck-python.log" | tail -n 3
+      } | tee -a "$OUT/sanitizers.txt" ;;
     *)
       echo "unknown stage '$stage' (tests latency bench cache crossover faults memcheck racecheck synccheck)"
       record 1 "$stage" ;;

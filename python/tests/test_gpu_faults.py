@@ -42,7 +42,8 @@ def test_out_of_memory_names_the_sizes_and_the_device_recovers():
             assert len(held) < 64, "the device never ran out"
         assert len(held) >= 8, len(held)
         assert "bytes asked" in message and "free of" in message, message
-        assert str(8 * rows) in message, message
+        asked = int(message.split(" bytes asked")[0].split()[-1])
+        assert 8 * rows <= asked < 8 * rows + 128, message  # rounded to whole lines
         # Not broken: once memory is freed, the same request and ops work.
         held.pop()
         held.pop()
