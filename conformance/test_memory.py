@@ -194,7 +194,8 @@ def test_the_runner_fails_a_case_that_keeps_a_result(tmp_path):
     an error at teardown, the one that gives it back is not."""
     (tmp_path / "test_leaking.py").write_text(LEAKING_RUN)
     python_dir = os.path.normpath(os.path.join(HERE, "..", "python"))
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([HERE, python_dir]))
+    # The caller's path too: on the GPU machine cffi lives outside site-packages.
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([HERE, python_dir, *sys.path]))
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
          str(tmp_path / "test_leaking.py")],
