@@ -127,7 +127,9 @@ static void col_random(col *c, uint64_t *s, am_type type, int64_t n, int64_t ran
     if (type == AM_BOOL) v = (int64_t)(next(s) & 1);
     if (type == AM_INT32) v = (int32_t)v;
     c->i[k] = v;
-    c->f[k] = (double)v / 4; /* exact in a double, so sums are exact */
+    /* Quarters below 2^30: every sum of up to 2^21 of them is exact in a
+     * double, so float sums have one right answer whatever the order. */
+    c->f[k] = (double)(v / 1024) / 4;
   }
 }
 
@@ -252,7 +254,19 @@ static void release_one_export(void) {
 static int read_array(const am_array *a, uint64_t *s, col *c) {
   struct ArrowSchema schema;
   struct ArrowArray array;
-  if (am_export(a, &schema, &array) != AM_OK) return 0;
+  if (pick(s, 4) == 0) { /* the C Device Data Interface's export, on the CPU */
+    struct ArrowDeviceArray device_array;
+    if (am_export_device(a, &schema, &device_array) != AM_OK) return 0;
+    array = device_array.array;
+    if (device_array.device_type != ARROW_DEVICE_CPU) {
+      fail(K_IMPORT, "am_export_device gave device type %d", (int)device_array.device_type);
+      array.release(&array);
+      schema.release(&schema);
+      return 0;
+    }
+  } else if (am_export(a, &schema, &array) != AM_OK) {
+    return 0;
+  }
   int ok = read_struct(&schema, &array, c);
   if (pick(s, 4) == 0)
     hand_over_export(&array);
@@ -329,6 +343,27 @@ static void op_import(uint64_t *s) {
         want.valid[j] = c.valid[from + j];
       }
       check_array(K_IMPORT, "slice", slice, &want, s);
+      /* The slice after the whole, as one array, moved to the CPU (a new
+       * handle: it is there already). */
+      const am_array *parts[2] = {a, slice};
+      am_array *joined = NULL, *moved = NULL;
+      if (am_concat(parts, 2, NULL, &joined) != AM_OK ||
+          am_to_device(joined, am_default_device(), &moved) != AM_OK) {
+        fail(K_IMPORT, "am_concat / am_to_device");
+      } else {
+        col both;
+        col_init(&both, c.type, c.n + m);
+        for (int64_t j = 0; j < c.n + m; j++) {
+          int64_t from_at = j < c.n ? j : from + j - c.n;
+          both.i[j] = c.i[from_at];
+          both.f[j] = c.f[from_at];
+          both.valid[j] = c.valid[from_at];
+        }
+        check_array(K_IMPORT, "concat", moved, &both, s);
+        col_free(&both);
+      }
+      am_release(joined);
+      am_release(moved);
       col_free(&want);
       am_release(slice);
     }
@@ -444,11 +479,11 @@ static void op_cast(uint64_t *s) {
 /* The sums, extremes and count of a column's valid slots. */
 typedef struct facts {
   int64_t valid, sum, min, max;
-  double fsum;
+  double fsum, fmin, fmax;
 } facts;
 
 static facts facts_of(const col *c) {
-  facts f = {0, 0, INT64_MAX, INT64_MIN, 0};
+  facts f = {0, 0, INT64_MAX, INT64_MIN, 0, INFINITY, -INFINITY};
   for (int64_t j = 0; j < c->n; j++) {
     if (!c->valid[j]) continue;
     f.valid++;
@@ -457,6 +492,8 @@ static facts facts_of(const col *c) {
     f.fsum += c->f[j];
     if (c->i[j] < f.min) f.min = c->i[j];
     if (c->i[j] > f.max) f.max = c->i[j];
+    f.fmin = fmin(f.fmin, c->f[j]);
+    f.fmax = fmax(f.fmax, c->f[j]);
   }
   return f;
 }
@@ -487,19 +524,22 @@ static void op_reduce(uint64_t *s) {
     if (am_sum(a, &sum) || am_min(a, &min) || am_max(a, &max) ||
         am_count(a, AM_COUNT_VALID, &count) || am_mean(a, &mean)) {
       fail(K_REDUCE, "a reduction failed");
-    } else if (!floats) {
-      check_reduced(K_REDUCE, "int64", &x, &sum, &min, &max);
-    } else if (f.valid && (sum.f64 != f.fsum || min.f64 != (double)f.min / 4 ||
-                           max.f64 != (double)f.max / 4)) {
-      fail(K_REDUCE, "float64 sum %g min %g max %g, want %g %g %g", sum.f64, min.f64, max.f64,
-           f.fsum, (double)f.min / 4, (double)f.max / 4);
+      goto done;
     }
+    if (!floats)
+      check_reduced(K_REDUCE, "int64", &x, &sum, &min, &max);
+    else if (sum.is_null != !f.valid || min.is_null != !f.valid || max.is_null != !f.valid ||
+             (f.valid && (sum.f64 != f.fsum || min.f64 != f.fmin || max.f64 != f.fmax)))
+      fail(K_REDUCE, "float64 sum %g min %g max %g, want %g %g %g over %lld valid", sum.f64,
+           min.f64, max.f64, f.fsum, f.fmin, f.fmax, (long long)f.valid);
     if (count.i64 != f.valid)
       fail(K_REDUCE, "count %lld, want %lld", (long long)count.i64, (long long)f.valid);
     double want_mean = floats ? f.fsum / (double)f.valid : (double)f.sum / (double)f.valid;
-    if (f.valid && fabs(mean.f64 - want_mean) > 1e-9 * fabs(want_mean) + 1e-9)
+    if (mean.is_null != !f.valid ||
+        (f.valid && fabs(mean.f64 - want_mean) > 1e-9 * fabs(want_mean) + 1e-9))
       fail(K_REDUCE, "mean %.17g, want %.17g", mean.f64, want_mean);
   }
+done:
   am_release(a);
   col_free(&x);
 }
