@@ -283,3 +283,44 @@ fuzz-build:
 
 fuzz: fuzz-build
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_TARGETS)
+# ThreadSanitizer (issue #15): libarrowmetal/abi/stress_test.c, 8 threads of
+# mixed ops, batches and commits, runtime-control changes and device probes,
+# every result checked against a single-threaded answer. The library's
+# sources are compiled by clang with -fsanitize=thread into $(TSAN_BUILD)
+# (never the normal build) and linked into the program itself, since clang
+# links TSan's runtime only into executables. No target_clones: their ifunc
+# resolvers crash under gcc's TSan, so AM_CPU_CLONES is defined empty
+# (cpu/cpu.h; clang builds none anyway), and TSAN_CC=gcc works too (with
+# TSAN_BUILD=build/tsan-gcc, say). The objects build in parallel unless make
+# already runs with -j.
+# The pool runs kernels of 4,096 slots and more (ARROWMETAL_PARALLEL_MIN), so
+# its fork-join is raced too. First two self-tests, each of which must fail:
+# a seeded race (TSan must report it) and seeded wrong answers (the checks
+# must catch them). Any TSan report or wrong answer fails the target.
+TSAN_BUILD ?= build/tsan
+TSAN_SECONDS ?= 20
+TSAN_CC ?= clang
+# Without address randomization (setarch -R) where it can be turned off: TSan
+# of clang 14 cannot map its shadow memory under the larger mmap
+# randomization of newer kernels (vm.mmap_rnd_bits above 28).
+TSAN_NORAND = $(shell setarch $$(uname -m) -R true 2>/dev/null && echo setarch $$(uname -m) -R)
+TSAN_RUN = TSAN_OPTIONS="halt_on_error=1 exitcode=66" ARROWMETAL_BACKEND=cpu \
+           ARROWMETAL_PARALLEL_MIN=4096 $(TSAN_NORAND) $(TSAN_BUILD)/stress_test
+.PHONY: test-tsan
+test-tsan:
+	@command -v $(TSAN_CC) >/dev/null || { echo "test-tsan: installing clang"; \
+	  { apt-get update -qq && apt-get install -y -qq clang; } >/dev/null; } || exit 1
+	@CFLAGS="-O1 -g -fsanitize=thread -DAM_CPU_CLONES=" $(MAKE) --no-print-directory \
+	  $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(shell nproc)) \
+	  BUILD=$(TSAN_BUILD) CC=$(TSAN_CC) $(TSAN_BUILD)/stress_test
+	@if $(TSAN_RUN) --seeded-race >$(TSAN_BUILD)/seeded.log 2>&1 || \
+	    ! grep -q "ThreadSanitizer: data race" $(TSAN_BUILD)/seeded.log; then \
+	  echo "test-tsan: self-test FAILED: TSan did not report the seeded race"; exit 1; fi
+	@if $(TSAN_RUN) --seeded-wrong 1 >$(TSAN_BUILD)/seeded.log 2>&1; then \
+	  echo "test-tsan: self-test FAILED: the seeded wrong answers passed"; exit 1; fi
+	@echo "test-tsan: the seeded race and the seeded wrong answers fail, as they must"
+	$(TSAN_RUN) $(TSAN_SECONDS)
+
+# The stress program of test-tsan, linked with the library's objects.
+$(BUILD)/stress_test: libarrowmetal/abi/stress_test.c $(OBJECTS)
+	$(CC) $(filter-out -MMD -MP -fPIC -fvisibility=hidden,$(CFLAGS)) -o $@ $^ $(LDLIBS)

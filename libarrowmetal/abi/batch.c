@@ -7,7 +7,16 @@
  * records; a commit past that first waits for the oldest and keeps only its
  * outcome (and a failure's message) in slot ticket % AM_OUTCOMES, until
  * am_wait collects it or a later settled ticket takes the slot; am_wait of
- * such an overwritten ticket says it expired. */
+ * such an overwritten ticket says it expired.
+ *
+ * The oldest batch is settled outside the lock (its wait may be long on a
+ * GPU), so its slot is reserved first, marked AM_SETTLING under the lock in
+ * the same step that unlinks the record: an am_wait of that ticket arriving
+ * meanwhile waits for the outcome (cond `settled`) instead of finding neither
+ * the record nor an outcome and calling the ticket unknown, which it did
+ * before (a race between a commit past the bound and another thread's wait
+ * on the oldest ticket; the TSan stress program, make test-tsan, commits
+ * past the bound while other threads wait on foreign tickets). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +24,8 @@
 #include "abi.h"
 
 enum { AM_BATCH_DEVICES = 64, AM_IN_FLIGHT = 256, AM_OUTCOMES = 4096 };
+/* The status of an outcome slot reserved for a batch being settled. */
+enum { AM_SETTLING = -1 };
 
 /* A committed batch: the backend tickets of each device it touched. */
 typedef struct committed {
@@ -33,7 +44,8 @@ typedef struct outcome {
 } outcome;
 
 static pthread_mutex_t committed_lock = PTHREAD_MUTEX_INITIALIZER;
-static committed *committed_list; /* newest first */
+static pthread_cond_t settled = PTHREAD_COND_INITIALIZER; /* a reserved slot was filled */
+static committed *committed_list;                         /* newest first */
 static int in_flight;
 static outcome outcomes[AM_OUTCOMES]; /* slot ticket % AM_OUTCOMES */
 static uint64_t last_ticket;
@@ -93,20 +105,25 @@ static int wait_record(am_err *err, committed *record) {
   return first_error;
 }
 
-/* The oldest record in flight, unlinked (under committed_lock); NULL when
- * none. */
-static committed *unlink_oldest(void) {
+/* The oldest record in flight, unlinked, its outcome slot reserved (under
+ * committed_lock); NULL when none. The outcome the slot held (AM_OUTCOMES
+ * tickets older) is dropped: its message goes to *evicted, to be freed. */
+static committed *unlink_oldest(char **evicted) {
   committed **link = &committed_list;
   if (!*link) return NULL;
   while ((*link)->next) link = &(*link)->next;
   committed *oldest = *link;
   *link = NULL;
   in_flight--;
+  outcome *slot = &outcomes[oldest->ticket % AM_OUTCOMES];
+  *evicted = slot->message;
+  *slot = (outcome){oldest->ticket, AM_SETTLING, NULL};
   return oldest;
 }
 
-/* Waits for `record` (already unlinked) and keeps its outcome for am_wait,
- * replacing the outcome AM_OUTCOMES tickets older in its slot. */
+/* Waits for `record` (already unlinked, its slot reserved) and keeps its
+ * outcome for am_wait in that slot, unless a later settled ticket has taken
+ * the slot meanwhile (then the outcome has expired). */
 static void settle(const char *entry, committed *record) {
   uint64_t ticket = record->ticket;
   am_err own;
@@ -115,10 +132,13 @@ static void settle(const char *entry, committed *record) {
   char *message = status == AM_OK ? NULL : strdup(own.message);
   pthread_mutex_lock(&committed_lock);
   outcome *slot = &outcomes[ticket % AM_OUTCOMES];
-  char *evicted = slot->message;
-  *slot = (outcome){ticket, status, message};
+  if (slot->ticket == ticket) {
+    *slot = (outcome){ticket, status, message};
+    message = NULL;
+  }
+  pthread_cond_broadcast(&settled);
   pthread_mutex_unlock(&committed_lock);
-  free(evicted);
+  free(message);
 }
 
 static int batch_commit(am_err *err, uint64_t *ticket) {
@@ -140,8 +160,10 @@ static int batch_commit(am_err *err, uint64_t *ticket) {
   record->ticket = ++last_ticket;
   record->next = committed_list;
   committed_list = record;
-  committed *oldest = ++in_flight > AM_IN_FLIGHT ? unlink_oldest() : NULL;
+  char *evicted = NULL;
+  committed *oldest = ++in_flight > AM_IN_FLIGHT ? unlink_oldest(&evicted) : NULL;
   pthread_mutex_unlock(&committed_lock);
+  free(evicted);
   *ticket = record->ticket;
   if (oldest) settle(err->entry, oldest);
   return AM_OK;
@@ -163,6 +185,9 @@ static int wait_ticket(am_err *err, uint64_t ticket) {
   }
   outcome kept = {0};
   outcome *slot = &outcomes[ticket % AM_OUTCOMES];
+  /* Being settled by a commit on another thread: its outcome comes soon. */
+  while (!record && ticket != 0 && slot->ticket == ticket && slot->status == AM_SETTLING)
+    pthread_cond_wait(&settled, &committed_lock);
   if (!record && ticket != 0 && slot->ticket == ticket) {
     kept = *slot;
     *slot = (outcome){0};
