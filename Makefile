@@ -145,8 +145,17 @@ $(VENV)/.installed: requirements-test.txt
 PY_DIRS := python conformance examples benchmarks libarrowmetal fuzz
 C_FILES = $(shell git ls-files '*.c' '*.h' '*.m' '*.cu' 2>/dev/null)
 
+# The tests, then the conformance cases through the loop runner (the same
+# check as test_conformance.py's test_case, without pytest's cost per case;
+# `pytest conformance` runs them one test each), then the sanitizer jobs of
+# issue #15: ASan + UBSan, TSan and the fuzzers.
 test: all api wheel $(VENV)/.installed lint check-macos check-msl
-	$(VENV)/bin/python -m pytest -n auto -q python conformance examples libarrowmetal
+	$(VENV)/bin/python -m pytest -n auto -q python conformance examples libarrowmetal fuzz \
+	  --ignore=conformance/test_conformance.py
+	$(VENV)/bin/python conformance/run_all.py --shard 0/2 & first=$$!; \
+	  $(VENV)/bin/python conformance/run_all.py --shard 1/2; second=$$?; \
+	  wait $$first && [ $$second -eq 0 ]
+	$(MAKE) --no-print-directory test-asan test-tsan fuzz
 
 # The conformance suite and the Python tests against the library built by
 # clang with AddressSanitizer and UBSan (every UBSan check, pointer-overflow
@@ -166,7 +175,7 @@ ASAN_RUN = LD_PRELOAD="$$(clang -print-file-name=libclang_rt.asan-x86_64.so)" \
   ARROWMETAL_LIBRARY="$(abspath $(ASAN_BUILD))/libarrowmetal.so.0" ARROWMETAL_PARALLEL_MIN=64 \
   ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:verify_asan_link_order=0 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-test-asan: $(VENV)/.installed
+test-asan: all $(VENV)/.installed
 	@command -v clang >/dev/null || { echo "test-asan: installing clang"; \
 	  { apt-get update -qq && apt-get install -y -qq clang; } >/dev/null; } || exit 1
 	CFLAGS="-O1 -g $(SANITIZE)" LDFLAGS="$(SANITIZE) -shared-libsan" \
