@@ -85,7 +85,7 @@ for stage in $stages; do
       for first in $(seq 0 16 $((shards - 1))); do
         pids=""
         for i in $(seq "$first" $((first + 15 < shards - 1 ? first + 15 : shards - 1))); do
-          timeout 540 compute-sanitizer --tool "$stage" --error-exitcode 99 --print-limit 20 \
+          timeout "${SANITIZER_TIMEOUT:-540}" compute-sanitizer --tool "$stage" --error-exitcode 99 --print-limit 20 \
             python3 conformance/run_all.py --backend cuda --shard "$i/$of" \
             > "$OUT/$stage-$i.log" 2>&1 &
           pids="$pids $!"
@@ -93,7 +93,7 @@ for stage in $stages; do
         for pid in $pids; do wait "$pid" || status=1; done
       done
       if [ "$stage" = memcheck ] && [ "${SANITIZER_PYTHON:-1}" = 1 ]; then
-        timeout 400 compute-sanitizer --tool memcheck --error-exitcode 99 --print-limit 20 \
+        timeout "${SANITIZER_PYTHON_TIMEOUT:-400}" compute-sanitizer --tool memcheck --error-exitcode 99 --print-limit 20 \
           python3 -m pytest -n 8 -q -p no:cacheprovider --tb=line python \
           --ignore=python/tests/test_gpu_faults.py --ignore=python/tests/test_wheel.py \
           > "$OUT/memcheck-python.log" 2>&1 || status=1
