@@ -74,15 +74,16 @@ for stage in $stages; do
       tail -n 3 "$OUT/faults.log" ;;
     memcheck | racecheck | synccheck)
       # The CUDA conformance cases in SANITIZER_OF shards (by a hash of the
-      # case ID), shards 0 .. SANITIZER_SHARDS-1 of them (all by default),
+      # case ID), shards SANITIZER_FIRST .. SANITIZER_SHARDS-1 (all by default),
       # each in its own process under the tool, 16 at a time; then, for
       # memcheck, the Python tests (SANITIZER_PYTHON=0: not). --error-exitcode
       # makes any report fail the stage.
       of=${SANITIZER_OF:-16}
       shards=${SANITIZER_SHARDS:-$of}
+      from=${SANITIZER_FIRST:-0}
       start=$(date +%s)
       status=0
-      for first in $(seq 0 16 $((shards - 1))); do
+      for first in $(seq "$from" 16 $((shards - 1))); do
         pids=""
         for i in $(seq "$first" $((first + 15 < shards - 1 ? first + 15 : shards - 1))); do
           timeout "${SANITIZER_TIMEOUT:-540}" compute-sanitizer --tool "$stage" --error-exitcode 99 --print-limit 20 \
@@ -94,14 +95,14 @@ for stage in $stages; do
       done
       if [ "$stage" = memcheck ] && [ "${SANITIZER_PYTHON:-1}" = 1 ]; then
         timeout "${SANITIZER_PYTHON_TIMEOUT:-400}" compute-sanitizer --tool memcheck --error-exitcode 99 --print-limit 20 \
-          python3 -m pytest -n 8 -q -p no:cacheprovider --tb=line python \
+          python3 -m pytest -n 16 -q -p no:cacheprovider --tb=line ${SANITIZER_PYTHON_TESTS:-python} \
           --ignore=python/tests/test_gpu_faults.py --ignore=python/tests/test_wheel.py \
           > "$OUT/memcheck-python.log" 2>&1 || status=1
       fi
       record $status "$stage"
       {
-        echo "$stage: exit $status after $(($(date +%s) - start)) s, shards 0..$((shards - 1)) of $of"
-        cat "$OUT/$stage"-*.log | grep -E "^conformance shard|ERROR SUMMARY" | sort | uniq -c
+        echo "$stage: exit $status after $(($(date +%s) - start)) s, shards $from..$((shards - 1)) of $of"
+        cat "$OUT/$stage"-*.log | grep -E "^conformance shard|SUMMARY" | sort | uniq -c
         [ -f "$OUT/memcheck-python.log" ] && [ "$stage" = memcheck ] &&
           grep -E "ERROR SUMMARY|passed|failed" "$OUT/memcheck-python.log" | tail -n 3
       } | tee -a "$OUT/sanitizers.txt" ;;
