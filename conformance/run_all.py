@@ -21,8 +21,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(1, os.path.normpath(os.path.join(HERE, "..", "python")))
 
-import amabi  # noqa: E402
-from test_conformance import BACKENDS, CASES, run_case  # noqa: E402
+import amabi
+from test_conformance import BACKENDS, CASES, run_case
 
 
 def _in_shard(case_id, shard, shards):
