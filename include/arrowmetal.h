@@ -1178,8 +1178,9 @@ const char *am_resident_status(void); /* static storage */
  * are pyarrow's: a value's place is that of its first occurrence.
  * Inputs are borrowed; every array written is the caller's, to release once
  * with am_release. Thread-safe, as every call. Results live on the input's
- * device. Divergence: GPU inputs are grouped on the host (the GPU kernels
- * are not written yet) and the results are moved back to the device. */
+ * device. On a GPU the grouping runs in device memory (hash tables built
+ * with atomics), with no host round trip except mode's final ordering of the
+ * distinct values, which runs on the host. */
 
 /* is_in / index_in with pyarrow's SetLookupOptions(value_set, skip_nulls).
  * `value_set` has the values' type (the Python package applies pyarrow's
