@@ -6,6 +6,7 @@ defect that comes back fails this test. Skipped without clang (the targets
 need libFuzzer). The build goes to build/fuzz, as make fuzz's does.
 """
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -23,10 +24,15 @@ pytestmark = pytest.mark.skipif(shutil.which("clang") is None, reason="no clang 
 @pytest.fixture(scope="module")
 def built():
     jobs = str(max(1, min(4, os.cpu_count() or 1)))
-    result = subprocess.run(
-        ["make", "-s", "-j", jobs, *(f"build/fuzz/{t}" for t in TARGETS)],
-        cwd=ROOT, capture_output=True, text=True, check=False, timeout=900,
-    )  # fmt: skip
+    os.makedirs(os.path.join(ROOT, "build"), exist_ok=True)
+    # One build at a time: pytest-xdist workers each run this fixture, and a
+    # worker must not execute a target that another one is still linking.
+    with open(os.path.join(ROOT, "build", ".fuzz-build.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        result = subprocess.run(
+            ["make", "-s", "-j", jobs, *(f"build/fuzz/{t}" for t in TARGETS)],
+            cwd=ROOT, capture_output=True, text=True, check=False, timeout=900,
+        )  # fmt: skip
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return os.path.join(ROOT, "build", "fuzz")
 
