@@ -111,6 +111,7 @@ from ._nulls import (  # null handling (branch nulls)
 )
 from ._quantile import approximate_median, quantile, tdigest  # branch quantile
 from ._results import StructScalar
+from ._sort import array_sort, array_sort_indices, sort_indices  # branch sort
 from ._round import pairwise_diff, pairwise_diff_checked, round  # branch round
 from ._runtime import (
     backend,
@@ -309,6 +310,9 @@ __all__ += [
     "cumulative_sum",
     "cumulative_sum_checked",
 ]
+
+# Sorting (branch sort).
+__all__ += ["array_sort", "array_sort_indices", "sort_indices"]
 
 # The functions of the library's table-driven families (am_unary: negate,
 # abs, ...), by their pyarrow names, from the C library's own list.
