@@ -18,9 +18,10 @@ static int sort_on(am_err *err, const am_array *const *keys, int64_t n_keys, con
 
 static int sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys,
                         const int *descending, int null_placement, am_array **out) {
+  /* pyarrow's words first: no keys is an error whatever `keys` is */
+  if (n_keys < 1) return am_fail(err, AM_EINVAL, "Must specify one or more sort keys");
   AM_REQUIRE(keys, "keys");
   AM_REQUIRE(out, "out");
-  if (n_keys < 1) return am_fail(err, AM_EINVAL, "Must specify one or more sort keys");
   if (null_placement != AM_NULLS_AT_END && null_placement != AM_NULLS_AT_START)
     return am_fail(err, AM_EINVAL,
                    "null_placement %d is not AM_NULLS_AT_END (40) or AM_NULLS_AT_START (41)",
