@@ -195,8 +195,10 @@ def gen_three(g):
         for mask in range(8):
             orders = [ORDERS[(mask >> k) & 1] for k in range(3)]
             for placement in PLACEMENTS:
-                cid = f"{op}/{types[0]}/arrays/three-keys/{','.join(types)}/" + \
-                    f"{','.join(o[0] for o in orders)}/{placement}"
+                cid = (
+                    f"{op}/{types[0]}/arrays/three-keys/{','.join(types)}/"
+                    + f"{','.join(o[0] for o in orders)}/{placement}"
+                )
                 inputs = [g.gen_input(tk, 300, "some-nulls", 3 * k, f"{cid}#{k}", **few(tk))
                           for k, tk in enumerate(types)]  # fmt: skip
                 g.add(cid, op, {"order": orders, "null_placement": placement}, "arrays", inputs)

@@ -63,8 +63,8 @@ static int sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys
     }
     for (int64_t i = 0; i < n_keys; i++)
       if ((status = am_to_host(err, keys[i], &host[i])) != AM_OK) goto done;
-    status = sort_on(err, (const am_array *const *)host, n_keys, descending, null_placement,
-                     &sorted);
+    status =
+        sort_on(err, (const am_array *const *)host, n_keys, descending, null_placement, &sorted);
   } else {
     am_err_merge(err, &tried, 1);
   }

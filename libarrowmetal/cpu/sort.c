@@ -212,7 +212,7 @@ int am_cpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys
    * area is the result's buffer */
   uint64_t *scratch_key = am_scratch_alloc(bytes), *scratch_key2 = am_scratch_alloc(bytes);
   uint64_t *scratch_idx = am_scratch_alloc(bytes);
-  int64_t(*count)[256] = am_scratch_alloc(s.parts * 256 * (int64_t)sizeof(int64_t));
+  int64_t (*count)[256] = am_scratch_alloc(s.parts * 256 * (int64_t)sizeof(int64_t));
   if (!scratch_key || !scratch_key2 || !scratch_idx || !count) {
     status = am_fail(err, AM_ENOMEM, "out of memory sorting %lld rows", (long long)n);
     goto done;

@@ -111,7 +111,6 @@ from ._nulls import (  # null handling (branch nulls)
 )
 from ._quantile import approximate_median, quantile, tdigest  # branch quantile
 from ._results import StructScalar
-from ._sort import array_sort, array_sort_indices, sort_indices  # branch sort
 from ._round import pairwise_diff, pairwise_diff_checked, round  # branch round
 from ._runtime import (
     backend,
@@ -133,6 +132,7 @@ from ._runtime import (
     version,
     wait_timeout_ms,
 )
+from ._sort import array_sort, array_sort_indices, sort_indices  # branch sort
 from ._types import type_id, type_name
 
 TYPE_CHECKING = False

@@ -232,7 +232,9 @@ def _array_fields(order: str, null_placement: str, options: Any) -> tuple[int, i
     f = read_fields(options)
     unknown = set(f) - {"order", "null_placement"}
     if unknown:
-        raise ArrowMetalUnsupported(f"array_sort_indices: no support for the option {min(unknown)!r}")
+        raise ArrowMetalUnsupported(
+            f"array_sort_indices: no support for the option {min(unknown)!r}"
+        )
     at = lib.AM_NULLS_AT_START if f["null_placement"] == _AT_START else lib.AM_NULLS_AT_END
     return int(f["order"] == _DESCENDING), at, kwargs
 
