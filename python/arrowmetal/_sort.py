@@ -92,8 +92,8 @@ def _run(name: str, keys: list[Any], descending: list[int], placement: int, devi
         out = tls.out
         rc = lib.am_sort_indices(arr, len(handles), desc, placement, out)
         if rc == lib.AM_ETYPE:
-            e = error_from_status(rc)
-            return _input_fallback(name, e, tuple(keys), args, kwargs)
+            refused = error_from_status(rc)
+            return _input_fallback(name, refused, tuple(keys), args, kwargs)
         if rc:
             raise error_from_status(rc)
         return wrap(out[0])
@@ -118,6 +118,8 @@ def _sort_fields(sort_keys: Any, null_placement: Any, options: Any) -> list[dict
 
     from ._options import read_fields
 
+    if isinstance(options, dict):  # its fields, as pyarrow takes them
+        options = pc.SortOptions(**options)
     if options is not None:
         if type(options).__name__ != "SortOptions":
             raise TypeError(
@@ -209,11 +211,13 @@ def sort_indices(
     return _run("sort_indices", keys, descending, placement, device, (input,), kwargs)
 
 
-def _array_fields(order: str, null_placement: str, options: Any) -> tuple[int, int, dict]:
+def _array_fields(order: str, null_placement: str, options: Any) -> tuple[int, int, dict[str, Any]]:
     import pyarrow.compute as pc
 
     from ._options import read_fields
 
+    if isinstance(options, dict):  # its fields, as pyarrow takes them
+        options = pc.ArraySortOptions(**options)
     if options is not None:
         if type(options).__name__ != "ArraySortOptions":
             raise TypeError(

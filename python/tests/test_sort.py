@@ -143,6 +143,16 @@ def test_refusals():
         am.sort_indices(pa.table({"s": [{"x": 1}]}), [(("s", "x"), "ascending")])
 
 
+def test_keyless_sort_options_run_in_pyarrow():
+    """A SortOptions without keys keeps its null_placement out of Python's
+    reach: pyarrow runs the call, announced, rather than a guess."""
+    a = pa.array([2, None, 1])
+    opts = pc.SortOptions(null_placement="at_start")
+    with pytest.warns(am.ArrowMetalFallbackWarning, match="without sort keys"):
+        got = am.sort_indices(a, options=opts)
+    assert got.to_pylist() == pc.sort_indices(a, options=opts).to_pylist() == [1, 2, 0]
+
+
 def test_c_abi_refusals():
     from arrowmetal._capi import ffi, lib
 
