@@ -48,6 +48,9 @@ typedef struct sorter {
   int has_nulls;
   /* per part: rows with nulls, with NaN, seen while gathering */
   int64_t nulls[MAX_PARTS], nans[MAX_PARTS];
+  /* per part: the AND and the OR of the numbers' keys; a byte where the two
+   * agree is the same in every number, and its pass is skipped */
+  uint64_t all[MAX_PARTS], any[MAX_PARTS];
   /* the pass being run */
   int shift;   /* byte pass: the digit's shift; -1: the class pass */
   int classes; /* the class pass: class order (0: at end, 1: at start) */
@@ -117,14 +120,21 @@ static inline int read_row(const sorter *s, int64_t r, uint64_t *key) {
 static void gather_part(void *ctx, int part) {
   sorter *s = ctx;
   int64_t begin, end, nulls = 0, nans = 0;
+  uint64_t all = ~(uint64_t)0, any = 0;
   am_pool_range(s->n, s->parts, part, &begin, &end);
   for (int64_t i = begin; i < end; i++) {
     const int c = read_row(s, (int64_t)s->idx[i], &s->key[i]);
     nulls += c == CLASS_NULL;
     nans += c == CLASS_NAN;
+    if (c == CLASS_NUMBER) {
+      all &= s->key[i];
+      any |= s->key[i];
+    }
   }
   s->nulls[part] = nulls;
   s->nans[part] = nans;
+  s->all[part] = all;
+  s->any[part] = any;
 }
 
 /* A position's digit in the running pass. */
@@ -231,8 +241,17 @@ int am_cpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys
     s.has_nulls = am_cpu_has_nulls(keys[k]);
     am_pool_run(s.parts, gather_part, &s);
     int64_t special = 0;
-    for (int p = 0; p < s.parts; p++) special += s.nulls[p] + s.nans[p];
-    for (s.shift = 0; s.shift < s.width * 8; s.shift += 8) pass(&s);
+    uint64_t all = ~(uint64_t)0, any = 0;
+    for (int p = 0; p < s.parts; p++) {
+      special += s.nulls[p] + s.nans[p];
+      all &= s.all[p];
+      any |= s.any[p];
+    }
+    /* A byte the same in every number orders nothing among them; NaN and
+     * null rows (key 0) are put in place by the class pass after. */
+    const uint64_t varies = all ^ any;
+    for (s.shift = 0; s.shift < s.width * 8; s.shift += 8)
+      if ((varies >> s.shift) & 0xff) pass(&s);
     if (special) {
       s.shift = -1;
       pass(&s);
