@@ -15,6 +15,10 @@ import arrowmetal as am
 
 from .fresh import run_python
 
+# SortOptions(null_placement=...) is deprecated in pyarrow but still taken
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:Specifying null_placement in SortOptions:FutureWarning"
+)
 CUDA = {n: ok for n, ok, _ in am.backends()}["cuda"]
 TYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
          "float32", "float64"]  # fmt: skip
