@@ -29,6 +29,7 @@ import hash_cases
 import null_handling
 import quantile_cases
 import rounding
+import sort_cases  # branch sort
 from casefmt import (
     FLOAT_TYPES,
     INT_TYPES,
@@ -100,6 +101,8 @@ FILES.update({name: rounding.FILE for name in rounding.OPS})  # branch round
 FILES.update({name: quantile_cases.FILE for name in quantile_cases.OPS})
 # Cumulative functions (branch cumulative): conformance/cumulative.py.
 FILES.update({name: cumulative.FILE for name in cumulative.OPS})
+# Sorting (branch sort): conformance/sort_cases.py.
+FILES.update({name: sort_cases.FILE for name in sort_cases.OPS})
 
 
 # ---- pyarrow evaluation and error mapping -------------------------------------------------
@@ -109,7 +112,7 @@ def map_error(exc):
     """am_status name for an exception raised by pyarrow."""
     msg = str(exc)
     # The families whose cases live in their own modules map their own errors first.
-    for family in (null_handling, hash_cases, rounding, quantile_cases):
+    for family in (null_handling, hash_cases, rounding, quantile_cases, sort_cases):
         status = family.map_error(exc)
         if status:
             return status
@@ -184,6 +187,8 @@ def evaluate(op, params, args):
         return quantile_cases.evaluate(op, params, args)
     if op in cumulative.OPS:  # branch cumulative
         return cumulative.evaluate(op, params, args)
+    if op in sort_cases.OPS:  # branch sort
+        return sort_cases.evaluate(op, params, args)
     raise AssertionError(op)
 
 
@@ -1660,7 +1665,7 @@ def update_readme(path):
     rows = kept[:after] + derived + kept[after:]
     # The families with case modules of their own: their rows, from the cases, after
     # the others, in this order.
-    for family in (null_handling, hash_cases, rounding, quantile_cases, cumulative):
+    for family in (null_handling, hash_cases, rounding, quantile_cases, cumulative, sort_cases):
         subject = getattr(family, "subject_type", lambda case: case["inputs"][0]["type"])
         rows = [r for r in rows if r.split("|")[1].strip() not in family.OPS]
         rows += cf.matrix_rows(CASES, family.OPS, subject)
@@ -1835,6 +1840,7 @@ def main():
     rounding.gen(sys.modules[__name__])  # branch round
     quantile_cases.gen(sys.modules[__name__])  # quantiles (branch quantile)
     cumulative.gen(sys.modules[__name__])  # branch cumulative
+    sort_cases.gen(sys.modules[__name__])  # branch sort
     write(args.out)
     update_readme(os.path.join(HERE, "README.md"))
 

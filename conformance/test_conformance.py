@@ -13,6 +13,7 @@ import null_handling
 import pytest
 import quantile_cases
 import rounding
+import sort_cases  # branch sort
 from amabi import ffi, lib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -140,6 +141,8 @@ def call(case, arrays, scalars):
         return quantile_cases.call(case, arrays, scalars, out)
     if op in cumulative.OPS:  # branch cumulative
         return cumulative.call(case, arrays, scalars, out)
+    if op in sort_cases.OPS:  # branch sort
+        return sort_cases.call(case, arrays, scalars, out)
     raise AssertionError("unknown op " + op)
 
 

@@ -13,6 +13,7 @@ import hash_cases
 import null_handling
 import quantile_cases
 import rounding
+import sort_cases  # branch sort
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = cf.load_cases(HERE)
@@ -26,6 +27,7 @@ OPS += hash_cases.OPS  # hash-based functions (branch hash)
 OPS += rounding.OPS  # branch round
 OPS += quantile_cases.OPS  # quantiles (branch quantile)
 OPS += cumulative.OPS  # branch cumulative
+OPS += sort_cases.OPS  # branch sort
 LENGTHS = [0, 1, 7, 63, 64, 65, 1000, 100003]
 OFFSETS = [0, 1, 7, 63]
 

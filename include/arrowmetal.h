@@ -936,6 +936,38 @@ int am_cumulative(am_cumulative_op op, const am_array *array, const am_scalar *s
                   int skip_nulls, am_array **out);
 /* ---- end of cumulative functions (branch cumulative) */
 
+/* ---- Sorting (branch sort): pyarrow's sort_indices and array_sort_indices
+ * (SortOptions / ArraySortOptions). */
+
+/* Where nulls go (pyarrow's null_placement). */
+typedef enum am_null_placement {
+  AM_NULLS_AT_END = 40,  /* "at_end" (pyarrow's default) */
+  AM_NULLS_AT_START = 41 /* "at_start" */
+} am_null_placement;
+
+/* The stable order of the rows of `n_keys` (>= 1) key arrays of one length
+ * (a table's sort columns, the first key deciding first), as pyarrow's
+ * sort_indices gives it: *out is AM_UINT64 row indices, never null, one per
+ * row, on keys[0]'s device. descending[k] (nonzero: "descending") orders key
+ * k; NULL means every key ascending. Every element type is taken (bool,
+ * integers, floats); keys may have different types. -0.0 and 0.0 tie (rows
+ * keep their order); NaN is after every number and nulls after NaN with
+ * AM_NULLS_AT_END, and the reverse (nulls, NaN, numbers) with
+ * AM_NULLS_AT_START, in either order; one null_placement applies to every
+ * key. Ties keep row order. AM_EINVAL: keys or out NULL, n_keys < 1, a NULL
+ * key, keys of different lengths, a bad null_placement. Keys may live on
+ * different devices (then they are sorted on the host). Inputs are borrowed
+ * (sliced arrays are fine); *out is the caller's, to release once with am_release. Thread-safe.
+ * The CPU runs an LSD radix sort of order-preserving key bits (multi-key:
+ * LSD over the keys, last key first), parallel on its worker pool above
+ * ARROWMETAL_PARALLEL_MIN rows, with its work areas (32 bytes a row)
+ * counted in am_memory_info and freed before it returns. The GPU sort (a
+ * device radix sort) is not written yet: keys on a GPU are moved to the host,
+ * sorted there, and the indices moved back to their device. */
+int am_sort_indices(const am_array *const *keys, int64_t n_keys, const int *descending,
+                    int null_placement, am_array **out);
+/* ---- end of sorting (branch sort) */
+
 /* ---- Batching
  * Between am_batch_begin() and am_batch_end() the calls this thread makes join
  * one submission per device, waited on once at the end. Array results can feed
@@ -1010,7 +1042,9 @@ typedef enum am_function_family {
   AM_FAMILY_MODE = 29,              /* am_mode */
   /* Quantiles (branch quantile) */
   AM_FAMILY_QUANTILE = 32, /* am_quantile */
-  AM_FAMILY_TDIGEST = 33   /* am_tdigest: op 0 tdigest, op 1 approximate_median */
+  AM_FAMILY_TDIGEST = 33,  /* am_tdigest: op 0 tdigest, op 1 approximate_median */
+  /* Sorting (branch sort) */
+  AM_FAMILY_SORT_INDICES = 40 /* am_sort_indices: op 0 sort_indices, op 1 array_sort_indices */
 } am_function_family;
 
 typedef enum am_type_rule {
@@ -1032,7 +1066,9 @@ typedef enum am_type_rule {
   AM_RULE_COMMON_REST = 13, /* the inputs after the first (a bool condition) become their
                               common type, the result's (if_else) */
   /* Hash-based functions (branch hash) */
-  AM_RULE_INT32 = 24 /* int32 (index_in's positions, dictionary_encode's indices) */
+  AM_RULE_INT32 = 24, /* int32 (index_in's positions, dictionary_encode's indices) */
+  /* Sorting (branch sort) */
+  AM_RULE_UINT64 = 40 /* uint64 (sort_indices' row indices) */
 } am_type_rule;
 
 typedef enum am_null_rule {

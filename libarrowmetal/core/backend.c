@@ -42,7 +42,8 @@ int am_backend_check(am_err *err, const am_backend *backend) {
       SLOT(kernels, pairwise_diff),
       SLOT(kernels, quantile), /* branch quantile */
       SLOT(kernels, tdigest),
-      SLOT(kernels, cumulative), /* branch cumulative */
+      SLOT(kernels, cumulative),   /* branch cumulative */
+      SLOT(kernels, sort_indices), /* branch sort */
       SLOT(queue, resolve),
       SLOT(queue, flush),
       SLOT(queue, wait),

@@ -155,6 +155,13 @@ typedef struct am_kernel_ops {
    * MEAN. */
   int (*cumulative)(am_err *err, am_cumulative_op op, const am_array *array, const am_scalar *start,
                     int skip_nulls, am_array **out);
+  /* Sorting (branch sort): the stable order of the rows of n_keys >= 1
+   * settled arrays of one length and of any element type, as AM_UINT64 row
+   * indices (never null) on the backend's device; descending[k] for key k,
+   * null_placement 0 (at end) or 1 (at start). AM_EUNSUPPORTED: the ABI
+   * sorts on the host (the GPUs: no device sort yet). */
+  int (*sort_indices)(am_err *err, const am_array *const *keys, int64_t n_keys,
+                      const int *descending, int null_placement, am_array **out);
 } am_kernel_ops;
 
 typedef struct am_queue_ops {

@@ -134,6 +134,12 @@ const am_op_desc am_ops[] = {
         AM_NULLS_SKIP),
     ROW("approximate_median", "am_tdigest", AM_FAMILY_TDIGEST, 1, 1, AM_KINDS_NUMERIC,
         AM_RULE_FLOAT64, AM_NULLS_SKIP),
+    /* Sorting (branch sort): arity -1, one or more keys; nulls are placed,
+     * never given. */
+    ROW("sort_indices", "am_sort_indices", AM_FAMILY_SORT_INDICES, 0, -1, AM_KINDS_ALL,
+        AM_RULE_UINT64, AM_NULLS_NEVER),
+    ROW("array_sort_indices", "am_sort_indices", AM_FAMILY_SORT_INDICES, 1, 1, AM_KINDS_ALL,
+        AM_RULE_UINT64, AM_NULLS_NEVER),
 };
 
 const int am_op_count = (int)(sizeof am_ops / sizeof am_ops[0]);
@@ -153,7 +159,7 @@ AM_UNARY_OPS(CHECK_POSITION)
 /* Rows are grouped by family in the order of the family values and, within
  * one, ordered by op value from 0:
  * the row of (family, op) is the family's first row + op. */
-enum { FAMILIES = AM_FAMILY_TDIGEST + 1 };
+enum { FAMILIES = AM_FAMILY_SORT_INDICES + 1 };
 static const int family_rows[FAMILIES] = {
     [AM_FAMILY_REDUCE] = 4,
     [AM_FAMILY_COUNT] = 1,
@@ -186,6 +192,7 @@ static const int family_rows[FAMILIES] = {
     [AM_FAMILY_QUANTILE] = 1, /* branch quantile */
     [AM_FAMILY_TDIGEST] = 2,
     [AM_FAMILY_CUMULATIVE] = AM_CUMULATIVE_MEAN + 1, /* branch cumulative */
+    [AM_FAMILY_SORT_INDICES] = 2,                    /* branch sort */
 };
 
 const am_op_desc *am_op_find(am_function_family family, int op) {

@@ -150,7 +150,8 @@ const am_backend am_cpu_backend = {
             .pairwise_diff = am_cpu_pairwise_diff,
             .quantile = am_cpu_quantile, /* branch quantile */
             .tdigest = am_cpu_tdigest,
-            .cumulative = am_cpu_cumulative, /* branch cumulative */
+            .cumulative = am_cpu_cumulative,     /* branch cumulative */
+            .sort_indices = am_cpu_sort_indices, /* branch sort */
         },
     .queue =
         {

@@ -179,4 +179,8 @@ int am_cpu_null_result(am_err *err, am_device *device, am_type type, int64_t len
  * none, releasing `buffer`, when every slot is valid. */
 void am_cpu_set_validity(am_array *array, am_buffer *buffer, int64_t valid);
 
+/* sort.c (branch sort): core/backend.h's sort_indices. */
+int am_cpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys,
+                        const int *descending, int null_placement, am_array **out);
+
 #endif

@@ -178,6 +178,9 @@ int am_gpu_tdigest(am_err *err, const am_array *array, const double *q, int64_t 
                    uint32_t buffer_size, am_device *host, am_array **out);
 int am_gpu_cumulative(am_err *err, am_cumulative_op op, const am_array *array,
                       const am_scalar *start, int skip_nulls, am_array **out);
+/* ops_sort.c (branch sort): AM_EUNSUPPORTED until the device sort exists */
+int am_gpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys,
+                        const int *descending, int null_placement, am_array **out);
 
 int am_gpu_resolve(am_err *err, const am_array *array);
 int am_gpu_flush(am_err *err, am_device *device, int wait, uint64_t *ticket);
@@ -210,7 +213,8 @@ int am_gpu_sync(am_err *err, am_device *device);
    .pairwise_diff = am_gpu_pairwise_diff,   \
    .quantile = am_gpu_quantile,             \
    .tdigest = am_gpu_tdigest,               \
-   .cumulative = am_gpu_cumulative}
+   .cumulative = am_gpu_cumulative,         \
+   .sort_indices = am_gpu_sort_indices}
 #define AM_GPU_QUEUE(wait_stream_fn, resident_fn) \
   {.resolve = am_gpu_resolve,                     \
    .flush = am_gpu_flush,                         \

@@ -132,6 +132,7 @@ from ._runtime import (
     version,
     wait_timeout_ms,
 )
+from ._sort import array_sort, array_sort_indices, sort_indices  # branch sort
 from ._types import type_id, type_name
 
 TYPE_CHECKING = False
@@ -309,6 +310,9 @@ __all__ += [
     "cumulative_sum",
     "cumulative_sum_checked",
 ]
+
+# Sorting (branch sort).
+__all__ += ["array_sort", "array_sort_indices", "sort_indices"]
 
 # The functions of the library's table-driven families (am_unary: negate,
 # abs, ...), by their pyarrow names, from the C library's own list.

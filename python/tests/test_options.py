@@ -90,6 +90,10 @@ VALUES = {
         "min_count": [1, 3],
     },
     "CumulativeOptions": {"start": [5, -2, 1.5, 300, None], "skip_nulls": [True, False]},
+    # branch sort: an array's sort key names nothing; its order and placement count
+    "ArraySortOptions": {"order": ["descending"], "null_placement": ["at_start"]},
+    # (SortOptions without keys: test_sort.py, pyarrow runs it)
+    "SortOptions": {"sort_keys": [[("x", "descending")], [("x", "ascending", "at_start")]]},
     "CastOptions": {
         "target_type": [pa.int8(), pa.uint16(), pa.float32(), pa.int64(), pa.bool_()],
         "allow_int_overflow": [True],
@@ -182,6 +186,13 @@ CUMULATIVE_INPUTS = [
     pa.array([4, 5, 6], pa.uint8()),
     pa.chunked_array([[1, None], [], [2]], pa.int16()),
 ]
+# sorting (branch sort): nulls, NaN, ties of -0.0 and 0.0, a ChunkedArray.
+SORT_INPUTS = [
+    pa.array([3, None, 1, 3, None, -2], pa.int32()),
+    pa.array([1.5, None, float("nan"), -0.0, 0.0, -1.0], pa.float64()),
+    pa.array([True, None, False]),
+    pa.chunked_array([[2, None], [], [1]], pa.uint16()),
+]
 CAST_INPUTS = [
     pa.array([1, 300, -1, None], pa.int64()),
     pa.array([1.5, 2.75, None, 100.0, -0.5], pa.float64()),  # in every target's range
@@ -221,6 +232,9 @@ def calls(name):
                     yield (x,), kwargs
             elif name in ("round", "pairwise_diff", "pairwise_diff_checked"):
                 for x in ROUND_INPUTS:
+                    yield (x,), {field: value}
+            elif name in ("sort_indices", "array_sort_indices"):  # branch sort
+                for x in SORT_INPUTS:
                     yield (x,), {field: value}
             elif name.startswith("cumulative_"):  # branch cumulative
                 for x in CUMULATIVE_INPUTS:

@@ -45,6 +45,7 @@ PUBLIC_MODULES = (
     "arrowmetal._hash",
     "arrowmetal._nulls",
     "arrowmetal._round",
+    "arrowmetal._sort",
     "arrowmetal._results",
     "arrowmetal._runtime",
     "arrowmetal._state",

@@ -1,0 +1,91 @@
+/* sort_indices and array_sort_indices (am_sort_indices; branch sort): the
+ * checks, then the kernel of the keys' device. Where that device has none
+ * (the GPUs: no device radix sort yet) or the keys live on different
+ * devices, the keys move to the host, are sorted there, and the indices go
+ * back to keys[0]'s device. */
+#include <stdlib.h>
+
+#include "abi.h"
+#include "core/types.h"
+#include "route.h"
+
+static int sort_on(am_err *err, const am_array *const *keys, int64_t n_keys, const int *descending,
+                   int null_placement, am_array **out) {
+  const am_kernel_ops *k = &keys[0]->device->backend->kernels;
+  if (!k->sort_indices) return AM_EUNSUPPORTED;
+  return k->sort_indices(err, keys, n_keys, descending, null_placement == AM_NULLS_AT_START, out);
+}
+
+static int sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys,
+                        const int *descending, int null_placement, am_array **out) {
+  /* pyarrow's words first: no keys is an error whatever `keys` is */
+  if (n_keys < 1) return am_fail(err, AM_EINVAL, "Must specify one or more sort keys");
+  AM_REQUIRE(keys, "keys");
+  AM_REQUIRE(out, "out");
+  if (null_placement != AM_NULLS_AT_END && null_placement != AM_NULLS_AT_START)
+    return am_fail(err, AM_EINVAL,
+                   "null_placement %d is not AM_NULLS_AT_END (40) or AM_NULLS_AT_START (41)",
+                   null_placement);
+  int status;
+  int same_device = 1;
+  for (int64_t i = 0; i < n_keys; i++) {
+    if (!keys[i]) return am_fail(err, AM_EINVAL, "key %lld is NULL", (long long)i);
+    if ((status = am_settle(err, keys[i])) != AM_OK) return status;
+    if (keys[i]->length != keys[0]->length)
+      return am_fail(err, AM_EINVAL,
+                     "key %lld has %lld rows, key 0 has %lld: sort keys must have equal lengths",
+                     (long long)i, (long long)keys[i]->length, (long long)keys[0]->length);
+    if (keys[i]->dictionary || keys[i]->type == AM_TYPE_INVALID ||
+        (unsigned)keys[i]->type >= (unsigned)AM_TYPE_COUNT)
+      return am_fail(err, AM_ETYPE, "key %lld: sort_indices has no kernel for its type (%s)",
+                     (long long)i, am_type_name(keys[i]->type));
+    same_device &= keys[i]->device == keys[0]->device;
+  }
+  int *asc = NULL;
+  if (!descending) {
+    asc = calloc((size_t)n_keys, sizeof *asc);
+    if (!asc) return am_fail(err, AM_ENOMEM, "out of memory");
+    descending = asc;
+  }
+  am_array *sorted = NULL;
+  am_array **host = NULL;
+  am_err tried;
+  am_err_init(&tried, err->entry);
+  status = same_device ? sort_on(&tried, keys, n_keys, descending, null_placement, &sorted)
+                       : AM_EUNSUPPORTED;
+  if (status == AM_EUNSUPPORTED) {
+    am_err_merge(err, &tried, 0);
+    /* the host's sort over host copies of the keys */
+    host = calloc((size_t)n_keys, sizeof *host);
+    if (!host) {
+      status = am_fail(err, AM_ENOMEM, "out of memory");
+      goto done;
+    }
+    for (int64_t i = 0; i < n_keys; i++)
+      if ((status = am_to_host(err, keys[i], &host[i])) != AM_OK) goto done;
+    status =
+        sort_on(err, (const am_array *const *)host, n_keys, descending, null_placement, &sorted);
+  } else {
+    am_err_merge(err, &tried, 1);
+  }
+  if (status != AM_OK) goto done;
+  if (sorted->device == keys[0]->device) {
+    *out = sorted;
+    sorted = NULL;
+  } else {
+    status = am_move(err, sorted, keys[0]->device, out);
+  }
+done:
+  if (host)
+    for (int64_t i = 0; i < n_keys; i++) am_array_free(host[i]);
+  free(host);
+  free(asc);
+  am_array_free(sorted);
+  return status;
+}
+
+AM_EXPORT int am_sort_indices(const am_array *const *keys, int64_t n_keys, const int *descending,
+                              int null_placement, am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(sort_indices(err, keys, n_keys, descending, null_placement, out));
+}

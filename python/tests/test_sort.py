@@ -1,0 +1,242 @@
+"""sort_indices, array_sort_indices and array_sort (branch sort) against
+pyarrow.compute: every type in both orders and null placements, tables and
+record batches by column name, multi-key ties (stability), options objects
+and keywords, ChunkedArrays, the refusals (bad options, unsupported per-key
+placements, the C ABI's checks), thread-count independence of the parallel
+radix passes, the memory accounting of its scratch, and GPU-resident arrays
+(skipped without CUDA)."""
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+import arrowmetal as am
+
+from .fresh import run_python
+
+# SortOptions(null_placement=...) is deprecated in pyarrow but still taken
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:Specifying null_placement in SortOptions:FutureWarning"
+)
+CUDA = {n: ok for n, ok, _ in am.backends()}["cuda"]
+TYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+         "float32", "float64"]  # fmt: skip
+ORDERS = ["ascending", "descending"]
+PLACEMENTS = ["at_end", "at_start"]
+
+
+def data(t, n, seed=0, nulls=0.1, distinct=None):
+    """n values of type t, with NaN and -0.0 among floats; `distinct` bounds
+    the values (ties) where given."""
+    rng = np.random.default_rng(seed)
+    if t == "bool":
+        v = rng.random(n) < 0.5
+    elif t.startswith("float"):
+        v = rng.normal(0, 100, n).astype(t)
+        if distinct:
+            v = rng.integers(-distinct, distinct, n).astype(t)
+        v[rng.random(n) < 0.05] = np.nan
+        v[rng.random(n) < 0.05] = -0.0
+        v[rng.random(n) < 0.05] = 0.0
+    else:
+        info = np.iinfo(t)
+        lo, hi = info.min, info.max
+        if distinct:
+            lo, hi = max(lo, -distinct), min(hi, distinct)
+        v = rng.integers(lo, hi, n, dtype=t, endpoint=True)
+    return pa.array(v, mask=rng.random(n) < nulls)
+
+
+def same(got, want):
+    assert isinstance(got, am.Array)
+    got = got.to_pyarrow()
+    assert got.type == pa.uint64() == want.type
+    assert got.to_pylist() == want.to_pylist()
+
+
+@pytest.mark.parametrize("t", TYPES)
+def test_array_sort_indices_matches_pyarrow(t):
+    for n, distinct in ((1000, None), (3000, 5)):
+        a = data(t, n, seed=n, distinct=distinct)[3:]  # sliced
+        for order in ORDERS:
+            for placement in PLACEMENTS:
+                got = am.array_sort_indices(a, order, null_placement=placement)
+                same(got, pc.array_sort_indices(a, order, null_placement=placement))
+                opts = pc.ArraySortOptions(order, null_placement=placement)
+                same(am.array_sort_indices(a, options=opts), pc.array_sort_indices(a, options=opts))
+                keys = [("x", order)]
+                same(am.sort_indices(a, keys, null_placement=placement),
+                     pc.sort_indices(a, keys, null_placement=placement))  # fmt: skip
+
+
+def test_nan_zero_and_null_order():
+    a = pa.array([1.0, None, float("nan"), -0.0, 0.0, 3.0, float("nan"), None, -1.0, -0.0])
+    for order in ORDERS:
+        for placement in PLACEMENTS:
+            same(am.array_sort_indices(a, order, null_placement=placement),
+                 pc.array_sort_indices(a, order, null_placement=placement))  # fmt: skip
+    # -0.0 and 0.0 tie: they keep their row order
+    assert am.array_sort_indices(pa.array([0.0, -0.0, 0.0, -0.0])).to_pylist() == [0, 1, 2, 3]
+
+
+def test_tables_record_batches_and_ties():
+    rng = np.random.default_rng(3)
+    n = 5000
+    t = pa.table({
+        "a": data("int16", n, 1, distinct=3), "b": data("float64", n, 2, distinct=4),
+        "c": data("bool", n, 3), "d": pa.array(rng.integers(0, 2, n).astype("uint8")),
+    })  # fmt: skip
+    for keys in (
+        [("a", "ascending")],
+        [("a", "descending"), ("b", "ascending")],
+        [("c", "ascending"), ("a", "descending"), ("b", "descending")],
+        [("d", "descending"), ("c", "ascending"), ("b", "ascending"), ("a", "ascending")],
+    ):
+        for placement in PLACEMENTS:
+            want = pc.sort_indices(t, keys, null_placement=placement)
+            same(am.sort_indices(t, keys, null_placement=placement), want)
+            same(am.sort_indices(t.to_batches()[0], sort_keys=keys, null_placement=placement),
+                 want)  # fmt: skip
+            opts = pc.SortOptions(keys, null_placement=placement)
+            same(am.sort_indices(t, options=opts), want)
+    # chunked columns are combined
+    t2 = pa.concat_tables([t.slice(0, 1000), t.slice(1000)])
+    keys = [("b", "descending"), ("a", "ascending")]
+    same(am.sort_indices(t2, keys), pc.sort_indices(t2, keys))
+    # per-key placements: the same one everywhere, or differing on keys without nulls
+    keys3 = [("d", "ascending", "at_start"), ("a", "descending", "at_end")]
+    same(am.sort_indices(t, keys3), pc.sort_indices(t, keys3))
+
+
+def test_array_sort_and_chunked_arrays():
+    a = data("int32", 2000, 7, distinct=50)
+    ch = pa.chunked_array([a.slice(0, 500), a.slice(500)])
+    same(am.array_sort_indices(ch, "descending"), pc.array_sort_indices(ch, "descending"))
+    same(am.sort_indices(ch), pc.sort_indices(ch))
+    got = am.array_sort(a, "descending", null_placement="at_start")
+    want = pc.take(a, pc.array_sort_indices(a, "descending", null_placement="at_start"))
+    assert isinstance(got, am.Array)
+    assert got.to_pyarrow().equals(want)
+    same(am.array_sort_indices(am.array(a)), pc.array_sort_indices(a))
+    same(am.array_sort_indices([3, 1, None, 2]), pc.array_sort_indices(pa.array([3, 1, None, 2])))
+
+
+def test_refusals():
+    t = pa.table({"a": [1, None, 2], "b": [None, 1.0, 2.0]})
+    with pytest.raises(pa.ArrowInvalid, match="Must specify one or more sort keys"):
+        am.sort_indices(t)
+    with pytest.raises(pa.ArrowInvalid, match="No match for FieldRef.Name\\(c\\)"):
+        am.sort_indices(t, [("c", "ascending")])
+    with pytest.raises(ValueError, match="not a valid sort order"):
+        am.sort_indices(t, [("a", "up")])
+    with pytest.raises(ValueError, match="not a valid null placement"):
+        am.array_sort_indices(pa.array([1]), null_placement="middle")
+    with pytest.raises(ValueError, match="not a valid sort order"):
+        am.array_sort_indices(pa.array([1]), "sideways")
+    with pytest.raises(TypeError, match="expected a ArraySortOptions"):
+        am.array_sort_indices(pa.array([1]), options=pc.SortOptions())
+    with pytest.raises(TypeError, match="both an 'options' argument"):
+        am.array_sort_indices(pa.array([1]), "descending", options=pc.ArraySortOptions())
+    with pytest.raises(TypeError, match="both an 'options' argument"):
+        am.sort_indices(t, [("a", "ascending")], options=pc.SortOptions([("a", "ascending")]))
+    # placements that differ on keys with nulls: the C ABI takes one
+    with pytest.raises(am.ArrowMetalUnsupported, match="null_placement per sort key"):
+        am.sort_indices(t, [("a", "ascending", "at_start"), ("b", "ascending", "at_end")])
+    with pytest.raises(am.ArrowMetalUnsupported, match="plain column name"):
+        am.sort_indices(pa.table({"s": [{"x": 1}]}), [(("s", "x"), "ascending")])
+
+
+def test_keyless_sort_options_run_in_pyarrow():
+    """A SortOptions without keys keeps its null_placement out of Python's
+    reach: pyarrow runs the call, announced, rather than a guess."""
+    a = pa.array([2, None, 1])
+    opts = pc.SortOptions(null_placement="at_start")
+    with pytest.warns(am.ArrowMetalFallbackWarning, match="without sort keys"):
+        got = am.sort_indices(a, options=opts)
+    assert got.to_pylist() == pc.sort_indices(a, options=opts).to_pylist() == [1, 2, 0]
+
+
+def test_c_abi_refusals():
+    from arrowmetal._capi import ffi, lib
+
+    a = am.array(pa.array([3, 1, 2], pa.int32()))
+    b = am.array(pa.array([3.0, 1.0], pa.float64()))
+    out = ffi.new("am_array **")
+    keys = ffi.new("am_array *[]", [a._ptr, b._ptr])
+    desc = ffi.new("int[]", [0, 1])
+    cases = [
+        (keys, 2, desc, lib.AM_NULLS_AT_END, "equal lengths"),
+        (keys, 0, desc, lib.AM_NULLS_AT_END, "one or more sort keys"),
+        (keys, -1, desc, lib.AM_NULLS_AT_END, "one or more sort keys"),
+        (keys, 1, desc, 0, "null_placement"),
+        (keys, 1, desc, 42, "null_placement"),
+        (ffi.NULL, 1, desc, lib.AM_NULLS_AT_END, "keys is NULL"),
+        (ffi.new("am_array *[]", [a._ptr, ffi.NULL]), 2, desc, lib.AM_NULLS_AT_END, "key 1"),
+    ]
+    for k, n, d, placement, text in cases:
+        assert lib.am_sort_indices(k, n, d, placement, out) == lib.AM_EINVAL
+        msg = ffi.string(lib.am_last_error()).decode()
+        assert msg.startswith("am_sort_indices") and text in msg, msg
+        assert out[0] == ffi.NULL
+    assert lib.am_sort_indices(keys, 1, desc, lib.AM_NULLS_AT_END, ffi.NULL) == lib.AM_EINVAL
+    # descending NULL: every key ascending
+    assert lib.am_sort_indices(keys, 1, ffi.NULL, lib.AM_NULLS_AT_START, out) == lib.AM_OK
+    r = am._array.wrap(out[0])
+    assert r.to_pylist() == [1, 2, 0]
+
+
+def test_parallel_passes_do_not_depend_on_threads():
+    code = (
+        "import numpy as np, pyarrow as pa, arrowmetal as am, hashlib;"
+        "r = np.random.default_rng(5); n = 300000;"
+        "v = r.integers(0, 40, n).astype('float64'); v[r.random(n) < .05] = np.nan;"
+        "t = pa.table({'a': pa.array(v, mask=r.random(n) < .1),"
+        " 'b': pa.array(r.integers(-9, 9, n).astype('int16'))});"
+        "i = am.sort_indices(t, [('a', 'descending'), ('b', 'ascending')]).to_pyarrow();"
+        "import pyarrow.compute as pc;"
+        "assert i.equals(pc.sort_indices(t, [('a', 'descending'), ('b', 'ascending')]));"
+        "print(hashlib.sha256(i.to_numpy().tobytes()).hexdigest())"
+    )
+    outs = set()
+    for threads in ("1", "2", "4"):
+        run = run_python(code, ARROWMETAL_THREADS=threads, ARROWMETAL_PARALLEL_MIN="1024")
+        assert run.returncode == 0, run.stderr
+        outs.add(run.stdout)
+    assert len(outs) == 1
+
+
+def test_scratch_is_counted_and_freed():
+    n = 400000
+    a = am.array(data("float64", n, 11))
+    am.reset_peak_memory("cpu")
+    before = am.memory_info("cpu")
+    r = am.array_sort_indices(a)
+    after = am.memory_info("cpu")
+    # the result (8 bytes a row) and, at the peak, three more n-sized areas
+    assert after["peak_bytes"] - before["bytes_in_use"] >= 4 * 8 * n
+    # after: the result alone (its buffer rounded up by the host allocator)
+    assert after["bytes_in_use"] - before["bytes_in_use"] <= 2 * 8 * n
+    del r
+
+
+@pytest.mark.skipif(not CUDA, reason="needs a CUDA device")
+@pytest.mark.parametrize("t", ["bool", "int32", "uint64", "float32", "float64"])
+def test_gpu_resident_arrays(t):
+    a = data(t, 300001, seed=9, distinct=20)
+    b = data("int64", 300001, seed=10, distinct=5)
+    g, h = am.array(a, device="cuda"), am.array(b, device="cuda")
+    r = am.array_sort_indices(g, "descending", null_placement="at_start")
+    assert str(r.device).startswith("cuda")
+    same(r, pc.array_sort_indices(a, "descending", null_placement="at_start"))
+    t2 = pa.table({"a": a, "b": b})
+    keys = [("a", "ascending"), ("b", "descending")]
+    same(am.sort_indices(t2, keys), pc.sort_indices(t2, keys))
+    from arrowmetal._capi import ffi, lib
+
+    out = ffi.new("am_array **")
+    keys_c = ffi.new("am_array *[]", [g._ptr, h._ptr])
+    assert lib.am_sort_indices(keys_c, 2, ffi.new("int[]", [0, 1]), lib.AM_NULLS_AT_END, out) == 0
+    r2 = am._array.wrap(out[0])
+    assert str(r2.device).startswith("cuda")
+    same(r2, pc.sort_indices(t2, keys))
