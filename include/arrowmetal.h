@@ -1195,7 +1195,9 @@ int am_low_latency_wait(int on);
  * long kernel is not a fault); at start ARROWMETAL_WAIT_TIMEOUT_MS sets it.
  * ms >= 0 sets it, clamped to AM_WAIT_TIMEOUT_MS_MAX (one day); a negative
  * value only reads. Returns the value in force. Thread-safe; a wait already
- * under way keeps the limit it started with. */
+ * under way keeps the limit it started with. While it is on, a wait that
+ * blocks polls the device every 0.5 ms at most instead of sleeping in the
+ * driver, so it may return up to that much later. */
 #define AM_WAIT_TIMEOUT_MS_MAX 86400000
 int64_t am_wait_timeout_ms(int64_t ms);
 
