@@ -136,9 +136,10 @@ static int block(am_err *err, am_gpu_device *gpu, uint64_t value, int64_t deadli
   CUresult result =
       cuda->cu->cuEventCreate(&event, CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING);
   if (result == CUDA_SUCCESS) result = cuda->cu->cuEventRecord(event, cuda->stream);
-  int status = result != CUDA_SUCCESS ? am_cuda_fail(err, result, "cuEventRecord")
+  if (result == CUDA_SUCCESS && !deadline) result = cuda->cu->cuEventSynchronize(event);
+  int status = result != CUDA_SUCCESS ? am_cuda_fail(err, result, "cuEventSynchronize")
                : deadline ? am_cuda_poll_event(err, cuda->cu, event, deadline, "cuEventSynchronize")
-                          : am_cuda_wait_foreign_event(err, cuda->cu, event, "cuEventSynchronize");
+                          : AM_OK;
   if (event) cuda->cu->cuEventDestroy(event);
   return status;
 }
