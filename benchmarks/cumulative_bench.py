@@ -1,4 +1,4 @@
-"""Throughput of the cumulative functions (branch cumulative) against their
+"""Throughput of the cumulative functions against their
 peers, side by side in one run: rows x functions x types, medians in
 milliseconds, and each peer's time over ArrowMetal's (above 1: ArrowMetal is
 faster).

@@ -97,27 +97,36 @@ for stage in $stages; do
         # The Python test files dealt round-robin to 16 plain pytest processes
         # (pytest-xdist's workers made no progress under the tool).
         groups=()
+        pids_of=()
         i=0
         for f in python/tests/test_*.py; do
           case $f in */test_gpu_faults.py | */test_wheel.py) continue ;; esac
           groups[i % 16]="${groups[i % 16]:-} $f"
           i=$((i + 1))
         done
-        pids=""
         for g in "${!groups[@]}"; do
           timeout "${SANITIZER_PYTHON_TIMEOUT:-400}" compute-sanitizer --tool memcheck \
             --error-exitcode 99 --print-limit 20 python3 -m pytest -q -p no:xdist \
             -p no:cacheprovider --tb=line ${groups[g]} > "$OUT/memcheck-python-$g.log" 2>&1 &
-          pids="$pids $!"
+          pids_of[g]=$!
         done
-        for pid in $pids; do wait "$pid" || status=1; done
+        for g in "${!groups[@]}"; do
+          # A group whose tests never call CUDA (CPU-only files) ends with the
+          # tool's "terminated before first instrumented API call": nothing to
+          # check there, so only its pytest result counts.
+          log="$OUT/memcheck-python-$g.log"
+          wait "${pids_of[g]}" && continue
+          grep -q "before first instrumented API call" "$log" &&
+            tail -n 3 "$log" | grep -E "^[0-9]+ passed" | grep -qvE "failed|error" && continue
+          status=1
+        done
       fi
       record $status "$stage"
       {
         echo "$stage: exit $status after $(($(date +%s) - start)) s, shards $from..$((shards - 1)) of $of"
         cat "$OUT/$stage"-*.log | grep -E "^conformance shard|SUMMARY" | sort | uniq -c
         [ "$stage" = memcheck ] && cat "$OUT"/memcheck-python-*.log 2>/dev/null |
-          grep -E "ERROR SUMMARY|passed|failed" | sort | uniq -c
+          grep -E "ERROR SUMMARY|passed|failed|before first instrumented" | sort | uniq -c
       } | tee -a "$OUT/sanitizers.txt" ;;
     *)
       echo "unknown stage '$stage' (tests latency bench cache crossover faults memcheck racecheck synccheck)"

@@ -466,13 +466,15 @@ def hashed_expectation(arr):
 
 
 def load_cases(directory):
-    """All cases of directory/cases/*.json, in file then case order."""
+    """All cases of directory/cases/*.json.gz (gzip-compressed JSON), in file then case
+    order."""
     import glob
+    import gzip
     import os
 
     cases = []
-    for path in sorted(glob.glob(os.path.join(directory, "cases", "*.json"))):
-        with open(path, encoding="utf-8") as f:
+    for path in sorted(glob.glob(os.path.join(directory, "cases", "*.json.gz"))):
+        with gzip.open(path, "rt", encoding="utf-8") as f:
             doc = json.load(f)
         cases.extend(doc["cases"])
     return cases

@@ -1,4 +1,4 @@
-"""The cumulative functions in the conformance suite (branch cumulative): how
+"""The cumulative functions in the conformance suite: how
 generate.py makes their cases (``gen``, with generate.py's own helpers passed in as
 ``g``), how pyarrow.compute evaluates them (``evaluate``), and how a runner calls the
 C ABI for them (``call``).

@@ -82,5 +82,5 @@ def is_checked(name):
     return name.endswith("_checked")
 
 
-# Null handling (branch nulls): name -> am_predicate value of am_is.
+# Null handling: name -> am_predicate value of am_is.
 PREDICATE = {r["name"]: r["op"] for r in ROWS if r["family"] == lib.AM_FAMILY_PREDICATE}

@@ -1,4 +1,4 @@
-"""Writes conformance/cases/*.json: the ArrowMetal conformance cases.
+"""Writes conformance/cases/*.json.gz: the ArrowMetal conformance cases.
 
 Run by a developer (`python conformance/generate.py`); the output is committed. Every
 expected value comes from pyarrow.compute applied to exactly the inputs that the
@@ -7,6 +7,7 @@ Error expectations are pyarrow's exception mapped to an am_status name (map_erro
 """
 
 import argparse
+import gzip
 import hashlib
 import itertools
 import json
@@ -22,14 +23,14 @@ import pyarrow.compute as pc
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import casefmt as cf
-import cumulative  # cumulative functions (branch cumulative)
+import cumulative  # cumulative functions
 import functions
 import gen_aggregates
 import hash_cases
 import null_handling
 import quantile_cases
 import rounding
-import sort_cases  # branch sort
+import sort_cases
 from casefmt import (
     FLOAT_TYPES,
     INT_TYPES,
@@ -92,16 +93,16 @@ FILES.update({name: "binary" for name in functions.BINARY})
 FILES.update({name: "logic" for name in functions.LOGIC})
 # The aggregates with options (gen_aggregates.py).
 FILES.update({name: "aggregate" for name in gen_aggregates.OPS})
-# Null handling (branch nulls): conformance/null_handling.py.
+# Null handling: conformance/null_handling.py.
 FILES.update({name: null_handling.FILE for name in null_handling.OPS})
-# Hash-based functions (branch hash): conformance/hash_cases.py.
+# Hash-based functions: conformance/hash_cases.py.
 FILES.update({name: hash_cases.FILE for name in hash_cases.OPS})
-FILES.update({name: rounding.FILE for name in rounding.OPS})  # branch round
-# Quantiles (branch quantile): conformance/quantile_cases.py.
+FILES.update({name: rounding.FILE for name in rounding.OPS})
+# Quantiles: conformance/quantile_cases.py.
 FILES.update({name: quantile_cases.FILE for name in quantile_cases.OPS})
-# Cumulative functions (branch cumulative): conformance/cumulative.py.
+# Cumulative functions: conformance/cumulative.py.
 FILES.update({name: cumulative.FILE for name in cumulative.OPS})
-# Sorting (branch sort): conformance/sort_cases.py.
+# Sorting: conformance/sort_cases.py.
 FILES.update({name: sort_cases.FILE for name in sort_cases.OPS})
 
 
@@ -177,17 +178,17 @@ def evaluate(op, params, args):
         return pc.call_function(op, [args[0], args[1]])
     if op in functions.LOGIC:
         return pc.call_function(op, args)
-    if op in null_handling.OPS:  # null handling (branch nulls)
+    if op in null_handling.OPS:  # null handling
         return null_handling.evaluate(op, params, args)
-    if op in hash_cases.OPS:  # hash-based functions (branch hash)
+    if op in hash_cases.OPS:  # hash-based functions
         return hash_cases.evaluate(op, params, args)
-    if op in rounding.OPS:  # branch round
+    if op in rounding.OPS:
         return rounding.evaluate(op, params, args)
-    if op in quantile_cases.OPS:  # quantiles (branch quantile)
+    if op in quantile_cases.OPS:  # quantiles
         return quantile_cases.evaluate(op, params, args)
-    if op in cumulative.OPS:  # branch cumulative
+    if op in cumulative.OPS:
         return cumulative.evaluate(op, params, args)
-    if op in sort_cases.OPS:  # branch sort
+    if op in sort_cases.OPS:
         return sort_cases.evaluate(op, params, args)
     raise AssertionError(op)
 
@@ -339,7 +340,7 @@ def add(cid, op, params, form, inputs):
             t = expected["type"]
             expected["sample_every"] = SAMPLE_EVERY
             expected["sample"] = cf.encode_values(t, cf.array_values(result)[::SAMPLE_EVERY])
-    if op in cumulative.OPS and tol and "sha256" in expected:  # branch cumulative
+    if op in cumulative.OPS and tol and "sha256" in expected:
         # A digest cannot allow for rounding: every SAMPLE_EVERY-th value is kept.
         case["divergence"] = "scan-order"
         t = expected["type"]
@@ -357,7 +358,7 @@ def tolerance(case, result):
     compared with |got - exp| <= abs + rel * |exp|; the order of summation is free."""
     if case["op"] in gen_aggregates.OPS:
         return gen_aggregates.tolerance(case, result)
-    if case["op"] in cumulative.OPS:  # branch cumulative
+    if case["op"] in cumulative.OPS:
         return cumulative.tolerance(case, result)
     if case["op"] not in ("sum", "mean") or result is None or "error" in case["expected"]:
         return None
@@ -1606,26 +1607,31 @@ def gen_pinned():
 
 
 def write(out_dir):
+    """One gzip-compressed JSON file per family (cases/NAME.json.gz): compressed, the
+    suite stays small enough to travel with the tree; gzip has no timestamp here, so the
+    same cases give the same bytes."""
     files = OrderedDict()
     for case in CASES.values():
         files.setdefault(FILES[case["op"]], []).append(case)
     os.makedirs(out_dir, exist_ok=True)
     for name in os.listdir(out_dir):
-        if name.endswith(".json"):
+        if name.endswith((".json", ".json.gz")):
             os.remove(os.path.join(out_dir, name))
     total = 0
     for name, cases in files.items():
-        path = os.path.join(out_dir, name + ".json")
-        with open(path, "w", encoding="utf-8") as f:
-            f.write('{"format": "arrowmetal-conformance/1", "cases": [\n')
-            for k, case in enumerate(cases):
-                f.write(json.dumps(case, separators=(",", ":"), allow_nan=False))
-                f.write(",\n" if k + 1 < len(cases) else "\n")
-            f.write("]}\n")
+        lines = ['{"format": "arrowmetal-conformance/1", "cases": [']
+        for k, case in enumerate(cases):
+            sep = "," if k + 1 < len(cases) else ""
+            lines.append(json.dumps(case, separators=(",", ":"), allow_nan=False) + sep)
+        lines.append("]}\n")
+        text = "\n".join(lines).encode("utf-8")
+        path = os.path.join(out_dir, name + ".json.gz")
+        with open(path, "wb") as f:
+            f.write(gzip.compress(text, compresslevel=9, mtime=0))
         size = os.path.getsize(path)
         total += size
-        print(f"{name + '.json':<12} {len(cases):6d} cases {size / 1024:8.1f} KiB")
-    print(f"total        {len(CASES):6d} cases {total / 1024:8.1f} KiB")
+        print(f"{name + '.json.gz':<15} {len(cases):6d} cases {size / 1024:8.1f} KiB")
+    print(f"total           {len(CASES):6d} cases {total / 1024:8.1f} KiB")
 
 
 def _replace_block(text, name, lines):
@@ -1835,12 +1841,12 @@ def main():
     gen_binary()
     gen_select()
     gen_aggregates.generate(sys.modules[__name__])
-    null_handling.gen(sys.modules[__name__])  # null handling (branch nulls)
-    hash_cases.gen(sys.modules[__name__])  # hash-based functions (branch hash)
-    rounding.gen(sys.modules[__name__])  # branch round
-    quantile_cases.gen(sys.modules[__name__])  # quantiles (branch quantile)
-    cumulative.gen(sys.modules[__name__])  # branch cumulative
-    sort_cases.gen(sys.modules[__name__])  # branch sort
+    null_handling.gen(sys.modules[__name__])  # null handling
+    hash_cases.gen(sys.modules[__name__])  # hash-based functions
+    rounding.gen(sys.modules[__name__])
+    quantile_cases.gen(sys.modules[__name__])  # quantiles
+    cumulative.gen(sys.modules[__name__])
+    sort_cases.gen(sys.modules[__name__])
     write(args.out)
     update_readme(os.path.join(HERE, "README.md"))
 

@@ -1,4 +1,4 @@
-"""The hash-based functions in the conformance suite (branch hash): how generate.py makes
+"""The hash-based functions in the conformance suite: how generate.py makes
 their cases (``gen``, with generate.py's helpers passed in as ``g``), how pyarrow.compute
 evaluates them (``evaluate``), what a result of two arrays is expected to be
 (``expected``), and how a runner calls the C ABI for them (``call``).

@@ -1,4 +1,4 @@
-"""sort_indices and array_sort_indices in the conformance suite (branch sort): how
+"""sort_indices and array_sort_indices in the conformance suite: how
 generate.py makes their cases (``gen``, with generate.py's helpers passed in as ``g``),
 how pyarrow.compute evaluates them (``evaluate``) and how a runner calls the C ABI for
 them (``call``: am_sort_indices).

@@ -1,4 +1,4 @@
-"""Runs conformance/cases/*.json against every backend available in this process, through
+"""Runs conformance/cases/*.json.gz against every backend available in this process, through
 the C ABI (cffi bindings of arrowmetal.h), never through the high-level package."""
 
 import math
@@ -6,14 +6,14 @@ import os
 
 import amabi
 import casefmt as cf
-import cumulative  # branch cumulative
+import cumulative
 import functions
 import hash_cases
 import null_handling
 import pytest
 import quantile_cases
 import rounding
-import sort_cases  # branch sort
+import sort_cases
 from amabi import ffi, lib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -74,7 +74,7 @@ def call_aggregate(case, arrays, scalars):
 def call(case, arrays, scalars):
     """Makes the case's call; returns (function name, status, output)."""
     op, p = case["op"], case["params"]
-    if op in hash_cases.OPS:  # hash-based functions (branch hash)
+    if op in hash_cases.OPS:  # hash-based functions
         return hash_cases.call(case, arrays)
     if op in functions.AGGREGATE:
         return call_aggregate(case, arrays, scalars)
@@ -133,15 +133,15 @@ def call(case, arrays, scalars):
             rc = lib.am_logic_scalar_left(logic, scalars[0], arrays[0], out)
             return "am_logic_scalar_left", rc, out
         return "am_logic", lib.am_logic(logic, arrays[0], arrays[1], out), out
-    if op in null_handling.OPS:  # null handling (branch nulls)
+    if op in null_handling.OPS:  # null handling
         return null_handling.call(case, arrays, scalars, out)
-    if op in rounding.OPS:  # branch round
+    if op in rounding.OPS:
         return rounding.call(case, arrays, scalars, out)
-    if op in quantile_cases.OPS:  # quantiles (branch quantile)
+    if op in quantile_cases.OPS:  # quantiles
         return quantile_cases.call(case, arrays, scalars, out)
-    if op in cumulative.OPS:  # branch cumulative
+    if op in cumulative.OPS:
         return cumulative.call(case, arrays, scalars, out)
-    if op in sort_cases.OPS:  # branch sort
+    if op in sort_cases.OPS:
         return sort_cases.call(case, arrays, scalars, out)
     raise AssertionError("unknown op " + op)
 
@@ -293,7 +293,7 @@ def run_case(case, dev):
         fname, rc, out = call(case, arrays, scalars)
         msg = amabi.last_error() if rc else ""
         is_scalar = case["op"] in REDUCTIONS or case["op"] == "count_distinct"
-        if isinstance(out, tuple) and not is_scalar:  # two arrays (branch hash)
+        if isinstance(out, tuple) and not is_scalar:  # two arrays
             if rc == lib.AM_OK:
                 results = [o[0] for o in out]
             if "error" in case["expected"]:

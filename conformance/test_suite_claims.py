@@ -7,13 +7,13 @@ import os
 import re
 
 import casefmt as cf
-import cumulative  # branch cumulative
+import cumulative
 import functions
 import hash_cases
 import null_handling
 import quantile_cases
 import rounding
-import sort_cases  # branch sort
+import sort_cases
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = cf.load_cases(HERE)
@@ -22,12 +22,12 @@ OPS += ["and", "or", "not"] + list(functions.LOGIC) + list(functions.UNARY)
 OPS += list(functions.BINARY)
 OPS += ["filter", "take", "slice"]
 OPS += list(functions.AGGREGATE)
-OPS += null_handling.OPS  # null handling (branch nulls)
-OPS += hash_cases.OPS  # hash-based functions (branch hash)
-OPS += rounding.OPS  # branch round
-OPS += quantile_cases.OPS  # quantiles (branch quantile)
-OPS += cumulative.OPS  # branch cumulative
-OPS += sort_cases.OPS  # branch sort
+OPS += null_handling.OPS  # null handling
+OPS += hash_cases.OPS  # hash-based functions
+OPS += rounding.OPS
+OPS += quantile_cases.OPS  # quantiles
+OPS += cumulative.OPS
+OPS += sort_cases.OPS
 LENGTHS = [0, 1, 7, 63, 64, 65, 1000, 100003]
 OFFSETS = [0, 1, 7, 63]
 
@@ -57,7 +57,7 @@ def null_pattern(inp):
 def subject(case):
     # the first array input (the second input of form scalar-array)
     inp = next(i for i in case["inputs"] if "scalar" not in i)
-    if case["op"] in null_handling.OPS:  # null handling (branch nulls): not always the first
+    if case["op"] in null_handling.OPS:  # null handling: not always the first
         inp = null_handling.subject_input(case)
     off = inp["gen"].get("offset", 0) if "gen" in inp else inp.get("offset", 0)
     n = inp["gen"]["length"] if "gen" in inp else len(inp["values"]) - off

@@ -702,7 +702,7 @@ int am_take(const am_array *array, const am_array *indices, am_array **out);
  * as pyarrow's Array.slice does; negative offset or length is AM_EINVAL. */
 int am_slice(const am_array *array, int64_t offset, int64_t length, am_array **out);
 
-/* ---- Null handling (branch nulls): pyarrow's is_null, is_valid, is_nan,
+/* ---- Null handling: pyarrow's is_null, is_valid, is_nan,
  * is_finite, is_inf, fill_null, coalesce, if_else, drop_null, fill_null_forward
  * and fill_null_backward.
  * Ownership: inputs are borrowed and only read; `*out` is a new handle the
@@ -790,9 +790,9 @@ typedef enum am_fill_direction {
  * values' type. An array without nulls comes back as a new handle on the
  * same buffers. */
 int am_fill_null_direction(am_fill_direction direction, const am_array *values, am_array **out);
-/* ---- end of null handling (branch nulls) */
+/* ---- end of null handling */
 
-/* ---- Rounding and pairwise differences (branch round) */
+/* ---- Rounding and pairwise differences */
 
 /* pyarrow's RoundMode, in its order. The HALF_ modes round to the nearest
  * multiple and break ties as named; the others round every value that is
@@ -850,8 +850,8 @@ typedef enum am_pairwise_op {
  * the whole call failing. `array` is borrowed; *out is the caller's.
  * Thread-safe. */
 int am_pairwise_diff(am_pairwise_op op, const am_array *array, int64_t period, am_array **out);
-/* ---- end of rounding and pairwise differences (branch round) */
-/* ---- Quantiles (branch quantile): pyarrow's quantile, tdigest and
+/* ---- end of rounding and pairwise differences */
+/* ---- Quantiles: pyarrow's quantile, tdigest and
  * approximate_median over int8..uint64, float32 and float64.
  * Ownership: `array` and `q` are borrowed and only read during the call;
  * `*out` is a new handle the caller releases (am_release). Thread safety: as
@@ -898,8 +898,8 @@ int am_quantile(const am_array *array, const double *q, int64_t nq,
  * 1 << 20 is AM_EINVAL (pyarrow reserves memory for that many centroids). */
 int am_tdigest(const am_array *array, const double *q, int64_t nq, uint32_t delta,
                uint32_t buffer_size, int skip_nulls, uint32_t min_count, am_array **out);
-/* ---- end of quantiles (branch quantile) */
-/* ---- Cumulative functions (branch cumulative): pyarrow's cumulative_sum,
+/* ---- end of quantiles */
+/* ---- Cumulative functions: pyarrow's cumulative_sum,
  * cumulative_sum_checked, cumulative_prod, cumulative_prod_checked,
  * cumulative_min, cumulative_max and cumulative_mean.
  * Ownership: inputs are borrowed and only read; `*out` is a new handle the
@@ -934,9 +934,9 @@ typedef enum am_cumulative_op {
  * scan and may differ from them by rounding. */
 int am_cumulative(am_cumulative_op op, const am_array *array, const am_scalar *start,
                   int skip_nulls, am_array **out);
-/* ---- end of cumulative functions (branch cumulative) */
+/* ---- end of cumulative functions */
 
-/* ---- Sorting (branch sort): pyarrow's sort_indices and array_sort_indices
+/* ---- Sorting: pyarrow's sort_indices and array_sort_indices
  * (SortOptions / ArraySortOptions). */
 
 /* Where nulls go (pyarrow's null_placement). */
@@ -966,7 +966,7 @@ typedef enum am_null_placement {
  * sorted there, and the indices moved back to their device. */
 int am_sort_indices(const am_array *const *keys, int64_t n_keys, const int *descending,
                     int null_placement, am_array **out);
-/* ---- end of sorting (branch sort) */
+/* ---- end of sorting */
 
 /* ---- Batching
  * Between am_batch_begin() and am_batch_end() the calls this thread makes join
@@ -1028,22 +1028,22 @@ typedef enum am_function_family {
   AM_FAMILY_IF_ELSE = 14,             /* am_if_else */
   AM_FAMILY_DROP_NULL = 15,           /* am_drop_null */
   AM_FAMILY_FILL_NULL_DIRECTION = 16, /* am_fill_null_direction: op = am_fill_direction */
-  /* Rounding and pairwise differences (branch round) */
+  /* Rounding and pairwise differences */
   AM_FAMILY_ROUND = 17,         /* am_round */
   AM_FAMILY_PAIRWISE_DIFF = 18, /* am_pairwise_diff: op = am_pairwise_op */
-  /* Cumulative functions (branch cumulative) */
+  /* Cumulative functions */
   AM_FAMILY_CUMULATIVE = 20, /* am_cumulative: op = am_cumulative_op */
-  /* Hash-based functions (branch hash) */
+  /* Hash-based functions */
   AM_FAMILY_SET_LOOKUP = 24,        /* am_is_in (op 0), am_index_in (op 1) */
   AM_FAMILY_UNIQUE = 25,            /* am_unique */
   AM_FAMILY_VALUE_COUNTS = 26,      /* am_value_counts */
   AM_FAMILY_COUNT_DISTINCT = 27,    /* am_count_distinct */
   AM_FAMILY_DICTIONARY_ENCODE = 28, /* am_dictionary_encode */
   AM_FAMILY_MODE = 29,              /* am_mode */
-  /* Quantiles (branch quantile) */
+  /* Quantiles */
   AM_FAMILY_QUANTILE = 32, /* am_quantile */
   AM_FAMILY_TDIGEST = 33,  /* am_tdigest: op 0 tdigest, op 1 approximate_median */
-  /* Sorting (branch sort) */
+  /* Sorting */
   AM_FAMILY_SORT_INDICES = 40 /* am_sort_indices: op 0 sort_indices, op 1 array_sort_indices */
 } am_function_family;
 
@@ -1059,15 +1059,15 @@ typedef enum am_type_rule {
   AM_RULE_VALUES = 8,         /* the type of the values input (filter, take) */
   AM_RULE_MATH = 9,           /* integers -> float64; floats keep their type (sqrt, ln, sin) */
   AM_RULE_SIGN = 10,          /* integers -> int8; floats keep their type (sign) */
-  /* Null handling (branch nulls) */
+  /* Null handling */
   AM_RULE_PREDICATE = 11,   /* any input; bool result (is_null, is_nan) */
   AM_RULE_COMMON_ALL = 12,  /* every input becomes the inputs' common type, the result's
                              (coalesce: numbers' common numeric type, bools with bools) */
   AM_RULE_COMMON_REST = 13, /* the inputs after the first (a bool condition) become their
                               common type, the result's (if_else) */
-  /* Hash-based functions (branch hash) */
+  /* Hash-based functions */
   AM_RULE_INT32 = 24, /* int32 (index_in's positions, dictionary_encode's indices) */
-  /* Sorting (branch sort) */
+  /* Sorting */
   AM_RULE_UINT64 = 40 /* uint64 (sort_indices' row indices) */
 } am_type_rule;
 

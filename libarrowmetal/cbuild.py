@@ -23,12 +23,12 @@ GENERATOR = [
     LIBRARY / "core" / "types.c",
     LIBRARY / "core" / "error.c",
     LIBRARY / "core" / "ops.c",
-    LIBRARY / "gpu" / "kernel_source_nulls.c",  # null handling (branch nulls)
-    LIBRARY / "gpu" / "kernel_source_round.c",  # branch round
+    LIBRARY / "gpu" / "kernel_source_nulls.c",  # null handling
+    LIBRARY / "gpu" / "kernel_source_round.c",
     LIBRARY / "core" / "round.c",
-    LIBRARY / "gpu" / "kernel_source_select.c",  # quantiles (branch quantile)
-    LIBRARY / "gpu" / "kernel_source_cumulative.c",  # branch cumulative
-    LIBRARY / "gpu" / "kernel_source_hash.c",  # hash-based functions (branch hashgpu)
+    LIBRARY / "gpu" / "kernel_source_select.c",  # quantiles
+    LIBRARY / "gpu" / "kernel_source_cumulative.c",
+    LIBRARY / "gpu" / "kernel_source_hash.c",  # hash-based functions
 ]
 
 

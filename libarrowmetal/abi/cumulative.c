@@ -1,4 +1,4 @@
-/* The cumulative functions (am_cumulative; branch cumulative): pyarrow's
+/* The cumulative functions (am_cumulative): pyarrow's
  * cumulative_sum ... cumulative_mean. The ABI checks the op, the type and
  * the start value, supplies the op's default start, and runs the backend's
  * scan where the route says. */

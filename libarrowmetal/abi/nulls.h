@@ -1,4 +1,4 @@
-/* What the null-handling entry points share (branch nulls): coalesce.c,
+/* What the null-handling entry points share: coalesce.c,
  * if_else.c. Private to abi/. */
 #ifndef AM_ABI_NULLS_H
 #define AM_ABI_NULLS_H

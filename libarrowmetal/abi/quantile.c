@@ -1,4 +1,4 @@
-/* quantile and tdigest (am_quantile, am_tdigest; branch quantile): the
+/* quantile and tdigest (am_quantile, am_tdigest): the
  * checks and options that do not depend on the values (q, delta, skip_nulls,
  * min_count, the result type), then the kernel of the array's device (a
  * GPU's radix select for quantile); where that device has none (tdigest on

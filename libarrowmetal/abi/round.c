@@ -1,4 +1,4 @@
-/* round and pairwise_diff / pairwise_diff_checked (branch round): argument,
+/* round and pairwise_diff / pairwise_diff_checked: argument,
  * type and option checks in pyarrow's words, then the backend where the
  * route says. */
 #include "core/round.h"

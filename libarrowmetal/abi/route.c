@@ -30,7 +30,7 @@ typedef struct rule {
 
 static const char *const op_names[AM_ROUTE_CLASSES] = {
     "reduce", "compare", "arith", "cast",  "logic",
-    "filter", "take",    "unary", "nulls", /* null handling (branch nulls) */
+    "filter", "take",    "unary", "nulls", /* null handling */
 };
 
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;

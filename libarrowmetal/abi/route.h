@@ -22,7 +22,7 @@ typedef enum am_op_class {
   AM_ROUTE_FILTER,
   AM_ROUTE_TAKE,
   AM_ROUTE_UNARY,
-  AM_ROUTE_NULLS, /* null handling (branch nulls): is_null ... fill_null_backward */
+  AM_ROUTE_NULLS, /* null handling: is_null ... fill_null_backward */
   AM_ROUTE_CLASSES
 } am_op_class;
 

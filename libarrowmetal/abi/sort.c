@@ -1,4 +1,4 @@
-/* sort_indices and array_sort_indices (am_sort_indices; branch sort): the
+/* sort_indices and array_sort_indices (am_sort_indices): the
  * checks, then the kernel of the keys' device. Where that device has none
  * (the GPUs: no device radix sort yet) or the keys live on different
  * devices, the keys move to the host, are sorted there, and the indices go

@@ -40,7 +40,7 @@ am_type am_result_type(const am_op_desc *op, am_type operand) {
       return AM_INT64;
     case AM_RULE_INT32:
       return AM_INT32;
-    case AM_RULE_UINT64: /* branch sort */
+    case AM_RULE_UINT64:
       return AM_UINT64;
     case AM_RULE_MATH:
       return am_type_is_float(operand) ? operand : AM_FLOAT64;

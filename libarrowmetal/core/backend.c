@@ -32,18 +32,18 @@ int am_backend_check(am_err *err, const am_backend *backend) {
       SLOT(kernels, fill),
       SLOT(kernels, concat),
       SLOT(kernels, aggregate),
-      SLOT(kernels, predicate), /* null handling (branch nulls) */
+      SLOT(kernels, predicate), /* null handling */
       SLOT(kernels, coalesce),
       SLOT(kernels, if_else),
       SLOT(kernels, fill_direction),
-      SLOT(kernels, hash_group), /* hash-based functions (branch hash) */
+      SLOT(kernels, hash_group), /* hash-based functions */
       SLOT(kernels, hash_lookup),
-      SLOT(kernels, round), /* rounding and pairwise differences (branch round) */
+      SLOT(kernels, round), /* rounding and pairwise differences */
       SLOT(kernels, pairwise_diff),
-      SLOT(kernels, quantile), /* branch quantile */
+      SLOT(kernels, quantile),
       SLOT(kernels, tdigest),
-      SLOT(kernels, cumulative),   /* branch cumulative */
-      SLOT(kernels, sort_indices), /* branch sort */
+      SLOT(kernels, cumulative),
+      SLOT(kernels, sort_indices),
       SLOT(queue, resolve),
       SLOT(queue, flush),
       SLOT(queue, wait),

@@ -100,7 +100,7 @@ typedef struct am_kernel_ops {
    * depend on the values; `array` holds the slots to measure. */
   int (*aggregate)(am_err *err, const am_agg_spec *spec, const am_array *array, am_scalar *out,
                    am_scalar *out2);
-  /* Null handling (branch nulls). */
+  /* Null handling. */
   /* am_is over a settled array of a type the predicate takes; `flags` is
    * AM_NAN_IS_NULL only with AM_IS_NULL of floats. A bool result of the same
    * length: never null for AM_IS_NULL and AM_IS_VALID, else null where the
@@ -119,7 +119,7 @@ typedef struct am_kernel_ops {
   /* fill_null_forward / _backward over an array that may have nulls. */
   int (*fill_direction)(am_err *err, am_fill_direction direction, const am_array *array,
                         am_array **out);
-  /* Hash-based functions (branch hash; core/hash.h). The rows of a settled
+  /* Hash-based functions (core/hash.h). The rows of a settled
    * array grouped by value in first-occurrence order, with AM_HASH_* flags
    * saying what to fill. AM_EUNSUPPORTED where the backend has no kernel:
    * the ABI then groups on the host. */
@@ -128,7 +128,7 @@ typedef struct am_kernel_ops {
    * device); AM_EUNSUPPORTED as hash_group. */
   int (*hash_lookup)(am_err *err, const am_array *values, const am_array *value_set, int skip_nulls,
                      int as_bool, am_array **out);
-  /* Rounding and pairwise differences (branch round). */
+  /* Rounding and pairwise differences. */
   /* am_round over a numeric array: `mode` valid, integers only with
    * ndigits < 0 (and -ndigits within the type's digits); the result has
    * the input's type and validity. */
@@ -137,7 +137,7 @@ typedef struct am_kernel_ops {
   /* am_pairwise_diff over a numeric array, |period| <= its length. */
   int (*pairwise_diff)(am_err *err, am_pairwise_op op, const am_array *array, int64_t period,
                        am_array **out);
-  /* Quantiles (branch quantile; core/quantile.h, core/tdigest.h). The ABI has
+  /* Quantiles (core/quantile.h, core/tdigest.h). The ABI has
    * checked q and the options and applied skip_nulls and min_count: these
    * rank the valid non-NaN values of a settled numeric array and write nq
    * slots, all null when no such value is left. quantile's result has
@@ -149,13 +149,13 @@ typedef struct am_kernel_ops {
                   am_quantile_interpolation interpolation, am_device *host, am_array **out);
   int (*tdigest)(am_err *err, const am_array *array, const double *q, int64_t nq, uint32_t delta,
                  uint32_t buffer_size, am_device *host, am_array **out);
-  /* Cumulative functions (branch cumulative): an integer or float array of
+  /* Cumulative functions: an integer or float array of
    * length >= 1; `start` non-null, of the array's type (the ABI supplies the
    * op's default; MEAN ignores it). Result: the array's type, float64 for
    * MEAN. */
   int (*cumulative)(am_err *err, am_cumulative_op op, const am_array *array, const am_scalar *start,
                     int skip_nulls, am_array **out);
-  /* Sorting (branch sort): the stable order of the rows of n_keys >= 1
+  /* Sorting: the stable order of the rows of n_keys >= 1
    * settled arrays of one length and of any element type, as AM_UINT64 row
    * indices (never null) on the backend's device; descending[k] for key k,
    * null_placement 0 (at end) or 1 (at start). AM_EUNSUPPORTED: the ABI

@@ -75,7 +75,7 @@ const am_op_desc am_ops[] = {
     AGG_ROW("last", "am_aggregate", AM_AGG_LAST, AM_KINDS_ALL, AM_RULE_SAME),
     AGG_ROW("first_last", "am_first_last", AM_AGG_FIRST_LAST, AM_KINDS_ALL, AM_RULE_SAME),
     AGG_ROW("index", "am_index", AM_AGG_INDEX, AM_KINDS_ALL, AM_RULE_INT64),
-    /* Null handling (branch nulls). */
+    /* Null handling. */
     ROW("is_null", "am_is", AM_FAMILY_PREDICATE, AM_IS_NULL, 1, AM_KINDS_ALL, AM_RULE_PREDICATE,
         AM_NULLS_NEVER),
     ROW("is_valid", "am_is", AM_FAMILY_PREDICATE, AM_IS_VALID, 1, AM_KINDS_ALL, AM_RULE_PREDICATE,
@@ -98,14 +98,14 @@ const am_op_desc am_ops[] = {
         AM_FILL_FORWARD, 1, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_FILL),
     ROW("fill_null_backward", "am_fill_null_direction", AM_FAMILY_FILL_NULL_DIRECTION,
         AM_FILL_BACKWARD, 1, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_FILL),
-    /* Rounding and pairwise differences (branch round). */
+    /* Rounding and pairwise differences. */
     ROW("round", "am_round", AM_FAMILY_ROUND, 0, 1, AM_KINDS_NUMERIC, AM_RULE_SAME,
         AM_NULLS_PROPAGATE),
     ROW("pairwise_diff", "am_pairwise_diff", AM_FAMILY_PAIRWISE_DIFF, AM_PAIRWISE_DIFF, 1,
         AM_KINDS_NUMERIC, AM_RULE_SAME, AM_NULLS_PROPAGATE),
     ROW("pairwise_diff_checked", "am_pairwise_diff", AM_FAMILY_PAIRWISE_DIFF,
         AM_PAIRWISE_DIFF_CHECKED, 1, AM_KINDS_NUMERIC, AM_RULE_SAME, AM_NULLS_PROPAGATE),
-    /* Cumulative functions (branch cumulative); nulls as skip_nulls says. */
+    /* Cumulative functions; nulls as skip_nulls says. */
     CUMULATIVE_ROW("cumulative_sum", AM_CUMULATIVE_SUM, AM_RULE_SAME),
     CUMULATIVE_ROW("cumulative_sum_checked", AM_CUMULATIVE_SUM_CHECKED, AM_RULE_SAME),
     CUMULATIVE_ROW("cumulative_prod", AM_CUMULATIVE_PROD, AM_RULE_SAME),
@@ -113,7 +113,7 @@ const am_op_desc am_ops[] = {
     CUMULATIVE_ROW("cumulative_min", AM_CUMULATIVE_MIN, AM_RULE_SAME),
     CUMULATIVE_ROW("cumulative_max", AM_CUMULATIVE_MAX, AM_RULE_SAME),
     CUMULATIVE_ROW("cumulative_mean", AM_CUMULATIVE_MEAN, AM_RULE_FLOAT64),
-    /* Hash-based functions (branch hash): arity counts the array inputs. */
+    /* Hash-based functions: arity counts the array inputs. */
     ROW("is_in", "am_is_in", AM_FAMILY_SET_LOOKUP, 0, 2, AM_KINDS_ALL, AM_RULE_PREDICATE,
         AM_NULLS_NEVER),
     ROW("index_in", "am_index_in", AM_FAMILY_SET_LOOKUP, 1, 2, AM_KINDS_ALL, AM_RULE_INT32,
@@ -126,7 +126,7 @@ const am_op_desc am_ops[] = {
     ROW("dictionary_encode", "am_dictionary_encode", AM_FAMILY_DICTIONARY_ENCODE, 0, 1,
         AM_KINDS_ALL, AM_RULE_INT32, AM_NULLS_SELECT),
     ROW("mode", "am_mode", AM_FAMILY_MODE, 0, 1, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_SKIP),
-    /* Quantiles (branch quantile): float64 results (quantile's lower, higher
+    /* Quantiles: float64 results (quantile's lower, higher
      * and nearest keep the input's type, which its interpolation decides). */
     ROW("quantile", "am_quantile", AM_FAMILY_QUANTILE, 0, 1, AM_KINDS_NUMERIC, AM_RULE_FLOAT64,
         AM_NULLS_SKIP),
@@ -134,7 +134,7 @@ const am_op_desc am_ops[] = {
         AM_NULLS_SKIP),
     ROW("approximate_median", "am_tdigest", AM_FAMILY_TDIGEST, 1, 1, AM_KINDS_NUMERIC,
         AM_RULE_FLOAT64, AM_NULLS_SKIP),
-    /* Sorting (branch sort): arity -1, one or more keys; nulls are placed,
+    /* Sorting: arity -1, one or more keys; nulls are placed,
      * never given. */
     ROW("sort_indices", "am_sort_indices", AM_FAMILY_SORT_INDICES, 0, -1, AM_KINDS_ALL,
         AM_RULE_UINT64, AM_NULLS_NEVER),
@@ -172,27 +172,27 @@ static const int family_rows[FAMILIES] = {
     [AM_FAMILY_TAKE] = 1,
     [AM_FAMILY_BINARY] = AM_BINARY_COUNT,
     [AM_FAMILY_AGGREGATE] = AM_AGG_INDEX + 1,
-    /* Null handling (branch nulls). */
+    /* Null handling. */
     [AM_FAMILY_PREDICATE] = AM_IS_INF + 1,
     [AM_FAMILY_FILL_NULL] = 1,
     [AM_FAMILY_COALESCE] = 1,
     [AM_FAMILY_IF_ELSE] = 1,
     [AM_FAMILY_DROP_NULL] = 1,
     [AM_FAMILY_FILL_NULL_DIRECTION] = AM_FILL_BACKWARD + 1,
-    /* Hash-based functions (branch hash). */
+    /* Hash-based functions. */
     [AM_FAMILY_SET_LOOKUP] = 2,
     [AM_FAMILY_UNIQUE] = 1,
     [AM_FAMILY_VALUE_COUNTS] = 1,
     [AM_FAMILY_COUNT_DISTINCT] = 1,
     [AM_FAMILY_DICTIONARY_ENCODE] = 1,
     [AM_FAMILY_MODE] = 1,
-    /* Rounding and pairwise differences (branch round). */
+    /* Rounding and pairwise differences. */
     [AM_FAMILY_ROUND] = 1,
     [AM_FAMILY_PAIRWISE_DIFF] = AM_PAIRWISE_DIFF_CHECKED + 1,
-    [AM_FAMILY_QUANTILE] = 1, /* branch quantile */
+    [AM_FAMILY_QUANTILE] = 1,
     [AM_FAMILY_TDIGEST] = 2,
-    [AM_FAMILY_CUMULATIVE] = AM_CUMULATIVE_MEAN + 1, /* branch cumulative */
-    [AM_FAMILY_SORT_INDICES] = 2,                    /* branch sort */
+    [AM_FAMILY_CUMULATIVE] = AM_CUMULATIVE_MEAN + 1,
+    [AM_FAMILY_SORT_INDICES] = 2,
 };
 
 const am_op_desc *am_op_find(am_function_family family, int op) {

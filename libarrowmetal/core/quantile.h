@@ -1,4 +1,4 @@
-/* What every backend's quantile shares (branch quantile): the order keys
+/* What every backend's quantile shares: the order keys
  * that rank values as unsigned integers, and pyarrow's rule from a q to the
  * ranks it reads and the value it gives.
  *

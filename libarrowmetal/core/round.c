@@ -1,4 +1,4 @@
-/* round (branch round): what every backend's rounding shares on the host:
+/* round: what every backend's rounding shares on the host:
  * pyarrow's powers of ten, the integer multiple and its range check, and
  * the failure messages. */
 #include "round.h"

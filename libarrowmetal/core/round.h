@@ -1,4 +1,4 @@
-/* round (branch round): pyarrow's rounding, written once for every backend.
+/* round: pyarrow's rounding, written once for every backend.
  *
  * The two element functions below are macros whose expansion is a function
  * definition in the C subset that C, CUDA C++ and the Metal Shading Language

@@ -140,18 +140,18 @@ const am_backend am_cpu_backend = {
             .fill = am_cpu_fill,
             .concat = am_cpu_concat,
             .aggregate = am_cpu_aggregate,
-            .predicate = am_cpu_predicate, /* null handling (branch nulls) */
+            .predicate = am_cpu_predicate, /* null handling */
             .coalesce = am_cpu_coalesce,
             .if_else = am_cpu_if_else,
             .fill_direction = am_cpu_fill_direction,
-            .hash_group = am_cpu_hash_group, /* hash-based functions (branch hash) */
+            .hash_group = am_cpu_hash_group, /* hash-based functions */
             .hash_lookup = am_cpu_hash_lookup,
-            .round = am_cpu_round, /* branch round */
+            .round = am_cpu_round,
             .pairwise_diff = am_cpu_pairwise_diff,
-            .quantile = am_cpu_quantile, /* branch quantile */
+            .quantile = am_cpu_quantile,
             .tdigest = am_cpu_tdigest,
-            .cumulative = am_cpu_cumulative,     /* branch cumulative */
-            .sort_indices = am_cpu_sort_indices, /* branch sort */
+            .cumulative = am_cpu_cumulative,
+            .sort_indices = am_cpu_sort_indices,
         },
     .queue =
         {

@@ -116,7 +116,7 @@ int am_cpu_concat(am_err *err, const am_array *const *arrays, int64_t count, am_
 /* am_aggregate's kernel ops (cpu/aggregate.c; core/aggregate.h). */
 int am_cpu_aggregate(am_err *err, const am_agg_spec *spec, const am_array *array, am_scalar *out,
                      am_scalar *out2);
-/* Null handling (branch nulls): predicate.c. */
+/* Null handling: predicate.c. */
 int am_cpu_predicate(am_err *err, am_predicate op, int flags, const am_array *array,
                      am_array **out);
 /* coalesce.c */
@@ -129,21 +129,21 @@ int am_cpu_if_else(am_err *err, const am_array *cond, const am_array *left,
 /* fill_direction.c */
 int am_cpu_fill_direction(am_err *err, am_fill_direction direction, const am_array *array,
                           am_array **out);
-/* Hash-based functions (branch hash): hash.c. */
+/* Hash-based functions: hash.c. */
 int am_cpu_hash_group(am_err *err, const am_array *array, int flags, am_hash_groups *out);
 int am_cpu_hash_lookup(am_err *err, const am_array *values, const am_array *value_set,
                        int skip_nulls, int as_bool, am_array **out);
-/* Rounding and pairwise differences (branch round): round.c, pairwise.c. */
+/* Rounding and pairwise differences: round.c, pairwise.c. */
 int am_cpu_round(am_err *err, const am_array *array, int64_t ndigits, am_round_mode mode,
                  am_array **out);
 int am_cpu_pairwise_diff(am_err *err, am_pairwise_op op, const am_array *array, int64_t period,
                          am_array **out);
-/* quantile.c, tdigest.c (branch quantile) */
+/* quantile.c, tdigest.c */
 int am_cpu_quantile(am_err *err, const am_array *array, const double *q, int64_t nq,
                     am_quantile_interpolation interpolation, am_device *host, am_array **out);
 int am_cpu_tdigest(am_err *err, const am_array *array, const double *q, int64_t nq, uint32_t delta,
                    uint32_t buffer_size, am_device *host, am_array **out);
-/* cumulative.c (branch cumulative) */
+/* cumulative.c */
 int am_cpu_cumulative(am_err *err, am_cumulative_op op, const am_array *array,
                       const am_scalar *start, int skip_nulls, am_array **out);
 
@@ -179,7 +179,7 @@ int am_cpu_null_result(am_err *err, am_device *device, am_type type, int64_t len
  * none, releasing `buffer`, when every slot is valid. */
 void am_cpu_set_validity(am_array *array, am_buffer *buffer, int64_t valid);
 
-/* sort.c (branch sort): core/backend.h's sort_indices. */
+/* sort.c: core/backend.h's sort_indices. */
 int am_cpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys,
                         const int *descending, int null_placement, am_array **out);
 

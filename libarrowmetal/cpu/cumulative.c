@@ -1,4 +1,4 @@
-/* The cumulative functions (am_cumulative; branch cumulative): slot i is the
+/* The cumulative functions (am_cumulative): slot i is the
  * op over the start value and slots 0..i, left to right, as pyarrow's
  * cumulative_sum ... cumulative_mean.
  *

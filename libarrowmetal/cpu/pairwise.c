@@ -1,4 +1,4 @@
-/* pairwise_diff and pairwise_diff_checked (branch round) on the CPU: slot i
+/* pairwise_diff and pairwise_diff_checked on the CPU: slot i
  * is x[i] - x[i - period], read from the one array at two positions (no
  * slices, nothing concatenated). The subtraction is subtract_checked's row
  * of AM_BINARY_OPS (core/ops.h): its wrapping expression for pairwise_diff

@@ -1,4 +1,4 @@
-/* round (branch round) on the CPU: core/round.h's element functions,
+/* round on the CPU: core/round.h's element functions,
  * compiled here as C, over the pool's ranges. Every slot is computed, null
  * ones too (no input can fault), and the result shares the input's
  * validity; a failure counts only where the slot is valid, and the last

@@ -1,4 +1,4 @@
-/* sort_indices on the CPU (core/backend.h's sort_indices, branch sort): a
+/* sort_indices on the CPU (core/backend.h's sort_indices): a
  * stable LSD radix sort of the row indices.
  *
  * Every key becomes, per row, an order-preserving unsigned key (core/

@@ -160,15 +160,15 @@ static int key_ok(const am_kernel_key *k) {
       return valid_type(k->t0) && (k->t1 == AM_INT32 || k->t1 == AM_INT64);
     case AM_KERNEL_AGGREGATE:
       return am_ks_aggregate_key_ok(k);
-      AM_KS_NULLS_CASES /* null handling (branch nulls) */
+      AM_KS_NULLS_CASES /* null handling */
           return am_ks_nulls_key_ok(k);
-      AM_KS_ROUND_CASES /* branch round */
-          return am_ks_round_key_ok(k);
-      AM_KS_SELECT_CASES /* quantiles (branch quantile) */
+      AM_KS_ROUND_CASES
+      return am_ks_round_key_ok(k);
+      AM_KS_SELECT_CASES /* quantiles */
           return am_ks_select_key_ok(k);
-      AM_KS_CUMULATIVE_CASES /* branch cumulative */
-          return am_ks_cumulative_key_ok(k);
-      AM_KS_HASH_CASES /* hash-based functions (branch hashgpu) */
+      AM_KS_CUMULATIVE_CASES
+      return am_ks_cumulative_key_ok(k);
+      AM_KS_HASH_CASES /* hash-based functions */
           return am_ks_hash_key_ok(k);
   }
   return 0;
@@ -192,13 +192,13 @@ static int uses_missing_type(am_dialect dialect, const am_kernel_key *k) {
       return !am_dialect_has_type(dialect, k->t0);
     case AM_KERNEL_AGGREGATE:
       return am_ks_aggregate_needs_missing_type(dialect, k);
-      AM_KS_NULLS_CASES /* null handling (branch nulls) */
+      AM_KS_NULLS_CASES /* null handling */
           return am_ks_nulls_missing_type(dialect, k);
-      AM_KS_ROUND_CASES /* branch round */
-          return am_ks_round_missing_type(dialect, k);
-      AM_KS_CUMULATIVE_CASES /* branch cumulative */
-          return am_ks_cumulative_missing_type(dialect, k);
-      AM_KS_HASH_CASES /* hash-based functions (branch hashgpu) */
+      AM_KS_ROUND_CASES
+      return am_ks_round_missing_type(dialect, k);
+      AM_KS_CUMULATIVE_CASES
+      return am_ks_cumulative_missing_type(dialect, k);
+      AM_KS_HASH_CASES /* hash-based functions */
           return am_ks_hash_missing_type(dialect, k);
     default:
       return 0;
@@ -262,19 +262,19 @@ void am_kernel_name(const am_kernel_key *key, char *name, size_t capacity) {
     case AM_KERNEL_AGGREGATE:
       am_ks_aggregate_name(key, name, capacity);
       break;
-      AM_KS_NULLS_CASES /* null handling (branch nulls) */
+      AM_KS_NULLS_CASES /* null handling */
           am_ks_nulls_name(key, name, capacity);
       break;
-      AM_KS_ROUND_CASES /* branch round */
-          am_ks_round_name(key, name, capacity);
+      AM_KS_ROUND_CASES
+      am_ks_round_name(key, name, capacity);
       break;
-      AM_KS_SELECT_CASES /* quantiles (branch quantile) */
+      AM_KS_SELECT_CASES /* quantiles */
           am_ks_select_name(key, name, capacity);
       break;
-      AM_KS_CUMULATIVE_CASES /* branch cumulative */
-          am_ks_cumulative_name(key, name, capacity);
+      AM_KS_CUMULATIVE_CASES
+      am_ks_cumulative_name(key, name, capacity);
       break;
-      AM_KS_HASH_CASES /* hash-based functions (branch hashgpu) */
+      AM_KS_HASH_CASES /* hash-based functions */
           am_ks_hash_name(key, name, capacity);
       break;
   }
@@ -305,17 +305,17 @@ int am_kernel_blocks(const am_kernel_key *key, int64_t n, int multiprocessors) {
     case AM_KERNEL_FILL:
       blocks = key->t0 == AM_BOOL ? cdiv(cdiv(n, 32), AM_GPU_BLOCK) : cdiv(n, AM_GPU_BLOCK);
       break;
-      AM_KS_NULLS_CASES /* null handling (branch nulls) */
+      AM_KS_NULLS_CASES /* null handling */
           blocks = am_ks_nulls_blocks(key, n, (int)mp);
       break;
-      AM_KS_ROUND_CASES /* branch round */
-          blocks = am_ks_round_blocks(key, n, (int)mp);
+      AM_KS_ROUND_CASES
+      blocks = am_ks_round_blocks(key, n, (int)mp);
       break;
-      AM_KS_SELECT_CASES /* quantiles (branch quantile) */
+      AM_KS_SELECT_CASES /* quantiles */
           blocks = am_ks_select_blocks(key, n, (int)mp);
       break;
-      AM_KS_CUMULATIVE_CASES /* branch cumulative */
-          blocks = am_ks_cumulative_blocks(key, n, (int)mp);
+      AM_KS_CUMULATIVE_CASES
+      blocks = am_ks_cumulative_blocks(key, n, (int)mp);
       break;
     default:
       /* One slot per thread per pass; warps own whole 32-slot words. */
@@ -1644,19 +1644,19 @@ int am_kernel_source(am_err *err, am_dialect dialect, const am_kernel_key *key, 
     case AM_KERNEL_AGGREGATE:
       am_ks_emit_aggregate(&sb, dialect, key, name);
       break;
-      AM_KS_NULLS_CASES /* null handling (branch nulls) */
+      AM_KS_NULLS_CASES /* null handling */
           am_ks_nulls_emit(&sb, dialect, key, name);
       break;
-      AM_KS_ROUND_CASES /* branch round */
-          am_ks_round_emit(&sb, dialect, key, name);
+      AM_KS_ROUND_CASES
+      am_ks_round_emit(&sb, dialect, key, name);
       break;
-      AM_KS_SELECT_CASES /* quantiles (branch quantile) */
+      AM_KS_SELECT_CASES /* quantiles */
           am_ks_select_emit(&sb, dialect, key, name);
       break;
-      AM_KS_CUMULATIVE_CASES /* branch cumulative */
-          am_ks_cumulative_emit(&sb, dialect, key, name);
+      AM_KS_CUMULATIVE_CASES
+      am_ks_cumulative_emit(&sb, dialect, key, name);
       break;
-      AM_KS_HASH_CASES /* hash-based functions (branch hashgpu) */
+      AM_KS_HASH_CASES /* hash-based functions */
           am_ks_hash_emit(&sb, dialect, key, name);
       break;
   }
@@ -1684,7 +1684,7 @@ const char *am_ks_imin(am_type t) { return imin(t); }
 const char *am_ks_imax(am_type t) { return imax(t); }
 const char *am_ks_ptype(am_type t) { return ptype(t); }
 /* ---- The pieces of text the other kernel source files build with
- * (kernel_source_emit.h; branch nulls) */
+ * (kernel_source_emit.h) */
 
 const char *am_ks_ctype(am_type t) { return ctype(t); }
 const char *am_ks_store(am_type t) { return store(t); }

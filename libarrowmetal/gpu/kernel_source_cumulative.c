@@ -1,6 +1,5 @@
-/* The GPU kernels of the cumulative functions (kernels.h: AM_KERNEL_CUM_*;
- * branch cumulative), written once for CUDA and MSL on the pieces of
- * kernel_source.c (kernel_source_emit.h).
+/* The GPU kernels of the cumulative functions (kernels.h: AM_KERNEL_CUM_*), written once for CUDA
+ * and MSL on the pieces of kernel_source.c (kernel_source_emit.h).
  *
  * A device-wide scan in three launches with the same arguments, so the
  * hand-off between blocks is ordered by the launches themselves (no

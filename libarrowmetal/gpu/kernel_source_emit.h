@@ -36,7 +36,7 @@ void am_ks_warp_loop(am_sb *sb, int unroll, const char *load, const char *gather
  * (the last byte of in0 / valid0 to read) and hv0. */
 extern const char *const am_ks_word_loop;
 
-/* ---- From kernel_source_nulls.c (null handling, branch nulls) */
+/* ---- From kernel_source_nulls.c (null handling) */
 
 /* The case labels of that file's kinds, for kernel_source.c's switches. */
 #define AM_KS_NULLS_CASES     \
@@ -56,7 +56,7 @@ void am_ks_nulls_name(const am_kernel_key *key, char *name, size_t capacity);
 int64_t am_ks_nulls_blocks(const am_kernel_key *key, int64_t n, int multiprocessors);
 void am_ks_nulls_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, const char *name);
 
-/* ---- Rounding and pairwise differences (branch round):
+/* ---- Rounding and pairwise differences:
  * kernel_source_round.c, as the null-handling hooks above */
 #define AM_KS_ROUND_CASES \
   case AM_KERNEL_ROUND:   \
@@ -70,7 +70,7 @@ void am_ks_round_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, c
 /* From kernel_source.c: BINARY's integer vocabulary of core/ops.h for am_t
  * = T0 (am_lowest, am_highest, AM_WRAP_SUB, am_sub_overflows, ...). */
 void am_ks_integer_vocabulary(am_sb *sb, am_type t);
-/* ---- From kernel_source_select.c (quantile's radix select, branch quantile) */
+/* ---- From kernel_source_select.c (quantile's radix select) */
 
 #define AM_KS_SELECT_CASES    \
   case AM_KERNEL_SELECT_HIST: \
@@ -81,7 +81,7 @@ int am_ks_select_key_ok(const am_kernel_key *key);
 void am_ks_select_name(const am_kernel_key *key, char *name, size_t capacity);
 int64_t am_ks_select_blocks(const am_kernel_key *key, int64_t n, int multiprocessors);
 void am_ks_select_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, const char *name);
-/* ---- From kernel_source_cumulative.c (cumulative functions, branch cumulative) */
+/* ---- From kernel_source_cumulative.c (cumulative functions) */
 
 #define AM_KS_CUMULATIVE_CASES \
   case AM_KERNEL_CUM_BLOCKS:   \
@@ -95,7 +95,7 @@ void am_ks_cumulative_name(const am_kernel_key *key, char *name, size_t capacity
 int64_t am_ks_cumulative_blocks(const am_kernel_key *key, int64_t n, int multiprocessors);
 void am_ks_cumulative_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key,
                            const char *name);
-/* ---- From kernel_source_hash.c (hash-based functions, branch hashgpu) */
+/* ---- From kernel_source_hash.c (hash-based functions) */
 
 #define AM_KS_HASH_CASES      \
   case AM_KERNEL_HASH_BUILD:  \

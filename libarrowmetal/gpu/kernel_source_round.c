@@ -1,4 +1,4 @@
-/* The GPU kernels of round and pairwise_diff (branch round; kernels.h:
+/* The GPU kernels of round and pairwise_diff (kernels.h:
  * AM_KERNEL_ROUND, AM_KERNEL_PAIRWISE_DIFF), written once for CUDA and MSL
  * on the pieces of text of kernel_source.c (kernel_source_emit.h).
  *

@@ -1,5 +1,5 @@
 /* The GPU kernels of quantile (kernels.h: AM_KERNEL_SELECT_HIST and
- * AM_KERNEL_SELECT_PICK, branch quantile), written once for CUDA and MSL on
+ * AM_KERNEL_SELECT_PICK), written once for CUDA and MSL on
  * kernel_source.c's pieces of text (kernel_source_emit.h).
  *
  * A radix select over the values' order keys (core/quantile.h's: integers

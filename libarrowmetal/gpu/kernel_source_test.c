@@ -81,7 +81,7 @@ static int each_key(key_fn fn, void *ctx) {
     VISIT(AM_KERNEL_FILTER_COUNT, nulls, AM_TYPE_INVALID, AM_TYPE_INVALID);
   VISIT(AM_KERNEL_FILTER_SCAN, 0, AM_TYPE_INVALID, AM_TYPE_INVALID);
   VISIT(AM_KERNEL_COUNT_NULLS, 0, AM_TYPE_INVALID, AM_TYPE_INVALID);
-  /* Null handling (branch nulls): the predicates of the validity alone, and
+  /* Null handling: the predicates of the validity alone, and
    * those of float values (is_null with and without nan_is_null). */
   for (int p = AM_IS_NULL; p <= AM_IS_INF; p++) {
     VISIT(AM_KERNEL_PREDICATE, p, AM_TYPE_INVALID, AM_TYPE_INVALID);
@@ -99,7 +99,7 @@ static int each_key(key_fn fn, void *ctx) {
   for (int dir = AM_FILL_FORWARD; dir <= AM_FILL_BACKWARD; dir++)
     VISIT(AM_KERNEL_FILL_BLOCKS, dir, AM_TYPE_INVALID, AM_TYPE_INVALID);
   VISIT(AM_KERNEL_FILL_CARRY, 0, AM_TYPE_INVALID, AM_TYPE_INVALID);
-  /* Rounding and pairwise differences (branch round): every mode and the
+  /* Rounding and pairwise differences: every mode and the
    * two pairwise ops over every numeric type. */
   for (int t = AM_INT8; t <= AM_FLOAT64; t++) {
     for (int mode = AM_ROUND_DOWN; mode <= AM_ROUND_HALF_TO_ODD; mode++)
@@ -107,20 +107,20 @@ static int each_key(key_fn fn, void *ctx) {
     for (int op = AM_PAIRWISE_DIFF; op <= AM_PAIRWISE_DIFF_CHECKED; op++)
       VISIT(AM_KERNEL_PAIRWISE_DIFF, op, t, AM_TYPE_INVALID);
   }
-  /* Quantiles (branch quantile): every pass of the radix select. */
+  /* Quantiles: every pass of the radix select. */
   for (int pass = 0; pass < 8; pass++) {
     for (int t = AM_INT8; t <= AM_FLOAT64; t++)
       VISIT(AM_KERNEL_SELECT_HIST, pass, t, AM_TYPE_INVALID);
     VISIT(AM_KERNEL_SELECT_PICK, pass, AM_TYPE_INVALID, AM_TYPE_INVALID);
   }
-  /* Cumulative functions (branch cumulative): every op, both skip_nulls,
+  /* Cumulative functions: every op, both skip_nulls,
    * every numeric type, the three kinds. */
   for (int t = AM_INT8; t <= AM_FLOAT64; t++)
     for (int op = AM_CUMULATIVE_SUM; op <= AM_CUMULATIVE_MEAN; op++)
       for (int skip = 0; skip < 2; skip++)
         for (int kind = AM_KERNEL_CUM_BLOCKS; kind <= AM_KERNEL_CUM_SCAN; kind++)
           VISIT(kind, op | skip << 3, t, AM_TYPE_INVALID);
-  /* Hash-based functions (branch hashgpu). */
+  /* Hash-based functions. */
   for (int t = AM_BOOL; t <= AM_FLOAT64; t++) {
     VISIT(AM_KERNEL_HASH_BUILD, 0, t, AM_TYPE_INVALID);
     for (int op = 0; op < 4; op++) VISIT(AM_KERNEL_HASH_PROBE, op, t, AM_TYPE_INVALID);
@@ -140,7 +140,7 @@ static int uses_double(const am_kernel_key *k) {
       k->kind == AM_KERNEL_FILTER_SCAN || k->kind == AM_KERNEL_COUNT_NULLS ||
       k->kind == AM_KERNEL_COPY)
     return 0;
-  /* Cumulative means accumulate (and return) double (branch cumulative). */
+  /* Cumulative means accumulate (and return) double. */
   if (k->kind >= AM_KERNEL_CUM_BLOCKS && k->kind <= AM_KERNEL_CUM_SCAN &&
       (k->op & 7) == AM_CUMULATIVE_MEAN)
     return 1;
@@ -148,14 +148,14 @@ static int uses_double(const am_kernel_key *k) {
   if (k->kind == AM_KERNEL_AGGREGATE &&
       (k->op == AM_AGG_VARIANCE || (k->op == AM_AGG_PRODUCT && am_type_is_float(k->t0))))
     return 1;
-  /* Null handling (branch nulls): the predicates of the validity alone take
+  /* Null handling: the predicates of the validity alone take
    * any type (the keys visited give them none); COALESCE moves bits. */
   if (k->kind == AM_KERNEL_COALESCE || k->kind == AM_KERNEL_IF_ELSE ||
       k->kind == AM_KERNEL_FILL_BLOCKS || k->kind == AM_KERNEL_FILL_CARRY ||
       k->kind == AM_KERNEL_FILL_GATHER || k->kind == AM_KERNEL_SELECT_HIST ||
       k->kind == AM_KERNEL_SELECT_PICK) /* quantile's keys are bits */
     return 0;
-  /* The hash kernels move keys as bits (branch hashgpu); Metal has no
+  /* The hash kernels move keys as bits; Metal has no
    * 64-bit compare-and-swap, so no 64-bit keys there. */
   if (k->kind >= AM_KERNEL_HASH_BUILD && k->kind <= AM_KERNEL_HASH_PROBE)
     return (k->kind == AM_KERNEL_HASH_BUILD || k->kind == AM_KERNEL_HASH_PROBE) &&
@@ -271,7 +271,7 @@ static void check_errors(void) {
       {AM_KERNEL_AGGREGATE, -1, AM_INT32, AM_TYPE_INVALID},
       {AM_KERNEL_AGGREGATE, 99, AM_INT32, AM_TYPE_INVALID},
       {AM_KERNEL_COPY, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
-      {AM_KERNEL_SELECT_HIST, 8, AM_INT32, AM_TYPE_INVALID}, /* branch quantile */
+      {AM_KERNEL_SELECT_HIST, 8, AM_INT32, AM_TYPE_INVALID},
       {AM_KERNEL_SELECT_HIST, 0, AM_BOOL, AM_TYPE_INVALID},
       {AM_KERNEL_SELECT_PICK, -1, AM_TYPE_INVALID, AM_TYPE_INVALID},
       {AM_KERNEL_UNARY, AM_UNARY_COUNT, AM_INT32, AM_TYPE_INVALID},
@@ -279,7 +279,7 @@ static void check_errors(void) {
       {AM_KERNEL_BINARY, AM_BINARY_COUNT, AM_INT32, AM_TYPE_INVALID},
       {AM_KERNEL_BINARY, AM_BIT_WISE_AND, AM_FLOAT32, AM_TYPE_INVALID},
       {AM_KERNEL_BINARY, AM_ATAN2, AM_INT32, AM_TYPE_INVALID},
-      /* Null handling (branch nulls). */
+      /* Null handling. */
       {AM_KERNEL_PREDICATE, AM_IS_INF + 1, AM_FLOAT32, AM_TYPE_INVALID},
       {AM_KERNEL_PREDICATE, -1, AM_TYPE_INVALID, AM_TYPE_INVALID},
       {AM_KERNEL_PREDICATE, AM_IS_NAN | AM_NAN_IS_NULL << 8, AM_FLOAT32, AM_TYPE_INVALID},
@@ -390,7 +390,7 @@ static const am_kernel_key golden_keys[] = {
     {AM_KERNEL_LOGIC, AM_LOGIC_AND_KLEENE, AM_TYPE_INVALID, AM_TYPE_INVALID},
     {AM_KERNEL_AGGREGATE, AM_AGG_MIN_MAX, AM_FLOAT32, AM_TYPE_INVALID},
     {AM_KERNEL_AGGREGATE, AM_AGG_INDEX, AM_INT16, AM_TYPE_INVALID},
-    /* Null handling (branch nulls). */
+    /* Null handling. */
     {AM_KERNEL_PREDICATE, AM_IS_NULL | AM_NAN_IS_NULL << 8, AM_FLOAT32, AM_TYPE_INVALID},
     {AM_KERNEL_PREDICATE, AM_IS_VALID, AM_TYPE_INVALID, AM_TYPE_INVALID},
     {AM_KERNEL_COALESCE, 0, AM_FLOAT32, AM_TYPE_INVALID},
@@ -400,7 +400,7 @@ static const am_kernel_key golden_keys[] = {
     {AM_KERNEL_ROUND, AM_ROUND_HALF_TO_EVEN, AM_FLOAT32, AM_TYPE_INVALID},
     {AM_KERNEL_ROUND, AM_ROUND_HALF_TO_ODD, AM_INT16, AM_TYPE_INVALID},
     {AM_KERNEL_PAIRWISE_DIFF, AM_PAIRWISE_DIFF_CHECKED, AM_INT16, AM_TYPE_INVALID},
-    /* Quantiles (branch quantile). */
+    /* Quantiles. */
     {AM_KERNEL_SELECT_HIST, 3, AM_FLOAT64, AM_TYPE_INVALID},
     {AM_KERNEL_SELECT_PICK, 1, AM_TYPE_INVALID, AM_TYPE_INVALID},
 };

@@ -159,7 +159,7 @@ typedef enum am_kernel_kind {
    * any, all and product of bool run REDUCE SUM of bool (the number of true
    * valid slots). */
   AM_KERNEL_AGGREGATE = 15,
-  /* ---- Null handling (branch nulls): kernel_source_nulls.c. Numbered from
+  /* ---- Null handling: kernel_source_nulls.c. Numbered from
    * 32, apart from the kinds above. */
   /* out (AM_BOOL bitmap) from in0 (t0 values) and valid0: op = am_predicate
    * | AM_NAN_IS_NULL << 8. t0 is read only where the predicate reads values
@@ -200,7 +200,7 @@ typedef enum am_kernel_kind {
   AM_KERNEL_FILL_BLOCKS = 35,
   AM_KERNEL_FILL_CARRY = 36,
   AM_KERNEL_FILL_GATHER = 37,
-  /* ---- Rounding and pairwise differences (branch round):
+  /* ---- Rounding and pairwise differences:
    * kernel_source_round.c. Numbered from 40. */
   /* out (t0 values) and out_valid (the input's validity) from in0 of type
    * t0: op = am_round_mode, aux = ndigits; scalar = 10^|ndigits| as double
@@ -215,7 +215,7 @@ typedef enum am_kernel_kind {
    * am_pairwise_op: the checked op reports its last overflowing slot as
    * (n - 1 - slot) * 2. */
   AM_KERNEL_PAIRWISE_DIFF = 41,
-  /* ---- Quantiles (branch quantile): kernel_source_select.c, numbered from
+  /* ---- Quantiles: kernel_source_select.c, numbered from
    * 80. A radix select of rank `scalar` (rank record `aux`) over the order
    * keys of in0 (t0; valid0/off0, n; NaN and null slots left out), eight bits
    * a pass (op = pass, 0 to 7, from the top). out: the state words (am_u32)
@@ -229,7 +229,7 @@ typedef enum am_kernel_kind {
    * every dialect. Counts are 32-bit: fewer than 2^32 slots. */
   AM_KERNEL_SELECT_HIST = 80,
   AM_KERNEL_SELECT_PICK = 81,
-  /* Cumulative functions (branch cumulative; kernel_source_cumulative.c):
+  /* Cumulative functions (kernel_source_cumulative.c):
    * op = am_cumulative_op | skip_nulls << 3, t0 the values' type (in0 with
    * valid0 at off0); three launches with the same args (a scan):
    *   CUM_BLOCKS: each block's total (in position order) -> scratch
@@ -245,7 +245,7 @@ typedef enum am_kernel_kind {
   AM_KERNEL_CUM_BLOCKS = 48,
   AM_KERNEL_CUM_CARRY = 49,
   AM_KERNEL_CUM_SCAN = 50,
-  /* ---- Hash-based functions (branch hashgpu): kernel_source_hash.c.
+  /* ---- Hash-based functions: kernel_source_hash.c.
    * Numbered from 64. One open-addressing table in device memory, of u32
    * words, zeroed by the host: cap + 2 slots (cap = aux, a power of two >=
    * twice the rows inserted), slot cap for the key 0 (0 is the empty key),

@@ -465,8 +465,7 @@ int am_gpu_run_op(am_err *err, am_gpu_device *gpu, am_gpu_op *op, int want_slot,
                   const am_kernel_key *keys, am_gpu_args *args, int count) {
   return run(err, gpu, op, want_slot, keys, args, count);
 }
-/* ---- The helpers above, for the ops of other families (ops_shared.h;
- * branch nulls) */
+/* ---- The helpers above, for the ops of other families (ops_shared.h) */
 
 uint64_t am_gpu_ops_address(const void *pointer) { return address(pointer); }
 int am_gpu_ops_has_nulls(const am_array *array) { return has_nulls(array); }

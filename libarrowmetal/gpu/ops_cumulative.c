@@ -1,4 +1,4 @@
-/* The cumulative functions on a GPU (am_cumulative; branch cumulative): a
+/* The cumulative functions on a GPU (am_cumulative): a
  * scan in three launches (kernels.h: CUM_BLOCKS, CUM_CARRY, CUM_SCAN) with
  * the same arguments, under one commit, so each launch sees the partials of
  * the one before it. The checked integer ops report their first slot out of

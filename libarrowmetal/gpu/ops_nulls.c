@@ -1,4 +1,4 @@
-/* The null-handling ops of every GPU backend (branch nulls): each fills an
+/* The null-handling ops of every GPU backend: each fills an
  * argument block and launches the kernels of kernel_source_nulls.c, with the
  * helpers of ops.c (ops_shared.h). */
 #include <string.h>

@@ -1,4 +1,4 @@
-/* quantile and tdigest on a GPU (branch quantile).
+/* quantile and tdigest on a GPU.
  *
  * quantile: the radix select of kernel_source_select.c. One op counts the
  * digits of pass 0 over every valid non-NaN slot and waits; their sum is

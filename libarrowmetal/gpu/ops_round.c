@@ -1,4 +1,4 @@
-/* The round and pairwise_diff ops of every GPU backend (branch round): each
+/* The round and pairwise_diff ops of every GPU backend: each
  * fills an argument block and launches its kernel of kernel_source_round.c,
  * with the helpers of ops.c (ops_shared.h).
  * Divergence from the CPU: a refused slot's message is the GPU runtime's

@@ -1,4 +1,4 @@
-/* sort_indices on a GPU (branch sort): not written yet. The device radix
+/* sort_indices on a GPU: not written yet. The device radix
  * sort (order-preserving key bits as the CPU's, segmented for multi-key, its
  * temporaries counted) is issue #12's GPU part; until then the ABI
  * (abi/sort.c) sorts GPU keys on the host and moves the indices back. */

@@ -152,7 +152,7 @@ int am_gpu_fill(am_err *err, am_device *device, const am_scalar *value, int64_t 
 int am_gpu_concat(am_err *err, const am_array *const *arrays, int64_t count, am_array **out);
 int am_gpu_aggregate(am_err *err, const am_agg_spec *spec, const am_array *array, am_scalar *out,
                      am_scalar *out2);
-/* Null handling (branch nulls): ops_nulls.c. */
+/* Null handling: ops_nulls.c. */
 int am_gpu_predicate(am_err *err, am_predicate op, int flags, const am_array *array,
                      am_array **out);
 int am_gpu_coalesce(am_err *err, const am_array *left, const am_array *right,
@@ -162,23 +162,23 @@ int am_gpu_if_else(am_err *err, const am_array *cond, const am_array *left,
                    const am_scalar *right_scalar, am_array **out);
 int am_gpu_fill_direction(am_err *err, am_fill_direction direction, const am_array *array,
                           am_array **out);
-/* Hash-based functions (branch hash): ops_hash.c. */
+/* Hash-based functions: ops_hash.c. */
 int am_gpu_hash_group(am_err *err, const am_array *array, int flags, am_hash_groups *out);
 int am_gpu_hash_lookup(am_err *err, const am_array *values, const am_array *value_set,
                        int skip_nulls, int as_bool, am_array **out);
-/* Rounding and pairwise differences (branch round): ops_round.c. */
+/* Rounding and pairwise differences: ops_round.c. */
 int am_gpu_round(am_err *err, const am_array *array, int64_t ndigits, am_round_mode mode,
                  am_array **out);
 int am_gpu_pairwise_diff(am_err *err, am_pairwise_op op, const am_array *array, int64_t period,
                          am_array **out);
-/* ops_quantile.c (branch quantile) */
+/* ops_quantile.c */
 int am_gpu_quantile(am_err *err, const am_array *array, const double *q, int64_t nq,
                     am_quantile_interpolation interpolation, am_device *host, am_array **out);
 int am_gpu_tdigest(am_err *err, const am_array *array, const double *q, int64_t nq, uint32_t delta,
                    uint32_t buffer_size, am_device *host, am_array **out);
 int am_gpu_cumulative(am_err *err, am_cumulative_op op, const am_array *array,
                       const am_scalar *start, int skip_nulls, am_array **out);
-/* ops_sort.c (branch sort): AM_EUNSUPPORTED until the device sort exists */
+/* ops_sort.c: AM_EUNSUPPORTED until the device sort exists */
 int am_gpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys,
                         const int *descending, int null_placement, am_array **out);
 

@@ -1,5 +1,5 @@
 """The cumulative functions' GPU kernels (kernel_source_cumulative.c: CUM_BLOCKS,
-CUM_CARRY, CUM_SCAN; branch cumulative) run where there is no GPU: their CUDA
+CUM_CARRY, CUM_SCAN) run where there is no GPU: their CUDA
 source compiled as C++ against the CPU emulation of CUDA (emu/cuda_emu.h) and
 launched as gpu/ops_cumulative.c launches them -- three launches over inputs of
 many blocks, odd tails and offsets -- each result against pyarrow.compute's (the

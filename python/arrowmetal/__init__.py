@@ -66,7 +66,7 @@ from ._compute import (
     take,
     xor,
 )
-from ._cumulative import (  # cumulative functions (branch cumulative)
+from ._cumulative import (  # cumulative functions
     cumulative_max,
     cumulative_mean,
     cumulative_min,
@@ -87,7 +87,7 @@ from ._errors import (
     ArrowMetalZeroDivisionError,
 )
 from ._fallback import ArrowMetalFallbackWarning, fallbacks
-from ._hash import (  # hash-based functions (branch hash)
+from ._hash import (  # hash-based functions
     count_distinct,
     dictionary_encode,
     index_in,
@@ -96,7 +96,7 @@ from ._hash import (  # hash-based functions (branch hash)
     unique,
     value_counts,
 )
-from ._nulls import (  # null handling (branch nulls)
+from ._nulls import (  # null handling
     coalesce,
     drop_null,
     fill_null,
@@ -109,9 +109,9 @@ from ._nulls import (  # null handling (branch nulls)
     is_null,
     is_valid,
 )
-from ._quantile import approximate_median, quantile, tdigest  # branch quantile
+from ._quantile import approximate_median, quantile, tdigest
 from ._results import StructScalar
-from ._round import pairwise_diff, pairwise_diff_checked, round  # branch round
+from ._round import pairwise_diff, pairwise_diff_checked, round
 from ._runtime import (
     backend,
     backends,
@@ -132,7 +132,7 @@ from ._runtime import (
     version,
     wait_timeout_ms,
 )
-from ._sort import array_sort, array_sort_indices, sort_indices  # branch sort
+from ._sort import array_sort, array_sort_indices, sort_indices
 from ._types import type_id, type_name
 
 TYPE_CHECKING = False
@@ -271,7 +271,7 @@ __all__ = [
     "wait_timeout_ms",
     "xor",
 ]
-# Null handling (branch nulls).
+# Null handling.
 __all__ += [
     "coalesce",
     "drop_null",
@@ -285,7 +285,7 @@ __all__ += [
     "is_null",
     "is_valid",
 ]
-# Hash-based functions (branch hash).
+# Hash-based functions.
 __all__ += [
     "count_distinct",
     "dictionary_encode",
@@ -295,12 +295,12 @@ __all__ += [
     "unique",
     "value_counts",
 ]
-# Rounding and pairwise differences (branch round).
+# Rounding and pairwise differences.
 __all__ += ["pairwise_diff", "pairwise_diff_checked", "round"]
-# Quantiles (branch quantile).
+# Quantiles.
 __all__ += ["approximate_median", "quantile", "tdigest"]
 
-# Cumulative functions (branch cumulative).
+# Cumulative functions.
 __all__ += [
     "cumulative_max",
     "cumulative_mean",
@@ -311,7 +311,7 @@ __all__ += [
     "cumulative_sum_checked",
 ]
 
-# Sorting (branch sort).
+# Sorting.
 __all__ += ["array_sort", "array_sort_indices", "sort_indices"]
 
 # The functions of the library's table-driven families (am_unary: negate,

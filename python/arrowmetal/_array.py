@@ -492,7 +492,7 @@ class Array:
         """am.take(self, indices, **kwargs)."""
         return _compute.take(self, indices, **kwargs)
 
-    # -- null handling (branch nulls): pyarrow.Array's methods of these names
+    # -- null handling: pyarrow.Array's methods of these names
     def is_null(self, *, nan_is_null: bool = False) -> Array:
         """am.is_null(self, nan_is_null=nan_is_null)."""
         return _nulls.is_null(self, nan_is_null=nan_is_null)
@@ -513,7 +513,7 @@ class Array:
         """am.drop_null(self)."""
         return _nulls.drop_null(self)
 
-    # Hash-based functions (branch hash), as pyarrow.Array's methods.
+    # Hash-based functions, as pyarrow.Array's methods.
     def unique(self) -> Array:
         """am.unique(self)."""
         from . import _hash

@@ -1,5 +1,5 @@
 """pyarrow.compute's cumulative functions, with its names, argument order and
-options (branch cumulative): cumulative_sum, cumulative_sum_checked,
+options: cumulative_sum, cumulative_sum_checked,
 cumulative_prod, cumulative_prod_checked, cumulative_min, cumulative_max,
 cumulative_mean (am_cumulative).
 

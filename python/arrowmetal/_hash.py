@@ -1,5 +1,5 @@
 """pyarrow.compute's hash-based functions, with its names, argument order and
-options (branch hash): is_in, index_in (SetLookupOptions), unique,
+options: is_in, index_in (SetLookupOptions), unique,
 value_counts, count_distinct (CountOptions), dictionary_encode
 (DictionaryEncodeOptions), mode (ModeOptions).
 

@@ -1,5 +1,5 @@
 """pyarrow.compute's null-handling functions, with its names, argument order
-and options (branch nulls): is_null, is_valid, is_nan, is_finite, is_inf,
+and options: is_null, is_valid, is_nan, is_finite, is_inf,
 fill_null, coalesce, if_else, drop_null, fill_null_forward, fill_null_backward.
 
 As everywhere in the package: am.Array inputs give an am.Array; ChunkedArray

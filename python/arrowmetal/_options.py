@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 ENUMS = {
     ("CountOptions", "mode"): ("only_valid", "only_null", "all"),
     ("FilterOptions", "null_selection_behavior"): ("drop", "emit_null"),
-    # branch round (arrow/compute/api_scalar.h's RoundMode)
+    # (arrow/compute/api_scalar.h's RoundMode)
     ("RoundOptions", "round_mode"): (
         "down",
         "up",
@@ -43,7 +43,7 @@ ENUMS = {
 # Fields named differently in the serialization than in the Python constructor.
 RENAMED = {("CastOptions", "to_type"): "target_type"}
 # Fields serialized under another name than the Python constructor's, values as
-# they are (branch round: PairwiseOptions(period) writes "periods").
+# they are (PairwiseOptions(period) writes "periods").
 FIELD_NAMES = {("PairwiseOptions", "periods"): "period"}
 
 _cache: dict[tuple[type, bytes], dict[str, Any]] = {}

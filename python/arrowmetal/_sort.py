@@ -1,5 +1,5 @@
 """pyarrow.compute's sort_indices and array_sort_indices, and array_sort (the
-array taken in that order), on the C library's am_sort_indices (branch sort).
+array taken in that order), on the C library's am_sort_indices.
 
 pyarrow's names, argument order, keyword arguments and options objects
 (SortOptions, ArraySortOptions). Keyword arguments are checked by building

@@ -64,7 +64,6 @@ __all__ = [
     "FilterOptions",
     "NullOptions",
     "NullSelection",
-    # branch round
     "PairwiseFunction",
     "PairwiseOptions",
     "PlainScalar",
@@ -187,8 +186,8 @@ CountOptions = Union["pc.CountOptions", dict[str, Any]]
 FilterOptions = Union["pc.FilterOptions", dict[str, Any]]
 CastOptions = Union["pc.CastOptions", dict[str, Any]]
 VarianceOptions = Union["pc.VarianceOptions", dict[str, Any]]
-NullOptions = Union["pc.NullOptions", dict[str, Any]]  # null handling (branch nulls)
-# Rounding and pairwise differences (branch round).
+NullOptions = Union["pc.NullOptions", dict[str, Any]]  # null handling
+# Rounding and pairwise differences.
 RoundOptions = Union["pc.RoundOptions", dict[str, Any]]
 PairwiseOptions = Union["pc.PairwiseOptions", dict[str, Any]]
 RoundMode = Literal[
@@ -301,7 +300,7 @@ class BinaryFunction(Protocol):
 
 
 class PairwiseFunction(Protocol):
-    """am.pairwise_diff and am.pairwise_diff_checked (branch round)."""
+    """am.pairwise_diff and am.pairwise_diff_checked."""
 
     @overload
     def __call__(
@@ -395,7 +394,7 @@ class TakeKwargs(TypedDict, total=False):
 
 
 class CumulativeFunction(Protocol):
-    """am.cumulative_sum ... am.cumulative_mean (branch cumulative): an array
+    """am.cumulative_sum ... am.cumulative_mean: an array
     in, an array out (a ChunkedArray for a ChunkedArray, of one chunk)."""
 
     @overload

@@ -1,4 +1,4 @@
-"""The cumulative functions (branch cumulative) where the conformance cases do not
+"""The cumulative functions where the conformance cases do not
 reach: the Python signatures and options (CumulativeOptions or keywords, start
 conversion and its errors), ChunkedArrays (scanned across chunks), scalars, the
 CPU's exactness (bit for bit pyarrow's, floats too) over the worker pool's parts,

@@ -1,4 +1,4 @@
-"""The hash-based functions (branch hash): is_in, index_in, unique,
+"""The hash-based functions: is_in, index_in, unique,
 value_counts, count_distinct, dictionary_encode, mode, against pyarrow.compute
 on random data of every type, with pyarrow's options, keywords, ChunkedArrays
 and value-set casts, and the C ABI's checks."""

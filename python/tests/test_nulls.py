@@ -1,4 +1,4 @@
-"""The null-handling functions (branch nulls) where the conformance cases do not
+"""The null-handling functions where the conformance cases do not
 reach: the Python signatures, options, ChunkedArrays, scalars and the other kinds of
 input, and the C ABI's argument checks. Each answer is compared with
 pyarrow.compute's on the same input."""

@@ -52,15 +52,14 @@ VALUES = {
     "CountOptions": {"mode": ["only_null", "all"]},
     "FilterOptions": {"null_selection_behavior": ["emit_null"]},
     "TakeOptions": {"boundscheck": [False]},
-    "NullOptions": {"nan_is_null": [True, False]},  # null handling (branch nulls)
-    # Hash-based functions (branch hash); values in the constructors' terms (ARGS).
+    "NullOptions": {"nan_is_null": [True, False]},  # null handling
+    # Hash-based functions; values in the constructors' terms (ARGS).
     "SetLookupOptions": {
         "value_set": [pa.array([1, None, 4, 1], pa.int64()), pa.array([5, 3], pa.int8())],
         "null_matching_behavior": [True, False],
     },
     "DictionaryEncodeOptions": {"null_encoding_behavior": ["encode", "mask"]},
     "ModeOptions": {"n": [2, 3], "skip_nulls": [False], "min_count": [0, 2, 5]},
-    # branch round
     "RoundOptions": {
         "ndigits": [-1, 1, 2],
         "round_mode": [
@@ -76,7 +75,7 @@ VALUES = {
         ],
     },
     "PairwiseOptions": {"period": [-1, 0, 2, 10]},
-    "QuantileOptions": {  # branch quantile
+    "QuantileOptions": {
         "q": [[0.1, 0.9], 0.25],
         "interpolation": ["lower", "higher", "nearest", "midpoint"],
         "skip_nulls": [False],
@@ -90,7 +89,7 @@ VALUES = {
         "min_count": [1, 3],
     },
     "CumulativeOptions": {"start": [5, -2, 1.5, 300, None], "skip_nulls": [True, False]},
-    # branch sort: an array's sort key names nothing; its order and placement count
+    # an array's sort key names nothing; its order and placement count
     "ArraySortOptions": {"order": ["descending"], "null_placement": ["at_start"]},
     # (SortOptions without keys: test_sort.py, pyarrow runs it)
     "SortOptions": {"sort_keys": [[("x", "descending")], [("x", "ascending", "at_start")]]},
@@ -107,7 +106,7 @@ VALUES = {
 
 
 # Fields whose constructor argument has another name, and required arguments
-# (branch hash).
+# .
 ARGS = {
     ("SetLookupOptions", "null_matching_behavior"): "skip_nulls",
     ("DictionaryEncodeOptions", "null_encoding_behavior"): "null_encoding",
@@ -126,9 +125,9 @@ def test_every_native_function_is_walked():
     aggregates = {"any", "all", "product", "min_max", "variance", "stddev", "first", "last"}
     assert aggregates | {"first_last"} <= set(WITH_OPTIONS)
     assert "index" in NATIVE
-    assert "is_null" in WITH_OPTIONS  # null handling (branch nulls)
+    assert "is_null" in WITH_OPTIONS  # null handling
     hashed = {"is_in", "index_in", "count_distinct", "dictionary_encode", "mode"}
-    assert hashed <= set(WITH_OPTIONS)  # hash-based functions (branch hash)
+    assert hashed <= set(WITH_OPTIONS)  # hash-based functions
 
 
 @pytest.mark.parametrize("name", sorted(WITH_OPTIONS))
@@ -166,19 +165,19 @@ NULL_INPUTS = [
     pa.array([True, None]),
     pa.chunked_array([[float("nan")], [None, 2.0]]),
 ]
-# The hash-based functions (branch hash): repeats, nulls, NaN.
+# The hash-based functions: repeats, nulls, NaN.
 HASH_INPUTS = [
     pa.array([4, None, 1, 4, None, 4], pa.int64()),
     pa.array([2.0, float("nan"), None, 2.0, -0.0], pa.float64()),
     pa.chunked_array([[1, None], [1, 3]], pa.int64()),
 ]
-# round and pairwise_diff (branch round): halves, where ndigits and round_mode matter.
+# round and pairwise_diff: halves, where ndigits and round_mode matter.
 ROUND_INPUTS = [
     pa.array([1.25, -2.5, None, 0.125, 2.675, 15.5], pa.float64()),
     pa.array([15, -25, None, 44, 127], pa.int16()),
     pa.array([2.5, 3.5], pa.float32()),
 ]
-# The cumulative functions (branch cumulative): nulls where skip_nulls matters,
+# The cumulative functions: nulls where skip_nulls matters,
 # starts that fit, are cut or are out of range, a ChunkedArray.
 CUMULATIVE_INPUTS = [
     pa.array([1, None, 3], pa.int32()),
@@ -186,7 +185,7 @@ CUMULATIVE_INPUTS = [
     pa.array([4, 5, 6], pa.uint8()),
     pa.chunked_array([[1, None], [], [2]], pa.int16()),
 ]
-# sorting (branch sort): nulls, NaN, ties of -0.0 and 0.0, a ChunkedArray.
+# sorting: nulls, NaN, ties of -0.0 and 0.0, a ChunkedArray.
 SORT_INPUTS = [
     pa.array([3, None, 1, 3, None, -2], pa.int32()),
     pa.array([1.5, None, float("nan"), -0.0, 0.0, -1.0], pa.float64()),
@@ -233,10 +232,10 @@ def calls(name):
             elif name in ("round", "pairwise_diff", "pairwise_diff_checked"):
                 for x in ROUND_INPUTS:
                     yield (x,), {field: value}
-            elif name in ("sort_indices", "array_sort_indices"):  # branch sort
+            elif name in ("sort_indices", "array_sort_indices"):
                 for x in SORT_INPUTS:
                     yield (x,), {field: value}
-            elif name.startswith("cumulative_"):  # branch cumulative
+            elif name.startswith("cumulative_"):
                 for x in CUMULATIVE_INPUTS:
                     yield (x,), {field: value}
             else:

@@ -1,4 +1,4 @@
-"""quantile, tdigest and approximate_median (branch quantile) against
+"""quantile, tdigest and approximate_median against
 pyarrow.compute: options (keywords and options objects), ChunkedArrays, the
 C ABI's refusals, thread-count independence of the digest, and GPU-resident
 arrays (skipped without CUDA)."""

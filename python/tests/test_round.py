@@ -1,4 +1,4 @@
-"""round, pairwise_diff and pairwise_diff_checked (branch round) where the
+"""round, pairwise_diff and pairwise_diff_checked where the
 conformance cases do not reach: the Python signatures and options, ChunkedArrays,
 scalars, the C ABI's argument checks, and the GPU against pyarrow (skipped without
 CUDA). Each answer is compared with pyarrow.compute's on the same input."""

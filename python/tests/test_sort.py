@@ -1,4 +1,4 @@
-"""sort_indices, array_sort_indices and array_sort (branch sort) against
+"""sort_indices, array_sort_indices and array_sort against
 pyarrow.compute: every type in both orders and null placements, tables and
 record batches by column name, multi-key ties (stability), options objects
 and keywords, ChunkedArrays, the refusals (bad options, unsupported per-key

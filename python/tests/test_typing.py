@@ -166,7 +166,7 @@ with am.batch(wait=False) as b2:
 b2.wait()
 
 counts: dict[str, int] = am.fallbacks()
-cumulative = am.cumulative_sum(pa_array)  # am._cumulative's (branch cumulative)
+cumulative = am.cumulative_sum(pa_array)  # am._cumulative's
 options_class = am.ScalarAggregateOptions
 name: str = am.default_device()
 device: str = am.set_device("cpu")

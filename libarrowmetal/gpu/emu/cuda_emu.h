@@ -190,7 +190,7 @@ static inline void am_emu_grid(int blocks, int threads, const std::function<void
     am_emu_grid(blocks, AM_BLOCK, [&] { name(a); });         \
   }
 
-/* The device math the round kernels use (branch round): C's functions, and
+/* The device math the round kernels use: C's functions, and
  * the products CUDA never contracts as plain products (the emulation is
  * compiled without FMA, so nothing contracts them here). */
 #include <cmath>
