@@ -91,6 +91,86 @@ def tolerance(case, result):
     return {"rel": 2.0 * n * eps, "abs": TINY[t]}  # products: no cancellation
 
 
+# ---- order-robust inputs ----------------------------------------------------------------
+
+# The largest finite value of each float type and its ulp, and the least normal magnitude.
+FLOAT_MAX = {"float32": (2 - 2.0**-23) * 2.0**127, "float64": (2 - 2.0**-52) * 2.0**1023}
+MAX_ULP = {"float32": 2.0**104, "float64": 2.0**971}
+MIN_NORMAL = {"float32": 2.0**-126, "float64": 2.0**-1022}
+ORDER_OPS = (
+    "cumulative_sum",
+    "cumulative_sum_checked",
+    "cumulative_prod",
+    "cumulative_prod_checked",
+)
+
+
+def order_robust(op, t, values, start=None, skip_nulls=True):
+    """Whether a scan of these float values can only round differently in another order,
+    never overflow or underflow differently (the scan-order divergence's premise, as for
+    the product-order one): no run of consecutive finite valid values (the start first)
+    sums beyond the largest finite value plus a quarter ulp (for sums; exactly, in
+    integers), or multiplies out of the normal range (for products, zeros left out: a
+    run's product with a zero is 0 in any order, but a run without one could overflow
+    and meet that zero as 0 * inf = NaN). Every run of a parallel scan's partials is such
+    a run. Non-finite inputs then act alike in any order. The runs end at the first NaN,
+    after which every order gives NaN, and without skip_nulls at the first null, after
+    which every result is null."""
+    if t not in FLOAT_TYPES or op not in ORDER_OPS + ("cumulative_mean",):
+        return True
+    if op == "cumulative_mean":
+        if t != "float64":
+            return True  # float32 values summed in float64 cannot overflow
+        op = "cumulative_sum"
+    xs = []
+    for v in ([start] if start is not None else []) + list(values):
+        if v is None and not skip_nulls:
+            break
+        if v is not None and math.isnan(float(v)):
+            break
+        if v is not None and math.isfinite(float(v)):
+            xs.append(float(v))
+    if op.startswith("cumulative_sum"):
+        scale = 2**1074  # every float is an integer multiple of 2^-1074
+        limit = (int(FLOAT_MAX[t]) + int(MAX_ULP[t]) // 4) * scale
+        run = low = high = 0
+        for x in xs:
+            num, den = x.as_integer_ratio()
+            run += num * (scale // den)
+            if run - low > limit or high - run > limit:
+                return False
+            low, high = min(low, run), max(high, run)
+        return True
+    top, bottom = math.log2(FLOAT_MAX[t]) - 1, math.log2(MIN_NORMAL[t]) + 1
+    run = low = high = 0.0
+    for x in xs:
+        if x == 0:
+            continue
+        run += math.log2(abs(x))
+        if run - low > top or run - high < bottom:
+            return False
+        low, high = min(low, run), max(high, run)
+    return True
+
+
+def robust_input(g, op, t, n, permille, off, cid, kind, start, skip_nulls):
+    """The sweep input of kind `kind`, or, where its scan could overflow or underflow
+    differently in another order (order_robust), the first of milder kinds that cannot:
+    moderate sums, products near 1."""
+    fallbacks = [kind]
+    if t in FLOAT_TYPES and op in ORDER_OPS + ("cumulative_mean",):
+        if op.startswith("cumulative_prod"):
+            fallbacks += [{"kind": "uniform", "lo": 0.9, "hi": 1.1},
+                          {"kind": "uniform", "lo": 0.99, "hi": 1.01}]  # fmt: skip
+        else:
+            fallbacks += [{"kind": "uniform", "lo": -1000.0, "hi": 1000.0}]
+    for k in fallbacks:
+        inp = g.gen_input(t, n, permille, off, cid, **k)
+        if order_robust(op, t, cf.input_values(inp), start, skip_nulls):
+            return inp
+    raise AssertionError(f"{cid}: no order-robust input")
+
+
 # ---- cases -------------------------------------------------------------------------------
 
 
@@ -150,13 +230,14 @@ def gen(g):
                     permille = 2 if rep == 1 and nulls == "some-nulls" and not skip else nulls
                     cid = g.sweep_id(op, t, "unary", n, nulls, off, rep) + sfx
                     kind = value_kind(g, op, t, rep, n)
-                    inp = g.gen_input(t, n, permille, off, cid, **kind)
                     if i % 3 == 2 and n > 0:  # a start value, of the values' type
                         st = starts(t)[i % len(starts(t))]
                         value = cf.decode_value(t, st) if st is not None else None
+                        inp = robust_input(g, op, t, n, permille, off, cid, kind, value, skip)
                         g.add(cid + "/start", op, params, "array-scalar",
                               [inp, g.scalar(t, value)])  # fmt: skip
                     else:
+                        inp = robust_input(g, op, t, n, permille, off, cid, kind, None, skip)
                         g.add(cid, op, params, "unary", [inp])
                 for off in (0, 7, 63):
                     g.add(f"{op}/{t}/unary/edges/offset{off}{sfx}", op, params, "unary",

@@ -5,15 +5,17 @@
  * hand-off between blocks is ordered by the launches themselves (no
  * block waits on another inside a launch):
  *   CUM_BLOCKS: every block reduces its slots, in position order (passes of
- *               AM_BLOCK slots, each an in-order warp and block scan), to a
- *               total in the scratch partials; without skip_nulls also its
- *               first null slot.
+ *               AM_TILE slots: each thread folds AM_ITEMS consecutive slots,
+ *               then an in-order warp and block scan of the threads'
+ *               states), to a total in the scratch partials; without
+ *               skip_nulls also its first null slot.
  *   CUM_CARRY:  one thread folds the start value and the totals, block by
  *               block, into each block's carry (its running value on
  *               entry), and finds the first null of the whole array.
- *   CUM_SCAN:   every block rescans its slots from its carry, writing
- *               results, the validity and, for the checked ops, the first
- *               slot whose running value leaves the type.
+ *   CUM_SCAN:   every block rescans its slots from its carry (each thread
+ *               from the states before its own), writing results, the
+ *               validity a whole word at a time and, for the checked ops,
+ *               the first slot whose running value leaves the type.
  *
  * Every op is a state (St: a value and a second word) with an associative
  * combine, so the scan is exact for integers. The checked ops keep their
@@ -184,7 +186,8 @@ static void emit_state(am_sb *sb, am_dialect d, const am_kernel_key *k) {
           am_sb_puts(sb,
                      "DEVFN bool am_bad(St s) {\n"
                      "  return !((s.b == 0u && s.a <= AM_HI) ||\n"
-                     "           (s.b == ~(am_u64)0 && (am_i64)s.a >= AM_LO_I));\n"
+                     "           (s.b == ~(am_u64)0 && (am_i64)s.a < 0 && (am_i64)s.a >= "
+                     "AM_LO_I));\n"
                      "}\n");
         else
           am_sb_puts(sb, "DEVFN bool am_bad(St s) { return !(s.b == 0u && s.a <= AM_HI); }\n");
@@ -270,36 +273,51 @@ static void emit_state(am_sb *sb, am_dialect d, const am_kernel_key *k) {
                "#define AM_MAX_BLOCKS %uu\n",
                (unsigned)(AM_GPU_SCRATCH_COUNTER / 4), (unsigned)AM_GPU_MAX_BLOCKS);
   am_ks_args(sb, tv, "am_u8", op == AM_CUMULATIVE_MEAN ? "am_f64" : tv);
-  am_sb_puts(
-      sb,
-      "DEVFN am_u64 am_shfl_up_u64(am_u64 v, am_u32 d) {\n"
-      "  const am_u32 lo = SHFL_UP((am_u32)v, d);\n"
-      "  const am_u32 hi = SHFL_UP((am_u32)(v >> 32), d);\n"
-      "  return ((am_u64)hi << 32) | (am_u64)lo;\n"
-      "}\n"
-      "DEVFN St am_shfl_up_st(St s, am_u32 d) {\n"
-      "  return am_st(AM_BITS_A(am_shfl_up_u64(AM_A_BITS(s.a), d)), am_shfl_up_u64(s.b, d));\n"
-      "}\n");
+  /* A lane's state moves by shuffles of 32 bits: only the words the op uses
+   * (a 32-bit value: one; the second word only for the exact checked
+   * integer states and the mean's count). */
+  int minmax = op == AM_CUMULATIVE_MIN || op == AM_CUMULATIVE_MAX;
+  int a32 = (flt && !f64 && op != AM_CUMULATIVE_MEAN) || (!flt && minmax && am_type_bits(t) <= 32);
+  int uses_b = op == AM_CUMULATIVE_MEAN ||
+               (!flt && (op == AM_CUMULATIVE_SUM_CHECKED || op == AM_CUMULATIVE_PROD_CHECKED));
+  am_sb_puts(sb,
+             "DEVFN am_u64 am_shfl_up_u64(am_u64 v, am_u32 d) {\n"
+             "  const am_u32 lo = SHFL_UP((am_u32)v, d);\n"
+             "  const am_u32 hi = SHFL_UP((am_u32)(v >> 32), d);\n"
+             "  return ((am_u64)hi << 32) | (am_u64)lo;\n"
+             "}\n"
+             "DEVFN St am_shfl_up_st(St s, am_u32 d) {\n");
+  am_sb_printf(
+      sb, "  const TA x = AM_BITS_A(%s);\n",
+      a32 ? "(am_u64)SHFL_UP((am_u32)AM_A_BITS(s.a), d)" : "am_shfl_up_u64(AM_A_BITS(s.a), d)");
+  am_sb_printf(sb, "  return am_st(x, %s);\n}\n", uses_b ? "am_shfl_up_u64(s.b, d)" : "0u");
+  /* Consecutive slots a thread: 16 bytes of 64-bit values, 32 of narrower. */
+  am_sb_printf(sb, "#define AM_ITEMS %du\n#define AM_TILE (AM_BLOCK * AM_ITEMS)\n",
+               am_type_bits(t) == 64 ? 4 : 8);
 }
 
 /* Block b owns the slots [b * per, (b + 1) * per), per a multiple of
- * AM_BLOCK, in BLOCKS and SCAN alike. */
+ * AM_TILE, in BLOCKS and SCAN alike; in a pass over AM_TILE slots thread
+ * j owns AM_ITEMS consecutive ones from base (t + j * AM_ITEMS). */
 static const char cum_range[] =
     "  const am_i64 n = a.n;\n"
     "  const am_i64 nb = (am_i64)am_nblocks;\n"
-    "  const am_i64 per = ((n + nb - 1) / nb + AM_BLOCK - 1) / AM_BLOCK * AM_BLOCK;\n"
+    "  const am_i64 per = ((n + nb - 1) / nb + AM_TILE - 1) / AM_TILE * AM_TILE;\n"
     "  const am_i64 start = (am_i64)am_bid * per;\n"
     "  const am_i64 end = start + per < n ? start + per : n;\n"
     "  const bool hv0 = a.valid0 != 0;\n";
 
-/* One pass: x (this thread's slot's state) becomes the combine of the
+/* One pass: x (this thread's slots' state) becomes the combine of the
  * pass's states up to its own, in position order (warp by shuffles, then
- * the warps before it); `total` the whole pass's. */
+ * the warps before it), ex the same before its own; `total` the whole
+ * pass's. */
 static const char cum_pass_scan[] =
     "    for (am_u32 d = 1u; d < 32u; d <<= 1) {\n"
     "      const St o = am_shfl_up_st(x, d);\n"
     "      if (am_lane >= d) x = am_comb(o, x);\n"
     "    }\n"
+    "    St ex = am_shfl_up_st(x, 1u);\n"
+    "    if (am_lane == 0u) ex = am_ident();\n"
     "    if (am_lane == 31u) am_sh[am_warp] = x;\n"
     "    BARRIER();\n"
     "    St pre = am_ident();\n"
@@ -310,7 +328,8 @@ static const char cum_pass_scan[] =
     "      total = am_comb(total, m);\n"
     "    }\n"
     "    BARRIER();\n"
-    "    x = am_comb(pre, x);\n";
+    "    x = am_comb(pre, x);\n"
+    "    ex = am_comb(pre, ex);\n";
 
 static void emit_blocks(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
   emit_state(sb, d, k);
@@ -320,13 +339,16 @@ static void emit_blocks(am_sb *sb, am_dialect d, const am_kernel_key *k, const c
   am_sb_puts(sb,
              "  St tot = am_ident();\n"
              "  am_u64 fnull = ~(am_u64)0;\n"
-             "  for (am_i64 t = start; t < end; t += AM_BLOCK) {\n"
-             "    const am_i64 i = t + (am_i64)am_tid;\n"
-             "    const bool in = i < end;\n"
-             "    const bool v = in && (!hv0 || am_bit(a.valid0, a.off0 + i) != 0u);\n"
-             "    if (in && !v && (am_u64)i < fnull) fnull = (am_u64)i;\n"
+             "  for (am_i64 t = start; t < end; t += AM_TILE) {\n"
+             "    const am_i64 base = t + (am_i64)am_tid * (am_i64)AM_ITEMS;\n"
              "    St x = am_ident();\n"
-             "    if (v) x = am_make(a.in0[a.off0 + i]);\n");
+             "    for (am_u32 k = 0u; k < AM_ITEMS; k++) {\n"
+             "      const am_i64 i = base + (am_i64)k;\n"
+             "      const bool in = i < end;\n"
+             "      const bool v = in && (!hv0 || am_bit(a.valid0, a.off0 + i) != 0u);\n"
+             "      if (in && !v && (am_u64)i < fnull) fnull = (am_u64)i;\n"
+             "      if (v) x = am_comb(x, am_make(a.in0[a.off0 + i]));\n"
+             "    }\n");
   am_sb_puts(sb, cum_pass_scan);
   am_sb_puts(sb,
              "    tot = am_comb(tot, total);\n"
@@ -386,27 +408,42 @@ static void emit_scan(am_sb *sb, am_dialect d, const am_kernel_key *k, const cha
              "                   am_partial_load(a.scratch, 4u * am_bid + 1u));\n"
              "  const am_i64 stop = (am_i64)am_partial_load(a.scratch, 4u * am_bid + 2u);\n"
              "  const bool wv = a.out_valid != 0;\n"
+             "  const am_i64 last_byte = (a.off0 + n - 1) >> 3;\n"
              "  am_u64 err = AM_NONE;\n"
-             "  for (am_i64 t = start; t < end; t += AM_BLOCK) {\n"
-             "    const am_i64 i = t + (am_i64)am_tid;\n"
-             "    const bool in = i < end;\n"
-             "    const bool live = in && i < stop;\n"
-             "    const bool v = in && (!hv0 || am_bit(a.valid0, a.off0 + i) != 0u);\n"
-             "    const bool use = live && v;\n"
+             "  for (am_i64 t = start; t < end; t += AM_TILE) {\n"
+             "    const am_i64 base = t + (am_i64)am_tid * (am_i64)AM_ITEMS;\n"
+             "    TV xv[AM_ITEMS];\n"
+             "    bool us[AM_ITEMS];\n"
              "    St x = am_ident();\n"
-             "    if (use) x = am_make(a.in0[a.off0 + i]);\n");
+             "    for (am_u32 k = 0u; k < AM_ITEMS; k++) {\n"
+             "      const am_i64 i = base + (am_i64)k;\n"
+             "      const bool v = i < end && (!hv0 || am_bit(a.valid0, a.off0 + i) != 0u);\n"
+             "      us[k] = v && i < stop;\n"
+             "      xv[k] = us[k] ? a.in0[a.off0 + i] : (TV)0;\n"
+             "      if (us[k]) x = am_comb(x, am_make(xv[k]));\n"
+             "    }\n");
   am_sb_puts(sb, cum_pass_scan);
-  am_sb_puts(sb,
-             "    const St r = am_comb(carry, x);\n"
-             "    if (live) a.out[i] = am_out(r);\n"
-             "    else if (in) a.out[i] = (TO)0;\n"
-             "    if (AM_CHECKED && use && err == AM_NONE && am_bad(r)) err = (am_u64)i;\n"
-             "    const am_u32 vw = BALLOT(AM_SKIP ? v : live);\n"
-             "    if (wv && am_lane == 0u && vw != 0u)\n"
-             "      am_or_bits(a.out_valid, (am_u64)(t + (am_i64)am_warp * 32), vw);\n"
-             "    carry = am_comb(carry, total);\n"
-             "  }\n"
-             "  if (AM_CHECKED) am_flush_error(a.status, err, am_lane);\n");
+  am_sb_puts(
+      sb,
+      "    St r = am_comb(carry, ex);\n"
+      "    for (am_u32 k = 0u; k < AM_ITEMS; k++) {\n"
+      "      const am_i64 i = base + (am_i64)k;\n"
+      "      if (us[k]) r = am_comb(r, am_make(xv[k]));\n"
+      "      if (i < end) a.out[i] = i < stop ? am_out(r) : (TO)0;\n"
+      "      if (AM_CHECKED && us[k] && err == AM_NONE && am_bad(r)) err = (am_u64)i;\n"
+      "    }\n"
+      "    // Validity, a whole word a lane (the block owns its words): the\n"
+      "    // input's bits with skip_nulls, else every slot before the stop.\n"
+      "    const am_i64 p = t + (am_i64)am_warp * 32 * (am_i64)AM_ITEMS + 32 * (am_i64)am_lane;\n"
+      "    if (wv && am_lane < AM_ITEMS && p < end) {\n"
+      "      const am_i64 lim = AM_SKIP || stop > end ? end : stop;\n"
+      "      am_u32 bits = p < lim ? am_tail_mask(lim, p >> 5) : 0u;\n"
+      "      if (AM_SKIP && hv0) bits &= am_bits32(a.valid0, a.off0 + p, last_byte);\n"
+      "      ATOMIC_OR32(a.out_valid + (p >> 5), bits);\n"
+      "    }\n"
+      "    carry = am_comb(carry, total);\n"
+      "  }\n"
+      "  if (AM_CHECKED) am_flush_error(a.status, err, am_lane);\n");
 }
 
 void am_ks_cumulative_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key,

@@ -4,27 +4,12 @@
  * the one before it. The checked integer ops report their first slot out of
  * range through the status block, as the checked unary ops do (at once, or
  * at the batch's end). */
-#include <stdlib.h>
-#include <string.h>
 
 #include "core/types.h"
 #include "gpu/ops_shared.h"
 
-/* The scan below runs right on the CUDA emulation (gpu/test_cumulative_kernels.py)
- * but not yet on the H200: float min/max started from the wrong bound, float
- * sums turned NaN, and one checked overflow went unreported (2026-11-30). Until
- * it does, GPU arrays are scanned on the host (abi/cumulative.c) unless
- * ARROWMETAL_GPU_SCAN=1 asks for this scan (the GPU tests of it do). */
-static int gpu_scan_enabled(void) {
-  const char *value = getenv("ARROWMETAL_GPU_SCAN");
-  return value && strcmp(value, "1") == 0;
-}
-
 int am_gpu_cumulative(am_err *err, am_cumulative_op op, const am_array *array,
                       const am_scalar *start, int skip_nulls, am_array **out) {
-  if (!gpu_scan_enabled())
-    return am_fail(err, AM_EUNSUPPORTED,
-                   "the GPU cumulative scan is off (wrong on the H200; ARROWMETAL_GPU_SCAN=1)");
   am_device *device = array->device;
   am_gpu_device *gpu = am_gpu_of(device);
   am_type t = array->type;

@@ -187,6 +187,11 @@ def test_checked_overflow_first_slot_across_blocks(kernels, t):  # noqa: F811 - 
     one = pa.array([0] * 3000 + [1] + [0] * 10, type=t)
     _, err = run_scan(kernels, "sum_checked", t, one, True, hi, 2)
     assert err == 3000
+    if lo < 0:  # and below the bottom: the first -1 from the minimum (a 128-bit
+        # sum whose high word is all ones but whose low word is not negative)
+        down = pa.array([0] * 3000 + [-1] + [0] * 10, type=t)
+        _, err = run_scan(kernels, "sum_checked", t, down, False, lo, 2)
+        assert err == 3000
 
 
 def test_checked_product_zero_after_overflow_still_reported(kernels):  # noqa: F811
