@@ -9,9 +9,8 @@ with 1,000 and 1M distinct values, and each peer's time over ArrowMetal's
 On the CPU the peers are pyarrow.compute (unique, value_counts, is_in with a
 value set of 1,000, dictionary_encode, count_distinct) and, when installed,
 polars and duckdb (unique, value_counts, count_distinct). On a CUDA device
-ArrowMetal's arrays live on the GPU (today they are grouped on the host: the
-GPU hash kernels are not written) against torch.unique(return_counts=True)
-and cupy.unique (when installed). Peers that are missing are skipped with a
+ArrowMetal's arrays live on the GPU and are grouped there (gpu/ops_hash.c),
+against torch.unique(return_counts=True) and cupy.unique (when installed). Peers that are missing are skipped with a
 note. Nothing here passes or fails.
 """
 

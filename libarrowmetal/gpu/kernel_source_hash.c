@@ -113,37 +113,79 @@ static const char warp_loop[] =
     "       base += stride) {\n"
     "    const am_i64 i = base + (am_i64)am_lane;\n";
 
-/* ---- HASH_BUILD */
+/* ---- HASH_BUILD
+ * A row reads its probe's key before it swaps (a slot's key never changes
+ * once set, so a key seen is final; only an empty slot takes the swap), and
+ * takes the slot's first row only when the word shows none as early. On
+ * CUDA the lanes of a warp with the same slot add their count once, through
+ * the lowest of them (whose row is also their first): few distinct keys put
+ * every row on the same few words.
+ *
+ * The table may be smaller than the rows need (ops_hash.c first tries one
+ * that stays in the L2 cache): the swaps that take an empty slot count
+ * themselves in the word after the table, and once more than half the slots
+ * are taken the rows stop inserting and report it through the status count;
+ * the host then builds again with room for every row. */
 static void emit_build(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
   am_ks_args(sb, am_ks_store(k->t0), "am_u8", "am_u32");
   emit_key(sb, d, k->t0);
   emit_max32(sb, d);
+  am_sb_printf(sb, "#define AM_MATCH %d\n", d == AM_DIALECT_CUDA);
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb, rows_head);
   am_sb_puts(sb,
              "  const am_u64 mask = cap - 1u;\n"
              "  GLOBAL am_u32 *tab = a.out;\n"
              "  GLOBAL KT *keys = (GLOBAL KT *)a.out;\n"
+             "  GLOBAL am_u32 *taken = tab + a.scalar + 2u * (cap + 2u);\n"
+             "  const am_u32 room = (am_u32)(cap / 2u);\n"
              "  const bool hv0 = a.valid0 != 0;\n"
-             "  for (am_i64 i = (am_i64)am_bid * AM_BLOCK + (am_i64)am_tid; i < n; i += stride) {\n"
+             "  bool full = false;\n");
+  am_sb_puts(sb, warp_loop);
+  am_sb_puts(sb,
+             "    const bool live = i < n;\n"
              "    am_u64 s = cap + 1u;\n"
-             "    if (!hv0 || am_bit(a.valid0, a.off0 + i) != 0u) {\n"
+             "    if (live && !full && (!hv0 || am_bit(a.valid0, a.off0 + i) != 0u)) {\n"
              "      const KT key = AM_KEY(i);\n"
              "      s = cap;\n"
              "      if (key != (KT)0) {\n"
              "        s = (am_u64)am_mix(key) & mask;\n"
-             "        // At most half the slots are used: an empty one ends every probe.\n"
+             "        // Under half the slots are taken: an empty one ends every probe.\n"
              "        for (;;) {\n"
-             "          const KT old = am_cas(keys + s, (KT)0, key);\n"
-             "          if (old == (KT)0 || old == key) break;\n"
+             "          KT old = keys[s];\n"
+             "          if (old == (KT)0) {\n"
+             "            if (ATOMIC_LOAD32(taken) >= room) {\n"
+             "              full = true;\n"
+             "              break;\n"
+             "            }\n"
+             "            old = am_cas(keys + s, (KT)0, key);\n"
+             "            if (old == (KT)0) {\n"
+             "              if (ATOMIC_ADD32(taken, 1u) >= room) full = true;\n"
+             "              break;\n"
+             "            }\n"
+             "          }\n"
+             "          if (old == key) break;\n"
              "          s = (s + 1u) & mask;\n"
              "        }\n"
              "      }\n"
              "    }\n"
-             "    am_max32(tab + a.scalar + s, ~(am_u32)i);\n"
-             "    ATOMIC_ADD32(tab + a.scalar + cap + 2u + s, 1u);\n"
-             "    if (a.out_valid != 0) a.out_valid[i] = (am_u32)s;\n"
-             "  }\n");
+             "#if AM_MATCH\n"
+             "    // Lanes past the end share a slot number no row has.\n"
+             "    const am_u32 peers = __match_any_sync(0xffffffffu, live ? s : cap + 2u);\n"
+             "    const bool lead = live && (am_u32)(__ffs(peers) - 1) == am_lane;\n"
+             "    const am_u32 add = POPC(peers);\n"
+             "#else\n"
+             "    const bool lead = live;\n"
+             "    const am_u32 add = 1u;\n"
+             "#endif\n"
+             "    if (lead) {\n"
+             "      GLOBAL am_u32 *first = tab + a.scalar + s;\n"
+             "      if (*first < ~(am_u32)i) am_max32(first, ~(am_u32)i);\n"
+             "      ATOMIC_ADD32(tab + a.scalar + cap + 2u + s, add);\n"
+             "    }\n"
+             "    if (live && a.out_valid != 0) a.out_valid[i] = (am_u32)s;\n"
+             "  }\n"
+             "  if (BALLOT(full) != 0u && am_lane == 0u) am_status_add_count(a.status, 1u);\n");
 }
 
 /* ---- HASH_FIRSTS */
@@ -172,7 +214,9 @@ static void emit_rows(am_sb *sb, am_dialect d, const am_kernel_key *k, const cha
   am_sb_printf(sb,
                "  for (am_i64 i = (am_i64)am_bid * AM_BLOCK + (am_i64)am_tid; i < n; i += stride)\n"
                "    a.out[i] = %s;\n",
-               k->op ? "(am_i64)a.in0[a.scalar + cap + 2u + (am_u64)a.in1[i]]" : "i");
+               k->op ? "(am_i64)a.in0[a.scalar + cap + 2u +\n"
+                       "                      (am_u64)a.in1[((GLOBAL const am_i64 *)a.valid1)[i]]]"
+                     : "i");
 }
 
 /* ---- HASH_GROUPS */
@@ -296,7 +340,7 @@ void am_ks_hash_name(const am_kernel_key *key, char *name, size_t capacity) {
       snprintf(name, capacity, "am_hash_firsts%s", masked);
       break;
     case AM_KERNEL_HASH_ROWS:
-      snprintf(name, capacity, "am_hash_%s", key->op ? "row_counts" : "rows");
+      snprintf(name, capacity, "am_hash_%s", key->op ? "group_counts" : "rows");
       break;
     case AM_KERNEL_HASH_GROUPS:
       snprintf(name, capacity, "am_hash_groups");

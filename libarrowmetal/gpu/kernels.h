@@ -252,17 +252,21 @@ typedef enum am_kernel_kind {
    * slot cap + 1 for nulls. Keys (1 word a slot for types of <= 32 bits, 2
    * for 64-bit ones) from word 0; from word `scalar` (the host's) each
    * slot's ~(first row) (0: no row, set by a 32-bit atomic max), then each
-   * slot's row count (32-bit atomic add). Keys are the values' bits (0.0
-   * and -0.0 differ, NaNs by payload), as the CPU's. Rows < 2^31. */
+   * slot's row count (32-bit atomic add), then one word: the slots taken.
+   * Keys are the values' bits (0.0 and -0.0 differ, NaNs by payload), as
+   * the CPU's. Rows < 2^31. */
   /* Per row of in0 (t0 values, valid0/off0): its slot, inserting its key by
    * atomic CAS of the empty key (linear probing), then first and count.
-   * out = the table; out_valid, when given, gets each row's slot (u32). */
+   * out = the table; out_valid, when given, gets each row's slot (u32).
+   * More keys than cap / 2: the rows stop inserting and status->count is
+   * nonzero (the table is then useless). */
   AM_KERNEL_HASH_BUILD = 64,
   /* out (bitmap words): bit i set where row i is the first of its slot (in1:
    * the rows' slots, u32; in0: the table); op 1: never for the null slot. */
   AM_KERNEL_HASH_FIRSTS = 65,
-  /* out (int64) per row: op 0 the row itself, op 1 its slot's count (in0
-   * table, in1 slots). */
+  /* out (int64): op 0 per row, the row itself; op 1 per group g < n, the
+   * count of the slot of its first row (in0 table, in1 the rows' slots,
+   * valid1 the groups' first rows, int64). */
   AM_KERNEL_HASH_ROWS = 66,
   /* Per group g < n: out[slot of row in1[g]] = g + 1 (out: u32 per slot,
    * zeroed; in0: the rows' slots; in1: int64 first rows); the group of the

@@ -5,7 +5,7 @@
  *   HASH_FIRSTS marks the rows that are their slot's first, and the filter
  *   kernels compact the row numbers (HASH_ROWS) under that mask: the groups'
  *   first rows in pyarrow's first-occurrence order. Counts are the slots'
- *   counts per row compacted the same way; ids come from HASH_GROUPS (each
+ *   counts gathered through those first rows; ids come from HASH_GROUPS (each
  *   slot's group) and HASH_IDS. The null group's id comes back through the
  *   status block (one word read by the host).
  *   is_in / index_in: HASH_BUILD over the value set, HASH_PROBE per value.
@@ -21,9 +21,10 @@
 #include "core/types.h"
 #include "gpu/ops_shared.h"
 
-/* Table geometry for `rows` rows of `type`: cap probed slots (a power of
- * two, at least twice the rows: probes stay short and always end), the
- * word where the first rows start, and the whole table's u32 words. */
+/* Table geometry for `rows` distinct keys of `type`: cap probed slots (a
+ * power of two, at least twice the keys: probes stay short and always end),
+ * the word where the first rows start (then the counts, then the count of
+ * taken slots), and the whole table's u32 words. */
 typedef struct geometry {
   int64_t cap, first_word, words;
 } geometry;
@@ -34,9 +35,16 @@ static geometry geometry_of(am_type type, int64_t rows) {
   while (g.cap < 2 * rows) g.cap *= 2;
   int64_t key_words = am_type_bits(type) == 64 ? 2 : 1;
   g.first_word = (g.cap + 2) * key_words;
-  g.words = g.first_word + 2 * (g.cap + 2);
+  g.words = g.first_word + 2 * (g.cap + 2) + 1;
   return g;
 }
+
+/* Grouping more rows than this tries a table for this many keys first (32
+ * MB with 64-bit keys: it stays in the L2 cache of a large GPU, and a table
+ * for every row of a long input is gigabytes to zero and cache misses to
+ * probe); more distinct keys than it holds send the build round again with
+ * room for every row. */
+#define FIRST_TRY_KEYS ((int64_t)1 << 20)
 
 /* Whether the GPU can group `array` here; else a reason (AM_EUNSUPPORTED,
  * and the ABI groups on the host). */
@@ -58,9 +66,11 @@ static int supported(am_err *err, const am_array *array, const char *what) {
 }
 
 /* A zeroed table for `array`'s rows, built: `slots` (u32 per row) when
- * given. */
+ * given. With `full`, the table may hold fewer keys than rows: *full says
+ * whether it ran out of room (read back at once; the table is then
+ * useless). */
 static int build(am_err *err, const am_array *array, const geometry *g, am_array **table,
-                 am_array *slots) {
+                 am_array *slots, int *full) {
   am_gpu_device *gpu = am_gpu_of(array->device);
   int status = am_gpu_ops_result(err, array->device, AM_UINT32, g->words, 0, table);
   if (status != AM_OK) return status;
@@ -75,7 +85,34 @@ static int build(am_err *err, const am_array *array, const geometry *g, am_array
   args.scalar = (uint64_t)g->first_word;
   am_gpu_op op = am_gpu_ops_plain(err);
   am_kernel_key key = {AM_KERNEL_HASH_BUILD, 0, array->type, AM_TYPE_INVALID};
-  return am_gpu_ops_run(err, gpu, &op, 0, &key, &args, 1);
+  if (!full) return am_gpu_ops_run(err, gpu, &op, 0, &key, &args, 1);
+  int64_t warps_full = 0;
+  op.check = AM_GPU_CHECK_COUNT;
+  op.count_out = &warps_full;
+  op.immediate = 1;
+  status = am_gpu_ops_run(err, gpu, &op, 1, &key, &args, 1);
+  *full = warps_full != 0;
+  return status;
+}
+
+/* The table and every row's slot: first in a table for FIRST_TRY_KEYS keys
+ * when there are more rows, then, if they hold more distinct keys, in one
+ * for every row. */
+static int build_rows(am_err *err, const am_array *array, geometry *g, am_array **table,
+                      am_array *slots) {
+  int64_t n = array->length;
+  if (n <= FIRST_TRY_KEYS) {
+    *g = geometry_of(array->type, n);
+    return build(err, array, g, table, slots, NULL);
+  }
+  *g = geometry_of(array->type, FIRST_TRY_KEYS);
+  int full = 0;
+  int status = build(err, array, g, table, slots, &full);
+  if (status != AM_OK || !full) return status;
+  am_array_free(*table);
+  *table = NULL;
+  *g = geometry_of(array->type, n);
+  return build(err, array, g, table, slots, NULL);
 }
 
 /* One launch over `n` of a kind that reads the table (in0) and the rows'
@@ -112,12 +149,12 @@ int am_gpu_hash_group(am_err *err, const am_array *array, int flags, am_hash_gro
   const int64_t n = array->length;
   const int mask_nulls = (flags & AM_HASH_MASK_NULLS) != 0;
   const int has_nulls = am_gpu_ops_has_nulls(array);
-  geometry g = geometry_of(array->type, n);
+  geometry g;
   am_array *table = NULL, *slots = NULL, *firsts = NULL, *rows = NULL, *first = NULL;
-  am_array *row_counts = NULL, *counts = NULL, *slot_group = NULL, *ids = NULL;
+  am_array *counts = NULL, *slot_group = NULL, *ids = NULL;
   am_hash_groups result = {.null_group = -1};
   if ((status = am_gpu_ops_result(err, device, AM_UINT32, n, 0, &slots)) != AM_OK ||
-      (status = build(err, array, &g, &table, slots)) != AM_OK ||
+      (status = build_rows(err, array, &g, &table, slots)) != AM_OK ||
       (status = am_gpu_ops_result(err, device, AM_BOOL, n, 0, &firsts)) != AM_OK ||
       (status = launch(err, gpu, AM_KERNEL_HASH_FIRSTS, mask_nulls, table, slots, firsts, NULL, n,
                        &g)) != AM_OK ||
@@ -127,12 +164,20 @@ int am_gpu_hash_group(am_err *err, const am_array *array, int flags, am_hash_gro
       (status = compact(err, rows, firsts, &first)) != AM_OK)
     goto done;
   result.groups = first->length;
-  if (flags & AM_HASH_COUNTS) {
-    if ((status = am_gpu_ops_result(err, device, AM_INT64, n, 0, &row_counts)) != AM_OK ||
-        (status = launch(err, gpu, AM_KERNEL_HASH_ROWS, 1, table, slots, row_counts, NULL, n,
-                         &g)) != AM_OK ||
-        (status = compact(err, row_counts, firsts, &counts)) != AM_OK)
+  if (flags & AM_HASH_COUNTS) { /* each group's slot's count, through its first row */
+    if ((status = am_gpu_ops_result(err, device, AM_INT64, result.groups, 0, &counts)) != AM_OK)
       goto done;
+    am_gpu_args args = {0};
+    args.in0 = am_gpu_ops_address(table->data);
+    args.in1 = am_gpu_ops_address(slots->data);
+    args.valid1 = am_gpu_ops_address(first->data);
+    args.out = am_gpu_ops_address(counts->data);
+    args.n = result.groups;
+    args.aux = g.cap;
+    args.scalar = (uint64_t)g.first_word;
+    am_gpu_op op = am_gpu_ops_plain(err);
+    am_kernel_key key = {AM_KERNEL_HASH_ROWS, 1, AM_TYPE_INVALID, AM_TYPE_INVALID};
+    if ((status = am_gpu_ops_run(err, gpu, &op, 0, &key, &args, 1)) != AM_OK) goto done;
   }
   /* Each slot's group, and the null group's (when nulls form one). */
   if ((flags & AM_HASH_IDS) || (has_nulls && !mask_nulls)) {
@@ -172,7 +217,6 @@ done:
   am_array_free(firsts);
   am_array_free(rows);
   am_array_free(first);
-  am_array_free(row_counts);
   am_array_free(counts);
   am_array_free(slot_group);
   am_array_free(ids);
@@ -190,7 +234,7 @@ int am_gpu_hash_lookup(am_err *err, const am_array *values, const am_array *valu
   am_gpu_device *gpu = am_gpu_of(device);
   geometry g = geometry_of(value_set->type, value_set->length);
   am_array *table = NULL, *result = NULL;
-  if ((status = build(err, value_set, &g, &table, NULL)) != AM_OK) goto done;
+  if ((status = build(err, value_set, &g, &table, NULL, NULL)) != AM_OK) goto done;
   /* is_in is never null; index_in is null where nothing is found. */
   status = am_gpu_ops_result(err, device, as_bool ? AM_BOOL : AM_INT32, values->length, !as_bool,
                              &result);

@@ -30,7 +30,7 @@ def geometry(t, rows, cap=None):
             cap *= 2
     key_words = 2 if t.bit_width == 64 else 1
     first_word = (cap + 2) * key_words
-    return cap, first_word, first_word + 2 * (cap + 2)
+    return cap, first_word, first_word + 2 * (cap + 2) + 1
 
 
 def bits_of(x):
@@ -71,10 +71,13 @@ def run_group(run, x, blocks, mask_nulls, cap=None):
     cap, first_word, words = geometry(x.type, n, cap)
     table = np.zeros(words + 16, np.uint32)
     slots = np.zeros(n + 16, np.uint32)
+    build_status = np.zeros(8, np.uint64)
     args = Args(n=n, aux=cap, scalar=first_word)
     bind(args, 0, x)
     args.out, args.out_valid = table.ctypes.data, slots.ctypes.data
+    args.status = build_status.ctypes.data
     run(f"am_hash_build_{label(x.type)}", blocks, args)
+    assert build_status[1] == 0, "the table ran out of room"
     firsts = np.zeros((n + 31) // 32 + 2, np.uint32)
     args = Args(n=n, aux=cap, scalar=first_word, in0=table.ctypes.data, in1=slots.ctypes.data)
     args.out = firsts.ctypes.data
@@ -83,11 +86,12 @@ def run_group(run, x, blocks, mask_nulls, cap=None):
     rows = np.zeros(n + 8, np.int64)
     args.out = rows.ctypes.data
     run("am_hash_rows", blocks, args)
-    row_counts = np.zeros(n + 8, np.int64)
-    args.out = row_counts.ctypes.data
-    run("am_hash_row_counts", blocks, args)
     first = rows[:n][mask]  # the filter kernels' compaction
-    counts = row_counts[:n][mask]
+    counts = np.zeros(len(first) + 8, np.int64)  # each group's count, through its first row
+    cargs = Args(n=len(first), aux=cap, scalar=first_word, in0=table.ctypes.data)
+    cargs.in1, cargs.valid1, cargs.out = slots.ctypes.data, first.ctypes.data, counts.ctypes.data
+    run("am_hash_group_counts", max(1, blocks // 2), cargs)
+    counts = counts[: len(first)]
     slot_group = np.zeros(cap + 2 + 8, np.uint32)
     status = np.zeros(8, np.uint64)
     gargs = Args(n=len(first), aux=cap, in0=slots.ctypes.data, in1=first.ctypes.data)
@@ -162,6 +166,24 @@ def test_grouping(kernels, t, mask_nulls):  # noqa: F811
         assert got[1] == vc.field("counts").to_pylist()
         assert len(got[0]) - (got[3] >= 0) == pc.count_distinct(x, mode="only_valid").as_py()
         assert (got[3] >= 0) == (pc.count_distinct(x, mode="only_null").as_py() == 1)
+
+
+@pytest.mark.parametrize("t", [pa.int32(), pa.int64()])
+def test_build_reports_a_full_table(kernels, t):  # noqa: F811
+    """More distinct keys than half a table's slots: the build stops taking slots at
+    half (the taken count), ends, and reports it in the status count, which sends
+    ops_hash.c round again with a table for every row; as many keys as fit: no report."""
+    for keys, want_full in ((5000, True), (32, False)):
+        x = pa.array(np.arange(1, keys + 1) % 100003, type=t)
+        cap, first_word, words = geometry(t, 0, 64)
+        table = np.zeros(words + 16, np.uint32)
+        status = np.zeros(8, np.uint64)
+        args = Args(n=len(x), aux=cap, scalar=first_word)
+        bind(args, 0, x)
+        args.out, args.status = table.ctypes.data, status.ctypes.data
+        kernels(f"am_hash_build_{label(t)}", 3, args)
+        assert (status[1] != 0) == want_full, keys
+        assert table[first_word + 2 * (cap + 2)] <= cap // 2 + 3 * 256
 
 
 def run_probe(run, values, value_set, blocks, as_bool, skip_nulls, cap=None):

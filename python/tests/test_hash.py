@@ -333,6 +333,20 @@ def test_gpu_hash_kernels_match_pyarrow(t):
                 same(got, getattr(pc, fn)(arr, value_set=vs, skip_nulls=skip))
 
 
+@pytest.mark.skipif(not CUDA, reason="no CUDA device")
+@pytest.mark.parametrize("distinct", [1000, 4_000_000])
+def test_gpu_long_inputs_first_try_table(distinct):
+    """Past 2^20 rows the GPU first builds a table for 2^20 keys (gpu/ops_hash.c): with
+    fewer distinct keys it is the table, with more it fills, says so, and the build goes
+    round again with room for every row. Both against pyarrow."""
+    arr = random_array("int64", (1 << 21) + 77, distinct, 0.01, seed=distinct)
+    g = am.array(arr, device="cuda")
+    same(am.unique(g), pc.unique(arr))
+    same(am.value_counts(g), pc.value_counts(arr))
+    same(am.dictionary_encode(g), pc.dictionary_encode(arr))
+    assert am.count_distinct(g).as_py() == pc.count_distinct(arr).as_py()
+
+
 def test_array_methods_as_pyarrow():
     arr = pa.array([2, None, 2, 1], pa.uint32())
     a = am.array(arr)

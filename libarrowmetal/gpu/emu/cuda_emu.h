@@ -100,7 +100,20 @@ static inline T __shfl_sync(unsigned mask, T v, unsigned l) {
   return am_emu_exchange(v, (int)l);
 }
 
+static inline unsigned __match_any_sync(unsigned mask, unsigned long long v) {
+  (void)mask;
+  unsigned tid = threadIdx.x;
+  am_emu_warp *w = &am_emu_current->warps[tid >> 5];
+  w->slot[tid & 31u] = v;
+  pthread_barrier_wait(&w->barrier);
+  unsigned r = 0;
+  for (int l = 0; l < 32; l++) r |= (unsigned)(w->slot[l] == v) << l;
+  pthread_barrier_wait(&w->barrier);
+  return r;
+}
+
 static inline unsigned __popc(unsigned x) { return (unsigned)__builtin_popcount(x); }
+static inline int __ffs(unsigned x) { return __builtin_ffs((int)x); }
 static inline unsigned atomicOr(unsigned *p, unsigned v) {
   return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);
 }
