@@ -119,7 +119,9 @@ static const char warp_loop[] =
  * takes the slot's first row only when the word shows none as early. On
  * CUDA the lanes of a warp with the same slot add their count once, through
  * the lowest of them (whose row is also their first): few distinct keys put
- * every row on the same few words.
+ * every row on the same few words. Op 1 counts; op 0 (unique,
+ * dictionary_encode, count_distinct, a value set) leaves the counts alone:
+ * with many distinct keys those adds are most of the build.
  *
  * The table may be smaller than the rows need (ops_hash.c first tries one
  * that stays in the L2 cache): the swaps that take an empty slot count
@@ -130,7 +132,7 @@ static void emit_build(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
   am_ks_args(sb, am_ks_store(k->t0), "am_u8", "am_u32");
   emit_key(sb, d, k->t0);
   emit_max32(sb, d);
-  am_sb_printf(sb, "#define AM_MATCH %d\n", d == AM_DIALECT_CUDA);
+  am_sb_printf(sb, "#define AM_MATCH %d\n#define AM_COUNTS %d\n", d == AM_DIALECT_CUDA, k->op);
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb, rows_head);
   am_sb_puts(sb,
@@ -181,7 +183,7 @@ static void emit_build(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
              "    if (lead) {\n"
              "      GLOBAL am_u32 *first = tab + a.scalar + s;\n"
              "      if (*first < ~(am_u32)i) am_max32(first, ~(am_u32)i);\n"
-             "      ATOMIC_ADD32(tab + a.scalar + cap + 2u + s, add);\n"
+             "      if (AM_COUNTS) ATOMIC_ADD32(tab + a.scalar + cap + 2u + s, add);\n"
              "    }\n"
              "    if (live && a.out_valid != 0) a.out_valid[i] = (am_u32)s;\n"
              "  }\n"
@@ -310,7 +312,7 @@ static void emit_probe(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
 int am_ks_hash_key_ok(const am_kernel_key *key) {
   switch (key->kind) {
     case AM_KERNEL_HASH_BUILD:
-      return key->op == 0 && am_type_valid((int)key->t0);
+      return (key->op == 0 || key->op == 1) && am_type_valid((int)key->t0);
     case AM_KERNEL_HASH_FIRSTS:
     case AM_KERNEL_HASH_ROWS:
     case AM_KERNEL_HASH_IDS:
@@ -334,7 +336,8 @@ void am_ks_hash_name(const am_kernel_key *key, char *name, size_t capacity) {
   const char *masked = key->op ? "_masked" : "";
   switch (key->kind) {
     case AM_KERNEL_HASH_BUILD:
-      snprintf(name, capacity, "am_hash_build_%s", am_type_label(key->t0));
+      snprintf(name, capacity, "am_hash_build%s_%s", key->op ? "_counted" : "",
+               am_type_label(key->t0));
       break;
     case AM_KERNEL_HASH_FIRSTS:
       snprintf(name, capacity, "am_hash_firsts%s", masked);

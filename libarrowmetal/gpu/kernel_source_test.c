@@ -122,7 +122,7 @@ static int each_key(key_fn fn, void *ctx) {
           VISIT(kind, op | skip << 3, t, AM_TYPE_INVALID);
   /* Hash-based functions. */
   for (int t = AM_BOOL; t <= AM_FLOAT64; t++) {
-    VISIT(AM_KERNEL_HASH_BUILD, 0, t, AM_TYPE_INVALID);
+    for (int op = 0; op < 2; op++) VISIT(AM_KERNEL_HASH_BUILD, op, t, AM_TYPE_INVALID);
     for (int op = 0; op < 4; op++) VISIT(AM_KERNEL_HASH_PROBE, op, t, AM_TYPE_INVALID);
   }
   for (int op = 0; op < 2; op++) {

@@ -258,6 +258,7 @@ typedef enum am_kernel_kind {
   /* Per row of in0 (t0 values, valid0/off0): its slot, inserting its key by
    * atomic CAS of the empty key (linear probing), then first and count.
    * out = the table; out_valid, when given, gets each row's slot (u32).
+   * Op 1 counts the rows of each slot; op 0 leaves the counts at 0.
    * More keys than cap / 2: the rows stop inserting and status->count is
    * nonzero (the table is then useless). */
   AM_KERNEL_HASH_BUILD = 64,

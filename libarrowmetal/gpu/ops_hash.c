@@ -69,8 +69,8 @@ static int supported(am_err *err, const am_array *array, const char *what) {
  * given. With `full`, the table may hold fewer keys than rows: *full says
  * whether it ran out of room (read back at once; the table is then
  * useless). */
-static int build(am_err *err, const am_array *array, const geometry *g, am_array **table,
-                 am_array *slots, int *full) {
+static int build(am_err *err, const am_array *array, const geometry *g, int counted,
+                 am_array **table, am_array *slots, int *full) {
   am_gpu_device *gpu = am_gpu_of(array->device);
   int status = am_gpu_ops_result(err, array->device, AM_UINT32, g->words, 0, table);
   if (status != AM_OK) return status;
@@ -84,7 +84,7 @@ static int build(am_err *err, const am_array *array, const geometry *g, am_array
   args.aux = g->cap;
   args.scalar = (uint64_t)g->first_word;
   am_gpu_op op = am_gpu_ops_plain(err);
-  am_kernel_key key = {AM_KERNEL_HASH_BUILD, 0, array->type, AM_TYPE_INVALID};
+  am_kernel_key key = {AM_KERNEL_HASH_BUILD, counted, array->type, AM_TYPE_INVALID};
   if (!full) return am_gpu_ops_run(err, gpu, &op, 0, &key, &args, 1);
   int64_t warps_full = 0;
   op.check = AM_GPU_CHECK_COUNT;
@@ -98,21 +98,21 @@ static int build(am_err *err, const am_array *array, const geometry *g, am_array
 /* The table and every row's slot: first in a table for FIRST_TRY_KEYS keys
  * when there are more rows, then, if they hold more distinct keys, in one
  * for every row. */
-static int build_rows(am_err *err, const am_array *array, geometry *g, am_array **table,
-                      am_array *slots) {
+static int build_rows(am_err *err, const am_array *array, geometry *g, int counted,
+                      am_array **table, am_array *slots) {
   int64_t n = array->length;
   if (n <= FIRST_TRY_KEYS) {
     *g = geometry_of(array->type, n);
-    return build(err, array, g, table, slots, NULL);
+    return build(err, array, g, counted, table, slots, NULL);
   }
   *g = geometry_of(array->type, FIRST_TRY_KEYS);
   int full = 0;
-  int status = build(err, array, g, table, slots, &full);
+  int status = build(err, array, g, counted, table, slots, &full);
   if (status != AM_OK || !full) return status;
   am_array_free(*table);
   *table = NULL;
   *g = geometry_of(array->type, n);
-  return build(err, array, g, table, slots, NULL);
+  return build(err, array, g, counted, table, slots, NULL);
 }
 
 /* One launch over `n` of a kind that reads the table (in0) and the rows'
@@ -154,7 +154,8 @@ int am_gpu_hash_group(am_err *err, const am_array *array, int flags, am_hash_gro
   am_array *counts = NULL, *slot_group = NULL, *ids = NULL;
   am_hash_groups result = {.null_group = -1};
   if ((status = am_gpu_ops_result(err, device, AM_UINT32, n, 0, &slots)) != AM_OK ||
-      (status = build_rows(err, array, &g, &table, slots)) != AM_OK ||
+      (status = build_rows(err, array, &g, (flags & AM_HASH_COUNTS) != 0, &table, slots)) !=
+          AM_OK ||
       (status = am_gpu_ops_result(err, device, AM_BOOL, n, 0, &firsts)) != AM_OK ||
       (status = launch(err, gpu, AM_KERNEL_HASH_FIRSTS, mask_nulls, table, slots, firsts, NULL, n,
                        &g)) != AM_OK ||
@@ -234,7 +235,7 @@ int am_gpu_hash_lookup(am_err *err, const am_array *values, const am_array *valu
   am_gpu_device *gpu = am_gpu_of(device);
   geometry g = geometry_of(value_set->type, value_set->length);
   am_array *table = NULL, *result = NULL;
-  if ((status = build(err, value_set, &g, &table, NULL, NULL)) != AM_OK) goto done;
+  if ((status = build(err, value_set, &g, 0, &table, NULL, NULL)) != AM_OK) goto done;
   /* is_in is never null; index_in is null where nothing is found. */
   status = am_gpu_ops_result(err, device, as_bool ? AM_BOOL : AM_INT32, values->length, !as_bool,
                              &result);

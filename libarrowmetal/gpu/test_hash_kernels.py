@@ -66,7 +66,7 @@ def unpack(words, n):
     return np.unpackbits(words.view(np.uint8), bitorder="little")[:n].astype(bool)
 
 
-def run_group(run, x, blocks, mask_nulls, cap=None):
+def run_group(run, x, blocks, mask_nulls, cap=None, counted=True):
     n = len(x)
     cap, first_word, words = geometry(x.type, n, cap)
     table = np.zeros(words + 16, np.uint32)
@@ -76,7 +76,7 @@ def run_group(run, x, blocks, mask_nulls, cap=None):
     bind(args, 0, x)
     args.out, args.out_valid = table.ctypes.data, slots.ctypes.data
     args.status = build_status.ctypes.data
-    run(f"am_hash_build_{label(x.type)}", blocks, args)
+    run(f"am_hash_build{'_counted' if counted else ''}_{label(x.type)}", blocks, args)
     assert build_status[1] == 0, "the table ran out of room"
     firsts = np.zeros((n + 31) // 32 + 2, np.uint32)
     args = Args(n=n, aux=cap, scalar=first_word, in0=table.ctypes.data, in1=slots.ctypes.data)
@@ -155,6 +155,11 @@ def test_grouping(kernels, t, mask_nulls):  # noqa: F811
         assert got[1] == want[1], (t, n, "counts")
         assert got[2] == want[2], (t, n, "ids")
         assert got[3] == want[3], (t, n, "null group")
+        if n == 1000:  # the build without counts (unique, dictionary_encode): the same
+            # groups, and counts left at 0
+            plain = run_group(kernels, x, blocks, mask_nulls, cap, counted=False)
+            assert plain[0] == got[0] and plain[2] == got[2] and plain[3] == got[3]
+            assert not any(plain[1]), (t, "counts without op 1")
         # And as pyarrow sees it (unique, value_counts and count_distinct group nulls).
         enc = pc.dictionary_encode(x, null_encoding="mask" if mask_nulls else "encode")
         assert got[2] == enc.indices.to_pylist()
