@@ -125,16 +125,17 @@ static void emit_tile(am_sb *sb) {
 static void emit_key_fn(am_sb *sb, am_type t) {
   switch (t) {
     case AM_BOOL:
-      am_sb_puts(sb, "DEVFN am_u64 am_key(am_u32 x) { return (am_u64)x; }\n"
-                     "DEVFN bool am_nan(am_u32 x) { (void)x; return false; }\n");
+      am_sb_puts(sb,
+                 "DEVFN am_u64 am_key(am_u32 x) { return (am_u64)x; }\n"
+                 "DEVFN bool am_nan(am_u32 x) { (void)x; return false; }\n");
       return;
     case AM_INT8:
     case AM_INT16:
     case AM_INT32:
     case AM_INT64:
-      am_sb_printf(sb,
-                   "DEVFN am_u64 am_key(TS x) { return (am_u64)(TS)(x ^ (TS)((am_u64)1 << %d)); }\n",
-                   am_type_bits(t) - 1);
+      am_sb_printf(
+          sb, "DEVFN am_u64 am_key(TS x) { return (am_u64)(TS)(x ^ (TS)((am_u64)1 << %d)); }\n",
+          am_type_bits(t) - 1);
       break;
     case AM_FLOAT32:
       am_sb_puts(sb,
@@ -179,8 +180,10 @@ static void emit_keys(am_sb *sb, am_dialect d, const am_kernel_key *k, const cha
   am_ks_args(sb, am_ks_store(k->t0), "am_u64", "am_u64");
   am_dialect_kernel_begin(sb, d, name);
   am_sb_printf(sb, "  const am_u64 mask = %s;\n",
-               bits == 64 ? "~(am_u64)0" : bits == 32 ? "(am_u64)0xffffffffu"
-                            : bits == 16 ? "(am_u64)0xffffu" : "(am_u64)0xffu");
+               bits == 64   ? "~(am_u64)0"
+               : bits == 32 ? "(am_u64)0xffffffffu"
+               : bits == 16 ? "(am_u64)0xffffu"
+                            : "(am_u64)0xffu");
   am_sb_puts(sb,
              "  const am_i64 n = a.n;\n"
              "  const bool hv0 = a.valid0 != 0;\n"
@@ -212,18 +215,19 @@ static void emit_keys(am_sb *sb, am_dialect d, const am_kernel_key *k, const cha
                "  }\n",
                descending ? "~am_key(x) & mask" : "am_key(x)");
   /* every lane reaches the shuffles: the loop above has ended for all */
-  am_sb_printf(sb,
-               "  const am_u32 w0 = am_warp_or((am_u32)any), w1 = am_warp_or((am_u32)(any >> 32));\n"
-               "  const am_u32 w2 = am_warp_or((am_u32)any_not);\n"
-               "  const am_u32 w3 = am_warp_or((am_u32)(any_not >> 32));\n"
-               "  const am_u32 w4 = am_warp_or(special);\n"
-               "  if (am_lane == 0u) {\n"
-               "    if (w0 != 0u) ATOMIC_OR32(a.scratch + 0, w0);\n"
-               "    if (w1 != 0u) ATOMIC_OR32(a.scratch + 1, w1);\n"
-               "    if (w2 != 0u) ATOMIC_OR32(a.scratch + 2, w2);\n"
-               "    if (w3 != 0u) ATOMIC_OR32(a.scratch + 3, w3);\n"
-               "    if (w4 != 0u) ATOMIC_OR32(a.scratch + 4, w4);\n"
-               "  }\n");
+  am_sb_printf(
+      sb,
+      "  const am_u32 w0 = am_warp_or((am_u32)any), w1 = am_warp_or((am_u32)(any >> 32));\n"
+      "  const am_u32 w2 = am_warp_or((am_u32)any_not);\n"
+      "  const am_u32 w3 = am_warp_or((am_u32)(any_not >> 32));\n"
+      "  const am_u32 w4 = am_warp_or(special);\n"
+      "  if (am_lane == 0u) {\n"
+      "    if (w0 != 0u) ATOMIC_OR32(a.scratch + 0, w0);\n"
+      "    if (w1 != 0u) ATOMIC_OR32(a.scratch + 1, w1);\n"
+      "    if (w2 != 0u) ATOMIC_OR32(a.scratch + 2, w2);\n"
+      "    if (w3 != 0u) ATOMIC_OR32(a.scratch + 3, w3);\n"
+      "    if (w4 != 0u) ATOMIC_OR32(a.scratch + 4, w4);\n"
+      "  }\n");
 }
 
 /* AM_DIGIT(i): the digit of position i in this pass. */
@@ -255,8 +259,9 @@ static void emit_count(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
   else
     am_sb_puts(sb, "#define SMEM_ADD32(p, v) atomicAdd((p), (v))\n");
   am_dialect_kernel_begin(sb, d, name);
-  am_sb_puts(sb, "  SMEM am_u32 am_h[AM_BLOCK];\n"
-                 "  am_h[am_tid] = 0u;\n");
+  am_sb_puts(sb,
+             "  SMEM am_u32 am_h[AM_BLOCK];\n"
+             "  am_h[am_tid] = 0u;\n");
   emit_tile(sb);
   am_sb_puts(sb,
              "  const bool hv0 = a.valid0 != 0;\n"
