@@ -29,6 +29,7 @@ GENERATOR = [
     LIBRARY / "gpu" / "kernel_source_select.c",  # quantiles
     LIBRARY / "gpu" / "kernel_source_cumulative.c",
     LIBRARY / "gpu" / "kernel_source_hash.c",  # hash-based functions
+    LIBRARY / "gpu" / "kernel_source_sort.c",  # sort_indices
 ]
 
 

@@ -170,6 +170,8 @@ static int key_ok(const am_kernel_key *k) {
       return am_ks_cumulative_key_ok(k);
       AM_KS_HASH_CASES /* hash-based functions */
           return am_ks_hash_key_ok(k);
+      AM_KS_SORT_CASES /* sort_indices */
+          return am_ks_sort_key_ok(k);
   }
   return 0;
 }
@@ -277,6 +279,9 @@ void am_kernel_name(const am_kernel_key *key, char *name, size_t capacity) {
       AM_KS_HASH_CASES /* hash-based functions */
           am_ks_hash_name(key, name, capacity);
       break;
+      AM_KS_SORT_CASES /* sort_indices */
+          am_ks_sort_name(key, name, capacity);
+      break;
   }
 }
 
@@ -316,6 +321,9 @@ int am_kernel_blocks(const am_kernel_key *key, int64_t n, int multiprocessors) {
       break;
       AM_KS_CUMULATIVE_CASES
       blocks = am_ks_cumulative_blocks(key, n, (int)mp);
+      break;
+      AM_KS_SORT_CASES /* sort_indices */
+          blocks = am_ks_sort_blocks(key, n, (int)mp);
       break;
     default:
       /* One slot per thread per pass; warps own whole 32-slot words. */
@@ -1658,6 +1666,9 @@ int am_kernel_source(am_err *err, am_dialect dialect, const am_kernel_key *key, 
       break;
       AM_KS_HASH_CASES /* hash-based functions */
           am_ks_hash_emit(&sb, dialect, key, name);
+      break;
+      AM_KS_SORT_CASES /* sort_indices */
+          am_ks_sort_emit(&sb, dialect, key, name);
       break;
   }
   am_sb_puts(&sb, "}\n");

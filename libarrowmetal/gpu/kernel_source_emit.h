@@ -111,4 +111,18 @@ int am_ks_hash_missing_type(am_dialect dialect, const am_kernel_key *key);
 void am_ks_hash_name(const am_kernel_key *key, char *name, size_t capacity);
 void am_ks_hash_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, const char *name);
 
+/* ---- From kernel_source_sort.c (sort_indices' radix sort) */
+
+#define AM_KS_SORT_CASES     \
+  case AM_KERNEL_SORT_KEYS:  \
+  case AM_KERNEL_SORT_COUNT: \
+  case AM_KERNEL_SORT_SCAN:  \
+  case AM_KERNEL_SORT_SCATTER:
+
+int am_ks_sort_kind(am_kernel_kind kind);
+int am_ks_sort_key_ok(const am_kernel_key *key);
+void am_ks_sort_name(const am_kernel_key *key, char *name, size_t capacity);
+int64_t am_ks_sort_blocks(const am_kernel_key *key, int64_t n, int multiprocessors);
+void am_ks_sort_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, const char *name);
+
 #endif

@@ -131,6 +131,20 @@ static int each_key(key_fn fn, void *ctx) {
     VISIT(AM_KERNEL_HASH_IDS, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
   }
   VISIT(AM_KERNEL_HASH_GROUPS, 0, AM_TYPE_INVALID, AM_TYPE_INVALID);
+  /* sort_indices: the key gather of every type and direction, every byte
+   * pass, the scan, the class passes of every type. */
+  for (int t = AM_BOOL; t <= AM_FLOAT64; t++) {
+    for (int op = 0; op < 4; op++) VISIT(AM_KERNEL_SORT_KEYS, op, t, AM_TYPE_INVALID);
+    for (int op = AM_SORT_CLASS_PASS; op <= AM_SORT_CLASS_PASS + 1; op++) {
+      VISIT(AM_KERNEL_SORT_COUNT, op, t, AM_TYPE_INVALID);
+      VISIT(AM_KERNEL_SORT_SCATTER, op, t, AM_TYPE_INVALID);
+    }
+  }
+  for (int op = 0; op < 8; op++) {
+    VISIT(AM_KERNEL_SORT_COUNT, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
+    VISIT(AM_KERNEL_SORT_SCATTER, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
+  }
+  VISIT(AM_KERNEL_SORT_SCAN, 0, AM_TYPE_INVALID, AM_TYPE_INVALID);
 #undef VISIT
   return count;
 }
@@ -155,6 +169,8 @@ static int uses_double(const am_kernel_key *k) {
       k->kind == AM_KERNEL_FILL_GATHER || k->kind == AM_KERNEL_SELECT_HIST ||
       k->kind == AM_KERNEL_SELECT_PICK) /* quantile's keys are bits */
     return 0;
+  /* sort_indices' keys are bits. */
+  if (k->kind >= AM_KERNEL_SORT_KEYS && k->kind <= AM_KERNEL_SORT_SCATTER) return 0;
   /* The hash kernels move keys as bits; Metal has no
    * 64-bit compare-and-swap, so no 64-bit keys there. */
   if (k->kind >= AM_KERNEL_HASH_BUILD && k->kind <= AM_KERNEL_HASH_PROBE)

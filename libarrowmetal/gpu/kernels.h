@@ -280,7 +280,27 @@ typedef enum am_kernel_kind {
    * int32 and out_valid) of in0 (t0 values, valid0/off0) in the table in1
    * built from the value set: the slot's first row; op bit 1 (skip_nulls):
    * a null row finds nothing, else the set's first null. */
-  AM_KERNEL_HASH_PROBE = 69
+  AM_KERNEL_HASH_PROBE = 69,
+  /* ---- sort_indices: kernel_source_sort.c, numbered from 96. A stable LSD
+   * radix sort of (order key, row) pairs, eight bits a pass, as that file
+   * describes. scratch: the sort's own u32 words (not the runtime's scratch
+   * area): AM_SORT_HEAD header words, then 256 counts per block of
+   * am_sort_blocks(n), digit-major. Rows (in1, and out_valid read as am_u64)
+   * are u64; n < 2^32 - 1.
+   *   SORT_KEYS:    op = descending | first << 1, t0 the column (in0, valid0,
+   *                 off0): out[i] = the order key of row in1[i] (first: row i,
+   *                 and out_valid[i] = i); header words 0-1 |= the numbers'
+   *                 keys, 2-3 |= their complements, 4 |= 1 for a NaN or null.
+   *   SORT_COUNT:   op = byte 0..7 of the keys in in0 (t0 AM_TYPE_INVALID), or
+   *                 AM_SORT_CLASS_PASS (+ 1: nulls first) with t0 the column:
+   *                 each block's digit counts of its tile.
+   *   SORT_SCAN:    one block: the counts become first places (exclusive).
+   *   SORT_SCATTER: op and t0 as SORT_COUNT: out_valid[place] = in1[i] and,
+   *                 for a byte, out[place] = in0[i]; stable. */
+  AM_KERNEL_SORT_KEYS = 96,
+  AM_KERNEL_SORT_COUNT = 97,
+  AM_KERNEL_SORT_SCAN = 98,
+  AM_KERNEL_SORT_SCATTER = 99
 } am_kernel_kind;
 
 typedef struct am_kernel_key {
@@ -333,6 +353,14 @@ typedef struct am_gpu_args {
 /* Offset of the uint32 finish counter in the scratch area. */
 #define AM_GPU_SCRATCH_COUNTER (AM_GPU_MAX_BLOCKS * sizeof(am_gpu_partial))
 #define AM_GPU_SCRATCH_BYTES (AM_GPU_SCRATCH_COUNTER + 64)
+
+/* sort_indices' kernels (AM_KERNEL_SORT_*): positions a COUNT / SCATTER block
+ * owns at least, header words before the counts, the class pass's op, and
+ * the COUNT / SCATTER blocks for n rows (their tiles; kernel_source_sort.c). */
+#define AM_SORT_TILE 4096
+#define AM_SORT_HEAD 8
+#define AM_SORT_CLASS_PASS 8
+int64_t am_sort_blocks(int64_t n);
 
 typedef enum am_dialect { AM_DIALECT_CUDA = 0, AM_DIALECT_MSL = 1 } am_dialect;
 

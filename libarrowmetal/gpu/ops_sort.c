@@ -1,13 +1,146 @@
-/* sort_indices on a GPU: not written yet. The device radix
- * sort (order-preserving key bits as the CPU's, segmented for multi-key, its
- * temporaries counted) is issue #12's GPU part; until then the ABI
- * (abi/sort.c) sorts GPU keys on the host and moves the indices back. */
+/* sort_indices on a GPU (core/backend.h's sort_indices): the
+ * stable LSD radix sort of kernel_source_sort.c, the CPU's (cpu/sort.c)
+ * algorithm on the device.
+ *
+ * The permutation is sorted stably by the last key column, then by each
+ * earlier one. Per column: one op gathers the positions' order keys
+ * (SORT_KEYS) and waits, and the host reads back five words: which bytes
+ * vary among the numbers' keys (a byte the same in every number orders
+ * nothing and its pass is skipped) and whether a NaN or null row exists
+ * (then a class pass runs last). A second op then runs every pass of the
+ * column, three launches each (COUNT, SCAN, SCATTER), under one commit:
+ * the launches are ordered on the device, so nothing waits between them.
+ *
+ * Memory: two key buffers and two row buffers of n u64 each, and the
+ * counts (256 u32 a block), all device arrays of the runtime, so counted in
+ * the device's memory statistics; the row buffer that ends up holding the
+ * permutation is the result, everything else is freed on every path. Rows
+ * and places are 32-bit on the device: 2^32 - 1 rows or more are refused
+ * (AM_EUNSUPPORTED: the ABI sorts those on the host). */
+#include <stdlib.h>
+
 #include "core/error.h"
-#include "runtime.h"
+#include "core/types.h"
+#include "gpu/ops_shared.h"
+
+static int read_words(am_err *err, am_gpu_device *gpu, void *host, uint64_t address,
+                      int64_t bytes) {
+  int token = gpu->hooks->enter(gpu);
+  int status = gpu->hooks->read(err, gpu, host, address, bytes);
+  gpu->hooks->leave(gpu, token);
+  return status;
+}
+
+/* `count` launches, each with its own arguments, as one op under one commit;
+ * with `wait` the op completes before this returns (inside a batch too). */
+static int launch_all(am_err *err, am_gpu_device *gpu, const am_kernel_key *keys, am_gpu_args *args,
+                      int count, int wait) {
+  am_gpu_op op = am_gpu_ops_plain(err);
+  op.immediate = wait;
+  int token = 0;
+  int status = am_gpu_op_begin(err, gpu, &token);
+  if (status != AM_OK) return status;
+  for (int i = 0; i < count && status == AM_OK; i++)
+    status = am_gpu_launch(err, gpu, &keys[i], &args[i]);
+  return am_gpu_op_end(err, gpu, token, status, &op);
+}
+
+static int key_bytes(am_type t) { return t == AM_BOOL ? 1 : am_type_bits(t) / 8; }
+
+typedef struct sort_state {
+  am_gpu_device *gpu;
+  int64_t n;
+  am_array *keys[2], *rows[2]; /* [0]: the current buffer */
+  am_array *counts;
+} sort_state;
+
+static void swap(am_array **pair) {
+  am_array *t = pair[0];
+  pair[0] = pair[1];
+  pair[1] = t;
+}
+
+/* Sorts the permutation stably by `column`. */
+static int sort_by(am_err *err, sort_state *s, const am_array *column, int descending,
+                   int nulls_first, int first) {
+  const uint64_t counts = am_gpu_ops_address(s->counts->data);
+  int status = am_gpu_ops_zero(err, s->gpu, s->counts->data, AM_SORT_HEAD * 4);
+  if (status != AM_OK) return status;
+  /* the keys, and what varies among them */
+  am_gpu_args gather = {0};
+  am_gpu_ops_bind(&gather, 0, column);
+  gather.in1 = first ? 0 : am_gpu_ops_address(s->rows[0]->data);
+  gather.out = am_gpu_ops_address(s->keys[0]->data);
+  gather.out_valid = first ? am_gpu_ops_address(s->rows[0]->data) : 0;
+  gather.scratch = counts;
+  gather.n = s->n;
+  am_kernel_key key = {AM_KERNEL_SORT_KEYS, (descending ? 1 : 0) | (first ? 2 : 0), column->type,
+                       AM_TYPE_INVALID};
+  status = launch_all(err, s->gpu, &key, &gather, 1, 1);
+  uint32_t head[5];
+  if (status == AM_OK) status = read_words(err, s->gpu, head, counts, sizeof head);
+  if (status != AM_OK) return status;
+  const uint64_t varies = ((uint64_t)head[1] << 32 | head[0]) & ((uint64_t)head[3] << 32 | head[2]);
+  /* the passes: at most 8 bytes and the class pass, three launches each */
+  am_kernel_key keys[27];
+  am_gpu_args args[27];
+  int launches = 0;
+  for (int byte = 0; byte <= key_bytes(column->type); byte++) {
+    const int class_pass = byte == key_bytes(column->type);
+    if (class_pass ? head[4] == 0 : ((varies >> (8 * byte)) & 0xff) == 0) continue;
+    am_gpu_args a = {0};
+    if (class_pass) {
+      am_gpu_ops_bind(&a, 0, column);
+    } else {
+      a.in0 = am_gpu_ops_address(s->keys[0]->data);
+      a.out = am_gpu_ops_address(s->keys[1]->data);
+    }
+    a.in1 = am_gpu_ops_address(s->rows[0]->data);
+    a.out_valid = am_gpu_ops_address(s->rows[1]->data);
+    a.scratch = counts;
+    a.n = s->n;
+    const int op = class_pass ? AM_SORT_CLASS_PASS + (nulls_first ? 1 : 0) : byte;
+    const am_type t = class_pass ? column->type : AM_TYPE_INVALID;
+    const am_kernel_kind kinds[3] = {AM_KERNEL_SORT_COUNT, AM_KERNEL_SORT_SCAN,
+                                     AM_KERNEL_SORT_SCATTER};
+    for (int i = 0; i < 3; i++) {
+      keys[launches] =
+          (am_kernel_key){kinds[i], i == 1 ? 0 : op, i == 1 ? AM_TYPE_INVALID : t, AM_TYPE_INVALID};
+      args[launches++] = a;
+    }
+    if (!class_pass) swap(s->keys);
+    swap(s->rows);
+  }
+  return launches ? launch_all(err, s->gpu, keys, args, launches, 1) : AM_OK;
+}
 
 int am_gpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys,
                         const int *descending, int null_placement, am_array **out) {
-  (void)keys, (void)n_keys, (void)descending, (void)null_placement, (void)out;
-  return am_fail(err, AM_EUNSUPPORTED,
-                 "sort_indices has no GPU kernel: GPU arrays are sorted on the host");
+  const int64_t n = keys[0]->length;
+  if (n >= ((int64_t)1 << 32) - 1)
+    return am_fail(err, AM_EUNSUPPORTED, "the GPU's radix sort takes fewer than 2^32 - 1 rows");
+  am_device *device = keys[0]->device;
+  sort_state s = {.gpu = am_gpu_of(device), .n = n};
+  /* one placement per key, as the ABI will hand them */
+  int *nulls_first = malloc((size_t)n_keys * sizeof *nulls_first);
+  if (!nulls_first) return am_fail(err, AM_ENOMEM, "out of memory");
+  for (int64_t k = 0; k < n_keys; k++) nulls_first[k] = null_placement != 0;
+  int status = am_gpu_ops_result(err, device, AM_UINT64, n, 0, &s.rows[0]);
+  if (status == AM_OK && n > 0) {
+    status = am_gpu_ops_result(err, device, AM_UINT64, n, 0, &s.rows[1]);
+    for (int i = 0; i < 2 && status == AM_OK; i++)
+      status = am_gpu_ops_result(err, device, AM_UINT64, n, 0, &s.keys[i]);
+    if (status == AM_OK)
+      status = am_gpu_ops_result(err, device, AM_UINT32, AM_SORT_HEAD + 256 * am_sort_blocks(n), 0,
+                                 &s.counts);
+    for (int64_t k = n_keys - 1; k >= 0 && status == AM_OK; k--)
+      status = sort_by(err, &s, keys[k], descending[k], nulls_first[k], k == n_keys - 1);
+  }
+  free(nulls_first);
+  am_array_free(s.rows[1]);
+  am_array_free(s.keys[0]);
+  am_array_free(s.keys[1]);
+  am_array_free(s.counts);
+  if (status == AM_OK) atomic_store(&s.rows[0]->null_count, 0);
+  return am_gpu_ops_finish(status, s.rows[0], out);
 }

@@ -178,7 +178,7 @@ int am_gpu_tdigest(am_err *err, const am_array *array, const double *q, int64_t 
                    uint32_t buffer_size, am_device *host, am_array **out);
 int am_gpu_cumulative(am_err *err, am_cumulative_op op, const am_array *array,
                       const am_scalar *start, int skip_nulls, am_array **out);
-/* ops_sort.c: AM_EUNSUPPORTED until the device sort exists */
+/* ops_sort.c: the device radix sort (AM_EUNSUPPORTED from 2^32 - 1 rows) */
 int am_gpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys,
                         const int *descending, int null_placement, am_array **out);
 

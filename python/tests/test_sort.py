@@ -4,7 +4,8 @@ record batches by column name, multi-key ties (stability), options objects
 and keywords, ChunkedArrays, the refusals (bad options, unsupported per-key
 placements, the C ABI's checks), thread-count independence of the parallel
 radix passes, the memory accounting of its scratch, and GPU-resident arrays
-(skipped without CUDA)."""
+(skipped without CUDA; there the device radix sort of gpu/ops_sort.c
+runs, its memory counted and freed)."""
 
 import numpy as np
 import pyarrow as pa
@@ -240,3 +241,32 @@ def test_gpu_resident_arrays(t):
     r2 = am._array.wrap(out[0])
     assert str(r2.device).startswith("cuda")
     same(r2, pc.sort_indices(t2, keys))
+
+
+@pytest.mark.skipif(not CUDA, reason="needs a CUDA device")
+@pytest.mark.parametrize("t", TYPES)
+def test_gpu_radix_sort_every_type(t):
+    # gpu/ops_sort.c's device sort: lengths 0, 1 and several tiles (4096
+    # rows a block), both orders and placements, ties (stability)
+    for n, distinct in ((0, None), (1, None), (3 * 4096 + 5, 7), (20000, None)):
+        a = data(t, n, seed=n + 1, distinct=distinct)
+        g = am.array(a, device="cuda")
+        for order in ORDERS:
+            for placement in PLACEMENTS:
+                r = am.array_sort_indices(g, order, null_placement=placement)
+                assert str(r.device).startswith("cuda")
+                same(r, pc.array_sort_indices(a, order, null_placement=placement))
+
+
+@pytest.mark.skipif(not CUDA, reason="needs a CUDA device")
+def test_gpu_sort_memory_is_counted_and_freed():
+    n = 400000
+    g = am.array(data("float64", n, 12), device="cuda")
+    am.reset_peak_memory("cuda")
+    before = am.memory_info("cuda")
+    r = am.array_sort_indices(g)
+    after = am.memory_info("cuda")
+    # the result and, at the peak, the second row buffer and two key buffers
+    assert after["peak_bytes"] - before["bytes_in_use"] >= 4 * 8 * n
+    assert after["bytes_in_use"] - before["bytes_in_use"] <= 2 * 8 * n
+    del r
