@@ -112,6 +112,50 @@ static int table_grow(table *t) {
   return AM_OK;
 }
 
+/* An empty table's room for `keys` keys at most half full, allocated at once
+ * (growing there a doubling at a time rehashes about as many keys again and
+ * touches twice the memory). */
+static int table_reserve(table *t, int64_t keys) {
+  uint64_t cap = t->mask + 1;
+  while ((int64_t)cap < 2 * keys) cap *= 2;
+  if (t->direct || t->used || cap == t->mask + 1) return AM_OK;
+  uint64_t *k = am_scratch_alloc((int64_t)(cap * sizeof *k));
+  int32_t *group = am_scratch_alloc((int64_t)(cap * sizeof *group));
+  if (!k || !group) {
+    am_scratch_free(k);
+    am_scratch_free(group);
+    return AM_ENOMEM;
+  }
+  memset(group, 0xff, cap * sizeof *group);
+  table_free(t);
+  t->keys = k;
+  t->group = group;
+  t->mask = cap - 1;
+  return AM_OK;
+}
+
+/* Whether rows [begin, end) look nearly all distinct: 256 rows spread over
+ * the range, of which at least 15 in 16 differ. Such a range gets a table
+ * for all its rows at once. */
+static int mostly_distinct(const am_array *a, int width, int64_t begin, int64_t end) {
+  enum { SAMPLE = 256, CAP = 1024 };
+  uint64_t keys[CAP];
+  uint8_t taken[CAP] = {0};
+  int distinct = 0;
+  int64_t step = (end - begin) / SAMPLE;
+  for (int k = 0; k < SAMPLE; k++) {
+    uint64_t key = key_at(a, width, begin + k * step);
+    uint64_t h = mix(key) & (CAP - 1);
+    while (taken[h] && keys[h] != key) h = (h + 1) & (CAP - 1);
+    if (!taken[h]) {
+      taken[h] = 1;
+      keys[h] = key;
+      distinct++;
+    }
+  }
+  return distinct * 16 >= SAMPLE * 15;
+}
+
 /* The slot of `key`: its group there, or an empty slot (group -1). */
 static inline uint64_t table_slot(const table *t, uint64_t key) {
   if (t->direct) return key;
@@ -187,6 +231,9 @@ static void group_part(void *ctx, int part) {
   am_pool_range(a->length, job->parts, part, &begin, &end);
   pg->null_group = -1;
   if ((pg->status = table_init(&pg->t, width)) != AM_OK) return;
+  if (!pg->t.direct && end - begin >= 16384 && mostly_distinct(a, width, begin, end) &&
+      (pg->status = table_reserve(&pg->t, end - begin)) != AM_OK)
+    return;
   const int nullable = am_cpu_has_nulls(a);
   for (int64_t i = begin; i < end; i++) {
     int64_t g;
@@ -223,26 +270,40 @@ static void group_part(void *ctx, int part) {
   }
 }
 
-/* Rewrites part `part`'s local ids through its map. */
+/* Rewrites part `part`'s local ids through its map (part 0's are global
+ * already: no map). */
 static void remap_part(void *ctx, int part) {
   group_job *job = ctx;
   const part_groups *pg = &job->part[part];
+  if (!pg->map) return;
   int64_t begin, end;
   am_pool_range(job->array->length, job->parts, part, &begin, &end);
   for (int64_t i = begin; i < end; i++)
     if (!job->id_valid || am_bit_get(job->id_valid, i)) job->id[i] = pg->map[job->id[i]];
 }
 
-/* Merges the parts' groups in part order into parts[0]'s vectors and a new
- * table (`merged`), filling each part's map. */
+/* Merges the parts' groups in part order into `merged`, `first` and
+ * `counts`, filling each later part's map. Part 0's groups are the first
+ * global ones with the same ids, so its table and vectors are taken over
+ * as they are; the table is grown up front to hold each later part's
+ * groups (at most that many are new), not one doubling at a time. */
 static int merge_parts(group_job *job, table *merged, vec *first, vec *counts,
                        int64_t *null_group) {
   const am_array *a = job->array;
   const int with_counts = (job->flags & AM_HASH_COUNTS) != 0;
-  if (table_init(merged, job->width) != AM_OK) return AM_ENOMEM;
-  *null_group = -1;
-  for (int p = 0; p < job->parts; p++) {
+  part_groups *head = &job->part[0];
+  *merged = head->t;
+  *first = head->first;
+  *counts = head->counts;
+  *null_group = head->null_group;
+  head->t.keys = NULL;
+  head->t.group = NULL;
+  head->first = (vec){0};
+  head->counts = (vec){0};
+  for (int p = 1; p < job->parts; p++) {
     part_groups *pg = &job->part[p];
+    while (!merged->direct && (merged->used + pg->first.n) * 2 > (int64_t)merged->mask + 1)
+      if (table_grow(merged) != AM_OK) return AM_ENOMEM;
     pg->map = am_scratch_alloc((pg->first.n ? pg->first.n : 1) * (int64_t)sizeof *pg->map);
     if (!pg->map) return AM_ENOMEM;
     for (int64_t g = 0; g < pg->first.n; g++) {
@@ -267,9 +328,7 @@ static int merge_parts(group_job *job, table *merged, vec *first, vec *counts,
             return AM_ENOMEM;
           if (!merged->direct) merged->keys[slot] = key;
           merged->group[slot] = (int32_t)global;
-          if (!merged->direct && ++merged->used * 2 > (int64_t)merged->mask + 1 &&
-              table_grow(merged) != AM_OK)
-            return AM_ENOMEM;
+          merged->used++;
         }
       }
       if (with_counts) counts->v[global] += pg->counts.v[g];
