@@ -87,6 +87,7 @@ from ._errors import (
     ArrowMetalZeroDivisionError,
 )
 from ._fallback import ArrowMetalFallbackWarning, fallbacks
+from ._groupby import TableGroupBy, group_by  # group-by (branch groupby)
 from ._hash import (  # hash-based functions
     count_distinct,
     dictionary_encode,
@@ -313,6 +314,9 @@ __all__ += [
 
 # Sorting.
 __all__ += ["array_sort", "array_sort_indices", "sort_indices"]
+
+# Group-by (branch groupby).
+__all__ += ["TableGroupBy", "group_by"]
 
 # The functions of the library's table-driven families (am_unary: negate,
 # abs, ...), by their pyarrow names, from the C library's own list.
