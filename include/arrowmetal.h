@@ -1354,7 +1354,8 @@ typedef struct am_group_result {
  *    with skip_nulls == 0 a group holding a null gives null, except first
  *    and last (the first / last row's value, null or not) and any / all
  *    (Kleene logic: any of [true, null] is true, all of [false, null] false);
- *  - floats: min, max and min_max skip NaN (all NaN gives NaN); NaN carries
+ *  - floats: min, max and min_max skip NaN (all NaN gives NaN) and take
+ *    -0.0 and 0.0 as equal (the group's first of them is given); NaN carries
  *    through sum, product, mean, variance and stddev; sums and products
  *    accumulate in row order (float64; integers in 64 bits, wrapping), mean
  *    is the sum over the count; variance and stddev are two-pass (mean, then
@@ -1383,6 +1384,51 @@ int am_group_by(const am_array *const *keys, int64_t n_keys, const am_array *con
                 int64_t n_values, const am_group_aggregate *aggregates, int64_t n_aggregates,
                 am_array **keys_out, am_group_result *results);
 /* ---- end of group-by */
+
+/* ---- Hash joins: the row pairs of pyarrow's Table.join (branch groupby). */
+typedef enum am_join_type {
+  AM_JOIN_INNER = 0,       /* "inner" */
+  AM_JOIN_LEFT_OUTER = 1,  /* "left outer" */
+  AM_JOIN_RIGHT_OUTER = 2, /* "right outer" */
+  AM_JOIN_FULL_OUTER = 3,  /* "full outer" */
+  AM_JOIN_LEFT_SEMI = 4,   /* "left semi" */
+  AM_JOIN_LEFT_ANTI = 5,   /* "left anti" */
+  AM_JOIN_RIGHT_SEMI = 6,  /* "right semi" */
+  AM_JOIN_RIGHT_ANTI = 7   /* "right anti" */
+} am_join_type;
+
+/* The rows a join of a left and a right table pairs, by n_keys (>= 1) key
+ * columns each: left_keys[k] is matched with right_keys[k], which must have
+ * its element type; the left keys share one length, the right keys another.
+ * Rows match when every key is equal by its bits (as am_group_by groups
+ * them: 0.0 and -0.0 differ, NaN matches NaN of the same bits); a null key
+ * never matches anything.
+ *
+ * *left_indices and *right_indices are AM_INT64 row numbers of the output
+ * rows, one pair per output row: for the inner and outer joins both are
+ * written, null where the row has no partner (left outer: unmatched left
+ * rows; right outer: unmatched right rows; full outer: both); for the semi
+ * and anti joins only the side they return is written (left semi / anti:
+ * *left_indices, each left row with / without a match once; right semi /
+ * anti: *right_indices) and the other pointer is set to NULL. Output order:
+ * left rows in row order, each with its matches in right row order, then
+ * (right and full outer) the unmatched right rows in row order; semi / anti
+ * in row order. pyarrow's order is unspecified: compare after sorting.
+ *
+ * Errors: AM_EINVAL for NULL pointers, n_keys < 1, keys of different
+ * lengths on one side, an unknown join type; AM_ETYPE for a key pair of
+ * different types ("Incompatible data types for corresponding join field
+ * keys: int32 and int64"). Nothing is written on an error. Inputs are
+ * borrowed and may live on any device; results live on left_keys[0]'s. The
+ * CPU groups the left and right keys together with am_group_by's hashing
+ * (one dense id per key tuple, cpu/groupby.c), buckets the right rows by
+ * id and probes each left row, its work areas counted in am_memory_info.
+ * GPUs have no join kernel yet: the keys are joined on the host and the
+ * indices moved back. Thread-safe. */
+int am_join_indices(const am_array *const *left_keys, const am_array *const *right_keys,
+                    int64_t n_keys, am_join_type join_type, am_array **left_indices,
+                    am_array **right_indices);
+/* ---- end of hash joins */
 
 #ifdef __cplusplus
 }

@@ -55,8 +55,7 @@ static int check_aggregate(am_err *err, const am_group_aggregate *g, int64_t a,
   if (g->column < 0 || g->column >= n_values)
     return am_fail(err, AM_EINVAL, "aggregate %lld: column %d is out of range (%lld value columns)",
                    (long long)a, (int)g->column, (long long)n_values);
-  if ((g->op == AM_GROUP_COUNT || g->op == AM_GROUP_COUNT_DISTINCT ||
-       g->op == AM_GROUP_DISTINCT) &&
+  if ((g->op == AM_GROUP_COUNT || g->op == AM_GROUP_COUNT_DISTINCT || g->op == AM_GROUP_DISTINCT) &&
       (g->count_mode < AM_COUNT_VALID || g->count_mode > AM_COUNT_ALL))
     return am_fail(err, AM_EINVAL,
                    "aggregate %lld: count_mode %d is not AM_COUNT_VALID (0), AM_COUNT_NULL (1) or "
@@ -64,8 +63,7 @@ static int check_aggregate(am_err *err, const am_group_aggregate *g, int64_t a,
                    (long long)a, (int)g->count_mode);
   const am_op_desc *row = am_op_find(AM_FAMILY_GROUP_BY, g->op);
   am_type t = values[g->column]->type;
-  if (!am_accepts(row, t))
-    /* pyarrow's words; its group ids are uint32 */
+  if (!am_accepts(row, t)) /* pyarrow's words; its group ids are uint32 */
     return am_fail(err, AM_ETYPE, "Function '%s' has no kernel matching input types (%s, uint32)",
                    row->name, am_type_name(t));
   return AM_OK;
@@ -75,7 +73,7 @@ static int run_on(am_err *err, const am_array *const *keys, int64_t n_keys,
                   const am_array *const *values, const am_group_aggregate *aggregates,
                   int64_t n_aggregates, am_array **keys_out, am_group_result *results) {
   return keys[0]->device->backend->kernels.group_by(err, keys, n_keys, values, aggregates,
-                                                     n_aggregates, keys_out, results);
+                                                    n_aggregates, keys_out, results);
 }
 
 /* Host copies of n arrays (NULL entries stay NULL). */
@@ -108,8 +106,8 @@ static int move_to(am_err *err, am_array **a, am_device *device) {
 
 static int group_by(am_err *err, const am_array *const *keys, int64_t n_keys,
                     const am_array *const *values, int64_t n_values,
-                    const am_group_aggregate *aggregates, int64_t n_aggregates,
-                    am_array **keys_out, am_group_result *results) {
+                    const am_group_aggregate *aggregates, int64_t n_aggregates, am_array **keys_out,
+                    am_group_result *results) {
   if (n_keys < 1) return am_fail(err, AM_EINVAL, "Must specify one or more keys (n_keys < 1)");
   AM_REQUIRE(keys, "keys");
   AM_REQUIRE(keys_out, "keys_out");
@@ -145,9 +143,9 @@ static int group_by(am_err *err, const am_array *const *keys, int64_t n_keys,
   }
   am_err tried;
   am_err_init(&tried, err->entry);
-  status = same_device ? run_on(&tried, keys, n_keys, values, aggregates, n_aggregates, got_keys,
-                                got)
-                       : AM_EUNSUPPORTED;
+  status = same_device
+               ? run_on(&tried, keys, n_keys, values, aggregates, n_aggregates, got_keys, got)
+               : AM_EUNSUPPORTED;
   if (status == AM_EUNSUPPORTED) {
     am_err_merge(err, &tried, 0);
     if ((status = all_to_host(err, keys, n_keys, &host_keys)) != AM_OK ||
@@ -196,6 +194,6 @@ AM_EXPORT int am_group_by(const am_array *const *keys, int64_t n_keys,
                           const am_group_aggregate *aggregates, int64_t n_aggregates,
                           am_array **keys_out, am_group_result *results) {
   AM_API_BEGIN;
-  AM_API_RETURN(group_by(err, keys, n_keys, values, n_values, aggregates, n_aggregates, keys_out,
-                         results));
+  AM_API_RETURN(
+      group_by(err, keys, n_keys, values, n_values, aggregates, n_aggregates, keys_out, results));
 }

@@ -193,5 +193,9 @@ int am_cpu_group_by(am_err *err, const am_array *const *keys, int64_t n_keys,
  * never null), out->first and out->groups, in first-occurrence order. */
 int am_cpu_group_keys(am_err *err, const am_array *const *keys, int64_t n_keys,
                       am_hash_groups *out);
+/* join.c (branch groupby): core/backend.h's join_indices. */
+int am_cpu_join_indices(am_err *err, const am_array *const *left_keys,
+                        const am_array *const *right_keys, int64_t n_keys, am_join_type join_type,
+                        am_array **left_indices, am_array **right_indices);
 
 #endif

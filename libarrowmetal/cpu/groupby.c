@@ -395,14 +395,22 @@ static int do_pick(agg_job *j) {
       hi[g] = i;
     }
   } else {
-    /* Smallest and largest by order key; the first such row on ties. NaN
-     * only where a group has nothing else. */
+    /* Smallest and largest (integers by order key); the first such row on
+     * ties. NaN only where a group has nothing else. */
+    const int is_float = am_type_is_float(t);
     for (int64_t i = 0; i < j->rows; i++) {
       if (!valid_at(v, i)) continue;
       int32_t g = j->ids[i];
       uint64_t bits = bits_at(v, i);
       if (is_nan_bits(t, bits)) {
         if (nan[g] < 0) nan[g] = i;
+        continue;
+      }
+      if (is_float) {
+        /* by value: -0.0 and 0.0 tie, and the first of them stays (pyarrow's) */
+        double x = am_quantile_as_double(t, bits);
+        if (lo[g] < 0 || x < am_quantile_as_double(t, bits_at(v, lo[g]))) lo[g] = i;
+        if (hi[g] < 0 || x > am_quantile_as_double(t, bits_at(v, hi[g]))) hi[g] = i;
         continue;
       }
       uint64_t key = am_quantile_key(t, bits);

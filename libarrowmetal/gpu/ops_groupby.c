@@ -10,5 +10,6 @@ int am_gpu_group_by(am_err *err, const am_array *const *keys, int64_t n_keys,
                     int64_t n_aggregates, am_array **keys_out, am_group_result *results) {
   (void)keys, (void)n_keys, (void)values, (void)aggregates, (void)n_aggregates, (void)keys_out,
       (void)results;
-  return am_fail(err, AM_EUNSUPPORTED, "group_by has no GPU kernel: GPU arrays are grouped on the host");
+  return am_fail(err, AM_EUNSUPPORTED,
+                 "group_by has no GPU kernel: GPU arrays are grouped on the host");
 }

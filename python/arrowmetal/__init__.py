@@ -97,6 +97,7 @@ from ._hash import (  # hash-based functions
     unique,
     value_counts,
 )
+from ._join import join  # hash joins (branch groupby)
 from ._nulls import (  # null handling
     coalesce,
     drop_null,
@@ -316,7 +317,7 @@ __all__ += [
 __all__ += ["array_sort", "array_sort_indices", "sort_indices"]
 
 # Group-by (branch groupby).
-__all__ += ["TableGroupBy", "group_by"]
+__all__ += ["TableGroupBy", "group_by", "join"]
 
 # The functions of the library's table-driven families (am_unary: negate,
 # abs, ...), by their pyarrow names, from the C library's own list.

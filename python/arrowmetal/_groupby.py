@@ -23,7 +23,6 @@ pyarrow (counted and announced as every fallback, see _fallback).
 
 from __future__ import annotations
 
-import threading
 import warnings
 
 from . import _fallback
@@ -36,7 +35,7 @@ from ._state import drop
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Callable
 
     import pyarrow as pa
 
@@ -95,13 +94,9 @@ def _as_table(obj: Any) -> pa.Table:
     )
 
 
-_fallback_lock = threading.Lock()
-
-
-def _run_in_pyarrow(table: pa.Table, keys: list[str], use_threads: bool, aggregations: Any,
-                    reason: str) -> pa.Table:  # fmt: skip
-    """pyarrow's TableGroupBy, counted and announced as _fallback's calls."""
-    name = "group_by"
+def _counted_fallback(name: str, reason: str, run: Callable[[], Any]) -> Any:
+    """run() (pyarrow's own group-by or join), counted and announced as
+    _fallback's calls are (or refused under ARROWMETAL_FALLBACK=error)."""
     with _fallback._lock:
         first = name not in _fallback._counts
         _fallback._counts[name] = _fallback._counts.get(name, 0) + 1
@@ -111,12 +106,20 @@ def _run_in_pyarrow(table: pa.Table, keys: list[str], use_threads: bool, aggrega
         )
     if first:
         warnings.warn(
-            f"arrowmetal.{name}: {reason}; running pyarrow's TableGroupBy on the CPU "
+            f"arrowmetal.{name}: {reason}; running pyarrow's {name} on the CPU "
             "(warned once per function; am.fallbacks() counts the calls)",
             _fallback.ArrowMetalFallbackWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
-    return table.group_by(keys, use_threads=use_threads).aggregate(aggregations)
+    return run()
+
+
+def _run_in_pyarrow(table: pa.Table, keys: list[str], use_threads: bool, aggregations: Any,
+                    reason: str) -> pa.Table:  # fmt: skip
+    return _counted_fallback(
+        "group_by", reason,
+        lambda: table.group_by(keys, use_threads=use_threads).aggregate(aggregations),
+    )  # fmt: skip
 
 
 def _parse(aggregations: Any) -> list[tuple[list[str], str, Any]]:
@@ -132,8 +135,7 @@ def _parse(aggregations: Any) -> list[tuple[list[str], str, Any]]:
             cols = [target]
         else:
             cols = list(target)
-        if func.startswith("hash_"):
-            func = func[5:]
+        func = func.removeprefix("hash_")
         parsed.append((cols, func, options))
     return parsed
 
