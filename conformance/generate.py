@@ -28,6 +28,7 @@ import functions
 import gen_aggregates
 import groupby_cases
 import hash_cases
+import join_cases
 import null_handling
 import quantile_cases
 import rounding
@@ -107,6 +108,8 @@ FILES.update({name: cumulative.FILE for name in cumulative.OPS})
 FILES.update({name: sort_cases.FILE for name in sort_cases.OPS})
 # Group-by: conformance/groupby_cases.py.
 FILES.update({name: groupby_cases.FILE for name in groupby_cases.OPS})
+# Hash joins: conformance/join_cases.py.
+FILES.update({name: join_cases.FILE for name in join_cases.OPS})
 
 
 # ---- pyarrow evaluation and error mapping -------------------------------------------------
@@ -116,7 +119,7 @@ def map_error(exc):
     """am_status name for an exception raised by pyarrow."""
     msg = str(exc)
     # The families whose cases live in their own modules map their own errors first.
-    for family in (null_handling, hash_cases, rounding, quantile_cases, sort_cases):
+    for family in (null_handling, hash_cases, rounding, quantile_cases, sort_cases, join_cases):
         status = family.map_error(exc)
         if status:
             return status
@@ -195,6 +198,8 @@ def evaluate(op, params, args):
         return sort_cases.evaluate(op, params, args)
     if op in groupby_cases.OPS:
         return groupby_cases.evaluate(op, params, args)
+    if op in join_cases.OPS:
+        return join_cases.evaluate(op, params, args)
     raise AssertionError(op)
 
 
@@ -204,8 +209,9 @@ def expectation(case):
         result = evaluate(case["op"], case["params"], args)
     except Exception as exc:  # noqa: BLE001 - every exception is mapped or re-raised
         return {"error": map_error(exc)}, None
-    if isinstance(result, pa.Table):  # group_by: rows sorted by key
-        return groupby_cases.expected(case, result), None
+    if isinstance(result, pa.Table):  # group_by, join: rows compared sorted
+        family = join_cases if case["op"] in join_cases.OPS else groupby_cases
+        return family.expected(case, result), None
     if isinstance(result, pa.StructScalar):  # min_max, first_last: a record of scalars
         return gen_aggregates.expected_struct(case["op"], result), result
     fields = hash_cases.expected(sys.modules[__name__], case["op"], result)
@@ -1681,7 +1687,7 @@ def update_readme(path):
     # The families with case modules of their own: their rows, from the cases, after
     # the others, in this order.
     families = (null_handling, hash_cases, rounding, quantile_cases, cumulative, sort_cases)
-    for family in families + (groupby_cases,):
+    for family in families + (groupby_cases, join_cases):
         subject = getattr(family, "subject_type", lambda case: case["inputs"][0]["type"])
         rows = [r for r in rows if r.split("|")[1].strip() not in family.OPS]
         rows += cf.matrix_rows(CASES, family.OPS, subject)
@@ -1858,6 +1864,7 @@ def main():
     cumulative.gen(sys.modules[__name__])
     sort_cases.gen(sys.modules[__name__])
     groupby_cases.gen(sys.modules[__name__])
+    join_cases.gen(sys.modules[__name__])
     write(args.out)
     update_readme(os.path.join(HERE, "README.md"))
 

@@ -10,6 +10,7 @@ import cumulative
 import functions
 import groupby_cases
 import hash_cases
+import join_cases
 import null_handling
 import pytest
 import quantile_cases
@@ -146,6 +147,8 @@ def call(case, arrays, scalars):
         return sort_cases.call(case, arrays, scalars, out)
     if op in groupby_cases.OPS:  # several results: a tuple of handles
         return groupby_cases.call(case, arrays, scalars, out)
+    if op in join_cases.OPS:
+        return join_cases.call(case, arrays, scalars, out)
     raise AssertionError("unknown op " + op)
 
 
@@ -306,6 +309,8 @@ def run_case(case, dev):
                 assert rc == lib.AM_OK, f"{fname} returned {amabi.status_name(rc)}: {msg}"
                 if "sorted_by_keys" in case["expected"]:  # group_by: rows sorted by key
                     groupby_cases.check(case, results, dev)
+                if "pairs_sorted" in case["expected"]:  # join: index pairs sorted
+                    join_cases.check(case, results, dev)
                 for handle, (name, field) in zip(
                     results, case["expected"].get("fields", {}).items()
                 ):

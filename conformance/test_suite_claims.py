@@ -11,6 +11,7 @@ import cumulative
 import functions
 import groupby_cases
 import hash_cases
+import join_cases
 import null_handling
 import quantile_cases
 import rounding
@@ -30,6 +31,7 @@ OPS += quantile_cases.OPS  # quantiles
 OPS += cumulative.OPS
 OPS += sort_cases.OPS
 OPS += groupby_cases.OPS
+OPS += join_cases.OPS
 LENGTHS = [0, 1, 7, 63, 64, 65, 1000, 100003]
 OFFSETS = [0, 1, 7, 63]
 

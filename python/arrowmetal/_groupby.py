@@ -11,7 +11,8 @@ also checks the aggregations and options with pyarrow's errors).
 
 Row order: the groups in the order of their first row (pyarrow's order with
 use_threads=False; with use_threads=True pyarrow's order is unspecified and
-this one does not change). Groups compare keys by their bits: 0.0 and -0.0
+this one does not change: use_threads is taken and has no effect, the
+library's worker pool, ARROWMETAL_THREADS, decides). Groups compare keys by their bits: 0.0 and -0.0
 are two groups, every NaN of one bit pattern one group; a null key is a
 group of its own.
 
@@ -66,17 +67,6 @@ _COUNT_MODES = {
     "only_null": lib.AM_COUNT_NULL,
     "all": lib.AM_COUNT_ALL,
 }
-# the options class each aggregate takes, as pyarrow checks it
-_OPTIONS = {name: "ScalarAggregateOptions" for name in _OPS}
-_OPTIONS.update(
-    count="CountOptions",
-    count_distinct="CountOptions",
-    distinct="CountOptions",
-    variance="VarianceOptions",
-    stddev="VarianceOptions",
-    list=None,
-    count_all=None,
-)
 
 
 def _as_table(obj: Any) -> pa.Table:
@@ -140,7 +130,7 @@ def _parse(aggregations: Any) -> list[tuple[list[str], str, Any]]:
     return parsed
 
 
-def _spec(func: str, column: int, options: Any) -> dict[str, int]:
+def _spec(func: str, column: int, options: Any) -> Any:
     """The am_group_aggregate fields of one request (pyarrow has checked the
     options' class)."""
     spec = ffi.new("am_group_aggregate *")
@@ -215,8 +205,6 @@ class TableGroupBy:
             results = ffi.new("am_group_result[]", max(len(parsed), 1))
             rc = lib.am_group_by(key_handles, n_keys, value_handles, len(columns), specs,
                                  len(parsed), keys_out, results)  # fmt: skip
-            if rc == lib.AM_ETYPE:
-                raise error_from_status(rc)
             if rc:
                 raise error_from_status(rc)
         finally:

@@ -51,7 +51,8 @@ def _pa(x: Any) -> Any:
     return x.to_pyarrow() if isinstance(x, Array) else x
 
 
-def _gather(column: Any, indices: Array) -> Any:
+def _gather(column: Any, indices: Array | None) -> Any:
+    assert indices is not None  # the side the join type gives
     got = _pa(take(_combined(column), indices))
     return got.combine_chunks() if hasattr(got, "combine_chunks") else got
 
