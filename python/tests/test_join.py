@@ -112,8 +112,11 @@ def indices(left_keys, right_keys, join_type):
     rc = lib.am_join_indices(lk, rk, len(left_keys), join_type, li, ri)
     msg = ffi.string(lib.am_last_error()).decode() if rc else ""
     w = am._array.wrap
-    return rc, msg, (w(li[0]) if li[0] != ffi.NULL else None), (
-        w(ri[0]) if ri[0] != ffi.NULL else None
+    return (
+        rc,
+        msg,
+        (w(li[0]) if li[0] != ffi.NULL else None),
+        (w(ri[0]) if ri[0] != ffi.NULL else None),
     )
 
 
