@@ -231,28 +231,66 @@ static int do_arith(agg_job *j) {
   int status = tally_rows(j, &tl);
   if (status != AM_OK) goto done;
   if ((status = result_alloc(&j->err, out_type, j->groups, 1, &out)) != AM_OK) goto done;
-  const int product = op == AM_GROUP_PRODUCT;
+  const int product = op == AM_GROUP_PRODUCT, nullable = am_cpu_has_nulls(v);
+  const int32_t *ids = j->ids;
+  const int64_t rows = j->rows;
+  /* One loop per element type, so that neither the type's switch nor the
+   * product / sum choice sits in the row loop. */
+#define ACCUMULATE(C_T, ACC)                                                    \
+  do {                                                                          \
+    const C_T *p = (const C_T *)v->data + v->offset;                            \
+    if (product) {                                                              \
+      for (int64_t i = 0; i < rows; i++)                                        \
+        if (!nullable || valid_at(v, i)) ACC[ids[i]] *= (__typeof__(*ACC))p[i]; \
+    } else {                                                                    \
+      for (int64_t i = 0; i < rows; i++)                                        \
+        if (!nullable || valid_at(v, i)) ACC[ids[i]] += (__typeof__(*ACC))p[i]; \
+    }                                                                           \
+  } while (0)
   if (is_float) {
     double *acc = (double *)out->data;
     for (int64_t g = 0; g < j->groups; g++) acc[g] = product ? 1.0 : 0.0;
-    for (int64_t i = 0; i < j->rows; i++) {
-      if (!valid_at(v, i)) continue;
-      double x = am_quantile_as_double(t, bits_at(v, i));
-      if (product)
-        acc[j->ids[i]] *= x;
-      else
-        acc[j->ids[i]] += x;
-    }
+    if (t == AM_FLOAT32)
+      ACCUMULATE(float, acc);
+    else
+      ACCUMULATE(double, acc);
   } else {
     uint64_t *acc = (uint64_t *)out->data;
     for (int64_t g = 0; g < j->groups; g++) acc[g] = product ? 1 : 0;
-    for (int64_t i = 0; i < j->rows; i++) {
-      if (!valid_at(v, i)) continue;
-      uint64_t x = (uint64_t)as_i64(t, bits_at(v, i));
-      if (product)
-        acc[j->ids[i]] *= x;
-      else
-        acc[j->ids[i]] += x;
+    /* integers wrap in 64 bits: signed values sign-extend into uint64 */
+    switch (t) {
+      case AM_INT8:
+        ACCUMULATE(int8_t, acc);
+        break;
+      case AM_INT16:
+        ACCUMULATE(int16_t, acc);
+        break;
+      case AM_INT32:
+        ACCUMULATE(int32_t, acc);
+        break;
+      case AM_INT64:
+        ACCUMULATE(int64_t, acc);
+        break;
+      case AM_UINT8:
+        ACCUMULATE(uint8_t, acc);
+        break;
+      case AM_UINT16:
+        ACCUMULATE(uint16_t, acc);
+        break;
+      case AM_UINT32:
+        ACCUMULATE(uint32_t, acc);
+        break;
+      case AM_UINT64:
+        ACCUMULATE(uint64_t, acc);
+        break;
+      default: /* bool: a bitmap */
+        for (int64_t i = 0; i < rows; i++) {
+          if (!valid_at(v, i)) continue;
+          if (product)
+            acc[ids[i]] *= bits_at(v, i);
+          else
+            acc[ids[i]] += bits_at(v, i);
+        }
     }
     if (op == AM_GROUP_MEAN) {
       /* the integer sum (int64 or uint64), then over the count */
@@ -261,6 +299,7 @@ static int do_arith(agg_job *j) {
         mean[g] = is_signed ? (double)(int64_t)acc[g] : (double)acc[g];
     }
   }
+#undef ACCUMULATE
   int64_t nulls = 0;
   for (int64_t g = 0; g < j->groups; g++) {
     if (null_by_options(j->spec, &tl, g)) {
