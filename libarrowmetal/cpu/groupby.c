@@ -57,20 +57,6 @@ static inline int is_nan_bits(am_type t, uint64_t bits) {
   return 0;
 }
 
-/* As a signed 64-bit integer (signed types sign-extended). */
-static inline int64_t as_i64(am_type t, uint64_t bits) {
-  switch (t) {
-    case AM_INT8:
-      return (int8_t)bits;
-    case AM_INT16:
-      return (int16_t)bits;
-    case AM_INT32:
-      return (int32_t)bits;
-    default:
-      return (int64_t)bits;
-  }
-}
-
 /* ---- Grouping by several keys. */
 
 /* An int32 array's values (offset 0, as hash.c writes them). */
