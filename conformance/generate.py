@@ -26,7 +26,9 @@ import casefmt as cf
 import cumulative  # cumulative functions
 import functions
 import gen_aggregates
+import groupby_cases
 import hash_cases
+import join_cases
 import null_handling
 import quantile_cases
 import rounding
@@ -104,6 +106,10 @@ FILES.update({name: quantile_cases.FILE for name in quantile_cases.OPS})
 FILES.update({name: cumulative.FILE for name in cumulative.OPS})
 # Sorting: conformance/sort_cases.py.
 FILES.update({name: sort_cases.FILE for name in sort_cases.OPS})
+# Group-by: conformance/groupby_cases.py.
+FILES.update({name: groupby_cases.FILE for name in groupby_cases.OPS})
+# Hash joins: conformance/join_cases.py.
+FILES.update({name: join_cases.FILE for name in join_cases.OPS})
 
 
 # ---- pyarrow evaluation and error mapping -------------------------------------------------
@@ -113,7 +119,7 @@ def map_error(exc):
     """am_status name for an exception raised by pyarrow."""
     msg = str(exc)
     # The families whose cases live in their own modules map their own errors first.
-    for family in (null_handling, hash_cases, rounding, quantile_cases, sort_cases):
+    for family in (null_handling, hash_cases, rounding, quantile_cases, sort_cases, join_cases):
         status = family.map_error(exc)
         if status:
             return status
@@ -190,6 +196,10 @@ def evaluate(op, params, args):
         return cumulative.evaluate(op, params, args)
     if op in sort_cases.OPS:
         return sort_cases.evaluate(op, params, args)
+    if op in groupby_cases.OPS:
+        return groupby_cases.evaluate(op, params, args)
+    if op in join_cases.OPS:
+        return join_cases.evaluate(op, params, args)
     raise AssertionError(op)
 
 
@@ -199,6 +209,9 @@ def expectation(case):
         result = evaluate(case["op"], case["params"], args)
     except Exception as exc:  # noqa: BLE001 - every exception is mapped or re-raised
         return {"error": map_error(exc)}, None
+    if isinstance(result, pa.Table):  # group_by, join: rows compared sorted
+        family = join_cases if case["op"] in join_cases.OPS else groupby_cases
+        return family.expected(case, result), None
     if isinstance(result, pa.StructScalar):  # min_max, first_last: a record of scalars
         return gen_aggregates.expected_struct(case["op"], result), result
     fields = hash_cases.expected(sys.modules[__name__], case["op"], result)
@@ -360,6 +373,8 @@ def tolerance(case, result):
         return gen_aggregates.tolerance(case, result)
     if case["op"] in cumulative.OPS:
         return cumulative.tolerance(case, result)
+    if case["op"] in groupby_cases.OPS:
+        return None if "error" in case["expected"] else groupby_cases.tolerance(case)
     if case["op"] not in ("sum", "mean") or result is None or "error" in case["expected"]:
         return None
     t = case["inputs"][0]["type"]
@@ -1671,7 +1686,8 @@ def update_readme(path):
     rows = kept[:after] + derived + kept[after:]
     # The families with case modules of their own: their rows, from the cases, after
     # the others, in this order.
-    for family in (null_handling, hash_cases, rounding, quantile_cases, cumulative, sort_cases):
+    families = (null_handling, hash_cases, rounding, quantile_cases, cumulative, sort_cases)
+    for family in families + (groupby_cases, join_cases):
         subject = getattr(family, "subject_type", lambda case: case["inputs"][0]["type"])
         rows = [r for r in rows if r.split("|")[1].strip() not in family.OPS]
         rows += cf.matrix_rows(CASES, family.OPS, subject)
@@ -1847,6 +1863,8 @@ def main():
     quantile_cases.gen(sys.modules[__name__])  # quantiles
     cumulative.gen(sys.modules[__name__])
     sort_cases.gen(sys.modules[__name__])
+    groupby_cases.gen(sys.modules[__name__])
+    join_cases.gen(sys.modules[__name__])
     write(args.out)
     update_readme(os.path.join(HERE, "README.md"))
 

@@ -8,7 +8,9 @@ import amabi
 import casefmt as cf
 import cumulative
 import functions
+import groupby_cases
 import hash_cases
+import join_cases
 import null_handling
 import pytest
 import quantile_cases
@@ -143,6 +145,10 @@ def call(case, arrays, scalars):
         return cumulative.call(case, arrays, scalars, out)
     if op in sort_cases.OPS:
         return sort_cases.call(case, arrays, scalars, out)
+    if op in groupby_cases.OPS:  # several results: a tuple of handles
+        return groupby_cases.call(case, arrays, scalars, out)
+    if op in join_cases.OPS:
+        return join_cases.call(case, arrays, scalars, out)
     raise AssertionError("unknown op " + op)
 
 
@@ -301,7 +307,13 @@ def run_case(case, dev):
                 assert out[1][0] == ffi.NULL, "output handle written on failure"
             else:
                 assert rc == lib.AM_OK, f"{fname} returned {amabi.status_name(rc)}: {msg}"
-                for handle, (name, field) in zip(results, case["expected"]["fields"].items()):
+                if "sorted_by_keys" in case["expected"]:  # group_by: rows sorted by key
+                    groupby_cases.check(case, results, dev)
+                if "pairs_sorted" in case["expected"]:  # join: index pairs sorted
+                    join_cases.check(case, results, dev)
+                for handle, (name, field) in zip(
+                    results, case["expected"].get("fields", {}).items()
+                ):
                     try:
                         check_array(dict(case, expected=field), handle, dev)
                     except AssertionError as e:

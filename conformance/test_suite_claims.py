@@ -9,7 +9,9 @@ import re
 import casefmt as cf
 import cumulative
 import functions
+import groupby_cases
 import hash_cases
+import join_cases
 import null_handling
 import quantile_cases
 import rounding
@@ -28,6 +30,8 @@ OPS += rounding.OPS
 OPS += quantile_cases.OPS  # quantiles
 OPS += cumulative.OPS
 OPS += sort_cases.OPS
+OPS += groupby_cases.OPS
+OPS += join_cases.OPS
 LENGTHS = [0, 1, 7, 63, 64, 65, 1000, 100003]
 OFFSETS = [0, 1, 7, 63]
 

@@ -1044,7 +1044,9 @@ typedef enum am_function_family {
   AM_FAMILY_QUANTILE = 32, /* am_quantile */
   AM_FAMILY_TDIGEST = 33,  /* am_tdigest: op 0 tdigest, op 1 approximate_median */
   /* Sorting */
-  AM_FAMILY_SORT_INDICES = 40 /* am_sort_indices: op 0 sort_indices, op 1 array_sort_indices */
+  AM_FAMILY_SORT_INDICES = 40, /* am_sort_indices: op 0 sort_indices, op 1 array_sort_indices */
+  /* Group-by (branch groupby) */
+  AM_FAMILY_GROUP_BY = 48 /* am_group_by: op = am_group_op ("hash_sum" ...) */
 } am_function_family;
 
 typedef enum am_type_rule {
@@ -1268,6 +1270,165 @@ int am_dictionary(const am_array *array, am_array **out);
  * fewer than min_count values are valid. */
 int am_mode(const am_array *array, int64_t n, int skip_nulls, int64_t min_count, am_array **modes,
             am_array **counts);
+
+/* ---- Group-by: pyarrow's TableGroupBy.aggregate (its hash_* kernels,
+ * use_threads=False), one call over key columns, value columns and a list
+ * of aggregate requests (branch groupby). */
+
+/* The aggregates, by pyarrow's names without "hash_". */
+typedef enum am_group_op {
+  AM_GROUP_COUNT = 0,          /* "count" (CountOptions mode): int64 */
+  AM_GROUP_COUNT_DISTINCT = 1, /* "count_distinct" (CountOptions mode): int64 */
+  AM_GROUP_SUM = 2,            /* "sum": int64, uint64 (unsigned, bool), float64 */
+  AM_GROUP_PRODUCT = 3,        /* "product": sum's types, integers wrap in 64 bits */
+  AM_GROUP_MEAN = 4,           /* "mean": float64 */
+  AM_GROUP_MIN = 5,            /* "min": the value type */
+  AM_GROUP_MAX = 6,            /* "max": the value type */
+  AM_GROUP_MIN_MAX = 7,        /* "min_max": two arrays of the value type (min, max) */
+  AM_GROUP_FIRST = 8,          /* "first": the value type */
+  AM_GROUP_LAST = 9,           /* "last": the value type */
+  AM_GROUP_ANY = 10,           /* "any": bool values, bool */
+  AM_GROUP_ALL = 11,           /* "all": bool values, bool */
+  AM_GROUP_VARIANCE = 12,      /* "variance" (VarianceOptions): numbers, float64 */
+  AM_GROUP_STDDEV = 13,        /* "stddev" (VarianceOptions): numbers, float64 */
+  AM_GROUP_LIST = 14,          /* "list": every value of the group, nulls too, in row order */
+  AM_GROUP_DISTINCT = 15,      /* "distinct" (CountOptions mode): the group's distinct values */
+  AM_GROUP_COUNT_ALL = 16      /* "count_all": the group's rows (reads no column), int64 */
+} am_group_op;
+
+/* One aggregate request: a plain value struct, read during the call only.
+ * Fields an op has no use for are ignored (am_group_aggregate_default
+ * writes pyarrow's defaults for all of them). */
+typedef struct am_group_aggregate {
+  int32_t op;         /* am_group_op */
+  int32_t column;     /* the value column read: an index into `values` (not read by COUNT_ALL) */
+  int32_t skip_nulls; /* ScalarAggregateOptions / VarianceOptions: nonzero leaves nulls out */
+  uint32_t min_count; /* fewer valid values in a group than this: that group's result is null */
+  int32_t ddof;       /* VarianceOptions: delta degrees of freedom (variance, stddev) */
+  int32_t count_mode; /* am_count_mode: COUNT, COUNT_DISTINCT, DISTINCT */
+} am_group_aggregate;
+
+/* Writes pyarrow's default options of `op` reading column `column` to *out:
+ * skip_nulls 1, min_count 1 (0 for variance and stddev), ddof 0,
+ * count_mode AM_COUNT_VALID. AM_EINVAL for an unknown op or NULL out.
+ * Thread-safe. */
+int am_group_aggregate_default(am_group_op op, int32_t column, am_group_aggregate *out);
+
+/* One aggregate's result, one slot per group (the groups in the order of
+ * *keys_out). The arrays are the caller's, each to release once with
+ * am_release; the pointers not used by the op are set to NULL.
+ *  - values: the result; MIN_MAX: the struct's "min" field; LIST and
+ *    DISTINCT: the lists' items, every group's after the one before;
+ *  - max: MIN_MAX's "max" field (pyarrow's struct itself is never null);
+ *  - offsets: LIST and DISTINCT: AM_INT32, groups + 1 slots, never null:
+ *    group g's items are values[offsets[g] .. offsets[g + 1]) (a pyarrow
+ *    ListArray.from_arrays(offsets, values); the lists are never null). */
+typedef struct am_group_result {
+  am_array *values;
+  am_array *max;
+  am_array *offsets;
+} am_group_result;
+
+/* Groups the rows of `n_keys` (>= 1) key arrays of one length (a table's
+ * key columns; any element types, mixed) and computes `n_aggregates`
+ * aggregates per group over `n_values` value arrays of that length.
+ *
+ * Groups: rows are in one group when every key is equal, by its bits as
+ * pyarrow's grouper compares them: a float's 0.0 and -0.0 are two groups,
+ * every NaN of the same bits (every NaN Python and numpy make) one group;
+ * a null key is a value of its own (nulls form their own group). Output
+ * order: the order of each group's first row (pyarrow's with
+ * use_threads=False, except that pyarrow sometimes places a float key's
+ * null group last; compare after sorting by key). keys_out[k] (n_keys
+ * slots) receives key k's value per group (its type, null for the null
+ * group); results[a] (n_aggregates slots) the a-th aggregate (see
+ * am_group_result).
+ *
+ * Aggregates follow pyarrow's hash_* kernels and their options:
+ *  - count: the group's valid (AM_COUNT_VALID), null (AM_COUNT_NULL) or all
+ *    (AM_COUNT_ALL) values; count_all its rows; count_distinct its distinct
+ *    valid values, plus one for a null with AM_COUNT_ALL (AM_COUNT_NULL: 1
+ *    when a null is present); distinct those values, in the order of their
+ *    first row (pyarrow's order within a list is unspecified);
+ *  - the others: a group with fewer than min_count valid values gives null;
+ *    with skip_nulls == 0 a group holding a null gives null, except first
+ *    and last (the first / last row's value, null or not) and any / all
+ *    (Kleene logic: any of [true, null] is true, all of [false, null] false);
+ *  - floats: min, max and min_max skip NaN (all NaN gives NaN) and take
+ *    -0.0 and 0.0 as equal (the group's first of them is given); NaN carries
+ *    through sum, product, mean, variance and stddev; sums and products
+ *    accumulate in row order (float64; integers in 64 bits, wrapping), mean
+ *    is the sum over the count; variance and stddev are two-pass (mean, then
+ *    squared deviations), null where valid <= ddof;
+ *  - list: every value in row order, nulls included (skip_nulls and
+ *    min_count are ignored, as pyarrow's hash_list has no options).
+ *
+ * Errors (AM_EINVAL unless said): keys_out, results or keys NULL, n_keys <
+ * 1, a NULL key or value array, arrays of different lengths ("key 1 has 3
+ * rows, key 0 has 4"), values NULL with n_values > 0, aggregates NULL with
+ * n_aggregates > 0, an unknown op, a column out of range, a count_mode out
+ * of range; AM_ETYPE for a value type the aggregate refuses, in pyarrow's
+ * words ("Function 'hash_any' has no kernel matching input types (int8,
+ * uint32)"). Nothing is written on an error.
+ *
+ * Inputs are borrowed (sliced arrays are fine) and may live on any device;
+ * results live on keys[0]'s device. The CPU groups with the hash tables of
+ * the hash-based functions (one grouping per key column, the columns'
+ * group ids combined pairwise into one id per row; parallel on its worker
+ * pool), then runs each aggregate as one pass over the rows by group id
+ * (the aggregates spread over the pool), its work areas counted in
+ * am_memory_info and freed before it returns. GPUs have no group-by kernel
+ * yet: the inputs are moved to the host, grouped there, and the results
+ * moved back. Thread-safe. */
+int am_group_by(const am_array *const *keys, int64_t n_keys, const am_array *const *values,
+                int64_t n_values, const am_group_aggregate *aggregates, int64_t n_aggregates,
+                am_array **keys_out, am_group_result *results);
+/* ---- end of group-by */
+
+/* ---- Hash joins: the row pairs of pyarrow's Table.join (branch groupby). */
+typedef enum am_join_type {
+  AM_JOIN_INNER = 0,       /* "inner" */
+  AM_JOIN_LEFT_OUTER = 1,  /* "left outer" */
+  AM_JOIN_RIGHT_OUTER = 2, /* "right outer" */
+  AM_JOIN_FULL_OUTER = 3,  /* "full outer" */
+  AM_JOIN_LEFT_SEMI = 4,   /* "left semi" */
+  AM_JOIN_LEFT_ANTI = 5,   /* "left anti" */
+  AM_JOIN_RIGHT_SEMI = 6,  /* "right semi" */
+  AM_JOIN_RIGHT_ANTI = 7   /* "right anti" */
+} am_join_type;
+
+/* The rows a join of a left and a right table pairs, by n_keys (>= 1) key
+ * columns each: left_keys[k] is matched with right_keys[k], which must have
+ * its element type; the left keys share one length, the right keys another.
+ * Rows match when every key is equal by its bits (as am_group_by groups
+ * them: 0.0 and -0.0 differ, NaN matches NaN of the same bits); a null key
+ * never matches anything.
+ *
+ * *left_indices and *right_indices are AM_INT64 row numbers of the output
+ * rows, one pair per output row: for the inner and outer joins both are
+ * written, null where the row has no partner (left outer: unmatched left
+ * rows; right outer: unmatched right rows; full outer: both); for the semi
+ * and anti joins only the side they return is written (left semi / anti:
+ * *left_indices, each left row with / without a match once; right semi /
+ * anti: *right_indices) and the other pointer is set to NULL. Output order:
+ * left rows in row order, each with its matches in right row order, then
+ * (right and full outer) the unmatched right rows in row order; semi / anti
+ * in row order. pyarrow's order is unspecified: compare after sorting.
+ *
+ * Errors: AM_EINVAL for NULL pointers, n_keys < 1, keys of different
+ * lengths on one side, an unknown join type; AM_ETYPE for a key pair of
+ * different types ("Incompatible data types for corresponding join field
+ * keys: int32 and int64"). Nothing is written on an error. Inputs are
+ * borrowed and may live on any device; results live on left_keys[0]'s. The
+ * CPU groups the left and right keys together with am_group_by's hashing
+ * (one dense id per key tuple, cpu/groupby.c), buckets the right rows by
+ * id and probes each left row, its work areas counted in am_memory_info.
+ * GPUs have no join kernel yet: the keys are joined on the host and the
+ * indices moved back. Thread-safe. */
+int am_join_indices(const am_array *const *left_keys, const am_array *const *right_keys,
+                    int64_t n_keys, am_join_type join_type, am_array **left_indices,
+                    am_array **right_indices);
+/* ---- end of hash joins */
 
 #ifdef __cplusplus
 }

@@ -42,12 +42,13 @@ typedef enum kind {
   K_CONTROL,
   K_DEVICE,
   K_ERROR,
+  K_GROUP, /* branch groupby: am_group_by, am_join_indices */
   KINDS
 } kind;
 
-static const char *kind_names[KINDS] = {"import", "arith",   "compare",    "cast",     "reduce",
-                                        "select", "hash",    "cumulative", "quantile", "batch",
-                                        "commit", "handoff", "control",    "device",   "error"};
+static const char *kind_names[KINDS] = {
+    "import",   "arith", "compare", "cast",    "reduce",  "select", "hash",  "cumulative",
+    "quantile", "batch", "commit",  "handoff", "control", "device", "error", "group"};
 
 static atomic_long done[KINDS], failed[KINDS];
 static atomic_long structs_made, structs_released, log_messages;
@@ -707,6 +708,69 @@ static void op_quantile(uint64_t *s) {
   col_free(&x);
 }
 
+/* group_by's count_all and sum per key, and an inner self-join's size, against
+ * a quadratic recomputation (branch groupby). */
+static void op_group(uint64_t *s) {
+  int64_t n = pick_length(s) % 3000;
+  col x, v, want_keys, want_sum, want_rows;
+  am_array *k = fresh(K_GROUP, &x, s, AM_INT64, n, 20), *a = fresh(K_GROUP, &v, s, AM_INT64, n, 0);
+  if (k && a) {
+    col_init(&want_keys, AM_INT64, n);
+    col_init(&want_sum, AM_INT64, n);
+    col_init(&want_rows, AM_INT64, n);
+    int64_t groups = 0, pairs = 0;
+    for (int64_t j = 0; j < n; j++) {
+      if (first_of(&x, j + 1, x.valid[j], x.i[j]) != j) continue;
+      uint64_t sum = 0;
+      int64_t rows = 0, valid = 0;
+      for (int64_t r = j; r < n; r++) {
+        if (x.valid[r] != x.valid[j] || (x.valid[j] && x.i[r] != x.i[j])) continue;
+        rows++;
+        if (v.valid[r]) sum += (uint64_t)v.i[r], valid++;
+      }
+      if (x.valid[j]) pairs += rows * rows; /* null keys never match */
+      want_keys.i[groups] = x.i[j];
+      want_keys.valid[groups] = x.valid[j];
+      want_sum.i[groups] = (int64_t)sum + seeded_wrong;
+      want_sum.valid[groups] = valid > 0;
+      want_rows.i[groups] = rows;
+      want_rows.valid[groups++] = 1;
+    }
+    want_keys.n = want_sum.n = want_rows.n = groups;
+    am_group_aggregate aggs[2];
+    am_group_aggregate_default(AM_GROUP_COUNT_ALL, 0, &aggs[0]);
+    am_group_aggregate_default(AM_GROUP_SUM, 0, &aggs[1]);
+    const am_array *keys[1] = {k}, *values[1] = {a};
+    am_array *keys_out[1] = {NULL};
+    am_group_result results[2] = {{0}};
+    if (am_group_by(keys, 1, values, 1, aggs, 2, keys_out, results) != AM_OK) {
+      fail(K_GROUP, "am_group_by: %s", am_last_error());
+    } else {
+      check_array(K_GROUP, "am_group_by keys", keys_out[0], &want_keys, s);
+      check_array(K_GROUP, "am_group_by count_all", results[0].values, &want_rows, s);
+      check_array(K_GROUP, "am_group_by sum", results[1].values, &want_sum, s);
+    }
+    am_release(keys_out[0]);
+    am_release(results[0].values);
+    am_release(results[1].values);
+    am_array *li = NULL, *ri = NULL;
+    if (am_join_indices(keys, keys, 1, AM_JOIN_INNER, &li, &ri) != AM_OK)
+      fail(K_GROUP, "am_join_indices: %s", am_last_error());
+    else if (am_length(li) != pairs || am_length(ri) != pairs)
+      fail(K_GROUP, "am_join_indices: %lld rows, want %lld", (long long)am_length(li),
+           (long long)pairs);
+    am_release(li);
+    am_release(ri);
+    col_free(&want_keys);
+    col_free(&want_sum);
+    col_free(&want_rows);
+  }
+  am_release(k);
+  am_release(a);
+  col_free(&x);
+  col_free(&v);
+}
+
 /* ---- Batches. */
 
 static void op_batch(uint64_t *s) {
@@ -929,8 +993,8 @@ static void op_error(uint64_t *s) {
 }
 
 static void (*const ops[KINDS])(uint64_t *) = {
-    op_import,   op_arith, op_compare, op_cast,    op_reduce,  op_select, op_hash, op_cumulative,
-    op_quantile, op_batch, op_commit,  op_handoff, op_control, op_device, op_error};
+    op_import,   op_arith, op_compare, op_cast,    op_reduce,  op_select, op_hash,  op_cumulative,
+    op_quantile, op_batch, op_commit,  op_handoff, op_control, op_device, op_error, op_group};
 
 static uint64_t seed;
 /* STRESS_ONLY=<kind>[,<kind>...] runs only those kinds (to narrow down a

@@ -44,6 +44,8 @@ int am_backend_check(am_err *err, const am_backend *backend) {
       SLOT(kernels, tdigest),
       SLOT(kernels, cumulative),
       SLOT(kernels, sort_indices),
+      SLOT(kernels, group_by), /* branch groupby */
+      SLOT(kernels, join_indices),
       SLOT(queue, resolve),
       SLOT(queue, flush),
       SLOT(queue, wait),

@@ -162,6 +162,21 @@ typedef struct am_kernel_ops {
    * sorts on the host (the GPUs: no device sort yet). */
   int (*sort_indices)(am_err *err, const am_array *const *keys, int64_t n_keys,
                       const int *descending, int null_placement, am_array **out);
+  /* Group-by (branch groupby): am_group_by over settled arrays of one
+   * length on the backend's device, every argument checked by the ABI
+   * (ops, columns, the values' types, count modes); fills keys_out and
+   * results as the header says, or nothing on failure. AM_EUNSUPPORTED: the
+   * ABI groups on the host (the GPUs: no group-by kernel yet). */
+  int (*group_by)(am_err *err, const am_array *const *keys, int64_t n_keys,
+                  const am_array *const *values, const am_group_aggregate *aggregates,
+                  int64_t n_aggregates, am_array **keys_out, am_group_result *results);
+  /* Hash joins (branch groupby): am_join_indices over settled key arrays
+   * on the backend's device, checked by the ABI (n_keys >= 1, pairs of one
+   * type, one length per side, a valid join type); writes the indices as
+   * the header says. AM_EUNSUPPORTED: the ABI joins on the host. */
+  int (*join_indices)(am_err *err, const am_array *const *left_keys,
+                      const am_array *const *right_keys, int64_t n_keys, am_join_type join_type,
+                      am_array **left_indices, am_array **right_indices);
 } am_kernel_ops;
 
 typedef struct am_queue_ops {

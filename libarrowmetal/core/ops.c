@@ -11,6 +11,8 @@
 #define CUMULATIVE_ROW(NAME, OP, TYPE_RULE)                                            \
   ROW(NAME, "am_cumulative", AM_FAMILY_CUMULATIVE, OP, 1, AM_KINDS_NUMERIC, TYPE_RULE, \
       AM_NULLS_SELECT)
+#define GROUP_ROW(NAME, OP, KINDS, TYPE_RULE, NULL_RULE) \
+  ROW(NAME, "am_group_by", AM_FAMILY_GROUP_BY, OP, 2, KINDS, TYPE_RULE, NULL_RULE)
 #define UNARY_ROW(ID, NAME, KINDS, RULE, S, U, F, FS, FU, FF, CODE, MESSAGE) \
   ROW(NAME, "am_unary", AM_FAMILY_UNARY, ID, 1, KINDS, RULE, AM_NULLS_PROPAGATE),
 #define BINARY_ROW(ID, NAME, KINDS, RULE, S, U, F, FS, FU, FF, C1, M1, C2, M2) \
@@ -140,6 +142,26 @@ const am_op_desc am_ops[] = {
         AM_RULE_UINT64, AM_NULLS_NEVER),
     ROW("array_sort_indices", "am_sort_indices", AM_FAMILY_SORT_INDICES, 1, 1, AM_KINDS_ALL,
         AM_RULE_UINT64, AM_NULLS_NEVER),
+    /* Group-by (branch groupby): pyarrow's hash_* kernels, by am_group_op;
+     * arity 2 (the values and the group ids), kinds those of the values. */
+    GROUP_ROW("hash_count", AM_GROUP_COUNT, AM_KINDS_ALL, AM_RULE_INT64, AM_NULLS_COUNT),
+    GROUP_ROW("hash_count_distinct", AM_GROUP_COUNT_DISTINCT, AM_KINDS_ALL, AM_RULE_INT64,
+              AM_NULLS_COUNT),
+    GROUP_ROW("hash_sum", AM_GROUP_SUM, AM_KINDS_ALL, AM_RULE_SUM, AM_NULLS_SKIP),
+    GROUP_ROW("hash_product", AM_GROUP_PRODUCT, AM_KINDS_ALL, AM_RULE_SUM, AM_NULLS_SKIP),
+    GROUP_ROW("hash_mean", AM_GROUP_MEAN, AM_KINDS_ALL, AM_RULE_FLOAT64, AM_NULLS_SKIP),
+    GROUP_ROW("hash_min", AM_GROUP_MIN, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_SKIP),
+    GROUP_ROW("hash_max", AM_GROUP_MAX, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_SKIP),
+    GROUP_ROW("hash_min_max", AM_GROUP_MIN_MAX, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_SKIP),
+    GROUP_ROW("hash_first", AM_GROUP_FIRST, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_SKIP),
+    GROUP_ROW("hash_last", AM_GROUP_LAST, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_SKIP),
+    GROUP_ROW("hash_any", AM_GROUP_ANY, AM_KINDS_BOOL, AM_RULE_BOOL, AM_NULLS_KLEENE),
+    GROUP_ROW("hash_all", AM_GROUP_ALL, AM_KINDS_BOOL, AM_RULE_BOOL, AM_NULLS_KLEENE),
+    GROUP_ROW("hash_variance", AM_GROUP_VARIANCE, AM_KINDS_NUMERIC, AM_RULE_FLOAT64, AM_NULLS_SKIP),
+    GROUP_ROW("hash_stddev", AM_GROUP_STDDEV, AM_KINDS_NUMERIC, AM_RULE_FLOAT64, AM_NULLS_SKIP),
+    GROUP_ROW("hash_list", AM_GROUP_LIST, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_SELECT),
+    GROUP_ROW("hash_distinct", AM_GROUP_DISTINCT, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_SELECT),
+    GROUP_ROW("hash_count_all", AM_GROUP_COUNT_ALL, AM_KINDS_ALL, AM_RULE_INT64, AM_NULLS_NEVER),
 };
 
 const int am_op_count = (int)(sizeof am_ops / sizeof am_ops[0]);
@@ -159,7 +181,7 @@ AM_UNARY_OPS(CHECK_POSITION)
 /* Rows are grouped by family in the order of the family values and, within
  * one, ordered by op value from 0:
  * the row of (family, op) is the family's first row + op. */
-enum { FAMILIES = AM_FAMILY_SORT_INDICES + 1 };
+enum { FAMILIES = AM_FAMILY_GROUP_BY + 1 };
 static const int family_rows[FAMILIES] = {
     [AM_FAMILY_REDUCE] = 4,
     [AM_FAMILY_COUNT] = 1,
@@ -193,6 +215,7 @@ static const int family_rows[FAMILIES] = {
     [AM_FAMILY_TDIGEST] = 2,
     [AM_FAMILY_CUMULATIVE] = AM_CUMULATIVE_MEAN + 1,
     [AM_FAMILY_SORT_INDICES] = 2,
+    [AM_FAMILY_GROUP_BY] = AM_GROUP_COUNT_ALL + 1, /* branch groupby */
 };
 
 const am_op_desc *am_op_find(am_function_family family, int op) {

@@ -152,6 +152,8 @@ const am_backend am_cpu_backend = {
             .tdigest = am_cpu_tdigest,
             .cumulative = am_cpu_cumulative,
             .sort_indices = am_cpu_sort_indices,
+            .group_by = am_cpu_group_by, /* branch groupby */
+            .join_indices = am_cpu_join_indices,
         },
     .queue =
         {

@@ -7,6 +7,7 @@
 
 #include "core/array.h"
 #include "core/backend.h"
+#include "core/hash.h"
 
 /* Hot loops are compiled for AVX-512 and AVX2 as well as the baseline and
  * picked at load time (ifunc), so one binary runs everywhere and still uses
@@ -182,5 +183,19 @@ void am_cpu_set_validity(am_array *array, am_buffer *buffer, int64_t valid);
 /* sort.c: core/backend.h's sort_indices. */
 int am_cpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys,
                         const int *descending, int null_placement, am_array **out);
+
+/* groupby.c (branch groupby): core/backend.h's group_by. */
+int am_cpu_group_by(am_err *err, const am_array *const *keys, int64_t n_keys,
+                    const am_array *const *values, const am_group_aggregate *aggregates,
+                    int64_t n_aggregates, am_array **keys_out, am_group_result *results);
+/* The rows of n_keys >= 1 settled host arrays of one length grouped by all
+ * their keys (core/hash.h, nulls a value of their own): out->ids (int32,
+ * never null), out->first and out->groups, in first-occurrence order. */
+int am_cpu_group_keys(am_err *err, const am_array *const *keys, int64_t n_keys,
+                      am_hash_groups *out);
+/* join.c (branch groupby): core/backend.h's join_indices. */
+int am_cpu_join_indices(am_err *err, const am_array *const *left_keys,
+                        const am_array *const *right_keys, int64_t n_keys, am_join_type join_type,
+                        am_array **left_indices, am_array **right_indices);
 
 #endif

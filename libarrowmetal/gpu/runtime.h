@@ -181,6 +181,14 @@ int am_gpu_cumulative(am_err *err, am_cumulative_op op, const am_array *array,
 /* ops_sort.c: the device radix sort (AM_EUNSUPPORTED from 2^32 - 1 rows) */
 int am_gpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys,
                         const int *descending, int null_placement, am_array **out);
+/* ops_groupby.c (branch groupby): AM_EUNSUPPORTED until a device group-by exists */
+int am_gpu_group_by(am_err *err, const am_array *const *keys, int64_t n_keys,
+                    const am_array *const *values, const am_group_aggregate *aggregates,
+                    int64_t n_aggregates, am_array **keys_out, am_group_result *results);
+/* ops_join.c (branch groupby): AM_EUNSUPPORTED until a device join exists */
+int am_gpu_join_indices(am_err *err, const am_array *const *left_keys,
+                        const am_array *const *right_keys, int64_t n_keys, am_join_type join_type,
+                        am_array **left_indices, am_array **right_indices);
 
 int am_gpu_resolve(am_err *err, const am_array *array);
 int am_gpu_flush(am_err *err, am_device *device, int wait, uint64_t *ticket);
@@ -214,7 +222,9 @@ int am_gpu_sync(am_err *err, am_device *device);
    .quantile = am_gpu_quantile,             \
    .tdigest = am_gpu_tdigest,               \
    .cumulative = am_gpu_cumulative,         \
-   .sort_indices = am_gpu_sort_indices}
+   .sort_indices = am_gpu_sort_indices,     \
+   .group_by = am_gpu_group_by,             \
+   .join_indices = am_gpu_join_indices}
 #define AM_GPU_QUEUE(wait_stream_fn, resident_fn) \
   {.resolve = am_gpu_resolve,                     \
    .flush = am_gpu_flush,                         \

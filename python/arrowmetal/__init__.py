@@ -87,6 +87,7 @@ from ._errors import (
     ArrowMetalZeroDivisionError,
 )
 from ._fallback import ArrowMetalFallbackWarning, fallbacks
+from ._groupby import TableGroupBy, group_by  # group-by (branch groupby)
 from ._hash import (  # hash-based functions
     count_distinct,
     dictionary_encode,
@@ -96,6 +97,7 @@ from ._hash import (  # hash-based functions
     unique,
     value_counts,
 )
+from ._join import join  # hash joins (branch groupby)
 from ._nulls import (  # null handling
     coalesce,
     drop_null,
@@ -313,6 +315,9 @@ __all__ += [
 
 # Sorting.
 __all__ += ["array_sort", "array_sort_indices", "sort_indices"]
+
+# Group-by (branch groupby).
+__all__ += ["TableGroupBy", "group_by", "join"]
 
 # The functions of the library's table-driven families (am_unary: negate,
 # abs, ...), by their pyarrow names, from the C library's own list.

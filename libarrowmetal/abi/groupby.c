@@ -1,0 +1,199 @@
+/* Group-by (am_group_by, am_group_aggregate_default): the checks, then the
+ * kernel of the keys' device. Where that device has none (the GPUs: no
+ * group-by kernel yet) or the inputs live on different devices, every input
+ * moves to the host, is grouped there, and the results go back to keys[0]'s
+ * device -- as abi/sort.c does for sorting. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "abi.h"
+#include "core/ops.h"
+#include "core/types.h"
+#include "route.h"
+
+static int valid_op(int32_t op) { return op >= AM_GROUP_COUNT && op <= AM_GROUP_COUNT_ALL; }
+
+static int aggregate_default(am_err *err, am_group_op op, int32_t column, am_group_aggregate *out) {
+  AM_REQUIRE(out, "out");
+  if (!valid_op(op)) return am_fail(err, AM_EINVAL, "unknown group-by aggregate %d", (int)op);
+  *out = (am_group_aggregate){
+      .op = op,
+      .column = column,
+      .skip_nulls = 1,
+      .min_count = op == AM_GROUP_VARIANCE || op == AM_GROUP_STDDEV ? 0 : 1,
+      .ddof = 0,
+      .count_mode = AM_COUNT_VALID,
+  };
+  return AM_OK;
+}
+
+AM_EXPORT int am_group_aggregate_default(am_group_op op, int32_t column, am_group_aggregate *out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(aggregate_default(err, op, column, out));
+}
+
+static int check_array(am_err *err, const am_array *a, const char *what, int64_t i, int64_t rows) {
+  if (!a) return am_fail(err, AM_EINVAL, "%s %lld is NULL", what, (long long)i);
+  int status = am_settle(err, a);
+  if (status != AM_OK) return status;
+  if (a->dictionary || a->type == AM_TYPE_INVALID || (unsigned)a->type >= (unsigned)AM_TYPE_COUNT)
+    return am_fail(err, AM_ETYPE, "%s %lld: group_by has no kernel for its type (%s)", what,
+                   (long long)i, am_type_name(a->type));
+  if (a->length != rows)
+    return am_fail(err, AM_EINVAL,
+                   "%s %lld has %lld rows, key 0 has %lld: keys and values must have equal lengths",
+                   what, (long long)i, (long long)a->length, (long long)rows);
+  return AM_OK;
+}
+
+static int check_aggregate(am_err *err, const am_group_aggregate *g, int64_t a,
+                           const am_array *const *values, int64_t n_values) {
+  if (!valid_op(g->op))
+    return am_fail(err, AM_EINVAL, "aggregate %lld: unknown group-by aggregate %d", (long long)a,
+                   (int)g->op);
+  if (g->op == AM_GROUP_COUNT_ALL) return AM_OK;
+  if (g->column < 0 || g->column >= n_values)
+    return am_fail(err, AM_EINVAL, "aggregate %lld: column %d is out of range (%lld value columns)",
+                   (long long)a, (int)g->column, (long long)n_values);
+  if ((g->op == AM_GROUP_COUNT || g->op == AM_GROUP_COUNT_DISTINCT || g->op == AM_GROUP_DISTINCT) &&
+      (g->count_mode < AM_COUNT_VALID || g->count_mode > AM_COUNT_ALL))
+    return am_fail(err, AM_EINVAL,
+                   "aggregate %lld: count_mode %d is not AM_COUNT_VALID (0), AM_COUNT_NULL (1) or "
+                   "AM_COUNT_ALL (2)",
+                   (long long)a, (int)g->count_mode);
+  const am_op_desc *row = am_op_find(AM_FAMILY_GROUP_BY, g->op);
+  am_type t = values[g->column]->type;
+  if (!am_accepts(row, t)) /* pyarrow's words; its group ids are uint32 */
+    return am_fail(err, AM_ETYPE, "Function '%s' has no kernel matching input types (%s, uint32)",
+                   row->name, am_type_name(t));
+  return AM_OK;
+}
+
+static int run_on(am_err *err, const am_array *const *keys, int64_t n_keys,
+                  const am_array *const *values, const am_group_aggregate *aggregates,
+                  int64_t n_aggregates, am_array **keys_out, am_group_result *results) {
+  return keys[0]->device->backend->kernels.group_by(err, keys, n_keys, values, aggregates,
+                                                    n_aggregates, keys_out, results);
+}
+
+/* Host copies of n arrays (NULL entries stay NULL). */
+static int all_to_host(am_err *err, const am_array *const *in, int64_t n, am_array ***out) {
+  *out = calloc((size_t)(n ? n : 1), sizeof **out);
+  if (!*out) return am_fail(err, AM_ENOMEM, "out of memory");
+  for (int64_t i = 0; i < n; i++) {
+    int status = am_to_host(err, in[i], &(*out)[i]);
+    if (status != AM_OK) return status;
+  }
+  return AM_OK;
+}
+
+static void free_all(am_array **arrays, int64_t n) {
+  if (!arrays) return;
+  for (int64_t i = 0; i < n; i++) am_array_free(arrays[i]);
+  free(arrays);
+}
+
+/* Moves *a to `device` in place (a no-op where it is). */
+static int move_to(am_err *err, am_array **a, am_device *device) {
+  if (!*a || (*a)->device == device) return AM_OK;
+  am_array *moved = NULL;
+  int status = am_move(err, *a, device, &moved);
+  if (status != AM_OK) return status;
+  am_array_free(*a);
+  *a = moved;
+  return AM_OK;
+}
+
+static int group_by(am_err *err, const am_array *const *keys, int64_t n_keys,
+                    const am_array *const *values, int64_t n_values,
+                    const am_group_aggregate *aggregates, int64_t n_aggregates, am_array **keys_out,
+                    am_group_result *results) {
+  if (n_keys < 1) return am_fail(err, AM_EINVAL, "Must specify one or more keys (n_keys < 1)");
+  AM_REQUIRE(keys, "keys");
+  AM_REQUIRE(keys_out, "keys_out");
+  if (n_values < 0) return am_fail(err, AM_EINVAL, "n_values is negative");
+  if (n_aggregates < 0) return am_fail(err, AM_EINVAL, "n_aggregates is negative");
+  if (n_values > 0) AM_REQUIRE(values, "values");
+  if (n_aggregates > 0) {
+    AM_REQUIRE(aggregates, "aggregates");
+    AM_REQUIRE(results, "results");
+  }
+  int status;
+  if (!keys[0]) return am_fail(err, AM_EINVAL, "key 0 is NULL");
+  const int64_t rows = keys[0]->length;
+  int same_device = 1;
+  for (int64_t i = 0; i < n_keys; i++) {
+    if ((status = check_array(err, keys[i], "key", i, rows)) != AM_OK) return status;
+    same_device &= keys[i]->device == keys[0]->device;
+  }
+  for (int64_t i = 0; i < n_values; i++) {
+    if ((status = check_array(err, values[i], "value column", i, rows)) != AM_OK) return status;
+    same_device &= values[i]->device == keys[0]->device;
+  }
+  for (int64_t a = 0; a < n_aggregates; a++)
+    if ((status = check_aggregate(err, &aggregates[a], a, values, n_values)) != AM_OK)
+      return status;
+
+  am_array **got_keys = calloc((size_t)n_keys, sizeof *got_keys);
+  am_group_result *got = calloc((size_t)(n_aggregates ? n_aggregates : 1), sizeof *got);
+  am_array **host_keys = NULL, **host_values = NULL;
+  if (!got_keys || !got) {
+    status = am_fail(err, AM_ENOMEM, "out of memory");
+    goto done;
+  }
+  am_err tried;
+  am_err_init(&tried, err->entry);
+  status = same_device
+               ? run_on(&tried, keys, n_keys, values, aggregates, n_aggregates, got_keys, got)
+               : AM_EUNSUPPORTED;
+  if (status == AM_EUNSUPPORTED) {
+    am_err_merge(err, &tried, 0);
+    if ((status = all_to_host(err, keys, n_keys, &host_keys)) != AM_OK ||
+        (status = all_to_host(err, values, n_values, &host_values)) != AM_OK)
+      goto done;
+    status = run_on(err, (const am_array *const *)host_keys, n_keys,
+                    (const am_array *const *)host_values, aggregates, n_aggregates, got_keys, got);
+  } else {
+    am_err_merge(err, &tried, 1);
+  }
+  if (status != AM_OK) goto done;
+  am_device *home = keys[0]->device;
+  for (int64_t k = 0; k < n_keys; k++)
+    if ((status = move_to(err, &got_keys[k], home)) != AM_OK) goto done;
+  for (int64_t a = 0; a < n_aggregates; a++)
+    if ((status = move_to(err, &got[a].values, home)) != AM_OK ||
+        (status = move_to(err, &got[a].max, home)) != AM_OK ||
+        (status = move_to(err, &got[a].offsets, home)) != AM_OK)
+      goto done;
+  for (int64_t k = 0; k < n_keys; k++) {
+    keys_out[k] = got_keys[k];
+    got_keys[k] = NULL;
+  }
+  for (int64_t a = 0; a < n_aggregates; a++) {
+    results[a] = got[a];
+    memset(&got[a], 0, sizeof got[a]);
+  }
+done:
+  if (got_keys)
+    for (int64_t k = 0; k < n_keys; k++) am_array_free(got_keys[k]);
+  if (got)
+    for (int64_t a = 0; a < n_aggregates; a++) {
+      am_array_free(got[a].values);
+      am_array_free(got[a].max);
+      am_array_free(got[a].offsets);
+    }
+  free(got_keys);
+  free(got);
+  free_all(host_keys, n_keys);
+  free_all(host_values, n_values);
+  return status;
+}
+
+AM_EXPORT int am_group_by(const am_array *const *keys, int64_t n_keys,
+                          const am_array *const *values, int64_t n_values,
+                          const am_group_aggregate *aggregates, int64_t n_aggregates,
+                          am_array **keys_out, am_group_result *results) {
+  AM_API_BEGIN;
+  AM_API_RETURN(
+      group_by(err, keys, n_keys, values, n_values, aggregates, n_aggregates, keys_out, results));
+}

@@ -1,0 +1,232 @@
+"""Group-by: ``am.group_by(table, keys).aggregate([...])``, mirroring
+pa.Table.group_by / pa.TableGroupBy, on the C library's am_group_by.
+
+Inputs: a pa.Table, a pa.RecordBatch, or anything with ``__arrow_c_stream__``
+(a polars DataFrame...), read as a pa.Table. Aggregations as pyarrow takes
+them: ``(column, "sum")``, ``(column, "hash_sum")``, ``(column, "count",
+pc.CountOptions(...))``, ``([], "count_all")``. The result is a pa.Table
+with pyarrow's column names ("v_sum"), types and column order (the keys,
+then the aggregates -- taken from pyarrow's own answer on no rows, which
+also checks the aggregations and options with pyarrow's errors).
+
+Row order: the groups in the order of their first row (pyarrow's order with
+use_threads=False; with use_threads=True pyarrow's order is unspecified and
+this one does not change: use_threads is taken and has no effect, the
+library's worker pool, ARROWMETAL_THREADS, decides). Groups compare keys by their bits: 0.0 and -0.0
+are two groups, every NaN of one bit pattern one group; a null key is a
+group of its own.
+
+Aggregates am_group_by lacks (pyarrow's "tdigest", "approximate_median",
+"one", "pivot_wider"...), columns of types the library has no kernel for
+(strings, timestamps, dictionaries...) and a group-by without keys run in
+pyarrow (counted and announced as every fallback, see _fallback).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from . import _fallback
+from ._array import wrap
+from ._capi import ffi, lib
+from ._compute import _operand
+from ._errors import ArrowMetalTypeError, ArrowMetalUnsupported, error_from_status
+from ._options import read_fields
+from ._state import drop
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+    import pyarrow as pa
+
+__all__ = ["TableGroupBy", "group_by"]
+
+# pyarrow's aggregate name (without "hash_") -> am_group_op
+_OPS = {
+    "count": lib.AM_GROUP_COUNT,
+    "count_distinct": lib.AM_GROUP_COUNT_DISTINCT,
+    "sum": lib.AM_GROUP_SUM,
+    "product": lib.AM_GROUP_PRODUCT,
+    "mean": lib.AM_GROUP_MEAN,
+    "min": lib.AM_GROUP_MIN,
+    "max": lib.AM_GROUP_MAX,
+    "min_max": lib.AM_GROUP_MIN_MAX,
+    "first": lib.AM_GROUP_FIRST,
+    "last": lib.AM_GROUP_LAST,
+    "any": lib.AM_GROUP_ANY,
+    "all": lib.AM_GROUP_ALL,
+    "variance": lib.AM_GROUP_VARIANCE,
+    "stddev": lib.AM_GROUP_STDDEV,
+    "list": lib.AM_GROUP_LIST,
+    "distinct": lib.AM_GROUP_DISTINCT,
+    "count_all": lib.AM_GROUP_COUNT_ALL,
+}
+_COUNT_MODES = {
+    "only_valid": lib.AM_COUNT_VALID,
+    "only_null": lib.AM_COUNT_NULL,
+    "all": lib.AM_COUNT_ALL,
+}
+
+
+def _as_table(obj: Any) -> pa.Table:
+    import pyarrow as pa
+
+    if isinstance(obj, pa.Table):
+        return obj
+    if isinstance(obj, pa.RecordBatch):
+        return pa.Table.from_batches([obj])
+    if hasattr(obj, "__arrow_c_stream__"):
+        return pa.table(obj)
+    raise TypeError(
+        f"group_by: expected a pa.Table, a pa.RecordBatch or an object with "
+        f"__arrow_c_stream__, got {type(obj).__name__}"
+    )
+
+
+def _counted_fallback(name: str, reason: str, run: Callable[[], Any]) -> Any:
+    """run() (pyarrow's own group-by or join), counted and announced as
+    _fallback's calls are (or refused under ARROWMETAL_FALLBACK=error)."""
+    with _fallback._lock:
+        first = name not in _fallback._counts
+        _fallback._counts[name] = _fallback._counts.get(name, 0) + 1
+    if _fallback.MODE == "error":
+        raise ArrowMetalUnsupported(
+            f"{name}: {reason}; ARROWMETAL_FALLBACK=error forbids running it with pyarrow"
+        )
+    if first:
+        warnings.warn(
+            f"arrowmetal.{name}: {reason}; running pyarrow's {name} on the CPU "
+            "(warned once per function; am.fallbacks() counts the calls)",
+            _fallback.ArrowMetalFallbackWarning,
+            stacklevel=4,
+        )
+    return run()
+
+
+def _run_in_pyarrow(table: pa.Table, keys: list[str], use_threads: bool, aggregations: Any,
+                    reason: str) -> pa.Table:  # fmt: skip
+    return _counted_fallback(
+        "group_by", reason,
+        lambda: table.group_by(keys, use_threads=use_threads).aggregate(aggregations),
+    )  # fmt: skip
+
+
+def _parse(aggregations: Any) -> list[tuple[list[str], str, Any]]:
+    """[(column names, aggregate name without "hash_", options)]."""
+    parsed = []
+    for agg in aggregations:
+        if len(agg) == 2:
+            target, func = agg
+            options = None
+        else:
+            target, func, options = agg
+        if isinstance(target, str):
+            cols = [target]
+        else:
+            cols = list(target)
+        func = func.removeprefix("hash_")
+        parsed.append((cols, func, options))
+    return parsed
+
+
+def _spec(func: str, column: int, options: Any) -> Any:
+    """The am_group_aggregate fields of one request (pyarrow has checked the
+    options' class)."""
+    spec = ffi.new("am_group_aggregate *")
+    rc = lib.am_group_aggregate_default(_OPS[func], column, spec)
+    if rc:
+        raise error_from_status(rc)
+    if options is not None:
+        fields = read_fields(options)
+        if "skip_nulls" in fields:
+            spec.skip_nulls = int(bool(fields["skip_nulls"]))
+        if "min_count" in fields:
+            spec.min_count = int(fields["min_count"])
+        if "ddof" in fields:
+            spec.ddof = int(fields["ddof"])
+        if "mode" in fields:
+            spec.count_mode = _COUNT_MODES[fields["mode"]]
+    return spec
+
+
+class TableGroupBy:
+    """A table grouped by key columns (pa.TableGroupBy's counterpart): call
+    aggregate() for the groups' key values and aggregates."""
+
+    def __init__(self, table: Any, keys: str | list[str], use_threads: bool = True) -> None:
+        self._table = _as_table(table)
+        self.keys = [keys] if isinstance(keys, str) else list(keys)
+        self._use_threads = use_threads
+
+    def aggregate(self, aggregations: list[tuple[Any, ...]]) -> pa.Table:
+        """The groups' keys and one column per aggregation (pa.TableGroupBy.aggregate)."""
+        import pyarrow as pa
+
+        table, keys = self._table, self.keys
+        # pyarrow's own answer on no rows: the names, types and order of the
+        # result, and pyarrow's errors for bad columns, aggregates and options
+        schema = table.slice(0, 0).group_by(keys, use_threads=False).aggregate(aggregations).schema
+        parsed = _parse(aggregations)
+        unsupported = [f for _, f, _ in parsed if f not in _OPS]
+        if not keys or unsupported:
+            why = f"aggregate {unsupported[0]!r}" if unsupported else "a group-by without keys"
+            return _run_in_pyarrow(table, keys, self._use_threads, aggregations,
+                                   f"{why} is not supported")  # fmt: skip
+        for cols, func, _ in parsed:
+            if len(cols) != (0 if func == "count_all" else 1):
+                raise ArrowMetalUnsupported(f"group_by: {func!r} over columns {cols!r}")
+        columns: list[str] = []
+        for cols, _, _ in parsed:
+            for c in cols:
+                if c not in columns:
+                    columns.append(c)
+        handles: list[Any] = []
+        tmps: list[Any] = []
+        try:
+            try:
+                for name in keys + columns:
+                    col = table.column(name)
+                    arr = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
+                    p, tmp = _operand(arr, None)
+                    handles.append(p)
+                    if tmp is not None:
+                        tmps.append(tmp)
+            except ArrowMetalTypeError as e:
+                return _run_in_pyarrow(table, keys, self._use_threads, aggregations, str(e))
+            specs = ffi.new("am_group_aggregate[]", max(len(parsed), 1))
+            for i, (cols, func, options) in enumerate(parsed):
+                column = columns.index(cols[0]) if cols else 0
+                specs[i] = _spec(func, column, options)[0]
+            n_keys = len(keys)
+            key_handles = ffi.new("am_array *[]", handles[:n_keys])
+            value_handles = ffi.new("am_array *[]", handles[n_keys:] or [ffi.NULL])
+            keys_out = ffi.new("am_array *[]", n_keys)
+            results = ffi.new("am_group_result[]", max(len(parsed), 1))
+            rc = lib.am_group_by(key_handles, n_keys, value_handles, len(columns), specs,
+                                 len(parsed), keys_out, results)  # fmt: skip
+            if rc:
+                raise error_from_status(rc)
+        finally:
+            for t in tmps:
+                drop(t)
+        out = [wrap(keys_out[k]).to_pyarrow() for k in range(n_keys)]
+        for i, (_, func, _) in enumerate(parsed):
+            r = results[i]
+            values = wrap(r.values).to_pyarrow()
+            field = schema.field(n_keys + i)
+            if func == "min_max":
+                maximum = wrap(r.max).to_pyarrow()
+                out.append(pa.StructArray.from_arrays([values, maximum], fields=list(field.type)))
+            elif func in ("list", "distinct"):
+                offsets = wrap(r.offsets).to_pyarrow()
+                out.append(pa.ListArray.from_arrays(offsets, values, type=field.type))
+            else:
+                out.append(values)
+        return pa.Table.from_arrays(out, schema=schema)
+
+
+def group_by(table: Any, keys: str | list[str], use_threads: bool = True) -> TableGroupBy:
+    """The table grouped by its `keys` columns (pa.Table.group_by): call
+    .aggregate([(column, "sum"), ...]) on the result (am_group_by)."""
+    return TableGroupBy(table, keys, use_threads)

@@ -1,0 +1,170 @@
+"""am.join against pa.Table.join: every join type, one and two keys of
+several types with nulls, NaN and both zeros, key coalescing and suffixes,
+the inputs it takes, pyarrow's refusals, fallbacks, the C ABI's order,
+checks and messages, and GPU-resident keys (skipped without CUDA)."""
+
+import struct
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+import arrowmetal as am
+from arrowmetal._capi import ffi, lib
+
+CUDA = {n: ok for n, ok, _ in am.backends()}["cuda"]
+JOIN_TYPES = ["inner", "left outer", "right outer", "full outer", "left semi", "left anti",
+              "right semi", "right anti"]  # fmt: skip
+
+
+def column(t, n, seed, card=6, nulls=0.2):
+    rng = np.random.default_rng(seed)
+    if t == "bool":
+        v = rng.random(n) < 0.5
+    elif t.startswith("float"):
+        v = (rng.integers(0, card, n) / 2).astype(t)
+        v[rng.random(n) < 0.1] = np.nan
+        v[rng.random(n) < 0.1] = -0.0
+    else:
+        v = rng.integers(0, card, n).astype(t)
+    return pa.array(v, mask=rng.random(n) < nulls)
+
+
+def canon(v):
+    return ("f", struct.pack("<d", v).hex()) if isinstance(v, float) else ("v", repr(v))
+
+
+def rows(t):
+    cols = [t.column(i).to_pylist() for i in range(t.num_columns)]
+    return sorted(tuple(canon(x) for x in r) for r in zip(*cols))
+
+
+def same(left, right, keys, **kw):
+    got = am.join(left, right, keys, **kw)
+    want = left.join(right, keys, **kw)
+    assert got.schema == want.schema
+    assert rows(got) == rows(want)
+    return got
+
+
+@pytest.mark.parametrize("kt", ["int8", "uint32", "int64", "float32", "float64", "bool"])
+@pytest.mark.parametrize("join_type", JOIN_TYPES)
+def test_join_types_and_key_types(kt, join_type):
+    left = pa.table({"a": column(kt, 120, 1), "x": column("int64", 120, 2, 100),
+                     "s": pa.array([str(i) for i in range(120)])})  # fmt: skip
+    right = pa.table({"b": column(kt, 50, 3), "x": column("float64", 50, 4, 100)})
+    for coalesce in (True, False):
+        same(left, right, "a", right_keys="b", join_type=join_type, left_suffix="_l",
+             right_suffix="_r", coalesce_keys=coalesce)  # fmt: skip
+
+
+@pytest.mark.parametrize("join_type", JOIN_TYPES)
+def test_two_keys_same_names(join_type):
+    left = pa.table({"k": column("int16", 200, 5), "k2": column("bool", 200, 6),
+                     "v": column("int32", 200, 7)})  # fmt: skip
+    right = pa.table({"k": column("int16", 80, 8), "k2": column("bool", 80, 9),
+                      "w": column("uint8", 80, 10)})  # fmt: skip
+    same(left, right, ["k", "k2"], join_type=join_type)
+
+
+def test_null_keys_never_match_and_nan_matches_nan():
+    left = pa.table({"k": pa.array([None, float("nan"), 0.0, -0.0]), "v": [1, 2, 3, 4]})
+    right = pa.table({"k": pa.array([None, float("nan"), -0.0]), "w": [5, 6, 7]})
+    got = same(left, right, "k", join_type="inner")
+    assert sorted(zip(got.column("v").to_pylist(), got.column("w").to_pylist())) == [
+        (2, 6),
+        (4, 7),
+    ]
+
+
+def test_inputs_and_defaults():
+    left = pa.table({"k": column("int32", 100, 11), "v": column("int32", 100, 12)})
+    right = pa.table({"k": column("int32", 40, 13), "w": column("int32", 40, 14)})
+    same(left, right, "k")  # "left outer", coalesced keys
+    want = left.join(right, "k")
+    got = am.join(left.to_batches()[0], pa.Table.from_batches(right.to_batches(max_chunksize=7)),
+                  "k")  # fmt: skip
+    assert rows(got) == rows(want)
+
+
+def test_pyarrow_refusals_and_fallbacks():
+    left = pa.table({"k": pa.array([1, 2], pa.int32()), "v": [1, 2]})
+    right = pa.table({"k": pa.array([1, 2], pa.int64()), "w": [1, 2]})
+    with pytest.raises(pa.ArrowInvalid):
+        am.join(left, right, "k")
+    with pytest.raises(ValueError):
+        am.join(left, left, "k", join_type="sideways")
+    strings = pa.table({"s": ["a", "b"], "v": [1, 2]})
+    with pytest.warns(am.ArrowMetalFallbackWarning):
+        got = am.join(strings, strings, "s", join_type="inner", right_suffix="_r")
+    assert rows(got) == rows(strings.join(strings, "s", join_type="inner", right_suffix="_r"))
+    other = pa.table({"k": pa.array([1, 2], pa.int32()), "w": [1, 2]})
+    got = am.join(left, other, "k", join_type="inner", filter_expression=pc.field("v") > 1)
+    assert got.num_rows == 1
+    assert am.fallbacks()["join"] >= 2
+
+
+def indices(left_keys, right_keys, join_type):
+    lk = ffi.new("am_array *[]", [k._ptr for k in left_keys] or [ffi.NULL])
+    rk = ffi.new("am_array *[]", [k._ptr for k in right_keys] or [ffi.NULL])
+    li, ri = ffi.new("am_array **"), ffi.new("am_array **")
+    rc = lib.am_join_indices(lk, rk, len(left_keys), join_type, li, ri)
+    msg = ffi.string(lib.am_last_error()).decode() if rc else ""
+    w = am._array.wrap
+    return (
+        rc,
+        msg,
+        (w(li[0]) if li[0] != ffi.NULL else None),
+        (w(ri[0]) if ri[0] != ffi.NULL else None),
+    )
+
+
+def test_c_abi_order():
+    left = am.array(pa.array([1, 2, None, 2, 5], pa.int32()))
+    right = am.array(pa.array([2, 2, None, 7, 1], pa.int32()))
+    want = {
+        lib.AM_JOIN_INNER: ([0, 1, 1, 3, 3], [4, 0, 1, 0, 1]),
+        lib.AM_JOIN_LEFT_OUTER: ([0, 1, 1, 2, 3, 3, 4], [4, 0, 1, None, 0, 1, None]),
+        lib.AM_JOIN_RIGHT_OUTER: ([0, 1, 1, 3, 3, None, None], [4, 0, 1, 0, 1, 2, 3]),
+        lib.AM_JOIN_LEFT_SEMI: ([0, 1, 3], None),
+        lib.AM_JOIN_LEFT_ANTI: ([2, 4], None),
+        lib.AM_JOIN_RIGHT_SEMI: (None, [0, 1, 4]),
+        lib.AM_JOIN_RIGHT_ANTI: (None, [2, 3]),
+    }
+    for jt, (lw, rw) in want.items():
+        rc, msg, li, ri = indices([left], [right], jt)
+        assert rc == lib.AM_OK, msg
+        assert (li.to_pylist() if li is not None else None) == lw
+        assert (ri.to_pylist() if ri is not None else None) == rw
+
+
+def test_c_abi_checks_and_messages():
+    a = am.array(pa.array([1, 2, 3], pa.int32()))
+    b = am.array(pa.array([1, 2], pa.int32()))
+    c = am.array(pa.array([1, 2], pa.int64()))
+    cases = [
+        (([a], [c], lib.AM_JOIN_INNER), lib.AM_ETYPE,
+         "Incompatible data types for corresponding join field keys: int32 and int64"),
+        (([a, b], [b, b], lib.AM_JOIN_INNER), lib.AM_EINVAL, "left key 1 has 2 rows"),
+        (([a], [b], 9), lib.AM_EINVAL, "unknown join type 9"),
+        (([], [], lib.AM_JOIN_INNER), lib.AM_EINVAL, "one or more keys"),
+    ]  # fmt: skip
+    for args, code, text in cases:
+        rc, msg, li, ri = indices(*args)
+        assert rc == code and msg.startswith("am_join_indices") and text in msg, msg
+        assert li is None and ri is None
+
+
+@pytest.mark.skipif(not CUDA, reason="needs a CUDA device")
+def test_gpu_resident_keys():
+    lk, rk = column("int64", 100001, 15, 5000), column("int64", 3000, 16, 5000)
+    g, h = am.array(lk, device="cuda"), am.array(rk, device="cuda")
+    rc, msg, li, ri = indices([g], [h], lib.AM_JOIN_INNER)
+    assert rc == lib.AM_OK, msg
+    assert str(li.device).startswith("cuda") and str(ri.device).startswith("cuda")
+    got = sorted(zip(li.to_pylist(), ri.to_pylist()))
+    left = pa.table({"k": lk, "i": pa.array(range(len(lk)))})
+    right = pa.table({"k": rk, "j": pa.array(range(len(rk)))})
+    want = left.join(right, "k", join_type="inner")
+    assert got == sorted(zip(want.column("i").to_pylist(), want.column("j").to_pylist()))
