@@ -953,9 +953,11 @@ typedef enum am_null_placement {
  * integers, floats); keys may have different types. -0.0 and 0.0 tie (rows
  * keep their order); NaN is after every number and nulls after NaN with
  * AM_NULLS_AT_END, and the reverse (nulls, NaN, numbers) with
- * AM_NULLS_AT_START, in either order; one null_placement applies to every
- * key. Ties keep row order. AM_EINVAL: keys or out NULL, n_keys < 1, a NULL
- * key, keys of different lengths, a bad null_placement. Keys may live on
+ * AM_NULLS_AT_START, in either order. null_placement[k] (an
+ * am_null_placement) places key k's nulls, as pyarrow 26's per-key
+ * (name, order, null_placement) sort keys do; NULL means AM_NULLS_AT_END for
+ * every key. Ties keep row order. AM_EINVAL: keys or out NULL, n_keys < 1, a
+ * NULL key, keys of different lengths, a bad null_placement[k]. Keys may live on
  * different devices (then they are sorted on the host). Inputs are borrowed
  * (sliced arrays are fine); *out is the caller's, to release once with am_release. Thread-safe.
  * The CPU runs an LSD radix sort of order-preserving key bits (multi-key:
@@ -965,7 +967,7 @@ typedef enum am_null_placement {
  * device radix sort) is not written yet: keys on a GPU are moved to the host,
  * sorted there, and the indices moved back to their device. */
 int am_sort_indices(const am_array *const *keys, int64_t n_keys, const int *descending,
-                    int null_placement, am_array **out);
+                    const int *null_placement, am_array **out);
 /* ---- end of sorting */
 
 /* ---- Batching

@@ -157,11 +157,12 @@ typedef struct am_kernel_ops {
                     int skip_nulls, am_array **out);
   /* Sorting: the stable order of the rows of n_keys >= 1
    * settled arrays of one length and of any element type, as AM_UINT64 row
-   * indices (never null) on the backend's device; descending[k] for key k,
-   * null_placement 0 (at end) or 1 (at start). AM_EUNSUPPORTED: the ABI
-   * sorts on the host (the GPUs: no device sort yet). */
+   * indices (never null) on the backend's device; descending[k] and
+   * nulls_first[k] (0: at end, 1: at start) for key k, both never NULL.
+   * AM_EUNSUPPORTED: the ABI sorts on the host (the GPUs: no device sort
+   * yet). */
   int (*sort_indices)(am_err *err, const am_array *const *keys, int64_t n_keys,
-                      const int *descending, int null_placement, am_array **out);
+                      const int *descending, const int *nulls_first, am_array **out);
 } am_kernel_ops;
 
 typedef struct am_queue_ops {

@@ -181,6 +181,6 @@ void am_cpu_set_validity(am_array *array, am_buffer *buffer, int64_t valid);
 
 /* sort.c: core/backend.h's sort_indices. */
 int am_cpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys,
-                        const int *descending, int null_placement, am_array **out);
+                        const int *descending, const int *nulls_first, am_array **out);
 
 #endif

@@ -7,7 +7,8 @@
  * number, NaN or null. Descending inverts the number's key. A row's place is
  * then (class, key), and the classes' order is pyarrow's: numbers, NaN, null
  * with nulls at the end; null, NaN, numbers with nulls at the start (NaN is
- * never ordered among the numbers, descending or not).
+ * never ordered among the numbers, descending or not). Each key has its own
+ * placement (pyarrow 26's per-key null_placement).
  *
  * Multi-key sorts are LSD over the keys too: the permutation is sorted
  * stably by the last key, then by each earlier one, so ties of an earlier
@@ -203,7 +204,7 @@ static void pass(sorter *s) {
 static int key_width(am_type t) { return t == AM_BOOL ? 1 : am_type_bits(t) / 8; }
 
 int am_cpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys,
-                        const int *descending, int null_placement, am_array **out) {
+                        const int *descending, const int *nulls_first, am_array **out) {
   const int64_t n = keys[0]->length;
   am_array *result = NULL;
   int status = am_array_alloc_host(err, am_cpu_device(), AM_UINT64, n, 0, &result);
@@ -213,7 +214,7 @@ int am_cpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys
     *out = result;
     return AM_OK;
   }
-  sorter s = {.n = n, .classes = null_placement != 0};
+  sorter s = {.n = n};
   s.parts = am_pool_parts(n);
   if (s.parts > MAX_PARTS) s.parts = MAX_PARTS;
   if (s.parts < 1) s.parts = 1;
@@ -238,6 +239,7 @@ int am_cpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys
     s.array = keys[k];
     s.width = key_width(keys[k]->type);
     s.descending = descending[k] != 0;
+    s.classes = nulls_first[k] != 0;
     s.has_nulls = am_cpu_has_nulls(keys[k]);
     am_pool_run(s.parts, gather_part, &s);
     int64_t special = 0;

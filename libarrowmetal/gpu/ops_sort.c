@@ -6,7 +6,7 @@
 #include "runtime.h"
 
 int am_gpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys,
-                        const int *descending, int null_placement, am_array **out) {
+                        const int *descending, const int *null_placement, am_array **out) {
   (void)keys, (void)n_keys, (void)descending, (void)null_placement, (void)out;
   return am_fail(err, AM_EUNSUPPORTED,
                  "sort_indices has no GPU kernel: GPU arrays are sorted on the host");

@@ -180,7 +180,7 @@ int am_gpu_cumulative(am_err *err, am_cumulative_op op, const am_array *array,
                       const am_scalar *start, int skip_nulls, am_array **out);
 /* ops_sort.c: AM_EUNSUPPORTED until the device sort exists */
 int am_gpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys,
-                        const int *descending, int null_placement, am_array **out);
+                        const int *descending, const int *nulls_first, am_array **out);
 
 int am_gpu_resolve(am_err *err, const am_array *array);
 int am_gpu_flush(am_err *err, am_device *device, int wait, uint64_t *ticket);

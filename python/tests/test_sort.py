@@ -104,9 +104,21 @@ def test_tables_record_batches_and_ties():
     t2 = pa.concat_tables([t.slice(0, 1000), t.slice(1000)])
     keys = [("b", "descending"), ("a", "ascending")]
     same(am.sort_indices(t2, keys), pc.sort_indices(t2, keys))
-    # per-key placements: the same one everywhere, or differing on keys without nulls
-    keys3 = [("d", "ascending", "at_start"), ("a", "descending", "at_end")]
-    same(am.sort_indices(t, keys3), pc.sort_indices(t, keys3))
+    # per-key placements (pyarrow 26's third field), mixed over keys with nulls;
+    # null_placement= overrides them all
+    for keys3 in (
+        [("d", "ascending", "at_start"), ("a", "descending", "at_end")],
+        [("a", "ascending", "at_start"), ("b", "descending", "at_end")],
+        [
+            ("b", "descending", "at_end"),
+            ("a", "ascending", "at_start"),
+            ("c", "descending", "at_start"),
+        ],
+    ):
+        same(am.sort_indices(t, keys3), pc.sort_indices(t, keys3))
+        for placement in PLACEMENTS:
+            same(am.sort_indices(t, keys3, null_placement=placement),
+                 pc.sort_indices(t, keys3, null_placement=placement))  # fmt: skip
 
 
 def test_array_sort_and_chunked_arrays():
@@ -140,9 +152,6 @@ def test_refusals():
         am.array_sort_indices(pa.array([1]), "descending", options=pc.ArraySortOptions())
     with pytest.raises(TypeError, match="both an 'options' argument"):
         am.sort_indices(t, [("a", "ascending")], options=pc.SortOptions([("a", "ascending")]))
-    # placements that differ on keys with nulls: the C ABI takes one
-    with pytest.raises(am.ArrowMetalUnsupported, match="null_placement per sort key"):
-        am.sort_indices(t, [("a", "ascending", "at_start"), ("b", "ascending", "at_end")])
     with pytest.raises(am.ArrowMetalUnsupported, match="plain column name"):
         am.sort_indices(pa.table({"s": [{"x": 1}]}), [(("s", "x"), "ascending")])
 
@@ -165,25 +174,32 @@ def test_c_abi_refusals():
     out = ffi.new("am_array **")
     keys = ffi.new("am_array *[]", [a._ptr, b._ptr])
     desc = ffi.new("int[]", [0, 1])
+    end = ffi.new("int[]", [lib.AM_NULLS_AT_END] * 2)
+    start = ffi.new("int[]", [lib.AM_NULLS_AT_START] * 2)
     cases = [
-        (keys, 2, desc, lib.AM_NULLS_AT_END, "equal lengths"),
-        (keys, 0, desc, lib.AM_NULLS_AT_END, "one or more sort keys"),
-        (keys, -1, desc, lib.AM_NULLS_AT_END, "one or more sort keys"),
-        (keys, 1, desc, 0, "null_placement"),
-        (keys, 1, desc, 42, "null_placement"),
-        (ffi.NULL, 1, desc, lib.AM_NULLS_AT_END, "keys is NULL"),
-        (ffi.new("am_array *[]", [a._ptr, ffi.NULL]), 2, desc, lib.AM_NULLS_AT_END, "key 1"),
+        (keys, 2, desc, end, "equal lengths"),
+        (keys, 0, desc, end, "one or more sort keys"),
+        (keys, -1, desc, end, "one or more sort keys"),
+        (keys, 1, desc, ffi.new("int[]", [0]), "null_placement[0] 0"),
+        (keys, 2, desc, ffi.new("int[]", [lib.AM_NULLS_AT_END, 42]), "null_placement[1] 42"),
+        (ffi.NULL, 1, desc, end, "keys is NULL"),
+        (ffi.new("am_array *[]", [a._ptr, ffi.NULL]), 2, desc, end, "key 1"),
     ]
     for k, n, d, placement, text in cases:
         assert lib.am_sort_indices(k, n, d, placement, out) == lib.AM_EINVAL
         msg = ffi.string(lib.am_last_error()).decode()
         assert msg.startswith("am_sort_indices") and text in msg, msg
         assert out[0] == ffi.NULL
-    assert lib.am_sort_indices(keys, 1, desc, lib.AM_NULLS_AT_END, ffi.NULL) == lib.AM_EINVAL
+    assert lib.am_sort_indices(keys, 1, desc, end, ffi.NULL) == lib.AM_EINVAL
     # descending NULL: every key ascending
-    assert lib.am_sort_indices(keys, 1, ffi.NULL, lib.AM_NULLS_AT_START, out) == lib.AM_OK
+    assert lib.am_sort_indices(keys, 1, ffi.NULL, start, out) == lib.AM_OK
     r = am._array.wrap(out[0])
     assert r.to_pylist() == [1, 2, 0]
+    # null_placement NULL: nulls at the end of every key
+    n = am.array(pa.array([None, 2, 1], pa.int8()))
+    one = ffi.new("am_array *[]", [n._ptr])
+    assert lib.am_sort_indices(one, 1, ffi.NULL, ffi.NULL, out) == lib.AM_OK
+    assert am._array.wrap(out[0]).to_pylist() == [2, 1, 0]
 
 
 def test_parallel_passes_do_not_depend_on_threads():
@@ -236,7 +252,7 @@ def test_gpu_resident_arrays(t):
 
     out = ffi.new("am_array **")
     keys_c = ffi.new("am_array *[]", [g._ptr, h._ptr])
-    assert lib.am_sort_indices(keys_c, 2, ffi.new("int[]", [0, 1]), lib.AM_NULLS_AT_END, out) == 0
+    assert lib.am_sort_indices(keys_c, 2, ffi.new("int[]", [0, 1]), ffi.NULL, out) == 0
     r2 = am._array.wrap(out[0])
     assert str(r2.device).startswith("cuda")
     same(r2, pc.sort_indices(t2, keys))
