@@ -29,6 +29,7 @@ import gen_aggregates
 import hash_cases
 import null_handling
 import quantile_cases
+import rank_cases
 import rounding
 import sort_cases
 from casefmt import (
@@ -104,6 +105,8 @@ FILES.update({name: quantile_cases.FILE for name in quantile_cases.OPS})
 FILES.update({name: cumulative.FILE for name in cumulative.OPS})
 # Sorting: conformance/sort_cases.py.
 FILES.update({name: sort_cases.FILE for name in sort_cases.OPS})
+# Selection and ranking: conformance/rank_cases.py.
+FILES.update({name: rank_cases.FILE for name in rank_cases.OPS})
 
 
 # ---- pyarrow evaluation and error mapping -------------------------------------------------
@@ -113,7 +116,7 @@ def map_error(exc):
     """am_status name for an exception raised by pyarrow."""
     msg = str(exc)
     # The families whose cases live in their own modules map their own errors first.
-    for family in (null_handling, hash_cases, rounding, quantile_cases, sort_cases):
+    for family in (null_handling, hash_cases, rounding, quantile_cases, sort_cases, rank_cases):
         status = family.map_error(exc)
         if status:
             return status
@@ -190,6 +193,8 @@ def evaluate(op, params, args):
         return cumulative.evaluate(op, params, args)
     if op in sort_cases.OPS:
         return sort_cases.evaluate(op, params, args)
+    if op in rank_cases.OPS:
+        return rank_cases.evaluate(op, params, args)
     raise AssertionError(op)
 
 
@@ -201,6 +206,10 @@ def expectation(case):
         return {"error": map_error(exc)}, None
     if isinstance(result, pa.StructScalar):  # min_max, first_last: a record of scalars
         return gen_aggregates.expected_struct(case["op"], result), result
+    if case["op"] in rank_cases.OPS:  # select_k, partition: a property, not bytes
+        exp = rank_cases.expected(case, args, result)
+        if exp is not None:
+            return exp, result
     fields = hash_cases.expected(sys.modules[__name__], case["op"], result)
     if fields is not None:  # value_counts, dictionary_encode, mode: two arrays
         return fields, result
@@ -1671,7 +1680,8 @@ def update_readme(path):
     rows = kept[:after] + derived + kept[after:]
     # The families with case modules of their own: their rows, from the cases, after
     # the others, in this order.
-    for family in (null_handling, hash_cases, rounding, quantile_cases, cumulative, sort_cases):
+    for family in (null_handling, hash_cases, rounding, quantile_cases, cumulative, sort_cases,
+                   rank_cases):  # fmt: skip
         subject = getattr(family, "subject_type", lambda case: case["inputs"][0]["type"])
         rows = [r for r in rows if r.split("|")[1].strip() not in family.OPS]
         rows += cf.matrix_rows(CASES, family.OPS, subject)
@@ -1847,6 +1857,7 @@ def main():
     quantile_cases.gen(sys.modules[__name__])  # quantiles
     cumulative.gen(sys.modules[__name__])
     sort_cases.gen(sys.modules[__name__])
+    rank_cases.gen(sys.modules[__name__])
     write(args.out)
     update_readme(os.path.join(HERE, "README.md"))
 

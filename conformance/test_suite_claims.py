@@ -12,6 +12,7 @@ import functions
 import hash_cases
 import null_handling
 import quantile_cases
+import rank_cases
 import rounding
 import sort_cases
 
@@ -28,6 +29,7 @@ OPS += rounding.OPS
 OPS += quantile_cases.OPS  # quantiles
 OPS += cumulative.OPS
 OPS += sort_cases.OPS
+OPS += rank_cases.OPS
 LENGTHS = [0, 1, 7, 63, 64, 65, 1000, 100003]
 OFFSETS = [0, 1, 7, 63]
 

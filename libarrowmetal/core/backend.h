@@ -163,7 +163,22 @@ typedef struct am_kernel_ops {
    * yet). */
   int (*sort_indices)(am_err *err, const am_array *const *keys, int64_t n_keys,
                       const int *descending, const int *nulls_first, am_array **out);
+  /* Selection and ranking (the header's am_select_k_unstable, am_rank,
+   * am_rank_quantile, am_partition_nth_indices), over settled inputs of any
+   * element type, checked by the ABI: k >= 0, 0 <= pivot <= rows; `how` an
+   * am_rank_tiebreaker or AM_RANK_HOW_QUANTILE / AM_RANK_HOW_NORMAL (float64
+   * results). AM_EUNSUPPORTED: the ABI runs them on the host (the GPUs). */
+  int (*select_k)(am_err *err, const am_array *const *keys, int64_t n_keys, const int *descending,
+                  const int *nulls_first, int64_t k, am_array **out);
+  int (*rank)(am_err *err, const am_array *array, int descending, int nulls_first, int how,
+              am_array **out);
+  int (*partition_nth)(am_err *err, const am_array *array, int64_t pivot, int nulls_first,
+                       am_array **out);
 } am_kernel_ops;
+
+/* rank slot's `how` beyond the tiebreakers: rank_quantile and rank_normal. */
+#define AM_RANK_HOW_QUANTILE 100
+#define AM_RANK_HOW_NORMAL 101
 
 typedef struct am_queue_ops {
   /* Waits until a pending result's length and null count are known. */

@@ -140,6 +140,16 @@ const am_op_desc am_ops[] = {
         AM_RULE_UINT64, AM_NULLS_NEVER),
     ROW("array_sort_indices", "am_sort_indices", AM_FAMILY_SORT_INDICES, 1, 1, AM_KINDS_ALL,
         AM_RULE_UINT64, AM_NULLS_NEVER),
+    /* Selection and ranking */
+    ROW("select_k_unstable", "am_select_k_unstable", AM_FAMILY_SELECT_K, 0, -1, AM_KINDS_ALL,
+        AM_RULE_UINT64, AM_NULLS_NEVER),
+    ROW("rank", "am_rank", AM_FAMILY_RANK, 0, 1, AM_KINDS_ALL, AM_RULE_UINT64, AM_NULLS_NEVER),
+    ROW("rank_quantile", "am_rank_quantile", AM_FAMILY_RANK, 1, 1, AM_KINDS_ALL, AM_RULE_FLOAT64,
+        AM_NULLS_NEVER),
+    ROW("rank_normal", "am_rank_quantile", AM_FAMILY_RANK, 2, 1, AM_KINDS_ALL, AM_RULE_FLOAT64,
+        AM_NULLS_NEVER),
+    ROW("partition_nth_indices", "am_partition_nth_indices", AM_FAMILY_PARTITION_NTH, 0, 1,
+        AM_KINDS_ALL, AM_RULE_UINT64, AM_NULLS_NEVER),
 };
 
 const int am_op_count = (int)(sizeof am_ops / sizeof am_ops[0]);

@@ -152,6 +152,9 @@ const am_backend am_cpu_backend = {
             .tdigest = am_cpu_tdigest,
             .cumulative = am_cpu_cumulative,
             .sort_indices = am_cpu_sort_indices,
+            .select_k = am_cpu_select_k,
+            .rank = am_cpu_rank,
+            .partition_nth = am_cpu_partition_nth,
         },
     .queue =
         {

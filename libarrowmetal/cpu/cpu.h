@@ -182,5 +182,12 @@ void am_cpu_set_validity(am_array *array, am_buffer *buffer, int64_t valid);
 /* sort.c: core/backend.h's sort_indices. */
 int am_cpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys,
                         const int *descending, const int *nulls_first, am_array **out);
+/* rank.c: core/backend.h's select_k, rank, partition_nth. */
+int am_cpu_select_k(am_err *err, const am_array *const *keys, int64_t n_keys, const int *descending,
+                    const int *nulls_first, int64_t k, am_array **out);
+int am_cpu_rank(am_err *err, const am_array *array, int descending, int nulls_first, int how,
+                am_array **out);
+int am_cpu_partition_nth(am_err *err, const am_array *array, int64_t pivot, int nulls_first,
+                         am_array **out);
 
 #endif

@@ -181,6 +181,14 @@ int am_gpu_cumulative(am_err *err, am_cumulative_op op, const am_array *array,
 /* ops_sort.c: AM_EUNSUPPORTED until the device sort exists */
 int am_gpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys,
                         const int *descending, const int *nulls_first, am_array **out);
+/* ops_rank.c: select_k, rank, partition_nth: AM_EUNSUPPORTED (the ABI runs
+ * them on the host) */
+int am_gpu_select_k(am_err *err, const am_array *const *keys, int64_t n_keys, const int *descending,
+                    const int *nulls_first, int64_t k, am_array **out);
+int am_gpu_rank(am_err *err, const am_array *array, int descending, int nulls_first, int how,
+                am_array **out);
+int am_gpu_partition_nth(am_err *err, const am_array *array, int64_t pivot, int nulls_first,
+                         am_array **out);
 
 int am_gpu_resolve(am_err *err, const am_array *array);
 int am_gpu_flush(am_err *err, am_device *device, int wait, uint64_t *ticket);
@@ -214,7 +222,10 @@ int am_gpu_sync(am_err *err, am_device *device);
    .quantile = am_gpu_quantile,             \
    .tdigest = am_gpu_tdigest,               \
    .cumulative = am_gpu_cumulative,         \
-   .sort_indices = am_gpu_sort_indices}
+   .sort_indices = am_gpu_sort_indices,     \
+   .select_k = am_gpu_select_k,             \
+   .rank = am_gpu_rank,                     \
+   .partition_nth = am_gpu_partition_nth}
 #define AM_GPU_QUEUE(wait_stream_fn, resident_fn) \
   {.resolve = am_gpu_resolve,                     \
    .flush = am_gpu_flush,                         \

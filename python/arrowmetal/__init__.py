@@ -110,6 +110,13 @@ from ._nulls import (  # null handling
     is_valid,
 )
 from ._quantile import approximate_median, quantile, tdigest
+from ._rank import (
+    partition_nth_indices,
+    rank,
+    rank_normal,
+    rank_quantile,
+    select_k_unstable,
+)
 from ._results import StructScalar
 from ._round import pairwise_diff, pairwise_diff_checked, round
 from ._runtime import (
@@ -132,7 +139,7 @@ from ._runtime import (
     version,
     wait_timeout_ms,
 )
-from ._sort import array_sort, array_sort_indices, sort_indices
+from ._sort import array_sort, array_sort_indices, sort_by, sort_indices
 from ._types import type_id, type_name
 
 TYPE_CHECKING = False
@@ -312,7 +319,14 @@ __all__ += [
 ]
 
 # Sorting.
-__all__ += ["array_sort", "array_sort_indices", "sort_indices"]
+__all__ += ["array_sort", "array_sort_indices", "sort_by", "sort_indices"]
+__all__ += [
+    "partition_nth_indices",
+    "rank",
+    "rank_normal",
+    "rank_quantile",
+    "select_k_unstable",
+]
 
 # The functions of the library's table-driven families (am_unary: negate,
 # abs, ...), by their pyarrow names, from the C library's own list.

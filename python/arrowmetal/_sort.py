@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
     from ._typing import ArrayLike, DeviceLike
 
-__all__ = ["array_sort", "array_sort_indices", "sort_indices"]
+__all__ = ["array_sort", "array_sort_indices", "sort_by", "sort_indices"]
 
 # pyarrow's SortOrder and NullPlacement enum values, as its options serialize.
 _DESCENDING = 1
@@ -266,3 +266,36 @@ def array_sort(
         array, order, null_placement=null_placement, options=options, device=device
     )
     return take(array, indices)
+
+
+def sort_by(table: Any, sorting: Any, /, *, device: DeviceLike | None = None, **kwargs: Any) -> Any:
+    """pa.Table.sort_by / pa.RecordBatch.sort_by as a function: the rows of
+    `table` (a pa.Table, pa.RecordBatch, or anything with
+    ``__arrow_c_stream__``, read as a pa.Table) in the order of `sorting` (a
+    column name, ascending, or a list of (name, order[, null_placement])
+    tuples) and SortOptions' keyword arguments (null_placement). The order is
+    am.sort_indices'; every column is then taken with am.take (columns of
+    types without a kernel are taken by pyarrow, announced). A pa.Table
+    gives a pa.Table, a pa.RecordBatch a pa.RecordBatch, as pyarrow's
+    methods do; each column of the result is one chunk."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    src = _as_table(table)
+    if src is None:
+        raise TypeError(f"sort_by takes a pa.Table or pa.RecordBatch, got {type(table).__name__}")
+    keys = [(sorting, "ascending")] if isinstance(sorting, str) else sorting
+    import warnings
+
+    with warnings.catch_warnings():
+        # SortOptions' own deprecation of null_placement: as Table.sort_by takes it
+        warnings.simplefilter("ignore", FutureWarning)
+        options = pc.SortOptions(sort_keys=keys, **kwargs)
+    indices = sort_indices(src, options=options, device=device)
+    columns = []
+    for column in src.columns:
+        got = take(_combined(column), indices)
+        columns.append(got.to_pyarrow() if isinstance(got, Array) else got)
+    if isinstance(src, pa.RecordBatch):
+        return pa.RecordBatch.from_arrays(columns, schema=src.schema)
+    return pa.Table.from_arrays(columns, schema=src.schema)

@@ -6,6 +6,8 @@ placements, the C ABI's checks), thread-count independence of the parallel
 radix passes, the memory accounting of its scratch, and GPU-resident arrays
 (skipped without CUDA)."""
 
+import warnings
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -256,3 +258,47 @@ def test_gpu_resident_arrays(t):
     r2 = am._array.wrap(out[0])
     assert str(r2.device).startswith("cuda")
     same(r2, pc.sort_indices(t2, keys))
+
+
+def test_sort_by_tables_and_record_batches():
+    """am.sort_by is pa.Table.sort_by / pa.RecordBatch.sort_by: every column
+    taken in sort_indices' order, strings included (pyarrow's take, announced)."""
+    n = 3000
+    t = pa.table({
+        "a": data("int16", n, 1, distinct=3), "b": data("float64", n, 2, distinct=4),
+        "s": pa.array([f"r{i}" for i in range(n)]),
+    })  # fmt: skip
+    t = pa.concat_tables([t.slice(0, 1000), t.slice(1000)])  # chunked columns
+    cases = [
+        ("a", {}),
+        ([("a", "descending"), ("b", "ascending")], {}),
+        ([("a", "descending"), ("b", "ascending")], {"null_placement": "at_start"}),
+        ([("b", "descending", "at_start"), ("a", "ascending", "at_end")], {}),
+    ]
+    for sorting, kwargs in cases:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = am.sort_by(t, sorting, **kwargs)
+            want = t.sort_by(sorting, **kwargs)
+            assert isinstance(got, pa.Table)
+            assert got.schema == want.schema
+            assert repr(got.to_pylist()) == repr(want.to_pylist()), (sorting, kwargs)  # NaN
+            b = t.combine_chunks().to_batches()[0]
+            gotb = am.sort_by(b, sorting, **kwargs)
+            assert isinstance(gotb, pa.RecordBatch)
+            assert repr(gotb.to_pylist()) == repr(b.sort_by(sorting, **kwargs).to_pylist())
+    with pytest.raises(TypeError, match="sort_by takes a pa.Table"):
+        am.sort_by(pa.array([1]), "a")
+    with pytest.raises(TypeError):
+        am.sort_by(t, "a", bogus=1)
+
+
+def test_array_sort_honours_order_and_placement():
+    a = data("float32", 2000, 13, distinct=6)
+    for order in ORDERS:
+        for placement in PLACEMENTS:
+            want = pc.take(a, pc.array_sort_indices(a, order, null_placement=placement))
+            got = am.array_sort(a, order, null_placement=placement)
+            assert repr(got.to_pylist()) == repr(want.to_pylist())  # NaN
+            opts = pc.ArraySortOptions(order, null_placement=placement)
+            assert repr(am.array_sort(a, options=opts).to_pylist()) == repr(want.to_pylist())

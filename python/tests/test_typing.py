@@ -44,6 +44,7 @@ PUBLIC_MODULES = (
     "arrowmetal._fallback",
     "arrowmetal._hash",
     "arrowmetal._nulls",
+    "arrowmetal._rank",
     "arrowmetal._round",
     "arrowmetal._sort",
     "arrowmetal._results",
