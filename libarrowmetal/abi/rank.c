@@ -100,13 +100,14 @@ static int check_placement(am_err *err, const char *what, int placement) {
   return AM_OK;
 }
 
-static int select_k(am_err *err, const am_array *const *keys, int64_t n_keys,
-                    const int *descending, const int *null_placement, int64_t k, am_array **out) {
+static int select_k(am_err *err, const am_array *const *keys, int64_t n_keys, const int *descending,
+                    const int *null_placement, int64_t k, am_array **out) {
   /* pyarrow's words and order of checks */
   if (k < 0)
     return am_fail(err, AM_EINVAL, "select_k_unstable requires a nonnegative `k`, got %lld",
                    (long long)k);
-  if (n_keys < 1) return am_fail(err, AM_EINVAL, "select_k_unstable requires a non-empty `sort_keys`");
+  if (n_keys < 1)
+    return am_fail(err, AM_EINVAL, "select_k_unstable requires a non-empty `sort_keys`");
   AM_REQUIRE(keys, "keys");
   AM_REQUIRE(out, "out");
   int status;
@@ -124,8 +125,11 @@ static int select_k(am_err *err, const am_array *const *keys, int64_t n_keys,
     flags[i] = descending && descending[i] != 0;
     flags[n_keys + i] = null_placement && null_placement[i] == AM_NULLS_AT_START;
   }
-  const call c = {.what = SELECT_K, .descending = flags, .nulls_first = flags + n_keys,
-                  .n_keys = n_keys, .k_or_pivot = k};
+  const call c = {.what = SELECT_K,
+                  .descending = flags,
+                  .nulls_first = flags + n_keys,
+                  .n_keys = n_keys,
+                  .k_or_pivot = k};
   status = run(err, &c, keys, same_device, out);
   free(flags);
   return status;
@@ -146,8 +150,8 @@ static int rank(am_err *err, const am_array *array, int descending, int null_pla
   if ((status = check_placement(err, "null_placement", null_placement)) != AM_OK) return status;
   if ((status = check_keys(err, &array, 1, &same_device)) != AM_OK) return status;
   const int desc = descending != 0, first = null_placement == AM_NULLS_AT_START;
-  const call c = {.what = RANK, .descending = &desc, .nulls_first = &first, .n_keys = 1,
-                  .how = how};
+  const call c = {
+      .what = RANK, .descending = &desc, .nulls_first = &first, .n_keys = 1, .how = how};
   return run(err, &c, &array, same_device, out);
 }
 

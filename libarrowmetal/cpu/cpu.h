@@ -182,6 +182,11 @@ void am_cpu_set_validity(am_array *array, am_buffer *buffer, int64_t valid);
 /* sort.c: core/backend.h's sort_indices. */
 int am_cpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys,
                         const int *descending, const int *nulls_first, am_array **out);
+/* sort_counting.c: the stable order of one integer key's rows into idx
+ * (n slots) by a counting sort, when its numbers span a small range: 1
+ * done, 0 declined (not an integer key, or too wide a range: the radix sort
+ * runs), -1 out of memory. */
+int am_cpu_counting_sort(const am_array *a, int descending, int nulls_first, uint64_t *idx);
 /* rank.c: core/backend.h's select_k, rank, partition_nth. */
 int am_cpu_select_k(am_err *err, const am_array *const *keys, int64_t n_keys, const int *descending,
                     const int *nulls_first, int64_t k, am_array **out);

@@ -46,6 +46,15 @@ static inline int cmp_rows(const order_col *cols, int64_t nk, uint64_t r1, uint6
   return r1 < r2 ? -1 : (r1 > r2);
 }
 
+/* The first key's place of row r: its class's place, and in *key its order
+ * key as the order reads it (inverted when descending). */
+static inline int first_key(const order_col *c, uint64_t r, uint64_t *key) {
+  uint64_t k;
+  const int cls = am_order_key(c->a, c->has_nulls, (int64_t)r, &k);
+  *key = cls == AM_ORDER_NUMBER && c->desc ? ~k : k;
+  return place(cls, c->first);
+}
+
 static void sift_down(const order_col *cols, int64_t nk, uint64_t *heap, int64_t size, int64_t i) {
   const uint64_t v = heap[i];
   for (;;) {
@@ -59,8 +68,8 @@ static void sift_down(const order_col *cols, int64_t nk, uint64_t *heap, int64_t
   heap[i] = v;
 }
 
-int am_cpu_select_k(am_err *err, const am_array *const *keys, int64_t n_keys,
-                    const int *descending, const int *nulls_first, int64_t k, am_array **out) {
+int am_cpu_select_k(am_err *err, const am_array *const *keys, int64_t n_keys, const int *descending,
+                    const int *nulls_first, int64_t k, am_array **out) {
   const int64_t n = keys[0]->length;
   if (k > n) k = n;
   am_array *result = NULL;
@@ -98,11 +107,18 @@ int am_cpu_select_k(am_err *err, const am_array *const *keys, int64_t n_keys,
     /* the first k rows, heapified: the worst of the best on top */
     for (int64_t i = 0; i < k; i++) heap[i] = (uint64_t)i;
     for (int64_t i = k / 2 - 1; i >= 0; i--) sift_down(cols, n_keys, heap, k, i);
-    for (int64_t r = k; r < n; r++)
-      if (cmp_rows(cols, n_keys, (uint64_t)r, heap[0]) < 0) {
-        heap[0] = (uint64_t)r;
-        sift_down(cols, n_keys, heap, k, 0);
-      }
+    /* most rows lose to the kept worst on the first key alone: its place
+     * is cached, and the full comparison runs only on a first-key tie */
+    uint64_t top_key, key;
+    int top = first_key(&cols[0], heap[0], &top_key);
+    for (int64_t r = k; r < n; r++) {
+      const int p = first_key(&cols[0], (uint64_t)r, &key);
+      if (p > top || (p == top && key > top_key)) continue;
+      if (p == top && key == top_key && cmp_rows(cols, n_keys, (uint64_t)r, heap[0]) >= 0) continue;
+      heap[0] = (uint64_t)r;
+      sift_down(cols, n_keys, heap, k, 0);
+      top = first_key(&cols[0], heap[0], &top_key);
+    }
     /* heap sort: the best first */
     for (int64_t end = k - 1; end > 0; end--) {
       const uint64_t t = heap[0];
@@ -123,17 +139,14 @@ done:
  * (the well-known three-region approximation, relative error ~1e-9), then
  * two Halley steps on erfc, which bring it to double precision. */
 static double normal_quantile(double p) {
-  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,
-                             -2.759285104469687e+02, 1.383577518672690e+02,
-                             -3.066479806614716e+01, 2.506628277459239e+00};
-  static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02,
-                             -1.556989798598866e+02, 6.680131188771972e+01,
-                             -1.328068155288572e+01};
-  static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01,
-                             -2.400758277161838e+00, -2.549732539343734e+00,
-                             4.374664141464968e+00,  2.938163982698783e+00};
-  static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01,
-                             2.445134137142996e+00, 3.754408661907416e+00};
+  static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,  -2.759285104469687e+02,
+                             1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
+  static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                             6.680131188771972e+01, -1.328068155288572e+01};
+  static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                             -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00};
+  static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                             3.754408661907416e+00};
   const double lo = 0.02425;
   double x;
   if (p < lo) {

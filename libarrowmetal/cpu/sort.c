@@ -21,7 +21,10 @@
  * digit-major and part-minor, and each part scatters its range in order, so
  * the pass is stable however many parts run. The four n-sized work areas
  * (keys and indices, twice) are counted host scratch (core/memstats.h); the
- * last index buffer is the result's own. */
+ * last index buffer is the result's own.
+ *
+ * One integer key whose numbers span a small range takes a counting sort
+ * instead (sort_counting.c). */
 #include <math.h>
 #include <string.h>
 
@@ -213,6 +216,18 @@ int am_cpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys
   if (n == 0) {
     *out = result;
     return AM_OK;
+  }
+  if (n_keys == 1) { /* one integer key of a small range: sort_counting.c */
+    const int done = am_cpu_counting_sort(keys[0], descending[0] != 0, nulls_first[0] != 0,
+                                          (uint64_t *)result->data);
+    if (done < 0) {
+      am_array_free(result);
+      return am_fail(err, AM_ENOMEM, "out of memory sorting %lld rows", (long long)n);
+    }
+    if (done) {
+      *out = result;
+      return AM_OK;
+    }
   }
   sorter s = {.n = n};
   s.parts = am_pool_parts(n);

@@ -6,8 +6,8 @@
 #include "core/error.h"
 #include "runtime.h"
 
-int am_gpu_select_k(am_err *err, const am_array *const *keys, int64_t n_keys,
-                    const int *descending, const int *nulls_first, int64_t k, am_array **out) {
+int am_gpu_select_k(am_err *err, const am_array *const *keys, int64_t n_keys, const int *descending,
+                    const int *nulls_first, int64_t k, am_array **out) {
   (void)keys, (void)n_keys, (void)descending, (void)nulls_first, (void)k, (void)out;
   return am_fail(err, AM_EUNSUPPORTED,
                  "select_k_unstable has no GPU kernel: GPU arrays are selected on the host");

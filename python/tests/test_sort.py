@@ -302,3 +302,24 @@ def test_array_sort_honours_order_and_placement():
             assert repr(got.to_pylist()) == repr(want.to_pylist())  # NaN
             opts = pc.ArraySortOptions(order, null_placement=placement)
             assert repr(am.array_sort(a, options=opts).to_pylist()) == repr(want.to_pylist())
+
+
+def test_counting_sort_edges():
+    """One integer key of a small range takes the counting sort
+    (cpu/sort_counting.c); wide spans and uint64 above INT64_MAX decline to
+    the radix sort. Both agree with pyarrow at every edge."""
+    arrays = [
+        pa.array([5, -3, None, 5, -3, 0, None, 7], pa.int8()),
+        pa.array([2**63 - 1, 2**63 - 2, None, 2**63 - 1], pa.int64()),
+        pa.array([-(2**63), 2**63 - 1, 0, None], pa.int64()),  # the widest span
+        pa.array([2**64 - 1, 2**64 - 2, 2**64 - 1, None], pa.uint64()),  # above INT64_MAX
+        pa.array([None, None, None], pa.int32()),
+        pa.array([7] * 50, pa.uint16()),
+        data("int32", 5000, 3, distinct=40).slice(77, 3000),  # an offset
+        data("uint32", 5000, 4, nulls=0.0, distinct=1000),
+    ]
+    for a in arrays:
+        for order in ORDERS:
+            for placement in PLACEMENTS:
+                same(am.array_sort_indices(a, order, null_placement=placement),
+                     pc.array_sort_indices(a, order, null_placement=placement))  # fmt: skip
