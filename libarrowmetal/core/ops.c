@@ -169,7 +169,7 @@ AM_UNARY_OPS(CHECK_POSITION)
 /* Rows are grouped by family in the order of the family values and, within
  * one, ordered by op value from 0:
  * the row of (family, op) is the family's first row + op. */
-enum { FAMILIES = AM_FAMILY_SORT_INDICES + 1 };
+enum { FAMILIES = AM_FAMILY_PARTITION_NTH + 1 };
 static const int family_rows[FAMILIES] = {
     [AM_FAMILY_REDUCE] = 4,
     [AM_FAMILY_COUNT] = 1,
@@ -203,6 +203,10 @@ static const int family_rows[FAMILIES] = {
     [AM_FAMILY_TDIGEST] = 2,
     [AM_FAMILY_CUMULATIVE] = AM_CUMULATIVE_MEAN + 1,
     [AM_FAMILY_SORT_INDICES] = 2,
+    /* Selection and ranking. */
+    [AM_FAMILY_SELECT_K] = 1,
+    [AM_FAMILY_RANK] = 3,
+    [AM_FAMILY_PARTITION_NTH] = 1,
 };
 
 const am_op_desc *am_op_find(am_function_family family, int op) {
