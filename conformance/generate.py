@@ -31,6 +31,7 @@ import hash_cases
 import join_cases
 import null_handling
 import quantile_cases
+import rank_cases
 import rounding
 import sort_cases
 from casefmt import (
@@ -110,6 +111,8 @@ FILES.update({name: sort_cases.FILE for name in sort_cases.OPS})
 FILES.update({name: groupby_cases.FILE for name in groupby_cases.OPS})
 # Hash joins: conformance/join_cases.py.
 FILES.update({name: join_cases.FILE for name in join_cases.OPS})
+# Selection and ranking: conformance/rank_cases.py.
+FILES.update({name: rank_cases.FILE for name in rank_cases.OPS})
 
 
 # ---- pyarrow evaluation and error mapping -------------------------------------------------
@@ -119,7 +122,8 @@ def map_error(exc):
     """am_status name for an exception raised by pyarrow."""
     msg = str(exc)
     # The families whose cases live in their own modules map their own errors first.
-    for family in (null_handling, hash_cases, rounding, quantile_cases, sort_cases, join_cases):
+    for family in (null_handling, hash_cases, rounding, quantile_cases, sort_cases, rank_cases,
+                   join_cases):  # fmt: skip
         status = family.map_error(exc)
         if status:
             return status
@@ -200,6 +204,8 @@ def evaluate(op, params, args):
         return groupby_cases.evaluate(op, params, args)
     if op in join_cases.OPS:
         return join_cases.evaluate(op, params, args)
+    if op in rank_cases.OPS:
+        return rank_cases.evaluate(op, params, args)
     raise AssertionError(op)
 
 
@@ -214,6 +220,10 @@ def expectation(case):
         return family.expected(case, result), None
     if isinstance(result, pa.StructScalar):  # min_max, first_last: a record of scalars
         return gen_aggregates.expected_struct(case["op"], result), result
+    if case["op"] in rank_cases.OPS:  # select_k, partition: a property, not bytes
+        exp = rank_cases.expected(case, args, result)
+        if exp is not None:
+            return exp, result
     fields = hash_cases.expected(sys.modules[__name__], case["op"], result)
     if fields is not None:  # value_counts, dictionary_encode, mode: two arrays
         return fields, result
@@ -1687,7 +1697,7 @@ def update_readme(path):
     # The families with case modules of their own: their rows, from the cases, after
     # the others, in this order.
     families = (null_handling, hash_cases, rounding, quantile_cases, cumulative, sort_cases)
-    for family in families + (groupby_cases, join_cases):
+    for family in families + (rank_cases, groupby_cases, join_cases):
         subject = getattr(family, "subject_type", lambda case: case["inputs"][0]["type"])
         rows = [r for r in rows if r.split("|")[1].strip() not in family.OPS]
         rows += cf.matrix_rows(CASES, family.OPS, subject)
@@ -1865,6 +1875,7 @@ def main():
     sort_cases.gen(sys.modules[__name__])
     groupby_cases.gen(sys.modules[__name__])
     join_cases.gen(sys.modules[__name__])
+    rank_cases.gen(sys.modules[__name__])
     write(args.out)
     update_readme(os.path.join(HERE, "README.md"))
 

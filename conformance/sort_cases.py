@@ -7,13 +7,15 @@ array_sort_indices: form ``unary``, params ``order`` ("ascending" / "descending"
 ``null_placement`` ("at_end" / "at_start"), pyarrow's defaults where absent.
 sort_indices: form ``arrays``, each input one key column of a table (named k0, k1, ...,
 in sort-key order); params ``order`` (a list, one per key) and ``null_placement`` (one
-for all keys: the C ABI's); ``n_keys`` 0 asks for no sort key (an error).
+for all keys, or a list: one per key, pyarrow 26's (name, order, null_placement) sort
+keys); ``n_keys`` 0 asks for no sort key (an error).
 
 Every type over generate.py's sweep, the first key of few distinct values (long runs of
 ties: stability), with the second key of many values (sort_indices); specials (NaN,
 -0.0 beside 0.0, infinities, nulls, the integer extremes) at offsets 0, 7 and 63 in both
 orders and both null placements; empty, one-row, all-equal, all-null and all-NaN inputs;
-three keys of mixed types; the errors (keys of different lengths, no key).
+three keys of mixed types; mixed per-key null placements; the errors (keys of different
+lengths, no key).
 """
 
 import casefmt as cf
@@ -39,7 +41,8 @@ def evaluate(op, params, args):
     table = pa.table({f"k{i}": a for i, a in enumerate(args)})
     n = params.get("n_keys", len(args))
     orders = params.get("order", ["ascending"] * n)
-    keys = [(f"k{i}", orders[i], placement) for i in range(n)]
+    places = placement if isinstance(placement, list) else [placement] * n
+    keys = [(f"k{i}", orders[i], places[i]) for i in range(n)]
     return pc.sort_indices(table, sort_keys=keys)
 
 
@@ -61,17 +64,18 @@ def call(case, arrays, scalars, out):
     from amabi import ffi, lib
 
     op, p = case["op"], case["params"]
-    placement = (lib.AM_NULLS_AT_START if p.get("null_placement") == "at_start"
-                 else lib.AM_NULLS_AT_END)  # fmt: skip
     if op == "array_sort_indices":
         orders = [p.get("order", "ascending")]
         n = 1
     else:
         n = p.get("n_keys", len(arrays))
         orders = p.get("order", ["ascending"] * n)
+    places = p.get("null_placement", "at_end")
+    places = places if isinstance(places, list) else [places] * n
+    at = [lib.AM_NULLS_AT_START if x == "at_start" else lib.AM_NULLS_AT_END for x in places]
     keys = ffi.new("am_array *[]", list(arrays) or [ffi.NULL])
     desc = ffi.new("int[]", [int(o == "descending") for o in orders] or [0])
-    rc = lib.am_sort_indices(keys, n, desc, placement, out)
+    rc = lib.am_sort_indices(keys, n, desc, ffi.new("int[]", at or [0]), out)
     return "am_sort_indices", rc, out
 
 
@@ -113,6 +117,7 @@ def gen(g):
         gen_array(g, t)
         gen_table(g, t)
     gen_three(g)
+    gen_mixed_placements(g)
     gen_errors(g)
 
 
@@ -202,6 +207,30 @@ def gen_three(g):
                 inputs = [g.gen_input(tk, 300, "some-nulls", 3 * k, f"{cid}#{k}", **few(tk))
                           for k, tk in enumerate(types)]  # fmt: skip
                 g.add(cid, op, {"order": orders, "null_placement": placement}, "arrays", inputs)
+
+
+def gen_mixed_placements(g):
+    """Per-key null placements that differ, over keys with nulls (pyarrow 26's
+    (name, order, null_placement) sort keys)."""
+    op = "sort_indices"
+    combos = [("int32", "float64"), ("float32", "int8", "bool"), ("uint16", "float32", "int64")]
+    for types in combos:
+        for mask in range(1, 2 ** len(types) - 1):  # not all the same
+            places = [PLACEMENTS[(mask >> k) & 1] for k in range(len(types))]
+            for orders in (["ascending"] * len(types), ["descending", "ascending", "descending"]):
+                orders = orders[: len(types)]
+                cid = (f"{op}/{types[0]}/arrays/mixed-placements/{','.join(types)}/"
+                       f"{','.join(o[0] for o in orders)}/{','.join(x[3:] for x in places)}")  # fmt: skip
+                inputs = [g.gen_input(tk, 200, "some-nulls", 5 * k, f"{cid}#{k}", **few(tk))
+                          for k, tk in enumerate(types)]  # fmt: skip
+                g.add(cid, op, {"order": orders, "null_placement": places}, "arrays", inputs)
+        # specials (NaN, nulls) in every key
+        t0 = types[0]
+        vals = specials(t0) * 2
+        cid = f"{op}/{t0}/arrays/mixed-placements-specials/{','.join(types[:2])}"
+        k1 = [specials(types[1])[i % len(specials(types[1]))] for i in range(len(vals))]
+        g.add(cid, op, {"order": ["descending", "ascending"], "null_placement": ["at_start", "at_end"]},
+              "arrays", [g.inline(t0, vals, 3), g.inline(types[1], k1, 5)])  # fmt: skip
 
 
 def gen_errors(g):

@@ -14,6 +14,7 @@ import hash_cases
 import join_cases
 import null_handling
 import quantile_cases
+import rank_cases
 import rounding
 import sort_cases
 
@@ -30,6 +31,7 @@ OPS += rounding.OPS
 OPS += quantile_cases.OPS  # quantiles
 OPS += cumulative.OPS
 OPS += sort_cases.OPS
+OPS += rank_cases.OPS
 OPS += groupby_cases.OPS
 OPS += join_cases.OPS
 LENGTHS = [0, 1, 7, 63, 64, 65, 1000, 100003]

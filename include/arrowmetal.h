@@ -953,9 +953,11 @@ typedef enum am_null_placement {
  * integers, floats); keys may have different types. -0.0 and 0.0 tie (rows
  * keep their order); NaN is after every number and nulls after NaN with
  * AM_NULLS_AT_END, and the reverse (nulls, NaN, numbers) with
- * AM_NULLS_AT_START, in either order; one null_placement applies to every
- * key. Ties keep row order. AM_EINVAL: keys or out NULL, n_keys < 1, a NULL
- * key, keys of different lengths, a bad null_placement. Keys may live on
+ * AM_NULLS_AT_START, in either order. null_placement[k] (an
+ * am_null_placement) places key k's nulls, as pyarrow 26's per-key
+ * (name, order, null_placement) sort keys do; NULL means AM_NULLS_AT_END for
+ * every key. Ties keep row order. AM_EINVAL: keys or out NULL, n_keys < 1, a
+ * NULL key, keys of different lengths, a bad null_placement[k]. Keys may live on
  * different devices (then they are sorted on the host). Inputs are borrowed
  * (sliced arrays are fine); *out is the caller's, to release once with am_release. Thread-safe.
  * The CPU runs an LSD radix sort of order-preserving key bits (multi-key:
@@ -965,7 +967,67 @@ typedef enum am_null_placement {
  * device radix sort) is not written yet: keys on a GPU are moved to the host,
  * sorted there, and the indices moved back to their device. */
 int am_sort_indices(const am_array *const *keys, int64_t n_keys, const int *descending,
-                    int null_placement, am_array **out);
+                    const int *null_placement, am_array **out);
+
+/* ---- Selection and ranking (sorting's neighbours): select_k_unstable,
+ * rank, rank_quantile, rank_normal, partition_nth_indices. Each orders as
+ * am_sort_indices does (-0.0 ties 0.0; NaN after the numbers and nulls
+ * after NaN with AM_NULLS_AT_END, nulls, NaN, numbers with
+ * AM_NULLS_AT_START, in either order). Inputs are borrowed (sliced arrays
+ * are fine); *out is the caller's, to release once with am_release, on the
+ * input's device (keys[0]'s). Thread-safe. The CPU computes them; keys on a
+ * GPU are moved to the host, computed there and the result moved back (no
+ * GPU kernels yet). */
+
+/* pyarrow's select_k_unstable (SelectKOptions): the row indices (AM_UINT64,
+ * never null) of the first min(k, rows) rows in the order am_sort_indices
+ * gives over the same keys, descending[] and null_placement[] (either NULL:
+ * ascending / at end for every key), in that order. Rows that tie on every
+ * key come in row order here, but pyarrow gives ties in any order: compare
+ * the key values at the indices, not the indices. The CPU keeps a bounded
+ * heap of the best k rows when k is small beside the rows, and sorts
+ * otherwise. AM_EINVAL: n_keys < 1 ("requires a non-empty `sort_keys`"),
+ * k < 0 ("requires a nonnegative `k`"), keys or out NULL, a NULL key, keys
+ * of different lengths, a bad null_placement[i]. */
+int am_select_k_unstable(const am_array *const *keys, int64_t n_keys, const int *descending,
+                         const int *null_placement, int64_t k, am_array **out);
+
+/* rank's tiebreakers (RankOptions.tiebreaker), for the rows that tie. */
+typedef enum am_rank_tiebreaker {
+  AM_RANK_MIN = 0,   /* "min": the lowest rank of the group */
+  AM_RANK_MAX = 1,   /* "max": the highest rank of the group */
+  AM_RANK_FIRST = 2, /* "first": row order (pyarrow's default) */
+  AM_RANK_DENSE = 3  /* "dense": 1 + the number of distinct groups before */
+} am_rank_tiebreaker;
+
+/* pyarrow's rank (RankOptions): per row, its 1-based rank (AM_UINT64,
+ * never null) in the order of `descending` (nonzero: "descending") and
+ * null_placement (an am_null_placement); tied rows (equal numbers, -0.0 and
+ * 0.0, NaN with NaN, null with null) by `tiebreaker`. Any element type.
+ * AM_EINVAL: array or out NULL, a bad null_placement or tiebreaker. */
+int am_rank(const am_array *array, int descending, int null_placement, int tiebreaker,
+            am_array **out);
+
+/* pyarrow's rank_quantile (RankQuantileOptions) and rank_normal
+ * (RankQuantileOptions too): per row, AM_FLOAT64 never null: (the rows
+ * before its tie group + half its group's size) / rows, ordered as am_rank
+ * orders; `normal` nonzero gives rank_normal instead: the standard normal
+ * quantile of that (the inverse of the normal distribution function, within
+ * a few ulps of pyarrow's). AM_EINVAL as am_rank's. */
+int am_rank_quantile(const am_array *array, int descending, int null_placement, int normal,
+                     am_array **out);
+
+/* pyarrow's partition_nth_indices (PartitionNthOptions): a permutation of
+ * the row indices (AM_UINT64, never null) with the row that sorts at
+ * position `pivot` (0 <= pivot <= rows; pivot == rows leaves the order as
+ * it is) at that position, every row before it sorting no later and every
+ * row after it no earlier (ascending; nulls and NaN by null_placement). Any
+ * such permutation is a right answer (pyarrow's differs): compare the
+ * partition property, not the indices. AM_EINDEX: pivot > rows
+ * ("NthToIndices index out of bound"); AM_EINVAL: pivot < 0, array or out
+ * NULL, a bad null_placement. */
+int am_partition_nth_indices(const am_array *array, int64_t pivot, int null_placement,
+                             am_array **out);
 /* ---- end of sorting */
 
 /* ---- Batching
@@ -1045,7 +1107,11 @@ typedef enum am_function_family {
   AM_FAMILY_TDIGEST = 33,  /* am_tdigest: op 0 tdigest, op 1 approximate_median */
   /* Sorting */
   AM_FAMILY_SORT_INDICES = 40, /* am_sort_indices: op 0 sort_indices, op 1 array_sort_indices */
-  /* Group-by (branch groupby) */
+  /* Selection and ranking */
+  AM_FAMILY_SELECT_K = 41, /* am_select_k_unstable */
+  AM_FAMILY_RANK = 42, /* am_rank (op 0), am_rank_quantile: op 1 rank_quantile, op 2 rank_normal */
+  AM_FAMILY_PARTITION_NTH = 43, /* am_partition_nth_indices */
+  /* Group-by */
   AM_FAMILY_GROUP_BY = 48 /* am_group_by: op = am_group_op ("hash_sum" ...) */
 } am_function_family;
 
@@ -1273,7 +1339,7 @@ int am_mode(const am_array *array, int64_t n, int skip_nulls, int64_t min_count,
 
 /* ---- Group-by: pyarrow's TableGroupBy.aggregate (its hash_* kernels,
  * use_threads=False), one call over key columns, value columns and a list
- * of aggregate requests (branch groupby). */
+ * of aggregate requests. */
 
 /* The aggregates, by pyarrow's names without "hash_". */
 typedef enum am_group_op {
@@ -1385,7 +1451,7 @@ int am_group_by(const am_array *const *keys, int64_t n_keys, const am_array *con
                 am_array **keys_out, am_group_result *results);
 /* ---- end of group-by */
 
-/* ---- Hash joins: the row pairs of pyarrow's Table.join (branch groupby). */
+/* ---- Hash joins: the row pairs of pyarrow's Table.join. */
 typedef enum am_join_type {
   AM_JOIN_INNER = 0,       /* "inner" */
   AM_JOIN_LEFT_OUTER = 1,  /* "left outer" */

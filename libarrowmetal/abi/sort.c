@@ -1,6 +1,6 @@
 /* sort_indices and array_sort_indices (am_sort_indices): the
- * checks, then the kernel of the keys' device. Where that device has none
- * (the GPUs: no device radix sort yet) or the keys live on different
+ * checks, then the kernel of the keys' device. Where that device declines
+ * (AM_EUNSUPPORTED: a GPU, from 2^32 - 1 rows) or the keys live on different
  * devices, the keys move to the host, are sorted there, and the indices go
  * back to keys[0]'s device. */
 #include <stdlib.h>
@@ -10,22 +10,25 @@
 #include "route.h"
 
 static int sort_on(am_err *err, const am_array *const *keys, int64_t n_keys, const int *descending,
-                   int null_placement, am_array **out) {
+                   const int *nulls_first, am_array **out) {
   const am_kernel_ops *k = &keys[0]->device->backend->kernels;
   if (!k->sort_indices) return AM_EUNSUPPORTED;
-  return k->sort_indices(err, keys, n_keys, descending, null_placement == AM_NULLS_AT_START, out);
+  return k->sort_indices(err, keys, n_keys, descending, nulls_first, out);
 }
 
 static int sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys,
-                        const int *descending, int null_placement, am_array **out) {
+                        const int *descending, const int *null_placement, am_array **out) {
   /* pyarrow's words first: no keys is an error whatever `keys` is */
   if (n_keys < 1) return am_fail(err, AM_EINVAL, "Must specify one or more sort keys");
   AM_REQUIRE(keys, "keys");
   AM_REQUIRE(out, "out");
-  if (null_placement != AM_NULLS_AT_END && null_placement != AM_NULLS_AT_START)
-    return am_fail(err, AM_EINVAL,
-                   "null_placement %d is not AM_NULLS_AT_END (40) or AM_NULLS_AT_START (41)",
-                   null_placement);
+  if (null_placement)
+    for (int64_t i = 0; i < n_keys; i++)
+      if (null_placement[i] != AM_NULLS_AT_END && null_placement[i] != AM_NULLS_AT_START)
+        return am_fail(err, AM_EINVAL,
+                       "null_placement[%lld] %d is not AM_NULLS_AT_END (40) or "
+                       "AM_NULLS_AT_START (41)",
+                       (long long)i, null_placement[i]);
   int status;
   int same_device = 1;
   for (int64_t i = 0; i < n_keys; i++) {
@@ -41,18 +44,22 @@ static int sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys
                      (long long)i, am_type_name(keys[i]->type));
     same_device &= keys[i]->device == keys[0]->device;
   }
-  int *asc = NULL;
-  if (!descending) {
-    asc = calloc((size_t)n_keys, sizeof *asc);
-    if (!asc) return am_fail(err, AM_ENOMEM, "out of memory");
-    descending = asc;
+  /* the backends' flags: descending (NULL: every key ascending) and nulls
+   * first, per key */
+  int *flags = calloc((size_t)n_keys * 2, sizeof *flags);
+  if (!flags) return am_fail(err, AM_ENOMEM, "out of memory");
+  int *first = flags + n_keys;
+  for (int64_t i = 0; i < n_keys; i++) {
+    if (descending) flags[i] = descending[i] != 0;
+    first[i] = null_placement && null_placement[i] == AM_NULLS_AT_START;
   }
+  descending = flags;
   am_array *sorted = NULL;
   am_array **host = NULL;
   am_err tried;
   am_err_init(&tried, err->entry);
-  status = same_device ? sort_on(&tried, keys, n_keys, descending, null_placement, &sorted)
-                       : AM_EUNSUPPORTED;
+  status =
+      same_device ? sort_on(&tried, keys, n_keys, descending, first, &sorted) : AM_EUNSUPPORTED;
   if (status == AM_EUNSUPPORTED) {
     am_err_merge(err, &tried, 0);
     /* the host's sort over host copies of the keys */
@@ -63,8 +70,7 @@ static int sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys
     }
     for (int64_t i = 0; i < n_keys; i++)
       if ((status = am_to_host(err, keys[i], &host[i])) != AM_OK) goto done;
-    status =
-        sort_on(err, (const am_array *const *)host, n_keys, descending, null_placement, &sorted);
+    status = sort_on(err, (const am_array *const *)host, n_keys, descending, first, &sorted);
   } else {
     am_err_merge(err, &tried, 1);
   }
@@ -79,13 +85,13 @@ done:
   if (host)
     for (int64_t i = 0; i < n_keys; i++) am_array_free(host[i]);
   free(host);
-  free(asc);
+  free(flags);
   am_array_free(sorted);
   return status;
 }
 
 AM_EXPORT int am_sort_indices(const am_array *const *keys, int64_t n_keys, const int *descending,
-                              int null_placement, am_array **out) {
+                              const int *null_placement, am_array **out) {
   AM_API_BEGIN;
   AM_API_RETURN(sort_indices(err, keys, n_keys, descending, null_placement, out));
 }

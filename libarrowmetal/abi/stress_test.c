@@ -42,7 +42,7 @@ typedef enum kind {
   K_CONTROL,
   K_DEVICE,
   K_ERROR,
-  K_GROUP, /* branch groupby: am_group_by, am_join_indices */
+  K_GROUP, /* am_group_by, am_join_indices */
   KINDS
 } kind;
 
@@ -709,7 +709,7 @@ static void op_quantile(uint64_t *s) {
 }
 
 /* group_by's count_all and sum per key, and an inner self-join's size, against
- * a quadratic recomputation (branch groupby). */
+ * a quadratic recomputation. */
 static void op_group(uint64_t *s) {
   int64_t n = pick_length(s) % 3000;
   col x, v, want_keys, want_sum, want_rows;

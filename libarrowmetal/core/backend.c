@@ -44,8 +44,11 @@ int am_backend_check(am_err *err, const am_backend *backend) {
       SLOT(kernels, tdigest),
       SLOT(kernels, cumulative),
       SLOT(kernels, sort_indices),
-      SLOT(kernels, group_by), /* branch groupby */
+      SLOT(kernels, group_by),
       SLOT(kernels, join_indices),
+      SLOT(kernels, select_k),
+      SLOT(kernels, rank),
+      SLOT(kernels, partition_nth),
       SLOT(queue, resolve),
       SLOT(queue, flush),
       SLOT(queue, wait),

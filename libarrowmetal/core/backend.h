@@ -157,12 +157,13 @@ typedef struct am_kernel_ops {
                     int skip_nulls, am_array **out);
   /* Sorting: the stable order of the rows of n_keys >= 1
    * settled arrays of one length and of any element type, as AM_UINT64 row
-   * indices (never null) on the backend's device; descending[k] for key k,
-   * null_placement 0 (at end) or 1 (at start). AM_EUNSUPPORTED: the ABI
-   * sorts on the host (the GPUs: no device sort yet). */
+   * indices (never null) on the backend's device; descending[k] and
+   * nulls_first[k] (0: at end, 1: at start) for key k, both never NULL.
+   * AM_EUNSUPPORTED: the ABI sorts on the host (the GPUs, from 2^32 - 1
+   * rows). */
   int (*sort_indices)(am_err *err, const am_array *const *keys, int64_t n_keys,
-                      const int *descending, int null_placement, am_array **out);
-  /* Group-by (branch groupby): am_group_by over settled arrays of one
+                      const int *descending, const int *nulls_first, am_array **out);
+  /* Group-by: am_group_by over settled arrays of one
    * length on the backend's device, every argument checked by the ABI
    * (ops, columns, the values' types, count modes); fills keys_out and
    * results as the header says, or nothing on failure. AM_EUNSUPPORTED: the
@@ -170,14 +171,29 @@ typedef struct am_kernel_ops {
   int (*group_by)(am_err *err, const am_array *const *keys, int64_t n_keys,
                   const am_array *const *values, const am_group_aggregate *aggregates,
                   int64_t n_aggregates, am_array **keys_out, am_group_result *results);
-  /* Hash joins (branch groupby): am_join_indices over settled key arrays
+  /* Hash joins: am_join_indices over settled key arrays
    * on the backend's device, checked by the ABI (n_keys >= 1, pairs of one
    * type, one length per side, a valid join type); writes the indices as
    * the header says. AM_EUNSUPPORTED: the ABI joins on the host. */
   int (*join_indices)(am_err *err, const am_array *const *left_keys,
                       const am_array *const *right_keys, int64_t n_keys, am_join_type join_type,
                       am_array **left_indices, am_array **right_indices);
+  /* Selection and ranking (the header's am_select_k_unstable, am_rank,
+   * am_rank_quantile, am_partition_nth_indices), over settled inputs of any
+   * element type, checked by the ABI: k >= 0, 0 <= pivot <= rows; `how` an
+   * am_rank_tiebreaker or AM_RANK_HOW_QUANTILE / AM_RANK_HOW_NORMAL (float64
+   * results). AM_EUNSUPPORTED: the ABI runs them on the host (the GPUs). */
+  int (*select_k)(am_err *err, const am_array *const *keys, int64_t n_keys, const int *descending,
+                  const int *nulls_first, int64_t k, am_array **out);
+  int (*rank)(am_err *err, const am_array *array, int descending, int nulls_first, int how,
+              am_array **out);
+  int (*partition_nth)(am_err *err, const am_array *array, int64_t pivot, int nulls_first,
+                       am_array **out);
 } am_kernel_ops;
+
+/* rank slot's `how` beyond the tiebreakers: rank_quantile and rank_normal. */
+#define AM_RANK_HOW_QUANTILE 100
+#define AM_RANK_HOW_NORMAL 101
 
 typedef struct am_queue_ops {
   /* Waits until a pending result's length and null count are known. */

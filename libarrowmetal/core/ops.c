@@ -142,7 +142,17 @@ const am_op_desc am_ops[] = {
         AM_RULE_UINT64, AM_NULLS_NEVER),
     ROW("array_sort_indices", "am_sort_indices", AM_FAMILY_SORT_INDICES, 1, 1, AM_KINDS_ALL,
         AM_RULE_UINT64, AM_NULLS_NEVER),
-    /* Group-by (branch groupby): pyarrow's hash_* kernels, by am_group_op;
+    /* Selection and ranking */
+    ROW("select_k_unstable", "am_select_k_unstable", AM_FAMILY_SELECT_K, 0, -1, AM_KINDS_ALL,
+        AM_RULE_UINT64, AM_NULLS_NEVER),
+    ROW("rank", "am_rank", AM_FAMILY_RANK, 0, 1, AM_KINDS_ALL, AM_RULE_UINT64, AM_NULLS_NEVER),
+    ROW("rank_quantile", "am_rank_quantile", AM_FAMILY_RANK, 1, 1, AM_KINDS_ALL, AM_RULE_FLOAT64,
+        AM_NULLS_NEVER),
+    ROW("rank_normal", "am_rank_quantile", AM_FAMILY_RANK, 2, 1, AM_KINDS_ALL, AM_RULE_FLOAT64,
+        AM_NULLS_NEVER),
+    ROW("partition_nth_indices", "am_partition_nth_indices", AM_FAMILY_PARTITION_NTH, 0, 1,
+        AM_KINDS_ALL, AM_RULE_UINT64, AM_NULLS_NEVER),
+    /* Group-by: pyarrow's hash_* kernels, by am_group_op;
      * arity 2 (the values and the group ids), kinds those of the values. */
     GROUP_ROW("hash_count", AM_GROUP_COUNT, AM_KINDS_ALL, AM_RULE_INT64, AM_NULLS_COUNT),
     GROUP_ROW("hash_count_distinct", AM_GROUP_COUNT_DISTINCT, AM_KINDS_ALL, AM_RULE_INT64,
@@ -215,7 +225,11 @@ static const int family_rows[FAMILIES] = {
     [AM_FAMILY_TDIGEST] = 2,
     [AM_FAMILY_CUMULATIVE] = AM_CUMULATIVE_MEAN + 1,
     [AM_FAMILY_SORT_INDICES] = 2,
-    [AM_FAMILY_GROUP_BY] = AM_GROUP_COUNT_ALL + 1, /* branch groupby */
+    [AM_FAMILY_GROUP_BY] = AM_GROUP_COUNT_ALL + 1,
+    /* Selection and ranking. */
+    [AM_FAMILY_SELECT_K] = 1,
+    [AM_FAMILY_RANK] = 3,
+    [AM_FAMILY_PARTITION_NTH] = 1,
 };
 
 const am_op_desc *am_op_find(am_function_family family, int op) {

@@ -152,8 +152,11 @@ const am_backend am_cpu_backend = {
             .tdigest = am_cpu_tdigest,
             .cumulative = am_cpu_cumulative,
             .sort_indices = am_cpu_sort_indices,
-            .group_by = am_cpu_group_by, /* branch groupby */
+            .group_by = am_cpu_group_by,
             .join_indices = am_cpu_join_indices,
+            .select_k = am_cpu_select_k,
+            .rank = am_cpu_rank,
+            .partition_nth = am_cpu_partition_nth,
         },
     .queue =
         {

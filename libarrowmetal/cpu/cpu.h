@@ -182,9 +182,21 @@ void am_cpu_set_validity(am_array *array, am_buffer *buffer, int64_t valid);
 
 /* sort.c: core/backend.h's sort_indices. */
 int am_cpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys,
-                        const int *descending, int null_placement, am_array **out);
+                        const int *descending, const int *nulls_first, am_array **out);
+/* sort_counting.c: the stable order of one integer key's rows into idx
+ * (n slots) by a counting sort, when its numbers span a small range: 1
+ * done, 0 declined (not an integer key, or too wide a range: the radix sort
+ * runs), -1 out of memory. */
+int am_cpu_counting_sort(const am_array *a, int descending, int nulls_first, uint64_t *idx);
+/* rank.c: core/backend.h's select_k, rank, partition_nth. */
+int am_cpu_select_k(am_err *err, const am_array *const *keys, int64_t n_keys, const int *descending,
+                    const int *nulls_first, int64_t k, am_array **out);
+int am_cpu_rank(am_err *err, const am_array *array, int descending, int nulls_first, int how,
+                am_array **out);
+int am_cpu_partition_nth(am_err *err, const am_array *array, int64_t pivot, int nulls_first,
+                         am_array **out);
 
-/* groupby.c (branch groupby): core/backend.h's group_by. */
+/* groupby.c: core/backend.h's group_by. */
 int am_cpu_group_by(am_err *err, const am_array *const *keys, int64_t n_keys,
                     const am_array *const *values, const am_group_aggregate *aggregates,
                     int64_t n_aggregates, am_array **keys_out, am_group_result *results);
@@ -193,7 +205,7 @@ int am_cpu_group_by(am_err *err, const am_array *const *keys, int64_t n_keys,
  * never null), out->first and out->groups, in first-occurrence order. */
 int am_cpu_group_keys(am_err *err, const am_array *const *keys, int64_t n_keys,
                       am_hash_groups *out);
-/* join.c (branch groupby): core/backend.h's join_indices. */
+/* join.c: core/backend.h's join_indices. */
 int am_cpu_join_indices(am_err *err, const am_array *const *left_keys,
                         const am_array *const *right_keys, int64_t n_keys, am_join_type join_type,
                         am_array **left_indices, am_array **right_indices);

@@ -7,7 +7,8 @@
  * number, NaN or null. Descending inverts the number's key. A row's place is
  * then (class, key), and the classes' order is pyarrow's: numbers, NaN, null
  * with nulls at the end; null, NaN, numbers with nulls at the start (NaN is
- * never ordered among the numbers, descending or not).
+ * never ordered among the numbers, descending or not). Each key has its own
+ * placement (pyarrow 26's per-key null_placement).
  *
  * Multi-key sorts are LSD over the keys too: the permutation is sorted
  * stably by the last key, then by each earlier one, so ties of an earlier
@@ -20,7 +21,10 @@
  * digit-major and part-minor, and each part scatters its range in order, so
  * the pass is stable however many parts run. The four n-sized work areas
  * (keys and indices, twice) are counted host scratch (core/memstats.h); the
- * last index buffer is the result's own. */
+ * last index buffer is the result's own.
+ *
+ * One integer key whose numbers span a small range takes a counting sort
+ * instead (sort_counting.c). */
 #include <math.h>
 #include <string.h>
 
@@ -203,7 +207,7 @@ static void pass(sorter *s) {
 static int key_width(am_type t) { return t == AM_BOOL ? 1 : am_type_bits(t) / 8; }
 
 int am_cpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys,
-                        const int *descending, int null_placement, am_array **out) {
+                        const int *descending, const int *nulls_first, am_array **out) {
   const int64_t n = keys[0]->length;
   am_array *result = NULL;
   int status = am_array_alloc_host(err, am_cpu_device(), AM_UINT64, n, 0, &result);
@@ -213,7 +217,19 @@ int am_cpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys
     *out = result;
     return AM_OK;
   }
-  sorter s = {.n = n, .classes = null_placement != 0};
+  if (n_keys == 1) { /* one integer key of a small range: sort_counting.c */
+    const int done = am_cpu_counting_sort(keys[0], descending[0] != 0, nulls_first[0] != 0,
+                                          (uint64_t *)result->data);
+    if (done < 0) {
+      am_array_free(result);
+      return am_fail(err, AM_ENOMEM, "out of memory sorting %lld rows", (long long)n);
+    }
+    if (done) {
+      *out = result;
+      return AM_OK;
+    }
+  }
+  sorter s = {.n = n};
   s.parts = am_pool_parts(n);
   if (s.parts > MAX_PARTS) s.parts = MAX_PARTS;
   if (s.parts < 1) s.parts = 1;
@@ -238,6 +254,7 @@ int am_cpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys
     s.array = keys[k];
     s.width = key_width(keys[k]->type);
     s.descending = descending[k] != 0;
+    s.classes = nulls_first[k] != 0;
     s.has_nulls = am_cpu_has_nulls(keys[k]);
     am_pool_run(s.parts, gather_part, &s);
     int64_t special = 0;

@@ -17,7 +17,6 @@
  * permutation is the result, everything else is freed on every path. Rows
  * and places are 32-bit on the device: 2^32 - 1 rows or more are refused
  * (AM_EUNSUPPORTED: the ABI sorts those on the host). */
-#include <stdlib.h>
 
 #include "core/error.h"
 #include "core/types.h"
@@ -115,16 +114,12 @@ static int sort_by(am_err *err, sort_state *s, const am_array *column, int desce
 }
 
 int am_gpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys,
-                        const int *descending, int null_placement, am_array **out) {
+                        const int *descending, const int *nulls_first, am_array **out) {
   const int64_t n = keys[0]->length;
   if (n >= ((int64_t)1 << 32) - 1)
     return am_fail(err, AM_EUNSUPPORTED, "the GPU's radix sort takes fewer than 2^32 - 1 rows");
   am_device *device = keys[0]->device;
   sort_state s = {.gpu = am_gpu_of(device), .n = n};
-  /* one placement per key, as the ABI will hand them */
-  int *nulls_first = malloc((size_t)n_keys * sizeof *nulls_first);
-  if (!nulls_first) return am_fail(err, AM_ENOMEM, "out of memory");
-  for (int64_t k = 0; k < n_keys; k++) nulls_first[k] = null_placement != 0;
   int status = am_gpu_ops_result(err, device, AM_UINT64, n, 0, &s.rows[0]);
   if (status == AM_OK && n > 0) {
     status = am_gpu_ops_result(err, device, AM_UINT64, n, 0, &s.rows[1]);
@@ -136,7 +131,6 @@ int am_gpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys
     for (int64_t k = n_keys - 1; k >= 0 && status == AM_OK; k--)
       status = sort_by(err, &s, keys[k], descending[k], nulls_first[k], k == n_keys - 1);
   }
-  free(nulls_first);
   am_array_free(s.rows[1]);
   am_array_free(s.keys[0]);
   am_array_free(s.keys[1]);

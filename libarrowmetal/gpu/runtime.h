@@ -180,15 +180,23 @@ int am_gpu_cumulative(am_err *err, am_cumulative_op op, const am_array *array,
                       const am_scalar *start, int skip_nulls, am_array **out);
 /* ops_sort.c: the device radix sort (AM_EUNSUPPORTED from 2^32 - 1 rows) */
 int am_gpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys,
-                        const int *descending, int null_placement, am_array **out);
-/* ops_groupby.c (branch groupby): AM_EUNSUPPORTED until a device group-by exists */
+                        const int *descending, const int *nulls_first, am_array **out);
+/* ops_groupby.c: AM_EUNSUPPORTED until a device group-by exists */
 int am_gpu_group_by(am_err *err, const am_array *const *keys, int64_t n_keys,
                     const am_array *const *values, const am_group_aggregate *aggregates,
                     int64_t n_aggregates, am_array **keys_out, am_group_result *results);
-/* ops_join.c (branch groupby): AM_EUNSUPPORTED until a device join exists */
+/* ops_join.c: AM_EUNSUPPORTED until a device join exists */
 int am_gpu_join_indices(am_err *err, const am_array *const *left_keys,
                         const am_array *const *right_keys, int64_t n_keys, am_join_type join_type,
                         am_array **left_indices, am_array **right_indices);
+/* ops_rank.c: select_k, rank, partition_nth: AM_EUNSUPPORTED (the ABI runs
+ * them on the host) */
+int am_gpu_select_k(am_err *err, const am_array *const *keys, int64_t n_keys, const int *descending,
+                    const int *nulls_first, int64_t k, am_array **out);
+int am_gpu_rank(am_err *err, const am_array *array, int descending, int nulls_first, int how,
+                am_array **out);
+int am_gpu_partition_nth(am_err *err, const am_array *array, int64_t pivot, int nulls_first,
+                         am_array **out);
 
 int am_gpu_resolve(am_err *err, const am_array *array);
 int am_gpu_flush(am_err *err, am_device *device, int wait, uint64_t *ticket);
@@ -224,7 +232,10 @@ int am_gpu_sync(am_err *err, am_device *device);
    .cumulative = am_gpu_cumulative,         \
    .sort_indices = am_gpu_sort_indices,     \
    .group_by = am_gpu_group_by,             \
-   .join_indices = am_gpu_join_indices}
+   .join_indices = am_gpu_join_indices,     \
+   .select_k = am_gpu_select_k,             \
+   .rank = am_gpu_rank,                     \
+   .partition_nth = am_gpu_partition_nth}
 #define AM_GPU_QUEUE(wait_stream_fn, resident_fn) \
   {.resolve = am_gpu_resolve,                     \
    .flush = am_gpu_flush,                         \

@@ -87,7 +87,7 @@ from ._errors import (
     ArrowMetalZeroDivisionError,
 )
 from ._fallback import ArrowMetalFallbackWarning, fallbacks
-from ._groupby import TableGroupBy, group_by  # group-by (branch groupby)
+from ._groupby import TableGroupBy, group_by  # group-by
 from ._hash import (  # hash-based functions
     count_distinct,
     dictionary_encode,
@@ -97,7 +97,7 @@ from ._hash import (  # hash-based functions
     unique,
     value_counts,
 )
-from ._join import join  # hash joins (branch groupby)
+from ._join import join  # hash joins
 from ._nulls import (  # null handling
     coalesce,
     drop_null,
@@ -112,6 +112,13 @@ from ._nulls import (  # null handling
     is_valid,
 )
 from ._quantile import approximate_median, quantile, tdigest
+from ._rank import (
+    partition_nth_indices,
+    rank,
+    rank_normal,
+    rank_quantile,
+    select_k_unstable,
+)
 from ._results import StructScalar
 from ._round import pairwise_diff, pairwise_diff_checked, round
 from ._runtime import (
@@ -134,7 +141,7 @@ from ._runtime import (
     version,
     wait_timeout_ms,
 )
-from ._sort import array_sort, array_sort_indices, sort_indices
+from ._sort import array_sort, array_sort_indices, sort_by, sort_indices
 from ._types import type_id, type_name
 
 TYPE_CHECKING = False
@@ -314,9 +321,16 @@ __all__ += [
 ]
 
 # Sorting.
-__all__ += ["array_sort", "array_sort_indices", "sort_indices"]
+__all__ += ["array_sort", "array_sort_indices", "sort_by", "sort_indices"]
+__all__ += [
+    "partition_nth_indices",
+    "rank",
+    "rank_normal",
+    "rank_quantile",
+    "select_k_unstable",
+]
 
-# Group-by (branch groupby).
+# Group-by.
 __all__ += ["TableGroupBy", "group_by", "join"]
 
 # The functions of the library's table-driven families (am_unary: negate,

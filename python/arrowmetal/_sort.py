@@ -13,10 +13,10 @@ sort_keys' names are then ignored, the first key's order used, as pyarrow
 does), or a pa.Table / pa.RecordBatch (or anything with
 ``__arrow_c_stream__``, read as a pa.Table) whose columns sort_keys names.
 Keys of a type the library has no kernel for run in pyarrow.compute
-(counted and announced, see _fallback). The C ABI takes one null placement
-for all keys: sort keys with nulls and different per-key placements (pyarrow
-26's third tuple field) raise ArrowMetalUnsupported, as do sort keys that
-are not plain column names (nested field references, expressions).
+(counted and announced, see _fallback). Each sort key has its own null
+placement (pyarrow 26's third tuple field; ``null_placement=`` overrides
+them all, as pyarrow does). Sort keys that are not plain column names
+(nested field references, expressions) raise ArrowMetalUnsupported.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
     from ._typing import ArrayLike, DeviceLike
 
-__all__ = ["array_sort", "array_sort_indices", "sort_indices"]
+__all__ = ["array_sort", "array_sort_indices", "sort_by", "sort_indices"]
 
 # pyarrow's SortOrder and NullPlacement enum values, as its options serialize.
 _DESCENDING = 1
@@ -72,7 +72,7 @@ def _as_table(obj: Any) -> Any:
     return None
 
 
-def _run(name: str, keys: list[Any], descending: list[int], placement: int, device: Any,
+def _run(name: str, keys: list[Any], descending: list[int], placement: list[int], device: Any,
          args: tuple[Any, ...], kwargs: dict[str, Any]) -> Array:  # fmt: skip
     """am_sort_indices over the key arrays (array-likes)."""
     keys = [_combined(k) for k in keys]
@@ -90,7 +90,8 @@ def _run(name: str, keys: list[Any], descending: list[int], placement: int, devi
         arr = ffi.new("am_array *[]", handles or [ffi.NULL])
         desc = ffi.new("int[]", descending or [0])
         out = tls.out
-        rc = lib.am_sort_indices(arr, len(handles), desc, placement, out)
+        at = ffi.new("int[]", placement or [lib.AM_NULLS_AT_END])
+        rc = lib.am_sort_indices(arr, len(handles), desc, at, out)
         if rc == lib.AM_ETYPE:
             refused = error_from_status(rc)
             return _input_fallback(name, refused, tuple(keys), args, kwargs)
@@ -141,22 +142,11 @@ def _sort_fields(sort_keys: Any, null_placement: Any, options: Any) -> list[dict
     return list(read_fields(options)["sort_keys"])
 
 
-def _placement(fields: list[dict[str, Any]], keys: list[Any]) -> int:
-    """The one null placement of the C call; mixed placements only where no
-    key they differ on has nulls."""
-    placements = {f["null_placement"] for f, k in zip(fields, keys) if _has_nulls(k)}
-    if len(placements) > 1:
-        raise ArrowMetalUnsupported(
-            "sort_indices: different null_placement per sort key (with nulls in both) is not "
-            "supported; give one null_placement for all keys"
-        )
-    p = placements.pop() if placements else fields[0]["null_placement"]
-    return lib.AM_NULLS_AT_START if p == _AT_START else lib.AM_NULLS_AT_END
-
-
-def _has_nulls(array: Any) -> bool:
-    n = getattr(array, "null_count", None)
-    return True if n is None else n != 0
+def _placement(fields: list[dict[str, Any]]) -> list[int]:
+    """The C call's null placement per key (pyarrow has already folded an
+    explicit null_placement= into every key)."""
+    return [lib.AM_NULLS_AT_START if f["null_placement"] == _AT_START else lib.AM_NULLS_AT_END
+            for f in fields]  # fmt: skip
 
 
 def sort_indices(
@@ -191,10 +181,10 @@ def sort_indices(
         if fields:
             at = lib.AM_NULLS_AT_START if fields[0]["null_placement"] == _AT_START else at
             at = lib.AM_NULLS_AT_END if fields[0]["null_placement"] != _AT_START else at
-        return _run("sort_indices", [input], [int(order == _DESCENDING)], at, device,
+        return _run("sort_indices", [input], [int(order == _DESCENDING)], [at], device,
                     (input,), kwargs)  # fmt: skip
     if not fields:
-        rc = lib.am_sort_indices(ffi.NULL, 0, ffi.NULL, lib.AM_NULLS_AT_END, tls.out)
+        rc = lib.am_sort_indices(ffi.NULL, 0, ffi.NULL, ffi.NULL, tls.out)
         raise error_from_status(rc)  # "Must specify one or more sort keys"
     keys = []
     for f in fields:
@@ -206,7 +196,7 @@ def sort_indices(
                 f"Invalid sort key column: No match for FieldRef.Name({name}) in {table.schema}"
             )
         keys.append(_combined(table.column(name)))
-    placement = _placement(fields, keys)
+    placement = _placement(fields)
     descending = [int(f["order"] == _DESCENDING) for f in fields]
     return _run("sort_indices", keys, descending, placement, device, (input,), kwargs)
 
@@ -256,7 +246,7 @@ def array_sort_indices(
     """The stable order of an array's slots (pyarrow.compute.array_sort_indices;
     ArraySortOptions): uint64 indices (am_sort_indices with one key)."""
     desc, at, kwargs = _array_fields(order, null_placement, options)
-    return _run("array_sort_indices", [array], [desc], at, device, (array,), kwargs)
+    return _run("array_sort_indices", [array], [desc], [at], device, (array,), kwargs)
 
 
 def array_sort(
@@ -276,3 +266,36 @@ def array_sort(
         array, order, null_placement=null_placement, options=options, device=device
     )
     return take(array, indices)
+
+
+def sort_by(table: Any, sorting: Any, /, *, device: DeviceLike | None = None, **kwargs: Any) -> Any:
+    """pa.Table.sort_by / pa.RecordBatch.sort_by as a function: the rows of
+    `table` (a pa.Table, pa.RecordBatch, or anything with
+    ``__arrow_c_stream__``, read as a pa.Table) in the order of `sorting` (a
+    column name, ascending, or a list of (name, order[, null_placement])
+    tuples) and SortOptions' keyword arguments (null_placement). The order is
+    am.sort_indices'; every column is then taken with am.take (columns of
+    types without a kernel are taken by pyarrow, announced). A pa.Table
+    gives a pa.Table, a pa.RecordBatch a pa.RecordBatch, as pyarrow's
+    methods do; each column of the result is one chunk."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    src = _as_table(table)
+    if src is None:
+        raise TypeError(f"sort_by takes a pa.Table or pa.RecordBatch, got {type(table).__name__}")
+    keys = [(sorting, "ascending")] if isinstance(sorting, str) else sorting
+    import warnings
+
+    with warnings.catch_warnings():
+        # SortOptions' own deprecation of null_placement: as Table.sort_by takes it
+        warnings.simplefilter("ignore", FutureWarning)
+        options = pc.SortOptions(sort_keys=keys, **kwargs)
+    indices = sort_indices(src, options=options, device=device)
+    columns = []
+    for column in src.columns:
+        got = take(_combined(column), indices)
+        columns.append(got.to_pyarrow() if isinstance(got, Array) else got)
+    if isinstance(src, pa.RecordBatch):
+        return pa.RecordBatch.from_arrays(columns, schema=src.schema)
+    return pa.Table.from_arrays(columns, schema=src.schema)

@@ -7,6 +7,8 @@ radix passes, the memory accounting of its scratch, and GPU-resident arrays
 (skipped without CUDA; there the device radix sort of gpu/ops_sort.c
 runs, its memory counted and freed)."""
 
+import warnings
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -105,9 +107,21 @@ def test_tables_record_batches_and_ties():
     t2 = pa.concat_tables([t.slice(0, 1000), t.slice(1000)])
     keys = [("b", "descending"), ("a", "ascending")]
     same(am.sort_indices(t2, keys), pc.sort_indices(t2, keys))
-    # per-key placements: the same one everywhere, or differing on keys without nulls
-    keys3 = [("d", "ascending", "at_start"), ("a", "descending", "at_end")]
-    same(am.sort_indices(t, keys3), pc.sort_indices(t, keys3))
+    # per-key placements (pyarrow 26's third field), mixed over keys with nulls;
+    # null_placement= overrides them all
+    for keys3 in (
+        [("d", "ascending", "at_start"), ("a", "descending", "at_end")],
+        [("a", "ascending", "at_start"), ("b", "descending", "at_end")],
+        [
+            ("b", "descending", "at_end"),
+            ("a", "ascending", "at_start"),
+            ("c", "descending", "at_start"),
+        ],
+    ):
+        same(am.sort_indices(t, keys3), pc.sort_indices(t, keys3))
+        for placement in PLACEMENTS:
+            same(am.sort_indices(t, keys3, null_placement=placement),
+                 pc.sort_indices(t, keys3, null_placement=placement))  # fmt: skip
 
 
 def test_array_sort_and_chunked_arrays():
@@ -141,9 +155,6 @@ def test_refusals():
         am.array_sort_indices(pa.array([1]), "descending", options=pc.ArraySortOptions())
     with pytest.raises(TypeError, match="both an 'options' argument"):
         am.sort_indices(t, [("a", "ascending")], options=pc.SortOptions([("a", "ascending")]))
-    # placements that differ on keys with nulls: the C ABI takes one
-    with pytest.raises(am.ArrowMetalUnsupported, match="null_placement per sort key"):
-        am.sort_indices(t, [("a", "ascending", "at_start"), ("b", "ascending", "at_end")])
     with pytest.raises(am.ArrowMetalUnsupported, match="plain column name"):
         am.sort_indices(pa.table({"s": [{"x": 1}]}), [(("s", "x"), "ascending")])
 
@@ -166,25 +177,32 @@ def test_c_abi_refusals():
     out = ffi.new("am_array **")
     keys = ffi.new("am_array *[]", [a._ptr, b._ptr])
     desc = ffi.new("int[]", [0, 1])
+    end = ffi.new("int[]", [lib.AM_NULLS_AT_END] * 2)
+    start = ffi.new("int[]", [lib.AM_NULLS_AT_START] * 2)
     cases = [
-        (keys, 2, desc, lib.AM_NULLS_AT_END, "equal lengths"),
-        (keys, 0, desc, lib.AM_NULLS_AT_END, "one or more sort keys"),
-        (keys, -1, desc, lib.AM_NULLS_AT_END, "one or more sort keys"),
-        (keys, 1, desc, 0, "null_placement"),
-        (keys, 1, desc, 42, "null_placement"),
-        (ffi.NULL, 1, desc, lib.AM_NULLS_AT_END, "keys is NULL"),
-        (ffi.new("am_array *[]", [a._ptr, ffi.NULL]), 2, desc, lib.AM_NULLS_AT_END, "key 1"),
+        (keys, 2, desc, end, "equal lengths"),
+        (keys, 0, desc, end, "one or more sort keys"),
+        (keys, -1, desc, end, "one or more sort keys"),
+        (keys, 1, desc, ffi.new("int[]", [0]), "null_placement[0] 0"),
+        (keys, 2, desc, ffi.new("int[]", [lib.AM_NULLS_AT_END, 42]), "null_placement[1] 42"),
+        (ffi.NULL, 1, desc, end, "keys is NULL"),
+        (ffi.new("am_array *[]", [a._ptr, ffi.NULL]), 2, desc, end, "key 1"),
     ]
     for k, n, d, placement, text in cases:
         assert lib.am_sort_indices(k, n, d, placement, out) == lib.AM_EINVAL
         msg = ffi.string(lib.am_last_error()).decode()
         assert msg.startswith("am_sort_indices") and text in msg, msg
         assert out[0] == ffi.NULL
-    assert lib.am_sort_indices(keys, 1, desc, lib.AM_NULLS_AT_END, ffi.NULL) == lib.AM_EINVAL
+    assert lib.am_sort_indices(keys, 1, desc, end, ffi.NULL) == lib.AM_EINVAL
     # descending NULL: every key ascending
-    assert lib.am_sort_indices(keys, 1, ffi.NULL, lib.AM_NULLS_AT_START, out) == lib.AM_OK
+    assert lib.am_sort_indices(keys, 1, ffi.NULL, start, out) == lib.AM_OK
     r = am._array.wrap(out[0])
     assert r.to_pylist() == [1, 2, 0]
+    # null_placement NULL: nulls at the end of every key
+    n = am.array(pa.array([None, 2, 1], pa.int8()))
+    one = ffi.new("am_array *[]", [n._ptr])
+    assert lib.am_sort_indices(one, 1, ffi.NULL, ffi.NULL, out) == lib.AM_OK
+    assert am._array.wrap(out[0]).to_pylist() == [2, 1, 0]
 
 
 def test_parallel_passes_do_not_depend_on_threads():
@@ -237,7 +255,7 @@ def test_gpu_resident_arrays(t):
 
     out = ffi.new("am_array **")
     keys_c = ffi.new("am_array *[]", [g._ptr, h._ptr])
-    assert lib.am_sort_indices(keys_c, 2, ffi.new("int[]", [0, 1]), lib.AM_NULLS_AT_END, out) == 0
+    assert lib.am_sort_indices(keys_c, 2, ffi.new("int[]", [0, 1]), ffi.NULL, out) == 0
     r2 = am._array.wrap(out[0])
     assert str(r2.device).startswith("cuda")
     same(r2, pc.sort_indices(t2, keys))
@@ -270,3 +288,68 @@ def test_gpu_sort_memory_is_counted_and_freed():
     assert after["peak_bytes"] - before["bytes_in_use"] >= 4 * 8 * n
     assert after["bytes_in_use"] - before["bytes_in_use"] <= 2 * 8 * n
     del r
+
+
+def test_sort_by_tables_and_record_batches():
+    """am.sort_by is pa.Table.sort_by / pa.RecordBatch.sort_by: every column
+    taken in sort_indices' order, strings included (pyarrow's take, announced)."""
+    n = 3000
+    t = pa.table({
+        "a": data("int16", n, 1, distinct=3), "b": data("float64", n, 2, distinct=4),
+        "s": pa.array([f"r{i}" for i in range(n)]),
+    })  # fmt: skip
+    t = pa.concat_tables([t.slice(0, 1000), t.slice(1000)])  # chunked columns
+    cases = [
+        ("a", {}),
+        ([("a", "descending"), ("b", "ascending")], {}),
+        ([("a", "descending"), ("b", "ascending")], {"null_placement": "at_start"}),
+        ([("b", "descending", "at_start"), ("a", "ascending", "at_end")], {}),
+    ]
+    for sorting, kwargs in cases:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = am.sort_by(t, sorting, **kwargs)
+            want = t.sort_by(sorting, **kwargs)
+            assert isinstance(got, pa.Table)
+            assert got.schema == want.schema
+            assert repr(got.to_pylist()) == repr(want.to_pylist()), (sorting, kwargs)  # NaN
+            b = t.combine_chunks().to_batches()[0]
+            gotb = am.sort_by(b, sorting, **kwargs)
+            assert isinstance(gotb, pa.RecordBatch)
+            assert repr(gotb.to_pylist()) == repr(b.sort_by(sorting, **kwargs).to_pylist())
+    with pytest.raises(TypeError, match="sort_by takes a pa.Table"):
+        am.sort_by(pa.array([1]), "a")
+    with pytest.raises(TypeError):
+        am.sort_by(t, "a", bogus=1)
+
+
+def test_array_sort_honours_order_and_placement():
+    a = data("float32", 2000, 13, distinct=6)
+    for order in ORDERS:
+        for placement in PLACEMENTS:
+            want = pc.take(a, pc.array_sort_indices(a, order, null_placement=placement))
+            got = am.array_sort(a, order, null_placement=placement)
+            assert repr(got.to_pylist()) == repr(want.to_pylist())  # NaN
+            opts = pc.ArraySortOptions(order, null_placement=placement)
+            assert repr(am.array_sort(a, options=opts).to_pylist()) == repr(want.to_pylist())
+
+
+def test_counting_sort_edges():
+    """One integer key of a small range takes the counting sort
+    (cpu/sort_counting.c); wide spans and uint64 above INT64_MAX decline to
+    the radix sort. Both agree with pyarrow at every edge."""
+    arrays = [
+        pa.array([5, -3, None, 5, -3, 0, None, 7], pa.int8()),
+        pa.array([2**63 - 1, 2**63 - 2, None, 2**63 - 1], pa.int64()),
+        pa.array([-(2**63), 2**63 - 1, 0, None], pa.int64()),  # the widest span
+        pa.array([2**64 - 1, 2**64 - 2, 2**64 - 1, None], pa.uint64()),  # above INT64_MAX
+        pa.array([None, None, None], pa.int32()),
+        pa.array([7] * 50, pa.uint16()),
+        data("int32", 5000, 3, distinct=40).slice(77, 3000),  # an offset
+        data("uint32", 5000, 4, nulls=0.0, distinct=1000),
+    ]
+    for a in arrays:
+        for order in ORDERS:
+            for placement in PLACEMENTS:
+                same(am.array_sort_indices(a, order, null_placement=placement),
+                     pc.array_sort_indices(a, order, null_placement=placement))  # fmt: skip

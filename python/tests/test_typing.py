@@ -46,6 +46,7 @@ PUBLIC_MODULES = (
     "arrowmetal._hash",
     "arrowmetal._join",
     "arrowmetal._nulls",
+    "arrowmetal._rank",
     "arrowmetal._round",
     "arrowmetal._sort",
     "arrowmetal._results",

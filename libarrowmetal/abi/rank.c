@@ -1,0 +1,197 @@
+/* select_k_unstable, rank, rank_quantile, rank_normal and
+ * partition_nth_indices (am_select_k_unstable, am_rank, am_rank_quantile,
+ * am_partition_nth_indices): pyarrow's option checks, then the kernel of
+ * the inputs' device. Where that device has none (the GPUs answer
+ * AM_EUNSUPPORTED: gpu/ops_rank.c) or keys live on different devices, the
+ * inputs move to the host, run there, and the result goes back to the
+ * (first) input's device, as abi/sort.c does for sort_indices. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "abi.h"
+#include "core/backend.h"
+#include "core/types.h"
+#include "route.h"
+
+/* One call of a kernel over inputs on one device. */
+typedef struct call {
+  enum { SELECT_K, RANK, PARTITION } what;
+  const int *descending, *nulls_first; /* per key */
+  int64_t n_keys, k_or_pivot;
+  int how;
+} call;
+
+static int run_kernel(am_err *err, const call *c, const am_array *const *keys, am_array **out) {
+  const am_kernel_ops *k = &keys[0]->device->backend->kernels;
+  switch (c->what) {
+    case SELECT_K:
+      if (!k->select_k) return AM_EUNSUPPORTED;
+      return k->select_k(err, keys, c->n_keys, c->descending, c->nulls_first, c->k_or_pivot, out);
+    case RANK:
+      if (!k->rank) return AM_EUNSUPPORTED;
+      return k->rank(err, keys[0], c->descending[0], c->nulls_first[0], c->how, out);
+    default:
+      if (!k->partition_nth) return AM_EUNSUPPORTED;
+      return k->partition_nth(err, keys[0], c->k_or_pivot, c->nulls_first[0], out);
+  }
+}
+
+/* Settles and checks the keys: non-NULL, one length, a type with kernels. */
+static int check_keys(am_err *err, const am_array *const *keys, int64_t n_keys, int *same_device) {
+  int status;
+  *same_device = 1;
+  for (int64_t i = 0; i < n_keys; i++) {
+    if (!keys[i]) return am_fail(err, AM_EINVAL, "key %lld is NULL", (long long)i);
+    if ((status = am_settle(err, keys[i])) != AM_OK) return status;
+    if (keys[i]->length != keys[0]->length)
+      return am_fail(err, AM_EINVAL,
+                     "key %lld has %lld rows, key 0 has %lld: sort keys must have equal lengths",
+                     (long long)i, (long long)keys[i]->length, (long long)keys[0]->length);
+    if (keys[i]->dictionary || keys[i]->type == AM_TYPE_INVALID ||
+        (unsigned)keys[i]->type >= (unsigned)AM_TYPE_COUNT)
+      return am_fail(err, AM_ETYPE, "key %lld: no kernel for its type (%s)", (long long)i,
+                     am_type_name(keys[i]->type));
+    *same_device &= keys[i]->device == keys[0]->device;
+  }
+  return AM_OK;
+}
+
+/* The kernel on the keys' device, else on host copies; the result on
+ * keys[0]'s device. */
+static int run(am_err *err, const call *c, const am_array *const *keys, int same_device,
+               am_array **out) {
+  am_array *result = NULL;
+  am_array **host = NULL;
+  am_err tried;
+  am_err_init(&tried, err->entry);
+  int status = same_device ? run_kernel(&tried, c, keys, &result) : AM_EUNSUPPORTED;
+  if (status == AM_EUNSUPPORTED) {
+    am_err_merge(err, &tried, 0);
+    host = calloc((size_t)c->n_keys, sizeof *host);
+    if (!host) {
+      status = am_fail(err, AM_ENOMEM, "out of memory");
+      goto done;
+    }
+    for (int64_t i = 0; i < c->n_keys; i++)
+      if ((status = am_to_host(err, keys[i], &host[i])) != AM_OK) goto done;
+    status = run_kernel(err, c, (const am_array *const *)host, &result);
+  } else {
+    am_err_merge(err, &tried, 1);
+  }
+  if (status != AM_OK) goto done;
+  if (result->device == keys[0]->device) {
+    *out = result;
+    result = NULL;
+  } else {
+    status = am_move(err, result, keys[0]->device, out);
+  }
+done:
+  if (host)
+    for (int64_t i = 0; i < c->n_keys; i++) am_array_free(host[i]);
+  free(host);
+  am_array_free(result);
+  return status;
+}
+
+static int check_placement(am_err *err, const char *what, int placement) {
+  if (placement != AM_NULLS_AT_END && placement != AM_NULLS_AT_START)
+    return am_fail(err, AM_EINVAL, "%s %d is not AM_NULLS_AT_END (40) or AM_NULLS_AT_START (41)",
+                   what, placement);
+  return AM_OK;
+}
+
+static int select_k(am_err *err, const am_array *const *keys, int64_t n_keys, const int *descending,
+                    const int *null_placement, int64_t k, am_array **out) {
+  /* pyarrow's words and order of checks */
+  if (k < 0)
+    return am_fail(err, AM_EINVAL, "select_k_unstable requires a nonnegative `k`, got %lld",
+                   (long long)k);
+  if (n_keys < 1)
+    return am_fail(err, AM_EINVAL, "select_k_unstable requires a non-empty `sort_keys`");
+  AM_REQUIRE(keys, "keys");
+  AM_REQUIRE(out, "out");
+  int status;
+  if (null_placement)
+    for (int64_t i = 0; i < n_keys; i++) {
+      char what[48];
+      snprintf(what, sizeof what, "null_placement[%lld]", (long long)i);
+      if ((status = check_placement(err, what, null_placement[i])) != AM_OK) return status;
+    }
+  int same_device;
+  if ((status = check_keys(err, keys, n_keys, &same_device)) != AM_OK) return status;
+  int *flags = calloc((size_t)n_keys * 2, sizeof *flags);
+  if (!flags) return am_fail(err, AM_ENOMEM, "out of memory");
+  for (int64_t i = 0; i < n_keys; i++) {
+    flags[i] = descending && descending[i] != 0;
+    flags[n_keys + i] = null_placement && null_placement[i] == AM_NULLS_AT_START;
+  }
+  const call c = {.what = SELECT_K,
+                  .descending = flags,
+                  .nulls_first = flags + n_keys,
+                  .n_keys = n_keys,
+                  .k_or_pivot = k};
+  status = run(err, &c, keys, same_device, out);
+  free(flags);
+  return status;
+}
+
+AM_EXPORT int am_select_k_unstable(const am_array *const *keys, int64_t n_keys,
+                                   const int *descending, const int *null_placement, int64_t k,
+                                   am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(select_k(err, keys, n_keys, descending, null_placement, k, out));
+}
+
+static int rank(am_err *err, const am_array *array, int descending, int null_placement, int how,
+                am_array **out) {
+  AM_REQUIRE(array, "array");
+  AM_REQUIRE(out, "out");
+  int status, same_device;
+  if ((status = check_placement(err, "null_placement", null_placement)) != AM_OK) return status;
+  if ((status = check_keys(err, &array, 1, &same_device)) != AM_OK) return status;
+  const int desc = descending != 0, first = null_placement == AM_NULLS_AT_START;
+  const call c = {
+      .what = RANK, .descending = &desc, .nulls_first = &first, .n_keys = 1, .how = how};
+  return run(err, &c, &array, same_device, out);
+}
+
+AM_EXPORT int am_rank(const am_array *array, int descending, int null_placement, int tiebreaker,
+                      am_array **out) {
+  AM_API_BEGIN;
+  if (tiebreaker < AM_RANK_MIN || tiebreaker > AM_RANK_DENSE)
+    AM_API_RETURN(am_fail(err, AM_EINVAL,
+                          "tiebreaker %d is not AM_RANK_MIN (0), AM_RANK_MAX (1), AM_RANK_FIRST "
+                          "(2) or AM_RANK_DENSE (3)",
+                          tiebreaker));
+  AM_API_RETURN(rank(err, array, descending, null_placement, tiebreaker, out));
+}
+
+AM_EXPORT int am_rank_quantile(const am_array *array, int descending, int null_placement,
+                               int normal, am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(rank(err, array, descending, null_placement,
+                     normal ? AM_RANK_HOW_NORMAL : AM_RANK_HOW_QUANTILE, out));
+}
+
+static int partition_nth(am_err *err, const am_array *array, int64_t pivot, int null_placement,
+                         am_array **out) {
+  AM_REQUIRE(array, "array");
+  AM_REQUIRE(out, "out");
+  int status, same_device;
+  if ((status = check_placement(err, "null_placement", null_placement)) != AM_OK) return status;
+  if ((status = check_keys(err, &array, 1, &same_device)) != AM_OK) return status;
+  /* pyarrow takes a negative pivot unchecked (and reads out of bounds) */
+  if (pivot < 0) return am_fail(err, AM_EINVAL, "pivot %lld is negative", (long long)pivot);
+  if (pivot > array->length)
+    return am_fail(err, AM_EINDEX, "NthToIndices index out of bound (pivot %lld, %lld rows)",
+                   (long long)pivot, (long long)array->length);
+  const int first = null_placement == AM_NULLS_AT_START;
+  const call c = {.what = PARTITION, .nulls_first = &first, .n_keys = 1, .k_or_pivot = pivot};
+  return run(err, &c, &array, same_device, out);
+}
+
+AM_EXPORT int am_partition_nth_indices(const am_array *array, int64_t pivot, int null_placement,
+                                       am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(partition_nth(err, array, pivot, null_placement, out));
+}

@@ -1,0 +1,274 @@
+"""pyarrow.compute's select_k_unstable, rank, rank_quantile, rank_normal and
+partition_nth_indices on the C library's am_select_k_unstable, am_rank,
+am_rank_quantile and am_partition_nth_indices.
+
+pyarrow's names, argument order, keyword arguments and options objects
+(SelectKOptions, RankOptions, RankQuantileOptions, PartitionNthOptions):
+keyword arguments are checked by building pyarrow's own options object from
+them, so a bad order, null_placement or tiebreaker is refused with pyarrow's
+error; the fields are then read from that object (every field: none is
+ignored). Results are am.Array (uint64 indices or ranks; float64 for
+rank_quantile and rank_normal). ChunkedArrays are combined first;
+select_k_unstable takes a pa.Table / pa.RecordBatch (or anything with
+``__arrow_c_stream__``) by its sort_keys columns, as pyarrow does; rank and
+partition_nth_indices take arrays only, as pyarrow does. Keys of a type the
+library has no kernel for run in pyarrow.compute (counted and announced).
+"""
+
+from __future__ import annotations
+
+from ._array import Array, wrap
+from ._capi import ffi, lib
+from ._compute import _input_fallback, _operand
+from ._errors import ArrowMetalTypeError, error_from_status
+from ._sort import _AT_START, _DESCENDING, _as_table, _column_name, _combined, _placement
+from ._state import drop, tls
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+    import pyarrow as pa
+
+    from ._typing import ArrayLike, DeviceLike
+
+__all__ = [
+    "partition_nth_indices",
+    "rank",
+    "rank_normal",
+    "rank_quantile",
+    "select_k_unstable",
+]
+
+
+def _call(name: str, keys: list[Any], device: Any, c_call: Callable[[Any, Any], int],
+          args: tuple[Any, ...], kwargs: dict[str, Any]) -> Array:  # fmt: skip
+    """c_call(am_array *[] of the keys, out) over the keys (array-likes)."""
+    keys = [_combined(k) for k in keys]
+    handles: list[Any] = []
+    tmps: list[Any] = []
+    try:
+        try:
+            for k in keys:
+                p, tmp = _operand(k, device)
+                handles.append(p)
+                if tmp is not None:
+                    tmps.append(tmp)
+        except ArrowMetalTypeError as e:
+            return _input_fallback(name, e, tuple(keys), args, kwargs)
+        arr = ffi.new("am_array *[]", handles or [ffi.NULL])
+        out = tls.out
+        rc = c_call(arr, out)
+        if rc == lib.AM_ETYPE:
+            return _input_fallback(name, error_from_status(rc), tuple(keys), args, kwargs)
+        if rc:
+            raise error_from_status(rc)
+        return wrap(out[0])
+    finally:
+        for t in tmps:
+            drop(t)
+
+
+def _options(name: str, class_name: str, options: Any, given: dict[str, Any],
+             defaults: dict[str, Any]) -> tuple[Any, dict[str, Any]]:  # fmt: skip
+    """pyarrow's options object of the call (from `options`, a dict of its
+    fields, or the keyword arguments) and the kwargs to hand pyarrow on a
+    fallback."""
+    import pyarrow.compute as pc
+
+    cls = getattr(pc, class_name)
+    if isinstance(options, dict):
+        options = cls(**options)
+    if options is not None:
+        if type(options).__name__ != class_name:
+            raise TypeError(
+                f"Function '{name}' expected a {class_name} parameter, got {type(options)}"
+            )
+        if any(given[k] is not defaults[k] and given[k] != defaults[k] for k in given):
+            raise TypeError(
+                f"Function '{name}' called with both an 'options' argument and additional arguments"
+            )
+        return options, {"options": options}
+    return cls(**given), dict(given)
+
+
+def _fields(options: Any, known: set[str], name: str) -> dict[str, Any]:
+    from ._errors import ArrowMetalUnsupported
+    from ._options import read_fields
+
+    f = read_fields(options)
+    unknown = set(f) - known
+    if unknown:
+        raise ArrowMetalUnsupported(f"{name}: no support for the option {min(unknown)!r}")
+    return f
+
+
+def select_k_unstable(
+    input: Any,
+    /,
+    k: int | None = None,
+    sort_keys: Any = None,
+    *,
+    options: Any | None = None,
+    memory_pool: pa.MemoryPool | None = None,
+    device: DeviceLike | None = None,
+) -> Array:
+    """The row indices of the first k rows in sort_keys order
+    (pyarrow.compute.select_k_unstable; SelectKOptions), in that order: uint64.
+    Rows that tie on every key come in row order (pyarrow gives ties in any
+    order). A pa.Table / RecordBatch by its sort_keys columns, or an array
+    (the first sort key's order and null placement) (am_select_k_unstable)."""
+    given = {"k": k, "sort_keys": sort_keys}
+    opts, kwargs = _options("select_k_unstable", "SelectKOptions", options, given,
+                            {"k": None, "sort_keys": None})  # fmt: skip
+    f = _fields(opts, {"k", "sort_keys"}, "select_k_unstable")
+    fields = list(f["sort_keys"])
+    n_keys = len(fields)
+    table = _as_table(input)
+    if table is None:
+        keys = [input]
+        fields = fields[:1]
+    else:
+        keys = []
+        for fld in fields:
+            name = _column_name(fld["target"])
+            if name not in table.schema.names:
+                import pyarrow as pa
+
+                raise pa.ArrowInvalid(
+                    f"No match for FieldRef.Name({name}) in {table.schema}"
+                )  # fmt: skip
+            keys.append(table.column(name))
+    desc = ffi.new("int[]", [int(x["order"] == _DESCENDING) for x in fields] or [0])
+    at = ffi.new("int[]", _placement(fields) or [lib.AM_NULLS_AT_END])
+    n = len(keys) if n_keys else 0  # no sort keys: the C call's error
+    kval = f["k"]
+
+    def c_call(arr: Any, out: Any) -> int:
+        return lib.am_select_k_unstable(arr, n, desc, at, kval, out)
+
+    if n == 0:
+        raise error_from_status(c_call(ffi.NULL, tls.out))
+    return _call("select_k_unstable", keys, device, c_call, (input,), kwargs)
+
+
+def _array_only(name: str, input: Any) -> None:
+    if _as_table(input) is not None:
+        import pyarrow as pa
+
+        raise pa.ArrowNotImplementedError(
+            f"Unsupported types for {name} operation: values={type(input).__name__}"
+        )
+
+
+def _order(fields: dict[str, Any]) -> tuple[int, int]:
+    """(descending, am_null_placement) of a rank options' first sort key."""
+    keys = fields["sort_keys"]
+    first = keys[0] if keys else {"order": 0, "null_placement": 1}
+    at = lib.AM_NULLS_AT_START if first["null_placement"] == _AT_START else lib.AM_NULLS_AT_END
+    return int(first["order"] == _DESCENDING), at
+
+
+def rank(
+    input: ArrayLike,
+    /,
+    sort_keys: Any = "ascending",
+    *,
+    null_placement: str | None = None,
+    tiebreaker: str = "first",
+    options: Any | None = None,
+    memory_pool: pa.MemoryPool | None = None,
+    device: DeviceLike | None = None,
+) -> Array:
+    """Each slot's 1-based rank (pyarrow.compute.rank; RankOptions): uint64,
+    never null; ties by tiebreaker "min", "max", "first" or "dense"; NaN and
+    nulls ranked as sort_indices places them (am_rank)."""
+    given = {"sort_keys": sort_keys, "null_placement": null_placement, "tiebreaker": tiebreaker}
+    defaults = {"sort_keys": "ascending", "null_placement": None, "tiebreaker": "first"}
+    opts, kwargs = _options("rank", "RankOptions", options, given, defaults)
+    f = _fields(opts, {"sort_keys", "tiebreaker"}, "rank")
+    _array_only("rank", input)
+    desc, at = _order(f)
+    tb = f["tiebreaker"]
+
+    def c_call(arr: Any, out: Any) -> int:
+        return lib.am_rank(arr[0], desc, at, tb, out)
+
+    return _call("rank", [input], device, c_call, (input,), kwargs)
+
+
+def _rank_quantile(name: str, normal: int, input: Any, sort_keys: Any, null_placement: Any,
+                   options: Any, device: Any) -> Array:  # fmt: skip
+    given = {"sort_keys": sort_keys, "null_placement": null_placement}
+    defaults = {"sort_keys": "ascending", "null_placement": None}
+    opts, kwargs = _options(name, "RankQuantileOptions", options, given, defaults)
+    f = _fields(opts, {"sort_keys"}, name)
+    _array_only(name, input)
+    desc, at = _order(f)
+
+    def c_call(arr: Any, out: Any) -> int:
+        return lib.am_rank_quantile(arr[0], desc, at, normal, out)
+
+    return _call(name, [input], device, c_call, (input,), kwargs)
+
+
+def rank_quantile(
+    input: ArrayLike,
+    /,
+    sort_keys: Any = "ascending",
+    *,
+    null_placement: str | None = None,
+    options: Any | None = None,
+    memory_pool: pa.MemoryPool | None = None,
+    device: DeviceLike | None = None,
+) -> Array:
+    """Each slot's rank quantile (pyarrow.compute.rank_quantile;
+    RankQuantileOptions): float64, (the slots before its tie group + half the
+    group) / slots (am_rank_quantile)."""
+    return _rank_quantile("rank_quantile", 0, input, sort_keys, null_placement, options, device)
+
+
+def rank_normal(
+    input: ArrayLike,
+    /,
+    sort_keys: Any = "ascending",
+    *,
+    null_placement: str | None = None,
+    options: Any | None = None,
+    memory_pool: pa.MemoryPool | None = None,
+    device: DeviceLike | None = None,
+) -> Array:
+    """Each slot's normal rank (pyarrow.compute.rank_normal;
+    RankQuantileOptions): float64, the standard normal quantile of its rank
+    quantile (am_rank_quantile with normal set)."""
+    return _rank_quantile("rank_normal", 1, input, sort_keys, null_placement, options, device)
+
+
+def partition_nth_indices(
+    array: ArrayLike,
+    /,
+    pivot: int | None = None,
+    *,
+    null_placement: str = "at_end",
+    options: Any | None = None,
+    memory_pool: pa.MemoryPool | None = None,
+    device: DeviceLike | None = None,
+) -> Array:
+    """Indices that partition the array around its pivot-th element
+    (pyarrow.compute.partition_nth_indices; PartitionNthOptions): uint64, the
+    element that sorts at `pivot` there, none after it before, none before it
+    after. Any such order is right; this one differs from pyarrow's
+    (am_partition_nth_indices)."""
+    given = {"pivot": pivot, "null_placement": null_placement}
+    defaults = {"pivot": None, "null_placement": "at_end"}
+    opts, kwargs = _options("partition_nth_indices", "PartitionNthOptions", options, given,
+                            defaults)  # fmt: skip
+    f = _fields(opts, {"pivot", "null_placement"}, "partition_nth_indices")
+    _array_only("partition_nth_indices", array)
+    at = lib.AM_NULLS_AT_START if f["null_placement"] == _AT_START else lib.AM_NULLS_AT_END
+    p = f["pivot"]
+
+    def c_call(arr: Any, out: Any) -> int:
+        return lib.am_partition_nth_indices(arr[0], p, at, out)
+
+    return _call("partition_nth_indices", [array], device, c_call, (array,), kwargs)
