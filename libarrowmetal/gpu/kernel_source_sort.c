@@ -389,7 +389,8 @@ static void emit_widen(am_sb *sb, am_dialect d, const char *name) {
  * positions [w * 32 * AM_KPT, (w + 1) * 32 * AM_KPT) of the sub-tile, read
  * 32 at a time (coalesced), in order; a position's rank among the equal
  * digits of its warp so far is its warp's running count of the digit
- * (am_wc, in shared memory) plus the lanes below it with its digit (from
+ * (am_wc, 16-bit in shared memory: the scatter's shared memory stays under
+ * Metal's 32 KB) plus the lanes below it with its digit (from
  * ballots, one per digit bit). Then thread d turns the warps' counts of
  * digit d into their first places among the sub-tile's digit d, and a block
  * scan over the digits gives each digit's first place in the sub-tile:
@@ -413,25 +414,26 @@ static void emit_scatter(am_sb *sb, am_dialect d, const am_kernel_key *k, const 
     am_sb_puts(sb, "  SMEM am_u32 am_sd[AM_SUB]; // the sub-tile's digits in digit order\n");
   am_sb_puts(sb,
              "  SMEM am_u32 am_sr[AM_SUB];                  // its rows in digit order\n"
-             "  SMEM am_u32 am_wc[(AM_BLOCK / 32u) * 256u]; // per warp, per digit\n"
+             "  SMEM am_u16 am_wc[(AM_BLOCK / 32u) * 256u]; // per warp, per digit (<= AM_SUB)\n"
              "  SMEM am_u32 am_run[256];                    // next place per digit\n"
              "  SMEM am_u32 am_loc[256];                    // first place in the sub-tile\n"
              "  SMEM am_u32 am_ws[AM_BLOCK / 32u];\n");
   emit_tile(sb, -1);
-  am_sb_puts(sb,
-             "  const bool hv0 = a.valid0 != 0;\n"
-             "  (void)hv0;\n"
-             "  am_run[am_tid] = counts[(am_i64)am_tid * nb + (am_i64)am_bid];\n"
-             "  for (am_u32 w = 0u; w < AM_BLOCK / 32u; w++) am_wc[w * 256u + am_tid] = 0u;\n"
-             "  const am_u32 lanes_below = (1u << am_lane) - 1u;\n"
-             "  SPTR am_u32 *wc = am_wc + am_warp * 256u;\n"
-             "  BARRIER();\n"
-             "  // begin and end are the block's: every thread runs every round\n"
-             "  for (am_i64 sub = begin; sub < end; sub += AM_SUB) {\n"
-             "    // offsets in the tile (32-bit: fewer registers than positions)\n"
-             "    const am_u32 seg = (am_u32)(sub - begin) + am_warp * 32u * AM_KPT + am_lane;\n"
-             "    const am_u32 lim = (am_u32)(end - begin);\n"
-             "    GLOBAL const am_u32 *rows_in = a.in1 + begin;\n");
+  am_sb_puts(
+      sb,
+      "  const bool hv0 = a.valid0 != 0;\n"
+      "  (void)hv0;\n"
+      "  am_run[am_tid] = counts[(am_i64)am_tid * nb + (am_i64)am_bid];\n"
+      "  for (am_u32 w = 0u; w < AM_BLOCK / 32u; w++) am_wc[w * 256u + am_tid] = (am_u16)0;\n"
+      "  const am_u32 lanes_below = (1u << am_lane) - 1u;\n"
+      "  SPTR am_u16 *wc = am_wc + am_warp * 256u;\n"
+      "  BARRIER();\n"
+      "  // begin and end are the block's: every thread runs every round\n"
+      "  for (am_i64 sub = begin; sub < end; sub += AM_SUB) {\n"
+      "    // offsets in the tile (32-bit: fewer registers than positions)\n"
+      "    const am_u32 seg = (am_u32)(sub - begin) + am_warp * 32u * AM_KPT + am_lane;\n"
+      "    const am_u32 lim = (am_u32)(end - begin);\n"
+      "    GLOBAL const am_u32 *rows_in = a.in1 + begin;\n");
   for (int j = 0; j < AM_SORT_KPT; j++) {
     am_ks_k(sb,
             "    const am_u32 o# = seg + #u * 32u;\n"
@@ -446,24 +448,25 @@ static void emit_scatter(am_sb *sb, am_dialect d, const am_kernel_key *k, const 
       am_ks_k(sb, "    const am_u32 d# = ok# ? AM_ROW_DIGIT(rows_in[o#]) : 0u;\n", j);
     am_ks_k(sb, "    am_u32 m# = BALLOT(ok#); // the lanes with this lane's digit\n", j);
     am_sb_printf(sb, "    for (am_u32 bit = 0u; bit < %du; bit++) {\n", byte ? 8 : 2);
-    am_ks_k(sb,
-            "      const bool set = ((d# >> bit) & 1u) != 0u;\n"
-            "      const am_u32 votes = BALLOT(set);\n"
-            "      m# &= set ? votes : ~votes;\n"
-            "    }\n"
-            "    const am_u32 r# = (ok# ? wc[d#] : 0u) + POPC(m# & lanes_below);\n"
-            "    SYNCWARP(); // every lane has read its count before the first peer adds\n"
-            "    if (ok# && (m# & lanes_below) == 0u) wc[d#] += POPC(m#);\n"
-            "    SYNCWARP();\n",
-            j);
+    am_ks_k(
+        sb,
+        "      const bool set = ((d# >> bit) & 1u) != 0u;\n"
+        "      const am_u32 votes = BALLOT(set);\n"
+        "      m# &= set ? votes : ~votes;\n"
+        "    }\n"
+        "    const am_u32 r# = (ok# ? (am_u32)wc[d#] : 0u) + POPC(m# & lanes_below);\n"
+        "    SYNCWARP(); // every lane has read its count before the first peer adds\n"
+        "    if (ok# && (m# & lanes_below) == 0u) wc[d#] = (am_u16)((am_u32)wc[d#] + POPC(m#));\n"
+        "    SYNCWARP();\n",
+        j);
   }
   am_sb_puts(sb,
              "    BARRIER();\n"
              "    // thread d: each warp's first place among the sub-tile's digit d\n"
              "    am_u32 cnt = 0u;\n"
              "    for (am_u32 w = 0u; w < AM_BLOCK / 32u; w++) {\n"
-             "      const am_u32 c = am_wc[w * 256u + am_tid];\n"
-             "      am_wc[w * 256u + am_tid] = cnt;\n"
+             "      const am_u32 c = (am_u32)am_wc[w * 256u + am_tid];\n"
+             "      am_wc[w * 256u + am_tid] = (am_u16)cnt;\n"
              "      cnt += c;\n"
              "    }\n"
              "    am_u32 first = 0u, size = 0u;\n");
@@ -474,7 +477,7 @@ static void emit_scatter(am_sb *sb, am_dialect d, const am_kernel_key *k, const 
   for (int j = 0; j < AM_SORT_KPT; j++) {
     am_ks_k(sb,
             "    if (ok#) {\n"
-            "      const am_u32 q = am_loc[d#] + wc[d#] + r#;\n"
+            "      const am_u32 q = am_loc[d#] + (am_u32)wc[d#] + r#;\n"
             "      am_sr[q] = rows_in[o#];\n",
             j);
     am_ks_k(sb, byte ? "      am_sk[q] = k#;\n    }\n" : "      am_sd[q] = d#;\n    }\n", j);
@@ -492,14 +495,15 @@ static void emit_scatter(am_sb *sb, am_dialect d, const am_kernel_key *k, const 
     am_sb_puts(sb,
                "      const am_u32 dg = am_sd[q];\n"
                "      const am_u32 p = am_run[dg] + (q - am_loc[dg]);\n");
-  am_sb_puts(sb,
-             "      a.out_valid[p] = am_sr[q];\n"
-             "    }\n"
-             "    BARRIER();\n"
-             "    am_run[am_tid] += cnt;\n"
-             "    for (am_u32 w = 0u; w < AM_BLOCK / 32u; w++) am_wc[w * 256u + am_tid] = 0u;\n"
-             "    BARRIER();\n"
-             "  }\n");
+  am_sb_puts(
+      sb,
+      "      a.out_valid[p] = am_sr[q];\n"
+      "    }\n"
+      "    BARRIER();\n"
+      "    am_run[am_tid] += cnt;\n"
+      "    for (am_u32 w = 0u; w < AM_BLOCK / 32u; w++) am_wc[w * 256u + am_tid] = (am_u16)0;\n"
+      "    BARRIER();\n"
+      "  }\n");
 }
 
 void am_ks_sort_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, const char *name) {
