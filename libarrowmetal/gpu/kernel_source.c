@@ -330,7 +330,9 @@ int am_kernel_blocks(const am_kernel_key *key, int64_t n, int multiprocessors) {
       blocks = cdiv(n, AM_GPU_BLOCK);
       break;
   }
-  if (blocks > AM_GPU_MAX_BLOCKS) blocks = AM_GPU_MAX_BLOCKS;
+  /* sort_indices' blocks own fixed tiles (their counts live in its own
+   * scratch): uncapped */
+  if (blocks > AM_GPU_MAX_BLOCKS && !am_ks_sort_kind(key->kind)) blocks = AM_GPU_MAX_BLOCKS;
   return blocks < 1 ? 1 : (int)blocks;
 }
 

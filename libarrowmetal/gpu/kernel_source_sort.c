@@ -8,32 +8,51 @@
  * get key 0) and ORs the keys and their complements into two words, so the
  * host sees which bytes vary among the numbers and whether any row is NaN
  * or null. Each byte that varies is then one pass of three launches:
- *   SORT_COUNT:   block b counts the digits of its tile (a contiguous run of
- *                 positions) in shared memory -> counts[d * blocks + b];
- *   SORT_SCAN:    one block: the exclusive scan of those counts, digit-major
- *                 and block-minor, in place: each (digit, block)'s first
- *                 output position;
- *   SORT_SCATTER: each block walks its tile in order, AM_BLOCK positions at
- *                 a time; a position's place among the equal digits of its
- *                 warp comes from eight ballots (the lanes whose digit
- *                 matches, counted below the lane), the warps' counts per
- *                 digit are scanned in shared memory, and the block's
- *                 running position per digit advances after each round. So
- *                 equal digits keep their order: the pass is stable.
+ *   SORT_COUNT:   block b counts the digits of its tile (AM_SORT_TILE
+ *                 positions) in shared memory -> counts[d * blocks + b],
+ *                 and adds them to the pass's 256 digit totals (atomics);
+ *   SORT_SCAN:    block b takes digits b, b + blocks, ...: a digit's first
+ *                 place is the totals of the digits below it (a block scan
+ *                 of the 256 totals) plus the counts of the blocks before,
+ *                 a coalesced block scan along the digit's row, in place;
+ *   SORT_SCATTER: each block walks its tile in sub-tiles of AM_BLOCK *
+ *                 AM_SORT_KPT positions; warp w reads its own contiguous
+ *                 256 of them 32 at a time (coalesced) and ranks each
+ *                 among the equal digits seen so far in its warp: the
+ *                 warp's running count of the digit (shared memory) plus
+ *                 the lanes below with the digit (eight ballots, one a
+ *                 bit). Thread d then scans digit d's counts over the
+ *                 warps, a block scan over the digits gives each digit's
+ *                 first place in the sub-tile, and each key and row is put
+ *                 at its place in shared memory: the sub-tile sorted by
+ *                 digit, stably. It is written out in that order, a digit's
+ *                 run to consecutive places from the block's next place for
+ *                 the digit, so neighbouring threads write neighbouring
+ *                 words. Order is kept: warp by warp, round by round, lane
+ *                 by lane is position order, so the pass is stable.
  * A last pass over the classes (numbers, NaN, null; or null, NaN, numbers
  * with nulls at the start) runs the same three kinds with the class as the
- * digit, read from the row, when the column has NaN or nulls.
+ * digit, read from the row, when the column has NaN or nulls. Rows are u32
+ * throughout; the host widens the final permutation with SORT_SCAN's WIDEN.
  *
- * Every barrier is reached by every thread (tile bounds are uniform in a
- * block), shared memory is written before it is read, and the ballots run
- * with all 32 lanes (lanes past the tile vote with no digit). Counts and
- * positions are 32-bit: fewer than 2^32 - 1 rows (the host checks).
+ * Every barrier is reached by every thread (tile and sub-tile bounds, the
+ * digit loop of SCAN are uniform in a block; lanes past the tile run every
+ * round and vote with no digit), shared memory is written before a barrier
+ * and read after it, and the ballots and shuffles run with all 32 lanes.
+ * Within a warp, the running counts are read by every lane, then a
+ * __syncwarp (MSL: simdgroup_barrier on threadgroup memory), then bumped by
+ * the first lane of each digit, then a second __syncwarp before the next
+ * round reads them: ordered under the GPU's memory model, no reliance on
+ * lockstep. Blocks never wait on each other (no look-back): each pass's
+ * three launches are ordered on the device. Counts and positions are
+ * 32-bit: fewer than 2^32 - 1 rows (the host checks).
  *
  * Buffers (am_gpu_args): scratch = the sort's own u32 words (AM_SORT_HEAD
- * header words, then 256 counts a block); in0/valid0/off0 = the column
+ * header words: 5 flags, then the digit totals of passes 0-8 from
+ * AM_SORT_TOTALS; then 256 counts a block); in0/valid0/off0 = the column
  * (SORT_KEYS and the class pass) or the keys being sorted (am_u64); in1 =
- * the rows (am_u64) in position order; out = the keys' next buffer;
- * out_valid = the rows' next buffer (am_u64 behind the u32 pointer). */
+ * the rows (am_u32) in position order; out = the keys' next buffer;
+ * out_valid = the rows' next buffer (am_u32). */
 #include <stdio.h>
 
 #include "arrowmetal.h"
@@ -58,7 +77,7 @@ int am_ks_sort_key_ok(const am_kernel_key *k) {
     case AM_KERNEL_SORT_KEYS:
       return (k->op & ~3) == 0 && typed;
     case AM_KERNEL_SORT_SCAN:
-      return k->op == 0 && k->t0 == AM_TYPE_INVALID;
+      return k->op >= 0 && k->op <= AM_SORT_WIDEN && k->t0 == AM_TYPE_INVALID;
     case AM_KERNEL_SORT_COUNT:
     case AM_KERNEL_SORT_SCATTER:
       if (k->op >= 0 && k->op < 8) return k->t0 == AM_TYPE_INVALID;
@@ -77,7 +96,10 @@ void am_ks_sort_name(const am_kernel_key *key, char *name, size_t capacity) {
                key->op & 2 ? "_first" : "");
       break;
     case AM_KERNEL_SORT_SCAN:
-      snprintf(name, capacity, "am_sort_scan");
+      if (key->op == AM_SORT_WIDEN)
+        snprintf(name, capacity, "am_sort_widen");
+      else
+        snprintf(name, capacity, "am_sort_scan%d", key->op);
       break;
     default:
       if (is_class_pass(key))
@@ -90,34 +112,66 @@ void am_ks_sort_name(const am_kernel_key *key, char *name, size_t capacity) {
 }
 
 int64_t am_sort_blocks(int64_t n) {
-  int64_t blocks = (n + AM_SORT_TILE - 1) / AM_SORT_TILE;
-  if (blocks > AM_GPU_MAX_BLOCKS) blocks = AM_GPU_MAX_BLOCKS;
+  const int64_t blocks = (n + AM_SORT_TILE - 1) / AM_SORT_TILE;
   return blocks < 1 ? 1 : blocks;
 }
 
 int64_t am_ks_sort_blocks(const am_kernel_key *key, int64_t n, int multiprocessors) {
   (void)multiprocessors;
-  if (key->kind == AM_KERNEL_SORT_SCAN) return 1;
-  if (key->kind == AM_KERNEL_SORT_KEYS) {
+  if (key->kind == AM_KERNEL_SORT_SCAN && key->op != AM_SORT_WIDEN) {
+    /* a digit a block where each has 8 or more blocks' counts to scan */
+    const int64_t blocks = (am_sort_blocks(n) + 7) / 8;
+    return blocks > 256 ? 256 : blocks;
+  }
+  if (key->kind == AM_KERNEL_SORT_KEYS || key->kind == AM_KERNEL_SORT_SCAN) {
     const int64_t blocks = (n + AM_GPU_BLOCK * 4 - 1) / (AM_GPU_BLOCK * 4);
     return blocks < 1 ? 1 : blocks;
   }
   return am_sort_blocks(n); /* COUNT and SCATTER: one tile a block */
 }
 
-/* The tile of this block, [begin, end): as am_sort_blocks splits n. */
-static void emit_tile(am_sb *sb) {
+/* The tile of this block, [begin, end), and the blocks nb: as
+ * am_sort_blocks splits n; the counts of every block, and this pass's
+ * digit totals (`pass`: 0-7 a byte, 8 the class pass; none below 0). */
+static void emit_tile(am_sb *sb, int pass) {
   am_sb_printf(sb,
                "  const am_i64 n = a.n;\n"
                "  am_i64 nb = (n + %d) / %d;\n"
-               "  if (nb > %d) nb = %d;\n"
                "  if (nb < 1) nb = 1;\n"
-               "  const am_i64 per = ((n + nb - 1) / nb + AM_BLOCK - 1) / AM_BLOCK * AM_BLOCK;\n"
-               "  am_i64 begin = (am_i64)am_bid * per;\n"
-               "  if (begin > n) begin = n;\n"
-               "  const am_i64 end = begin + per < n ? begin + per : n;\n"
+               "  const am_i64 begin = (am_i64)am_bid * %d;\n"
+               "  const am_i64 end = begin + %d < n ? begin + %d : n;\n"
                "  GLOBAL am_u32 *counts = a.scratch + %du;\n",
-               AM_SORT_TILE - 1, AM_SORT_TILE, AM_GPU_MAX_BLOCKS, AM_GPU_MAX_BLOCKS, AM_SORT_HEAD);
+               AM_SORT_TILE - 1, AM_SORT_TILE, AM_SORT_TILE, AM_SORT_TILE, AM_SORT_TILE,
+               AM_SORT_HEAD);
+  if (pass >= 0)
+    am_sb_printf(sb, "  GLOBAL am_u32 *totals = a.scratch + %du;\n", AM_SORT_TOTALS + 256 * pass);
+}
+
+/* The exclusive scan of `v` over the block in `ex` and the block's sum in
+ * `all` (when given), through SMEM am_ws[AM_BLOCK / 32]. Every thread calls it (it has
+ * barriers; the shuffles run with all lanes). */
+static void emit_block_scan(am_sb *sb, const char *v, const char *ex, const char *all) {
+  am_sb_printf(sb,
+               "  {\n"
+               "    am_u32 am_inc = %s;\n"
+               "    for (am_u32 am_s = 1u; am_s < 32u; am_s <<= 1) {\n"
+               "      const am_u32 am_o = SHFL_UP(am_inc, am_s);\n"
+               "      if (am_lane >= am_s) am_inc += am_o;\n"
+               "    }\n"
+               "    if (am_lane == 31u) am_ws[am_warp] = am_inc;\n"
+               "    BARRIER();\n"
+               "    am_u32 am_below = 0u%s;\n"
+               "    for (am_u32 am_w = 0u; am_w < AM_BLOCK / 32u; am_w++) {\n"
+               "      const am_u32 am_c = am_ws[am_w];\n"
+               "      if (am_w < am_warp) am_below += am_c;\n"
+               "%s"
+               "    }\n"
+               "    %s = am_below + am_inc - %s;\n",
+               v, all ? ", am_sum = 0u" : "", all ? "      am_sum += am_c;\n" : "", ex, v);
+  if (all) am_sb_printf(sb, "    %s = am_sum;\n", all);
+  am_sb_puts(sb,
+             "    BARRIER(); // am_ws is free again\n"
+             "  }\n");
 }
 
 /* am_key(x): the order key of a value's bits x (TS), in the type's width
@@ -177,7 +231,7 @@ static void emit_keys(am_sb *sb, am_dialect d, const am_kernel_key *k, const cha
   const int descending = k->op & 1, first = (k->op >> 1) & 1;
   const int bits = k->t0 == AM_BOOL ? 8 : am_type_bits(k->t0);
   emit_column(sb, k->t0);
-  am_ks_args(sb, am_ks_store(k->t0), "am_u64", "am_u64");
+  am_ks_args(sb, am_ks_store(k->t0), "am_u32", "am_u64");
   am_dialect_kernel_begin(sb, d, name);
   am_sb_printf(sb, "  const am_u64 mask = %s;\n",
                bits == 64   ? "~(am_u64)0"
@@ -194,7 +248,7 @@ static void emit_keys(am_sb *sb, am_dialect d, const am_kernel_key *k, const cha
   if (first)
     am_sb_puts(sb,
                "    const am_i64 r = i;\n"
-               "    ((GLOBAL am_u64 *)a.out_valid)[i] = (am_u64)i;\n");
+               "    a.out_valid[i] = (am_u32)i;\n");
   else
     am_sb_puts(sb, "    const am_i64 r = (am_i64)a.in1[i];\n");
   am_sb_printf(sb,
@@ -230,24 +284,34 @@ static void emit_keys(am_sb *sb, am_dialect d, const am_kernel_key *k, const cha
       "  }\n");
 }
 
-/* AM_DIGIT(i): the digit of position i in this pass. */
+/* The pass's digit: AM_KEY_DIGIT(key) of a key (a byte pass), or
+ * AM_ROW_DIGIT(row) of a row (the class pass: the row's class read from
+ * the column); AM_DIGIT(i) of position i. */
 static void emit_digit(am_sb *sb, const am_kernel_key *k) {
   if (!is_class_pass(k)) {
-    am_sb_printf(sb, "#define AM_DIGIT(i) ((am_u32)(a.in0[(i)] >> %du) & 255u)\n", 8 * k->op);
+    am_sb_printf(sb,
+                 "#define AM_KEY_DIGIT(key) ((am_u32)((key) >> %du) & 255u)\n"
+                 "#define AM_DIGIT(i) AM_KEY_DIGIT(a.in0[(i)])\n",
+                 8 * k->op);
     return;
   }
   emit_column(sb, k->t0);
   /* numbers 0, NaN 1, null 2; reversed with nulls at the start */
   am_sb_printf(sb,
                "#define AM_CLASS(r) (am_is_null(r) ? 2u : am_nan(am_value(r)) ? 1u : 0u)\n"
-               "#define AM_DIGIT(i) (%sAM_CLASS((am_i64)a.in1[(i)]))\n",
+               "#define AM_ROW_DIGIT(row) (%sAM_CLASS((am_i64)(row)))\n"
+               "#define AM_DIGIT(i) AM_ROW_DIGIT(a.in1[(i)])\n",
                k->op == AM_SORT_CLASS_PASS + 1 ? "2u - " : "");
 }
 
+static int pass_of(const am_kernel_key *k) { return is_class_pass(k) ? 8 : k->op; }
+
 static void emit_pass_args(am_sb *sb, const am_kernel_key *k) {
-  am_ks_args(sb, is_class_pass(k) ? am_ks_store(k->t0) : "am_u64", "am_u64", "am_u64");
+  am_ks_args(sb, is_class_pass(k) ? am_ks_store(k->t0) : "am_u64", "am_u32", "am_u64");
 }
 
+/* COUNT: block b's digit counts of its tile -> counts[d * nb + b], and
+ * added to the pass's digit totals (for SCAN's bases). */
 static void emit_count(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
   emit_digit(sb, k);
   emit_pass_args(sb, k);
@@ -262,7 +326,7 @@ static void emit_count(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
   am_sb_puts(sb,
              "  SMEM am_u32 am_h[AM_BLOCK];\n"
              "  am_h[am_tid] = 0u;\n");
-  emit_tile(sb);
+  emit_tile(sb, pass_of(k));
   am_sb_puts(sb,
              "  const bool hv0 = a.valid0 != 0;\n"
              "  (void)hv0;\n"
@@ -270,84 +334,176 @@ static void emit_count(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
              "  for (am_i64 i = begin + (am_i64)am_tid; i < end; i += AM_BLOCK)\n"
              "    SMEM_ADD32(&am_h[AM_DIGIT(i)], 1u);\n"
              "  BARRIER();\n"
-             "  counts[(am_i64)am_tid * nb + (am_i64)am_bid] = am_h[am_tid];\n");
+             "  const am_u32 c = am_h[am_tid];\n"
+             "  counts[(am_i64)am_tid * nb + (am_i64)am_bid] = c;\n"
+             "  if (c != 0u) ATOMIC_ADD32(totals + am_tid, c);\n");
 }
 
-static void emit_scan(am_sb *sb, am_dialect d, const char *name) {
-  am_ks_args(sb, "am_u64", "am_u64", "am_u64");
+/* SCAN (op = the pass): digit d's counts, one per block in block order,
+ * become first places: the digits below d (their totals, scanned once per
+ * block) plus the counts of the blocks before. Block b takes digits b,
+ * b + nblocks, ... (am_ks_sort_blocks: fewer blocks for few counts). */
+static void emit_scan(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
+  am_ks_args(sb, "am_u64", "am_u32", "am_u64");
   am_dialect_kernel_begin(sb, d, name);
-  am_sb_puts(sb, "  SMEM am_u32 am_s[AM_BLOCK];\n");
-  emit_tile(sb);
+  am_sb_puts(sb,
+             "  SMEM am_u32 am_ws[AM_BLOCK / 32u];\n"
+             "  SMEM am_u32 am_base[256];\n");
+  emit_tile(sb, k->op);
   am_sb_puts(sb,
              "  (void)begin;\n"
              "  (void)end;\n"
-             "  // thread d owns digit d's counts, one per block, in block order\n"
-             "  GLOBAL am_u32 *row = counts + (am_i64)am_tid * nb;\n"
-             "  am_u32 sum = 0u;\n"
-             "  for (am_i64 b = 0; b < nb; b++) sum += row[b];\n"
-             "  am_s[am_tid] = sum;\n"
+             "  const am_u32 mine = totals[am_tid];\n"
+             "  am_u32 below = 0u;\n");
+  emit_block_scan(sb, "mine", "below", NULL);
+  am_sb_puts(sb,
+             "  am_base[am_tid] = below;\n"
              "  BARRIER();\n"
-             "  for (am_u32 s = 1u; s < AM_BLOCK; s <<= 1) {\n"
-             "    const am_u32 o = am_tid >= s ? am_s[am_tid - s] : 0u;\n"
-             "    BARRIER();\n"
-             "    am_s[am_tid] += o;\n"
-             "    BARRIER();\n"
-             "  }\n"
-             "  am_u32 run = am_s[am_tid] - sum; // the digits below d, every block\n"
-             "  for (am_i64 b = 0; b < nb; b++) {\n"
-             "    const am_u32 c = row[b];\n"
-             "    row[b] = run;\n"
-             "    run += c;\n"
+             "  // the digit and nb are uniform in the block: every thread runs every round\n"
+             "  for (am_u32 dg = am_bid; dg < 256u; dg += am_nblocks) {\n"
+             "    GLOBAL am_u32 *row = counts + (am_i64)dg * nb;\n"
+             "    am_u32 run = am_base[dg];\n"
+             "    for (am_i64 b0 = 0; b0 < nb; b0 += AM_BLOCK) {\n"
+             "      const am_i64 b = b0 + (am_i64)am_tid;\n"
+             "      const am_u32 c = b < nb ? row[b] : 0u;\n"
+             "      am_u32 before = 0u, sum = 0u;\n");
+  emit_block_scan(sb, "c", "before", "sum");
+  am_sb_puts(sb,
+             "      if (b < nb) row[b] = run + before;\n"
+             "      run += sum;\n"
+             "    }\n"
              "  }\n");
 }
 
-static void emit_scatter(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
-  emit_digit(sb, k);
-  emit_pass_args(sb, k);
+/* WIDEN: the u32 rows in1 as the u64 result out. */
+static void emit_widen(am_sb *sb, am_dialect d, const char *name) {
+  am_ks_args(sb, "am_u64", "am_u32", "am_u64");
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb,
-             "  SMEM am_u32 am_run[AM_BLOCK];             // next place per digit\n"
-             "  SMEM am_u32 am_wh[AM_BLOCK * (AM_BLOCK / 32u)]; // per warp, per digit\n");
-  emit_tile(sb);
+             "  for (am_i64 i = (am_i64)am_bid * AM_BLOCK + (am_i64)am_tid; i < a.n;\n"
+             "       i += (am_i64)am_nblocks * AM_BLOCK)\n"
+             "    a.out[i] = (am_u64)a.in1[i];\n");
+}
+
+/* SCATTER: the block walks its tile AM_SUB positions at a time. Warp w owns
+ * positions [w * 32 * AM_KPT, (w + 1) * 32 * AM_KPT) of the sub-tile, read
+ * 32 at a time (coalesced), in order; a position's rank among the equal
+ * digits of its warp so far is its warp's running count of the digit
+ * (am_wc, 16-bit in shared memory: the scatter's shared memory stays under
+ * Metal's 32 KB) plus the lanes below it with its digit (from
+ * ballots, one per digit bit). Then thread d turns the warps' counts of
+ * digit d into their first places among the sub-tile's digit d, and a block
+ * scan over the digits gives each digit's first place in the sub-tile:
+ * each key and row goes to its place in shared memory, so the sub-tile
+ * stands sorted by digit (stably), and is written out in that order: each
+ * digit's run to consecutive places from the block's next place for the
+ * digit (am_run), so neighbouring threads write neighbouring words. */
+static void emit_scatter(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
+  const int byte = !is_class_pass(k);
+  emit_digit(sb, k);
+  emit_pass_args(sb, k);
+  if (d == AM_DIALECT_MSL)
+    am_sb_puts(sb, "#define SYNCWARP() simdgroup_barrier(mem_flags::mem_threadgroup)\n");
+  else
+    am_sb_puts(sb, "#define SYNCWARP() __syncwarp()\n");
+  am_sb_printf(sb, "#define AM_KPT %du\n#define AM_SUB (AM_BLOCK * AM_KPT)\n", AM_SORT_KPT);
+  am_dialect_kernel_begin(sb, d, name);
+  if (byte)
+    am_sb_puts(sb, "  SMEM am_u64 am_sk[AM_SUB]; // the sub-tile's keys in digit order\n");
+  else
+    am_sb_puts(sb, "  SMEM am_u32 am_sd[AM_SUB]; // the sub-tile's digits in digit order\n");
   am_sb_puts(sb,
-             "  const bool hv0 = a.valid0 != 0;\n"
-             "  (void)hv0;\n"
-             "  GLOBAL am_u64 *rows_out = (GLOBAL am_u64 *)a.out_valid;\n"
-             "  am_run[am_tid] = counts[(am_i64)am_tid * nb + (am_i64)am_bid];\n"
-             "  // begin and end are the block's: every thread runs every round\n"
-             "  for (am_i64 base = begin; base < end; base += AM_BLOCK) {\n"
-             "    for (am_u32 w = 0u; w < AM_BLOCK / 32u; w++) am_wh[w * AM_BLOCK + am_tid] = 0u;\n"
+             "  SMEM am_u32 am_sr[AM_SUB];                  // its rows in digit order\n"
+             "  SMEM am_u16 am_wc[(AM_BLOCK / 32u) * 256u]; // per warp, per digit (<= AM_SUB)\n"
+             "  SMEM am_u32 am_run[256];                    // next place per digit\n"
+             "  SMEM am_u32 am_loc[256];                    // first place in the sub-tile\n"
+             "  SMEM am_u32 am_ws[AM_BLOCK / 32u];\n");
+  emit_tile(sb, -1);
+  am_sb_puts(
+      sb,
+      "  const bool hv0 = a.valid0 != 0;\n"
+      "  (void)hv0;\n"
+      "  am_run[am_tid] = counts[(am_i64)am_tid * nb + (am_i64)am_bid];\n"
+      "  for (am_u32 w = 0u; w < AM_BLOCK / 32u; w++) am_wc[w * 256u + am_tid] = (am_u16)0;\n"
+      "  const am_u32 lanes_below = (1u << am_lane) - 1u;\n"
+      "  SPTR am_u16 *wc = am_wc + am_warp * 256u;\n"
+      "  BARRIER();\n"
+      "  // begin and end are the block's: every thread runs every round\n"
+      "  for (am_i64 sub = begin; sub < end; sub += AM_SUB) {\n"
+      "    // offsets in the tile (32-bit: fewer registers than positions)\n"
+      "    const am_u32 seg = (am_u32)(sub - begin) + am_warp * 32u * AM_KPT + am_lane;\n"
+      "    const am_u32 lim = (am_u32)(end - begin);\n"
+      "    GLOBAL const am_u32 *rows_in = a.in1 + begin;\n");
+  for (int j = 0; j < AM_SORT_KPT; j++) {
+    am_ks_k(sb,
+            "    const am_u32 o# = seg + #u * 32u;\n"
+            "    const bool ok# = o# < lim;\n",
+            j);
+    if (byte)
+      am_ks_k(sb,
+              "    const am_u64 k# = ok# ? a.in0[begin + (am_i64)o#] : (am_u64)0;\n"
+              "    const am_u32 d# = ok# ? AM_KEY_DIGIT(k#) : 0u;\n",
+              j);
+    else
+      am_ks_k(sb, "    const am_u32 d# = ok# ? AM_ROW_DIGIT(rows_in[o#]) : 0u;\n", j);
+    am_ks_k(sb, "    am_u32 m# = BALLOT(ok#); // the lanes with this lane's digit\n", j);
+    am_sb_printf(sb, "    for (am_u32 bit = 0u; bit < %du; bit++) {\n", byte ? 8 : 2);
+    am_ks_k(
+        sb,
+        "      const bool set = ((d# >> bit) & 1u) != 0u;\n"
+        "      const am_u32 votes = BALLOT(set);\n"
+        "      m# &= set ? votes : ~votes;\n"
+        "    }\n"
+        "    const am_u32 r# = (ok# ? (am_u32)wc[d#] : 0u) + POPC(m# & lanes_below);\n"
+        "    SYNCWARP(); // every lane has read its count before the first peer adds\n"
+        "    if (ok# && (m# & lanes_below) == 0u) wc[d#] = (am_u16)((am_u32)wc[d#] + POPC(m#));\n"
+        "    SYNCWARP();\n",
+        j);
+  }
+  am_sb_puts(sb,
              "    BARRIER();\n"
-             "    const am_i64 i = base + (am_i64)am_tid;\n"
-             "    const bool ok = i < end;\n"
-             "    const am_u32 dg = ok ? AM_DIGIT(i) : 0u;\n"
-             "    // the lanes of this warp with this lane's digit\n"
-             "    am_u32 peers = BALLOT(ok);\n"
-             "    for (am_u32 bit = 0u; bit < 8u; bit++) {\n"
-             "      const bool set = ((dg >> bit) & 1u) != 0u;\n"
-             "      const am_u32 votes = BALLOT(set);\n"
-             "      peers &= set ? votes : ~votes;\n"
-             "    }\n"
-             "    const am_u32 below = peers & ((1u << am_lane) - 1u);\n"
-             "    if (ok && below == 0u) am_wh[am_warp * AM_BLOCK + dg] = POPC(peers);\n"
-             "    BARRIER();\n"
-             "    // thread d: each warp's first place among this round's digit d\n"
-             "    am_u32 total = 0u;\n"
+             "    // thread d: each warp's first place among the sub-tile's digit d\n"
+             "    am_u32 cnt = 0u;\n"
              "    for (am_u32 w = 0u; w < AM_BLOCK / 32u; w++) {\n"
-             "      const am_u32 c = am_wh[w * AM_BLOCK + am_tid];\n"
-             "      am_wh[w * AM_BLOCK + am_tid] = total;\n"
-             "      total += c;\n"
+             "      const am_u32 c = (am_u32)am_wc[w * 256u + am_tid];\n"
+             "      am_wc[w * 256u + am_tid] = (am_u16)cnt;\n"
+             "      cnt += c;\n"
              "    }\n"
-             "    BARRIER();\n"
-             "    if (ok) {\n"
-             "      const am_u32 p = am_run[dg] + am_wh[am_warp * AM_BLOCK + dg] + POPC(below);\n"
-             "      rows_out[p] = a.in1[i];\n");
-  if (!is_class_pass(k)) am_sb_puts(sb, "      a.out[p] = a.in0[i];\n");
+             "    am_u32 first = 0u, size = 0u;\n");
+  emit_block_scan(sb, "cnt", "first", "size");
   am_sb_puts(sb,
-             "    }\n"
+             "    am_loc[am_tid] = first;\n"
+             "    BARRIER();\n");
+  for (int j = 0; j < AM_SORT_KPT; j++) {
+    am_ks_k(sb,
+            "    if (ok#) {\n"
+            "      const am_u32 q = am_loc[d#] + (am_u32)wc[d#] + r#;\n"
+            "      am_sr[q] = rows_in[o#];\n",
+            j);
+    am_ks_k(sb, byte ? "      am_sk[q] = k#;\n    }\n" : "      am_sd[q] = d#;\n    }\n", j);
+  }
+  am_sb_puts(sb,
              "    BARRIER();\n"
-             "    am_run[am_tid] += total;\n"
-             "  }\n");
+             "    for (am_u32 q = am_tid; q < size; q += AM_BLOCK) {\n");
+  if (byte)
+    am_sb_puts(sb,
+               "      const am_u64 key = am_sk[q];\n"
+               "      const am_u32 dg = AM_KEY_DIGIT(key);\n"
+               "      const am_u32 p = am_run[dg] + (q - am_loc[dg]);\n"
+               "      a.out[p] = key;\n");
+  else
+    am_sb_puts(sb,
+               "      const am_u32 dg = am_sd[q];\n"
+               "      const am_u32 p = am_run[dg] + (q - am_loc[dg]);\n");
+  am_sb_puts(
+      sb,
+      "      a.out_valid[p] = am_sr[q];\n"
+      "    }\n"
+      "    BARRIER();\n"
+      "    am_run[am_tid] += cnt;\n"
+      "    for (am_u32 w = 0u; w < AM_BLOCK / 32u; w++) am_wc[w * 256u + am_tid] = (am_u16)0;\n"
+      "    BARRIER();\n"
+      "  }\n");
 }
 
 void am_ks_sort_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, const char *name) {
@@ -359,7 +515,10 @@ void am_ks_sort_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, co
       emit_count(sb, dialect, key, name);
       break;
     case AM_KERNEL_SORT_SCAN:
-      emit_scan(sb, dialect, name);
+      if (key->op == AM_SORT_WIDEN)
+        emit_widen(sb, dialect, name);
+      else
+        emit_scan(sb, dialect, key, name);
       break;
     default:
       emit_scatter(sb, dialect, key, name);

@@ -284,17 +284,20 @@ typedef enum am_kernel_kind {
   /* ---- sort_indices: kernel_source_sort.c, numbered from 96. A stable LSD
    * radix sort of (order key, row) pairs, eight bits a pass, as that file
    * describes. scratch: the sort's own u32 words (not the runtime's scratch
-   * area): AM_SORT_HEAD header words, then 256 counts per block of
-   * am_sort_blocks(n), digit-major. Rows (in1, and out_valid read as am_u64)
-   * are u64; n < 2^32 - 1.
+   * area): AM_SORT_HEAD header words (5 flags, then from AM_SORT_TOTALS 256
+   * digit totals per pass 0-8, zeroed per column), then 256 counts per block
+   * of am_sort_blocks(n), digit-major. Rows (in1, out_valid) are u32;
+   * n < 2^32 - 1.
    *   SORT_KEYS:    op = descending | first << 1, t0 the column (in0, valid0,
    *                 off0): out[i] = the order key of row in1[i] (first: row i,
    *                 and out_valid[i] = i); header words 0-1 |= the numbers'
    *                 keys, 2-3 |= their complements, 4 |= 1 for a NaN or null.
    *   SORT_COUNT:   op = byte 0..7 of the keys in in0 (t0 AM_TYPE_INVALID), or
    *                 AM_SORT_CLASS_PASS (+ 1: nulls first) with t0 the column:
-   *                 each block's digit counts of its tile.
-   *   SORT_SCAN:    one block: the counts become first places (exclusive).
+   *                 each block's digit counts of its tile, and the totals.
+   *   SORT_SCAN:    op = the pass (0-7 a byte, 8 the class pass), 256 blocks:
+   *                 the counts become first places (exclusive); op =
+   *                 AM_SORT_WIDEN: out (u64)[i] = in1 (u32)[i].
    *   SORT_SCATTER: op and t0 as SORT_COUNT: out_valid[place] = in1[i] and,
    *                 for a byte, out[place] = in0[i]; stable. */
   AM_KERNEL_SORT_KEYS = 96,
@@ -355,11 +358,14 @@ typedef struct am_gpu_args {
 #define AM_GPU_SCRATCH_BYTES (AM_GPU_SCRATCH_COUNTER + 64)
 
 /* sort_indices' kernels (AM_KERNEL_SORT_*): positions a COUNT / SCATTER block
- * owns at least, header words before the counts, the class pass's op, and
+ * owns, header words before the counts, the class pass's op, and
  * the COUNT / SCATTER blocks for n rows (their tiles; kernel_source_sort.c). */
-#define AM_SORT_TILE 4096
-#define AM_SORT_HEAD 8
+#define AM_SORT_TILE 8192
+#define AM_SORT_KPT 8 /* SCATTER: keys a thread of a sub-tile (AM_GPU_BLOCK * this) */
+#define AM_SORT_TOTALS 8
+#define AM_SORT_HEAD (AM_SORT_TOTALS + 9 * 256)
 #define AM_SORT_CLASS_PASS 8
+#define AM_SORT_WIDEN 9
 int64_t am_sort_blocks(int64_t n);
 
 typedef enum am_dialect { AM_DIALECT_CUDA = 0, AM_DIALECT_MSL = 1 } am_dialect;

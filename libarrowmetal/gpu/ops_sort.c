@@ -10,13 +10,15 @@
  * (then a class pass runs last). A second op then runs every pass of the
  * column, three launches each (COUNT, SCAN, SCATTER), under one commit:
  * the launches are ordered on the device, so nothing waits between them.
+ * At the end WIDEN copies the u32 rows into the u64 result.
  *
- * Memory: two key buffers and two row buffers of n u64 each, and the
- * counts (256 u32 a block), all device arrays of the runtime, so counted in
- * the device's memory statistics; the row buffer that ends up holding the
- * permutation is the result, everything else is freed on every path. Rows
- * and places are 32-bit on the device: 2^32 - 1 rows or more are refused
- * (AM_EUNSUPPORTED: the ABI sorts those on the host). */
+ * Memory: two key buffers of n u64, two row buffers of n u32, and the
+ * counts (256 u32 a block of AM_SORT_TILE rows), all device arrays of the
+ * runtime, so counted in the device's memory statistics; the keys and
+ * counts are freed before the result is made, and everything but the
+ * result is freed on every path. Rows and places are 32-bit on the device:
+ * 2^32 - 1 rows or more are refused (AM_EUNSUPPORTED: the ABI sorts those
+ * on the host). */
 
 #include "core/error.h"
 #include "core/types.h"
@@ -80,7 +82,8 @@ static int sort_by(am_err *err, sort_state *s, const am_array *column, int desce
   if (status == AM_OK) status = read_words(err, s->gpu, head, counts, sizeof head);
   if (status != AM_OK) return status;
   const uint64_t varies = ((uint64_t)head[1] << 32 | head[0]) & ((uint64_t)head[3] << 32 | head[2]);
-  /* the passes: at most 8 bytes and the class pass, three launches each */
+  /* the passes: at most 8 bytes and the class pass, three launches each
+   * (SCAN's op is the pass, whose digit totals it reads) */
   am_kernel_key keys[27];
   am_gpu_args args[27];
   int launches = 0;
@@ -103,8 +106,8 @@ static int sort_by(am_err *err, sort_state *s, const am_array *column, int desce
     const am_kernel_kind kinds[3] = {AM_KERNEL_SORT_COUNT, AM_KERNEL_SORT_SCAN,
                                      AM_KERNEL_SORT_SCATTER};
     for (int i = 0; i < 3; i++) {
-      keys[launches] =
-          (am_kernel_key){kinds[i], i == 1 ? 0 : op, i == 1 ? AM_TYPE_INVALID : t, AM_TYPE_INVALID};
+      keys[launches] = (am_kernel_key){kinds[i], i == 1 ? (class_pass ? 8 : byte) : op,
+                                       i == 1 ? AM_TYPE_INVALID : t, AM_TYPE_INVALID};
       args[launches++] = a;
     }
     if (!class_pass) swap(s->keys);
@@ -120,21 +123,32 @@ int am_gpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys
     return am_fail(err, AM_EUNSUPPORTED, "the GPU's radix sort takes fewer than 2^32 - 1 rows");
   am_device *device = keys[0]->device;
   sort_state s = {.gpu = am_gpu_of(device), .n = n};
-  int status = am_gpu_ops_result(err, device, AM_UINT64, n, 0, &s.rows[0]);
-  if (status == AM_OK && n > 0) {
-    status = am_gpu_ops_result(err, device, AM_UINT64, n, 0, &s.rows[1]);
-    for (int i = 0; i < 2 && status == AM_OK; i++)
-      status = am_gpu_ops_result(err, device, AM_UINT64, n, 0, &s.keys[i]);
-    if (status == AM_OK)
-      status = am_gpu_ops_result(err, device, AM_UINT32, AM_SORT_HEAD + 256 * am_sort_blocks(n), 0,
-                                 &s.counts);
-    for (int64_t k = n_keys - 1; k >= 0 && status == AM_OK; k--)
-      status = sort_by(err, &s, keys[k], descending[k], nulls_first[k], k == n_keys - 1);
-  }
-  am_array_free(s.rows[1]);
+  int status = AM_OK;
+  for (int i = 0; i < 2 && status == AM_OK && n > 0; i++)
+    status = am_gpu_ops_result(err, device, AM_UINT32, n, 0, &s.rows[i]);
+  for (int i = 0; i < 2 && status == AM_OK && n > 0; i++)
+    status = am_gpu_ops_result(err, device, AM_UINT64, n, 0, &s.keys[i]);
+  if (status == AM_OK && n > 0)
+    status = am_gpu_ops_result(err, device, AM_UINT32, AM_SORT_HEAD + 256 * am_sort_blocks(n), 0,
+                               &s.counts);
+  for (int64_t k = n_keys - 1; k >= 0 && status == AM_OK && n > 0; k--)
+    status = sort_by(err, &s, keys[k], descending[k], nulls_first[k], k == n_keys - 1);
   am_array_free(s.keys[0]);
   am_array_free(s.keys[1]);
   am_array_free(s.counts);
-  if (status == AM_OK) atomic_store(&s.rows[0]->null_count, 0);
-  return am_gpu_ops_finish(status, s.rows[0], out);
+  am_array_free(s.rows[1]);
+  am_array *result = NULL;
+  if (status == AM_OK) status = am_gpu_ops_result(err, device, AM_UINT64, n, 0, &result);
+  if (status == AM_OK && n > 0) {
+    am_gpu_args widen = {0};
+    widen.in1 = am_gpu_ops_address(s.rows[0]->data);
+    widen.out = am_gpu_ops_address(result->data);
+    widen.n = n;
+    const am_kernel_key key = {AM_KERNEL_SORT_SCAN, AM_SORT_WIDEN, AM_TYPE_INVALID,
+                               AM_TYPE_INVALID};
+    status = launch_all(err, s.gpu, &key, &widen, 1, 1);
+  }
+  am_array_free(s.rows[0]);
+  if (status == AM_OK) atomic_store(&result->null_count, 0);
+  return am_gpu_ops_finish(status, result, out);
 }

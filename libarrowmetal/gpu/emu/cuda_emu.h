@@ -49,6 +49,12 @@ static am_emu_block *am_emu_current;
 
 static inline void __syncthreads() { pthread_barrier_wait(&am_emu_current->barrier); }
 static inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+/* A barrier of the caller's warp (every lane must reach it, as the kernels
+ * call it). */
+static inline void __syncwarp(unsigned mask = 0xffffffffu) {
+  (void)mask;
+  pthread_barrier_wait(&am_emu_current->warps[threadIdx.x >> 5].barrier);
+}
 
 /* Lane `src` of the caller's warp's values of `v` (the caller's own where
  * src is outside the warp, which the kernels never use). */
