@@ -151,8 +151,8 @@ C_FILES = $(shell git ls-files '*.c' '*.h' '*.m' '*.cu' 2>/dev/null)
 # issue #15: ASan + UBSan, TSan and the fuzzers (make fuzz replays the seeds
 # and regressions that fuzz/test_fuzz.py replays, so pytest skips fuzz/).
 test: all api wheel $(VENV)/.installed lint check-macos check-msl
-	$(VENV)/bin/python -m pytest -n auto -q python conformance examples libarrowmetal \
-	  --ignore=conformance/test_conformance.py
+	$(VENV)/bin/python -m pytest -n auto -q --durations=25 python conformance examples \
+	  libarrowmetal --ignore=conformance/test_conformance.py
 	$(VENV)/bin/python conformance/run_all.py --shard 0/2 & first=$$!; \
 	  $(VENV)/bin/python conformance/run_all.py --shard 1/2; second=$$?; \
 	  wait $$first && [ $$second -eq 0 ]
