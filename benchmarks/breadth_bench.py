@@ -20,17 +20,12 @@ import time
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from peers import optional
 
 import arrowmetal as am
 
-try:
-    import cupy as cp
-except ImportError:
-    cp = None
-try:
-    import torch
-except ImportError:
-    torch = None
+cp = optional("cupy")
+torch = optional("torch")
 
 
 def median_ms(function, repeats, sync=None):

@@ -20,17 +20,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from breadth_bench import median_ms, table
+from peers import optional
 
 import arrowmetal as am
 
-try:
-    import cupy as cp
-except ImportError:
-    cp = None
-try:
-    import torch
-except ImportError:
-    torch = None
+cp = optional("cupy")
+torch = optional("torch")
 
 
 def np_mean(xp, x):

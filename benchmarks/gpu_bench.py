@@ -16,13 +16,11 @@ import time
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from peers import optional
 
 import arrowmetal as am
 
-try:
-    import cupy as cp
-except ImportError:  # no CuPy on this machine: its column is left out
-    cp = None
+cp = optional("cupy")
 
 
 def cpu_seconds():

@@ -20,25 +20,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from breadth_bench import median_ms
+from peers import optional
 
 import arrowmetal as am
 
-try:
-    import polars as pl
-except ImportError:
-    pl = None
-try:
-    import duckdb
-except ImportError:
-    duckdb = None
-try:
-    import cupy as cp
-except ImportError:
-    cp = None
-try:
-    import torch
-except ImportError:
-    torch = None
+pl = optional("polars")
+duckdb = optional("duckdb")
+cp = optional("cupy")
+torch = optional("torch")
 
 
 def column(rows, type_name, seed=0):

@@ -275,3 +275,14 @@ def memory_leaks(baseline, devs):
         for dev, b, n in zip(devs, baseline, now)
         if n != b
     ]
+
+
+def sort_key_args(arrays, orders, placements):
+    """The am_array *[], descending int[] and null placement int[] of a
+    sorting call (am_sort_indices, am_select_k_unstable) over the key
+    handles, from the case's "ascending"/"descending" and
+    "at_start"/"at_end" lists (one entry each, even where a call has no key)."""
+    keys = ffi.new("am_array *[]", list(arrays) or [ffi.NULL])
+    desc = ffi.new("int[]", [int(o == "descending") for o in orders] or [0])
+    at = [lib.AM_NULLS_AT_START if x == "at_start" else lib.AM_NULLS_AT_END for x in placements]
+    return keys, desc, ffi.new("int[]", at or [lib.AM_NULLS_AT_END])

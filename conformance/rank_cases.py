@@ -100,23 +100,17 @@ def expected(case, args, result):
 # ---- the C ABI --------------------------------------------------------------------------------
 
 
-def _placement(lib, p):
-    return lib.AM_NULLS_AT_START if p == "at_start" else lib.AM_NULLS_AT_END
-
-
 def call(case, arrays, scalars, out):
-    from amabi import ffi, lib
+    from amabi import lib, sort_key_args
 
     op, p = case["op"], case["params"]
-    order = int(p.get("order", "ascending") == "descending")
-    at = _placement(lib, p.get("null_placement", "at_end"))
     if op == "select_k_unstable":
         n = p.get("n_keys", len(arrays))
-        keys = ffi.new("am_array *[]", list(arrays) or [ffi.NULL])
-        desc = ffi.new("int[]", [int(o == "descending") for o in p["order"]] or [0])
-        places = ffi.new("int[]", [_placement(lib, x) for x in p["null_placement"]] or [0])
+        keys, desc, places = sort_key_args(arrays, p["order"], p["null_placement"])
         rc = lib.am_select_k_unstable(keys, n, desc, places, p["k"], out)
         return "am_select_k_unstable", rc, out
+    order = int(p.get("order", "ascending") == "descending")
+    at = lib.AM_NULLS_AT_START if p.get("null_placement") == "at_start" else lib.AM_NULLS_AT_END
     if op == "rank":
         tb = getattr(lib, "AM_RANK_" + p.get("tiebreaker", "first").upper())
         return "am_rank", lib.am_rank(arrays[0], order, at, tb, out), out

@@ -61,7 +61,7 @@ def map_error(exc):
 
 
 def call(case, arrays, scalars, out):
-    from amabi import ffi, lib
+    from amabi import lib, sort_key_args
 
     op, p = case["op"], case["params"]
     if op == "array_sort_indices":
@@ -72,10 +72,8 @@ def call(case, arrays, scalars, out):
         orders = p.get("order", ["ascending"] * n)
     places = p.get("null_placement", "at_end")
     places = places if isinstance(places, list) else [places] * n
-    at = [lib.AM_NULLS_AT_START if x == "at_start" else lib.AM_NULLS_AT_END for x in places]
-    keys = ffi.new("am_array *[]", list(arrays) or [ffi.NULL])
-    desc = ffi.new("int[]", [int(o == "descending") for o in orders] or [0])
-    rc = lib.am_sort_indices(keys, n, desc, ffi.new("int[]", at or [0]), out)
+    keys, desc, at = sort_key_args(arrays, orders, places)
+    rc = lib.am_sort_indices(keys, n, desc, at, out)
     return "am_sort_indices", rc, out
 
 

@@ -2,14 +2,14 @@
  * kernel of the keys' device. Where that device has none (the GPUs: no
  * group-by kernel yet) or the inputs live on different devices, every input
  * moves to the host, is grouped there, and the results go back to keys[0]'s
- * device -- as abi/sort.c does for sorting. */
+ * device (abi/host_fallback.c). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "abi.h"
 #include "core/ops.h"
 #include "core/types.h"
-#include "route.h"
+#include "host_fallback.h"
 
 static int valid_op(int32_t op) { return op >= AM_GROUP_COUNT && op <= AM_GROUP_COUNT_ALL; }
 
@@ -69,39 +69,20 @@ static int check_aggregate(am_err *err, const am_group_aggregate *g, int64_t a,
   return AM_OK;
 }
 
-static int run_on(am_err *err, const am_array *const *keys, int64_t n_keys,
-                  const am_array *const *values, const am_group_aggregate *aggregates,
-                  int64_t n_aggregates, am_array **keys_out, am_group_result *results) {
-  return keys[0]->device->backend->kernels.group_by(err, keys, n_keys, values, aggregates,
-                                                    n_aggregates, keys_out, results);
-}
+/* One group-by over inputs = the keys, then the value columns. */
+typedef struct group_call {
+  int64_t n_keys;
+  const am_group_aggregate *aggregates;
+  int64_t n_aggregates;
+  am_array **keys_out;
+  am_group_result *results;
+} group_call;
 
-/* Host copies of n arrays (NULL entries stay NULL). */
-static int all_to_host(am_err *err, const am_array *const *in, int64_t n, am_array ***out) {
-  *out = calloc((size_t)(n ? n : 1), sizeof **out);
-  if (!*out) return am_fail(err, AM_ENOMEM, "out of memory");
-  for (int64_t i = 0; i < n; i++) {
-    int status = am_to_host(err, in[i], &(*out)[i]);
-    if (status != AM_OK) return status;
-  }
-  return AM_OK;
-}
-
-static void free_all(am_array **arrays, int64_t n) {
-  if (!arrays) return;
-  for (int64_t i = 0; i < n; i++) am_array_free(arrays[i]);
-  free(arrays);
-}
-
-/* Moves *a to `device` in place (a no-op where it is). */
-static int move_to(am_err *err, am_array **a, am_device *device) {
-  if (!*a || (*a)->device == device) return AM_OK;
-  am_array *moved = NULL;
-  int status = am_move(err, *a, device, &moved);
-  if (status != AM_OK) return status;
-  am_array_free(*a);
-  *a = moved;
-  return AM_OK;
+static int run_on(am_err *err, const am_array *const *inputs, void *call) {
+  group_call *c = call;
+  return inputs[0]->device->backend->kernels.group_by(err, inputs, c->n_keys, inputs + c->n_keys,
+                                                      c->aggregates, c->n_aggregates, c->keys_out,
+                                                      c->results);
 }
 
 static int group_by(am_err *err, const am_array *const *keys, int64_t n_keys,
@@ -121,49 +102,37 @@ static int group_by(am_err *err, const am_array *const *keys, int64_t n_keys,
   int status;
   if (!keys[0]) return am_fail(err, AM_EINVAL, "key 0 is NULL");
   const int64_t rows = keys[0]->length;
-  int same_device = 1;
-  for (int64_t i = 0; i < n_keys; i++) {
+  for (int64_t i = 0; i < n_keys; i++)
     if ((status = check_array(err, keys[i], "key", i, rows)) != AM_OK) return status;
-    same_device &= keys[i]->device == keys[0]->device;
-  }
-  for (int64_t i = 0; i < n_values; i++) {
+  for (int64_t i = 0; i < n_values; i++)
     if ((status = check_array(err, values[i], "value column", i, rows)) != AM_OK) return status;
-    same_device &= values[i]->device == keys[0]->device;
-  }
   for (int64_t a = 0; a < n_aggregates; a++)
     if ((status = check_aggregate(err, &aggregates[a], a, values, n_values)) != AM_OK)
       return status;
 
   am_array **got_keys = calloc((size_t)n_keys, sizeof *got_keys);
   am_group_result *got = calloc((size_t)(n_aggregates ? n_aggregates : 1), sizeof *got);
-  am_array **host_keys = NULL, **host_values = NULL;
-  if (!got_keys || !got) {
+  const am_array **inputs = calloc((size_t)(n_keys + n_values), sizeof *inputs);
+  if (!got_keys || !got || !inputs) {
     status = am_fail(err, AM_ENOMEM, "out of memory");
     goto done;
   }
-  am_err tried;
-  am_err_init(&tried, err->entry);
-  status = same_device
-               ? run_on(&tried, keys, n_keys, values, aggregates, n_aggregates, got_keys, got)
-               : AM_EUNSUPPORTED;
-  if (status == AM_EUNSUPPORTED) {
-    am_err_merge(err, &tried, 0);
-    if ((status = all_to_host(err, keys, n_keys, &host_keys)) != AM_OK ||
-        (status = all_to_host(err, values, n_values, &host_values)) != AM_OK)
-      goto done;
-    status = run_on(err, (const am_array *const *)host_keys, n_keys,
-                    (const am_array *const *)host_values, aggregates, n_aggregates, got_keys, got);
-  } else {
-    am_err_merge(err, &tried, 1);
-  }
+  for (int64_t i = 0; i < n_keys; i++) inputs[i] = keys[i];
+  for (int64_t i = 0; i < n_values; i++) inputs[n_keys + i] = values[i];
+  group_call c = {.n_keys = n_keys,
+                  .aggregates = aggregates,
+                  .n_aggregates = n_aggregates,
+                  .keys_out = got_keys,
+                  .results = got};
+  status = am_run_here_or_on_host(err, inputs, n_keys + n_values, run_on, &c);
   if (status != AM_OK) goto done;
   am_device *home = keys[0]->device;
   for (int64_t k = 0; k < n_keys; k++)
-    if ((status = move_to(err, &got_keys[k], home)) != AM_OK) goto done;
+    if ((status = am_move_home(err, &got_keys[k], home)) != AM_OK) goto done;
   for (int64_t a = 0; a < n_aggregates; a++)
-    if ((status = move_to(err, &got[a].values, home)) != AM_OK ||
-        (status = move_to(err, &got[a].max, home)) != AM_OK ||
-        (status = move_to(err, &got[a].offsets, home)) != AM_OK)
+    if ((status = am_move_home(err, &got[a].values, home)) != AM_OK ||
+        (status = am_move_home(err, &got[a].max, home)) != AM_OK ||
+        (status = am_move_home(err, &got[a].offsets, home)) != AM_OK)
       goto done;
   for (int64_t k = 0; k < n_keys; k++) {
     keys_out[k] = got_keys[k];
@@ -184,8 +153,7 @@ done:
     }
   free(got_keys);
   free(got);
-  free_all(host_keys, n_keys);
-  free_all(host_values, n_values);
+  free(inputs);
   return status;
 }
 

@@ -1,12 +1,12 @@
 /* Hash joins (am_join_indices): the checks, then the kernel of the keys'
  * device; keys on a device without a join (the GPUs for now) or on several
  * devices are joined on the host and the indices moved to left_keys[0]'s
- * device, as abi/groupby.c does. */
+ * device (abi/host_fallback.c). */
 #include <stdlib.h>
 
 #include "abi.h"
 #include "core/types.h"
-#include "route.h"
+#include "host_fallback.h"
 
 static int check_side(am_err *err, const am_array *const *keys, int64_t n_keys, const char *side) {
   int status;
@@ -26,19 +26,17 @@ static int check_side(am_err *err, const am_array *const *keys, int64_t n_keys, 
   return AM_OK;
 }
 
-static int run_on(am_err *err, const am_array *const *left, const am_array *const *right,
-                  int64_t n_keys, am_join_type type, am_array **li, am_array **ri) {
-  return left[0]->device->backend->kernels.join_indices(err, left, right, n_keys, type, li, ri);
-}
+/* One join over inputs = the left keys, then the right keys. */
+typedef struct join_call {
+  int64_t n_keys;
+  am_join_type type;
+  am_array *left, *right; /* the indices */
+} join_call;
 
-static int move_to(am_err *err, am_array **a, am_device *device) {
-  if (!*a || (*a)->device == device) return AM_OK;
-  am_array *moved = NULL;
-  int status = am_move(err, *a, device, &moved);
-  if (status != AM_OK) return status;
-  am_array_free(*a);
-  *a = moved;
-  return AM_OK;
+static int run_on(am_err *err, const am_array *const *inputs, void *call) {
+  join_call *c = call;
+  return inputs[0]->device->backend->kernels.join_indices(err, inputs, inputs + c->n_keys,
+                                                          c->n_keys, c->type, &c->left, &c->right);
 }
 
 static int join_indices(am_err *err, const am_array *const *left_keys,
@@ -57,49 +55,27 @@ static int join_indices(am_err *err, const am_array *const *left_keys,
   if ((status = check_side(err, left_keys, n_keys, "left")) != AM_OK ||
       (status = check_side(err, right_keys, n_keys, "right")) != AM_OK)
     return status;
-  int same_device = 1;
-  for (int64_t k = 0; k < n_keys; k++) {
+  for (int64_t k = 0; k < n_keys; k++)
     if (left_keys[k]->type != right_keys[k]->type) /* pyarrow's words */
       return am_fail(err, AM_ETYPE,
                      "Incompatible data types for corresponding join field keys: %s and %s",
                      am_type_name(left_keys[k]->type), am_type_name(right_keys[k]->type));
-    same_device &= left_keys[k]->device == left_keys[0]->device &&
-                   right_keys[k]->device == left_keys[0]->device;
+  const am_array **inputs = calloc((size_t)(2 * n_keys), sizeof *inputs);
+  if (!inputs) return am_fail(err, AM_ENOMEM, "out of memory");
+  for (int64_t k = 0; k < n_keys; k++) {
+    inputs[k] = left_keys[k];
+    inputs[n_keys + k] = right_keys[k];
   }
-  am_array *li = NULL, *ri = NULL;
-  am_array **host = NULL;
-  am_err tried;
-  am_err_init(&tried, err->entry);
-  status =
-      same_device ? run_on(&tried, left_keys, right_keys, n_keys, type, &li, &ri) : AM_EUNSUPPORTED;
-  if (status == AM_EUNSUPPORTED) {
-    am_err_merge(err, &tried, 0);
-    if (!(host = calloc((size_t)(2 * n_keys), sizeof *host))) {
-      status = am_fail(err, AM_ENOMEM, "out of memory");
-      goto done;
-    }
-    for (int64_t k = 0; k < n_keys; k++)
-      if ((status = am_to_host(err, left_keys[k], &host[k])) != AM_OK ||
-          (status = am_to_host(err, right_keys[k], &host[n_keys + k])) != AM_OK)
-        goto done;
-    status = run_on(err, (const am_array *const *)host, (const am_array *const *)host + n_keys,
-                    n_keys, type, &li, &ri);
-  } else {
-    am_err_merge(err, &tried, 1);
+  join_call c = {.n_keys = n_keys, .type = type};
+  status = am_run_here_or_on_host(err, inputs, 2 * n_keys, run_on, &c);
+  free(inputs);
+  if (status == AM_OK) status = am_move_home(err, &c.right, left_keys[0]->device);
+  status = am_deliver_home(err, status, &c.left, left_keys[0]->device, left_indices);
+  if (status == AM_OK) {
+    *right_indices = c.right;
+    c.right = NULL;
   }
-  if (status != AM_OK) goto done;
-  if ((status = move_to(err, &li, left_keys[0]->device)) != AM_OK ||
-      (status = move_to(err, &ri, left_keys[0]->device)) != AM_OK)
-    goto done;
-  *left_indices = li;
-  *right_indices = ri;
-  li = ri = NULL;
-done:
-  if (host)
-    for (int64_t k = 0; k < 2 * n_keys; k++) am_array_free(host[k]);
-  free(host);
-  am_array_free(li);
-  am_array_free(ri);
+  am_array_free(c.right);
   return status;
 }
 

@@ -4,14 +4,14 @@
  * the inputs' device. Where that device has none (the GPUs answer
  * AM_EUNSUPPORTED: gpu/ops_rank.c) or keys live on different devices, the
  * inputs move to the host, run there, and the result goes back to the
- * (first) input's device, as abi/sort.c does for sort_indices. */
+ * (first) input's device (abi/host_fallback.c). */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "abi.h"
 #include "core/backend.h"
 #include "core/types.h"
-#include "route.h"
+#include "host_fallback.h"
 
 /* One call of a kernel over inputs on one device. */
 typedef struct call {
@@ -19,9 +19,12 @@ typedef struct call {
   const int *descending, *nulls_first; /* per key */
   int64_t n_keys, k_or_pivot;
   int how;
+  am_array *result;
 } call;
 
-static int run_kernel(am_err *err, const call *c, const am_array *const *keys, am_array **out) {
+static int run_kernel(am_err *err, const am_array *const *keys, void *state) {
+  call *c = state;
+  am_array **out = &c->result;
   const am_kernel_ops *k = &keys[0]->device->backend->kernels;
   switch (c->what) {
     case SELECT_K:
@@ -37,9 +40,8 @@ static int run_kernel(am_err *err, const call *c, const am_array *const *keys, a
 }
 
 /* Settles and checks the keys: non-NULL, one length, a type with kernels. */
-static int check_keys(am_err *err, const am_array *const *keys, int64_t n_keys, int *same_device) {
+static int check_keys(am_err *err, const am_array *const *keys, int64_t n_keys) {
   int status;
-  *same_device = 1;
   for (int64_t i = 0; i < n_keys; i++) {
     if (!keys[i]) return am_fail(err, AM_EINVAL, "key %lld is NULL", (long long)i);
     if ((status = am_settle(err, keys[i])) != AM_OK) return status;
@@ -51,46 +53,15 @@ static int check_keys(am_err *err, const am_array *const *keys, int64_t n_keys, 
         (unsigned)keys[i]->type >= (unsigned)AM_TYPE_COUNT)
       return am_fail(err, AM_ETYPE, "key %lld: no kernel for its type (%s)", (long long)i,
                      am_type_name(keys[i]->type));
-    *same_device &= keys[i]->device == keys[0]->device;
   }
   return AM_OK;
 }
 
 /* The kernel on the keys' device, else on host copies; the result on
  * keys[0]'s device. */
-static int run(am_err *err, const call *c, const am_array *const *keys, int same_device,
-               am_array **out) {
-  am_array *result = NULL;
-  am_array **host = NULL;
-  am_err tried;
-  am_err_init(&tried, err->entry);
-  int status = same_device ? run_kernel(&tried, c, keys, &result) : AM_EUNSUPPORTED;
-  if (status == AM_EUNSUPPORTED) {
-    am_err_merge(err, &tried, 0);
-    host = calloc((size_t)c->n_keys, sizeof *host);
-    if (!host) {
-      status = am_fail(err, AM_ENOMEM, "out of memory");
-      goto done;
-    }
-    for (int64_t i = 0; i < c->n_keys; i++)
-      if ((status = am_to_host(err, keys[i], &host[i])) != AM_OK) goto done;
-    status = run_kernel(err, c, (const am_array *const *)host, &result);
-  } else {
-    am_err_merge(err, &tried, 1);
-  }
-  if (status != AM_OK) goto done;
-  if (result->device == keys[0]->device) {
-    *out = result;
-    result = NULL;
-  } else {
-    status = am_move(err, result, keys[0]->device, out);
-  }
-done:
-  if (host)
-    for (int64_t i = 0; i < c->n_keys; i++) am_array_free(host[i]);
-  free(host);
-  am_array_free(result);
-  return status;
+static int run(am_err *err, call *c, const am_array *const *keys, am_array **out) {
+  int status = am_run_here_or_on_host(err, keys, c->n_keys, run_kernel, c);
+  return am_deliver_home(err, status, &c->result, keys[0]->device, out);
 }
 
 static int check_placement(am_err *err, const char *what, int placement) {
@@ -117,20 +88,19 @@ static int select_k(am_err *err, const am_array *const *keys, int64_t n_keys, co
       snprintf(what, sizeof what, "null_placement[%lld]", (long long)i);
       if ((status = check_placement(err, what, null_placement[i])) != AM_OK) return status;
     }
-  int same_device;
-  if ((status = check_keys(err, keys, n_keys, &same_device)) != AM_OK) return status;
+  if ((status = check_keys(err, keys, n_keys)) != AM_OK) return status;
   int *flags = calloc((size_t)n_keys * 2, sizeof *flags);
   if (!flags) return am_fail(err, AM_ENOMEM, "out of memory");
   for (int64_t i = 0; i < n_keys; i++) {
     flags[i] = descending && descending[i] != 0;
     flags[n_keys + i] = null_placement && null_placement[i] == AM_NULLS_AT_START;
   }
-  const call c = {.what = SELECT_K,
-                  .descending = flags,
-                  .nulls_first = flags + n_keys,
-                  .n_keys = n_keys,
-                  .k_or_pivot = k};
-  status = run(err, &c, keys, same_device, out);
+  call c = {.what = SELECT_K,
+            .descending = flags,
+            .nulls_first = flags + n_keys,
+            .n_keys = n_keys,
+            .k_or_pivot = k};
+  status = run(err, &c, keys, out);
   free(flags);
   return status;
 }
@@ -146,13 +116,12 @@ static int rank(am_err *err, const am_array *array, int descending, int null_pla
                 am_array **out) {
   AM_REQUIRE(array, "array");
   AM_REQUIRE(out, "out");
-  int status, same_device;
+  int status;
   if ((status = check_placement(err, "null_placement", null_placement)) != AM_OK) return status;
-  if ((status = check_keys(err, &array, 1, &same_device)) != AM_OK) return status;
+  if ((status = check_keys(err, &array, 1)) != AM_OK) return status;
   const int desc = descending != 0, first = null_placement == AM_NULLS_AT_START;
-  const call c = {
-      .what = RANK, .descending = &desc, .nulls_first = &first, .n_keys = 1, .how = how};
-  return run(err, &c, &array, same_device, out);
+  call c = {.what = RANK, .descending = &desc, .nulls_first = &first, .n_keys = 1, .how = how};
+  return run(err, &c, &array, out);
 }
 
 AM_EXPORT int am_rank(const am_array *array, int descending, int null_placement, int tiebreaker,
@@ -177,17 +146,17 @@ static int partition_nth(am_err *err, const am_array *array, int64_t pivot, int 
                          am_array **out) {
   AM_REQUIRE(array, "array");
   AM_REQUIRE(out, "out");
-  int status, same_device;
+  int status;
   if ((status = check_placement(err, "null_placement", null_placement)) != AM_OK) return status;
-  if ((status = check_keys(err, &array, 1, &same_device)) != AM_OK) return status;
+  if ((status = check_keys(err, &array, 1)) != AM_OK) return status;
   /* pyarrow takes a negative pivot unchecked (and reads out of bounds) */
   if (pivot < 0) return am_fail(err, AM_EINVAL, "pivot %lld is negative", (long long)pivot);
   if (pivot > array->length)
     return am_fail(err, AM_EINDEX, "NthToIndices index out of bound (pivot %lld, %lld rows)",
                    (long long)pivot, (long long)array->length);
   const int first = null_placement == AM_NULLS_AT_START;
-  const call c = {.what = PARTITION, .nulls_first = &first, .n_keys = 1, .k_or_pivot = pivot};
-  return run(err, &c, &array, same_device, out);
+  call c = {.what = PARTITION, .nulls_first = &first, .n_keys = 1, .k_or_pivot = pivot};
+  return run(err, &c, &array, out);
 }
 
 AM_EXPORT int am_partition_nth_indices(const am_array *array, int64_t pivot, int null_placement,

@@ -7,13 +7,20 @@
 
 #include "abi.h"
 #include "core/types.h"
-#include "route.h"
+#include "host_fallback.h"
 
-static int sort_on(am_err *err, const am_array *const *keys, int64_t n_keys, const int *descending,
-                   const int *nulls_first, am_array **out) {
+/* The flags of one sort, for sort_on. */
+typedef struct sort_call {
+  int64_t n_keys;
+  const int *descending, *nulls_first;
+  am_array *sorted;
+} sort_call;
+
+static int sort_on(am_err *err, const am_array *const *keys, void *call) {
+  sort_call *c = call;
   const am_kernel_ops *k = &keys[0]->device->backend->kernels;
   if (!k->sort_indices) return AM_EUNSUPPORTED;
-  return k->sort_indices(err, keys, n_keys, descending, nulls_first, out);
+  return k->sort_indices(err, keys, c->n_keys, c->descending, c->nulls_first, &c->sorted);
 }
 
 static int sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys,
@@ -30,7 +37,6 @@ static int sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys
                        "AM_NULLS_AT_START (41)",
                        (long long)i, null_placement[i]);
   int status;
-  int same_device = 1;
   for (int64_t i = 0; i < n_keys; i++) {
     if (!keys[i]) return am_fail(err, AM_EINVAL, "key %lld is NULL", (long long)i);
     if ((status = am_settle(err, keys[i])) != AM_OK) return status;
@@ -42,7 +48,6 @@ static int sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys
         (unsigned)keys[i]->type >= (unsigned)AM_TYPE_COUNT)
       return am_fail(err, AM_ETYPE, "key %lld: sort_indices has no kernel for its type (%s)",
                      (long long)i, am_type_name(keys[i]->type));
-    same_device &= keys[i]->device == keys[0]->device;
   }
   /* the backends' flags: descending (NULL: every key ascending) and nulls
    * first, per key */
@@ -53,41 +58,10 @@ static int sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys
     if (descending) flags[i] = descending[i] != 0;
     first[i] = null_placement && null_placement[i] == AM_NULLS_AT_START;
   }
-  descending = flags;
-  am_array *sorted = NULL;
-  am_array **host = NULL;
-  am_err tried;
-  am_err_init(&tried, err->entry);
-  status =
-      same_device ? sort_on(&tried, keys, n_keys, descending, first, &sorted) : AM_EUNSUPPORTED;
-  if (status == AM_EUNSUPPORTED) {
-    am_err_merge(err, &tried, 0);
-    /* the host's sort over host copies of the keys */
-    host = calloc((size_t)n_keys, sizeof *host);
-    if (!host) {
-      status = am_fail(err, AM_ENOMEM, "out of memory");
-      goto done;
-    }
-    for (int64_t i = 0; i < n_keys; i++)
-      if ((status = am_to_host(err, keys[i], &host[i])) != AM_OK) goto done;
-    status = sort_on(err, (const am_array *const *)host, n_keys, descending, first, &sorted);
-  } else {
-    am_err_merge(err, &tried, 1);
-  }
-  if (status != AM_OK) goto done;
-  if (sorted->device == keys[0]->device) {
-    *out = sorted;
-    sorted = NULL;
-  } else {
-    status = am_move(err, sorted, keys[0]->device, out);
-  }
-done:
-  if (host)
-    for (int64_t i = 0; i < n_keys; i++) am_array_free(host[i]);
-  free(host);
+  sort_call c = {.n_keys = n_keys, .descending = flags, .nulls_first = first};
+  status = am_run_here_or_on_host(err, keys, n_keys, sort_on, &c);
   free(flags);
-  am_array_free(sorted);
-  return status;
+  return am_deliver_home(err, status, &c.sorted, keys[0]->device, out);
 }
 
 AM_EXPORT int am_sort_indices(const am_array *const *keys, int64_t n_keys, const int *descending,

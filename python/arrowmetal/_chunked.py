@@ -22,13 +22,26 @@ if TYPE_CHECKING:
 
     import pyarrow as pa
 
-__all__ = ["is_chunked", "map_pieces"]
+__all__ = ["combined", "is_chunked", "map_pieces"]
 
 
 def is_chunked(value: object) -> bool:
     """True for a pyarrow ChunkedArray."""
     pa = sys.modules.get("pyarrow")
     return pa is not None and isinstance(value, pa.ChunkedArray)
+
+
+def combined(value: Any) -> Any:
+    """A ChunkedArray as one pyarrow array (its only chunk as it is; an empty
+    array of its type when it has none), as pyarrow combines the inputs of
+    its whole-array functions; other inputs unchanged."""
+    if not is_chunked(value):
+        return value
+    if value.num_chunks == 1:
+        return value.chunk(0)
+    if value.num_chunks == 0:
+        return sys.modules["pyarrow"].array([], type=value.type)
+    return value.combine_chunks()
 
 
 def _length(value: Any) -> int | None:

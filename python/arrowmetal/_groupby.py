@@ -33,6 +33,7 @@ from ._compute import _operand
 from ._errors import ArrowMetalTypeError, ArrowMetalUnsupported, error_from_status
 from ._options import read_fields
 from ._state import drop
+from ._tables import as_table
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -67,21 +68,6 @@ _COUNT_MODES = {
     "only_null": lib.AM_COUNT_NULL,
     "all": lib.AM_COUNT_ALL,
 }
-
-
-def _as_table(obj: Any) -> pa.Table:
-    import pyarrow as pa
-
-    if isinstance(obj, pa.Table):
-        return obj
-    if isinstance(obj, pa.RecordBatch):
-        return pa.Table.from_batches([obj])
-    if hasattr(obj, "__arrow_c_stream__"):
-        return pa.table(obj)
-    raise TypeError(
-        f"group_by: expected a pa.Table, a pa.RecordBatch or an object with "
-        f"__arrow_c_stream__, got {type(obj).__name__}"
-    )
 
 
 def _counted_fallback(name: str, reason: str, run: Callable[[], Any]) -> Any:
@@ -155,7 +141,7 @@ class TableGroupBy:
     aggregate() for the groups' key values and aggregates."""
 
     def __init__(self, table: Any, keys: str | list[str], use_threads: bool = True) -> None:
-        self._table = _as_table(table)
+        self._table = as_table(table, "group_by")
         self.keys = [keys] if isinstance(keys, str) else list(keys)
         self._use_threads = use_threads
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from . import _fallback
 from ._array import Array, wrap
 from ._capi import ffi, lib
-from ._chunked import is_chunked
+from ._chunked import combined, is_chunked
 from ._compute import _FALLBACK, _input_fallback, _operand, _options
 from ._compute import cast as _cast
 from ._errors import ArrowMetalTypeError, error_from_status
@@ -56,15 +56,6 @@ def _pa() -> Any:
     import pyarrow as pa
 
     return pa
-
-
-def _combined(x: Any) -> Any:
-    """One pyarrow array of a ChunkedArray's chunks (an empty one of its type
-    when it has none); other inputs unchanged."""
-    if is_chunked(x):
-        pa = _pa()
-        return pa.concat_arrays(x.chunks) if x.num_chunks else pa.array([], type=x.type)
-    return x
 
 
 def _call(fn: Any, x: Any, device: DeviceLike | None, outs: int) -> tuple[Any, ...]:
@@ -122,7 +113,7 @@ def _value_set_array(value_set: Any) -> Any:
     if isinstance(value_set, Array):
         return value_set
     if is_chunked(value_set):
-        return _combined(value_set)
+        return combined(value_set)
     if isinstance(value_set, pa.Array):
         return value_set
     raise TypeError(f'"{value_set}" is not a valid value set')
@@ -211,7 +202,7 @@ def _set_lookup(
             t = pa.bool_() if name == "is_in" else pa.int32()
             if values.num_chunks == 0:
                 return pa.chunked_array([], type=t)
-            return pa.chunked_array([one(_combined(values)).to_pyarrow()], type=t)
+            return pa.chunked_array([one(combined(values)).to_pyarrow()], type=t)
         return one(values)
     except ArrowMetalTypeError as e:
         return _input_fallback(name, e, (values, value_set), (values,), kwargs)
@@ -259,7 +250,7 @@ def _run(name: str, fn: Any, x: Any, device: DeviceLike | None, outs: int, kwarg
     if not isinstance(x, Array) and _is_scalar(x):
         return (_fallback.run(name, _SCALAR, (x,), kwargs),)
     try:
-        return _call(fn, _combined(x), device, outs)
+        return _call(fn, combined(x), device, outs)
     except ArrowMetalTypeError as e:
         return (_input_fallback(name, e, (x,), (x,), kwargs),)
 
@@ -327,7 +318,7 @@ def count_distinct(
     if not isinstance(array, Array) and _is_scalar(array):
         return _fallback.run("count_distinct", _SCALAR, (array,), kwargs)
     try:
-        p, tmp = _operand(_combined(array), device)
+        p, tmp = _operand(combined(array), device)
         try:
             s = ffi.new("am_scalar *")
             rc = lib.am_count_distinct(p, _COUNT_MODES[m], s)

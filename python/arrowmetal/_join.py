@@ -18,10 +18,12 @@ from __future__ import annotations
 
 from ._array import Array, wrap
 from ._capi import ffi, lib
+from ._chunked import combined
 from ._compute import _operand, take
 from ._errors import ArrowMetalTypeError, error_from_status
-from ._groupby import _as_table, _counted_fallback
+from ._groupby import _counted_fallback
 from ._state import drop
+from ._tables import as_table
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,17 +45,13 @@ _TYPES = {
 }
 
 
-def _combined(column: Any) -> Any:
-    return column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
-
-
 def _pa(x: Any) -> Any:
     return x.to_pyarrow() if isinstance(x, Array) else x
 
 
 def _gather(column: Any, indices: Array | None) -> Any:
     assert indices is not None  # the side the join type gives
-    got = _pa(take(_combined(column), indices))
+    got = _pa(take(combined(column), indices))
     return got.combine_chunks() if hasattr(got, "combine_chunks") else got
 
 
@@ -74,7 +72,7 @@ def join(
 
     from ._nulls import coalesce
 
-    lt, rt = _as_table(left), _as_table(right)
+    lt, rt = as_table(left, "join"), as_table(right, "join")
     lkeys = [keys] if isinstance(keys, str) else list(keys)
     if right_keys is None:
         rkeys = lkeys
@@ -101,9 +99,9 @@ def join(
     try:
         try:
             for name in lkeys:
-                handles.append(_operand(_combined(lt.column(name)), None))
+                handles.append(_operand(combined(lt.column(name)), None))
             for name in rkeys:
-                handles.append(_operand(_combined(rt.column(name)), None))
+                handles.append(_operand(combined(rt.column(name)), None))
         except ArrowMetalTypeError as e:
             return in_pyarrow(str(e))
         tmps = [t for _, t in handles if t is not None]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from . import _fallback
 from ._array import Array, wrap
 from ._capi import ffi, lib
-from ._chunked import is_chunked
+from ._chunked import combined
 from ._compute import _FALLBACK, _input_fallback, _operand, _options
 from ._errors import ArrowMetalTypeError, error_from_status
 from ._options import OptionsSpec
@@ -75,18 +75,8 @@ def _interpolation(value: Any) -> int:
     return INTERPOLATIONS.index(value)
 
 
-def _combined(array: Any) -> Any:
-    """A ChunkedArray as one array, as pyarrow ranks it."""
-    if is_chunked(array):
-        import pyarrow as pa
-
-        if isinstance(array, pa.ChunkedArray):
-            return array.combine_chunks() if array.num_chunks != 1 else array.chunk(0)
-    return array
-
-
 def _call(name: str, run: Any, array: Any, kwargs: dict[str, Any], device: Any) -> Array:
-    array = _combined(array)
+    array = combined(array)
     try:
         p, tmp = _operand(array, device)
         try:

@@ -17,19 +17,26 @@ library has no kernel for run in pyarrow.compute (counted and announced).
 
 from __future__ import annotations
 
-from ._array import Array, wrap
 from ._capi import ffi, lib
-from ._compute import _input_fallback, _operand
-from ._errors import ArrowMetalTypeError, error_from_status
-from ._sort import _AT_START, _DESCENDING, _as_table, _column_name, _combined, _placement
-from ._state import drop, tls
+from ._errors import error_from_status
+from ._sort_keys import (
+    call_over_keys,
+    descending,
+    fields_of,
+    key_columns,
+    options_of,
+    placement,
+)
+from ._state import tls
+from ._tables import table_or_none
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable
+    from typing import Any
 
     import pyarrow as pa
 
+    from ._array import Array
     from ._typing import ArrayLike, DeviceLike
 
 __all__ = [
@@ -39,68 +46,6 @@ __all__ = [
     "rank_quantile",
     "select_k_unstable",
 ]
-
-
-def _call(name: str, keys: list[Any], device: Any, c_call: Callable[[Any, Any], int],
-          args: tuple[Any, ...], kwargs: dict[str, Any]) -> Array:  # fmt: skip
-    """c_call(am_array *[] of the keys, out) over the keys (array-likes)."""
-    keys = [_combined(k) for k in keys]
-    handles: list[Any] = []
-    tmps: list[Any] = []
-    try:
-        try:
-            for k in keys:
-                p, tmp = _operand(k, device)
-                handles.append(p)
-                if tmp is not None:
-                    tmps.append(tmp)
-        except ArrowMetalTypeError as e:
-            return _input_fallback(name, e, tuple(keys), args, kwargs)
-        arr = ffi.new("am_array *[]", handles or [ffi.NULL])
-        out = tls.out
-        rc = c_call(arr, out)
-        if rc == lib.AM_ETYPE:
-            return _input_fallback(name, error_from_status(rc), tuple(keys), args, kwargs)
-        if rc:
-            raise error_from_status(rc)
-        return wrap(out[0])
-    finally:
-        for t in tmps:
-            drop(t)
-
-
-def _options(name: str, class_name: str, options: Any, given: dict[str, Any],
-             defaults: dict[str, Any]) -> tuple[Any, dict[str, Any]]:  # fmt: skip
-    """pyarrow's options object of the call (from `options`, a dict of its
-    fields, or the keyword arguments) and the kwargs to hand pyarrow on a
-    fallback."""
-    import pyarrow.compute as pc
-
-    cls = getattr(pc, class_name)
-    if isinstance(options, dict):
-        options = cls(**options)
-    if options is not None:
-        if type(options).__name__ != class_name:
-            raise TypeError(
-                f"Function '{name}' expected a {class_name} parameter, got {type(options)}"
-            )
-        if any(given[k] is not defaults[k] and given[k] != defaults[k] for k in given):
-            raise TypeError(
-                f"Function '{name}' called with both an 'options' argument and additional arguments"
-            )
-        return options, {"options": options}
-    return cls(**given), dict(given)
-
-
-def _fields(options: Any, known: set[str], name: str) -> dict[str, Any]:
-    from ._errors import ArrowMetalUnsupported
-    from ._options import read_fields
-
-    f = read_fields(options)
-    unknown = set(f) - known
-    if unknown:
-        raise ArrowMetalUnsupported(f"{name}: no support for the option {min(unknown)!r}")
-    return f
 
 
 def select_k_unstable(
@@ -119,28 +64,19 @@ def select_k_unstable(
     order). A pa.Table / RecordBatch by its sort_keys columns, or an array
     (the first sort key's order and null placement) (am_select_k_unstable)."""
     given = {"k": k, "sort_keys": sort_keys}
-    opts, kwargs = _options("select_k_unstable", "SelectKOptions", options, given,
+    opts, kwargs = options_of("select_k_unstable", "SelectKOptions", options, given,
                             {"k": None, "sort_keys": None})  # fmt: skip
-    f = _fields(opts, {"k", "sort_keys"}, "select_k_unstable")
+    f = fields_of(opts, {"k", "sort_keys"}, "select_k_unstable")
     fields = list(f["sort_keys"])
     n_keys = len(fields)
-    table = _as_table(input)
+    table = table_or_none(input)
     if table is None:
         keys = [input]
         fields = fields[:1]
     else:
-        keys = []
-        for fld in fields:
-            name = _column_name(fld["target"])
-            if name not in table.schema.names:
-                import pyarrow as pa
-
-                raise pa.ArrowInvalid(
-                    f"No match for FieldRef.Name({name}) in {table.schema}"
-                )  # fmt: skip
-            keys.append(table.column(name))
-    desc = ffi.new("int[]", [int(x["order"] == _DESCENDING) for x in fields] or [0])
-    at = ffi.new("int[]", _placement(fields) or [lib.AM_NULLS_AT_END])
+        keys = key_columns("select_k_unstable", table, fields, "")
+    desc = ffi.new("int[]", [descending(x) for x in fields] or [0])
+    at = ffi.new("int[]", [placement(x) for x in fields] or [lib.AM_NULLS_AT_END])
     n = len(keys) if n_keys else 0  # no sort keys: the C call's error
     kval = f["k"]
 
@@ -149,11 +85,11 @@ def select_k_unstable(
 
     if n == 0:
         raise error_from_status(c_call(ffi.NULL, tls.out))
-    return _call("select_k_unstable", keys, device, c_call, (input,), kwargs)
+    return call_over_keys("select_k_unstable", keys, device, c_call, (input,), kwargs)
 
 
 def _array_only(name: str, input: Any) -> None:
-    if _as_table(input) is not None:
+    if table_or_none(input) is not None:
         import pyarrow as pa
 
         raise pa.ArrowNotImplementedError(
@@ -165,8 +101,7 @@ def _order(fields: dict[str, Any]) -> tuple[int, int]:
     """(descending, am_null_placement) of a rank options' first sort key."""
     keys = fields["sort_keys"]
     first = keys[0] if keys else {"order": 0, "null_placement": 1}
-    at = lib.AM_NULLS_AT_START if first["null_placement"] == _AT_START else lib.AM_NULLS_AT_END
-    return int(first["order"] == _DESCENDING), at
+    return descending(first), placement(first)
 
 
 def rank(
@@ -185,8 +120,8 @@ def rank(
     nulls ranked as sort_indices places them (am_rank)."""
     given = {"sort_keys": sort_keys, "null_placement": null_placement, "tiebreaker": tiebreaker}
     defaults = {"sort_keys": "ascending", "null_placement": None, "tiebreaker": "first"}
-    opts, kwargs = _options("rank", "RankOptions", options, given, defaults)
-    f = _fields(opts, {"sort_keys", "tiebreaker"}, "rank")
+    opts, kwargs = options_of("rank", "RankOptions", options, given, defaults)
+    f = fields_of(opts, {"sort_keys", "tiebreaker"}, "rank")
     _array_only("rank", input)
     desc, at = _order(f)
     tb = f["tiebreaker"]
@@ -194,22 +129,22 @@ def rank(
     def c_call(arr: Any, out: Any) -> int:
         return lib.am_rank(arr[0], desc, at, tb, out)
 
-    return _call("rank", [input], device, c_call, (input,), kwargs)
+    return call_over_keys("rank", [input], device, c_call, (input,), kwargs)
 
 
 def _rank_quantile(name: str, normal: int, input: Any, sort_keys: Any, null_placement: Any,
                    options: Any, device: Any) -> Array:  # fmt: skip
     given = {"sort_keys": sort_keys, "null_placement": null_placement}
     defaults = {"sort_keys": "ascending", "null_placement": None}
-    opts, kwargs = _options(name, "RankQuantileOptions", options, given, defaults)
-    f = _fields(opts, {"sort_keys"}, name)
+    opts, kwargs = options_of(name, "RankQuantileOptions", options, given, defaults)
+    f = fields_of(opts, {"sort_keys"}, name)
     _array_only(name, input)
     desc, at = _order(f)
 
     def c_call(arr: Any, out: Any) -> int:
         return lib.am_rank_quantile(arr[0], desc, at, normal, out)
 
-    return _call(name, [input], device, c_call, (input,), kwargs)
+    return call_over_keys(name, [input], device, c_call, (input,), kwargs)
 
 
 def rank_quantile(
@@ -261,14 +196,14 @@ def partition_nth_indices(
     (am_partition_nth_indices)."""
     given = {"pivot": pivot, "null_placement": null_placement}
     defaults = {"pivot": None, "null_placement": "at_end"}
-    opts, kwargs = _options("partition_nth_indices", "PartitionNthOptions", options, given,
+    opts, kwargs = options_of("partition_nth_indices", "PartitionNthOptions", options, given,
                             defaults)  # fmt: skip
-    f = _fields(opts, {"pivot", "null_placement"}, "partition_nth_indices")
+    f = fields_of(opts, {"pivot", "null_placement"}, "partition_nth_indices")
     _array_only("partition_nth_indices", array)
-    at = lib.AM_NULLS_AT_START if f["null_placement"] == _AT_START else lib.AM_NULLS_AT_END
+    at = placement(f)
     p = f["pivot"]
 
     def c_call(arr: Any, out: Any) -> int:
         return lib.am_partition_nth_indices(arr[0], p, at, out)
 
-    return _call("partition_nth_indices", [array], device, c_call, (array,), kwargs)
+    return call_over_keys("partition_nth_indices", [array], device, c_call, (array,), kwargs)

@@ -22,12 +22,21 @@ them all, as pyarrow does). Sort keys that are not plain column names
 from __future__ import annotations
 
 from . import _fallback
-from ._array import Array, wrap
+from ._array import Array
 from ._capi import ffi, lib
-from ._chunked import is_chunked
-from ._compute import _input_fallback, _operand, take
-from ._errors import ArrowMetalTypeError, ArrowMetalUnsupported, error_from_status
-from ._state import drop, tls
+from ._chunked import combined
+from ._compute import take
+from ._errors import error_from_status
+from ._sort_keys import (
+    call_over_keys,
+    descending,
+    fields_of,
+    key_columns,
+    options_of,
+    placement,
+)
+from ._state import tls
+from ._tables import table_or_none
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,78 +48,17 @@ if TYPE_CHECKING:
 
 __all__ = ["array_sort", "array_sort_indices", "sort_by", "sort_indices"]
 
-# pyarrow's SortOrder and NullPlacement enum values, as its options serialize.
-_DESCENDING = 1
-_AT_START = 0
 
-
-def _combined(array: Any) -> Any:
-    if is_chunked(array):
-        import pyarrow as pa
-
-        if isinstance(array, pa.ChunkedArray):
-            return array.combine_chunks() if array.num_chunks != 1 else array.chunk(0)
-    return array
-
-
-def _is_table(obj: Any) -> bool:
-    import pyarrow as pa
-
-    return isinstance(obj, (pa.Table, pa.RecordBatch))
-
-
-def _as_table(obj: Any) -> Any:
-    """A pa.Table or pa.RecordBatch as it is; a tabular object with an Arrow
-    C stream (polars DataFrame...) read as a pa.Table; None for arrays."""
-    if _is_table(obj):
-        return obj
-    if type(obj) is not Array and not is_chunked(obj) and hasattr(obj, "__arrow_c_stream__"):
-        import pyarrow as pa
-
-        if not hasattr(obj, "__arrow_c_array__"):
-            return pa.table(obj)
-    return None
-
-
-def _run(name: str, keys: list[Any], descending: list[int], placement: list[int], device: Any,
+def _run(name: str, keys: list[Any], desc: list[int], at: list[int], device: Any,
          args: tuple[Any, ...], kwargs: dict[str, Any]) -> Array:  # fmt: skip
     """am_sort_indices over the key arrays (array-likes)."""
-    keys = [_combined(k) for k in keys]
-    handles: list[Any] = []
-    tmps: list[Any] = []
-    try:
-        try:
-            for k in keys:
-                p, tmp = _operand(k, device)
-                handles.append(p)
-                if tmp is not None:
-                    tmps.append(tmp)
-        except ArrowMetalTypeError as e:
-            return _input_fallback(name, e, tuple(keys), args, kwargs)
-        arr = ffi.new("am_array *[]", handles or [ffi.NULL])
-        desc = ffi.new("int[]", descending or [0])
-        out = tls.out
-        at = ffi.new("int[]", placement or [lib.AM_NULLS_AT_END])
-        rc = lib.am_sort_indices(arr, len(handles), desc, at, out)
-        if rc == lib.AM_ETYPE:
-            refused = error_from_status(rc)
-            return _input_fallback(name, refused, tuple(keys), args, kwargs)
-        if rc:
-            raise error_from_status(rc)
-        return wrap(out[0])
-    finally:
-        for t in tmps:
-            drop(t)
+    d = ffi.new("int[]", desc or [0])
+    p = ffi.new("int[]", at or [lib.AM_NULLS_AT_END])
 
+    def c_call(arr: Any, out: Any) -> int:
+        return lib.am_sort_indices(arr, len(keys), d, p, out)
 
-def _column_name(target: str) -> str:
-    # a serialized FieldRef: ".name" for a plain column name
-    if not target.startswith(".") or "." in target[1:] or "[" in target:
-        raise ArrowMetalUnsupported(
-            f"sort_indices: sort key {target!r} is not a plain column name "
-            "(nested fields and expressions are not supported)"
-        )
-    return target[1:]
+    return call_over_keys(name, keys, device, c_call, args, kwargs)
 
 
 def _sort_fields(sort_keys: Any, null_placement: Any, options: Any) -> list[dict[str, Any]]:
@@ -142,13 +90,6 @@ def _sort_fields(sort_keys: Any, null_placement: Any, options: Any) -> list[dict
     return list(read_fields(options)["sort_keys"])
 
 
-def _placement(fields: list[dict[str, Any]]) -> list[int]:
-    """The C call's null placement per key (pyarrow has already folded an
-    explicit null_placement= into every key)."""
-    return [lib.AM_NULLS_AT_START if f["null_placement"] == _AT_START else lib.AM_NULLS_AT_END
-            for f in fields]  # fmt: skip
-
-
 def sort_indices(
     input: Any,
     /,
@@ -168,7 +109,7 @@ def sort_indices(
         kwargs: dict[str, Any] = {"options": options}
     else:
         kwargs = {"sort_keys": sort_keys, "null_placement": null_placement}
-    table = _as_table(input)
+    table = table_or_none(input)
     if table is None:
         # one key: pyarrow orders an array by the first sort key's order
         if not fields and options is not None:
@@ -176,61 +117,28 @@ def sort_indices(
             # from Python: pyarrow, which can read it, runs the call
             reason = "a SortOptions without sort keys (its null_placement is unreadable)"
             return _fallback.run("sort_indices", reason, (input,), kwargs)
-        order = fields[0]["order"] if fields else 0
-        at = lib.AM_NULLS_AT_START if null_placement == "at_start" else lib.AM_NULLS_AT_END
         if fields:
-            at = lib.AM_NULLS_AT_START if fields[0]["null_placement"] == _AT_START else at
-            at = lib.AM_NULLS_AT_END if fields[0]["null_placement"] != _AT_START else at
-        return _run("sort_indices", [input], [int(order == _DESCENDING)], [at], device,
-                    (input,), kwargs)  # fmt: skip
+            desc, at = descending(fields[0]), placement(fields[0])
+        else:
+            desc = 0
+            at = lib.AM_NULLS_AT_START if null_placement == "at_start" else lib.AM_NULLS_AT_END
+        return _run("sort_indices", [input], [desc], [at], device, (input,), kwargs)
     if not fields:
         rc = lib.am_sort_indices(ffi.NULL, 0, ffi.NULL, ffi.NULL, tls.out)
         raise error_from_status(rc)  # "Must specify one or more sort keys"
-    keys = []
-    for f in fields:
-        name = _column_name(f["target"])
-        if name not in table.schema.names:
-            import pyarrow as pa
-
-            raise pa.ArrowInvalid(
-                f"Invalid sort key column: No match for FieldRef.Name({name}) in {table.schema}"
-            )
-        keys.append(_combined(table.column(name)))
-    placement = _placement(fields)
-    descending = [int(f["order"] == _DESCENDING) for f in fields]
-    return _run("sort_indices", keys, descending, placement, device, (input,), kwargs)
+    keys = key_columns("sort_indices", table, fields, "Invalid sort key column: ")
+    desc = [descending(f) for f in fields]
+    at = [placement(f) for f in fields]
+    return _run("sort_indices", keys, desc, at, device, (input,), kwargs)
 
 
 def _array_fields(order: str, null_placement: str, options: Any) -> tuple[int, int, dict[str, Any]]:
-    import pyarrow.compute as pc
-
-    from ._options import read_fields
-
-    if isinstance(options, dict):  # its fields, as pyarrow takes them
-        options = pc.ArraySortOptions(**options)
-    if options is not None:
-        if type(options).__name__ != "ArraySortOptions":
-            raise TypeError(
-                "Function 'array_sort_indices' expected a ArraySortOptions parameter, "
-                f"got {type(options)}"
-            )
-        if order != "ascending" or null_placement != "at_end":
-            raise TypeError(
-                "Function 'array_sort_indices' called with both an 'options' argument and "
-                "additional arguments"
-            )
-        kwargs: dict[str, Any] = {"options": options}
-    else:
-        options = pc.ArraySortOptions(order, null_placement=null_placement)
-        kwargs = {"order": order, "null_placement": null_placement}
-    f = read_fields(options)
-    unknown = set(f) - {"order", "null_placement"}
-    if unknown:
-        raise ArrowMetalUnsupported(
-            f"array_sort_indices: no support for the option {min(unknown)!r}"
-        )
-    at = lib.AM_NULLS_AT_START if f["null_placement"] == _AT_START else lib.AM_NULLS_AT_END
-    return int(f["order"] == _DESCENDING), at, kwargs
+    given = {"order": order, "null_placement": null_placement}
+    defaults = {"order": "ascending", "null_placement": "at_end"}
+    name = "array_sort_indices"
+    opts, kwargs = options_of(name, "ArraySortOptions", options, given, defaults)
+    f = fields_of(opts, {"order", "null_placement"}, name)
+    return descending(f), placement(f), kwargs
 
 
 def array_sort_indices(
@@ -261,7 +169,7 @@ def array_sort(
 ) -> Array:
     """The array's values sorted (issue #12's array_sort; pyarrow has no
     such function: it is take(array, array_sort_indices(array, ...)))."""
-    array = _combined(array)
+    array = combined(array)
     indices = array_sort_indices(
         array, order, null_placement=null_placement, options=options, device=device
     )
@@ -281,7 +189,7 @@ def sort_by(table: Any, sorting: Any, /, *, device: DeviceLike | None = None, **
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    src = _as_table(table)
+    src = table_or_none(table)
     if src is None:
         raise TypeError(f"sort_by takes a pa.Table or pa.RecordBatch, got {type(table).__name__}")
     keys = [(sorting, "ascending")] if isinstance(sorting, str) else sorting
@@ -294,7 +202,7 @@ def sort_by(table: Any, sorting: Any, /, *, device: DeviceLike | None = None, **
     indices = sort_indices(src, options=options, device=device)
     columns = []
     for column in src.columns:
-        got = take(_combined(column), indices)
+        got = take(combined(column), indices)
         columns.append(got.to_pyarrow() if isinstance(got, Array) else got)
     if isinstance(src, pa.RecordBatch):
         return pa.RecordBatch.from_arrays(columns, schema=src.schema)
