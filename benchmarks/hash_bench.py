@@ -57,11 +57,11 @@ def cpu_rows(data, value_set, repeats):
     if duckdb is not None:
         con = duckdb.connect()
         con.register("t", pa.table({"x": arr}))
-        peers["unique"]["duckdb"] = lambda: con.execute("SELECT DISTINCT x FROM t").arrow()
-        peers["value_counts"]["duckdb"] = lambda: con.execute(
+        peers["unique"]["duckdb"] = lambda: con.sql("SELECT DISTINCT x FROM t").to_arrow_table()
+        peers["value_counts"]["duckdb"] = lambda: con.sql(
             "SELECT x, count(*) FROM t GROUP BY x"
-        ).arrow()
-        peers["count_distinct"]["duckdb"] = lambda: con.execute(
+        ).to_arrow_table()
+        peers["count_distinct"]["duckdb"] = lambda: con.sql(
             "SELECT count(DISTINCT x) FROM t"
         ).fetchall()
     mine = {

@@ -50,9 +50,9 @@ def cpu_rows(data, repeats):
     if duckdb is not None:
         con = duckdb.connect()
         con.register("t", pa.table({"x": arr}))
-        peers["duckdb"] = lambda: con.execute(
+        peers["duckdb"] = lambda: con.sql(
             "SELECT row_number() OVER () - 1 AS i FROM t ORDER BY x"
-        ).arrow()
+        ).to_arrow_table()
     ms = median_ms(lambda: am.sort_indices(a), repeats)
     return ms, None, {p: median_ms(f, repeats) for p, f in peers.items()}
 

@@ -2,44 +2,95 @@
  * kernels' logic where there is no GPU (gpu/test_nulls_kernels.py).
  *
  * A generated CUDA kernel is compiled as C++ after this header, and then
- * AM_EMU_ENTRY(name). Every GPU thread of a block is an OS thread; blocks
- * run one after another. __syncthreads() is a barrier of the block's
- * threads; the warp operations (ballot, shuffles) a write of each lane's
- * value, a barrier of the warp's 32 threads, the reads, and a second
- * barrier: so every lane must reach them together, as on the GPU. Atomics
- * are the host's. What this cannot show: anything about the GPU's memory
- * model (every write here is visible at the next barrier) or its speed. */
+ * AM_EMU_ENTRY(name). Every GPU thread of a block is a fiber (ucontext) of
+ * one OS thread; blocks run one after another. A fiber runs until it waits
+ * at a barrier or does an atomic, then the next runnable one takes over, in
+ * thread order: so threads interleave at every atomic, as racing GPU
+ * threads may. __syncthreads() is a barrier of the block's threads; the
+ * warp operations (ballot, shuffles) a write of each lane's value, a
+ * barrier of the warp's 32 threads, the reads, and a second barrier: so
+ * every lane must reach them together, as on the GPU. A barrier that can
+ * never complete (a thread exited or waits elsewhere) aborts with a
+ * message instead of hanging. What this cannot show: anything about the
+ * GPU's memory model (every write here is visible at once) or its speed.
+ * (Fibers, not OS threads: 256 OS threads meeting at each barrier on a
+ * 2-core machine spent most of the sort tests' time in the kernel.) */
 #ifndef AM_GPU_CUDA_EMU_H
 #define AM_GPU_CUDA_EMU_H
 
-#include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <ucontext.h>
 
 #include <functional>
-#include <thread>
-#include <vector>
 
 struct am_emu_dim3 {
   unsigned x, y, z;
 };
 
-static thread_local am_emu_dim3 threadIdx;
-static thread_local am_emu_dim3 blockIdx;
+static am_emu_dim3 threadIdx;
+static am_emu_dim3 blockIdx;
 static am_emu_dim3 gridDim;
 static am_emu_dim3 blockDim;
 
+/* A barrier: waiters sleep until `generation` moves past the one they saw. */
+struct am_emu_barrier {
+  unsigned arrived, generation, count;
+};
+
 struct am_emu_warp {
-  pthread_barrier_t barrier;
+  am_emu_barrier barrier;
   uint64_t slot[32];
 };
 
-struct am_emu_block {
-  pthread_barrier_t barrier;
-  am_emu_warp warps[32];
+struct am_emu_fiber {
+  ucontext_t context; /* its start only */
+  void *resume[5];    /* __builtin_setjmp's buffer: where it goes on */
+  char *stack;
+  int started, done;
+  const am_emu_barrier *waits_on; /* NULL: runnable */
+  unsigned waits_for;             /* the generation it waits to pass */
 };
 
-static am_emu_block *am_emu_current;
+enum { AM_EMU_MAX_THREADS = 1024, AM_EMU_STACK = 256 * 1024 };
+
+struct am_emu_block {
+  am_emu_barrier barrier;
+  am_emu_warp warps[32];
+  am_emu_fiber fibers[AM_EMU_MAX_THREADS];
+  void *scheduler[5]; /* __builtin_setjmp's buffer of the scheduler */
+  int running;
+  const std::function<void()> *kernel;
+};
+
+static am_emu_block am_emu_block_state;
+static am_emu_block *const am_emu_current = &am_emu_block_state;
+
+/* Back to the scheduler; the fiber goes on when it is next picked.
+ * Switches are __builtin_setjmp / __builtin_longjmp (registers and stack
+ * pointer, no signal mask: swapcontext's system call per switch cost more
+ * than the kernels); ucontext only starts a fiber on its own stack. */
+__attribute__((noinline)) static void am_emu_jump(void **to) { __builtin_longjmp(to, 1); }
+
+__attribute__((noinline)) static void am_emu_yield() {
+  am_emu_block *b = am_emu_current;
+  if (__builtin_setjmp(b->fibers[b->running].resume) == 0) am_emu_jump(b->scheduler);
+}
+
+static inline void am_emu_wait(am_emu_barrier *barrier) {
+  if (++barrier->arrived == barrier->count) {
+    barrier->arrived = 0;
+    barrier->generation++;
+    am_emu_yield();
+    return;
+  }
+  am_emu_fiber *f = &am_emu_current->fibers[am_emu_current->running];
+  f->waits_on = barrier;
+  f->waits_for = barrier->generation;
+  am_emu_yield();
+}
 
 #define __global__
 #define __device__
@@ -47,13 +98,13 @@ static am_emu_block *am_emu_current;
 #define __launch_bounds__(a, b)
 #define __shared__ static
 
-static inline void __syncthreads() { pthread_barrier_wait(&am_emu_current->barrier); }
+static inline void __syncthreads() { am_emu_wait(&am_emu_current->barrier); }
 static inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 /* A barrier of the caller's warp (every lane must reach it, as the kernels
  * call it). */
 static inline void __syncwarp(unsigned mask = 0xffffffffu) {
   (void)mask;
-  pthread_barrier_wait(&am_emu_current->warps[threadIdx.x >> 5].barrier);
+  am_emu_wait(&am_emu_current->warps[threadIdx.x >> 5].barrier);
 }
 
 /* Lane `src` of the caller's warp's values of `v` (the caller's own where
@@ -65,9 +116,9 @@ static inline T am_emu_exchange(T v, int src) {
   uint64_t bits = 0;
   memcpy(&bits, &v, sizeof v);
   w->slot[lane] = bits;
-  pthread_barrier_wait(&w->barrier);
+  am_emu_wait(&w->barrier);
   uint64_t got = src >= 0 && src < 32 ? w->slot[src] : bits;
-  pthread_barrier_wait(&w->barrier);
+  am_emu_wait(&w->barrier);
   T r;
   memcpy(&r, &got, sizeof r);
   return r;
@@ -78,10 +129,10 @@ static inline unsigned __ballot_sync(unsigned mask, int p) {
   unsigned tid = threadIdx.x;
   am_emu_warp *w = &am_emu_current->warps[tid >> 5];
   w->slot[tid & 31u] = p != 0;
-  pthread_barrier_wait(&w->barrier);
+  am_emu_wait(&w->barrier);
   unsigned r = 0;
   for (int l = 0; l < 32; l++) r |= (unsigned)w->slot[l] << l;
-  pthread_barrier_wait(&w->barrier);
+  am_emu_wait(&w->barrier);
   return r;
 }
 
@@ -111,25 +162,29 @@ static inline unsigned __match_any_sync(unsigned mask, unsigned long long v) {
   unsigned tid = threadIdx.x;
   am_emu_warp *w = &am_emu_current->warps[tid >> 5];
   w->slot[tid & 31u] = v;
-  pthread_barrier_wait(&w->barrier);
+  am_emu_wait(&w->barrier);
   unsigned r = 0;
   for (int l = 0; l < 32; l++) r |= (unsigned)(w->slot[l] == v) << l;
-  pthread_barrier_wait(&w->barrier);
+  am_emu_wait(&w->barrier);
   return r;
 }
 
 static inline unsigned __popc(unsigned x) { return (unsigned)__builtin_popcount(x); }
 static inline int __ffs(unsigned x) { return __builtin_ffs((int)x); }
 static inline unsigned atomicOr(unsigned *p, unsigned v) {
+  am_emu_yield();
   return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);
 }
 static inline unsigned atomicAdd(unsigned *p, unsigned v) {
+  am_emu_yield();
   return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
 }
 static inline unsigned long long atomicAdd(unsigned long long *p, unsigned long long v) {
+  am_emu_yield();
   return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
 }
 static inline unsigned long long atomicMin(unsigned long long *p, unsigned long long v) {
+  am_emu_yield();
   unsigned long long old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
   while (v < old &&
          !__atomic_compare_exchange_n(p, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
@@ -141,6 +196,7 @@ static inline unsigned long long __umul64hi(unsigned long long x, unsigned long 
   return (unsigned long long)(((unsigned __int128)x * y) >> 64);
 }
 static inline unsigned atomicMax(unsigned *p, unsigned v) {
+  am_emu_yield();
   unsigned old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
   while (v > old &&
          !__atomic_compare_exchange_n(p, &old, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
@@ -148,11 +204,13 @@ static inline unsigned atomicMax(unsigned *p, unsigned v) {
   return old;
 }
 static inline unsigned atomicCAS(unsigned *p, unsigned expected, unsigned v) {
+  am_emu_yield();
   __atomic_compare_exchange_n(p, &expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
   return expected;
 }
 static inline unsigned long long atomicCAS(unsigned long long *p, unsigned long long expected,
                                            unsigned long long v) {
+  am_emu_yield();
   __atomic_compare_exchange_n(p, &expected, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
   return expected;
 }
@@ -177,27 +235,73 @@ static inline double __longlong_as_double(long long u) {
   return x;
 }
 
+static void am_emu_fiber_main() {
+  am_emu_block *b = am_emu_current;
+  (*b->kernel)();
+  b->fibers[b->running].done = 1;
+  am_emu_jump(b->scheduler);
+}
+
+/* Runs fiber t until it yields, waits or returns. */
+__attribute__((noinline)) static void am_emu_resume(am_emu_block *b, int t) {
+  am_emu_fiber *f = &b->fibers[t];
+  b->running = t;
+  threadIdx = {(unsigned)t, 0, 0};
+  if (__builtin_setjmp(b->scheduler) != 0) return;
+  if (f->started) am_emu_jump(f->resume);
+  f->started = 1;
+  ucontext_t from;
+  swapcontext(&from, &f->context); /* never resumed: the fiber comes back by longjmp */
+}
+
+/* Runs the block's fibers until every one has returned. */
+static inline void am_emu_schedule(int threads) {
+  am_emu_block *b = am_emu_current;
+  for (int live = threads; live > 0;) {
+    int ran = 0;
+    live = 0;
+    for (int t = 0; t < threads; t++) {
+      am_emu_fiber *f = &b->fibers[t];
+      if (f->done) continue;
+      live++;
+      if (f->waits_on && f->waits_on->generation == f->waits_for) continue;
+      f->waits_on = NULL;
+      am_emu_resume(b, t);
+      ran = 1;
+    }
+    if (live && !ran) {
+      fprintf(stderr, "cuda_emu: block %u: %d threads wait at a barrier that cannot complete\n",
+              blockIdx.x, live);
+      abort();
+    }
+  }
+}
+
 /* Runs `kernel` over `blocks` blocks of `threads` threads, one block at a
  * time. */
 static inline void am_emu_grid(int blocks, int threads, const std::function<void()> &kernel) {
-  static am_emu_block block;
-  am_emu_current = &block;
+  am_emu_block *b = am_emu_current;
+  if (threads > AM_EMU_MAX_THREADS || threads % 32) abort();
   gridDim = {(unsigned)blocks, 1, 1};
   blockDim = {(unsigned)threads, 1, 1};
-  pthread_barrier_init(&block.barrier, NULL, (unsigned)threads);
-  for (int w = 0; w < threads / 32; w++) pthread_barrier_init(&block.warps[w].barrier, NULL, 32);
-  for (int b = 0; b < blocks; b++) {
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; t++)
-      pool.emplace_back([&, b, t] {
-        blockIdx = {(unsigned)b, 0, 0};
-        threadIdx = {(unsigned)t, 0, 0};
-        kernel();
-      });
-    for (auto &thread : pool) thread.join();
+  b->kernel = &kernel;
+  b->barrier = {0, 0, (unsigned)threads};
+  for (int w = 0; w < threads / 32; w++) b->warps[w].barrier = {0, 0, 32};
+  for (int x = 0; x < blocks; x++) {
+    blockIdx = {(unsigned)x, 0, 0};
+    for (int t = 0; t < threads; t++) {
+      am_emu_fiber *f = &b->fibers[t];
+      if (!f->stack && !(f->stack = (char *)malloc(AM_EMU_STACK))) abort();
+      f->started = f->done = 0;
+      f->waits_on = NULL;
+      getcontext(&f->context);
+      f->context.uc_stack.ss_sp = f->stack;
+      f->context.uc_stack.ss_size = AM_EMU_STACK;
+      f->context.uc_link = NULL;
+      makecontext(&f->context, am_emu_fiber_main, 0);
+    }
+    am_emu_schedule(threads);
   }
-  for (int w = 0; w < threads / 32; w++) pthread_barrier_destroy(&block.warps[w].barrier);
-  pthread_barrier_destroy(&block.barrier);
 }
 
 /* The entry point of the shared object: the kernel over `blocks` blocks, its
