@@ -53,7 +53,8 @@ static int export_array(am_err *err, const am_array *array, struct ArrowSchema *
   AM_REQUIRE(array, "array");
   if (array->type == AM_STRUCT) {
     int status = array_out ? am_export_struct(err, array, array_out) : AM_OK;
-    if (status == AM_OK && schema_out && (status = am_struct_schema(err, array, schema_out)) != AM_OK)
+    if (status == AM_OK && schema_out &&
+        (status = am_struct_schema(err, array, schema_out)) != AM_OK)
       if (array_out) array_out->release(array_out);
     return status;
   }
@@ -101,7 +102,8 @@ static int export_device(am_err *err, const am_array *array, struct ArrowSchema 
   AM_REQUIRE(array_out, "array_out");
   if (array->type == AM_STRUCT) {
     int status = am_export_struct_device(err, array, array_out);
-    if (status == AM_OK && schema_out && (status = am_struct_schema(err, array, schema_out)) != AM_OK)
+    if (status == AM_OK && schema_out &&
+        (status = am_struct_schema(err, array, schema_out)) != AM_OK)
       array_out->array.release(&array_out->array);
     return status;
   }

@@ -104,8 +104,7 @@ static int check_struct_array(am_err *err, const struct ArrowSchema *schema,
   if (a->n_children != schema->n_children)
     return am_fail(err, AM_EINVAL, "the schema has %lld fields, the array %lld children",
                    (long long)schema->n_children, (long long)a->n_children);
-  if (a->n_children > 0 && !a->children)
-    return am_fail(err, AM_EINVAL, "array children is NULL");
+  if (a->n_children > 0 && !a->children) return am_fail(err, AM_EINVAL, "array children is NULL");
   const uint8_t *validity = a->buffers[0];
   if (validity && a->null_count != 0 && a->length > 0) {
     int nulls = a->null_count > 0 || !host || has_zero_bit(validity, a->offset, a->length);
@@ -178,8 +177,8 @@ int am_import_struct(am_err *err, const struct ArrowSchema *schema, struct Arrow
                      const struct ArrowDeviceArray *meta, am_device *device, am_array **out) {
   AM_REQUIRE(array, "array");
   if (!array->release) return am_fail(err, AM_EINVAL, "array struct is already released");
-  int host = !meta || meta->device_type == ARROW_DEVICE_CPU ||
-             meta->device_type == ARROW_DEVICE_CUDA_HOST;
+  int host =
+      !meta || meta->device_type == ARROW_DEVICE_CPU || meta->device_type == ARROW_DEVICE_CUDA_HOST;
   int status = am_check_struct_schema(err, schema);
   if (status == AM_OK) status = check_struct_array(err, schema, array, host);
   if (status == AM_OK && !out) status = am_fail(err, AM_EINVAL, "out is NULL");
@@ -227,13 +226,18 @@ int am_struct_empty(am_err *err, const struct ArrowSchema *schema, am_array **ou
     const struct ArrowSchema *child = schema->children[i];
     fields->names[i] = strdup(field_name(child));
     fields->nullable[i] = (child->flags & ARROW_FLAG_NULLABLE) != 0;
-    if (!fields->names[i]) status = am_fail(err, AM_ENOMEM, "out of memory");
-    else if (am_is_struct_schema(child)) status = am_struct_empty(err, child, &fields->children[i]);
-    else status = empty_column(err, am_type_from_format(child->format), &fields->children[i]);
+    if (!fields->names[i])
+      status = am_fail(err, AM_ENOMEM, "out of memory");
+    else if (am_is_struct_schema(child))
+      status = am_struct_empty(err, child, &fields->children[i]);
+    else
+      status = empty_column(err, am_type_from_format(child->format), &fields->children[i]);
   }
   am_array *result = status == AM_OK ? am_struct_array_make(am_host_device(), 0, fields) : NULL;
-  if (status != AM_OK) am_struct_fields_free(fields);
-  else if (!result) status = am_fail(err, AM_ENOMEM, "out of memory");
+  if (status != AM_OK)
+    am_struct_fields_free(fields);
+  else if (!result)
+    status = am_fail(err, AM_ENOMEM, "out of memory");
   if (status == AM_OK) *out = result;
   return status;
 }

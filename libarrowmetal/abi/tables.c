@@ -50,7 +50,8 @@ AM_EXPORT int am_struct_field(const am_array *array, int64_t index, am_array **o
 static int struct_make(am_err *err, const char *const *names, const am_array *const *columns,
                        int64_t n_fields, int64_t length, am_array **out) {
   AM_REQUIRE(out, "out");
-  if (n_fields < 0) return am_fail(err, AM_EINVAL, "n_fields %lld is negative", (long long)n_fields);
+  if (n_fields < 0)
+    return am_fail(err, AM_EINVAL, "n_fields %lld is negative", (long long)n_fields);
   if (n_fields > 0) AM_REQUIRE(columns, "columns");
   if (length < 0 || length > AM_MAX_LENGTH)
     return am_fail(err, AM_EINVAL, "length %lld is outside 0 to 2^52", (long long)length);
@@ -97,7 +98,7 @@ AM_EXPORT int am_struct_make(const char *const *names, const am_array *const *co
 /* ---- Tables */
 
 struct am_table {
-  am_array *like;     /* a struct handle of the schema (rows irrelevant) */
+  am_array *like; /* a struct handle of the schema (rows irrelevant) */
   int64_t n_batches;
   am_array **batches; /* owned struct handles */
 };
@@ -215,8 +216,7 @@ AM_EXPORT int am_table_make(const am_array *const *batches, int64_t n_batches, a
 
 /* A stream's errno as a status, with get_last_error's text (read before
  * the stream is released: the text is the stream's). */
-static int stream_failed(am_err *err, struct ArrowArrayStream *stream, int code,
-                         const char *what) {
+static int stream_failed(am_err *err, struct ArrowArrayStream *stream, int code, const char *what) {
   const char *text = stream->get_last_error ? stream->get_last_error(stream) : NULL;
   return am_fail(err, code == ENOMEM ? AM_ENOMEM : AM_EINVAL,
                  "ArrowArrayStream.%s failed (errno %d)%s%s", what, code, text ? ": " : "",
@@ -258,16 +258,20 @@ static int import_stream(am_err *err, struct ArrowArrayStream *stream, am_device
   AM_REQUIRE(stream, "stream");
   if (!stream->release) return am_fail(err, AM_EINVAL, "stream struct is already released");
   int status = AM_OK;
-  if (!out) status = am_fail(err, AM_EINVAL, "out is NULL");
+  if (!out)
+    status = am_fail(err, AM_EINVAL, "out is NULL");
   else if (!stream->get_schema || !stream->get_next)
     status = am_fail(err, AM_EINVAL, "the stream's get_schema or get_next is NULL");
-  else if (!device) status = am_default_device_for(err, &device);
+  else if (!device)
+    status = am_default_device_for(err, &device);
   struct ArrowSchema schema;
   memset(&schema, 0, sizeof schema);
   if (status == AM_OK) {
     int code = stream->get_schema(stream, &schema);
-    if (code != 0) status = stream_failed(err, stream, code, "get_schema");
-    else if (!schema.release) status = am_fail(err, AM_EINVAL, "get_schema gave a released schema");
+    if (code != 0)
+      status = stream_failed(err, stream, code, "get_schema");
+    else if (!schema.release)
+      status = am_fail(err, AM_EINVAL, "get_schema gave a released schema");
   }
   if (status == AM_OK && !am_is_struct_schema(&schema))
     status = am_fail(err, AM_ETYPE,
@@ -292,8 +296,7 @@ static int import_stream(am_err *err, struct ArrowArrayStream *stream, am_device
   return table_over(err, like, batches, n, out);
 }
 
-AM_EXPORT int am_import_stream(struct ArrowArrayStream *stream, am_device *device,
-                               am_table **out) {
+AM_EXPORT int am_import_stream(struct ArrowArrayStream *stream, am_device *device, am_table **out) {
   AM_API_BEGIN;
   AM_API_RETURN(import_stream(err, stream, device, out));
 }
@@ -303,7 +306,7 @@ AM_EXPORT int am_import_stream(struct ArrowArrayStream *stream, am_device *devic
 typedef struct stream_state {
   am_table *table; /* the stream's own references */
   int64_t next;
-  char error[sizeof ((am_err *)0)->message + 64];
+  char error[sizeof((am_err *)0)->message + 64];
 } stream_state;
 
 static int stream_code(int status) { return status == AM_ENOMEM ? ENOMEM : EIO; }

@@ -23,7 +23,8 @@ am_struct_fields *am_struct_fields_alloc(int64_t count) {
 
 void am_struct_fields_free(am_struct_fields *fields) {
   if (!fields) return;
-  for (int64_t i = 0; fields->children && i < fields->count; i++) am_array_free(fields->children[i]);
+  for (int64_t i = 0; fields->children && i < fields->count; i++)
+    am_array_free(fields->children[i]);
   for (int64_t i = 0; fields->names && i < fields->count; i++) free(fields->names[i]);
   free(fields->children);
   free(fields->names);
