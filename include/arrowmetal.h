@@ -255,7 +255,8 @@ int am_memory_reset_peak(const am_device *device);
 typedef struct am_array am_array;
 
 /* Imports one Arrow array of a supported primitive type onto `device` (NULL:
- * the default device).
+ * the default device), or a struct array / record batch ("+s") as one
+ * AM_STRUCT handle of child handles (see "Tables" at the end).
  * Ownership: `schema` is borrowed and only read. `array` is moved in: on
  * success AND on failure the caller's struct is marked released (its release
  * member set to NULL), and its release callback runs exactly once, when the

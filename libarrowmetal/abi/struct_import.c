@@ -183,6 +183,9 @@ int am_import_struct(am_err *err, const struct ArrowSchema *schema, struct Arrow
   if (status == AM_OK) status = check_struct_array(err, schema, array, host);
   if (status == AM_OK && !out) status = am_fail(err, AM_EINVAL, "out is NULL");
   if (status == AM_OK && !device) status = am_default_device_for(err, &device);
+  if (status == AM_OK && meta && device->backend->device_type != meta->device_type)
+    status = am_fail(err, AM_EUNSUPPORTED, "device type %d cannot be imported onto %s",
+                     (int)meta->device_type, device->name);
   parent_box *box = status == AM_OK ? malloc(sizeof *box) : NULL;
   if (status == AM_OK && !box) status = am_fail(err, AM_ENOMEM, "out of memory");
   if (status != AM_OK) {
