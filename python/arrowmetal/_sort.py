@@ -127,9 +127,9 @@ def sort_indices(
         rc = lib.am_sort_indices(ffi.NULL, 0, ffi.NULL, ffi.NULL, tls.out)
         raise error_from_status(rc)  # "Must specify one or more sort keys"
     keys = key_columns("sort_indices", table, fields, "Invalid sort key column: ")
-    desc = [descending(f) for f in fields]
-    at = [placement(f) for f in fields]
-    return _run("sort_indices", keys, desc, at, device, (input,), kwargs)
+    descs = [descending(f) for f in fields]
+    ats = [placement(f) for f in fields]
+    return _run("sort_indices", keys, descs, ats, device, (input,), kwargs)
 
 
 def _array_fields(order: str, null_placement: str, options: Any) -> tuple[int, int, dict[str, Any]]:

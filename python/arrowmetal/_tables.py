@@ -78,6 +78,9 @@ class Table:
 
     if TYPE_CHECKING:
         _ptr: Any  # am_table * (None once released)
+        _schema: pa.Schema  # cached, once read
+        _batches: list[list[Any]]  # cached column handles of each batch
+        _columns: dict[int, Any]  # cached whole columns
 
     def __init__(self, obj: Any, device: DeviceLike | None = None) -> None:
         made = table(obj, device)
@@ -190,7 +193,7 @@ class Table:
     def column(self, i: int | str) -> Any:
         """Column `i` (index or name) as one am.Array on the table's device."""
         i = self._index(i)
-        cache = getattr(self, "_columns", None)
+        cache: dict[int, Any] | None = getattr(self, "_columns", None)
         if cache is None:
             cache = self._columns = {}
         if i in cache:
@@ -245,7 +248,8 @@ class Table:
         import pyarrow as pa
 
         try:
-            return pa.schema(requested_schema).equals(self.schema)  # type: ignore[call-overload]
+            requested = pa.Schema._import_from_c_capsule(requested_schema)
+            return bool(requested.equals(self.schema))
         except Exception:  # noqa: BLE001 - any unreadable request: not ours to honour
             return False
 

@@ -601,3 +601,11 @@ def test_gpu_table_stays_on_the_device():
     assert s.to_pyarrow().equals(TABLE.sort_by("k").combine_chunks())
     back = am.table(t, device="cpu")
     assert back.to_pyarrow().equals(TABLE)
+
+
+def test_requested_schema():
+    t = am.table(TABLE)
+    assert pa.table(t, schema=TABLE.schema).equals(TABLE)  # the same schema: taken
+    other = pa.schema([("k", pa.int64()), ("v", pa.float64())])
+    with pytest.raises(am.ArrowMetalError, match="requested schema"):
+        t.__arrow_c_stream__(other.__arrow_c_schema__())
