@@ -1551,11 +1551,13 @@ int64_t am_struct_num_fields(const am_array *array);
 int am_struct_field(const am_array *array, int64_t index, am_array **out);
 
 /* The name of field `index` (UTF-8, owned by the struct handle: valid until
- * it is released); NULL for a bad handle or index. Never sets the message. */
+ * it is released); NULL for a bad handle or index. Never sets the message.
+ * Thread-safe. */
 const char *am_struct_field_name(const am_array *array, int64_t index);
 
 /* 1 when field `index` is nullable (ARROW_FLAG_NULLABLE in its schema),
- * 0 when not, -1 for a bad handle or index. */
+ * 0 when not, -1 for a bad handle or index. Never sets the message.
+ * Thread-safe. */
 int am_struct_field_nullable(const am_array *array, int64_t index);
 
 /* A struct handle of `n_fields` (>= 0) columns with these names (copied;
@@ -1585,7 +1587,8 @@ struct ArrowArrayStream {
  * read from any thread; released once with am_table_release. */
 typedef struct am_table am_table;
 
-/* Reads a whole ArrowArrayStream of record batches ("+s" schema) onto
+/* Reads a whole ArrowArrayStream of record batches ("+s" schema), on the
+ * calling thread (the stream's callbacks run there, one at a time), onto
  * `device` (NULL: the default device), each batch imported as am_import
  * does (zero-copy on the CPU).
  * Ownership: the stream is consumed. stream->release runs exactly once,
@@ -1606,7 +1609,8 @@ int am_import_stream(struct ArrowArrayStream *stream, am_device *device, am_tabl
  * table takes new references. Thread-safe. */
 int am_table_make(const am_array *const *batches, int64_t n_batches, am_table **out);
 
-/* Number of batches, total rows; -1 for NULL. Never set the message. */
+/* Number of batches, total rows; -1 for NULL. Never set the message.
+ * Thread-safe. */
 int64_t am_table_num_batches(const am_table *table);
 int64_t am_table_num_rows(const am_table *table);
 
@@ -1619,7 +1623,8 @@ int am_table_batch(const am_table *table, int64_t index, am_array **out);
 int am_table_schema(const am_table *table, struct ArrowSchema *out);
 
 /* Gives the table back (its batches stay alive while other handles share
- * them). NULL is allowed. Must be called exactly once. */
+ * them). NULL is allowed. Must be called exactly once, after every other
+ * thread's use of the table. */
 void am_table_release(am_table *table);
 
 /* Fills `out` with a stream of the table's batches, each exported as
