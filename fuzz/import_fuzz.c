@@ -31,6 +31,14 @@ static am_type primitive_of(const char *format) {
   return AM_TYPE_INVALID;
 }
 
+/* The type make_array builds honestly for a format: a primitive's, or
+ * AM_STRUCT for "+s" (its children then follow its schema's children, so
+ * that a struct the library accepts is read only where the producer's
+ * buffers reach). */
+static am_type honest_type(const char *format) {
+  return format && strcmp(format, "+s") == 0 ? AM_STRUCT : primitive_of(format);
+}
+
 /* A schema with `depth` levels of children / dictionary at most. */
 static void make_schema(fz *in, struct ArrowSchema *schema, int depth, char *format_out,
                         size_t format_size) {
@@ -81,11 +89,13 @@ static int element_bit(const uint8_t *data, int64_t i) { return (data[i >> 3] >>
 
 /* An array for `type` (AM_TYPE_INVALID: a format the library refuses, with
  * buffers of any size), with `depth` levels of children / dictionary. */
-static void make_array(fz *in, struct ArrowArray *array, am_type type, int depth, expect *want) {
+static void make_array(fz *in, struct ArrowArray *array, am_type type, int depth, expect *want,
+                       const struct ArrowSchema *schema) {
   uint8_t shape = fz_u8(in);
   uint8_t more = fz_u8(in);
   int64_t length, offset;
   int honest = type != AM_TYPE_INVALID;
+  int is_struct = type == AM_STRUCT;
   switch (shape & 3) {
     case 0: /* in range */
     case 1:
@@ -104,8 +114,8 @@ static void make_array(fz *in, struct ArrowArray *array, am_type type, int depth
       break;
   }
   int in_range = length >= 0 && offset >= 0 && length <= 600 && offset <= 70;
-  /* n_buffers: 2, or something else with exactly that many entries. */
-  int n_buffers = 2;
+  /* n_buffers: 2 (a struct: 1), or something else with exactly that many entries. */
+  int n_buffers = is_struct ? 1 : 2;
   if (more & 8) n_buffers = (int)fz_range(in, -1, 4);
   int entries = n_buffers > 0 ? n_buffers : 0;
   fz_array_private *p = fz_array_init(array, entries, "an array");
@@ -113,7 +123,7 @@ static void make_array(fz *in, struct ArrowArray *array, am_type type, int depth
   if (entries == 0 || (more & 16 && fz_u8(in) < 64)) array->buffers = NULL;
   array->length = length;
   array->offset = offset;
-  int bits = honest ? fz_type_bits(type) : 8;
+  int bits = honest && !is_struct ? fz_type_bits(type) : 8;
   int shift = (more >> 5) & 1;
   int bitmap_mode = (more >> 6) & 3; /* 0 none, 1 from the input, 2 all valid, 3 all null */
   int64_t slots = in_range && (shape & 3) != 3 ? offset + length : 0;
@@ -145,13 +155,26 @@ static void make_array(fz *in, struct ArrowArray *array, am_type type, int depth
       array->null_count = (shape & 32) ? length + fz_range(in, 1, 9) : -fz_range(in, 2, 9);
   }
   /* Children and a dictionary: real structs, which the release frees. */
-  if (depth > 0 && (shape & 64)) {
+  if (is_struct && depth > 0 && (shape & 64) && schema && schema->n_children > 0) {
+    /* A struct's children: one per schema child, each honest for its format. */
+    int n = (int)schema->n_children;
+    p->children = calloc((size_t)n, sizeof *p->children);
+    p->n_children = n;
+    for (int i = 0; i < n; i++) {
+      p->children[i] = malloc(sizeof(struct ArrowArray));
+      const struct ArrowSchema *child = schema->children[i];
+      make_array(in, p->children[i], honest_type(child->format), depth - 1, NULL, child);
+    }
+    array->n_children = n;
+    array->children = p->children;
+  } else if (depth > 0 && (shape & 64)) {
     int n = (int)fz_range(in, 1, 2);
     p->children = calloc((size_t)n, sizeof *p->children);
     p->n_children = n;
     for (int i = 0; i < n; i++) {
       p->children[i] = malloc(sizeof(struct ArrowArray));
-      make_array(in, p->children[i], (fz_u8(in) & 1) ? AM_INT32 : AM_TYPE_INVALID, depth - 1, NULL);
+      make_array(in, p->children[i], (fz_u8(in) & 1) ? AM_INT32 : AM_TYPE_INVALID, depth - 1, NULL,
+                 NULL);
     }
     array->n_children = n;
     array->children = p->children;
@@ -160,10 +183,11 @@ static void make_array(fz *in, struct ArrowArray *array, am_type type, int depth
   }
   if (depth > 0 && (more & 128) && (shape & 32)) {
     p->dictionary = malloc(sizeof(struct ArrowArray));
-    make_array(in, p->dictionary, AM_INT64, depth - 1, NULL);
+    make_array(in, p->dictionary, AM_INT64, depth - 1, NULL, NULL);
     array->dictionary = p->dictionary;
   }
-  if (want && honest && slots > 0 && entries >= 2 && array->buffers && p->buffers[1]) {
+  if (want && honest && !is_struct && slots > 0 && entries >= 2 && array->buffers &&
+      p->buffers[1]) {
     want->type = type;
     want->length = length;
     want->valid = malloc((size_t)length + 1);
@@ -209,6 +233,32 @@ static void check_round_trip(am_array *handle, const expect *want) {
   array.release(&array);
 }
 
+/* An accepted struct exports as "+s" with one child per field, each child
+ * checked as a primitive import is. */
+static void check_struct(am_array *handle) {
+  struct ArrowSchema schema;
+  struct ArrowArray array;
+  if (fz_status(am_export(handle, &schema, &array), "am_export") != AM_OK) return;
+  FZ_CHECK(strcmp(schema.format, "+s") == 0, "struct export format '%s'", schema.format);
+  FZ_CHECK(array.n_children == am_struct_num_fields(handle) && array.n_buffers == 1,
+           "struct export: %lld children, %lld buffers", (long long)array.n_children,
+           (long long)array.n_buffers);
+  FZ_CHECK(array.length == am_length(handle), "struct export length %lld", (long long)array.length);
+  array.release(&array);
+  schema.release(&schema);
+  for (int64_t i = 0; i < am_struct_num_fields(handle); i++) {
+    am_array *child = NULL;
+    if (fz_status(am_struct_field(handle, i, &child), "am_struct_field") != AM_OK) continue;
+    FZ_CHECK(am_length(child) == am_length(handle), "field %lld: length %lld", (long long)i,
+             (long long)am_length(child));
+    if (am_array_type(child) == AM_STRUCT)
+      check_struct(child);
+    else
+      fz_check_export(child);
+    am_release(child);
+  }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fz in = {data, size};
   uint8_t mode = fz_u8(&in);
@@ -216,15 +266,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char format[16];
   make_schema(&in, &schema, mode & 1, format, sizeof format);
   /* Honest buffers wherever the format is one the library reads. */
-  am_type type = primitive_of(format);
+  am_type type = honest_type(format);
   struct ArrowDeviceArray device_array;
   memset(&device_array, 0, sizeof device_array);
   struct ArrowArray *array = &device_array.array;
   expect want = {0};
-  make_array(&in, array, type, (mode >> 2) & 1, &want);
+  make_array(&in, array, type, (mode >> 2) & 1, &want, &schema);
   /* Whether the library must take it: nothing the header names as refused. */
-  int acceptable = type != AM_TYPE_INVALID && schema.n_children == 0 && !schema.dictionary &&
-                   array->length >= 0 && array->offset >= 0 &&
+  int acceptable = type != AM_TYPE_INVALID && type != AM_STRUCT && schema.n_children == 0 &&
+                   !schema.dictionary && array->length >= 0 && array->offset >= 0 &&
                    array->offset <= ((int64_t)1 << 52) - array->length && array->null_count >= -1 &&
                    array->null_count <= array->length && array->n_buffers == 2 &&
                    array->n_children == 0 && !array->dictionary && array->buffers &&
@@ -263,7 +313,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FZ_CHECK(status != AM_OK, "a released schema was imported");
     schema.release = schema_release;
   }
-  if (status == AM_OK) {
+  if (status == AM_OK && am_array_type(out) == AM_STRUCT) {
+    check_struct(out);
+    am_release(out);
+  } else if (status == AM_OK) {
     check_round_trip(out, &want);
     am_array *part = NULL;
     int64_t at = fz_range(&in, -2, 70), count = fz_range(&in, -2, 70);

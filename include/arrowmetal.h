@@ -130,7 +130,10 @@ typedef enum am_type {
   AM_UINT32 = 8,
   AM_UINT64 = 9,
   AM_FLOAT32 = 10,
-  AM_FLOAT64 = 11
+  AM_FLOAT64 = 11,
+  /* A struct array or record batch (Arrow "+s"): a handle with named child
+   * handles and no kernels of its own (see "Tables" at the end). */
+  AM_STRUCT = 64
 } am_type;
 
 /* A typed scalar. Signed integers and booleans use `i64`, unsigned integers
@@ -252,7 +255,8 @@ int am_memory_reset_peak(const am_device *device);
 typedef struct am_array am_array;
 
 /* Imports one Arrow array of a supported primitive type onto `device` (NULL:
- * the default device).
+ * the default device), or a struct array / record batch ("+s") as one
+ * AM_STRUCT handle of child handles (see "Tables" at the end).
  * Ownership: `schema` is borrowed and only read. `array` is moved in: on
  * success AND on failure the caller's struct is marked released (its release
  * member set to NULL), and its release callback runs exactly once, when the
@@ -1495,6 +1499,144 @@ int am_join_indices(const am_array *const *left_keys, const am_array *const *rig
                     int64_t n_keys, am_join_type join_type, am_array **left_indices,
                     am_array **right_indices);
 /* ---- end of hash joins */
+
+/* ---- Tables: struct arrays, record batches and streams of them (issue #12).
+ *
+ * A struct array (Arrow format "+s"; a record batch is one with no nulls of
+ * its own) imports as ONE am_array handle of type AM_STRUCT whose children
+ * are ordinary am_array handles, one per field, in field order. am_import and
+ * am_import_device take it (any number of fields, of the supported element
+ * types or of structs again); am_length gives its rows, am_null_count 0,
+ * am_format "+s", am_array_device the device every child lives on. No other
+ * call computes on a struct handle: each answers AM_ETYPE ("... is a struct
+ * array (a table's rows): pass its columns") -- take the columns with
+ * am_struct_field.
+ *
+ * Import (am_import, am_import_device of "+s"):
+ *  - Zero-copy on the CPU and for device memory, as for a primitive array:
+ *    each child handle views the child's buffers. The caller's parent struct
+ *    is moved in whole and its release callback runs exactly once, when the
+ *    last child handle (and every export and slice sharing its buffers) has
+ *    gone; at once on failure, or when the struct has no fields, or after a
+ *    GPU upload.
+ *  - The struct's offset and length apply to its children (children may be
+ *    longer than offset + length; shorter is AM_EINVAL naming the field).
+ *    Each child handle therefore has the struct's length.
+ *  - Field names (the child schemas' names; "" for NULL) and nullability
+ *    (ARROW_FLAG_NULLABLE) come from the schema.
+ *  - A struct with null rows of its own (a validity bitmap with nulls, at
+ *    any depth) is AM_EUNSUPPORTED: a record batch has none, and a null row
+ *    would leave its children's values standing as valid. A bitmap with no
+ *    nulls (null_count 0, or -1 and none counted on the host) is ignored.
+ *  - A field of an unsupported type is AM_ETYPE naming the field ("field
+ *    'x': unsupported format 'u'"); every field is checked before any is
+ *    imported. n_buffers must be 1 and n_children must match the schema's.
+ *
+ * Export (am_export, am_export_device of a struct handle): a "+s" array
+ * and schema with one child per field, names and nullability kept; the
+ * children are exported as the primitive calls export them (downloaded
+ * by am_export, on their device by am_export_device: there the parent's
+ * sync_event is the last child's, recorded after every child's work on the
+ * device's one queue). Each struct is released exactly once by its own
+ * release callback, which releases its children. */
+
+/* The number of fields of a struct handle; -1 for NULL or a handle that is
+ * not a struct. Never fails, never sets the message. Thread-safe. */
+int64_t am_struct_num_fields(const am_array *array);
+
+/* Field `index` of a struct handle as a new handle the caller releases (it
+ * keeps the buffers alive on its own). AM_EINVAL for NULL pointers or an
+ * index outside 0 .. num_fields - 1, AM_ETYPE when `array` is not a struct.
+ * Thread-safe; `array` is only read. */
+int am_struct_field(const am_array *array, int64_t index, am_array **out);
+
+/* The name of field `index` (UTF-8, owned by the struct handle: valid until
+ * it is released); NULL for a bad handle or index. Never sets the message.
+ * Thread-safe. */
+const char *am_struct_field_name(const am_array *array, int64_t index);
+
+/* 1 when field `index` is nullable (ARROW_FLAG_NULLABLE in its schema),
+ * 0 when not, -1 for a bad handle or index. Never sets the message.
+ * Thread-safe. */
+int am_struct_field_nullable(const am_array *array, int64_t index);
+
+/* A struct handle of `n_fields` (>= 0) columns with these names (copied;
+ * NULL names ""), every field nullable. The columns are borrowed (the struct
+ * takes new references); they must be primitive or struct handles of one
+ * device and of `length` rows each (AM_EINVAL otherwise; with no columns
+ * `length` alone gives the rows). For building a result table from result
+ * columns. Thread-safe. */
+int am_struct_make(const char *const *names, const am_array *const *columns, int64_t n_fields,
+                   int64_t length, am_array **out);
+
+/* ---- Arrow C stream interface (CStreamInterface.html) */
+#ifndef ARROW_C_STREAM_INTERFACE
+#define ARROW_C_STREAM_INTERFACE
+struct ArrowArrayStream {
+  int (*get_schema)(struct ArrowArrayStream *, struct ArrowSchema *out);
+  int (*get_next)(struct ArrowArrayStream *, struct ArrowArray *out);
+  const char *(*get_last_error)(struct ArrowArrayStream *);
+  void (*release)(struct ArrowArrayStream *);
+  void *private_data;
+};
+#endif /* ARROW_C_STREAM_INTERFACE */
+
+/* A table: a schema (named fields of element or struct types) and zero or
+ * more record batches of it, each an AM_STRUCT handle. A pyarrow Table's
+ * chunking is its batches: the library never joins them. Immutable, opaque,
+ * read from any thread; released once with am_table_release. */
+typedef struct am_table am_table;
+
+/* Reads a whole ArrowArrayStream of record batches ("+s" schema), on the
+ * calling thread (the stream's callbacks run there, one at a time), onto
+ * `device` (NULL: the default device), each batch imported as am_import
+ * does (zero-copy on the CPU).
+ * Ownership: the stream is consumed. stream->release runs exactly once,
+ * before this returns, on success and on every error (except a NULL
+ * stream or one already released), and the caller's struct is marked
+ * released. Each batch's ArrowArray is moved in and released as
+ * am_import says.
+ * Errors: AM_EINVAL for NULL pointers, a released stream or a stream
+ * error (get_schema or get_next returning an errno: "ArrowArrayStream.
+ * get_next failed (errno 5): <get_last_error's text>"; ENOMEM gives
+ * AM_ENOMEM); AM_ETYPE for a schema that is not "+s" or a field of an
+ * unsupported type. On any error the batches already read are freed.
+ * An empty stream gives a table of zero batches that keeps its schema. */
+int am_import_stream(struct ArrowArrayStream *stream, am_device *device, am_table **out);
+
+/* A table of `n_batches` (>= 1) struct handles of one schema (field
+ * count, names and types; AM_EINVAL otherwise), which are borrowed: the
+ * table takes new references. Thread-safe. */
+int am_table_make(const am_array *const *batches, int64_t n_batches, am_table **out);
+
+/* Number of batches, total rows; -1 for NULL. Never set the message.
+ * Thread-safe. */
+int64_t am_table_num_batches(const am_table *table);
+int64_t am_table_num_rows(const am_table *table);
+
+/* Batch `index` as a new AM_STRUCT handle the caller releases. AM_EINVAL
+ * for NULL pointers or an index out of range. Thread-safe. */
+int am_table_batch(const am_table *table, int64_t index, am_array **out);
+
+/* The table's schema as a "+s" ArrowSchema the caller releases (names and
+ * nullability kept). Thread-safe. */
+int am_table_schema(const am_table *table, struct ArrowSchema *out);
+
+/* Gives the table back (its batches stay alive while other handles share
+ * them). NULL is allowed. Must be called exactly once, after every other
+ * thread's use of the table. */
+void am_table_release(am_table *table);
+
+/* Fills `out` with a stream of the table's batches, each exported as
+ * am_export exports a struct handle (zero-copy from the CPU; GPU batches
+ * are downloaded as they are read). The stream holds its own references:
+ * the table may be released at once. The consumer calls out->release
+ * exactly once; get_next after the last batch gives a released array (end
+ * of stream); on a failure get_next returns an errno and get_last_error
+ * the library's message. The stream's callbacks may be called from any
+ * thread, one at a time (as the interface requires). */
+int am_export_stream(const am_table *table, struct ArrowArrayStream *out);
+/* ---- end of tables */
 
 #ifdef __cplusplus
 }

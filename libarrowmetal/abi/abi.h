@@ -49,8 +49,16 @@ int am_publish(const am_err *err, int status);
   } while (0)
 
 /* Makes a pending GPU result's length and null count final (a no-op for
- * arrays that are already final). */
+ * arrays that are already final). Every call that computes on an array
+ * settles it first, so this is also where a struct handle (a table's rows,
+ * which has no kernels) is refused, before any table indexed by type sees
+ * AM_STRUCT. The few calls that take struct handles test for them before
+ * settling. */
 static inline int am_settle(am_err *err, const am_array *array) {
+  if (array->type == AM_STRUCT)
+    return am_fail(err, AM_ETYPE,
+                   "a struct array (a table's rows) has no kernels: pass its columns "
+                   "(am_struct_field)");
   return am_array_pending(array) ? array->device->backend->queue.resolve(err, array) : AM_OK;
 }
 

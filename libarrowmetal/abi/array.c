@@ -24,6 +24,7 @@ int am_count_nulls(am_err *err, const am_array *array, int64_t *out) {
  * from answering gives -1, and the caller's last error is left alone. */
 AM_EXPORT int64_t am_length(const am_array *array) {
   if (!array) return -1;
+  if (array->type == AM_STRUCT) return array->length; /* rows; never pending */
   am_err err;
   am_err_init(&err, "am_length");
   if (am_settle(&err, array) != AM_OK) return -1;
@@ -32,6 +33,7 @@ AM_EXPORT int64_t am_length(const am_array *array) {
 
 AM_EXPORT int64_t am_null_count(const am_array *array) {
   if (!array) return -1;
+  if (array->type == AM_STRUCT) return 0; /* struct imports with null rows are refused */
   am_err err;
   am_err_init(&err, "am_null_count");
   int64_t count = -1;
@@ -43,6 +45,7 @@ AM_EXPORT am_type am_array_type(const am_array *array) {
 }
 
 AM_EXPORT const char *am_format(const am_array *array) {
+  if (array && array->type == AM_STRUCT) return "+s";
   return array ? am_type_format_of(array->type) : NULL;
 }
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "abi.h"
+#include "tables.h"
 
 /* A dictionary array's schema owns its dictionary's (one allocation). */
 static void release_schema(struct ArrowSchema *schema) {
@@ -50,6 +51,13 @@ static int export_host(am_err *err, const am_array *host, struct ArrowArray *out
 static int export_array(am_err *err, const am_array *array, struct ArrowSchema *schema_out,
                         struct ArrowArray *array_out) {
   AM_REQUIRE(array, "array");
+  if (array->type == AM_STRUCT) {
+    int status = array_out ? am_export_struct(err, array, array_out) : AM_OK;
+    if (status == AM_OK && schema_out &&
+        (status = am_struct_schema(err, array, schema_out)) != AM_OK)
+      if (array_out) array_out->release(array_out);
+    return status;
+  }
   int status = am_settle(err, array);
   if (status != AM_OK) return status;
   /* A dictionary array's dictionary first: a failure leaves nothing out. */
@@ -92,6 +100,13 @@ static int export_device(am_err *err, const am_array *array, struct ArrowSchema 
                          struct ArrowDeviceArray *array_out) {
   AM_REQUIRE(array, "array");
   AM_REQUIRE(array_out, "array_out");
+  if (array->type == AM_STRUCT) {
+    int status = am_export_struct_device(err, array, array_out);
+    if (status == AM_OK && schema_out &&
+        (status = am_struct_schema(err, array, schema_out)) != AM_OK)
+      array_out->array.release(&array_out->array);
+    return status;
+  }
   int status = am_settle(err, array);
   if (status != AM_OK) return status;
   if (array->dictionary)
@@ -107,4 +122,18 @@ AM_EXPORT int am_export_device(const am_array *array, struct ArrowSchema *schema
                                struct ArrowDeviceArray *array_out) {
   AM_API_BEGIN;
   AM_API_RETURN(export_device(err, array, schema_out, array_out));
+}
+
+int am_export_array(am_err *err, const am_array *array, struct ArrowSchema *schema_out,
+                    struct ArrowArray *array_out) {
+  return export_array(err, array, schema_out, array_out);
+}
+
+int am_export_device_array(am_err *err, const am_array *array, struct ArrowDeviceArray *out) {
+  return export_device(err, array, NULL, out);
+}
+
+int am_export_schema(am_err *err, const am_array *array, struct ArrowSchema *schema_out) {
+  return array->type == AM_STRUCT ? am_struct_schema(err, array, schema_out)
+                                  : fill_schema(err, array, schema_out);
 }

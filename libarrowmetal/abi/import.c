@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "abi.h"
+#include "tables.h"
 
 static int check_schema(am_err *err, const struct ArrowSchema *schema, am_type *type) {
   AM_REQUIRE(schema, "schema");
@@ -121,6 +122,7 @@ int am_place(am_err *err, am_array *host, am_device *device, am_array **out) {
 
 static int import(am_err *err, const struct ArrowSchema *schema, struct ArrowArray *array,
                   am_device *device, am_array **out) {
+  if (am_is_struct_schema(schema)) return am_import_struct(err, schema, array, NULL, device, out);
   am_array *host = NULL;
   int status = import_host(err, schema, array, &host);
   if (status != AM_OK) return status;
@@ -172,6 +174,8 @@ static int import_device(am_err *err, const struct ArrowSchema *schema,
     return import(err, schema, &array->array, device, out);
   }
   if (!array->array.release) return am_fail(err, AM_EINVAL, "array struct is already released");
+  if (am_is_struct_schema(schema))
+    return am_import_struct(err, schema, &array->array, array, device, out);
   am_type type = AM_TYPE_INVALID;
   status = check_schema(err, schema, &type);
   if (status == AM_OK) status = check_array(err, &array->array, type);
@@ -193,4 +197,19 @@ AM_EXPORT int am_import_device(const struct ArrowSchema *schema, struct ArrowDev
                                am_device *device, am_array **out) {
   AM_API_BEGIN;
   AM_API_RETURN(import_device(err, schema, array, device, out));
+}
+
+int am_import_array(am_err *err, const struct ArrowSchema *schema, struct ArrowArray *array,
+                    am_device *device, am_array **out) {
+  return import(err, schema, array, device, out);
+}
+
+int am_import_device_array(am_err *err, const struct ArrowSchema *schema,
+                           struct ArrowDeviceArray *array, am_device *device, am_array **out) {
+  return import_device(err, schema, array, device, out);
+}
+
+int am_check_field_schema(am_err *err, const struct ArrowSchema *schema) {
+  am_type type = AM_TYPE_INVALID;
+  return check_schema(err, schema, &type);
 }

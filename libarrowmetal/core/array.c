@@ -27,6 +27,7 @@ am_array *am_array_make(am_device *device, am_type type, int64_t length, int64_t
   array->data_buf = data_buf;
   atomic_init(&array->pending, NULL);
   array->dictionary = NULL;
+  array->fields = NULL;
   return array;
 }
 
@@ -36,6 +37,10 @@ am_array *am_array_share(const am_array *array) {
                                    am_buffer_retain(array->validity_buf), array->validity,
                                    am_buffer_retain(array->data_buf), array->data);
   if (shared && array->dictionary && !(shared->dictionary = am_array_share(array->dictionary))) {
+    am_array_free(shared);
+    return NULL;
+  }
+  if (shared && array->fields && !(shared->fields = am_struct_fields_share(array->fields))) {
     am_array_free(shared);
     return NULL;
   }
@@ -68,6 +73,7 @@ void am_array_free(am_array *array) {
   am_buffer_release(array->validity_buf);
   am_buffer_release(array->data_buf);
   am_array_free(array->dictionary);
+  am_struct_fields_free(array->fields);
   free(array);
 }
 

@@ -36,7 +36,32 @@ struct am_array {
    * handle (freed with it, shared by am_array_share). NULL otherwise; other
    * kernels read the indices alone. */
   am_array *dictionary;
+  /* A struct array (type AM_STRUCT, core/struct_array.c): its fields, owned
+   * by the handle. Its own buffers are NULL and its offset 0 (the struct's
+   * offset is in its children). NULL for every other type. */
+  struct am_struct_fields *fields;
 };
+
+/* The fields of a struct handle: `count` child handles of the struct's
+ * length and device, with their names (owned copies) and nullability. */
+typedef struct am_struct_fields {
+  int64_t count;
+  am_array **children;
+  char **names;
+  unsigned char *nullable;
+} am_struct_fields;
+
+/* A struct handle over `fields` (moved in, freed on failure) of `length`
+ * rows on `device`. NULL when out of memory. */
+am_array *am_struct_array_make(am_device *device, int64_t length, am_struct_fields *fields);
+/* Room for `count` fields (every child NULL, every name NULL); NULL when out
+ * of memory. */
+am_struct_fields *am_struct_fields_alloc(int64_t count);
+/* New references to every child, copies of the names; NULL when out of
+ * memory. */
+am_struct_fields *am_struct_fields_share(const am_struct_fields *fields);
+/* Frees the fields, their children and names. NULL is allowed. */
+void am_struct_fields_free(am_struct_fields *fields);
 
 /* Takes over the references `validity_buf` and `data_buf` (on failure too).
  * Returns NULL when out of memory. */

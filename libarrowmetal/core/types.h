@@ -14,8 +14,10 @@
  * appended to the public enum before its row exists) is not valid. */
 #define AM_TYPE_COUNT 12
 
-/* The bit of type `t` in a set of types (a uint32_t). */
-#define AM_TYPE_BIT(t) ((uint32_t)1 << (unsigned)(t))
+/* The bit of type `t` in a set of types (a uint32_t); 0 for a value of 32
+ * or more (AM_STRUCT = 64: no element type, so in no set, and never a
+ * shift by 32 or more). */
+#define AM_TYPE_BIT(t) ((unsigned)(t) < 32u ? (uint32_t)1 << (unsigned)(t) : (uint32_t)0)
 /* Every type the library describes. */
 uint32_t am_type_all(void);
 

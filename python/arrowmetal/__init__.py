@@ -142,6 +142,7 @@ from ._runtime import (
     wait_timeout_ms,
 )
 from ._sort import array_sort, array_sort_indices, sort_by, sort_indices
+from ._tables import Table, table  # tables (issue #12)
 from ._types import type_id, type_name
 
 TYPE_CHECKING = False
@@ -332,6 +333,8 @@ __all__ += [
 
 # Group-by.
 __all__ += ["TableGroupBy", "group_by", "join"]
+# Tables.
+__all__ += ["Table", "table"]
 
 # The functions of the library's table-driven families (am_unary: negate,
 # abs, ...), by their pyarrow names, from the C library's own list.

@@ -53,16 +53,20 @@ def _resolve(tp):
         return (IMPORT, im.import_cuda_interface)
     has_array = hasattr(tp, "__arrow_c_array__")
     has_device = hasattr(tp, "__arrow_c_device_array__")
+    # Producers that may hand over a struct array or record batch ("+s",
+    # which am_import takes as a table's rows) are refused as arrays:
+    # am.table() takes them. A plain pa.Array keeps its unchecked importer.
+    checked = im.refuse_struct
     if has_array and has_device:
-        if pa is not None and issubclass(tp, pa.Array):
+        if pa is not None and issubclass(tp, pa.Array) and not issubclass(tp, pa.StructArray):
             return (IMPORT, im.import_pyarrow)
-        return (IMPORT, im.import_c_array_or_device)
+        return (IMPORT, checked(im.import_c_array_or_device))
     if has_array:
-        return (IMPORT, im.import_c_array)
+        return (IMPORT, checked(im.import_c_array))
     if has_device:
-        return (IMPORT, im.import_c_device_array)
+        return (IMPORT, checked(im.import_c_device_array))
     if hasattr(tp, "__arrow_c_stream__"):
-        return (IMPORT, im.import_stream)
+        return (IMPORT, checked(im.import_stream))
     # Subclasses of the Python scalars, after the protocols: a subclass that
     # is also an Arrow producer is an array.
     if issubclass(tp, bool):

@@ -10,7 +10,7 @@ import ctypes
 import sys
 import threading
 
-from ._capi import NAME_ARRAY, NAME_DEVICE_ARRAY, NAME_SCHEMA, ffi, lib
+from ._capi import NAME_ARRAY, NAME_DEVICE_ARRAY, NAME_SCHEMA, NAME_STREAM, ffi, lib
 from ._devices import device_backend
 from ._errors import ArrowMetalInvalid, ArrowMetalUnsupported, error_from_status
 from ._types import ARRAY_INTERFACE_CODES, CTYPE_NAMES, ITEM_SIZES, KIND_FLOAT, KINDS, NUMPY_NAMES
@@ -169,6 +169,25 @@ def export_device_capsules(p):
     if rc:
         raise _error(rc)
     return _make_capsules((sch, darr), sch, ffi.addressof(darr[0], "array"), NAME_DEVICE_ARRAY)
+
+
+def export_stream_capsule(table):
+    """An arrow_array_stream capsule of am_table `table` (am_export_stream),
+    released by sweep() as the array capsules are, unless a consumer took
+    the stream (release NULL)."""
+    sweep()
+    st = ffi.new("struct ArrowArrayStream *")
+    rc = lib.am_export_stream(table, st)
+    if rc:
+        raise _error(rc)
+    try:
+        cap = _PyCapsule_New(int(_cast(_T_UINTPTR, st)), NAME_STREAM, None)
+    except BaseException:
+        release_struct(st)
+        raise
+    with _EXPORTS_LOCK:
+        _EXPORTS.append((cap, st, st))
+    return cap
 
 
 # ---------------------------------------------------------------------------

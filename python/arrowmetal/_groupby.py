@@ -1,8 +1,9 @@
 """Group-by: ``am.group_by(table, keys).aggregate([...])``, mirroring
 pa.Table.group_by / pa.TableGroupBy, on the C library's am_group_by.
 
-Inputs: a pa.Table, a pa.RecordBatch, or anything with ``__arrow_c_stream__``
-(a polars DataFrame...), read as a pa.Table. Aggregations as pyarrow takes
+Inputs: a pa.Table, a pa.RecordBatch, an am.Table (its columns used where
+they live: a GPU table's keys are not copied to the host here), or anything
+with ``__arrow_c_stream__`` (a polars DataFrame...), read as a pa.Table. Aggregations as pyarrow takes
 them: ``(column, "sum")``, ``(column, "hash_sum")``, ``(column, "count",
 pc.CountOptions(...))``, ``([], "count_all")``. The result is a pa.Table
 with pyarrow's column names ("v_sum"), types and column order (the keys,
@@ -33,7 +34,7 @@ from ._compute import _operand
 from ._errors import ArrowMetalTypeError, ArrowMetalUnsupported, error_from_status
 from ._options import read_fields
 from ._state import drop
-from ._tables import as_table
+from ._tables import as_pyarrow_table, as_table, column_array, empty_table
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -90,11 +91,12 @@ def _counted_fallback(name: str, reason: str, run: Callable[[], Any]) -> Any:
     return run()
 
 
-def _run_in_pyarrow(table: pa.Table, keys: list[str], use_threads: bool, aggregations: Any,
+def _run_in_pyarrow(table: Any, keys: list[str], use_threads: bool, aggregations: Any,
                     reason: str) -> pa.Table:  # fmt: skip
     return _counted_fallback(
         "group_by", reason,
-        lambda: table.group_by(keys, use_threads=use_threads).aggregate(aggregations),
+        lambda: as_pyarrow_table(table).group_by(keys, use_threads=use_threads)
+        .aggregate(aggregations),
     )  # fmt: skip
 
 
@@ -152,7 +154,7 @@ class TableGroupBy:
         table, keys = self._table, self.keys
         # pyarrow's own answer on no rows: the names, types and order of the
         # result, and pyarrow's errors for bad columns, aggregates and options
-        schema = table.slice(0, 0).group_by(keys, use_threads=False).aggregate(aggregations).schema
+        schema = empty_table(table).group_by(keys, use_threads=False).aggregate(aggregations).schema
         parsed = _parse(aggregations)
         unsupported = [f for _, f, _ in parsed if f not in _OPS]
         if not keys or unsupported:
@@ -172,9 +174,8 @@ class TableGroupBy:
         try:
             try:
                 for name in keys + columns:
-                    col = table.column(name)
-                    arr = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
-                    p, tmp = _operand(arr, None)
+                    # an am.Table's column stays on its device
+                    p, tmp = _operand(column_array(table, name), None)
                     handles.append(p)
                     if tmp is not None:
                         tmps.append(tmp)

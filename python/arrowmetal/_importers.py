@@ -112,6 +112,24 @@ def import_pair(sc, ac, dev, out):
     return out[0]
 
 
+def refuse_struct(importer):
+    """`importer`, refusing a struct array / record batch (AM_STRUCT): an
+    array input is one column; am.table() takes tables."""
+
+    def checked(obj, dev, out):
+        p = importer(obj, dev, out)
+        if lib.am_array_type(p) == lib.AM_STRUCT:
+            _am_release(p)
+            raise ArrowMetalTypeError(
+                f"a {type(obj).__name__} of struct type (a table's rows) is not an array "
+                "ArrowMetal computes on: am.table() takes tables",
+                lib.AM_ETYPE,
+            )
+        return p
+
+    return checked
+
+
 def import_c_array(obj, dev, out):
     sc, ac = obj.__arrow_c_array__()
     return import_pair(sc, ac, dev, out)

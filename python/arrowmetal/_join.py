@@ -2,8 +2,11 @@
 the C library's am_join_indices (the row pairs), with the columns gathered
 by am.take (and the coalesced keys of a full outer join by am.coalesce).
 
-Inputs: pa.Table, pa.RecordBatch or anything with ``__arrow_c_stream__``.
-The result is a pa.Table with pyarrow's columns, names (suffixes on
+Inputs: pa.Table, pa.RecordBatch, am.Table or anything with
+``__arrow_c_stream__``. With an am.Table on either side the other side is
+made an am.Table on its device, the keys and gathered columns stay there,
+and the result is an am.Table of one batch; otherwise the result is a
+pa.Table with pyarrow's columns, names (suffixes on
 collisions), types and key coalescing -- taken from pyarrow's own answer on
 no rows, which also checks the arguments with pyarrow's errors. Row order:
 left rows in order, each with its matches in right order, then the unmatched
@@ -20,10 +23,18 @@ from ._array import Array, wrap
 from ._capi import ffi, lib
 from ._chunked import combined
 from ._compute import _operand, take
-from ._errors import ArrowMetalTypeError, error_from_status
+from ._errors import ArrowMetalTypeError, ArrowMetalUnsupported, error_from_status
 from ._groupby import _counted_fallback
 from ._state import drop
-from ._tables import as_table
+from ._tables import (
+    Table,
+    as_pyarrow_table,
+    as_table,
+    column_array,
+    empty_table,
+    table,
+    table_from_columns,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -51,6 +62,10 @@ def _pa(x: Any) -> Any:
 
 def _gather(column: Any, indices: Array | None) -> Any:
     assert indices is not None  # the side the join type gives
+    if isinstance(column, Table):
+        raise ArrowMetalUnsupported("join: a struct column of an am.Table is not supported")
+    if isinstance(column, Array):  # an am.Table's: the result stays on its device
+        return take(column, indices)
     got = _pa(take(combined(column), indices))
     return got.combine_chunks() if hasattr(got, "combine_chunks") else got
 
@@ -66,13 +81,19 @@ def join(
     coalesce_keys: bool = True,
     use_threads: bool = True,
     filter_expression: Any = None,
-) -> pa.Table:
+) -> Any:
     """The join of two tables (pa.Table.join's arguments and result; am_join_indices)."""
     import pyarrow as pa
 
     from ._nulls import coalesce
 
     lt, rt = as_table(left, "join"), as_table(right, "join")
+    # An am.Table on either side: both sides are am.Tables on its device, and
+    # so is the result.
+    am_result = isinstance(lt, Table) or isinstance(rt, Table)
+    if am_result:
+        device = (lt if isinstance(lt, Table) else rt).device
+        lt, rt = table(lt, device), table(rt, device)
     lkeys = [keys] if isinstance(keys, str) else list(keys)
     if right_keys is None:
         rkeys = lkeys
@@ -83,13 +104,13 @@ def join(
                               "coalesce_keys": coalesce_keys}  # fmt: skip
     # pyarrow's answer on no rows: the result's columns, names and types, and
     # pyarrow's errors for bad keys, join types and key type pairs
-    schema = lt.slice(0, 0).join(rt.slice(0, 0), keys, use_threads=False, **kwargs).schema
+    schema = empty_table(lt).join(empty_table(rt), keys, use_threads=False, **kwargs).schema
 
     def in_pyarrow(reason: str) -> pa.Table:
         return _counted_fallback(
             "join", reason,
-            lambda: lt.join(rt, keys, use_threads=use_threads,
-                            filter_expression=filter_expression, **kwargs),
+            lambda: as_pyarrow_table(lt).join(as_pyarrow_table(rt), keys, use_threads=use_threads,
+                                              filter_expression=filter_expression, **kwargs),
         )  # fmt: skip
 
     if filter_expression is not None:
@@ -99,9 +120,9 @@ def join(
     try:
         try:
             for name in lkeys:
-                handles.append(_operand(combined(lt.column(name)), None))
+                handles.append(_operand(column_array(lt, name), None))
             for name in rkeys:
-                handles.append(_operand(combined(rt.column(name)), None))
+                handles.append(_operand(column_array(rt, name), None))
         except ArrowMetalTypeError as e:
             return in_pyarrow(str(e))
         tmps = [t for _, t in handles if t is not None]
@@ -135,7 +156,11 @@ def join(
             got = _gather(lt.column(name), left_rows)
             if join_type == "full outer" and name in partner:
                 other = _gather(rt.column(partner[name]), right_rows)
-                got = _pa(coalesce(got, other))
+                got = coalesce(got, other)
+                got = got if am_result else _pa(got)
             cols.append(got)
         cols += [_gather(rt.column(c), right_rows) for c in rt.column_names if c not in rkeys]
+    if am_result:
+        rows = left_rows if left_rows is not None else right_rows
+        return table_from_columns(schema.names, cols, len(rows) if rows is not None else 0)
     return pa.Table.from_arrays(cols, schema=schema)

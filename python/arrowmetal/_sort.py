@@ -36,7 +36,7 @@ from ._sort_keys import (
     placement,
 )
 from ._state import tls
-from ._tables import table_or_none
+from ._tables import Table, table_from_columns, table_or_none
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -127,9 +127,9 @@ def sort_indices(
         rc = lib.am_sort_indices(ffi.NULL, 0, ffi.NULL, ffi.NULL, tls.out)
         raise error_from_status(rc)  # "Must specify one or more sort keys"
     keys = key_columns("sort_indices", table, fields, "Invalid sort key column: ")
-    desc = [descending(f) for f in fields]
-    at = [placement(f) for f in fields]
-    return _run("sort_indices", keys, desc, at, device, (input,), kwargs)
+    descs = [descending(f) for f in fields]
+    ats = [placement(f) for f in fields]
+    return _run("sort_indices", keys, descs, ats, device, (input,), kwargs)
 
 
 def _array_fields(order: str, null_placement: str, options: Any) -> tuple[int, int, dict[str, Any]]:
@@ -185,7 +185,8 @@ def sort_by(table: Any, sorting: Any, /, *, device: DeviceLike | None = None, **
     am.sort_indices'; every column is then taken with am.take (columns of
     types without a kernel are taken by pyarrow, announced). A pa.Table
     gives a pa.Table, a pa.RecordBatch a pa.RecordBatch, as pyarrow's
-    methods do; each column of the result is one chunk."""
+    methods do; each column of the result is one chunk. An am.Table gives an
+    am.Table of one batch whose columns stay on the table's device."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -200,6 +201,9 @@ def sort_by(table: Any, sorting: Any, /, *, device: DeviceLike | None = None, **
         warnings.simplefilter("ignore", FutureWarning)
         options = pc.SortOptions(sort_keys=keys, **kwargs)
     indices = sort_indices(src, options=options, device=device)
+    if isinstance(src, Table):
+        return table_from_columns(src.column_names, [_take_column(c, indices) for c in src.columns],
+                                  len(indices))  # fmt: skip
     columns = []
     for column in src.columns:
         got = take(combined(column), indices)
@@ -207,3 +211,12 @@ def sort_by(table: Any, sorting: Any, /, *, device: DeviceLike | None = None, **
     if isinstance(src, pa.RecordBatch):
         return pa.RecordBatch.from_arrays(columns, schema=src.schema)
     return pa.Table.from_arrays(columns, schema=src.schema)
+
+
+def _take_column(column: Any, indices: Array) -> Any:
+    """An am.Table's column in `indices` order, on its device."""
+    if isinstance(column, Table):  # a struct column: its own columns taken
+        names = column.column_names
+        return table_from_columns(names, [_take_column(c, indices) for c in column.columns],
+                                  len(indices))  # fmt: skip
+    return take(column, indices)

@@ -1,0 +1,179 @@
+"""Struct arrays, record batches and streams through the C ABI (issue #12, "Tables"), on
+every backend available here: each import's parent ArrowArray released exactly once
+(counted with amabi.interpose), a struct's fields on the device it was imported to,
+exports (plain and device) that read back as the batch that went in, and malformed
+structs refused with their status. Driven through the cffi bindings of arrowmetal.h."""
+
+import gc
+
+import amabi
+import pyarrow as pa
+import pytest
+from amabi import ffi, lib
+
+BACKENDS = amabi.available_backends()
+
+pytestmark = pytest.mark.skipif(not BACKENDS, reason="no ArrowMetal backend can run here")
+
+BATCH = pa.record_batch(
+    {
+        "a": pa.array([1, None, 3, 4, 5, 6], pa.int32()),
+        "b": pa.array([0.5, 1.5, 2.5, None, 4.5, 5.5]),
+        "c": pa.array([True, None, False, True, False, True]),
+    }
+)
+
+
+@pytest.fixture(params=BACKENDS)
+def dev(request):
+    return amabi.device(request.param)
+
+
+def _import(obj, dev):
+    """(status, handle or None, counter, message) of am_import of a pyarrow struct."""
+    schema, array = amabi.export_from_pyarrow(obj)
+    counter = amabi.interpose(array)
+    out = ffi.new("am_array **")
+    rc = lib.am_import(schema, array, dev, out)
+    msg = amabi.last_error() if rc else ""
+    schema.release(schema)
+    assert array.release == ffi.NULL, "the moved struct is not marked released"
+    return rc, (out[0] if rc == lib.AM_OK else None), counter, msg
+
+
+def _fields(handle):
+    out = ffi.new("am_array **")
+    fields = []
+    for i in range(lib.am_struct_num_fields(handle)):
+        amabi.check("am_struct_field", lib.am_struct_field(handle, i, out))
+        fields.append(out[0])
+    return fields
+
+
+def _batch_of(handle):
+    schema = ffi.new("struct ArrowSchema *")
+    array = ffi.new("struct ArrowArray *")
+    amabi.check("am_export", lib.am_export(handle, schema, array))
+    return pa.RecordBatch._import_from_c(amabi.ptr(array), amabi.ptr(schema))
+
+
+@pytest.mark.parametrize("offset,length", [(0, 6), (2, 3), (6, 0)])
+def test_batch_round_trip_released_once(dev, offset, length):
+    src = BATCH.slice(offset, length)
+    rc, h, counter, msg = _import(pa.StructArray.from_arrays(src.columns, src.schema.names), dev)
+    if offset:  # a struct array with an offset of its own, as well
+        rc2, h2, counter2, msg2 = _import(
+            pa.StructArray.from_arrays(BATCH.columns, BATCH.schema.names).slice(offset, length),
+            dev,
+        )
+        assert rc2 == lib.AM_OK, msg2
+        assert _batch_of(h2).equals(src)
+        lib.am_release(h2)
+    assert rc == lib.AM_OK, msg
+    assert lib.am_array_type(h) == lib.AM_STRUCT and lib.am_length(h) == length
+    assert lib.am_array_device(h) == dev
+    fields = _fields(h)
+    assert all(lib.am_array_device(f) == dev and lib.am_length(f) == length for f in fields)
+    assert _batch_of(h).equals(src)
+    lib.am_release(h)
+    for f in fields:
+        lib.am_release(f)
+    gc.collect()
+    if offset:
+        assert counter2.count == 1
+    assert counter.count == 1
+
+
+def test_device_export_round_trip(dev):
+    rc, h, counter, msg = _import(BATCH, dev)
+    assert rc == lib.AM_OK, msg
+    schema = ffi.new("struct ArrowSchema *")
+    darr = ffi.new("struct ArrowDeviceArray *")
+    amabi.check("am_export_device", lib.am_export_device(h, schema, darr))
+    assert darr.array.n_children == 3 and darr.array.length == 6
+    if amabi.is_gpu(dev):
+        assert darr.device_type != lib.ARROW_DEVICE_CPU
+    else:
+        assert darr.device_type == lib.ARROW_DEVICE_CPU
+    # back in through the device import: zero-copy on the same device
+    out = ffi.new("am_array **")
+    amabi.check("am_import_device", lib.am_import_device(schema, darr, dev, out))
+    assert darr.array.release == ffi.NULL
+    schema.release(schema)
+    assert _batch_of(out[0]).equals(BATCH)
+    lib.am_release(out[0])
+    lib.am_release(h)
+    gc.collect()
+    assert counter.count == 1
+
+
+def _short_child(schema, array):
+    array.length = 7
+
+
+def _two_buffers(schema, array):
+    array.n_buffers = 2
+
+
+def _child_count(schema, array):
+    array.n_children = 2
+
+
+MALFORMED = [
+    ("short-child", BATCH, _short_child, "AM_EINVAL", "shorter"),
+    ("two-buffers", BATCH, _two_buffers, "AM_EINVAL", "1 buffer"),
+    ("child-count", BATCH, _child_count, "AM_EINVAL", "children"),
+    ("string-field", pa.record_batch({"s": ["x"]}), None, "AM_ETYPE", "field 's'"),
+    (
+        "null-rows",
+        pa.StructArray.from_arrays([pa.array([1, 2])], ["x"], mask=pa.array([True, False])),
+        None,
+        "AM_EUNSUPPORTED",
+        "null rows",
+    ),
+    (
+        "nested-bad-field",
+        pa.record_batch({"n": pa.StructArray.from_arrays([pa.array(["y"])], ["t"])}),
+        None,
+        "AM_ETYPE",
+        "field 'n.t'",
+    ),
+]
+
+
+@pytest.mark.parametrize("name,obj,mutate,code,words", MALFORMED, ids=[m[0] for m in MALFORMED])
+def test_malformed_struct(dev, name, obj, mutate, code, words):
+    schema, array = amabi.export_from_pyarrow(obj)
+    if mutate:
+        mutate(schema, array)
+    counter = amabi.interpose(array)
+    out = ffi.new("am_array **")
+    rc = lib.am_import(schema, array, dev, out)
+    msg = amabi.last_error()
+    schema.release(schema)
+    assert amabi.status_name(rc) == code, msg
+    assert amabi.names_function(msg, "am_import") and words in msg, msg
+    assert array.release == ffi.NULL and counter.count == 1
+
+
+def test_stream_round_trip(dev):
+    batches = [BATCH, BATCH.slice(1, 3), BATCH.slice(0, 0)]  # an empty batch is kept
+    table = pa.Table.from_batches(batches)
+    reader = pa.RecordBatchReader.from_batches(table.schema, batches)
+    stream = ffi.new("struct ArrowArrayStream *")
+    reader._export_to_c(amabi.ptr(stream))
+    out = ffi.new("am_table **")
+    amabi.check("am_import_stream", lib.am_import_stream(stream, dev, out))
+    assert stream.release == ffi.NULL
+    t = out[0]
+    assert lib.am_table_num_batches(t) == 3 and lib.am_table_num_rows(t) == 9
+    batch = ffi.new("am_array **")
+    amabi.check("am_table_batch", lib.am_table_batch(t, 1, batch))
+    assert lib.am_array_device(batch[0]) == dev
+    lib.am_release(batch[0])
+    back_stream = ffi.new("struct ArrowArrayStream *")
+    amabi.check("am_export_stream", lib.am_export_stream(t, back_stream))
+    lib.am_table_release(t)
+    back = pa.RecordBatchReader._import_from_c(amabi.ptr(back_stream)).read_all()
+    assert back.equals(table)
+    assert [c.num_chunks for c in back.columns] == [3, 3, 3]
