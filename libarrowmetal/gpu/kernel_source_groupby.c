@@ -36,7 +36,6 @@ int am_ks_groupby_kind(am_kernel_kind kind) {
 
 /* ---- Shared text */
 
-
 /* 64-bit atomics: add, max (CAS loop off the device), double add, and
  * CAS-loop products. */
 static const char atomics[] =
@@ -113,6 +112,7 @@ static void emit_value(am_sb *sb, am_type t) {
                "typedef am_f64 VT;\n"
                "#define AM_VAL(i) ((am_f64)AM_LOAD0(i))\n"
                "#define AM_ISNAN(v) ((v) != (v))\n"
+               "#define AM_DBL(v) (v)\n"
                "DEVFN am_u64 am_okey(am_f64 v) {\n"
                "  const am_u64 b = F64_BITS(v == 0.0 ? 0.0 : v);\n"
                "  return (b >> 63) != 0u ? ~b : b | ((am_u64)1 << 63);\n"
@@ -122,8 +122,10 @@ static void emit_value(am_sb *sb, am_type t) {
                  "typedef am_u64 VT;\n"
                  "#define AM_VAL(i) ((am_u64)(%s)AM_LOAD0(i))\n"
                  "#define AM_ISNAN(v) false\n"
+                 "#define AM_DBL(v) ((am_f64)(%s)(v))\n"
                  "DEVFN am_u64 am_okey(am_u64 v) { return v%s; }\n",
-                 is_signed ? "am_i64" : "am_u64", is_signed ? " ^ ((am_u64)1 << 63)" : "");
+                 is_signed ? "am_i64" : "am_u64", is_signed ? "am_i64" : "am_u64",
+                 is_signed ? " ^ ((am_u64)1 << 63)" : "");
   }
 }
 
@@ -146,20 +148,21 @@ static void emit_dense(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
   am_sb_printf(sb, "#define AM_SIGNED %d\n", am_type_kind_of(k->t0) == AM_KIND_SIGNED);
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb, rows_head);
-  am_sb_puts(sb,
-             "  const am_u64 cap = (am_u64)a.aux;\n"
-             "  GLOBAL am_u32 *tab = a.out;\n"
-             "  const bool hv0 = a.valid0 != 0;\n"
-             "  for (am_i64 i = (am_i64)am_bid * AM_BLOCK + (am_i64)am_tid; i < n; i += stride) {\n"
-             "    am_u64 s = cap + 1u;\n"
-             "    if (!hv0 || am_bit(a.valid0, a.off0 + i) != 0u) {\n"
-             "      const am_u64 v = AM_SIGNED ? (am_u64)(am_i64)AM_LOAD0(i) : (am_u64)AM_LOAD0(i);\n"
-             "      s = v - a.scalar;\n"
-             "    }\n"
-             "    GLOBAL am_u32 *first = tab + s;\n"
-             "    if (*first < ~(am_u32)i) atomicMax(first, ~(am_u32)i);\n"
-             "    ((GLOBAL am_u32 *)a.out_valid)[i] = (am_u32)s;\n"
-             "  }\n");
+  am_sb_puts(
+      sb,
+      "  const am_u64 cap = (am_u64)a.aux;\n"
+      "  GLOBAL am_u32 *tab = a.out;\n"
+      "  const bool hv0 = a.valid0 != 0;\n"
+      "  for (am_i64 i = (am_i64)am_bid * AM_BLOCK + (am_i64)am_tid; i < n; i += stride) {\n"
+      "    am_u64 s = cap + 1u;\n"
+      "    if (!hv0 || am_bit(a.valid0, a.off0 + i) != 0u) {\n"
+      "      const am_u64 v = AM_SIGNED ? (am_u64)(am_i64)AM_LOAD0(i) : (am_u64)AM_LOAD0(i);\n"
+      "      s = v - a.scalar;\n"
+      "    }\n"
+      "    GLOBAL am_u32 *first = tab + s;\n"
+      "    if (*first < ~(am_u32)i) atomicMax(first, ~(am_u32)i);\n"
+      "    ((GLOBAL am_u32 *)a.out_valid)[i] = (am_u32)s;\n"
+      "  }\n");
 }
 
 /* ---- GROUP_ACCUM */
@@ -175,8 +178,7 @@ static void emit_accum(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
                "#define ACC_FIRST %d\n#define ACC_ANY %d\n#define ACC_ALL %d\n"
                "#define ACC_DSUM %d\n#define ACC_M2 %d\n#define AM_W %d\n",
                AM_ACC_INIT, AM_ACC_COUNT, AM_ACC_SUM, AM_ACC_PRODUCT, AM_ACC_MINMAX, AM_ACC_PICK,
-               AM_ACC_FIRST, AM_ACC_ANY, AM_ACC_ALL, AM_ACC_DSUM, AM_ACC_M2,
-               AM_GROUP_STATE_WORDS);
+               AM_ACC_FIRST, AM_ACC_ANY, AM_ACC_ALL, AM_ACC_DSUM, AM_ACC_M2, AM_GROUP_STATE_WORDS);
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb, rows_head);
   am_sb_puts(sb, "  GLOBAL am_u64 *st = a.out;\n");
@@ -211,52 +213,53 @@ static void emit_accum(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
                "      if (w[5] < (am_u64)i + 1u) am_g_max(w + 5, (am_u64)i + 1u);\n"
                "    }\n");
   else if (cls != AM_ACC_COUNT)
-    am_sb_puts(sb,
-               "#if AM_FLOAT || AM_CLASS != ACC_COUNT\n"
-               "    if (live && valid) {\n"
-               "      const VT v = AM_VAL(i);\n"
-               "#if AM_CLASS == ACC_SUM\n"
-               "#if AM_FLOAT\n"
-               "      am_g_fadd(w + 2, v);\n"
-               "#else\n"
-               "      am_g_add(w + 2, v);\n"
-               "#endif\n"
-               "#elif AM_CLASS == ACC_PRODUCT\n"
-               "#if AM_FLOAT\n"
-               "      am_g_fmul(w + 2, v);\n"
-               "#else\n"
-               "      am_g_imul(w + 2, v);\n"
-               "#endif\n"
-               "#elif AM_CLASS == ACC_DSUM\n"
-               "      am_g_fadd(w + 2, (am_f64)(AM_FLOAT ? v : (am_f64)v));\n"
-               "#elif AM_CLASS == ACC_ANY || AM_CLASS == ACC_ALL\n"
-               "      if ((v != (VT)0) == (AM_CLASS == ACC_ANY) && w[2] == 0u) am_g_max(w + 2, 1u);\n"
-               "#elif AM_CLASS == ACC_MINMAX\n"
-               "      // w2: ~(smallest key), w3: largest key, w7: NaN rows.\n"
-               "      if (AM_ISNAN(v)) {\n"
-               "        am_g_add(w + 7, 1u);\n"
-               "      } else {\n"
-               "        const am_u64 key = am_okey(v);\n"
-               "        if (w[2] < ~key) am_g_max(w + 2, ~key);\n"
-               "        if (w[3] < key) am_g_max(w + 3, key);\n"
-               "      }\n"
-               "#elif AM_CLASS == ACC_PICK\n"
-               "      // The first row of the smallest (w4) and largest (w5) key, and\n"
-               "      // of NaN (w6), each as ~row.\n"
-               "      if (AM_ISNAN(v)) {\n"
-               "        if (w[6] < ~(am_u64)i) am_g_max(w + 6, ~(am_u64)i);\n"
-               "      } else {\n"
-               "        const am_u64 key = am_okey(v);\n"
-               "        if (key == ~w[2] && w[4] < ~(am_u64)i) am_g_max(w + 4, ~(am_u64)i);\n"
-               "        if (key == w[3] && w[5] < ~(am_u64)i) am_g_max(w + 5, ~(am_u64)i);\n"
-               "      }\n"
-               "#elif AM_CLASS == ACC_M2\n"
-               "      const am_f64 mean = BITS_F64(w[2]) / (am_f64)w[0];\n"
-               "      const am_f64 dv = (am_f64)(AM_FLOAT ? v : (am_f64)v) - mean;\n"
-               "      am_g_fadd(w + 3, dv * dv);\n"
-               "#endif\n"
-               "    }\n"
-               "#endif\n");
+    am_sb_puts(
+        sb,
+        "#if AM_FLOAT || AM_CLASS != ACC_COUNT\n"
+        "    if (live && valid) {\n"
+        "      const VT v = AM_VAL(i);\n"
+        "#if AM_CLASS == ACC_SUM\n"
+        "#if AM_FLOAT\n"
+        "      am_g_fadd(w + 2, v);\n"
+        "#else\n"
+        "      am_g_add(w + 2, v);\n"
+        "#endif\n"
+        "#elif AM_CLASS == ACC_PRODUCT\n"
+        "#if AM_FLOAT\n"
+        "      am_g_fmul(w + 2, v);\n"
+        "#else\n"
+        "      am_g_imul(w + 2, v);\n"
+        "#endif\n"
+        "#elif AM_CLASS == ACC_DSUM\n"
+        "      am_g_fadd(w + 2, AM_DBL(v));\n"
+        "#elif AM_CLASS == ACC_ANY || AM_CLASS == ACC_ALL\n"
+        "      if ((v != (VT)0) == (AM_CLASS == ACC_ANY) && w[2] == 0u) am_g_max(w + 2, 1u);\n"
+        "#elif AM_CLASS == ACC_MINMAX\n"
+        "      // w2: ~(smallest key), w3: largest key, w7: NaN rows.\n"
+        "      if (AM_ISNAN(v)) {\n"
+        "        am_g_add(w + 7, 1u);\n"
+        "      } else {\n"
+        "        const am_u64 key = am_okey(v);\n"
+        "        if (w[2] < ~key) am_g_max(w + 2, ~key);\n"
+        "        if (w[3] < key) am_g_max(w + 3, key);\n"
+        "      }\n"
+        "#elif AM_CLASS == ACC_PICK\n"
+        "      // The first row of the smallest (w4) and largest (w5) key, and\n"
+        "      // of NaN (w6), each as ~row.\n"
+        "      if (AM_ISNAN(v)) {\n"
+        "        if (w[6] < ~(am_u64)i) am_g_max(w + 6, ~(am_u64)i);\n"
+        "      } else {\n"
+        "        const am_u64 key = am_okey(v);\n"
+        "        if (key == ~w[2] && w[4] < ~(am_u64)i) am_g_max(w + 4, ~(am_u64)i);\n"
+        "        if (key == w[3] && w[5] < ~(am_u64)i) am_g_max(w + 5, ~(am_u64)i);\n"
+        "      }\n"
+        "#elif AM_CLASS == ACC_M2\n"
+        "      const am_f64 mean = BITS_F64(w[2]) / (am_f64)w[0];\n"
+        "      const am_f64 dv = AM_DBL(v) - mean;\n"
+        "      am_g_fadd(w + 3, dv * dv);\n"
+        "#endif\n"
+        "    }\n"
+        "#endif\n");
   am_sb_puts(sb, "  }\n");
 }
 
@@ -291,63 +294,64 @@ static void emit_finish(am_sb *sb, am_dialect d, const am_kernel_key *k, const c
              "  const am_i64 ddof = a.aux;\n"
              "  (void)ddof;\n");
   am_sb_puts(sb, warp_loop);
-  am_sb_puts(sb,
-             "    bool ok = false;\n"
-             "#if AM_GOP == G_ANY || AM_GOP == G_ALL\n"
-             "    bool bit = false;\n"
-             "#endif\n"
-             "    if (live) {\n"
-             "      GLOBAL const am_u64 *w = a.in0 + i * AM_W;\n"
-             "      const am_u64 valid = w[0], nulls = w[1];\n"
-             "      const bool by_options = valid < min_count || (!AM_SKIP && nulls > 0u);\n"
-             "      (void)by_options;\n"
-             "#if AM_GOP == G_COUNT || AM_GOP == G_COUNT_ALL\n"
-             "      o64[i] = AM_GOP == G_COUNT_ALL || AM_MODE == 2 ? valid + nulls\n"
-             "               : AM_MODE == 1                      ? nulls\n"
-             "                                                   : valid;\n"
-             "      ok = true;\n"
-             "#elif AM_GOP == G_SUM || AM_GOP == G_PRODUCT\n"
-             "      ok = !by_options;\n"
-             "      o64[i] = ok ? w[2] : 0u;\n"
-             "#elif AM_GOP == G_MEAN\n"
-             "      ok = !by_options;\n"
-             "      const am_f64 s = AM_FLOAT ? BITS_F64(w[2]) : AM_SIGNED ? (am_f64)(am_i64)w[2]\n"
-             "                                                             : (am_f64)w[2];\n"
-             "      o64[i] = ok ? F64_BITS(s / (am_f64)valid) : 0u;\n"
-             "#elif AM_GOP == G_VARIANCE || AM_GOP == G_STDDEV\n"
-             "      ok = !by_options && (am_i64)valid > ddof;\n"
-             "      const am_f64 var = ok ? BITS_F64(w[3]) / (am_f64)((am_i64)valid - ddof) : 0.0;\n"
-             "      o64[i] = ok ? F64_BITS(AM_GOP == G_STDDEV ? sqrt(var) : var) : 0u;\n"
-             "#elif AM_GOP == G_ANY || AM_GOP == G_ALL\n"
-             "      // Kleene without skip_nulls: a hit decides, else a null makes null.\n"
-             "      const bool hit = w[2] != 0u;\n"
-             "      ok = !(valid < min_count || (!AM_SKIP && nulls > 0u && !hit));\n"
-             "      bit = ok && (AM_GOP == G_ANY ? hit : !hit);\n"
-             "#else\n"
-             "      // A row (int64) for the host's take.\n"
-             "      am_u64 row;\n"
-             "#if AM_GOP == G_FIRST\n"
-             "      row = ~w[4];\n"
-             "      ok = w[4] != 0u && valid >= min_count;\n"
-             "#elif AM_GOP == G_LAST\n"
-             "      row = w[5] - 1u;\n"
-             "      ok = w[5] != 0u && valid >= min_count;\n"
-             "#else\n"
-             "      const bool hi = AM_GOP == G_MAX || (AM_GOP == G_MIN_MAX && AM_UPPER);\n"
-             "      const am_u64 pick = w[4] != 0u ? (hi ? w[5] : w[4]) : w[6];\n"
-             "      row = ~pick;\n"
-             "      ok = pick != 0u && !by_options;\n"
-             "#endif\n"
-             "      o64[i] = ok ? row : 0u;\n"
-             "#endif\n"
-             "    }\n"
-             "    const am_u32 vw = BALLOT(ok);\n"
-             "#if AM_GOP == G_ANY || AM_GOP == G_ALL\n"
-             "    const am_u32 bw = BALLOT(bit);\n"
-             "    if (am_lane == 0u) a.out[base >> 5] = bw;\n"
-             "#endif\n"
-             "    if (am_lane == 0u && a.out_valid != 0) a.out_valid[base >> 5] = vw;\n"
-             "  }\n");
+  am_sb_puts(
+      sb,
+      "    bool ok = false;\n"
+      "#if AM_GOP == G_ANY || AM_GOP == G_ALL\n"
+      "    bool bit = false;\n"
+      "#endif\n"
+      "    if (live) {\n"
+      "      GLOBAL const am_u64 *w = a.in0 + i * AM_W;\n"
+      "      const am_u64 valid = w[0], nulls = w[1];\n"
+      "      const bool by_options = valid < min_count || (!AM_SKIP && nulls > 0u);\n"
+      "      (void)by_options;\n"
+      "#if AM_GOP == G_COUNT || AM_GOP == G_COUNT_ALL\n"
+      "      o64[i] = AM_GOP == G_COUNT_ALL || AM_MODE == 2 ? valid + nulls\n"
+      "               : AM_MODE == 1                      ? nulls\n"
+      "                                                   : valid;\n"
+      "      ok = true;\n"
+      "#elif AM_GOP == G_SUM || AM_GOP == G_PRODUCT\n"
+      "      ok = !by_options;\n"
+      "      o64[i] = ok ? w[2] : 0u;\n"
+      "#elif AM_GOP == G_MEAN\n"
+      "      ok = !by_options;\n"
+      "      const am_f64 s = AM_FLOAT ? BITS_F64(w[2]) : AM_SIGNED ? (am_f64)(am_i64)w[2]\n"
+      "                                                             : (am_f64)w[2];\n"
+      "      o64[i] = ok ? F64_BITS(s / (am_f64)valid) : 0u;\n"
+      "#elif AM_GOP == G_VARIANCE || AM_GOP == G_STDDEV\n"
+      "      ok = !by_options && (am_i64)valid > ddof;\n"
+      "      const am_f64 var = ok ? BITS_F64(w[3]) / (am_f64)((am_i64)valid - ddof) : 0.0;\n"
+      "      o64[i] = ok ? F64_BITS(AM_GOP == G_STDDEV ? sqrt(var) : var) : 0u;\n"
+      "#elif AM_GOP == G_ANY || AM_GOP == G_ALL\n"
+      "      // Kleene without skip_nulls: a hit decides, else a null makes null.\n"
+      "      const bool hit = w[2] != 0u;\n"
+      "      ok = !(valid < min_count || (!AM_SKIP && nulls > 0u && !hit));\n"
+      "      bit = ok && (AM_GOP == G_ANY ? hit : !hit);\n"
+      "#else\n"
+      "      // A row (int64) for the host's take.\n"
+      "      am_u64 row;\n"
+      "#if AM_GOP == G_FIRST\n"
+      "      row = ~w[4];\n"
+      "      ok = w[4] != 0u && valid >= min_count;\n"
+      "#elif AM_GOP == G_LAST\n"
+      "      row = w[5] - 1u;\n"
+      "      ok = w[5] != 0u && valid >= min_count;\n"
+      "#else\n"
+      "      const bool hi = AM_GOP == G_MAX || (AM_GOP == G_MIN_MAX && AM_UPPER);\n"
+      "      const am_u64 pick = w[4] != 0u ? (hi ? w[5] : w[4]) : w[6];\n"
+      "      row = ~pick;\n"
+      "      ok = pick != 0u && !by_options;\n"
+      "#endif\n"
+      "      o64[i] = ok ? row : 0u;\n"
+      "#endif\n"
+      "    }\n"
+      "    const am_u32 vw = BALLOT(ok);\n"
+      "#if AM_GOP == G_ANY || AM_GOP == G_ALL\n"
+      "    const am_u32 bw = BALLOT(bit);\n"
+      "    if (am_lane == 0u) a.out[base >> 5] = bw;\n"
+      "#endif\n"
+      "    if (am_lane == 0u && a.out_valid != 0) a.out_valid[base >> 5] = vw;\n"
+      "  }\n");
 }
 
 /* ---- JOIN_MARK / JOIN_WRITE (the argument use is kernels.h's). Groups
@@ -384,7 +388,8 @@ static void emit_join_mark(am_sb *sb, am_dialect d, const am_kernel_key *k, cons
              "    else if (flags[2 * g] == 0u)\n"
              "      flags[2 * g] = 1u;\n"
              "#elif AM_OP == 17\n"
-             "    if (am_bit(a.valid0, a.off0 + i) == 0u && flags[2 * g + 1] == 0u) flags[2 * g + 1] = 1u;\n"
+             "    if (am_bit(a.valid0, a.off0 + i) == 0u && flags[2 * g + 1] == 0u) flags[2 * g + "
+             "1] = 1u;\n"
              "#else\n"
              "    const int type = AM_OP & 7;\n"
              "    const bool right = (AM_OP >> 3) != 0;\n"
@@ -413,33 +418,34 @@ static void emit_join_write(am_sb *sb, am_dialect d, const am_kernel_key *k, con
                (k->op >> 4) & 1);
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb, rows_head);
-  am_sb_puts(sb,
-             "  GLOBAL const am_i64 *scan = (GLOBAL const am_i64 *)a.valid1;\n"
-             "  GLOBAL am_i64 *other = (GLOBAL am_i64 *)a.valid0;\n"
-             "  GLOBAL am_u32 *other_valid = (GLOBAL am_u32 *)a.off1;\n"
-             "  GLOBAL const am_i64 *sorted = (GLOBAL const am_i64 *)a.scalar;\n"
-             "  GLOBAL const am_i64 *gend = (GLOBAL const am_i64 *)a.off0;\n"
-             "  (void)sorted, (void)gend, (void)other, (void)other_valid;\n"
-             "  for (am_i64 i = (am_i64)am_bid * AM_BLOCK + (am_i64)am_tid; i < n; i += stride) {\n"
-             "    const am_i64 end = scan[i];\n"
-             "    const am_i64 begin = i == 0 ? 0 : scan[i - 1];\n"
-             "    if (end == begin) continue;\n"
-             "    const am_i64 g = (am_i64)a.in1[i];\n"
-             "    am_i64 from = 0, m = 0;\n"
-             "    if (AM_PAIRS && !AM_RIGHT && a.in0[2 * g + 1] == 0u) {\n"
-             "      from = g == 0 ? 0 : gend[g - 1];\n"
-             "      m = gend[g] - from;\n"
-             "    }\n"
-             "    for (am_i64 b = begin; b < end; b++) {\n"
-             "      const am_i64 at = a.aux + b;\n"
-             "      a.out[at] = i;\n"
-             "      if (a.out_valid != 0) atomicOr(a.out_valid + (at >> 5), 1u << (am_u32)(at & 31));\n"
-             "      if (m != 0) {\n"
-             "        other[at] = sorted[from + (b - begin)];\n"
-             "        atomicOr(other_valid + (at >> 5), 1u << (am_u32)(at & 31));\n"
-             "      }\n"
-             "    }\n"
-             "  }\n");
+  am_sb_puts(
+      sb,
+      "  GLOBAL const am_i64 *scan = (GLOBAL const am_i64 *)a.valid1;\n"
+      "  GLOBAL am_i64 *other = (GLOBAL am_i64 *)a.valid0;\n"
+      "  GLOBAL am_u32 *other_valid = (GLOBAL am_u32 *)a.off1;\n"
+      "  GLOBAL const am_i64 *sorted = (GLOBAL const am_i64 *)a.scalar;\n"
+      "  GLOBAL const am_i64 *gend = (GLOBAL const am_i64 *)a.off0;\n"
+      "  (void)sorted, (void)gend, (void)other, (void)other_valid;\n"
+      "  for (am_i64 i = (am_i64)am_bid * AM_BLOCK + (am_i64)am_tid; i < n; i += stride) {\n"
+      "    const am_i64 end = scan[i];\n"
+      "    const am_i64 begin = i == 0 ? 0 : scan[i - 1];\n"
+      "    if (end == begin) continue;\n"
+      "    const am_i64 g = (am_i64)a.in1[i];\n"
+      "    am_i64 from = 0, m = 0;\n"
+      "    if (AM_PAIRS && !AM_RIGHT && a.in0[2 * g + 1] == 0u) {\n"
+      "      from = g == 0 ? 0 : gend[g - 1];\n"
+      "      m = gend[g] - from;\n"
+      "    }\n"
+      "    for (am_i64 b = begin; b < end; b++) {\n"
+      "      const am_i64 at = a.aux + b;\n"
+      "      a.out[at] = i;\n"
+      "      if (a.out_valid != 0) atomicOr(a.out_valid + (at >> 5), 1u << (am_u32)(at & 31));\n"
+      "      if (m != 0) {\n"
+      "        other[at] = sorted[from + (b - begin)];\n"
+      "        atomicOr(other_valid + (at >> 5), 1u << (am_u32)(at & 31));\n"
+      "      }\n"
+      "    }\n"
+      "  }\n");
 }
 
 /* ---- The hooks of kernel_source.c */
@@ -503,8 +509,7 @@ void am_ks_groupby_name(const am_kernel_key *key, char *name, size_t capacity) {
   }
 }
 
-void am_ks_groupby_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key,
-                        const char *name) {
+void am_ks_groupby_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, const char *name) {
   switch (key->kind) {
     case AM_KERNEL_GROUP_PACK:
       emit_pack(sb, dialect, name);

@@ -159,7 +159,8 @@ static int each_key(key_fn fn, void *ctx) {
     for (int gop = AM_GROUP_SUM; gop <= AM_GROUP_STDDEV; gop++)
       for (int skip = 0; skip < 2; skip++)
         VISIT(AM_KERNEL_GROUP_FINISH, gop | skip << 5, t, AM_TYPE_INVALID);
-    VISIT(AM_KERNEL_GROUP_FINISH, AM_GROUP_MIN_MAX | 1 << 8, t, AM_TYPE_INVALID);
+    for (int skip = 0; skip < 2; skip++)
+      VISIT(AM_KERNEL_GROUP_FINISH, AM_GROUP_MIN_MAX | skip << 5 | 1 << 8, t, AM_TYPE_INVALID);
   }
   for (int mode = 0; mode < 3; mode++)
     VISIT(AM_KERNEL_GROUP_FINISH, AM_GROUP_COUNT | mode << 6, AM_TYPE_INVALID, AM_TYPE_INVALID);

@@ -255,7 +255,9 @@ static int finish(am_err *err, const am_array *state, const am_group_aggregate *
   args.out_valid = counts ? 0 : am_gpu_ops_address((*out)->validity);
   args.scalar = s->min_count;
   args.aux = s->ddof;
-  int op = s->op | (s->skip_nulls ? 1 : 0) << 5 | (s->count_mode & 3) << 6 | upper << 8;
+  /* counts read the mode alone; the others skip_nulls alone */
+  int op = counts ? s->op | (s->op == AM_GROUP_COUNT ? (s->count_mode & 3) << 6 : 0)
+                  : s->op | (s->skip_nulls ? 1 : 0) << 5 | upper << 8;
   return launch(err, am_gpu_of(state->device), AM_KERNEL_GROUP_FINISH, op,
                 counts ? AM_TYPE_INVALID : t0, &args, groups);
 }
