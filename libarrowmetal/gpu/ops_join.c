@@ -148,8 +148,8 @@ static int join(am_err *err, const am_array *const *left_keys, const am_array *c
         (status = running_sum(err, rcount, &gend)) != AM_OK ||
         (status = am_gpu_ops_result(err, device, AM_INT64, m, 1, &li)) != AM_OK ||
         (status = am_gpu_ops_result(err, device, AM_INT64, m, 1, &ri)) != AM_OK ||
-        (status = am_gpu_ops_zero(err, gpu, li->validity, (m + 31) / 32 * 4)) != AM_OK ||
-        (status = am_gpu_ops_zero(err, gpu, ri->validity, (m + 31) / 32 * 4)) != AM_OK)
+        (m > 0 && (status = am_gpu_ops_zero(err, gpu, li->validity, (m + 31) / 32 * 4)) != AM_OK) ||
+        (m > 0 && (status = am_gpu_ops_zero(err, gpu, ri->validity, (m + 31) / 32 * 4)) != AM_OK))
       goto done;
   } else if (left_rows) {
     if ((status = am_gpu_ops_result(err, device, AM_INT64, m, 0, &li)) != AM_OK) goto done;
