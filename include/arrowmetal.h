@@ -1447,9 +1447,13 @@ typedef struct am_group_result {
  * group ids combined pairwise into one id per row; parallel on its worker
  * pool), then runs each aggregate as one pass over the rows by group id
  * (the aggregates spread over the pool), its work areas counted in
- * am_memory_info and freed before it returns. GPUs have no group-by kernel
- * yet: the inputs are moved to the host, grouped there, and the results
- * moved back. Thread-safe. */
+ * am_memory_info and freed before it returns. On CUDA the grouping and
+ * aggregates run in device memory (hash tables, a dense path for one
+ * small-range integer key; same group order; float sums, products, means
+ * and variances add in atomic order, so their last bits may differ); calls
+ * with list, distinct or count_distinct, on Metal, or of empty inputs move
+ * the inputs to the host, group there, and move the results back.
+ * Thread-safe. */
 int am_group_by(const am_array *const *keys, int64_t n_keys, const am_array *const *values,
                 int64_t n_values, const am_group_aggregate *aggregates, int64_t n_aggregates,
                 am_array **keys_out, am_group_result *results);
@@ -1493,7 +1497,10 @@ typedef enum am_join_type {
  * CPU groups the left and right keys together with am_group_by's hashing
  * (one dense id per key tuple, cpu/groupby.c), buckets the right rows by
  * id and probes each left row, its work areas counted in am_memory_info.
- * GPUs have no join kernel yet: the keys are joined on the host and the
+ * On CUDA the build and probe run in device memory (the same results and
+ * order; the pair joins' indices carry validity bitmaps), and a build side
+ * that does not fit the device is AM_ENOMEM with the sizes in the message;
+ * on Metal, or with an empty side, the keys are joined on the host and the
  * indices moved back. Thread-safe. */
 int am_join_indices(const am_array *const *left_keys, const am_array *const *right_keys,
                     int64_t n_keys, am_join_type join_type, am_array **left_indices,

@@ -30,6 +30,7 @@ GENERATOR = [
     LIBRARY / "gpu" / "kernel_source_cumulative.c",
     LIBRARY / "gpu" / "kernel_source_hash.c",  # hash-based functions
     LIBRARY / "gpu" / "kernel_source_sort.c",  # sort_indices
+    LIBRARY / "gpu" / "kernel_source_groupby.c",  # group-by and joins
 ]
 
 

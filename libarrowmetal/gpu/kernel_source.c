@@ -172,6 +172,8 @@ static int key_ok(const am_kernel_key *k) {
           return am_ks_hash_key_ok(k);
       AM_KS_SORT_CASES /* sort_indices */
           return am_ks_sort_key_ok(k);
+      AM_KS_GROUPBY_CASES /* group-by and joins */
+          return am_ks_groupby_key_ok(k);
   }
   return 0;
 }
@@ -202,6 +204,8 @@ static int uses_missing_type(am_dialect dialect, const am_kernel_key *k) {
       return am_ks_cumulative_missing_type(dialect, k);
       AM_KS_HASH_CASES /* hash-based functions */
           return am_ks_hash_missing_type(dialect, k);
+      AM_KS_GROUPBY_CASES /* group-by and joins */
+          return am_ks_groupby_missing_type(dialect, k);
     default:
       return 0;
   }
@@ -281,6 +285,9 @@ void am_kernel_name(const am_kernel_key *key, char *name, size_t capacity) {
       break;
       AM_KS_SORT_CASES /* sort_indices */
           am_ks_sort_name(key, name, capacity);
+      break;
+      AM_KS_GROUPBY_CASES /* group-by and joins */
+          am_ks_groupby_name(key, name, capacity);
       break;
   }
 }
@@ -1671,6 +1678,9 @@ int am_kernel_source(am_err *err, am_dialect dialect, const am_kernel_key *key, 
       break;
       AM_KS_SORT_CASES /* sort_indices */
           am_ks_sort_emit(&sb, dialect, key, name);
+      break;
+      AM_KS_GROUPBY_CASES /* group-by and joins */
+          am_ks_groupby_emit(&sb, dialect, key, name);
       break;
   }
   am_sb_puts(&sb, "}\n");

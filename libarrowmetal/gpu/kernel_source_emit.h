@@ -125,4 +125,20 @@ void am_ks_sort_name(const am_kernel_key *key, char *name, size_t capacity);
 int64_t am_ks_sort_blocks(const am_kernel_key *key, int64_t n, int multiprocessors);
 void am_ks_sort_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, const char *name);
 
+/* ---- From kernel_source_groupby.c (group-by and hash joins) */
+
+#define AM_KS_GROUPBY_CASES    \
+  case AM_KERNEL_GROUP_PACK:   \
+  case AM_KERNEL_GROUP_DENSE:  \
+  case AM_KERNEL_GROUP_ACCUM:  \
+  case AM_KERNEL_GROUP_FINISH: \
+  case AM_KERNEL_JOIN_MARK:    \
+  case AM_KERNEL_JOIN_WRITE:
+
+int am_ks_groupby_kind(am_kernel_kind kind);
+int am_ks_groupby_key_ok(const am_kernel_key *key);
+int am_ks_groupby_missing_type(am_dialect dialect, const am_kernel_key *key);
+void am_ks_groupby_name(const am_kernel_key *key, char *name, size_t capacity);
+void am_ks_groupby_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, const char *name);
+
 #endif

@@ -146,6 +146,33 @@ static int each_key(key_fn fn, void *ctx) {
   }
   for (int op = 0; op <= AM_SORT_WIDEN; op++)
     VISIT(AM_KERNEL_SORT_SCAN, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
+  /* Group-by and joins: every accumulator class of every type, the finish
+   * of every aggregate the GPU runs, the join passes. */
+  VISIT(AM_KERNEL_GROUP_PACK, 0, AM_TYPE_INVALID, AM_TYPE_INVALID);
+  VISIT(AM_KERNEL_GROUP_ACCUM, AM_ACC_INIT, AM_TYPE_INVALID, AM_TYPE_INVALID);
+  VISIT(AM_KERNEL_GROUP_ACCUM, AM_ACC_COUNT, AM_TYPE_INVALID, AM_TYPE_INVALID);
+  for (int t = AM_BOOL; t <= AM_FLOAT64; t++) {
+    if (t >= AM_INT8 && t <= AM_UINT64) VISIT(AM_KERNEL_GROUP_DENSE, 0, t, AM_TYPE_INVALID);
+    for (int cls = AM_ACC_COUNT; cls <= AM_ACC_M2; cls++)
+      VISIT(AM_KERNEL_GROUP_ACCUM, cls, t, AM_TYPE_INVALID);
+    VISIT(AM_KERNEL_GROUP_ACCUM, AM_ACC_FIRST | 16, t, AM_TYPE_INVALID);
+    for (int gop = AM_GROUP_SUM; gop <= AM_GROUP_STDDEV; gop++)
+      for (int skip = 0; skip < 2; skip++)
+        VISIT(AM_KERNEL_GROUP_FINISH, gop | skip << 5, t, AM_TYPE_INVALID);
+    for (int skip = 0; skip < 2; skip++)
+      VISIT(AM_KERNEL_GROUP_FINISH, AM_GROUP_MIN_MAX | skip << 5 | 1 << 8, t, AM_TYPE_INVALID);
+  }
+  for (int mode = 0; mode < 3; mode++)
+    VISIT(AM_KERNEL_GROUP_FINISH, AM_GROUP_COUNT | mode << 6, AM_TYPE_INVALID, AM_TYPE_INVALID);
+  VISIT(AM_KERNEL_GROUP_FINISH, AM_GROUP_COUNT_ALL, AM_TYPE_INVALID, AM_TYPE_INVALID);
+  for (int op = 0; op <= AM_JOIN_RIGHT_ANTI; op++) {
+    VISIT(AM_KERNEL_JOIN_MARK, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
+    VISIT(AM_KERNEL_JOIN_MARK, op | 8, AM_TYPE_INVALID, AM_TYPE_INVALID);
+  }
+  VISIT(AM_KERNEL_JOIN_MARK, 16, AM_TYPE_INVALID, AM_TYPE_INVALID);
+  VISIT(AM_KERNEL_JOIN_MARK, 17, AM_TYPE_INVALID, AM_TYPE_INVALID);
+  for (int op = 0; op < 32; op += 8)
+    VISIT(AM_KERNEL_JOIN_WRITE, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
 #undef VISIT
   return count;
 }
@@ -170,6 +197,8 @@ static int uses_double(const am_kernel_key *k) {
       k->kind == AM_KERNEL_FILL_GATHER || k->kind == AM_KERNEL_SELECT_HIST ||
       k->kind == AM_KERNEL_SELECT_PICK) /* quantile's keys are bits */
     return 0;
+  /* Group-by and joins: 64-bit atomics, CUDA only. */
+  if (k->kind >= AM_KERNEL_GROUP_PACK && k->kind <= AM_KERNEL_JOIN_WRITE) return 1;
   /* sort_indices' keys are bits. */
   if (k->kind >= AM_KERNEL_SORT_KEYS && k->kind <= AM_KERNEL_SORT_SCATTER) return 0;
   /* The hash kernels move keys as bits; Metal has no
@@ -247,7 +276,7 @@ static void check_key(const am_kernel_key *key, void *arg) {
 
 static int run_keys(am_dialect dialect, const char *dump_dir, int *generated) {
   check_ctx c = {.dialect = dialect, .dump_dir = dump_dir};
-  c.names = calloc(2048, 64);
+  c.names = calloc(4096, 64);
   if (!c.names) return 1;
   int total = each_key(check_key, &c);
   CHECK(c.generated + c.unsupported == total, "counts");

@@ -303,8 +303,84 @@ typedef enum am_kernel_kind {
   AM_KERNEL_SORT_KEYS = 96,
   AM_KERNEL_SORT_COUNT = 97,
   AM_KERNEL_SORT_SCAN = 98,
-  AM_KERNEL_SORT_SCATTER = 99
+  AM_KERNEL_SORT_SCATTER = 99,
+  /* ---- Group-by and hash joins: kernel_source_groupby.c, numbered from 104
+   * (to 127). CUDA only: they use 64-bit atomics (Metal answers
+   * unsupported and the host groups / joins). Ids are int32 (the hash
+   * kinds' HASH_IDS out), rows < 2^31.
+   *   GROUP_PACK:   out (u64)[i] = (u32)in0[i] << 32 | (u32)in1[i]: two id
+   *                 columns as one key, grouped again by HASH_BUILD.
+   *   GROUP_DENSE:  HASH_BUILD's table for one integer key (t0: in0,
+   *                 valid0, off0) of a small range: slot = key - scalar (the
+   *                 minimum in the key's 64-bit form), nulls slot aux + 1
+   *                 (aux = cap = the range); out = the table (no key words:
+   *                 first rows from word 0, as ~row by atomic max),
+   *                 out_valid = each row's slot (u32).
+   *   GROUP_ACCUM:  per row of in0 (t0 values, valid0/off0; t0 invalid:
+   *                 count_all) by its group in1 (int32): out = the groups'
+   *                 state, AM_GROUP_STATE_WORDS u64 words each (zeroed by the
+   *                 host): w0 valid rows, w1 null rows, then by op & 15 (an
+   *                 AM_ACC_* class; op bit 4: first / last take null rows
+   *                 too): SUM w2 += value (64-bit wrapping, or double),
+   *                 PRODUCT w2 *= value (ACC_INIT, n = groups, writes scalar
+   *                 to w2 first), DSUM w2 += value as double, M2 (after
+   *                 DSUM) w3 += (value - w2 / w0)^2, ANY / ALL w2 = 1 on a
+   *                 true / false value, MINMAX w2 = ~(least order key), w3 =
+   *                 the greatest (NaN skipped, -0.0 as 0.0), w7 NaN rows,
+   *                 then PICK (no counts) w4 / w5 = ~(first row) of the
+   *                 least / greatest, w6 ~(first NaN row); FIRST w4 =
+   *                 ~(first row), w5 = last row + 1; COUNT only the counts.
+   *   GROUP_FINISH: per group g < n of the state in0: op = am_group_op |
+   *                 skip_nulls << 5 | count_mode << 6 | (min_max: the max)
+   *                 << 8, t0 the value type; scalar = min_count, aux =
+   *                 ddof. out: count (int64), sum / product (the 64-bit
+   *                 result bits), mean / variance / stddev (double), any /
+   *                 all (bitmap), min ... last (int64 rows for a take);
+   *                 out_valid the validity (0: none, count).
+   *   JOIN_MARK:    rows of one side, in1 its int32 group ids (over the
+   *                 left rows then the right ones), in0 two u32 flags a
+   *                 group ([2g] a left row has it, [2g + 1] its key holds
+   *                 a null). op 16: per row of both sides (aux = left
+   *                 rows) out (int64 per group) += 1 for a right row, else
+   *                 [2g] = 1; op 17: [2g + 1] = 1 for rows null in the key
+   *                 column valid0/off0; op = am_join_type | side << 3 (1:
+   *                 right): out (int64) per row its output rows (left:
+   *                 inner its matches, outer at least 1, semi / anti 0 or
+   *                 1; right: 1 where unmatched (outer, anti) / matched
+   *                 (semi)), valid1 = the groups' right rows (int64).
+   *   JOIN_WRITE:   op = side << 3 | pairs << 4: per row i of the side
+   *                 (in1 its ids, valid1 the inclusive scan of MARK's
+   *                 counts): out[aux + k] = i for its slots k, out_valid
+   *                 (0: none) bits set there; with pairs, a left row with
+   *                 matches also writes the other side's indices
+   *                 (valid0, int64) from the right rows sorted by group
+   *                 (scalar: their device address), the group's run ending
+   *                 at off0's (a device address: the groups' inclusive
+   *                 scan of right rows) [g], and sets their validity bits
+   *                 (off1: the address of those u32 words). */
+  AM_KERNEL_GROUP_PACK = 104,
+  AM_KERNEL_GROUP_DENSE = 105,
+  AM_KERNEL_GROUP_ACCUM = 106,
+  AM_KERNEL_GROUP_FINISH = 107,
+  AM_KERNEL_JOIN_MARK = 108,
+  AM_KERNEL_JOIN_WRITE = 109
 } am_kernel_kind;
+
+/* GROUP_ACCUM's classes (op & 15) and state words per group. */
+enum {
+  AM_ACC_INIT = 0,
+  AM_ACC_COUNT = 1,
+  AM_ACC_SUM = 2,
+  AM_ACC_PRODUCT = 3,
+  AM_ACC_MINMAX = 4,
+  AM_ACC_PICK = 5,
+  AM_ACC_FIRST = 6,
+  AM_ACC_ANY = 7,
+  AM_ACC_ALL = 8,
+  AM_ACC_DSUM = 9,
+  AM_ACC_M2 = 10
+};
+#define AM_GROUP_STATE_WORDS 8
 
 typedef struct am_kernel_key {
   am_kernel_kind kind;

@@ -181,11 +181,13 @@ int am_gpu_cumulative(am_err *err, am_cumulative_op op, const am_array *array,
 /* ops_sort.c: the device radix sort (AM_EUNSUPPORTED from 2^32 - 1 rows) */
 int am_gpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys,
                         const int *descending, const int *nulls_first, am_array **out);
-/* ops_groupby.c: AM_EUNSUPPORTED until a device group-by exists */
+/* ops_groupby.c: the device group-by (AM_EUNSUPPORTED for list, distinct,
+ * count_distinct, Metal, empty inputs: grouped on the host) */
 int am_gpu_group_by(am_err *err, const am_array *const *keys, int64_t n_keys,
                     const am_array *const *values, const am_group_aggregate *aggregates,
                     int64_t n_aggregates, am_array **keys_out, am_group_result *results);
-/* ops_join.c: AM_EUNSUPPORTED until a device join exists */
+/* ops_join.c: the device hash join (AM_EUNSUPPORTED for Metal and empty
+ * sides: joined on the host) */
 int am_gpu_join_indices(am_err *err, const am_array *const *left_keys,
                         const am_array *const *right_keys, int64_t n_keys, am_join_type join_type,
                         am_array **left_indices, am_array **right_indices);

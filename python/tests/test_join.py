@@ -168,3 +168,51 @@ def test_gpu_resident_keys():
     right = pa.table({"k": rk, "j": pa.array(range(len(rk)))})
     want = left.join(right, "k", join_type="inner")
     assert got == sorted(zip(want.column("i").to_pylist(), want.column("j").to_pylist()))
+
+
+@pytest.mark.skipif(not CUDA, reason="needs a CUDA device")
+def test_gpu_join_out_of_memory_names_the_sizes():
+    """A GPU join whose build side does not fit the device: AM_ENOMEM naming the
+    rows and bytes (ops_join.c), no crash, and the device joins again once memory
+    is freed. In a fresh process: the device is filled on purpose."""
+    import textwrap
+
+    from .fresh import run_python
+
+    code = textwrap.dedent("""
+        import numpy as np, pyarrow as pa
+        import arrowmetal as am
+        from arrowmetal._capi import ffi, lib
+        n = 100_000_000  # 0.8 GB of int64 keys a side
+        lk = am.array(pa.array(np.arange(n, dtype=np.int64)), device="cuda")
+        rk = am.array(pa.array(np.arange(n, dtype=np.int64)), device="cuda")
+        held = []
+        while True:  # fill the device until a 256 MiB array no longer fits
+            try:
+                held.append(am.full(1, 1 << 25, type="int64", device="cuda"))
+            except am.ArrowMetalMemoryError:
+                break
+            assert len(held) < 4096
+        li, ri = ffi.new("am_array **"), ffi.new("am_array **")
+        lh, rh = ffi.new("am_array *[]", [lk.handle]), ffi.new("am_array *[]", [rk.handle])
+        rc = lib.am_join_indices(lh, rh, 1, lib.AM_JOIN_INNER, li, ri)
+        message = ffi.string(lib.am_last_error()).decode()
+        assert rc == lib.AM_ENOMEM, (rc, message)
+        assert "does not fit device memory" in message and "100000000 left" in message, message
+        held.clear()
+        small_l = am.array(pa.array([1, 2, 2, None], pa.int64()), device="cuda")
+        small_r = am.array(pa.array([2, None, 1], pa.int64()), device="cuda")
+        lh, rh = ffi.new("am_array *[]", [small_l.handle]), ffi.new("am_array *[]", [small_r.handle])
+        rc = lib.am_join_indices(lh, rh, 1, lib.AM_JOIN_INNER, li, ri)
+        assert rc == lib.AM_OK, ffi.string(lib.am_last_error()).decode()
+        lib.am_release(li[0])
+        lib.am_release(ri[0])
+        print(message)
+    """)
+    import os
+
+    env = {}
+    if os.environ.get("ARROWMETAL_NVRTC"):
+        env["ARROWMETAL_NVRTC"] = os.environ["ARROWMETAL_NVRTC"]
+    out = run_python(code, **env)
+    assert out.returncode == 0, out.stdout + out.stderr
