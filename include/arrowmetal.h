@@ -130,7 +130,29 @@ typedef enum am_type {
   AM_UINT32 = 8,
   AM_UINT64 = 9,
   AM_FLOAT32 = 10,
-  AM_FLOAT64 = 11
+  AM_FLOAT64 = 11,
+  /* 12-15: reserved (float16, decimals). */
+  /* Temporal types (issue #13), stored as int64 except date32 and time32
+   * (int32), with pyarrow's units. A timestamp may carry a time zone, a
+   * parameter of the array (am_array_timezone), not of the type. Of the
+   * numeric functions they take only what pyarrow gives them: compare
+   * (equal units), filter, take, concat, null handling, min/max/count/
+   * first/last, the hash functions, sorting, group-by and join keys, the
+   * field extractions (am_temporal_field) and add/subtract (am_arith). */
+  AM_TIMESTAMP_S = 16, /* "tss:" (+ time zone) */
+  AM_TIMESTAMP_MS = 17,
+  AM_TIMESTAMP_US = 18,
+  AM_TIMESTAMP_NS = 19,
+  AM_DATE32 = 20,     /* "tdD": days since 1970-01-01, int32 */
+  AM_DATE64 = 21,     /* "tdm": milliseconds since 1970-01-01, int64 */
+  AM_TIME32_S = 22,   /* "tts", int32 */
+  AM_TIME32_MS = 23,  /* "ttm", int32 */
+  AM_TIME64_US = 24,  /* "ttu", int64 */
+  AM_TIME64_NS = 25,  /* "ttn", int64 */
+  AM_DURATION_S = 26, /* "tDs" */
+  AM_DURATION_MS = 27,
+  AM_DURATION_US = 28,
+  AM_DURATION_NS = 29
 } am_type;
 
 /* A typed scalar. Signed integers and booleans use `i64`, unsigned integers
@@ -310,6 +332,17 @@ am_type am_array_type(const am_array *array);
 const char *am_format(const am_array *array); /* Arrow format string, static */
 am_device *am_array_device(const am_array *array);
 
+/* A timestamp array's time zone ("Europe/Paris", "UTC", "+02:00"), as its
+ * Arrow format carried it at import; NULL when it has none or the array is
+ * not a timestamp. Static storage (time zones are interned for the
+ * process); thread-safe. am_format gives the whole format ("tsu:UTC"). */
+const char *am_array_timezone(const am_array *array);
+/* A new handle over the same buffers as timestamp `array` with time zone
+ * `tz` (copied; NULL or "": none), as pyarrow's Array.cast to the same unit
+ * with another tz keeps the values. AM_ETYPE for an array that is not a
+ * timestamp. `array` is borrowed; thread-safe. */
+int am_array_with_timezone(const am_array *array, const char *tz, am_array **out);
+
 /* Arrow format string of a type ("l" for AM_INT64, ...), or NULL if invalid. */
 const char *am_type_format(am_type type);
 
@@ -320,7 +353,8 @@ typedef enum am_type_kind {
   AM_KIND_BOOL = 0,
   AM_KIND_SIGNED = 1,
   AM_KIND_UNSIGNED = 2,
-  AM_KIND_FLOAT = 3
+  AM_KIND_FLOAT = 3,
+  AM_KIND_TEMPORAL = 4 /* timestamps, dates, times, durations: integers of a unit */
 } am_type_kind;
 
 typedef struct am_type_info {

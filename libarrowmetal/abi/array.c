@@ -43,7 +43,7 @@ AM_EXPORT am_type am_array_type(const am_array *array) {
 }
 
 AM_EXPORT const char *am_format(const am_array *array) {
-  return array ? am_type_format_of(array->type) : NULL;
+  return array ? am_format_with_timezone(array->type, array->timezone) : NULL;
 }
 
 AM_EXPORT am_device *am_array_device(const am_array *array) { return array ? array->device : NULL; }

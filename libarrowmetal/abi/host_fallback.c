@@ -15,8 +15,8 @@ static int same_device(const am_array *const *inputs, int64_t n) {
   return 1;
 }
 
-static int on_host(am_err *err, const am_array *const *inputs, int64_t n,
-                   am_fallback_kernel kernel, void *call) {
+static int on_host(am_err *err, const am_array *const *inputs, int64_t n, am_fallback_kernel kernel,
+                   void *call) {
   am_array **host = calloc((size_t)(n ? n : 1), sizeof *host);
   if (!host) return am_fail(err, AM_ENOMEM, "out of memory");
   int status = AM_OK;

@@ -36,6 +36,9 @@ struct am_array {
    * handle (freed with it, shared by am_array_share). NULL otherwise; other
    * kernels read the indices alone. */
   am_array *dictionary;
+  /* A timestamp's time zone (interned by am_intern: never freed), NULL when
+   * it has none; carried by shares, moves and the temporal functions. */
+  const char *timezone;
 };
 
 /* Takes over the references `validity_buf` and `data_buf` (on failure too).

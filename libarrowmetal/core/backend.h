@@ -222,7 +222,7 @@ typedef struct am_backend {
    * the library describes. An op over a type outside this set runs on the
    * CPU over the same memory where the memory is host-visible (Metal has no
    * float64), and is refused otherwise. */
-  uint32_t kernel_types;
+  uint64_t kernel_types;
 
   /* AM_OK when the backend can run here, else AM_EUNSUPPORTED with the reason.
    * Loads what it needs on first call; later calls are cheap. */

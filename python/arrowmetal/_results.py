@@ -17,7 +17,16 @@ from collections.abc import Mapping
 
 from ._capi import lib
 from ._errors import ArrowMetalTypeError
-from ._types import KIND_BOOL, KIND_FLOAT, KIND_SIGNED, KIND_UNSIGNED, KINDS, TYPE_COUNT, TYPE_NAMES
+from ._types import (
+    KIND_BOOL,
+    KIND_FLOAT,
+    KIND_SIGNED,
+    KIND_TEMPORAL,
+    KIND_UNSIGNED,
+    KINDS,
+    TYPE_COUNT,
+    TYPE_NAMES,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -152,9 +161,23 @@ def valid_of(t: int, value: float) -> Scalar:
     return VALID[t](value)
 
 
+def _temporal_scalar(t: int, value: int | None) -> Any:
+    """A temporal result as pyarrow's scalar of its type (a time zone is
+    not carried by am_scalar: the caller adds it)."""
+    import pyarrow as pa
+
+    return (
+        pa.scalar(value, type=pa.int64()).cast(_pyarrow_type(t))
+        if value is not None
+        else (pa.scalar(None, type=_pyarrow_type(t)))
+    )
+
+
 def result_value(s: Any) -> Scalar | NullScalar:
     """The result held by am_scalar `s` (an ``am_scalar *``)."""
     t = s.type
+    if 0 < t < TYPE_COUNT and KINDS[t] == KIND_TEMPORAL:
+        return _temporal_scalar(t, None if s.is_null else s.i64)
     if not 0 < t < TYPE_COUNT or VALID[t] is None:
         raise ArrowMetalTypeError(f"scalar of invalid type {t}", lib.AM_ETYPE)
     if s.is_null:
