@@ -1146,7 +1146,9 @@ typedef enum am_function_family {
   AM_FAMILY_RANK = 42, /* am_rank (op 0), am_rank_quantile: op 1 rank_quantile, op 2 rank_normal */
   AM_FAMILY_PARTITION_NTH = 43, /* am_partition_nth_indices */
   /* Group-by */
-  AM_FAMILY_GROUP_BY = 48 /* am_group_by: op = am_group_op ("hash_sum" ...) */
+  AM_FAMILY_GROUP_BY = 48, /* am_group_by: op = am_group_op ("hash_sum" ...) */
+  /* Temporal functions */
+  AM_FAMILY_TEMPORAL_FIELD = 56 /* am_temporal_field: op = am_temporal_field_op */
 } am_function_family;
 
 typedef enum am_type_rule {
@@ -1528,6 +1530,42 @@ typedef enum am_join_type {
 int am_join_indices(const am_array *const *left_keys, const am_array *const *right_keys,
                     int64_t n_keys, am_join_type join_type, am_array **left_indices,
                     am_array **right_indices);
+
+/* ---- Temporal field extraction (issue #13): pyarrow's year, month, day,
+ * day_of_week, day_of_year, hour, minute, second, millisecond, microsecond,
+ * nanosecond, quarter, iso_week and iso_year. The date fields (year ...
+ * day_of_year, quarter, iso_week, iso_year) take timestamps, date32 and
+ * date64; the time fields (hour ... nanosecond) take timestamps, time32 and
+ * time64; anything else is AM_ETYPE in pyarrow's words. The result is
+ * int64, null where the input is (its validity bitmap shared). Dates are
+ * the proleptic Gregorian calendar, before 1970 too (core/temporal.h).
+ * A timestamp with a time zone is read in local time by pyarrow, which
+ * needs a time-zone database: AM_EUNSUPPORTED here (the Python package runs
+ * those in pyarrow, counted as a fallback). On a GPU array the fields are
+ * computed on the host and the result moved back. `array` is borrowed;
+ * thread-safe. */
+typedef enum am_temporal_field_op {
+  AM_FIELD_YEAR = 0,
+  AM_FIELD_MONTH = 1,
+  AM_FIELD_DAY = 2,
+  AM_FIELD_DAY_OF_WEEK = 3, /* DayOfWeekOptions: week_start 1 (Monday) .. 7, count_from_zero */
+  AM_FIELD_DAY_OF_YEAR = 4,
+  AM_FIELD_HOUR = 5,
+  AM_FIELD_MINUTE = 6,
+  AM_FIELD_SECOND = 7,
+  AM_FIELD_MILLISECOND = 8,
+  AM_FIELD_MICROSECOND = 9,
+  AM_FIELD_NANOSECOND = 10,
+  AM_FIELD_QUARTER = 11,
+  AM_FIELD_ISO_WEEK = 12,
+  AM_FIELD_ISO_YEAR = 13
+} am_temporal_field_op;
+
+/* `week_start` (1-7) and `count_from_zero` are read by AM_FIELD_DAY_OF_WEEK
+ * only (pyarrow's defaults: 1 and 1); a week_start outside 1-7 is
+ * AM_EINVAL with pyarrow's message. */
+int am_temporal_field(am_temporal_field_op op, const am_array *array, int week_start,
+                      int count_from_zero, am_array **out);
 /* ---- end of hash joins */
 
 #ifdef __cplusplus

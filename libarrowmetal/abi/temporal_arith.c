@@ -74,8 +74,10 @@ static int scaled(am_err *err, const am_array *array, int64_t tick, am_array **o
     am_err_init(&quiet, err->entry);
     status = k->binary(&quiet, AM_MULTIPLY_CHECKED, view, NULL, &f, &multiplied);
     if (status == AM_EOVERFLOW)
-      status = am_fail(err, AM_EINVAL, "Casting from %s to a finer unit would result in out of "
-                                       "bounds values", am_type_name(array->type));
+      status = am_fail(err, AM_EINVAL,
+                       "Casting from %s to a finer unit would result in out of "
+                       "bounds values",
+                       am_type_name(array->type));
     else if (status != AM_OK)
       status = am_fail(err, status, "%s", quiet.message);
     am_array_free(view);
@@ -195,14 +197,13 @@ int am_temporal_elementwise(am_err *err, int family_id, int op, const am_array *
   }
   if (status == AM_OK) {
     const am_op_desc *int_desc = am_op_find(family_id, op);
-    status = r ? am_elementwise_arrays(err, int_desc, family_id == AM_FAMILY_COMPARE
-                                                          ? AM_ROUTE_COMPARE
-                                                          : AM_ROUTE_ARITH,
-                                       kernel, op, l, r, &made)
-               : am_elementwise_scalar(err, int_desc, family_id == AM_FAMILY_COMPARE
-                                                          ? AM_ROUTE_COMPARE
-                                                          : AM_ROUTE_ARITH,
-                                       kernel, op, l, &s, &made);
+    status =
+        r ? am_elementwise_arrays(
+                err, int_desc, family_id == AM_FAMILY_COMPARE ? AM_ROUTE_COMPARE : AM_ROUTE_ARITH,
+                kernel, op, l, r, &made)
+          : am_elementwise_scalar(
+                err, int_desc, family_id == AM_FAMILY_COMPARE ? AM_ROUTE_COMPARE : AM_ROUTE_ARITH,
+                kernel, op, l, &s, &made);
   }
   am_array_free(l);
   am_array_free(r);

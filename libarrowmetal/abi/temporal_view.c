@@ -154,7 +154,8 @@ int am_storage_list(am_err *err, const am_array *const *arrays, int64_t count,
   list->views = NULL;
   list->count = count;
   int any = 0;
-  for (int64_t i = 0; arrays && i < count; i++) any |= arrays[i] && am_type_is_temporal(arrays[i]->type);
+  for (int64_t i = 0; arrays && i < count; i++)
+    any |= arrays[i] && am_type_is_temporal(arrays[i]->type);
   if (!any) return AM_OK;
   if (!(list->views = calloc((size_t)count, sizeof *list->views)))
     return am_fail(err, AM_ENOMEM, "out of memory");

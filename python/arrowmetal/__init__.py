@@ -121,6 +121,22 @@ from ._rank import (
 )
 from ._results import StructScalar
 from ._round import pairwise_diff, pairwise_diff_checked, round
+from ._temporal import (
+    day,
+    day_of_week,
+    day_of_year,
+    hour,
+    iso_week,
+    iso_year,
+    microsecond,
+    millisecond,
+    minute,
+    month,
+    nanosecond,
+    quarter,
+    second,
+    year,
+)
 from ._runtime import (
     backend,
     backends,
@@ -306,6 +322,22 @@ __all__ += [
 ]
 # Rounding and pairwise differences.
 __all__ += ["pairwise_diff", "pairwise_diff_checked", "round"]
+__all__ += [  # temporal field extractions
+    "day",
+    "day_of_week",
+    "day_of_year",
+    "hour",
+    "iso_week",
+    "iso_year",
+    "microsecond",
+    "millisecond",
+    "minute",
+    "month",
+    "nanosecond",
+    "quarter",
+    "second",
+    "year",
+]
 # Quantiles.
 __all__ += ["approximate_median", "quantile", "tdigest"]
 
