@@ -154,6 +154,9 @@ int am_temporal_elementwise(am_err *err, int family_id, int op, const am_array *
   if (fl == NONE || fr == NONE) return no_kernel(err, name, left, lt, right, rt);
   if (family_id == AM_FAMILY_COMPARE) {
     if (fl != fr) return no_kernel(err, name, left, lt, right, rt);
+    /* pyarrow casts units only within one time zone */
+    if (fl == TIMESTAMP && lt != rt && ltz && rtz && strcmp(ltz, rtz) != 0)
+      return no_kernel(err, name, left, lt, right, rt);
     if (fl == TIMESTAMP && (!ltz) != (!rtz)) {
       char a[128], b[128];
       return am_fail(err, AM_EINVAL,

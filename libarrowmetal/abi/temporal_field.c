@@ -7,9 +7,8 @@
 #include "core/temporal.h"
 
 static const char *const names[] = {
-    "year",        "month",       "day",        "day_of_week", "day_of_year",
-    "hour",        "minute",      "second",     "millisecond", "microsecond",
-    "nanosecond",  "quarter",     "iso_week",   "iso_year"};
+    "year",   "month",       "day",         "day_of_week", "day_of_year", "hour",     "minute",
+    "second", "millisecond", "microsecond", "nanosecond",  "quarter",     "iso_week", "iso_year"};
 
 static int takes(am_temporal_field_op op, am_type t) {
   int date_field = op <= AM_FIELD_DAY_OF_YEAR || op >= AM_FIELD_QUARTER;
@@ -45,7 +44,7 @@ static int temporal_field(am_err *err, am_temporal_field_op op, const am_array *
   if (status == AM_OK) {
     if (host->length > 0)
       am_temporal_field_values(op, host->type, host->data, host->offset, host->length, week_start,
-                            count_from_zero, (int64_t *)result->data + start);
+                               count_from_zero, (int64_t *)result->data + start);
     result->offset = start;
     result->length = host->length;
     if (host->validity) {

@@ -17,8 +17,10 @@ static int64_t field_of(am_temporal_field_op op, int64_t days, int64_t ns, int w
     case AM_FIELD_DAY:
     case AM_FIELD_QUARTER:
       am_civil_of_days(days, &y, &m, &d);
-      return op == AM_FIELD_YEAR ? y : op == AM_FIELD_MONTH ? m : op == AM_FIELD_DAY ? d
-                                                                                    : (m - 1) / 3 + 1;
+      return op == AM_FIELD_YEAR    ? y
+             : op == AM_FIELD_MONTH ? m
+             : op == AM_FIELD_DAY   ? d
+                                    : (m - 1) / 3 + 1;
     case AM_FIELD_DAY_OF_WEEK:
       return (am_iso_weekday0(days) + 8 - week_start) % 7 + (count_from_zero ? 0 : 1);
     case AM_FIELD_DAY_OF_YEAR:
@@ -44,8 +46,9 @@ static int64_t field_of(am_temporal_field_op op, int64_t days, int64_t ns, int w
   return 0;
 }
 
-void am_temporal_field_values(am_temporal_field_op op, am_type type, const void *data, int64_t offset,
-                           int64_t length, int week_start, int count_from_zero, int64_t *out) {
+void am_temporal_field_values(am_temporal_field_op op, am_type type, const void *data,
+                              int64_t offset, int64_t length, int week_start, int count_from_zero,
+                              int64_t *out) {
   int digits = am_type_unit_digits(type);
   static const int64_t per_second[10] = {1, 0, 0, 1000, 0, 0, 1000000, 0, 0, 1000000000};
   int64_t ticks = digits < 0 ? 1 : per_second[digits]; /* ticks of a second */
@@ -53,7 +56,7 @@ void am_temporal_field_values(am_temporal_field_op op, am_type type, const void 
   int is_time = type >= AM_TIME32_S && type <= AM_TIME64_NS;
   for (int64_t i = 0; i < length; i++) {
     int64_t v = am_type_storage(type) == AM_INT32 ? ((const int32_t *)data)[offset + i]
-                                                   : ((const int64_t *)data)[offset + i];
+                                                  : ((const int64_t *)data)[offset + i];
     int64_t days, ns;
     if (type == AM_DATE32) {
       days = v;

@@ -20,10 +20,10 @@ static inline int64_t am_floor_div(int64_t a, int64_t b) {
 static inline void am_civil_of_days(int64_t days, int64_t *year, int64_t *month, int64_t *day) {
   int64_t z = days + 719468; /* days from 0000-03-01 */
   int64_t era = am_floor_div(z, 146097);
-  int64_t doe = z - era * 146097;                                    /* [0, 146096] */
+  int64_t doe = z - era * 146097;                                      /* [0, 146096] */
   int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365; /* [0, 399] */
-  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);             /* from March 1st */
-  int64_t mp = (5 * doy + 2) / 153;                                  /* March = 0 */
+  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);               /* from March 1st */
+  int64_t mp = (5 * doy + 2) / 153;                                    /* March = 0 */
   *day = doy - (153 * mp + 2) / 5 + 1;
   *month = mp < 10 ? mp + 3 : mp - 9;
   *year = yoe + era * 400 + (*month <= 2);
@@ -39,7 +39,9 @@ static inline int64_t am_days_of_new_year(int64_t year) {
 }
 
 /* Monday 0 .. Sunday 6. */
-static inline int64_t am_iso_weekday0(int64_t days) { return am_floor_div(days + 3, 7) * -7 + days + 3; }
+static inline int64_t am_iso_weekday0(int64_t days) {
+  return am_floor_div(days + 3, 7) * -7 + days + 3;
+}
 
 /* The ISO year and week of day number `days` (weeks start on Monday; week 1
  * holds the year's first Thursday). */
@@ -54,7 +56,8 @@ static inline void am_iso_week_of_days(int64_t days, int64_t *iso_year, int64_t 
 /* out[i] = field `op` of slot offset + i of `data` (a temporal type's
  * storage, in host memory), for every slot, nulls too (whatever value they
  * hold). week_start and count_from_zero: DayOfWeekOptions. */
-void am_temporal_field_values(am_temporal_field_op op, am_type type, const void *data, int64_t offset,
-                           int64_t length, int week_start, int count_from_zero, int64_t *out);
+void am_temporal_field_values(am_temporal_field_op op, am_type type, const void *data,
+                              int64_t offset, int64_t length, int week_start, int count_from_zero,
+                              int64_t *out);
 
 #endif

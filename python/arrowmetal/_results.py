@@ -166,11 +166,9 @@ def _temporal_scalar(t: int, value: int | None) -> Any:
     not carried by am_scalar: the caller adds it)."""
     import pyarrow as pa
 
-    return (
-        pa.scalar(value, type=pa.int64()).cast(_pyarrow_type(t))
-        if value is not None
-        else (pa.scalar(None, type=_pyarrow_type(t)))
-    )
+    t_pa: Any = _pyarrow_type(t)
+    storage = pa.int32() if t_pa.bit_width == 32 else pa.int64()
+    return pa.array([value], storage).view(t_pa)[0]
 
 
 def result_value(s: Any) -> Scalar | NullScalar:
