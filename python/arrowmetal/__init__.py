@@ -121,22 +121,6 @@ from ._rank import (
 )
 from ._results import StructScalar
 from ._round import pairwise_diff, pairwise_diff_checked, round
-from ._temporal import (
-    day,
-    day_of_week,
-    day_of_year,
-    hour,
-    iso_week,
-    iso_year,
-    microsecond,
-    millisecond,
-    minute,
-    month,
-    nanosecond,
-    quarter,
-    second,
-    year,
-)
 from ._runtime import (
     backend,
     backends,
@@ -158,6 +142,22 @@ from ._runtime import (
     wait_timeout_ms,
 )
 from ._sort import array_sort, array_sort_indices, sort_by, sort_indices
+from ._temporal import (
+    day,
+    day_of_week,
+    day_of_year,
+    hour,
+    iso_week,
+    iso_year,
+    microsecond,
+    millisecond,
+    minute,
+    month,
+    nanosecond,
+    quarter,
+    second,
+    year,
+)
 from ._types import type_id, type_name
 
 TYPE_CHECKING = False
