@@ -732,7 +732,8 @@ MALFORMED = [
     ("unknown-format", _format(b"zz"), "AM_ETYPE"),
     ("utf8-format", _format(b"u"), "AM_ETYPE"),
     ("float16-format", _format(b"e"), "AM_ETYPE"),
-    ("timestamp-format", _format(b"tsu:"), "AM_ETYPE"),
+    ("timestamp-unit-format", _format(b"tsx:"), "AM_ETYPE"),
+    ("time-unit-format", _format(b"ttx"), "AM_ETYPE"),
     ("decimal-format", _format(b"d:10,2"), "AM_ETYPE"),
     ("empty-format", _format(b""), "AM_ETYPE"),
 ]

@@ -238,6 +238,9 @@ AM_EXPORT int am_aggregate(am_aggregate_op op, const am_array *array,
     const am_op_desc *desc = am_op_find(AM_FAMILY_AGGREGATE, (int)op);
     AM_API_RETURN(am_temporal_no_kernel(err, desc ? desc->name : "aggregate", array));
   }
+  if (array && am_type_is_duration(array->type)) /* pyarrow: none of durations */
+    AM_API_RETURN(am_temporal_no_kernel(
+        err, op == AM_AGG_MIN || op == AM_AGG_MAX ? "min_max" : "first_last", array));
   am_storage_keep keep;
   int status = am_storage_begin(err, &array, &keep);
   if (status == AM_OK) status = aggregate(err, op, array, options, out, NULL);
@@ -247,6 +250,8 @@ AM_EXPORT int am_aggregate(am_aggregate_op op, const am_array *array,
 AM_EXPORT int am_min_max(const am_array *array, const am_aggregate_options *options, am_scalar *min,
                          am_scalar *max) {
   AM_API_BEGIN;
+  if (array && am_type_is_duration(array->type))
+    AM_API_RETURN(am_temporal_no_kernel(err, "min_max", array));
   am_storage_keep keep;
   int status = am_storage_begin(err, &array, &keep);
   if (status == AM_OK) status = aggregate(err, AM_AGG_MIN_MAX, array, options, min, max);
@@ -256,6 +261,8 @@ AM_EXPORT int am_min_max(const am_array *array, const am_aggregate_options *opti
 AM_EXPORT int am_first_last(const am_array *array, const am_aggregate_options *options,
                             am_scalar *first, am_scalar *last) {
   AM_API_BEGIN;
+  if (array && am_type_is_duration(array->type))
+    AM_API_RETURN(am_temporal_no_kernel(err, "first_last", array));
   am_storage_keep keep;
   int status = am_storage_begin(err, &array, &keep);
   if (status == AM_OK) status = aggregate(err, AM_AGG_FIRST_LAST, array, options, first, last);

@@ -70,6 +70,14 @@ static int full(am_err *err, const am_scalar *value, int64_t length, am_device *
 
 AM_EXPORT int am_full(const am_scalar *value, int64_t length, am_device *device, am_array **out) {
   AM_API_BEGIN;
+  /* A temporal value fills as its storage integer; the result takes its type. */
+  if (value && am_type_is_temporal((am_type)value->type)) {
+    am_scalar storage = *value;
+    storage.type = am_type_storage((am_type)value->type);
+    int status = full(err, &storage, length, device, out);
+    if (status == AM_OK) am_retype(*out, (am_type)value->type, NULL);
+    AM_API_RETURN(status);
+  }
   AM_API_RETURN(full(err, value, length, device, out));
 }
 

@@ -185,6 +185,10 @@ static int cast(am_err *err, const am_array *array, am_type to, int flags, am_ar
     *out = am_array_share(array);
     return *out ? AM_OK : am_fail(err, AM_ENOMEM, "out of memory");
   }
+  /* Casts of temporal types (units, time zones, strings) are not kernels here yet. */
+  if (am_type_is_temporal(array->type) || am_type_is_temporal(to))
+    return am_fail(err, AM_ETYPE, "Unsupported cast from %s to %s", am_type_name(array->type),
+                   am_type_name(to));
   am_route route;
   uint64_t types = AM_TYPE_BIT(array->type) | AM_TYPE_BIT(to);
   if ((status = am_route_inputs(err, AM_ROUTE_CAST, types, &array, 1, &route)) != AM_OK)

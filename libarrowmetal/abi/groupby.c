@@ -169,9 +169,13 @@ AM_EXPORT int am_group_by(const am_array *const *keys, int64_t n_keys,
     if (op == AM_GROUP_COUNT_ALL || c < 0 || c >= n_values || !values[c] ||
         !am_type_is_temporal(values[c]->type))
       continue;
-    if (op != AM_GROUP_COUNT && op != AM_GROUP_COUNT_DISTINCT && op != AM_GROUP_MIN &&
-        op != AM_GROUP_MAX && op != AM_GROUP_MIN_MAX && op != AM_GROUP_FIRST &&
-        op != AM_GROUP_LAST) {
+    int picks = op == AM_GROUP_MIN || op == AM_GROUP_MAX || op == AM_GROUP_MIN_MAX ||
+                op == AM_GROUP_FIRST || op == AM_GROUP_LAST;
+    if (picks && am_type_is_duration(values[c]->type)) /* pyarrow: none of durations */
+      AM_API_RETURN(am_temporal_no_kernel(
+          err, op == AM_GROUP_FIRST || op == AM_GROUP_LAST ? "hash_first_last" : "hash_min_max",
+          values[c]));
+    if (op != AM_GROUP_COUNT && op != AM_GROUP_COUNT_DISTINCT && !picks) {
       const am_op_desc *desc = am_op_find(AM_FAMILY_GROUP_BY, op);
       AM_API_RETURN(am_temporal_no_kernel(err, desc ? desc->name : "group_by", values[c]));
     }

@@ -29,6 +29,8 @@ AM_EXPORT int am_sum(const am_array *array, am_scalar *out) {
 
 AM_EXPORT int am_min(const am_array *array, am_scalar *out) {
   AM_API_BEGIN;
+  if (array && am_type_is_duration(array->type)) /* pyarrow: no min_max of durations */
+    AM_API_RETURN(am_temporal_no_kernel(err, "min_max", array));
   am_storage_keep keep;
   int status = am_storage_begin(err, &array, &keep);
   if (status == AM_OK) status = reduce(err, AM_REDUCE_MIN, array, out);
@@ -37,6 +39,8 @@ AM_EXPORT int am_min(const am_array *array, am_scalar *out) {
 
 AM_EXPORT int am_max(const am_array *array, am_scalar *out) {
   AM_API_BEGIN;
+  if (array && am_type_is_duration(array->type))
+    AM_API_RETURN(am_temporal_no_kernel(err, "min_max", array));
   am_storage_keep keep;
   int status = am_storage_begin(err, &array, &keep);
   if (status == AM_OK) status = reduce(err, AM_REDUCE_MAX, array, out);

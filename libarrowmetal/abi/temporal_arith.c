@@ -177,8 +177,8 @@ int am_temporal_elementwise(am_err *err, int family_id, int op, const am_array *
     result_tz = rtz;
   } else if (fl == DURATION && fr == DURATION) {
     result = am_duration_of_unit(digits_of_tick(tick));
-  } else if ((fl == DATE || fl == TIME) && fl == fr && lt == rt && subtract) {
-    if (lt == AM_DATE32) tick = 1000000000; /* pyarrow: duration[s] */
+  } else if ((fl == DATE || fl == TIME) && fl == fr && subtract) {
+    if (lt == AM_DATE32 && rt == AM_DATE32) tick = 1000000000; /* pyarrow: duration[s] */
     result = am_duration_of_unit(digits_of_tick(tick));
   } else {
     return no_kernel(err, name, left, lt, right, rt);

@@ -1,10 +1,9 @@
 /* am_temporal_field: pyarrow's type rules and options of the field
- * extractions, then the host loop (core/temporal.c) over a host copy; the
- * result goes back to the array's device. */
+ * extractions, then the backend's kernel (cpu/temporal.c, or the GPU's
+ * gpu/ops_temporal.c) on the array's device. */
 #include <string.h>
 
 #include "abi.h"
-#include "core/temporal.h"
 
 static const char *const names[] = {
     "year",   "month",       "day",         "day_of_week", "day_of_year", "hour",     "minute",
@@ -35,25 +34,16 @@ static int temporal_field(am_err *err, am_temporal_field_op op, const am_array *
                    "%s of a timestamp with a time zone (%s) needs a time-zone database, which "
                    "this library does not have",
                    names[op], array->timezone);
+  /* On the array's device; a device without the kernel (AM_EUNSUPPORTED)
+   * has it computed on the host, the result moved back. */
+  status = array->device->backend->kernels.temporal_field(err, op, array, week_start,
+                                                          count_from_zero, out);
+  if (status != AM_EUNSUPPORTED) return status;
   am_array *host = NULL, *result = NULL;
+  am_device *cpu = am_host_device();
   if ((status = am_to_host(err, array, &host)) != AM_OK) return status;
-  /* The result keeps the input's offset so that it shares the input's
-   * validity bitmap as it is (the slots before the offset are not read). */
-  int64_t start = host->validity ? host->offset : 0;
-  status = am_array_alloc_host(err, am_host_device(), AM_INT64, start + host->length, 0, &result);
-  if (status == AM_OK) {
-    if (host->length > 0)
-      am_temporal_field_values(op, host->type, host->data, host->offset, host->length, week_start,
-                               count_from_zero, (int64_t *)result->data + start);
-    result->offset = start;
-    result->length = host->length;
-    if (host->validity) {
-      am_buffer *keeper = host->validity_buf ? host->validity_buf : host->data_buf;
-      result->validity_buf = am_buffer_retain(keeper);
-      result->validity = host->validity;
-      atomic_store(&result->null_count, atomic_load(&host->null_count));
-    }
-  }
+  status =
+      cpu->backend->kernels.temporal_field(err, op, host, week_start, count_from_zero, &result);
   am_array_free(host);
   if (status != AM_OK) return status;
   return am_place(err, result, array->device, out);

@@ -303,7 +303,13 @@ typedef enum am_kernel_kind {
   AM_KERNEL_SORT_KEYS = 96,
   AM_KERNEL_SORT_COUNT = 97,
   AM_KERNEL_SORT_SCAN = 98,
-  AM_KERNEL_SORT_SCATTER = 99
+  AM_KERNEL_SORT_SCATTER = 99,
+  /* Temporal functions (kinds 128-143; kernel_source_temporal.c):
+   *   TEMPORAL_FIELD: op = am_temporal_field_op, t0 the temporal type: out
+   *                   (int64)[i] = the field of in0[i] (its storage integer),
+   *                   valid where in0 is; aux = week_start | count_from_zero
+   *                   << 8 (DayOfWeekOptions). */
+  AM_KERNEL_TEMPORAL_FIELD = 128
 } am_kernel_kind;
 
 typedef struct am_kernel_key {
