@@ -78,7 +78,25 @@ FORMAT = {
     "float64": "g",
 }
 FORMAT.update(
-    zip(TEMPORAL_TYPES, "tss: tsm: tsu: tsn: tdD tdm tts ttm ttu ttn tDs tDm tDu tDn".split())
+    zip(
+        TEMPORAL_TYPES,
+        [
+            "tss:",
+            "tsm:",
+            "tsu:",
+            "tsn:",
+            "tdD",
+            "tdm",
+            "tts",
+            "ttm",
+            "ttu",
+            "ttn",
+            "tDs",
+            "tDm",
+            "tDu",
+            "tDn",
+        ],
+    )
 )
 
 PA_TYPE = {
