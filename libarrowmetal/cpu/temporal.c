@@ -10,12 +10,11 @@ int am_cpu_temporal_field(am_err *err, am_temporal_field_op op, const am_array *
                           int week_start, int count_from_zero, am_array **out) {
   int64_t start = array->validity ? array->offset : 0;
   am_array *result = NULL;
-  int status =
-      am_array_alloc_host(err, array->device, AM_INT64, start + array->length, 0, &result);
+  int status = am_array_alloc_host(err, array->device, AM_INT64, start + array->length, 0, &result);
   if (status != AM_OK) return status;
   if (array->length > 0)
-    am_temporal_field_values(op, array->type, array->data, array->offset, array->length,
-                             week_start, count_from_zero, (int64_t *)result->data + start);
+    am_temporal_field_values(op, array->type, array->data, array->offset, array->length, week_start,
+                             count_from_zero, (int64_t *)result->data + start);
   result->offset = start;
   result->length = array->length;
   if (array->validity) {

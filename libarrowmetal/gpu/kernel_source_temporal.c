@@ -18,9 +18,8 @@
 #include "gpu/kernel_source_emit.h"
 
 static const char *const field_names[] = {
-    "year",        "month",       "day",        "day_of_week", "day_of_year",
-    "hour",        "minute",      "second",     "millisecond", "microsecond",
-    "nanosecond",  "quarter",     "iso_week",   "iso_year"};
+    "year",   "month",       "day",         "day_of_week", "day_of_year", "hour",     "minute",
+    "second", "millisecond", "microsecond", "nanosecond",  "quarter",     "iso_week", "iso_year"};
 
 int am_ks_temporal_kind(am_kernel_kind kind) {
   switch (kind) {
