@@ -116,7 +116,20 @@ def day_of_week(
     return _run("day_of_week", 3, values, kwargs, ws, bool(fields["count_from_zero"]), device)
 
 
-for _op, _name in enumerate(FIELDS):
-    if _name != "day_of_week":
-        globals()[_name] = _make(_name, _op)
-del _op, _name
+year = _make("year", 0)
+month = _make("month", 1)
+day = _make("day", 2)
+day_of_year = _make("day_of_year", 4)
+hour = _make("hour", 5)
+minute = _make("minute", 6)
+second = _make("second", 7)
+millisecond = _make("millisecond", 8)
+microsecond = _make("microsecond", 9)
+nanosecond = _make("nanosecond", 10)
+quarter = _make("quarter", 11)
+iso_week = _make("iso_week", 12)
+iso_year = _make("iso_year", 13)
+assert [FIELDS[i] for i in range(14)] == [  # the functions' ops are their positions
+    f.__name__ for f in (year, month, day, day_of_week, day_of_year, hour, minute, second,
+                         millisecond, microsecond, nanosecond, quarter, iso_week, iso_year)
+]  # fmt: skip

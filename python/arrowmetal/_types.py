@@ -53,10 +53,10 @@ KIND_FLOAT = lib.AM_KIND_FLOAT
 KIND_TEMPORAL = lib.AM_KIND_TEMPORAL  # timestamps, dates, times, durations: integers of a unit
 
 
-def _read_type_infos() -> list[tuple[str, str, bytes, str, int, int] | None]:
+def _read_type_infos() -> list[tuple[str, str, bytes, str | None, int, int] | None]:
     """[None or (name, arrow_name, format, numpy, bit_width, kind)] by am_type."""
     info = ffi.new("am_type_info *")
-    rows: list[tuple[str, str, bytes, str, int, int] | None] = [None]
+    rows: list[tuple[str, str, bytes, str | None, int, int] | None] = [None]
     for t in range(1, lib.am_type_count()):
         rc = lib.am_type_info_get(t, info)
         if rc == lib.AM_ETYPE:  # a value the library names no type for
