@@ -157,7 +157,11 @@ typedef enum am_type {
 
 /* A typed scalar. Signed integers and booleans use `i64`, unsigned integers
  * `u64`, floats `f64`; the other two fields are ignored. A scalar with
- * is_null != 0 is null whatever its value fields hold. */
+ * is_null != 0 is null whatever its value fields hold. Temporal types use
+ * `i64` (their storage integer); a timestamp scalar the library writes
+ * (min, max, first, last of a timestamp array) carries the array's time
+ * zone in `u64`, as a `const char *` (interned, static; 0: none), which
+ * the library never reads from scalars it is given. */
 typedef struct am_scalar {
   int32_t type; /* am_type */
   int32_t is_null;

@@ -69,8 +69,10 @@ AM_EXPORT int am_array_with_timezone(const am_array *array, const char *tz, am_a
 int am_storage_end_scalars(int status, am_storage_keep *keep, am_scalar *a, am_scalar *b) {
   if (keep->view && status == AM_OK) {
     am_type storage = keep->view->type;
-    if (a && a->type == (int32_t)storage) a->type = keep->original->type;
-    if (b && b->type == (int32_t)storage) b->type = keep->original->type;
+    /* A timestamp's time zone rides in the unused u64 (arrowmetal.h). */
+    uint64_t tz = (uint64_t)(uintptr_t)keep->original->timezone;
+    if (a && a->type == (int32_t)storage) a->type = keep->original->type, a->u64 = tz;
+    if (b && b->type == (int32_t)storage) b->type = keep->original->type, b->u64 = tz;
   }
   return am_storage_end(status, keep, NULL);
 }

@@ -161,12 +161,16 @@ def valid_of(t: int, value: float) -> Scalar:
     return VALID[t](value)
 
 
-def _temporal_scalar(t: int, value: int | None) -> Any:
-    """A temporal result as pyarrow's scalar of its type (a time zone is
-    not carried by am_scalar: the caller adds it)."""
+def _temporal_scalar(t: int, value: int | None, tz: int = 0) -> Any:
+    """A temporal result as pyarrow's scalar of its type; a timestamp's time
+    zone comes in the scalar's u64 (a C string, arrowmetal.h)."""
     import pyarrow as pa
 
+    from ._capi import ffi
+
     t_pa: Any = _pyarrow_type(t)
+    if tz and pa.types.is_timestamp(t_pa):
+        t_pa = pa.timestamp(t_pa.unit, tz=ffi.string(ffi.cast("const char *", tz)).decode())
     storage = pa.int32() if t_pa.bit_width == 32 else pa.int64()
     return pa.array([value], storage).view(t_pa)[0]
 
@@ -175,7 +179,7 @@ def result_value(s: Any) -> Scalar | NullScalar:
     """The result held by am_scalar `s` (an ``am_scalar *``)."""
     t = s.type
     if 0 < t < TYPE_COUNT and KINDS[t] == KIND_TEMPORAL:
-        return _temporal_scalar(t, None if s.is_null else s.i64)
+        return _temporal_scalar(t, None if s.is_null else s.i64, s.u64)
     if not 0 < t < TYPE_COUNT or VALID[t] is None:
         raise ArrowMetalTypeError(f"scalar of invalid type {t}", lib.AM_ETYPE)
     if s.is_null:

@@ -136,6 +136,14 @@ def test_existing_ops_keep_the_type_and_time_zone():
     _same(am.equal(a, utc), pc.equal(a, utc))
 
 
+def test_scalar_results_keep_the_time_zone():
+    a = pa.array([5, None, -3], pa.timestamp("ms", tz="Asia/Tokyo"))
+    for name in ("min", "max", "first", "last"):
+        got, want = getattr(am, name)(a), getattr(pc, name)(a)
+        assert got.type == want.type and got.equals(want), name
+    assert am.min_max(a).as_py() == pc.min_max(a).as_py()
+
+
 def test_ops_that_make_no_sense_keep_refusing():
     a = pa.array([1, 2], pa.timestamp("s"))
     with warnings.catch_warnings():
