@@ -193,7 +193,7 @@ def make_scalar(t, value):
         if t in cf.FLOAT_TYPES:
             s.f64 = 12345.0
         return s
-    if t == "bool" or t in cf.SIGNED_TYPES:
+    if t == "bool" or t in cf.SIGNED_LIKE:
         s.i64 = int(value)
     elif t in cf.UNSIGNED_TYPES:
         s.u64 = int(value)
@@ -223,7 +223,7 @@ def scalar_value(s):
         if s.i64 not in (0, 1):
             raise AssertionError(f"bool scalar holds i64 = {s.i64}")
         return t, bool(s.i64)
-    if t in cf.SIGNED_TYPES:
+    if t in cf.SIGNED_LIKE:
         return t, s.i64
     if t in cf.UNSIGNED_TYPES:
         return t, s.u64

@@ -35,9 +35,33 @@ SIGNED_TYPES = [t for t in INT_TYPES if not t.startswith("u")]
 UNSIGNED_TYPES = [t for t in INT_TYPES if t.startswith("u")]
 FLOAT_TYPES = ["float32", "float64"]
 NUMERIC_TYPES = INT_TYPES + FLOAT_TYPES
+# Temporal types (conformance/temporal_cases.py): integers of a unit, coded as their
+# storage integers (int32 for date32 and time32, int64 for the others), never part of
+# TYPES (whose sweeps the other families run). Timestamps here carry no time zone.
+TEMPORAL_STORAGE = {
+    "timestamp[s]": "int64",
+    "timestamp[ms]": "int64",
+    "timestamp[us]": "int64",
+    "timestamp[ns]": "int64",
+    "date32[day]": "int32",
+    "date64[ms]": "int64",
+    "time32[s]": "int32",
+    "time32[ms]": "int32",
+    "time64[us]": "int64",
+    "time64[ns]": "int64",
+    "duration[s]": "int64",
+    "duration[ms]": "int64",
+    "duration[us]": "int64",
+    "duration[ns]": "int64",
+}
+TEMPORAL_TYPES = list(TEMPORAL_STORAGE)
+# Types whose values are coded as signed integers.
+SIGNED_LIKE = SIGNED_TYPES + TEMPORAL_TYPES
+INT_LIKE = INT_TYPES + TEMPORAL_TYPES
 
 # am_type enum values of arrowmetal.h.
 AM_TYPE = {name: i + 1 for i, name in enumerate(TYPES)}
+AM_TYPE.update({name: 16 + i for i, name in enumerate(TEMPORAL_TYPES)})
 AM_TYPE_NAME = {v: k for k, v in AM_TYPE.items()}
 
 FORMAT = {
@@ -53,6 +77,27 @@ FORMAT = {
     "float32": "f",
     "float64": "g",
 }
+FORMAT.update(
+    zip(
+        TEMPORAL_TYPES,
+        [
+            "tss:",
+            "tsm:",
+            "tsu:",
+            "tsn:",
+            "tdD",
+            "tdm",
+            "tts",
+            "ttm",
+            "ttu",
+            "ttn",
+            "tDs",
+            "tDm",
+            "tDu",
+            "tDn",
+        ],
+    )
+)
 
 PA_TYPE = {
     "bool": pa.bool_(),
@@ -67,6 +112,7 @@ PA_TYPE = {
     "float32": pa.float32(),
     "float64": pa.float64(),
 }
+PA_TYPE.update({t: pa.type_for_alias(t) for t in TEMPORAL_TYPES})
 TYPE_OF_PA = {str(v): k for k, v in PA_TYPE.items()}
 
 NP_DTYPE = {
@@ -83,7 +129,8 @@ NP_DTYPE = {
     "float64": np.dtype(np.float64),
 }
 
-BITS = {t: NP_DTYPE[t].itemsize * 8 for t in INT_TYPES}
+NP_DTYPE.update({t: NP_DTYPE[s] for t, s in TEMPORAL_STORAGE.items()})
+BITS = {t: NP_DTYPE[t].itemsize * 8 for t in INT_LIKE}
 
 
 def int_range(t):
@@ -115,7 +162,7 @@ def encode_value(t, v):
         return None
     if t == "bool":
         return bool(v)
-    if t in INT_TYPES:
+    if t in INT_LIKE:
         return str(int(v))
     v = float(v)
     if math.isnan(v):
@@ -138,7 +185,7 @@ def decode_value(t, j):
         if not isinstance(j, bool):
             raise ValueError(f"bool value must be true/false: {j!r}")
         return j
-    if t in INT_TYPES:
+    if t in INT_LIKE:
         v = int(j)
         lo, hi = int_range(t)
         if not lo <= v <= hi:
@@ -233,7 +280,7 @@ def _int_from_draws(t, u, spec):
     r = u % np.uint64(span) if span < (1 << 64) else u.copy()
     with np.errstate(over="ignore"):
         v = np.uint64(lo & MASK64) + r
-    if t in SIGNED_TYPES:
+    if t in SIGNED_LIKE:
         return v.view(np.int64).astype(NP_DTYPE[t])
     return v.astype(NP_DTYPE[t])
 
@@ -268,7 +315,7 @@ def gen_values(t, spec, total):
     elif kind == "uniform":
         if t == "bool":
             values = (u % np.uint64(1000)) < np.uint64(int(spec.get("true_permille", 500)))
-        elif t in INT_TYPES:
+        elif t in INT_LIKE:
             values = _int_from_draws(t, u, spec)
         else:
             values = _float_from_draws(t, u, spec)
@@ -343,7 +390,7 @@ def materialize(inp):
 def _zero(t):
     if t == "bool":
         return False
-    if t in INT_TYPES:
+    if t in INT_LIKE:
         return "0"
     return 0.0
 
@@ -387,8 +434,23 @@ def input_values(inp):
 
 
 def array_values(arr):
-    """Decoded values of a pyarrow array (floats keep NaN and -0.0)."""
-    return arr.to_pylist()
+    """Decoded values of a pyarrow array (floats keep NaN and -0.0; temporal values as
+    their storage integers)."""
+    return _storage(arr).to_pylist()
+
+
+def _storage(arr):
+    """A temporal array as its storage integers (the same buffers); others as they are."""
+    t = TYPE_OF_PA.get(str(arr.type))
+    return arr.view(PA_TYPE[TEMPORAL_STORAGE[t]]) if t in TEMPORAL_STORAGE else arr
+
+
+def scalar_value_of(scalar):
+    """Decoded value of a pyarrow scalar (temporal ones as their storage integer)."""
+    t = TYPE_OF_PA.get(str(scalar.type))
+    if t in TEMPORAL_STORAGE:
+        return scalar.cast(PA_TYPE[TEMPORAL_STORAGE[t]]).as_py()
+    return scalar.as_py()
 
 
 def canonical_token(t, v):
@@ -396,7 +458,7 @@ def canonical_token(t, v):
         return "null"
     if t == "bool":
         return "true" if v else "false"
-    if t in INT_TYPES:
+    if t in INT_LIKE:
         return f'"{v}"'
     if math.isnan(v):
         return '"nan"'
@@ -417,6 +479,7 @@ def digest(t, values):
 def canonical_bytes_array(arr):
     """canonical_bytes of a pyarrow array, vectorised (same bytes, much faster)."""
     t = type_name(arr.type)
+    arr = _storage(arr)
     valid = np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
     if len(arr) == 0:
         return b"[]"
@@ -426,7 +489,7 @@ def canonical_bytes_array(arr):
         mark = "\x00"
     else:
         vals = arr.fill_null(0).to_numpy(zero_copy_only=False)
-        if t in INT_TYPES:
+        if t in INT_LIKE:
             strs = list(map(str, vals.tolist()))
         else:
             nbytes = vals.dtype.itemsize
@@ -461,7 +524,7 @@ def hashed_expectation(arr):
         "length": len(arr),
         "null_count": arr.null_count,
         "sha256": sha,
-        "head": encode_values(t, arr.slice(0, HEAD).to_pylist()),
+        "head": encode_values(t, array_values(arr.slice(0, HEAD))),
     }
 
 

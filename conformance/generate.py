@@ -34,6 +34,7 @@ import quantile_cases
 import rank_cases
 import rounding
 import sort_cases
+import temporal_cases
 from casefmt import (
     FLOAT_TYPES,
     INT_TYPES,
@@ -113,6 +114,8 @@ FILES.update({name: groupby_cases.FILE for name in groupby_cases.OPS})
 FILES.update({name: join_cases.FILE for name in join_cases.OPS})
 # Selection and ranking: conformance/rank_cases.py.
 FILES.update({name: rank_cases.FILE for name in rank_cases.OPS})
+# Temporal types: conformance/temporal_cases.py (every case with a temporal input).
+FILES.update({name: temporal_cases.FILE for name in temporal_cases.OPS})
 
 
 # ---- pyarrow evaluation and error mapping -------------------------------------------------
@@ -123,7 +126,7 @@ def map_error(exc):
     msg = str(exc)
     # The families whose cases live in their own modules map their own errors first.
     for family in (null_handling, hash_cases, rounding, quantile_cases, sort_cases, rank_cases,
-                   join_cases):  # fmt: skip
+                   join_cases, temporal_cases):  # fmt: skip
         status = family.map_error(exc)
         if status:
             return status
@@ -206,6 +209,8 @@ def evaluate(op, params, args):
         return join_cases.evaluate(op, params, args)
     if op in rank_cases.OPS:
         return rank_cases.evaluate(op, params, args)
+    if op in temporal_cases.OPS:
+        return temporal_cases.evaluate(op, params, args)
     raise AssertionError(op)
 
 
@@ -229,7 +234,7 @@ def expectation(case):
         return fields, result
     t = cf.type_name(result.type)
     if isinstance(result, pa.Scalar):
-        return {"type": t, "value": cf.encode_value(t, result.as_py())}, result
+        return {"type": t, "value": cf.encode_value(t, cf.scalar_value_of(result))}, result
     if len(result) <= INLINE_MAX:
         return {"type": t, "values": cf.encode_values(t, cf.array_values(result))}, result
     expected = cf.hashed_expectation(result)
@@ -409,8 +414,10 @@ def zero_sign(case, result):
     if case["op"] not in ("min", "max") or result is None:
         return False
     t = case["inputs"][0]["type"]
+    if t not in FLOAT_TYPES:
+        return False
     v = result.as_py()
-    if t not in FLOAT_TYPES or v is None or v != 0.0:
+    if v is None or v != 0.0:
         return False
     vals = cf.input_values(case["inputs"][0])
     signs = {math.copysign(1.0, x) for x in vals if x is not None and x == 0.0}
@@ -1637,7 +1644,8 @@ def write(out_dir):
     same cases give the same bytes."""
     files = OrderedDict()
     for case in CASES.values():
-        files.setdefault(FILES[case["op"]], []).append(case)
+        name = temporal_cases.file_of(case) or FILES[case["op"]]
+        files.setdefault(name, []).append(case)
     os.makedirs(out_dir, exist_ok=True)
     for name in os.listdir(out_dir):
         if name.endswith((".json", ".json.gz")):
@@ -1697,7 +1705,7 @@ def update_readme(path):
     # The families with case modules of their own: their rows, from the cases, after
     # the others, in this order.
     families = (null_handling, hash_cases, rounding, quantile_cases, cumulative, sort_cases)
-    for family in families + (rank_cases, groupby_cases, join_cases):
+    for family in families + (rank_cases, groupby_cases, join_cases, temporal_cases):
         subject = getattr(family, "subject_type", lambda case: case["inputs"][0]["type"])
         rows = [r for r in rows if r.split("|")[1].strip() not in family.OPS]
         rows += cf.matrix_rows(CASES, family.OPS, subject)
@@ -1876,6 +1884,7 @@ def main():
     groupby_cases.gen(sys.modules[__name__])
     join_cases.gen(sys.modules[__name__])
     rank_cases.gen(sys.modules[__name__])
+    temporal_cases.gen(sys.modules[__name__])
     write(args.out)
     update_readme(os.path.join(HERE, "README.md"))
 

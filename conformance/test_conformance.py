@@ -17,6 +17,7 @@ import quantile_cases
 import rank_cases
 import rounding
 import sort_cases
+import temporal_cases
 from amabi import ffi, lib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -152,6 +153,8 @@ def call(case, arrays, scalars):
         return join_cases.call(case, arrays, scalars, out)
     if op in rank_cases.OPS:
         return rank_cases.call(case, arrays, scalars, out)
+    if op in temporal_cases.OPS:
+        return temporal_cases.call(case, arrays, scalars, out)
     raise AssertionError("unknown op " + op)
 
 

@@ -147,8 +147,14 @@ def test_version_types_backends(dev):
 
 
 def test_type_info_describes_every_type():
-    assert lib.am_type_count() == len(cf.TYPES) + 1
+    # The numeric types 1-11, 12-15 reserved, the temporal types 16-29.
+    assert lib.am_type_count() == 16 + len(cf.TEMPORAL_TYPES)
     info = ffi.new("am_type_info *")
+    for t in cf.TEMPORAL_TYPES:
+        amabi.check("am_type_info_get", lib.am_type_info_get(cf.AM_TYPE[t], info))
+        assert ffi.string(info.arrow_name).decode() == str(cf.PA_TYPE[t]) == t
+        assert ffi.string(info.format).decode() == cf.FORMAT[t]
+        assert info.bit_width == cf.PA_TYPE[t].bit_width and info.kind == lib.AM_KIND_TEMPORAL
     for t in cf.TYPES:
         amabi.check("am_type_info_get", lib.am_type_info_get(cf.AM_TYPE[t], info))
         assert ffi.string(info.name).decode() == t
@@ -163,7 +169,7 @@ def test_type_info_describes_every_type():
         }
         expected = kind.get(t, lib.AM_KIND_UNSIGNED if t.startswith("u") else lib.AM_KIND_SIGNED)
         assert info.kind == expected
-    for bad in (0, lib.am_type_count(), 99):
+    for bad in (0, 12, 15, lib.am_type_count(), 99):
         assert lib.am_type_info_get(bad, info) == lib.AM_ETYPE
         assert amabi.names_function(amabi.last_error(), "am_type_info_get")
     assert lib.am_type_info_get(lib.AM_INT8, ffi.NULL) == lib.AM_EINVAL
@@ -732,7 +738,8 @@ MALFORMED = [
     ("unknown-format", _format(b"zz"), "AM_ETYPE"),
     ("utf8-format", _format(b"u"), "AM_ETYPE"),
     ("float16-format", _format(b"e"), "AM_ETYPE"),
-    ("timestamp-format", _format(b"tsu:"), "AM_ETYPE"),
+    ("timestamp-unit-format", _format(b"tsx:"), "AM_ETYPE"),
+    ("time-unit-format", _format(b"ttx"), "AM_ETYPE"),
     ("decimal-format", _format(b"d:10,2"), "AM_ETYPE"),
     ("empty-format", _format(b""), "AM_ETYPE"),
 ]

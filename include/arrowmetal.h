@@ -131,6 +131,28 @@ typedef enum am_type {
   AM_UINT64 = 9,
   AM_FLOAT32 = 10,
   AM_FLOAT64 = 11,
+  /* 12-15: reserved (float16, decimals). */
+  /* Temporal types (issue #13), stored as int64 except date32 and time32
+   * (int32), with pyarrow's units. A timestamp may carry a time zone, a
+   * parameter of the array (am_array_timezone), not of the type. Of the
+   * numeric functions they take only what pyarrow gives them: compare
+   * (equal units), filter, take, concat, null handling, min/max/count/
+   * first/last, the hash functions, sorting, group-by and join keys, the
+   * field extractions (am_temporal_field) and add/subtract (am_arith). */
+  AM_TIMESTAMP_S = 16, /* "tss:" (+ time zone) */
+  AM_TIMESTAMP_MS = 17,
+  AM_TIMESTAMP_US = 18,
+  AM_TIMESTAMP_NS = 19,
+  AM_DATE32 = 20,     /* "tdD": days since 1970-01-01, int32 */
+  AM_DATE64 = 21,     /* "tdm": milliseconds since 1970-01-01, int64 */
+  AM_TIME32_S = 22,   /* "tts", int32 */
+  AM_TIME32_MS = 23,  /* "ttm", int32 */
+  AM_TIME64_US = 24,  /* "ttu", int64 */
+  AM_TIME64_NS = 25,  /* "ttn", int64 */
+  AM_DURATION_S = 26, /* "tDs" */
+  AM_DURATION_MS = 27,
+  AM_DURATION_US = 28,
+  AM_DURATION_NS = 29,
   /* A struct array or record batch (Arrow "+s"): a handle with named child
    * handles and no kernels of its own (see "Tables" at the end). */
   AM_STRUCT = 64
@@ -138,7 +160,11 @@ typedef enum am_type {
 
 /* A typed scalar. Signed integers and booleans use `i64`, unsigned integers
  * `u64`, floats `f64`; the other two fields are ignored. A scalar with
- * is_null != 0 is null whatever its value fields hold. */
+ * is_null != 0 is null whatever its value fields hold. Temporal types use
+ * `i64` (their storage integer); a timestamp scalar the library writes
+ * (min, max, first, last of a timestamp array) carries the array's time
+ * zone in `u64`, as a `const char *` (interned, static; 0: none), which
+ * the library never reads from scalars it is given. */
 typedef struct am_scalar {
   int32_t type; /* am_type */
   int32_t is_null;
@@ -314,6 +340,17 @@ am_type am_array_type(const am_array *array);
 const char *am_format(const am_array *array); /* Arrow format string, static */
 am_device *am_array_device(const am_array *array);
 
+/* A timestamp array's time zone ("Europe/Paris", "UTC", "+02:00"), as its
+ * Arrow format carried it at import; NULL when it has none or the array is
+ * not a timestamp. Static storage (time zones are interned for the
+ * process); thread-safe. am_format gives the whole format ("tsu:UTC"). */
+const char *am_array_timezone(const am_array *array);
+/* A new handle over the same buffers as timestamp `array` with time zone
+ * `tz` (copied; NULL or "": none), as pyarrow's Array.cast to the same unit
+ * with another tz keeps the values. AM_ETYPE for an array that is not a
+ * timestamp. `array` is borrowed; thread-safe. */
+int am_array_with_timezone(const am_array *array, const char *tz, am_array **out);
+
 /* Arrow format string of a type ("l" for AM_INT64, ...), or NULL if invalid. */
 const char *am_type_format(am_type type);
 
@@ -324,7 +361,8 @@ typedef enum am_type_kind {
   AM_KIND_BOOL = 0,
   AM_KIND_SIGNED = 1,
   AM_KIND_UNSIGNED = 2,
-  AM_KIND_FLOAT = 3
+  AM_KIND_FLOAT = 3,
+  AM_KIND_TEMPORAL = 4 /* timestamps, dates, times, durations: integers of a unit */
 } am_type_kind;
 
 typedef struct am_type_info {
@@ -1116,7 +1154,9 @@ typedef enum am_function_family {
   AM_FAMILY_RANK = 42, /* am_rank (op 0), am_rank_quantile: op 1 rank_quantile, op 2 rank_normal */
   AM_FAMILY_PARTITION_NTH = 43, /* am_partition_nth_indices */
   /* Group-by */
-  AM_FAMILY_GROUP_BY = 48 /* am_group_by: op = am_group_op ("hash_sum" ...) */
+  AM_FAMILY_GROUP_BY = 48, /* am_group_by: op = am_group_op ("hash_sum" ...) */
+  /* Temporal functions */
+  AM_FAMILY_TEMPORAL_FIELD = 56 /* am_temporal_field: op = am_temporal_field_op */
 } am_function_family;
 
 typedef enum am_type_rule {
@@ -1505,6 +1545,42 @@ typedef enum am_join_type {
 int am_join_indices(const am_array *const *left_keys, const am_array *const *right_keys,
                     int64_t n_keys, am_join_type join_type, am_array **left_indices,
                     am_array **right_indices);
+
+/* ---- Temporal field extraction (issue #13): pyarrow's year, month, day,
+ * day_of_week, day_of_year, hour, minute, second, millisecond, microsecond,
+ * nanosecond, quarter, iso_week and iso_year. The date fields (year ...
+ * day_of_year, quarter, iso_week, iso_year) take timestamps, date32 and
+ * date64; the time fields (hour ... nanosecond) take timestamps, time32 and
+ * time64; anything else is AM_ETYPE in pyarrow's words. The result is
+ * int64, null where the input is (its validity bitmap shared). Dates are
+ * the proleptic Gregorian calendar, before 1970 too (core/temporal.h).
+ * A timestamp with a time zone is read in local time by pyarrow, which
+ * needs a time-zone database: AM_EUNSUPPORTED here (the Python package runs
+ * those in pyarrow, counted as a fallback). On a GPU array the fields are
+ * computed on the host and the result moved back. `array` is borrowed;
+ * thread-safe. */
+typedef enum am_temporal_field_op {
+  AM_FIELD_YEAR = 0,
+  AM_FIELD_MONTH = 1,
+  AM_FIELD_DAY = 2,
+  AM_FIELD_DAY_OF_WEEK = 3, /* DayOfWeekOptions: week_start 1 (Monday) .. 7, count_from_zero */
+  AM_FIELD_DAY_OF_YEAR = 4,
+  AM_FIELD_HOUR = 5,
+  AM_FIELD_MINUTE = 6,
+  AM_FIELD_SECOND = 7,
+  AM_FIELD_MILLISECOND = 8,
+  AM_FIELD_MICROSECOND = 9,
+  AM_FIELD_NANOSECOND = 10,
+  AM_FIELD_QUARTER = 11,
+  AM_FIELD_ISO_WEEK = 12,
+  AM_FIELD_ISO_YEAR = 13
+} am_temporal_field_op;
+
+/* `week_start` (1-7) and `count_from_zero` are read by AM_FIELD_DAY_OF_WEEK
+ * only (pyarrow's defaults: 1 and 1); a week_start outside 1-7 is
+ * AM_EINVAL with pyarrow's message. */
+int am_temporal_field(am_temporal_field_op op, const am_array *array, int week_start,
+                      int count_from_zero, am_array **out);
 /* ---- end of hash joins */
 
 /* ---- Tables: struct arrays, record batches and streams of them (issue #12).

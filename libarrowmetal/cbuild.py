@@ -31,6 +31,8 @@ GENERATOR = [
     LIBRARY / "gpu" / "kernel_source_hash.c",  # hash-based functions
     LIBRARY / "gpu" / "kernel_source_sort.c",  # sort_indices
     LIBRARY / "gpu" / "kernel_source_groupby.c",  # group-by and joins
+    LIBRARY / "gpu" / "kernel_source_temporal.c",  # temporal field extraction
+    LIBRARY / "core" / "temporal.c",
 ]
 
 

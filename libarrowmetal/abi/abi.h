@@ -113,4 +113,69 @@ int am_no_kernel(am_err *err, const am_op_desc *op, am_type left, am_type right)
 /* The null count, counted on the array's device when unknown (cached). */
 int am_count_nulls(am_err *err, const am_array *array, int64_t *out);
 
+/* import.c: gives a timestamp its time zone from its Arrow format ("tsu:UTC");
+ * frees `array` on failure. */
+int am_take_timezone(am_err *err, am_array *array, const char *format);
+
+/* temporal_view.c: temporal arrays run on their storage type's kernels.
+ * am_storage_begin replaces *array, when it is temporal, by a settled
+ * handle over the same buffers typed as its storage integer (kept in *keep);
+ * am_storage_end frees it and, when `out` is given and the call succeeded,
+ * types the result as the original (type and time zone). Returns `status`. */
+typedef struct am_storage_keep {
+  const am_array *original; /* NULL when the array was not temporal */
+  am_array *view;
+} am_storage_keep;
+int am_storage_begin(am_err *err, const am_array **array, am_storage_keep *keep);
+int am_storage_end(int status, am_storage_keep *keep, am_array **out);
+/* The same for scalar results (a result of the storage type takes the
+ * original's). */
+int am_storage_end_scalars(int status, am_storage_keep *keep, am_scalar *a, am_scalar *b);
+/* AM_ETYPE in pyarrow's words for a function that takes no temporal type. */
+int am_temporal_no_kernel(am_err *err, const char *function, const am_array *array);
+/* `in`, a scalar going with temporal `array` (of its type, or a typeless
+ * null), as a scalar of its storage type; copied as it is otherwise. */
+int am_storage_scalar(am_err *err, const am_array *array, const am_scalar *in, am_scalar *out);
+/* temporal_arith.c: compare (family AM_FAMILY_COMPARE), am_arith's add and
+ * subtract (AM_FAMILY_ARITH) and their checked variants (AM_FAMILY_BINARY)
+ * where an input is temporal, with exactly one of right / scalar. */
+int am_temporal_elementwise(am_err *err, int family, int op, const am_array *left,
+                            const am_array *right, const am_scalar *scalar, am_array **out);
+/* Whether a call of these inputs is temporal_arith.c's. */
+static inline int am_temporal_inputs(const am_array *left, const am_array *right,
+                                     const am_scalar *scalar) {
+  return (left && am_type_is_temporal(left->type)) || (right && am_type_is_temporal(right->type)) ||
+         (!right && scalar && am_type_is_temporal((am_type)scalar->type));
+}
+/* The values of one call that takes several (fill_null, if_else, coalesce):
+ * when one is temporal and all are of its type, `active` is set and arrays
+ * and scalar_ptrs are the values at their storage type (a NULL where the
+ * caller gave none); `mixed` when the values' types differ. */
+typedef struct am_storage_values_t {
+  int active, mixed;
+  am_type type;
+  const char *tz;
+  int64_t count;
+  const am_array **arrays;
+  am_array **views;
+  am_scalar *scalars;
+  const am_scalar **scalar_ptrs;
+} am_storage_values_t;
+int am_storage_values(am_err *err, const am_array *const *arrays, const am_scalar *const *scalars,
+                      int64_t count, am_storage_values_t *v);
+void am_storage_values_free(am_storage_values_t *v);
+/* A list of arrays (sort keys, join keys) with each temporal one replaced
+ * by a storage-typed view: `arrays` is the list to use (the caller's own
+ * when none is temporal). */
+typedef struct am_storage_list_t {
+  const am_array *const *arrays;
+  am_array **views;
+  int64_t count;
+} am_storage_list_t;
+int am_storage_list(am_err *err, const am_array *const *arrays, int64_t count,
+                    am_storage_list_t *list);
+void am_storage_list_free(am_storage_list_t *list);
+/* Types `array` (a storage-typed result) as `type` with time zone `tz`. */
+void am_retype(am_array *array, am_type type, const char *tz);
+
 #endif

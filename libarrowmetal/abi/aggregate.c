@@ -66,7 +66,7 @@ static int needs_double(am_aggregate_op op, am_type type) {
 /* The backend's aggregate kernel over `array` (routed, as every call). */
 static int measure(am_err *err, const am_agg_spec *spec, const am_array *array, am_scalar *out,
                    am_scalar *out2) {
-  uint32_t types = AM_TYPE_BIT(array->type);
+  uint64_t types = AM_TYPE_BIT(array->type);
   if (needs_double(spec->op, array->type)) types |= AM_TYPE_BIT(AM_FLOAT64);
   am_route route;
   int status = am_route_inputs(err, AM_ROUTE_REDUCE, types, &array, 1, &route);
@@ -232,19 +232,41 @@ AM_EXPORT int am_aggregate(am_aggregate_op op, const am_array *array,
                           op == AM_AGG_MIN_MAX ? "am_min_max" : "am_first_last"));
   if (op == AM_AGG_INDEX)
     AM_API_RETURN(am_fail(err, AM_EINVAL, "index takes a value: call am_index"));
-  AM_API_RETURN(aggregate(err, op, array, options, out, NULL));
+  /* Of the aggregates, temporal types take those that pick a value. */
+  if (array && am_type_is_temporal(array->type) && op != AM_AGG_MIN && op != AM_AGG_MAX &&
+      op != AM_AGG_FIRST && op != AM_AGG_LAST) {
+    const am_op_desc *desc = am_op_find(AM_FAMILY_AGGREGATE, (int)op);
+    AM_API_RETURN(am_temporal_no_kernel(err, desc ? desc->name : "aggregate", array));
+  }
+  if (array && am_type_is_duration(array->type)) /* pyarrow: none of durations */
+    AM_API_RETURN(am_temporal_no_kernel(
+        err, op == AM_AGG_MIN || op == AM_AGG_MAX ? "min_max" : "first_last", array));
+  am_storage_keep keep;
+  int status = am_storage_begin(err, &array, &keep);
+  if (status == AM_OK) status = aggregate(err, op, array, options, out, NULL);
+  AM_API_RETURN(am_storage_end_scalars(status, &keep, out, NULL));
 }
 
 AM_EXPORT int am_min_max(const am_array *array, const am_aggregate_options *options, am_scalar *min,
                          am_scalar *max) {
   AM_API_BEGIN;
-  AM_API_RETURN(aggregate(err, AM_AGG_MIN_MAX, array, options, min, max));
+  if (array && am_type_is_duration(array->type))
+    AM_API_RETURN(am_temporal_no_kernel(err, "min_max", array));
+  am_storage_keep keep;
+  int status = am_storage_begin(err, &array, &keep);
+  if (status == AM_OK) status = aggregate(err, AM_AGG_MIN_MAX, array, options, min, max);
+  AM_API_RETURN(am_storage_end_scalars(status, &keep, min, max));
 }
 
 AM_EXPORT int am_first_last(const am_array *array, const am_aggregate_options *options,
                             am_scalar *first, am_scalar *last) {
   AM_API_BEGIN;
-  AM_API_RETURN(aggregate(err, AM_AGG_FIRST_LAST, array, options, first, last));
+  if (array && am_type_is_duration(array->type))
+    AM_API_RETURN(am_temporal_no_kernel(err, "first_last", array));
+  am_storage_keep keep;
+  int status = am_storage_begin(err, &array, &keep);
+  if (status == AM_OK) status = aggregate(err, AM_AGG_FIRST_LAST, array, options, first, last);
+  AM_API_RETURN(am_storage_end_scalars(status, &keep, first, last));
 }
 
 /* `value` as a valid scalar of `type` (the kernels compare in that type), or

@@ -46,7 +46,7 @@ AM_EXPORT am_type am_array_type(const am_array *array) {
 
 AM_EXPORT const char *am_format(const am_array *array) {
   if (array && array->type == AM_STRUCT) return "+s";
-  return array ? am_type_format_of(array->type) : NULL;
+  return array ? am_format_with_timezone(array->type, array->timezone) : NULL;
 }
 
 AM_EXPORT am_device *am_array_device(const am_array *array) { return array ? array->device : NULL; }
@@ -73,6 +73,14 @@ static int full(am_err *err, const am_scalar *value, int64_t length, am_device *
 
 AM_EXPORT int am_full(const am_scalar *value, int64_t length, am_device *device, am_array **out) {
   AM_API_BEGIN;
+  /* A temporal value fills as its storage integer; the result takes its type. */
+  if (value && am_type_is_temporal((am_type)value->type)) {
+    am_scalar storage = *value;
+    storage.type = am_type_storage((am_type)value->type);
+    int status = full(err, &storage, length, device, out);
+    if (status == AM_OK) am_retype(*out, (am_type)value->type, NULL);
+    AM_API_RETURN(status);
+  }
   AM_API_RETURN(full(err, value, length, device, out));
 }
 

@@ -14,6 +14,8 @@ static int binary(am_err *err, am_binary_op op, const am_array *left, const am_a
                   const am_scalar *scalar, am_array **out) {
   if ((unsigned)op >= AM_BINARY_COUNT)
     return am_fail(err, AM_EINVAL, "unknown binary op %d", (int)op);
+  if (am_temporal_inputs(left, right, scalar))
+    return am_temporal_elementwise(err, AM_FAMILY_BINARY, op, left, right, scalar, out);
   const am_op_desc *desc = am_op_find(AM_FAMILY_BINARY, (int)op);
   if (scalar)
     return am_elementwise_scalar(err, desc, AM_ROUTE_ARITH, binary_kernel, op, left, scalar, out);

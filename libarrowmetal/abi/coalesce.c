@@ -33,7 +33,7 @@ static int step(am_err *err, const am_array *left, const am_array *right, const 
 /* (nulls.h) */
 int am_nulls_cast(am_err *err, const am_array *array, am_type to, am_array **out) {
   am_route route;
-  uint32_t types = AM_TYPE_BIT(array->type) | AM_TYPE_BIT(to);
+  uint64_t types = AM_TYPE_BIT(array->type) | AM_TYPE_BIT(to);
   int status = am_route_inputs(err, AM_ROUTE_NULLS, types, &array, 1, &route);
   if (status != AM_OK) return status;
   am_array *result = NULL;
@@ -122,7 +122,24 @@ static int fill_null(am_err *err, const am_array *values, const am_array *fill,
 AM_EXPORT int am_fill_null(const am_array *values, const am_array *fill,
                            const am_scalar *fill_scalar, am_array **out) {
   AM_API_BEGIN;
-  AM_API_RETURN(fill_null(err, values, fill, fill_scalar, out));
+  const am_array *arrays[2] = {values, fill};
+  const am_scalar *scalars[2] = {NULL, fill_scalar};
+  am_storage_values_t v;
+  int status = values ? am_storage_values(err, arrays, scalars, 2, &v) : AM_OK;
+  if (status != AM_OK) AM_API_RETURN(status);
+  if (!values || !v.active) {
+    if (values && v.mixed && am_type_is_temporal(values->type) &&
+        !(fill_scalar && fill_scalar->is_null))
+      AM_API_RETURN(am_fail(
+          err, AM_ETYPE, "cannot fill nulls of %s with a %s value", am_type_name(values->type),
+          am_type_name(v.type == values->type ? (fill ? fill->type : (am_type)fill_scalar->type)
+                                              : v.type)));
+    AM_API_RETURN(fill_null(err, values, fill, fill_scalar, out));
+  }
+  status = fill_null(err, v.arrays[0], v.arrays[1], v.scalar_ptrs[1], out);
+  if (status == AM_OK) am_retype(*out, v.type, v.tz);
+  am_storage_values_free(&v);
+  AM_API_RETURN(status);
 }
 
 /* ---- coalesce */
@@ -267,5 +284,12 @@ static int coalesce(am_err *err, const am_array *const *arrays, const am_scalar 
 AM_EXPORT int am_coalesce(const am_array *const *arrays, const am_scalar *const *scalars,
                           int64_t count, am_array **out) {
   AM_API_BEGIN;
-  AM_API_RETURN(coalesce(err, arrays, scalars, count, out));
+  am_storage_values_t v;
+  int status = arrays || scalars ? am_storage_values(err, arrays, scalars, count, &v) : AM_OK;
+  if (status != AM_OK) AM_API_RETURN(status);
+  if (!v.active) AM_API_RETURN(coalesce(err, arrays, scalars, count, out));
+  status = coalesce(err, v.arrays, v.scalar_ptrs, count, out);
+  if (status == AM_OK) am_retype(*out, v.type, v.tz);
+  am_storage_values_free(&v);
+  AM_API_RETURN(status);
 }

@@ -51,5 +51,16 @@ static int concat(am_err *err, const am_array *const *arrays, int64_t count, am_
 AM_EXPORT int am_concat(const am_array *const *arrays, int64_t count, am_device *device,
                         am_array **out) {
   AM_API_BEGIN;
-  AM_API_RETURN(concat(err, arrays, count, device, out));
+  /* Temporal arrays of one type join as their storage integers. */
+  for (int64_t i = 1; arrays && arrays[0] && i < count; i++)
+    if (arrays[i] && arrays[i]->type != arrays[0]->type)
+      AM_API_RETURN(am_fail(err, AM_ETYPE, "arrays[%lld] is %s, arrays[0] is %s", (long long)i,
+                            am_type_name(arrays[i]->type), am_type_name(arrays[0]->type)));
+  am_storage_list_t list;
+  int status = am_storage_list(err, arrays, arrays && count > 0 ? count : 0, &list);
+  if (status != AM_OK) AM_API_RETURN(status);
+  status = concat(err, arrays ? list.arrays : NULL, count, device, out);
+  if (status == AM_OK && list.views) am_retype(*out, arrays[0]->type, arrays[0]->timezone);
+  am_storage_list_free(&list);
+  AM_API_RETURN(status);
 }

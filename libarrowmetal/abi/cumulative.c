@@ -63,7 +63,7 @@ static int cumulative(am_err *err, am_cumulative_op op, const am_array *array,
   }
   int status = am_settle(err, array);
   if (status != AM_OK) return status;
-  uint32_t types = AM_TYPE_BIT(t) | (op == AM_CUMULATIVE_MEAN ? AM_TYPE_BIT(AM_FLOAT64) : 0);
+  uint64_t types = AM_TYPE_BIT(t) | (op == AM_CUMULATIVE_MEAN ? AM_TYPE_BIT(AM_FLOAT64) : 0);
   am_route route;
   status = am_route_inputs(err, AM_ROUTE_UNARY, types, &array, 1, &route);
   if (status != AM_OK) return status;

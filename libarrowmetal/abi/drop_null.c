@@ -30,7 +30,7 @@ static int drop_null(am_err *err, const am_array *array, am_array **out) {
   if ((status = validity_mask(err, array, &mask)) != AM_OK) return status;
   am_route route;
   const am_array *inputs[2] = {array, mask};
-  uint32_t types = AM_TYPE_BIT(array->type) | AM_TYPE_BIT(AM_BOOL);
+  uint64_t types = AM_TYPE_BIT(array->type) | AM_TYPE_BIT(AM_BOOL);
   status = am_route_inputs(err, AM_ROUTE_NULLS, types, inputs, 2, &route);
   if (status == AM_OK) {
     am_array *result = NULL;
@@ -45,5 +45,8 @@ static int drop_null(am_err *err, const am_array *array, am_array **out) {
 
 AM_EXPORT int am_drop_null(const am_array *array, am_array **out) {
   AM_API_BEGIN;
-  AM_API_RETURN(drop_null(err, array, out));
+  am_storage_keep keep;
+  int status = am_storage_begin(err, &array, &keep);
+  if (status == AM_OK) status = drop_null(err, array, out);
+  AM_API_RETURN(am_storage_end(status, &keep, out));
 }

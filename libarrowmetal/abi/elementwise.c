@@ -39,7 +39,7 @@ int am_elementwise_arrays(am_err *err, const am_op_desc *desc, am_op_class op_cl
   if (type == AM_TYPE_INVALID) return am_no_kernel(err, desc, left->type, right->type);
   am_route route;
   const am_array *inputs[2] = {left, right};
-  uint32_t types = AM_TYPE_BIT(left->type) | AM_TYPE_BIT(right->type) | AM_TYPE_BIT(type);
+  uint64_t types = AM_TYPE_BIT(left->type) | AM_TYPE_BIT(right->type) | AM_TYPE_BIT(type);
   if ((status = am_route_inputs(err, op_class, types, inputs, 2, &route)) != AM_OK) return status;
   left = route.use[0];
   right = route.use[1];
@@ -72,7 +72,7 @@ int am_elementwise_scalar(am_err *err, const am_op_desc *desc, am_op_class op_cl
   if (type == AM_TYPE_INVALID) return am_no_kernel(err, desc, left->type, (am_type)scalar.type);
   if ((status = am_scalar_cast(err, &scalar, type, &scalar)) != AM_OK) return status;
   am_route route;
-  uint32_t types = AM_TYPE_BIT(left->type) | AM_TYPE_BIT(type);
+  uint64_t types = AM_TYPE_BIT(left->type) | AM_TYPE_BIT(type);
   if ((status = am_route_inputs(err, op_class, types, &left, 1, &route)) != AM_OK) return status;
   left = route.use[0];
   am_array *converted = NULL, *result = NULL;
@@ -113,6 +113,8 @@ static int narrow_scalar(const am_array *left, const am_scalar *scalar, am_scala
 static int compare(am_err *err, am_compare_op op, const am_array *left, const am_array *right,
                    const am_scalar *scalar, am_array **out) {
   if ((unsigned)op > AM_GE) return am_fail(err, AM_EINVAL, "unknown compare op %d", (int)op);
+  if (am_temporal_inputs(left, right, scalar))
+    return am_temporal_elementwise(err, AM_FAMILY_COMPARE, op, left, right, scalar, out);
   am_scalar narrow;
   if (narrow_scalar(left, scalar, &narrow)) scalar = &narrow;
   if (scalar)
@@ -137,6 +139,8 @@ AM_EXPORT int am_compare_scalar(am_compare_op op, const am_array *left, const am
 static int arith(am_err *err, am_arith_op op, const am_array *left, const am_array *right,
                  const am_scalar *scalar, am_array **out) {
   if ((unsigned)op > AM_DIVIDE) return am_fail(err, AM_EINVAL, "unknown arithmetic op %d", (int)op);
+  if (am_temporal_inputs(left, right, scalar))
+    return am_temporal_elementwise(err, AM_FAMILY_ARITH, op, left, right, scalar, out);
   if (scalar)
     return am_elementwise_scalar(err, am_op_find(AM_FAMILY_ARITH, op), AM_ROUTE_ARITH, arith_kernel,
                                  op, left, scalar, out);
@@ -181,8 +185,12 @@ static int cast(am_err *err, const am_array *array, am_type to, int flags, am_ar
     *out = am_array_share(array);
     return *out ? AM_OK : am_fail(err, AM_ENOMEM, "out of memory");
   }
+  /* Casts of temporal types (units, time zones, strings) are not kernels here yet. */
+  if (am_type_is_temporal(array->type) || am_type_is_temporal(to))
+    return am_fail(err, AM_ETYPE, "Unsupported cast from %s to %s", am_type_name(array->type),
+                   am_type_name(to));
   am_route route;
-  uint32_t types = AM_TYPE_BIT(array->type) | AM_TYPE_BIT(to);
+  uint64_t types = AM_TYPE_BIT(array->type) | AM_TYPE_BIT(to);
   if ((status = am_route_inputs(err, AM_ROUTE_CAST, types, &array, 1, &route)) != AM_OK)
     return status;
   am_array *result = NULL;

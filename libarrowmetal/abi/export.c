@@ -25,7 +25,11 @@ static int fill_schema(am_err *err, const am_array *array, struct ArrowSchema *s
     }
   }
   memset(schema, 0, sizeof *schema);
-  schema->format = am_type_format_of(array->type);
+  schema->format = am_format_with_timezone(array->type, array->timezone);
+  if (!schema->format) {
+    if (dictionary) release_schema(dictionary), free(dictionary);
+    return am_fail(err, AM_ENOMEM, "out of memory");
+  }
   schema->name = "";
   schema->flags = ARROW_FLAG_NULLABLE;
   schema->dictionary = dictionary;
@@ -38,7 +42,9 @@ int am_to_host(am_err *err, const am_array *array, am_array **out) {
     *out = am_array_share(array);
     return *out ? AM_OK : am_fail(err, AM_ENOMEM, "out of memory");
   }
-  return array->device->backend->memory.download(err, array, am_host_device(), out);
+  int status = array->device->backend->memory.download(err, array, am_host_device(), out);
+  if (status == AM_OK) (*out)->timezone = array->timezone;
+  return status;
 }
 
 /* A final host array as a standard ArrowArray, its null count counted. */

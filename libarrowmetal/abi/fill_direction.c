@@ -32,5 +32,8 @@ static int fill_direction(am_err *err, am_fill_direction direction, const am_arr
 AM_EXPORT int am_fill_null_direction(am_fill_direction direction, const am_array *values,
                                      am_array **out) {
   AM_API_BEGIN;
-  AM_API_RETURN(fill_direction(err, direction, values, out));
+  am_storage_keep keep;
+  int status = am_storage_begin(err, &values, &keep);
+  if (status == AM_OK) status = fill_direction(err, direction, values, out);
+  AM_API_RETURN(am_storage_end(status, &keep, out));
 }

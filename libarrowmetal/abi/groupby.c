@@ -162,6 +162,43 @@ AM_EXPORT int am_group_by(const am_array *const *keys, int64_t n_keys,
                           const am_group_aggregate *aggregates, int64_t n_aggregates,
                           am_array **keys_out, am_group_result *results) {
   AM_API_BEGIN;
-  AM_API_RETURN(
-      group_by(err, keys, n_keys, values, n_values, aggregates, n_aggregates, keys_out, results));
+  /* Temporal keys and values group on their storage integers; a temporal
+   * value column takes only the aggregates that count or pick values. */
+  for (int64_t a = 0; values && aggregates && a < n_aggregates; a++) {
+    int32_t c = aggregates[a].column, op = aggregates[a].op;
+    if (op == AM_GROUP_COUNT_ALL || c < 0 || c >= n_values || !values[c] ||
+        !am_type_is_temporal(values[c]->type))
+      continue;
+    int picks = op == AM_GROUP_MIN || op == AM_GROUP_MAX || op == AM_GROUP_MIN_MAX ||
+                op == AM_GROUP_FIRST || op == AM_GROUP_LAST;
+    if (picks && am_type_is_duration(values[c]->type)) /* pyarrow: none of durations */
+      AM_API_RETURN(am_temporal_no_kernel(
+          err, op == AM_GROUP_FIRST || op == AM_GROUP_LAST ? "hash_first_last" : "hash_min_max",
+          values[c]));
+    if (op != AM_GROUP_COUNT && op != AM_GROUP_COUNT_DISTINCT && !picks) {
+      const am_op_desc *desc = am_op_find(AM_FAMILY_GROUP_BY, op);
+      AM_API_RETURN(am_temporal_no_kernel(err, desc ? desc->name : "group_by", values[c]));
+    }
+  }
+  am_storage_list_t k, v;
+  int status = am_storage_list(err, keys, keys && n_keys > 0 ? n_keys : 0, &k);
+  if (status != AM_OK) AM_API_RETURN(status);
+  if ((status = am_storage_list(err, values, values && n_values > 0 ? n_values : 0, &v)) == AM_OK) {
+    status = group_by(err, keys ? k.arrays : NULL, n_keys, values ? v.arrays : NULL, n_values,
+                      aggregates, n_aggregates, keys_out, results);
+    am_storage_list_free(&v);
+  }
+  am_storage_list_free(&k);
+  for (int64_t i = 0; status == AM_OK && keys_out && i < n_keys; i++)
+    if (am_type_is_temporal(keys[i]->type))
+      am_retype(keys_out[i], keys[i]->type, keys[i]->timezone);
+  for (int64_t a = 0; status == AM_OK && a < n_aggregates; a++) {
+    int32_t c = aggregates[a].column, op = aggregates[a].op;
+    if (op == AM_GROUP_COUNT_ALL || op == AM_GROUP_COUNT || op == AM_GROUP_COUNT_DISTINCT ||
+        !am_type_is_temporal(values[c]->type))
+      continue;
+    if (results[a].values) am_retype(results[a].values, values[c]->type, values[c]->timezone);
+    if (results[a].max) am_retype(results[a].max, values[c]->type, values[c]->timezone);
+  }
+  AM_API_RETURN(status);
 }

@@ -103,16 +103,40 @@ static int set_lookup(am_err *err, const am_array *values, const am_array *value
   return status;
 }
 
+/* A temporal value set goes only with values of its type (pyarrow casts
+ * others, which runs in pyarrow). */
+static int temporal_pair(am_err *err, const am_array *values, const am_array *value_set) {
+  if (values && value_set && values->type != value_set->type &&
+      (am_type_is_temporal(values->type) || am_type_is_temporal(value_set->type)))
+    return am_fail(err, AM_ETYPE, "Array type didn't match type of values set: %s vs %s",
+                   am_type_name(values->type), am_type_name(value_set->type));
+  return AM_OK;
+}
+
 AM_EXPORT int am_is_in(const am_array *values, const am_array *value_set, int skip_nulls,
                        am_array **out) {
   AM_API_BEGIN;
-  AM_API_RETURN(set_lookup(err, values, value_set, skip_nulls, 1, out));
+  am_storage_keep keep, keep_set;
+  keep_set.view = NULL;
+  int status = temporal_pair(err, values, value_set);
+  if (status == AM_OK) status = am_storage_begin(err, &values, &keep);
+  if (status == AM_OK && (status = am_storage_begin(err, &value_set, &keep_set)) == AM_OK)
+    status = set_lookup(err, values, value_set, skip_nulls, 1, out);
+  am_storage_end(status, &keep_set, NULL);
+  AM_API_RETURN(am_storage_end(status, &keep, NULL));
 }
 
 AM_EXPORT int am_index_in(const am_array *values, const am_array *value_set, int skip_nulls,
                           am_array **out) {
   AM_API_BEGIN;
-  AM_API_RETURN(set_lookup(err, values, value_set, skip_nulls, 0, out));
+  am_storage_keep keep, keep_set;
+  keep_set.view = NULL;
+  int status = temporal_pair(err, values, value_set);
+  if (status == AM_OK) status = am_storage_begin(err, &values, &keep);
+  if (status == AM_OK && (status = am_storage_begin(err, &value_set, &keep_set)) == AM_OK)
+    status = set_lookup(err, values, value_set, skip_nulls, 0, out);
+  am_storage_end(status, &keep_set, NULL);
+  AM_API_RETURN(am_storage_end(status, &keep, NULL));
 }
 
 /* ---- unique, value_counts, dictionary_encode */
@@ -139,7 +163,10 @@ static int unique(am_err *err, const am_array *array, am_array **out) {
 
 AM_EXPORT int am_unique(const am_array *array, am_array **out) {
   AM_API_BEGIN;
-  AM_API_RETURN(unique(err, array, out));
+  am_storage_keep keep;
+  int status = am_storage_begin(err, &array, &keep);
+  if (status == AM_OK) status = unique(err, array, out);
+  AM_API_RETURN(am_storage_end(status, &keep, out));
 }
 
 static int value_counts(am_err *err, const am_array *array, am_array **values_out,
@@ -170,7 +197,10 @@ static int value_counts(am_err *err, const am_array *array, am_array **values_ou
 
 AM_EXPORT int am_value_counts(const am_array *array, am_array **values, am_array **counts) {
   AM_API_BEGIN;
-  AM_API_RETURN(value_counts(err, array, values, counts));
+  am_storage_keep keep;
+  int status = am_storage_begin(err, &array, &keep);
+  if (status == AM_OK) status = value_counts(err, array, values, counts);
+  AM_API_RETURN(am_storage_end(status, &keep, values));
 }
 
 static int dictionary_encode(am_err *err, const am_array *array, am_null_encoding encoding,
@@ -246,7 +276,10 @@ static int count_distinct(am_err *err, const am_array *array, am_count_mode mode
 
 AM_EXPORT int am_count_distinct(const am_array *array, am_count_mode mode, am_scalar *out) {
   AM_API_BEGIN;
-  AM_API_RETURN(count_distinct(err, array, mode, out));
+  am_storage_keep keep;
+  int status = am_storage_begin(err, &array, &keep);
+  if (status == AM_OK) status = count_distinct(err, array, mode, out);
+  AM_API_RETURN(am_storage_end(status, &keep, NULL));
 }
 
 /* ---- mode: the rows grouped where they are (on a GPU by its own table),

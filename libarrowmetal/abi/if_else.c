@@ -103,5 +103,14 @@ static int if_else(am_err *err, const am_array *cond, const am_array *left,
 AM_EXPORT int am_if_else(const am_array *cond, const am_array *left, const am_scalar *left_scalar,
                          const am_array *right, const am_scalar *right_scalar, am_array **out) {
   AM_API_BEGIN;
-  AM_API_RETURN(if_else(err, cond, left, left_scalar, right, right_scalar, out));
+  const am_array *arrays[2] = {left, right};
+  const am_scalar *scalars[2] = {left_scalar, right_scalar};
+  am_storage_values_t v;
+  int status = am_storage_values(err, arrays, scalars, 2, &v);
+  if (status != AM_OK) AM_API_RETURN(status);
+  if (!v.active) AM_API_RETURN(if_else(err, cond, left, left_scalar, right, right_scalar, out));
+  status = if_else(err, cond, v.arrays[0], v.scalar_ptrs[0], v.arrays[1], v.scalar_ptrs[1], out);
+  if (status == AM_OK) am_retype(*out, v.type, v.tz);
+  am_storage_values_free(&v);
+  AM_API_RETURN(status);
 }

@@ -21,8 +21,19 @@ static int check_schema(am_err *err, const struct ArrowSchema *schema, am_type *
                    schema->format, (long long)schema->n_children);
   *type = am_type_from_format(schema->format);
   if (*type == AM_TYPE_INVALID)
-    return am_fail(err, AM_ETYPE, "unsupported format '%s' (supported: b c s i l C S I L f g)",
+    return am_fail(err, AM_ETYPE,
+                   "unsupported format '%s' (supported: b c s i l C S I L f g, tss: tsm: tsu: tsn: "
+                   "with a time zone, tdD tdm tts ttm ttu ttn tDs tDm tDu tDn)",
                    schema->format);
+  return AM_OK;
+}
+
+int am_take_timezone(am_err *err, am_array *array, const char *format) {
+  if (!am_type_is_timestamp(array->type) || !format[4]) return AM_OK;
+  if (!(array->timezone = am_intern(format + 4))) {
+    am_array_free(array);
+    return am_fail(err, AM_ENOMEM, "out of memory");
+  }
   return AM_OK;
 }
 
@@ -92,6 +103,7 @@ static int import_host(am_err *err, const struct ArrowSchema *schema, struct Arr
   am_array *host = NULL;
   status = am_array_adopt(err, am_host_device(), type, array, &host);
   if (status == AM_OK && !aligned) status = align_host(err, &host);
+  if (status == AM_OK) status = am_take_timezone(err, host, schema->format);
   if (status != AM_OK) return status;
   if (atomic_load(&host->null_count) < 0) {
     int64_t counted = 0;
@@ -116,6 +128,7 @@ int am_place(am_err *err, am_array *host, am_device *device, am_array **out) {
     return AM_OK;
   }
   int status = device->backend->memory.upload(err, device, host, out);
+  if (status == AM_OK) (*out)->timezone = host->timezone;
   am_array_free(host);
   return status;
 }
@@ -190,7 +203,10 @@ static int import_device(am_err *err, const struct ArrowSchema *schema,
                      device->name);
   if (status != AM_OK) return refuse(array, status);
   /* The backend moves array->array in and checks that it lives on its device. */
-  return device->backend->memory.import_device(err, device, type, array, out);
+  status = device->backend->memory.import_device(err, device, type, array, out);
+  if (status == AM_OK && (status = am_take_timezone(err, *out, schema->format)) != AM_OK)
+    *out = NULL; /* freed by am_take_timezone */
+  return status;
 }
 
 AM_EXPORT int am_import_device(const struct ArrowSchema *schema, struct ArrowDeviceArray *array,

@@ -83,6 +83,22 @@ AM_EXPORT int am_join_indices(const am_array *const *left_keys, const am_array *
                               int64_t n_keys, am_join_type join_type, am_array **left_indices,
                               am_array **right_indices) {
   AM_API_BEGIN;
-  AM_API_RETURN(
-      join_indices(err, left_keys, right_keys, n_keys, join_type, left_indices, right_indices));
+  /* Temporal keys join on their storage integers, once their types match. */
+  for (int64_t k = 0; left_keys && right_keys && k < n_keys; k++)
+    if (left_keys[k] && right_keys[k] && left_keys[k]->type != right_keys[k]->type &&
+        (am_type_is_temporal(left_keys[k]->type) || am_type_is_temporal(right_keys[k]->type)))
+      AM_API_RETURN(am_fail(err, AM_ETYPE,
+                            "Incompatible data types for corresponding join field keys: %s and %s",
+                            am_type_name(left_keys[k]->type), am_type_name(right_keys[k]->type)));
+  am_storage_list_t left, right;
+  int status = am_storage_list(err, left_keys, left_keys && n_keys > 0 ? n_keys : 0, &left);
+  if (status != AM_OK) AM_API_RETURN(status);
+  if ((status = am_storage_list(err, right_keys, right_keys && n_keys > 0 ? n_keys : 0, &right)) ==
+      AM_OK) {
+    status = join_indices(err, left_keys ? left.arrays : NULL, right_keys ? right.arrays : NULL,
+                          n_keys, join_type, left_indices, right_indices);
+    am_storage_list_free(&right);
+  }
+  am_storage_list_free(&left);
+  AM_API_RETURN(status);
 }

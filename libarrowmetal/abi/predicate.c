@@ -24,7 +24,7 @@ static int predicate(am_err *err, am_predicate op, int flags, const am_array *ar
   if (!reads_values) flags = 0;
   /* Kernels that read only the validity bitmap take any element type (so
    * Metal runs is_null of float64 itself). */
-  uint32_t types = AM_TYPE_BIT(AM_BOOL) | (reads_values ? AM_TYPE_BIT(array->type) : 0);
+  uint64_t types = AM_TYPE_BIT(AM_BOOL) | (reads_values ? AM_TYPE_BIT(array->type) : 0);
   am_route route;
   if ((status = am_route_inputs(err, AM_ROUTE_NULLS, types, &array, 1, &route)) != AM_OK)
     return status;
@@ -37,5 +37,8 @@ static int predicate(am_err *err, am_predicate op, int flags, const am_array *ar
 
 AM_EXPORT int am_is(am_predicate op, int flags, const am_array *array, am_array **out) {
   AM_API_BEGIN;
-  AM_API_RETURN(predicate(err, op, flags, array, out));
+  am_storage_keep keep;
+  int status = am_storage_begin(err, &array, &keep);
+  if (status == AM_OK) status = predicate(err, op, flags, array, out);
+  AM_API_RETURN(am_storage_end(status, &keep, NULL));
 }

@@ -109,7 +109,13 @@ AM_EXPORT int am_select_k_unstable(const am_array *const *keys, int64_t n_keys,
                                    const int *descending, const int *null_placement, int64_t k,
                                    am_array **out) {
   AM_API_BEGIN;
-  AM_API_RETURN(select_k(err, keys, n_keys, descending, null_placement, k, out));
+  am_storage_list_t list;
+  int status = am_storage_list(err, keys, keys ? n_keys : 0, &list);
+  if (status == AM_OK) {
+    status = select_k(err, keys ? list.arrays : NULL, n_keys, descending, null_placement, k, out);
+    am_storage_list_free(&list);
+  }
+  AM_API_RETURN(status);
 }
 
 static int rank(am_err *err, const am_array *array, int descending, int null_placement, int how,
@@ -132,14 +138,21 @@ AM_EXPORT int am_rank(const am_array *array, int descending, int null_placement,
                           "tiebreaker %d is not AM_RANK_MIN (0), AM_RANK_MAX (1), AM_RANK_FIRST "
                           "(2) or AM_RANK_DENSE (3)",
                           tiebreaker));
-  AM_API_RETURN(rank(err, array, descending, null_placement, tiebreaker, out));
+  am_storage_keep keep;
+  int status = am_storage_begin(err, &array, &keep);
+  if (status == AM_OK) status = rank(err, array, descending, null_placement, tiebreaker, out);
+  AM_API_RETURN(am_storage_end(status, &keep, NULL));
 }
 
 AM_EXPORT int am_rank_quantile(const am_array *array, int descending, int null_placement,
                                int normal, am_array **out) {
   AM_API_BEGIN;
-  AM_API_RETURN(rank(err, array, descending, null_placement,
-                     normal ? AM_RANK_HOW_NORMAL : AM_RANK_HOW_QUANTILE, out));
+  am_storage_keep keep;
+  int status = am_storage_begin(err, &array, &keep);
+  if (status == AM_OK)
+    status = rank(err, array, descending, null_placement,
+                  normal ? AM_RANK_HOW_NORMAL : AM_RANK_HOW_QUANTILE, out);
+  AM_API_RETURN(am_storage_end(status, &keep, NULL));
 }
 
 static int partition_nth(am_err *err, const am_array *array, int64_t pivot, int null_placement,
@@ -162,5 +175,8 @@ static int partition_nth(am_err *err, const am_array *array, int64_t pivot, int 
 AM_EXPORT int am_partition_nth_indices(const am_array *array, int64_t pivot, int null_placement,
                                        am_array **out) {
   AM_API_BEGIN;
-  AM_API_RETURN(partition_nth(err, array, pivot, null_placement, out));
+  am_storage_keep keep;
+  int status = am_storage_begin(err, &array, &keep);
+  if (status == AM_OK) status = partition_nth(err, array, pivot, null_placement, out);
+  AM_API_RETURN(am_storage_end(status, &keep, NULL));
 }

@@ -29,12 +29,22 @@ AM_EXPORT int am_sum(const am_array *array, am_scalar *out) {
 
 AM_EXPORT int am_min(const am_array *array, am_scalar *out) {
   AM_API_BEGIN;
-  AM_API_RETURN(reduce(err, AM_REDUCE_MIN, array, out));
+  if (array && am_type_is_duration(array->type)) /* pyarrow: no min_max of durations */
+    AM_API_RETURN(am_temporal_no_kernel(err, "min_max", array));
+  am_storage_keep keep;
+  int status = am_storage_begin(err, &array, &keep);
+  if (status == AM_OK) status = reduce(err, AM_REDUCE_MIN, array, out);
+  AM_API_RETURN(am_storage_end_scalars(status, &keep, out, NULL));
 }
 
 AM_EXPORT int am_max(const am_array *array, am_scalar *out) {
   AM_API_BEGIN;
-  AM_API_RETURN(reduce(err, AM_REDUCE_MAX, array, out));
+  if (array && am_type_is_duration(array->type))
+    AM_API_RETURN(am_temporal_no_kernel(err, "min_max", array));
+  am_storage_keep keep;
+  int status = am_storage_begin(err, &array, &keep);
+  if (status == AM_OK) status = reduce(err, AM_REDUCE_MAX, array, out);
+  AM_API_RETURN(am_storage_end_scalars(status, &keep, out, NULL));
 }
 
 AM_EXPORT int am_mean(const am_array *array, am_scalar *out) {
@@ -60,5 +70,8 @@ static int count(am_err *err, const am_array *array, am_count_mode mode, am_scal
 
 AM_EXPORT int am_count(const am_array *array, am_count_mode mode, am_scalar *out) {
   AM_API_BEGIN;
-  AM_API_RETURN(count(err, array, mode, out));
+  am_storage_keep keep;
+  int status = am_storage_begin(err, &array, &keep);
+  if (status == AM_OK) status = count(err, array, mode, out);
+  AM_API_RETURN(am_storage_end(status, &keep, NULL));
 }

@@ -256,12 +256,12 @@ static am_device *table_choice(am_op_class op, am_device *from, int64_t rows) {
   return NULL;
 }
 
-int am_has_kernels(const am_device *device, uint32_t types) {
-  uint32_t own = device->backend->kernel_types ? device->backend->kernel_types : am_type_all();
+int am_has_kernels(const am_device *device, uint64_t types) {
+  uint64_t own = device->backend->kernel_types ? device->backend->kernel_types : am_type_all();
   return (own & types) == types;
 }
 
-int am_route_inputs(am_err *err, am_op_class op, uint32_t types, const am_array *const *inputs,
+int am_route_inputs(am_err *err, am_op_class op, uint64_t types, const am_array *const *inputs,
                     int count, am_route *route) {
   pthread_once(&table_once, load_table);
   memset(route, 0, sizeof *route);

@@ -53,7 +53,7 @@ typedef struct am_route {
  * `types` (AM_TYPE_BIT()s) are the element types its kernels will touch: a
  * device whose kernels lack one runs nothing of the call. On failure nothing
  * is left to free. */
-int am_route_inputs(am_err *err, am_op_class op, uint32_t types, const am_array *const *inputs,
+int am_route_inputs(am_err *err, am_op_class op, uint64_t types, const am_array *const *inputs,
                     int count, am_route *route);
 
 /* Ends a routed call whose kernel returned `status` and `result`: moves the
@@ -65,7 +65,7 @@ int am_route_finish(am_err *err, const am_route *route, int status, am_array *re
 void am_route_done(am_route *route);
 
 /* Whether the device's kernels take every type of `types` (AM_TYPE_BIT()s). */
-int am_has_kernels(const am_device *device, uint32_t types);
+int am_has_kernels(const am_device *device, uint64_t types);
 
 /* Copies `array` to `device` (a new handle sharing buffers when it is
  * already there). */

@@ -8,7 +8,7 @@ static int routed(am_err *err, am_op_class op, const am_array *array, const am_a
                   am_null_selection nulls, am_array **out) {
   am_route route;
   const am_array *inputs[2] = {array, other};
-  uint32_t types = AM_TYPE_BIT(array->type) | AM_TYPE_BIT(other->type);
+  uint64_t types = AM_TYPE_BIT(array->type) | AM_TYPE_BIT(other->type);
   int status = am_route_inputs(err, op, types, inputs, 2, &route);
   if (status != AM_OK) return status;
   const am_kernel_ops *kernels = &route.use[0]->device->backend->kernels;
@@ -45,13 +45,19 @@ static int filter(am_err *err, const am_array *array, const am_array *mask, am_n
 
 AM_EXPORT int am_filter(const am_array *array, const am_array *mask, am_array **out) {
   AM_API_BEGIN;
-  AM_API_RETURN(filter(err, array, mask, AM_NULL_DROP, out));
+  am_storage_keep keep;
+  int status = am_storage_begin(err, &array, &keep);
+  if (status == AM_OK) status = filter(err, array, mask, AM_NULL_DROP, out);
+  AM_API_RETURN(am_storage_end(status, &keep, out));
 }
 
 AM_EXPORT int am_filter_nulls(const am_array *array, const am_array *mask, am_null_selection nulls,
                               am_array **out) {
   AM_API_BEGIN;
-  AM_API_RETURN(filter(err, array, mask, nulls, out));
+  am_storage_keep keep;
+  int status = am_storage_begin(err, &array, &keep);
+  if (status == AM_OK) status = filter(err, array, mask, nulls, out);
+  AM_API_RETURN(am_storage_end(status, &keep, out));
 }
 
 /* The refusal of uint64 indices of which some are past INT64_MAX, naming the
@@ -93,5 +99,8 @@ static int take(am_err *err, const am_array *array, const am_array *indices, am_
 
 AM_EXPORT int am_take(const am_array *array, const am_array *indices, am_array **out) {
   AM_API_BEGIN;
-  AM_API_RETURN(take(err, array, indices, out));
+  am_storage_keep keep;
+  int status = am_storage_begin(err, &array, &keep);
+  if (status == AM_OK) status = take(err, array, indices, out);
+  AM_API_RETURN(am_storage_end(status, &keep, out));
 }

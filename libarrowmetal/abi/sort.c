@@ -67,5 +67,11 @@ static int sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys
 AM_EXPORT int am_sort_indices(const am_array *const *keys, int64_t n_keys, const int *descending,
                               const int *null_placement, am_array **out) {
   AM_API_BEGIN;
-  AM_API_RETURN(sort_indices(err, keys, n_keys, descending, null_placement, out));
+  am_storage_list_t list;
+  int status = am_storage_list(err, keys, keys ? n_keys : 0, &list);
+  if (status == AM_OK) {
+    status = sort_indices(err, keys ? list.arrays : NULL, n_keys, descending, null_placement, out);
+    am_storage_list_free(&list);
+  }
+  AM_API_RETURN(status);
 }

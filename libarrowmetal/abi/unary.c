@@ -40,7 +40,7 @@ static int unary(am_err *err, am_unary_op op, const am_array *array, am_array **
   const am_op_desc *desc = am_op_find(AM_FAMILY_UNARY, (int)op);
   if (!am_accepts(desc, array->type)) return am_no_kernel(err, desc, array->type, AM_TYPE_INVALID);
   am_type operand = am_operand_type(desc, array->type, AM_TYPE_INVALID);
-  uint32_t types =
+  uint64_t types =
       AM_TYPE_BIT(array->type) | AM_TYPE_BIT(operand) | AM_TYPE_BIT(am_result_type(desc, operand));
   am_route route;
   if ((status = am_route_inputs(err, AM_ROUTE_UNARY, types, &array, 1, &route)) != AM_OK)

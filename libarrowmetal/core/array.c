@@ -28,6 +28,7 @@ am_array *am_array_make(am_device *device, am_type type, int64_t length, int64_t
   atomic_init(&array->pending, NULL);
   array->dictionary = NULL;
   array->fields = NULL;
+  array->timezone = NULL;
   return array;
 }
 
@@ -36,6 +37,7 @@ am_array *am_array_share(const am_array *array) {
                                    atomic_load_explicit(&array->null_count, memory_order_relaxed),
                                    am_buffer_retain(array->validity_buf), array->validity,
                                    am_buffer_retain(array->data_buf), array->data);
+  if (shared) shared->timezone = array->timezone;
   if (shared && array->dictionary && !(shared->dictionary = am_array_share(array->dictionary))) {
     am_array_free(shared);
     return NULL;

@@ -40,6 +40,9 @@ struct am_array {
    * by the handle. Its own buffers are NULL and its offset 0 (the struct's
    * offset is in its children). NULL for every other type. */
   struct am_struct_fields *fields;
+  /* A timestamp's time zone (interned by am_intern: never freed), NULL when
+   * it has none; carried by shares, moves and the temporal functions. */
+  const char *timezone;
 };
 
 /* The fields of a struct handle: `count` child handles of the struct's

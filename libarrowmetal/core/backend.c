@@ -49,6 +49,7 @@ int am_backend_check(am_err *err, const am_backend *backend) {
       SLOT(kernels, select_k),
       SLOT(kernels, rank),
       SLOT(kernels, partition_nth),
+      SLOT(kernels, temporal_field), /* temporal */
       SLOT(queue, resolve),
       SLOT(queue, flush),
       SLOT(queue, wait),

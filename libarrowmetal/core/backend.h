@@ -189,6 +189,11 @@ typedef struct am_kernel_ops {
               am_array **out);
   int (*partition_nth)(am_err *err, const am_array *array, int64_t pivot, int nulls_first,
                        am_array **out);
+  /* Temporal field extraction (am_temporal_field) over a settled array of a
+   * temporal type the field takes, without a time zone; an int64 result
+   * with the input's validity. AM_EUNSUPPORTED: the ABI runs it on the host. */
+  int (*temporal_field)(am_err *err, am_temporal_field_op op, const am_array *array, int week_start,
+                        int count_from_zero, am_array **out);
 } am_kernel_ops;
 
 /* rank slot's `how` beyond the tiebreakers: rank_quantile and rank_normal. */
@@ -222,7 +227,7 @@ typedef struct am_backend {
    * the library describes. An op over a type outside this set runs on the
    * CPU over the same memory where the memory is host-visible (Metal has no
    * float64), and is refused otherwise. */
-  uint32_t kernel_types;
+  uint64_t kernel_types;
 
   /* AM_OK when the backend can run here, else AM_EUNSUPPORTED with the reason.
    * Loads what it needs on first call; later calls are cheap. */

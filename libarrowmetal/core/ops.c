@@ -172,6 +172,26 @@ const am_op_desc am_ops[] = {
     GROUP_ROW("hash_list", AM_GROUP_LIST, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_SELECT),
     GROUP_ROW("hash_distinct", AM_GROUP_DISTINCT, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_SELECT),
     GROUP_ROW("hash_count_all", AM_GROUP_COUNT_ALL, AM_KINDS_ALL, AM_RULE_INT64, AM_NULLS_NEVER),
+/* Temporal field extraction: temporal inputs (which of them each field
+ * takes: abi/temporal_field.c), int64 results. */
+#define FIELD_ROW(NAME, OP)                                                          \
+  ROW(NAME, "am_temporal_field", AM_FAMILY_TEMPORAL_FIELD, OP, 1, AM_KINDS_TEMPORAL, \
+      AM_RULE_INT64, AM_NULLS_PROPAGATE)
+    FIELD_ROW("year", AM_FIELD_YEAR),
+    FIELD_ROW("month", AM_FIELD_MONTH),
+    FIELD_ROW("day", AM_FIELD_DAY),
+    FIELD_ROW("day_of_week", AM_FIELD_DAY_OF_WEEK),
+    FIELD_ROW("day_of_year", AM_FIELD_DAY_OF_YEAR),
+    FIELD_ROW("hour", AM_FIELD_HOUR),
+    FIELD_ROW("minute", AM_FIELD_MINUTE),
+    FIELD_ROW("second", AM_FIELD_SECOND),
+    FIELD_ROW("millisecond", AM_FIELD_MILLISECOND),
+    FIELD_ROW("microsecond", AM_FIELD_MICROSECOND),
+    FIELD_ROW("nanosecond", AM_FIELD_NANOSECOND),
+    FIELD_ROW("quarter", AM_FIELD_QUARTER),
+    FIELD_ROW("iso_week", AM_FIELD_ISO_WEEK),
+    FIELD_ROW("iso_year", AM_FIELD_ISO_YEAR),
+#undef FIELD_ROW
 };
 
 const int am_op_count = (int)(sizeof am_ops / sizeof am_ops[0]);
@@ -191,7 +211,7 @@ AM_UNARY_OPS(CHECK_POSITION)
 /* Rows are grouped by family in the order of the family values and, within
  * one, ordered by op value from 0:
  * the row of (family, op) is the family's first row + op. */
-enum { FAMILIES = AM_FAMILY_GROUP_BY + 1 };
+enum { FAMILIES = AM_FAMILY_TEMPORAL_FIELD + 1 };
 static const int family_rows[FAMILIES] = {
     [AM_FAMILY_REDUCE] = 4,
     [AM_FAMILY_COUNT] = 1,
@@ -230,6 +250,8 @@ static const int family_rows[FAMILIES] = {
     [AM_FAMILY_SELECT_K] = 1,
     [AM_FAMILY_RANK] = 3,
     [AM_FAMILY_PARTITION_NTH] = 1,
+    /* Temporal functions. */
+    [AM_FAMILY_TEMPORAL_FIELD] = AM_FIELD_ISO_YEAR + 1,
 };
 
 const am_op_desc *am_op_find(am_function_family family, int op) {

@@ -1,7 +1,9 @@
 #include "types.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
@@ -39,16 +41,36 @@ static const struct {
                     "float"},
     [AM_FLOAT64] = {"g", "float64", "double", "float64", 64, AM_KIND_FLOAT, "am_f64", "double",
                     NULL},
+/* Temporal types: integers of a unit. Their kernels are their storage
+ * type's (am_type_storage), so they have no kernel spelling of their own. */
+#define TEMPORAL(E, FORMAT, NAME, NUMPY, BITS)                                                \
+  [E] = {FORMAT, NAME, NAME, NUMPY, BITS, AM_KIND_TEMPORAL, BITS == 32 ? "am_i32" : "am_i64", \
+         NULL,   NULL}
+    TEMPORAL(AM_TIMESTAMP_S, "tss:", "timestamp[s]", "datetime64[s]", 64),
+    TEMPORAL(AM_TIMESTAMP_MS, "tsm:", "timestamp[ms]", "datetime64[ms]", 64),
+    TEMPORAL(AM_TIMESTAMP_US, "tsu:", "timestamp[us]", "datetime64[us]", 64),
+    TEMPORAL(AM_TIMESTAMP_NS, "tsn:", "timestamp[ns]", "datetime64[ns]", 64),
+    TEMPORAL(AM_DATE32, "tdD", "date32[day]", "", 32),
+    TEMPORAL(AM_DATE64, "tdm", "date64[ms]", "", 64),
+    TEMPORAL(AM_TIME32_S, "tts", "time32[s]", "", 32),
+    TEMPORAL(AM_TIME32_MS, "ttm", "time32[ms]", "", 32),
+    TEMPORAL(AM_TIME64_US, "ttu", "time64[us]", "", 64),
+    TEMPORAL(AM_TIME64_NS, "ttn", "time64[ns]", "", 64),
+    TEMPORAL(AM_DURATION_S, "tDs", "duration[s]", "timedelta64[s]", 64),
+    TEMPORAL(AM_DURATION_MS, "tDm", "duration[ms]", "timedelta64[ms]", 64),
+    TEMPORAL(AM_DURATION_US, "tDu", "duration[us]", "timedelta64[us]", 64),
+    TEMPORAL(AM_DURATION_NS, "tDn", "duration[ns]", "timedelta64[ns]", 64),
+#undef TEMPORAL
 };
 
-_Static_assert(AM_TYPE_COUNT <= 32, "sets of types are 32-bit masks");
+_Static_assert(AM_TYPE_COUNT <= 64, "sets of types are 64-bit masks");
 _Static_assert(sizeof type_info / sizeof type_info[0] == AM_TYPE_COUNT,
                "AM_TYPE_COUNT is one past the last row of type_info");
 
 bool am_type_valid(int t) { return t > 0 && t < AM_TYPE_COUNT && type_info[t].name != NULL; }
 
-uint32_t am_type_all(void) {
-  uint32_t all = 0;
+uint64_t am_type_all(void) {
+  uint64_t all = 0;
   for (int t = 1; t < AM_TYPE_COUNT; t++)
     if (am_type_valid(t)) all |= AM_TYPE_BIT(t);
   return all;
@@ -81,8 +103,12 @@ const char *am_type_msl(am_type t) { return am_type_valid(t) ? type_info[t].msl 
 
 am_type am_type_from_format(const char *format) {
   if (!format) return AM_TYPE_INVALID;
+  /* A timestamp's format carries its time zone after the colon. */
+  size_t n = format[0] == 't' && format[1] == 's' && format[2] && format[3] == ':' ? 4 : SIZE_MAX;
   for (int t = 1; t < AM_TYPE_COUNT; t++)
-    if (am_type_valid(t) && strcmp(type_info[t].format, format) == 0) return (am_type)t;
+    if (am_type_valid(t) && (n == SIZE_MAX ? strcmp(type_info[t].format, format) == 0
+                                           : strncmp(type_info[t].format, format, n) == 0))
+      return (am_type)t;
   return AM_TYPE_INVALID;
 }
 
@@ -239,4 +265,76 @@ void am_value_text(am_type t, const void *element, char *text, size_t capacity) 
     default:
       snprintf(text, capacity, "?");
   }
+}
+
+int am_type_unit_digits(am_type t) {
+  switch (t) {
+    case AM_TIMESTAMP_S:
+    case AM_TIME32_S:
+    case AM_DURATION_S:
+      return 0;
+    case AM_TIMESTAMP_MS:
+    case AM_DATE64:
+    case AM_TIME32_MS:
+    case AM_DURATION_MS:
+      return 3;
+    case AM_TIMESTAMP_US:
+    case AM_TIME64_US:
+    case AM_DURATION_US:
+      return 6;
+    case AM_TIMESTAMP_NS:
+    case AM_TIME64_NS:
+    case AM_DURATION_NS:
+      return 9;
+    default:
+      return -1;
+  }
+}
+
+am_type am_timestamp_of_unit(int digits) {
+  return digits < 0 || digits > 9 || digits % 3 ? AM_TYPE_INVALID
+                                                : (am_type)(AM_TIMESTAMP_S + digits / 3);
+}
+
+am_type am_duration_of_unit(int digits) {
+  return digits < 0 || digits > 9 || digits % 3 ? AM_TYPE_INVALID
+                                                : (am_type)(AM_DURATION_S + digits / 3);
+}
+
+/* The interned texts: a list that only grows (time zones are few), guarded
+ * by a spin lock since lookups are rare (import, export). */
+typedef struct interned {
+  struct interned *next;
+  char text[];
+} interned;
+static interned *_Atomic intern_head;
+static atomic_flag intern_lock = ATOMIC_FLAG_INIT;
+
+const char *am_intern(const char *text) {
+  for (interned *i = atomic_load(&intern_head); i; i = i->next)
+    if (strcmp(i->text, text) == 0) return i->text;
+  while (atomic_flag_test_and_set_explicit(&intern_lock, memory_order_acquire)) {
+  }
+  const char *found = NULL;
+  for (interned *i = atomic_load(&intern_head); i && !found; i = i->next)
+    if (strcmp(i->text, text) == 0) found = i->text;
+  if (!found) {
+    size_t n = strlen(text) + 1;
+    interned *i = malloc(sizeof *i + n);
+    if (i) {
+      memcpy(i->text, text, n);
+      i->next = atomic_load(&intern_head);
+      atomic_store(&intern_head, i);
+      found = i->text;
+    }
+  }
+  atomic_flag_clear_explicit(&intern_lock, memory_order_release);
+  return found;
+}
+
+const char *am_format_with_timezone(am_type t, const char *tz) {
+  if (!am_type_is_timestamp(t) || !tz || !*tz) return am_type_format_of(t);
+  char text[320];
+  snprintf(text, sizeof text, "%s%.300s", am_type_format_of(t), tz);
+  return am_intern(text);
 }

@@ -12,14 +12,14 @@
 /* One past the largest am_type value described in types.c. Tables indexed
  * by type are this long; a type the library does not describe (a value
  * appended to the public enum before its row exists) is not valid. */
-#define AM_TYPE_COUNT 12
+#define AM_TYPE_COUNT 30
 
-/* The bit of type `t` in a set of types (a uint32_t); 0 for a value of 32
- * or more (AM_STRUCT = 64: no element type, so in no set, and never a
- * shift by 32 or more). */
-#define AM_TYPE_BIT(t) ((unsigned)(t) < 32u ? (uint32_t)1 << (unsigned)(t) : (uint32_t)0)
+/* The bit of type `t` in a set of types (a uint64_t: types go past 31); 0
+ * for a value of 64 or more (AM_STRUCT = 64: no element type, so in no set,
+ * and never a shift by 64 or more). */
+#define AM_TYPE_BIT(t) ((unsigned)(t) < 64u ? (uint64_t)1 << (unsigned)(t) : (uint64_t)0)
 /* Every type the library describes. */
-uint32_t am_type_all(void);
+uint64_t am_type_all(void);
 
 /* Whether `t` is a type the library describes. */
 bool am_type_valid(int t);
@@ -34,6 +34,33 @@ static inline bool am_type_is_float(am_type t) { return am_type_kind_of(t) == AM
 static inline bool am_type_is_numeric(am_type t) {
   return am_type_is_integer(t) || am_type_is_float(t);
 }
+static inline bool am_type_is_temporal(am_type t) { return am_type_kind_of(t) == AM_KIND_TEMPORAL; }
+static inline bool am_type_is_timestamp(am_type t) {
+  return t >= AM_TIMESTAMP_S && t <= AM_TIMESTAMP_NS;
+}
+static inline bool am_type_is_duration(am_type t) {
+  return t >= AM_DURATION_S && t <= AM_DURATION_NS;
+}
+/* The integer type a temporal type is stored as (int32 or int64), whose
+ * kernels it runs on; `t` itself for the other types. */
+static inline am_type am_type_storage(am_type t) {
+  return !am_type_is_temporal(t)                                   ? t
+         : t == AM_DATE32 || t == AM_TIME32_S || t == AM_TIME32_MS ? AM_INT32
+                                                                   : AM_INT64;
+}
+/* The unit of a timestamp, time, duration or date64 as a power of ten of
+ * seconds' fractions (0: s, 3: ms, 6: us, 9: ns); -1 for date32 (days) and
+ * the other types. */
+int am_type_unit_digits(am_type t);
+/* The timestamp, duration and time types of a unit (0, 3, 6, 9 digits). */
+am_type am_timestamp_of_unit(int digits);
+am_type am_duration_of_unit(int digits);
+/* A copy of `text` that lives as long as the process, one per distinct text
+ * (time zones and the formats that carry them); NULL when out of memory. */
+const char *am_intern(const char *text);
+/* The Arrow format of a `t` array with time zone `tz` (NULL: none): the
+ * type's own, or "tsu:Europe/Paris", interned; NULL when out of memory. */
+const char *am_format_with_timezone(am_type t, const char *tz);
 
 /* Bits per element: 1 for AM_BOOL. */
 int am_type_bits(am_type t);

@@ -157,6 +157,7 @@ const am_backend am_cpu_backend = {
             .select_k = am_cpu_select_k,
             .rank = am_cpu_rank,
             .partition_nth = am_cpu_partition_nth,
+            .temporal_field = am_cpu_temporal_field,
         },
     .queue =
         {

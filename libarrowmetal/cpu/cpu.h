@@ -196,6 +196,10 @@ int am_cpu_rank(am_err *err, const am_array *array, int descending, int nulls_fi
 int am_cpu_partition_nth(am_err *err, const am_array *array, int64_t pivot, int nulls_first,
                          am_array **out);
 
+/* temporal.c: the temporal field extractions (core/temporal.h's calendar). */
+int am_cpu_temporal_field(am_err *err, am_temporal_field_op op, const am_array *array,
+                          int week_start, int count_from_zero, am_array **out);
+
 /* groupby.c: core/backend.h's group_by. */
 int am_cpu_group_by(am_err *err, const am_array *const *keys, int64_t n_keys,
                     const am_array *const *values, const am_group_aggregate *aggregates,

@@ -140,5 +140,15 @@ int am_ks_groupby_key_ok(const am_kernel_key *key);
 int am_ks_groupby_missing_type(am_dialect dialect, const am_kernel_key *key);
 void am_ks_groupby_name(const am_kernel_key *key, char *name, size_t capacity);
 void am_ks_groupby_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, const char *name);
+/* ---- From kernel_source_temporal.c (temporal field extractions) */
+
+#define AM_KS_TEMPORAL_CASES case AM_KERNEL_TEMPORAL_FIELD:
+
+int am_ks_temporal_kind(am_kernel_kind kind);
+int am_ks_temporal_key_ok(const am_kernel_key *key);
+int am_ks_temporal_missing_type(am_dialect dialect, const am_kernel_key *key);
+void am_ks_temporal_name(const am_kernel_key *key, char *name, size_t capacity);
+int64_t am_ks_temporal_blocks(const am_kernel_key *key, int64_t n, int multiprocessors);
+void am_ks_temporal_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, const char *name);
 
 #endif

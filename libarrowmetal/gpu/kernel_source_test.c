@@ -17,6 +17,7 @@
 #include "core/ops.h"
 #include "core/types.h"
 #include "gpu/dialect.h"
+#include "gpu/kernel_source_emit.h"
 #include "gpu/kernels.h"
 
 static int failures;
@@ -173,6 +174,12 @@ static int each_key(key_fn fn, void *ctx) {
   VISIT(AM_KERNEL_JOIN_MARK, 17, AM_TYPE_INVALID, AM_TYPE_INVALID);
   for (int op = 0; op < 32; op += 8)
     VISIT(AM_KERNEL_JOIN_WRITE, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
+  /* Temporal field extraction: every field over every type it takes. */
+  for (int op = AM_FIELD_YEAR; op <= AM_FIELD_ISO_YEAR; op++)
+    for (int t = AM_TIMESTAMP_S; t <= AM_DURATION_NS; t++) {
+      am_kernel_key key = {AM_KERNEL_TEMPORAL_FIELD, op, (am_type)t, AM_TYPE_INVALID};
+      if (am_ks_temporal_key_ok(&key)) VISIT(AM_KERNEL_TEMPORAL_FIELD, op, t, AM_TYPE_INVALID);
+    }
 #undef VISIT
   return count;
 }
@@ -343,6 +350,12 @@ static void check_errors(void) {
       {AM_KERNEL_ROUND, AM_ROUND_DOWN, AM_BOOL, AM_TYPE_INVALID},
       {AM_KERNEL_PAIRWISE_DIFF, 2, AM_INT32, AM_TYPE_INVALID},
       {AM_KERNEL_PAIRWISE_DIFF, AM_PAIRWISE_DIFF, AM_BOOL, AM_TYPE_INVALID},
+      /* Temporal: a field of a type it does not take, a number, a bad op. */
+      {AM_KERNEL_TEMPORAL_FIELD, AM_FIELD_HOUR, AM_DATE32, AM_TYPE_INVALID},
+      {AM_KERNEL_TEMPORAL_FIELD, AM_FIELD_YEAR, AM_TIME32_S, AM_TYPE_INVALID},
+      {AM_KERNEL_TEMPORAL_FIELD, AM_FIELD_YEAR, AM_DURATION_S, AM_TYPE_INVALID},
+      {AM_KERNEL_TEMPORAL_FIELD, AM_FIELD_YEAR, AM_INT64, AM_TYPE_INVALID},
+      {AM_KERNEL_TEMPORAL_FIELD, AM_FIELD_ISO_YEAR + 1, AM_TIMESTAMP_S, AM_TYPE_INVALID},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     for (int d = 0; d < 2; d++) {

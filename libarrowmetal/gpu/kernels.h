@@ -363,7 +363,13 @@ typedef enum am_kernel_kind {
   AM_KERNEL_GROUP_ACCUM = 106,
   AM_KERNEL_GROUP_FINISH = 107,
   AM_KERNEL_JOIN_MARK = 108,
-  AM_KERNEL_JOIN_WRITE = 109
+  AM_KERNEL_JOIN_WRITE = 109,
+  /* Temporal functions (kinds 128-143; kernel_source_temporal.c):
+   *   TEMPORAL_FIELD: op = am_temporal_field_op, t0 the temporal type: out
+   *                   (int64)[i] = the field of in0[i] (its storage integer),
+   *                   valid where in0 is; aux = week_start | count_from_zero
+   *                   << 8 (DayOfWeekOptions). */
+  AM_KERNEL_TEMPORAL_FIELD = 128
 } am_kernel_kind;
 
 /* GROUP_ACCUM's classes (op & 15) and state words per group. */

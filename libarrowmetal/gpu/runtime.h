@@ -200,6 +200,10 @@ int am_gpu_rank(am_err *err, const am_array *array, int descending, int nulls_fi
 int am_gpu_partition_nth(am_err *err, const am_array *array, int64_t pivot, int nulls_first,
                          am_array **out);
 
+/* ops_temporal.c: the temporal field extractions. */
+int am_gpu_temporal_field(am_err *err, am_temporal_field_op op, const am_array *array,
+                          int week_start, int count_from_zero, am_array **out);
+
 int am_gpu_resolve(am_err *err, const am_array *array);
 int am_gpu_flush(am_err *err, am_device *device, int wait, uint64_t *ticket);
 int am_gpu_wait(am_err *err, am_device *device, uint64_t ticket);
@@ -237,7 +241,8 @@ int am_gpu_sync(am_err *err, am_device *device);
    .join_indices = am_gpu_join_indices,     \
    .select_k = am_gpu_select_k,             \
    .rank = am_gpu_rank,                     \
-   .partition_nth = am_gpu_partition_nth}
+   .partition_nth = am_gpu_partition_nth,   \
+   .temporal_field = am_gpu_temporal_field}
 #define AM_GPU_QUEUE(wait_stream_fn, resident_fn) \
   {.resolve = am_gpu_resolve,                     \
    .flush = am_gpu_flush,                         \

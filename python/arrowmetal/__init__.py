@@ -143,6 +143,22 @@ from ._runtime import (
 )
 from ._sort import array_sort, array_sort_indices, sort_by, sort_indices
 from ._tables import Table, table  # tables (issue #12)
+from ._temporal import (
+    day,
+    day_of_week,
+    day_of_year,
+    hour,
+    iso_week,
+    iso_year,
+    microsecond,
+    millisecond,
+    minute,
+    month,
+    nanosecond,
+    quarter,
+    second,
+    year,
+)
 from ._types import type_id, type_name
 
 TYPE_CHECKING = False
@@ -307,6 +323,22 @@ __all__ += [
 ]
 # Rounding and pairwise differences.
 __all__ += ["pairwise_diff", "pairwise_diff_checked", "round"]
+__all__ += [  # temporal field extractions
+    "day",
+    "day_of_week",
+    "day_of_year",
+    "hour",
+    "iso_week",
+    "iso_year",
+    "microsecond",
+    "millisecond",
+    "minute",
+    "month",
+    "nanosecond",
+    "quarter",
+    "second",
+    "year",
+]
 # Quantiles.
 __all__ += ["approximate_median", "quantile", "tdigest"]
 

@@ -17,7 +17,16 @@ from collections.abc import Mapping
 
 from ._capi import lib
 from ._errors import ArrowMetalTypeError
-from ._types import KIND_BOOL, KIND_FLOAT, KIND_SIGNED, KIND_UNSIGNED, KINDS, TYPE_COUNT, TYPE_NAMES
+from ._types import (
+    KIND_BOOL,
+    KIND_FLOAT,
+    KIND_SIGNED,
+    KIND_TEMPORAL,
+    KIND_UNSIGNED,
+    KINDS,
+    TYPE_COUNT,
+    TYPE_NAMES,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -152,9 +161,25 @@ def valid_of(t: int, value: float) -> Scalar:
     return VALID[t](value)
 
 
+def _temporal_scalar(t: int, value: int | None, tz: int = 0) -> Any:
+    """A temporal result as pyarrow's scalar of its type; a timestamp's time
+    zone comes in the scalar's u64 (a C string, arrowmetal.h)."""
+    import pyarrow as pa
+
+    from ._capi import ffi
+
+    t_pa: Any = _pyarrow_type(t)
+    if tz and pa.types.is_timestamp(t_pa):
+        t_pa = pa.timestamp(t_pa.unit, tz=ffi.string(ffi.cast("const char *", tz)).decode())
+    storage = pa.int32() if t_pa.bit_width == 32 else pa.int64()
+    return pa.array([value], storage).view(t_pa)[0]
+
+
 def result_value(s: Any) -> Scalar | NullScalar:
     """The result held by am_scalar `s` (an ``am_scalar *``)."""
     t = s.type
+    if 0 < t < TYPE_COUNT and KINDS[t] == KIND_TEMPORAL:
+        return _temporal_scalar(t, None if s.is_null else s.i64, s.u64)
     if not 0 < t < TYPE_COUNT or VALID[t] is None:
         raise ArrowMetalTypeError(f"scalar of invalid type {t}", lib.AM_ETYPE)
     if s.is_null:

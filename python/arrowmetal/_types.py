@@ -35,6 +35,7 @@ __all__ = [
     "KIND_BOOL",
     "KIND_FLOAT",
     "KIND_SIGNED",
+    "KIND_TEMPORAL",
     "KIND_UNSIGNED",
     "NUMPY_NAMES",
     "TYPE_COUNT",
@@ -49,12 +50,13 @@ KIND_BOOL = lib.AM_KIND_BOOL
 KIND_SIGNED = lib.AM_KIND_SIGNED
 KIND_UNSIGNED = lib.AM_KIND_UNSIGNED
 KIND_FLOAT = lib.AM_KIND_FLOAT
+KIND_TEMPORAL = lib.AM_KIND_TEMPORAL  # timestamps, dates, times, durations: integers of a unit
 
 
-def _read_type_infos() -> list[tuple[str, str, bytes, str, int, int] | None]:
+def _read_type_infos() -> list[tuple[str, str, bytes, str | None, int, int] | None]:
     """[None or (name, arrow_name, format, numpy, bit_width, kind)] by am_type."""
     info = ffi.new("am_type_info *")
-    rows: list[tuple[str, str, bytes, str, int, int] | None] = [None]
+    rows: list[tuple[str, str, bytes, str | None, int, int] | None] = [None]
     for t in range(1, lib.am_type_count()):
         rc = lib.am_type_info_get(t, info)
         if rc == lib.AM_ETYPE:  # a value the library names no type for
@@ -67,7 +69,7 @@ def _read_type_infos() -> list[tuple[str, str, bytes, str, int, int] | None]:
                 ffi.string(info.name).decode(),
                 ffi.string(info.arrow_name).decode(),
                 ffi.string(info.format),
-                ffi.string(info.numpy).decode(),
+                ffi.string(info.numpy).decode() or None,  # "": no numpy dtype (date32)
                 info.bit_width,
                 info.kind,
             )
@@ -95,7 +97,7 @@ ITEM_SIZES = tuple(0 if k == KIND_BOOL else w // 8 for k, w in zip(KINDS, BIT_WI
 
 
 def _ctype_name(kind: int, width: int) -> str | None:
-    if kind == KIND_SIGNED:
+    if kind in (KIND_SIGNED, KIND_TEMPORAL):
         return f"int{width}_t"
     if kind == KIND_UNSIGNED:
         return f"uint{width}_t"
@@ -147,7 +149,8 @@ _TYPE_BY_NAME: dict[str, int] = {}
 for _t, _row in enumerate(_INFOS):
     if _row is not None:
         for _name in (_row[0], _row[1], _row[3]):
-            _TYPE_BY_NAME.setdefault(_name, _t)
+            if _name is not None:
+                _TYPE_BY_NAME.setdefault(_name, _t)
 for _alias, _name in _PYARROW_ALIASES.items():
     if _name in _TYPE_BY_NAME:
         _TYPE_BY_NAME.setdefault(_alias, _TYPE_BY_NAME[_name])

@@ -101,6 +101,7 @@ VALUES = {
     },
     "RankQuantileOptions": {"sort_keys": ["descending", [("x", "descending", "at_start")]]},
     "PartitionNthOptions": {"pivot": [0, 2, 3], "null_placement": ["at_start"]},
+    "DayOfWeekOptions": {"count_from_zero": [False], "week_start": [2, 7]},  # temporal
     "CastOptions": {
         "target_type": [pa.int8(), pa.uint16(), pa.float32(), pa.int64(), pa.bool_()],
         "allow_int_overflow": [True],
@@ -205,6 +206,11 @@ SORT_INPUTS = [
     pa.array([True, None, False]),
     pa.chunked_array([[2, None], [], [1]], pa.uint16()),
 ]
+# day_of_week: dates and timestamps across weekdays, before 1970 too, with nulls.
+TEMPORAL_INPUTS = [
+    pa.array([0, 1, 2, 3, None, -1, -4, 6], pa.date32()),
+    pa.array([0, 86_400 * 5 + 7, None, -86_400 * 3], pa.timestamp("s")),
+]
 CAST_INPUTS = [
     pa.array([1, 300, -1, None], pa.int64()),
     pa.array([1.5, 2.75, None, 100.0, -0.5], pa.float64()),  # in every target's range
@@ -247,6 +253,9 @@ def calls(name):
                     yield (x,), {field: value}
             elif name in ("sort_indices", "array_sort_indices"):
                 for x in SORT_INPUTS:
+                    yield (x,), {field: value}
+            elif name == "day_of_week":
+                for x in TEMPORAL_INPUTS:
                     yield (x,), {field: value}
             elif name.startswith("cumulative_"):
                 for x in CUMULATIVE_INPUTS:

@@ -27,11 +27,50 @@ def test_every_type_of_the_library_is_in_the_tables():
         "uint64",
         "float32",
         "float64",
+        *(f"timestamp[{u}]" for u in ("s", "ms", "us", "ns")),
+        "date32[day]",
+        "date64[ms]",
+        "time32[s]",
+        "time32[ms]",
+        "time64[us]",
+        "time64[ns]",
+        *(f"duration[{u}]" for u in ("s", "ms", "us", "ns")),
     ]
     assert _types.TYPE_NAMES[0] is None and _types.KINDS[0] == -1
 
 
-@pytest.mark.parametrize("t", TYPES)
+NUMERIC = [t for t in TYPES if _types.KINDS[t] != _types.KIND_TEMPORAL]
+TEMPORAL = [t for t in TYPES if _types.KINDS[t] == _types.KIND_TEMPORAL]
+
+
+@pytest.mark.parametrize("t", TEMPORAL)
+def test_temporal_rows_agree_with_pyarrow(t):
+    pa_type = pa.type_for_alias(_types.ARROW_NAMES[t])
+    assert str(pa_type) == _types.ARROW_NAMES[t] == _types.TYPE_NAMES[t]
+    assert _types.BIT_WIDTHS[t] == pa_type.bit_width == 8 * _types.ITEM_SIZES[t]
+    a = am.array(pa.array([1, None, -3], pa_type))
+    assert a.type == _types.TYPE_NAMES[t]
+    assert a.to_pyarrow().equals(pa.array([1, None, -3], pa_type))
+    if _types.NUMPY_NAMES[t] is not None:
+        assert _types.numpy_types()[np.dtype(_types.NUMPY_NAMES[t])] == t
+
+
+def test_a_timestamps_time_zone_travels_with_the_array():
+    pa_type = pa.timestamp("us", tz="Europe/Paris")
+    a = am.array(pa.array([0, None], pa_type))
+    assert a.arrow_format == "tsu:Europe/Paris"
+    assert ffi.string(lib.am_array_timezone(a._ptr)) == b"Europe/Paris"
+    assert a.to_pyarrow().type == pa_type
+    assert am.take(a, pa.array([1, 0])).to_pyarrow().type == pa_type
+
+
+def test_the_reserved_type_numbers_are_not_types():
+    info = ffi.new("am_type_info *")
+    for t in (12, 13, 14, 15, lib.am_type_count()):
+        assert lib.am_type_info_get(t, info) == lib.AM_ETYPE
+
+
+@pytest.mark.parametrize("t", NUMERIC)
 def test_tables_agree_with_pyarrow_numpy_and_cffi(t):
     name = _types.TYPE_NAMES[t]
     pa_type = pa.type_for_alias(_types.ARROW_NAMES[t])
@@ -58,7 +97,7 @@ def test_tables_agree_with_pyarrow_numpy_and_cffi(t):
         assert _types.INT_RANGES[t] == (int(info.min), int(info.max) + 1)
 
 
-@pytest.mark.parametrize("t", TYPES)
+@pytest.mark.parametrize("t", NUMERIC)
 def test_type_id_reads_every_form(t):
     name = _types.TYPE_NAMES[t]
     assert am.type_id(name) == am.type_id(name.upper()) == t

@@ -1,0 +1,254 @@
+"""Temporal types in the conformance suite (issue #13): the field extractions (year ...
+iso_year, ``am_temporal_field``) over every unit of timestamps (no time zone), dates and
+times, and the existing ops that take temporal arrays (filter, take, compare, add and
+subtract, min, max, count, is_null, drop_null, sort_indices) with temporal inputs. How
+generate.py makes the cases (``gen``, with generate.py's helpers passed in as ``g``),
+how pyarrow.compute evaluates the fields (``evaluate``), and how a runner calls the C ABI
+for them (``call``).
+
+Every case with a temporal input lives in cases/temporal.json.gz (``file_of``), whatever
+its op, so the other families' files are unchanged. Values are the storage integers
+(casefmt.TEMPORAL_STORAGE). Field values: timestamps within about 8,000 years of 1970
+(pyarrow's calendar keeps years in 16 bits), negative ones included; dates likewise;
+times within the day. Every expected value is pyarrow 26's, exactly.
+"""
+
+from collections import OrderedDict
+
+import casefmt as cf
+from casefmt import TEMPORAL_TYPES, TYPES
+
+OPS = [
+    "year",
+    "month",
+    "day",
+    "day_of_week",
+    "day_of_year",
+    "hour",
+    "minute",
+    "second",
+    "millisecond",
+    "microsecond",
+    "nanosecond",
+    "quarter",
+    "iso_week",
+    "iso_year",
+]
+FILE = "temporal"
+DATE_FIELDS = {"year", "month", "day", "day_of_week", "day_of_year", "quarter", "iso_week",
+               "iso_year"}  # fmt: skip
+TIMESTAMPS = TEMPORAL_TYPES[:4]
+DATES = ["date32[day]", "date64[ms]"]
+TIMES = ["time32[s]", "time32[ms]", "time64[us]", "time64[ns]"]
+DURATIONS = TEMPORAL_TYPES[-4:]
+# Ticks of the unit in a second (date32: a day is the unit; date64: milliseconds).
+PER_SECOND = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9, "day": 1}
+YEARS_8000 = 8000 * 366 * 86400  # seconds
+
+
+def unit(t):
+    return t[t.index("[") + 1 : t.index("]")]
+
+
+def takes(op, t):
+    """Whether pyarrow's field `op` has a kernel for type `t`."""
+    if t in TIMESTAMPS:
+        return True
+    return t in DATES if op in DATE_FIELDS else t in TIMES
+
+
+def value_range(t):
+    """(lo, hi) of the storage values a field case draws for type `t`."""
+    if t == "date32[day]":
+        return -YEARS_8000 // 86400, YEARS_8000 // 86400
+    if t in TIMES:
+        return 0, 86400 * PER_SECOND[unit(t)] - 1
+    if t == "timestamp[ns]":
+        return cf.int_range("int64")
+    return -YEARS_8000 * PER_SECOND[unit(t)], YEARS_8000 * PER_SECOND[unit(t)]
+
+
+def days(y, m, d):
+    import datetime
+
+    return (datetime.date(y, m, d) - datetime.date(1970, 1, 1)).days
+
+
+def special_values(t):
+    """Leap days, century years, year ends and starts, ISO week edges, before and after
+    1970, in `t`'s unit; the day's last tick for times."""
+    if t in TIMES:
+        per = PER_SECOND[unit(t)]
+        return [0, 1, 3599 * per, 3600 * per, 86399 * per + per - 1, 43200 * per + 1, None]
+    dates = [days(y, m, d) for y, m, d in ((1600, 2, 29), (1900, 3, 1), (1904, 2, 29),
+             (1969, 12, 31), (1970, 1, 1), (2000, 2, 29), (2004, 12, 31), (2005, 1, 1),
+             (2008, 12, 29), (2010, 1, 3), (2020, 12, 31), (2021, 1, 4), (1, 1, 1),
+             (9999, 12, 31))]  # fmt: skip
+    if t == "date32[day]":
+        return dates + [None]
+    per_day = 86400 * (1000 if t == "date64[ms]" else PER_SECOND[unit(t)])
+    lo, hi = value_range(t)
+    vals = [d * per_day for d in dates] + [d * per_day - 1 for d in dates[:6]]
+    return [v for v in vals if lo <= v <= hi] + [per_day // 2 + 1, None]
+
+
+# ---- pyarrow ---------------------------------------------------------------------------
+
+
+def evaluate(op, params, args):
+    import pyarrow.compute as pc
+
+    if op == "day_of_week":
+        return pc.day_of_week(
+            args[0],
+            week_start=params.get("week_start", 1),
+            count_from_zero=params.get("count_from_zero", True),
+        )
+    return pc.call_function(op, [args[0]])
+
+
+def map_error(exc):
+    """am_status of pyarrow's refusal of a week_start, None for the others."""
+    if "week_start must follow ISO convention" in str(exc):
+        return "AM_EINVAL"
+    return None
+
+
+def file_of(case):
+    """The case file of a case with a temporal input (this family's), else None."""
+    if case["op"] in OPS:
+        return FILE
+    for inp in case["inputs"]:
+        t = inp["scalar"]["type"] if "scalar" in inp else inp["type"]
+        if t in TEMPORAL_TYPES:
+            return FILE
+    return None
+
+
+# ---- the C ABI ---------------------------------------------------------------------------
+
+
+def call(case, arrays, scalars, out):
+    """(function name, status, out) of the case's call."""
+    from amabi import lib
+
+    p = case["params"]
+    rc = lib.am_temporal_field(
+        OPS.index(case["op"]),
+        arrays[0],
+        p.get("week_start", 1),
+        1 if p.get("count_from_zero", True) else 0,
+        out,
+    )
+    return "am_temporal_field", rc, out
+
+
+# ---- cases -------------------------------------------------------------------------------
+
+SHAPES = [  # (length, nulls, offset): empty, every null pattern, sliced, an unknown count
+    (0, "no-nulls", 0),
+    (7, "all-nulls", 1),
+    (65, "some-nulls", 7),
+    (1003, "no-nulls", 63),  # past INLINE_MAX: a gen spec and a digest
+    (64, "some-nulls", 0),
+]
+
+
+def gen_fields(g):
+    for op in OPS:
+        for t in TEMPORAL_TYPES:
+            if not takes(op, t):
+                g.add(f"{op}/{t}/unary/type-error", op, {}, "unary", [g.inline(t, [1, None])])
+                continue
+            lo, hi = value_range(t)
+            for n, nulls, off in SHAPES:
+                cid = g.sweep_id(op, t, "unary", n, nulls, off)
+                inp = g.gen_input(t, n, nulls, off, cid, lo=str(lo), hi=str(hi))
+                g.add(cid, op, {}, "unary", [inp])
+            g.add(f"{op}/{t}/unary/special", op, {}, "unary", [g.inline(t, special_values(t), 3)])
+        for t in TYPES:  # pyarrow has no kernel for the numeric types
+            g.add(f"{op}/{t}/unary/type-error", op, {}, "unary", [g.inline(t, [None])])
+    for t in TIMESTAMPS[:1] + DATES:  # DayOfWeekOptions
+        vals = special_values(t)
+        for ws in range(1, 8):
+            for zero in (True, False):
+                params = OrderedDict([("week_start", ws), ("count_from_zero", zero)])
+                cid = f"day_of_week/{t}/unary/week_start{ws}/{'zero' if zero else 'one'}"
+                g.add(cid, "day_of_week", params, "unary", [g.inline(t, vals)])
+        for ws in (0, 8):
+            cid = f"day_of_week/{t}/unary/week_start{ws}/invalid"
+            g.add(cid, "day_of_week", {"week_start": ws}, "unary", [g.inline(t, vals)])
+
+
+def _pair(g, key, t, n, nulls, off, role="value"):
+    if t == "date64[ms]":  # whole days only: pyarrow's validation refuses others
+        days_ = [-800000, -36524, -1, 0, 1, 59, 365, 10957, 18000, 2932896]
+        choices = [str(d * 86_400_000) for d in days_]
+        return g.gen_input(t, n, nulls, off, key, role=role, kind="choice", choices=choices)
+    lo, hi = value_range(t) if t not in DURATIONS else (-(10**12), 10**12)
+    if t in TIMESTAMPS and unit(t) != "ns":
+        lo, hi = lo // 1000, hi // 1000  # room to reach the finer unit of another side
+    return g.gen_input(t, n, nulls, off, key, role=role, lo=str(lo), hi=str(hi))
+
+
+def gen_existing(g):
+    """The functions of other families over temporal inputs (their results typed as
+    pyarrow types them), in this family's file."""
+    for t in TEMPORAL_TYPES:
+        for k, (n, nulls, off) in enumerate(SHAPES[1:4]):
+            cid = g.sweep_id("filter", t, "array-array", n, nulls, off)
+            mask = g.gen_input("bool", n, g.other(nulls, 1), 0, cid + "/mask")
+            g.add(cid, "filter", {}, "array-array", [_pair(g, cid, t, n, nulls, off), mask])
+            cid = g.sweep_id("take", t, "array-array", n, nulls, off)
+            idx = g.gen_input(
+                "int32", n, "no-nulls", 0, cid + "/idx", lo="0", hi=str(max(n - 1, 0))
+            )
+            g.add(cid, "take", {}, "array-array", [_pair(g, cid, t, n, nulls, off), idx])
+            for op in ("min", "max"):
+                cid = g.sweep_id(op, t, "unary", n, nulls, off)
+                g.add(cid, op, {}, "unary", [_pair(g, cid, t, n, nulls, off)])
+            cid = g.sweep_id("count-only_valid", t, "unary", n, nulls, off)
+            g.add(cid, "count", {"mode": "only_valid"}, "unary", [_pair(g, cid, t, n, nulls, off)])
+            for op in ("is_null", "drop_null"):
+                cid = g.sweep_id(op, t, "unary", n, nulls, off)
+                g.add(cid, op, {}, "unary", [_pair(g, cid, t, n, nulls, off)])
+            cid = g.sweep_id("array_sort_indices", t, "unary", n, nulls, off)
+            g.add(cid, "array_sort_indices", {}, "unary", [_pair(g, cid, t, n, nulls, off)])
+            cmp = list(g.CMP)[k % 6]
+            cid = g.sweep_id("compare", t, "array-array", n, nulls, off, extra=cmp)
+            inputs = [_pair(g, cid, t, n, nulls, off), _pair(g, cid + "/r", t, n, "some-nulls", 0)]
+            g.add(cid, "compare", {"cmp": cmp}, "array-array", inputs)
+        for op in ("sum", "mean"):  # pyarrow has no kernel: nor has the library
+            g.add(f"{op}/{t}/unary/type-error", op, {}, "unary", [g.inline(t, [1, None])])
+    # Mixed units and families: compare aligns units; arithmetic types as pyarrow does
+    # (timestamp - timestamp: duration; timestamp +- duration: timestamp; date32 - date32:
+    # duration[s]; timestamp + timestamp, duration - timestamp: no kernel).
+    pairs = [(a, b) for a in TIMESTAMPS for b in TIMESTAMPS] + [
+        (a, b) for a in TIMESTAMPS for b in DURATIONS
+    ]
+    pairs += [(b, a) for a in TIMESTAMPS[:2] for b in DURATIONS[:2]]
+    pairs += [(a, a) for a in DATES + TIMES + DURATIONS] + [("date32[day]", "date64[ms]")]
+    pairs += [("timestamp[s]", "int64"), ("duration[s]", "int64")]
+    for a, b in pairs:
+        n, nulls, off = 65, "some-nulls", 1
+        for op, arith in (("compare", "lt"), ("arith", "add"), ("arith", "subtract")):
+            if op == "compare" and a in DURATIONS and b in TIMESTAMPS:
+                continue
+            cid = f"{op}/{a}/array-array/{b}/{arith}"
+            right = g.gen_input(b, n, "some-nulls", 0, cid + "/r", lo="-1000000", hi="1000000")
+            params = {"cmp": arith} if op == "compare" else {"arith": arith}
+            g.add(cid, op, params, "array-array", [_pair(g, cid, a, n, nulls, off), right])
+        for op in ("add_checked", "subtract_checked"):
+            cid = f"{op}/{a}/array-array/{b}"
+            right = g.gen_input(b, n, "some-nulls", 0, cid + "/r", lo="-1000000", hi="1000000")
+            g.add(cid, op, {}, "array-array", [_pair(g, cid, a, n, nulls, off), right])
+    big = [2**62, -(2**62), None]
+    g.add("subtract_checked/timestamp[s]/array-array/overflow", "subtract_checked", {},
+          "array-array", [g.inline("timestamp[s]", big), g.inline("timestamp[s]", big[::-1])])  # fmt: skip
+    g.add("add_checked/duration[ms]/array-array/overflow", "add_checked", {}, "array-array",
+          [g.inline("duration[ms]", big), g.inline("duration[ms]", big)])  # fmt: skip
+
+
+def gen(g):
+    gen_fields(g)
+    gen_existing(g)

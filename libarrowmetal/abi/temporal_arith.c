@@ -1,0 +1,217 @@
+/* Compare, add and subtract of temporal arrays (pyarrow's kernels of the
+ * same names): both sides are brought to the finer of their units as int64
+ * (a checked multiply, as pyarrow's unit cast checks), the storage kernel
+ * runs, and the result is typed as pyarrow types it: compare gives bool,
+ * timestamp - timestamp a duration, timestamp +- duration a timestamp (the
+ * time zone kept), duration +- duration a duration, date - date and
+ * time - time a duration (date32 in seconds, as pyarrow). Other pairs fail
+ * in pyarrow's words. */
+#include <stdio.h>
+#include <string.h>
+
+#include "abi.h"
+#include "core/ops.h"
+#include "route.h"
+
+enum { NONE, TIMESTAMP, DATE, TIME, DURATION };
+
+static int family(am_type t) {
+  if (am_type_is_timestamp(t)) return TIMESTAMP;
+  if (am_type_is_duration(t)) return DURATION;
+  if (t == AM_DATE32 || t == AM_DATE64) return DATE;
+  if (t >= AM_TIME32_S && t <= AM_TIME64_NS) return TIME;
+  return NONE;
+}
+
+/* Nanoseconds a unit step of `t` lasts. */
+static int64_t tick_ns(am_type t) {
+  if (t == AM_DATE32) return 86400 * (int64_t)1000000000;
+  static const int64_t of_digits[10] = {1000000000, 0, 0, 1000000, 0, 0, 1000, 0, 0, 1};
+  return of_digits[am_type_unit_digits(t)];
+}
+
+static int digits_of_tick(int64_t tick) {
+  return tick == 1000000000 ? 0 : tick == 1000000 ? 3 : tick == 1000 ? 6 : 9;
+}
+
+/* pyarrow's text of the type of `a`: "timestamp[s, tz=UTC]". */
+static const char *type_text(const am_array *a, am_type t, char *text, size_t n) {
+  if (a && a->timezone && am_type_is_timestamp(t)) {
+    const char *name = am_type_name(t);
+    snprintf(text, n, "%.*s, tz=%s]", (int)(strlen(name) - 1), name, a->timezone);
+  } else {
+    snprintf(text, n, "%s", am_type_name(t));
+  }
+  return text;
+}
+
+static int no_kernel(am_err *err, const char *function, const am_array *left, am_type lt,
+                     const am_array *right, am_type rt) {
+  char a[128], b[128];
+  return am_fail(err, AM_ETYPE, "function '%s' has no kernel matching input types (%s, %s)",
+                 function, type_text(left, lt, a, sizeof a), type_text(right, rt, b, sizeof b));
+}
+
+/* `array` (temporal) as int64 in units of `tick` ns (a new handle). */
+static int scaled(am_err *err, const am_array *array, int64_t tick, am_array **out) {
+  am_type storage = am_type_storage(array->type);
+  am_array *view = am_array_share(array);
+  if (!view) return am_fail(err, AM_ENOMEM, "out of memory");
+  am_retype(view, storage, NULL);
+  const am_kernel_ops *k = &array->device->backend->kernels;
+  int status = AM_OK;
+  if (storage != AM_INT64) {
+    am_array *wide = NULL;
+    status = k->cast(err, view, AM_INT64, 1, &wide);
+    am_array_free(view);
+    view = wide;
+  }
+  int64_t factor = tick_ns(array->type) / tick;
+  if (status == AM_OK && factor != 1) {
+    am_scalar f = {.type = AM_INT64, .i64 = factor};
+    am_array *multiplied = NULL;
+    am_err quiet;
+    am_err_init(&quiet, err->entry);
+    status = k->binary(&quiet, AM_MULTIPLY_CHECKED, view, NULL, &f, &multiplied);
+    if (status == AM_EOVERFLOW)
+      status = am_fail(err, AM_EINVAL,
+                       "Casting from %s to a finer unit would result in out of "
+                       "bounds values",
+                       am_type_name(array->type));
+    else if (status != AM_OK)
+      status = am_fail(err, status, "%s", quiet.message);
+    am_array_free(view);
+    view = multiplied;
+  }
+  if (status != AM_OK) {
+    am_array_free(view);
+    return status;
+  }
+  *out = view;
+  return AM_OK;
+}
+
+/* A scalar of temporal type `t` as int64 in units of `tick` ns. */
+static int scaled_scalar(am_err *err, const am_scalar *s, am_type t, int64_t tick, am_scalar *out) {
+  *out = *s;
+  out->type = AM_INT64;
+  int64_t factor = tick_ns(t) / tick;
+  if (!s->is_null && __builtin_mul_overflow(s->i64, factor, &out->i64))
+    return am_fail(err, AM_EINVAL,
+                   "Casting from %s to a finer unit would result in out of bounds values",
+                   am_type_name(t));
+  return AM_OK;
+}
+
+static int compare_kernel(am_err *err, int op, const am_array *left, const am_array *right,
+                          const am_scalar *scalar, am_array **out) {
+  return left->device->backend->kernels.compare(err, (am_compare_op)op, left, right, scalar, out);
+}
+
+static int arith_kernel(am_err *err, int op, const am_array *left, const am_array *right,
+                        const am_scalar *scalar, am_array **out) {
+  return left->device->backend->kernels.arith(err, (am_arith_op)op, left, right, scalar, out);
+}
+
+static int binary_kernel(am_err *err, int op, const am_array *left, const am_array *right,
+                         const am_scalar *scalar, am_array **out) {
+  return left->device->backend->kernels.binary(err, (am_binary_op)op, left, right, scalar, out);
+}
+
+int am_temporal_elementwise(am_err *err, int family_id, int op, const am_array *left,
+                            const am_array *right, const am_scalar *scalar, am_array **out) {
+  AM_REQUIRE(left, "left");
+  AM_REQUIRE(out, "out");
+  if (!scalar) AM_REQUIRE(right, "right");
+  int status = am_settle(err, left);
+  if (status == AM_OK && right) status = am_settle(err, right);
+  if (status != AM_OK) return status;
+  if (right && left->length != right->length)
+    return am_fail(err, AM_EINVAL, "arrays have different lengths (%lld and %lld)",
+                   (long long)left->length, (long long)right->length);
+  am_type lt = left->type;
+  am_type rt = right ? right->type : (am_type)scalar->type;
+  if (!right && scalar->is_null && !am_type_valid(rt)) rt = lt;
+  /* A scalar carries no time zone: it is taken as the array's. */
+  const char *ltz = left->timezone;
+  const char *rtz = right ? right->timezone : ltz;
+  int fl = family(lt), fr = family(rt);
+  const am_op_desc *desc = am_op_find(family_id, op);
+  const char *name = desc ? desc->name : "?";
+  int subtract = 0, checked = 0;
+  if (family_id == AM_FAMILY_ARITH) {
+    if (op != AM_ADD && op != AM_SUBTRACT) return no_kernel(err, name, left, lt, right, rt);
+    subtract = op == AM_SUBTRACT;
+  } else if (family_id == AM_FAMILY_BINARY) {
+    if (op != AM_ADD_CHECKED && op != AM_SUBTRACT_CHECKED)
+      return no_kernel(err, name, left, lt, right, rt);
+    subtract = op == AM_SUBTRACT_CHECKED;
+    checked = 1;
+  }
+  int64_t tick = tick_ns(lt) < tick_ns(rt) ? tick_ns(lt) : tick_ns(rt);
+  am_type result = AM_BOOL;
+  const char *result_tz = NULL;
+  if (fl == NONE || fr == NONE) return no_kernel(err, name, left, lt, right, rt);
+  if (family_id == AM_FAMILY_COMPARE) {
+    if (fl != fr) return no_kernel(err, name, left, lt, right, rt);
+    /* pyarrow casts units only within one time zone */
+    if (fl == TIMESTAMP && lt != rt && ltz && rtz && strcmp(ltz, rtz) != 0)
+      return no_kernel(err, name, left, lt, right, rt);
+    if (fl == TIMESTAMP && (!ltz) != (!rtz)) {
+      char a[128], b[128];
+      return am_fail(err, AM_EINVAL,
+                     "Cannot compare timestamp with timezone to timestamp without timezone, got: "
+                     "%s and %s",
+                     type_text(left, lt, a, sizeof a), type_text(right, rt, b, sizeof b));
+    }
+  } else if (fl == TIMESTAMP && fr == TIMESTAMP && subtract) {
+    if ((!ltz) != (!rtz))
+      return am_fail(err, AM_EINVAL, "Subtraction of zoned and non-zoned times is ambiguous. (%s).",
+                     ltz ? ltz : rtz);
+    result = am_duration_of_unit(digits_of_tick(tick));
+  } else if (fl == TIMESTAMP && fr == DURATION) {
+    result = am_timestamp_of_unit(digits_of_tick(tick));
+    result_tz = ltz;
+  } else if (fl == DURATION && fr == TIMESTAMP && !subtract) {
+    result = am_timestamp_of_unit(digits_of_tick(tick));
+    result_tz = rtz;
+  } else if (fl == DURATION && fr == DURATION) {
+    result = am_duration_of_unit(digits_of_tick(tick));
+  } else if ((fl == DATE || fl == TIME) && fl == fr && subtract) {
+    if (lt == AM_DATE32 && rt == AM_DATE32) tick = 1000000000; /* pyarrow: duration[s] */
+    result = am_duration_of_unit(digits_of_tick(tick));
+  } else {
+    return no_kernel(err, name, left, lt, right, rt);
+  }
+  (void)checked;
+  am_array *l = NULL, *r = NULL, *made = NULL;
+  am_scalar s;
+  am_elementwise_kernel kernel = family_id == AM_FAMILY_COMPARE ? compare_kernel
+                                 : family_id == AM_FAMILY_ARITH ? arith_kernel
+                                                                : binary_kernel;
+  /* Same type and a comparison: the storage type as it is (date32 stays
+   * int32); otherwise int64 in the common unit. */
+  if (family_id == AM_FAMILY_COMPARE && lt == rt) tick = tick_ns(lt);
+  if ((status = scaled(err, left, tick, &l)) == AM_OK) {
+    if (right)
+      status = scaled(err, right, tick, &r);
+    else
+      status = scaled_scalar(err, scalar, rt, tick, &s);
+  }
+  if (status == AM_OK) {
+    const am_op_desc *int_desc = am_op_find(family_id, op);
+    status =
+        r ? am_elementwise_arrays(
+                err, int_desc, family_id == AM_FAMILY_COMPARE ? AM_ROUTE_COMPARE : AM_ROUTE_ARITH,
+                kernel, op, l, r, &made)
+          : am_elementwise_scalar(
+                err, int_desc, family_id == AM_FAMILY_COMPARE ? AM_ROUTE_COMPARE : AM_ROUTE_ARITH,
+                kernel, op, l, &s, &made);
+  }
+  am_array_free(l);
+  am_array_free(r);
+  if (status != AM_OK) return status;
+  if (result != AM_BOOL) am_retype(made, result, result_tz);
+  *out = made;
+  return AM_OK;
+}

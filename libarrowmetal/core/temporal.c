@@ -1,0 +1,40 @@
+/* The temporal field extractions on host memory (the CPU's; GPU arrays use
+ * gpu/kernel_source_temporal.c's kernel, on the same calendar): one pass
+ * over the values, each split into a day number and the nanoseconds into
+ * the day, then core/temporal.h's field. Nulls are computed as whatever
+ * value they hold: the caller shares the input's validity bitmap. */
+#include "temporal.h"
+
+#include "types.h"
+
+typedef int64_t am_i64;
+#define DEVFN static inline
+AM_TEMPORAL_DEFS
+#undef DEVFN
+
+void am_temporal_split(am_type t, int64_t *per_day, int64_t *to_ns) {
+  int digits = am_type_unit_digits(t);
+  static const int64_t per_second[10] = {1, 0, 0, 1000, 0, 0, 1000000, 0, 0, 1000000000};
+  int64_t ticks = digits < 0 ? 1 : per_second[digits];
+  *to_ns = 1000000000 / ticks;
+  if (t == AM_DATE32)
+    *per_day = 1;
+  else if (t >= AM_TIME32_S && t <= AM_TIME64_NS)
+    *per_day = 0;
+  else
+    *per_day = 86400 * ticks;
+}
+
+void am_temporal_field_values(am_temporal_field_op op, am_type type, const void *data,
+                              int64_t offset, int64_t length, int week_start, int count_from_zero,
+                              int64_t *out) {
+  int64_t per_day, to_ns;
+  am_temporal_split(type, &per_day, &to_ns);
+  int narrow = am_type_storage(type) == AM_INT32;
+  for (int64_t i = 0; i < length; i++) {
+    int64_t v = narrow ? ((const int32_t *)data)[offset + i] : ((const int64_t *)data)[offset + i];
+    int64_t days = per_day == 0 ? 0 : per_day == 1 ? v : am_floor_div(v, per_day);
+    int64_t ns = per_day == 1 ? 0 : (v - days * per_day) * to_ns;
+    out[i] = am_field((int)op, days, ns, week_start, count_from_zero);
+  }
+}
