@@ -289,6 +289,7 @@ _TAKES_STRUCT = {
     "am_array_type", "am_format", "am_array_device", "am_struct_num_fields",
     "am_struct_field", "am_struct_field_name", "am_struct_field_nullable", "am_struct_make",
     "am_table_make", "am_table_batch",
+    "am_array_timezone",  # any handle: NULL where there is no time zone
 }  # fmt: skip
 
 
