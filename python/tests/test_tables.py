@@ -200,14 +200,14 @@ def test_struct_with_null_rows_is_unsupported():
     arr = pa.StructArray.from_arrays(
         [pa.array([1, 2, 3])], names=["x"], mask=pa.array([False, True, False])
     )
-    rc, h, counter, msg = import_struct(arr)
+    rc, _h, counter, msg = import_struct(arr)
     assert rc == lib.AM_EUNSUPPORTED and "null rows" in msg
     assert counter.count == 1
 
 
 def test_bad_child_type_names_the_field():
     batch = pa.record_batch({"ok": [1, 2], "text": ["a", "b"]})
-    rc, h, counter, msg = import_struct(batch)
+    rc, _h, counter, msg = import_struct(batch)
     assert rc == lib.AM_ETYPE
     assert "field 'text'" in msg and "'u'" in msg
     assert counter.count == 1
@@ -267,7 +267,7 @@ def test_struct_accessor_errors():
     assert lib.am_struct_num_fields(a.handle) == -1
     assert lib.am_struct_field(a.handle, 0, out) == lib.AM_ETYPE
     assert "not a struct" in _error()
-    rc, h, counter, msg = import_struct(BATCH)
+    _rc, h, _counter, _msg = import_struct(BATCH)
     assert lib.am_struct_field(h, 3, out) == lib.AM_EINVAL and "out of range" in _error()
     assert lib.am_struct_field(h, 0, ffi.NULL) == lib.AM_EINVAL
     assert lib.am_import(ffi.NULL, ffi.NULL, CPU, out) == lib.AM_EINVAL
@@ -330,7 +330,7 @@ def _argument(t, h, keep):
 
 
 def test_every_other_call_refuses_a_struct_handle():
-    rc, h, counter, msg = import_struct(BATCH)
+    rc, h, counter, _msg = import_struct(BATCH)
     assert rc == 0
     tried = 0
     for name in dir(lib):
@@ -343,7 +343,7 @@ def test_every_other_call_refuses_a_struct_handle():
             continue
         kept = []
 
-        def keep(x):
+        def keep(x, kept=kept):
             kept.append(x)
             return x
 
