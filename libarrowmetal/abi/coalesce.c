@@ -284,8 +284,10 @@ static int coalesce(am_err *err, const am_array *const *arrays, const am_scalar 
 AM_EXPORT int am_coalesce(const am_array *const *arrays, const am_scalar *const *scalars,
                           int64_t count, am_array **out) {
   AM_API_BEGIN;
+  /* no inputs at all: coalesce's own error (v would be unset) */
+  if (!arrays && !scalars) AM_API_RETURN(coalesce(err, arrays, scalars, count, out));
   am_storage_values_t v;
-  int status = arrays || scalars ? am_storage_values(err, arrays, scalars, count, &v) : AM_OK;
+  int status = am_storage_values(err, arrays, scalars, count, &v);
   if (status != AM_OK) AM_API_RETURN(status);
   if (!v.active) AM_API_RETURN(coalesce(err, arrays, scalars, count, out));
   status = coalesce(err, v.arrays, v.scalar_ptrs, count, out);

@@ -148,10 +148,11 @@ int am_temporal_elementwise(am_err *err, int family_id, int op, const am_array *
     subtract = op == AM_SUBTRACT_CHECKED;
     checked = 1;
   }
+  if (fl == NONE || fr == NONE) return no_kernel(err, name, left, lt, right, rt);
+  /* the finer unit of the two (both temporal: each has a unit) */
   int64_t tick = tick_ns(lt) < tick_ns(rt) ? tick_ns(lt) : tick_ns(rt);
   am_type result = AM_BOOL;
   const char *result_tz = NULL;
-  if (fl == NONE || fr == NONE) return no_kernel(err, name, left, lt, right, rt);
   if (family_id == AM_FAMILY_COMPARE) {
     if (fl != fr) return no_kernel(err, name, left, lt, right, rt);
     /* pyarrow casts units only within one time zone */

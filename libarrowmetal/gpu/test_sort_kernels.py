@@ -39,8 +39,8 @@ def label(t):
     return {pa.bool_(): "bool", pa.float32(): "float32", pa.float64(): "float64"}.get(t, str(t))
 
 
-# Each emulated byte pass costs seconds (every GPU thread an OS thread, a warp
-# barrier a syscall), so by default one type of each width and signedness runs
+# Each emulated sort costs about a second of CPU (the emulation's fibers switch
+# at some 160 warp barriers a sub-tile), so by default one type of each width and signedness runs
 # here (bool, int16, float32, int64: each order-key form -- a bit, a signed
 # integer's flipped sign, a float's bits -- at each kind of width), and
 # ARROWMETAL_EMULATE_EVERY_TYPE=1 runs all eleven. Every type runs on a real GPU
