@@ -230,6 +230,9 @@ static inline int fz_type_bits(am_type type) {
     case AM_INT32:
     case AM_UINT32:
     case AM_FLOAT32:
+    case AM_DATE32:
+    case AM_TIME32_S:
+    case AM_TIME32_MS:
       return 32;
     default:
       return 64;

@@ -24,10 +24,18 @@ static const char *const formats[] = {
 };
 enum { FORMAT_COUNT = sizeof formats / sizeof formats[0] };
 
-/* The library's type of a format: a strict match, as am_import reads it. */
+/* The library's type of a format, as am_import reads it: a strict match of
+ * any element type's format (numeric and temporal), a timestamp's with any
+ * time zone after its colon. */
 static am_type primitive_of(const char *format) {
-  for (int i = 0; i < FZ_TYPE_COUNT; i++)
-    if (format && strcmp(format, am_type_format(fz_types[i])) == 0) return fz_types[i];
+  if (!format) return AM_TYPE_INVALID;
+  for (int t = 1; t < 64; t++) {
+    const char *f = am_type_format((am_type)t);
+    if (!f || !*f) continue;
+    size_t n = strlen(f);
+    if (strcmp(format, f) == 0 || (f[n - 1] == ':' && strncmp(format, f, n) == 0))
+      return (am_type)t;
+  }
   return AM_TYPE_INVALID;
 }
 
