@@ -19,6 +19,7 @@
 
 #include "bitmap.h"
 #include "core/error.h"
+#include "core/group_result.h"
 #include "core/hash.h"
 #include "core/memstats.h"
 #include "core/quantile.h"
@@ -603,13 +604,6 @@ static void run_one(void *ctx, int index) {
   j->status = status;
 }
 
-static void result_free(am_group_result *r) {
-  am_array_free(r->values);
-  am_array_free(r->max);
-  am_array_free(r->offsets);
-  memset(r, 0, sizeof *r);
-}
-
 int am_cpu_group_by(am_err *err, const am_array *const *keys, int64_t n_keys,
                     const am_array *const *values, const am_group_aggregate *aggregates,
                     int64_t n_aggregates, am_array **keys_out, am_group_result *results) {
@@ -654,21 +648,9 @@ int am_cpu_group_by(am_err *err, const am_array *const *keys, int64_t n_keys,
       goto done;
     }
   }
-  for (int64_t k = 0; k < n_keys; k++) {
-    keys_out[k] = got_keys[k];
-    got_keys[k] = NULL;
-  }
-  for (int64_t a = 0; a < n_aggregates; a++) {
-    results[a] = got[a];
-    memset(&got[a], 0, sizeof got[a]);
-  }
+  am_group_hand_over(got_keys, n_keys, got, n_aggregates, keys_out, results);
 done:
-  if (got_keys)
-    for (int64_t k = 0; k < n_keys; k++) am_array_free(got_keys[k]);
-  if (got)
-    for (int64_t a = 0; a < n_aggregates; a++) result_free(&got[a]);
-  free(got_keys);
-  free(got);
+  am_group_work_free(got_keys, n_keys, got, n_aggregates);
   free(jobs);
   am_hash_groups_free(&groups);
   return status;

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/group_result.h"
 #include "core/hash.h"
 #include "core/types.h"
 #include "gpu/ops_shared.h"
@@ -368,25 +369,9 @@ int am_gpu_group_by(am_err *err, const am_array *const *keys, int64_t n_keys,
     status = one_aggregate(err, s, v, groups.ids, keys[0]->length, groups.groups, &got[a]);
     if (status != AM_OK) goto done;
   }
-  for (int64_t k = 0; k < n_keys; k++) {
-    keys_out[k] = got_keys[k];
-    got_keys[k] = NULL;
-  }
-  for (int64_t a = 0; a < n_aggregates; a++) {
-    results[a] = got[a];
-    memset(&got[a], 0, sizeof got[a]);
-  }
+  am_group_hand_over(got_keys, n_keys, got, n_aggregates, keys_out, results);
 done:
-  if (got_keys)
-    for (int64_t k = 0; k < n_keys; k++) am_array_free(got_keys[k]);
-  if (got)
-    for (int64_t a = 0; a < n_aggregates; a++) {
-      am_array_free(got[a].values);
-      am_array_free(got[a].max);
-      am_array_free(got[a].offsets);
-    }
-  free(got_keys);
-  free(got);
+  am_group_work_free(got_keys, n_keys, got, n_aggregates);
   am_hash_groups_free(&groups);
   return status;
 }
