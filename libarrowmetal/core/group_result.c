@@ -6,8 +6,8 @@
 
 #include "array.h"
 
-void am_group_hand_over(am_array **keys, int64_t n_keys, am_group_result *got,
-                        int64_t n_aggregates, am_array **keys_out, am_group_result *results) {
+void am_group_hand_over(am_array **keys, int64_t n_keys, am_group_result *got, int64_t n_aggregates,
+                        am_array **keys_out, am_group_result *results) {
   for (int64_t k = 0; k < n_keys; k++) {
     keys_out[k] = keys[k];
     keys[k] = NULL;

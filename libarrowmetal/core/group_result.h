@@ -11,8 +11,8 @@
 /* Moves keys[0..n_keys) to keys_out and got[0..n_aggregates) to results,
  * leaving the work arrays empty (so am_group_work_free frees nothing of
  * them). */
-void am_group_hand_over(am_array **keys, int64_t n_keys, am_group_result *got,
-                        int64_t n_aggregates, am_array **keys_out, am_group_result *results);
+void am_group_hand_over(am_array **keys, int64_t n_keys, am_group_result *got, int64_t n_aggregates,
+                        am_array **keys_out, am_group_result *results);
 
 /* Frees what the work arrays still hold, then the arrays (either may be
  * NULL). */
