@@ -10,8 +10,12 @@ On the CPU the peers are pyarrow.compute (unique, value_counts, is_in with a
 value set of 1,000, dictionary_encode, count_distinct) and, when installed,
 polars and duckdb (unique, value_counts, count_distinct). On a CUDA device
 ArrowMetal's arrays live on the GPU and are grouped there (gpu/ops_hash.c),
-against torch.unique(return_counts=True) and cupy.unique (when installed). Peers that are missing are skipped with a
-note. Nothing here passes or fails.
+against torch.unique(return_counts=True) and cupy.unique (when installed).
+There value_counts has two rows: am.value_counts, which returns pyarrow's
+host StructArray (so its time includes copying the values and counts home),
+and "value_counts (C)", the C ABI's am_value_counts, whose two result arrays
+stay on the device as torch's and cupy's do. Peers that are missing are
+skipped with a note. Nothing here passes or fails.
 """
 
 import argparse
@@ -23,6 +27,8 @@ from breadth_bench import median_ms
 from peers import optional
 
 import arrowmetal as am
+from arrowmetal._capi import lib
+from arrowmetal._hash import _call
 
 pl = optional("polars")
 duckdb = optional("duckdb")
@@ -93,12 +99,13 @@ def cuda_rows(data, value_set, repeats):
     mine = {
         "unique": lambda: am.unique(a),
         "value_counts": lambda: am.value_counts(a),
+        "value_counts (C)": lambda: _call(lib.am_value_counts, a, None, 2),
         "is_in": lambda: am.is_in(a, value_set=vs),
     }
     out = []
     for name, run in mine.items():
         ms = median_ms(run, repeats)
-        shown = peers if name == "value_counts" else {}
+        shown = peers if name.startswith("value_counts") else {}
         out.append((name, ms, {p: median_ms(f, repeats, sync) for p, f in shown.items()}))
     return out
 

@@ -10,7 +10,7 @@
 
 #include "arrowmetal.h"
 
-#define AM_DEFAULT_SPIN_MICROSECONDS 200
+#define AM_DEFAULT_SPIN_MICROSECONDS 2000
 
 /* Spin budget of a completion wait before the waiter blocks. */
 int64_t am_runtime_spin_microseconds(void);

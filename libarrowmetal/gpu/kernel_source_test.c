@@ -409,8 +409,14 @@ static void check_blocks(void) {
       for (size_t j = 0; j < sizeof ns / sizeof ns[0]; j++) {
         for (int mp = 0; mp <= 132; mp += 66) {
           int b = am_kernel_blocks(&k, ns[j], mp);
-          CHECK(b >= 1 && b <= AM_GPU_MAX_BLOCKS, "kind %d n %lld blocks %d", kinds[i],
+          /* The element-wise loops are uncapped: one pass of words a thread. */
+          const int loop = kinds[i] == AM_KERNEL_COMPARE || kinds[i] == AM_KERNEL_ARITH ||
+                           kinds[i] == AM_KERNEL_CAST || kinds[i] == AM_KERNEL_TAKE;
+          CHECK(b >= 1 && (loop || b <= AM_GPU_MAX_BLOCKS), "kind %d n %lld blocks %d", kinds[i],
                 (long long)ns[j], b);
+          if (loop && ns[j] > 0)
+            CHECK((int64_t)b * AM_GPU_BLOCK * 4 >= ns[j], "kind %d n %lld: %d blocks, a pass short",
+                  kinds[i], (long long)ns[j], b);
           if (kinds[i] == AM_KERNEL_FILTER_SCAN) CHECK(b == 1, "scan blocks %d", b);
           /* Every thread has at least one slot (or word) to do. */
           if (ns[j] > 0 && kinds[i] != AM_KERNEL_FILTER_SCAN)
@@ -427,7 +433,11 @@ static void check_blocks(void) {
   CHECK(am_kernel_blocks(&g, (int64_t)1 << 30, 132) == 528, "aggregates launch as reduce");
   am_kernel_key e = {AM_KERNEL_ARITH, 0, AM_INT64, AM_TYPE_INVALID};
   CHECK(am_kernel_blocks(&e, 1000, 132) == 4, "elementwise");
-  CHECK(am_kernel_blocks(&e, (int64_t)1 << 30, 132) == AM_GPU_MAX_BLOCKS, "elementwise cap");
+  CHECK(am_kernel_blocks(&e, (int64_t)1 << 30, 132) == (1 << 30) / AM_GPU_BLOCK,
+        "int64 arithmetic: a word a thread, one pass");
+  am_kernel_key u = {AM_KERNEL_UNARY, AM_SIN, AM_FLOAT64, AM_TYPE_INVALID};
+  CHECK(am_kernel_blocks(&u, 100000000, 132) == 195313, "float64 sin: 2 words a thread");
+  CHECK(am_kernel_blocks(&r, (int64_t)1 << 40, 132) <= AM_GPU_MAX_BLOCKS, "reduce stays capped");
   am_kernel_key f1 = {AM_KERNEL_FILTER_COUNT, 0, AM_TYPE_INVALID, AM_TYPE_INVALID};
   am_kernel_key f2 = {AM_KERNEL_FILTER_SCATTER, 0, AM_FLOAT32, AM_TYPE_INVALID};
   for (size_t j = 0; j < sizeof ns / sizeof ns[0]; j++)

@@ -466,8 +466,10 @@ void am_kernel_name(const am_kernel_key *key, char *name, size_t capacity);
  * the same key gives the same bytes. */
 int am_kernel_source(am_err *err, am_dialect dialect, const am_kernel_key *key, char **source);
 
-/* Blocks to launch for `n` slots (at least 1, at most AM_GPU_MAX_BLOCKS;
- * FILTER_SCAN always 1). */
+/* Blocks to launch for `n` slots: at least 1; FILTER_SCAN always 1; the
+ * element-wise loops (compare, arith, unary, binary, cast, take) one pass of
+ * their threads' words, and sort_indices its tiles, uncapped; every other
+ * kind at most AM_GPU_MAX_BLOCKS. */
 int am_kernel_blocks(const am_kernel_key *key, int64_t n, int multiprocessors);
 
 #endif

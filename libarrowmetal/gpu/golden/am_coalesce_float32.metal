@@ -211,8 +211,8 @@ kernel void am_coalesce_float32(constant Args &a [[buffer(0)]],
   const TV ys = AM_SCALAR_BITS;
   const am_i64 n = a.n;
   const am_i64 stride = (am_i64)am_nblocks * AM_BLOCK;
-  for (am_i64 base = (am_i64)am_bid * AM_BLOCK + am_warp * 32u; base < n;
-       base += 2 * stride) {
+  am_i64 base = (am_i64)am_bid * AM_BLOCK + am_warp * 32u;
+  for (; base < n; base += 2 * stride) {
     const am_i64 i0 = base + 0 * stride + am_lane;
     const am_i64 i1 = base + 1 * stride + am_lane;
     bool ok0 = false;

@@ -267,8 +267,8 @@ kernel void am_power_checked_int16(constant Args &a [[buffer(0)]],
   (void)err;
   const am_i64 n = a.n;
   const am_i64 stride = (am_i64)am_nblocks * AM_BLOCK;
-  for (am_i64 base = (am_i64)am_bid * AM_BLOCK + am_warp * 32u; base < n;
-       base += 4 * stride) {
+  am_i64 base = (am_i64)am_bid * AM_BLOCK + am_warp * 32u;
+  for (; base < n; base += 4 * stride) {
     const am_i64 i0 = base + 0 * stride + am_lane;
     const am_i64 i1 = base + 1 * stride + am_lane;
     const am_i64 i2 = base + 2 * stride + am_lane;

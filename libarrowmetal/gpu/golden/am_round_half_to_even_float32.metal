@@ -223,8 +223,8 @@ kernel void am_round_half_to_even_float32(constant Args &a [[buffer(0)]],
   const int down = a.aux > 0 ? 1 : 0;
   const am_i64 n = a.n;
   const am_i64 stride = (am_i64)am_nblocks * AM_BLOCK;
-  for (am_i64 base = (am_i64)am_bid * AM_BLOCK + am_warp * 32u; base < n;
-       base += 2 * stride) {
+  am_i64 base = (am_i64)am_bid * AM_BLOCK + am_warp * 32u;
+  for (; base < n; base += 2 * stride) {
     const am_i64 i0 = base + 0 * stride + am_lane;
     const am_i64 i1 = base + 1 * stride + am_lane;
     bool ok0 = false;

@@ -208,8 +208,8 @@ kernel void am_take_int64_by_int32(constant Args &a [[buffer(0)]],
   am_u64 err = AM_NONE;
   const am_i64 n = a.n;
   const am_i64 stride = (am_i64)am_nblocks * AM_BLOCK;
-  for (am_i64 base = (am_i64)am_bid * AM_BLOCK + am_warp * 32u; base < n;
-       base += 1 * stride) {
+  am_i64 base = (am_i64)am_bid * AM_BLOCK + am_warp * 32u;
+  for (; base < n; base += 1 * stride) {
     const am_i64 i0 = base + 0 * stride + am_lane;
     bool ok0 = false;
     am_i64 j0 = 0;
