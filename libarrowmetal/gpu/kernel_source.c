@@ -1032,7 +1032,8 @@ static const char unary_compute[] =
     "      if (ok# && AM_FAILS(x#) && err == AM_NONE) err = (am_u64)i#;\n";
 
 /* The same for a pass whose slots are all valid and below n. */
-static const char unary_lean_load[] = "      const T0 x# = AM_LOAD0(base + # * stride + am_lane);\n";
+static const char unary_lean_load[] =
+    "      const T0 x# = AM_LOAD0(base + # * stride + am_lane);\n";
 
 static const char unary_lean_compute[] =
     "      {\n"
