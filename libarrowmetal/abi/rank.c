@@ -84,14 +84,19 @@ AM_EXPORT int am_select_k_unstable(const am_array *const *keys, int64_t n_keys,
   AM_API_RETURN(status);
 }
 
-static int rank(am_err *err, const am_array *array, int descending, int null_placement, int how,
-                am_array **out) {
+/* The checks of a call over one array (rank, partition_nth): the
+ * pointers, the null placement, the array as a sort key. */
+static int check_one_key(am_err *err, const am_array *array, int null_placement, am_array **out) {
   AM_REQUIRE(array, "array");
   AM_REQUIRE(out, "out");
-  int status;
-  if ((status = am_check_null_placement(err, "null_placement", null_placement)) != AM_OK)
-    return status;
-  if ((status = am_check_sort_keys(err, &array, 1, NULL)) != AM_OK) return status;
+  int status = am_check_null_placement(err, "null_placement", null_placement);
+  return status == AM_OK ? am_check_sort_keys(err, &array, 1, NULL) : status;
+}
+
+static int rank(am_err *err, const am_array *array, int descending, int null_placement, int how,
+                am_array **out) {
+  int status = check_one_key(err, array, null_placement, out);
+  if (status != AM_OK) return status;
   const int desc = descending != 0, first = null_placement == AM_NULLS_AT_START;
   call c = {.what = RANK, .descending = &desc, .nulls_first = &first, .n_keys = 1, .how = how};
   return run(err, &c, &array, out);
@@ -124,12 +129,8 @@ AM_EXPORT int am_rank_quantile(const am_array *array, int descending, int null_p
 
 static int partition_nth(am_err *err, const am_array *array, int64_t pivot, int null_placement,
                          am_array **out) {
-  AM_REQUIRE(array, "array");
-  AM_REQUIRE(out, "out");
-  int status;
-  if ((status = am_check_null_placement(err, "null_placement", null_placement)) != AM_OK)
-    return status;
-  if ((status = am_check_sort_keys(err, &array, 1, NULL)) != AM_OK) return status;
+  int status = check_one_key(err, array, null_placement, out);
+  if (status != AM_OK) return status;
   /* pyarrow takes a negative pivot unchecked (and reads out of bounds) */
   if (pivot < 0) return am_fail(err, AM_EINVAL, "pivot %lld is negative", (long long)pivot);
   if (pivot > array->length)
