@@ -26,7 +26,10 @@ NaN then nulls, or nulls, NaN, numbers with null_placement "at_start").
 import math
 
 import casefmt as cf
-from casefmt import FLOAT_TYPES, INT_TYPES, SIGNED_TYPES, TYPES
+from casefmt import FLOAT_TYPES, TYPES
+
+# the inputs are sorting's: few distinct values (ties), the specials, the second key's type
+from sort_cases import few, second, specials
 
 OPS = ["select_k_unstable", "rank", "rank_quantile", "rank_normal", "partition_nth_indices"]
 FILE = "rank"
@@ -188,29 +191,6 @@ def check(case, handle, dev):
     )
 
 
-# ---- inputs ------------------------------------------------------------------------------
-
-
-def few(t):
-    """gen kind parameters of few distinct values (ties)."""
-    if t == "bool":
-        return {"kind": "uniform", "true_permille": 600}
-    if t in INT_TYPES:
-        lo = -3 if t in SIGNED_TYPES else 0
-        return {"kind": "uniform", "lo": str(lo), "hi": str(lo + 6)}
-    return {"kind": "uniform", "integral": True, "lo": -3, "hi": 4}
-
-
-def specials(t):
-    if t == "bool":
-        return [True, None, False, True, False, None, True]
-    if t in FLOAT_TYPES:
-        return [0.0, "-0.0", "nan", "inf", "-inf", 1.5, None, "-0.0", 0.0, "nan", 1.5, "inf",
-                None, -2.5, "-inf", "-0.0"]  # fmt: skip
-    lo, hi = cf.int_range(t)
-    return [str(v) for v in (lo, hi, 0, 1, lo, hi, 1)] + [None, "0", None, str(hi - 1)]
-
-
 # ---- cases -----------------------------------------------------------------------------------
 
 
@@ -237,7 +217,7 @@ def gen_select_k(g, t):
                 params = {"k": k, "order": [order], "null_placement": [placement]}
                 g.add(f"{cid}/k{k}", op, params, "arrays", [k0])
     # the heap path at length 100,003, two keys of ties (one key: few values)
-    t2 = "float64" if t in INT_TYPES or t == "bool" else "int32"
+    t2 = second(t)
     for k in (1, 100):
         cid = f"{op}/{t}/arrays/len100003/two-keys/k{k}"
         k0 = g.gen_input(t, 100003, "some-nulls", 7, cid + "#0", **few(t))

@@ -78,6 +78,7 @@ def call(case, arrays, scalars, out):
 
 
 # ---- inputs ------------------------------------------------------------------------------
+# (rank_cases.py builds its inputs with these too)
 
 
 def few(t):

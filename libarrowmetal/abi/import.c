@@ -37,7 +37,7 @@ int am_take_timezone(am_err *err, am_array *array, const char *format) {
   return AM_OK;
 }
 
-static int check_array(am_err *err, const struct ArrowArray *a, am_type type) {
+int am_check_array_extent(am_err *err, const struct ArrowArray *a) {
   if (a->length < 0) return am_fail(err, AM_EINVAL, "negative length %lld", (long long)a->length);
   if (a->offset < 0) return am_fail(err, AM_EINVAL, "negative offset %lld", (long long)a->offset);
   if (a->offset > AM_MAX_LENGTH - a->length)
@@ -46,6 +46,12 @@ static int check_array(am_err *err, const struct ArrowArray *a, am_type type) {
   if (a->null_count < -1 || a->null_count > a->length)
     return am_fail(err, AM_EINVAL, "null_count %lld out of range for length %lld",
                    (long long)a->null_count, (long long)a->length);
+  return AM_OK;
+}
+
+static int check_array(am_err *err, const struct ArrowArray *a, am_type type) {
+  int status = am_check_array_extent(err, a);
+  if (status != AM_OK) return status;
   if (a->n_buffers != 2)
     return am_fail(err, AM_EINVAL, "format '%s' needs 2 buffers, the array has %lld",
                    am_type_format_of(type), (long long)a->n_buffers);

@@ -5,13 +5,13 @@
  * AM_EUNSUPPORTED: gpu/ops_rank.c) or keys live on different devices, the
  * inputs move to the host, run there, and the result goes back to the
  * (first) input's device (abi/host_fallback.c). */
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "abi.h"
 #include "core/backend.h"
 #include "core/types.h"
 #include "host_fallback.h"
+#include "sort_keys.h"
 
 /* One call of a kernel over inputs on one device. */
 typedef struct call {
@@ -39,36 +39,11 @@ static int run_kernel(am_err *err, const am_array *const *keys, void *state) {
   }
 }
 
-/* Settles and checks the keys: non-NULL, one length, a type with kernels. */
-static int check_keys(am_err *err, const am_array *const *keys, int64_t n_keys) {
-  int status;
-  for (int64_t i = 0; i < n_keys; i++) {
-    if (!keys[i]) return am_fail(err, AM_EINVAL, "key %lld is NULL", (long long)i);
-    if ((status = am_settle(err, keys[i])) != AM_OK) return status;
-    if (keys[i]->length != keys[0]->length)
-      return am_fail(err, AM_EINVAL,
-                     "key %lld has %lld rows, key 0 has %lld: sort keys must have equal lengths",
-                     (long long)i, (long long)keys[i]->length, (long long)keys[0]->length);
-    if (keys[i]->dictionary || keys[i]->type == AM_TYPE_INVALID ||
-        (unsigned)keys[i]->type >= (unsigned)AM_TYPE_COUNT)
-      return am_fail(err, AM_ETYPE, "key %lld: no kernel for its type (%s)", (long long)i,
-                     am_type_name(keys[i]->type));
-  }
-  return AM_OK;
-}
-
 /* The kernel on the keys' device, else on host copies; the result on
  * keys[0]'s device. */
 static int run(am_err *err, call *c, const am_array *const *keys, am_array **out) {
   int status = am_run_here_or_on_host(err, keys, c->n_keys, run_kernel, c);
   return am_deliver_home(err, status, &c->result, keys[0]->device, out);
-}
-
-static int check_placement(am_err *err, const char *what, int placement) {
-  if (placement != AM_NULLS_AT_END && placement != AM_NULLS_AT_START)
-    return am_fail(err, AM_EINVAL, "%s %d is not AM_NULLS_AT_END (40) or AM_NULLS_AT_START (41)",
-                   what, placement);
-  return AM_OK;
 }
 
 static int select_k(am_err *err, const am_array *const *keys, int64_t n_keys, const int *descending,
@@ -82,19 +57,10 @@ static int select_k(am_err *err, const am_array *const *keys, int64_t n_keys, co
   AM_REQUIRE(keys, "keys");
   AM_REQUIRE(out, "out");
   int status;
-  if (null_placement)
-    for (int64_t i = 0; i < n_keys; i++) {
-      char what[48];
-      snprintf(what, sizeof what, "null_placement[%lld]", (long long)i);
-      if ((status = check_placement(err, what, null_placement[i])) != AM_OK) return status;
-    }
-  if ((status = check_keys(err, keys, n_keys)) != AM_OK) return status;
-  int *flags = calloc((size_t)n_keys * 2, sizeof *flags);
+  if ((status = am_check_null_placements(err, null_placement, n_keys)) != AM_OK) return status;
+  if ((status = am_check_sort_keys(err, keys, n_keys, NULL)) != AM_OK) return status;
+  int *flags = am_sort_key_flags(n_keys, descending, null_placement);
   if (!flags) return am_fail(err, AM_ENOMEM, "out of memory");
-  for (int64_t i = 0; i < n_keys; i++) {
-    flags[i] = descending && descending[i] != 0;
-    flags[n_keys + i] = null_placement && null_placement[i] == AM_NULLS_AT_START;
-  }
   call c = {.what = SELECT_K,
             .descending = flags,
             .nulls_first = flags + n_keys,
@@ -118,13 +84,19 @@ AM_EXPORT int am_select_k_unstable(const am_array *const *keys, int64_t n_keys,
   AM_API_RETURN(status);
 }
 
-static int rank(am_err *err, const am_array *array, int descending, int null_placement, int how,
-                am_array **out) {
+/* The checks of a call over one array (rank, partition_nth): the
+ * pointers, the null placement, the array as a sort key. */
+static int check_one_key(am_err *err, const am_array *array, int null_placement, am_array **out) {
   AM_REQUIRE(array, "array");
   AM_REQUIRE(out, "out");
-  int status;
-  if ((status = check_placement(err, "null_placement", null_placement)) != AM_OK) return status;
-  if ((status = check_keys(err, &array, 1)) != AM_OK) return status;
+  int status = am_check_null_placement(err, "null_placement", null_placement);
+  return status == AM_OK ? am_check_sort_keys(err, &array, 1, NULL) : status;
+}
+
+static int rank(am_err *err, const am_array *array, int descending, int null_placement, int how,
+                am_array **out) {
+  int status = check_one_key(err, array, null_placement, out);
+  if (status != AM_OK) return status;
   const int desc = descending != 0, first = null_placement == AM_NULLS_AT_START;
   call c = {.what = RANK, .descending = &desc, .nulls_first = &first, .n_keys = 1, .how = how};
   return run(err, &c, &array, out);
@@ -157,11 +129,8 @@ AM_EXPORT int am_rank_quantile(const am_array *array, int descending, int null_p
 
 static int partition_nth(am_err *err, const am_array *array, int64_t pivot, int null_placement,
                          am_array **out) {
-  AM_REQUIRE(array, "array");
-  AM_REQUIRE(out, "out");
-  int status;
-  if ((status = check_placement(err, "null_placement", null_placement)) != AM_OK) return status;
-  if ((status = check_keys(err, &array, 1)) != AM_OK) return status;
+  int status = check_one_key(err, array, null_placement, out);
+  if (status != AM_OK) return status;
   /* pyarrow takes a negative pivot unchecked (and reads out of bounds) */
   if (pivot < 0) return am_fail(err, AM_EINVAL, "pivot %lld is negative", (long long)pivot);
   if (pivot > array->length)

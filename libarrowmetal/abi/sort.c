@@ -8,6 +8,7 @@
 #include "abi.h"
 #include "core/types.h"
 #include "host_fallback.h"
+#include "sort_keys.h"
 
 /* The flags of one sort, for sort_on. */
 typedef struct sort_call {
@@ -29,36 +30,14 @@ static int sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys
   if (n_keys < 1) return am_fail(err, AM_EINVAL, "Must specify one or more sort keys");
   AM_REQUIRE(keys, "keys");
   AM_REQUIRE(out, "out");
-  if (null_placement)
-    for (int64_t i = 0; i < n_keys; i++)
-      if (null_placement[i] != AM_NULLS_AT_END && null_placement[i] != AM_NULLS_AT_START)
-        return am_fail(err, AM_EINVAL,
-                       "null_placement[%lld] %d is not AM_NULLS_AT_END (40) or "
-                       "AM_NULLS_AT_START (41)",
-                       (long long)i, null_placement[i]);
   int status;
-  for (int64_t i = 0; i < n_keys; i++) {
-    if (!keys[i]) return am_fail(err, AM_EINVAL, "key %lld is NULL", (long long)i);
-    if ((status = am_settle(err, keys[i])) != AM_OK) return status;
-    if (keys[i]->length != keys[0]->length)
-      return am_fail(err, AM_EINVAL,
-                     "key %lld has %lld rows, key 0 has %lld: sort keys must have equal lengths",
-                     (long long)i, (long long)keys[i]->length, (long long)keys[0]->length);
-    if (keys[i]->dictionary || keys[i]->type == AM_TYPE_INVALID ||
-        (unsigned)keys[i]->type >= (unsigned)AM_TYPE_COUNT)
-      return am_fail(err, AM_ETYPE, "key %lld: sort_indices has no kernel for its type (%s)",
-                     (long long)i, am_type_name(keys[i]->type));
-  }
+  if ((status = am_check_null_placements(err, null_placement, n_keys)) != AM_OK) return status;
+  if ((status = am_check_sort_keys(err, keys, n_keys, "sort_indices")) != AM_OK) return status;
   /* the backends' flags: descending (NULL: every key ascending) and nulls
    * first, per key */
-  int *flags = calloc((size_t)n_keys * 2, sizeof *flags);
+  int *flags = am_sort_key_flags(n_keys, descending, null_placement);
   if (!flags) return am_fail(err, AM_ENOMEM, "out of memory");
-  int *first = flags + n_keys;
-  for (int64_t i = 0; i < n_keys; i++) {
-    if (descending) flags[i] = descending[i] != 0;
-    first[i] = null_placement && null_placement[i] == AM_NULLS_AT_START;
-  }
-  sort_call c = {.n_keys = n_keys, .descending = flags, .nulls_first = first};
+  sort_call c = {.n_keys = n_keys, .descending = flags, .nulls_first = flags + n_keys};
   status = am_run_here_or_on_host(err, keys, n_keys, sort_on, &c);
   free(flags);
   return am_deliver_home(err, status, &c.sorted, keys[0]->device, out);

@@ -84,18 +84,12 @@ static int has_zero_bit(const uint8_t *bitmap, int64_t offset, int64_t length) {
   return 0;
 }
 
-/* The struct's own checks: ranges, buffers, its nulls, its children's
+/* The struct's own checks: ranges (as import.c's), buffers, its nulls, its children's
  * lengths. `host` says whether a bitmap may be read here. */
 static int check_struct_array(am_err *err, const struct ArrowSchema *schema,
                               const struct ArrowArray *a, int host) {
-  if (a->length < 0) return am_fail(err, AM_EINVAL, "negative length %lld", (long long)a->length);
-  if (a->offset < 0) return am_fail(err, AM_EINVAL, "negative offset %lld", (long long)a->offset);
-  if (a->offset > AM_MAX_LENGTH - a->length)
-    return am_fail(err, AM_EINVAL, "offset %lld + length %lld is beyond 2^52 slots",
-                   (long long)a->offset, (long long)a->length);
-  if (a->null_count < -1 || a->null_count > a->length)
-    return am_fail(err, AM_EINVAL, "null_count %lld out of range for length %lld",
-                   (long long)a->null_count, (long long)a->length);
+  int status = am_check_array_extent(err, a);
+  if (status != AM_OK) return status;
   if (a->n_buffers != 1)
     return am_fail(err, AM_EINVAL, "format '+s' needs 1 buffer, the array has %lld",
                    (long long)a->n_buffers);

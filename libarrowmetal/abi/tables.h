@@ -25,6 +25,9 @@ int am_import_array(am_err *err, const struct ArrowSchema *schema, struct ArrowA
                     am_device *device, am_array **out);
 int am_import_device_array(am_err *err, const struct ArrowSchema *schema,
                            struct ArrowDeviceArray *array, am_device *device, am_array **out);
+/* import.c's check of an ArrowArray's length, offset and null_count, the
+ * same for a primitive array and a struct. */
+int am_check_array_extent(am_err *err, const struct ArrowArray *a);
 /* import.c's check of a primitive field's schema (format, children,
  * dictionary). */
 int am_check_field_schema(am_err *err, const struct ArrowSchema *schema);

@@ -97,11 +97,22 @@ def _array_only(name: str, input: Any) -> None:
         )
 
 
-def _order(fields: dict[str, Any]) -> tuple[int, int]:
-    """(descending, am_null_placement) of a rank options' first sort key."""
-    keys = fields["sort_keys"]
+# pyarrow's keyword defaults of RankOptions (RankQuantileOptions: all but tiebreaker)
+_RANK_DEFAULTS = {"sort_keys": "ascending", "null_placement": None, "tiebreaker": "first"}
+
+
+def _rank_options(name: str, class_name: str, input: Any, options: Any, given: dict[str, Any],
+                  known: set[str]) -> tuple[dict[str, Any], int, int, dict[str, Any]]:  # fmt: skip
+    """The options' fields of rank, rank_quantile or rank_normal (`class_name`,
+    from `options` or the keywords `given`; pyarrow's errors, then ours for a
+    field outside `known` and for a table input), (descending,
+    am_null_placement) of the first sort key, and the kwargs of a fallback."""
+    opts, kwargs = options_of(name, class_name, options, given, _RANK_DEFAULTS)
+    f = fields_of(opts, known, name)
+    _array_only(name, input)
+    keys = f["sort_keys"]
     first = keys[0] if keys else {"order": 0, "null_placement": 1}
-    return descending(first), placement(first)
+    return f, descending(first), placement(first), kwargs
 
 
 def rank(
@@ -119,11 +130,8 @@ def rank(
     never null; ties by tiebreaker "min", "max", "first" or "dense"; NaN and
     nulls ranked as sort_indices places them (am_rank)."""
     given = {"sort_keys": sort_keys, "null_placement": null_placement, "tiebreaker": tiebreaker}
-    defaults = {"sort_keys": "ascending", "null_placement": None, "tiebreaker": "first"}
-    opts, kwargs = options_of("rank", "RankOptions", options, given, defaults)
-    f = fields_of(opts, {"sort_keys", "tiebreaker"}, "rank")
-    _array_only("rank", input)
-    desc, at = _order(f)
+    known = {"sort_keys", "tiebreaker"}
+    f, desc, at, kwargs = _rank_options("rank", "RankOptions", input, options, given, known)
     tb = f["tiebreaker"]
 
     def c_call(arr: Any, out: Any) -> int:
@@ -135,11 +143,8 @@ def rank(
 def _rank_quantile(name: str, normal: int, input: Any, sort_keys: Any, null_placement: Any,
                    options: Any, device: Any) -> Array:  # fmt: skip
     given = {"sort_keys": sort_keys, "null_placement": null_placement}
-    defaults = {"sort_keys": "ascending", "null_placement": None}
-    opts, kwargs = options_of(name, "RankQuantileOptions", options, given, defaults)
-    f = fields_of(opts, {"sort_keys"}, name)
-    _array_only(name, input)
-    desc, at = _order(f)
+    _, desc, at, kwargs = _rank_options(name, "RankQuantileOptions", input, options, given,
+                                        {"sort_keys"})  # fmt: skip
 
     def c_call(arr: Any, out: Any) -> int:
         return lib.am_rank_quantile(arr[0], desc, at, normal, out)
