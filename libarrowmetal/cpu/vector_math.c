@@ -1,0 +1,595 @@
+/* Vector math for the CPU backend (see vector_math.h): a provider computes a
+ * block of up to BLOCK elements, then the lanes with a special argument or
+ * result are recomputed with scalar libm. */
+#include "vector_math.h"
+
+#include <float.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) && defined(__GLIBC__) && defined(__GNUC__)
+#define AM_VM_LIBMVEC 1
+#include <dlfcn.h>
+#include <immintrin.h>
+#elif defined(__APPLE__)
+#define AM_VM_VFORCE 1
+#if __has_include(<Accelerate/Accelerate.h>)
+#include <Accelerate/Accelerate.h>
+#else
+/* vForce's declarations (vecLib's vForce.h), for SDKs without Accelerate's
+ * headers; the library links -framework Accelerate. */
+void vvsin(double *, const double *, const int *);
+void vvsinf(float *, const float *, const int *);
+void vvcos(double *, const double *, const int *);
+void vvcosf(float *, const float *, const int *);
+void vvtan(double *, const double *, const int *);
+void vvtanf(float *, const float *, const int *);
+void vvasin(double *, const double *, const int *);
+void vvasinf(float *, const float *, const int *);
+void vvacos(double *, const double *, const int *);
+void vvacosf(float *, const float *, const int *);
+void vvatan(double *, const double *, const int *);
+void vvatanf(float *, const float *, const int *);
+void vvexp(double *, const double *, const int *);
+void vvexpf(float *, const float *, const int *);
+void vvlog(double *, const double *, const int *);
+void vvlogf(float *, const float *, const int *);
+void vvlog10(double *, const double *, const int *);
+void vvlog10f(float *, const float *, const int *);
+void vvlog2(double *, const double *, const int *);
+void vvlog2f(float *, const float *, const int *);
+void vvlog1p(double *, const double *, const int *);
+void vvlog1pf(float *, const float *, const int *);
+void vvpow(double *, const double *, const double *, const int *);
+void vvpowf(float *, const float *, const float *, const int *);
+void vvatan2(double *, const double *, const double *, const int *);
+void vvatan2f(float *, const float *, const float *, const int *);
+#endif
+#endif
+
+/* Elements per block: 4 KiB of float64 output, which stays in L1 between
+ * the vector call and the check of its lanes. */
+#define BLOCK 512
+
+typedef void (*generic_fn)(void);
+
+/* A provider's block: o[0..m) from x[0..m) (and y, or y[0] with `scalar`),
+ * m <= BLOCK. `impl` is the provider's function for it. */
+typedef void (*block1_fn)(generic_fn impl, const void *x, void *o, int64_t m);
+typedef void (*block2_fn)(generic_fn impl, const void *x, const void *y, int scalar, void *o,
+                          int64_t m);
+
+typedef struct slot {
+  generic_fn impl; /* NULL: no vector version */
+  block1_fn run1;
+  block2_fn run2;
+  const char *provider;
+  int promote; /* float32 through the float64 version (see promoted) */
+} slot;
+
+static slot slots[AM_VM_COUNT][2]; /* [f][f32] */
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static const char *const names[AM_VM_COUNT] = {
+    [AM_VM_SIN] = "sin",     [AM_VM_COS] = "cos",   [AM_VM_TAN] = "tan",     [AM_VM_ASIN] = "asin",
+    [AM_VM_ACOS] = "acos",   [AM_VM_ATAN] = "atan", [AM_VM_EXP] = "exp",     [AM_VM_LOG] = "log",
+    [AM_VM_LOG10] = "log10", [AM_VM_LOG2] = "log2", [AM_VM_LOG1P] = "log1p", [AM_VM_POW] = "pow",
+    [AM_VM_ATAN2] = "atan2",
+};
+
+const char *am_vm_name(am_vm_func f) {
+  return (unsigned)f < AM_VM_COUNT && names[f] ? names[f] : "none";
+}
+
+static int is_binary(am_vm_func f) { return f == AM_VM_POW || f == AM_VM_ATAN2; }
+
+/* The float32 functions computed through the float64 version (arguments
+ * widened, results rounded: within an ULP of libm's), because libmvec's
+ * float32 versions measured 4 ULPs from libm somewhere (vector_math_test.c:
+ * tanf at large arguments, logf near 1 (often), atan2f), the cases' whole
+ * tolerance; through float64 they stay within 1 for about twice the time,
+ * still a few times faster than scalar libm. */
+static const unsigned char promoted[AM_VM_COUNT] = {
+    [AM_VM_TAN] = 1,
+    [AM_VM_LOG] = 1,
+    [AM_VM_ATAN2] = 1,
+};
+
+/* ---- scalar libm: the reference, and what special lanes get */
+static double (*const scalar64[AM_VM_COUNT])(double) = {
+    [AM_VM_SIN] = sin,     [AM_VM_COS] = cos,   [AM_VM_TAN] = tan,     [AM_VM_ASIN] = asin,
+    [AM_VM_ACOS] = acos,   [AM_VM_ATAN] = atan, [AM_VM_EXP] = exp,     [AM_VM_LOG] = log,
+    [AM_VM_LOG10] = log10, [AM_VM_LOG2] = log2, [AM_VM_LOG1P] = log1p,
+};
+static float (*const scalar32[AM_VM_COUNT])(float) = {
+    [AM_VM_SIN] = sinf,     [AM_VM_COS] = cosf,   [AM_VM_TAN] = tanf,     [AM_VM_ASIN] = asinf,
+    [AM_VM_ACOS] = acosf,   [AM_VM_ATAN] = atanf, [AM_VM_EXP] = expf,     [AM_VM_LOG] = logf,
+    [AM_VM_LOG10] = log10f, [AM_VM_LOG2] = log2f, [AM_VM_LOG1P] = log1pf,
+};
+static double (*const scalar64_2[AM_VM_COUNT])(double, double) = {[AM_VM_POW] = pow,
+                                                                  [AM_VM_ATAN2] = atan2};
+static float (*const scalar32_2[AM_VM_COUNT])(float, float) = {[AM_VM_POW] = powf,
+                                                               [AM_VM_ATAN2] = atan2f};
+
+/* ---- special lanes: zero, subnormal, infinite or NaN (exponent field all
+ * zeros or all ones). One OR over the block first, so a block of ordinary
+ * values costs a compare per lane. */
+static inline int special64(double v) {
+  uint64_t b;
+  memcpy(&b, &v, sizeof b);
+  return ((b >> 52) + 1) & 0x7fe ? 0 : 1; /* exponent 0 or 0x7ff */
+}
+static inline int special32(float v) {
+  uint32_t b;
+  memcpy(&b, &v, sizeof b);
+  return ((b >> 23) + 1) & 0xfe ? 0 : 1; /* exponent 0 or 0xff */
+}
+
+static void fix1_64(am_vm_func f, const double *x, double *o, int64_t m) {
+  int any = 0;
+  for (int64_t j = 0; j < m; j++) any |= special64(x[j]) | special64(o[j]);
+  if (!any) return;
+  for (int64_t j = 0; j < m; j++)
+    if (special64(x[j]) | special64(o[j])) o[j] = scalar64[f](x[j]);
+}
+static void fix1_32(am_vm_func f, const float *x, float *o, int64_t m) {
+  int any = 0;
+  for (int64_t j = 0; j < m; j++) any |= special32(x[j]) | special32(o[j]);
+  if (!any) return;
+  for (int64_t j = 0; j < m; j++)
+    if (special32(x[j]) | special32(o[j])) o[j] = scalar32[f](x[j]);
+}
+static void fix2_64(am_vm_func f, const double *x, const double *y, int scalar, double *o,
+                    int64_t m) {
+  int any = 0;
+  if (scalar) {
+    if (special64(y[0])) any = 1;
+    for (int64_t j = 0; j < m; j++) any |= special64(x[j]) | special64(o[j]);
+  } else {
+    for (int64_t j = 0; j < m; j++) any |= special64(x[j]) | special64(y[j]) | special64(o[j]);
+  }
+  if (!any) return;
+  for (int64_t j = 0; j < m; j++) {
+    double yj = y[scalar ? 0 : j];
+    if (special64(x[j]) | special64(yj) | special64(o[j])) o[j] = scalar64_2[f](x[j], yj);
+  }
+}
+static void fix2_32(am_vm_func f, const float *x, const float *y, int scalar, float *o, int64_t m) {
+  int any = 0;
+  if (scalar) {
+    if (special32(y[0])) any = 1;
+    for (int64_t j = 0; j < m; j++) any |= special32(x[j]) | special32(o[j]);
+  } else {
+    for (int64_t j = 0; j < m; j++) any |= special32(x[j]) | special32(y[j]) | special32(o[j]);
+  }
+  if (!any) return;
+  for (int64_t j = 0; j < m; j++) {
+    float yj = y[scalar ? 0 : j];
+    if (special32(x[j]) | special32(yj) | special32(o[j])) o[j] = scalar32_2[f](x[j], yj);
+  }
+}
+
+/* ---- the drivers: blocks through the provider, then the special lanes */
+static void unary64(am_vm_func f, const double *x, double *o, int64_t n) {
+  const slot *s = &slots[f][0];
+  for (int64_t i = 0; i < n; i += BLOCK) {
+    int64_t m = n - i < BLOCK ? n - i : BLOCK;
+    s->run1(s->impl, x + i, o + i, m);
+    fix1_64(f, x + i, o + i, m);
+  }
+}
+static void unary32(am_vm_func f, const float *x, float *o, int64_t n) {
+  const slot *s = &slots[f][1];
+  for (int64_t i = 0; i < n; i += BLOCK) {
+    int64_t m = n - i < BLOCK ? n - i : BLOCK;
+    if (s->promote) {
+      double wide[BLOCK], out[BLOCK];
+      for (int64_t j = 0; j < m; j++) wide[j] = x[i + j];
+      slots[f][0].run1(slots[f][0].impl, wide, out, m);
+      for (int64_t j = 0; j < m; j++) o[i + j] = (float)out[j];
+    } else {
+      s->run1(s->impl, x + i, o + i, m);
+    }
+    fix1_32(f, x + i, o + i, m);
+  }
+}
+static void binary64(am_vm_func f, const double *x, const double *y, int scalar, double *o,
+                     int64_t n) {
+  const slot *s = &slots[f][0];
+  for (int64_t i = 0; i < n; i += BLOCK) {
+    int64_t m = n - i < BLOCK ? n - i : BLOCK;
+    const double *yi = scalar ? y : y + i;
+    s->run2(s->impl, x + i, yi, scalar, o + i, m);
+    fix2_64(f, x + i, yi, scalar, o + i, m);
+  }
+}
+static void binary32(am_vm_func f, const float *x, const float *y, int scalar, float *o,
+                     int64_t n) {
+  const slot *s = &slots[f][1];
+  for (int64_t i = 0; i < n; i += BLOCK) {
+    int64_t m = n - i < BLOCK ? n - i : BLOCK;
+    const float *yi = scalar ? y : y + i;
+    if (s->promote) {
+      double a[BLOCK], b[BLOCK], out[BLOCK];
+      for (int64_t j = 0; j < m; j++) a[j] = x[i + j];
+      for (int64_t j = 0; j < (scalar ? 1 : m); j++) b[j] = yi[j];
+      slots[f][0].run2(slots[f][0].impl, a, b, scalar, out, m);
+      for (int64_t j = 0; j < m; j++) o[i + j] = (float)out[j];
+    } else {
+      s->run2(s->impl, x + i, yi, scalar, o + i, m);
+    }
+    fix2_32(f, x + i, yi, scalar, o + i, m);
+  }
+}
+
+/* One entry point per function and type (the loop signatures carry no
+ * context). */
+#define ENTRY1(F, NAME)                                                              \
+  static void NAME##_f64(const void *x, void *o, int64_t n) { unary64(F, x, o, n); } \
+  static void NAME##_f32(const void *x, void *o, int64_t n) { unary32(F, x, o, n); }
+#define ENTRY2(F, NAME)                                                                  \
+  static void NAME##_f64(const void *x, const void *y, int scalar, void *o, int64_t n) { \
+    binary64(F, x, y, scalar, o, n);                                                     \
+  }                                                                                      \
+  static void NAME##_f32(const void *x, const void *y, int scalar, void *o, int64_t n) { \
+    binary32(F, x, y, scalar, o, n);                                                     \
+  }
+ENTRY1(AM_VM_SIN, vm_sin)
+ENTRY1(AM_VM_COS, vm_cos)
+ENTRY1(AM_VM_TAN, vm_tan)
+ENTRY1(AM_VM_ASIN, vm_asin)
+ENTRY1(AM_VM_ACOS, vm_acos)
+ENTRY1(AM_VM_ATAN, vm_atan)
+ENTRY1(AM_VM_EXP, vm_exp)
+ENTRY1(AM_VM_LOG, vm_log)
+ENTRY1(AM_VM_LOG10, vm_log10)
+ENTRY1(AM_VM_LOG2, vm_log2)
+ENTRY1(AM_VM_LOG1P, vm_log1p)
+ENTRY2(AM_VM_POW, vm_pow)
+ENTRY2(AM_VM_ATAN2, vm_atan2)
+#undef ENTRY1
+#undef ENTRY2
+
+static const am_vm_unary_fn entries1[AM_VM_COUNT][2] = {
+    [AM_VM_SIN] = {vm_sin_f64, vm_sin_f32},       [AM_VM_COS] = {vm_cos_f64, vm_cos_f32},
+    [AM_VM_TAN] = {vm_tan_f64, vm_tan_f32},       [AM_VM_ASIN] = {vm_asin_f64, vm_asin_f32},
+    [AM_VM_ACOS] = {vm_acos_f64, vm_acos_f32},    [AM_VM_ATAN] = {vm_atan_f64, vm_atan_f32},
+    [AM_VM_EXP] = {vm_exp_f64, vm_exp_f32},       [AM_VM_LOG] = {vm_log_f64, vm_log_f32},
+    [AM_VM_LOG10] = {vm_log10_f64, vm_log10_f32}, [AM_VM_LOG2] = {vm_log2_f64, vm_log2_f32},
+    [AM_VM_LOG1P] = {vm_log1p_f64, vm_log1p_f32},
+};
+static const am_vm_binary_fn entries2[AM_VM_COUNT][2] = {
+    [AM_VM_POW] = {vm_pow_f64, vm_pow_f32},
+    [AM_VM_ATAN2] = {vm_atan2_f64, vm_atan2_f32},
+};
+
+/* ---- libmvec (x86-64 glibc) */
+#ifdef AM_VM_LIBMVEC
+/* The block functions of one vector width: whole vectors, then the tail
+ * padded with its first element (so the pad lanes compute an ordinary
+ * value) through one more call. */
+#define MVEC_BLOCKS(NAME, TARGET, VT, T, LANES, LOAD, STORE, SET1)                                \
+  __attribute__((target(TARGET))) static void NAME##_1(generic_fn impl, const void *xv, void *ov, \
+                                                       int64_t m) {                               \
+    VT (*fn)(VT) = (VT (*)(VT))impl;                                                              \
+    const T *x = xv;                                                                              \
+    T *o = ov;                                                                                    \
+    int64_t i = 0;                                                                                \
+    for (; i + LANES <= m; i += LANES) STORE(o + i, fn(LOAD(x + i)));                             \
+    if (i < m) {                                                                                  \
+      T in[LANES], out[LANES];                                                                    \
+      for (int j = 0; j < LANES; j++) in[j] = x[i + (i + j < m ? j : 0)];                         \
+      STORE(out, fn(LOAD(in)));                                                                   \
+      for (int j = 0; i + j < m; j++) o[i + j] = out[j];                                          \
+    }                                                                                             \
+  }                                                                                               \
+  __attribute__((target(TARGET))) static void NAME##_2(                                           \
+      generic_fn impl, const void *xv, const void *yv, int scalar, void *ov, int64_t m) {         \
+    VT (*fn)(VT, VT) = (VT (*)(VT, VT))impl;                                                      \
+    const T *x = xv, *y = yv;                                                                     \
+    T *o = ov;                                                                                    \
+    int64_t i = 0;                                                                                \
+    if (scalar) {                                                                                 \
+      const VT b = SET1(y[0]);                                                                    \
+      for (; i + LANES <= m; i += LANES) STORE(o + i, fn(LOAD(x + i), b));                        \
+    } else {                                                                                      \
+      for (; i + LANES <= m; i += LANES) STORE(o + i, fn(LOAD(x + i), LOAD(y + i)));              \
+    }                                                                                             \
+    if (i < m) {                                                                                  \
+      T a[LANES], b[LANES], out[LANES];                                                           \
+      for (int j = 0; j < LANES; j++) {                                                           \
+        int64_t k = i + (i + j < m ? j : 0);                                                      \
+        a[j] = x[k];                                                                              \
+        b[j] = y[scalar ? 0 : k];                                                                 \
+      }                                                                                           \
+      STORE(out, fn(LOAD(a), LOAD(b)));                                                           \
+      for (int j = 0; i + j < m; j++) o[i + j] = out[j];                                          \
+    }                                                                                             \
+  }
+MVEC_BLOCKS(avx2_f64, "avx2,fma", __m256d, double, 4, _mm256_loadu_pd, _mm256_storeu_pd,
+            _mm256_set1_pd)
+MVEC_BLOCKS(avx2_f32, "avx2,fma", __m256, float, 8, _mm256_loadu_ps, _mm256_storeu_ps,
+            _mm256_set1_ps)
+MVEC_BLOCKS(avx512_f64, "avx512f,avx512dq", __m512d, double, 8, _mm512_loadu_pd, _mm512_storeu_pd,
+            _mm512_set1_pd)
+MVEC_BLOCKS(avx512_f32, "avx512f,avx512dq", __m512, float, 16, _mm512_loadu_ps, _mm512_storeu_ps,
+            _mm512_set1_ps)
+
+/* AVX-512 (zmm, 'e' in the vector ABI's names) where the CPU has it: a
+ * quarter faster than AVX2 (ymm, 'd') per element on the development
+ * machine's Xeon; same accuracy. -DAM_VM_NO_AVX512 builds the AVX2 path
+ * alone, which is how vector_math_test checks it on an AVX-512 machine. */
+static void load_libmvec(int avx512) {
+  __builtin_cpu_init();
+  int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  avx512 = avx512 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+  if (!avx2 && !avx512) return;
+  /* RTLD_LOCAL: its symbols stay out of the global namespace; never
+   * closed: its functions are used for the life of the process. */
+  void *lib = dlopen("libmvec.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) return;
+  for (int f = AM_VM_SIN; f < AM_VM_COUNT; f++) {
+    for (int f32 = 0; f32 < 2; f32++) {
+      /* _ZGV<isa>N<lanes><v per argument>_<name>[f]: the AVX-512 one, else
+       * the AVX2 one. */
+      for (int wide = avx512; wide >= 0; wide--) {
+        if (!wide && !avx2) break;
+        char symbol[64];
+        snprintf(symbol, sizeof symbol, "_ZGV%cN%d%s_%s%s", wide ? 'e' : 'd',
+                 (wide ? 8 : 4) * (f32 ? 2 : 1), is_binary(f) ? "vv" : "v", names[f],
+                 f32 ? "f" : "");
+        void *impl = dlsym(lib, symbol);
+        if (!impl) continue;
+        slot *s = &slots[f][f32];
+        memcpy(&s->impl, &impl, sizeof impl); /* a data pointer to a function pointer */
+        if (wide) {
+          s->run1 = f32 ? avx512_f32_1 : avx512_f64_1;
+          s->run2 = f32 ? avx512_f32_2 : avx512_f64_2;
+          s->provider = "libmvec AVX-512";
+        } else {
+          s->run1 = f32 ? avx2_f32_1 : avx2_f64_1;
+          s->run2 = f32 ? avx2_f32_2 : avx2_f64_2;
+          s->provider = "libmvec AVX2";
+        }
+        break;
+      }
+    }
+  }
+}
+#endif
+
+/* ---- vForce (Apple's Accelerate) */
+#ifdef AM_VM_VFORCE
+typedef void (*vf1_64)(double *, const double *, const int *);
+typedef void (*vf1_32)(float *, const float *, const int *);
+typedef void (*vf2_64)(double *, const double *, const double *, const int *);
+typedef void (*vf2_32)(float *, const float *, const float *, const int *);
+
+static void vf_f64_1(generic_fn impl, const void *x, void *o, int64_t m) {
+  int k = (int)m;
+  ((vf1_64)impl)(o, x, &k);
+}
+static void vf_f32_1(generic_fn impl, const void *x, void *o, int64_t m) {
+  int k = (int)m;
+  ((vf1_32)impl)(o, x, &k);
+}
+/* vvpow(z, y, x) is z = x^y (exponents first) and vvatan2(z, y, x) is
+ * atan2(y, x): both are called (o, a, b) where pow's a is the exponent, so
+ * pow's entry swaps its arguments before it gets here (pow_*_2). A scalar
+ * argument is spread over a block first. */
+static void vf_f64_2(generic_fn impl, const void *x, const void *y, int scalar, void *o,
+                     int64_t m) {
+  double spread[BLOCK];
+  if (scalar) {
+    for (int64_t j = 0; j < m; j++) spread[j] = *(const double *)y;
+    y = spread;
+  }
+  int k = (int)m;
+  ((vf2_64)impl)(o, x, y, &k);
+}
+static void vf_f32_2(generic_fn impl, const void *x, const void *y, int scalar, void *o,
+                     int64_t m) {
+  float spread[BLOCK];
+  if (scalar) {
+    for (int64_t j = 0; j < m; j++) spread[j] = *(const float *)y;
+    y = spread;
+  }
+  int k = (int)m;
+  ((vf2_32)impl)(o, x, y, &k);
+}
+static void vf_pow_f64_2(generic_fn impl, const void *x, const void *y, int scalar, void *o,
+                         int64_t m) {
+  double spread[BLOCK];
+  if (scalar) {
+    for (int64_t j = 0; j < m; j++) spread[j] = *(const double *)y;
+    y = spread;
+  }
+  int k = (int)m;
+  ((vf2_64)impl)(o, y, x, &k); /* vvpow(z, exponents, bases) */
+}
+static void vf_pow_f32_2(generic_fn impl, const void *x, const void *y, int scalar, void *o,
+                         int64_t m) {
+  float spread[BLOCK];
+  if (scalar) {
+    for (int64_t j = 0; j < m; j++) spread[j] = *(const float *)y;
+    y = spread;
+  }
+  int k = (int)m;
+  ((vf2_32)impl)(o, y, x, &k); /* vvpowf(z, exponents, bases) */
+}
+
+static void load_vforce(void) {
+  static const struct {
+    am_vm_func f;
+    generic_fn f64, f32;
+  } table[] = {
+      {AM_VM_SIN, (generic_fn)vvsin, (generic_fn)vvsinf},
+      {AM_VM_COS, (generic_fn)vvcos, (generic_fn)vvcosf},
+      {AM_VM_TAN, (generic_fn)vvtan, (generic_fn)vvtanf},
+      {AM_VM_ASIN, (generic_fn)vvasin, (generic_fn)vvasinf},
+      {AM_VM_ACOS, (generic_fn)vvacos, (generic_fn)vvacosf},
+      {AM_VM_ATAN, (generic_fn)vvatan, (generic_fn)vvatanf},
+      {AM_VM_EXP, (generic_fn)vvexp, (generic_fn)vvexpf},
+      {AM_VM_LOG, (generic_fn)vvlog, (generic_fn)vvlogf},
+      {AM_VM_LOG10, (generic_fn)vvlog10, (generic_fn)vvlog10f},
+      {AM_VM_LOG2, (generic_fn)vvlog2, (generic_fn)vvlog2f},
+      {AM_VM_LOG1P, (generic_fn)vvlog1p, (generic_fn)vvlog1pf},
+      {AM_VM_POW, (generic_fn)vvpow, (generic_fn)vvpowf},
+      {AM_VM_ATAN2, (generic_fn)vvatan2, (generic_fn)vvatan2f},
+  };
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+    am_vm_func f = table[i].f;
+    for (int f32 = 0; f32 < 2; f32++) {
+      slot *s = &slots[f][f32];
+      s->impl = f32 ? table[i].f32 : table[i].f64;
+      s->run1 = f32 ? vf_f32_1 : vf_f64_1;
+      if (f == AM_VM_POW)
+        s->run2 = f32 ? vf_pow_f32_2 : vf_pow_f64_2;
+      else
+        s->run2 = f32 ? vf_f32_2 : vf_f64_2;
+      s->provider = "vForce";
+    }
+  }
+}
+#endif
+
+/* ---- the check at load: each vector function against libm on values of
+ * every magnitude (and a few grids for pow and atan2); one that differs by
+ * more than AM_VM_MAX_ULPS anywhere, or fails to reproduce a special value
+ * through the driver, is dropped. This catches a library whose functions are
+ * worse than the ones vector_math_test.c measured (another glibc, another
+ * macOS), at the cost of a few microseconds once. */
+static const double probes[] = {
+    0.0,    -0.0,  1e-310, -1e-310, 1e-300, -1e-300, 1e-20,  -1e-20,   1e-8,      -1e-8, 0.001,
+    -0.001, 0.1,   -0.1,   0.25,    -0.25,  0.5,     -0.5,   0.7,      -0.7,      0.99,  -0.99,
+    1.0,    -1.0,  1.5,    -1.5,    2.0,    -2.0,    3.0,    -3.0,     3.14159,   10.0,  -10.0,
+    50.0,   -50.0, 85.0,   -85.0,   100.0,  -100.0,  700.0,  -700.0,   1e4,       -1e4,  1e6,
+    1e10,   -1e10, 1e22,   1e100,   -1e100, 1e300,   -1e300, INFINITY, -INFINITY, NAN,
+};
+#define PROBES ((int)(sizeof probes / sizeof probes[0]))
+
+/* How many float values of type t (the ordered integers of their bits)
+ * lie between a and b; both normal or both zero, say, of one sign. */
+static int64_t ulps64(double a, double b) {
+  int64_t ia, ib;
+  memcpy(&ia, &a, 8);
+  memcpy(&ib, &b, 8);
+  if (ia < 0) ia = INT64_MIN - ia;
+  if (ib < 0) ib = INT64_MIN - ib;
+  return ia > ib ? ia - ib : ib - ia;
+}
+static int64_t ulps32(float a, float b) {
+  int32_t ia, ib;
+  memcpy(&ia, &a, 4);
+  memcpy(&ib, &b, 4);
+  if (ia < 0) ia = INT32_MIN - ia;
+  if (ib < 0) ib = INT32_MIN - ib;
+  return ia > ib ? (int64_t)ia - ib : (int64_t)ib - ia;
+}
+static int agrees64(double got, double want) {
+  if (isnan(want) || isnan(got)) return isnan(want) && isnan(got);
+  if (!isfinite(want) || want == 0 || !isfinite(got) || got == 0)
+    return memcmp(&got, &want, 8) == 0;
+  return ulps64(got, want) <= AM_VM_MAX_ULPS;
+}
+static int agrees32(float got, float want) {
+  if (isnan(want) || isnan(got)) return isnan(want) && isnan(got);
+  if (!isfinite(want) || want == 0 || !isfinite(got) || got == 0)
+    return memcmp(&got, &want, 4) == 0;
+  return ulps32(got, want) <= AM_VM_MAX_ULPS;
+}
+
+static int passes(am_vm_func f, int f32) {
+  /* Unary: each probe; binary: each pair. On the heap: ~100 KiB. */
+  int n = is_binary(f) ? PROBES * PROBES : PROBES;
+  double *x = malloc(sizeof(double) * 3 * (size_t)n);
+  float *xs = malloc(sizeof(float) * 3 * (size_t)n);
+  if (!x || !xs) {
+    free(x);
+    free(xs);
+    return 0;
+  }
+  double *y = x + n, *o = y + n;
+  float *ys = xs + n, *os = ys + n;
+  for (int i = 0; i < n; i++) {
+    x[i] = is_binary(f) ? probes[i / PROBES] : probes[i];
+    y[i] = is_binary(f) ? probes[i % PROBES] : 0.0;
+    xs[i] = (float)x[i];
+    ys[i] = (float)y[i];
+  }
+  int ok = 1;
+  if (f32) {
+    if (is_binary(f))
+      entries2[f][1](xs, ys, 0, os, n);
+    else
+      entries1[f][1](xs, os, n);
+    for (int i = 0; i < n && ok; i++)
+      ok = agrees32(os[i], is_binary(f) ? scalar32_2[f](xs[i], ys[i]) : scalar32[f](xs[i]));
+  } else {
+    if (is_binary(f))
+      entries2[f][0](x, y, 0, o, n);
+    else
+      entries1[f][0](x, o, n);
+    for (int i = 0; i < n && ok; i++)
+      ok = agrees64(o[i], is_binary(f) ? scalar64_2[f](x[i], y[i]) : scalar64[f](x[i]));
+  }
+  free(x);
+  free(xs);
+  return ok;
+}
+
+static void load(void) {
+  /* ARROWMETAL_VECTOR_MATH=0: scalar libm everywhere (A/B runs, and a way
+   * out should a vector library misbehave). */
+  const char *setting = getenv("ARROWMETAL_VECTOR_MATH");
+  if (setting && strcmp(setting, "0") == 0) return;
+#if defined(AM_VM_LIBMVEC)
+#ifdef AM_VM_NO_AVX512
+  load_libmvec(0);
+#else
+  load_libmvec(1);
+#endif
+#elif defined(AM_VM_VFORCE)
+  load_vforce();
+#endif
+  for (int f = AM_VM_SIN; f < AM_VM_COUNT; f++) {
+    slot *wide = &slots[f][0], *narrow = &slots[f][1];
+    if (!wide->impl || !passes(f, 0)) wide->impl = NULL;
+    if (promoted[f]) {
+      /* The float64 function's, when it passed; marked so the float32 entry
+       * widens its arguments. */
+      narrow->impl = wide->impl;
+      narrow->promote = 1;
+      narrow->provider = wide->provider;
+    }
+    if (narrow->impl && !passes(f, 1)) narrow->impl = NULL;
+  }
+}
+
+am_vm_unary_fn am_vm_unary(am_vm_func f, int f32) {
+  if ((unsigned)f >= AM_VM_COUNT || f == AM_VM_NONE || is_binary(f)) return NULL;
+  pthread_once(&once, load);
+  return slots[f][f32 != 0].impl ? entries1[f][f32 != 0] : NULL;
+}
+
+am_vm_binary_fn am_vm_binary(am_vm_func f, int f32) {
+  if ((unsigned)f >= AM_VM_COUNT || !is_binary(f)) return NULL;
+  pthread_once(&once, load);
+  return slots[f][f32 != 0].impl ? entries2[f][f32 != 0] : NULL;
+}
+
+const char *am_vm_provider(am_vm_func f, int f32) {
+  if ((unsigned)f >= AM_VM_COUNT || f == AM_VM_NONE) return NULL;
+  pthread_once(&once, load);
+  const slot *s = &slots[f][f32 != 0];
+  if (!s->impl) return NULL;
+  if (!s->promote) return s->provider;
+  /* The float64 function's provider, widened. */
+  const char *wide = slots[f][0].provider;
+  return strcmp(wide, "libmvec AVX2") == 0      ? "libmvec AVX2 f64"
+         : strcmp(wide, "libmvec AVX-512") == 0 ? "libmvec AVX-512 f64"
+                                                : "vForce f64";
+}
