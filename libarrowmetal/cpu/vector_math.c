@@ -70,8 +70,15 @@ typedef struct slot {
   block1_fn run1;
   block2_fn run2;
   const char *provider;
-  int promote; /* float32 through the float64 version (see promoted) */
+  int promote; /* float32 widened to float64 here, around run1/run2 */
+  int widened; /* float32 through the float64 version (see promoted) */
 } slot;
+
+/* The provider's blocks that widen float32 to float64 in registers, around
+ * the float64 function (impl), and flag float32's special lanes; NULL: the
+ * drivers widen through a buffer (slot.promote). */
+static block1_fn widen1;
+static block2_fn widen2;
 
 static slot slots[AM_VM_COUNT][2]; /* [f][f32] */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -358,6 +365,74 @@ MVEC_BLOCKS(avx512_f64, "avx512f,avx512dq", __m512d, double, 8, _mm512_loadu_pd,
 MVEC_BLOCKS(avx512_f32, "avx512f,avx512dq", __m512, float, 16, _mm512_loadu_ps, _mm512_storeu_ps,
             _mm512_set1_ps, special_avx512_ps)
 
+/* float32 through the float64 function: each vector of floats widened,
+ * computed, rounded back, in registers; the special lanes are float32's
+ * (a float64 result may round to a float32 infinity, zero or subnormal). */
+__attribute__((target("avx2,fma"))) static inline int special_sse_ps(__m128 v) {
+  __m128 a = _mm_andnot_ps(_mm_set1_ps(-0.0f), v);
+  __m128 ok =
+      _mm_and_ps(_mm_cmpge_ps(a, _mm_set1_ps(FLT_MIN)), _mm_cmple_ps(a, _mm_set1_ps(FLT_MAX)));
+  return _mm_movemask_ps(ok) ^ 0xf;
+}
+#define MVEC_WIDEN(NAME, TARGET, VD, VF, LANES, LOADF, STOREF, WIDEN, NARROW, SPECIALF)          \
+  __attribute__((target(TARGET))) static int NAME##_1(generic_fn impl, const void *xv, void *ov, \
+                                                      int64_t m) {                               \
+    VD (*fn)(VD) = (VD (*)(VD))impl;                                                             \
+    const float *x = xv;                                                                         \
+    float *o = ov;                                                                               \
+    int special = 0;                                                                             \
+    for (int64_t i = 0; i < m; i += LANES) {                                                     \
+      float in[LANES], out[LANES];                                                               \
+      const float *src = x + i;                                                                  \
+      if (i + LANES > m) {                                                                       \
+        for (int j = 0; j < LANES; j++) in[j] = x[i + (i + j < m ? j : 0)];                      \
+        src = in;                                                                                \
+      }                                                                                          \
+      VF a = LOADF(src), r = NARROW(fn(WIDEN(a)));                                               \
+      special |= SPECIALF(a) | SPECIALF(r);                                                      \
+      if (i + LANES <= m) {                                                                      \
+        STOREF(o + i, r);                                                                        \
+      } else {                                                                                   \
+        STOREF(out, r);                                                                          \
+        for (int j = 0; i + j < m; j++) o[i + j] = out[j];                                       \
+      }                                                                                          \
+    }                                                                                            \
+    return special;                                                                              \
+  }                                                                                              \
+  __attribute__((target(TARGET))) static int NAME##_2(                                           \
+      generic_fn impl, const void *xv, const void *yv, int scalar, void *ov, int64_t m) {        \
+    VD (*fn)(VD, VD) = (VD (*)(VD, VD))impl;                                                     \
+    const float *x = xv, *y = yv;                                                                \
+    float *o = ov;                                                                               \
+    int special = 0;                                                                             \
+    for (int64_t i = 0; i < m; i += LANES) {                                                     \
+      float ta[LANES], tb[LANES], out[LANES];                                                    \
+      const float *sa = x + i, *sb = y + i;                                                      \
+      if (i + LANES > m || scalar) {                                                             \
+        for (int j = 0; j < LANES; j++) {                                                        \
+          int64_t k = i + (i + j < m ? j : 0);                                                   \
+          ta[j] = x[k];                                                                          \
+          tb[j] = y[scalar ? 0 : k];                                                             \
+        }                                                                                        \
+        sa = i + LANES > m ? ta : sa;                                                            \
+        sb = tb;                                                                                 \
+      }                                                                                          \
+      VF a = LOADF(sa), b = LOADF(sb), r = NARROW(fn(WIDEN(a), WIDEN(b)));                       \
+      special |= SPECIALF(a) | SPECIALF(b) | SPECIALF(r);                                        \
+      if (i + LANES <= m) {                                                                      \
+        STOREF(o + i, r);                                                                        \
+      } else {                                                                                   \
+        STOREF(out, r);                                                                          \
+        for (int j = 0; i + j < m; j++) o[i + j] = out[j];                                       \
+      }                                                                                          \
+    }                                                                                            \
+    return special;                                                                              \
+  }
+MVEC_WIDEN(avx2_widen, "avx2,fma", __m256d, __m128, 4, _mm_loadu_ps, _mm_storeu_ps, _mm256_cvtps_pd,
+           _mm256_cvtpd_ps, special_sse_ps)
+MVEC_WIDEN(avx512_widen, "avx512f,avx512dq", __m512d, __m256, 8, _mm256_loadu_ps, _mm256_storeu_ps,
+           _mm512_cvtps_pd, _mm512_cvtpd_ps, special_avx2_ps)
+
 /* AVX-512 (zmm, 'e' in the vector ABI's names) where the CPU has it: a
  * quarter faster than AVX2 (ymm, 'd') per element on the development
  * machine's Xeon; same accuracy. -DAM_VM_NO_AVX512 builds the AVX2 path
@@ -371,6 +446,12 @@ static void load_libmvec(int avx512) {
    * closed: its functions are used for the life of the process. */
   void *lib = dlopen("libmvec.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!lib) return;
+  widen1 = avx512 ? avx512_widen_1 : avx2_widen_1;
+  widen2 = avx512 ? avx512_widen_2 : avx2_widen_2;
+#ifdef AM_VM_BUFFER_WIDEN /* the drivers' way, as on vForce: for the test */
+  widen1 = NULL;
+  widen2 = NULL;
+#endif
   for (int f = AM_VM_SIN; f < AM_VM_COUNT; f++) {
     for (int f32 = 0; f32 < 2; f32++) {
       /* _ZGV<isa>N<lanes><v per argument>_<name>[f]: the AVX-512 one, else
@@ -603,11 +684,14 @@ static void load(void) {
     slot *wide = &slots[f][0], *narrow = &slots[f][1];
     if (!wide->impl || !passes(f, 0)) wide->impl = NULL;
     if (promoted[f]) {
-      /* The float64 function's, when it passed; marked so the float32 entry
-       * widens its arguments. */
+      /* The float64 function's, when it passed, through the provider's
+       * widening blocks, else widened by the drivers. */
       narrow->impl = wide->impl;
-      narrow->promote = 1;
+      narrow->widened = 1;
       narrow->provider = wide->provider;
+      narrow->run1 = widen1;
+      narrow->run2 = widen2;
+      narrow->promote = !widen1;
     }
     if (narrow->impl && !passes(f, 1)) narrow->impl = NULL;
   }
@@ -630,7 +714,7 @@ const char *am_vm_provider(am_vm_func f, int f32) {
   pthread_once(&once, load);
   const slot *s = &slots[f][f32 != 0];
   if (!s->impl) return NULL;
-  if (!s->promote) return s->provider;
+  if (!s->widened) return s->provider;
   /* The float64 function's provider, widened. */
   const char *wide = slots[f][0].provider;
   return strcmp(wide, "libmvec AVX2") == 0      ? "libmvec AVX2 f64"
