@@ -12,6 +12,7 @@
 
 #if defined(__x86_64__) && defined(__GLIBC__) && defined(__GNUC__)
 #define AM_VM_LIBMVEC 1
+#include <cpuid.h>
 #include <dlfcn.h>
 #include <immintrin.h>
 #elif defined(__APPLE__)
@@ -281,166 +282,204 @@ static const am_vm_binary_fn entries2[AM_VM_COUNT][2] = {
 
 /* ---- libmvec (x86-64 glibc) */
 #ifdef AM_VM_LIBMVEC
-/* Special lanes (see special64) as a bit mask, in the vector registers:
+/* The calls themselves, in assembly. libmvec's functions take and return
+ * their vectors in ymm0/ymm1 (AVX2) or zmm0/zmm1 (AVX-512). GCC passes a
+ * __m256d argument there from a function with target("avx2"), but clang
+ * (14 here; the wheel is built by zig's clang) decides by the file's own
+ * target flags and passed them on the stack: pow and atan2 then computed
+ * from stale registers (the load check caught them), and the unary ones
+ * were right only because the argument happened to be left in zmm0. These
+ * loops take plain pointers, so any compiler calls them the same way:
+ *   loop1(x, o, nvec, fn):            o[k] = fn(x[k]) for k < nvec vectors
+ *   loop2(x, y, o, nvec, fn, ystep):  o[k] = fn(x[k], y[k * ystep bytes])
+ * They keep their pointers in callee-saved registers (fn may clobber the
+ * rest), keep the stack 16-byte aligned at the call, and leave with
+ * vzeroupper. Hidden: not exported from the library. */
+#define AM_VM_ENTER(NAME) \
+  ".text\n.p2align 4\n.globl " NAME "\n.hidden " NAME "\n.type " NAME ", @function\n" NAME ":\n"
+#define AM_VM_LOOP1(NAME, REG, BYTES)                                           \
+  AM_VM_ENTER(NAME)                                                             \
+  "push %rbx\npush %r12\npush %r13\npush %r14\nsub $8, %rsp\n"                  \
+  "mov %rdi, %rbx\nmov %rsi, %r12\nmov %rdx, %r13\nmov %rcx, %r14\n"            \
+  "test %r13, %r13\njle 2f\n"                                                   \
+  "1:\nvmovups (%rbx), %" REG "0\ncall *%r14\nvmovups %" REG                    \
+  "0, (%r12)\n"                                                                 \
+  "add $" BYTES ", %rbx\nadd $" BYTES                                           \
+  ", %r12\ndec %r13\njnz 1b\n"                                                  \
+  "2:\nadd $8, %rsp\npop %r14\npop %r13\npop %r12\npop %rbx\nvzeroupper\nret\n" \
+  ".size " NAME ", .-" NAME "\n"
+#define AM_VM_LOOP2(NAME, REG, BYTES)                                                              \
+  AM_VM_ENTER(NAME)                                                                                \
+  "push %rbx\npush %rbp\npush %r12\npush %r13\npush %r14\npush %r15\nsub $8, %rsp\n"               \
+  "mov %rdi, %rbx\nmov %rsi, %r12\nmov %rdx, %r13\nmov %rcx, %r14\nmov %r8, %r15\nmov %r9, %rbp\n" \
+  "test %r14, %r14\njle 2f\n"                                                                      \
+  "1:\nvmovups (%rbx), %" REG "0\nvmovups (%r12), %" REG                                           \
+  "1\ncall *%r15\n"                                                                                \
+  "vmovups %" REG                                                                                  \
+  "0, (%r13)\n"                                                                                    \
+  "add $" BYTES ", %rbx\nadd %rbp, %r12\nadd $" BYTES                                              \
+  ", %r13\ndec %r14\njnz 1b\n"                                                                     \
+  "2:\nadd $8, %rsp\npop %r15\npop %r14\npop %r13\npop %r12\npop %rbp\npop %rbx\n"                 \
+  "vzeroupper\nret\n.size " NAME ", .-" NAME "\n"
+__asm__(AM_VM_LOOP1("am_vm_loop1_ymm", "ymm", "32") AM_VM_LOOP1("am_vm_loop1_zmm", "zmm", "64")
+            AM_VM_LOOP2("am_vm_loop2_ymm", "ymm", "32")
+                AM_VM_LOOP2("am_vm_loop2_zmm", "zmm", "64") ".text\n");
+void am_vm_loop1_ymm(const void *x, void *o, int64_t nvec, generic_fn fn);
+void am_vm_loop1_zmm(const void *x, void *o, int64_t nvec, generic_fn fn);
+void am_vm_loop2_ymm(const void *x, const void *y, void *o, int64_t nvec, generic_fn fn,
+                     int64_t ystep);
+void am_vm_loop2_zmm(const void *x, const void *y, void *o, int64_t nvec, generic_fn fn,
+                     int64_t ystep);
+
+/* Special lanes of one vector at p (see special64) as a bit mask:
  * AVX-512's fpclass (NaN, zeros, infinities, denormals: 0xbf), AVX2's range
  * compare of |v| (a NaN fails it). */
-__attribute__((target("avx2,fma"))) static inline int special_avx2_pd(__m256d v) {
-  __m256d a = _mm256_andnot_pd(_mm256_set1_pd(-0.0), v);
+__attribute__((target("avx2,fma"))) static inline int special_avx2_pd(const double *p) {
+  __m256d a = _mm256_andnot_pd(_mm256_set1_pd(-0.0), _mm256_loadu_pd(p));
   __m256d ok = _mm256_and_pd(_mm256_cmp_pd(a, _mm256_set1_pd(DBL_MIN), _CMP_GE_OQ),
                              _mm256_cmp_pd(a, _mm256_set1_pd(DBL_MAX), _CMP_LE_OQ));
   return _mm256_movemask_pd(ok) ^ 0xf;
 }
-__attribute__((target("avx2,fma"))) static inline int special_avx2_ps(__m256 v) {
-  __m256 a = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), v);
+__attribute__((target("avx2,fma"))) static inline int special_avx2_ps(const float *p) {
+  __m256 a = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), _mm256_loadu_ps(p));
   __m256 ok = _mm256_and_ps(_mm256_cmp_ps(a, _mm256_set1_ps(FLT_MIN), _CMP_GE_OQ),
                             _mm256_cmp_ps(a, _mm256_set1_ps(FLT_MAX), _CMP_LE_OQ));
   return _mm256_movemask_ps(ok) ^ 0xff;
 }
-__attribute__((target("avx512f,avx512dq"))) static inline int special_avx512_pd(__m512d v) {
-  return _mm512_fpclass_pd_mask(v, 0xbf);
+__attribute__((target("avx512f,avx512dq"))) static inline int special_avx512_pd(const double *p) {
+  return _mm512_fpclass_pd_mask(_mm512_loadu_pd(p), 0xbf);
 }
-__attribute__((target("avx512f,avx512dq"))) static inline int special_avx512_ps(__m512 v) {
-  return _mm512_fpclass_ps_mask(v, 0xbf);
+__attribute__((target("avx512f,avx512dq"))) static inline int special_avx512_ps(const float *p) {
+  return _mm512_fpclass_ps_mask(_mm512_loadu_ps(p), 0xbf);
 }
 
-/* The block functions of one vector width: whole vectors, then the tail
- * padded with its first element (so the pad lanes compute an ordinary
- * value, and are special only where that element is) through one more
- * call; each notes whether any lane was special. */
-#define MVEC_BLOCKS(NAME, TARGET, VT, T, LANES, LOAD, STORE, SET1, SPECIAL)                      \
+/* The block functions of one vector width and type: whole vectors through
+ * the loop, then the tail padded with its first element (so the pad lanes
+ * compute an ordinary value, and are special only where that element is)
+ * as one more vector; then one pass over the block (in L1) for special
+ * lanes, a vector at a time. A scalar y is spread over one vector and read
+ * with step 0. */
+#define MVEC_BLOCKS(NAME, TARGET, T, LANES, LOOP1, LOOP2, SPECIAL, VSPECIAL)                     \
+  __attribute__((target(TARGET))) static int NAME##_scan(const T *x, const T *y, int ys,         \
+                                                         const T *o, int64_t m) {                \
+    int any = y && !ys ? (int)SPECIAL(y[0]) : 0;                                                 \
+    int64_t j = 0;                                                                               \
+    for (; j + LANES <= m; j += LANES) {                                                         \
+      any |= VSPECIAL(x + j) | VSPECIAL(o + j);                                                  \
+      if (y && ys) any |= VSPECIAL(y + j);                                                       \
+    }                                                                                            \
+    for (; j < m; j++)                                                                           \
+      any |= (int)(SPECIAL(x[j]) | SPECIAL(o[j]) | (y && ys ? SPECIAL(y[j]) : 0));               \
+    return any != 0;                                                                             \
+  }                                                                                              \
   __attribute__((target(TARGET))) static int NAME##_1(generic_fn impl, const void *xv, void *ov, \
                                                       int64_t m) {                               \
-    VT (*fn)(VT) = (VT (*)(VT))impl;                                                             \
     const T *x = xv;                                                                             \
     T *o = ov;                                                                                   \
-    int64_t i = 0;                                                                               \
-    int special = 0;                                                                             \
-    for (; i + LANES <= m; i += LANES) {                                                         \
-      VT a = LOAD(x + i), r = fn(a);                                                             \
-      special |= SPECIAL(a) | SPECIAL(r);                                                        \
-      STORE(o + i, r);                                                                           \
-    }                                                                                            \
+    int64_t whole = m / LANES, i = whole * LANES;                                                \
+    LOOP1(x, o, whole, impl);                                                                    \
     if (i < m) {                                                                                 \
       T in[LANES], out[LANES];                                                                   \
       for (int j = 0; j < LANES; j++) in[j] = x[i + (i + j < m ? j : 0)];                        \
-      VT a = LOAD(in), r = fn(a);                                                                \
-      special |= SPECIAL(a) | SPECIAL(r);                                                        \
-      STORE(out, r);                                                                             \
+      LOOP1(in, out, 1, impl);                                                                   \
       for (int j = 0; i + j < m; j++) o[i + j] = out[j];                                         \
     }                                                                                            \
-    return special;                                                                              \
+    return NAME##_scan(x, NULL, 0, o, m);                                                        \
   }                                                                                              \
   __attribute__((target(TARGET))) static int NAME##_2(                                           \
       generic_fn impl, const void *xv, const void *yv, int scalar, void *ov, int64_t m) {        \
-    VT (*fn)(VT, VT) = (VT (*)(VT, VT))impl;                                                     \
     const T *x = xv, *y = yv;                                                                    \
-    T *o = ov;                                                                                   \
-    int64_t i = 0;                                                                               \
-    int special = 0;                                                                             \
-    for (; i + LANES <= m; i += LANES) {                                                         \
-      VT a = LOAD(x + i), b = scalar ? SET1(y[0]) : LOAD(y + i), r = fn(a, b);                   \
-      special |= SPECIAL(a) | SPECIAL(b) | SPECIAL(r);                                           \
-      STORE(o + i, r);                                                                           \
-    }                                                                                            \
+    T *o = ov, spread[LANES];                                                                    \
+    int64_t whole = m / LANES, i = whole * LANES;                                                \
+    for (int j = 0; j < LANES; j++) spread[j] = y[0];                                            \
+    LOOP2(x, scalar ? spread : y, o, whole, impl, scalar ? 0 : (int64_t)sizeof(T) * LANES);      \
     if (i < m) {                                                                                 \
-      T ta[LANES], tb[LANES], out[LANES];                                                        \
+      T a[LANES], b[LANES], out[LANES];                                                          \
       for (int j = 0; j < LANES; j++) {                                                          \
         int64_t k = i + (i + j < m ? j : 0);                                                     \
-        ta[j] = x[k];                                                                            \
-        tb[j] = y[scalar ? 0 : k];                                                               \
+        a[j] = x[k];                                                                             \
+        b[j] = y[scalar ? 0 : k];                                                                \
       }                                                                                          \
-      VT a = LOAD(ta), b = LOAD(tb), r = fn(a, b);                                               \
-      special |= SPECIAL(a) | SPECIAL(b) | SPECIAL(r);                                           \
-      STORE(out, r);                                                                             \
+      LOOP2(a, b, out, 1, impl, 0);                                                              \
       for (int j = 0; i + j < m; j++) o[i + j] = out[j];                                         \
     }                                                                                            \
-    return special;                                                                              \
+    return NAME##_scan(x, y, !scalar, o, m);                                                     \
   }
-MVEC_BLOCKS(avx2_f64, "avx2,fma", __m256d, double, 4, _mm256_loadu_pd, _mm256_storeu_pd,
-            _mm256_set1_pd, special_avx2_pd)
-MVEC_BLOCKS(avx2_f32, "avx2,fma", __m256, float, 8, _mm256_loadu_ps, _mm256_storeu_ps,
-            _mm256_set1_ps, special_avx2_ps)
-MVEC_BLOCKS(avx512_f64, "avx512f,avx512dq", __m512d, double, 8, _mm512_loadu_pd, _mm512_storeu_pd,
-            _mm512_set1_pd, special_avx512_pd)
-MVEC_BLOCKS(avx512_f32, "avx512f,avx512dq", __m512, float, 16, _mm512_loadu_ps, _mm512_storeu_ps,
-            _mm512_set1_ps, special_avx512_ps)
+MVEC_BLOCKS(avx2_f64, "avx2,fma", double, 4, am_vm_loop1_ymm, am_vm_loop2_ymm, special64,
+            special_avx2_pd)
+MVEC_BLOCKS(avx2_f32, "avx2,fma", float, 8, am_vm_loop1_ymm, am_vm_loop2_ymm, special32,
+            special_avx2_ps)
+MVEC_BLOCKS(avx512_f64, "avx512f,avx512dq", double, 8, am_vm_loop1_zmm, am_vm_loop2_zmm, special64,
+            special_avx512_pd)
+MVEC_BLOCKS(avx512_f32, "avx512f,avx512dq", float, 16, am_vm_loop1_zmm, am_vm_loop2_zmm, special32,
+            special_avx512_ps)
 
-/* float32 through the float64 function: each vector of floats widened,
- * computed, rounded back, in registers; the special lanes are float32's
- * (a float64 result may round to a float32 infinity, zero or subnormal). */
-__attribute__((target("avx2,fma"))) static inline int special_sse_ps(__m128 v) {
-  __m128 a = _mm_andnot_ps(_mm_set1_ps(-0.0f), v);
-  __m128 ok =
-      _mm_and_ps(_mm_cmpge_ps(a, _mm_set1_ps(FLT_MIN)), _mm_cmple_ps(a, _mm_set1_ps(FLT_MAX)));
-  return _mm_movemask_ps(ok) ^ 0xf;
-}
-#define MVEC_WIDEN(NAME, TARGET, VD, VF, LANES, LOADF, STOREF, WIDEN, NARROW, SPECIALF)          \
+/* float32 through the float64 function: the block widened into a buffer
+ * (in L1), through the float64 loop, rounded back; the special lanes are
+ * float32's (a float64 result may round to a float32 infinity, zero or
+ * subnormal), found by the caller's look (these return 1). */
+#define MVEC_WIDEN(NAME, TARGET, WIDE)                                                           \
   __attribute__((target(TARGET))) static int NAME##_1(generic_fn impl, const void *xv, void *ov, \
                                                       int64_t m) {                               \
-    VD (*fn)(VD) = (VD (*)(VD))impl;                                                             \
     const float *x = xv;                                                                         \
     float *o = ov;                                                                               \
-    int special = 0;                                                                             \
-    for (int64_t i = 0; i < m; i += LANES) {                                                     \
-      float in[LANES], out[LANES];                                                               \
-      const float *src = x + i;                                                                  \
-      if (i + LANES > m) {                                                                       \
-        for (int j = 0; j < LANES; j++) in[j] = x[i + (i + j < m ? j : 0)];                      \
-        src = in;                                                                                \
-      }                                                                                          \
-      VF a = LOADF(src), r = NARROW(fn(WIDEN(a)));                                               \
-      special |= SPECIALF(a) | SPECIALF(r);                                                      \
-      if (i + LANES <= m) {                                                                      \
-        STOREF(o + i, r);                                                                        \
-      } else {                                                                                   \
-        STOREF(out, r);                                                                          \
-        for (int j = 0; i + j < m; j++) o[i + j] = out[j];                                       \
-      }                                                                                          \
-    }                                                                                            \
-    return special;                                                                              \
+    double a[BLOCK], r[BLOCK];                                                                   \
+    for (int64_t j = 0; j < m; j++) a[j] = x[j];                                                 \
+    WIDE##_1(impl, a, r, m);                                                                     \
+    for (int64_t j = 0; j < m; j++) o[j] = (float)r[j];                                          \
+    return 1;                                                                                    \
   }                                                                                              \
   __attribute__((target(TARGET))) static int NAME##_2(                                           \
       generic_fn impl, const void *xv, const void *yv, int scalar, void *ov, int64_t m) {        \
-    VD (*fn)(VD, VD) = (VD (*)(VD, VD))impl;                                                     \
     const float *x = xv, *y = yv;                                                                \
     float *o = ov;                                                                               \
-    int special = 0;                                                                             \
-    for (int64_t i = 0; i < m; i += LANES) {                                                     \
-      float ta[LANES], tb[LANES], out[LANES];                                                    \
-      const float *sa = x + i, *sb = y + i;                                                      \
-      if (i + LANES > m || scalar) {                                                             \
-        for (int j = 0; j < LANES; j++) {                                                        \
-          int64_t k = i + (i + j < m ? j : 0);                                                   \
-          ta[j] = x[k];                                                                          \
-          tb[j] = y[scalar ? 0 : k];                                                             \
-        }                                                                                        \
-        sa = i + LANES > m ? ta : sa;                                                            \
-        sb = tb;                                                                                 \
-      }                                                                                          \
-      VF a = LOADF(sa), b = LOADF(sb), r = NARROW(fn(WIDEN(a), WIDEN(b)));                       \
-      special |= SPECIALF(a) | SPECIALF(b) | SPECIALF(r);                                        \
-      if (i + LANES <= m) {                                                                      \
-        STOREF(o + i, r);                                                                        \
-      } else {                                                                                   \
-        STOREF(out, r);                                                                          \
-        for (int j = 0; i + j < m; j++) o[i + j] = out[j];                                       \
-      }                                                                                          \
-    }                                                                                            \
-    return special;                                                                              \
+    double a[BLOCK], b[BLOCK], r[BLOCK];                                                         \
+    for (int64_t j = 0; j < m; j++) a[j] = x[j];                                                 \
+    for (int64_t j = 0; j < (scalar ? 1 : m); j++) b[j] = y[j];                                  \
+    WIDE##_2(impl, a, b, scalar, r, m);                                                          \
+    for (int64_t j = 0; j < m; j++) o[j] = (float)r[j];                                          \
+    return 1;                                                                                    \
   }
-MVEC_WIDEN(avx2_widen, "avx2,fma", __m256d, __m128, 4, _mm_loadu_ps, _mm_storeu_ps, _mm256_cvtps_pd,
-           _mm256_cvtpd_ps, special_sse_ps)
-MVEC_WIDEN(avx512_widen, "avx512f,avx512dq", __m512d, __m256, 8, _mm256_loadu_ps, _mm256_storeu_ps,
-           _mm512_cvtps_pd, _mm512_cvtpd_ps, special_avx2_ps)
+/* GCC 12 takes the buffers handed to the float64 block (a const pointer)
+ * for reads of uninitialized memory; the block reads only the m written. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+MVEC_WIDEN(avx2_widen, "avx2,fma", avx2_f64)
+MVEC_WIDEN(avx512_widen, "avx512f,avx512dq", avx512_f64)
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 /* AVX-512 (zmm, 'e' in the vector ABI's names) where the CPU has it: a
  * quarter faster than AVX2 (ymm, 'd') per element on the development
  * machine's Xeon; same accuracy. -DAM_VM_NO_AVX512 builds the AVX2 path
  * alone, which is how vector_math_test checks it on an AVX-512 machine. */
+/* What the CPU and the OS offer, from CPUID and XGETBV themselves:
+ * __builtin_cpu_supports answered 0 for everything in a library built by
+ * zig's clang (the wheel's compiler). AVX2 needs FMA as well (libmvec's
+ * 'd' variants use it) and the OS saving ymm state; AVX-512 the F and DQ
+ * subsets (its fpclass, in the scan) and the OS saving the opmask and zmm
+ * state. */
+static void cpu_features(int *avx2, int *avx512) {
+  unsigned a, b, c, d;
+  *avx2 = *avx512 = 0;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return;
+  int fma = (c >> 12) & 1, osxsave = (c >> 27) & 1, avx = (c >> 28) & 1;
+  if (!osxsave || !avx) return;
+  unsigned lo, hi;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  (void)hi;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return;
+  *avx2 = (lo & 0x6) == 0x6 && fma && ((b >> 5) & 1);
+  *avx512 = *avx2 && (lo & 0xe6) == 0xe6 && ((b >> 16) & 1) && ((b >> 17) & 1);
+}
+
 static void load_libmvec(int avx512) {
-  __builtin_cpu_init();
-  int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  avx512 = avx512 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+  int avx2, has512;
+  cpu_features(&avx2, &has512);
+  avx512 = avx512 && has512;
   if (!avx2 && !avx512) return;
   /* RTLD_LOCAL: its symbols stay out of the global namespace; never
    * closed: its functions are used for the life of the process. */
