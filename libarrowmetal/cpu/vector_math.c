@@ -129,8 +129,9 @@ static float (*const scalar32_2[AM_VM_COUNT])(float, float) = {[AM_VM_POW] = pow
  * of all zeros or all ones. 1 for those, 0 for the rest, in integer adds,
  * shifts and masks of the element's width, so that the OR over a block
  * (once per block; the lanes are looked at only where it is set) vectorizes
- * even for baseline x86-64, which has no 64-bit integer compare: a compare
- * took the float64 check from ~0.1 to ~1 ns a lane. */
+ * even for baseline x86-64. The libmvec blocks find them in their own
+ * vectors first (MVEC_BLOCKS' scan) and call fix1_64 ... only for a block
+ * that has one; vForce's blocks and the widened float32 ones always do. */
 static inline uint64_t special64(double v) {
   uint64_t b;
   memcpy(&b, &v, sizeof b);
