@@ -418,8 +418,8 @@ MVEC_BLOCKS(avx512_f32, "avx512f,avx512dq", float, 16, am_vm_loop1_zmm, am_vm_lo
 /* float32 through the float64 function: the block widened into a buffer
  * (in L1), through the float64 loop, rounded back; the special lanes are
  * float32's (a float64 result may round to a float32 infinity, zero or
- * subnormal), found by the caller's look (these return 1). */
-#define MVEC_WIDEN(NAME, TARGET, WIDE)                                                           \
+ * subnormal), found by the float32 scan. */
+#define MVEC_WIDEN(NAME, TARGET, WIDE, SCAN)                                                     \
   __attribute__((target(TARGET))) static int NAME##_1(generic_fn impl, const void *xv, void *ov, \
                                                       int64_t m) {                               \
     const float *x = xv;                                                                         \
@@ -428,7 +428,7 @@ MVEC_BLOCKS(avx512_f32, "avx512f,avx512dq", float, 16, am_vm_loop1_zmm, am_vm_lo
     for (int64_t j = 0; j < m; j++) a[j] = x[j];                                                 \
     WIDE##_1(impl, a, r, m);                                                                     \
     for (int64_t j = 0; j < m; j++) o[j] = (float)r[j];                                          \
-    return 1;                                                                                    \
+    return SCAN(x, NULL, 0, o, m);                                                               \
   }                                                                                              \
   __attribute__((target(TARGET))) static int NAME##_2(                                           \
       generic_fn impl, const void *xv, const void *yv, int scalar, void *ov, int64_t m) {        \
@@ -439,7 +439,7 @@ MVEC_BLOCKS(avx512_f32, "avx512f,avx512dq", float, 16, am_vm_loop1_zmm, am_vm_lo
     for (int64_t j = 0; j < (scalar ? 1 : m); j++) b[j] = y[j];                                  \
     WIDE##_2(impl, a, b, scalar, r, m);                                                          \
     for (int64_t j = 0; j < m; j++) o[j] = (float)r[j];                                          \
-    return 1;                                                                                    \
+    return SCAN(x, y, !scalar, o, m);                                                            \
   }
 /* GCC 12 takes the buffers handed to the float64 block (a const pointer)
  * for reads of uninitialized memory; the block reads only the m written. */
@@ -447,8 +447,8 @@ MVEC_BLOCKS(avx512_f32, "avx512f,avx512dq", float, 16, am_vm_loop1_zmm, am_vm_lo
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
-MVEC_WIDEN(avx2_widen, "avx2,fma", avx2_f64)
-MVEC_WIDEN(avx512_widen, "avx512f,avx512dq", avx512_f64)
+MVEC_WIDEN(avx2_widen, "avx2,fma", avx2_f64, avx2_f32_scan)
+MVEC_WIDEN(avx512_widen, "avx512f,avx512dq", avx512_f64, avx512_f32_scan)
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
