@@ -453,10 +453,6 @@ MVEC_WIDEN(avx512_widen, "avx512f,avx512dq", avx512_f64, avx512_f32_scan)
 #pragma GCC diagnostic pop
 #endif
 
-/* AVX-512 (zmm, 'e' in the vector ABI's names) where the CPU has it: a
- * quarter faster than AVX2 (ymm, 'd') per element on the development
- * machine's Xeon; same accuracy. -DAM_VM_NO_AVX512 builds the AVX2 path
- * alone, which is how vector_math_test checks it on an AVX-512 machine. */
 /* What the CPU and the OS offer, from CPUID and XGETBV themselves:
  * __builtin_cpu_supports answered 0 for everything in a library built by
  * zig's clang (the wheel's compiler). AVX2 needs FMA as well (libmvec's
@@ -477,6 +473,10 @@ static void cpu_features(int *avx2, int *avx512) {
   *avx512 = *avx2 && (lo & 0xe6) == 0xe6 && ((b >> 16) & 1) && ((b >> 17) & 1);
 }
 
+/* AVX-512 (zmm, 'e' in the vector ABI's names) where the CPU has it: a
+ * quarter faster than AVX2 (ymm, 'd') per element on the development
+ * machine's Xeon; same accuracy. -DAM_VM_NO_AVX512 builds the AVX2 path
+ * alone, which is how vector_math_test checks it on an AVX-512 machine. */
 static void load_libmvec(int avx512) {
   int avx2, has512;
   cpu_features(&avx2, &has512);
