@@ -40,6 +40,8 @@ ifeq ($(UNAME_S),Darwin)
   LDFLAGS += -dynamiclib -install_name @rpath/libarrowmetal.dylib
   OBJECTS += $(patsubst %.m,$(BUILD)/%.o,$(OBJC_SOURCES))
   LDLIBS += -framework Metal -framework Foundation -framework CoreFoundation
+  # vForce (cpu/vector_math.c)
+  LDLIBS += -framework Accelerate
 else
   # The file carries the ABI's major version (its soname); libarrowmetal.so,
   # a link to it, is what `-larrowmetal` finds when a program is linked.

@@ -22,6 +22,7 @@ static const setting settings[] = {
     {"ARROWMETAL_LOW_LATENCY", FLAG},       {"ARROWMETAL_KERNEL_CACHE", FLAG},
     {"ARROWMETAL_METAL_PARAVIRTUAL", FLAG}, {"ARROWMETAL_THREADS", COUNT},
     {"ARROWMETAL_PARALLEL_MIN", COUNT},     {"ARROWMETAL_CACHE_MAX_BYTES", SIZE},
+    {"ARROWMETAL_VECTOR_MATH", FLAG},
 };
 
 static const char *const accepted[] = {

@@ -15,6 +15,7 @@
 #include "core/types.h"
 #include "cpu.h"
 #include "pool.h"
+#include "vector_math.h"
 
 /* ---- The vocabulary of AM_BINARY_OPS, for am_t (and am_u, its unsigned
  * type of the same width) */
@@ -175,6 +176,15 @@ static const check_fn checks[AM_BINARY_COUNT][AM_TYPE_COUNT] = {AM_BINARY_OPS(RO
 #undef ROW
 #undef ENTRY
 
+/* The ops whose float expression is one libm call that the vector math layer
+ * (vector_math.h) has: their float loops are that layer's where it offers
+ * one (power_checked's float expression is power's). */
+static const am_vm_func vector_of[AM_BINARY_COUNT] = {
+    [AM_POWER] = AM_VM_POW,
+    [AM_POWER_CHECKED] = AM_VM_POW,
+    [AM_ATAN2] = AM_VM_ATAN2,
+};
+
 /* The check over the pool: each range reports its last refused slot, and
  * the largest report wins (slot * 4 + failure, so the failure rides along). */
 typedef struct check_job {
@@ -236,6 +246,10 @@ int am_cpu_binary(am_err *err, am_binary_op op, const am_array *left, const am_a
     return am_fail(err, AM_ETYPE, "no %s kernel for %s", am_binary_op_name(op), am_type_name(type));
   if (scalar && scalar->is_null)
     return am_cpu_null_result(err, left->device, type, left->length, out);
+  if (vector_of[op] && (type == AM_FLOAT32 || type == AM_FLOAT64)) {
+    am_vm_binary_fn vector = am_vm_binary(vector_of[op], type == AM_FLOAT32);
+    if (vector) fn = vector;
+  }
   am_array *result = NULL;
   int status = am_cpu_result(err, type, left->length, left, right, &result);
   if (status != AM_OK) return status;

@@ -13,6 +13,7 @@
 #include "core/types.h"
 #include "cpu.h"
 #include "pool.h"
+#include "vector_math.h"
 
 typedef void (*unary_fn)(const void *in, void *out, int64_t n);
 
@@ -101,6 +102,29 @@ static const check_fn checks[AM_UNARY_COUNT][AM_TYPE_COUNT] = {AM_UNARY_OPS(ROW)
 #undef ROW
 #undef ENTRY
 
+/* The ops whose float expression is one libm call that the vector math layer
+ * (vector_math.h) has, and which: their float32 and float64 loops are that
+ * layer's where it offers one (the checked ops share their expressions). */
+static const am_vm_func vector_of[AM_UNARY_COUNT] = {
+    [AM_EXP] = AM_VM_EXP,
+    [AM_LN] = AM_VM_LOG,
+    [AM_LOG10] = AM_VM_LOG10,
+    [AM_LOG2] = AM_VM_LOG2,
+    [AM_LOG1P] = AM_VM_LOG1P,
+    [AM_SIN] = AM_VM_SIN,
+    [AM_COS] = AM_VM_COS,
+    [AM_TAN] = AM_VM_TAN,
+    [AM_ASIN] = AM_VM_ASIN,
+    [AM_ACOS] = AM_VM_ACOS,
+    [AM_ATAN] = AM_VM_ATAN,
+    [AM_LN_CHECKED] = AM_VM_LOG,
+    [AM_LOG10_CHECKED] = AM_VM_LOG10,
+    [AM_LOG2_CHECKED] = AM_VM_LOG2,
+    [AM_LOG1P_CHECKED] = AM_VM_LOG1P,
+    [AM_ASIN_CHECKED] = AM_VM_ASIN,
+    [AM_ACOS_CHECKED] = AM_VM_ACOS,
+};
+
 /* The check over the pool: each range reports its first refused slot, and
  * the smallest report wins. */
 typedef struct check_job {
@@ -144,6 +168,10 @@ int am_cpu_unary(am_err *err, am_unary_op op, const am_array *array, am_array **
   if (!fn)
     return am_fail(err, AM_ETYPE, "no %s kernel for %s", am_unary_op_name(op),
                    am_type_name(array->type));
+  if (vector_of[op] && (array->type == AM_FLOAT32 || array->type == AM_FLOAT64)) {
+    am_vm_unary_fn vector = am_vm_unary(vector_of[op], array->type == AM_FLOAT32);
+    if (vector) fn = vector;
+  }
   am_array *result = NULL;
   int status = am_cpu_result(err, array->type, array->length, array, NULL, &result);
   if (status != AM_OK) return status;
