@@ -153,6 +153,24 @@ typedef enum am_type {
   AM_DURATION_MS = 27,
   AM_DURATION_US = 28,
   AM_DURATION_NS = 29,
+  /* Variable-length strings and binary (issue #13): an offsets buffer (int32,
+   * or int64 for the large types) and a data buffer of bytes, as Arrow lays
+   * them out; fixed_size_binary is one data buffer of `byte_width` bytes a
+   * slot (am_array_byte_width), the width a parameter of the array like a
+   * timestamp's time zone. Import and export are zero-copy on the CPU; the
+   * import checks the offsets (first >= 0, never decreasing, the array's
+   * offset and length within them) and, as pyarrow's C import, not the
+   * UTF-8 of utf8 arrays: the utf8_* functions check it where they read it,
+   * as pyarrow's do ("Invalid UTF8 sequence in input"). Calls that do not
+   * take strings refuse them with AM_ETYPE; GPU devices do not hold them yet
+   * (AM_EUNSUPPORTED "not yet on <device>"). See "Strings" at the end for
+   * the calls that take them. */
+  AM_UTF8 = 30,              /* "u" */
+  AM_LARGE_UTF8 = 31,        /* "U" */
+  AM_BINARY = 32,            /* "z" */
+  AM_LARGE_BINARY = 33,      /* "Z" */
+  AM_FIXED_SIZE_BINARY = 34, /* "w:N" */
+  /* 35-39: reserved (string_view, binary_view). */
   /* A struct array or record batch (Arrow "+s"): a handle with named child
    * handles and no kernels of its own (see "Tables" at the end). */
   AM_STRUCT = 64
@@ -362,7 +380,9 @@ typedef enum am_type_kind {
   AM_KIND_SIGNED = 1,
   AM_KIND_UNSIGNED = 2,
   AM_KIND_FLOAT = 3,
-  AM_KIND_TEMPORAL = 4 /* timestamps, dates, times, durations: integers of a unit */
+  AM_KIND_TEMPORAL = 4, /* timestamps, dates, times, durations: integers of a unit */
+  AM_KIND_BINARY = 5    /* strings and binary: bit_width is the offsets' (32, 64), 8 for
+                           fixed_size_binary */
 } am_type_kind;
 
 typedef struct am_type_info {

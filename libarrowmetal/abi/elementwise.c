@@ -185,8 +185,9 @@ static int cast(am_err *err, const am_array *array, am_type to, int flags, am_ar
     *out = am_array_share(array);
     return *out ? AM_OK : am_fail(err, AM_ENOMEM, "out of memory");
   }
-  /* Casts of temporal types (units, time zones, strings) are not kernels here yet. */
-  if (am_type_is_temporal(array->type) || am_type_is_temporal(to))
+  /* Casts of temporal types (units, time zones, strings) and to strings are
+   * not kernels here yet. */
+  if (am_type_is_temporal(array->type) || am_type_is_temporal(to) || am_type_is_binary(to))
     return am_fail(err, AM_ETYPE, "Unsupported cast from %s to %s", am_type_name(array->type),
                    am_type_name(to));
   am_route route;
