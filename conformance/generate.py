@@ -34,6 +34,7 @@ import quantile_cases
 import rank_cases
 import rounding
 import sort_cases
+import string_cases
 import temporal_cases
 from casefmt import (
     FLOAT_TYPES,
@@ -251,6 +252,8 @@ def seed_of(key):
 
 def poison(t, role):
     """Values stored in the padding before a sliced input's first slot."""
+    if t in cf.STRING_TYPES:
+        return string_cases.poison(t)
     if t == "bool":
         return [True, None, False]
     if role == "index":
@@ -1644,7 +1647,7 @@ def write(out_dir):
     same cases give the same bytes."""
     files = OrderedDict()
     for case in CASES.values():
-        name = temporal_cases.file_of(case) or FILES[case["op"]]
+        name = temporal_cases.file_of(case) or string_cases.file_of(case) or FILES[case["op"]]
         files.setdefault(name, []).append(case)
     os.makedirs(out_dir, exist_ok=True)
     for name in os.listdir(out_dir):
@@ -1885,6 +1888,7 @@ def main():
     join_cases.gen(sys.modules[__name__])
     rank_cases.gen(sys.modules[__name__])
     temporal_cases.gen(sys.modules[__name__])
+    string_cases.gen(sys.modules[__name__])  # strings and binary (issue #13)
     write(args.out)
     update_readme(os.path.join(HERE, "README.md"))
 

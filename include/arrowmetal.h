@@ -1741,6 +1741,36 @@ void am_table_release(am_table *table);
 int am_export_stream(const am_table *table, struct ArrowArrayStream *out);
 /* ---- end of tables */
 
+/* ---- Strings and binary (issue #13; types AM_UTF8 ... AM_FIXED_SIZE_BINARY)
+ * The calls that take string and binary arrays, all on the CPU (a GPU
+ * device refuses them: AM_EUNSUPPORTED "strings and binary are not yet on
+ * <device>"): am_import / am_import_device (CPU arrays; zero-copy, offsets
+ * checked), am_export / am_export_device (zero-copy, 3 buffers, released
+ * once), struct and table children, the property getters, am_slice
+ * (zero-copy), am_to_device (to the CPU), am_filter / am_filter_nulls,
+ * am_take, am_concat, am_is (is_null, is_valid; the others AM_ETYPE),
+ * am_drop_null, am_fill_null, am_coalesce, am_if_else, am_count, am_full,
+ * am_compare / am_compare_scalar, am_min, am_max, am_min_max,
+ * am_first_last and am_aggregate's AM_AGG_MIN/MAX/FIRST/LAST.
+ * Every other call refuses them with AM_ETYPE. Values of one call must be of
+ * one string type (a utf8 array does not meet a large_utf8 one here).
+ * A string scalar (fill_null, coalesce, if_else, am_full) is an am_scalar of
+ * the string type whose `u64` is the address of its bytes (borrowed for the
+ * call) and `i64` their count; any string or binary scalar goes with
+ * variable-length values (its bytes taken as they are), and a
+ * fixed_size_binary scalar's i64 must be the values' width. A string
+ * scalar the library writes (compare's inputs aside: min, max, min_max,
+ * first, last, first_last) points at a copy of the bytes in storage of the
+ * calling thread, valid until that thread's next call that writes one; a
+ * fixed_size_binary result's i64 is the width even when it is null.
+ * Compare is bytewise (a prefix first), as pyarrow. UTF-8 is not
+ * checked at import (pyarrow's C import does not check it either).
+ * Thread safety and ownership: as every call. */
+
+/* The byte width of a fixed_size_binary array; 0 for other arrays and NULL. */
+int32_t am_array_byte_width(const am_array *array);
+/* ---- end of strings */
+
 #ifdef __cplusplus
 }
 #endif

@@ -140,3 +140,7 @@ AM_EXPORT int am_slice(const am_array *array, int64_t offset, int64_t length, am
   AM_API_BEGIN;
   AM_API_RETURN(slice(err, array, offset, length, out));
 }
+
+AM_EXPORT int32_t am_array_byte_width(const am_array *array) {
+  return array && array->type == AM_FIXED_SIZE_BINARY ? array->byte_width : 0;
+}

@@ -400,3 +400,168 @@ int am_string_full(am_err *err, const am_scalar *value, int64_t length, am_array
   am_array_free(one);
   return status;
 }
+
+/* Bytewise order, a shorter prefix first (pyarrow's order of strings and
+ * binary). */
+static int compare_bytes(const uint8_t *a, int64_t na, const uint8_t *b, int64_t nb) {
+  int64_t n = na < nb ? na : nb;
+  int c = n > 0 ? memcmp(a, b, (size_t)n) : 0;
+  if (c) return c < 0 ? -1 : 1;
+  return na < nb ? -1 : na > nb;
+}
+
+static int compare_holds(am_compare_op op, int c) {
+  switch (op) {
+    case AM_EQ:
+      return c == 0;
+    case AM_NE:
+      return c != 0;
+    case AM_LT:
+      return c < 0;
+    case AM_LE:
+      return c <= 0;
+    case AM_GT:
+      return c > 0;
+    default:
+      return c >= 0;
+  }
+}
+
+int am_string_compare(am_err *err, int op, const am_array *left, const am_array *right,
+                      const am_scalar *scalar, am_array **out) {
+  if (op < AM_EQ || op > AM_GE) return am_fail(err, AM_EINVAL, "unknown compare op %d", op);
+  static const char *names[] = {"equal",      "not_equal", "less",
+                                "less_equal", "greater",   "greater_equal"};
+  am_array *other = NULL;
+  int status = AM_OK;
+  if (right) {
+    if (!am_type_is_binary(right->type) || !am_type_is_binary(left->type) ||
+        right->type != left->type || right->byte_width != left->byte_width)
+      return am_fail(err, AM_ETYPE, "function '%s' has no kernel matching input types (%s, %s)",
+                     names[op], am_type_name(left->type), am_type_name(right->type));
+    if (right->length != left->length)
+      return am_fail(err, AM_EINVAL, "arrays of lengths %lld and %lld", (long long)left->length,
+                     (long long)right->length);
+  } else {
+    if (!am_type_is_binary(left->type) ||
+        (!scalar->is_null && !am_type_is_binary((am_type)scalar->type)))
+      return am_fail(err, AM_ETYPE, "function '%s' has no kernel matching input types (%s, %s)",
+                     names[op], am_type_name(left->type), am_type_name((am_type)scalar->type));
+    /* A null scalar of any type: every slot null, as pyarrow. */
+    am_scalar s = *scalar;
+    if (!s.is_null) s.type = left->type;
+    if (s.is_null || left->type != AM_FIXED_SIZE_BINARY || s.i64 == left->byte_width)
+      status = am_string_scalar_array(err, &s, left->type, left->byte_width, &other);
+    else
+      status = am_fail(err, AM_ETYPE,
+                       "function '%s' has no kernel matching input types (%s, "
+                       "fixed_size_binary[%lld])",
+                       names[op], am_string_format(left->type, left->byte_width), (long long)s.i64);
+    if (status != AM_OK) return status;
+  }
+  am_array *result = NULL;
+  int64_t n = left->length;
+  status = am_array_alloc_host(err, left->device, AM_BOOL, n, 1, &result);
+  if (status == AM_OK) {
+    uint8_t *bits = (uint8_t *)result->data, *valid = (uint8_t *)result->validity;
+    int64_t bytes = am_type_bytes(AM_BOOL, n);
+    memset(bits, 0, (size_t)bytes);
+    memset(valid, 0, (size_t)bytes);
+    int64_t nulls = 0;
+    for (int64_t i = 0; i < n; i++) {
+      int64_t j = right ? i : 0;
+      const am_array *r = right ? right : other;
+      if (!am_string_is_valid(left, i) || !am_string_is_valid(r, j)) {
+        nulls++;
+        continue;
+      }
+      int64_t na, nb;
+      const uint8_t *a = am_string_value(left, i, &na), *b = am_string_value(r, j, &nb);
+      valid[i >> 3] |= (uint8_t)(1u << (i & 7));
+      if (compare_holds((am_compare_op)op, compare_bytes(a, na, b, nb)))
+        bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+    }
+    atomic_store(&result->null_count, nulls);
+    *out = result;
+  }
+  am_array_free(other);
+  return status;
+}
+
+int am_string_aggregate(am_err *err, int op, const am_array *array,
+                        const am_aggregate_options *options, am_scalar *a, am_scalar *b) {
+  am_aggregate_options o = {1, 1, 0};
+  if (options) o = *options;
+  int64_t valid = 0, first = -1, last = -1, lo = -1, hi = -1;
+  for (int64_t i = 0; i < array->length; i++) {
+    if (!am_string_is_valid(array, i)) continue;
+    valid++;
+    if (first < 0) first = i;
+    last = i;
+    int64_t n, m = 0;
+    const uint8_t *v = am_string_value(array, i, &n), *w;
+    /* (the other value's size is read after the call that writes it) */
+    if (lo < 0 || ((w = am_string_value(array, lo, &m)), compare_bytes(v, n, w, m) < 0)) lo = i;
+    if (hi < 0 || ((w = am_string_value(array, hi, &m)), compare_bytes(v, n, w, m) > 0)) hi = i;
+  }
+  int nulls = valid < array->length;
+  int none = valid < (int64_t)o.min_count || (!o.skip_nulls && nulls);
+  int64_t rows[2];
+  switch (op) {
+    case AM_AGG_MIN:
+      rows[0] = lo, rows[1] = -2;
+      break;
+    case AM_AGG_MAX:
+      rows[0] = hi, rows[1] = -2;
+      break;
+    case AM_AGG_MIN_MAX:
+      rows[0] = lo, rows[1] = hi;
+      break;
+    case AM_AGG_FIRST:
+    case AM_AGG_LAST:
+    case AM_AGG_FIRST_LAST: {
+      /* Without skip_nulls, first/last are the first and last slots, null or
+       * not (min_count still counts the valid ones). */
+      int64_t f = o.skip_nulls ? first : array->length ? 0 : -1;
+      int64_t l = o.skip_nulls ? last : array->length - 1;
+      if (!o.skip_nulls) none = valid < (int64_t)o.min_count;
+      rows[0] = op == AM_AGG_LAST ? l : f;
+      rows[1] = op == AM_AGG_FIRST_LAST ? l : -2;
+      break;
+    }
+    default:
+      return am_fail(err, AM_ETYPE, "no kernel for %s arrays in this aggregate",
+                     am_type_name(array->type));
+  }
+  /* A result's bytes are copied into the calling thread's own storage (one
+   * block per output), so the scalar outlives the array it came from: the
+   * bytes stay valid until this thread's next call that writes a string
+   * scalar. */
+  static _Thread_local uint8_t *kept[2];
+  static _Thread_local int64_t kept_size[2];
+  am_scalar *outs[2] = {a, b};
+  for (int k = 0; k < 2; k++) {
+    if (rows[k] == -2 || !outs[k]) continue;
+    am_scalar s;
+    memset(&s, 0, sizeof s);
+    s.type = array->type;
+    s.i64 = array->byte_width; /* a fixed_size_binary's width, null or not */
+    if (none || rows[k] < 0 || !am_string_is_valid(array, rows[k])) {
+      s.is_null = 1;
+    } else {
+      int64_t n;
+      const uint8_t *v = am_string_value(array, rows[k], &n);
+      if (n > kept_size[k]) {
+        uint8_t *grown = realloc(kept[k], (size_t)n);
+        if (!grown) return am_fail(err, AM_ENOMEM, "out of memory");
+        kept[k] = grown;
+        kept_size[k] = n;
+      }
+      if (n) memcpy(kept[k], v, (size_t)n);
+      s.u64 = (uint64_t)(uintptr_t)kept[k];
+      s.i64 = n;
+    }
+    *outs[k] = s;
+  }
+  return AM_OK;
+}

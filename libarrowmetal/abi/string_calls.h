@@ -42,4 +42,13 @@ int am_string_if_else(am_err *err, const am_array *cond, const am_array *const *
 /* am_full of a string scalar (fixed_size_binary: its width is i64). */
 int am_string_full(am_err *err, const am_scalar *value, int64_t length, am_array **out);
 
+/* compare of string arrays (right) or with a string scalar: bytewise. */
+int am_string_compare(am_err *err, int op, const am_array *left, const am_array *right,
+                      const am_scalar *scalar, am_array **out);
+/* min, max, min_max, first, last, first_last (am_aggregate_op) of a string
+ * array (b: the second result); the scalars point at copies of the bytes in
+ * the thread's storage, valid until its next such call. */
+int am_string_aggregate(am_err *err, int op, const am_array *array,
+                        const am_aggregate_options *options, am_scalar *a, am_scalar *b);
+
 #endif

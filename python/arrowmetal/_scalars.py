@@ -31,13 +31,13 @@ __all__ = [
     "WORD0_INT64",
     "fill_bool",
     "fill_bytes",
-    "fill_str",
     "fill_float",
     "fill_int",
     "fill_int_subclass",
     "fill_none",
     "fill_numpy_scalar",
     "fill_pyarrow_scalar",
+    "fill_str",
     "scalar_of_type",
     "scalar_value",
 ]
@@ -97,7 +97,7 @@ def fill_bool(v, s, p):
 
 # A string scalar's bytes, kept alive as long as the am_scalar that points at
 # them (am_scalar.u64 holds their address, i64 their count).
-_STRING_BYTES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_STRING_BYTES: "weakref.WeakKeyDictionary[object, object]" = weakref.WeakKeyDictionary()
 
 
 def _fill_string_bytes(data, t, s):

@@ -290,6 +290,7 @@ _TAKES_STRUCT = {
     "am_struct_field", "am_struct_field_name", "am_struct_field_nullable", "am_struct_make",
     "am_table_make", "am_table_batch",
     "am_array_timezone",  # any handle: NULL where there is no time zone
+    "am_array_byte_width",  # any handle: 0 where it is not fixed_size_binary
 }  # fmt: skip
 
 
