@@ -117,6 +117,7 @@ FILES.update({name: join_cases.FILE for name in join_cases.OPS})
 FILES.update({name: rank_cases.FILE for name in rank_cases.OPS})
 # Temporal types: conformance/temporal_cases.py (every case with a temporal input).
 FILES.update({name: temporal_cases.FILE for name in temporal_cases.OPS})
+FILES.update({name: string_cases.FILE for name in string_cases.OPS})  # string functions
 
 
 # ---- pyarrow evaluation and error mapping -------------------------------------------------
@@ -212,6 +213,8 @@ def evaluate(op, params, args):
         return rank_cases.evaluate(op, params, args)
     if op in temporal_cases.OPS:
         return temporal_cases.evaluate(op, params, args)
+    if op in string_cases.OPS:
+        return string_cases.evaluate(op, params, args)
     raise AssertionError(op)
 
 
@@ -1708,7 +1711,8 @@ def update_readme(path):
     # The families with case modules of their own: their rows, from the cases, after
     # the others, in this order.
     families = (null_handling, hash_cases, rounding, quantile_cases, cumulative, sort_cases)
-    for family in families + (rank_cases, groupby_cases, join_cases, temporal_cases):
+    for family in families + (rank_cases, groupby_cases, join_cases, temporal_cases,
+                              string_cases):  # fmt: skip
         subject = getattr(family, "subject_type", lambda case: case["inputs"][0]["type"])
         rows = [r for r in rows if r.split("|")[1].strip() not in family.OPS]
         rows += cf.matrix_rows(CASES, family.OPS, subject)

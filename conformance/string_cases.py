@@ -17,6 +17,10 @@ import casefmt as cf
 from casefmt import STRING_TYPES
 
 FILE = "strings"
+# The string functions (am_string_function), in the order of am_string_op.
+OPS = ["utf8_length", "binary_length", "starts_with", "ends_with", "match_substring",
+       "find_substring", "count_substring", "ascii_upper", "ascii_lower"]  # fmt: skip
+MATCHING = OPS[2:7]
 FIXED = "fixed_size_binary[3]"
 WORDS = ["", "a", "ab", "hello", "héllo", "日本語", "e\u0301", "zz\x00z", "🙂", "ß", "x" * 300,
          "Ünïcödé", " padded ", "A"]  # fmt: skip
@@ -43,8 +47,52 @@ def poison(t):
     return cf.encode_values(t, words)
 
 
+def evaluate(op, params, args):
+    import pyarrow.compute as pc
+
+    if op in MATCHING:
+        return pc.call_function(op, [args[0]], pc.MatchSubstringOptions(params["pattern"]))
+    return pc.call_function(op, [args[0]])
+
+
+def call(case, arrays, scalars, out):
+    """(function name, status, out) of a string function's case."""
+    from amabi import ffi, lib
+
+    op = case["op"]
+    pattern = case["params"].get("pattern")
+    if pattern is None:
+        rc = lib.am_string_function(OPS.index(op), arrays[0], ffi.NULL, 0, 0, out)
+    else:
+        data = pattern.encode("utf-8")
+        rc = lib.am_string_function(OPS.index(op), arrays[0], data, len(data), 0, out)
+    return "am_string_function", rc, out
+
+
+PATTERNS = ["", "a", "é", "ll", "日本", "x" * 300, "\x00"]
+
+
+def gen_functions(g):
+    for t in STRING_TYPES:
+        for k, (n, nulls, off) in enumerate(SHAPES + [LARGE_SHAPE]):
+            for op in OPS:
+                cid = g.sweep_id(op, t, "unary", n, nulls, off)
+                inp = value(g, t, n, nulls, off, cid)
+                if op not in MATCHING:
+                    g.add(cid, op, {}, "unary", [inp])
+                    continue
+                for j, p in enumerate(PATTERNS if k in (3, 7) else PATTERNS[k % 4 : k % 4 + 1]):
+                    g.add(f"{cid}/pattern{j}", op, {"pattern": p}, "unary", [inp])
+    for op in OPS:  # bool and numbers: pyarrow has no kernel
+        for t in cf.TYPES:
+            g.add(f"{op}/{t}/unary/type-error", op, {"pattern": "a"} if op in MATCHING else {},
+                  "unary", [g.inline(t, [None])])  # fmt: skip
+
+
 def file_of(case):
     """The case file of a case with a string input (this family's), else None."""
+    if case["op"] in OPS:
+        return FILE
     for inp in case["inputs"]:
         t = inp["scalar"]["type"] if "scalar" in inp else inp["type"]
         if t in STRING_TYPES:
@@ -74,6 +122,7 @@ def scalar_word(t):
 
 
 def gen(g):
+    gen_functions(g)
     for t in STRING_TYPES:
         shapes = SHAPES + ([LARGE_SHAPE] if t in ("string", "binary") else [])
         for k, (n, nulls, off) in enumerate(shapes):

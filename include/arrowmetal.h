@@ -1176,7 +1176,9 @@ typedef enum am_function_family {
   /* Group-by */
   AM_FAMILY_GROUP_BY = 48, /* am_group_by: op = am_group_op ("hash_sum" ...) */
   /* Temporal functions */
-  AM_FAMILY_TEMPORAL_FIELD = 56 /* am_temporal_field: op = am_temporal_field_op */
+  AM_FAMILY_TEMPORAL_FIELD = 56, /* am_temporal_field: op = am_temporal_field_op */
+  /* 57-63: strings (issue #13) */
+  AM_FAMILY_STRING = 57 /* am_string_function: op = am_string_op */
 } am_function_family;
 
 typedef enum am_type_rule {
@@ -1769,6 +1771,41 @@ int am_export_stream(const am_table *table, struct ArrowArrayStream *out);
 
 /* The byte width of a fixed_size_binary array; 0 for other arrays and NULL. */
 int32_t am_array_byte_width(const am_array *array);
+/* pyarrow's string functions of one array (and a pattern), on the CPU.
+ * Types (pyarrow's): utf8_length, ascii_upper and ascii_lower take string
+ * and large_string; binary_length, find_substring and count_substring every
+ * string and binary type; starts_with, ends_with and match_substring
+ * string, large_string, binary and large_binary. Lengths
+ * and positions are int32 (int64 for the large types; fixed_size_binary:
+ * int32), matches bool, upper/lower the input's type. Nulls propagate.
+ * Another type is AM_ETYPE in pyarrow's words ("Function 'utf8_length' has
+ * no kernel matching input types (binary)"). */
+typedef enum am_string_op {
+  AM_UTF8_LENGTH = 0,     /* "utf8_length": code points (bytes that do not continue one) */
+  AM_BINARY_LENGTH = 1,   /* "binary_length": bytes */
+  AM_STARTS_WITH = 2,     /* "starts_with" (MatchSubstringOptions) */
+  AM_ENDS_WITH = 3,       /* "ends_with" */
+  AM_MATCH_SUBSTRING = 4, /* "match_substring": the pattern occurs */
+  AM_FIND_SUBSTRING = 5,  /* "find_substring": the first occurrence's byte index, -1 */
+  AM_COUNT_SUBSTRING = 6, /* "count_substring": non-overlapping occurrences */
+  AM_ASCII_UPPER = 7,     /* "ascii_upper": a-z to A-Z, other bytes kept */
+  AM_ASCII_LOWER = 8      /* "ascii_lower" */
+} am_string_op;
+
+/* Flags of am_string_function: pyarrow's MatchSubstringOptions. */
+typedef enum am_string_flag {
+  /* ignore_case=True: in the library where Unicode folding is ASCII folding (a
+   * string array whose valid values and pattern are all ASCII); otherwise
+   * AM_EUNSUPPORTED (the Python package runs pyarrow, counted). */
+  AM_STRING_IGNORE_CASE = 1
+} am_string_flag;
+
+/* `op` of `array` with `pattern` (its `pattern_length` bytes, borrowed for
+ * the call; NULL with length 0 for the ops without one, which must be given
+ * none: AM_EINVAL) under `flags` (am_string_flag; unknown bits AM_EINVAL).
+ * `*out` is a new host array. Thread-safe. */
+int am_string_function(am_string_op op, const am_array *array, const char *pattern,
+                       int64_t pattern_length, int flags, am_array **out);
 /* ---- end of strings */
 
 #ifdef __cplusplus

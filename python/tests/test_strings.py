@@ -210,7 +210,7 @@ _TAKES_STRING = {
     "am_drop_null", "am_fill_null", "am_coalesce", "am_if_else", "am_count", "am_to_device",
     "am_struct_make", "am_array_with_timezone", "am_table_make", "am_table_batch",
     "am_compare", "am_compare_scalar", "am_min", "am_max", "am_aggregate", "am_min_max",
-    "am_first_last", "am_array_byte_width",
+    "am_first_last", "am_array_byte_width", "am_string_function",
 }  # fmt: skip
 
 
@@ -284,3 +284,66 @@ def test_python_string_scalar_compare():
     m = am.array(a)
     check(m < "b", pc.less(a, "b"))
     assert am.max(a).as_py() == "é" and am.min(a).as_py() == ""
+
+
+FUNCTIONS = [
+    ("utf8_length", {}),
+    ("binary_length", {}),
+    ("starts_with", {"pattern": "a"}),
+    ("ends_with", {"pattern": "é"}),
+    ("match_substring", {"pattern": "ll"}),
+    ("match_substring", {"pattern": ""}),
+    ("find_substring", {"pattern": "l"}),
+    ("count_substring", {"pattern": "A"}),
+    ("count_substring", {"pattern": ""}),
+    ("ascii_upper", {}),
+    ("ascii_lower", {}),
+]
+
+
+@pytest.mark.parametrize(("t", "n", "nulls", "off"), list(cases()))
+def test_string_functions_match_pyarrow(t, n, nulls, off):
+    a = sliced(t, n, nulls, off)
+    ch = pa.chunked_array([a, a], t)
+    for name, kw in FUNCTIONS:
+        if t in (pa.binary(), pa.large_binary(), FIXED) and "pattern" in kw:
+            kw = {"pattern": kw["pattern"].encode()}
+        try:
+            want = getattr(pc, name)(a, **kw)
+        except pa.ArrowNotImplementedError:  # pyarrow has no kernel: neither here
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", am.ArrowMetalFallbackWarning)
+                with pytest.raises(pa.ArrowNotImplementedError):
+                    getattr(am, name)(a, **kw)
+            continue
+        check(getattr(am, name)(a, **kw), want)
+        check(getattr(am, name)(ch, **kw), getattr(pc, name)(ch, **kw))
+        if "pattern" in kw:
+            opts = pc.MatchSubstringOptions(kw["pattern"])
+            check(getattr(am, name)(a, options=opts), want)
+
+
+def test_ignore_case_runs_in_pyarrow_counted():
+    a = pa.array(["Hello", "WORLD", None, "ßtraße"])
+    before = am.fallbacks().get("match_substring", 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", am.ArrowMetalFallbackWarning)
+        got = am.match_substring(a, "o", ignore_case=True)
+    assert got.equals(pc.match_substring(a, "o", ignore_case=True))
+    assert am.fallbacks()["match_substring"] == before + 1
+
+
+def test_string_function_errors():
+    out = ffi.new("am_array **")
+    keep = am.array(pa.array(["a"]))
+    h = keep.handle
+    assert lib.am_string_function(lib.AM_UTF8_LENGTH, h, b"x", 1, 0, out) == lib.AM_EINVAL
+    assert lib.am_string_function(lib.AM_STARTS_WITH, h, ffi.NULL, 3, 0, out) == lib.AM_EINVAL
+    assert lib.am_string_function(99, h, ffi.NULL, 0, 0, out) == lib.AM_EINVAL
+    assert lib.am_string_function(lib.AM_STARTS_WITH, h, b"a", 1, 4, out) == lib.AM_EINVAL
+    numbers = am.array([1, 2])
+    assert (
+        lib.am_string_function(lib.AM_UTF8_LENGTH, numbers.handle, ffi.NULL, 0, 0, out)
+        == lib.AM_ETYPE
+    )
+    assert "Function 'utf8_length' has no kernel matching input types (int64)" in _error()
