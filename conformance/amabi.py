@@ -4,6 +4,7 @@ Arrow C Data Interface, and counting release callbacks."""
 
 import os
 import threading
+import weakref
 
 import casefmt as cf
 import pyarrow as pa
@@ -180,6 +181,9 @@ def export_array(handle):
     return pa.Array._import_from_c(ptr(array), ptr(schema))
 
 
+_SCALAR_BYTES = weakref.WeakKeyDictionary()
+
+
 def make_scalar(t, value):
     """am_scalar * for a decoded value (None: null). The fields the type does not use hold
     poison: the ABI says they are ignored."""
@@ -192,6 +196,13 @@ def make_scalar(t, value):
     if value is None:
         if t in cf.FLOAT_TYPES:
             s.f64 = 12345.0
+        return s
+    if t in cf.STRING_TYPES:  # u64: the address of its bytes, i64: their count
+        data = value.encode("utf-8") if isinstance(value, str) else bytes(value)
+        buf = ffi.new("char[]", data)
+        _SCALAR_BYTES[s] = buf  # alive as long as the scalar
+        s.u64 = int(ffi.cast("uintptr_t", buf))
+        s.i64 = len(data)
         return s
     if t == "bool" or t in cf.SIGNED_LIKE:
         s.i64 = int(value)
@@ -219,6 +230,9 @@ def scalar_value(s):
         raise AssertionError(f"scalar has type code {s.type}")
     if s.is_null:
         return t, None
+    if t in cf.STRING_TYPES:  # the bytes at u64, i64 of them (inside the input array)
+        data = ffi.buffer(ffi.cast("const char *", s.u64), s.i64)[:] if s.i64 else b""
+        return t, data.decode("utf-8") if t in cf.UTF8_TYPES else data
     if t == "bool":
         if s.i64 not in (0, 1):
             raise AssertionError(f"bool scalar holds i64 = {s.i64}")

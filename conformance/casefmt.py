@@ -55,6 +55,11 @@ TEMPORAL_STORAGE = {
     "duration[ns]": "int64",
 }
 TEMPORAL_TYPES = list(TEMPORAL_STORAGE)
+# Strings and binary (conformance/string_cases.py), never part of TYPES either. Values are
+# JSON strings: the text itself for string and large_string, lowercase hex of the bytes
+# for the binary types; fixed_size_binary cases use a width of 3.
+STRING_TYPES = ["string", "large_string", "binary", "large_binary", "fixed_size_binary[3]"]
+UTF8_TYPES = STRING_TYPES[:2]
 # Types whose values are coded as signed integers.
 SIGNED_LIKE = SIGNED_TYPES + TEMPORAL_TYPES
 INT_LIKE = INT_TYPES + TEMPORAL_TYPES
@@ -62,6 +67,7 @@ INT_LIKE = INT_TYPES + TEMPORAL_TYPES
 # am_type enum values of arrowmetal.h.
 AM_TYPE = {name: i + 1 for i, name in enumerate(TYPES)}
 AM_TYPE.update({name: 16 + i for i, name in enumerate(TEMPORAL_TYPES)})
+AM_TYPE.update({name: 30 + i for i, name in enumerate(STRING_TYPES)})
 AM_TYPE_NAME = {v: k for k, v in AM_TYPE.items()}
 
 FORMAT = {
@@ -113,6 +119,9 @@ PA_TYPE = {
     "float64": pa.float64(),
 }
 PA_TYPE.update({t: pa.type_for_alias(t) for t in TEMPORAL_TYPES})
+PA_TYPE.update(zip(STRING_TYPES, [pa.string(), pa.large_string(), pa.binary(),
+                                  pa.large_binary(), pa.binary(3)]))  # fmt: skip
+FORMAT.update(zip(STRING_TYPES, ["u", "U", "z", "Z", "w:3"]))
 TYPE_OF_PA = {str(v): k for k, v in PA_TYPE.items()}
 
 NP_DTYPE = {
@@ -130,6 +139,7 @@ NP_DTYPE = {
 }
 
 NP_DTYPE.update({t: NP_DTYPE[s] for t, s in TEMPORAL_STORAGE.items()})
+NP_DTYPE.update({t: np.dtype(object) for t in STRING_TYPES})
 BITS = {t: NP_DTYPE[t].itemsize * 8 for t in INT_LIKE}
 
 
@@ -160,6 +170,8 @@ def f32(x):
 def encode_value(t, v):
     if v is None:
         return None
+    if t in STRING_TYPES:
+        return v if t in UTF8_TYPES else bytes(v).hex()
     if t == "bool":
         return bool(v)
     if t in INT_LIKE:
@@ -181,6 +193,10 @@ def encode_value(t, v):
 def decode_value(t, j):
     if j is None:
         return None
+    if t in STRING_TYPES:
+        if not isinstance(j, str):
+            raise ValueError(f"{t} value must be a JSON string: {j!r}")
+        return j if t in UTF8_TYPES else bytes.fromhex(j)
     if t == "bool":
         if not isinstance(j, bool):
             raise ValueError(f"bool value must be true/false: {j!r}")
@@ -311,7 +327,11 @@ def gen_values(t, spec, total):
         if any(c is None for c in choices):
             raise ValueError("choices may not hold null")
         idx = (u % np.uint64(len(choices))).astype(np.int64)
-        values = np.array(choices, dtype=NP_DTYPE[t])[idx]
+        table = np.empty(len(choices), dtype=NP_DTYPE[t])
+        table[:] = choices  # strings: an object array (np.array would make a str dtype)
+        values = table[idx]
+    elif t in STRING_TYPES:
+        raise ValueError("string inputs are drawn with kind 'choice'")
     elif kind == "uniform":
         if t == "bool":
             values = (u % np.uint64(1000)) < np.uint64(int(spec.get("true_permille", 500)))
@@ -379,7 +399,8 @@ def materialize(inp):
             raise ValueError("offset beyond values")
         valid = np.array([v is not None for v in decoded], dtype=bool)
         null_fill = decode_value(t, inp.get("null_fill", _zero(t)))
-        values = np.array([null_fill if v is None else v for v in decoded], dtype=dtype)
+        values = np.empty(total, dtype=dtype)
+        values[:] = [null_fill if v is None else v for v in decoded]
     values = values.astype(dtype, copy=False)
     if (~valid).any():
         values = values.copy()
@@ -388,6 +409,8 @@ def materialize(inp):
 
 
 def _zero(t):
+    if t in STRING_TYPES:
+        return "000000" if t == "fixed_size_binary[3]" else ""
     if t == "bool":
         return False
     if t in INT_LIKE:
@@ -400,6 +423,10 @@ def to_pyarrow(m):
     exactly when some slot of the full array (padding included) is null."""
     t = m.type
     total = len(m.values)
+    if t in STRING_TYPES:
+        vals = [v if ok else None for v, ok in zip(m.values.tolist(), m.valid.tolist())]
+        arr = pa.array(vals, PA_TYPE[t])
+        return arr.slice(m.offset, m.length) if m.offset or m.length != total else arr
     if t == "bool":
         data = pa.py_buffer(np.packbits(m.values, bitorder="little").tobytes())
     else:
@@ -456,6 +483,8 @@ def scalar_value_of(scalar):
 def canonical_token(t, v):
     if v is None:
         return "null"
+    if t in STRING_TYPES:  # JSON's own string (text) or the hex of the bytes
+        return json.dumps(encode_value(t, v), ensure_ascii=True)
     if t == "bool":
         return "true" if v else "false"
     if t in INT_LIKE:
@@ -479,6 +508,8 @@ def digest(t, values):
 def canonical_bytes_array(arr):
     """canonical_bytes of a pyarrow array, vectorised (same bytes, much faster)."""
     t = type_name(arr.type)
+    if t in STRING_TYPES:
+        return canonical_bytes(t, arr.to_pylist())
     arr = _storage(arr)
     valid = np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
     if len(arr) == 0:

@@ -34,6 +34,7 @@ import quantile_cases
 import rank_cases
 import rounding
 import sort_cases
+import string_cases
 import temporal_cases
 from casefmt import (
     FLOAT_TYPES,
@@ -116,6 +117,7 @@ FILES.update({name: join_cases.FILE for name in join_cases.OPS})
 FILES.update({name: rank_cases.FILE for name in rank_cases.OPS})
 # Temporal types: conformance/temporal_cases.py (every case with a temporal input).
 FILES.update({name: temporal_cases.FILE for name in temporal_cases.OPS})
+FILES.update({name: string_cases.FILE for name in string_cases.OPS})  # string functions
 
 
 # ---- pyarrow evaluation and error mapping -------------------------------------------------
@@ -211,6 +213,8 @@ def evaluate(op, params, args):
         return rank_cases.evaluate(op, params, args)
     if op in temporal_cases.OPS:
         return temporal_cases.evaluate(op, params, args)
+    if op in string_cases.OPS:
+        return string_cases.evaluate(op, params, args)
     raise AssertionError(op)
 
 
@@ -251,6 +255,8 @@ def seed_of(key):
 
 def poison(t, role):
     """Values stored in the padding before a sliced input's first slot."""
+    if t in cf.STRING_TYPES:
+        return string_cases.poison(t)
     if t == "bool":
         return [True, None, False]
     if role == "index":
@@ -1644,7 +1650,7 @@ def write(out_dir):
     same cases give the same bytes."""
     files = OrderedDict()
     for case in CASES.values():
-        name = temporal_cases.file_of(case) or FILES[case["op"]]
+        name = temporal_cases.file_of(case) or string_cases.file_of(case) or FILES[case["op"]]
         files.setdefault(name, []).append(case)
     os.makedirs(out_dir, exist_ok=True)
     for name in os.listdir(out_dir):
@@ -1705,7 +1711,8 @@ def update_readme(path):
     # The families with case modules of their own: their rows, from the cases, after
     # the others, in this order.
     families = (null_handling, hash_cases, rounding, quantile_cases, cumulative, sort_cases)
-    for family in families + (rank_cases, groupby_cases, join_cases, temporal_cases):
+    for family in families + (rank_cases, groupby_cases, join_cases, temporal_cases,
+                              string_cases):  # fmt: skip
         subject = getattr(family, "subject_type", lambda case: case["inputs"][0]["type"])
         rows = [r for r in rows if r.split("|")[1].strip() not in family.OPS]
         rows += cf.matrix_rows(CASES, family.OPS, subject)
@@ -1885,6 +1892,7 @@ def main():
     join_cases.gen(sys.modules[__name__])
     rank_cases.gen(sys.modules[__name__])
     temporal_cases.gen(sys.modules[__name__])
+    string_cases.gen(sys.modules[__name__])  # strings and binary (issue #13)
     write(args.out)
     update_readme(os.path.join(HERE, "README.md"))
 

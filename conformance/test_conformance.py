@@ -17,6 +17,7 @@ import quantile_cases
 import rank_cases
 import rounding
 import sort_cases
+import string_cases
 import temporal_cases
 from amabi import ffi, lib
 
@@ -155,6 +156,8 @@ def call(case, arrays, scalars):
         return rank_cases.call(case, arrays, scalars, out)
     if op in temporal_cases.OPS:
         return temporal_cases.call(case, arrays, scalars, out)
+    if op in string_cases.OPS:
+        return string_cases.call(case, arrays, scalars, out)
     raise AssertionError("unknown op " + op)
 
 

@@ -147,8 +147,17 @@ def test_version_types_backends(dev):
 
 
 def test_type_info_describes_every_type():
-    # The numeric types 1-11, 12-15 reserved, the temporal types 16-29.
-    assert lib.am_type_count() == 16 + len(cf.TEMPORAL_TYPES)
+    # The numeric types 1-11, 12-15 reserved, the temporal types 16-29, strings 30-34.
+    assert lib.am_type_count() == 16 + len(cf.TEMPORAL_TYPES) + len(cf.STRING_TYPES)
+    for t in cf.STRING_TYPES:
+        amabi.check(
+            "am_type_info_get",
+            lib.am_type_info_get(cf.AM_TYPE[t], info := ffi.new("am_type_info *")),
+        )
+        assert info.kind == lib.AM_KIND_BINARY
+        assert ffi.string(info.format).decode() == cf.FORMAT[t].split(":")[0] + (
+            ":" if ":" in cf.FORMAT[t] else ""
+        )
     info = ffi.new("am_type_info *")
     for t in cf.TEMPORAL_TYPES:
         amabi.check("am_type_info_get", lib.am_type_info_get(cf.AM_TYPE[t], info))
@@ -736,7 +745,7 @@ MALFORMED = [
     ("dictionary", _dictionary, "AM_EINVAL"),
     ("null-buffers", _set("buffers", ffi.NULL), "AM_EINVAL"),
     ("unknown-format", _format(b"zz"), "AM_ETYPE"),
-    ("utf8-format", _format(b"u"), "AM_ETYPE"),
+    ("utf8-format", _format(b"u"), "AM_EINVAL"),  # a string array needs 3 buffers
     ("float16-format", _format(b"e"), "AM_ETYPE"),
     ("timestamp-unit-format", _format(b"tsx:"), "AM_ETYPE"),
     ("time-unit-format", _format(b"ttx"), "AM_ETYPE"),

@@ -17,6 +17,7 @@ import quantile_cases
 import rank_cases
 import rounding
 import sort_cases
+import string_cases
 import temporal_cases
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -36,6 +37,7 @@ OPS += rank_cases.OPS
 OPS += groupby_cases.OPS
 OPS += join_cases.OPS
 OPS += temporal_cases.OPS
+OPS += string_cases.OPS  # string functions (issue #13)
 LENGTHS = [0, 1, 7, 63, 64, 65, 1000, 100003]
 OFFSETS = [0, 1, 7, 63]
 

@@ -123,7 +123,13 @@ MALFORMED = [
     ("short-child", BATCH, _short_child, "AM_EINVAL", "shorter"),
     ("two-buffers", BATCH, _two_buffers, "AM_EINVAL", "1 buffer"),
     ("child-count", BATCH, _child_count, "AM_EINVAL", "children"),
-    ("string-field", pa.record_batch({"s": ["x"]}), None, "AM_ETYPE", "field 's'"),
+    (
+        "half-field",
+        pa.record_batch({"s": pa.array([1.5], pa.float16())}),
+        None,
+        "AM_ETYPE",
+        "field 's'",
+    ),
     (
         "null-rows",
         pa.StructArray.from_arrays([pa.array([1, 2])], ["x"], mask=pa.array([True, False])),
@@ -133,7 +139,7 @@ MALFORMED = [
     ),
     (
         "nested-bad-field",
-        pa.record_batch({"n": pa.StructArray.from_arrays([pa.array(["y"])], ["t"])}),
+        pa.record_batch({"n": pa.StructArray.from_arrays([pa.array([1.5], pa.float16())], ["t"])}),
         None,
         "AM_ETYPE",
         "field 'n.t'",

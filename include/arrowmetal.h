@@ -153,6 +153,24 @@ typedef enum am_type {
   AM_DURATION_MS = 27,
   AM_DURATION_US = 28,
   AM_DURATION_NS = 29,
+  /* Variable-length strings and binary (issue #13): an offsets buffer (int32,
+   * or int64 for the large types) and a data buffer of bytes, as Arrow lays
+   * them out; fixed_size_binary is one data buffer of `byte_width` bytes a
+   * slot (am_array_byte_width), the width a parameter of the array like a
+   * timestamp's time zone. Import and export are zero-copy on the CPU; the
+   * import checks the offsets (first >= 0, never decreasing, the array's
+   * offset and length within them) and, as pyarrow's C import, not the
+   * UTF-8 of utf8 arrays: the utf8_* functions check it where they read it,
+   * as pyarrow's do ("Invalid UTF8 sequence in input"). Calls that do not
+   * take strings refuse them with AM_ETYPE; GPU devices do not hold them yet
+   * (AM_EUNSUPPORTED "not yet on <device>"). See "Strings" at the end for
+   * the calls that take them. */
+  AM_UTF8 = 30,              /* "u" */
+  AM_LARGE_UTF8 = 31,        /* "U" */
+  AM_BINARY = 32,            /* "z" */
+  AM_LARGE_BINARY = 33,      /* "Z" */
+  AM_FIXED_SIZE_BINARY = 34, /* "w:N" */
+  /* 35-39: reserved (string_view, binary_view). */
   /* A struct array or record batch (Arrow "+s"): a handle with named child
    * handles and no kernels of its own (see "Tables" at the end). */
   AM_STRUCT = 64
@@ -362,7 +380,9 @@ typedef enum am_type_kind {
   AM_KIND_SIGNED = 1,
   AM_KIND_UNSIGNED = 2,
   AM_KIND_FLOAT = 3,
-  AM_KIND_TEMPORAL = 4 /* timestamps, dates, times, durations: integers of a unit */
+  AM_KIND_TEMPORAL = 4, /* timestamps, dates, times, durations: integers of a unit */
+  AM_KIND_BINARY = 5    /* strings and binary: bit_width is the offsets' (32, 64), 8 for
+                           fixed_size_binary */
 } am_type_kind;
 
 typedef struct am_type_info {
@@ -1156,7 +1176,9 @@ typedef enum am_function_family {
   /* Group-by */
   AM_FAMILY_GROUP_BY = 48, /* am_group_by: op = am_group_op ("hash_sum" ...) */
   /* Temporal functions */
-  AM_FAMILY_TEMPORAL_FIELD = 56 /* am_temporal_field: op = am_temporal_field_op */
+  AM_FAMILY_TEMPORAL_FIELD = 56, /* am_temporal_field: op = am_temporal_field_op */
+  /* 57-63: strings (issue #13) */
+  AM_FAMILY_STRING = 57 /* am_string_function: op = am_string_op */
 } am_function_family;
 
 typedef enum am_type_rule {
@@ -1723,6 +1745,71 @@ void am_table_release(am_table *table);
  * thread, one at a time (as the interface requires). */
 int am_export_stream(const am_table *table, struct ArrowArrayStream *out);
 /* ---- end of tables */
+
+/* ---- Strings and binary (issue #13; types AM_UTF8 ... AM_FIXED_SIZE_BINARY)
+ * The calls that take string and binary arrays, all on the CPU (a GPU
+ * device refuses them: AM_EUNSUPPORTED "strings and binary are not yet on
+ * <device>"): am_import / am_import_device (CPU arrays; zero-copy, offsets
+ * checked), am_export / am_export_device (zero-copy, 3 buffers, released
+ * once), struct and table children, the property getters, am_slice
+ * (zero-copy), am_to_device (to the CPU), am_filter / am_filter_nulls,
+ * am_take, am_concat, am_is (is_null, is_valid; the others AM_ETYPE),
+ * am_drop_null, am_fill_null, am_coalesce, am_if_else, am_count, am_full,
+ * am_compare / am_compare_scalar, am_min, am_max, am_min_max,
+ * am_first_last and am_aggregate's AM_AGG_MIN/MAX/FIRST/LAST.
+ * Every other call refuses them with AM_ETYPE. Values of one call must be of
+ * one string type (a utf8 array does not meet a large_utf8 one here).
+ * A string scalar (fill_null, coalesce, if_else, am_full) is an am_scalar of
+ * the string type whose `u64` is the address of its bytes (borrowed for the
+ * call) and `i64` their count; any string or binary scalar goes with
+ * variable-length values (its bytes taken as they are), and a
+ * fixed_size_binary scalar's i64 must be the values' width. A string
+ * scalar the library writes (compare's inputs aside: min, max, min_max,
+ * first, last, first_last) points at a copy of the bytes in storage of the
+ * calling thread, valid until that thread's next call that writes one; a
+ * fixed_size_binary result's i64 is the width even when it is null.
+ * Compare is bytewise (a prefix first), as pyarrow. UTF-8 is not
+ * checked at import (pyarrow's C import does not check it either).
+ * Thread safety and ownership: as every call. */
+
+/* The byte width of a fixed_size_binary array; 0 for other arrays and NULL. */
+int32_t am_array_byte_width(const am_array *array);
+/* pyarrow's string functions of one array (and a pattern), on the CPU.
+ * Types (pyarrow's): utf8_length, ascii_upper and ascii_lower take string
+ * and large_string; binary_length, find_substring and count_substring every
+ * string and binary type; starts_with, ends_with and match_substring
+ * string, large_string, binary and large_binary. Lengths
+ * and positions are int32 (int64 for the large types; fixed_size_binary:
+ * int32), matches bool, upper/lower the input's type. Nulls propagate.
+ * Another type is AM_ETYPE in pyarrow's words ("Function 'utf8_length' has
+ * no kernel matching input types (binary)"). */
+typedef enum am_string_op {
+  AM_UTF8_LENGTH = 0,     /* "utf8_length": code points (bytes that do not continue one) */
+  AM_BINARY_LENGTH = 1,   /* "binary_length": bytes */
+  AM_STARTS_WITH = 2,     /* "starts_with" (MatchSubstringOptions) */
+  AM_ENDS_WITH = 3,       /* "ends_with" */
+  AM_MATCH_SUBSTRING = 4, /* "match_substring": the pattern occurs */
+  AM_FIND_SUBSTRING = 5,  /* "find_substring": the first occurrence's byte index, -1 */
+  AM_COUNT_SUBSTRING = 6, /* "count_substring": non-overlapping occurrences */
+  AM_ASCII_UPPER = 7,     /* "ascii_upper": a-z to A-Z, other bytes kept */
+  AM_ASCII_LOWER = 8      /* "ascii_lower" */
+} am_string_op;
+
+/* Flags of am_string_function: pyarrow's MatchSubstringOptions. */
+typedef enum am_string_flag {
+  /* ignore_case=True: in the library where Unicode folding is ASCII folding (a
+   * string array whose valid values and pattern are all ASCII); otherwise
+   * AM_EUNSUPPORTED (the Python package runs pyarrow, counted). */
+  AM_STRING_IGNORE_CASE = 1
+} am_string_flag;
+
+/* `op` of `array` with `pattern` (its `pattern_length` bytes, borrowed for
+ * the call; NULL with length 0 for the ops without one, which must be given
+ * none: AM_EINVAL) under `flags` (am_string_flag; unknown bits AM_EINVAL).
+ * `*out` is a new host array. Thread-safe. */
+int am_string_function(am_string_op op, const am_array *array, const char *pattern,
+                       int64_t pattern_length, int flags, am_array **out);
+/* ---- end of strings */
 
 #ifdef __cplusplus
 }

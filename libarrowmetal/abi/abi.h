@@ -59,6 +59,13 @@ static inline int am_settle(am_err *err, const am_array *array) {
     return am_fail(err, AM_ETYPE,
                    "a struct array (a table's rows) has no kernels: pass its columns "
                    "(am_struct_field)");
+  /* Strings and binary likewise reach only the calls that take them
+   * (abi/strings.h), which test for them before settling. */
+  if (am_type_is_binary(array->type))
+    return am_fail(err, AM_ETYPE,
+                   "no kernel for %s arrays in this function (strings and binary take the "
+                   "calls listed under \"Strings\" in arrowmetal.h)",
+                   am_type_name(array->type));
   return am_array_pending(array) ? array->device->backend->queue.resolve(err, array) : AM_OK;
 }
 

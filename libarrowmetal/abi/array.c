@@ -1,12 +1,15 @@
 /* Handle lifetime, properties, and the calls that make arrays without a
  * kernel over an input: full, to_device, slice. */
 #include "abi.h"
+#include "core/string_array.h"
 #include "route.h"
+#include "string_calls.h"
 
 AM_EXPORT void am_release(am_array *array) { am_array_free(array); }
 
 int am_count_nulls(am_err *err, const am_array *array, int64_t *out) {
-  int status = am_settle(err, array);
+  /* A string array is never pending (GPUs do not hold them yet). */
+  int status = am_type_is_binary(array->type) ? AM_OK : am_settle(err, array);
   if (status != AM_OK) return status;
   am_array *mutable_array = (am_array *)array;
   int64_t count = atomic_load_explicit(&mutable_array->null_count, memory_order_relaxed);
@@ -24,7 +27,8 @@ int am_count_nulls(am_err *err, const am_array *array, int64_t *out) {
  * from answering gives -1, and the caller's last error is left alone. */
 AM_EXPORT int64_t am_length(const am_array *array) {
   if (!array) return -1;
-  if (array->type == AM_STRUCT) return array->length; /* rows; never pending */
+  if (array->type == AM_STRUCT || am_type_is_binary(array->type))
+    return array->length; /* rows; never pending */
   am_err err;
   am_err_init(&err, "am_length");
   if (am_settle(&err, array) != AM_OK) return -1;
@@ -46,6 +50,8 @@ AM_EXPORT am_type am_array_type(const am_array *array) {
 
 AM_EXPORT const char *am_format(const am_array *array) {
   if (array && array->type == AM_STRUCT) return "+s";
+  if (array && array->type == AM_FIXED_SIZE_BINARY)
+    return am_string_format(array->type, array->byte_width);
   return array ? am_format_with_timezone(array->type, array->timezone) : NULL;
 }
 
@@ -57,6 +63,10 @@ static int full(am_err *err, const am_scalar *value, int64_t length, am_device *
   AM_REQUIRE(out, "out");
   if (!am_type_valid(value->type))
     return am_fail(err, AM_ETYPE, "invalid scalar type %d", value->type);
+  if (am_type_is_binary((am_type)value->type)) {
+    if (device && device != am_host_device()) return am_string_not_on(err, device);
+    return am_string_full(err, value, length, out);
+  }
   if (length < 0 || length > AM_MAX_LENGTH)
     return am_fail(err, AM_EINVAL, "length %lld is outside 0 to 2^52", (long long)length);
   int status;
@@ -88,6 +98,13 @@ static int to_device(am_err *err, const am_array *array, am_device *device, am_a
   AM_REQUIRE(array, "array");
   AM_REQUIRE(device, "device");
   AM_REQUIRE(out, "out");
+  if (am_type_is_binary(array->type)) {
+    if (device == array->device) {
+      *out = am_array_share(array);
+      return *out ? AM_OK : am_fail(err, AM_ENOMEM, "out of memory");
+    }
+    return am_string_not_on(err, device);
+  }
   int status = am_settle(err, array);
   if (status != AM_OK) return status;
   return am_move(err, array, device, out);
@@ -105,7 +122,7 @@ static int slice(am_err *err, const am_array *array, int64_t offset, int64_t len
   if (offset < 0 || length < 0)
     return am_fail(err, AM_EINVAL, "negative offset %lld or length %lld", (long long)offset,
                    (long long)length);
-  int status = am_settle(err, array);
+  int status = am_type_is_binary(array->type) ? AM_OK : am_settle(err, array);
   if (status != AM_OK) return status;
   if (offset > array->length) offset = array->length;
   if (length > array->length - offset) length = array->length - offset;
@@ -122,4 +139,8 @@ static int slice(am_err *err, const am_array *array, int64_t offset, int64_t len
 AM_EXPORT int am_slice(const am_array *array, int64_t offset, int64_t length, am_array **out) {
   AM_API_BEGIN;
   AM_API_RETURN(slice(err, array, offset, length, out));
+}
+
+AM_EXPORT int32_t am_array_byte_width(const am_array *array) {
+  return array && array->type == AM_FIXED_SIZE_BINARY ? array->byte_width : 0;
 }

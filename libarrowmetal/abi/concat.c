@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "abi.h"
+#include "string_calls.h"
 
 /* Host copies of arrays that live elsewhere (GPU arrays are downloaded). */
 static int gather_on_host(am_err *err, const am_array *const *arrays, int64_t count,
@@ -51,6 +52,8 @@ static int concat(am_err *err, const am_array *const *arrays, int64_t count, am_
 AM_EXPORT int am_concat(const am_array *const *arrays, int64_t count, am_device *device,
                         am_array **out) {
   AM_API_BEGIN;
+  if (arrays && out && count > 0 && am_any_binary(arrays, count))
+    AM_API_RETURN(am_string_concat(err, arrays, count, device, out));
   /* Temporal arrays of one type join as their storage integers. */
   for (int64_t i = 1; arrays && arrays[0] && i < count; i++)
     if (arrays[i] && arrays[i]->type != arrays[0]->type)

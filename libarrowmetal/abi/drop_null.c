@@ -4,6 +4,7 @@
  * where the array lives. */
 #include "abi.h"
 #include "route.h"
+#include "string_calls.h"
 
 /* A boolean array over the validity bits of `array` (its slots: true where
  * `array` is valid), sharing the buffer that keeps them. */
@@ -19,6 +20,7 @@ static int validity_mask(am_err *err, const am_array *array, am_array **out) {
 static int drop_null(am_err *err, const am_array *array, am_array **out) {
   AM_REQUIRE(array, "array");
   AM_REQUIRE(out, "out");
+  if (am_type_is_binary(array->type)) return am_string_drop_null(err, array, out);
   int status = am_settle(err, array);
   if (status != AM_OK) return status;
   int64_t nulls = atomic_load(&((am_array *)array)->null_count);

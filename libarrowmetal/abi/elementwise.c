@@ -6,6 +6,7 @@
 #include "abi.h"
 #include "core/ops.h"
 #include "route.h"
+#include "string_calls.h"
 
 /* Safe-casts `array` to `to` on its own device, or shares it when it already
  * has that type. *converted must be freed by the caller. */
@@ -127,12 +128,16 @@ static int compare(am_err *err, am_compare_op op, const am_array *left, const am
 AM_EXPORT int am_compare(am_compare_op op, const am_array *left, const am_array *right,
                          am_array **out) {
   AM_API_BEGIN;
+  if (left && right && out && (am_type_is_binary(left->type) || am_type_is_binary(right->type)))
+    AM_API_RETURN(am_string_compare(err, (int)op, left, right, NULL, out));
   AM_API_RETURN(compare(err, op, left, right, NULL, out));
 }
 
 AM_EXPORT int am_compare_scalar(am_compare_op op, const am_array *left, const am_scalar *right,
                                 am_array **out) {
   AM_API_BEGIN;
+  if (left && right && out && am_type_is_binary(left->type))
+    AM_API_RETURN(am_string_compare(err, (int)op, left, NULL, right, out));
   AM_API_RETURN(compare(err, op, left, NULL, right, out));
 }
 
@@ -185,8 +190,9 @@ static int cast(am_err *err, const am_array *array, am_type to, int flags, am_ar
     *out = am_array_share(array);
     return *out ? AM_OK : am_fail(err, AM_ENOMEM, "out of memory");
   }
-  /* Casts of temporal types (units, time zones, strings) are not kernels here yet. */
-  if (am_type_is_temporal(array->type) || am_type_is_temporal(to))
+  /* Casts of temporal types (units, time zones, strings) and to strings are
+   * not kernels here yet. */
+  if (am_type_is_temporal(array->type) || am_type_is_temporal(to) || am_type_is_binary(to))
     return am_fail(err, AM_ETYPE, "Unsupported cast from %s to %s", am_type_name(array->type),
                    am_type_name(to));
   am_route route;

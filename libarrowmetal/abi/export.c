@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "abi.h"
+#include "core/string_array.h"
 #include "tables.h"
 
 /* A dictionary array's schema owns its dictionary's (one allocation). */
@@ -25,7 +26,9 @@ static int fill_schema(am_err *err, const am_array *array, struct ArrowSchema *s
     }
   }
   memset(schema, 0, sizeof *schema);
-  schema->format = am_format_with_timezone(array->type, array->timezone);
+  schema->format = am_type_is_binary(array->type)
+                       ? am_string_format(array->type, array->byte_width)
+                       : am_format_with_timezone(array->type, array->timezone);
   if (!schema->format) {
     if (dictionary) release_schema(dictionary), free(dictionary);
     return am_fail(err, AM_ENOMEM, "out of memory");
@@ -64,7 +67,7 @@ static int export_array(am_err *err, const am_array *array, struct ArrowSchema *
       if (array_out) array_out->release(array_out);
     return status;
   }
-  int status = am_settle(err, array);
+  int status = am_type_is_binary(array->type) ? AM_OK : am_settle(err, array);
   if (status != AM_OK) return status;
   /* A dictionary array's dictionary first: a failure leaves nothing out. */
   struct ArrowArray dictionary;
@@ -113,7 +116,7 @@ static int export_device(am_err *err, const am_array *array, struct ArrowSchema 
       array_out->array.release(&array_out->array);
     return status;
   }
-  int status = am_settle(err, array);
+  int status = am_type_is_binary(array->type) ? AM_OK : am_settle(err, array);
   if (status != AM_OK) return status;
   if (array->dictionary)
     return am_fail(err, AM_EUNSUPPORTED,

@@ -6,6 +6,7 @@
 #include "core/ops.h"
 #include "nulls.h"
 #include "route.h"
+#include "string_calls.h"
 
 /* The type of a side: its array's, its scalar's, or AM_TYPE_INVALID for a
  * null scalar of no type. */
@@ -105,6 +106,14 @@ AM_EXPORT int am_if_else(const am_array *cond, const am_array *left, const am_sc
   AM_API_BEGIN;
   const am_array *arrays[2] = {left, right};
   const am_scalar *scalars[2] = {left_scalar, right_scalar};
+  if (cond && out &&
+      (am_any_binary(arrays, 2) || (left_scalar && am_type_is_binary((am_type)left_scalar->type)) ||
+       (right_scalar && am_type_is_binary((am_type)right_scalar->type)))) {
+    if (!left && !right)
+      AM_API_RETURN(am_fail(err, AM_EUNSUPPORTED,
+                            "if_else of two string scalars: give one side as an array"));
+    AM_API_RETURN(am_string_if_else(err, cond, arrays, scalars, out));
+  }
   am_storage_values_t v;
   int status = am_storage_values(err, arrays, scalars, 2, &v);
   if (status != AM_OK) AM_API_RETURN(status);

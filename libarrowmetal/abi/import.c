@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "abi.h"
+#include "core/string_array.h"
+#include "string_calls.h"
 #include "tables.h"
 
 static int check_schema(am_err *err, const struct ArrowSchema *schema, am_type *type) {
@@ -23,7 +25,11 @@ static int check_schema(am_err *err, const struct ArrowSchema *schema, am_type *
   if (*type == AM_TYPE_INVALID)
     return am_fail(err, AM_ETYPE,
                    "unsupported format '%s' (supported: b c s i l C S I L f g, tss: tsm: tsu: tsn: "
-                   "with a time zone, tdD tdm tts ttm ttu ttn tDs tDm tDu tDn)",
+                   "with a time zone, tdD tdm tts ttm ttu ttn tDs tDm tDu tDn, u U z Z w:N)",
+                   schema->format);
+  if (*type == AM_FIXED_SIZE_BINARY && am_string_format_width(schema->format) < 0)
+    return am_fail(err, AM_EINVAL,
+                   "malformed fixed_size_binary format '%s' (expected 'w:' and a byte width)",
                    schema->format);
   return AM_OK;
 }
@@ -52,9 +58,10 @@ int am_check_array_extent(am_err *err, const struct ArrowArray *a) {
 static int check_array(am_err *err, const struct ArrowArray *a, am_type type) {
   int status = am_check_array_extent(err, a);
   if (status != AM_OK) return status;
-  if (a->n_buffers != 2)
-    return am_fail(err, AM_EINVAL, "format '%s' needs 2 buffers, the array has %lld",
-                   am_type_format_of(type), (long long)a->n_buffers);
+  int64_t buffers = am_type_is_var_binary(type) ? 3 : 2;
+  if (a->n_buffers != buffers)
+    return am_fail(err, AM_EINVAL, "format '%s' needs %lld buffers, the array has %lld",
+                   am_type_format_of(type), (long long)buffers, (long long)a->n_buffers);
   if (a->n_children < 0)
     return am_fail(err, AM_EINVAL, "array n_children is negative (%lld)", (long long)a->n_children);
   if (a->n_children != 0)
@@ -62,7 +69,7 @@ static int check_array(am_err *err, const struct ArrowArray *a, am_type type) {
                    (long long)a->n_children);
   if (a->dictionary) return am_fail(err, AM_EINVAL, "a primitive array has no dictionary");
   if (!a->buffers) return am_fail(err, AM_EINVAL, "buffers is NULL");
-  if (!a->buffers[1] && a->length > 0)
+  if (!a->buffers[1] && a->length > 0 && !am_type_is_binary(type))
     return am_fail(err, AM_EINVAL, "data buffer is NULL with length %lld", (long long)a->length);
   if (!a->buffers[0] && a->null_count > 0)
     return am_fail(err, AM_EINVAL, "validity bitmap is NULL with null_count %lld",
@@ -106,9 +113,25 @@ static int import_host(am_err *err, const struct ArrowSchema *schema, struct Arr
     return status;
   }
   int aligned = data_aligned(array, type);
+  int32_t width = type == AM_FIXED_SIZE_BINARY ? am_string_format_width(schema->format) : 0;
+  int64_t bytes_size = 0;
+  if (am_type_is_binary(type) &&
+      (status = am_string_check_import(err, type, width, array->buffers[1],
+                                       array->n_buffers > 2 ? array->buffers[2] : NULL,
+                                       array->offset, array->length, &bytes_size)) != AM_OK) {
+    array->release(array);
+    array->release = NULL;
+    return status;
+  }
   am_array *host = NULL;
   status = am_array_adopt(err, am_host_device(), type, array, &host);
-  if (status == AM_OK && !aligned) status = align_host(err, &host);
+  if (status == AM_OK && am_type_is_binary(type)) {
+    host->bytes_size = bytes_size;
+    host->byte_width = width;
+    if (!aligned) status = am_string_realign(err, &host);
+  } else if (status == AM_OK && !aligned) {
+    status = align_host(err, &host);
+  }
   if (status == AM_OK) status = am_take_timezone(err, host, schema->format);
   if (status != AM_OK) return status;
   if (atomic_load(&host->null_count) < 0) {
@@ -132,6 +155,10 @@ int am_place(am_err *err, am_array *host, am_device *device, am_array **out) {
   if (device == host->device) {
     *out = host;
     return AM_OK;
+  }
+  if (am_type_is_binary(host->type)) {
+    am_array_free(host);
+    return am_string_not_on(err, device);
   }
   int status = device->backend->memory.upload(err, device, host, out);
   if (status == AM_OK) (*out)->timezone = host->timezone;
@@ -199,6 +226,7 @@ static int import_device(am_err *err, const struct ArrowSchema *schema,
   status = check_schema(err, schema, &type);
   if (status == AM_OK) status = check_array(err, &array->array, type);
   if (status == AM_OK && !out) status = am_fail(err, AM_EINVAL, "out is NULL");
+  if (status == AM_OK && am_type_is_binary(type)) status = am_string_not_on(err, device);
   if (status == AM_OK && !data_aligned(&array->array, type))
     status = am_fail(err, AM_EINVAL,
                      "the device data buffer is not aligned to the %d bytes of a %s element "

@@ -4,6 +4,7 @@
 #include "abi.h"
 #include "core/ops.h"
 #include "route.h"
+#include "string_calls.h"
 
 static int reduce(am_err *err, am_reduce_op op, const am_array *array, am_scalar *out) {
   AM_REQUIRE(array, "array");
@@ -29,6 +30,8 @@ AM_EXPORT int am_sum(const am_array *array, am_scalar *out) {
 
 AM_EXPORT int am_min(const am_array *array, am_scalar *out) {
   AM_API_BEGIN;
+  if (array && out && am_type_is_binary(array->type))
+    AM_API_RETURN(am_string_aggregate(err, AM_AGG_MIN, array, NULL, out, NULL));
   if (array && am_type_is_duration(array->type)) /* pyarrow: no min_max of durations */
     AM_API_RETURN(am_temporal_no_kernel(err, "min_max", array));
   am_storage_keep keep;
@@ -39,6 +42,8 @@ AM_EXPORT int am_min(const am_array *array, am_scalar *out) {
 
 AM_EXPORT int am_max(const am_array *array, am_scalar *out) {
   AM_API_BEGIN;
+  if (array && out && am_type_is_binary(array->type))
+    AM_API_RETURN(am_string_aggregate(err, AM_AGG_MAX, array, NULL, out, NULL));
   if (array && am_type_is_duration(array->type))
     AM_API_RETURN(am_temporal_no_kernel(err, "min_max", array));
   am_storage_keep keep;

@@ -1,6 +1,7 @@
 /* Filter and take: type checks, then the backend. */
 #include "abi.h"
 #include "route.h"
+#include "string_calls.h"
 
 /* The backend's filter (with `nulls`) or take (by op) on the devices the
  * route chose; take's indices are int32 or int64 by then. */
@@ -45,6 +46,8 @@ static int filter(am_err *err, const am_array *array, const am_array *mask, am_n
 
 AM_EXPORT int am_filter(const am_array *array, const am_array *mask, am_array **out) {
   AM_API_BEGIN;
+  if (array && mask && out && am_type_is_binary(array->type))
+    AM_API_RETURN(am_string_filter(err, array, mask, AM_NULL_DROP, out));
   am_storage_keep keep;
   int status = am_storage_begin(err, &array, &keep);
   if (status == AM_OK) status = filter(err, array, mask, AM_NULL_DROP, out);
@@ -54,6 +57,8 @@ AM_EXPORT int am_filter(const am_array *array, const am_array *mask, am_array **
 AM_EXPORT int am_filter_nulls(const am_array *array, const am_array *mask, am_null_selection nulls,
                               am_array **out) {
   AM_API_BEGIN;
+  if (array && mask && out && am_type_is_binary(array->type))
+    AM_API_RETURN(am_string_filter(err, array, mask, (int)nulls, out));
   am_storage_keep keep;
   int status = am_storage_begin(err, &array, &keep);
   if (status == AM_OK) status = filter(err, array, mask, nulls, out);
@@ -99,6 +104,8 @@ static int take(am_err *err, const am_array *array, const am_array *indices, am_
 
 AM_EXPORT int am_take(const am_array *array, const am_array *indices, am_array **out) {
   AM_API_BEGIN;
+  if (array && indices && out && am_type_is_binary(array->type))
+    AM_API_RETURN(am_string_take(err, array, indices, out));
   am_storage_keep keep;
   int status = am_storage_begin(err, &array, &keep);
   if (status == AM_OK) status = take(err, array, indices, out);

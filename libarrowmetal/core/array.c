@@ -29,6 +29,10 @@ am_array *am_array_make(am_device *device, am_type type, int64_t length, int64_t
   array->dictionary = NULL;
   array->fields = NULL;
   array->timezone = NULL;
+  array->bytes = NULL;
+  array->bytes_buf = NULL;
+  array->bytes_size = 0;
+  array->byte_width = 0;
   return array;
 }
 
@@ -37,7 +41,13 @@ am_array *am_array_share(const am_array *array) {
                                    atomic_load_explicit(&array->null_count, memory_order_relaxed),
                                    am_buffer_retain(array->validity_buf), array->validity,
                                    am_buffer_retain(array->data_buf), array->data);
-  if (shared) shared->timezone = array->timezone;
+  if (shared) {
+    shared->timezone = array->timezone;
+    shared->bytes = array->bytes;
+    shared->bytes_buf = am_buffer_retain(array->bytes_buf);
+    shared->bytes_size = array->bytes_size;
+    shared->byte_width = array->byte_width;
+  }
   if (shared && array->dictionary && !(shared->dictionary = am_array_share(array->dictionary))) {
     am_array_free(shared);
     return NULL;
@@ -74,6 +84,7 @@ void am_array_free(am_array *array) {
   if (pending) pending->destroy(pending);
   am_buffer_release(array->validity_buf);
   am_buffer_release(array->data_buf);
+  am_buffer_release(array->bytes_buf);
   am_array_free(array->dictionary);
   am_struct_fields_free(array->fields);
   free(array);
@@ -82,7 +93,8 @@ void am_array_free(am_array *array) {
 typedef struct export_state {
   am_buffer *validity;
   am_buffer *data;
-  const void *buffers[2];
+  am_buffer *bytes; /* a string array's data buffer (buffers[2]) */
+  const void *buffers[3];
   struct ArrowArray dictionary; /* released with the array when it is set */
 } export_state;
 
@@ -90,6 +102,7 @@ static void release_export(struct ArrowArray *array) {
   export_state *state = array->private_data;
   am_buffer_release(state->validity);
   am_buffer_release(state->data);
+  am_buffer_release(state->bytes);
   if (state->dictionary.release) state->dictionary.release(&state->dictionary);
   free(state);
   array->release = NULL;
@@ -118,12 +131,18 @@ int am_array_export(am_err *err, const am_array *array, int64_t null_count,
   state->data = am_buffer_retain(array->data_buf);
   state->buffers[0] = has_validity ? array->validity : NULL;
   state->buffers[1] = array->data;
+  /* A string array's third buffer, its bytes (never NULL: an empty one
+   * points at a valid empty block). */
+  int strings = am_type_is_var_binary(array->type);
+  static const _Alignas(64) uint64_t no_bytes[1];
+  state->bytes = strings ? am_buffer_retain(array->bytes_buf) : NULL;
+  state->buffers[2] = !strings ? NULL : array->bytes ? (const void *)array->bytes : no_bytes;
   state->dictionary.release = NULL;
   memset(out, 0, sizeof *out);
   out->length = array->length;
   out->null_count = has_validity ? null_count : 0;
   out->offset = array->offset;
-  out->n_buffers = 2;
+  out->n_buffers = strings ? 3 : 2;
   out->buffers = state->buffers;
   out->release = release_export;
   out->private_data = state;
@@ -182,6 +201,12 @@ int am_array_adopt(am_err *err, am_device *device, am_type type, struct ArrowArr
       am_array_make(device, type, moved->length, offset, null_count,
                     validity ? am_buffer_retain(keeper) : NULL, validity, keeper, data);
   if (!adopted) return am_fail(err, AM_ENOMEM, "out of memory");
+  if (am_type_is_var_binary(type) && moved->n_buffers > 2) {
+    /* A string array's bytes: the same keeper (the caller sets bytes_size
+     * from its check of the offsets). */
+    adopted->bytes = moved->buffers[2];
+    adopted->bytes_buf = am_buffer_retain(keeper);
+  }
   *out = adopted;
   return AM_OK;
 }

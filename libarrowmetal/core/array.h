@@ -43,6 +43,18 @@ struct am_array {
   /* A timestamp's time zone (interned by am_intern: never freed), NULL when
    * it has none; carried by shares, moves and the temporal functions. */
   const char *timezone;
+  /* Strings and binary (core/string_array.h). A utf8/binary array's `data`
+   * and `data_buf` are its offsets (int32, int64 for the large types:
+   * offset + length + 1 of them from `data`), and these its bytes: the
+   * data buffer, `bytes_size` bytes from `bytes` known to be readable
+   * (the last offset). A fixed_size_binary's `data` is its bytes,
+   * `byte_width` a slot. Both buffers are am_buffers on the array's
+   * device, so a GPU can hold the same two later. NULL / 0 for every
+   * other type. */
+  const uint8_t *bytes;
+  am_buffer *bytes_buf;
+  int64_t bytes_size;
+  int32_t byte_width;
 };
 
 /* The fields of a struct handle: `count` child handles of the struct's

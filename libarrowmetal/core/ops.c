@@ -192,6 +192,22 @@ const am_op_desc am_ops[] = {
     FIELD_ROW("iso_week", AM_FIELD_ISO_WEEK),
     FIELD_ROW("iso_year", AM_FIELD_ISO_YEAR),
 #undef FIELD_ROW
+/* String functions (issue #13): which string types each takes is
+ * abi/string_functions.c's; results typed there too (AM_RULE_SAME: the
+ * input's type or its length type). */
+#define STRING_ROW(NAME, OP, ARITY)                                                           \
+  ROW(NAME, "am_string_function", AM_FAMILY_STRING, OP, ARITY, AM_KINDS_BINARY, AM_RULE_SAME, \
+      AM_NULLS_PROPAGATE)
+    STRING_ROW("utf8_length", AM_UTF8_LENGTH, 1),
+    STRING_ROW("binary_length", AM_BINARY_LENGTH, 1),
+    STRING_ROW("starts_with", AM_STARTS_WITH, 1),
+    STRING_ROW("ends_with", AM_ENDS_WITH, 1),
+    STRING_ROW("match_substring", AM_MATCH_SUBSTRING, 1),
+    STRING_ROW("find_substring", AM_FIND_SUBSTRING, 1),
+    STRING_ROW("count_substring", AM_COUNT_SUBSTRING, 1),
+    STRING_ROW("ascii_upper", AM_ASCII_UPPER, 1),
+    STRING_ROW("ascii_lower", AM_ASCII_LOWER, 1),
+#undef STRING_ROW
 };
 
 const int am_op_count = (int)(sizeof am_ops / sizeof am_ops[0]);
@@ -211,7 +227,7 @@ AM_UNARY_OPS(CHECK_POSITION)
 /* Rows are grouped by family in the order of the family values and, within
  * one, ordered by op value from 0:
  * the row of (family, op) is the family's first row + op. */
-enum { FAMILIES = AM_FAMILY_TEMPORAL_FIELD + 1 };
+enum { FAMILIES = AM_FAMILY_STRING + 1 };
 static const int family_rows[FAMILIES] = {
     [AM_FAMILY_REDUCE] = 4,
     [AM_FAMILY_COUNT] = 1,
@@ -252,6 +268,8 @@ static const int family_rows[FAMILIES] = {
     [AM_FAMILY_PARTITION_NTH] = 1,
     /* Temporal functions. */
     [AM_FAMILY_TEMPORAL_FIELD] = AM_FIELD_ISO_YEAR + 1,
+    /* Strings. */
+    [AM_FAMILY_STRING] = AM_ASCII_LOWER + 1,
 };
 
 const am_op_desc *am_op_find(am_function_family family, int op) {

@@ -61,6 +61,7 @@
 #define AM_KINDS_ALL (AM_KINDS_BOOL | AM_KINDS_NUMERIC)
 #define AM_KINDS_SIGNED_FLOAT ((1 << AM_KIND_SIGNED) | (1 << AM_KIND_FLOAT))
 #define AM_KINDS_TEMPORAL (1 << AM_KIND_TEMPORAL)
+#define AM_KINDS_BINARY (1 << AM_KIND_BINARY)
 
 /* clang-format off */
 #define AM_UNARY_OPS(X) \

@@ -61,6 +61,17 @@ static const struct {
     TEMPORAL(AM_DURATION_US, "tDu", "duration[us]", "timedelta64[us]", 64),
     TEMPORAL(AM_DURATION_NS, "tDn", "duration[ns]", "timedelta64[ns]", 64),
 #undef TEMPORAL
+/* Strings and binary (core/string_array.h): `bits` is the offsets' width
+ * (fixed_size_binary: bytes, its width a parameter of the array). No
+ * kernel spelling: GPUs do not hold them yet. */
+#define STRING(E, FORMAT, NAME, BITS) \
+  [E] = {FORMAT, NAME, NAME, "", BITS, AM_KIND_BINARY, NULL, NULL, NULL}
+    STRING(AM_UTF8, "u", "string", 32),
+    STRING(AM_LARGE_UTF8, "U", "large_string", 64),
+    STRING(AM_BINARY, "z", "binary", 32),
+    STRING(AM_LARGE_BINARY, "Z", "large_binary", 64),
+    STRING(AM_FIXED_SIZE_BINARY, "w:", "fixed_size_binary", 8),
+#undef STRING
 };
 
 _Static_assert(AM_TYPE_COUNT <= 64, "sets of types are 64-bit masks");
@@ -103,8 +114,11 @@ const char *am_type_msl(am_type t) { return am_type_valid(t) ? type_info[t].msl 
 
 am_type am_type_from_format(const char *format) {
   if (!format) return AM_TYPE_INVALID;
-  /* A timestamp's format carries its time zone after the colon. */
-  size_t n = format[0] == 't' && format[1] == 's' && format[2] && format[3] == ':' ? 4 : SIZE_MAX;
+  /* A timestamp's format carries its time zone after the colon, a
+   * fixed_size_binary's its width ("w:16", checked by the import). */
+  size_t n = format[0] == 't' && format[1] == 's' && format[2] && format[3] == ':' ? 4
+             : format[0] == 'w' && format[1] == ':'                                ? 2
+                                                                                   : SIZE_MAX;
   for (int t = 1; t < AM_TYPE_COUNT; t++)
     if (am_type_valid(t) && (n == SIZE_MAX ? strcmp(type_info[t].format, format) == 0
                                            : strncmp(type_info[t].format, format, n) == 0))
@@ -161,6 +175,10 @@ int am_scalar_cast(am_err *err, const am_scalar *in, am_type to, am_scalar *out)
   r.type = to;
   r.is_null = in->is_null;
   am_type from = (am_type)in->type;
+  /* A string scalar holds an address, not a number: no number comes of it. */
+  if (!in->is_null && from != to && (am_type_is_binary(from) || am_type_is_binary(to)))
+    return am_fail(err, AM_ETYPE, "Unsupported cast from %s to %s", am_type_name(from),
+                   am_type_name(to));
   if (in->is_null || from == to) {
     if (!in->is_null) r = *in;
     *out = r;

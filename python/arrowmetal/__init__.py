@@ -142,6 +142,17 @@ from ._runtime import (
     wait_timeout_ms,
 )
 from ._sort import array_sort, array_sort_indices, sort_by, sort_indices
+from ._strings import (  # string functions (issue #13)
+    ascii_lower,
+    ascii_upper,
+    binary_length,
+    count_substring,
+    ends_with,
+    find_substring,
+    match_substring,
+    starts_with,
+    utf8_length,
+)
 from ._tables import Table, table  # tables (issue #12)
 from ._temporal import (
     day,
@@ -323,6 +334,17 @@ __all__ += [
 ]
 # Rounding and pairwise differences.
 __all__ += ["pairwise_diff", "pairwise_diff_checked", "round"]
+__all__ += [  # string functions (issue #13)
+    "ascii_lower",
+    "ascii_upper",
+    "binary_length",
+    "count_substring",
+    "ends_with",
+    "find_substring",
+    "match_substring",
+    "starts_with",
+    "utf8_length",
+]
 __all__ += [  # temporal field extractions
     "day",
     "day_of_week",

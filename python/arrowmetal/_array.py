@@ -32,7 +32,16 @@ from ._exporters import (
 from ._importers import import_am_array
 from ._scalars import scalar_of_type
 from ._state import tls
-from ._types import ARROW_NAMES, FORMAT_TO_TYPE, NUMPY_NAMES, TYPE_NAMES, type_id, type_of_name
+from ._types import (
+    ARROW_NAMES,
+    FORMAT_TO_TYPE,
+    KIND_BINARY,
+    KINDS,
+    NUMPY_NAMES,
+    TYPE_NAMES,
+    type_id,
+    type_of_name,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -99,6 +108,11 @@ def _named(function: _Operator, name: str) -> _Operator:
     return function
 
 
+def _is_text(x: object) -> bool:
+    """A Python string scalar (str or bytes): only string arrays take one."""
+    return isinstance(x, (str, bytes))
+
+
 def _compare_operator(name: str, op: int, swop: int) -> _Operator:
     """`self <op> other`. Python reflects comparisons itself (2 < a calls
     a.__gt__(2)), so there is no reflected form."""
@@ -112,7 +126,9 @@ def _compare_operator(name: str, op: int, swop: int) -> _Operator:
             r = _new(Array)
             r._ptr = out[0]
             return r
-        if not _dispatch.is_operand(type(other)):
+        if not _dispatch.is_operand(type(other)) or (
+            _is_text(other) and KINDS[_am_array_type(self._ptr)] != KIND_BINARY
+        ):  # a string scalar compares with string arrays only
             return NotImplemented
         return _compute.binary(COMPARE, op, swop, self, other, None)
 
@@ -134,12 +150,12 @@ def _binary_operators(name: str, family: int, cfn: Any, op: int) -> tuple[_Opera
             r = _new(Array)
             r._ptr = out[0]
             return r
-        if not _dispatch.is_operand(type(other)):
+        if not _dispatch.is_operand(type(other)) or _is_text(other):
             return NotImplemented
         return _compute.binary(family, op, op, self, other, None)
 
     def reflected(self: Array, other: ArrayLike | ScalarLike) -> Array:
-        if not _dispatch.is_operand(type(other)):
+        if not _dispatch.is_operand(type(other)) or _is_text(other):
             return NotImplemented
         return _compute.binary(family, op, op, other, self, None)
 
@@ -433,12 +449,12 @@ class Array:
         """Floor division, as pandas does on pyarrow-backed data (pyarrow has no
         floor-divide function): integers round toward negative infinity and a
         zero divisor raises; floats are floor(self / other)."""
-        if not _dispatch.is_operand(type(other)):
+        if not _dispatch.is_operand(type(other)) or _is_text(other):
             return NotImplemented
         return _compute.floor_divide(self, other)
 
     def __rfloordiv__(self, other: ArrayLike | ScalarLike) -> Array:
-        if not _dispatch.is_operand(type(other)):
+        if not _dispatch.is_operand(type(other)) or _is_text(other):
             return NotImplemented
         return _compute.floor_divide(other, self)
 

@@ -35,7 +35,7 @@ from ._options import OptionsSpec, resolve
 from ._results import VALID, null_of, result_value, valid_of
 from ._scalars import WORD0_FLOAT64, WORD0_INT64, fill_float, fill_int
 from ._state import drop, tls
-from ._types import KIND_FLOAT, KIND_SIGNED, KINDS, type_id
+from ._types import KIND_BINARY, KIND_FLOAT, KIND_SIGNED, KINDS, TYPE_NAMES, type_id
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -1203,6 +1203,8 @@ def _cast(
         raise ValueError("cast: a target type is needed (target_type, or options' target_type)")
     try:
         t = type_id(target_type)
+        if KINDS[t] == KIND_BINARY:  # no casts to strings here yet: pyarrow's
+            raise ArrowMetalTypeError(f"no cast to {TYPE_NAMES[t]}", lib.AM_ETYPE)
     except ArrowMetalTypeError:
         reason = _fallback.unsupported_target(target_type)
         if reason is None:

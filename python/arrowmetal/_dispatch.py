@@ -40,6 +40,10 @@ def _resolve(tp):
         return (SCALAR, sc.fill_int)
     if tp is float:
         return (SCALAR, sc.fill_float)
+    if tp is str:  # a string scalar (am_scalar of AM_UTF8 pointing at its bytes)
+        return (SCALAR, sc.fill_str)
+    if tp is bytes:
+        return (SCALAR, sc.fill_bytes)
     if tp is type(None) or tp is NullScalar:  # a null reduction result: a null
         return (SCALAR, sc.fill_none)
     if np is not None:

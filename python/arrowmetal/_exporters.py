@@ -216,6 +216,8 @@ class _Export:
 def read_values(p):
     """The values of array handle `p` as a Python list (None for nulls)."""
     t = _am_array_type(p)
+    if CTYPE_NAMES[t] is None and t != AM_BOOL:  # strings and binary: pyarrow reads them
+        return to_pyarrow(p).to_pylist()
     ex = _Export(p)
     a = ex.arr
     n = a.length
@@ -247,6 +249,8 @@ def to_numpy(p, zero_copy_only=False):
     import numpy as np
 
     t = _am_array_type(p)
+    if CTYPE_NAMES[t] is None and t != AM_BOOL:  # strings and binary: objects, as pyarrow
+        return to_pyarrow(p).to_numpy(zero_copy_only=zero_copy_only)
     dtype = np.dtype(NUMPY_NAMES[t])
     ex = _Export(p)
     a = ex.arr

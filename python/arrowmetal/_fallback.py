@@ -251,6 +251,8 @@ def unsupported_input(values: Iterable[object]) -> str | None:
     if pa is None:
         return None
     for v in values:
+        if isinstance(v, (str, bytes)):  # a string scalar where the call takes none
+            return f"no kernel for a {type(v).__name__} input"
         if isinstance(v, (pa.Table, pa.RecordBatch)):
             return f"no kernel for a {type(v).__name__} input"
         if isinstance(v, (pa.Array, pa.ChunkedArray, pa.Scalar)):

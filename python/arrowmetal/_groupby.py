@@ -35,6 +35,7 @@ from ._errors import ArrowMetalTypeError, ArrowMetalUnsupported, error_from_stat
 from ._options import read_fields
 from ._state import drop
 from ._tables import as_pyarrow_table, as_table, column_array, empty_table
+from ._types import KIND_BINARY, KINDS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -181,6 +182,9 @@ class TableGroupBy:
                         tmps.append(tmp)
             except ArrowMetalTypeError as e:
                 return _run_in_pyarrow(table, keys, self._use_threads, aggregations, str(e))
+            if any(KINDS[lib.am_array_type(p)] == KIND_BINARY for p in handles):
+                return _run_in_pyarrow(table, keys, self._use_threads, aggregations,
+                                       "no kernel for string columns")  # fmt: skip
             specs = ffi.new("am_group_aggregate[]", max(len(parsed), 1))
             for i, (cols, func, options) in enumerate(parsed):
                 column = columns.index(cols[0]) if cols else 0

@@ -35,6 +35,7 @@ from ._tables import (
     table,
     table_from_columns,
 )
+from ._types import KIND_BINARY, KINDS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -126,6 +127,8 @@ def join(
         except ArrowMetalTypeError as e:
             return in_pyarrow(str(e))
         tmps = [t for _, t in handles if t is not None]
+        if any(KINDS[lib.am_array_type(p)] == KIND_BINARY for p, _ in handles):
+            return in_pyarrow("no kernel for string keys")
         ptrs = [p for p, _ in handles]
         n = len(lkeys)
         lk = ffi.new("am_array *[]", ptrs[:n])

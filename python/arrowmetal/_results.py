@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from ._capi import lib
 from ._errors import ArrowMetalTypeError
 from ._types import (
+    KIND_BINARY,
     KIND_BOOL,
     KIND_FLOAT,
     KIND_SIGNED,
@@ -175,11 +176,29 @@ def _temporal_scalar(t: int, value: int | None, tz: int = 0) -> Any:
     return pa.array([value], storage).view(t_pa)[0]
 
 
+def _string_scalar(t: int, s: Any) -> Any:
+    """A string or binary result as pyarrow's scalar: its bytes are at s.u64
+    (s.i64 of them; a fixed_size_binary's width even when null), inside the
+    input array, which the caller still holds."""
+    import pyarrow as pa
+
+    from ._capi import ffi
+
+    t_pa: Any = pa.binary(s.i64) if t == lib.AM_FIXED_SIZE_BINARY else _pyarrow_type(t)
+    if s.is_null:
+        return pa.scalar(None, t_pa)
+    data = ffi.buffer(ffi.cast("const char *", s.u64), s.i64)[:] if s.i64 else b""
+    return pa.scalar(data.decode("utf-8") if pa.types.is_unicode(t_pa) or
+                     pa.types.is_large_unicode(t_pa) else data, t_pa)  # fmt: skip
+
+
 def result_value(s: Any) -> Scalar | NullScalar:
     """The result held by am_scalar `s` (an ``am_scalar *``)."""
     t = s.type
     if 0 < t < TYPE_COUNT and KINDS[t] == KIND_TEMPORAL:
         return _temporal_scalar(t, None if s.is_null else s.i64, s.u64)
+    if 0 < t < TYPE_COUNT and KINDS[t] == KIND_BINARY:
+        return _string_scalar(t, s)
     if not 0 < t < TYPE_COUNT or VALID[t] is None:
         raise ArrowMetalTypeError(f"scalar of invalid type {t}", lib.AM_ETYPE)
     if s.is_null:

@@ -8,11 +8,13 @@ type.
 """
 
 import math
+import weakref
 
 from ._capi import ffi, lib
 from ._errors import ArrowMetalOverflowError, ArrowMetalTypeError
 from ._types import (
     INT_RANGES,
+    KIND_BINARY,
     KIND_BOOL,
     KIND_FLOAT,
     KIND_SIGNED,
@@ -28,12 +30,14 @@ __all__ = [
     "WORD0_FLOAT64",
     "WORD0_INT64",
     "fill_bool",
+    "fill_bytes",
     "fill_float",
     "fill_int",
     "fill_int_subclass",
     "fill_none",
     "fill_numpy_scalar",
     "fill_pyarrow_scalar",
+    "fill_str",
     "scalar_of_type",
     "scalar_value",
 ]
@@ -91,6 +95,28 @@ def fill_bool(v, s, p):
     s.i64 = 1 if v else 0
 
 
+# A string scalar's bytes, kept alive as long as the am_scalar that points at
+# them (am_scalar.u64 holds their address, i64 their count).
+_STRING_BYTES: "weakref.WeakKeyDictionary[object, object]" = weakref.WeakKeyDictionary()
+
+
+def _fill_string_bytes(data, t, s):
+    buf = ffi.new("char[]", data)
+    _STRING_BYTES[s] = buf
+    s.type = t
+    s.is_null = 0
+    s.i64 = len(data)
+    s.u64 = int(ffi.cast("uintptr_t", buf))
+
+
+def fill_str(v, s, p):
+    _fill_string_bytes(v.encode("utf-8"), lib.AM_UTF8, s)
+
+
+def fill_bytes(v, s, p):
+    _fill_string_bytes(bytes(v), lib.AM_BINARY, s)
+
+
 def fill_none(v, s, p):
     s.type = _am_array_type(p) if p is not None else AM_INT64
     s.is_null = 1
@@ -124,11 +150,19 @@ def fill_pyarrow_scalar(v, s, p):
         fill_none(None, s, p)
         return
     t = type_of_name(name)
+    if t is None and name.startswith("fixed_size_binary["):
+        t = lib.AM_FIXED_SIZE_BINARY
     if t is None:
         raise ArrowMetalTypeError(f"unsupported pyarrow scalar type {name}", lib.AM_ETYPE)
     if not v.is_valid:
         s.type = t
         s.is_null = 1
+        return
+    if KINDS[t] == KIND_BINARY:
+        data = v.as_py()
+        _fill_string_bytes(data.encode("utf-8") if isinstance(data, str) else data, t, s)
+        if t == lib.AM_FIXED_SIZE_BINARY:
+            s.i64 = v.type.byte_width
         return
     _set_value(s, t, v.as_py())
 

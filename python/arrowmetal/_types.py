@@ -32,6 +32,7 @@ __all__ = [
     "INT_RANGES",
     "ITEM_SIZES",
     "KINDS",
+    "KIND_BINARY",
     "KIND_BOOL",
     "KIND_FLOAT",
     "KIND_SIGNED",
@@ -51,6 +52,7 @@ KIND_SIGNED = lib.AM_KIND_SIGNED
 KIND_UNSIGNED = lib.AM_KIND_UNSIGNED
 KIND_FLOAT = lib.AM_KIND_FLOAT
 KIND_TEMPORAL = lib.AM_KIND_TEMPORAL  # timestamps, dates, times, durations: integers of a unit
+KIND_BINARY = lib.AM_KIND_BINARY  # strings and binary: offsets + data (no C value type)
 
 
 def _read_type_infos() -> list[tuple[str, str, bytes, str | None, int, int] | None]:

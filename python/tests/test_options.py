@@ -102,6 +102,7 @@ VALUES = {
     "RankQuantileOptions": {"sort_keys": ["descending", [("x", "descending", "at_start")]]},
     "PartitionNthOptions": {"pivot": [0, 2, 3], "null_placement": ["at_start"]},
     "DayOfWeekOptions": {"count_from_zero": [False], "week_start": [2, 7]},  # temporal
+    "MatchSubstringOptions": {"pattern": ["a", "A", ""], "ignore_case": [True]},  # strings
     "CastOptions": {
         "target_type": [pa.int8(), pa.uint16(), pa.float32(), pa.int64(), pa.bool_()],
         "allow_int_overflow": [True],
@@ -121,6 +122,7 @@ ARGS = {
     ("DictionaryEncodeOptions", "null_encoding_behavior"): "null_encoding",
 }
 REQUIRED = {
+    "MatchSubstringOptions": {"pattern": "a"},
     "SetLookupOptions": {"value_set": pa.array([1, None, 4], pa.int64())},
     "SelectKOptions": {"k": 2, "sort_keys": [("x", "ascending")]},
     "PartitionNthOptions": {"pivot": 1},
@@ -211,6 +213,12 @@ TEMPORAL_INPUTS = [
     pa.array([0, 1, 2, 3, None, -1, -4, 6], pa.date32()),
     pa.array([0, 86_400 * 5 + 7, None, -86_400 * 3], pa.timestamp("s")),
 ]
+# the string functions' MatchSubstringOptions: text with case, non-ASCII, nulls.
+# (ASCII: ignore_case over other text runs in pyarrow, test_strings.py)
+STRING_INPUTS = [
+    pa.array(["abc", None, "AtA", "", "Aa"]),
+    pa.chunked_array([["xa", None], [], ["BAa"]], pa.large_string()),
+]
 CAST_INPUTS = [
     pa.array([1, 300, -1, None], pa.int64()),
     pa.array([1.5, 2.75, None, 100.0, -0.5], pa.float64()),  # in every target's range
@@ -254,6 +262,10 @@ def calls(name):
             elif name in ("sort_indices", "array_sort_indices"):
                 for x in SORT_INPUTS:
                     yield (x,), {field: value}
+            elif cls.__name__ == "MatchSubstringOptions":
+                kwargs = {"pattern": "a", field: value}
+                for x in STRING_INPUTS:
+                    yield (x,), kwargs
             elif name == "day_of_week":
                 for x in TEMPORAL_INPUTS:
                     yield (x,), {field: value}

@@ -1,0 +1,215 @@
+"""Strings and binary in the conformance suite (issue #13, first slice): the selection and
+null-handling functions (filter, take, slice, is_null, is_valid, drop_null, fill_null,
+coalesce, if_else, count), compare (array-array and array-scalar) and min, max, first,
+last, min_max, first_last (with ScalarAggregateOptions) over string, large_string, binary, large_binary and
+fixed_size_binary[3] inputs, and the refusals of the functions that take no strings. How
+generate.py makes the cases (``gen``, generate.py's helpers passed in as ``g``); their
+evaluation and C calls are the other families' (generate.evaluate, test_conformance.call).
+
+Every case with a string input lives in cases/strings.json.gz (``file_of``). Values are
+drawn (kind "choice") from words with empty strings, ASCII, multi-byte UTF-8 (2, 3 and 4
+bytes), combining marks, an embedded NUL and a 300-byte string; binary words add bytes
+that are not UTF-8. The suite's lengths (up to 100,003, hashed), null patterns and slice
+offsets (63: an unknown null count) apply. Every expected value is pyarrow 26's.
+"""
+
+import casefmt as cf
+from casefmt import STRING_TYPES
+
+FILE = "strings"
+# The string functions (am_string_function), in the order of am_string_op.
+OPS = ["utf8_length", "binary_length", "starts_with", "ends_with", "match_substring",
+       "find_substring", "count_substring", "ascii_upper", "ascii_lower"]  # fmt: skip
+MATCHING = OPS[2:7]
+FIXED = "fixed_size_binary[3]"
+WORDS = ["", "a", "ab", "hello", "héllo", "日本語", "e\u0301", "zz\x00z", "🙂", "ß", "x" * 300,
+         "Ünïcödé", " padded ", "A"]  # fmt: skip
+BYTES = [b"\xff", b"\x00\x01", b"\xc3\x28", b"\x80abc"]
+FIXED_WORDS = [b"abc", b"\x00\x00\x00", b"\xff\xfe\xfd", "é!".encode(), b"xyz"]
+
+
+def choices(t):
+    """The encoded words of type `t`."""
+    if t == FIXED:
+        words = FIXED_WORDS
+    elif t in cf.UTF8_TYPES:
+        words = WORDS
+    else:
+        words = [w.encode() for w in WORDS] + BYTES
+    return cf.encode_values(t, words)
+
+
+def poison(t):
+    """Values stored before a sliced input's first slot."""
+    if t == FIXED:
+        return cf.encode_values(t, [b"\xde\xad\xbe", None, b"PAD"])
+    words = ["POISON", None, "\u0000" * 5, "€"] if t in cf.UTF8_TYPES else [b"\xba\xad", None]
+    return cf.encode_values(t, words)
+
+
+def evaluate(op, params, args):
+    import pyarrow.compute as pc
+
+    if op in MATCHING:
+        return pc.call_function(op, [args[0]], pc.MatchSubstringOptions(params["pattern"]))
+    return pc.call_function(op, [args[0]])
+
+
+def call(case, arrays, scalars, out):
+    """(function name, status, out) of a string function's case."""
+    from amabi import ffi, lib
+
+    op = case["op"]
+    pattern = case["params"].get("pattern")
+    if pattern is None:
+        rc = lib.am_string_function(OPS.index(op), arrays[0], ffi.NULL, 0, 0, out)
+    else:
+        data = pattern.encode("utf-8")
+        rc = lib.am_string_function(OPS.index(op), arrays[0], data, len(data), 0, out)
+    return "am_string_function", rc, out
+
+
+PATTERNS = ["", "a", "é", "ll", "日本", "x" * 300, "\x00"]
+
+
+def gen_functions(g):
+    for t in STRING_TYPES:
+        for k, (n, nulls, off) in enumerate(SHAPES + [LARGE_SHAPE]):
+            for op in OPS:
+                cid = g.sweep_id(op, t, "unary", n, nulls, off)
+                inp = value(g, t, n, nulls, off, cid)
+                if op not in MATCHING:
+                    g.add(cid, op, {}, "unary", [inp])
+                    continue
+                for j, p in enumerate(PATTERNS if k in (3, 7) else PATTERNS[k % 4 : k % 4 + 1]):
+                    g.add(f"{cid}/pattern{j}", op, {"pattern": p}, "unary", [inp])
+    for op in OPS:  # bool and numbers: pyarrow has no kernel
+        for t in cf.TYPES:
+            g.add(f"{op}/{t}/unary/type-error", op, {"pattern": "a"} if op in MATCHING else {},
+                  "unary", [g.inline(t, [None])])  # fmt: skip
+
+
+def file_of(case):
+    """The case file of a case with a string input (this family's), else None."""
+    if case["op"] in OPS:
+        return FILE
+    for inp in case["inputs"]:
+        t = inp["scalar"]["type"] if "scalar" in inp else inp["type"]
+        if t in STRING_TYPES:
+            return FILE
+    return None
+
+
+SHAPES = [  # (length, nulls, offset)
+    (0, "no-nulls", 0),
+    (1, "all-nulls", 0),
+    (1, "no-nulls", 1),
+    (7, "some-nulls", 7),
+    (64, "no-nulls", 0),
+    (65, "some-nulls", 63),
+    (1000, "all-nulls", 1),
+    (1003, "some-nulls", 7),  # past INLINE_MAX: a gen spec and a digest
+]
+LARGE_SHAPE = (100003, "some-nulls", 1)
+
+
+def value(g, t, n, nulls, off, key):
+    return g.gen_input(t, n, nulls, off, key, kind="choice", choices=choices(t))
+
+
+def scalar_word(t):
+    return {FIXED: b"\x01\x02\x03"}.get(t, "fill é" if t in cf.UTF8_TYPES else b"\xfe fill")
+
+
+def gen(g):
+    gen_functions(g)
+    for t in STRING_TYPES:
+        shapes = SHAPES + ([LARGE_SHAPE] if t in ("string", "binary") else [])
+        for k, (n, nulls, off) in enumerate(shapes):
+
+            def sid(op, form="unary", extra="", t=t, n=n, nulls=nulls, off=off):
+                return g.sweep_id(op, t, form, n, nulls, off, extra=extra)
+
+            cid = sid("filter", "array-array")
+            vals = value(g, t, n, nulls, off, cid)
+            mask = g.gen_input("bool", n, g.other(nulls, 1) if n > 1 else "no-nulls",
+                               off % 5, cid + "/mask", role="mask", kind="uniform",
+                               true_permille=[500, 100, 900][k % 3])  # fmt: skip
+            g.add(cid, "filter", {}, "array-array", [vals, mask])
+            g.add(cid + "/emit_null", "filter", {"null_selection": "emit_null"}, "array-array",
+                  [vals, mask])  # fmt: skip
+            cid = sid("take", "array-array")
+            idx = g.gen_input("int32" if k % 2 else "int64", n, "some-nulls" if n > 1 else
+                              "no-nulls", 0, cid + "/idx", role="index", kind="uniform", lo="0",
+                              hi=str(max(n - 1, 0)))  # fmt: skip
+            g.add(cid, "take", {}, "array-array", [value(g, t, n, nulls, off, cid), idx])
+            cid = sid("slice", "unary")
+            g.add(cid, "slice", {"offset": min(3, n), "length": 5}, "unary",
+                  [value(g, t, n, nulls, off, cid)])  # fmt: skip
+            for op in ("is_null", "is_valid", "drop_null"):
+                cid = sid(op)
+                g.add(cid, op, {}, "unary", [value(g, t, n, nulls, off, cid)])
+            for mode in ("only_valid", "only_null", "all"):
+                cid = sid(f"count-{mode}")
+                g.add(cid, "count", {"mode": mode}, "unary", [value(g, t, n, nulls, off, cid)])
+            cid = sid("fill_null", "array-array")
+            fill = value(g, t, n, g.other(nulls, 1), 0, cid + "/fill")
+            g.add(cid, "fill_null", {}, "array-array", [value(g, t, n, nulls, off, cid), fill])
+            cid = sid("fill_null", "array-scalar")
+            g.add(cid, "fill_null", {}, "array-scalar",
+                  [value(g, t, n, nulls, off, cid), g.scalar(t, scalar_word(t))])  # fmt: skip
+            cid = sid("coalesce", "array-array")
+            second = value(g, t, n, g.other(nulls, 2), 1, cid + "/2")
+            g.add(cid, "coalesce", {}, "array-array",
+                  [value(g, t, n, nulls, off, cid), second, g.scalar(t, scalar_word(t))])  # fmt: skip
+            cid = sid("if_else", "array-array")
+            cond = g.gen_input("bool", n, g.other(nulls, 1) if n > 1 else "no-nulls", 0,
+                               cid + "/cond", kind="uniform")  # fmt: skip
+            g.add(cid, "if_else", {}, "array-array",
+                  [cond, value(g, t, n, nulls, off, cid), value(g, t, n, "some-nulls" if n > 1
+                   else nulls, 0, cid + "/r")])  # fmt: skip
+            g.add(cid + "/scalar-right", "if_else", {}, "array-array",
+                  [cond, value(g, t, n, nulls, off, cid), g.scalar(t, scalar_word(t))])  # fmt: skip
+            g.add(cid + "/scalar-left", "if_else", {}, "array-array",
+                  [cond, g.scalar(t, scalar_word(t)), value(g, t, n, nulls, off, cid)])  # fmt: skip
+        for k, (n, nulls, off) in enumerate(shapes):
+
+            def sid(op, form="unary", extra="", t=t, n=n, nulls=nulls, off=off):
+                return g.sweep_id(op, t, form, n, nulls, off, extra=extra)
+
+            cmp = list(g.CMP)[k % 6]
+            cid = sid("compare", "array-array", cmp)
+            g.add(cid, "compare", {"cmp": cmp}, "array-array",
+                  [value(g, t, n, nulls, off, cid), value(g, t, n, "some-nulls" if n > 1
+                   else nulls, 0, cid + "/r")])  # fmt: skip
+            for c in g.CMP if k in (3, 5) else [cmp]:
+                cid = sid("compare", "array-scalar", c)
+                g.add(cid, "compare", {"cmp": c}, "array-scalar",
+                      [value(g, t, n, nulls, off, cid),
+                       g.scalar(t, cf.decode_value(t, choices(t)[k % len(choices(t))]))])  # fmt: skip
+            for op in ("min", "max", "first", "last", "min_max", "first_last"):
+                cid = sid(op)
+                g.add(cid, op, {}, "unary", [value(g, t, n, nulls, off, cid)])
+                if k in (2, 3, 5):
+                    for params in ({"skip_nulls": False}, {"min_count": 3}):
+                        key = ",".join(f"{a}={b}" for a, b in params.items())
+                        g.add(f"{cid}/{key}", op, params, "unary",
+                              [value(g, t, n, nulls, off, cid)])  # fmt: skip
+        # Errors: out-of-range indices, a mask of another length, the functions that take
+        # no strings (pyarrow has no kernel: AM_ETYPE), null fill scalars.
+        three = g.inline(t, cf.decode_values(t, choices(t)[:3]))
+        g.add(f"take/{t}/array-array/out-of-bounds", "take", {}, "array-array",
+              [three, g.inline("int64", [0, 3])])  # fmt: skip
+        g.add(f"take/{t}/array-array/negative", "take", {}, "array-array",
+              [three, g.inline("int32", [-1])])  # fmt: skip
+        g.add(f"filter/{t}/array-array/length-mismatch", "filter", {}, "array-array",
+              [three, g.inline("bool", [True, False])])  # fmt: skip
+        g.add(f"fill_null/{t}/array-scalar/null", "fill_null", {}, "array-scalar",
+              [g.inline(t, [None] + cf.decode_values(t, choices(t)[:2])), g.scalar(t, None)])  # fmt: skip
+        for op in ("sum", "mean", "is_nan", "negate", "cumulative_sum"):
+            g.add(f"{op}/{t}/unary/type-error", op, {}, "unary", [three])
+        g.add(f"compare/{t}/array-array/int64/type-error", "compare", {"cmp": "eq"},
+              "array-array", [three, g.inline("int64", [1, 2, 3])])  # fmt: skip
+    # Values of two string types do not meet (pyarrow: a fill of another type).
+    g.add("fill_null/string/array-array/large_string/type-error", "fill_null", {}, "array-array",
+          [g.inline("string", ["a", None]), g.inline("large_string", ["b", "c"])])  # fmt: skip

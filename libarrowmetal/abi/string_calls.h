@@ -1,0 +1,54 @@
+/* Strings and binary at the ABI (core/string_array.h holds the array
+ * model): the calls that take them test for them before settling (which
+ * refuses them everywhere else) and come here. Every string array is a host
+ * array for now: GPUs refuse them (am_string_not_on). */
+#ifndef AM_ABI_STRING_CALLS_H
+#define AM_ABI_STRING_CALLS_H
+
+#include "abi.h"
+
+/* AM_EUNSUPPORTED: "strings and binary are not yet on <device>". */
+int am_string_not_on(am_err *err, const am_device *device);
+
+/* Replaces *host (a host string array whose offsets are misaligned) by an
+ * aligned copy; frees it on failure too. */
+int am_string_realign(am_err *err, am_array **host);
+
+/* Whether any of the arrays is a string or binary one. */
+int am_any_binary(const am_array *const *arrays, int64_t count);
+
+/* The entry points' string work (arguments already checked for NULL). */
+int am_string_filter(am_err *err, const am_array *values, const am_array *mask,
+                     int null_selection_emit, am_array **out);
+int am_string_take(am_err *err, const am_array *values, const am_array *indices, am_array **out);
+int am_string_concat(am_err *err, const am_array *const *arrays, int64_t count, am_device *device,
+                     am_array **out);
+int am_string_drop_null(am_err *err, const am_array *values, am_array **out);
+/* is_null (valid = 0) / is_valid (valid = 1): a bool array. */
+int am_string_validity(am_err *err, const am_array *values, int valid, am_array **out);
+
+/* A one-slot host array of `scalar` (a string scalar: u64 its bytes'
+ * address, i64 their count; or a null) of `type`; AM_ETYPE for another type. */
+int am_string_scalar_array(am_err *err, const am_scalar *scalar, am_type type, int32_t byte_width,
+                           am_array **out);
+/* coalesce (and fill_null, its two-value case): value k is arrays[k] or
+ * scalars[k]; every value of one string type. */
+int am_string_coalesce(am_err *err, const char *function, const am_array *const *arrays,
+                       const am_scalar *const *scalars, int64_t count, am_array **out);
+/* if_else: sides[0] / scalars[0] where cond is true, [1] where false. */
+int am_string_if_else(am_err *err, const am_array *cond, const am_array *const *sides,
+                      const am_scalar *const *scalars, am_array **out);
+
+/* am_full of a string scalar (fixed_size_binary: its width is i64). */
+int am_string_full(am_err *err, const am_scalar *value, int64_t length, am_array **out);
+
+/* compare of string arrays (right) or with a string scalar: bytewise. */
+int am_string_compare(am_err *err, int op, const am_array *left, const am_array *right,
+                      const am_scalar *scalar, am_array **out);
+/* min, max, min_max, first, last, first_last (am_aggregate_op) of a string
+ * array (b: the second result); the scalars point at copies of the bytes in
+ * the thread's storage, valid until its next such call. */
+int am_string_aggregate(am_err *err, int op, const am_array *array,
+                        const am_aggregate_options *options, am_scalar *a, am_scalar *b);
+
+#endif

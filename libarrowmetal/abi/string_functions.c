@@ -1,0 +1,230 @@
+/* am_string_function: pyarrow's string functions of one array on the host
+ * (lengths, matching, ASCII case), over the array model of
+ * core/string_array.h. Every result keeps the input's nulls. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "abi.h"
+#include "core/ops.h"
+#include "core/string_array.h"
+#include "string_calls.h"
+
+/* Which string types an op takes, as pyarrow. */
+static int takes(am_string_op op, am_type t) {
+  switch (op) {
+    case AM_UTF8_LENGTH:
+    case AM_ASCII_UPPER:
+    case AM_ASCII_LOWER:
+      return am_type_is_utf8(t);
+    case AM_BINARY_LENGTH:
+    case AM_FIND_SUBSTRING:
+    case AM_COUNT_SUBSTRING:
+      return am_type_is_binary(t);
+    default:
+      return am_type_is_var_binary(t);
+  }
+}
+
+static int has_pattern(am_string_op op) { return op >= AM_STARTS_WITH && op <= AM_COUNT_SUBSTRING; }
+
+/* The validity of `in` copied to `out` (a fresh host array of its length). */
+static void copy_validity(const am_array *in, am_array *out) {
+  if (!in->validity) return;
+  uint8_t *bits = (uint8_t *)out->validity;
+  memset(bits, 0, (size_t)am_type_bytes(AM_BOOL, in->length));
+  for (int64_t i = 0; i < in->length; i++)
+    if (am_string_is_valid(in, i)) bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+  atomic_store(&out->null_count, atomic_load(&((am_array *)in)->null_count));
+}
+
+/* The first occurrence of `p` in `s` at or after byte 0; -1 when none. */
+static int64_t find(const uint8_t *s, int64_t n, const uint8_t *p, int64_t m) {
+  if (m == 0) return 0;
+  if (m > n) return -1;
+  const uint8_t *end = s + (n - m) + 1;
+  for (const uint8_t *at = s; at < end;) {
+    const uint8_t *hit = memchr(at, p[0], (size_t)(end - at));
+    if (!hit) return -1;
+    if (memcmp(hit, p, (size_t)m) == 0) return hit - s;
+    at = hit + 1;
+  }
+  return -1;
+}
+
+static int64_t value_of(am_string_op op, const uint8_t *v, int64_t n, const uint8_t *p, int64_t m) {
+  switch (op) {
+    case AM_UTF8_LENGTH: {
+      int64_t count = 0;
+      for (int64_t i = 0; i < n; i++) count += (v[i] & 0xC0) != 0x80;
+      return count;
+    }
+    case AM_BINARY_LENGTH:
+      return n;
+    case AM_STARTS_WITH:
+      return m <= n && (m == 0 || memcmp(v, p, (size_t)m) == 0);
+    case AM_ENDS_WITH:
+      return m <= n && (m == 0 || memcmp(v + n - m, p, (size_t)m) == 0);
+    case AM_MATCH_SUBSTRING:
+      return find(v, n, p, m) >= 0;
+    case AM_FIND_SUBSTRING:
+      return find(v, n, p, m);
+    default: { /* count_substring: non-overlapping; an empty pattern matches n + 1 times */
+      if (m == 0) return n + 1;
+      int64_t count = 0, at = 0, hit;
+      while ((hit = find(v + at, n - at, p, m)) >= 0) count++, at += hit + m;
+      return count;
+    }
+  }
+}
+
+static int is_ascii(const uint8_t *v, int64_t n) {
+  for (int64_t i = 0; i < n; i++)
+    if (v[i] & 0x80) return 0;
+  return 1;
+}
+
+static void lower_ascii(uint8_t *to, const uint8_t *from, int64_t n) {
+  for (int64_t i = 0; i < n; i++)
+    to[i] = from[i] >= 'A' && from[i] <= 'Z' ? (uint8_t)(from[i] | 0x20) : from[i];
+}
+
+/* ignore_case as pyarrow's (Unicode simple case folding) where it is plain
+ * ASCII folding: a string array whose valid values and pattern are all
+ * ASCII. Anything else answers AM_EUNSUPPORTED (pyarrow runs it). */
+static int ascii_folding_applies(am_err *err, const am_op_desc *desc, const am_array *a,
+                                 const uint8_t *p, int64_t m) {
+  int ok = am_type_is_utf8(a->type) && is_ascii(p, m);
+  for (int64_t i = 0; ok && i < a->length; i++) {
+    int64_t n;
+    const uint8_t *v = am_string_value(a, i, &n);
+    ok = !am_string_is_valid(a, i) || is_ascii(v, n);
+  }
+  if (!ok)
+    return am_fail(err, AM_EUNSUPPORTED,
+                   "%s with ignore_case over text that is not all ASCII is not in the library "
+                   "yet (pyarrow folds case by Unicode rules)",
+                   desc->name);
+  return AM_OK;
+}
+
+static int numeric_result(am_err *err, am_string_op op, const am_array *a, const uint8_t *p,
+                          int64_t m, int fold, am_array **out) {
+  uint8_t *scratch = NULL, *folded = NULL;
+  if (fold) {
+    int64_t longest = 0;
+    for (int64_t i = 0; i < a->length; i++) {
+      int64_t n;
+      (void)am_string_value(a, i, &n);
+      if (n > longest) longest = n;
+    }
+    scratch = malloc((size_t)longest + 1);
+    folded = malloc((size_t)m + 1);
+    if (!scratch || !folded) {
+      free(scratch);
+      free(folded);
+      return am_fail(err, AM_ENOMEM, "out of memory");
+    }
+    lower_ascii(folded, p, m);
+    p = folded;
+  }
+  int boolean = op == AM_STARTS_WITH || op == AM_ENDS_WITH || op == AM_MATCH_SUBSTRING;
+  am_type rt = boolean ? AM_BOOL : am_type_is_large_binary(a->type) ? AM_INT64 : AM_INT32;
+  am_array *r = NULL;
+  int status = am_array_alloc_host(err, a->device, rt, a->length, a->validity != NULL, &r);
+  if (status != AM_OK) {
+    free(scratch);
+    free(folded);
+    return status;
+  }
+  if (boolean) memset((void *)r->data, 0, (size_t)am_type_bytes(AM_BOOL, a->length));
+  for (int64_t i = 0; i < a->length; i++) {
+    int64_t n = 0, v = 0;
+    if (am_string_is_valid(a, i)) {
+      const uint8_t *s = am_string_value(a, i, &n);
+      if (fold) {
+        lower_ascii(scratch, s, n);
+        s = scratch;
+      }
+      v = value_of(op, s, n, p, m);
+    }
+    if (boolean) {
+      if (v) ((uint8_t *)r->data)[i >> 3] |= (uint8_t)(1u << (i & 7));
+    } else if (rt == AM_INT64) {
+      ((int64_t *)r->data)[i] = v;
+    } else {
+      ((int32_t *)r->data)[i] = (int32_t)v;
+    }
+  }
+  free(scratch);
+  free(folded);
+  if (!a->validity) atomic_store(&r->null_count, 0);
+  copy_validity(a, r);
+  *out = r;
+  return AM_OK;
+}
+
+static int ascii_case(am_err *err, am_string_op op, const am_array *a, am_array **out) {
+  int64_t first = am_string_offset(a, 0), last = am_string_offset(a, a->length);
+  am_array *r = NULL;
+  int status =
+      am_string_alloc(err, a->device, a->type, 0, a->length, last - first, a->validity != NULL, &r);
+  if (status != AM_OK) return status;
+  int large = am_type_is_large_binary(a->type);
+  uint8_t *bytes = (uint8_t *)r->bytes;
+  const uint8_t *src = a->bytes + first;
+  int upper = op == AM_ASCII_UPPER;
+  for (int64_t k = 0; k < last - first; k++) {
+    uint8_t c = src[k];
+    if (upper ? c >= 'a' && c <= 'z' : c >= 'A' && c <= 'Z') c ^= 0x20;
+    bytes[k] = c;
+  }
+  for (int64_t i = 0; i <= a->length; i++) {
+    int64_t o = am_string_offset(a, i) - first;
+    if (large)
+      ((int64_t *)r->data)[i] = o;
+    else
+      ((int32_t *)r->data)[i] = (int32_t)o;
+  }
+  if (!a->validity) atomic_store(&r->null_count, 0);
+  copy_validity(a, r);
+  *out = r;
+  return AM_OK;
+}
+
+static int string_function(am_err *err, am_string_op op, const am_array *array, const char *pattern,
+                           int64_t pattern_length, int flags, am_array **out) {
+  const am_op_desc *desc = am_op_find(AM_FAMILY_STRING, (int)op);
+  if (!desc) return am_fail(err, AM_EINVAL, "unknown string op %d", (int)op);
+  AM_REQUIRE(array, "array");
+  AM_REQUIRE(out, "out");
+  if (flags & ~AM_STRING_IGNORE_CASE)
+    return am_fail(err, AM_EINVAL, "unknown flag bits 0x%x (am_string_flag: 0x1)",
+                   (unsigned)(flags & ~AM_STRING_IGNORE_CASE));
+  if (!has_pattern(op) && (pattern || pattern_length || flags))
+    return am_fail(err, AM_EINVAL, "%s takes no pattern and no flags", desc->name);
+  if (has_pattern(op) && (pattern_length < 0 || (pattern_length > 0 && !pattern)))
+    return am_fail(err, AM_EINVAL, "pattern of %lld bytes at %p", (long long)pattern_length,
+                   (const void *)pattern);
+  if (array->type == AM_STRUCT || !takes(op, array->type)) {
+    if (array->type != AM_STRUCT && !am_type_is_binary(array->type)) {
+      int status = am_settle(err, array); /* a pending GPU result: its type is final */
+      if (status != AM_OK) return status;
+    }
+    return am_fail(err, AM_ETYPE, "Function '%s' has no kernel matching input types (%s)",
+                   desc->name, array->type == AM_STRUCT ? "struct" : am_type_name(array->type));
+  }
+  const uint8_t *p = (const uint8_t *)pattern;
+  int fold = (flags & AM_STRING_IGNORE_CASE) != 0;
+  if (fold) {
+    int status = ascii_folding_applies(err, desc, array, p, pattern_length);
+    if (status != AM_OK) return status;
+  }
+  if (op == AM_ASCII_UPPER || op == AM_ASCII_LOWER) return ascii_case(err, op, array, out);
+  return numeric_result(err, op, array, p, pattern_length, fold, out);
+}
+
+AM_EXPORT int am_string_function(am_string_op op, const am_array *array, const char *pattern,
+                                 int64_t pattern_length, int flags, am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(string_function(err, op, array, pattern, pattern_length, flags, out));
+}

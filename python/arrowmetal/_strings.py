@@ -1,0 +1,123 @@
+"""pyarrow.compute's string functions of one array on am_string_function
+(issue #13): utf8_length, binary_length, starts_with, ends_with,
+match_substring, find_substring, count_substring (MatchSubstringOptions:
+pattern, ignore_case), ascii_upper and ascii_lower, with pyarrow's names,
+options and result types, ChunkedArrays chunk by chunk.
+
+ignore_case=True runs in the library where Unicode case folding is ASCII
+folding (string arrays whose values and pattern are all ASCII); elsewhere
+(pyarrow folds case by Unicode rules), and for scalar inputs and input types
+the library has no kernel for, pyarrow.compute runs the call, counted and
+announced as every fallback (see _fallback).
+"""
+
+from __future__ import annotations
+
+from . import _fallback
+from ._capi import ffi, lib
+from ._chunked import is_chunked, map_pieces
+from ._compute import _FALLBACK, _input_fallback, _on_operand, _options
+from ._dispatch import SCALAR, dispatch
+from ._errors import ArrowMetalTypeError, ArrowMetalUnsupported
+from ._options import OptionsSpec
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable
+
+# pyarrow's names, in the order of am_string_op.
+FUNCTIONS = (
+    "utf8_length",
+    "binary_length",
+    "starts_with",
+    "ends_with",
+    "match_substring",
+    "find_substring",
+    "count_substring",
+    "ascii_upper",
+    "ascii_lower",
+)
+MATCHING = FUNCTIONS[2:7]
+
+__all__ = list(FUNCTIONS)
+
+
+def _run(name: str, x: Any, pattern: bytes | None, flags: int, kwargs: dict[str, Any],
+         device: Any) -> Any:  # fmt: skip
+    op = FUNCTIONS.index(name)
+    keep = ffi.new("char[]", pattern) if pattern is not None else ffi.NULL
+    n = len(pattern) if pattern is not None else 0
+
+    def call(p: Any, o: Any) -> int:
+        return lib.am_string_function(op, p, keep, n, flags, o)
+
+    try:
+        if type(x).__module__ != "arrowmetal._array" and dispatch(type(x))[0] == SCALAR:
+            raise ArrowMetalUnsupported("a scalar input")  # pyarrow's scalar result
+        if is_chunked(x):
+            return map_pieces(lambda a: _on_operand(call, a, device), (x,))
+        return _on_operand(call, x, device)
+    except ArrowMetalUnsupported as e:  # ignore_case, a scalar
+        return _fallback.run(name, str(e), (x,), kwargs)
+    except ArrowMetalTypeError as e:
+        return _input_fallback(name, e, (x,), (x,), kwargs)
+
+
+def _make(name: str) -> Callable[..., Any]:
+    def function(strings: Any, /, *, memory_pool: Any = None, device: Any = None) -> Any:
+        return _run(name, strings, None, 0, {}, device)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"pyarrow.compute.{name} (am_string_function), on the CPU."
+    return function
+
+
+_MATCH_SPEC = OptionsSpec(
+    "match_substring", "MatchSubstringOptions", {"pattern": None, "ignore_case": False}
+)
+
+
+def _make_matching(name: str) -> Callable[..., Any]:
+    def function(
+        strings: Any,
+        /,
+        pattern: Any = None,
+        *,
+        ignore_case: bool = False,
+        options: Any = None,
+        memory_pool: Any = None,
+        device: Any = None,
+    ) -> Any:
+        given = {"pattern": pattern, "ignore_case": ignore_case}
+        fields, reason = _options(_MATCH_SPEC, options, given)
+        kwargs = {"options": options} if options is not None else given
+        if fields is _FALLBACK:
+            return _fallback.run(name, reason, (strings,), kwargs)
+        p = fields["pattern"]
+        if p is None:
+            raise TypeError(f"{name}() missing required argument: 'pattern'")
+        if isinstance(p, str):
+            p = p.encode("utf-8")
+        elif not isinstance(p, (bytes, bytearray)):
+            raise TypeError(f"{name}: pattern must be str or bytes, not {type(p).__name__}")
+        flags = lib.AM_STRING_IGNORE_CASE if fields["ignore_case"] else 0
+        return _run(name, strings, bytes(p), flags, kwargs, device)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = (
+        f"pyarrow.compute.{name} (am_string_function) with MatchSubstringOptions "
+        "(pattern, ignore_case; ignore_case=True over text that is not all ASCII runs in "
+        "pyarrow), on the CPU."
+    )
+    return function
+
+
+utf8_length = _make("utf8_length")
+binary_length = _make("binary_length")
+starts_with = _make_matching("starts_with")
+ends_with = _make_matching("ends_with")
+match_substring = _make_matching("match_substring")
+find_substring = _make_matching("find_substring")
+count_substring = _make_matching("count_substring")
+ascii_upper = _make("ascii_upper")
+ascii_lower = _make("ascii_lower")

@@ -1,0 +1,349 @@
+"""Strings and binary (issue #13, first slice): import/export across the C
+ABI (zero-copy, offsets validated, released once), the selection and null
+handling functions on the CPU against pyarrow, and every other call refusing
+a string handle cleanly."""
+
+import gc
+import random
+import warnings
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+import arrowmetal as am
+from arrowmetal._capi import ffi, lib
+from tests.test_tables import CPU, Counter, _addr, _argument, _error, _is_array_argument, exported
+
+TYPES = [pa.string(), pa.large_string(), pa.binary(), pa.large_binary()]
+FIXED = pa.binary(3)
+WORDS = ["", "a", "héllo", "日本語", "e\u0301", "zz\x00z", "abc", "A" * 40]
+
+
+def values(n, t, null_fraction, seed):
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        if rng.random() < null_fraction:
+            out.append(None)
+        elif t == FIXED:
+            out.append(bytes(rng.randrange(256) for _ in range(3)))
+        else:
+            w = rng.choice(WORDS)
+            out.append(w if t in (pa.string(), pa.large_string()) else w.encode())
+    return pa.array(out, t)
+
+
+def cases():
+    for t in [*TYPES, FIXED]:
+        for n, nulls, off in [(0, 0, 0), (1, 0, 0), (17, 0.3, 0), (200, 0.1, 5), (65, 1.0, 3)]:
+            yield pytest.param(t, n, nulls, off, id=f"{t}-{n}-{nulls}-{off}")
+
+
+def sliced(t, n, nulls, off, seed=1):
+    return values(n + off, t, nulls, seed).slice(off)
+
+
+def check(got, want):
+    got = got.to_pyarrow() if isinstance(got, am.Array) else got
+    if isinstance(got, pa.ChunkedArray):
+        got = got.combine_chunks()
+    if isinstance(want, pa.ChunkedArray):
+        want = want.combine_chunks()
+    assert got.type == want.type
+    assert got.to_pylist() == want.to_pylist()
+    got.validate(full=True)
+
+
+@pytest.fixture(autouse=True)
+def no_fallback():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", am.ArrowMetalFallbackWarning)
+        yield
+
+
+@pytest.mark.parametrize(("t", "n", "nulls", "off"), list(cases()))
+def test_round_trip_is_zero_copy(t, n, nulls, off):
+    a = sliced(t, n, nulls, off)
+    m = am.array(a)
+    assert m.type == str(t) if t != FIXED else m.type == "fixed_size_binary"
+    back = m.to_pyarrow()
+    assert back.type == a.type and back.equals(a)
+    if n:  # the same bytes: no copy either way
+        assert back.buffers()[-1].address == a.buffers()[-1].address
+
+
+@pytest.mark.parametrize(("t", "n", "nulls", "off"), list(cases()))
+def test_selection_and_nulls_match_pyarrow(t, n, nulls, off):
+    a = sliced(t, n, nulls, off)
+    rng = random.Random(n)
+    mask = pa.array([rng.choice([True, False, None]) for _ in range(n)], pa.bool_())
+    idx = pa.array(
+        [rng.randrange(n) if rng.random() > 0.2 else None for _ in range(n)] if n else [],
+        pa.int32(),
+    )
+    check(am.filter(a, mask), pc.filter(a, mask))
+    check(
+        am.filter(a, mask, null_selection_behavior="emit_null"),
+        pc.filter(a, mask, null_selection_behavior="emit_null"),
+    )
+    check(am.take(a, idx), pc.take(a, idx))
+    check(am.take(a, idx.cast(pa.uint16())), pc.take(a, idx.cast(pa.uint16())))
+    check(am.is_null(a), pc.is_null(a))
+    check(am.is_valid(a), pc.is_valid(a))
+    check(am.drop_null(a), pc.drop_null(a))
+    assert am.count(a).as_py() == pc.count(a).as_py()
+    assert am.count(a, mode="all").as_py() == pc.count(a, mode="all").as_py()
+    other = sliced(t, n, 0.5, 2, seed=9)
+    check(am.fill_null(a, other), pc.fill_null(a, other))
+    check(am.coalesce(a, other), pc.coalesce(a, other))
+    check(am.if_else(mask, a, other), pc.if_else(mask, a, other))
+    fill = pa.scalar(b"xyz" if t == FIXED else "xyz", t)
+    check(am.fill_null(a, fill), pc.fill_null(a, fill))
+    check(am.coalesce(a, fill), pc.coalesce(a, fill))
+    check(am.if_else(mask, fill, a), pc.if_else(mask, fill, a))
+    m = am.array(a)
+    check(m[1:3] if n > 3 else m, a[1:3] if n > 3 else a)
+    joined = pa.concat_arrays([a, other, a])
+    ch = pa.chunked_array([a, other, a], t)
+    check(am.concat_arrays([a, other, a]) if hasattr(am, "concat_arrays") else joined, joined)
+    chmask = pa.chunked_array([mask, mask, mask])
+    check(am.filter(ch, chmask), pc.filter(ch, chmask))
+    check(am.drop_null(ch), pc.drop_null(ch))
+
+
+def test_python_scalars():
+    a = pa.array(["a", None, "ccc", "dé"])
+    check(am.fill_null(a, "zz"), pc.fill_null(a, "zz"))
+    check(am.coalesce(a, "é"), pc.coalesce(a, "é"))
+    check(
+        am.fill_null(a.cast(pa.large_string()), "q"), pc.fill_null(a.cast(pa.large_string()), "q")
+    )
+    b = pa.array([b"\xff", None])
+    check(am.fill_null(b, b"\x00"), pc.fill_null(b, b"\x00"))
+
+
+def test_string_array_errors():
+    a = pa.array(["a", "b"])
+    with pytest.raises(am.ArrowMetalIndexError, match="index 2 out of bounds for length 2"):
+        am.take(a, pa.array([2]))
+    refused = (am.ArrowMetalTypeError, pa.ArrowException, AttributeError)  # pyarrow: its own
+    with warnings.catch_warnings():  # refused here, then by pyarrow (a counted fallback)
+        warnings.simplefilter("ignore", am.ArrowMetalFallbackWarning)
+        with pytest.raises(refused):
+            am.fill_null(a, pa.array([1, 2]))
+        with pytest.raises(refused):
+            am.filter(a, pa.array([1, 2]))
+    with pytest.raises(am.ArrowMetalInvalid):
+        am.filter(a, pa.array([True]))
+
+
+def _import(a, mutate=None):
+    schema, array = exported(a)
+    counter = Counter(array)
+    if mutate:
+        mutate(array)
+    out = ffi.new("am_array **")
+    rc = lib.am_import(schema, array, CPU, out)
+    msg = _error() if rc else ""
+    schema.release(schema)
+    assert array.release == ffi.NULL
+    return rc, (out[0] if rc == 0 else None), counter, msg
+
+
+@pytest.mark.parametrize("t", TYPES)
+def test_import_validates_offsets(t):
+    a = values(6, t, 0, 3)
+    width = "int64_t" if t in (pa.large_string(), pa.large_binary()) else "int32_t"
+    rc, h, counter, _ = _import(a)
+    assert rc == 0
+    lib.am_release(h)
+    gc.collect()
+    assert counter.count == 1
+    for bad, words in [
+        (lambda o: o.__setitem__(0, -1), "negative"),
+        (lambda o: o.__setitem__(3, 10**6), "decrease"),
+    ]:
+        copy = pa.concat_arrays([a])  # own buffers: the offsets are edited in place
+        buf = copy.buffers()[1]
+        offsets = ffi.cast(f"{width} *", buf.address)
+        keep_first = offsets[0]
+
+        def mutate(array, offsets=offsets, bad=bad):
+            bad(offsets)
+
+        rc, _h, counter, msg = _import(copy, mutate)
+        offsets[0] = keep_first
+        assert rc == lib.AM_EINVAL and msg.startswith("am_import:") and words in msg, msg
+        assert counter.count == 1
+    # an array offset past the offsets' decrease is honoured (not read)
+    rc, _h, counter, msg = _import(a, lambda arr: setattr(arr, "n_buffers", 2))
+    assert rc == lib.AM_EINVAL and "3 buffers" in msg
+
+
+def test_struct_and_table_children_may_be_strings():
+    batch = pa.record_batch({"i": [1, 2, 3], "s": ["x", None, "zé"], "b": [b"", b"q", None]})
+    t = am.table(pa.Table.from_batches([batch]))
+    assert t.to_pyarrow().equals(pa.Table.from_batches([batch]))
+    rb = am.record_batch(batch) if hasattr(am, "record_batch") else None
+    if rb is not None:
+        assert rb.to_pyarrow().equals(batch)
+
+
+def test_export_device_of_a_cpu_string_array():
+    m = am.array(pa.array(["a", None, "bc"]))
+    schema = ffi.new("struct ArrowSchema *")
+    dev = ffi.new("struct ArrowDeviceArray *")
+    assert lib.am_export_device(m.handle, schema, dev) == 0, _error()
+    assert dev.device_type == lib.ARROW_DEVICE_CPU and dev.array.n_buffers == 3
+    assert ffi.string(schema.format) == b"u"
+    back = pa.Array._import_from_c(_addr(ffi.addressof(dev, "array")), _addr(schema))
+    assert back.to_pylist() == ["a", None, "bc"]
+
+
+# Calls that take string handles (or any handle); every other call with an
+# am_array argument must refuse one, cleanly.
+_TAKES_STRING = {
+    "am_release", "am_export", "am_export_device", "am_length", "am_null_count",
+    "am_array_type", "am_format", "am_array_device", "am_array_timezone",
+    "am_filter", "am_filter_nulls", "am_take", "am_slice", "am_concat", "am_is",
+    "am_drop_null", "am_fill_null", "am_coalesce", "am_if_else", "am_count", "am_to_device",
+    "am_struct_make", "am_array_with_timezone", "am_table_make", "am_table_batch",
+    "am_compare", "am_compare_scalar", "am_min", "am_max", "am_aggregate", "am_min_max",
+    "am_first_last", "am_array_byte_width", "am_string_function",
+}  # fmt: skip
+
+
+def test_every_other_call_refuses_a_string_handle():
+    for t in [pa.string(), pa.large_binary(), FIXED]:
+        m = am.array(values(5, t, 0.2, 4))
+        h = m.handle
+        tried = 0
+        for name in dir(lib):
+            fn = getattr(lib, name)
+            if not name.startswith("am_") or name in _TAKES_STRING or not callable(fn):
+                continue
+            ft = ffi.typeof(fn)
+            if not any(_is_array_argument(a) for a in ft.args):
+                continue
+            kept = []
+
+            def keep(x, kept=kept):
+                kept.append(x)
+                return x
+
+            rc = fn(*[_argument(a, h, keep) for a in ft.args])
+            if ft.result.cname != "int":  # a getter (a name, a count): no crash is the check
+                continue
+            if name.startswith("am_struct_") and rc == -1:  # the struct getters' "not one"
+                continue
+            assert rc in (lib.AM_ETYPE, lib.AM_EINVAL), (name, rc, _error())
+            tried += 1
+        assert tried >= 40
+        s = ffi.new("am_scalar *")
+        out = ffi.new("am_array **")
+        assert lib.am_sum(h, s) == lib.AM_ETYPE and "no kernel for" in _error()
+        assert lib.am_cast(h, lib.AM_INT64, 1, out) == lib.AM_ETYPE
+        prim = am.array([1, 2, 3, 4, 5])
+        assert lib.am_cast(prim.handle, lib.AM_UTF8, 1, out) == lib.AM_ETYPE
+        assert lib.am_compare(lib.AM_EQ, prim.handle, h, out) == lib.AM_ETYPE
+        assert lib.am_compare(lib.AM_EQ, h, prim.handle, out) == lib.AM_ETYPE
+        assert lib.am_aggregate(lib.AM_AGG_VARIANCE, h, ffi.NULL, s) == lib.AM_ETYPE
+
+
+def test_gpu_devices_refuse_strings_cleanly():
+    if "cuda" not in am.backends() if hasattr(am, "backends") else True:
+        pytest.skip("no CUDA backend here")
+    with pytest.raises(am.ArrowMetalError, match="not yet on"):
+        am.array(pa.array(["a"]), device="cuda")
+
+
+@pytest.mark.parametrize(("t", "n", "nulls", "off"), list(cases()))
+def test_compare_and_pick_match_pyarrow(t, n, nulls, off):
+    a = sliced(t, n, nulls, off)
+    b = sliced(t, n, 0.3, 1, seed=5)
+    s = pa.scalar(b"abc" if t == FIXED else ("héllo" if "string" in str(t) else b"abc"), t)
+    for name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):
+        check(getattr(am, name)(a, b), getattr(pc, name)(a, b))
+        check(getattr(am, name)(a, s), getattr(pc, name)(a, s))
+    for name in ("min", "max", "first", "last"):
+        assert getattr(am, name)(a).as_py() == getattr(pc, name)(a).as_py(), name
+        got = getattr(am, name)(a, skip_nulls=False).as_py()
+        assert got == getattr(pc, name)(a, skip_nulls=False).as_py(), name
+    assert am.min_max(a).as_py() == pc.min_max(a).as_py()
+    assert am.first_last(a, min_count=3).as_py() == pc.first_last(a, min_count=3).as_py()
+    ch = pa.chunked_array([a, b], t)
+    assert am.max(ch).as_py() == pc.max(ch).as_py()
+    check(am.less(ch, s), pc.less(ch, s))
+
+
+def test_python_string_scalar_compare():
+    a = pa.array(["b", None, "a", "é", ""])
+    check(am.equal(a, "a"), pc.equal(a, "a"))
+    check(am.greater(a, "b"), pc.greater(a, "b"))
+    m = am.array(a)
+    check(m < "b", pc.less(a, "b"))
+    assert am.max(a).as_py() == "é" and am.min(a).as_py() == ""
+
+
+FUNCTIONS = [
+    ("utf8_length", {}),
+    ("binary_length", {}),
+    ("starts_with", {"pattern": "a"}),
+    ("ends_with", {"pattern": "é"}),
+    ("match_substring", {"pattern": "ll"}),
+    ("match_substring", {"pattern": ""}),
+    ("find_substring", {"pattern": "l"}),
+    ("count_substring", {"pattern": "A"}),
+    ("count_substring", {"pattern": ""}),
+    ("ascii_upper", {}),
+    ("ascii_lower", {}),
+]
+
+
+@pytest.mark.parametrize(("t", "n", "nulls", "off"), list(cases()))
+def test_string_functions_match_pyarrow(t, n, nulls, off):
+    a = sliced(t, n, nulls, off)
+    ch = pa.chunked_array([a, a], t)
+    for name, kw in FUNCTIONS:
+        if t in (pa.binary(), pa.large_binary(), FIXED) and "pattern" in kw:
+            kw = {"pattern": kw["pattern"].encode()}
+        try:
+            want = getattr(pc, name)(a, **kw)
+        except pa.ArrowNotImplementedError:  # pyarrow has no kernel: neither here
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", am.ArrowMetalFallbackWarning)
+                with pytest.raises(pa.ArrowNotImplementedError):
+                    getattr(am, name)(a, **kw)
+            continue
+        check(getattr(am, name)(a, **kw), want)
+        check(getattr(am, name)(ch, **kw), getattr(pc, name)(ch, **kw))
+        if "pattern" in kw:
+            opts = pc.MatchSubstringOptions(kw["pattern"])
+            check(getattr(am, name)(a, options=opts), want)
+
+
+def test_ignore_case_runs_in_pyarrow_counted():
+    a = pa.array(["Hello", "WORLD", None, "ßtraße"])
+    before = am.fallbacks().get("match_substring", 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", am.ArrowMetalFallbackWarning)
+        got = am.match_substring(a, "o", ignore_case=True)
+    assert got.equals(pc.match_substring(a, "o", ignore_case=True))
+    assert am.fallbacks()["match_substring"] == before + 1
+
+
+def test_string_function_errors():
+    out = ffi.new("am_array **")
+    keep = am.array(pa.array(["a"]))
+    h = keep.handle
+    assert lib.am_string_function(lib.AM_UTF8_LENGTH, h, b"x", 1, 0, out) == lib.AM_EINVAL
+    assert lib.am_string_function(lib.AM_STARTS_WITH, h, ffi.NULL, 3, 0, out) == lib.AM_EINVAL
+    assert lib.am_string_function(99, h, ffi.NULL, 0, 0, out) == lib.AM_EINVAL
+    assert lib.am_string_function(lib.AM_STARTS_WITH, h, b"a", 1, 4, out) == lib.AM_EINVAL
+    numbers = am.array([1, 2])
+    assert (
+        lib.am_string_function(lib.AM_UTF8_LENGTH, numbers.handle, ffi.NULL, 0, 0, out)
+        == lib.AM_ETYPE
+    )
+    assert "Function 'utf8_length' has no kernel matching input types (int64)" in _error()
