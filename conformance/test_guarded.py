@@ -122,7 +122,7 @@ def _fresh_process(env_extra):
 
 
 def test_runtime_defaults_in_a_fresh_process():
-    assert _fresh_process({}) == ["200", "1", "0"]
+    assert _fresh_process({}) == ["2000", "1", "0"]
     assert _fresh_process({"ARROWMETAL_LOW_LATENCY": "0"})[1] == "0"
 
 
