@@ -369,4 +369,7 @@ def memory_baseline(backend):
 @pytest.mark.skipif(not BACKENDS, reason="no ArrowMetal backend can run in this process")
 @pytest.mark.parametrize("case,backend", list(_params()))
 def test_case(case, backend, memory_baseline):
+    reason = amabi.not_on_backend(case, backend)
+    if reason:
+        pytest.skip(reason)
     run_case(case, amabi.device(backend))
