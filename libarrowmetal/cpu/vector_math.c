@@ -636,9 +636,7 @@ static const double probes[] = {
 };
 #define PROBES ((int)(sizeof probes / sizeof probes[0]))
 
-/* How many float values of type t (the ordered integers of their bits)
- * lie between a and b; both normal or both zero, say, of one sign. */
-static int64_t ulps64(double a, double b) {
+int64_t am_vm_ulps64(double a, double b) {
   int64_t ia, ib;
   memcpy(&ia, &a, 8);
   memcpy(&ib, &b, 8);
@@ -646,7 +644,7 @@ static int64_t ulps64(double a, double b) {
   if (ib < 0) ib = INT64_MIN - ib;
   return ia > ib ? ia - ib : ib - ia;
 }
-static int64_t ulps32(float a, float b) {
+int64_t am_vm_ulps32(float a, float b) {
   int32_t ia, ib;
   memcpy(&ia, &a, 4);
   memcpy(&ib, &b, 4);
@@ -658,13 +656,13 @@ static int agrees64(double got, double want) {
   if (isnan(want) || isnan(got)) return isnan(want) && isnan(got);
   if (!isfinite(want) || want == 0 || !isfinite(got) || got == 0)
     return memcmp(&got, &want, 8) == 0;
-  return ulps64(got, want) <= AM_VM_MAX_ULPS;
+  return am_vm_ulps64(got, want) <= AM_VM_MAX_ULPS;
 }
 static int agrees32(float got, float want) {
   if (isnan(want) || isnan(got)) return isnan(want) && isnan(got);
   if (!isfinite(want) || want == 0 || !isfinite(got) || got == 0)
     return memcmp(&got, &want, 4) == 0;
-  return ulps32(got, want) <= AM_VM_MAX_ULPS;
+  return am_vm_ulps32(got, want) <= AM_VM_MAX_ULPS;
 }
 
 static int passes(am_vm_func f, int f32) {

@@ -72,4 +72,9 @@ const char *am_vm_provider(am_vm_func f, int f32);
 /* libm's name of f ("sin", "log", "pow", ...). */
 const char *am_vm_name(am_vm_func f);
 
+/* How many float values (the ordered integers of their bits) lie between a
+ * and b: the load-time check's distance, and the test's. */
+int64_t am_vm_ulps64(double a, double b);
+int64_t am_vm_ulps32(float a, float b);
+
 #endif

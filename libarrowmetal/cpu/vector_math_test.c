@@ -49,23 +49,6 @@ static float any_float(void) {
   return isfinite(v) ? v : (float)uniform(-1, 1);
 }
 
-static int64_t ulps64(double a, double b) {
-  int64_t ia, ib;
-  memcpy(&ia, &a, 8);
-  memcpy(&ib, &b, 8);
-  if (ia < 0) ia = INT64_MIN - ia;
-  if (ib < 0) ib = INT64_MIN - ib;
-  return ia > ib ? ia - ib : ib - ia;
-}
-static int64_t ulps32(float a, float b) {
-  int32_t ia, ib;
-  memcpy(&ia, &a, 4);
-  memcpy(&ib, &b, 4);
-  if (ia < 0) ia = INT32_MIN - ia;
-  if (ib < 0) ib = INT32_MIN - ib;
-  return ia > ib ? (int64_t)ia - ib : (int64_t)ib - ia;
-}
-
 typedef struct stats {
   int64_t compared, differ, max_ulps;
   double worst_x, worst_y;
@@ -82,7 +65,7 @@ static void judge64(stats *s, const char *name, double x, double y, double got, 
       printf("FAIL %s float64 (%.17g, %.17g): %.17g, libm %.17g\n", name, x, y, got, want);
     return;
   }
-  int64_t u = ulps64(got, want);
+  int64_t u = am_vm_ulps64(got, want);
   if (u > s->max_ulps) s->max_ulps = u, s->worst_x = x, s->worst_y = y;
 }
 static void judge32(stats *s, const char *name, float x, float y, float got, float want) {
@@ -96,7 +79,7 @@ static void judge32(stats *s, const char *name, float x, float y, float got, flo
              (double)got, (double)want);
     return;
   }
-  int64_t u = ulps32(got, want);
+  int64_t u = am_vm_ulps32(got, want);
   if (u > s->max_ulps) s->max_ulps = u, s->worst_x = x, s->worst_y = y;
 }
 
