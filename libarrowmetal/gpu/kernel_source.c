@@ -148,6 +148,7 @@ static int key_ok(const am_kernel_key *k) {
     case AM_KERNEL_COUNT_NULLS:
       return 1;
     case AM_KERNEL_FILTER_SCATTER:
+      if (k->op == AM_FILTER_POSITIONS) return k->t0 == AM_INT64;
       return (k->op == AM_NULL_DROP || k->op == AM_NULL_EMIT) && valid_type(k->t0);
     case AM_KERNEL_FILL:
     case AM_KERNEL_COPY:
@@ -249,7 +250,10 @@ void am_kernel_name(const am_kernel_key *key, char *name, size_t capacity) {
       snprintf(name, capacity, "am_filter_scan");
       break;
     case AM_KERNEL_FILTER_SCATTER:
-      snprintf(name, capacity, "am_filter_scatter_%s%s", t0, key->op ? "_emit_null" : "");
+      if (key->op == AM_FILTER_POSITIONS)
+        snprintf(name, capacity, "am_filter_positions");
+      else
+        snprintf(name, capacity, "am_filter_scatter_%s%s", t0, key->op ? "_emit_null" : "");
       break;
     case AM_KERNEL_TAKE:
       snprintf(name, capacity, "am_take_%s_by_%s", t0, t1);
@@ -1492,7 +1496,9 @@ static void emit_filter_scatter(am_sb *sb, am_dialect d, const am_kernel_key *k,
   emit_args(sb, store(k->t0), "am_u8", bits ? "am_u32" : store(k->t0));
   am_sb_printf(sb, "typedef %s TV;\n#define AM_SUB %du\n", bits ? "am_u32" : store(k->t0),
                SUBTILES);
-  if (bits)
+  if (k->op == AM_FILTER_POSITIONS)
+    am_sb_puts(sb, "#define AM_GET(i) ((TV)(i))\n");
+  else if (bits)
     am_sb_puts(sb, "#define AM_GET(i) am_bit(a.in0, a.off0 + (i))\n");
   else
     am_sb_puts(sb, "#define AM_GET(i) a.in0[a.off0 + (i)]\n");

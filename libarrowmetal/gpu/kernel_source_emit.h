@@ -97,12 +97,11 @@ void am_ks_cumulative_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *k
                            const char *name);
 /* ---- From kernel_source_hash.c (hash-based functions) */
 
-#define AM_KS_HASH_CASES      \
-  case AM_KERNEL_HASH_BUILD:  \
-  case AM_KERNEL_HASH_FIRSTS: \
-  case AM_KERNEL_HASH_ROWS:   \
-  case AM_KERNEL_HASH_GROUPS: \
-  case AM_KERNEL_HASH_IDS:    \
+#define AM_KS_HASH_CASES           \
+  case AM_KERNEL_HASH_BUILD:       \
+  case AM_KERNEL_HASH_FIRSTS:      \
+  case AM_KERNEL_HASH_GROUP_SLOTS: \
+  case AM_KERNEL_HASH_IDS:         \
   case AM_KERNEL_HASH_PROBE:
 
 int am_ks_hash_kind(am_kernel_kind kind);

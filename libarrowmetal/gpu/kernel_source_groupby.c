@@ -161,7 +161,6 @@ static void emit_dense(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
       "    }\n"
       "    GLOBAL am_u32 *first = tab + s;\n"
       "    if (*first < ~(am_u32)i) atomicMax(first, ~(am_u32)i);\n"
-      "    ((GLOBAL am_u32 *)a.out_valid)[i] = (am_u32)s;\n"
       "  }\n");
 }
 

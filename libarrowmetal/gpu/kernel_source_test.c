@@ -123,15 +123,16 @@ static int each_key(key_fn fn, void *ctx) {
           VISIT(kind, op | skip << 3, t, AM_TYPE_INVALID);
   /* Hash-based functions. */
   for (int t = AM_BOOL; t <= AM_FLOAT64; t++) {
-    for (int op = 0; op < 2; op++) VISIT(AM_KERNEL_HASH_BUILD, op, t, AM_TYPE_INVALID);
-    for (int op = 0; op < 4; op++) VISIT(AM_KERNEL_HASH_PROBE, op, t, AM_TYPE_INVALID);
+    int dense = am_type_kind_of(t) == AM_KIND_SIGNED || am_type_kind_of(t) == AM_KIND_UNSIGNED;
+    for (int op = 0; op < 4; op++) {
+      VISIT(AM_KERNEL_HASH_BUILD, op, t, AM_TYPE_INVALID);
+      VISIT(AM_KERNEL_HASH_PROBE, op, t, AM_TYPE_INVALID);
+      if (op < 2 || dense) VISIT(AM_KERNEL_HASH_IDS, op, t, AM_TYPE_INVALID);
+    }
+    for (int op = 0; op < 1 + dense; op++)
+      VISIT(AM_KERNEL_HASH_GROUP_SLOTS, op, t, AM_TYPE_INVALID);
   }
-  for (int op = 0; op < 2; op++) {
-    VISIT(AM_KERNEL_HASH_FIRSTS, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
-    VISIT(AM_KERNEL_HASH_ROWS, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
-    VISIT(AM_KERNEL_HASH_IDS, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
-  }
-  VISIT(AM_KERNEL_HASH_GROUPS, 0, AM_TYPE_INVALID, AM_TYPE_INVALID);
+  for (int op = 0; op < 2; op++) VISIT(AM_KERNEL_HASH_FIRSTS, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
   /* sort_indices: the key gather of every type and direction, every byte
    * pass, the scan, the class passes of every type. */
   for (int t = AM_BOOL; t <= AM_FLOAT64; t++) {
@@ -211,8 +212,7 @@ static int uses_double(const am_kernel_key *k) {
   /* The hash kernels move keys as bits; Metal has no
    * 64-bit compare-and-swap, so no 64-bit keys there. */
   if (k->kind >= AM_KERNEL_HASH_BUILD && k->kind <= AM_KERNEL_HASH_PROBE)
-    return (k->kind == AM_KERNEL_HASH_BUILD || k->kind == AM_KERNEL_HASH_PROBE) &&
-           am_type_bits(k->t0) == 64;
+    return k->kind != AM_KERNEL_HASH_FIRSTS && am_type_bits(k->t0) == 64;
   return k->t0 == AM_FLOAT64 || (k->kind == AM_KERNEL_CAST && k->t1 == AM_FLOAT64);
 }
 

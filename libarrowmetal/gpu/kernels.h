@@ -51,6 +51,9 @@
 
 #define AM_GPU_BLOCK 256
 #define AM_GPU_MAX_BLOCKS 1024 /* also the size of the partials area in scratch */
+/* FILTER_SCATTER's op for the kept slots' positions (after AM_NULL_DROP and
+ * AM_NULL_EMIT). */
+#define AM_FILTER_POSITIONS 2
 
 typedef enum am_kernel_kind {
   /* out: status->value (and status->count, status->value_hi); t0 = input
@@ -112,7 +115,10 @@ typedef enum am_kernel_kind {
    *                   and writes in0 values (bits for AM_BOOL, with atomic
    *                   OR on 32-bit words of out) and valid0 bits to
    *                   out_valid (atomic OR) at those positions. out and
-   *                   out_valid are zeroed by the host first. */
+   *                   out_valid are zeroed by the host first. Op
+   *                   AM_FILTER_POSITIONS (t0 AM_INT64, with FILTER_COUNT's
+   *                   AM_NULL_DROP): the kept slots' positions instead of
+   *                   in0's values. */
   AM_KERNEL_FILTER_COUNT = 6,
   AM_KERNEL_FILTER_SCAN = 7,
   AM_KERNEL_FILTER_SCATTER = 8,
@@ -252,29 +258,30 @@ typedef enum am_kernel_kind {
    * slot cap + 1 for nulls. Keys (1 word a slot for types of <= 32 bits, 2
    * for 64-bit ones) from word 0; from word `scalar` (the host's) each
    * slot's ~(first row) (0: no row, set by a 32-bit atomic max), then each
-   * slot's row count (32-bit atomic add), then one word: the slots taken.
+   * slot's row count (32-bit atomic add), then one word: the keys inserted
+   * (bounded builds).
    * Keys are the values' bits (0.0 and -0.0 differ, NaNs by payload), as
    * the CPU's. Rows < 2^31. */
   /* Per row of in0 (t0 values, valid0/off0): its slot, inserting its key by
    * atomic CAS of the empty key (linear probing), then first and count.
-   * out = the table; out_valid, when given, gets each row's slot (u32).
-   * Op 1 counts the rows of each slot; op 0 leaves the counts at 0.
-   * More keys than cap / 2: the rows stop inserting and status->count is
-   * nonzero (the table is then useless). */
+   * out = the table. Op bit 0 counts the rows of each slot (else the counts
+   * stay 0). Op bit 1 (bounded): more keys than cap / 2 make the warps stop
+   * inserting and status->count nonzero (the table is then useless); the
+   * grid's threads must be under cap / 2. */
   AM_KERNEL_HASH_BUILD = 64,
-  /* out (bitmap words): bit i set where row i is the first of its slot (in1:
-   * the rows' slots, u32; in0: the table); op 1: never for the null slot. */
+  /* Per slot s < n (n = cap + 2): bit ~first of out (bitmap words over the
+   * rows, zeroed) set where the slot has a first row (in0: the table); op 1:
+   * never for the null slot. */
   AM_KERNEL_HASH_FIRSTS = 65,
-  /* out (int64): op 0 per row, the row itself; op 1 per group g < n, the
-   * count of the slot of its first row (in0 table, in1 the rows' slots,
-   * valid1 the groups' first rows, int64). */
-  AM_KERNEL_HASH_ROWS = 66,
-  /* Per group g < n: out[slot of row in1[g]] = g + 1 (out: u32 per slot,
-   * zeroed; in0: the rows' slots; in1: int64 first rows); the group of the
-   * null slot, + 1, is added to status->count. */
-  AM_KERNEL_HASH_GROUPS = 67,
-  /* out (int32) per row: its group (in0: HASH_GROUPS' out, in1: the rows'
-   * slots); op 1: null (out_valid bit 0) for rows of the null slot. */
+  /* Per group g < n: the slot s of its first row in1[g] (int64) by the key
+   * of that row of in0 (t0 values, valid0/off0) in the table out_valid;
+   * out (int64, when given) = s's count; s's first-row word becomes ~g; the
+   * null slot's g + 1 is added to status->count. Op 1 (dense, integer t0):
+   * GROUP_DENSE's table, s = key - scalar (first rows from word 0). */
+  AM_KERNEL_HASH_GROUP_SLOTS = 66,
+  /* out (int32) per row of in0 (t0, valid0/off0): its group, the word
+   * HASH_GROUP_SLOTS left in its slot of the table in1; op bit 0: null
+   * (out_valid bit 0) for null rows; op bit 1: dense, as GROUP_SLOTS. */
   AM_KERNEL_HASH_IDS = 68,
   /* is_in (op bit 0 set: out a bitmap) / index_in (op bit 0 clear: out
    * int32 and out_valid) of in0 (t0 values, valid0/off0) in the table in1
@@ -314,8 +321,7 @@ typedef enum am_kernel_kind {
    *                 valid0, off0) of a small range: slot = key - scalar (the
    *                 minimum in the key's 64-bit form), nulls slot aux + 1
    *                 (aux = cap = the range); out = the table (no key words:
-   *                 first rows from word 0, as ~row by atomic max),
-   *                 out_valid = each row's slot (u32).
+   *                 first rows from word 0, as ~row by atomic max).
    *   GROUP_ACCUM:  per row of in0 (t0 values, valid0/off0; t0 invalid:
    *                 count_all) by its group in1 (int32): out = the groups'
    *                 state, AM_GROUP_STATE_WORDS u64 words each (zeroed by the

@@ -322,26 +322,29 @@ int am_gpu_logic(am_err *err, am_logic_op logic, const am_array *left, const am_
   return finish_result(status, result, out);
 }
 
-int am_gpu_filter(am_err *err, const am_array *array, const am_array *mask, am_null_selection nulls,
+/* am_gpu_filter, or with `array` NULL the positions of the mask's set bits
+ * (int64; the mask has no nulls). */
+static int filter(am_err *err, const am_array *array, const am_array *mask, am_null_selection nulls,
                   am_array **out) {
-  am_device *device = array->device;
+  am_device *device = mask->device;
   am_gpu_device *gpu = am_gpu_of(device);
+  const am_type type = array ? array->type : AM_INT64;
+  const int64_t length = array ? array->length : mask->length;
   /* emit_null: null mask slots give null result slots. */
   int emit = nulls == AM_NULL_EMIT && has_nulls(mask);
-  int with_validity = has_nulls(array) || emit;
+  int with_validity = (array && has_nulls(array)) || emit;
   am_array *result = NULL;
-  int status = result_array(err, device, array->type, array->length, with_validity, &result);
+  int status = result_array(err, device, type, length, with_validity, &result);
   /* Bit outputs are assembled with atomic OR, so they start at zero. */
-  if (status == AM_OK && array->type == AM_BOOL)
-    status = zero(err, gpu, result->data, (array->length + 7) / 8);
-  if (status == AM_OK) status = zero(err, gpu, result->validity, (array->length + 7) / 8);
+  if (status == AM_OK && type == AM_BOOL) status = zero(err, gpu, result->data, (length + 7) / 8);
+  if (status == AM_OK) status = zero(err, gpu, result->validity, (length + 7) / 8);
   if (status != AM_OK) return finish_result(status, result, out);
   am_gpu_args args = {0};
-  bind(&args, 0, array);
+  if (array) bind(&args, 0, array);
   bind(&args, 1, mask);
   args.out = address(result->data);
   args.out_valid = address(result->validity);
-  args.n = array->length;
+  args.n = length;
   am_gpu_op op = plain_op(err);
   int batched = am_runtime_batch_depth() > 0;
   if (!batched) {
@@ -350,9 +353,10 @@ int am_gpu_filter(am_err *err, const am_array *array, const am_array *mask, am_n
   }
   /* Counting and scanning do not depend on the value type: one kernel each. */
   int rule = emit ? AM_NULL_EMIT : AM_NULL_DROP;
-  am_kernel_key keys[3] = {{AM_KERNEL_FILTER_COUNT, rule, AM_TYPE_INVALID, AM_TYPE_INVALID},
-                           {AM_KERNEL_FILTER_SCAN, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
-                           {AM_KERNEL_FILTER_SCATTER, rule, array->type, AM_TYPE_INVALID}};
+  am_kernel_key keys[3] = {
+      {AM_KERNEL_FILTER_COUNT, rule, AM_TYPE_INVALID, AM_TYPE_INVALID},
+      {AM_KERNEL_FILTER_SCAN, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
+      {AM_KERNEL_FILTER_SCATTER, array ? rule : AM_FILTER_POSITIONS, type, AM_TYPE_INVALID}};
   if (batched) {
     /* The length is read from the status slot when first needed; the slot
      * belongs to the pending record, not to the op. */
@@ -368,6 +372,15 @@ int am_gpu_filter(am_err *err, const am_array *array, const am_array *mask, am_n
   }
   status = run(err, gpu, &op, !batched, keys, &args, 3);
   return finish_result(status, result, out);
+}
+
+int am_gpu_filter(am_err *err, const am_array *array, const am_array *mask, am_null_selection nulls,
+                  am_array **out) {
+  return filter(err, array, mask, nulls, out);
+}
+
+int am_gpu_positions(am_err *err, const am_array *mask, am_array **out) {
+  return filter(err, NULL, mask, AM_NULL_DROP, out);
 }
 
 int am_gpu_take(am_err *err, const am_array *array, const am_array *indices, am_array **out) {

@@ -9,8 +9,9 @@
  *   when every column is equal (nulls a value of their own). One integer
  *   key whose range (max - min + 1, two reductions read back) is at most
  *   AM_DENSE_RANGE slots: GROUP_DENSE puts each row in slot key - min (no
- *   hashing, no probing), then the hash pipeline's first-row mask,
- *   compaction and ids make the same first-row order.
+ *   hashing, no probing), then the hash table's grouping after its build
+ *   (ops_hash.c, with the slot computed the same way) makes the same
+ *   first-row order.
  *   keys_out: each key column taken at the groups' first rows.
  *   aggregates: GROUP_ACCUM passes over the rows into 8 u64 words of state
  *   per group (atomics), GROUP_FINISH per group; min, max, min_max, first
@@ -33,6 +34,7 @@
 #include "core/group_result.h"
 #include "core/hash.h"
 #include "core/types.h"
+#include "gpu/ops_hash.h"
 #include "gpu/ops_shared.h"
 
 /* One launch of `key` over `n` (args filled by the caller). */
@@ -86,91 +88,29 @@ static int dense_range(am_err *err, const am_array *key, int64_t *cap, uint64_t 
   return AM_OK;
 }
 
-/* The rows marked in `mask` of `values` (int64 per row), in row order. */
-static int compact(am_err *err, const am_array *values, const am_array *mask, am_array **out) {
-  int status = am_gpu_filter(err, values, mask, AM_NULL_DROP, out);
-  if (status == AM_OK && am_array_pending(*out))
-    status = (*out)->device->backend->queue.resolve(err, *out);
-  return status;
-}
-
-/* ops_hash.c's pipeline after the build, over GROUP_DENSE's table (no key
- * words: first rows from word 0): first rows, then ids. */
+/* GROUP_DENSE's table (no key words: first rows from word 0), then the hash
+ * table's grouping after its build (ops_hash.c): ids in first-row order. */
 static int dense_group(am_err *err, const am_array *key, int64_t cap, uint64_t lo,
                        am_hash_groups *out) {
   am_device *device = key->device;
   am_gpu_device *gpu = am_gpu_of(device);
-  const int64_t n = key->length, words = 2 * (cap + 2) + 1;
-  am_array *table = NULL, *slots = NULL, *firsts = NULL, *rows = NULL, *first = NULL;
-  am_array *slot_group = NULL, *ids = NULL;
-  am_gpu_args args;
-  int status;
-  if ((status = am_gpu_ops_result(err, device, AM_UINT32, words, 0, &table)) != AM_OK ||
-      (status = am_gpu_ops_zero(err, gpu, table->data, words * 4)) != AM_OK ||
-      (status = am_gpu_ops_result(err, device, AM_UINT32, n, 0, &slots)) != AM_OK)
-    goto done;
-  memset(&args, 0, sizeof args);
-  am_gpu_ops_bind(&args, 0, key);
-  args.out = am_gpu_ops_address(table->data);
-  args.out_valid = am_gpu_ops_address(slots->data);
-  args.aux = cap;
-  args.scalar = lo;
-  if ((status = launch(err, gpu, AM_KERNEL_GROUP_DENSE, 0, key->type, &args, n)) != AM_OK ||
-      (status = am_gpu_ops_result(err, device, AM_BOOL, n, 0, &firsts)) != AM_OK ||
-      (status = am_gpu_ops_result(err, device, AM_INT64, n, 0, &rows)) != AM_OK)
-    goto done;
-  memset(&args, 0, sizeof args);
-  args.in0 = am_gpu_ops_address(table->data);
-  args.in1 = am_gpu_ops_address(slots->data);
-  args.out = am_gpu_ops_address(firsts->data);
-  args.aux = cap;
-  args.scalar = 0; /* the first rows' word */
-  if ((status = launch(err, gpu, AM_KERNEL_HASH_FIRSTS, 0, AM_TYPE_INVALID, &args, n)) != AM_OK)
-    goto done;
-  args.out = am_gpu_ops_address(rows->data);
-  if ((status = launch(err, gpu, AM_KERNEL_HASH_ROWS, 0, AM_TYPE_INVALID, &args, n)) != AM_OK ||
-      (status = compact(err, rows, firsts, &first)) != AM_OK ||
-      (status = am_gpu_ops_result(err, device, AM_UINT32, cap + 2, 0, &slot_group)) != AM_OK ||
-      (status = am_gpu_ops_zero(err, gpu, slot_group->data, (cap + 2) * 4)) != AM_OK)
-    goto done;
-  memset(&args, 0, sizeof args);
-  args.in0 = am_gpu_ops_address(slots->data);
-  args.in1 = am_gpu_ops_address(first->data);
-  args.out = am_gpu_ops_address(slot_group->data);
-  args.aux = cap;
-  {
-    /* HASH_GROUPS adds the null slot's group to the status count. */
-    int64_t null_group_plus_one = 0;
-    am_gpu_op op = am_gpu_ops_plain(err);
-    op.check = AM_GPU_CHECK_COUNT;
-    op.count_out = &null_group_plus_one;
-    op.immediate = 1;
-    args.n = first->length;
-    am_kernel_key key = {AM_KERNEL_HASH_GROUPS, 0, AM_TYPE_INVALID, AM_TYPE_INVALID};
-    if ((status = am_gpu_ops_run(err, gpu, &op, 1, &key, &args, 1)) != AM_OK ||
-        (status = am_gpu_ops_result(err, device, AM_INT32, n, 0, &ids)) != AM_OK)
-      goto done;
-    out->null_group = null_group_plus_one - 1;
+  const int64_t words = 2 * (cap + 2) + 1;
+  am_array *table = NULL;
+  int status = am_gpu_ops_result(err, device, AM_UINT32, words, 0, &table);
+  if (status == AM_OK) status = am_gpu_ops_zero(err, gpu, table->data, words * 4);
+  if (status == AM_OK) {
+    am_gpu_args args = {0};
+    am_gpu_ops_bind(&args, 0, key);
+    args.out = am_gpu_ops_address(table->data);
+    args.aux = cap;
+    args.scalar = lo;
+    status = launch(err, gpu, AM_KERNEL_GROUP_DENSE, 0, key->type, &args, key->length);
   }
-  memset(&args, 0, sizeof args);
-  args.in0 = am_gpu_ops_address(slot_group->data);
-  args.in1 = am_gpu_ops_address(slots->data);
-  args.out = am_gpu_ops_address(ids->data);
-  args.aux = cap;
-  if ((status = launch(err, gpu, AM_KERNEL_HASH_IDS, 0, AM_TYPE_INVALID, &args, n)) != AM_OK)
-    goto done;
-  out->groups = first->length;
-  out->first = first;
-  out->ids = ids;
-  first = ids = NULL;
-done:
+  if (status == AM_OK) {
+    am_gpu_hash_table dense = {table, cap, 0, lo, 1};
+    status = am_gpu_hash_groups_of(err, key, &dense, AM_HASH_IDS, out);
+  }
   am_array_free(table);
-  am_array_free(slots);
-  am_array_free(firsts);
-  am_array_free(rows);
-  am_array_free(first);
-  am_array_free(slot_group);
-  am_array_free(ids);
   return status;
 }
 

@@ -1,13 +1,15 @@
 /* The hash-based functions on a GPU (core/hash.h), with the kernels of
  * kernel_source_hash.c (kernels.h: AM_KERNEL_HASH_*), all in device memory:
  *
- *   grouping: HASH_BUILD puts every row in the table (its slot per row),
- *   HASH_FIRSTS marks the rows that are their slot's first, and the filter
- *   kernels compact the row numbers (HASH_ROWS) under that mask: the groups'
- *   first rows in pyarrow's first-occurrence order. Counts are the slots'
- *   counts gathered through those first rows; ids come from HASH_GROUPS (each
- *   slot's group) and HASH_IDS. The null group's id comes back through the
- *   status block (one word read by the host).
+ *   grouping: HASH_BUILD puts every row's key in the table (with each
+ *   slot's first row and, for counts, its rows); HASH_FIRSTS marks the
+ *   slots' first rows in a bitmap over the rows, and the filter kernels
+ *   compact its set bits' positions: the groups' first rows in pyarrow's
+ *   first-occurrence order. HASH_GROUP_SLOTS finds each group's slot again
+ *   from its first row's key (its count, and the null group's id through
+ *   the status block, one word read by the host) and leaves the group's id
+ *   in the slot; HASH_IDS reads it back per row. Nothing is written per row
+ *   but the ids.
  *   is_in / index_in: HASH_BUILD over the value set, HASH_PROBE per value.
  *
  * The ABI makes everything else (unique's values, dictionary_encode's
@@ -17,14 +19,15 @@
  * more, and 64-bit keys on Metal (no 64-bit atomic compare-and-swap). */
 #include <string.h>
 
-#include "core/hash.h"
+#include "gpu/ops_hash.h"
+
 #include "core/types.h"
 #include "gpu/ops_shared.h"
 
 /* Table geometry for `rows` distinct keys of `type`: cap probed slots (a
  * power of two, at least twice the keys: probes stay short and always end),
  * the word where the first rows start (then the counts, then the count of
- * taken slots), and the whole table's u32 words. */
+ * keys a bounded build inserted), and the whole table's u32 words. */
 typedef struct geometry {
   int64_t cap, first_word, words;
 } geometry;
@@ -45,6 +48,10 @@ static geometry geometry_of(am_type type, int64_t rows) {
  * probe); more distinct keys than it holds send the build round again with
  * room for every row. */
 #define FIRST_TRY_KEYS ((int64_t)1 << 20)
+/* A bounded build's table holds at most cap / 2 keys plus one per thread
+ * of its grid (kernels.h), which must leave empty slots to end probes. */
+_Static_assert((int64_t)AM_GPU_MAX_BLOCKS *AM_GPU_BLOCK < FIRST_TRY_KEYS,
+               "a bounded build's grid could fill its table");
 
 /* Whether the GPU can group `array` here; else a reason (AM_EUNSUPPORTED,
  * and the ABI groups on the host). */
@@ -65,12 +72,11 @@ static int supported(am_err *err, const am_array *array, const char *what) {
   return AM_OK;
 }
 
-/* A zeroed table for `array`'s rows, built: `slots` (u32 per row) when
- * given. With `full`, the table may hold fewer keys than rows: *full says
- * whether it ran out of room (read back at once; the table is then
- * useless). */
+/* A zeroed table for `array`'s rows, built. With `full`, the table may hold
+ * fewer keys than rows (a bounded build): *full says whether it ran out of
+ * room (read back at once; the table is then useless). */
 static int build(am_err *err, const am_array *array, const geometry *g, int counted,
-                 am_array **table, am_array *slots, int *full) {
+                 am_array **table, int *full) {
   am_gpu_device *gpu = am_gpu_of(array->device);
   int status = am_gpu_ops_result(err, array->device, AM_UINT32, g->words, 0, table);
   if (status != AM_OK) return status;
@@ -79,12 +85,12 @@ static int build(am_err *err, const am_array *array, const geometry *g, int coun
   am_gpu_args args = {0};
   am_gpu_ops_bind(&args, 0, array);
   args.out = am_gpu_ops_address((*table)->data);
-  args.out_valid = slots ? am_gpu_ops_address(slots->data) : 0;
   args.n = array->length;
   args.aux = g->cap;
   args.scalar = (uint64_t)g->first_word;
   am_gpu_op op = am_gpu_ops_plain(err);
-  am_kernel_key key = {AM_KERNEL_HASH_BUILD, counted, array->type, AM_TYPE_INVALID};
+  am_kernel_key key = {AM_KERNEL_HASH_BUILD, counted | (full ? 2 : 0), array->type,
+                       AM_TYPE_INVALID};
   if (!full) return am_gpu_ops_run(err, gpu, &op, 0, &key, &args, 1);
   int64_t warps_full = 0;
   op.check = AM_GPU_CHECK_COUNT;
@@ -95,117 +101,98 @@ static int build(am_err *err, const am_array *array, const geometry *g, int coun
   return status;
 }
 
-/* The table and every row's slot: first in a table for FIRST_TRY_KEYS keys
- * when there are more rows, then, if they hold more distinct keys, in one
- * for every row. */
+/* The table of every row's key: first one for FIRST_TRY_KEYS keys when
+ * there are more rows, then, if they hold more distinct keys, one for every
+ * row. */
 static int build_rows(am_err *err, const am_array *array, geometry *g, int counted,
-                      am_array **table, am_array *slots) {
+                      am_array **table) {
   int64_t n = array->length;
   if (n <= FIRST_TRY_KEYS) {
     *g = geometry_of(array->type, n);
-    return build(err, array, g, counted, table, slots, NULL);
+    return build(err, array, g, counted, table, NULL);
   }
   *g = geometry_of(array->type, FIRST_TRY_KEYS);
   int full = 0;
-  int status = build(err, array, g, counted, table, slots, &full);
+  int status = build(err, array, g, counted, table, &full);
   if (status != AM_OK || !full) return status;
   am_array_free(*table);
   *table = NULL;
   *g = geometry_of(array->type, n);
-  return build(err, array, g, counted, table, slots, NULL);
+  return build(err, array, g, counted, table, NULL);
 }
 
-/* One launch over `n` of a kind that reads the table (in0) and the rows'
- * slots (in1). */
-static int launch(am_err *err, am_gpu_device *gpu, am_kernel_kind kind, int sub_op,
-                  const am_array *in0, const am_array *in1, const am_array *out,
-                  const am_array *out_valid, int64_t n, const geometry *g) {
-  am_gpu_args args = {0};
-  args.in0 = am_gpu_ops_address(in0->data);
-  args.in1 = am_gpu_ops_address(in1->data);
-  args.out = am_gpu_ops_address(out->data);
-  args.out_valid = out_valid ? am_gpu_ops_address(out_valid->validity) : 0;
-  args.n = n;
-  args.aux = g->cap;
-  args.scalar = (uint64_t)g->first_word;
+/* One launch of `key` over `n`, the args filled by the caller; with
+ * `count_out`, the status count read back at once. */
+static int launch(am_err *err, am_gpu_device *gpu, am_kernel_key key, am_gpu_args *args, int64_t n,
+                  int64_t *count_out) {
+  args->n = n;
   am_gpu_op op = am_gpu_ops_plain(err);
-  am_kernel_key key = {kind, sub_op, AM_TYPE_INVALID, AM_TYPE_INVALID};
-  return am_gpu_ops_run(err, gpu, &op, 0, &key, &args, 1);
+  if (count_out) {
+    op.check = AM_GPU_CHECK_COUNT;
+    op.count_out = count_out;
+    op.immediate = 1;
+  }
+  return am_gpu_ops_run(err, gpu, &op, count_out != NULL, &key, args, 1);
 }
 
-/* The rows marked in `mask`, of `values` (int64 per row), in row order. */
-static int compact(am_err *err, const am_array *values, const am_array *mask, am_array **out) {
-  int status = am_gpu_filter(err, values, mask, AM_NULL_DROP, out);
-  if (status == AM_OK && am_array_pending(*out))
-    status = (*out)->device->backend->queue.resolve(err, *out);
-  return status;
-}
-
-int am_gpu_hash_group(am_err *err, const am_array *array, int flags, am_hash_groups *out) {
-  int status = supported(err, array, "hash grouping");
-  if (status != AM_OK) return status;
-  am_device *device = array->device;
+int am_gpu_hash_groups_of(am_err *err, const am_array *keys, const am_gpu_hash_table *table,
+                          int flags, am_hash_groups *out) {
+  am_device *device = keys->device;
   am_gpu_device *gpu = am_gpu_of(device);
-  const int64_t n = array->length;
+  const int64_t n = keys->length, cap = table->cap;
   const int mask_nulls = (flags & AM_HASH_MASK_NULLS) != 0;
-  const int has_nulls = am_gpu_ops_has_nulls(array);
-  geometry g;
-  am_array *table = NULL, *slots = NULL, *firsts = NULL, *rows = NULL, *first = NULL;
-  am_array *counts = NULL, *slot_group = NULL, *ids = NULL;
+  const int has_nulls = am_gpu_ops_has_nulls(keys);
+  const uint64_t words = am_gpu_ops_address(table->words->data);
+  const uint64_t where = table->dense ? table->lo : (uint64_t)table->first_word;
+  am_array *firsts = NULL, *first = NULL, *counts = NULL, *ids = NULL;
   am_hash_groups result = {.null_group = -1};
-  if ((status = am_gpu_ops_result(err, device, AM_UINT32, n, 0, &slots)) != AM_OK ||
-      (status = build_rows(err, array, &g, (flags & AM_HASH_COUNTS) != 0, &table, slots)) !=
-          AM_OK ||
-      (status = am_gpu_ops_result(err, device, AM_BOOL, n, 0, &firsts)) != AM_OK ||
-      (status = launch(err, gpu, AM_KERNEL_HASH_FIRSTS, mask_nulls, table, slots, firsts, NULL, n,
-                       &g)) != AM_OK ||
-      (status = am_gpu_ops_result(err, device, AM_INT64, n, 0, &rows)) != AM_OK ||
-      (status = launch(err, gpu, AM_KERNEL_HASH_ROWS, 0, table, slots, rows, NULL, n, &g)) !=
-          AM_OK ||
-      (status = compact(err, rows, firsts, &first)) != AM_OK)
+  am_gpu_args args = {0};
+  /* The first rows' bitmap, set by atomic OR on whole words. */
+  int status = am_gpu_ops_result(err, device, AM_BOOL, n, 0, &firsts);
+  if (status == AM_OK) status = am_gpu_ops_zero(err, gpu, firsts->data, (n + 31) / 32 * 4);
+  if (status != AM_OK) goto done;
+  args.in0 = words;
+  args.out = am_gpu_ops_address(firsts->data);
+  args.aux = cap;
+  args.scalar = (uint64_t)table->first_word;
+  am_kernel_key marks = {AM_KERNEL_HASH_FIRSTS, mask_nulls, AM_TYPE_INVALID, AM_TYPE_INVALID};
+  if ((status = launch(err, gpu, marks, &args, cap + 2, NULL)) != AM_OK ||
+      (status = am_gpu_positions(err, firsts, &first)) != AM_OK ||
+      (am_array_pending(first) && (status = device->backend->queue.resolve(err, first)) != AM_OK))
     goto done;
   result.groups = first->length;
-  if (flags & AM_HASH_COUNTS) { /* each group's slot's count, through its first row */
-    if ((status = am_gpu_ops_result(err, device, AM_INT64, result.groups, 0, &counts)) != AM_OK)
-      goto done;
-    am_gpu_args args = {0};
-    args.in0 = am_gpu_ops_address(table->data);
-    args.in1 = am_gpu_ops_address(slots->data);
-    args.valid1 = am_gpu_ops_address(first->data);
-    args.out = am_gpu_ops_address(counts->data);
-    args.n = result.groups;
-    args.aux = g.cap;
-    args.scalar = (uint64_t)g.first_word;
-    am_gpu_op op = am_gpu_ops_plain(err);
-    am_kernel_key key = {AM_KERNEL_HASH_ROWS, 1, AM_TYPE_INVALID, AM_TYPE_INVALID};
-    if ((status = am_gpu_ops_run(err, gpu, &op, 0, &key, &args, 1)) != AM_OK) goto done;
-  }
-  /* Each slot's group, and the null group's (when nulls form one). */
-  if ((flags & AM_HASH_IDS) || (has_nulls && !mask_nulls)) {
-    if ((status = am_gpu_ops_result(err, device, AM_UINT32, g.cap + 2, 0, &slot_group)) != AM_OK ||
-        (status = am_gpu_ops_zero(err, gpu, slot_group->data, (g.cap + 2) * 4)) != AM_OK)
-      goto done;
-    int64_t null_group_plus_one = 0;
-    am_gpu_args args = {0};
-    args.in0 = am_gpu_ops_address(slots->data);
-    args.in1 = am_gpu_ops_address(first->data);
-    args.out = am_gpu_ops_address(slot_group->data);
-    args.n = result.groups;
-    args.aux = g.cap;
-    am_gpu_op op = am_gpu_ops_plain(err);
-    op.check = AM_GPU_CHECK_COUNT;
-    op.count_out = &null_group_plus_one;
-    op.immediate = 1;
-    am_kernel_key key = {AM_KERNEL_HASH_GROUPS, 0, AM_TYPE_INVALID, AM_TYPE_INVALID};
-    if ((status = am_gpu_ops_run(err, gpu, &op, 1, &key, &args, 1)) != AM_OK) goto done;
-    result.null_group = mask_nulls ? -1 : null_group_plus_one - 1;
-  }
+  if ((flags & AM_HASH_COUNTS) &&
+      (status = am_gpu_ops_result(err, device, AM_INT64, result.groups, 0, &counts)) != AM_OK)
+    goto done;
+  /* Each group's slot: its count, its id left in the table, and the null
+   * group's id (+ 1) in the status count when nulls form one. */
+  memset(&args, 0, sizeof args);
+  am_gpu_ops_bind(&args, 0, keys);
+  args.in1 = am_gpu_ops_address(first->data);
+  args.out = counts ? am_gpu_ops_address(counts->data) : 0;
+  args.out_valid = words;
+  args.aux = cap;
+  args.scalar = where;
+  int64_t null_group_plus_one = 0;
+  am_kernel_key slots = {AM_KERNEL_HASH_GROUP_SLOTS, table->dense, keys->type, AM_TYPE_INVALID};
+  if ((status = launch(err, gpu, slots, &args, result.groups,
+                       has_nulls && !mask_nulls ? &null_group_plus_one : NULL)) != AM_OK)
+    goto done;
+  result.null_group = null_group_plus_one - 1;
   if (flags & AM_HASH_IDS) {
     int with_validity = mask_nulls && has_nulls;
-    if ((status = am_gpu_ops_result(err, device, AM_INT32, n, with_validity, &ids)) != AM_OK ||
-        (status = launch(err, gpu, AM_KERNEL_HASH_IDS, mask_nulls, slot_group, slots, ids,
-                         with_validity ? ids : NULL, n, &g)) != AM_OK)
+    if ((status = am_gpu_ops_result(err, device, AM_INT32, n, with_validity, &ids)) != AM_OK)
       goto done;
+    memset(&args, 0, sizeof args);
+    am_gpu_ops_bind(&args, 0, keys);
+    args.in1 = words;
+    args.out = am_gpu_ops_address(ids->data);
+    args.out_valid = with_validity ? am_gpu_ops_address(ids->validity) : 0;
+    args.aux = cap;
+    args.scalar = where;
+    am_kernel_key id_key = {AM_KERNEL_HASH_IDS, mask_nulls | table->dense << 1, keys->type,
+                            AM_TYPE_INVALID};
+    if ((status = launch(err, gpu, id_key, &args, n, NULL)) != AM_OK) goto done;
   }
   result.first = first;
   result.counts = counts;
@@ -213,14 +200,24 @@ int am_gpu_hash_group(am_err *err, const am_array *array, int flags, am_hash_gro
   first = counts = ids = NULL;
   *out = result;
 done:
-  am_array_free(table);
-  am_array_free(slots);
   am_array_free(firsts);
-  am_array_free(rows);
   am_array_free(first);
   am_array_free(counts);
-  am_array_free(slot_group);
   am_array_free(ids);
+  return status;
+}
+
+int am_gpu_hash_group(am_err *err, const am_array *array, int flags, am_hash_groups *out) {
+  int status = supported(err, array, "hash grouping");
+  if (status != AM_OK) return status;
+  geometry g;
+  am_array *words = NULL;
+  status = build_rows(err, array, &g, (flags & AM_HASH_COUNTS) != 0, &words);
+  if (status == AM_OK) {
+    am_gpu_hash_table table = {words, g.cap, g.first_word, 0, 0};
+    status = am_gpu_hash_groups_of(err, array, &table, flags, out);
+  }
+  am_array_free(words);
   return status;
 }
 
@@ -235,7 +232,7 @@ int am_gpu_hash_lookup(am_err *err, const am_array *values, const am_array *valu
   am_gpu_device *gpu = am_gpu_of(device);
   geometry g = geometry_of(value_set->type, value_set->length);
   am_array *table = NULL, *result = NULL;
-  if ((status = build(err, value_set, &g, 0, &table, NULL, NULL)) != AM_OK) goto done;
+  if ((status = build(err, value_set, &g, 0, &table, NULL)) != AM_OK) goto done;
   /* is_in is never null; index_in is null where nothing is found. */
   status = am_gpu_ops_result(err, device, as_bool ? AM_BOOL : AM_INT32, values->length, !as_bool,
                              &result);

@@ -28,6 +28,9 @@ int am_gpu_ops_zero(am_err *err, am_gpu_device *gpu, const void *pointer, int64_
 /* A result of `length` null slots. */
 int am_gpu_ops_all_null(am_err *err, am_device *device, am_type type, int64_t length,
                         am_array **out);
+/* The positions of the set bits of `mask` (a device bool array without
+ * nulls), int64 in order, by the filter kernels; pending in a batch. */
+int am_gpu_positions(am_err *err, const am_array *mask, am_array **out);
 /* *out = result on success; frees it otherwise. Returns status. */
 int am_gpu_ops_finish(int status, am_array *result, am_array **out);
 

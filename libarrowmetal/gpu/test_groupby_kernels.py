@@ -22,6 +22,7 @@ pa = pytest.importorskip("pyarrow")
 pc = pytest.importorskip("pyarrow.compute")
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from test_hash_kernels import group_table
 from test_nulls_kernels import Args, bind, kernels, label, sample  # noqa: F401 (kernels: a fixture)
 
 EVERY = os.environ.get("ARROWMETAL_EMULATE_EVERY_TYPE") == "1"
@@ -199,21 +200,25 @@ def test_pack_and_dense(kernels):  # noqa: F811
     args.in0, args.in1, args.out = a.ctypes.data, b.ctypes.data, out.ctypes.data
     kernels("am_group_pack", 2, args)
     assert (out == (a.astype(np.uint64) << np.uint64(32) | b.astype(np.uint64))).all()
-    # GROUP_DENSE: slot = key - min, nulls cap + 1, first rows as ~row.
+    # GROUP_DENSE: slot = key - min, nulls cap + 1, first rows as ~row; then the hash
+    # table's grouping with slots computed the same way (first-row order).
     keys = group_keys(n, 11, offset=1)
     vals = keys.to_pylist()
     lo = min(v for v in vals if v is not None)
     cap = max(v for v in vals if v is not None) - lo + 1
     table = np.zeros(2 * (cap + 2) + 1, np.uint32)
-    slots = np.zeros(n, np.uint32)
     args = Args(n=n, aux=cap, scalar=lo & (2**64 - 1))
     bind(args, 0, keys)
-    args.out, args.out_valid = table.ctypes.data, slots.ctypes.data
+    args.out = table.ctypes.data
     kernels("am_group_dense_int16", 3, args)
     want = [cap + 1 if v is None else v - lo for v in vals]
-    assert slots.tolist() == want
     for s in set(want):
         assert int(~table[s] & 0xFFFFFFFF) == want.index(s)
+    first, _, ids, null_group = group_table(kernels, keys, 3, False, table, cap, 0, False, lo)
+    want_ids, groups = first_ids(vals)
+    assert ids == want_ids.tolist() and len(first) == groups
+    assert first == [vals.index(v) for v in dict.fromkeys(vals)]
+    assert null_group == list(dict.fromkeys(vals)).index(None)
 
 
 JOIN_CASES = JOIN if EVERY else ["full outer"]

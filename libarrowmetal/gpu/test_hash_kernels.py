@@ -1,5 +1,5 @@
-"""The hash GPU kernels (kernel_source_hash.c: HASH_BUILD, HASH_FIRSTS, HASH_ROWS,
-HASH_GROUPS, HASH_IDS, HASH_PROBE) run where there is no GPU: their CUDA source
+"""The hash GPU kernels (kernel_source_hash.c: HASH_BUILD, HASH_FIRSTS,
+HASH_GROUP_SLOTS, HASH_IDS, HASH_PROBE) run where there is no GPU: their CUDA source
 compiled as C++ against emu/cuda_emu.h (as test_nulls_kernels.py does) and
 launched in gpu/ops_hash.c's order, the filter step done here with numpy (the
 filter kernels have tests of their own). Each grouping is checked against a
@@ -66,42 +66,45 @@ def unpack(words, n):
     return np.unpackbits(words.view(np.uint8), bitorder="little")[:n].astype(bool)
 
 
-def run_group(run, x, blocks, mask_nulls, cap=None, counted=True):
+def run_group(run, x, blocks, mask_nulls, cap=None, counted=True, bounded=False):
     n = len(x)
     cap, first_word, words = geometry(x.type, n, cap)
     table = np.zeros(words + 16, np.uint32)
-    slots = np.zeros(n + 16, np.uint32)
     build_status = np.zeros(8, np.uint64)
     args = Args(n=n, aux=cap, scalar=first_word)
     bind(args, 0, x)
-    args.out, args.out_valid = table.ctypes.data, slots.ctypes.data
-    args.status = build_status.ctypes.data
-    run(f"am_hash_build{'_counted' if counted else ''}_{label(x.type)}", blocks, args)
+    args.out, args.status = table.ctypes.data, build_status.ctypes.data
+    name = f"am_hash_build{'_counted' if counted else ''}{'_bounded' if bounded else ''}"
+    run(f"{name}_{label(x.type)}", blocks, args)
     assert build_status[1] == 0, "the table ran out of room"
+    return group_table(run, x, blocks, mask_nulls, table, cap, first_word, counted)
+
+
+def group_table(run, x, blocks, mask_nulls, table, cap, first_word, counted, lo=None):
+    """ops_hash.c's grouping after a build (lo: GROUP_DENSE's table)."""
+    n, dense = len(x), lo is not None
     firsts = np.zeros((n + 31) // 32 + 2, np.uint32)
-    args = Args(n=n, aux=cap, scalar=first_word, in0=table.ctypes.data, in1=slots.ctypes.data)
+    args = Args(n=cap + 2, aux=cap, scalar=first_word, in0=table.ctypes.data)
     args.out = firsts.ctypes.data
     run(f"am_hash_firsts{'_masked' if mask_nulls else ''}", blocks, args)
-    mask = unpack(firsts, n)
-    rows = np.zeros(n + 8, np.int64)
-    args.out = rows.ctypes.data
-    run("am_hash_rows", blocks, args)
-    first = rows[:n][mask]  # the filter kernels' compaction
-    counts = np.zeros(len(first) + 8, np.int64)  # each group's count, through its first row
-    cargs = Args(n=len(first), aux=cap, scalar=first_word, in0=table.ctypes.data)
-    cargs.in1, cargs.valid1, cargs.out = slots.ctypes.data, first.ctypes.data, counts.ctypes.data
-    run("am_hash_group_counts", max(1, blocks // 2), cargs)
-    counts = counts[: len(first)]
-    slot_group = np.zeros(cap + 2 + 8, np.uint32)
+    first = np.flatnonzero(unpack(firsts, n)).astype(np.int64)  # the filter kernels' positions
+    counts = np.zeros(len(first) + 8, np.int64)
     status = np.zeros(8, np.uint64)
-    gargs = Args(n=len(first), aux=cap, in0=slots.ctypes.data, in1=first.ctypes.data)
-    gargs.out, gargs.status = slot_group.ctypes.data, status.ctypes.data
-    run("am_hash_groups", max(1, blocks // 2), gargs)
+    where = lo & (2**64 - 1) if dense else first_word
+    gargs = Args(n=len(first), aux=cap, scalar=where, in1=first.ctypes.data)
+    bind(gargs, 0, x)
+    gargs.out = counts.ctypes.data if counted else 0
+    gargs.out_valid, gargs.status = table.ctypes.data, status.ctypes.data
+    run(f"am_hash_group_slots{'_dense' if dense else ''}_{label(x.type)}", max(1, blocks // 2),
+        gargs)  # fmt: skip
+    counts = counts[: len(first)]
     ids = np.zeros(n + 8, np.int32)
     ids_valid = np.zeros((n + 31) // 32 + 2, np.uint32)
-    iargs = Args(n=n, aux=cap, in0=slot_group.ctypes.data, in1=slots.ctypes.data)
+    iargs = Args(n=n, aux=cap, scalar=where, in1=table.ctypes.data)
+    bind(iargs, 0, x)
     iargs.out, iargs.out_valid = ids.ctypes.data, ids_valid.ctypes.data
-    run(f"am_hash_ids{'_masked' if mask_nulls else ''}", blocks, iargs)
+    suffix = ("_masked" if mask_nulls else "") + ("_dense" if dense else "")
+    run(f"am_hash_ids{suffix}_{label(x.type)}", blocks, iargs)
     valid = unpack(ids_valid, n)
     id_list = [int(ids[i]) if valid[i] else None for i in range(n)]
     null_group = -1 if mask_nulls else int(status[1]) - 1
@@ -155,11 +158,11 @@ def test_grouping(kernels, t, mask_nulls):  # noqa: F811
         assert got[1] == want[1], (t, n, "counts")
         assert got[2] == want[2], (t, n, "ids")
         assert got[3] == want[3], (t, n, "null group")
-        if n == 1000:  # the build without counts (unique, dictionary_encode): the same
-            # groups, and counts left at 0
+        if n == 1000:  # the build without counts (unique, dictionary_encode), and a
+            # bounded one with room: the same groups
             plain = run_group(kernels, x, blocks, mask_nulls, cap, counted=False)
             assert plain[0] == got[0] and plain[2] == got[2] and plain[3] == got[3]
-            assert not any(plain[1]), (t, "counts without op 1")
+            assert run_group(kernels, x, blocks, mask_nulls, cap, bounded=True) == got
         # And as pyarrow sees it (unique, value_counts and count_distinct group nulls).
         enc = pc.dictionary_encode(x, null_encoding="mask" if mask_nulls else "encode")
         assert got[2] == enc.indices.to_pylist()
@@ -175,9 +178,10 @@ def test_grouping(kernels, t, mask_nulls):  # noqa: F811
 
 @pytest.mark.parametrize("t", [pa.int32(), pa.int64()])
 def test_build_reports_a_full_table(kernels, t):  # noqa: F811
-    """More distinct keys than half a table's slots: the build stops taking slots at
-    half (the taken count), ends, and reports it in the status count, which sends
-    ops_hash.c round again with a table for every row; as many keys as fit: no report."""
+    """More distinct keys than half a table's slots: a bounded build stops taking slots
+    at half (the keys it inserted, counted a warp at a time; a warp learns it at its
+    next insert), ends, and reports it in the status count, which sends ops_hash.c
+    round again with a table for every row; as many keys as fit: no report."""
     for keys, want_full in ((5000, True), (32, False)):
         x = pa.array(np.arange(1, keys + 1) % 100003, type=t)
         cap, first_word, words = geometry(t, 0, 64)
@@ -186,7 +190,7 @@ def test_build_reports_a_full_table(kernels, t):  # noqa: F811
         args = Args(n=len(x), aux=cap, scalar=first_word)
         bind(args, 0, x)
         args.out, args.status = table.ctypes.data, status.ctypes.data
-        kernels(f"am_hash_build_{label(t)}", 3, args)
+        kernels(f"am_hash_build_bounded_{label(t)}", 3, args)
         assert (status[1] != 0) == want_full, keys
         assert table[first_word + 2 * (cap + 2)] <= cap // 2 + 3 * 256
 
