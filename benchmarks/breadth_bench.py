@@ -43,7 +43,8 @@ def median_ms(function, repeats, sync=None):
 
 
 # name -> (arrowmetal, pyarrow, numpy-like(xp, x, y)); x float64 in (0.5, 2),
-# y float64 in (-2, 2), i int64 in [0, 1000), s int64 in [0, 8), flags bool.
+# y float64 in (-2, 2), i and j int64 in [0, 1000) (two arrays: the same one
+# twice would be read once, through the cache), s int64 in [0, 8), flags bool.
 FUNCTIONS = {
     "sqrt": (lambda d: am.sqrt(d["x"]), lambda d: pc.sqrt(d["x"]), lambda xp, d: xp.sqrt(d["x"])),
     "exp": (lambda d: am.exp(d["y"]), lambda d: pc.exp(d["y"]), lambda xp, d: xp.exp(d["y"])),
@@ -57,12 +58,12 @@ FUNCTIONS = {
     "power": (
         lambda d: am.power(d["x"], d["y"]),
         lambda d: pc.power(d["x"], d["y"]),
-        lambda xp, d: xp.power(d["x"], d["y"]),
+        lambda xp, d: getattr(xp, "power", getattr(xp, "pow", None))(d["x"], d["y"]),
     ),
     "add_checked": (
-        lambda d: am.add_checked(d["i"], d["i"]),
-        lambda d: pc.add_checked(d["i"], d["i"]),
-        lambda xp, d: d["i"] + d["i"],
+        lambda d: am.add_checked(d["i"], d["j"]),
+        lambda d: pc.add_checked(d["i"], d["j"]),
+        lambda xp, d: d["i"] + d["j"],
     ),
     "shift_left": (
         lambda d: am.shift_left(d["i"], d["s"]),
@@ -80,9 +81,9 @@ FUNCTIONS = {
         lambda xp, d: d["i"] * 3,
     ),
     "add": (
-        lambda d: am.add(d["i"], d["i"]),
-        lambda d: pc.add(d["i"], d["i"]),
-        lambda xp, d: d["i"] + d["i"],
+        lambda d: am.add(d["i"], d["j"]),
+        lambda d: pc.add(d["i"], d["j"]),
+        lambda xp, d: d["i"] + d["j"],
     ),
     "variance": (
         lambda d: am.variance(d["y"]),
@@ -114,6 +115,7 @@ def inputs(n):
         "x": rng.uniform(0.5, 2.0, n),
         "y": rng.uniform(-2.0, 2.0, n),
         "i": rng.integers(0, 1000, n, dtype=np.int64),
+        "j": rng.integers(0, 1000, n, dtype=np.int64),
         "s": rng.integers(0, 8, n, dtype=np.int64),
         "f": rng.integers(0, 2, n).astype(bool),
         "g": rng.integers(0, 2, n).astype(bool),

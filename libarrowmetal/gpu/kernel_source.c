@@ -545,17 +545,17 @@ static int unroll_for(am_type in, int bits_out, int arrays) {
  * 141 instructions a slot against PyTorch's 85 for the same 30 FP64 ones, and
  * the kernel was issue-bound (Nsight Compute). */
 static void emit_lean_warp_loop(am_sb *sb, int unroll, const char *load, const char *gather,
-                                const char *compute, int bits_out, const char *lean_load,
-                                const char *lean_compute) {
+                                const char *compute, int bits_out, const char *lean_if,
+                                const char *lean_load, const char *lean_compute) {
   am_sb_puts(sb,
              "  const am_i64 n = a.n;\n"
              "  const am_i64 stride = (am_i64)am_nblocks * AM_BLOCK;\n"
              "  am_i64 base = (am_i64)am_bid * AM_BLOCK + am_warp * 32u;\n");
   if (lean_load) {
     am_sb_printf(sb,
-                 "  if (!hv0 && a.out_valid == 0) {\n"
+                 "  if (%s) {\n"
                  "    for (; base + %d * stride + 32 <= n; base += %d * stride) {\n",
-                 unroll - 1, unroll);
+                 lean_if, unroll - 1, unroll);
     for (int k = 0; k < unroll; k++) emit_k(sb, lean_load, k);
     for (int k = 0; k < unroll; k++) emit_k(sb, lean_compute, k);
     am_sb_puts(sb, "    }\n  }\n");
@@ -591,7 +591,7 @@ static void emit_lean_warp_loop(am_sb *sb, int unroll, const char *load, const c
 
 static void emit_warp_loop(am_sb *sb, int unroll, const char *load, const char *gather,
                            const char *compute, int bits_out) {
-  emit_lean_warp_loop(sb, unroll, load, gather, compute, bits_out, NULL, NULL);
+  emit_lean_warp_loop(sb, unroll, load, gather, compute, bits_out, NULL, NULL, NULL);
 }
 
 /* ---- REDUCE */
@@ -948,6 +948,17 @@ static const char binary_compute[] =
     "      if (ok#) r# = AM_APPLY(x#, y#);\n"
     "      if (ok# && AM_FAILS(x#, y#) && err == AM_NONE) err = (am_u64)i#;\n";
 
+/* The same for passes whose slots are all valid and below n (the lean loop
+ * of emit_lean_warp_loop; numbers out, no validity written). */
+static const char binary_lean_if[] = "!hv0 && (sc || !hv1) && a.out_valid == 0";
+static const char binary_lean_load[] =
+    "      const am_i64 i# = base + # * stride + am_lane;\n"
+    "      const T0 x# = AM_LOAD0(i#);\n"
+    "      const T0 y# = sc ? ys : AM_LOAD1(i#);\n";
+static const char binary_lean_compute[] =
+    "      a.out[i#] = AM_APPLY(x#, y#);\n"
+    "      if (AM_FAILS(x#, y#) && err == AM_NONE) err = (am_u64)i#;\n";
+
 static void emit_compare(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
   emit_operand(sb, 0, k->t0);
   emit_operand(sb, 1, k->t0);
@@ -1004,7 +1015,8 @@ static void emit_arith(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
   emit_args(sb, ptype(t), ptype(t), ctype(t));
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb, binary_body);
-  emit_warp_loop(sb, unroll_for(t, 0, 2), binary_load, NULL, binary_compute, 0);
+  emit_lean_warp_loop(sb, unroll_for(t, 0, 2), binary_load, NULL, binary_compute, 0, binary_lean_if,
+                      binary_lean_load, binary_lean_compute);
   am_sb_puts(sb, "  am_flush_error(a.status, err, am_lane);\n");
 }
 
@@ -1094,7 +1106,7 @@ static void emit_unary(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
     emit_warp_loop(sb, unroll_for(t, 0, 1), unary_load, NULL, unary_compute, 0);
   else
     emit_lean_warp_loop(sb, unroll_for(t, 0, 1), unary_load, NULL, unary_compute, 0,
-                        unary_lean_load, unary_lean_compute);
+                        "!hv0 && a.out_valid == 0", unary_lean_load, unary_lean_compute);
   if (am_unary_check_of(k->op)) am_sb_puts(sb, "  am_flush_error(a.status, err, am_lane);\n");
 }
 
@@ -1193,6 +1205,11 @@ static const char binop_checked_compute[] =
     "      if (ok#) r# = AM_APPLY(x#, y#);\n"
     "      const am_u32 k# = ok# ? (am_u32)(AM_FAILS(x#, y#)) : 0u;\n"
     "      if (k# != 0u) err = (am_u64)(n - 1 - i#) * 2u + (am_u64)(k# - 1u);\n";
+static const char binop_lean_compute[] = "      a.out[i#] = AM_APPLY(x#, y#);\n";
+static const char binop_checked_lean_compute[] =
+    "      a.out[i#] = AM_APPLY(x#, y#);\n"
+    "      const am_u32 k# = (am_u32)(AM_FAILS(x#, y#));\n"
+    "      if (k# != 0u) err = (am_u64)(n - 1 - i#) * 2u + (am_u64)(k# - 1u);\n";
 
 static void emit_binary(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
   am_type t = k->t0;
@@ -1224,8 +1241,9 @@ static void emit_binary(am_sb *sb, am_dialect d, const am_kernel_key *k, const c
                "  const bool hv1 = a.valid1 != 0;\n"
                "  const bool sc = a.in1 == 0;\n"
                "  const T0 ys = AM_SCALAR;\n");
-  emit_warp_loop(sb, unroll_for(t, 0, 2), binary_load, NULL,
-                 checked ? binop_checked_compute : binop_compute, 0);
+  emit_lean_warp_loop(sb, unroll_for(t, 0, 2), binary_load, NULL,
+                      checked ? binop_checked_compute : binop_compute, 0, binary_lean_if,
+                      binary_lean_load, checked ? binop_checked_lean_compute : binop_lean_compute);
   if (checked) am_sb_puts(sb, "  am_flush_error(a.status, err, am_lane);\n");
 }
 

@@ -268,6 +268,34 @@ kernel void am_power_checked_int16(constant Args &a [[buffer(0)]],
   const am_i64 n = a.n;
   const am_i64 stride = (am_i64)am_nblocks * AM_BLOCK;
   am_i64 base = (am_i64)am_bid * AM_BLOCK + am_warp * 32u;
+  if (!hv0 && (sc || !hv1) && a.out_valid == 0) {
+    for (; base + 3 * stride + 32 <= n; base += 4 * stride) {
+      const am_i64 i0 = base + 0 * stride + am_lane;
+      const T0 x0 = AM_LOAD0(i0);
+      const T0 y0 = sc ? ys : AM_LOAD1(i0);
+      const am_i64 i1 = base + 1 * stride + am_lane;
+      const T0 x1 = AM_LOAD0(i1);
+      const T0 y1 = sc ? ys : AM_LOAD1(i1);
+      const am_i64 i2 = base + 2 * stride + am_lane;
+      const T0 x2 = AM_LOAD0(i2);
+      const T0 y2 = sc ? ys : AM_LOAD1(i2);
+      const am_i64 i3 = base + 3 * stride + am_lane;
+      const T0 x3 = AM_LOAD0(i3);
+      const T0 y3 = sc ? ys : AM_LOAD1(i3);
+      a.out[i0] = AM_APPLY(x0, y0);
+      const am_u32 k0 = (am_u32)(AM_FAILS(x0, y0));
+      if (k0 != 0u) err = (am_u64)(n - 1 - i0) * 2u + (am_u64)(k0 - 1u);
+      a.out[i1] = AM_APPLY(x1, y1);
+      const am_u32 k1 = (am_u32)(AM_FAILS(x1, y1));
+      if (k1 != 0u) err = (am_u64)(n - 1 - i1) * 2u + (am_u64)(k1 - 1u);
+      a.out[i2] = AM_APPLY(x2, y2);
+      const am_u32 k2 = (am_u32)(AM_FAILS(x2, y2));
+      if (k2 != 0u) err = (am_u64)(n - 1 - i2) * 2u + (am_u64)(k2 - 1u);
+      a.out[i3] = AM_APPLY(x3, y3);
+      const am_u32 k3 = (am_u32)(AM_FAILS(x3, y3));
+      if (k3 != 0u) err = (am_u64)(n - 1 - i3) * 2u + (am_u64)(k3 - 1u);
+    }
+  }
   for (; base < n; base += 4 * stride) {
     const am_i64 i0 = base + 0 * stride + am_lane;
     const am_i64 i1 = base + 1 * stride + am_lane;
