@@ -67,6 +67,10 @@ void am_sb_free(am_sb *sb);
  * log1p, which MSL lacks, written from log, and pow made C's for a negative
  * base). */
 void am_dialect_math(am_sb *sb, am_dialect dialect, am_type t);
+/* For float64 power kernels in the CUDA dialect, after am_dialect_math:
+ * am_pow64(x, y), C's pow for doubles as a device function (dialect_pow64.c
+ * says why and how), and am_pow redefined as it. */
+void am_dialect_pow64(am_sb *sb);
 
 /* "cuda" or "msl". */
 const char *am_dialect_name(am_dialect dialect);

@@ -1225,6 +1225,8 @@ static void emit_binary(am_sb *sb, am_dialect d, const am_kernel_key *k, const c
     am_dialect_math(sb, d, t);
   else
     emit_integer_vocabulary(sb, t);
+  if (d == AM_DIALECT_CUDA && t == AM_FLOAT64 && (k->op == AM_POWER || k->op == AM_POWER_CHECKED))
+    am_dialect_pow64(sb);
   am_sb_printf(sb,
                "DEVFN T0 am_binary(T0 x, T0 y) { return (T0)(%s); }\n"
                "#define AM_APPLY(x, y) am_binary(x, y)\n"

@@ -95,6 +95,7 @@ static inline void am_emu_wait(am_emu_barrier *barrier) {
 #define __global__
 #define __device__
 #define __forceinline__ inline
+#define __noinline__
 #define __launch_bounds__(a, b)
 #define __shared__ static
 
