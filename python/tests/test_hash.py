@@ -286,6 +286,27 @@ def test_many_distinct_grow_the_table():
     assert am.count_distinct(arr).as_py() == 300_000
 
 
+@pytest.mark.parametrize("nulls", [0.0, 0.2])
+def test_large_tables_match_pyarrow(nulls):
+    """Tables past cpu/hash.c's PREFETCH_SLOTS: a part's rows switch to the
+    look ahead as its table grows (150,000 distinct values), a sample
+    predicts a large table made at once (all distinct), and is_in / index_in
+    probe a value set of 100,000 with the look ahead."""
+    rng = np.random.default_rng(11)
+    pool = rng.integers(-(2**62), 2**62, 150_000)
+    rows = pool[rng.integers(0, len(pool), 700_000)]
+    mask = rng.random(len(rows)) < nulls
+    for arr in (pa.array(rows, mask=mask), pa.array(np.arange(400_000)[::-1], mask=mask[:400_000])):
+        same(am.unique(arr), pc.unique(arr))
+        same(am.value_counts(arr), pc.value_counts(arr))
+        same(am.dictionary_encode(arr), pc.dictionary_encode(arr))
+        assert am.count_distinct(arr).as_py() == pc.count_distinct(arr).as_py()
+    values = pa.array(rows, mask=mask)
+    value_set = pa.array(pool[50_000:])
+    same(am.is_in(values, value_set=value_set), pc.is_in(values, value_set=value_set))
+    same(am.index_in(values, value_set=value_set), pc.index_in(values, value_set=value_set))
+
+
 @pytest.mark.skipif(not CUDA, reason="no CUDA device")
 def test_gpu_arrays_match_the_cpu():
     arr = random_array("int32", 100_000, 1000, 0.1, seed=5)
