@@ -202,8 +202,121 @@ static int do_count(agg_job *j) {
   return AM_OK;
 }
 
-/* sum, product, mean: integers in 64 bits (wrapping), floats in double, in
- * row order. */
+/* sum, product, mean: integers in 64 bits (wrapping), floats in double.
+ * The rows' values and their tally (valid and null rows a group) are taken
+ * in one pass. A long input with few groups is split into the pool's row
+ * ranges, each with accumulators of its own, combined in range order: for
+ * floats that is a sum of per-range sums (row order within each), which
+ * differs from one row-order sum only in rounding, as pyarrow's threads'
+ * partial sums do. */
+typedef struct arith_part {
+  void *acc; /* double or uint64_t, per group */
+  int64_t *valid, *nulls;
+} arith_part;
+
+typedef struct arith_job {
+  const agg_job *j;
+  int parts, product, is_float;
+  arith_part *part;
+} arith_job;
+
+static void arith_run(void *ctx, int index) {
+  const arith_job *job = ctx;
+  const agg_job *j = job->j;
+  const arith_part *pt = &job->part[index];
+  const am_array *v = j->values;
+  const am_type t = v->type;
+  const int product = job->product, nullable = am_cpu_has_nulls(v);
+  const int32_t *ids = j->ids;
+  int64_t *valid = pt->valid, *nulls = pt->nulls;
+  int64_t begin, end;
+  am_pool_range(j->rows, job->parts, index, &begin, &end);
+  /* One loop per element type, so that neither the type's switch nor the
+   * product / sum choice sits in the row loop. */
+#define ACCUMULATE(C_T, ACC, OP)                     \
+  do {                                               \
+    const C_T *p = (const C_T *)v->data + v->offset; \
+    if (nullable) {                                  \
+      for (int64_t i = begin; i < end; i++) {        \
+        if (valid_at(v, i)) {                        \
+          ACC[ids[i]] OP(__typeof__(*ACC)) p[i];     \
+          valid[ids[i]]++;                           \
+        } else {                                     \
+          nulls[ids[i]]++;                           \
+        }                                            \
+      }                                              \
+    } else {                                         \
+      for (int64_t i = begin; i < end; i++) {        \
+        ACC[ids[i]] OP(__typeof__(*ACC)) p[i];       \
+        valid[ids[i]]++;                             \
+      }                                              \
+    }                                                \
+  } while (0)
+#define BY_OP(C_T, ACC)         \
+  do {                          \
+    if (product)                \
+      ACCUMULATE(C_T, ACC, *=); \
+    else                        \
+      ACCUMULATE(C_T, ACC, +=); \
+  } while (0)
+  if (job->is_float) {
+    double *acc = pt->acc;
+    if (t == AM_FLOAT32)
+      BY_OP(float, acc);
+    else
+      BY_OP(double, acc);
+    return;
+  }
+  uint64_t *acc = pt->acc; /* integers wrap in 64 bits: signed values sign-extend */
+  switch (t) {
+    case AM_INT8:
+      BY_OP(int8_t, acc);
+      break;
+    case AM_INT16:
+      BY_OP(int16_t, acc);
+      break;
+    case AM_INT32:
+      BY_OP(int32_t, acc);
+      break;
+    case AM_INT64:
+      BY_OP(int64_t, acc);
+      break;
+    case AM_UINT8:
+      BY_OP(uint8_t, acc);
+      break;
+    case AM_UINT16:
+      BY_OP(uint16_t, acc);
+      break;
+    case AM_UINT32:
+      BY_OP(uint32_t, acc);
+      break;
+    case AM_UINT64:
+      BY_OP(uint64_t, acc);
+      break;
+    default: /* bool: a bitmap */
+      for (int64_t i = begin; i < end; i++) {
+        if (!valid_at(v, i)) {
+          nulls[ids[i]]++;
+          continue;
+        }
+        valid[ids[i]]++;
+        if (product)
+          acc[ids[i]] *= bits_at(v, i);
+        else
+          acc[ids[i]] += bits_at(v, i);
+      }
+  }
+#undef BY_OP
+#undef ACCUMULATE
+}
+
+/* Row ranges for do_arith: the pool's, where a range's accumulators (24
+ * bytes a group) are few beside its rows; else one. */
+static int arith_parts(const agg_job *j) {
+  int parts = am_pool_parts(j->rows);
+  return parts > 1 && j->groups * 4 * parts <= j->rows ? parts : 1;
+}
+
 static int do_arith(agg_job *j) {
   const am_array *v = j->values;
   const am_type t = v->type;
@@ -213,82 +326,64 @@ static int do_arith(agg_job *j) {
                      : is_float          ? AM_FLOAT64
                      : is_signed         ? AM_INT64
                                          : AM_UINT64;
+  const int64_t groups = j->groups, bytes = (groups ? groups : 1) * 8;
+  const int product = op == AM_GROUP_PRODUCT;
+  arith_job job = {.j = j, .parts = arith_parts(j), .product = product, .is_float = is_float};
   tally tl = {0};
   am_array *out = NULL;
-  int status = tally_rows(j, &tl);
-  if (status != AM_OK) goto done;
-  if ((status = result_alloc(&j->err, out_type, j->groups, 1, &out)) != AM_OK) goto done;
-  const int product = op == AM_GROUP_PRODUCT, nullable = am_cpu_has_nulls(v);
-  const int32_t *ids = j->ids;
-  const int64_t rows = j->rows;
-  /* One loop per element type, so that neither the type's switch nor the
-   * product / sum choice sits in the row loop. */
-#define ACCUMULATE(C_T, ACC)                                                    \
-  do {                                                                          \
-    const C_T *p = (const C_T *)v->data + v->offset;                            \
-    if (product) {                                                              \
-      for (int64_t i = 0; i < rows; i++)                                        \
-        if (!nullable || valid_at(v, i)) ACC[ids[i]] *= (__typeof__(*ACC))p[i]; \
-    } else {                                                                    \
-      for (int64_t i = 0; i < rows; i++)                                        \
-        if (!nullable || valid_at(v, i)) ACC[ids[i]] += (__typeof__(*ACC))p[i]; \
-    }                                                                           \
-  } while (0)
-  if (is_float) {
-    double *acc = (double *)out->data;
-    for (int64_t g = 0; g < j->groups; g++) acc[g] = product ? 1.0 : 0.0;
-    if (t == AM_FLOAT32)
-      ACCUMULATE(float, acc);
-    else
-      ACCUMULATE(double, acc);
-  } else {
-    uint64_t *acc = (uint64_t *)out->data;
-    for (int64_t g = 0; g < j->groups; g++) acc[g] = product ? 1 : 0;
-    /* integers wrap in 64 bits: signed values sign-extend into uint64 */
-    switch (t) {
-      case AM_INT8:
-        ACCUMULATE(int8_t, acc);
-        break;
-      case AM_INT16:
-        ACCUMULATE(int16_t, acc);
-        break;
-      case AM_INT32:
-        ACCUMULATE(int32_t, acc);
-        break;
-      case AM_INT64:
-        ACCUMULATE(int64_t, acc);
-        break;
-      case AM_UINT8:
-        ACCUMULATE(uint8_t, acc);
-        break;
-      case AM_UINT16:
-        ACCUMULATE(uint16_t, acc);
-        break;
-      case AM_UINT32:
-        ACCUMULATE(uint32_t, acc);
-        break;
-      case AM_UINT64:
-        ACCUMULATE(uint64_t, acc);
-        break;
-      default: /* bool: a bitmap */
-        for (int64_t i = 0; i < rows; i++) {
-          if (!valid_at(v, i)) continue;
-          if (product)
-            acc[ids[i]] *= bits_at(v, i);
-          else
-            acc[ids[i]] += bits_at(v, i);
-        }
+  int status = result_alloc(&j->err, out_type, groups, 1, &out);
+  if (status != AM_OK) return status;
+  job.part = calloc((size_t)job.parts, sizeof *job.part);
+  tl.valid = am_scratch_alloc(bytes);
+  tl.nulls = am_scratch_alloc(bytes);
+  status = job.part && tl.valid && tl.nulls ? AM_OK : AM_ENOMEM;
+  /* Range 0 accumulates into the result and the tally themselves. */
+  for (int p = 0; status == AM_OK && p < job.parts; p++) {
+    arith_part *pt = &job.part[p];
+    pt->acc = p ? am_scratch_alloc(bytes) : (void *)out->data;
+    pt->valid = p ? am_scratch_alloc(bytes) : tl.valid;
+    pt->nulls = p ? am_scratch_alloc(bytes) : tl.nulls;
+    if (!pt->acc || !pt->valid || !pt->nulls) {
+      status = AM_ENOMEM;
+      break;
     }
-    if (op == AM_GROUP_MEAN) {
-      /* the integer sum (int64 or uint64), then over the count */
-      double *mean = (double *)out->data;
-      for (int64_t g = 0; g < j->groups; g++)
-        mean[g] = is_signed ? (double)(int64_t)acc[g] : (double)acc[g];
+    memset(pt->valid, 0, (size_t)groups * 8);
+    memset(pt->nulls, 0, (size_t)groups * 8);
+    if (is_float)
+      for (int64_t g = 0; g < groups; g++) ((double *)pt->acc)[g] = product ? 1.0 : 0.0;
+    else
+      for (int64_t g = 0; g < groups; g++) ((uint64_t *)pt->acc)[g] = product ? 1 : 0;
+  }
+  if (status != AM_OK) goto done;
+  if (job.parts > 1)
+    am_pool_run(job.parts, arith_run, &job);
+  else
+    arith_run(&job, 0);
+  for (int p = 1; p < job.parts; p++) {
+    const arith_part *pt = &job.part[p];
+    for (int64_t g = 0; g < groups; g++) {
+      tl.valid[g] += pt->valid[g];
+      tl.nulls[g] += pt->nulls[g];
+    }
+    if (is_float) {
+      double *acc = (double *)out->data;
+      const double *part = pt->acc;
+      for (int64_t g = 0; g < groups; g++) acc[g] = product ? acc[g] * part[g] : acc[g] + part[g];
+    } else {
+      uint64_t *acc = (uint64_t *)out->data;
+      const uint64_t *part = pt->acc;
+      for (int64_t g = 0; g < groups; g++) acc[g] = product ? acc[g] * part[g] : acc[g] + part[g];
     }
   }
-#undef ACCUMULATE
+  if (op == AM_GROUP_MEAN && !is_float) {
+    /* the integer sum (int64 or uint64), then over the count */
+    uint64_t *acc = (uint64_t *)out->data;
+    double *mean = (double *)out->data;
+    for (int64_t g = 0; g < groups; g++)
+      mean[g] = is_signed ? (double)(int64_t)acc[g] : (double)acc[g];
+  }
   int64_t nulls = 0;
-  for (int64_t g = 0; g < j->groups; g++) {
+  for (int64_t g = 0; g < groups; g++) {
     if (null_by_options(j->spec, &tl, g)) {
       set_null(out, g);
       nulls++;
@@ -301,6 +396,12 @@ static int do_arith(agg_job *j) {
   j->result->values = out;
   out = NULL;
 done:
+  for (int p = 1; job.part && p < job.parts; p++) {
+    am_scratch_free(job.part[p].acc);
+    am_scratch_free(job.part[p].valid);
+    am_scratch_free(job.part[p].nulls);
+  }
+  free(job.part);
   am_array_free(out);
   tally_free(&tl);
   return status;

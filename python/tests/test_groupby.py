@@ -210,6 +210,11 @@ def test_parallel_path_matches():
                   "v": column("float64", n, 15, card=1000), "w": column("uint16", n, 16)})  # fmt: skip
     both(t, ["k", "k2"], [("v", "sum"), ("v", "mean"), ("w", "max"), ("w", "count_distinct"),
                           ("v", "stddev"), ([], "count_all")])  # fmt: skip
+    # sum / product / mean over row ranges, combined (cpu/groupby.c's arith_run),
+    # one aggregate alone (so the ranges run on the pool), nulls and min_count
+    both(t, "k", [("w", "sum")])
+    both(t, "k", [("v", "product"), ("w", "mean"), ("w", "product"),
+                  ("v", "sum", pc.ScalarAggregateOptions(min_count=200))])  # fmt: skip
 
 
 def test_scratch_is_counted_and_freed():

@@ -307,6 +307,36 @@ def test_large_tables_match_pyarrow(nulls):
     same(am.index_in(values, value_set=value_set), pc.index_in(values, value_set=value_set))
 
 
+@pytest.mark.parametrize("t", ["int16", "uint16", "int32", "uint32", "int64", "uint64",
+                               "timestamp[ms]"])  # fmt: skip
+@pytest.mark.parametrize("low, span", [(-50, 100), (0, 1000), (2**31 - 5000, 3000),
+                                       (-(2**20), 2**21), (-3, 70000)])  # fmt: skip
+def test_dense_keys_match_pyarrow(t, low, span):
+    """Integers within a small span take cpu/hash.c's direct table (the slot is
+    the value's distance from the smallest, signed types by their flipped
+    sign bit): across zero, near the type's top, spans past 2^16 (direct only
+    for long inputs), with nulls; is_in / index_in with values outside the
+    set's span."""
+    rng = np.random.default_rng(span)
+    info_type = pa.from_numpy_dtype(np.dtype(t)) if t != "timestamp[ms]" else pa.int64()
+    info = np.iinfo(info_type.to_pandas_dtype())
+    lo, hi = int(info.min), min(int(info.max), 2**63 - 1)
+    first, last = max(lo, low), min(hi, low + span)
+    if first >= last:
+        pytest.skip("the span is outside the type")
+    rows = rng.integers(first, last, 300_000, endpoint=True)
+    mask = rng.random(len(rows)) < 0.1
+    arr = pa.array(rows, mask=mask).cast(t)
+    same(am.unique(arr), pc.unique(arr))
+    same(am.value_counts(arr), pc.value_counts(arr))
+    same(am.dictionary_encode(arr), pc.dictionary_encode(arr))
+    value_set = arr.slice(0, 2000)
+    outside = pa.array(rng.integers(lo, hi, 5000, endpoint=True)).cast(t)
+    for values in (arr, outside):
+        same(am.is_in(values, value_set=value_set), pc.is_in(values, value_set=value_set))
+        same(am.index_in(values, value_set=value_set), pc.index_in(values, value_set=value_set))
+
+
 @pytest.mark.skipif(not CUDA, reason="no CUDA device")
 def test_gpu_arrays_match_the_cpu():
     arr = random_array("int32", 100_000, 1000, 0.1, seed=5)
