@@ -16,6 +16,7 @@
 #include "core/hash.h"
 #include "core/memstats.h"
 #include "cpu.h"
+#include "pool.h"
 
 /* An int64 host array of n slots, with an all-valid bitmap when `nullable`. */
 static int indices_alloc(am_err *err, int64_t n, int nullable, am_array **out) {
@@ -42,6 +43,48 @@ static void finish(am_array *a, int64_t nulls) {
   am_cpu_set_validity(a, bitmap, a->length - nulls);
 }
 
+/* The left rows' matches over the pool: probe_count counts each part's
+ * pairs into offset[part + 1], probe_write writes them from offset[part]
+ * on (after the counts' scan), in row order. */
+typedef struct probe_job {
+  const int32_t *id;
+  const uint8_t *null_row; /* NULL: no null keys */
+  const int64_t *start, *bucket;
+  int64_t rows;
+  int parts;
+  int64_t *offset;       /* parts + 1 */
+  int64_t *left, *right; /* the pairs, for probe_write */
+} probe_job;
+
+static void probe_count(void *ctx, int part) {
+  probe_job *j = ctx;
+  int64_t begin, end, m = 0;
+  am_pool_range(j->rows, j->parts, part, &begin, &end);
+  for (int64_t i = begin; i < end; i++)
+    if (!j->null_row || !j->null_row[i]) m += j->start[j->id[i] + 1] - j->start[j->id[i]];
+  j->offset[part + 1] = m;
+}
+
+static void probe_write(void *ctx, int part) {
+  probe_job *j = ctx;
+  int64_t begin, end, at = j->offset[part];
+  am_pool_range(j->rows, j->parts, part, &begin, &end);
+  for (int64_t i = begin; i < end; i++) {
+    if (j->null_row && j->null_row[i]) continue;
+    for (int64_t b = j->start[j->id[i]]; b < j->start[j->id[i] + 1]; b++) {
+      j->left[at] = i;
+      j->right[at++] = j->bucket[b];
+    }
+  }
+}
+
+static void run_probe(probe_job *j, void (*fn)(void *, int)) {
+  if (j->parts > 1)
+    am_pool_run(j->parts, fn, j);
+  else
+    fn(j, 0);
+}
+
 int am_cpu_join_indices(am_err *err, const am_array *const *left_keys,
                         const am_array *const *right_keys, int64_t n_keys, am_join_type join_type,
                         am_array **left_indices, am_array **right_indices) {
@@ -61,21 +104,29 @@ int am_cpu_join_indices(am_err *err, const am_array *const *left_keys,
     goto done;
   const int32_t *id = (const int32_t *)g.ids->data;
   const int64_t groups = g.groups;
-  null_row = am_scratch_alloc(n ? n : 1);
-  left_has = am_scratch_alloc(groups ? groups : 1);
+  /* Rows with a null key, where a key column has nulls (else NULL: none). */
+  int any_nulls = 0;
+  for (int64_t k = 0; k < n_keys; k++) any_nulls |= am_cpu_has_nulls(both[k]);
+  const int need_left_has = join_type == AM_JOIN_RIGHT_SEMI || join_type == AM_JOIN_RIGHT_ANTI ||
+                            join_type == AM_JOIN_RIGHT_OUTER || join_type == AM_JOIN_FULL_OUTER;
+  null_row = any_nulls ? am_scratch_alloc(n ? n : 1) : NULL;
+  left_has = need_left_has ? am_scratch_alloc(groups ? groups : 1) : NULL;
   start = am_scratch_alloc((groups + 1) * 8);
-  if (!null_row || !left_has || !start) goto nomem;
-  memset(null_row, 0, (size_t)n);
-  for (int64_t k = 0; k < n_keys; k++) {
-    const am_array *a = both[k];
-    if (!am_cpu_has_nulls(a)) continue;
-    for (int64_t i = 0; i < n; i++)
-      if (!am_bit_get(a->validity, a->offset + i)) null_row[i] = 1;
+  if ((any_nulls && !null_row) || (need_left_has && !left_has) || !start) goto nomem;
+  if (any_nulls) {
+    memset(null_row, 0, (size_t)n);
+    for (int64_t k = 0; k < n_keys; k++) {
+      const am_array *a = both[k];
+      if (!am_cpu_has_nulls(a)) continue;
+      for (int64_t i = 0; i < n; i++)
+        if (!am_bit_get(a->validity, a->offset + i)) null_row[i] = 1;
+    }
   }
+#define NULL_ROW(i) (null_row && null_row[i])
   /* The build side: right rows by id, in row order. */
   memset(start, 0, (size_t)(groups + 1) * 8);
   for (int64_t r = 0; r < nr; r++)
-    if (!null_row[nl + r]) start[id[nl + r] + 1]++;
+    if (!NULL_ROW(nl + r)) start[id[nl + r] + 1]++;
   for (int64_t x = 0; x < groups; x++) start[x + 1] += start[x];
   if (!(bucket = am_scratch_alloc((start[groups] ? start[groups] : 1) * 8))) goto nomem;
   {
@@ -83,14 +134,16 @@ int am_cpu_join_indices(am_err *err, const am_array *const *left_keys,
     if (!cursor) goto nomem;
     memcpy(cursor, start, (size_t)groups * 8);
     for (int64_t r = 0; r < nr; r++)
-      if (!null_row[nl + r]) bucket[cursor[id[nl + r]]++] = r;
+      if (!NULL_ROW(nl + r)) bucket[cursor[id[nl + r]]++] = r;
     am_scratch_free(cursor);
   }
-  memset(left_has, 0, (size_t)groups);
-  for (int64_t i = 0; i < nl; i++)
-    if (!null_row[i]) left_has[id[i]] = 1;
-#define MATCHES(i) (null_row[i] ? 0 : start[id[i] + 1] - start[id[i]])
-#define RIGHT_MATCHED(r) (!null_row[nl + (r)] && left_has[id[nl + (r)]])
+  if (need_left_has) {
+    memset(left_has, 0, (size_t)groups);
+    for (int64_t i = 0; i < nl; i++)
+      if (!NULL_ROW(i)) left_has[id[i]] = 1;
+  }
+#define MATCHES(i) (NULL_ROW(i) ? 0 : start[id[i] + 1] - start[id[i]])
+#define RIGHT_MATCHED(r) (!NULL_ROW(nl + (r)) && left_has[id[nl + (r)]])
   switch (join_type) {
     case AM_JOIN_LEFT_SEMI:
     case AM_JOIN_LEFT_ANTI: {
@@ -117,7 +170,42 @@ int am_cpu_join_indices(am_err *err, const am_array *const *left_keys,
     default: {
       const int keep_left = join_type == AM_JOIN_LEFT_OUTER || join_type == AM_JOIN_FULL_OUTER;
       const int keep_right = join_type == AM_JOIN_RIGHT_OUTER || join_type == AM_JOIN_FULL_OUTER;
-      int64_t m = 0;
+      int64_t m = 0, at = 0, lnulls = 0, rnulls = 0;
+      if (!keep_left) {
+        /* Inner and right outer joins: the left rows' pairs over the pool
+         * (they write no validity, so no two parts share a byte). */
+        probe_job job = {.id = id,
+                         .null_row = null_row,
+                         .start = start,
+                         .bucket = bucket,
+                         .rows = nl,
+                         .parts = am_pool_parts(nl)};
+        if (!(job.offset = calloc((size_t)job.parts + 1, sizeof *job.offset))) goto nomem;
+        run_probe(&job, probe_count);
+        for (int p = 0; p < job.parts; p++) job.offset[p + 1] += job.offset[p];
+        m = job.offset[job.parts];
+        if (keep_right)
+          for (int64_t r = 0; r < nr; r++) m += !RIGHT_MATCHED(r);
+        if ((status = indices_alloc(err, m, keep_right, &li)) != AM_OK ||
+            (status = indices_alloc(err, m, 0, &ri)) != AM_OK) {
+          free(job.offset);
+          goto done;
+        }
+        job.left = (int64_t *)li->data;
+        job.right = (int64_t *)ri->data;
+        run_probe(&job, probe_write);
+        at = job.offset[job.parts];
+        free(job.offset);
+        if (keep_right)
+          for (int64_t r = 0; r < nr; r++)
+            if (!RIGHT_MATCHED(r)) {
+              put(li, at, -1, &lnulls);
+              put(ri, at++, r, &rnulls);
+            }
+        finish(li, lnulls);
+        finish(ri, rnulls);
+        break;
+      }
       for (int64_t i = 0; i < nl; i++) {
         int64_t c = MATCHES(i);
         m += c ? c : keep_left;
@@ -127,7 +215,6 @@ int am_cpu_join_indices(am_err *err, const am_array *const *left_keys,
       if ((status = indices_alloc(err, m, keep_right, &li)) != AM_OK ||
           (status = indices_alloc(err, m, keep_left, &ri)) != AM_OK)
         goto done;
-      int64_t at = 0, lnulls = 0, rnulls = 0;
       for (int64_t i = 0; i < nl; i++) {
         int64_t c = MATCHES(i);
         if (!c) {
@@ -154,6 +241,7 @@ int am_cpu_join_indices(am_err *err, const am_array *const *left_keys,
   }
 #undef MATCHES
 #undef RIGHT_MATCHED
+#undef NULL_ROW
   *left_indices = li;
   *right_indices = ri;
   li = ri = NULL;

@@ -59,6 +59,19 @@ def test_join_types_and_key_types(kt, join_type):
              right_suffix="_r", coalesce_keys=coalesce)  # fmt: skip
 
 
+@pytest.mark.parametrize("join_type", ["inner", "right outer", "left outer"])
+@pytest.mark.parametrize("nulls", [0.0, 0.1])
+def test_long_inputs_probe_over_the_pool(join_type, nulls):
+    """Past the pool's threshold the inner and right outer joins write the
+    left rows' pairs part by part (cpu/join.c's probe_job); left outer keeps
+    the one-pass loop. Keys with and without nulls, repeated right keys."""
+    left = pa.table({"k": column("int64", 200_000, 7, card=20_000, nulls=nulls),
+                     "l": column("int32", 200_000, 8, 1000, nulls=0)})  # fmt: skip
+    right = pa.table({"k": column("int64", 30_000, 9, card=20_000, nulls=nulls),
+                      "r": column("int32", 30_000, 10, 1000, nulls=0)})  # fmt: skip
+    same(left, right, "k", join_type=join_type)
+
+
 @pytest.mark.parametrize("join_type", JOIN_TYPES)
 def test_two_keys_same_names(join_type):
     left = pa.table({"k": column("int16", 200, 5), "k2": column("bool", 200, 6),
