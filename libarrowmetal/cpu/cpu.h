@@ -134,6 +134,13 @@ int am_cpu_fill_direction(am_err *err, am_fill_direction direction, const am_arr
 int am_cpu_hash_group(am_err *err, const am_array *array, int flags, am_hash_groups *out);
 int am_cpu_hash_lookup(am_err *err, const am_array *values, const am_array *value_set,
                        int skip_nulls, int as_bool, am_array **out);
+/* A one-key join's ids (cpu/join.c), without concatenating the keys: ids
+ * (left->length + right->length slots: left's rows, then right's) gets each
+ * right row's group (0 .. *groups - 1 in first-occurrence order; a null key
+ * *groups + 1) and each left row its right group, or *groups where no right
+ * row has its key (nulls included). Same types on both sides. */
+int am_cpu_hash_join_ids(am_err *err, const am_array *left, const am_array *right, int32_t *ids,
+                         int64_t *groups);
 /* Rounding and pairwise differences: round.c, pairwise.c. */
 int am_cpu_round(am_err *err, const am_array *array, int64_t ndigits, am_round_mode mode,
                  am_array **out);

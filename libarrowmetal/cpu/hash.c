@@ -701,7 +701,9 @@ typedef struct lookup_job {
   int width, parts, as_bool, nullable;
   void *out;
   uint8_t *valid;
-  int64_t *found; /* per part */
+  int64_t *found;  /* per part */
+  int32_t *groups; /* instead of out: each value's group, else `missing` */
+  int32_t missing;
 } lookup_job;
 
 static void lookup_part(void *ctx, int part) {
@@ -718,17 +720,22 @@ static void lookup_part(void *ctx, int part) {
   }
   for (int64_t i = begin; i < end; i++) {
     int64_t at = -1;
+    int32_t g = -1;
     if (job->nullable && !valid_at(values, i)) {
       at = job->null_at;
     } else {
       uint64_t key = key_at(values, width, i);
-      int32_t g = table_find(t, key, ahead ? hashes[i % AHEAD] : t->direct ? 0 : mix(key));
-      if (g >= 0) at = job->first[g];
+      g = table_find(t, key, ahead ? hashes[i % AHEAD] : t->direct ? 0 : mix(key));
+      if (g >= 0 && job->first) at = job->first[g];
     }
     if (ahead && i + AHEAD < end) {
       uint64_t next = mix(key_at(values, width, i + AHEAD));
       hashes[i % AHEAD] = next;
       prefetch_slot(t, next);
+    }
+    if (job->groups) {
+      job->groups[i] = g >= 0 ? g : job->missing;
+      continue;
     }
     /* Parts start on 64 slots: each writes whole words and bytes of its own. */
     if (job->as_bool) {
@@ -742,6 +749,14 @@ static void lookup_part(void *ctx, int part) {
     }
   }
   job->found[part] = found;
+}
+
+/* A probe job over `values` against table t, run on the pool. */
+static void run_lookup(lookup_job *job) {
+  if (job->parts > 1)
+    am_pool_run(job->parts, lookup_part, job);
+  else
+    lookup_part(job, 0);
 }
 
 int am_cpu_hash_lookup(am_err *err, const am_array *values, const am_array *value_set,
@@ -780,10 +795,7 @@ int am_cpu_hash_lookup(am_err *err, const am_array *values, const am_array *valu
     memset((void *)result->data, 0, (size_t)(n + 63) / 64 * 8);
   else
     memset(job.valid, 0, (size_t)(n + 7) / 8);
-  if (job.parts > 1)
-    am_pool_run(job.parts, lookup_part, &job);
-  else
-    lookup_part(&job, 0);
+  run_lookup(&job);
   if (!as_bool) {
     int64_t total = 0;
     for (int p = 0; p < job.parts; p++) total += found[p];
@@ -794,6 +806,43 @@ int am_cpu_hash_lookup(am_err *err, const am_array *values, const am_array *valu
 done:
   free(found);
   am_array_free(result);
+  table_free(&t);
+  am_hash_groups_free(&set);
+  return status;
+}
+
+int am_cpu_hash_join_ids(am_err *err, const am_array *left, const am_array *right, int32_t *ids,
+                         int64_t *groups) {
+  am_hash_groups set = {.null_group = -1};
+  table t;
+  int status = group_rows(err, right, AM_HASH_IDS | AM_HASH_MASK_NULLS, &set, &t);
+  if (status != AM_OK) return status;
+  const int64_t nl = left->length, nr = right->length, g = set.groups;
+  if (g > INT32_MAX - 2) {
+    status = am_fail(err, AM_EINVAL, "more than 2^31 - 3 distinct keys");
+    goto done;
+  }
+  const int32_t *right_ids = (const int32_t *)set.ids->data;
+  const uint8_t *right_valid = (const uint8_t *)set.ids->validity;
+  for (int64_t r = 0; r < nr; r++)
+    ids[nl + r] = !right_valid || am_bit_get(right_valid, r) ? right_ids[r] : (int32_t)g + 1;
+  int64_t *found = calloc((size_t)am_pool_parts(nl), sizeof *found);
+  if (!found) {
+    status = am_fail(err, AM_ENOMEM, "out of memory");
+    goto done;
+  }
+  lookup_job job = {.values = left,
+                    .t = &t,
+                    .width = width_of(left->type),
+                    .parts = am_pool_parts(nl),
+                    .nullable = am_cpu_has_nulls(left),
+                    .found = found,
+                    .groups = ids,
+                    .missing = (int32_t)g};
+  run_lookup(&job);
+  free(found);
+  *groups = g;
+done:
   table_free(&t);
   am_hash_groups_free(&set);
   return status;

@@ -1,9 +1,11 @@
 /* Hash joins on the CPU (am_join_indices; core/backend.h's join_indices).
  *
- * No second hasher: each left key column is concatenated with its right
- * partner and the (left rows, then right rows) are grouped by all keys with
- * am_cpu_group_keys (cpu/groupby.c, on cpu/hash.c's table), so equal key
- * tuples on either side share one dense id. The right rows are then
+ * No second hasher. With one key, the right keys are grouped and the left
+ * keys probed against their table (am_cpu_hash_join_ids, cpu/hash.c). With
+ * several, each left key column is concatenated with its right partner and
+ * the (left rows, then right rows) are grouped by all keys with
+ * am_cpu_group_keys (cpu/groupby.c, on cpu/hash.c's table). Either way equal
+ * key tuples on either side share one dense id. The right rows are then
  * bucketed by id in row order (a counting sort: the build side), and each
  * left row reads its id's bucket (the probe). A row with a null key has an
  * id like any other but is kept out of the buckets and never probes: null
@@ -94,19 +96,34 @@ int am_cpu_join_indices(am_err *err, const am_array *const *left_keys,
   am_array *li = NULL, *ri = NULL;
   uint8_t *null_row = NULL, *left_has = NULL;
   int64_t *start = NULL, *bucket = NULL;
-  int status = AM_OK;
+  int32_t *one_key_ids = NULL;
+  const int32_t *id;
+  int64_t groups;
+  int status = AM_OK, any_nulls = 0;
   if (!both) return am_fail(err, AM_ENOMEM, "out of memory");
-  for (int64_t k = 0; k < n_keys; k++) {
-    const am_array *pair[2] = {left_keys[k], right_keys[k]};
-    if ((status = am_cpu_concat(err, pair, 2, &both[k])) != AM_OK) goto done;
+  if (n_keys == 1) {
+    /* One key: the right keys grouped and the left keys probed against
+     * them (am_cpu_hash_join_ids), with no copy of both into one column;
+     * the two ids past the right groups hold the unmatched left rows and
+     * the right rows with a null key, so no row needs a null mark. */
+    if (!(one_key_ids = am_scratch_alloc((n ? n : 1) * 4))) goto nomem;
+    if ((status = am_cpu_hash_join_ids(err, left_keys[0], right_keys[0], one_key_ids, &groups)) !=
+        AM_OK)
+      goto done;
+    id = one_key_ids;
+    groups += 2;
+  } else {
+    for (int64_t k = 0; k < n_keys; k++) {
+      const am_array *pair[2] = {left_keys[k], right_keys[k]};
+      if ((status = am_cpu_concat(err, pair, 2, &both[k])) != AM_OK) goto done;
+    }
+    if ((status = am_cpu_group_keys(err, (const am_array *const *)both, n_keys, &g)) != AM_OK)
+      goto done;
+    id = (const int32_t *)g.ids->data;
+    groups = g.groups;
+    /* Rows with a null key, where a key column has nulls (else NULL: none). */
+    for (int64_t k = 0; k < n_keys; k++) any_nulls |= am_cpu_has_nulls(both[k]);
   }
-  if ((status = am_cpu_group_keys(err, (const am_array *const *)both, n_keys, &g)) != AM_OK)
-    goto done;
-  const int32_t *id = (const int32_t *)g.ids->data;
-  const int64_t groups = g.groups;
-  /* Rows with a null key, where a key column has nulls (else NULL: none). */
-  int any_nulls = 0;
-  for (int64_t k = 0; k < n_keys; k++) any_nulls |= am_cpu_has_nulls(both[k]);
   const int need_left_has = join_type == AM_JOIN_RIGHT_SEMI || join_type == AM_JOIN_RIGHT_ANTI ||
                             join_type == AM_JOIN_RIGHT_OUTER || join_type == AM_JOIN_FULL_OUTER;
   null_row = any_nulls ? am_scratch_alloc(n ? n : 1) : NULL;
@@ -258,5 +275,6 @@ done:
   am_scratch_free(left_has);
   am_scratch_free(start);
   am_scratch_free(bucket);
+  am_scratch_free(one_key_ids);
   return status;
 }
