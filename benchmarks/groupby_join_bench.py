@@ -168,7 +168,8 @@ def main():
                 row(rows, f"group-by {agg}, {keys:,} keys", ms, peak, peers)
         left, right = join_tables(rows)
         ml, mr = on(left, args.device), on(right, args.device)
-        ms, peak = measure(lambda ml=ml, mr=mr: am.join(ml, mr, "k"), args.device, args.repeats)
+        join = lambda ml=ml, mr=mr: am.join(ml, mr, "k", join_type="inner")
+        ms, peak = measure(join, args.device, args.repeats)
         if cuda:
             peers = torch_join(left, right) if gpu_peers else {}
         else:

@@ -47,23 +47,34 @@ static void finish(am_array *a, int64_t nulls) {
 
 /* The left rows' matches over the pool: probe_count counts each part's
  * pairs into offset[part + 1], probe_write writes them from offset[part]
- * on (after the counts' scan), in row order. */
+ * on (after the counts' scan), in row order; with keep_left a left row
+ * without a match is one pair (i, -1). mark_unmatched then turns the -1s of
+ * the first `pairs` right indices into nulls, over 64-aligned ranges of
+ * the pairs, so no two parts write one validity byte. */
 typedef struct probe_job {
   const int32_t *id;
   const uint8_t *null_row; /* NULL: no null keys */
   const int64_t *start, *bucket;
-  int64_t rows;
-  int parts;
-  int64_t *offset;       /* parts + 1 */
+  int64_t rows, pairs;
+  int parts, keep_left;
+  int64_t *offset;       /* parts + 1 (mark_unmatched: parts, each one's nulls) */
   int64_t *left, *right; /* the pairs, for probe_write */
+  uint8_t *right_valid;
 } probe_job;
+
+static inline int64_t matches_of(const probe_job *j, int64_t i) {
+  if (j->null_row && j->null_row[i]) return 0;
+  return j->start[j->id[i] + 1] - j->start[j->id[i]];
+}
 
 static void probe_count(void *ctx, int part) {
   probe_job *j = ctx;
   int64_t begin, end, m = 0;
   am_pool_range(j->rows, j->parts, part, &begin, &end);
-  for (int64_t i = begin; i < end; i++)
-    if (!j->null_row || !j->null_row[i]) m += j->start[j->id[i] + 1] - j->start[j->id[i]];
+  for (int64_t i = begin; i < end; i++) {
+    int64_t c = matches_of(j, i);
+    m += c ? c : j->keep_left;
+  }
   j->offset[part + 1] = m;
 }
 
@@ -72,12 +83,31 @@ static void probe_write(void *ctx, int part) {
   int64_t begin, end, at = j->offset[part];
   am_pool_range(j->rows, j->parts, part, &begin, &end);
   for (int64_t i = begin; i < end; i++) {
-    if (j->null_row && j->null_row[i]) continue;
+    if (!matches_of(j, i)) {
+      if (j->keep_left) {
+        j->left[at] = i;
+        j->right[at++] = -1;
+      }
+      continue;
+    }
     for (int64_t b = j->start[j->id[i]]; b < j->start[j->id[i] + 1]; b++) {
       j->left[at] = i;
       j->right[at++] = j->bucket[b];
     }
   }
+}
+
+static void mark_unmatched(void *ctx, int part) {
+  probe_job *j = ctx;
+  int64_t begin, end, nulls = 0;
+  am_pool_range(j->pairs, j->parts, part, &begin, &end);
+  for (int64_t at = begin; at < end; at++)
+    if (j->right[at] < 0) {
+      j->right[at] = 0;
+      j->right_valid[at >> 3] &= (uint8_t)~(1u << (at & 7));
+      nulls++;
+    }
+  j->offset[part] = nulls;
 }
 
 static void run_probe(probe_job *j, void (*fn)(void *, int)) {
@@ -188,63 +218,37 @@ int am_cpu_join_indices(am_err *err, const am_array *const *left_keys,
       const int keep_left = join_type == AM_JOIN_LEFT_OUTER || join_type == AM_JOIN_FULL_OUTER;
       const int keep_right = join_type == AM_JOIN_RIGHT_OUTER || join_type == AM_JOIN_FULL_OUTER;
       int64_t m = 0, at = 0, lnulls = 0, rnulls = 0;
-      if (!keep_left) {
-        /* Inner and right outer joins: the left rows' pairs over the pool
-         * (they write no validity, so no two parts share a byte). */
-        probe_job job = {.id = id,
-                         .null_row = null_row,
-                         .start = start,
-                         .bucket = bucket,
-                         .rows = nl,
-                         .parts = am_pool_parts(nl)};
-        if (!(job.offset = calloc((size_t)job.parts + 1, sizeof *job.offset))) goto nomem;
-        run_probe(&job, probe_count);
-        for (int p = 0; p < job.parts; p++) job.offset[p + 1] += job.offset[p];
-        m = job.offset[job.parts];
-        if (keep_right)
-          for (int64_t r = 0; r < nr; r++) m += !RIGHT_MATCHED(r);
-        if ((status = indices_alloc(err, m, keep_right, &li)) != AM_OK ||
-            (status = indices_alloc(err, m, 0, &ri)) != AM_OK) {
-          free(job.offset);
-          goto done;
-        }
-        job.left = (int64_t *)li->data;
-        job.right = (int64_t *)ri->data;
-        run_probe(&job, probe_write);
-        at = job.offset[job.parts];
-        free(job.offset);
-        if (keep_right)
-          for (int64_t r = 0; r < nr; r++)
-            if (!RIGHT_MATCHED(r)) {
-              put(li, at, -1, &lnulls);
-              put(ri, at++, r, &rnulls);
-            }
-        finish(li, lnulls);
-        finish(ri, rnulls);
-        break;
-      }
-      for (int64_t i = 0; i < nl; i++) {
-        int64_t c = MATCHES(i);
-        m += c ? c : keep_left;
-      }
+      /* The left rows' pairs over the pool; then, for right and full outer
+       * joins, the right rows no left row matched, with no left partner. */
+      probe_job job = {.id = id,
+                       .null_row = null_row,
+                       .start = start,
+                       .bucket = bucket,
+                       .rows = nl,
+                       .parts = am_pool_parts(nl),
+                       .keep_left = keep_left};
+      if (!(job.offset = calloc((size_t)job.parts + 1, sizeof *job.offset))) goto nomem;
+      run_probe(&job, probe_count);
+      for (int p = 0; p < job.parts; p++) job.offset[p + 1] += job.offset[p];
+      m = at = job.pairs = job.offset[job.parts];
       if (keep_right)
         for (int64_t r = 0; r < nr; r++) m += !RIGHT_MATCHED(r);
       if ((status = indices_alloc(err, m, keep_right, &li)) != AM_OK ||
-          (status = indices_alloc(err, m, keep_left, &ri)) != AM_OK)
+          (status = indices_alloc(err, m, keep_left, &ri)) != AM_OK) {
+        free(job.offset);
         goto done;
-      for (int64_t i = 0; i < nl; i++) {
-        int64_t c = MATCHES(i);
-        if (!c) {
-          if (keep_left) {
-            put(li, at, i, &lnulls);
-            put(ri, at++, -1, &rnulls);
-          }
-          continue;
-        }
-        for (int64_t b = start[id[i]]; b < start[id[i] + 1]; b++) {
-          put(li, at, i, &lnulls);
-          put(ri, at++, bucket[b], &rnulls);
-        }
+      }
+      job.left = (int64_t *)li->data;
+      job.right = (int64_t *)ri->data;
+      run_probe(&job, probe_write);
+      free(job.offset);
+      if (keep_left) {
+        job.right_valid = (uint8_t *)ri->validity;
+        job.parts = am_pool_parts(job.pairs);
+        if (!(job.offset = calloc((size_t)job.parts, sizeof *job.offset))) goto nomem;
+        run_probe(&job, mark_unmatched);
+        for (int p = 0; p < job.parts; p++) rnulls += job.offset[p];
+        free(job.offset);
       }
       if (keep_right)
         for (int64_t r = 0; r < nr; r++)

@@ -59,12 +59,13 @@ def test_join_types_and_key_types(kt, join_type):
              right_suffix="_r", coalesce_keys=coalesce)  # fmt: skip
 
 
-@pytest.mark.parametrize("join_type", ["inner", "right outer", "left outer"])
+@pytest.mark.parametrize("join_type", ["inner", "right outer", "left outer", "full outer"])
 @pytest.mark.parametrize("nulls", [0.0, 0.1])
 def test_long_inputs_probe_over_the_pool(join_type, nulls):
-    """Past the pool's threshold the inner and right outer joins write the
-    left rows' pairs part by part (cpu/join.c's probe_job); left outer keeps
-    the one-pass loop. Keys with and without nulls, repeated right keys."""
+    """Past the pool's threshold the joins write the left rows' pairs part by
+    part (cpu/join.c's probe_job), and left and full outer joins then mark
+    the unmatched rows' right indices null by 64-aligned ranges. Keys with
+    and without nulls, repeated right keys."""
     left = pa.table({"k": column("int64", 200_000, 7, card=20_000, nulls=nulls),
                      "l": column("int32", 200_000, 8, 1000, nulls=0)})  # fmt: skip
     right = pa.table({"k": column("int64", 30_000, 9, card=20_000, nulls=nulls),
