@@ -219,6 +219,30 @@ typedef struct range_job {
   uint64_t *lo, *hi; /* per part; lo > hi: no valid row */
 } range_job;
 
+/* The smallest and largest of n values ^ flip, into *lo and *hi (which hold
+ * the bounds so far): a loop per width, compiled for wide vectors too
+ * (AM_CPU_CLONES), since one compare-and-select chain ran at two cycles a
+ * row and this pass took three times the grouping's time. */
+#define RANGE_OF(NAME, C_T)                                                                \
+  AM_CPU_CLONES static void NAME(const C_T *p, int64_t n, uint64_t flip, uint64_t *lo_out, \
+                                 uint64_t *hi_out) {                                       \
+    const C_T f = (C_T)flip;                                                               \
+    C_T lo = (C_T)(*lo_out > (C_T) - 1 ? (C_T) - 1 : *lo_out), hi = (C_T) * hi_out;        \
+    for (int64_t i = 0; i < n; i++) {                                                      \
+      const C_T v = p[i] ^ f;                                                              \
+      lo = v < lo ? v : lo;                                                                \
+      hi = v > hi ? v : hi;                                                                \
+    }                                                                                      \
+    if (n) {                                                                               \
+      *lo_out = lo < *lo_out ? lo : *lo_out;                                               \
+      *hi_out = hi > *hi_out ? hi : *hi_out;                                               \
+    }                                                                                      \
+  }
+RANGE_OF(range_u16, uint16_t)
+RANGE_OF(range_u32, uint32_t)
+RANGE_OF(range_u64, uint64_t)
+#undef RANGE_OF
+
 static void range_part(void *ctx, int part) {
   range_job *job = ctx;
   const am_array *a = job->array;
@@ -234,37 +258,12 @@ static void range_part(void *ctx, int part) {
       hi = v > hi ? v : hi;
     }
   } else {
-    /* A loop per width (no switch per row), four running bounds (one would
-     * be a chain of compare-and-selects, two cycles a row: this pass took
-     * three times the grouping's time). */
-#define RANGE(C_T)                                         \
-  do {                                                     \
-    const C_T *p = (const C_T *)a->data + a->offset;       \
-    uint64_t l[4] = {lo, lo, lo, lo}, h[4] = {0, 0, 0, 0}; \
-    int64_t i = begin;                                     \
-    for (; i + 4 <= end; i += 4)                           \
-      for (int k = 0; k < 4; k++) {                        \
-        uint64_t v = (uint64_t)p[i + k] ^ flip;            \
-        l[k] = v < l[k] ? v : l[k];                        \
-        h[k] = v > h[k] ? v : h[k];                        \
-      }                                                    \
-    for (; i < end; i++) {                                 \
-      uint64_t v = (uint64_t)p[i] ^ flip;                  \
-      l[0] = v < l[0] ? v : l[0];                          \
-      h[0] = v > h[0] ? v : h[0];                          \
-    }                                                      \
-    for (int k = 0; k < 4; k++) {                          \
-      lo = l[k] < lo ? l[k] : lo;                          \
-      hi = h[k] > hi ? h[k] : hi;                          \
-    }                                                      \
-  } while (0)
     if (job->width == 2)
-      RANGE(uint16_t);
+      range_u16((const uint16_t *)a->data + a->offset + begin, end - begin, flip, &lo, &hi);
     else if (job->width == 4)
-      RANGE(uint32_t);
+      range_u32((const uint32_t *)a->data + a->offset + begin, end - begin, flip, &lo, &hi);
     else
-      RANGE(uint64_t);
-#undef RANGE
+      range_u64((const uint64_t *)a->data + a->offset + begin, end - begin, flip, &lo, &hi);
   }
   job->lo[part] = lo;
   job->hi[part] = hi;
