@@ -19,8 +19,8 @@ from casefmt import STRING_TYPES
 FILE = "strings"
 # The string functions (am_string_function), in the order of am_string_op.
 OPS = ["utf8_length", "binary_length", "starts_with", "ends_with", "match_substring",
-       "find_substring", "count_substring", "ascii_upper", "ascii_lower"]  # fmt: skip
-MATCHING = OPS[2:7]
+       "find_substring", "count_substring", "ascii_upper", "ascii_lower", "match_like"]  # fmt: skip
+MATCHING = OPS[2:7] + ["match_like"]
 FIXED = "fixed_size_binary[3]"
 WORDS = ["", "a", "ab", "hello", "héllo", "日本語", "e\u0301", "zz\x00z", "🙂", "ß", "x" * 300,
          "Ünïcödé", " padded ", "A"]  # fmt: skip
@@ -70,6 +70,10 @@ def call(case, arrays, scalars, out):
 
 
 PATTERNS = ["", "a", "é", "ll", "日本", "x" * 300, "\x00"]
+# match_like's: wildcards, escapes, pyarrow's fast paths (%X%, X%, %X, where a
+# backslash is a plain byte) and its regular-expression path.
+LIKE_PATTERNS = ["%", "h%o", "_", "%ll%", "", "a%", "%é", "_本%", "\\%", "%\\", "\\_%", "%_%",
+                 "%" + "x" * 300 + "%", "zz_z", "%\x00%"]  # fmt: skip
 
 
 def gen_functions(g):
@@ -81,7 +85,8 @@ def gen_functions(g):
                 if op not in MATCHING:
                     g.add(cid, op, {}, "unary", [inp])
                     continue
-                for j, p in enumerate(PATTERNS if k in (3, 7) else PATTERNS[k % 4 : k % 4 + 1]):
+                pats = LIKE_PATTERNS if op == "match_like" else PATTERNS
+                for j, p in enumerate(pats if k in (3, 7) else pats[k % 4 : k % 4 + 1]):
                     g.add(f"{cid}/pattern{j}", op, {"pattern": p}, "unary", [inp])
     for op in OPS:  # bool and numbers: pyarrow has no kernel
         for t in cf.TYPES:

@@ -1780,7 +1780,12 @@ int32_t am_array_byte_width(const am_array *array);
  * string and binary type; starts_with, ends_with and match_substring
  * string, large_string, binary and large_binary. Lengths
  * and positions are int32 (int64 for the large types; fixed_size_binary:
- * int32), matches bool, upper/lower the input's type. Nulls propagate.
+ * int32), matches bool, upper/lower the input's type. match_like takes
+ * match_substring's types; its pattern is SQL LIKE's, as pyarrow reads it:
+ * '%' any run of characters, '_' one character (a UTF-8 code point in string
+ * arrays, a byte in binary ones), a backslash makes the next character
+ * literal (a trailing one is dropped), the whole value must match. Nulls
+ * propagate.
  * Another type is AM_ETYPE in pyarrow's words ("Function 'utf8_length' has
  * no kernel matching input types (binary)"). */
 typedef enum am_string_op {
@@ -1792,7 +1797,8 @@ typedef enum am_string_op {
   AM_FIND_SUBSTRING = 5,  /* "find_substring": the first occurrence's byte index, -1 */
   AM_COUNT_SUBSTRING = 6, /* "count_substring": non-overlapping occurrences */
   AM_ASCII_UPPER = 7,     /* "ascii_upper": a-z to A-Z, other bytes kept */
-  AM_ASCII_LOWER = 8      /* "ascii_lower" */
+  AM_ASCII_LOWER = 8,     /* "ascii_lower" */
+  AM_MATCH_LIKE = 9       /* "match_like" (MatchSubstringOptions): a LIKE pattern */
 } am_string_op;
 
 /* Flags of am_string_function: pyarrow's MatchSubstringOptions. */

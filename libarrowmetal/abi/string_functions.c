@@ -25,7 +25,9 @@ static int takes(am_string_op op, am_type t) {
   }
 }
 
-static int has_pattern(am_string_op op) { return op >= AM_STARTS_WITH && op <= AM_COUNT_SUBSTRING; }
+static int has_pattern(am_string_op op) {
+  return (op >= AM_STARTS_WITH && op <= AM_COUNT_SUBSTRING) || op == AM_MATCH_LIKE;
+}
 
 /* The validity of `in` copied to `out` (a fresh host array of its length). */
 static void copy_validity(const am_array *in, am_array *out) {
@@ -51,7 +53,80 @@ static int64_t find(const uint8_t *s, int64_t n, const uint8_t *p, int64_t m) {
   return -1;
 }
 
-static int64_t value_of(am_string_op op, const uint8_t *v, int64_t n, const uint8_t *p, int64_t m) {
+/* The byte after the character at s[i]: the next byte, past any UTF-8
+ * continuation bytes when `utf8`. */
+static inline int64_t next_char(const uint8_t *s, int64_t n, int64_t i, int utf8) {
+  i++;
+  while (utf8 && i < n && (s[i] & 0xC0) == 0x80) i++;
+  return i;
+}
+
+/* Whether v matches the LIKE pattern p (am_string_op's AM_MATCH_LIKE: '%',
+ * '_', backslash escapes; pyarrow turns it into an anchored regular
+ * expression). One pass that, on a mismatch, backs up to just after the last
+ * '%' and lets that '%' take one more character: linear for patterns with
+ * at most one '%', O(n m) at worst, never exponential. */
+static int like(const uint8_t *v, int64_t n, const uint8_t *p, int64_t m, int utf8) {
+  int64_t i = 0, j = 0, star_j = -1, star_i = 0;
+  while (i < n) {
+    if (j < m && p[j] == '%') {
+      star_j = ++j;
+      star_i = i;
+      continue;
+    }
+    if (j < m && p[j] == '_') {
+      i = next_char(v, n, i, utf8);
+      j++;
+      continue;
+    }
+    if (j < m) {
+      int64_t lit = j;
+      if (p[j] == '\\') lit = j + 1; /* an escaped character: itself */
+      if (lit < m && p[lit] == v[i]) {
+        i++;
+        j = lit + 1;
+        continue;
+      }
+      if (lit == m) j = m; /* a trailing backslash is dropped */
+    }
+    if (star_j < 0) return 0;
+    star_i = next_char(v, n, star_i, utf8);
+    i = star_i;
+    j = star_j;
+  }
+  /* The value is spent: what is left of the pattern must match nothing. */
+  while (j < m && (p[j] == '%' || (p[j] == '\\' && j + 1 == m))) j++;
+  return j == m;
+}
+
+/* pyarrow's fast paths of match_like, which it takes before its regular
+ * expression and where a backslash is a plain byte, not an escape: a
+ * pattern %+X%+ is match_substring of X, X%+ starts_with and %+Y ends_with,
+ * X and Y without '%' or '_', X not ending in a backslash (RE2 full matches,
+ * in that order). The op to run instead, with *at and *len the part of p it
+ * looks for; AM_MATCH_LIKE where none applies. */
+static am_string_op like_shortcut(const uint8_t *p, int64_t m, int64_t *at, int64_t *len) {
+  int64_t lead = 0, trail = 0;
+  while (lead < m && p[lead] == '%') lead++;
+  while (trail < m - lead && p[m - 1 - trail] == '%') trail++;
+  if (m == 0) return AM_MATCH_LIKE; /* the empty value alone */
+  if (lead == m) {                  /* only '%': two or more are %+%+, one is X%+ with X empty */
+    *at = 0, *len = 0;
+    return m >= 2 ? AM_MATCH_SUBSTRING : AM_STARTS_WITH;
+  }
+  const int64_t from = lead, to = m - trail; /* the part between the runs */
+  for (int64_t k = from; k < to; k++)
+    if (p[k] == '%' || p[k] == '_') return AM_MATCH_LIKE;
+  const int ends_in_backslash = to > from && p[to - 1] == '\\';
+  *at = from, *len = to - from;
+  if (lead && trail && !ends_in_backslash) return AM_MATCH_SUBSTRING;
+  if (!lead && trail && !ends_in_backslash) return AM_STARTS_WITH;
+  if (lead && !trail) return AM_ENDS_WITH;
+  return AM_MATCH_LIKE;
+}
+
+static int64_t value_of(am_string_op op, const uint8_t *v, int64_t n, const uint8_t *p, int64_t m,
+                        int utf8) {
   switch (op) {
     case AM_UTF8_LENGTH: {
       int64_t count = 0;
@@ -68,6 +143,8 @@ static int64_t value_of(am_string_op op, const uint8_t *v, int64_t n, const uint
       return find(v, n, p, m) >= 0;
     case AM_FIND_SUBSTRING:
       return find(v, n, p, m);
+    case AM_MATCH_LIKE:
+      return like(v, n, p, m, utf8);
     default: { /* count_substring: non-overlapping; an empty pattern matches n + 1 times */
       if (m == 0) return n + 1;
       int64_t count = 0, at = 0, hit;
@@ -127,7 +204,14 @@ static int numeric_result(am_err *err, am_string_op op, const am_array *a, const
     lower_ascii(folded, p, m);
     p = folded;
   }
-  int boolean = op == AM_STARTS_WITH || op == AM_ENDS_WITH || op == AM_MATCH_SUBSTRING;
+  int boolean =
+      op == AM_STARTS_WITH || op == AM_ENDS_WITH || op == AM_MATCH_SUBSTRING || op == AM_MATCH_LIKE;
+  const int utf8 = am_type_is_utf8(a->type);
+  if (op == AM_MATCH_LIKE) {
+    int64_t at, len;
+    am_string_op shortcut = like_shortcut(p, m, &at, &len);
+    if (shortcut != AM_MATCH_LIKE) op = shortcut, p += at, m = len;
+  }
   am_type rt = boolean ? AM_BOOL : am_type_is_large_binary(a->type) ? AM_INT64 : AM_INT32;
   am_array *r = NULL;
   int status = am_array_alloc_host(err, a->device, rt, a->length, a->validity != NULL, &r);
@@ -145,7 +229,7 @@ static int numeric_result(am_err *err, am_string_op op, const am_array *a, const
         lower_ascii(scratch, s, n);
         s = scratch;
       }
-      v = value_of(op, s, n, p, m);
+      v = value_of(op, s, n, p, m, utf8);
     }
     if (boolean) {
       if (v) ((uint8_t *)r->data)[i >> 3] |= (uint8_t)(1u << (i & 7));

@@ -207,6 +207,7 @@ const am_op_desc am_ops[] = {
     STRING_ROW("count_substring", AM_COUNT_SUBSTRING, 1),
     STRING_ROW("ascii_upper", AM_ASCII_UPPER, 1),
     STRING_ROW("ascii_lower", AM_ASCII_LOWER, 1),
+    STRING_ROW("match_like", AM_MATCH_LIKE, 1),
 #undef STRING_ROW
 };
 
@@ -269,7 +270,7 @@ static const int family_rows[FAMILIES] = {
     /* Temporal functions. */
     [AM_FAMILY_TEMPORAL_FIELD] = AM_FIELD_ISO_YEAR + 1,
     /* Strings. */
-    [AM_FAMILY_STRING] = AM_ASCII_LOWER + 1,
+    [AM_FAMILY_STRING] = AM_MATCH_LIKE + 1,
 };
 
 const am_op_desc *am_op_find(am_function_family family, int op) {

@@ -1,7 +1,8 @@
 """pyarrow.compute's string functions of one array on am_string_function
 (issue #13): utf8_length, binary_length, starts_with, ends_with,
-match_substring, find_substring, count_substring (MatchSubstringOptions:
-pattern, ignore_case), ascii_upper and ascii_lower, with pyarrow's names,
+match_substring, find_substring, count_substring, match_like
+(MatchSubstringOptions: pattern, ignore_case), ascii_upper and ascii_lower,
+with pyarrow's names,
 options and result types, ChunkedArrays chunk by chunk.
 
 ignore_case=True runs in the library where Unicode case folding is ASCII
@@ -36,8 +37,9 @@ FUNCTIONS = (
     "count_substring",
     "ascii_upper",
     "ascii_lower",
+    "match_like",
 )
-MATCHING = FUNCTIONS[2:7]
+MATCHING = FUNCTIONS[2:7] + ("match_like",)
 
 __all__ = list(FUNCTIONS)
 
@@ -121,3 +123,4 @@ find_substring = _make_matching("find_substring")
 count_substring = _make_matching("count_substring")
 ascii_upper = _make("ascii_upper")
 ascii_lower = _make("ascii_lower")
+match_like = _make_matching("match_like")

@@ -298,6 +298,11 @@ FUNCTIONS = [
     ("count_substring", {"pattern": ""}),
     ("ascii_upper", {}),
     ("ascii_lower", {}),
+    ("match_like", {"pattern": "h%o"}),  # the regular-expression path
+    ("match_like", {"pattern": "_%"}),
+    ("match_like", {"pattern": "%l%"}),  # pyarrow's fast paths
+    ("match_like", {"pattern": "%\\"}),  # a backslash there is a plain byte
+    ("match_like", {"pattern": "\\%%"}),  # and here an escape
 ]
 
 
