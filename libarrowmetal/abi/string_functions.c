@@ -29,13 +29,26 @@ static int has_pattern(am_string_op op) {
   return (op >= AM_STARTS_WITH && op <= AM_COUNT_SUBSTRING) || op == AM_MATCH_LIKE;
 }
 
-/* The validity of `in` copied to `out` (a fresh host array of its length). */
+/* The validity of `in` copied to `out` (a fresh host array of its length),
+ * a byte at a time (bit by bit it cost as much as ascii_upper itself): a
+ * byte-aligned offset is a copy, another one each byte from the two it
+ * straddles, never reading past the byte that holds the last slot's bit. */
 static void copy_validity(const am_array *in, am_array *out) {
   if (!in->validity) return;
   uint8_t *bits = (uint8_t *)out->validity;
-  memset(bits, 0, (size_t)am_type_bytes(AM_BOOL, in->length));
-  for (int64_t i = 0; i < in->length; i++)
-    if (am_string_is_valid(in, i)) bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+  const int64_t n = in->length, nbytes = (n + 7) / 8;
+  const uint8_t *src = in->validity + in->offset / 8;
+  const int shift = (int)(in->offset % 8);
+  if (shift == 0) {
+    memcpy(bits, src, (size_t)nbytes);
+  } else {
+    const int64_t last = (in->offset % 8 + n - 1) / 8; /* src's last byte with a slot */
+    for (int64_t k = 0; k < nbytes; k++) {
+      unsigned byte = (unsigned)src[k] >> shift;
+      if (k + 1 <= last) byte |= (unsigned)src[k + 1] << (8 - shift);
+      bits[k] = (uint8_t)byte;
+    }
+  }
   atomic_store(&out->null_count, atomic_load(&((am_array *)in)->null_count));
 }
 
@@ -262,12 +275,13 @@ static int ascii_case(am_err *err, am_string_op op, const am_array *a, am_array 
     if (upper ? c >= 'a' && c <= 'z' : c >= 'A' && c <= 'Z') c ^= 0x20;
     bytes[k] = c;
   }
-  for (int64_t i = 0; i <= a->length; i++) {
-    int64_t o = am_string_offset(a, i) - first;
-    if (large)
-      ((int64_t *)r->data)[i] = o;
-    else
-      ((int32_t *)r->data)[i] = (int32_t)o;
+  /* the offsets from the first: a loop for each width */
+  if (large) {
+    const int64_t *from = (const int64_t *)a->data + a->offset;
+    for (int64_t i = 0; i <= a->length; i++) ((int64_t *)r->data)[i] = from[i] - first;
+  } else {
+    const int32_t *from = (const int32_t *)a->data + a->offset;
+    for (int64_t i = 0; i <= a->length; i++) ((int32_t *)r->data)[i] = (int32_t)(from[i] - first);
   }
   if (!a->validity) atomic_store(&r->null_count, 0);
   copy_validity(a, r);

@@ -1,0 +1,92 @@
+"""Throughput of the string and temporal functions on the CPU (issue #13's CPU
+speed rows) against pyarrow.compute, side by side in one run: medians in
+milliseconds, and pyarrow's time over ArrowMetal's (above 1: ArrowMetal is
+faster).
+
+    python benchmarks/string_bench.py [--rows 1000000,10000000] [--repeats 5]
+
+The strings are words of 0 to 24 ASCII letters with a few multi-byte ones
+("é", "日本"), 5% nulls; filter keeps about half the rows, take draws random
+indices. ArrowMetal's inputs are am.Arrays made once (import is zero-copy on
+the CPU); results are am.Arrays. `year` runs over timestamp[us] values. Rows
+that the library hands to pyarrow (a fallback, counted) are marked so, since
+their time is pyarrow's own. Nothing here passes or fails.
+"""
+
+import argparse
+import warnings
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from breadth_bench import median_ms, table
+
+import arrowmetal as am
+
+
+def words(rows, seed=0):
+    rng = np.random.default_rng(seed)
+    letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+    pool = ["".join(rng.choice(letters, rng.integers(0, 25))) for _ in range(5000)]
+    pool += ["é" + w for w in pool[:200]] + ["日本" + w for w in pool[200:300]]
+    picks = rng.integers(0, len(pool), rows)
+    values = pa.array(np.array(pool, dtype=object)[picks], pa.string())
+    mask = pa.array(rng.random(rows) < 0.05)
+    return pc.if_else(mask, pa.scalar(None, pa.string()), values)
+
+
+def functions(rows):
+    rng = np.random.default_rng(1)
+    s = words(rows)
+    keep = pa.array(rng.random(rows) < 0.5)
+    idx = pa.array(rng.integers(0, rows, rows))
+    ts = pa.array(rng.integers(0, 2**50, rows), pa.timestamp("us"))
+    a, k, i, t = am.array(s), am.array(keep), am.array(idx), am.array(ts)
+    return [
+        ("filter", lambda: am.filter(a, k), lambda: pc.filter(s, keep)),
+        ("take", lambda: am.take(a, i), lambda: pc.take(s, idx)),
+        ("equal (scalar)", lambda: am.equal(a, "hello"), lambda: pc.equal(s, "hello")),
+        (
+            "match_substring",
+            lambda: am.match_substring(a, "ab"),
+            lambda: pc.match_substring(s, "ab"),
+        ),
+        ("match_like %ab%", lambda: am.match_like(a, "%ab%"), lambda: pc.match_like(s, "%ab%")),
+        ("match_like a%b_", lambda: am.match_like(a, "a%b_"), lambda: pc.match_like(s, "a%b_")),
+        ("utf8_length", lambda: am.utf8_length(a), lambda: pc.utf8_length(s)),
+        ("ascii_upper", lambda: am.ascii_upper(a), lambda: pc.ascii_upper(s)),
+        (
+            "utf8_upper",
+            lambda: am.utf8_upper(a) if hasattr(am, "utf8_upper") else None,
+            lambda: pc.utf8_upper(s),
+        ),
+        ("year", lambda: am.year(t), lambda: pc.year(ts)),
+    ]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--rows", default="1000000,10000000")
+    ap.add_argument("--repeats", type=int, default=5)
+    args = ap.parse_args()
+    out = []
+    for rows in (int(r) for r in args.rows.split(",")):
+        for name, mine, peer in functions(rows):
+            before = sum(am.fallbacks().values())
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", am.ArrowMetalFallbackWarning)
+                if mine() is None:  # the package has no such function
+                    out.append(
+                        (f"{rows:,}", name, "-", f"{median_ms(peer, args.repeats):.2f}", "-")
+                    )
+                    continue
+                t_am = median_ms(mine, args.repeats)
+            fell_back = sum(am.fallbacks().values()) > before
+            t_pa = median_ms(peer, args.repeats)
+            label = name + (" (pyarrow ran it)" if fell_back else "")
+            out.append((f"{rows:,}", label, f"{t_am:.2f}", f"{t_pa:.2f}", f"{t_pa / t_am:.2f}"))
+    table(out, ["rows", "function", "arrowmetal ms", "pyarrow ms", "pyarrow / am"])
+
+
+if __name__ == "__main__":
+    main()
