@@ -468,7 +468,28 @@ int am_string_compare(am_err *err, int op, const am_array *left, const am_array 
     memset(bits, 0, (size_t)bytes);
     memset(valid, 0, (size_t)bytes);
     int64_t nulls = 0;
-    for (int64_t i = 0; i < n; i++) {
+    const int scalar_equality =
+        !right && (op == AM_EQ || op == AM_NE) && am_string_is_valid(other, 0);
+    if (scalar_equality) {
+      /* (Not) equal to a scalar: its bytes taken once, and only a value of
+       * its length compared (a loop of memcmp's over every slot ran at a
+       * quarter of pyarrow's speed). */
+      int64_t nb;
+      const uint8_t *b = am_string_value(other, 0, &nb);
+      const int want = op == AM_EQ;
+      for (int64_t i = 0; i < n; i++) {
+        if (!am_string_is_valid(left, i)) {
+          nulls++;
+          continue;
+        }
+        int64_t na;
+        const uint8_t *a = am_string_value(left, i, &na);
+        valid[i >> 3] |= (uint8_t)(1u << (i & 7));
+        int equal = na == nb && (nb == 0 || memcmp(a, b, (size_t)nb) == 0);
+        if (equal == want) bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+      }
+    }
+    for (int64_t i = 0; !scalar_equality && i < n; i++) {
       int64_t j = right ? i : 0;
       const am_array *r = right ? right : other;
       if (!am_string_is_valid(left, i) || !am_string_is_valid(r, j)) {
