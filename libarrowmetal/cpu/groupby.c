@@ -268,31 +268,12 @@ static void arith_run(void *ctx, int index) {
     return;
   }
   uint64_t *acc = pt->acc; /* integers wrap in 64 bits: signed values sign-extend */
+#define INTEGER_CASE(E, C_T, ...) \
+  case E:                         \
+    BY_OP(C_T, acc);              \
+    break;
   switch (t) {
-    case AM_INT8:
-      BY_OP(int8_t, acc);
-      break;
-    case AM_INT16:
-      BY_OP(int16_t, acc);
-      break;
-    case AM_INT32:
-      BY_OP(int32_t, acc);
-      break;
-    case AM_INT64:
-      BY_OP(int64_t, acc);
-      break;
-    case AM_UINT8:
-      BY_OP(uint8_t, acc);
-      break;
-    case AM_UINT16:
-      BY_OP(uint16_t, acc);
-      break;
-    case AM_UINT32:
-      BY_OP(uint32_t, acc);
-      break;
-    case AM_UINT64:
-      BY_OP(uint64_t, acc);
-      break;
+    AM_CPU_INTEGER_TYPES(INTEGER_CASE)
     default: /* bool: a bitmap */
       for (int64_t i = begin; i < end; i++) {
         if (!valid_at(v, i)) {
@@ -306,6 +287,7 @@ static void arith_run(void *ctx, int index) {
           acc[ids[i]] += bits_at(v, i);
       }
   }
+#undef INTEGER_CASE
 #undef BY_OP
 #undef ACCUMULATE
 }
