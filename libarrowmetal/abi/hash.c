@@ -373,6 +373,98 @@ static int int64_host(am_err *err, const int64_t *values, int64_t n, am_array **
   return status;
 }
 
+/* The values grouped for mode on a GPU: floats with -0.0 as 0.0 and every
+ * NaN as one (x + 0.0, then NaN where x is NaN), so that the groups are
+ * mode's; other types as they are. */
+static int mode_keys(am_err *err, const am_array *array, am_array **out) {
+  const am_kernel_ops *k = &array->device->backend->kernels;
+  if (!am_type_is_float(array->type)) {
+    *out = am_array_share(array);
+    return *out ? AM_OK : am_fail(err, AM_ENOMEM, "out of memory");
+  }
+  const am_scalar zero = {.type = array->type, .f64 = 0.0};
+  const am_scalar nan = {.type = array->type, .f64 = NAN};
+  am_array *plus = NULL, *is_nan = NULL;
+  int status = k->arith(err, AM_ADD, array, NULL, &zero, &plus);
+  if (status == AM_OK) status = k->predicate(err, AM_IS_NAN, 0, array, &is_nan);
+  if (status == AM_OK) status = k->if_else(err, is_nan, NULL, &nan, plus, NULL, out);
+  am_array_free(plus);
+  am_array_free(is_nan);
+  return status;
+}
+
+/* mode where the array's device groups and sorts (a GPU): its groups are
+ * ordered there (count descending, then value ascending, NaN last, the null
+ * group's null value after every other of its count) and only the first n,
+ * one more when there is a null group, come to the host: their values taken
+ * from the array at the groups' first rows (a zero's bits as it first
+ * occurs), into *host; the modes are rows *rows_out of it with counts
+ * *counts (scratch, *chosen of each), the null group left out. *done is 0
+ * when the device cannot (the host path runs). */
+static int mode_on_device(am_err *err, const am_array *array, int64_t n, am_array **host,
+                          int64_t **rows_out, int64_t **counts, int64_t *chosen, int *done) {
+  const am_kernel_ops *k = &array->device->backend->kernels;
+  am_hash_groups groups = {.null_group = -1};
+  am_array *keyed = NULL, *group_vals = NULL, *order = NULL, *head = NULL, *rows = NULL;
+  am_array *values = NULL, *top_counts = NULL, *host_order = NULL, *host_counts = NULL;
+  *done = 0;
+  /* a refusal (AM_EUNSUPPORTED) leaves the work to the host, its message
+   * unseen */
+  am_err tried;
+  am_err_init(&tried, err->entry);
+  int status = mode_keys(&tried, array, &keyed);
+  if (status == AM_OK) status = k->hash_group(&tried, keyed, AM_HASH_COUNTS, &groups);
+  if (status == AM_OK) status = take(&tried, keyed, groups.first, &group_vals);
+  if (status == AM_OK) {
+    const am_array *sort_keys[2] = {groups.counts, group_vals};
+    const int descending[2] = {1, 0}, nulls_first[2] = {0, 0};
+    status = k->sort_indices(&tried, sort_keys, 2, descending, nulls_first, &order);
+  }
+  am_err_merge(err, &tried, status != AM_OK && status != AM_EUNSUPPORTED);
+  if (status == AM_EUNSUPPORTED) status = AM_OK;
+  if (status != AM_OK || !order) goto done;
+  *done = 1;
+  const int64_t wanted = n + (groups.null_group >= 0);
+  if (!(head = am_array_share(order))) goto nomem;
+  head->type = AM_INT64; /* group ids: the same bits */
+  if (head->length > wanted) head->length = wanted;
+  if ((status = take(err, groups.first, head, &rows)) != AM_OK ||
+      (status = take(err, array, rows, &values)) != AM_OK ||
+      (status = take(err, groups.counts, head, &top_counts)) != AM_OK ||
+      (status = am_to_host(err, values, host)) != AM_OK ||
+      (status = am_to_host(err, head, &host_order)) != AM_OK ||
+      (status = am_to_host(err, top_counts, &host_counts)) != AM_OK)
+    goto done;
+  const int64_t m = head->length;
+  const int64_t *group = (const int64_t *)host_order->data + host_order->offset;
+  const int64_t *count = (const int64_t *)host_counts->data + host_counts->offset;
+  if (!(*rows_out = am_scratch_alloc((m ? m : 1) * 8)) ||
+      !(*counts = am_scratch_alloc((m ? m : 1) * 8)))
+    goto nomem;
+  int64_t kept = 0;
+  for (int64_t i = 0; i < m && kept < n; i++) {
+    if (group[i] == groups.null_group) continue;
+    (*rows_out)[kept] = i;
+    (*counts)[kept++] = count[i];
+  }
+  *chosen = kept;
+  goto done;
+nomem:
+  status = am_fail(err, AM_ENOMEM, "out of memory");
+done:
+  am_hash_groups_free(&groups);
+  am_array_free(keyed);
+  am_array_free(group_vals);
+  am_array_free(order);
+  am_array_free(head);
+  am_array_free(rows);
+  am_array_free(values);
+  am_array_free(top_counts);
+  am_array_free(host_order);
+  am_array_free(host_counts);
+  return status;
+}
+
 static int mode(am_err *err, const am_array *array, int64_t n, int skip_nulls, int64_t min_count,
                 am_array **modes_out, am_array **counts_out) {
   int status = check_input(err, array, "mode");
@@ -396,6 +488,12 @@ static int mode(am_err *err, const am_array *array, int64_t n, int skip_nulls, i
     status = am_array_alloc_host(err, am_host_device(), array->type, 0, 0, &host);
     if (status != AM_OK) goto done;
   } else {
+    int done_there = 0;
+    if (!(array->device->backend->memory.caps & AM_MEMORY_HOST) &&
+        ((status = mode_on_device(err, array, n, &host, &rows, &counts, &chosen, &done_there)) !=
+             AM_OK ||
+         done_there))
+      goto ordered;
     /* Grouped where the array is (a GPU's own table where it has one):
      * only the groups' values and counts come to the host. */
     if ((status = group(err, array, AM_HASH_COUNTS, &groups, &p)) != AM_OK ||
@@ -440,19 +538,20 @@ static int mode(am_err *err, const am_array *array, int64_t n, int skip_nulls, i
       counts[i] = keys[i].count;
     }
   }
+ordered:
+  if (status != AM_OK) goto done;
   if ((status = int64_host(err, rows, chosen, &indices)) != AM_OK ||
       (status = int64_host(err, counts, chosen, &count_array)) != AM_OK ||
       (status = take(err, host, indices, &modes)) != AM_OK)
     goto done;
-  for (int64_t i = 0; i < chosen; i++) {
-    if (!keys[i].nan) continue;
-    if (host->type == AM_FLOAT32) {
-      uint32_t bits = 0x7fc00000u;
-      memcpy((char *)modes->data + (modes->offset + i) * 4, &bits, 4);
-    } else {
-      uint64_t bits = 0x7ff8000000000000ull;
-      memcpy((char *)modes->data + (modes->offset + i) * 8, &bits, 8);
-    }
+  /* every NaN mode shown as the canonical NaN */
+  for (int64_t i = 0; i < chosen && host->type == AM_FLOAT32; i++) {
+    float *v = (float *)modes->data + modes->offset + i;
+    if (isnan(*v)) memcpy(v, &(uint32_t){0x7fc00000u}, 4);
+  }
+  for (int64_t i = 0; i < chosen && host->type == AM_FLOAT64; i++) {
+    double *v = (double *)modes->data + modes->offset + i;
+    if (isnan(*v)) memcpy(v, &(uint64_t){0x7ff8000000000000ull}, 8);
   }
   if ((status = am_place(err, modes, array->device, &modes)) != AM_OK) {
     modes = NULL;

@@ -1,8 +1,9 @@
 /* quantile and tdigest (am_quantile, am_tdigest): the
  * checks and options that do not depend on the values (q, delta, skip_nulls,
  * min_count, the result type), then the kernel of the array's device (a
- * GPU's radix select for quantile); where that device has none (tdigest on
- * a GPU) the values move to the host and are ranked there. The small result
+ * GPU's radix select for quantile, its radix sort for tdigest); where that
+ * device refuses (2^32 rows or more on a GPU) the values move to the host
+ * and are ranked there. The small result
  * is made on the host and goes to the array's device. */
 #include <math.h>
 
@@ -51,9 +52,8 @@ static int rank(am_err *err, const call *c, const am_array *array, int skip_null
     am_scalar none = {.type = out_type, .is_null = 1};
     status = host->backend->kernels.fill(err, host, &none, c->nq, &ranked);
   } else {
-    /* the array's own device first; one that cannot (no kernel: tdigest on
-     * a GPU, or quantile of 2^32 slots or more there) has the values moved
-     * to the host and ranked there */
+    /* the array's own device first; one that cannot (2^32 slots or more on
+     * a GPU) has the values moved to the host and ranked there */
     am_err tried;
     am_err_init(&tried, err->entry);
     status = run_kernel(&tried, c, array, &ranked);

@@ -13,8 +13,8 @@
  *   is_in / index_in: HASH_BUILD over the value set, HASH_PROBE per value.
  *
  * The ABI makes everything else (unique's values, dictionary_encode's
- * dictionary) with the GPU's take; mode downloads only the groups' values
- * and counts to order them. What is left to the host (the ABI groups
+ * dictionary) with the GPU's take; mode orders the groups with the GPU's
+ * radix sort and downloads only the first n. What is left to the host (the ABI groups
  * there when these answer AM_EUNSUPPORTED): empty inputs, 2^31 rows or
  * more, and 64-bit keys on Metal (no 64-bit atomic compare-and-swap). */
 #include <string.h>

@@ -12,11 +12,12 @@
  * released with it. Counts are 32-bit: arrays of 2^32 slots or more are
  * refused (the ABI ranks those on the host).
  *
- * tdigest has no GPU kernel: the ABI digests GPU arrays on the host. */
+ * tdigest: the device compacts and sorts, the host merges (below). */
 #include <stdlib.h>
 
 #include "core/error.h"
 #include "core/quantile.h"
+#include "core/tdigest.h"
 #include "core/types.h"
 #include "gpu/ops_shared.h"
 
@@ -166,9 +167,107 @@ int am_gpu_quantile(am_err *err, const am_array *array, const double *q, int64_t
   return AM_OK;
 }
 
+/* ---- tdigest: pyarrow's digest is a chain of merges, each sorted buffer of
+ * `buffer_size` values (in slot order, nulls and NaNs left out) merged into
+ * what the earlier ones left, so only the sorting can run in parallel. The
+ * device compacts the valid non-NaN values as float64 (x == x is false for
+ * NaN and null for a null, and a null mask slot drops the row), sorts them
+ * by (position / buffer_size, value) with the radix sort, and the host reads
+ * the sorted values once and merges the buffers in order (core/tdigest.h):
+ * the same digest as the CPU's, without the host's sorts. */
+
+/* A view of `array` without its validity (its null slots' data unread). */
+static int without_validity(am_err *err, const am_array *array, am_array **out) {
+  am_array *view = am_array_share(array);
+  if (!view) return am_fail(err, AM_ENOMEM, "out of memory");
+  am_buffer_release(view->validity_buf);
+  view->validity_buf = NULL;
+  view->validity = NULL;
+  atomic_store(&view->null_count, 0);
+  *out = view;
+  return AM_OK;
+}
+
+/* The valid non-NaN values of `array` as float64, in slot order. */
+static int digestible(am_err *err, const am_array *array, am_array **out) {
+  am_array *wide = NULL, *mask = NULL, *bare = NULL;
+  int status = AM_OK;
+  if (array->type != AM_FLOAT64) status = am_gpu_cast(err, array, AM_FLOAT64, 0, &wide);
+  if (status == AM_OK) status = am_gpu_compare(err, AM_EQ, array, array, NULL, &mask);
+  if (status == AM_OK) status = without_validity(err, wide ? wide : array, &bare);
+  if (status == AM_OK) status = am_gpu_filter(err, bare, mask, AM_NULL_DROP, out);
+  if (status == AM_OK && am_array_pending(*out) && (status = am_gpu_resolve(err, *out)) != AM_OK)
+    am_array_free(*out);
+  am_array_free(bare);
+  am_array_free(mask);
+  am_array_free(wide);
+  return status;
+}
+
+/* `values` (float64, no nulls) sorted within each run of `run` slots. */
+static int sort_runs(am_err *err, am_array *values, int64_t run, am_array **out) {
+  am_device *device = values->device;
+  const int64_t m = values->length;
+  am_array *all = NULL, *positions = NULL, *runs = NULL, *order = NULL;
+  const int no[2] = {0, 0};
+  int status = AM_OK;
+  if (m > run) {
+    /* the run of each slot: position / run */
+    const am_scalar yes = {.type = AM_BOOL, .i64 = 1};
+    const am_scalar width = {.type = AM_INT64, .i64 = run};
+    if ((status = am_gpu_fill(err, device, &yes, m, &all)) == AM_OK &&
+        (status = am_gpu_positions(err, all, &positions)) == AM_OK &&
+        (!am_array_pending(positions) || (status = am_gpu_resolve(err, positions)) == AM_OK))
+      status = am_gpu_arith(err, AM_DIVIDE, positions, NULL, &width, &runs);
+    am_array_free(all);
+    am_array_free(positions);
+    const am_array *keys[2] = {runs, values};
+    if (status == AM_OK) status = am_gpu_sort_indices(err, keys, 2, no, no, &order);
+  } else {
+    const am_array *keys[1] = {values};
+    status = am_gpu_sort_indices(err, keys, 1, no, no, &order);
+  }
+  am_array_free(runs);
+  if (status == AM_OK) {
+    order->type = AM_INT64; /* rows below 2^32: the same bits, as take reads them */
+    status = am_gpu_take(err, values, order, out);
+  }
+  am_array_free(order);
+  return status;
+}
+
 int am_gpu_tdigest(am_err *err, const am_array *array, const double *q, int64_t nq, uint32_t delta,
                    uint32_t buffer_size, am_device *host, am_array **out) {
-  (void)array, (void)q, (void)nq, (void)delta, (void)buffer_size, (void)host, (void)out;
-  return am_fail(err, AM_EUNSUPPORTED,
-                 "tdigest has no GPU kernel: GPU arrays are digested on the host");
+  if (array->length >= ((int64_t)1 << 32) - 1)
+    return am_fail(err, AM_EUNSUPPORTED, "the GPU's radix sort takes fewer than 2^32 - 1 rows");
+  const int64_t run = buffer_size ? buffer_size : 1; /* pyarrow takes 0 as 1 */
+  am_array *values = NULL, *sorted = NULL, *home = NULL, *result = NULL;
+  am_digest td;
+  int status = am_tdigest_init(err, &td, delta, buffer_size);
+  if (status != AM_OK) return status;
+  if ((status = digestible(err, array, &values)) == AM_OK && values->length > 0 &&
+      (status = sort_runs(err, values, run, &sorted)) == AM_OK &&
+      (status = array->device->backend->memory.download(err, sorted, host, &home)) == AM_OK) {
+    const double *v = (const double *)home->data + home->offset;
+    for (int64_t at = 0; at < home->length && status == AM_OK; at += run) {
+      const int64_t left = home->length - at;
+      status = am_tdigest_merge_sorted(err, &td, v + at, left < run ? left : run);
+    }
+  }
+  if (status == AM_OK) {
+    const int empty = am_tdigest_empty(&td);
+    status = am_array_alloc_host(err, host, AM_FLOAT64, nq, empty, &result);
+    if (status == AM_OK) {
+      double *o = (double *)result->data;
+      for (int64_t i = 0; i < nq; i++) o[i] = empty ? 0 : am_tdigest_quantile(&td, q[i]);
+      /* only NaN: null slots, as on the CPU */
+      if (empty) memset((void *)result->validity, 0, (size_t)((nq + 7) / 8));
+      atomic_store(&result->null_count, empty ? nq : 0);
+    }
+  }
+  am_tdigest_free(&td);
+  am_array_free(home);
+  am_array_free(sorted);
+  am_array_free(values);
+  return am_gpu_ops_finish(status, result, out);
 }

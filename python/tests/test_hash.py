@@ -112,6 +112,27 @@ def test_mode_floats():
     assert got.to_numpy(zero_copy_only=False).view(np.uint32)[1] == 0x7FC00000  # after 1.0
 
 
+@pytest.mark.skipif(not CUDA, reason="no CUDA device")
+def test_gpu_mode_orders_on_the_device():
+    """mode of a GPU array orders its groups with the GPU's sort (abi/hash.c
+    mode_on_device): floats compared by value (0.0 and -0.0 one mode shown with the
+    first occurrence's bits, every NaN one and canonical), ties by value, the null
+    group never a mode, n past the groups."""
+    arr = pa.array([1.0, float("nan"), -float("nan"), 2.0, 2.0, -0.0, 0.0, 0.0, None, None, None])
+    g = am.array(arr, device="cuda")
+    for n in (1, 2, 4, 10):
+        same(am.mode(g, n=n), am.mode(arr, n=n))
+    zero = am.mode(g, n=1).field(0)  # -0.0 first: its bits
+    assert np.signbit(zero.to_numpy(zero_copy_only=False)[0])
+    nan = am.mode(am.array(pa.array([-float("nan"), 1.0], pa.float32()), device="cuda"), n=2)
+    assert nan.field(0).to_numpy(zero_copy_only=False).view(np.uint32)[1] == 0x7FC00000
+    ints = pa.array([5, 3, 3, None, None, None, 5, 7, -1], pa.int8())
+    for skip in (False, True):
+        for n in (1, 3, 9):
+            same(am.mode(am.array(ints, device="cuda"), n=n, skip_nulls=skip),
+                 pc.mode(ints, n=n, skip_nulls=skip))  # fmt: skip
+
+
 def test_mode_options():
     arr = pa.array([3, 1, 1, None, 3, 2], pa.int16())
     same(am.mode(arr, n=2, skip_nulls=False), pc.mode(arr, n=2, skip_nulls=False))

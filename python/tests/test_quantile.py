@@ -156,3 +156,27 @@ def test_gpu_resident_arrays(t):
         assert r.device.startswith("cuda") if isinstance(r.device, str) else True
         same(r, pc.quantile(a, q=[0.0, 0.37, 0.5, 1.0], interpolation=interp))
     same(am.tdigest(g, q=[0.1, 0.5]), pc.tdigest(a, q=[0.1, 0.5]))
+
+
+@pytest.mark.skipif(not CUDA, reason="needs a CUDA device")
+@pytest.mark.parametrize("t", TYPES)
+def test_gpu_tdigest_is_pyarrows_digest(t):
+    """The GPU sorts each buffer of values on the device and the host merges them in
+    order (gpu/ops_quantile.c): pyarrow's digest, for every type, with NaNs and nulls
+    left out, buffers of 0 (taken as 1), 17, 500 and more than the values, a slice, and
+    inputs of only NaN or only null."""
+    a = data(t, 100_003, seed=len(t) + 3).slice(5)
+    if t.startswith("float"):
+        v = a.to_numpy(zero_copy_only=False).copy()
+        v[::97] = np.nan
+        a = pa.array(v, mask=np.asarray(a.is_null()))
+    g = am.array(a, device="cuda")
+    q = [0.0, 0.01, 0.25, 0.5, 0.75, 0.99, 1.0]
+    for delta, buffer_size in ((100, 500), (30, 17), (10, 0), (200, 200_000)):
+        same(am.tdigest(g, q=q, delta=delta, buffer_size=buffer_size),
+             pc.tdigest(a, q=q, delta=delta, buffer_size=buffer_size))  # fmt: skip
+    nothing = pa.array([None, None], getattr(pa, t)())
+    same(am.tdigest(am.array(nothing, device="cuda"), q=[0.5]), pc.tdigest(nothing, q=[0.5]))
+    if t.startswith("float"):
+        nan = pa.array([float("nan")] * 3, getattr(pa, t)())
+        same(am.tdigest(am.array(nan, device="cuda"), q=[0.5]), pc.tdigest(nan, q=[0.5]))
