@@ -7,10 +7,11 @@ with 1,000 and 1M distinct values, and each peer's time over ArrowMetal's
         [--distinct 1000,1000000] [--device cpu|cuda] [--repeats 5]
 
 On the CPU the peers are pyarrow.compute (unique, value_counts, is_in with a
-value set of 1,000, dictionary_encode, count_distinct) and, when installed,
+value set of 1,000, dictionary_encode, count_distinct, mode) and, when installed,
 polars and duckdb (unique, value_counts, count_distinct). On a CUDA device
 ArrowMetal's arrays live on the GPU and are grouped there (gpu/ops_hash.c),
-against torch.unique(return_counts=True) and cupy.unique (when installed).
+against torch.unique(return_counts=True) and cupy.unique (when installed),
+and mode against torch.mode.
 There value_counts has two rows: am.value_counts, which returns pyarrow's
 host StructArray (so its time includes copying the values and counts home),
 and "value_counts (C)", the C ABI's am_value_counts, whose two result arrays
@@ -54,6 +55,7 @@ def cpu_rows(data, value_set, repeats):
         "is_in": {"pyarrow": lambda: pc.is_in(arr, value_set=vs)},
         "dictionary_encode": {"pyarrow": lambda: pc.dictionary_encode(arr)},
         "count_distinct": {"pyarrow": lambda: pc.count_distinct(arr)},
+        "mode": {"pyarrow": lambda: pc.mode(arr)},
     }
     if pl is not None:
         s = pl.Series(data)
@@ -76,6 +78,7 @@ def cpu_rows(data, value_set, repeats):
         "is_in": lambda: am.is_in(a, value_set=vs),
         "dictionary_encode": lambda: am.dictionary_encode(a),
         "count_distinct": lambda: am.count_distinct(a),
+        "mode": lambda: am.mode(a),
     }
     for name, run in mine.items():
         ms = median_ms(run, repeats)
@@ -86,12 +89,13 @@ def cpu_rows(data, value_set, repeats):
 def cuda_rows(data, value_set, repeats):
     a = am.array(pa.array(data), device="cuda")
     vs = pa.array(value_set)
-    peers = {}
+    peers, mode_peers = {}, {}
     sync = None
     if torch is not None and torch.cuda.is_available():
         t = torch.from_numpy(data).cuda()
         sync = torch.cuda.synchronize
         peers["torch.unique"] = lambda: torch.unique(t, return_counts=True)
+        mode_peers = {"torch.mode": lambda: torch.mode(t)}
     if cp is not None:
         c = cp.asarray(data)
         peers["cupy.unique"] = lambda: cp.unique(c, return_counts=True)
@@ -101,11 +105,12 @@ def cuda_rows(data, value_set, repeats):
         "value_counts": lambda: am.value_counts(a),
         "value_counts (C)": lambda: _call(lib.am_value_counts, a, None, 2),
         "is_in": lambda: am.is_in(a, value_set=vs),
+        "mode": lambda: am.mode(a),
     }
     out = []
     for name, run in mine.items():
         ms = median_ms(run, repeats)
-        shown = peers if name.startswith("value_counts") else {}
+        shown = peers if name.startswith("value_counts") else mode_peers if name == "mode" else {}
         out.append((name, ms, {p: median_ms(f, repeats, sync) for p, f in shown.items()}))
     return out
 

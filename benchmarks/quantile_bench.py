@@ -5,8 +5,9 @@ torch.quantile / torch.kthvalue and CuPy on CUDA when they are installed
 
     PYTHONPATH=python .venv/bin/python benchmarks/quantile_bench.py [--sizes 1000000,50000000]
 
-GPU-resident ArrowMetal arrays are ranked on the host for now (no GPU kernel
-yet), so the CUDA column of ArrowMetal includes the round trip.
+On CUDA, quantile runs the GPU's radix select; tdigest sorts each buffer on the
+GPU and merges on the host (gpu/ops_quantile.c), beside the same digest of a
+host copy on the CPU and pyarrow's (there is no GPU t-digest among the peers).
 """
 
 import argparse
@@ -46,7 +47,12 @@ def cuda(n):
     x = np.random.default_rng(0).normal(size=n)
     if {b: ok for b, ok, _ in am.backends()}.get("cuda"):
         g = am.array(pa.array(x), device="cuda")
-        row("am.quantile (cuda array, host ranks)", median_ms(lambda: am.quantile(g, q=Q), 5))
+        row("am.quantile (cuda array)", median_ms(lambda: am.quantile(g, q=Q), 5))
+        row("am.tdigest (cuda array)", median_ms(lambda: am.tdigest(g, q=Q), 3))
+        h = am.array(pa.array(x))
+        row("am.tdigest (host copy, CPU)", median_ms(lambda: am.tdigest(h, q=Q), 3))
+        ax = pa.array(x)
+        row("pc.tdigest", median_ms(lambda: pc.tdigest(ax, q=Q), 3))
     else:
         print("  arrowmetal: no CUDA device, skipped")
     try:

@@ -3,14 +3,22 @@
  * Why not CUDA's pow: it is accurate but costs about 150 FP64 instructions a
  * call, so power over float64 ran at 55% of the copy bandwidth on the H200
  * (compute-bound, as CuPy's, which calls the same pow). This one takes about
- * 90 and no tables, for arguments where pow is exp(y * log(x)) with a normal
+ * 80 and no tables, for arguments where pow is exp(y * log(x)) with a normal
  * result: x positive, normal and finite, y finite, |y log x| <= 707. Every
  * other argument (zeros, subnormals, negative bases, infinities, NaN, results
  * that overflow or leave the normal range) goes to CUDA's pow, so C99's
  * special cases (F.9.4.4) stay CUDA's.
  *
+ * The kernel is issue-bound, not FP64-bound (ncu: issue slots 77% busy, 81
+ * of 217 instructions a slot FP64), so the bit work is on 32-bit words (the
+ * high word holds the sign, the exponent and enough of the mantissa for the
+ * reduction; the scale 2^kf is a high word), 1/u is the hardware's
+ * approximation and two Newton steps (s_lo below takes the exact residual,
+ * so 1/u need not be correctly rounded), and the kernel takes four words a
+ * thread (kernel_source.c's binary_unroll).
+ *
  * log x, in double-double: x = 2^k z with z in [sqrt(1/2), sqrt(2)) taken
- * from the bits; f = z - 1 is exact (Sterbenz), s = f / (2 + f) is carried as
+ * from the high word's bits; f = z - 1 is exact (Sterbenz), s = f / (2 + f) is carried as
  * s + s_lo (the residual of the division, with 2 + f's rounding error), and
  * log z = 2 atanh(s) = 2s + 2s^3/3 + 2s^5 P(s^2). The first two terms are
  * double-double, the tail P (2/5 ... 2/23, |s| <= 0.1716: the next term is
@@ -35,19 +43,34 @@
  * whole kernel, and the threads in flight with them. */
 static const char pow64_text[] =
     "__device__ __noinline__ am_f64 am_pow64_c(am_f64 x, am_f64 y) { return pow(x, y); }\n"
+    /* 1/u to about 20 bits (MUFU.RCP64H); the CPU emulation's stands in off
+     * the GPU */
+    "#ifdef __CUDA_ARCH__\n"
+    "DEVFN am_f64 am_rcp64_approx(am_f64 u) {\n"
+    "  am_f64 r;\n"
+    "  asm(\"rcp.approx.ftz.f64 %0, %1;\" : \"=d\"(r) : \"d\"(u));\n"
+    "  return r;\n"
+    "}\n"
+    "#else\n"
+    "#define am_rcp64_approx(u) am_emu_rcp64_approx(u)\n"
+    "#endif\n"
     "DEVFN am_f64 am_pow64(am_f64 x, am_f64 y) {\n"
-    "  const am_u64 ix = F64_BITS(x);\n"
-    "  if (ix - 0x0010000000000000ull >= 0x7fe0000000000000ull ||\n"
-    "      (F64_BITS(y) & 0x7fffffffffffffffull) >= 0x7ff0000000000000ull)\n"
+    /* the high words hold the sign and the exponent: x positive, normal and
+     * finite, y finite */
+    "  const am_u32 hx = (am_u32)__double2hiint(x);\n"
+    "  if (hx - 0x00100000u >= 0x7fe00000u ||\n"
+    "      ((am_u32)__double2hiint(y) & 0x7fffffffu) >= 0x7ff00000u)\n"
     "    return am_pow64_c(x, y);\n"
-    /* x = 2^k z, z in [sqrt(1/2), sqrt(2)): the offset's bits are sqrt(1/2)'s */
-    "  const am_u64 t = ix - 0x3fe6a09e667f3bcdull;\n"
-    "  const am_i64 k = (am_i64)t >> 52;\n"
-    "  const am_f64 z = BITS_F64(ix - ((am_u64)k << 52));\n"
+    /* x = 2^k z, z in [sqrt(1/2), sqrt(2)) (to the high word's bits) */
+    "  const int k = (int)(hx - 0x3fe6a09eu) >> 20;\n"
+    "  const am_f64 z = __hiloint2double((int)(hx - ((am_u32)k << 20)), __double2loint(x));\n"
     "  const am_f64 f = z - 1.0;\n"
     "  const am_f64 u = 2.0 + f;\n"
     "  const am_f64 u_lo = (2.0 - u) + f;\n"
-    "  const am_f64 ru = 1.0 / u;\n"
+    /* two Newton steps: 1/u to the last bits, which s_lo corrects anyway */
+    "  am_f64 ru = am_rcp64_approx(u);\n"
+    "  ru = fma(ru, fma(-u, ru, 1.0), ru);\n"
+    "  ru = fma(ru, fma(-u, ru, 1.0), ru);\n"
     "  const am_f64 s = f * ru;\n"
     "  const am_f64 s_lo = (fma(-s, u, f) - s * u_lo) * ru;\n"
     "  const am_f64 s2 = s * s;\n"
@@ -90,7 +113,8 @@ static const char pow64_text[] =
     /* kf = rint(e / ln2) by adding 1.5 * 2^52 */
     "  const am_f64 shift = BITS_F64(0x4338000000000000ull);\n"
     "  const am_f64 kt = fma(e, BITS_F64(0x3ff71547652b82feull), shift);\n"
-    "  const am_i64 ke = (am_i64)(F64_BITS(kt) - F64_BITS(shift));\n"
+    /* kf in the low word (shift's is 0), two's complement */
+    "  const int ke = __double2loint(kt);\n"
     "  const am_f64 kf = kt - shift;\n"
     "  const am_f64 r = fma(-kf, ln2_hi, e);\n"
     "  const am_f64 corr = fma(-kf, ln2_lo, e_lo);\n"
@@ -113,7 +137,7 @@ static const char pow64_text[] =
     "  const am_f64 w_lo = (1.0 - w) + r;\n"
     "  const am_f64 m_lo = w_lo + q;\n"
     "  const am_f64 m = w + fma(corr, w + m_lo, m_lo);\n"
-    "  return m * BITS_F64((am_u64)(ke + 1023) << 52);\n"
+    "  return m * __hiloint2double((ke + 1023) << 20, 0);\n"
     "}\n";
 
 void am_dialect_pow64(am_sb *sb) {

@@ -235,6 +235,19 @@ static inline double __longlong_as_double(long long u) {
   memcpy(&x, &u, sizeof x);
   return x;
 }
+static inline int __double2hiint(double x) {
+  return (int)((unsigned long long)__double_as_longlong(x) >> 32);
+}
+static inline int __double2loint(double x) { return (int)(unsigned)__double_as_longlong(x); }
+static inline double __hiloint2double(int hi, int lo) {
+  return __longlong_as_double((long long)(((unsigned long long)(unsigned)hi << 32) | (unsigned)lo));
+}
+/* rcp.approx.ftz.f64 (PTX), which has no C spelling: 1 / x with the low 32
+ * bits cleared, about 20 good bits, no better than the GPU's, so that the
+ * Newton steps after it are tested. */
+static inline double am_emu_rcp64_approx(double x) {
+  return __hiloint2double(__double2hiint(1.0 / x), 0);
+}
 
 static void am_emu_fiber_main() {
   am_emu_block *b = am_emu_current;
