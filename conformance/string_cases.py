@@ -19,8 +19,13 @@ from casefmt import STRING_TYPES
 FILE = "strings"
 # The string functions (am_string_function), in the order of am_string_op.
 OPS = ["utf8_length", "binary_length", "starts_with", "ends_with", "match_substring",
-       "find_substring", "count_substring", "ascii_upper", "ascii_lower", "match_like"]  # fmt: skip
+       "find_substring", "count_substring", "ascii_upper", "ascii_lower", "match_like",
+       "ascii_trim_whitespace", "ascii_ltrim_whitespace", "ascii_rtrim_whitespace",
+       "utf8_trim_whitespace", "utf8_ltrim_whitespace", "utf8_rtrim_whitespace",
+       "ascii_trim", "ascii_ltrim", "ascii_rtrim", "utf8_trim", "utf8_ltrim", "utf8_rtrim"]  # fmt: skip
 MATCHING = OPS[2:7] + ["match_like"]
+TRIMMING = OPS[10:22]
+TAKES_CHARACTERS = OPS[16:22]  # TrimOptions(characters)
 FIXED = "fixed_size_binary[3]"
 WORDS = ["", "a", "ab", "hello", "héllo", "日本語", "e\u0301", "zz\x00z", "🙂", "ß", "x" * 300,
          "Ünïcödé", " padded ", "A"]  # fmt: skip
@@ -39,6 +44,18 @@ def choices(t):
     return cf.encode_values(t, words)
 
 
+# The trims' words: WORDS and whitespace of each kind at either end (ASCII's
+# six, the separators U+001C-001F, NBSP, U+3000, U+2028, U+205F).
+TRIM_WORDS = WORDS + ["\t\n tab \r", "\x0b\x0cvt", "\u3000全角\u3000", "\xa0nbsp\xa0",
+                      "\x1c sep \x1f", "\u2028", "  ", "\u205fé\u2029", "aéa", "x \x00 "]  # fmt: skip
+TRIM_CHARACTERS = ["", " ", "a", "é ", "ab", " \u3000", "\x00", "日x"]
+
+
+def trim_choices(t):
+    """The trims' encoded words of type `t` (binary types: choices(t), refused)."""
+    return cf.encode_values(t, TRIM_WORDS) if t in cf.UTF8_TYPES else choices(t)
+
+
 def poison(t):
     """Values stored before a sliced input's first slot."""
     if t == FIXED:
@@ -52,6 +69,8 @@ def evaluate(op, params, args):
 
     if op in MATCHING:
         return pc.call_function(op, [args[0]], pc.MatchSubstringOptions(params["pattern"]))
+    if op in TAKES_CHARACTERS:
+        return pc.call_function(op, [args[0]], pc.TrimOptions(params["characters"]))
     return pc.call_function(op, [args[0]])
 
 
@@ -60,7 +79,7 @@ def call(case, arrays, scalars, out):
     from amabi import ffi, lib
 
     op = case["op"]
-    pattern = case["params"].get("pattern")
+    pattern = case["params"].get("pattern", case["params"].get("characters"))
     if pattern is None:
         rc = lib.am_string_function(OPS.index(op), arrays[0], ffi.NULL, 0, 0, out)
     else:
@@ -81,7 +100,17 @@ def gen_functions(g):
         for k, (n, nulls, off) in enumerate(SHAPES + [LARGE_SHAPE]):
             for op in OPS:
                 cid = g.sweep_id(op, t, "unary", n, nulls, off)
-                inp = value(g, t, n, nulls, off, cid)
+                words = trim_choices(t) if op in TRIMMING else choices(t)
+                inp = g.gen_input(t, n, nulls, off, cid, kind="choice", choices=words)
+                if op in TAKES_CHARACTERS:
+                    # ascii_ trims bytes: a non-ASCII character would cut code points
+                    # (results that are not UTF-8, which the case format cannot hold;
+                    # python/tests/test_strings.py compares those bytes)
+                    every = [c for c in TRIM_CHARACTERS if c.isascii() or op.startswith("utf8")]
+                    chars = every if k in (3, 7) else every[k % 4 : k % 4 + 1]
+                    for j, c in enumerate(chars):
+                        g.add(f"{cid}/characters{j}", op, {"characters": c}, "unary", [inp])
+                    continue
                 if op not in MATCHING:
                     g.add(cid, op, {}, "unary", [inp])
                     continue
@@ -89,9 +118,10 @@ def gen_functions(g):
                 for j, p in enumerate(pats if k in (3, 7) else pats[k % 4 : k % 4 + 1]):
                     g.add(f"{cid}/pattern{j}", op, {"pattern": p}, "unary", [inp])
     for op in OPS:  # bool and numbers: pyarrow has no kernel
+        params = ({"pattern": "a"} if op in MATCHING else
+                  {"characters": "a"} if op in TAKES_CHARACTERS else {})  # fmt: skip
         for t in cf.TYPES:
-            g.add(f"{op}/{t}/unary/type-error", op, {"pattern": "a"} if op in MATCHING else {},
-                  "unary", [g.inline(t, [None])])  # fmt: skip
+            g.add(f"{op}/{t}/unary/type-error", op, params, "unary", [g.inline(t, [None])])
 
 
 def file_of(case):

@@ -1798,7 +1798,28 @@ typedef enum am_string_op {
   AM_COUNT_SUBSTRING = 6, /* "count_substring": non-overlapping occurrences */
   AM_ASCII_UPPER = 7,     /* "ascii_upper": a-z to A-Z, other bytes kept */
   AM_ASCII_LOWER = 8,     /* "ascii_lower" */
-  AM_MATCH_LIKE = 9       /* "match_like" (MatchSubstringOptions): a LIKE pattern */
+  AM_MATCH_LIKE = 9,      /* "match_like" (MatchSubstringOptions): a LIKE pattern */
+  /* Trimming (strings only; results are strings of the input's type). The
+   * whitespace of the ascii_ ones is the bytes \t \n \v \f \r and space; of
+   * the utf8_ ones the code points of Unicode bidi classes WS, B and S, as
+   * pyarrow's (U+0009-000D, U+001C-0020, U+0085, U+00A0, U+1680,
+   * U+2000-200A, U+2028, U+2029, U+202F, U+205F, U+3000). The ops with a
+   * pattern take pyarrow's TrimOptions characters as it: a set of bytes
+   * (ascii_) or of code points (utf8_, AM_EINVAL when it is not UTF-8). A
+   * utf8_ op meeting bytes that are not UTF-8 while it scans a value is
+   * AM_EINVAL ("Invalid UTF8 sequence in input"), as pyarrow. */
+  AM_ASCII_TRIM_WHITESPACE = 10,  /* "ascii_trim_whitespace": both ends */
+  AM_ASCII_LTRIM_WHITESPACE = 11, /* "ascii_ltrim_whitespace": the start */
+  AM_ASCII_RTRIM_WHITESPACE = 12, /* "ascii_rtrim_whitespace": the end */
+  AM_UTF8_TRIM_WHITESPACE = 13,   /* "utf8_trim_whitespace" */
+  AM_UTF8_LTRIM_WHITESPACE = 14,  /* "utf8_ltrim_whitespace" */
+  AM_UTF8_RTRIM_WHITESPACE = 15,  /* "utf8_rtrim_whitespace" */
+  AM_ASCII_TRIM = 16,             /* "ascii_trim" (TrimOptions characters: the pattern) */
+  AM_ASCII_LTRIM = 17,            /* "ascii_ltrim" */
+  AM_ASCII_RTRIM = 18,            /* "ascii_rtrim" */
+  AM_UTF8_TRIM = 19,              /* "utf8_trim" */
+  AM_UTF8_LTRIM = 20,             /* "utf8_ltrim" */
+  AM_UTF8_RTRIM = 21              /* "utf8_rtrim" */
 } am_string_op;
 
 /* Flags of am_string_function: pyarrow's MatchSubstringOptions. */
@@ -1811,7 +1832,8 @@ typedef enum am_string_flag {
 
 /* `op` of `array` with `pattern` (its `pattern_length` bytes, borrowed for
  * the call; NULL with length 0 for the ops without one, which must be given
- * none: AM_EINVAL) under `flags` (am_string_flag; unknown bits AM_EINVAL).
+ * none: AM_EINVAL) under `flags` (am_string_flag, for the matching ops only;
+ * unknown bits AM_EINVAL).
  * `*out` is a new host array. Thread-safe. */
 int am_string_function(am_string_op op, const am_array *array, const char *pattern,
                        int64_t pattern_length, int flags, am_array **out);

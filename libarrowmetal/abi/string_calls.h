@@ -17,6 +17,15 @@ int am_string_realign(am_err *err, am_array **host);
 /* Whether any of the arrays is a string or binary one. */
 int am_any_binary(const am_array *const *arrays, int64_t count);
 
+/* The validity of `in` copied to `out` (a fresh host array of its length),
+ * and its null count (string_functions.c). */
+void am_string_copy_validity(const am_array *in, am_array *out);
+
+/* am_string_function's trimming ops (string_trim.c) of a host string array,
+ * with characters p[0..m) for those that take them. */
+int am_string_trim(am_err *err, am_string_op op, const am_array *a, const uint8_t *p, int64_t m,
+                   am_array **out);
+
 /* The entry points' string work (arguments already checked for NULL). */
 int am_string_filter(am_err *err, const am_array *values, const am_array *mask,
                      int null_selection_emit, am_array **out);

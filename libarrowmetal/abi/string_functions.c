@@ -1,6 +1,6 @@
 /* am_string_function: pyarrow's string functions of one array on the host
- * (lengths, matching, ASCII case), over the array model of
- * core/string_array.h. Every result keeps the input's nulls. */
+ * (lengths, matching, ASCII case; trimming is string_trim.c's), over the
+ * array model of core/string_array.h. Every result keeps the input's nulls. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,28 +12,37 @@
 /* Which string types an op takes, as pyarrow. */
 static int takes(am_string_op op, am_type t) {
   switch (op) {
-    case AM_UTF8_LENGTH:
-    case AM_ASCII_UPPER:
-    case AM_ASCII_LOWER:
-      return am_type_is_utf8(t);
     case AM_BINARY_LENGTH:
     case AM_FIND_SUBSTRING:
     case AM_COUNT_SUBSTRING:
       return am_type_is_binary(t);
-    default:
+    case AM_STARTS_WITH:
+    case AM_ENDS_WITH:
+    case AM_MATCH_SUBSTRING:
+    case AM_MATCH_LIKE:
       return am_type_is_var_binary(t);
+    default: /* utf8_length, ASCII case, trimming */
+      return am_type_is_utf8(t);
   }
 }
 
+static int is_trim(am_string_op op) {
+  return op >= AM_ASCII_TRIM_WHITESPACE && op <= AM_UTF8_RTRIM;
+}
+
+/* The ops whose pattern is pyarrow's TrimOptions characters (no flags). */
+static int takes_characters(am_string_op op) { return op >= AM_ASCII_TRIM && op <= AM_UTF8_RTRIM; }
+
 static int has_pattern(am_string_op op) {
-  return (op >= AM_STARTS_WITH && op <= AM_COUNT_SUBSTRING) || op == AM_MATCH_LIKE;
+  return (op >= AM_STARTS_WITH && op <= AM_COUNT_SUBSTRING) || op == AM_MATCH_LIKE ||
+         takes_characters(op);
 }
 
 /* The validity of `in` copied to `out` (a fresh host array of its length),
  * a byte at a time (bit by bit it cost as much as ascii_upper itself): a
  * byte-aligned offset is a copy, another one each byte from the two it
  * straddles, never reading past the byte that holds the last slot's bit. */
-static void copy_validity(const am_array *in, am_array *out) {
+void am_string_copy_validity(const am_array *in, am_array *out) {
   if (!in->validity) return;
   uint8_t *bits = (uint8_t *)out->validity;
   const int64_t n = in->length, nbytes = (n + 7) / 8;
@@ -255,7 +264,7 @@ static int numeric_result(am_err *err, am_string_op op, const am_array *a, const
   free(scratch);
   free(folded);
   if (!a->validity) atomic_store(&r->null_count, 0);
-  copy_validity(a, r);
+  am_string_copy_validity(a, r);
   *out = r;
   return AM_OK;
 }
@@ -284,7 +293,7 @@ static int ascii_case(am_err *err, am_string_op op, const am_array *a, am_array 
     for (int64_t i = 0; i <= a->length; i++) ((int32_t *)r->data)[i] = (int32_t)(from[i] - first);
   }
   if (!a->validity) atomic_store(&r->null_count, 0);
-  copy_validity(a, r);
+  am_string_copy_validity(a, r);
   *out = r;
   return AM_OK;
 }
@@ -300,6 +309,8 @@ static int string_function(am_err *err, am_string_op op, const am_array *array, 
                    (unsigned)(flags & ~AM_STRING_IGNORE_CASE));
   if (!has_pattern(op) && (pattern || pattern_length || flags))
     return am_fail(err, AM_EINVAL, "%s takes no pattern and no flags", desc->name);
+  if (takes_characters(op) && flags)
+    return am_fail(err, AM_EINVAL, "%s takes no flags", desc->name);
   if (has_pattern(op) && (pattern_length < 0 || (pattern_length > 0 && !pattern)))
     return am_fail(err, AM_EINVAL, "pattern of %lld bytes at %p", (long long)pattern_length,
                    (const void *)pattern);
@@ -318,6 +329,7 @@ static int string_function(am_err *err, am_string_op op, const am_array *array, 
     if (status != AM_OK) return status;
   }
   if (op == AM_ASCII_UPPER || op == AM_ASCII_LOWER) return ascii_case(err, op, array, out);
+  if (is_trim(op)) return am_string_trim(err, op, array, p, pattern_length, out);
   return numeric_result(err, op, array, p, pattern_length, fold, out);
 }
 

@@ -208,6 +208,18 @@ const am_op_desc am_ops[] = {
     STRING_ROW("ascii_upper", AM_ASCII_UPPER, 1),
     STRING_ROW("ascii_lower", AM_ASCII_LOWER, 1),
     STRING_ROW("match_like", AM_MATCH_LIKE, 1),
+    STRING_ROW("ascii_trim_whitespace", AM_ASCII_TRIM_WHITESPACE, 1),
+    STRING_ROW("ascii_ltrim_whitespace", AM_ASCII_LTRIM_WHITESPACE, 1),
+    STRING_ROW("ascii_rtrim_whitespace", AM_ASCII_RTRIM_WHITESPACE, 1),
+    STRING_ROW("utf8_trim_whitespace", AM_UTF8_TRIM_WHITESPACE, 1),
+    STRING_ROW("utf8_ltrim_whitespace", AM_UTF8_LTRIM_WHITESPACE, 1),
+    STRING_ROW("utf8_rtrim_whitespace", AM_UTF8_RTRIM_WHITESPACE, 1),
+    STRING_ROW("ascii_trim", AM_ASCII_TRIM, 1),
+    STRING_ROW("ascii_ltrim", AM_ASCII_LTRIM, 1),
+    STRING_ROW("ascii_rtrim", AM_ASCII_RTRIM, 1),
+    STRING_ROW("utf8_trim", AM_UTF8_TRIM, 1),
+    STRING_ROW("utf8_ltrim", AM_UTF8_LTRIM, 1),
+    STRING_ROW("utf8_rtrim", AM_UTF8_RTRIM, 1),
 #undef STRING_ROW
 };
 
@@ -270,7 +282,7 @@ static const int family_rows[FAMILIES] = {
     /* Temporal functions. */
     [AM_FAMILY_TEMPORAL_FIELD] = AM_FIELD_ISO_YEAR + 1,
     /* Strings. */
-    [AM_FAMILY_STRING] = AM_MATCH_LIKE + 1,
+    [AM_FAMILY_STRING] = AM_UTF8_RTRIM + 1,
 };
 
 const am_op_desc *am_op_find(am_function_family family, int op) {

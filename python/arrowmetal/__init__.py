@@ -144,6 +144,12 @@ from ._runtime import (
 from ._sort import array_sort, array_sort_indices, sort_by, sort_indices
 from ._strings import (  # string functions (issue #13)
     ascii_lower,
+    ascii_ltrim,
+    ascii_ltrim_whitespace,
+    ascii_rtrim,
+    ascii_rtrim_whitespace,
+    ascii_trim,
+    ascii_trim_whitespace,
     ascii_upper,
     binary_length,
     count_substring,
@@ -153,6 +159,12 @@ from ._strings import (  # string functions (issue #13)
     match_substring,
     starts_with,
     utf8_length,
+    utf8_ltrim,
+    utf8_ltrim_whitespace,
+    utf8_rtrim,
+    utf8_rtrim_whitespace,
+    utf8_trim,
+    utf8_trim_whitespace,
 )
 from ._tables import Table, table  # tables (issue #12)
 from ._temporal import (
@@ -337,6 +349,12 @@ __all__ += [
 __all__ += ["pairwise_diff", "pairwise_diff_checked", "round"]
 __all__ += [  # string functions (issue #13)
     "ascii_lower",
+    "ascii_ltrim",
+    "ascii_ltrim_whitespace",
+    "ascii_rtrim",
+    "ascii_rtrim_whitespace",
+    "ascii_trim",
+    "ascii_trim_whitespace",
     "ascii_upper",
     "binary_length",
     "count_substring",
@@ -346,6 +364,12 @@ __all__ += [  # string functions (issue #13)
     "match_substring",
     "starts_with",
     "utf8_length",
+    "utf8_ltrim",
+    "utf8_ltrim_whitespace",
+    "utf8_rtrim",
+    "utf8_rtrim_whitespace",
+    "utf8_trim",
+    "utf8_trim_whitespace",
 ]
 __all__ += [  # temporal field extractions
     "day",

@@ -2,7 +2,8 @@
 (issue #13): utf8_length, binary_length, starts_with, ends_with,
 match_substring, find_substring, count_substring, match_like
 (MatchSubstringOptions: pattern, ignore_case), ascii_upper and ascii_lower,
-with pyarrow's names,
+the trims ({ascii,utf8}_{,l,r}trim_whitespace, and {ascii,utf8}_{,l,r}trim
+with TrimOptions: characters), with pyarrow's names,
 options and result types, ChunkedArrays chunk by chunk.
 
 ignore_case=True runs in the library where Unicode case folding is ASCII
@@ -38,8 +39,21 @@ FUNCTIONS = (
     "ascii_upper",
     "ascii_lower",
     "match_like",
+    "ascii_trim_whitespace",
+    "ascii_ltrim_whitespace",
+    "ascii_rtrim_whitespace",
+    "utf8_trim_whitespace",
+    "utf8_ltrim_whitespace",
+    "utf8_rtrim_whitespace",
+    "ascii_trim",
+    "ascii_ltrim",
+    "ascii_rtrim",
+    "utf8_trim",
+    "utf8_ltrim",
+    "utf8_rtrim",
 )
 MATCHING = FUNCTIONS[2:7] + ("match_like",)
+TRIMMING = FUNCTIONS[16:22]  # TrimOptions(characters)
 
 __all__ = list(FUNCTIONS)
 
@@ -114,6 +128,38 @@ def _make_matching(name: str) -> Callable[..., Any]:
     return function
 
 
+_TRIM_SPEC = OptionsSpec("utf8_trim", "TrimOptions", {"characters": None})
+
+
+def _make_trim(name: str) -> Callable[..., Any]:
+    def function(
+        strings: Any,
+        /,
+        characters: Any = None,
+        *,
+        options: Any = None,
+        memory_pool: Any = None,
+        device: Any = None,
+    ) -> Any:
+        given = {"characters": characters}
+        fields, reason = _options(_TRIM_SPEC, options, given)
+        kwargs = {"options": options} if options is not None else given
+        if fields is _FALLBACK:
+            return _fallback.run(name, reason, (strings,), kwargs)
+        c = fields["characters"]
+        if c is None:
+            raise TypeError(f"{name}() missing required argument: 'characters'")
+        if isinstance(c, str):
+            c = c.encode("utf-8")
+        elif not isinstance(c, (bytes, bytearray)):
+            raise TypeError(f"{name}: characters must be str or bytes, not {type(c).__name__}")
+        return _run(name, strings, bytes(c), 0, kwargs, device)
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"pyarrow.compute.{name} (am_string_function) with TrimOptions, on the CPU."
+    return function
+
+
 utf8_length = _make("utf8_length")
 binary_length = _make("binary_length")
 starts_with = _make_matching("starts_with")
@@ -124,3 +170,15 @@ count_substring = _make_matching("count_substring")
 ascii_upper = _make("ascii_upper")
 ascii_lower = _make("ascii_lower")
 match_like = _make_matching("match_like")
+ascii_trim_whitespace = _make("ascii_trim_whitespace")
+ascii_ltrim_whitespace = _make("ascii_ltrim_whitespace")
+ascii_rtrim_whitespace = _make("ascii_rtrim_whitespace")
+utf8_trim_whitespace = _make("utf8_trim_whitespace")
+utf8_ltrim_whitespace = _make("utf8_ltrim_whitespace")
+utf8_rtrim_whitespace = _make("utf8_rtrim_whitespace")
+ascii_trim = _make_trim("ascii_trim")
+ascii_ltrim = _make_trim("ascii_ltrim")
+ascii_rtrim = _make_trim("ascii_rtrim")
+utf8_trim = _make_trim("utf8_trim")
+utf8_ltrim = _make_trim("utf8_ltrim")
+utf8_rtrim = _make_trim("utf8_rtrim")

@@ -103,6 +103,7 @@ VALUES = {
     "PartitionNthOptions": {"pivot": [0, 2, 3], "null_placement": ["at_start"]},
     "DayOfWeekOptions": {"count_from_zero": [False], "week_start": [2, 7]},  # temporal
     "MatchSubstringOptions": {"pattern": ["a", "A", ""], "ignore_case": [True]},  # strings
+    "TrimOptions": {"characters": ["a", " x", "", "é"]},
     "CastOptions": {
         "target_type": [pa.int8(), pa.uint16(), pa.float32(), pa.int64(), pa.bool_()],
         "allow_int_overflow": [True],
@@ -123,6 +124,7 @@ ARGS = {
 }
 REQUIRED = {
     "MatchSubstringOptions": {"pattern": "a"},
+    "TrimOptions": {"characters": "a"},
     "SetLookupOptions": {"value_set": pa.array([1, None, 4], pa.int64())},
     "SelectKOptions": {"k": 2, "sort_keys": [("x", "ascending")]},
     "PartitionNthOptions": {"pivot": 1},
@@ -266,6 +268,9 @@ def calls(name):
                 kwargs = {"pattern": "a", field: value}
                 for x in STRING_INPUTS:
                     yield (x,), kwargs
+            elif cls.__name__ == "TrimOptions":
+                for x in STRING_INPUTS:
+                    yield (x,), {field: value}
             elif name == "day_of_week":
                 for x in TEMPORAL_INPUTS:
                     yield (x,), {field: value}

@@ -303,6 +303,10 @@ FUNCTIONS = [
     ("match_like", {"pattern": "%l%"}),  # pyarrow's fast paths
     ("match_like", {"pattern": "%\\"}),  # a backslash there is a plain byte
     ("match_like", {"pattern": "\\%%"}),  # and here an escape
+    ("ascii_trim_whitespace", {}),
+    ("utf8_ltrim_whitespace", {}),
+    ("utf8_trim", {"characters": "aé"}),
+    ("ascii_rtrim", {"characters": "oz"}),
 ]
 
 
@@ -352,3 +356,79 @@ def test_string_function_errors():
         == lib.AM_ETYPE
     )
     assert "Function 'utf8_length' has no kernel matching input types (int64)" in _error()
+
+
+TRIMS = ["ascii_trim_whitespace", "ascii_ltrim_whitespace", "ascii_rtrim_whitespace",
+         "utf8_trim_whitespace", "utf8_ltrim_whitespace", "utf8_rtrim_whitespace"]  # fmt: skip
+TRIMS_WITH_CHARACTERS = ["ascii_trim", "ascii_ltrim", "ascii_rtrim", "utf8_trim", "utf8_ltrim",
+                         "utf8_rtrim"]  # fmt: skip
+
+
+def as_bytes(result):
+    """A string result's values as bytes (they need not be UTF-8)."""
+    result = result.to_pyarrow() if isinstance(result, am.Array) else result
+    return result.view(pa.large_binary() if result.type == pa.large_string() else pa.binary())
+
+
+def test_trim_whitespace_is_pyarrows_set():
+    """Every code point (surrogates aside) at both ends of a value: the utf8_ trims drop
+    exactly the code points pyarrow's drop, and the ascii_ trims the same bytes."""
+    points = [c for c in range(0x110000) if not 0xD800 <= c < 0xE000]
+    arr = pa.array([chr(c) + "x" + chr(c) for c in points])
+    for name in TRIMS:
+        assert getattr(am, name)(arr).equals(getattr(pc, name)(arr)), name
+
+
+@pytest.mark.parametrize("t", [pa.string(), pa.large_string()])
+def test_trims_match_pyarrow(t):
+    words = ["", " a ", "\t\nx\r\x0b\x0c", "\u3000全角\u3000", "\xa0nb\xa0", "\x1cq\x1f", "  ",
+             "é a é", None, "\u2028z\u205f", "abcba", "日本語", "a\x00 "]  # fmt: skip
+    arr = pa.array(words * 30, t).slice(3)
+    ch = pa.chunked_array([arr, arr.slice(5)], t)
+    for name in TRIMS:
+        check(getattr(am, name)(arr), getattr(pc, name)(arr))
+        check(getattr(am, name)(ch), getattr(pc, name)(ch))
+    for name in TRIMS_WITH_CHARACTERS:
+        for c in ["", " ", "a", "é ", "ab", " \u3000", "\x00", "日x"]:
+            want = getattr(pc, name)(arr, characters=c)
+            # ascii_ trims bytes: non-ASCII characters cut code points apart
+            assert as_bytes(getattr(am, name)(arr, characters=c)).equals(as_bytes(want))
+            opts = pc.TrimOptions(c)
+            assert as_bytes(getattr(am, name)(arr, options=opts)).equals(as_bytes(want))
+        with pytest.raises(TypeError, match="characters"):
+            getattr(am, name)(arr)
+
+
+def test_utf8_trims_meeting_bytes_that_are_not_utf8_fail_as_pyarrow():
+    """Only the bytes a scan reaches are decoded: past the first kept code point
+    anything is copied; what a scan meets that is not UTF-8 fails the call."""
+    for raw in [b"\xff x \xff", b" a\x80 ", b" a \x80", b"\x80 a ", b" \xe6\x97 ", b"\xe6\x97\xa5 ",
+                b"\xf0\x9f\x99\x82\xe2\x80\xa8", b"\xe2\x80\xa8\xc3", b"\xc3"]:  # fmt: skip
+        arr = pa.array([raw], pa.binary()).view(pa.string())
+        for name in TRIMS[3:]:
+            try:
+                want = as_bytes(getattr(pc, name)(arr))
+            except pa.ArrowInvalid:
+                with pytest.raises(pa.ArrowInvalid, match="Invalid UTF8 sequence in input"):
+                    getattr(am, name)(arr)
+                continue
+            assert as_bytes(getattr(am, name)(arr)).equals(want), (raw, name)
+
+
+def test_trim_errors():
+    out = ffi.new("am_array **")
+    keep = am.array(pa.array([" a "]))
+    h = keep.handle
+    # the whitespace trims take no characters, the others no flags
+    assert lib.am_string_function(lib.AM_UTF8_TRIM_WHITESPACE, h, b" ", 1, 0, out) == lib.AM_EINVAL
+    assert lib.am_string_function(lib.AM_UTF8_TRIM, h, b" ", 1, 1, out) == lib.AM_EINVAL
+    assert "utf8_trim takes no flags" in _error()
+    assert lib.am_string_function(lib.AM_UTF8_TRIM, h, b"\xff", 1, 0, out) == lib.AM_EINVAL
+    assert "Invalid UTF8 sequence in input" in _error()
+    assert lib.am_string_function(lib.AM_ASCII_TRIM, h, b"\xff", 1, 0, out) == lib.AM_OK
+    lib.am_release(out[0])
+    out[0] = ffi.NULL
+    binary = am.array(pa.array([b" a "]))
+    assert lib.am_string_function(lib.AM_ASCII_TRIM, binary.handle, b" ", 1, 0, out) == lib.AM_ETYPE
+    assert "Function 'ascii_trim' has no kernel matching input types (binary)" in _error()
+    assert out[0] == ffi.NULL
