@@ -135,7 +135,7 @@ static int make_set(am_err *err, am_string_op op, const uint8_t *p, int64_t m, t
       t->points[t->count++] = c;
     k += len;
   }
-  qsort(t->points, (size_t)t->count, sizeof *t->points, by_point);
+  if (t->count > 1) qsort(t->points, (size_t)t->count, sizeof *t->points, by_point);
   return AM_OK;
 }
 
