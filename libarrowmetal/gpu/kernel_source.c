@@ -503,10 +503,11 @@ static void emit_scalar(am_sb *sb, am_type t) {
     am_sb_printf(sb, "#define AM_SCALAR ((T0)a.scalar)\n");
 }
 
-/* Emits `tmpl` with every '#' replaced by the digit k (0..9): the unrolled
- * copies of a piece of kernel text. */
+/* Emits `tmpl` with every '#' replaced by the number k (in decimal): the
+ * unrolled copies of a piece of kernel text. */
 static void emit_k(am_sb *sb, const char *tmpl, int k) {
-  char digit[2] = {(char)('0' + k), '\0'};
+  char digit[12];
+  snprintf(digit, sizeof digit, "%d", k);
   for (const char *p = tmpl; *p;) {
     const char *hash = strchr(p, '#');
     if (!hash) {
