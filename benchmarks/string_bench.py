@@ -7,7 +7,8 @@ faster).
 
 The strings are words of 0 to 24 ASCII letters with a few multi-byte ones
 ("é", "日本"), 5% nulls; filter keeps about half the rows, take draws random
-indices. ArrowMetal's inputs are am.Arrays made once (import is zero-copy on
+indices; the trims take the words with two spaces before and a tab after.
+ArrowMetal's inputs are am.Arrays made once (import is zero-copy on
 the CPU); results are am.Arrays. `year` runs over timestamp[us] values. Rows
 that the library hands to pyarrow (a fallback, counted) are marked so, since
 their time is pyarrow's own. Nothing here passes or fails.
@@ -41,7 +42,9 @@ def functions(rows):
     keep = pa.array(rng.random(rows) < 0.5)
     idx = pa.array(rng.integers(0, rows, rows))
     ts = pa.array(rng.integers(0, 2**50, rows), pa.timestamp("us"))
+    padded = pc.binary_join_element_wise("  ", s, "\t", "")  # whitespace at both ends
     a, k, i, t = am.array(s), am.array(keep), am.array(idx), am.array(ts)
+    pa_ = am.array(padded)
     return [
         ("filter", lambda: am.filter(a, k), lambda: pc.filter(s, keep)),
         ("take", lambda: am.take(a, i), lambda: pc.take(s, idx)),
@@ -59,6 +62,21 @@ def functions(rows):
             "utf8_upper",
             lambda: am.utf8_upper(a) if hasattr(am, "utf8_upper") else None,
             lambda: pc.utf8_upper(s),
+        ),
+        (
+            "utf8_trim_whitespace",
+            lambda: am.utf8_trim_whitespace(pa_),
+            lambda: pc.utf8_trim_whitespace(padded),
+        ),
+        (
+            "ascii_trim_whitespace",
+            lambda: am.ascii_trim_whitespace(pa_),
+            lambda: pc.ascii_trim_whitespace(padded),
+        ),
+        (
+            "utf8_trim ' \\t'",
+            lambda: am.utf8_trim(pa_, " \t"),
+            lambda: pc.utf8_trim(padded, " \t"),
         ),
         ("year", lambda: am.year(t), lambda: pc.year(ts)),
     ]
