@@ -53,7 +53,6 @@ FUNCTIONS = (
     "utf8_rtrim",
 )
 MATCHING = FUNCTIONS[2:7] + ("match_like",)
-TRIMMING = FUNCTIONS[16:22]  # TrimOptions(characters)
 
 __all__ = list(FUNCTIONS)
 
@@ -93,6 +92,25 @@ _MATCH_SPEC = OptionsSpec(
 )
 
 
+def _with_text(name: str, spec: OptionsSpec, field: str, given: dict[str, Any], options: Any,
+               strings: Any, device: Any, flags: Callable[[dict[str, Any]], int]) -> Any:  # fmt: skip
+    """A string function whose options hold one text field (`field`, str or bytes,
+    required): the options read as pyarrow reads them, the text passed as the
+    pattern with the flags `flags` makes of the fields."""
+    fields, reason = _options(spec, options, given)
+    kwargs = {"options": options} if options is not None else given
+    if fields is _FALLBACK:
+        return _fallback.run(name, reason, (strings,), kwargs)
+    text = fields[field]
+    if text is None:
+        raise TypeError(f"{name}() missing required argument: '{field}'")
+    if isinstance(text, str):
+        text = text.encode("utf-8")
+    elif not isinstance(text, (bytes, bytearray)):
+        raise TypeError(f"{name}: {field} must be str or bytes, not {type(text).__name__}")
+    return _run(name, strings, bytes(text), flags(fields), kwargs, device)
+
+
 def _make_matching(name: str) -> Callable[..., Any]:
     def function(
         strings: Any,
@@ -105,19 +123,8 @@ def _make_matching(name: str) -> Callable[..., Any]:
         device: Any = None,
     ) -> Any:
         given = {"pattern": pattern, "ignore_case": ignore_case}
-        fields, reason = _options(_MATCH_SPEC, options, given)
-        kwargs = {"options": options} if options is not None else given
-        if fields is _FALLBACK:
-            return _fallback.run(name, reason, (strings,), kwargs)
-        p = fields["pattern"]
-        if p is None:
-            raise TypeError(f"{name}() missing required argument: 'pattern'")
-        if isinstance(p, str):
-            p = p.encode("utf-8")
-        elif not isinstance(p, (bytes, bytearray)):
-            raise TypeError(f"{name}: pattern must be str or bytes, not {type(p).__name__}")
-        flags = lib.AM_STRING_IGNORE_CASE if fields["ignore_case"] else 0
-        return _run(name, strings, bytes(p), flags, kwargs, device)
+        return _with_text(name, _MATCH_SPEC, "pattern", given, options, strings, device,
+                          lambda f: lib.AM_STRING_IGNORE_CASE if f["ignore_case"] else 0)  # fmt: skip
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = (
@@ -142,18 +149,8 @@ def _make_trim(name: str) -> Callable[..., Any]:
         device: Any = None,
     ) -> Any:
         given = {"characters": characters}
-        fields, reason = _options(_TRIM_SPEC, options, given)
-        kwargs = {"options": options} if options is not None else given
-        if fields is _FALLBACK:
-            return _fallback.run(name, reason, (strings,), kwargs)
-        c = fields["characters"]
-        if c is None:
-            raise TypeError(f"{name}() missing required argument: 'characters'")
-        if isinstance(c, str):
-            c = c.encode("utf-8")
-        elif not isinstance(c, (bytes, bytearray)):
-            raise TypeError(f"{name}: characters must be str or bytes, not {type(c).__name__}")
-        return _run(name, strings, bytes(c), 0, kwargs, device)
+        return _with_text(name, _TRIM_SPEC, "characters", given, options, strings, device,
+                          lambda f: 0)  # fmt: skip
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"pyarrow.compute.{name} (am_string_function) with TrimOptions, on the CPU."
