@@ -98,6 +98,7 @@ static inline void am_emu_wait(am_emu_barrier *barrier) {
 #define __noinline__
 #define __launch_bounds__(a, b)
 #define __shared__ static
+#define __constant__ static
 
 static inline void __syncthreads() { am_emu_wait(&am_emu_current->barrier); }
 static inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
