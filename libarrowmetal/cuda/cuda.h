@@ -13,6 +13,8 @@
 
 enum { AM_CUDA_STAGING_BYTES = 8 << 20 };
 
+typedef struct am_cuda_pinned_pool am_cuda_pinned_pool;
+
 typedef struct am_cuda_device {
   am_gpu_device gpu; /* first: device->impl points at both */
   const am_cuda_driver *cu;
@@ -33,6 +35,9 @@ typedef struct am_cuda_device {
   pthread_mutex_t staging_lock;
   void *staging[2];
   CUevent staging_done[2];
+
+  /* Page-locked blocks that large downloads land in (pinned_pool.c). */
+  am_cuda_pinned_pool *pinned;
 } am_cuda_device;
 
 static inline am_cuda_device *am_cuda_of(const am_device *device) { return device->impl; }
@@ -56,6 +61,13 @@ int am_cuda_import_device(am_err *err, am_device *device, am_type type,
                           struct ArrowDeviceArray *array, am_array **out);
 int am_cuda_export_device(am_err *err, const am_array *array, struct ArrowDeviceArray *out);
 int am_cuda_wait_sync_event(am_err *err, void *sync_event);
+
+/* pinned_pool.c: a page-locked host buffer of `size` bytes, from the
+ * device's cache of freed blocks or a new cuMemHostAlloc; it returns to the
+ * cache when its last reference goes. NULL when none can be had (the caller
+ * downloads into pageable memory instead). Thread-safe. */
+int am_cuda_pinned_pool_init(am_cuda_device *cuda);
+am_buffer *am_cuda_pinned_alloc(am_cuda_device *cuda, int64_t size);
 
 /* fault.c: ARROWMETAL_TEST_FAULT, a fault on purpose for the tests. Whether
  * this launch is the one to replace, and the launch of the faulting kernel

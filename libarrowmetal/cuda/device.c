@@ -72,6 +72,8 @@ int am_cuda_open(am_err *err, am_device *device) {
     return status;
   }
   pthread_mutex_init(&cuda->staging_lock, NULL);
+  /* Without a pool, downloads go to pageable memory (slower, not wrong). */
+  am_cuda_pinned_pool_init(cuda);
   cuda->gpu.hooks = &am_cuda_hooks;
   cuda->gpu.device = device;
   cuda->gpu.dialect = AM_DIALECT_CUDA;

@@ -1,5 +1,6 @@
 /* Device memory: stream-ordered buffers, uploads through pinned staging,
- * downloads, and zero-copy exchange through the C Device Data Interface. */
+ * downloads (large ones into pinned blocks), and zero-copy exchange through
+ * the C Device Data Interface. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,6 +76,34 @@ int am_cuda_upload(am_err *err, am_device *device, const am_array *host, am_arra
   return AM_OK;
 }
 
+/* Data of at least this many bytes comes home into a pinned block
+ * (pinned_pool.c); below it a pageable copy costs about the same. */
+#define PINNED_DOWNLOAD_BYTES ((int64_t)1 << 20)
+
+/* The host array a download lands in: its data in a pinned block when the
+ * data is large and one can be had (*pinned = 1), else as
+ * am_array_alloc_host makes it. The small validity bitmap is pageable. */
+static int alloc_download(am_err *err, am_cuda_device *cuda, am_device *host_device, am_type type,
+                          int64_t span, int has_validity, am_array **out, int *pinned) {
+  int64_t bytes = am_type_bytes(type, span);
+  am_buffer *data = bytes >= PINNED_DOWNLOAD_BYTES ? am_cuda_pinned_alloc(cuda, bytes) : NULL;
+  if (!data) return am_array_alloc_host(err, host_device, type, span, has_validity, out);
+  am_buffer *validity = has_validity ? am_buffer_alloc_host((span + 7) / 8) : NULL;
+  am_array *array = NULL;
+  if (has_validity && !validity)
+    am_buffer_release(data);
+  else /* takes both buffers, and releases them when it fails */
+    array = am_array_make(host_device, type, span, 0, has_validity ? -1 : 0, validity,
+                          validity ? validity->ptr : NULL, data, data->ptr);
+  if (!array) {
+    return am_fail(err, AM_ENOMEM, "out of memory allocating %lld slots of %s", (long long)span,
+                   am_type_name(type));
+  }
+  *out = array;
+  *pinned = 1;
+  return AM_OK;
+}
+
 int am_cuda_download(am_err *err, const am_array *array, am_device *host_device,
                      am_array **host_out) {
   am_cuda_device *cuda = am_cuda_of(array->device);
@@ -84,16 +113,21 @@ int am_cuda_download(am_err *err, const am_array *array, am_device *host_device,
   int64_t span = array->offset - base + array->length;
   int has_validity = array->validity != NULL;
   am_array *host = NULL;
-  status = am_array_alloc_host(err, host_device, array->type, span, has_validity, &host);
+  int pinned = 0;
+  status = alloc_download(err, cuda, host_device, array->type, span, has_validity, &host, &pinned);
   if (status != AM_OK) return status;
   int pushed = am_cuda_enter(cuda);
   const am_cuda_driver *cu = cuda->cu;
-  if (span > 0) status = am_cuda_settle_before_copy(err, cuda, "download");
+  /* a copy into pageable memory (the data, or the validity bitmap) blocks
+   * in the driver: settle first */
+  if (span > 0 && (!pinned || has_validity))
+    status = am_cuda_settle_before_copy(err, cuda, "download");
   if (span > 0 && status == AM_OK) {
     size_t skip =
         array->type == AM_BOOL ? (size_t)(base / 8) : (size_t)am_type_bytes(array->type, base);
-    /* Into pageable memory the copy returns only once it is complete, and it
-     * is ordered after the stream's earlier kernels. */
+    /* Into pageable memory the copy returns only once it is complete; into
+     * pinned memory the stream wait below makes it so. Either is ordered
+     * after the stream's earlier kernels. */
     CUresult result =
         cu->cuMemcpyDtoHAsync((void *)host->data, (CUdeviceptr)(uintptr_t)array->data + skip,
                               (size_t)am_type_bytes(array->type, span), cuda->stream);

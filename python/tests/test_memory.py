@@ -47,3 +47,35 @@ def test_reset_peak_memory():
 def test_bad_device():
     with pytest.raises(am.ArrowMetalInvalid, match="unknown backend"):
         am.memory_info("nosuch")
+
+
+_cuda = {name: (ok, reason) for name, ok, reason in am.backends()}["cuda"]
+
+
+@pytest.mark.skipif(not _cuda[0], reason=f"no usable CUDA backend: {_cuda[1]}")
+def test_large_downloads_land_in_reused_pinned_blocks():
+    # 3M int64 (24 MB, nulls, an odd offset) comes home into a page-locked
+    # block (cuda/pinned_pool.c); freed, the block is cached (reserved, not
+    # in use), and the next download of that size takes it again.
+    n = 3_000_000
+    values = np.arange(n, dtype=np.int64) * 3 - 7
+    mask = (np.arange(n) % 7) == 3
+    source = pa.array(values, mask=mask)
+    on_device = am.array(source, device="cuda")[5:]
+    gc.collect()
+    before = am.memory_info("cpu")
+    first = on_device.to_pyarrow()
+    assert first.equals(source[5:])
+    during = am.memory_info("cpu")
+    assert during["bytes_in_use"] - before["bytes_in_use"] >= 8 * (n - 5)
+    del first
+    gc.collect()
+    cached = am.memory_info("cpu")
+    assert cached["bytes_in_use"] == before["bytes_in_use"]
+    assert cached["reserved_bytes"] - during["reserved_bytes"] >= 8 * (n - 5)
+    second = (on_device + 1).to_pyarrow()
+    assert second.equals(pa.array(values[5:] + 1, mask=mask[5:]))
+    assert am.memory_info("cpu")["reserved_bytes"] < cached["reserved_bytes"]
+    del second
+    gc.collect()
+    assert am.memory_info("cpu")["bytes_in_use"] == before["bytes_in_use"]
