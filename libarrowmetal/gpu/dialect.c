@@ -309,6 +309,11 @@ void am_dialect_preamble(am_sb *sb, am_dialect dialect) {
 }
 
 void am_dialect_kernel_begin(am_sb *sb, am_dialect dialect, const char *name) {
+  am_dialect_kernel_begin_resident(sb, dialect, name, 4);
+}
+
+void am_dialect_kernel_begin_resident(am_sb *sb, am_dialect dialect, const char *name,
+                                      int blocks_per_sm) {
   if (dialect == AM_DIALECT_MSL) {
     am_sb_printf(sb,
                  "kernel void %s(constant Args &a [[buffer(0)]],\n"
@@ -320,13 +325,13 @@ void am_dialect_kernel_begin(am_sb *sb, am_dialect dialect, const char *name) {
                  name);
   } else {
     am_sb_printf(sb,
-                 "extern \"C\" __global__ void __launch_bounds__(AM_BLOCK, 4) %s(const Args a) {\n"
+                 "extern \"C\" __global__ void __launch_bounds__(AM_BLOCK, %d) %s(const Args a) {\n"
                  "  const am_u32 am_tid = threadIdx.x;\n"
                  "  const am_u32 am_lane = am_tid & 31u;\n"
                  "  const am_u32 am_warp = am_tid >> 5;\n"
                  "  const am_u32 am_bid = blockIdx.x;\n"
                  "  const am_u32 am_nblocks = gridDim.x;\n",
-                 name);
+                 blocks_per_sm, name);
   }
   am_sb_puts(sb,
              "  (void)am_tid;\n  (void)am_lane;\n  (void)am_warp;\n  (void)am_bid;\n"

@@ -85,6 +85,12 @@ void am_dialect_preamble(am_sb *sb, am_dialect dialect);
  * defines the index variables. The caller writes the body and the closing
  * brace. */
 void am_dialect_kernel_begin(am_sb *sb, am_dialect dialect, const char *name);
+/* The same, with the blocks of AM_BLOCK threads that CUDA's launch bounds
+ * ask to keep resident per multiprocessor (am_dialect_kernel_begin's 4
+ * leaves 64 registers a thread; 3 leaves 80). Metal has no such bound: the
+ * argument is ignored there. */
+void am_dialect_kernel_begin_resident(am_sb *sb, am_dialect dialect, const char *name,
+                                      int blocks_per_sm);
 
 /* The integer-only float conversions Metal uses in place of double (valid C,
  * CUDA and MSL once DEVFN and the am_ integer types exist); exposed so the
