@@ -22,7 +22,8 @@ OPS = ["utf8_length", "binary_length", "starts_with", "ends_with", "match_substr
        "find_substring", "count_substring", "ascii_upper", "ascii_lower", "match_like",
        "ascii_trim_whitespace", "ascii_ltrim_whitespace", "ascii_rtrim_whitespace",
        "utf8_trim_whitespace", "utf8_ltrim_whitespace", "utf8_rtrim_whitespace",
-       "ascii_trim", "ascii_ltrim", "ascii_rtrim", "utf8_trim", "utf8_ltrim", "utf8_rtrim"]  # fmt: skip
+       "ascii_trim", "ascii_ltrim", "ascii_rtrim", "utf8_trim", "utf8_ltrim", "utf8_rtrim",
+       "utf8_upper", "utf8_lower"]  # fmt: skip
 MATCHING = OPS[2:7] + ["match_like"]
 TRIMMING = OPS[10:22]
 TAKES_CHARACTERS = OPS[16:22]  # TrimOptions(characters)
@@ -50,10 +51,23 @@ TRIM_WORDS = WORDS + ["\t\n tab \r", "\x0b\x0cvt", "\u3000全角\u3000", "\xa0nb
                       "\x1c sep \x1f", "\u2028", "  ", "\u205fé\u2029", "aéa", "x \x00 "]  # fmt: skip
 TRIM_CHARACTERS = ["", " ", "a", "é ", "ab", " \u3000", "\x00", "日x"]
 
+# utf8_upper / utf8_lower's words: WORDS and code points whose mappings
+# change their byte count (ı -> I, K (Kelvin) -> k, Ⱥ -> U+2C65, ɐ -> Ɐ),
+# title case (ǅ), final sigma, pyarrow's ß -> ẞ, İ, 4-byte letters (Adlam,
+# Deseret), and unmapped ones (ﬀ, ŉ, ΐ, digits, CJK).
+CASE = ["utf8_upper", "utf8_lower"]
+CASE_WORDS = WORDS + ["ıi İI", "\u212a\u2126 kω", "Ⱥⱥ ɐⱯ", "ǅǄǆ", "ΣΑΣ ΟΔΟΣ σς", "ßẞ",
+                      "𞤀𞤢 𐐀𐐨", "ﬀŉΐ 123 日本", "MiXeD CaSe, ascii only!" * 3]  # fmt: skip
+
 
 def trim_choices(t):
     """The trims' encoded words of type `t` (binary types: choices(t), refused)."""
     return cf.encode_values(t, TRIM_WORDS) if t in cf.UTF8_TYPES else choices(t)
+
+
+def case_choices(t):
+    """utf8_upper / utf8_lower's encoded words of type `t` (binary: refused)."""
+    return cf.encode_values(t, CASE_WORDS) if t in cf.UTF8_TYPES else choices(t)
 
 
 def poison(t):
@@ -100,7 +114,8 @@ def gen_functions(g):
         for k, (n, nulls, off) in enumerate(SHAPES + [LARGE_SHAPE]):
             for op in OPS:
                 cid = g.sweep_id(op, t, "unary", n, nulls, off)
-                words = trim_choices(t) if op in TRIMMING else choices(t)
+                words = (trim_choices(t) if op in TRIMMING else
+                         case_choices(t) if op in CASE else choices(t))  # fmt: skip
                 inp = g.gen_input(t, n, nulls, off, cid, kind="choice", choices=words)
                 if op in TAKES_CHARACTERS:
                     # ascii_ trims bytes: a non-ASCII character would cut code points

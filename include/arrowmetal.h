@@ -1775,12 +1775,11 @@ int am_export_stream(const am_table *table, struct ArrowArrayStream *out);
 /* The byte width of a fixed_size_binary array; 0 for other arrays and NULL. */
 int32_t am_array_byte_width(const am_array *array);
 /* pyarrow's string functions of one array (and a pattern), on the CPU.
- * Types (pyarrow's): utf8_length, ascii_upper and ascii_lower take string
- * and large_string; binary_length, find_substring and count_substring every
- * string and binary type; starts_with, ends_with and match_substring
- * string, large_string, binary and large_binary. Lengths
- * and positions are int32 (int64 for the large types; fixed_size_binary:
- * int32), matches bool, upper/lower the input's type. match_like takes
+ * Types (pyarrow's): utf8_length, ascii_upper, ascii_lower, utf8_upper
+ * and utf8_lower take string and large_string; binary_length, find_substring and count_substring
+ * every string and binary type; starts_with, ends_with and match_substring string, large_string,
+ * binary and large_binary. Lengths and positions are int32 (int64 for the large types;
+ * fixed_size_binary: int32), matches bool, upper/lower the input's type. match_like takes
  * match_substring's types; its pattern is SQL LIKE's, as pyarrow reads it:
  * '%' any run of characters, '_' one character (a UTF-8 code point in string
  * arrays, a byte in binary ones), a backslash makes the next character
@@ -1819,7 +1818,15 @@ typedef enum am_string_op {
   AM_ASCII_RTRIM = 18,            /* "ascii_rtrim" */
   AM_UTF8_TRIM = 19,              /* "utf8_trim" */
   AM_UTF8_LTRIM = 20,             /* "utf8_ltrim" */
-  AM_UTF8_RTRIM = 21              /* "utf8_rtrim" */
+  AM_UTF8_RTRIM = 21,             /* "utf8_rtrim" */
+  /* Unicode case (strings only; results of the input's type): each code
+   * point mapped one to one as pyarrow 26 maps it (utf8proc's simple
+   * mappings: 'ß' upper is U+1E9E, 'ǅ' upper 'Ǆ') and written in its
+   * shortest form, so a value's bytes may change in number. Bytes that are
+   * not UTF-8 in a valid slot are AM_EINVAL ("Invalid UTF8 sequence in
+   * input"), as pyarrow. */
+  AM_UTF8_UPPER = 22, /* "utf8_upper" */
+  AM_UTF8_LOWER = 23  /* "utf8_lower" */
 } am_string_op;
 
 /* Flags of am_string_function: pyarrow's MatchSubstringOptions. */

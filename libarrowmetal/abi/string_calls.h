@@ -26,6 +26,10 @@ void am_string_copy_validity(const am_array *in, am_array *out);
 int am_string_trim(am_err *err, am_string_op op, const am_array *a, const uint8_t *p, int64_t m,
                    am_array **out);
 
+/* am_string_function's utf8_upper / utf8_lower (string_case.c) of a host
+ * string array. */
+int am_string_utf8_case(am_err *err, am_string_op op, const am_array *a, am_array **out);
+
 /* The entry points' string work (arguments already checked for NULL). */
 int am_string_filter(am_err *err, const am_array *values, const am_array *mask,
                      int null_selection_emit, am_array **out);

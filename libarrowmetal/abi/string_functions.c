@@ -1,5 +1,6 @@
 /* am_string_function: pyarrow's string functions of one array on the host
- * (lengths, matching, ASCII case; trimming is string_trim.c's), over the
+ * (lengths, matching, ASCII case; trimming is string_trim.c's, Unicode case
+ * string_case.c's), over the
  * array model of core/string_array.h. Every result keeps the input's nulls. */
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,7 @@ static int takes(am_string_op op, am_type t) {
     case AM_MATCH_SUBSTRING:
     case AM_MATCH_LIKE:
       return am_type_is_var_binary(t);
-    default: /* utf8_length, ASCII case, trimming */
+    default: /* utf8_length, case, trimming */
       return am_type_is_utf8(t);
   }
 }
@@ -330,6 +331,7 @@ static int string_function(am_err *err, am_string_op op, const am_array *array, 
   }
   if (op == AM_ASCII_UPPER || op == AM_ASCII_LOWER) return ascii_case(err, op, array, out);
   if (is_trim(op)) return am_string_trim(err, op, array, p, pattern_length, out);
+  if (op == AM_UTF8_UPPER || op == AM_UTF8_LOWER) return am_string_utf8_case(err, op, array, out);
   return numeric_result(err, op, array, p, pattern_length, fold, out);
 }
 

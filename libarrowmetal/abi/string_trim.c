@@ -15,6 +15,7 @@
 #include "abi.h"
 #include "core/memstats.h"
 #include "core/string_array.h"
+#include "core/utf8.h"
 #include "string_calls.h"
 
 /* What a trim drops: a byte table (ascii_, and the ASCII code points of
@@ -33,25 +34,6 @@ typedef struct trim_set {
 static int unicode_space(uint32_t c) {
   return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
          c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
-}
-
-/* The code point at s (before end): its byte count, 0 when the bytes are not
- * a lead byte and its continuation bytes. */
-static int decode(const uint8_t *s, const uint8_t *end, uint32_t *cp) {
-  const uint8_t c = s[0];
-  if (c < 0x80) {
-    *cp = c;
-    return 1;
-  }
-  const int len = c < 0xC0 ? 0 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : c < 0xF8 ? 4 : 0;
-  if (len == 0 || end - s < len) return 0;
-  uint32_t v = c & (0x7Fu >> len);
-  for (int k = 1; k < len; k++) {
-    if ((s[k] & 0xC0) != 0x80) return 0;
-    v = (v << 6) | (s[k] & 0x3Fu);
-  }
-  *cp = v;
-  return len;
 }
 
 /* The code point that ends just before e (after begin): its byte count, 0
@@ -124,7 +106,7 @@ static int make_set(am_err *err, am_string_op op, const uint8_t *p, int64_t m, t
     return am_fail(err, AM_ENOMEM, "out of memory");
   for (int64_t k = 0; k < m;) {
     uint32_t c = 0;
-    const int len = decode(p + k, p + m, &c);
+    const int len = am_utf8_decode(p + k, p + m, &c);
     if (len == 0) {
       free(t->points);
       return invalid_utf8(err);
@@ -145,7 +127,7 @@ static int trim_range(am_err *err, const trim_set *t, int left, int right, const
   int64_t b = 0, e = n;
   uint32_t c = 0;
   while (left && b < e) {
-    const int len = t->utf8 ? decode(v + b, v + e, &c) : (c = v[b], 1);
+    const int len = t->utf8 ? am_utf8_decode(v + b, v + e, &c) : (c = v[b], 1);
     if (len == 0) return invalid_utf8(err);
     if (t->utf8 ? !in_set(t, c) : !t->byte[c]) break;
     b += len;

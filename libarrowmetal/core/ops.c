@@ -220,6 +220,8 @@ const am_op_desc am_ops[] = {
     STRING_ROW("utf8_trim", AM_UTF8_TRIM, 1),
     STRING_ROW("utf8_ltrim", AM_UTF8_LTRIM, 1),
     STRING_ROW("utf8_rtrim", AM_UTF8_RTRIM, 1),
+    STRING_ROW("utf8_upper", AM_UTF8_UPPER, 1),
+    STRING_ROW("utf8_lower", AM_UTF8_LOWER, 1),
 #undef STRING_ROW
 };
 
@@ -282,7 +284,7 @@ static const int family_rows[FAMILIES] = {
     /* Temporal functions. */
     [AM_FAMILY_TEMPORAL_FIELD] = AM_FIELD_ISO_YEAR + 1,
     /* Strings. */
-    [AM_FAMILY_STRING] = AM_UTF8_RTRIM + 1,
+    [AM_FAMILY_STRING] = AM_UTF8_LOWER + 1,
 };
 
 const am_op_desc *am_op_find(am_function_family family, int op) {

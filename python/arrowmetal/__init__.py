@@ -159,12 +159,14 @@ from ._strings import (  # string functions (issue #13)
     match_substring,
     starts_with,
     utf8_length,
+    utf8_lower,
     utf8_ltrim,
     utf8_ltrim_whitespace,
     utf8_rtrim,
     utf8_rtrim_whitespace,
     utf8_trim,
     utf8_trim_whitespace,
+    utf8_upper,
 )
 from ._tables import Table, table  # tables (issue #12)
 from ._temporal import (
@@ -364,12 +366,14 @@ __all__ += [  # string functions (issue #13)
     "match_substring",
     "starts_with",
     "utf8_length",
+    "utf8_lower",
     "utf8_ltrim",
     "utf8_ltrim_whitespace",
     "utf8_rtrim",
     "utf8_rtrim_whitespace",
     "utf8_trim",
     "utf8_trim_whitespace",
+    "utf8_upper",
 ]
 __all__ += [  # temporal field extractions
     "day",

@@ -1,7 +1,8 @@
 """pyarrow.compute's string functions of one array on am_string_function
 (issue #13): utf8_length, binary_length, starts_with, ends_with,
 match_substring, find_substring, count_substring, match_like
-(MatchSubstringOptions: pattern, ignore_case), ascii_upper and ascii_lower,
+(MatchSubstringOptions: pattern, ignore_case), ascii_upper, ascii_lower,
+utf8_upper and utf8_lower (pyarrow's Unicode case mappings),
 the trims ({ascii,utf8}_{,l,r}trim_whitespace, and {ascii,utf8}_{,l,r}trim
 with TrimOptions: characters), with pyarrow's names,
 options and result types, ChunkedArrays chunk by chunk.
@@ -51,6 +52,8 @@ FUNCTIONS = (
     "utf8_trim",
     "utf8_ltrim",
     "utf8_rtrim",
+    "utf8_upper",
+    "utf8_lower",
 )
 MATCHING = FUNCTIONS[2:7] + ("match_like",)
 
@@ -179,3 +182,5 @@ ascii_rtrim = _make_trim("ascii_rtrim")
 utf8_trim = _make_trim("utf8_trim")
 utf8_ltrim = _make_trim("utf8_ltrim")
 utf8_rtrim = _make_trim("utf8_rtrim")
+utf8_upper = _make("utf8_upper")
+utf8_lower = _make("utf8_lower")

@@ -44,7 +44,7 @@ def test_options_classes_and_expressions_are_pyarrows():
 @pytest.mark.parametrize(
     ("name", "args", "kwargs"),
     [
-        ("utf8_upper", (pa.array(["a", None, "bc"]),), {}),
+        ("utf8_capitalize", (pa.array(["a", None, "bc"]),), {}),
         ("indices_nonzero", (pa.array([3, 0, None, 2]),), {}),
         ("cumulative_sum", (pa.array([1, None, 5], pa.decimal128(5, 0)),), {"skip_nulls": True}),
         ("sum", (pa.array(["a"], pa.large_string()),), {}),  # refused by pyarrow too
@@ -105,14 +105,14 @@ import arrowmetal as am
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     for _ in range(3):
-        am.utf8_upper(pa.array(["a"]))
-    am.utf8_lower(pa.array(["A"]))
+        am.utf8_capitalize(pa.array(["a"]))
+    am.utf8_swapcase(pa.array(["A"]))
 print(len([w for w in caught if issubclass(w.category, am.ArrowMetalFallbackWarning)]))
 print(caught[0].filename.endswith("<string>"), sorted(am.fallbacks().items()))
 """
     r = run_python(code)
     assert r.returncode == 0, r.stderr
-    assert r.stdout.split("\n")[:2] == ["2", "True [('utf8_lower', 1), ('utf8_upper', 3)]"]
+    assert r.stdout.split("\n")[:2] == ["2", "True [('utf8_capitalize', 3), ('utf8_swapcase', 1)]"]
 
 
 def test_fallback_error_mode_refuses():
@@ -120,16 +120,16 @@ def test_fallback_error_mode_refuses():
 import pyarrow as pa
 import arrowmetal as am
 try:
-    am.utf8_upper(pa.array(["a"]))
+    am.utf8_capitalize(pa.array(["a"]))
 except am.ArrowMetalUnsupported as e:
     print("refused:", e)
 print(am.sum(pa.array([1, 2])), am.fallbacks())
 """
     r = run_python(code, ARROWMETAL_FALLBACK="error")
     assert r.returncode == 0, r.stderr
-    assert "refused: utf8_upper: no ArrowMetal kernel" in r.stdout
+    assert "refused: utf8_capitalize: no ArrowMetal kernel" in r.stdout
     assert "ARROWMETAL_FALLBACK=error" in r.stdout
-    assert "3 {'utf8_upper': 1}" in r.stdout
+    assert "3 {'utf8_capitalize': 1}" in r.stdout
 
 
 def test_fallback_mode_unknown_value_is_an_error():

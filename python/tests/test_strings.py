@@ -432,3 +432,77 @@ def test_trim_errors():
     assert lib.am_string_function(lib.AM_ASCII_TRIM, binary.handle, b" ", 1, 0, out) == lib.AM_ETYPE
     assert "Function 'ascii_trim' has no kernel matching input types (binary)" in _error()
     assert out[0] == ffi.NULL
+
+
+CASE_FUNCTIONS = ["utf8_upper", "utf8_lower"]
+
+
+def _from_bytes(raw, validity=None):
+    """A string array over these bytes as they are (pyarrow's constructor
+    would validate them)."""
+    import numpy as np
+
+    offsets = np.zeros(len(raw) + 1, np.int32)
+    offsets[1:] = np.cumsum([len(r) for r in raw])
+    bitmap = None if validity is None else pa.py_buffer(bytes([validity]))
+    return pa.Array.from_buffers(
+        pa.string(),
+        len(raw),
+        [bitmap, pa.py_buffer(offsets.tobytes()), pa.py_buffer(b"".join(raw))],
+    )
+
+
+@pytest.mark.parametrize("name", CASE_FUNCTIONS)
+def test_unicode_case_is_pyarrows_for_every_code_point(name):
+    # every code point but the surrogates, 1,000 to a value, both widths
+    points = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    words = ["".join(points[i : i + 1000]) for i in range(0, len(points), 1000)]
+    for t in (pa.string(), pa.large_string()):
+        arr = pa.array(words + [None, "ǅ"], t)
+        assert getattr(am, name)(arr).equals(getattr(pc, name)(arr))
+        assert getattr(am, name)(arr[3:]).equals(getattr(pc, name)(arr[3:]))
+
+
+@pytest.mark.parametrize("name", CASE_FUNCTIONS)
+def test_unicode_case_bytes_as_pyarrow_reads_them(name):
+    """Overlong forms, surrogates and code points past U+10FFFF decode as
+    pyarrow decodes them and come out in their shortest form; bytes that
+    are not UTF-8 in a valid slot fail; in a null slot they are not read."""
+    for raw in [b"\xc0\x80", b"A\xc0\x80z", b"\xed\xa0\x80", b"\xf4\x90\x80\x80",
+                b"\xf7\xbf\xbf\xbf", b"\xe0\x80\x80", b"\xc3", b"\x80", b"a\xff", b"ab\xe6\x97"]:  # fmt: skip
+        arr = _from_bytes([b"ok", raw])
+        try:
+            want = getattr(pc, name)(arr)
+        except pa.ArrowInvalid:
+            with pytest.raises(pa.ArrowInvalid, match="Invalid UTF8 sequence in input"):
+                getattr(am, name)(arr)
+            continue
+        assert as_bytes(getattr(am, name)(arr)).equals(as_bytes(want)), raw
+    masked = _from_bytes([b"Ab", b"\xff\xfe", b"cD"], validity=0b101)
+    assert getattr(am, name)(masked).equals(getattr(pc, name)(masked))
+
+
+def test_unicode_case_values_that_grow_and_shrink():
+    # 'Ⱥ' (2 bytes) lower is U+2C65 (3); 'ı' (2) upper is 'I' (1): a result
+    # longer than its input is sized again, a shorter one keeps its bytes
+    for word, count in [("Ⱥ", 1), ("Ⱥ", 50_000), ("ıȺ", 3), ("K", 7)]:
+        arr = pa.chunked_array([[word * count, None, "x"], ["Ⱥ" * 5]])
+        for name in CASE_FUNCTIONS:
+            assert getattr(am, name)(arr).equals(getattr(pc, name)(arr)), (word, count, name)
+    # all ASCII, 8 bytes at a time and the tail
+    arr = pa.array(["The Quick Brown Fox @[`{ 0129 azAZ" * k for k in range(12)])
+    for name in CASE_FUNCTIONS:
+        assert getattr(am, name)(arr).equals(getattr(pc, name)(arr))
+
+
+def test_unicode_case_refuses_binary():
+    out = ffi.new("am_array **")
+    binary = am.array(pa.array([b"a"]))
+    assert lib.am_string_function(lib.AM_UTF8_UPPER, binary.handle, ffi.NULL, 0, 0, out) == (
+        lib.AM_ETYPE
+    )
+    assert "Function 'utf8_upper' has no kernel matching input types (binary)" in _error()
+    text = am.array(pa.array(["a"]))
+    assert lib.am_string_function(lib.AM_UTF8_LOWER, text.handle, b"a", 1, 0, out) == lib.AM_EINVAL
+    assert "utf8_lower takes no pattern and no flags" in _error()
+    assert out[0] == ffi.NULL
