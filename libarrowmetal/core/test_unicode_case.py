@@ -12,7 +12,7 @@ sys.path.insert(0, str(HERE))
 pytest.importorskip("pyarrow")
 pytest.importorskip("numpy")
 
-import gen_unicode_case  # noqa: E402
+import gen_unicode_case
 
 
 def test_the_committed_tables_are_pyarrows():
