@@ -81,7 +81,7 @@ def generate():
         " * and utf8_lower; do not edit (see unicode_case.h). */\n"
         '#include "unicode_case.h"\n\n'
         f"#if AM_UPPER_BLOCKS != {upper_blocks} || AM_LOWER_BLOCKS != {lower_blocks}\n"
-        "#error \"unicode_case.h block counts differ from the generated tables\"\n"
+        '#error "unicode_case.h block counts differ from the generated tables"\n'
         "#endif\n\n"
         "/* clang-format off */\n"
         f"{upper}\n\n{lower}\n"
