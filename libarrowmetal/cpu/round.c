@@ -85,8 +85,47 @@ typedef struct round_job {
     }                                                                        \
   } while (0)
 
+/* Floats to whole numbers (ndigits 0, p = 1) in the modes that are one libm
+ * function: round_f64's result for every input (an integral x, -0.0 and
+ * the infinities are kept, ties go to even in HALF_TO_EVEN, nothing can
+ * fail), in a loop the compiler vectorizes (roundpd): pyarrow's default
+ * round ran 5.8 ns a slot through the general path, 1.9x pyarrow. */
+#define WHOLE_LOOP(T, NAME, FN)                                                    \
+  AM_CPU_CLONES static void NAME(const T *restrict xs, T *restrict o, int64_t n) { \
+    for (int64_t i = 0; i < n; i++) o[i] = FN(xs[i]);                              \
+  }
+WHOLE_LOOP(double, floor_f64, floor)
+WHOLE_LOOP(double, ceil_f64, ceil)
+WHOLE_LOOP(double, trunc_f64, trunc)
+WHOLE_LOOP(double, even_f64, rint)
+WHOLE_LOOP(float, floor_f32, floorf)
+WHOLE_LOOP(float, ceil_f32, ceilf)
+WHOLE_LOOP(float, trunc_f32, truncf)
+WHOLE_LOOP(float, even_f32, rintf)
+
+/* 1 when the float range went through a WHOLE_LOOP: modes DOWN (0), UP (1),
+ * TOWARDS_ZERO (2) and HALF_TO_EVEN (8) at p = 1. */
+static int round_whole(const round_job *job, int64_t begin, int64_t end) {
+  if (job->p != 1.0 || (job->mode > 2 && job->mode != 8)) return 0;
+  const int k = job->mode == 8 ? 3 : job->mode;
+  if (job->type == AM_FLOAT64) {
+    static void (*const fns[4])(const double *, double *, int64_t) = {floor_f64, ceil_f64,
+                                                                      trunc_f64, even_f64};
+    fns[k]((const double *)job->x + begin, (double *)job->o + begin, end - begin);
+    return 1;
+  }
+  if (job->type == AM_FLOAT32) {
+    static void (*const fns[4])(const float *, float *, int64_t) = {floor_f32, ceil_f32, trunc_f32,
+                                                                    even_f32};
+    fns[k]((const float *)job->x + begin, (float *)job->o + begin, end - begin);
+    return 1;
+  }
+  return 0;
+}
+
 static void round_range(void *ctx, int64_t begin, int64_t end) {
   round_job *job = ctx;
+  if (round_whole(job, begin, end)) return;
   int64_t last = -1;
   switch (job->type) {
     case AM_FLOAT32:

@@ -98,3 +98,28 @@ def test_checks_over_the_worker_pool_report_the_last_refused_slot():
     y[n - 3] = 1
     with pytest.raises(am.ArrowMetalZeroDivisionError, match="at slot 1000"):
         am.divide_checked(pa.array(xs, pa.int8()), pa.array(y, pa.int8()))
+
+
+def test_large_outputs_stream_and_keep_their_checks():
+    # 9M int64 slots: 72 MB of output, past AM_STREAM_MIN (blocks through L1,
+    # streamed out), with nulls and an odd offset; each block is checked
+    # before it is computed, and the last refusal (in a null slot's
+    # neighbour, the nulls' own ignored) wins
+    np = pytest.importorskip("numpy")
+    n = 9_000_001
+    rng = np.random.default_rng(5)
+    xs = rng.integers(-(10**6), 10**6, n)
+    ys = rng.integers(1, 1000, n)
+    mask = rng.random(n) < 0.05
+    x, y = pa.array(xs, mask=mask)[3:], pa.array(ys)[3:]
+    for name in ["add_checked", "multiply_checked", "divide_checked", "shift_left", "power"]:
+        right = pa.array(ys % 8)[3:] if name in ("shift_left", "power") else y
+        got = getattr(am, name)(x, right)
+        assert got.to_pyarrow().equals(getattr(pc, name)(x, right)), name
+    big = xs.copy()
+    big[[1000, n - 10]] = 2**62
+    with pytest.raises(am.ArrowMetalOverflowError, match=f"at slot {n - 10}"):
+        am.add_checked(pa.array(big), pa.array(big))
+    masked = pa.array(big, mask=np.arange(n) == n - 10)
+    with pytest.raises(am.ArrowMetalOverflowError, match="at slot 1000"):
+        am.add_checked(masked, masked)

@@ -95,3 +95,23 @@ def test_checks_over_the_worker_pool_report_the_first_refused_slot():
     values[(1 << 20) + 5] = -2.0
     with pytest.raises(am.ArrowMetalInvalid, match=f"value -2 at slot {(1 << 20) + 5}"):
         am.sqrt_checked(pa.array(values))
+
+
+def test_large_outputs_stream_and_keep_their_checks():
+    # 9M float64 / int64 slots: past AM_STREAM_MIN (blocks through L1,
+    # streamed out), with nulls and an odd offset; the first refusal of a
+    # valid slot wins
+    n = 9_000_001
+    rng = np.random.default_rng(6)
+    values = rng.uniform(0.0, 4.0, n)
+    mask = rng.random(n) < 0.05
+    x = pa.array(values, mask=mask)[3:]
+    ints = pa.array(rng.integers(-(10**9), 10**9, n), mask=mask)[3:]
+    for name, arr in [("sqrt_checked", x), ("floor", x), ("abs_checked", ints), ("negate", ints)]:
+        assert getattr(am, name)(arr).to_pyarrow().equals(getattr(pc, name)(arr)), name
+    values[[n - 5, 2_000_000]] = -1.0
+    with pytest.raises(am.ArrowMetalInvalid, match="at slot 2000000"):
+        am.sqrt_checked(pa.array(values))
+    masked = pa.array(values, mask=np.arange(n) == 2_000_000)
+    with pytest.raises(am.ArrowMetalInvalid, match=f"at slot {n - 5}"):
+        am.sqrt_checked(masked)
