@@ -6,9 +6,11 @@
  * valid slot fail the call as pyarrow's ("Invalid UTF8 sequence in input");
  * null slots are not read and come out null and empty.
  *
- * One pass writes the result into as many bytes as the input's values
- * hold: values only shrink unless a mapping lengthens a code point, and
- * that is checked where it happens. When the values outgrow the input, a
+ * Where no code point changes its byte count (map_in_place: nearly always)
+ * the result keeps the input's layout and runs of values map as one stretch
+ * of bytes. Otherwise one pass writes the result into as many bytes as the
+ * input's values hold: values only shrink unless a mapping lengthens a code
+ * point, and that is checked where it happens. When the values outgrow the input, a
  * second pass counts the exact bytes and the mapping is written again. A
  * run of 8 ASCII bytes is mapped at once (SWAR: no byte of it is above
  * 0x7F, so adding to one never carries into the next). */
@@ -20,7 +22,7 @@
 
 #include <string.h>
 
-enum { INVALID = -1, OUTGROWN = -2 };
+enum { INVALID = -1, OUTGROWN = -2, RESIZED = -3 };
 
 /* w's bytes (each below 0x80) in [lo, hi] with bit 5 flipped: the case of
  * eight ASCII letters. */
@@ -99,6 +101,76 @@ static int64_t map_all(const am_array *a, am_array *r, int64_t cap, int exact, i
   return at;
 }
 
+/* Bytes s[0..n) (whole values) mapped to out[0..n) while no code point
+ * changes its byte count: n, INVALID, or RESIZED at the first that does. */
+static int64_t map_run(const uint8_t *s, int64_t n, uint8_t *out, int upper) {
+  const unsigned lo = upper ? 'a' : 'A', hi = upper ? 'z' : 'Z';
+  int64_t i = 0;
+  while (i < n) {
+    if (n - i >= 8) {
+      uint64_t w;
+      memcpy(&w, s + i, 8);
+      if (!(w & 0x8080808080808080ull)) {
+        w = flip_range(w, lo, hi);
+        memcpy(out + i, &w, 8);
+        i += 8;
+        continue;
+      }
+    }
+    const uint8_t b = s[i];
+    if (b < 0x80) {
+      out[i++] = (b >= lo && b <= hi) ? (uint8_t)(b ^ 0x20) : b;
+      continue;
+    }
+    uint32_t c = 0;
+    const int len = am_utf8_decode(s + i, s + n, &c);
+    if (len == 0) return INVALID;
+    const uint32_t m = map_point(c, upper);
+    if (am_utf8_length(m) != len) return RESIZED;
+    am_utf8_encode(m, out + i);
+    i += len;
+  }
+  return n;
+}
+
+/* The common case at the speed of the bytes: when no code point changes its
+ * byte count, the result has the input's layout, so each run of valid slots
+ * is mapped as one stretch of bytes (null slots' bytes are copied, not
+ * read) and the offsets are the input's. A sequence could then run across
+ * two values, which pyarrow, mapping value by value, refuses; it would make
+ * the second value start with a continuation byte, so a valid value that
+ * does sends the call to map_all. AM_OK, INVALID, or RESIZED (map_all then
+ * writes the result whole). */
+static int map_in_place(const am_array *a, am_array *r, int upper) {
+  const int64_t n = a->length, first = am_string_offset(a, 0);
+  uint8_t *bytes = (uint8_t *)r->bytes;
+  for (int64_t i = 0; i < n;) {
+    const int valid = am_string_is_valid(a, i);
+    int64_t j = i + 1;
+    while (j < n && am_string_is_valid(a, j) == valid) j++;
+    const int64_t b = am_string_offset(a, i), e = am_string_offset(a, j);
+    if (!valid) {
+      if (e > b) memcpy(bytes + (b - first), a->bytes + b, (size_t)(e - b));
+    } else {
+      for (int64_t k = i; k < j; k++) {
+        const int64_t at = am_string_offset(a, k);
+        if (at < am_string_offset(a, k + 1) && (a->bytes[at] & 0xC0) == 0x80) return RESIZED;
+      }
+      const int64_t got = e > b ? map_run(a->bytes + b, e - b, bytes + (b - first), upper) : 0;
+      if (got < 0) return (int)got;
+    }
+    i = j;
+  }
+  if (am_type_is_large_binary(a->type)) {
+    const int64_t *from = (const int64_t *)a->data + a->offset;
+    for (int64_t i = 0; i <= n; i++) ((int64_t *)r->data)[i] = from[i] - first;
+  } else {
+    const int32_t *from = (const int32_t *)a->data + a->offset;
+    for (int64_t i = 0; i <= n; i++) ((int32_t *)r->data)[i] = (int32_t)(from[i] - first);
+  }
+  return AM_OK;
+}
+
 /* The exact bytes of the mapped values; INVALID when one is not UTF-8. */
 static int64_t count_all(const am_array *a, int upper) {
   int64_t total = 0;
@@ -121,7 +193,8 @@ int am_string_utf8_case(am_err *err, am_string_op op, const am_array *a, am_arra
     int status =
         am_string_alloc(err, a->device, a->type, 0, a->length, cap, a->validity != NULL, &r);
     if (status != AM_OK) return status;
-    const int64_t got = map_all(a, r, cap, exact, upper);
+    int64_t got = exact ? RESIZED : map_in_place(a, r, upper);
+    if (got == RESIZED) got = map_all(a, r, cap, exact, upper);
     if (got >= 0) {
       if (!a->validity) atomic_store(&r->null_count, 0);
       am_string_copy_validity(a, r);

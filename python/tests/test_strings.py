@@ -480,6 +480,15 @@ def test_unicode_case_bytes_as_pyarrow_reads_them(name):
         assert as_bytes(getattr(am, name)(arr)).equals(as_bytes(want)), raw
     masked = _from_bytes([b"Ab", b"\xff\xfe", b"cD"], validity=0b101)
     assert getattr(am, name)(masked).equals(getattr(pc, name)(masked))
+    # a sequence across two values is two invalid values (value by value),
+    # after a null slot too; a valid one that starts mid-sequence as well
+    for raw, validity in [([b"a\xc3", b"\xa9b"], None), ([b"a\xc3", b"x", b"\xa9b"], 0b101),
+                          ([b"ab", b"\xa9b"], None)]:  # fmt: skip
+        arr = _from_bytes(raw, validity)
+        with pytest.raises(pa.ArrowInvalid, match="Invalid UTF8 sequence in input"):
+            getattr(pc, name)(arr)
+        with pytest.raises(pa.ArrowInvalid, match="Invalid UTF8 sequence in input"):
+            getattr(am, name)(arr)
 
 
 def test_unicode_case_values_that_grow_and_shrink():
