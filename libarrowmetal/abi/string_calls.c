@@ -73,6 +73,11 @@ int am_string_filter(am_err *err, const am_array *values, const am_array *mask,
     status = am_fail(err, AM_EINVAL, "mask length %lld differs from array length %lld",
                      (long long)m->length, (long long)values->length);
   }
+  if (status == AM_OK && values->type != AM_FIXED_SIZE_BINARY) {
+    status = am_string_filter_mask(err, values, m, null_selection_emit == AM_NULL_EMIT, out);
+    am_array_free(m);
+    return status;
+  }
   am_string_pick *picks = NULL;
   int64_t count = 0;
   if (status == AM_OK && !(picks = malloc((size_t)(m->length + 1) * sizeof *picks)))
