@@ -123,3 +123,39 @@ def test_large_outputs_stream_and_keep_their_checks():
     masked = pa.array(big, mask=np.arange(n) == n - 10)
     with pytest.raises(am.ArrowMetalOverflowError, match="at slot 1000"):
         am.add_checked(masked, masked)
+
+
+@pytest.mark.parametrize("t", ["int8", "int16", "int32", "int64", "uint8", "uint32", "uint64"])
+def test_integer_divide_checked_through_doubles_is_exact(t):
+    # cpu/binary.c divides integers as doubles where that is exact (|x| <
+    # 2^53; 64-bit calls with a larger x take the integer loop): quotients
+    # just below an integer, divisors past 2^53, both signs, a scalar divisor
+    # and MIN / -1 under a null come out as pyarrow's
+    np = pytest.importorskip("numpy")
+    info = np.iinfo(t)
+    rng = np.random.default_rng(8)
+    lo, hi = max(int(info.min), -(2**53) + 1), min(int(info.max), 2**53 - 1)
+    pairs = [
+        (int(v), int(d))
+        for v, d in zip(rng.integers(lo, hi, 5000), rng.integers(1, min(1000, hi), 5000))
+    ]
+    pairs += [
+        (int(v), int(d)) for v, d in zip(rng.integers(lo, hi, 5000), rng.integers(lo, hi, 5000))
+    ]
+    pairs += [(hi, 3), (hi - 1, 7), (hi, 2), (lo, 7), (hi, hi), (hi - 1, hi), (1, hi)]
+    if info.min < 0:
+        pairs += [(lo, -3), (-7, 2), (7, -2), (lo, lo), (hi, -1)]
+    if info.max > 2**54:
+        pairs += [(hi, 2**54 + 1), (hi, int(info.max))]
+    for with_max in (False, True):
+        if with_max:
+            pairs.append((int(info.max), 7))  # 64-bit: past 2^53, the integer loop
+        x = pa.array([p[0] for p in pairs if p[1] != 0], t)
+        y = pa.array([p[1] for p in pairs if p[1] != 0], t)
+        assert am.divide_checked(x, y).to_pyarrow().equals(pc.divide_checked(x, y))
+        three = pa.scalar(3, t)
+        assert am.divide_checked(x, three).to_pyarrow().equals(pc.divide_checked(x, three))
+    if info.min < 0:
+        x = pa.array([5, int(info.min), 9], t, mask=np.array([False, True, False]))
+        y = pa.array([2, -1, -4], t)
+        assert am.divide_checked(x, y).to_pyarrow().equals(pc.divide_checked(x, y))
