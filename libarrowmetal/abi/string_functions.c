@@ -270,23 +270,45 @@ static int numeric_result(am_err *err, am_string_op op, const am_array *a, const
   return AM_OK;
 }
 
+/* b with bit 5 flipped where it is a letter of [lo, lo + 26): branch-free,
+ * so the loops below vectorize. */
+static inline uint8_t flip_letter(uint8_t b, uint8_t lo) {
+  return (uint8_t)(b ^ ((uint8_t)(b - lo) < 26 ? 0x20 : 0));
+}
+
+static void ascii_map(const uint8_t *src, uint8_t *dst, int64_t n, uint8_t lo) {
+  for (int64_t k = 0; k < n; k++) dst[k] = flip_letter(src[k], lo);
+}
+
+/* ascii_upper / ascii_lower: the bytes mapped, the lengths unchanged. An
+ * array whose values start at byte 0 keeps its offsets and validity: the
+ * result shares those buffers (as pyarrow's does) and only the bytes are
+ * new; a slice deeper into its data gets offsets from 0 and its own bitmap. */
 static int ascii_case(am_err *err, am_string_op op, const am_array *a, am_array **out) {
   int64_t first = am_string_offset(a, 0), last = am_string_offset(a, a->length);
+  const uint8_t lo = op == AM_ASCII_UPPER ? 'a' : 'A';
+  if (first == 0) {
+    am_buffer *bytes = am_buffer_alloc_host(last > 0 ? last : 1);
+    am_array *r = bytes ? am_array_share(a) : NULL;
+    if (!r) {
+      am_buffer_release(bytes);
+      return am_fail(err, AM_ENOMEM, "out of memory allocating %lld string bytes", (long long)last);
+    }
+    am_buffer_release(r->bytes_buf);
+    r->bytes_buf = bytes;
+    r->bytes = bytes->ptr;
+    r->bytes_size = last;
+    ascii_map(a->bytes, (uint8_t *)bytes->ptr, last, lo);
+    *out = r;
+    return AM_OK;
+  }
   am_array *r = NULL;
   int status =
       am_string_alloc(err, a->device, a->type, 0, a->length, last - first, a->validity != NULL, &r);
   if (status != AM_OK) return status;
-  int large = am_type_is_large_binary(a->type);
-  uint8_t *bytes = (uint8_t *)r->bytes;
-  const uint8_t *src = a->bytes + first;
-  int upper = op == AM_ASCII_UPPER;
-  for (int64_t k = 0; k < last - first; k++) {
-    uint8_t c = src[k];
-    if (upper ? c >= 'a' && c <= 'z' : c >= 'A' && c <= 'Z') c ^= 0x20;
-    bytes[k] = c;
-  }
+  ascii_map(a->bytes + first, (uint8_t *)r->bytes, last - first, lo);
   /* the offsets from the first: a loop for each width */
-  if (large) {
+  if (am_type_is_large_binary(a->type)) {
     const int64_t *from = (const int64_t *)a->data + a->offset;
     for (int64_t i = 0; i <= a->length; i++) ((int64_t *)r->data)[i] = from[i] - first;
   } else {

@@ -541,3 +541,18 @@ def test_filter_by_mask_words_matches_pyarrow(t):
                 assert got.to_pyarrow().equals(
                     pc.filter(values, mask, null_selection_behavior=behavior)
                 ), (t, len(values), behavior)
+
+
+@pytest.mark.parametrize("name", ["ascii_upper", "ascii_lower"])
+def test_ascii_case_shares_offsets_and_validity(name):
+    # values from byte 0: the result keeps the input's offsets and bitmap
+    # (pyarrow's does too) and has bytes of its own; a deeper slice does not
+    arr = pa.array(["abC", None, "Déf", "", "xyz"] * 100, pa.large_string())
+    got = getattr(am, name)(arr).to_pyarrow()
+    assert got.equals(getattr(pc, name)(arr))
+    assert got.buffers()[0].address == arr.buffers()[0].address
+    assert got.buffers()[1].address == arr.buffers()[1].address
+    assert got.buffers()[2].address != arr.buffers()[2].address
+    assert getattr(am, name)(arr).to_pyarrow().equals(got)
+    deep = arr[7:]
+    assert getattr(am, name)(deep).to_pyarrow().equals(getattr(pc, name)(deep))
