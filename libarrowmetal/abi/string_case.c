@@ -39,8 +39,11 @@ static inline uint32_t map_point(uint32_t c, int upper) {
 
 /* Value s[0..n) mapped to out, which has room for n + spare bytes: the
  * bytes written, INVALID, or OUTGROWN when they would pass the room (out
- * NULL: only counts). */
-static int64_t map_value(const uint8_t *s, int64_t n, uint8_t *out, int64_t spare, int upper) {
+ * NULL: only counts). `in_place` (map_in_place's runs of whole values): a
+ * code point that changes its byte count is RESIZED, so that the result
+ * keeps the input's layout. */
+static int64_t map_value(const uint8_t *s, int64_t n, uint8_t *out, int64_t spare, int upper,
+                         int in_place) {
   const unsigned lo = upper ? 'a' : 'A', hi = upper ? 'z' : 'Z';
   int64_t i = 0, o = 0;
   while (i < n) {
@@ -67,6 +70,7 @@ static int64_t map_value(const uint8_t *s, int64_t n, uint8_t *out, int64_t spar
     if (len == 0) return INVALID;
     const uint32_t m = map_point(c, upper);
     const int written = am_utf8_length(m);
+    if (in_place && written != len) return RESIZED;
     spare -= written - len;
     if (spare < 0 && out) return OUTGROWN;
     if (out) am_utf8_encode(m, out + o);
@@ -89,7 +93,7 @@ static int64_t map_all(const am_array *a, am_array *r, int64_t cap, int exact, i
     if (am_string_is_valid(a, i) && n > 0) {
       /* room for this value and, after it, at least the values still to come */
       const int64_t spare = exact ? INT64_MAX / 2 : cap - at - rest - n;
-      const int64_t got = map_value(v, n, bytes + at, spare, upper);
+      const int64_t got = map_value(v, n, bytes + at, spare, upper, 0);
       if (got < 0) return got;
       at += got;
     }
@@ -99,38 +103,6 @@ static int64_t map_all(const am_array *a, am_array *r, int64_t cap, int exact, i
       ((int32_t *)r->data)[i + 1] = (int32_t)at;
   }
   return at;
-}
-
-/* Bytes s[0..n) (whole values) mapped to out[0..n) while no code point
- * changes its byte count: n, INVALID, or RESIZED at the first that does. */
-static int64_t map_run(const uint8_t *s, int64_t n, uint8_t *out, int upper) {
-  const unsigned lo = upper ? 'a' : 'A', hi = upper ? 'z' : 'Z';
-  int64_t i = 0;
-  while (i < n) {
-    if (n - i >= 8) {
-      uint64_t w;
-      memcpy(&w, s + i, 8);
-      if (!(w & 0x8080808080808080ull)) {
-        w = flip_range(w, lo, hi);
-        memcpy(out + i, &w, 8);
-        i += 8;
-        continue;
-      }
-    }
-    const uint8_t b = s[i];
-    if (b < 0x80) {
-      out[i++] = (b >= lo && b <= hi) ? (uint8_t)(b ^ 0x20) : b;
-      continue;
-    }
-    uint32_t c = 0;
-    const int len = am_utf8_decode(s + i, s + n, &c);
-    if (len == 0) return INVALID;
-    const uint32_t m = map_point(c, upper);
-    if (am_utf8_length(m) != len) return RESIZED;
-    am_utf8_encode(m, out + i);
-    i += len;
-  }
-  return n;
 }
 
 /* The common case at the speed of the bytes: when no code point changes its
@@ -156,7 +128,8 @@ static int map_in_place(const am_array *a, am_array *r, int upper) {
         const int64_t at = am_string_offset(a, k);
         if (at < am_string_offset(a, k + 1) && (a->bytes[at] & 0xC0) == 0x80) return RESIZED;
       }
-      const int64_t got = e > b ? map_run(a->bytes + b, e - b, bytes + (b - first), upper) : 0;
+      const int64_t got =
+          e > b ? map_value(a->bytes + b, e - b, bytes + (b - first), 0, upper, 1) : 0;
       if (got < 0) return (int)got;
     }
     i = j;
@@ -178,7 +151,7 @@ static int64_t count_all(const am_array *a, int upper) {
     int64_t n = 0;
     const uint8_t *v = am_string_value(a, i, &n);
     if (!am_string_is_valid(a, i) || n == 0) continue;
-    const int64_t got = map_value(v, n, NULL, 0, upper);
+    const int64_t got = map_value(v, n, NULL, 0, upper, 0);
     if (got < 0) return got;
     total += got;
   }

@@ -107,12 +107,6 @@ static int pick_valid(const am_array *const *sources, am_string_pick p) {
   return p.source >= 0 && am_string_is_valid(sources[p.source], p.row);
 }
 
-/* A value of at most COPY_RUN bytes is copied as COPY_RUN bytes (two 8-byte
- * moves, no call) when its source has that many readable bytes from its
- * start; the result's buffer has COPY_RUN bytes of room past its last
- * value for it. Values of filter and take are mostly that short. */
-#define COPY_RUN 16
-
 /* The var-binary gather, for offsets of type OFF: the total size of the
  * picked values (and the nulls), then the copy. */
 #define GATHER_VAR(NAME, OFF)                                                                  \
@@ -146,10 +140,7 @@ static int pick_valid(const am_array *const *sources, am_string_pick p) {
       const am_array *s = sources[p.source];                                                   \
       const OFF *o = (const OFF *)s->data + s->offset + p.row;                                 \
       const int64_t start = (int64_t)o[0], size = (int64_t)(o[1] - o[0]);                      \
-      if (size <= COPY_RUN && start + COPY_RUN <= s->bytes_size)                               \
-        memcpy(dst + at, s->bytes + start, COPY_RUN);                                          \
-      else if (size)                                                                           \
-        memcpy(dst + at, s->bytes + start, (size_t)size);                                      \
+      am_string_copy_value(dst + at, s, start, size);                                          \
       at += size;                                                                              \
       out[j + 1] = (OFF)at;                                                                    \
     }                                                                                          \
@@ -169,9 +160,9 @@ int am_string_gather(am_err *err, am_device *device, am_type type, int32_t byte_
                   : gather32_total(sources, picks, count, &nulls);
   }
   am_array *result = NULL;
-  /* COPY_RUN bytes of room past the last value (bytes_size stays total) */
-  int status = am_string_alloc(err, device, type, byte_width, count, fixed ? 0 : total + COPY_RUN,
-                               nulls > 0, &result);
+  /* AM_STRING_COPY_ROOM bytes of room past the last value (bytes_size stays total) */
+  int status = am_string_alloc(err, device, type, byte_width, count,
+                               fixed ? 0 : total + AM_STRING_COPY_ROOM, nulls > 0, &result);
   if (status != AM_OK) return status;
   if (!fixed) {
     result->bytes_size = total;

@@ -15,6 +15,7 @@
 #define AM_CORE_STRING_ARRAY_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "array.h"
 #include "error.h"
@@ -42,6 +43,22 @@ static inline int am_string_is_valid(const am_array *a, int64_t i) {
   if (!a->validity) return 1;
   int64_t bit = a->offset + i;
   return (a->validity[bit >> 3] >> (bit & 7)) & 1;
+}
+
+/* Bytes of room a result keeps past its last value for am_string_copy_value
+ * (ask am_string_alloc for that many more). */
+#define AM_STRING_COPY_ROOM 16
+
+/* Copies source a's bytes [start, start + size) to dst. A value of at most
+ * AM_STRING_COPY_ROOM bytes is moved as that many (two 8-byte moves, no
+ * call) when a has them readable from start: values of filter and take are
+ * mostly that short. dst needs AM_STRING_COPY_ROOM bytes past size. */
+static inline void am_string_copy_value(uint8_t *dst, const am_array *a, int64_t start,
+                                        int64_t size) {
+  if (size <= AM_STRING_COPY_ROOM && start + AM_STRING_COPY_ROOM <= a->bytes_size)
+    memcpy(dst, a->bytes + start, AM_STRING_COPY_ROOM);
+  else if (size)
+    memcpy(dst, a->bytes + start, (size_t)size);
 }
 
 /* Checks an imported string array's buffers: the offsets from the array's
