@@ -171,8 +171,7 @@ int am_cpu_kleene(am_err *err, am_logic_op op, const am_array *left, const am_ar
                     .dst_valid = validity->ptr,
                     .a = array_operand(left),
                     .n = n,
-                    /* A word of bits is the unit of work (see logic.c). */
-                    .parts = am_pool_parts(n / 64)};
+                    .parts = am_pool_bit_parts(n)};
   if (right) {
     job.b = array_operand(right);
   } else if (scalar_left) {

@@ -109,9 +109,7 @@ int am_cpu_logic(am_err *err, am_logic_op op, const am_array *left, const am_arr
                    .dst = result->data_buf->ptr,
                    .left = left,
                    .right = right,
-                   /* The pool's threshold counts slots of a wide type; a
-                    * 64-bit word of bits is the comparable unit of work. */
-                   .parts = am_pool_parts(left->length / 64)};
+                   .parts = am_pool_bit_parts(left->length)};
   values_kind kind = VALUES_BITS;
   if (scalar) kind = with_scalar(op, scalar->i64 != 0, scalar_left, &job.bits);
   if (kind == VALUES_BITS)

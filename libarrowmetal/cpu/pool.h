@@ -16,6 +16,13 @@
  * or the pool is off. */
 int am_pool_parts(int64_t n);
 
+/* The number of parts for a kernel over n bits of bitmaps (logic, is_null):
+ * a bit is far less work than a slot of a wide type, but one thread over
+ * bits is bound by its core's L2, so two pay from 2^18 bits at the default
+ * threshold (and_not on two cores, against one: 1.63 vs 1.71 us at 2^18,
+ * 3.56 vs 3.84 at 10^6, 9.3 vs 14.8 at 4 * 10^6; 1.68 vs 1.35 at 2^17). */
+static inline int am_pool_bit_parts(int64_t bits) { return am_pool_parts(bits / 2); }
+
 /* Runs fn(ctx, part) for each part in [0, parts) and returns when every one
  * has finished. */
 void am_pool_run(int parts, void (*fn)(void *ctx, int part), void *ctx);

@@ -134,8 +134,8 @@ int am_cpu_predicate(am_err *err, am_predicate op, int flags, const am_array *ar
                        .dst = result->data_buf->ptr,
                        .width = am_type_bits(t) / 8};
   if (job.test) job.constant = -1;
-  /* A word of bits is the unit of work where no values are read (as logic). */
-  job.parts = am_pool_parts(reads_values ? array->length : array->length / 64);
+  /* Where no values are read the work is over bits (pool.h). */
+  job.parts = reads_values ? am_pool_parts(array->length) : am_pool_bit_parts(array->length);
   am_pool_run(job.parts, predicate_part, &job);
   *out = result;
   return AM_OK;

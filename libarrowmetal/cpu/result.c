@@ -50,7 +50,7 @@ static void combine_part(void *ctx, int part) {
 
 static int64_t combine(am_bits_op op, uint64_t *dst, const am_array *x, const am_array *y,
                        int64_t n) {
-  combine_job job = {.op = op, .dst = dst, .x = x, .y = y, .n = n, .parts = am_pool_parts(n)};
+  combine_job job = {.op = op, .dst = dst, .x = x, .y = y, .n = n, .parts = am_pool_bit_parts(n)};
   if (job.parts == 1)
     return am_bits_combine(op, dst, x->validity, x->offset, y->validity, y->offset, n);
   am_pool_run(job.parts, combine_part, &job);

@@ -17,7 +17,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 import cbuild
 
-SOURCES = [HERE / "vector_math_test.c", HERE / "vector_math.c"]
+SOURCES = [HERE / "vector_math_test.c", HERE / "vector_math.c", HERE / "isa.c"]
 if sys.platform == "darwin":
     LIBS = ("-lm", "-framework", "Accelerate")
 else:

@@ -14,6 +14,7 @@
 #include "core/types.h"
 #include "cpu.h"
 #include "pool.h"
+#include "sqrt.h"
 #include "vector_math.h"
 
 typedef void (*unary_fn)(const void *in, void *out, int64_t n);
@@ -192,6 +193,10 @@ int am_cpu_unary(am_err *err, am_unary_op op, const am_array *array, am_array **
   if (vector_of[op] && (array->type == AM_FLOAT32 || array->type == AM_FLOAT64)) {
     am_vm_unary_fn vector = am_vm_unary(vector_of[op], array->type == AM_FLOAT32);
     if (vector) fn = vector;
+  }
+  if ((op == AM_SQRT || op == AM_SQRT_CHECKED) && array->type == AM_FLOAT64) {
+    am_vm_unary_fn fast = am_fast_sqrt_f64();
+    if (fast) fn = fast;
   }
   am_array *result = NULL;
   int status = am_cpu_result(err, array->type, array->length, array, NULL, &result);

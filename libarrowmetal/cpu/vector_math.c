@@ -3,6 +3,8 @@
  * result are recomputed with scalar libm. */
 #include "vector_math.h"
 
+#include "isa.h"
+
 #include <float.h>
 #include <math.h>
 #include <pthread.h>
@@ -12,7 +14,6 @@
 
 #if defined(__x86_64__) && defined(__GLIBC__) && defined(__GNUC__)
 #define AM_VM_LIBMVEC 1
-#include <cpuid.h>
 #include <dlfcn.h>
 #include <immintrin.h>
 #elif defined(__APPLE__)
@@ -453,33 +454,13 @@ MVEC_WIDEN(avx512_widen, "avx512f,avx512dq", avx512_f64, avx512_f32_scan)
 #pragma GCC diagnostic pop
 #endif
 
-/* What the CPU and the OS offer, from CPUID and XGETBV themselves:
- * __builtin_cpu_supports answered 0 for everything in a library built by
- * zig's clang (the wheel's compiler). AVX2 needs FMA as well (libmvec's
- * 'd' variants use it) and the OS saving ymm state; AVX-512 the F and DQ
- * subsets (its fpclass, in the scan) and the OS saving the opmask and zmm
- * state. */
-static void cpu_features(int *avx2, int *avx512) {
-  unsigned a, b, c, d;
-  *avx2 = *avx512 = 0;
-  if (!__get_cpuid(1, &a, &b, &c, &d)) return;
-  int fma = (c >> 12) & 1, osxsave = (c >> 27) & 1, avx = (c >> 28) & 1;
-  if (!osxsave || !avx) return;
-  unsigned lo, hi;
-  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-  (void)hi;
-  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return;
-  *avx2 = (lo & 0x6) == 0x6 && fma && ((b >> 5) & 1);
-  *avx512 = *avx2 && (lo & 0xe6) == 0xe6 && ((b >> 16) & 1) && ((b >> 17) & 1);
-}
-
 /* AVX-512 (zmm, 'e' in the vector ABI's names) where the CPU has it: a
  * quarter faster than AVX2 (ymm, 'd') per element on the development
  * machine's Xeon; same accuracy. -DAM_VM_NO_AVX512 builds the AVX2 path
  * alone, which is how vector_math_test checks it on an AVX-512 machine. */
 static void load_libmvec(int avx512) {
   int avx2, has512;
-  cpu_features(&avx2, &has512);
+  am_cpu_isa(&avx2, &has512);
   avx512 = avx512 && has512;
   if (!avx2 && !avx512) return;
   /* RTLD_LOCAL: its symbols stay out of the global namespace; never
