@@ -436,7 +436,9 @@ static void check_blocks(void) {
   CHECK(am_kernel_blocks(&e, (int64_t)1 << 30, 132) == (1 << 30) / AM_GPU_BLOCK,
         "int64 arithmetic: a word a thread, one pass");
   am_kernel_key u = {AM_KERNEL_UNARY, AM_SIN, AM_FLOAT64, AM_TYPE_INVALID};
-  CHECK(am_kernel_blocks(&u, 100000000, 132) == 195313, "float64 sin: 2 words a thread");
+  CHECK(am_kernel_blocks(&u, 100000000, 132) == 97657, "float64 sin: 4 words a thread");
+  am_kernel_key fl = {AM_KERNEL_UNARY, AM_FLOOR, AM_FLOAT64, AM_TYPE_INVALID};
+  CHECK(am_kernel_blocks(&fl, 100000000, 132) == 195313, "float64 floor: 2 words a thread");
   CHECK(am_kernel_blocks(&r, (int64_t)1 << 40, 132) <= AM_GPU_MAX_BLOCKS, "reduce stays capped");
   am_kernel_key f1 = {AM_KERNEL_FILTER_COUNT, 0, AM_TYPE_INVALID, AM_TYPE_INVALID};
   am_kernel_key f2 = {AM_KERNEL_FILTER_SCATTER, 0, AM_FLOAT32, AM_TYPE_INVALID};

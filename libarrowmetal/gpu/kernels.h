@@ -438,7 +438,8 @@ typedef struct am_gpu_args {
                           floats (float32 too), 0/1 for bool */
   int32_t scalar_null; /* LOGIC, IF_ELSE: the scalar operand is null; otherwise reserved
                           (the host handles null scalars) */
-  int32_t pad;
+  int32_t pad;         /* LOGIC: 1 where every operand bitmap's 32-slot words are
+                          4-byte aligned (am_gpu_words_aligned), so they load whole */
 } am_gpu_args;
 
 /* Offset of the uint32 finish counter in the scratch area. */

@@ -32,6 +32,19 @@ static void bind(am_gpu_args *args, int which, const am_array *array) {
   }
 }
 
+/* Whether each operand bitmap of LOGIC (a pointer 0 is none) starts its
+ * slot 0 on a 4-byte boundary: then its 32-slot words load whole. H200, 10^8
+ * rows: the five byte loads a word took held and_kleene to 22% of the copy
+ * floor. */
+static int words_aligned(const am_gpu_args *args) {
+  const uint64_t bitmaps[4] = {args->in0, args->valid0, args->in1, args->valid1};
+  for (int i = 0; i < 4; i++) {
+    int64_t off = i < 2 ? args->off0 : args->off1;
+    if (bitmaps[i] && ((off & 31) != 0 || ((bitmaps[i] + (uint64_t)(off >> 3)) & 3) != 0)) return 0;
+  }
+  return 1;
+}
+
 static uint64_t scalar_bits(const am_scalar *scalar) {
   if (am_type_is_float((am_type)scalar->type)) {
     uint64_t bits;
@@ -316,6 +329,7 @@ int am_gpu_logic(am_err *err, am_logic_op logic, const am_array *left, const am_
   args.out = address(result->data);
   args.out_valid = address(result->validity);
   args.n = left->length;
+  args.pad = words_aligned(&args);
   am_gpu_op op = plain_op(err);
   am_kernel_key key = {AM_KERNEL_LOGIC, (int)logic, AM_TYPE_INVALID, AM_TYPE_INVALID};
   status = run(err, am_gpu_of(left->device), &op, 0, &key, &args, 1);

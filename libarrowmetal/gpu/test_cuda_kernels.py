@@ -284,6 +284,7 @@ class Gpu:
         aux=0,
         scalar=0,
         scalar_null=0,
+        pad=0,
         sync=True,
     ):
         fn, name, _ = self.function(key)
@@ -303,7 +304,7 @@ class Gpu:
             aux,
             scalar & NONE,
             scalar_null,
-            0,
+            pad,
         )
         argbuf = ctypes.create_string_buffer(args, len(args))
         params = (ctypes.c_void_p * 1)(ctypes.addressof(argbuf))
@@ -833,19 +834,26 @@ def check_logic(g, op, n, got_out, got_valid, x, vx, y, vy):
 
 
 def test_logic():
+    """Bitmaps at any offset, read by bytes, and (pad 1: the host found every
+    bitmap's words 4-byte aligned) at offsets of whole words, read a word at
+    a time but for the last."""
     g = gpu()
     rng = np.random.default_rng(7)
     for op in range(len(LOGIC_OPS)):
         k = key(LOGIC, op)
         binary = op != NOT
-        for n, off0, off1 in [
-            (0, 0, 0),
-            (1, 7, 1),
-            (31, 1, 2),
-            (32, 0, 0),
-            (33, 9, 30),
-            (1000, 13, 6),
-            (100003, 5, 7),
+        for n, off0, off1, pad in [
+            (0, 0, 0, 0),
+            (1, 7, 1, 0),
+            (31, 1, 2, 0),
+            (32, 0, 0, 0),
+            (33, 9, 30, 0),
+            (1000, 13, 6, 0),
+            (100003, 5, 7, 0),
+            (32, 0, 0, 1),
+            (33, 32, 0, 1),
+            (1000, 0, 64, 1),
+            (100003, 96, 32, 1),
         ]:
             a = Col(BOOL, n, off0, rng)
             b = Col(BOOL, n, off1, rng, nulls=n % 2 == 1)
@@ -865,6 +873,7 @@ def test_logic():
                 n,
                 off0,
                 off1,
+                pad=pad,
             )
             ones = np.ones(n, dtype=bool)
             y, vy = (b.vals, b.valid) if binary else (ones, ones)

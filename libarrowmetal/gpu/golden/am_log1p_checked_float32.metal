@@ -131,6 +131,14 @@ DEVFN am_u32 am_bits32(GLOBAL const am_u8 *bm, am_i64 bit, am_i64 last_byte) {
     if (b + (am_i64)k <= last_byte) w |= (am_u64)bm[b + (am_i64)k] << (8u * k);
   return (am_u32)(w >> (am_u32)(bit & 7));
 }
+// Word w (slots [32 w, 32 w + 32)) of a bitmap at bit offset off: loaded
+// whole where the host found its words 4-byte aligned and it is not the
+// last (whose bytes past last_byte may lie past the buffer), else by bytes.
+DEVFN am_u32 am_word32(GLOBAL const am_u8 *bm, am_i64 off, am_i64 w, am_i64 last_byte,
+                       bool whole) {
+  if (whole) return ((GLOBAL const am_u32 *)(bm + (off >> 3)))[w];
+  return am_bits32(bm, off + w * 32, last_byte);
+}
 // Mask of the bits of 32-slot word w that are below n.
 DEVFN am_u32 am_tail_mask(am_i64 n, am_i64 w) {
   const am_i64 left = n - w * 32;

@@ -131,6 +131,14 @@ DEVFN am_u32 am_bits32(GLOBAL const am_u8 *bm, am_i64 bit, am_i64 last_byte) {
     if (b + (am_i64)k <= last_byte) w |= (am_u64)bm[b + (am_i64)k] << (8u * k);
   return (am_u32)(w >> (am_u32)(bit & 7));
 }
+// Word w (slots [32 w, 32 w + 32)) of a bitmap at bit offset off: loaded
+// whole where the host found its words 4-byte aligned and it is not the
+// last (whose bytes past last_byte may lie past the buffer), else by bytes.
+DEVFN am_u32 am_word32(GLOBAL const am_u8 *bm, am_i64 off, am_i64 w, am_i64 last_byte,
+                       bool whole) {
+  if (whole) return ((GLOBAL const am_u32 *)(bm + (off >> 3)))[w];
+  return am_bits32(bm, off + w * 32, last_byte);
+}
 // Mask of the bits of 32-slot word w that are below n.
 DEVFN am_u32 am_tail_mask(am_i64 n, am_i64 w) {
   const am_i64 left = n - w * 32;
@@ -214,19 +222,69 @@ kernel void am_logic_and_kleene(constant Args &a [[buffer(0)]],
   const bool s0 = a.aux == 1, s1 = a.aux == 2;
   const am_u32 sx = a.scalar != 0u ? 0xffffffffu : 0u;
   const am_u32 sv = a.scalar_null != 0 ? 0u : 0xffffffffu;
-  for (am_i64 w = (am_i64)am_bid * AM_BLOCK + am_tid; w < nw; w += stride) {
-    const am_i64 b0 = a.off0 + w * 32, b1 = a.off1 + w * 32;
-    const am_u32 x = s0 ? sx : am_bits32(a.in0, b0, last0);
-    const am_u32 vx = s0 ? sv : hv0 ? am_bits32(a.valid0, b0, last0) : 0xffffffffu;
-    const am_u32 y = !AM_BINARY ? 0u : s1 ? sx : am_bits32(a.in1, b1, last1);
-    const am_u32 vy = !AM_BINARY ? 0xffffffffu
-                      : s1   ? sv
-                      : hv1  ? am_bits32(a.valid1, b1, last1)
-                             : 0xffffffffu;
-    (void)y;
-    (void)vy;
-    const am_u32 v = AM_LOGIC_VALID(x, vx, y, vy) & am_tail_mask(n, w);
-    a.out[w] = AM_LOGIC(x, vx, y, vy) & v;
-    if (a.out_valid != 0) a.out_valid[w] = v;
+  (void)last1;
+  (void)hv1;
+  (void)s1;
+  for (am_i64 wb = (am_i64)am_bid * AM_BLOCK + am_tid; wb < nw; wb += 4 * stride) {
+    const am_i64 w0 = wb + 0 * stride;
+    am_u32 x0 = 0u, vx0 = 0u;
+    am_u32 y0 = 0u, vy0 = 0u;
+    if (w0 < nw) {
+      const bool whole = a.pad != 0 && w0 + 1 < nw;
+      x0 = s0 ? sx : am_word32(a.in0, a.off0, w0, last0, whole);
+      vx0 = s0 ? sv : hv0 ? am_word32(a.valid0, a.off0, w0, last0, whole) : 0xffffffffu;
+      y0 = s1 ? sx : am_word32(a.in1, a.off1, w0, last1, whole);
+      vy0 = s1 ? sv : hv1 ? am_word32(a.valid1, a.off1, w0, last1, whole) : 0xffffffffu;
+    }
+    const am_i64 w1 = wb + 1 * stride;
+    am_u32 x1 = 0u, vx1 = 0u;
+    am_u32 y1 = 0u, vy1 = 0u;
+    if (w1 < nw) {
+      const bool whole = a.pad != 0 && w1 + 1 < nw;
+      x1 = s0 ? sx : am_word32(a.in0, a.off0, w1, last0, whole);
+      vx1 = s0 ? sv : hv0 ? am_word32(a.valid0, a.off0, w1, last0, whole) : 0xffffffffu;
+      y1 = s1 ? sx : am_word32(a.in1, a.off1, w1, last1, whole);
+      vy1 = s1 ? sv : hv1 ? am_word32(a.valid1, a.off1, w1, last1, whole) : 0xffffffffu;
+    }
+    const am_i64 w2 = wb + 2 * stride;
+    am_u32 x2 = 0u, vx2 = 0u;
+    am_u32 y2 = 0u, vy2 = 0u;
+    if (w2 < nw) {
+      const bool whole = a.pad != 0 && w2 + 1 < nw;
+      x2 = s0 ? sx : am_word32(a.in0, a.off0, w2, last0, whole);
+      vx2 = s0 ? sv : hv0 ? am_word32(a.valid0, a.off0, w2, last0, whole) : 0xffffffffu;
+      y2 = s1 ? sx : am_word32(a.in1, a.off1, w2, last1, whole);
+      vy2 = s1 ? sv : hv1 ? am_word32(a.valid1, a.off1, w2, last1, whole) : 0xffffffffu;
+    }
+    const am_i64 w3 = wb + 3 * stride;
+    am_u32 x3 = 0u, vx3 = 0u;
+    am_u32 y3 = 0u, vy3 = 0u;
+    if (w3 < nw) {
+      const bool whole = a.pad != 0 && w3 + 1 < nw;
+      x3 = s0 ? sx : am_word32(a.in0, a.off0, w3, last0, whole);
+      vx3 = s0 ? sv : hv0 ? am_word32(a.valid0, a.off0, w3, last0, whole) : 0xffffffffu;
+      y3 = s1 ? sx : am_word32(a.in1, a.off1, w3, last1, whole);
+      vy3 = s1 ? sv : hv1 ? am_word32(a.valid1, a.off1, w3, last1, whole) : 0xffffffffu;
+    }
+    if (w0 < nw) {
+      const am_u32 v0 = AM_LOGIC_VALID(x0, vx0, y0, vy0) & am_tail_mask(n, w0);
+      a.out[w0] = AM_LOGIC(x0, vx0, y0, vy0) & v0;
+      if (a.out_valid != 0) a.out_valid[w0] = v0;
+    }
+    if (w1 < nw) {
+      const am_u32 v1 = AM_LOGIC_VALID(x1, vx1, y1, vy1) & am_tail_mask(n, w1);
+      a.out[w1] = AM_LOGIC(x1, vx1, y1, vy1) & v1;
+      if (a.out_valid != 0) a.out_valid[w1] = v1;
+    }
+    if (w2 < nw) {
+      const am_u32 v2 = AM_LOGIC_VALID(x2, vx2, y2, vy2) & am_tail_mask(n, w2);
+      a.out[w2] = AM_LOGIC(x2, vx2, y2, vy2) & v2;
+      if (a.out_valid != 0) a.out_valid[w2] = v2;
+    }
+    if (w3 < nw) {
+      const am_u32 v3 = AM_LOGIC_VALID(x3, vx3, y3, vy3) & am_tail_mask(n, w3);
+      a.out[w3] = AM_LOGIC(x3, vx3, y3, vy3) & v3;
+      if (a.out_valid != 0) a.out_valid[w3] = v3;
+    }
   }
 }

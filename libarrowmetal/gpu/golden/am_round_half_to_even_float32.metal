@@ -131,6 +131,14 @@ DEVFN am_u32 am_bits32(GLOBAL const am_u8 *bm, am_i64 bit, am_i64 last_byte) {
     if (b + (am_i64)k <= last_byte) w |= (am_u64)bm[b + (am_i64)k] << (8u * k);
   return (am_u32)(w >> (am_u32)(bit & 7));
 }
+// Word w (slots [32 w, 32 w + 32)) of a bitmap at bit offset off: loaded
+// whole where the host found its words 4-byte aligned and it is not the
+// last (whose bytes past last_byte may lie past the buffer), else by bytes.
+DEVFN am_u32 am_word32(GLOBAL const am_u8 *bm, am_i64 off, am_i64 w, am_i64 last_byte,
+                       bool whole) {
+  if (whole) return ((GLOBAL const am_u32 *)(bm + (off >> 3)))[w];
+  return am_bits32(bm, off + w * 32, last_byte);
+}
 // Mask of the bits of 32-slot word w that are below n.
 DEVFN am_u32 am_tail_mask(am_i64 n, am_i64 w) {
   const am_i64 left = n - w * 32;
@@ -185,9 +193,10 @@ typedef am_f32 am_u;
 #define am_round(x) metal::round(x)
 #define am_isfinite(x) metal::isfinite(x)
 #define am_signbit(x) metal::signbit(x)
+#define am_rint(x) metal::rint(x)
 #define am_fmul(a, b) metal::fma(a, b, 0.0f)
 DEVFN am_t am_round_value(am_t x, am_t p, int up, int down, int mode, PRIV am_u32 *fail) { if (!am_isfinite(x)) return x; am_t r = up ? am_fmul(x, p) : x / p; const am_t f = r - am_floor(r); if (f == (am_t)0) return x; if (mode >= 4 && f != (am_t)0.5f) { r = am_round(r); } else if (mode == 0 || mode == 4) { r = am_floor(r); } else if (mode == 1 || mode == 5) { r = am_ceil(r); } else if (mode == 2 || mode == 6) { r = am_trunc(r); } else if (mode == 3 || mode == 7) { r = am_signbit(r) ? am_floor(r) : am_ceil(r); } else if (mode == 8) { r = am_round(r * (am_t)0.5f) * (am_t)2; } else { r = am_floor(r * (am_t)0.5f) + am_ceil(r * (am_t)0.5f); } r = down ? r / p : am_fmul(r, p); if (!am_isfinite(r)) { *fail = 1u; return x; } return r; }
-#define AM_ROUND_ONE(x, f) am_round_value(x, p, up, down, AM_MODE, f)
+#define AM_ROUND_ONE(x, f) (whole ? am_rint(x) : am_round_value(x, p, up, down, AM_MODE, f))
 struct Args {
   GLOBAL const am_f32 *in0;
   GLOBAL const am_u8 *in1;
@@ -221,12 +230,47 @@ kernel void am_round_half_to_even_float32(constant Args &a [[buffer(0)]],
   const T0 p = AM_F64BITS_TO_F32(a.scalar);
   const int up = a.aux >= 0 ? 1 : 0;
   const int down = a.aux > 0 ? 1 : 0;
+  const bool whole = a.aux == 0;
   const am_i64 n = a.n;
   const am_i64 stride = (am_i64)am_nblocks * AM_BLOCK;
   am_i64 base = (am_i64)am_bid * AM_BLOCK + am_warp * 32u;
-  for (; base < n; base += 2 * stride) {
+  if (!hv0 && a.out_valid == 0) {
+    for (; base + 3 * stride + 32 <= n; base += 4 * stride) {
+      const T0 x0 = AM_LOAD0(base + 0 * stride + am_lane);
+      const T0 x1 = AM_LOAD0(base + 1 * stride + am_lane);
+      const T0 x2 = AM_LOAD0(base + 2 * stride + am_lane);
+      const T0 x3 = AM_LOAD0(base + 3 * stride + am_lane);
+      {
+        const am_i64 i0 = base + 0 * stride + am_lane;
+        am_u32 f0 = 0u;
+        a.out[i0] = AM_ROUND_ONE(x0, &f0);
+        if (f0 != 0u) err = (am_u64)(n - 1 - i0) * 2u + (am_u64)((f0 - 1u) & 1u);
+      }
+      {
+        const am_i64 i1 = base + 1 * stride + am_lane;
+        am_u32 f1 = 0u;
+        a.out[i1] = AM_ROUND_ONE(x1, &f1);
+        if (f1 != 0u) err = (am_u64)(n - 1 - i1) * 2u + (am_u64)((f1 - 1u) & 1u);
+      }
+      {
+        const am_i64 i2 = base + 2 * stride + am_lane;
+        am_u32 f2 = 0u;
+        a.out[i2] = AM_ROUND_ONE(x2, &f2);
+        if (f2 != 0u) err = (am_u64)(n - 1 - i2) * 2u + (am_u64)((f2 - 1u) & 1u);
+      }
+      {
+        const am_i64 i3 = base + 3 * stride + am_lane;
+        am_u32 f3 = 0u;
+        a.out[i3] = AM_ROUND_ONE(x3, &f3);
+        if (f3 != 0u) err = (am_u64)(n - 1 - i3) * 2u + (am_u64)((f3 - 1u) & 1u);
+      }
+    }
+  }
+  for (; base < n; base += 4 * stride) {
     const am_i64 i0 = base + 0 * stride + am_lane;
     const am_i64 i1 = base + 1 * stride + am_lane;
+    const am_i64 i2 = base + 2 * stride + am_lane;
+    const am_i64 i3 = base + 3 * stride + am_lane;
     bool ok0 = false;
     T0 x0 = 0;
     if (i0 < n) {
@@ -238,6 +282,18 @@ kernel void am_round_half_to_even_float32(constant Args &a [[buffer(0)]],
     if (i1 < n) {
       ok1 = !hv0 || am_bit(a.valid0, a.off0 + i1) != 0u;
       x1 = AM_LOAD0(i1);
+    }
+    bool ok2 = false;
+    T0 x2 = 0;
+    if (i2 < n) {
+      ok2 = !hv0 || am_bit(a.valid0, a.off0 + i2) != 0u;
+      x2 = AM_LOAD0(i2);
+    }
+    bool ok3 = false;
+    T0 x3 = 0;
+    if (i3 < n) {
+      ok3 = !hv0 || am_bit(a.valid0, a.off0 + i3) != 0u;
+      x3 = AM_LOAD0(i3);
     }
     if (base + 0 * stride < n) {
       TR r0 = 0;
@@ -260,6 +316,28 @@ kernel void am_round_half_to_even_float32(constant Args &a [[buffer(0)]],
       if (i1 < n) a.out[i1] = r1;
       const am_u32 vw1 = BALLOT(ok1);
       if (am_lane == 0u && a.out_valid != 0) a.out_valid[(base + 1 * stride) >> 5] = vw1;
+    }
+    if (base + 2 * stride < n) {
+      TR r2 = 0;
+      if (ok2) {
+        am_u32 f2 = 0u;
+        r2 = AM_ROUND_ONE(x2, &f2);
+        if (f2 != 0u) err = (am_u64)(n - 1 - i2) * 2u + (am_u64)((f2 - 1u) & 1u);
+      }
+      if (i2 < n) a.out[i2] = r2;
+      const am_u32 vw2 = BALLOT(ok2);
+      if (am_lane == 0u && a.out_valid != 0) a.out_valid[(base + 2 * stride) >> 5] = vw2;
+    }
+    if (base + 3 * stride < n) {
+      TR r3 = 0;
+      if (ok3) {
+        am_u32 f3 = 0u;
+        r3 = AM_ROUND_ONE(x3, &f3);
+        if (f3 != 0u) err = (am_u64)(n - 1 - i3) * 2u + (am_u64)((f3 - 1u) & 1u);
+      }
+      if (i3 < n) a.out[i3] = r3;
+      const am_u32 vw3 = BALLOT(ok3);
+      if (am_lane == 0u && a.out_valid != 0) a.out_valid[(base + 3 * stride) >> 5] = vw3;
     }
   }
   am_flush_error(a.status, err, am_lane);
