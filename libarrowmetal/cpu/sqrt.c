@@ -24,6 +24,7 @@
  * sqrt_test.c compares it with sqrt() over all these cases and random bits. */
 #include "sqrt.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "isa.h"

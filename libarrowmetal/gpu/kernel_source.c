@@ -525,8 +525,11 @@ static void emit_args(am_sb *sb, const char *in0, const char *in1, const char *o
                "  am_u64 scalar;\n"
                "  am_i32 scalar_null;\n"
                "  am_i32 pad;\n"
+               "  GLOBAL const %s *in2;\n"
+               "  GLOBAL const am_u8 *valid2;\n"
+               "  am_i64 off2;\n"
                "};\n",
-               in0, in1, out);
+               in0, in1, out, in0);
 }
 
 /* typedef T<idx> and AM_LOAD<idx>(i) for operand `idx` of type t. */

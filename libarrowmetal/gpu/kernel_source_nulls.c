@@ -10,8 +10,10 @@
  *
  * COALESCE: the element-wise loop, values moved as bits (as COPY).
  *
- * IF_ELSE: two launches over the same output, one per side (the kernels
- * have two value operands, and if_else three: the condition is in1).
+ * IF_ELSE: where both sides are arrays, one launch (op 2: in0 the left, in1
+ * the condition, in2 the right); with a scalar side, two launches over the
+ * same output, one per side (op 0 the left, op 1 the right; the scalar in
+ * the argument block's one scalar slot).
  *
  * FILL_BLOCKS, FILL_CARRY, FILL_GATHER: fill_null_forward / _backward as a
  * scan of the last valid position, in three launches shaped as FILTER's
@@ -278,6 +280,67 @@ static void emit_if_else(am_sb *sb, am_dialect d, const am_kernel_key *k, const 
   am_sb_puts(sb, "  }\n");
 }
 
+/* Both sides arrays, in one launch (op 2): the condition (in1, valid1)
+ * picks each slot from in0 or in2 and only that side is read, every output
+ * word written once. The two launches of ops 0 and 1 read the condition
+ * twice and wrote the output twice: float64 at 10^8 rows took 1.05 ms,
+ * where a copy of the bytes read and written takes 0.60. */
+static void emit_if_else_both(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
+  am_type t = k->t0;
+  int bits = t == AM_BOOL, u = am_ks_unroll(t, bits);
+  emit_side_access(sb, t);
+  am_sb_puts(sb, bits ? "#define AM_GET2(i) am_bit(a.in2, a.off2 + (i))\n"
+                      : "#define AM_GET2(i) a.in2[a.off2 + (i)]\n");
+  am_ks_args(sb, am_ks_store(t), "am_u8", bits ? "am_u32" : am_ks_store(t));
+  am_dialect_kernel_begin(sb, d, name);
+  am_sb_printf(sb,
+               "  const bool hv0 = a.valid0 != 0;\n"
+               "  const bool hv1 = a.valid1 != 0;\n"
+               "  const bool hv2 = a.valid2 != 0;\n"
+               "  const am_i64 n = a.n;\n"
+               "  const am_i64 stride = (am_i64)am_nblocks * AM_BLOCK;\n"
+               "  for (am_i64 base = (am_i64)am_bid * AM_BLOCK + am_warp * 32u; base < n;\n"
+               "       base += %d * stride) {\n",
+               u);
+  for (int j = 0; j < u; j++)
+    am_ks_k(sb,
+            "    const am_i64 i# = base + # * stride + am_lane;\n"
+            "    bool ok# = false;\n"
+            "    TV r# = 0;\n"
+            "    if (i# < n && (!hv1 || am_bit(a.valid1, a.off1 + i#) != 0u)) {\n"
+            "      if (am_bit(a.in1, a.off1 + i#) != 0u) {\n"
+            "        ok# = !hv0 || am_bit(a.valid0, a.off0 + i#) != 0u;\n"
+            "        r# = AM_GET0(i#);\n"
+            "      } else {\n"
+            "        ok# = !hv2 || am_bit(a.valid2, a.off2 + i#) != 0u;\n"
+            "        r# = AM_GET2(i#);\n"
+            "      }\n"
+            "    }\n",
+            j);
+  for (int j = 0; j < u; j++) {
+    am_ks_k(sb, "    if (base + # * stride < n) {\n", j);
+    if (bits)
+      am_ks_k(sb,
+              "      const am_u32 rw# = BALLOT(ok# && r# != 0u);\n"
+              "      const am_u32 vw# = BALLOT(ok#);\n"
+              "      if (am_lane == 0u) {\n"
+              "        a.out[(base + # * stride) >> 5] = rw#;\n"
+              "        if (a.out_valid != 0) a.out_valid[(base + # * stride) >> 5] = vw#;\n"
+              "      }\n",
+              j);
+    else
+      am_ks_k(
+          sb,
+          "      if (i# < n) a.out[i#] = r#;\n"
+          "      const am_u32 vw# = BALLOT(ok#);\n"
+          "      if (am_lane == 0u && a.out_valid != 0) a.out_valid[(base + # * stride) >> 5] = "
+          "vw#;\n",
+          j);
+    am_sb_puts(sb, "    }\n");
+  }
+  am_sb_puts(sb, "  }\n");
+}
+
 /* ---- FILL_BLOCKS, FILL_CARRY, FILL_GATHER (fill_null_forward / _backward) */
 
 /* The scan runs over positions j = 0 .. n - 1: slot j forward, slot n - 1 - j
@@ -469,7 +532,7 @@ int am_ks_nulls_key_ok(const am_kernel_key *key) {
     case AM_KERNEL_COALESCE:
       return key->op == 0 && am_type_valid((int)key->t0);
     case AM_KERNEL_IF_ELSE:
-      return (key->op == 0 || key->op == 1) && am_type_valid((int)key->t0);
+      return key->op >= 0 && key->op <= 2 && am_type_valid((int)key->t0);
     case AM_KERNEL_FILL_BLOCKS:
       return key->op == AM_FILL_FORWARD || key->op == AM_FILL_BACKWARD;
     case AM_KERNEL_FILL_CARRY:
@@ -500,7 +563,10 @@ void am_ks_nulls_name(const am_kernel_key *key, char *name, size_t capacity) {
       snprintf(name, capacity, "am_coalesce_%s", am_type_label(key->t0));
       break;
     case AM_KERNEL_IF_ELSE:
-      snprintf(name, capacity, "am_if_else_%s_%s", key->op ? "false" : "true",
+      snprintf(name, capacity, "am_if_else_%s_%s",
+               key->op == 2   ? "both"
+               : key->op == 1 ? "false"
+                              : "true",
                am_type_label(key->t0));
       break;
     case AM_KERNEL_FILL_BLOCKS:
@@ -552,7 +618,10 @@ void am_ks_nulls_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, c
       emit_coalesce(sb, dialect, key, name);
       break;
     case AM_KERNEL_IF_ELSE:
-      emit_if_else(sb, dialect, key, name);
+      if (key->op == 2)
+        emit_if_else_both(sb, dialect, key, name);
+      else
+        emit_if_else(sb, dialect, key, name);
       break;
     case AM_KERNEL_FILL_BLOCKS:
       emit_fill_blocks(sb, dialect, key, name);

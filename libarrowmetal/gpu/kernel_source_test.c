@@ -93,7 +93,7 @@ static int each_key(key_fn fn, void *ctx) {
   }
   for (int t = AM_BOOL; t <= AM_FLOAT64; t++) {
     VISIT(AM_KERNEL_COALESCE, 0, t, AM_TYPE_INVALID);
-    for (int side = 0; side < 2; side++) VISIT(AM_KERNEL_IF_ELSE, side, t, AM_TYPE_INVALID);
+    for (int side = 0; side < 3; side++) VISIT(AM_KERNEL_IF_ELSE, side, t, AM_TYPE_INVALID);
     for (int dir = AM_FILL_FORWARD; dir <= AM_FILL_BACKWARD; dir++)
       VISIT(AM_KERNEL_FILL_GATHER, dir, t, AM_TYPE_INVALID);
   }
@@ -340,7 +340,7 @@ static void check_errors(void) {
       {AM_KERNEL_PREDICATE, AM_IS_NULL | 2 << 8, AM_FLOAT32, AM_TYPE_INVALID},
       {AM_KERNEL_COALESCE, 1, AM_INT32, AM_TYPE_INVALID},
       {AM_KERNEL_COALESCE, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
-      {AM_KERNEL_IF_ELSE, 2, AM_INT32, AM_TYPE_INVALID},
+      {AM_KERNEL_IF_ELSE, 3, AM_INT32, AM_TYPE_INVALID},
       {AM_KERNEL_IF_ELSE, 0, AM_TYPE_INVALID, AM_TYPE_INVALID},
       {AM_KERNEL_FILL_BLOCKS, 2, AM_TYPE_INVALID, AM_TYPE_INVALID},
       {AM_KERNEL_FILL_GATHER, 2, AM_INT32, AM_TYPE_INVALID},

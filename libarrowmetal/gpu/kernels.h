@@ -440,6 +440,9 @@ typedef struct am_gpu_args {
                           (the host handles null scalars) */
   int32_t pad;         /* LOGIC: 1 where every operand bitmap's 32-slot words are
                           4-byte aligned (am_gpu_words_aligned), so they load whole */
+  uint64_t in2;        /* IF_ELSE op 2: the right side's data (in0's type) */
+  uint64_t valid2;     /* validity of in2, 0 = all valid */
+  int64_t off2;        /* element (bit) offset of in2 and valid2 */
 } am_gpu_args;
 
 /* Offset of the uint32 finish counter in the scratch area. */

@@ -70,9 +70,9 @@ static int side_has_nulls(const am_array *array, const am_scalar *scalar) {
   return array ? am_gpu_ops_has_nulls(array) : scalar->is_null;
 }
 
-/* Two launches into one output under one commit: the left side where the
- * condition is true (writing every word), then the right side where it is
- * false. */
+/* One launch where both sides are arrays; else two into one output under
+ * one commit: the left side where the condition is true (writing every
+ * word), then the right side where it is false. */
 int am_gpu_if_else(am_err *err, const am_array *cond, const am_array *left,
                    const am_scalar *left_scalar, const am_array *right,
                    const am_scalar *right_scalar, am_array **out) {
@@ -98,9 +98,18 @@ int am_gpu_if_else(am_err *err, const am_array *cond, const am_array *left,
   int token = 0;
   status = am_gpu_op_begin(err, gpu, &token);
   if (status != AM_OK) return am_gpu_ops_finish(status, result, out);
-  for (int side = 0; side < 2 && status == AM_OK; side++) {
-    am_kernel_key key = {AM_KERNEL_IF_ELSE, side, type, AM_TYPE_INVALID};
-    status = am_gpu_launch(err, gpu, &key, &args[side]);
+  if (left && right) {
+    /* Both arrays: one launch, the right side as in2. */
+    args[0].in2 = args[1].in0;
+    args[0].valid2 = args[1].valid0;
+    args[0].off2 = args[1].off0;
+    am_kernel_key key = {AM_KERNEL_IF_ELSE, 2, type, AM_TYPE_INVALID};
+    status = am_gpu_launch(err, gpu, &key, &args[0]);
+  } else {
+    for (int side = 0; side < 2 && status == AM_OK; side++) {
+      am_kernel_key key = {AM_KERNEL_IF_ELSE, side, type, AM_TYPE_INVALID};
+      status = am_gpu_launch(err, gpu, &key, &args[side]);
+    }
   }
   status = am_gpu_op_end(err, gpu, token, status, &op);
   if (status == AM_OK && !with_validity) atomic_store(&result->null_count, 0);

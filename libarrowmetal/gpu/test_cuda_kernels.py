@@ -285,11 +285,14 @@ class Gpu:
         scalar=0,
         scalar_null=0,
         pad=0,
+        in2=0,
+        valid2=0,
+        off2=0,
         sync=True,
     ):
         fn, name, _ = self.function(key)
         args = struct.pack(
-            "<8Q4qQii",
+            "<8Q4qQiiQQq",
             in0,
             in1,
             valid0,
@@ -305,6 +308,9 @@ class Gpu:
             scalar & NONE,
             scalar_null,
             pad,
+            in2,
+            valid2,
+            off2,
         )
         argbuf = ctypes.create_string_buffer(args, len(args))
         params = (ctypes.c_void_p * 1)(ctypes.addressof(argbuf))

@@ -50,6 +50,9 @@ class Args(ctypes.Structure):
         ("scalar", ctypes.c_uint64),
         ("scalar_null", ctypes.c_int32),
         ("pad", ctypes.c_int32),
+        ("in2", ctypes.c_uint64),
+        ("valid2", ctypes.c_uint64),
+        ("off2", ctypes.c_int64),
     ]
 
 
@@ -243,6 +246,16 @@ def test_if_else(kernels, t):
                 kernels(f"am_if_else_{'false' if k else 'true'}_{label(t)}", blocks, arg)
             want = pc.if_else(cond, lhs, rhs)
             assert plain(as_array(t, n, data, valid)) == plain(want), (t, n, type(lhs), type(rhs))
+            if isinstance(lhs, pa.Array) and isinstance(rhs, pa.Array):
+                # both arrays: one launch, the right side as in2
+                both = Args(n=n)
+                bind(both, 0, lhs)
+                bind(both, 1, cond)
+                bind(both, 2, rhs)
+                data, valid = output(t, n, True)
+                both.out, both.out_valid = data.ctypes.data, valid.ctypes.data
+                kernels(f"am_if_else_both_{label(t)}", blocks, both)
+                assert plain(as_array(t, n, data, valid)) == plain(want), (t, n, "both")
 
 
 # ---- FILL_BLOCKS, FILL_CARRY, FILL_GATHER --------------------------------------------------

@@ -374,6 +374,8 @@ static int launch(am_err *err, am_gpu_device *gpu, void *kernel, int blocks,
       use(encoder, metal, args->in1, MTLResourceUsageRead);
       use(encoder, metal, args->valid0, MTLResourceUsageRead);
       use(encoder, metal, args->valid1, MTLResourceUsageRead);
+      use(encoder, metal, args->in2, MTLResourceUsageRead);
+      use(encoder, metal, args->valid2, MTLResourceUsageRead);
       use(encoder, metal, args->out, both);
       use(encoder, metal, args->out_valid, both);
       use(encoder, metal, args->scratch, both);

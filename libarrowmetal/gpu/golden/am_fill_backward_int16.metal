@@ -204,6 +204,9 @@ struct Args {
   am_u64 scalar;
   am_i32 scalar_null;
   am_i32 pad;
+  GLOBAL const am_u16 *in2;
+  GLOBAL const am_u8 *valid2;
+  am_i64 off2;
 };
 DEVFN am_u32 am_rev32(am_u32 x) {
   x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);

@@ -197,6 +197,9 @@ struct Args {
   am_u64 scalar;
   am_i32 scalar_null;
   am_i32 pad;
+  GLOBAL const am_u32 *in2;
+  GLOBAL const am_u8 *valid2;
+  am_i64 off2;
 };
 typedef am_u32 TV;
 #define AM_SUB 4u

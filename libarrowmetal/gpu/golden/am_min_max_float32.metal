@@ -200,6 +200,9 @@ struct Args {
   am_u64 scalar;
   am_i32 scalar_null;
   am_i32 pad;
+  GLOBAL const am_f32 *in2;
+  GLOBAL const am_u8 *valid2;
+  am_i64 off2;
 };
 #define AM_RAW(x) ((am_u64)F32_BITS(x))
 #define AM_WIDE(u) AM_F32_TO_F64BITS(BITS_F32((am_u32)(u)))

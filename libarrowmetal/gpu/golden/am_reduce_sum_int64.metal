@@ -200,6 +200,9 @@ struct Args {
   am_u64 scalar;
   am_i32 scalar_null;
   am_i32 pad;
+  GLOBAL const am_i64 *in2;
+  GLOBAL const am_u8 *valid2;
+  am_i64 off2;
 };
 typedef am_u64 AccS;
 #define AM_S2U(v) (v)

@@ -199,6 +199,9 @@ struct Args {
   am_u64 scalar;
   am_i32 scalar_null;
   am_i32 pad;
+  GLOBAL const am_u64 *in2;
+  GLOBAL const am_u8 *valid2;
+  am_i64 off2;
 };
 kernel void am_take_int64_by_int32(constant Args &a [[buffer(0)]],
     uint am_bid [[threadgroup_position_in_grid]],
