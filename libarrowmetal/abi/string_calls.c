@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bits.h"
 #include "core/string_array.h"
 
 int am_string_not_on(am_err *err, const am_device *device) {
@@ -432,6 +433,49 @@ static int compare_holds(am_compare_op op, int c) {
   }
 }
 
+/* The equality bits of 64 slots from `first` (n of them): slot k's length
+ * first (most differ from the scalar's), then its bytes. */
+#define EQUAL_WORD(OFFSET_T)                                                       \
+  do {                                                                             \
+    const OFFSET_T *o = (const OFFSET_T *)a->data + a->offset + first;             \
+    for (int64_t k = 0; k < n; k++) {                                              \
+      const int64_t start = (int64_t)o[k], size = (int64_t)o[k + 1] - start;       \
+      if (size == nb && (nb == 0 || memcmp(a->bytes + start, b, (size_t)nb) == 0)) \
+        eq |= (uint64_t)1 << k;                                                    \
+    }                                                                              \
+  } while (0)
+
+/* (Not) equal to a valid scalar's bytes b[0, nb): the result's value and
+ * validity words (whole words, offset 0), a word of 64 slots at a time, the
+ * validity read as words and each slot's offsets read directly (a slot at a
+ * time through am_string_value and am_string_is_valid ran at 0.2-0.9x
+ * pyarrow). Returns the nulls. */
+static int64_t equal_scalar(const am_array *a, const uint8_t *b, int64_t nb, int want,
+                            uint64_t *bits, uint64_t *valid) {
+  int64_t nulls = 0;
+  for (int64_t first = 0; first < a->length; first += 64) {
+    const int64_t n = a->length - first < 64 ? a->length - first : 64;
+    const uint64_t v = am_load_bits(a->validity, a->offset + first, n);
+    uint64_t eq = 0;
+    if (a->type == AM_FIXED_SIZE_BINARY) {
+      for (int64_t k = 0; k < n; k++) {
+        int64_t size;
+        const uint8_t *x = am_string_value(a, first + k, &size);
+        if (size == nb && (nb == 0 || memcmp(x, b, (size_t)nb) == 0)) eq |= (uint64_t)1 << k;
+      }
+    } else if (am_type_is_large_binary(a->type)) {
+      EQUAL_WORD(int64_t);
+    } else {
+      EQUAL_WORD(int32_t);
+    }
+    if (!want) eq = ~eq & am_low_bits(n);
+    bits[first >> 6] = eq & v;
+    valid[first >> 6] = v;
+    nulls += n - am_popcount64(v);
+  }
+  return nulls;
+}
+
 int am_string_compare(am_err *err, int op, const am_array *left, const am_array *right,
                       const am_scalar *scalar, am_array **out) {
   if (op < AM_EQ || op > AM_GE) return am_fail(err, AM_EINVAL, "unknown compare op %d", op);
@@ -476,23 +520,9 @@ int am_string_compare(am_err *err, int op, const am_array *left, const am_array 
     const int scalar_equality =
         !right && (op == AM_EQ || op == AM_NE) && am_string_is_valid(other, 0);
     if (scalar_equality) {
-      /* (Not) equal to a scalar: its bytes taken once, and only a value of
-       * its length compared (a loop of memcmp's over every slot ran at a
-       * quarter of pyarrow's speed). */
       int64_t nb;
       const uint8_t *b = am_string_value(other, 0, &nb);
-      const int want = op == AM_EQ;
-      for (int64_t i = 0; i < n; i++) {
-        if (!am_string_is_valid(left, i)) {
-          nulls++;
-          continue;
-        }
-        int64_t na;
-        const uint8_t *a = am_string_value(left, i, &na);
-        valid[i >> 3] |= (uint8_t)(1u << (i & 7));
-        int equal = na == nb && (nb == 0 || memcmp(a, b, (size_t)nb) == 0);
-        if (equal == want) bits[i >> 3] |= (uint8_t)(1u << (i & 7));
-      }
+      nulls = equal_scalar(left, b, nb, op == AM_EQ, (uint64_t *)bits, (uint64_t *)valid);
     }
     for (int64_t i = 0; !scalar_equality && i < n; i++) {
       int64_t j = right ? i : 0;

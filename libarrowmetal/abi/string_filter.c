@@ -7,41 +7,17 @@
  * filter's time (0.59-0.71x pyarrow). Fixed-size binary keeps the gather. */
 #include <string.h>
 
+#include "core/bits.h"
 #include "core/string_array.h"
 #include "string_calls.h"
-
-/* The low n bits set (n <= 64). */
-static inline uint64_t low_bits(int64_t n) {
-  return n >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1;
-}
-
-/* Bits [pos, pos + min(n, 64)) of a bitmap (n > 0), reading no byte past
- * the one that holds the last of them; all set for no bitmap. */
-static inline uint64_t load_bits(const uint8_t *bits, int64_t pos, int64_t n) {
-  if (n > 64) n = 64;
-  if (!bits) return low_bits(n);
-  const uint8_t *p = bits + (pos >> 3);
-  const unsigned shift = (unsigned)(pos & 7);
-  const int64_t last = (shift + n - 1) >> 3; /* p's last byte with a bit: 0 to 8 */
-  uint64_t w = 0;
-  if (last >= 7) {
-    memcpy(&w, p, 8);
-    w >>= shift;
-    if (last == 8) w |= (uint64_t)p[8] << (64 - shift);
-  } else {
-    for (int64_t b = 0; b <= last; b++) w |= (uint64_t)p[b] << (8 * b);
-    w >>= shift;
-  }
-  return w & low_bits(n);
-}
 
 /* Slots [i, i + n) of the mask: the kept ones (valid and true) and, with
  * emit, the null ones (an output null each). */
 static inline void mask_word(const am_array *m, int64_t i, int64_t n, int emit, uint64_t *keep,
                              uint64_t *null) {
-  const uint64_t valid = load_bits(m->validity, m->offset + i, n);
-  *keep = load_bits(m->data, m->offset + i, n) & valid;
-  *null = emit ? ~valid & low_bits(n) : 0;
+  const uint64_t valid = am_load_bits(m->validity, m->offset + i, n);
+  *keep = am_load_bits(m->data, m->offset + i, n) & valid;
+  *null = emit ? ~valid & am_low_bits(n) : 0;
 }
 
 #define FILTER_VAR(NAME, OFF)                                                                    \
@@ -54,7 +30,7 @@ static inline void mask_word(const am_array *m, int64_t i, int64_t n, int emit, 
       mask_word(m, i, n - i, emit, &keep, &null);                                                \
       count += __builtin_popcountll(keep) + __builtin_popcountll(null);                          \
       nulls += __builtin_popcountll(null);                                                       \
-      const uint64_t valid = keep & load_bits(v->validity, v->offset + i, n - i);                \
+      const uint64_t valid = keep & am_load_bits(v->validity, v->offset + i, n - i);             \
       nulls += __builtin_popcountll(keep & ~valid);                                              \
       for (uint64_t w = valid; w; w &= w - 1) {                                                  \
         const int64_t r = i + __builtin_ctzll(w);                                                \
@@ -73,7 +49,7 @@ static inline void mask_word(const am_array *m, int64_t i, int64_t n, int emit, 
     for (int64_t i = 0; i < n; i += 64) {                                                        \
       uint64_t keep, null;                                                                       \
       mask_word(m, i, n - i, emit, &keep, &null);                                                \
-      const uint64_t valid = keep & load_bits(v->validity, v->offset + i, n - i);                \
+      const uint64_t valid = keep & am_load_bits(v->validity, v->offset + i, n - i);             \
       for (uint64_t w = keep | null; w; w &= w - 1, j++) {                                       \
         const int b = __builtin_ctzll(w);                                                        \
         if ((valid >> b) & 1) {                                                                  \

@@ -25,12 +25,34 @@ void am_temporal_split(am_type t, int64_t *per_day, int64_t *to_ns) {
     *per_day = 86400 * ticks;
 }
 
+/* One loop per common unit: with per_day a constant its division becomes a
+ * multiplication (10M timestamp[us] on one thread: year 79 -> 72 ms, month
+ * 92 -> 67). */
+#define FIELD_LOOP(T, PER_DAY)                                                                     \
+  for (int64_t i = 0; i < length; i++) {                                                           \
+    const int64_t v = ((const T *)data)[offset + i];                                               \
+    const int64_t days = am_floor_div(v, PER_DAY);                                                 \
+    out[i] = am_field((int)op, days, (v - days * (PER_DAY)) * to_ns, week_start, count_from_zero); \
+  }
+
 void am_temporal_field_values(am_temporal_field_op op, am_type type, const void *data,
                               int64_t offset, int64_t length, int week_start, int count_from_zero,
                               int64_t *out) {
   int64_t per_day, to_ns;
   am_temporal_split(type, &per_day, &to_ns);
   int narrow = am_type_storage(type) == AM_INT32;
+  if (!narrow && per_day == 86400000000LL) { /* timestamp[us], pyarrow's default */
+    FIELD_LOOP(int64_t, 86400000000LL)
+    return;
+  }
+  if (!narrow && per_day == 86400000000000LL) {
+    FIELD_LOOP(int64_t, 86400000000000LL)
+    return;
+  }
+  if (!narrow && per_day == 86400000LL) { /* date64, timestamp[ms] */
+    FIELD_LOOP(int64_t, 86400000LL)
+    return;
+  }
   for (int64_t i = 0; i < length; i++) {
     int64_t v = narrow ? ((const int32_t *)data)[offset + i] : ((const int64_t *)data)[offset + i];
     int64_t days = per_day == 0 ? 0 : per_day == 1 ? v : am_floor_div(v, per_day);

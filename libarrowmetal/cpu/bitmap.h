@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/bits.h"
+
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "bitmap words assume a little-endian host"
 #endif
@@ -75,8 +77,6 @@ static inline uint64_t am_pack64(const uint8_t bytes[64]) {
   }
   return word;
 }
-
-static inline int am_popcount64(uint64_t word) { return __builtin_popcountll(word); }
 
 /* Writing to an offset-0 bitmap whose end is not yet known, bit by bit or
  * word by word (filter's compaction). The word at `pos` is always zero above

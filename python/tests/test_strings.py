@@ -277,6 +277,18 @@ def test_compare_and_pick_match_pyarrow(t, n, nulls, off):
     check(am.less(ch, s), pc.less(ch, s))
 
 
+@pytest.mark.parametrize("t", [*TYPES, FIXED])
+def test_equality_with_a_scalar_word_by_word(t):
+    """equal / not_equal to a scalar go 64 slots a word: slices that start
+    and end inside words, nulls, the empty value, a value longer than most."""
+    for word in ["", "abc", "A" * 40] if t != FIXED else ["abc", "zz\x00"]:
+        s = pa.scalar(word.encode() if pa.types.is_binary(t) or t == FIXED else word, t)
+        for n, nulls, off in [(64, 0.0, 0), (130, 0.2, 7), (1000, 0.5, 63), (5, 1.0, 1)]:
+            a = sliced(t, n, nulls, off, seed=n)
+            check(am.equal(a, s), pc.equal(a, s))
+            check(am.not_equal(a, s), pc.not_equal(a, s))
+
+
 def test_python_string_scalar_compare():
     a = pa.array(["b", None, "a", "é", ""])
     check(am.equal(a, "a"), pc.equal(a, "a"))
