@@ -24,6 +24,10 @@ OPS = ["utf8_length", "binary_length", "starts_with", "ends_with", "match_substr
        "utf8_trim_whitespace", "utf8_ltrim_whitespace", "utf8_rtrim_whitespace",
        "ascii_trim", "ascii_ltrim", "ascii_rtrim", "utf8_trim", "utf8_ltrim", "utf8_rtrim",
        "utf8_upper", "utf8_lower"]  # fmt: skip
+# Every string function with cases here: am_string_function's, then
+# utf8_slice_codeunits (am_utf8_slice_codeunits, SliceOptions).
+SLICE = "utf8_slice_codeunits"
+FUNCTIONS = OPS + [SLICE]
 MATCHING = OPS[2:7] + ["match_like"]
 TRIMMING = OPS[10:22]
 TAKES_CHARACTERS = OPS[16:22]  # TrimOptions(characters)
@@ -81,6 +85,8 @@ def poison(t):
 def evaluate(op, params, args):
     import pyarrow.compute as pc
 
+    if op == SLICE:
+        return pc.utf8_slice_codeunits(args[0], params["start"], params["stop"], params["step"])
     if op in MATCHING:
         return pc.call_function(op, [args[0]], pc.MatchSubstringOptions(params["pattern"]))
     if op in TAKES_CHARACTERS:
@@ -93,6 +99,11 @@ def call(case, arrays, scalars, out):
     from amabi import ffi, lib
 
     op = case["op"]
+    if op == SLICE:
+        p = case["params"]
+        stop = lib.AM_SLICE_NO_STOP if p["stop"] is None else p["stop"]
+        rc = lib.am_utf8_slice_codeunits(arrays[0], p["start"], stop, p["step"], out)
+        return "am_utf8_slice_codeunits", rc, out
     pattern = case["params"].get("pattern", case["params"].get("characters"))
     if pattern is None:
         rc = lib.am_string_function(OPS.index(op), arrays[0], ffi.NULL, 0, 0, out)
@@ -132,6 +143,7 @@ def gen_functions(g):
                 pats = LIKE_PATTERNS if op == "match_like" else PATTERNS
                 for j, p in enumerate(pats if k in (3, 7) else pats[k % 4 : k % 4 + 1]):
                     g.add(f"{cid}/pattern{j}", op, {"pattern": p}, "unary", [inp])
+    gen_slices(g)
     for op in OPS:  # bool and numbers: pyarrow has no kernel
         params = ({"pattern": "a"} if op in MATCHING else
                   {"characters": "a"} if op in TAKES_CHARACTERS else {})  # fmt: skip
@@ -169,6 +181,31 @@ def value(g, t, n, nulls, off, key):
 
 def scalar_word(t):
     return {FIXED: b"\x01\x02\x03"}.get(t, "fill é" if t in cf.UTF8_TYPES else b"\xfe fill")
+
+
+# utf8_slice_codeunits' (start, stop, step): Python's slicing of code points,
+# negative and out-of-range indices, stop None both ways, a step of 0 (refused).
+SLICES = [(0, 2, 1), (1, None, 1), (-3, None, 1), (0, None, -1), (-1, -4, -2), (2, 300, 3),
+          (-100, 5, 1), (5, 1, -1), (0, 0, 1), (-2, None, -3), (1, None, 0)]  # fmt: skip
+
+
+def gen_slices(g):
+    for t in STRING_TYPES:
+        for k, (n, nulls, off) in enumerate(SHAPES + [LARGE_SHAPE]):
+            cid = g.sweep_id(SLICE, t, "unary", n, nulls, off)
+            words = case_choices(t)  # multi-byte code points of every length
+            inp = g.gen_input(t, n, nulls, off, cid, kind="choice", choices=words)
+            picks = (
+                (SLICES if k in (3, 7) else SLICES[k % 5 :: 5])
+                if t in cf.UTF8_TYPES
+                else SLICES[:1]
+            )
+            for j, (start, stop, step) in enumerate(picks):
+                params = {"start": start, "stop": stop, "step": step}
+                g.add(f"{cid}/slice{j}", SLICE, params, "unary", [inp])
+    for t in cf.TYPES:  # bool and numbers: pyarrow has no kernel
+        g.add(f"{SLICE}/{t}/unary/type-error", SLICE, {"start": 0, "stop": 1, "step": 1}, "unary",
+              [g.inline(t, [None])])  # fmt: skip
 
 
 def gen(g):

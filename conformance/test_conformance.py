@@ -156,7 +156,7 @@ def call(case, arrays, scalars):
         return rank_cases.call(case, arrays, scalars, out)
     if op in temporal_cases.OPS:
         return temporal_cases.call(case, arrays, scalars, out)
-    if op in string_cases.OPS:
+    if op in string_cases.FUNCTIONS:
         return string_cases.call(case, arrays, scalars, out)
     raise AssertionError("unknown op " + op)
 

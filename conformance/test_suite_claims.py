@@ -37,7 +37,7 @@ OPS += rank_cases.OPS
 OPS += groupby_cases.OPS
 OPS += join_cases.OPS
 OPS += temporal_cases.OPS
-OPS += string_cases.OPS  # string functions (issue #13)
+OPS += string_cases.FUNCTIONS  # string functions (issue #13)
 LENGTHS = [0, 1, 7, 63, 64, 65, 1000, 100003]
 OFFSETS = [0, 1, 7, 63]
 

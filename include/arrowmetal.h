@@ -1178,7 +1178,8 @@ typedef enum am_function_family {
   /* Temporal functions */
   AM_FAMILY_TEMPORAL_FIELD = 56, /* am_temporal_field: op = am_temporal_field_op */
   /* 57-63: strings (issue #13) */
-  AM_FAMILY_STRING = 57 /* am_string_function: op = am_string_op */
+  AM_FAMILY_STRING = 57,      /* am_string_function: op = am_string_op */
+  AM_FAMILY_STRING_SLICE = 58 /* am_utf8_slice_codeunits */
 } am_function_family;
 
 typedef enum am_type_rule {
@@ -1844,6 +1845,21 @@ typedef enum am_string_flag {
  * `*out` is a new host array. Thread-safe. */
 int am_string_function(am_string_op op, const am_array *array, const char *pattern,
                        int64_t pattern_length, int flags, am_array **out);
+/* stop of am_utf8_slice_codeunits meaning none (pyarrow's stop=None). */
+#define AM_SLICE_NO_STOP 9223372036854775807LL
+
+/* utf8_slice_codeunits (pyarrow's SliceOptions): each valid value's code
+ * points from `start` to before `stop` by `step`, as Python slices a str:
+ * a negative start or stop counts from the end, AM_SLICE_NO_STOP is no stop
+ * (the end, or the beginning for a negative step), step 0 is AM_EINVAL
+ * ("Slice step cannot be zero") for an array of any slots, as pyarrow. Strings only (utf8,
+ * large_utf8; AM_ETYPE otherwise); the result has the input's type, null where it is null. A valid
+ * value that is not UTF-8 (a lead byte without its continuation bytes, or a continuation byte
+ * without its lead) is AM_EINVAL ("Invalid UTF8 sequence in input"): pyarrow checks only the bytes
+ * its scan reaches, so a value broken past the part it takes can slice there and fail here.
+ * `*out` is a new host array. Thread-safe. */
+int am_utf8_slice_codeunits(const am_array *array, int64_t start, int64_t stop, int64_t step,
+                            am_array **out);
 /* ---- end of strings */
 
 #ifdef __cplusplus

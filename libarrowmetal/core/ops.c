@@ -223,6 +223,8 @@ const am_op_desc am_ops[] = {
     STRING_ROW("utf8_upper", AM_UTF8_UPPER, 1),
     STRING_ROW("utf8_lower", AM_UTF8_LOWER, 1),
 #undef STRING_ROW
+    ROW("utf8_slice_codeunits", "am_utf8_slice_codeunits", AM_FAMILY_STRING_SLICE, 0, 1,
+        AM_KINDS_BINARY, AM_RULE_SAME, AM_NULLS_PROPAGATE),
 };
 
 const int am_op_count = (int)(sizeof am_ops / sizeof am_ops[0]);
@@ -242,7 +244,7 @@ AM_UNARY_OPS(CHECK_POSITION)
 /* Rows are grouped by family in the order of the family values and, within
  * one, ordered by op value from 0:
  * the row of (family, op) is the family's first row + op. */
-enum { FAMILIES = AM_FAMILY_STRING + 1 };
+enum { FAMILIES = AM_FAMILY_STRING_SLICE + 1 };
 static const int family_rows[FAMILIES] = {
     [AM_FAMILY_REDUCE] = 4,
     [AM_FAMILY_COUNT] = 1,
@@ -285,6 +287,7 @@ static const int family_rows[FAMILIES] = {
     [AM_FAMILY_TEMPORAL_FIELD] = AM_FIELD_ISO_YEAR + 1,
     /* Strings. */
     [AM_FAMILY_STRING] = AM_UTF8_LOWER + 1,
+    [AM_FAMILY_STRING_SLICE] = 1,
 };
 
 const am_op_desc *am_op_find(am_function_family family, int op) {

@@ -4,7 +4,8 @@ match_substring, find_substring, count_substring, match_like
 (MatchSubstringOptions: pattern, ignore_case), ascii_upper, ascii_lower,
 utf8_upper and utf8_lower (pyarrow's Unicode case mappings),
 the trims ({ascii,utf8}_{,l,r}trim_whitespace, and {ascii,utf8}_{,l,r}trim
-with TrimOptions: characters), with pyarrow's names,
+with TrimOptions: characters), and utf8_slice_codeunits (SliceOptions, on
+am_utf8_slice_codeunits), with pyarrow's names,
 options and result types, ChunkedArrays chunk by chunk.
 
 ignore_case=True runs in the library where Unicode case folding is ASCII
@@ -57,7 +58,8 @@ FUNCTIONS = (
 )
 MATCHING = FUNCTIONS[2:7] + ("match_like",)
 
-__all__ = list(FUNCTIONS)
+__all__ = list(FUNCTIONS)  # and utf8_slice_codeunits, below
+__all__.append("utf8_slice_codeunits")
 
 
 def _run(name: str, x: Any, pattern: bytes | None, flags: int, kwargs: dict[str, Any],
@@ -184,3 +186,49 @@ utf8_ltrim = _make_trim("utf8_ltrim")
 utf8_rtrim = _make_trim("utf8_rtrim")
 utf8_upper = _make("utf8_upper")
 utf8_lower = _make("utf8_lower")
+
+
+_SLICE_SPEC = OptionsSpec(
+    "utf8_slice_codeunits", "SliceOptions", {"start": None, "stop": None, "step": 1}
+)
+
+
+def utf8_slice_codeunits(
+    strings: Any,
+    /,
+    start: Any = None,
+    stop: Any = None,
+    step: Any = 1,
+    *,
+    options: Any = None,
+    memory_pool: Any = None,
+    device: Any = None,
+) -> Any:
+    """pyarrow.compute.utf8_slice_codeunits (am_utf8_slice_codeunits) with
+    SliceOptions (start, stop, step: Python's slicing of each value's code
+    points), on the CPU."""
+    name = "utf8_slice_codeunits"
+    given = {"start": start, "stop": stop, "step": step}
+    fields, reason = _options(_SLICE_SPEC, options, given)
+    kwargs = {"options": options} if options is not None else given
+    if fields is _FALLBACK:
+        return _fallback.run(name, reason, (strings,), kwargs)
+    if fields["start"] is None:
+        raise TypeError(f"{name}() missing required argument: 'start'")
+    first = int(fields["start"])
+    last = lib.AM_SLICE_NO_STOP if fields["stop"] is None else int(fields["stop"])
+    by = int(fields["step"])
+
+    def call(p: Any, o: Any) -> int:
+        return lib.am_utf8_slice_codeunits(p, first, last, by, o)
+
+    try:
+        if type(strings).__module__ != "arrowmetal._array" and dispatch(type(strings))[0] == SCALAR:
+            raise ArrowMetalUnsupported("a scalar input")  # pyarrow's scalar result
+        if is_chunked(strings):
+            return map_pieces(lambda a: _on_operand(call, a, device), (strings,))
+        return _on_operand(call, strings, device)
+    except ArrowMetalUnsupported as e:
+        return _fallback.run(name, str(e), (strings,), kwargs)
+    except ArrowMetalTypeError as e:
+        return _input_fallback(name, e, (strings,), (strings,), kwargs)

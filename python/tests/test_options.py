@@ -104,6 +104,7 @@ VALUES = {
     "DayOfWeekOptions": {"count_from_zero": [False], "week_start": [2, 7]},  # temporal
     "MatchSubstringOptions": {"pattern": ["a", "A", ""], "ignore_case": [True]},  # strings
     "TrimOptions": {"characters": ["a", " x", "", "é"]},
+    "SliceOptions": {"start": [1, -2, 0], "stop": [2, -1, 100], "step": [2, -1, 3]},
     "CastOptions": {
         "target_type": [pa.int8(), pa.uint16(), pa.float32(), pa.int64(), pa.bool_()],
         "allow_int_overflow": [True],
@@ -125,6 +126,7 @@ ARGS = {
 REQUIRED = {
     "MatchSubstringOptions": {"pattern": "a"},
     "TrimOptions": {"characters": "a"},
+    "SliceOptions": {"start": 0},
     "SetLookupOptions": {"value_set": pa.array([1, None, 4], pa.int64())},
     "SelectKOptions": {"k": 2, "sort_keys": [("x", "ascending")]},
     "PartitionNthOptions": {"pivot": 1},
@@ -271,6 +273,10 @@ def calls(name):
             elif cls.__name__ == "TrimOptions":
                 for x in STRING_INPUTS:
                     yield (x,), {field: value}
+            elif cls.__name__ == "SliceOptions":
+                kwargs = {"start": 1, field: value}
+                for x in STRING_INPUTS:
+                    yield (x,), kwargs
             elif name == "day_of_week":
                 for x in TEMPORAL_INPUTS:
                     yield (x,), {field: value}

@@ -5,6 +5,7 @@ a string handle cleanly."""
 
 import gc
 import random
+import struct
 import warnings
 
 import pyarrow as pa
@@ -210,7 +211,7 @@ _TAKES_STRING = {
     "am_drop_null", "am_fill_null", "am_coalesce", "am_if_else", "am_count", "am_to_device",
     "am_struct_make", "am_array_with_timezone", "am_table_make", "am_table_batch",
     "am_compare", "am_compare_scalar", "am_min", "am_max", "am_aggregate", "am_min_max",
-    "am_first_last", "am_array_byte_width", "am_string_function",
+    "am_first_last", "am_array_byte_width", "am_string_function", "am_utf8_slice_codeunits",
 }  # fmt: skip
 
 
@@ -568,3 +569,33 @@ def test_ascii_case_shares_offsets_and_validity(name):
     assert getattr(am, name)(arr).to_pyarrow().equals(got)
     deep = arr[7:]
     assert getattr(am, name)(deep).to_pyarrow().equals(getattr(pc, name)(deep))
+
+
+@pytest.mark.parametrize("t", [pa.string(), pa.large_string()])
+def test_utf8_slice_codeunits_slices_code_points_as_python(t):
+    """Every (start, stop, step) of a grid, stop None both ways, against
+    pyarrow (Python's slicing of each value's code points), over multi-byte
+    code points, nulls and a sliced input; SliceOptions too."""
+    words = ["héllo", "日本語x", "", "ab", "a", "abcdefg", None, "𝄞b€", "e\u0301"] * 9
+    a = pa.array(words, t).slice(2)
+    grid = [-10, -5, -2, -1, 0, 1, 2, 3, 6, 10]
+    for start in grid:
+        for stop in [*grid, None]:
+            for step in (-3, -1, 1, 2):
+                got = am.utf8_slice_codeunits(a, start, stop, step)
+                check(got, pc.utf8_slice_codeunits(a, start, stop, step))
+    opts = pc.SliceOptions(1, None, 2)
+    check(am.utf8_slice_codeunits(a, options=opts), pc.utf8_slice_codeunits(a, options=opts))
+
+
+def test_utf8_slice_codeunits_refusals():
+    with pytest.raises(am.ArrowMetalError, match="Slice step cannot be zero"):
+        am.utf8_slice_codeunits(pa.array(["ab"]), 0, 1, 0)
+    broken = pa.Array.from_buffers(
+        pa.string(), 1, [None, pa.py_buffer(struct.pack("<ii", 0, 4)), pa.py_buffer(b"a\xffbc")]
+    )
+    with pytest.raises(am.ArrowMetalError, match="Invalid UTF8 sequence in input"):
+        am.utf8_slice_codeunits(broken, 0, 2)
+    with warnings.catch_warnings(), pytest.raises(pa.ArrowNotImplementedError):
+        warnings.simplefilter("ignore")  # the fallback to pyarrow, which refuses binary
+        am.utf8_slice_codeunits(pa.array([b"x"]), 0, 1)
