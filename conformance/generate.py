@@ -148,6 +148,8 @@ def map_error(exc):
             return "AM_EINVAL"  # a function's domain error
         if "same length" in msg or msg == "Slice step cannot be zero":
             return "AM_EINVAL"
+        if msg.startswith("Failed to parse"):  # a string cast
+            return "AM_EINVAL"
         raise AssertionError(f"unmapped ArrowInvalid: {msg}")
     if isinstance(exc, (pa.ArrowNotImplementedError, pa.ArrowTypeError, TypeError)):
         return "AM_ETYPE"

@@ -153,8 +153,10 @@ def gen_functions(g):
 
 def file_of(case):
     """The case file of a case with a string input (this family's), else None."""
-    if case["op"] in OPS:
+    if case["op"] in FUNCTIONS:
         return FILE
+    if case["op"] == "cast" and case["params"]["to"] in STRING_TYPES:
+        return FILE  # numbers to strings
     for inp in case["inputs"]:
         t = inp["scalar"]["type"] if "scalar" in inp else inp["type"]
         if t in STRING_TYPES:
@@ -208,8 +210,59 @@ def gen_slices(g):
               [g.inline(t, [None])])  # fmt: skip
 
 
+# Casts between strings and integers or bools (abi/string_cast.c): texts in
+# arrow's syntax (leading zeros, a '-', 0x hex of at most the type's width),
+# each target's texts those pyarrow parses, then one it refuses.
+CAST_TEXTS = ["0", "1", "-1", "007", "-0", "127", "-128", "128", "255", "256", "65535",
+              "-32769", "2147483647", "4294967296", "9223372036854775807",
+              "-9223372036854775808", "18446744073709551615", "0x7f", "0X80", "0xff",
+              "0xFFFF", "0xffffffff", "0xFFFFFFFFFFFFFFFF"]  # fmt: skip
+CAST_REFUSED = ["+1", " 1", "", "1.0", "abc", "0x", "-0x1", "0x100000000000000000"]
+BOOL_TEXTS = ["true", "false", "TRUE", "False", "1", "0"]
+INTEGERS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+
+
+def parses(text, to):
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        pc.cast(pa.array([text]), cf.PA_TYPE[to])
+        return True
+    except pa.ArrowInvalid:
+        return False
+
+
+def gen_casts(g):
+    for t in STRING_TYPES:
+        for k, (n, nulls, off) in enumerate(SHAPES + [LARGE_SHAPE]):
+            for j, to in enumerate(INTEGERS + ["bool"]):
+                if t == FIXED and j:
+                    continue  # fixed_size_binary: pyarrow has no cast to numbers (one case)
+                cid = g.sweep_id("cast", t, "unary", n, nulls, off, extra=f"to-{to}")
+                texts = BOOL_TEXTS if to == "bool" else [x for x in CAST_TEXTS if parses(x, to)]
+                raw = [b"123"] if t == FIXED else texts if t in cf.UTF8_TYPES else [
+                    x.encode() for x in texts]  # fmt: skip
+                words = cf.encode_values(t, raw)
+                inp = g.gen_input(t, n, nulls, off, cid, kind="choice", choices=words)
+                g.add(cid, "cast", {"to": to, "safe": k % 2 == 0}, "unary", [inp])
+        for j, text in enumerate(CAST_REFUSED + ["yes"]):
+            to = "bool" if text == "yes" else INTEGERS[j % len(INTEGERS)]
+            value = b"1.0" if t == FIXED else text if t in cf.UTF8_TYPES else text.encode()
+            inp = g.inline(t, [None, value])
+            g.add(f"cast/{t}/unary/refused{j}-to-{to}", "cast", {"to": to, "safe": True}, "unary",
+                  [inp])  # fmt: skip
+    for t in INTEGERS + ["bool"]:  # integers and bools to strings
+        for k, (n, nulls, off) in enumerate(SHAPES):
+            for to in ("string", "large_string"):
+                cid = g.sweep_id("cast", t, "unary", n, nulls, off, extra=f"to-{to}")
+                inp = g.gen_input(t, n, nulls, off, cid)
+                g.add(cid, "cast", {"to": to, "safe": True}, "unary", [inp])
+
+
 def gen(g):
     gen_functions(g)
+    gen_casts(g)
     for t in STRING_TYPES:
         shapes = SHAPES + ([LARGE_SHAPE] if t in ("string", "binary") else [])
         for k, (n, nulls, off) in enumerate(shapes):

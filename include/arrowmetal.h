@@ -590,8 +590,8 @@ int am_arith_scalar(am_arith_op op, const am_array *left, const am_scalar *right
  *    integer -> float beyond +-2^53 (float64) or +-2^24 (float32):
  *    allow_float_truncate (truncates toward zero, rounds to nearest).
  * float64 -> float32 and conversions from and to bool are never checked, as in
- * pyarrow. pyarrow's other fields (time, decimal, utf8) concern types am_cast
- * does not convert. */
+ * pyarrow. pyarrow's other fields (time, decimal, utf8) concern conversions
+ * am_cast does not make. */
 typedef enum am_cast_flag {
   AM_CAST_SAFE = 1,
   AM_CAST_ALLOW_INT_OVERFLOW = 2,
@@ -600,6 +600,14 @@ typedef enum am_cast_flag {
 
 /* Conversion to `to` under `flags` (am_cast_flag bits; others are AM_EINVAL).
  * A value a checked conversion does not keep is AM_EOVERFLOW, naming the slot.
+ * Strings (a string or binary array, on the host) cast to the integer types
+ * and bool by pyarrow's parser: decimal digits with a '-' for the signed
+ * types, "0x" and at most two hex digits a byte (the type's bits: "0x80" as
+ * int8 is -128), "true"/"false" in any case and "1"/"0" for bool; a valid
+ * value that does not parse or fit is AM_EINVAL (pyarrow's message, "Failed
+ * to parse string: ... as a scalar of type int64") whatever the flags. Integers and bools
+ * cast to string and large_string (decimal, "true"/"false"). Floats and
+ * temporal types to and from strings, and casts to binary, are AM_ETYPE.
  * Divergence: an unchecked float outside the target integer's range gives an
  * unspecified value (pyarrow gives whatever the CPU instruction does). */
 int am_cast(const am_array *array, am_type to, int flags, am_array **out);

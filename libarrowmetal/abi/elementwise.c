@@ -184,17 +184,33 @@ static int cast(am_err *err, const am_array *array, am_type to, int flags, am_ar
   if (flags & ~known)
     return am_fail(err, AM_EINVAL, "unknown flag bits 0x%x (am_cast_flag: 0x1, 0x2, 0x4)",
                    (unsigned)(flags & ~known));
+  /* strings live on the host (and are refused by am_settle) */
+  if (am_type_is_binary(array->type)) {
+    if (array->type == to) {
+      *out = am_array_share(array);
+      return *out ? AM_OK : am_fail(err, AM_ENOMEM, "out of memory");
+    }
+    return am_string_cast(err, array, to, out);
+  }
   int status = am_settle(err, array);
   if (status != AM_OK) return status;
   if (array->type == to) {
     *out = am_array_share(array);
     return *out ? AM_OK : am_fail(err, AM_ENOMEM, "out of memory");
   }
-  /* Casts of temporal types (units, time zones, strings) and to strings are
-   * not kernels here yet. */
-  if (am_type_is_temporal(array->type) || am_type_is_temporal(to) || am_type_is_binary(to))
+  /* Casts of temporal types (units, time zones, strings) are not kernels
+   * here yet; those from and to strings are string_cast.c's, on the host. */
+  if (am_type_is_temporal(array->type) || am_type_is_temporal(to))
     return am_fail(err, AM_ETYPE, "Unsupported cast from %s to %s", am_type_name(array->type),
                    am_type_name(to));
+  if (am_type_is_binary(to)) {
+    if (array->device == am_host_device()) return am_string_cast(err, array, to, out);
+    am_array *host = NULL;
+    if ((status = am_to_host(err, array, &host)) != AM_OK) return status;
+    status = am_string_cast(err, host, to, out);
+    am_array_free(host);
+    return status;
+  }
   am_route route;
   uint64_t types = AM_TYPE_BIT(array->type) | AM_TYPE_BIT(to);
   if ((status = am_route_inputs(err, AM_ROUTE_CAST, types, &array, 1, &route)) != AM_OK)

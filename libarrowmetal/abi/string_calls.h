@@ -69,4 +69,9 @@ int am_string_compare(am_err *err, int op, const am_array *left, const am_array 
 int am_string_aggregate(am_err *err, int op, const am_array *array,
                         const am_aggregate_options *options, am_scalar *a, am_scalar *b);
 
+/* am_cast between strings and integers or bools (string_cast.c): a host
+ * array a whose type or `to` is a string or binary type. AM_ETYPE for the
+ * pairs it does not convert. */
+int am_string_cast(am_err *err, const am_array *a, am_type to, am_array **out);
+
 #endif

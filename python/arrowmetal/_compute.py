@@ -1176,6 +1176,10 @@ def cast(
     try:
         return _cast(arr, target_type, safe, options, device, kwargs)
     except ArrowMetalTypeError as e:
+        if "Unsupported cast from" in str(e) and (
+            "string" in str(e) or "binary" in str(e)
+        ):  # floats and temporal types from and to strings: pyarrow's, counted
+            return _fallback.run("cast", str(e).split(": ", 1)[-1], (arr,), kwargs)
         return _input_fallback("cast", e, (arr,), (arr,), kwargs)
 
 
@@ -1203,7 +1207,8 @@ def _cast(
         raise ValueError("cast: a target type is needed (target_type, or options' target_type)")
     try:
         t = type_id(target_type)
-        if KINDS[t] == KIND_BINARY:  # no casts to strings here yet: pyarrow's
+        # to binary and fixed_size_binary: pyarrow's (the library casts to strings)
+        if KINDS[t] == KIND_BINARY and t not in (lib.AM_UTF8, lib.AM_LARGE_UTF8):
             raise ArrowMetalTypeError(f"no cast to {TYPE_NAMES[t]}", lib.AM_ETYPE)
     except ArrowMetalTypeError:
         reason = _fallback.unsupported_target(target_type)

@@ -51,8 +51,8 @@ def test_options_classes_and_expressions_are_pyarrows():
         ("add", (pa.array([1], pa.date32()), pa.array([1], pa.duration("s"))), {}),
         ("strftime", (pa.array([1], pa.timestamp("s")),), {}),
         ("equal", (pa.array([1.5], pa.float16()), 1.5), {}),  # strings compare here now
-        ("cast", (pa.array([1, 2]), pa.string()), {}),
-        ("cast", (pa.array(["1", "2"]), pa.int64()), {}),
+        ("cast", (pa.array([1.5, 2]), pa.string()), {}),  # integers to strings: here
+        ("cast", (pa.array(["1.5", "2"]), pa.float64()), {}),
         ("filter", (pa.table({"a": [1, 2]}), pa.array([True, False])), {}),
         ("take", (pa.array([1, 2], pa.float16()), pa.array([1, 0])), {}),  # strings: here
         ("count", (pa.array([1]).dictionary_encode(),), {"mode": "all"}),

@@ -8,6 +8,7 @@ import random
 import struct
 import warnings
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
@@ -212,6 +213,7 @@ _TAKES_STRING = {
     "am_struct_make", "am_array_with_timezone", "am_table_make", "am_table_batch",
     "am_compare", "am_compare_scalar", "am_min", "am_max", "am_aggregate", "am_min_max",
     "am_first_last", "am_array_byte_width", "am_string_function", "am_utf8_slice_codeunits",
+    "am_cast",
 }  # fmt: skip
 
 
@@ -244,8 +246,9 @@ def test_every_other_call_refuses_a_string_handle():
         s = ffi.new("am_scalar *")
         out = ffi.new("am_array **")
         assert lib.am_sum(h, s) == lib.AM_ETYPE and "no kernel for" in _error()
-        assert lib.am_cast(h, lib.AM_INT64, 1, out) == lib.AM_ETYPE
-        prim = am.array([1, 2, 3, 4, 5])
+        # am_cast takes strings: to floats it refuses them, and floats to strings
+        assert lib.am_cast(h, lib.AM_FLOAT64, 1, out) == lib.AM_ETYPE
+        prim = am.array([1.5, 2.0])
         assert lib.am_cast(prim.handle, lib.AM_UTF8, 1, out) == lib.AM_ETYPE
         assert lib.am_compare(lib.AM_EQ, prim.handle, h, out) == lib.AM_ETYPE
         assert lib.am_compare(lib.AM_EQ, h, prim.handle, out) == lib.AM_ETYPE
@@ -599,3 +602,55 @@ def test_utf8_slice_codeunits_refusals():
     with warnings.catch_warnings(), pytest.raises(pa.ArrowNotImplementedError):
         warnings.simplefilter("ignore")  # the fallback to pyarrow, which refuses binary
         am.utf8_slice_codeunits(pa.array([b"x"]), 0, 1)
+
+
+INTEGER_TYPES = [pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.uint8(), pa.uint16(),
+                 pa.uint32(), pa.uint64()]  # fmt: skip
+PARSED = ["0", "1", "-1", "007", "-0", "127", "-128", "128", "255", "256", "65535", "-32769",
+          "2147483647", "4294967296", "9223372036854775807", "-9223372036854775808",
+          "18446744073709551615", "18446744073709551616", "0x7f", "0X80", "0xff", "0x100",
+          "0xFFFFFFFFFFFFFFFF", "0x", "-0x1", "+1", " 1", "1 ", "", "1.0", "abc", "1_0", "٣"]  # fmt: skip
+
+
+@pytest.mark.parametrize("t", INTEGER_TYPES)
+@pytest.mark.parametrize("source", [pa.string(), pa.large_string(), pa.binary(), pa.large_binary()])
+def test_cast_strings_to_integers_parses_as_pyarrow(t, source):
+    """Each text alone (a value that does not parse fails the call), then the
+    texts that parse together, with nulls and an offset."""
+    fine = []
+    for text in PARSED:
+        a = pa.array([text], source)
+        try:
+            want = pc.cast(a, t).to_pylist()
+        except pa.ArrowInvalid as e:
+            with pytest.raises(am.ArrowMetalError, match="Failed to parse string"):
+                am.cast(a, t)
+            assert "Failed to parse string" in str(e)
+            continue
+        assert am.cast(a, t).to_pylist() == want, (text, t)
+        fine.append(text)
+    a = pa.array(["9", *fine, None] * 3, source).slice(1)
+    check(am.cast(a, t), pc.cast(a, t))
+
+
+def test_cast_strings_to_bool_and_back():
+    texts = ["true", "FALSE", "True", "1", "0", None, "fAlSe"]
+    a = pa.array(texts)
+    check(am.cast(a, pa.bool_()), pc.cast(a, pa.bool_()))
+    for bad in ["yes", "", "2", "t"]:
+        with pytest.raises(am.ArrowMetalError, match="Failed to parse value"):
+            am.cast(pa.array([bad]), pa.bool_())
+    b = pa.array([True, None, False])
+    for t in (pa.string(), pa.large_string()):
+        check(am.cast(b, t), pc.cast(b, t))
+
+
+@pytest.mark.parametrize("t", INTEGER_TYPES)
+def test_cast_integers_to_strings(t):
+    info = np.iinfo(t.to_pandas_dtype())
+    a = pa.array([0, 1, info.min, info.max, None, 7, info.max // 3], t).slice(1)
+    for target in (pa.string(), pa.large_string()):
+        check(am.cast(a, target), pc.cast(a, target))
+    with warnings.catch_warnings(), pytest.raises(pa.ArrowNotImplementedError):
+        warnings.simplefilter("ignore")  # to binary: pyarrow's refusal, after a fallback
+        am.cast(a, pa.binary())

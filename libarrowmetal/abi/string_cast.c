@@ -1,0 +1,177 @@
+/* Casts between strings and integers or bools, on the host, as pyarrow's:
+ *
+ * - string, large_string, binary and large_binary to the integer types and
+ *   bool, parsing each valid value as arrow's value parser does: decimal
+ *   digits with a '-' for the signed types (no '+', no spaces, any leading
+ *   zeros), or "0x"/"0X" and at most two hex digits a byte of the type, the
+ *   bits of the type (0x80 as int8 is -128); bool takes "true" and "false"
+ *   in any case, "1" and "0". A value that does not parse, or does not fit,
+ *   fails the call whatever the CastOptions (AM_EINVAL, pyarrow's message).
+ * - the integer types and bool to string and large_string, in decimal and
+ *   "true"/"false". Casts to binary are pyarrow's refusals (AM_ETYPE).
+ *
+ * Floats to and from strings are not here (pyarrow's shortest round-trip
+ * formatting): AM_ETYPE, which the Python package answers with pyarrow. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "abi.h"
+#include "core/string_array.h"
+#include "string_calls.h"
+
+static int hex_digit(uint8_t c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+/* v[0, n) as an integer of `bytes` bytes: *bits its two's complement bits.
+ * 0 when it does not parse or fit. */
+static int parse_integer(const uint8_t *v, int64_t n, int is_signed, int bytes, uint64_t *bits) {
+  const uint64_t top = bytes == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * bytes)) - 1;
+  if (n > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) {
+    if (n - 2 > 2 * bytes) return 0;
+    uint64_t x = 0;
+    for (int64_t i = 2; i < n; i++) {
+      const int d = hex_digit(v[i]);
+      if (d < 0) return 0;
+      x = x << 4 | (uint64_t)d;
+    }
+    *bits = x;
+    return 1;
+  }
+  const int negative = is_signed && n > 0 && v[0] == '-';
+  int64_t i = negative;
+  if (i == n) return 0;
+  /* the magnitude's limit: the type's highest, or for a negative its lowest */
+  const uint64_t limit = !is_signed ? top : (top >> 1) + (uint64_t)negative;
+  uint64_t x = 0;
+  for (; i < n; i++) {
+    if (v[i] < '0' || v[i] > '9') return 0;
+    const uint64_t d = v[i] - '0';
+    if (x > (limit - d) / 10) return 0;
+    x = x * 10 + d;
+  }
+  *bits = (negative ? (uint64_t)0 - x : x) & top;
+  return 1;
+}
+
+static int parse_bool(const uint8_t *v, int64_t n, int *value) {
+  if (n == 1 && (v[0] == '1' || v[0] == '0')) {
+    *value = v[0] == '1';
+    return 1;
+  }
+  static const char *const words[2] = {"false", "true"};
+  for (int w = 0; w < 2; w++) {
+    const int64_t len = (int64_t)strlen(words[w]);
+    int same = n == len;
+    for (int64_t i = 0; same && i < n; i++) same = (v[i] | 0x20) == words[w][i];
+    if (same) {
+      *value = w;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static int parse_failure(am_err *err, const uint8_t *v, int64_t n, am_type to) {
+  if (to == AM_BOOL) return am_fail(err, AM_EINVAL, "Failed to parse value: %.*s", (int)n, v);
+  return am_fail(err, AM_EINVAL, "Failed to parse string: '%.*s' as a scalar of type %s", (int)n, v,
+                 am_type_name(to));
+}
+
+static int parse_strings(am_err *err, const am_array *a, am_type to, am_array **out) {
+  am_array *r = NULL;
+  int status = am_array_alloc_host(err, a->device, to, a->length, a->validity != NULL, &r);
+  if (status != AM_OK) return status;
+  const int bytes = to == AM_BOOL ? 0 : am_type_bits(to) / 8;
+  if (to == AM_BOOL) memset((void *)r->data, 0, (size_t)am_type_bytes(AM_BOOL, a->length));
+  for (int64_t i = 0; i < a->length; i++) {
+    uint64_t bits = 0;
+    if (am_string_is_valid(a, i)) {
+      int64_t n;
+      const uint8_t *v = am_string_value(a, i, &n);
+      int value = 0, ok = to == AM_BOOL ? parse_bool(v, n, &value)
+                                        : parse_integer(v, n, am_type_is_signed(to), bytes, &bits);
+      if (!ok) {
+        am_array_free(r);
+        return parse_failure(err, v, n, to);
+      }
+      bits |= (uint64_t)value;
+    }
+    if (to == AM_BOOL) {
+      if (bits) ((uint8_t *)r->data)[i >> 3] |= (uint8_t)(1u << (i & 7));
+    } else {
+      memcpy((char *)r->data + i * bytes, &bits, (size_t)bytes); /* little-endian */
+    }
+  }
+  if (!a->validity) atomic_store(&r->null_count, 0);
+  am_string_copy_validity(a, r);
+  *out = r;
+  return AM_OK;
+}
+
+/* The text of slot i of an integer or bool array into text (24 bytes). */
+static int format_slot(const am_array *a, int64_t i, char *text) {
+  const int64_t j = a->offset + i;
+  const uint8_t *data = a->data;
+  if (a->type == AM_BOOL)
+    return snprintf(text, 24, "%s", ((data[j >> 3] >> (j & 7)) & 1) ? "true" : "false");
+  const void *p = data + j * (am_type_bits(a->type) / 8);
+  switch (a->type) {
+    case AM_INT8:
+      return snprintf(text, 24, "%d", *(const int8_t *)p);
+    case AM_INT16:
+      return snprintf(text, 24, "%d", *(const int16_t *)p);
+    case AM_INT32:
+      return snprintf(text, 24, "%" PRId32, *(const int32_t *)p);
+    case AM_INT64:
+      return snprintf(text, 24, "%" PRId64, *(const int64_t *)p);
+    case AM_UINT8:
+      return snprintf(text, 24, "%u", *(const uint8_t *)p);
+    case AM_UINT16:
+      return snprintf(text, 24, "%u", *(const uint16_t *)p);
+    case AM_UINT32:
+      return snprintf(text, 24, "%" PRIu32, *(const uint32_t *)p);
+    default:
+      return snprintf(text, 24, "%" PRIu64, *(const uint64_t *)p);
+  }
+}
+
+static int format_values(am_err *err, const am_array *a, am_type to, am_array **out) {
+  int64_t total = 0;
+  char text[24];
+  for (int64_t i = 0; i < a->length; i++)
+    if (am_string_is_valid(a, i)) total += format_slot(a, i, text);
+  am_array *r = NULL;
+  int status = am_string_alloc(err, a->device, to, 0, a->length, total, a->validity != NULL, &r);
+  if (status != AM_OK) return status;
+  int64_t at = 0;
+  for (int64_t i = 0; i < a->length; i++) {
+    if (am_string_is_valid(a, i)) {
+      const int len = format_slot(a, i, text);
+      memcpy((uint8_t *)r->bytes + at, text, (size_t)len);
+      at += len;
+    }
+    if (to == AM_LARGE_UTF8)
+      ((int64_t *)r->data)[i + 1] = at;
+    else
+      ((int32_t *)r->data)[i + 1] = (int32_t)at;
+  }
+  if (!a->validity) atomic_store(&r->null_count, 0);
+  am_string_copy_validity(a, r);
+  *out = r;
+  return AM_OK;
+}
+
+int am_string_cast(am_err *err, const am_array *a, am_type to, am_array **out) {
+  const int integer_or_bool = to == AM_BOOL || am_type_is_integer(to);
+  if (am_type_is_binary(a->type) && a->type != AM_FIXED_SIZE_BINARY && integer_or_bool)
+    return parse_strings(err, a, to, out);
+  const int from_number = a->type == AM_BOOL || am_type_is_integer(a->type);
+  if (from_number && (to == AM_UTF8 || to == AM_LARGE_UTF8)) return format_values(err, a, to, out);
+  return am_fail(err, AM_ETYPE, "Unsupported cast from %s to %s", am_type_name(a->type),
+                 am_type_name(to));
+}
