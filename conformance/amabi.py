@@ -102,7 +102,7 @@ def not_on_backend(case, backend):
     if backend == "cpu":
         return None
     types = [i["scalar"]["type"] if "scalar" in i else i.get("type") for i in case["inputs"]]
-    if any(t in cf.STRING_TYPES for t in types):
+    if any(t in cf.STRING_TYPES for t in types) or case["params"].get("to") in cf.STRING_TYPES:
         return "strings and binary are not on GPUs yet"
     return None
 

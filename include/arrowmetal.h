@@ -606,7 +606,8 @@ typedef enum am_cast_flag {
  * int8 is -128), "true"/"false" in any case and "1"/"0" for bool; a valid
  * value that does not parse or fit is AM_EINVAL (pyarrow's message, "Failed
  * to parse string: ... as a scalar of type int64") whatever the flags. Integers and bools
- * cast to string and large_string (decimal, "true"/"false"). Floats and
+ * cast to string and large_string (decimal, "true"/"false"; on the host: a
+ * GPU array's is AM_EUNSUPPORTED, strings are not on GPUs yet). Floats and
  * temporal types to and from strings, and casts to binary, are AM_ETYPE.
  * Divergence: an unchecked float outside the target integer's range gives an
  * unspecified value (pyarrow gives whatever the CPU instruction does). */

@@ -203,14 +203,11 @@ static int cast(am_err *err, const am_array *array, am_type to, int flags, am_ar
   if (am_type_is_temporal(array->type) || am_type_is_temporal(to))
     return am_fail(err, AM_ETYPE, "Unsupported cast from %s to %s", am_type_name(array->type),
                    am_type_name(to));
-  if (am_type_is_binary(to)) {
-    if (array->device == am_host_device()) return am_string_cast(err, array, to, out);
-    am_array *host = NULL;
-    if ((status = am_to_host(err, array, &host)) != AM_OK) return status;
-    status = am_string_cast(err, host, to, out);
-    am_array_free(host);
-    return status;
-  }
+  /* A result stays on its input's device, and strings only live on the
+   * host: a GPU array's cast to strings is refused there. */
+  if (am_type_is_binary(to))
+    return array->device == am_host_device() ? am_string_cast(err, array, to, out)
+                                             : am_string_not_on(err, array->device);
   am_route route;
   uint64_t types = AM_TYPE_BIT(array->type) | AM_TYPE_BIT(to);
   if ((status = am_route_inputs(err, AM_ROUTE_CAST, types, &array, 1, &route)) != AM_OK)
