@@ -71,6 +71,13 @@ def _run(name: str, x: Any, pattern: bytes | None, flags: int, kwargs: dict[str,
     def call(p: Any, o: Any) -> int:
         return lib.am_string_function(op, p, keep, n, flags, o)
 
+    return _call(name, call, x, kwargs, device)
+
+
+def _call(name: str, call: Callable[[Any, Any], int], x: Any, kwargs: dict[str, Any],
+          device: Any) -> Any:  # fmt: skip
+    """`call` (the C function, on an operand handle and the out pointer) over
+    x, chunk by chunk; pyarrow runs what the library does not take."""
     try:
         if type(x).__module__ != "arrowmetal._array" and dispatch(type(x))[0] == SCALAR:
             raise ArrowMetalUnsupported("a scalar input")  # pyarrow's scalar result
@@ -222,13 +229,4 @@ def utf8_slice_codeunits(
     def call(p: Any, o: Any) -> int:
         return lib.am_utf8_slice_codeunits(p, first, last, by, o)
 
-    try:
-        if type(strings).__module__ != "arrowmetal._array" and dispatch(type(strings))[0] == SCALAR:
-            raise ArrowMetalUnsupported("a scalar input")  # pyarrow's scalar result
-        if is_chunked(strings):
-            return map_pieces(lambda a: _on_operand(call, a, device), (strings,))
-        return _on_operand(call, strings, device)
-    except ArrowMetalUnsupported as e:
-        return _fallback.run(name, str(e), (strings,), kwargs)
-    except ArrowMetalTypeError as e:
-        return _input_fallback(name, e, (strings,), (strings,), kwargs)
+    return _call(name, call, strings, kwargs, device)
