@@ -13,6 +13,7 @@ file is what this writes with the pyarrow installed.
 """
 
 import pathlib
+import re
 import sys
 
 import numpy as np
@@ -87,6 +88,18 @@ def generate():
         f"{upper}\n\n{lower}\n"
         "/* clang-format on */\n"
     )
+
+
+def source_pyarrow(text=None):
+    """The pyarrow version a generated table names as its source: the
+    mappings follow the Unicode version that pyarrow's utf8proc has, so a
+    table is compared only with a pyarrow of the same major version."""
+    text = (HERE / "unicode_case_table.c").read_text() if text is None else text
+    return re.search(r"from pyarrow (\S+)'s utf8_upper", text).group(1)
+
+
+def same_major(version):
+    return version.split(".")[0] == pa.__version__.split(".")[0]
 
 
 if __name__ == "__main__":

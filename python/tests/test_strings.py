@@ -4,6 +4,8 @@ handling functions on the CPU against pyarrow, and every other call refusing
 a string handle cleanly."""
 
 import gc
+import importlib.util
+import pathlib
 import random
 import struct
 import warnings
@@ -453,6 +455,21 @@ def test_trim_errors():
 CASE_FUNCTIONS = ["utf8_upper", "utf8_lower"]
 
 
+def _skip_unless_case_tables_match():
+    """The library's case tables are one pyarrow's (core/gen_unicode_case.py);
+    a pyarrow of another major version has another utf8proc, whose mappings
+    differ for some code points (seen: pyarrow 25.0.1 against 26.0.1)."""
+    path = pathlib.Path(__file__).resolve().parents[2] / "libarrowmetal" / "core"
+    spec = importlib.util.spec_from_file_location("gen_unicode_case", path / "gen_unicode_case.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    source = gen.source_pyarrow()
+    if not gen.same_major(source):
+        pytest.skip(
+            f"the case tables are pyarrow {source}'s; pyarrow {pa.__version__} here has another utf8proc"
+        )
+
+
 def _from_bytes(raw, validity=None):
     """A string array over these bytes as they are (pyarrow's constructor
     would validate them)."""
@@ -470,6 +487,7 @@ def _from_bytes(raw, validity=None):
 
 @pytest.mark.parametrize("name", CASE_FUNCTIONS)
 def test_unicode_case_is_pyarrows_for_every_code_point(name):
+    _skip_unless_case_tables_match()
     # every code point but the surrogates, 1,000 to a value, both widths
     points = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
     words = ["".join(points[i : i + 1000]) for i in range(0, len(points), 1000)]
