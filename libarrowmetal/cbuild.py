@@ -5,8 +5,10 @@ library's own warnings, for the pytest files of libarrowmetal/.
     cbuild.build(tmp_path / "ops_test", [HERE / "ops_test.c", HERE / "ops.c"])
 """
 
+import ctypes
 import os
 import pathlib
+import shutil
 import subprocess
 
 LIBRARY = pathlib.Path(__file__).resolve().parent
@@ -46,3 +48,27 @@ def build(output, sources, *, optimize="-O2", shared=False, extra=(), libs=("-lm
     command += [str(s) for s in sources] + ["-o", str(output), *libs]
     subprocess.run(command, check=True)
     return output
+
+
+CXX = shutil.which("g++") or shutil.which("clang++")
+
+
+def emulated(work, kernel, wrapper):
+    """The generated CUDA source of `kernel` (say "am_power_float64"), then
+    the C++ text `wrapper`, compiled against the CPU emulation of CUDA
+    (gpu/emu/cuda_emu.h, where CUDA's math functions are the host's) into a
+    shared library under `work`: its ctypes.CDLL. Needs CXX."""
+    tool = build(work / "kernel_source_test", [LIBRARY / "gpu" / "kernel_source_test.c", *GENERATOR],
+                 optimize="-O1")  # fmt: skip
+    (work / "cuda").mkdir(exist_ok=True)
+    subprocess.run([str(tool), "dump", "cuda", str(work / "cuda")], check=True, capture_output=True)
+    src = work / f"{kernel}.cpp"
+    src.write_text(
+        "#include <cmath>\n"
+        f'#include "{LIBRARY / "gpu" / "emu" / "cuda_emu.h"}"\n'
+        f'#include "{work / "cuda" / (kernel + ".cu")}"\n' + wrapper
+    )
+    so = work / f"{kernel}.so"
+    subprocess.run([CXX, "-std=c++17", "-O2", "-ffp-contract=off", "-shared", "-fPIC", "-w",
+                    str(src), "-o", str(so), "-lpthread"], check=True)  # fmt: skip
+    return ctypes.CDLL(str(so))

@@ -316,7 +316,10 @@ static int unroll_for(am_type in, int bits_out, int arrays);
  * 3 or 2 blocks resident (80 / 83 registers, no spills) 0.76 / 0.93; 8
  * words with 2 resident 0.79. */
 static int binary_unroll(const am_kernel_key *k) {
-  if (k->t0 == AM_FLOAT64 && (k->op == AM_POWER || k->op == AM_POWER_CHECKED)) return 4;
+  /* atan2 too: 2 words 0.669 ms, 4 words 0.569, 8 words 0.653 (kernel only,
+   * 10^8 rows; torch.atan2 0.564, the copy of its bytes 0.581). */
+  if (k->t0 == AM_FLOAT64 && (k->op == AM_POWER || k->op == AM_POWER_CHECKED || k->op == AM_ATAN2))
+    return 4;
   return unroll_for(k->t0, 0, 2);
 }
 
@@ -330,27 +333,35 @@ static int binary_unroll(const am_kernel_key *k) {
  * to interleave, as float64 power does. H200, 10^8 rows, ms, one run each
  * (2 words, then 4): atan 0.694 / 0.535, asin 0.587 / 0.495, acos 0.554 /
  * 0.527, asin_checked 0.608 / 0.520, log1p 0.597 / 0.602, ln 0.464 / 0.464,
- * sin 0.464 / 0.444 (torch: atan 0.41, log1p 0.52, the copy floor 0.40). */
+ * sin 0.464 / 0.444 (torch: atan 0.41, log1p 0.52, the copy floor 0.40).
+ * The logarithms and the inverse sines take 8 (a few spilled registers
+ * under the 64 that 4 resident blocks leave cost less than they gain);
+ * kernel only, 4 words / 8 words: ln 0.421 / 0.402, asin 0.479 / 0.444,
+ * acos 0.509 / 0.496, log1p (am_log1p64) 0.491 / 0.474; atan spills
+ * heavily at 8 (0.838) and sin gains little (0.426 / 0.415). Of the
+ * checked ones, library calls in one run each, 4 words / 8 words:
+ * asin_checked 0.520 / 0.537, acos_checked 0.581 / 0.538. */
 static int unary_unroll(const am_kernel_key *k) {
   if (k->t0 != AM_FLOAT64) return unroll_for(k->t0, 0, 1);
   switch (k->op) {
-    case AM_EXP:
     case AM_LN:
     case AM_LOG10:
     case AM_LOG2:
     case AM_LOG1P:
-    case AM_SIN:
-    case AM_COS:
-    case AM_TAN:
     case AM_ASIN:
     case AM_ACOS:
-    case AM_ATAN:
     case AM_LN_CHECKED:
     case AM_LOG10_CHECKED:
     case AM_LOG2_CHECKED:
     case AM_LOG1P_CHECKED:
-    case AM_ASIN_CHECKED:
     case AM_ACOS_CHECKED:
+      return 8;
+    case AM_ASIN_CHECKED:
+    case AM_EXP:
+    case AM_SIN:
+    case AM_COS:
+    case AM_TAN:
+    case AM_ATAN:
       return 4;
     default:
       return unroll_for(k->t0, 0, 1);

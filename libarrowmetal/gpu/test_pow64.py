@@ -7,8 +7,6 @@ on the H200 (within their 4 ulps)."""
 
 import ctypes
 import pathlib
-import shutil
-import subprocess
 import sys
 
 import numpy as np
@@ -18,8 +16,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 import cbuild
 
-CXX = shutil.which("g++") or shutil.which("clang++")
-pytestmark = pytest.mark.skipif(CXX is None, reason="no C++ compiler")
+pytestmark = pytest.mark.skipif(cbuild.CXX is None, reason="no C++ compiler")
 
 N = 1_000_000
 
@@ -27,24 +24,12 @@ N = 1_000_000
 @pytest.fixture(scope="module")
 def pow64(tmp_path_factory):
     """A function (x, y) -> am_pow64 over float64 arrays."""
-    work = tmp_path_factory.mktemp("pow64")
-    tool = cbuild.build(work / "kernel_source_test", [HERE / "kernel_source_test.c", *cbuild.GENERATOR],
-                        optimize="-O1")  # fmt: skip
-    (work / "cuda").mkdir()
-    subprocess.run([str(tool), "dump", "cuda", str(work / "cuda")], check=True, capture_output=True)
-    src = work / "pow64.cpp"
-    src.write_text(
-        "#include <cmath>\n"
-        f'#include "{HERE / "emu" / "cuda_emu.h"}"\n'
-        f'#include "{work / "cuda" / "am_power_float64.cu"}"\n'
+    wrapper = (
         'extern "C" void pow_many(const double *x, const double *y, double *out, long n) {\n'
         "  for (long i = 0; i < n; i++) out[i] = am_pow64(x[i], y[i]);\n"
         "}\n"
     )
-    so = work / "pow64.so"
-    subprocess.run([CXX, "-std=c++17", "-O2", "-ffp-contract=off", "-shared", "-fPIC", "-w",
-                    str(src), "-o", str(so), "-lpthread"], check=True)  # fmt: skip
-    fn = ctypes.CDLL(str(so)).pow_many
+    fn = cbuild.emulated(tmp_path_factory.mktemp("pow64"), "am_power_float64", wrapper).pow_many
     fn.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_long]
 
     def run(x, y):

@@ -328,7 +328,7 @@ static inline void am_emu_grid(int blocks, int threads, const std::function<void
     am_emu_grid(blocks, AM_BLOCK, [&] { name(a); });         \
   }
 
-/* The device math the round kernels use: C's functions, and
+/* The device math the round and log1p kernels use: C's functions, and
  * the products CUDA never contracts as plain products (the emulation is
  * compiled without FMA, so nothing contracts them here). */
 #include <cmath>
@@ -336,5 +336,7 @@ using std::isfinite;
 using std::signbit;
 static inline float __fmul_rn(float a, float b) { return a * b; }
 static inline double __dmul_rn(double a, double b) { return a * b; }
+/* The float reciprocal rounded to nearest (CUDA's __frcp_rn): IEEE's 1 / x. */
+static inline float __frcp_rn(float x) { return 1.0f / x; }
 
 #endif
