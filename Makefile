@@ -224,7 +224,7 @@ check-macos:
 MSL_CHECK ?= $(wildcard ../shared/msl-check/check.sh)
 GENERATOR := libarrowmetal/gpu/kernel_source_test.c libarrowmetal/gpu/kernel_source.c \
              libarrowmetal/gpu/kernel_source_aggregate.c \
-             libarrowmetal/gpu/dialect.c libarrowmetal/gpu/dialect_pow64.c libarrowmetal/core/types.c libarrowmetal/core/error.c \
+             libarrowmetal/gpu/dialect.c libarrowmetal/gpu/dialect_pow64.c libarrowmetal/gpu/dialect_unary64.c libarrowmetal/core/types.c libarrowmetal/core/error.c \
              libarrowmetal/core/ops.c \
              libarrowmetal/gpu/kernel_source_nulls.c \
              libarrowmetal/gpu/kernel_source_round.c libarrowmetal/core/round.c \

@@ -375,30 +375,6 @@ static const char msl_pow[] =
     "  return (metal::signbit(x) && y_odd) ? -m : m;\n"
     "}\n";
 
-/* log1p for doubles in CUDA, from log: with u = 1 + x rounded and c = x -
- * (u - 1) the part of x that rounding lost (exact: Sterbenz), log1p(x) =
- * log(u) + log(1 + c/u) = log(u) + c/u to well under an ulp, since |c/u| <=
- * 2^-53. c/u needs only a good reciprocal of u, not a correctly rounded
- * division: float's reciprocal and one Newton step (relative error 2^-46,
- * on a term below 2^-53 of the result's magnitude where it matters). log is
- * libdevice's (1 ulp), so the sum is within 2 ulps; numpy's emulation of
- * these steps with glibc's log stayed within 1 ulp of log1p over 24M values
- * of every range. Cheaper than libdevice's log1p, whose two divisions left
- * it FP64-bound on the H200: 10^8 rows, kernel only, 0.547 -> 0.471 ms at 8
- * words a pass (the copy floor 0.392). x = +-0 is itself (the sign of
- * zero); an infinite or NaN log (x = -1, x = inf, x < -1) is the answer. */
-static const char cuda_log1p64[] =
-    "DEVFN am_f64 am_log1p64(am_f64 x) {\n"
-    "  const am_f64 u = 1.0 + x;\n"
-    "  const am_f64 l = log(u);\n"
-    "  const am_f64 c = x - (u - 1.0);\n"
-    "  am_f64 r = (am_f64)__frcp_rn((am_f32)u);\n"
-    "  r = fma(r, fma(-u, r, 1.0), r);\n"
-    "  if (x == 0.0) return x;\n"
-    "  if (!(fabs(l) <= 1.7976931348623157e308)) return l;\n"
-    "  return fma(c, r, l);\n"
-    "}\n";
-
 void am_dialect_math(am_sb *sb, am_dialect dialect, am_type t) {
   int count = (int)(sizeof math_names / sizeof math_names[0]);
   if (dialect == AM_DIALECT_MSL) {
@@ -409,7 +385,7 @@ void am_dialect_math(am_sb *sb, am_dialect dialect, am_type t) {
                "#define am_atan2(x, y) metal::precise::atan2(x, y)\n");
   } else {
     const char *f = t == AM_FLOAT32 ? "f" : "";
-    if (t == AM_FLOAT64) am_sb_puts(sb, cuda_log1p64);
+    if (t == AM_FLOAT64) am_dialect_unary64(sb);
     am_sb_printf(sb,
                  "#define am_pow(x, y) pow%s(x, y)\n"
                  "#define am_atan2(x, y) atan2%s(x, y)\n",
@@ -417,8 +393,8 @@ void am_dialect_math(am_sb *sb, am_dialect dialect, am_type t) {
   }
   for (int i = 0; i < count; i++) {
     const char *vocab = math_names[i][0], *fn = math_names[i][1];
-    if (dialect == AM_DIALECT_CUDA && t == AM_FLOAT64 && strcmp(fn, "log1p") == 0)
-      am_sb_printf(sb, "#define %s(x) am_log1p64(x)\n", vocab);
+    if (dialect == AM_DIALECT_CUDA && t == AM_FLOAT64 && am_dialect_unary64_has(fn))
+      am_sb_printf(sb, "#define %s(x) am_%s64(x)\n", vocab, fn);
     else if (dialect == AM_DIALECT_CUDA)
       am_sb_printf(sb, "#define %s(x) %s%s(x)\n", vocab, fn, t == AM_FLOAT32 ? "f" : "");
     else if (strcmp(fn, "log1p") == 0)
