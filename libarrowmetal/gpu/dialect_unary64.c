@@ -47,13 +47,9 @@ static const char cuda_log1p64[] =
  * 0.504 -> 0.439 ms (78% -> 89% of the copy floor) at 8 words a pass
  * (0.508 at 4). |x| > 1 gives a NaN (sqrt of a negative), a NaN its NaN;
  * acos(1) is +0, acos(-1) pi. */
-static const char cuda_acos64[] =
-    "DEVFN am_f64 am_acos64(am_f64 x) {\n"
-    "  const am_f64 pio2_hi = 0x1.921fb54442d18p+0, pio2_lo = 0x1.1a62633145c07p-54;\n"
-    "  const am_f64 ax = fabs(x);\n"
-    "  const bool big = ax > 0.5;\n"
-    "  const am_f64 z = big ? fma(-0.5, ax, 0.5) : x * x;\n"
-    "  const am_f64 t = big ? sqrt(z) : x;\n"
+/* P(z) of am_acos64 and am_asin64 (see am_acos64). */
+static const char cuda_asin_poly64[] =
+    "DEVFN am_f64 am_asin_poly64(am_f64 z) {\n"
     "  am_f64 p = 0x1.d72b2bc8155f8p-6;\n"
     "  p = fma(p, z, -0x1.e6aaa8a0a04ccp-7);\n"
     "  p = fma(p, z, 0x1.1d189408314eep-6);\n"
@@ -67,17 +63,57 @@ static const char cuda_acos64[] =
     "  p = fma(p, z, 0x1.6db6db6e31f13p-5);\n"
     "  p = fma(p, z, 0x1.3333333332ecap-4);\n"
     "  p = fma(p, z, 0x1.5555555555556p-3);\n"
+    "  return p;\n"
+    "}\n";
+
+static const char cuda_acos64[] =
+    "DEVFN am_f64 am_acos64(am_f64 x) {\n"
+    "  const am_f64 pio2_hi = 0x1.921fb54442d18p+0, pio2_lo = 0x1.1a62633145c07p-54;\n"
+    "  const am_f64 ax = fabs(x);\n"
+    "  const bool big = ax > 0.5;\n"
+    "  const am_f64 z = big ? fma(-0.5, ax, 0.5) : x * x;\n"
+    "  const am_f64 t = big ? sqrt(z) : x;\n"
+    "  const am_f64 p = am_asin_poly64(z);\n"
     "  const am_f64 r = __dmul_rn(__dmul_rn(t, z), p);\n"
     "  if (!big) return pio2_hi - (x - (pio2_lo - r));\n"
     "  if (x > 0.0) return 2.0 * (t + r);\n"
     "  return 2.0 * (pio2_hi - (t - (pio2_lo - r)));\n"
     "}\n";
 
+/* asin for doubles in CUDA, from am_acos64's polynomial: asin(x) = x + x z
+ * P(z) for |x| <= 0.5, and for |x| > 0.5 pi/2 - 2 asin(t), t = sqrt(z), z =
+ * (1 - |x|) / 2, with the sign of x. Near |x| = 0.5 that subtraction
+ * cancels a bit (pi/2 - pi/3), so the sqrt's rounding is put back: c =
+ * (z - t^2) / (2 t), its fma residual over a float reciprocal (c is below
+ * 2^-53 of t), and h = pi/2_hi - 2 t is carried with its rounding error
+ * e (Fast2Sum: |pi/2| > 2 t), which matters where h is past 1 and the
+ * result below (|x| near 0.84: 2 ulps without it). Within 1 ulp of glibc's
+ * asin under the CPU emulation. */
+static const char cuda_asin64[] =
+    "DEVFN am_f64 am_asin64(am_f64 x) {\n"
+    "  const am_f64 pio2_hi = 0x1.921fb54442d18p+0, pio2_lo = 0x1.1a62633145c07p-54;\n"
+    "  const am_f64 ax = fabs(x);\n"
+    "  if (!(ax > 0.5)) {\n"
+    "    const am_f64 s = x * x;\n"
+    "    return fma(__dmul_rn(x, s), am_asin_poly64(s), x);\n"
+    "  }\n"
+    "  const am_f64 z = fma(-0.5, ax, 0.5);\n"
+    "  const am_f64 t = sqrt(z);\n"
+    "  const am_f64 r = __dmul_rn(__dmul_rn(t, z), am_asin_poly64(z));\n"
+    "  const am_f64 c = t > 0.0 ? fma(-t, t, z) * (0.5 * (am_f64)__frcp_rn((am_f32)t)) : 0.0;\n"
+    "  const am_f64 h = pio2_hi - 2.0 * t;\n"
+    "  const am_f64 e = (pio2_hi - h) - 2.0 * t;\n"
+    "  const am_f64 a = h + (e - (2.0 * (c + r) - pio2_lo));\n"
+    "  return x < 0.0 ? -a : a;\n"
+    "}\n";
+
 void am_dialect_unary64(am_sb *sb) {
   am_sb_puts(sb, cuda_log1p64);
+  am_sb_puts(sb, cuda_asin_poly64);
   am_sb_puts(sb, cuda_acos64);
+  am_sb_puts(sb, cuda_asin64);
 }
 
 int am_dialect_unary64_has(const char *fn) {
-  return strcmp(fn, "log1p") == 0 || strcmp(fn, "acos") == 0;
+  return strcmp(fn, "log1p") == 0 || strcmp(fn, "acos") == 0 || strcmp(fn, "asin") == 0;
 }

@@ -354,9 +354,9 @@ static int unary_unroll(const am_kernel_key *k) {
     case AM_LOG10_CHECKED:
     case AM_LOG2_CHECKED:
     case AM_LOG1P_CHECKED:
+    case AM_ASIN_CHECKED:
     case AM_ACOS_CHECKED:
       return 8;
-    case AM_ASIN_CHECKED:
     case AM_EXP:
     case AM_SIN:
     case AM_COS:

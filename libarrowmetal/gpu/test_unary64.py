@@ -1,10 +1,10 @@
 """The CUDA dialect's own float64 unary functions (dialect_unary64.c:
-am_log1p64 from log, am_acos64 from one asin polynomial), where there is no
+am_log1p64 from log, am_acos64 and am_asin64 from one polynomial), where there is no
 GPU: each device function as the generator writes it into its kernel's CUDA
 source, compiled against the CPU emulation of CUDA (emu/cuda_emu.h: log and
 sqrt are the host's) and called over arrays, against numpy's (glibc's). On
 the GPU log is libdevice's (1 ulp): am_log1p64 may be one ulp further there;
-am_acos64 is the same arithmetic. The GPU runs of the kernels are the
+am_acos64 and am_asin64 are the same arithmetic. The GPU runs of the kernels are the
 conformance cases on the H200 (within their 4 ulps)."""
 
 import ctypes
@@ -22,7 +22,7 @@ from test_pow64 import ulps
 pytestmark = pytest.mark.skipif(cbuild.CXX is None, reason="no C++ compiler")
 
 N = 1_000_000
-FUNCTIONS = {"log1p": np.log1p, "acos": np.arccos}
+FUNCTIONS = {"log1p": np.log1p, "acos": np.arccos, "asin": np.arcsin}
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +64,7 @@ def arguments(name, kind, rng):
         if kind == "near the ends":  # near -1; past 2^53, where u is x
             return np.concatenate([-1.0 + np.exp2(-rng.uniform(0, 53, N // 2)),
                                    np.exp2(rng.uniform(53, 1023, N // 2))])  # fmt: skip
-    if name == "acos":
+    if name in ("acos", "asin"):
         if kind == "benchmark":
             return rng.uniform(-1.0, 1.0, N)
         if kind == "every binade":
@@ -72,7 +72,7 @@ def arguments(name, kind, rng):
         if kind == "near zero":  # and around the branch at |x| = 0.5
             return np.concatenate([rng.uniform(-1e-3, 1e-3, N // 2),
                                    rng.choice([-0.5, 0.5], N // 2) + rng.uniform(-1e-6, 1e-6, N // 2)])  # fmt: skip
-        if kind == "near the ends":  # results near 0 and near pi
+        if kind == "near the ends":  # acos near 0 and pi, asin near +-pi/2
             return rng.choice([-1.0, 1.0], N) * (1.0 - np.exp2(-rng.uniform(1, 53, N)))
     raise AssertionError(kind)
 
