@@ -23,7 +23,7 @@ GENERATOR = [
     LIBRARY / "gpu" / "kernel_source_aggregate.c",
     LIBRARY / "gpu" / "dialect.c",
     LIBRARY / "gpu" / "dialect_pow64.c",  # float64 pow for CUDA
-    LIBRARY / "gpu" / "dialect_unary64.c",  # float64 log1p and acos for CUDA
+    LIBRARY / "gpu" / "dialect_unary64.c",  # float64 log1p, acos, asin for CUDA
     LIBRARY / "core" / "types.c",
     LIBRARY / "core" / "error.c",
     LIBRARY / "core" / "ops.c",

@@ -72,7 +72,7 @@ void am_dialect_math(am_sb *sb, am_dialect dialect, am_type t);
  * says why and how), and am_pow redefined as it. */
 void am_dialect_pow64(am_sb *sb);
 /* For float64 in the CUDA dialect, inside am_dialect_math: the device
- * functions of dialect_unary64.c (am_log1p64, am_acos64), and whether C's
+ * functions of dialect_unary64.c (am_log1p64, am_acos64, am_asin64), and whether C's
  * function `fn` ("log1p") is one of them, named am_<fn>64. */
 void am_dialect_unary64(am_sb *sb);
 int am_dialect_unary64_has(const char *fn);

@@ -32,22 +32,11 @@ static const char cuda_log1p64[] =
     "  return fma(c, r, l);\n"
     "}\n";
 
-/* acos for doubles in CUDA, from one polynomial for asin on [-0.5, 0.5]:
- * asin(t) = t + t z P(z), z = t^2, P of degree 12 interpolating (asin(t) -
- * t) / t^3 at Chebyshev nodes of z in [0, 1/4] (gpu/fit_asin.py, mpmath at
- * 60 digits: relative error of P with these doubles 2^-52.9, and its term
- * is at most 4.5% of asin(t)). Then acos(x) = pi/2 - asin(x) for |x| <= 0.5
- * (a result of at least pi/3: no cancellation), 2 asin(sqrt((1 - x) / 2))
- * for x > 0.5 and pi - 2 asin(sqrt((1 + x) / 2)) for x < -0.5 ((1 - |x|)/2
- * is exact there, Sterbenz), pi/2 carried as two doubles. Within 1 ulp of
- * glibc's acos under the CPU emulation, which does the GPU's arithmetic
- * bit for bit: every product-sum an explicit fma, the other products
- * __dmul_rn (never contracted), sqrt IEEE's on both. One sqrt and 13 fused
- * multiply-adds instead of libdevice's acos: 10^8 rows, the library call,
- * 0.504 -> 0.439 ms (78% -> 89% of the copy floor) at 8 words a pass
- * (0.508 at 4). |x| > 1 gives a NaN (sqrt of a negative), a NaN its NaN;
- * acos(1) is +0, acos(-1) pi. */
-/* P(z) of am_acos64 and am_asin64 (see am_acos64). */
+/* P(z) of am_acos64 and am_asin64: asin(t) = t + t z P(z), z = t^2, for
+ * |t| <= 0.5; P of degree 12 interpolating (asin(t) - t) / t^3 at Chebyshev
+ * nodes of z in [0, 1/4] (gpu/fit_asin.py, mpmath at 60 digits: relative
+ * error of P with these doubles 2^-52.9, and its term is at most 4.5% of
+ * asin(t)). */
 static const char cuda_asin_poly64[] =
     "DEVFN am_f64 am_asin_poly64(am_f64 z) {\n"
     "  am_f64 p = 0x1.d72b2bc8155f8p-6;\n"
@@ -66,6 +55,17 @@ static const char cuda_asin_poly64[] =
     "  return p;\n"
     "}\n";
 
+/* acos for doubles in CUDA, from am_asin_poly64: acos(x) = pi/2 - asin(x)
+ * for |x| <= 0.5 (a result of at least pi/3: no cancellation), 2 asin(sqrt((1 - x) / 2))
+ * for x > 0.5 and pi - 2 asin(sqrt((1 + x) / 2)) for x < -0.5 ((1 - |x|)/2
+ * is exact there, Sterbenz), pi/2 carried as two doubles. Within 1 ulp of
+ * glibc's acos under the CPU emulation, which does the GPU's arithmetic
+ * bit for bit: every product-sum an explicit fma, the other products
+ * __dmul_rn (never contracted), sqrt IEEE's on both. One sqrt and 13 fused
+ * multiply-adds instead of libdevice's acos: 10^8 rows, the library call,
+ * 0.504 -> 0.439 ms (78% -> 89% of the copy floor) at 8 words a pass
+ * (0.508 at 4). |x| > 1 gives a NaN (sqrt of a negative), a NaN its NaN;
+ * acos(1) is +0, acos(-1) pi. */
 static const char cuda_acos64[] =
     "DEVFN am_f64 am_acos64(am_f64 x) {\n"
     "  const am_f64 pio2_hi = 0x1.921fb54442d18p+0, pio2_lo = 0x1.1a62633145c07p-54;\n"

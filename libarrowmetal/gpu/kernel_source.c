@@ -339,8 +339,10 @@ static int binary_unroll(const am_kernel_key *k) {
  * kernel only, 4 words / 8 words: ln 0.421 / 0.402, asin 0.479 / 0.444,
  * acos 0.509 / 0.496, log1p (am_log1p64) 0.491 / 0.474; atan spills
  * heavily at 8 (0.838) and sin gains little (0.426 / 0.415). Of the
- * checked ones, library calls in one run each, 4 words / 8 words:
- * asin_checked 0.520 / 0.537, acos_checked 0.581 / 0.538. */
+ * checked ones, library calls in one run each, 4 words / 8 words, with
+ * libdevice's functions: asin_checked 0.520 / 0.537, acos_checked 0.581 /
+ * 0.538; with am_acos64 acos_checked at 8 0.456, and asin_checked takes 8
+ * as acos_checked does now that both are am_asin_poly64 (not yet timed). */
 static int unary_unroll(const am_kernel_key *k) {
   if (k->t0 != AM_FLOAT64) return unroll_for(k->t0, 0, 1);
   switch (k->op) {
