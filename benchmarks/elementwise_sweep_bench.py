@@ -6,6 +6,7 @@ milliseconds; "pa/am" above 1 means ArrowMetal is faster. Nothing here
 passes or fails.
 
     python benchmarks/elementwise_sweep_bench.py [--rows 1000000,50000000] [--device cpu|cuda]
+        [--only ln,log1p,...]
 
 breadth_bench.py compares a sample of these with numpy, CuPy and PyTorch;
 this sweep takes them all, with one peer each.
@@ -88,11 +89,11 @@ def arguments(spec, data):
     return [data[a] if isinstance(a, str) else a for a in spec]
 
 
-def cpu_rows(n, host, repeats):
+def cpu_rows(n, host, repeats, calls):
     am.set_device("cpu")
     mine = {k: am.array(v) for k, v in host.items()}
     rows = []
-    for name, spec in CALLS.items():
+    for name, spec in calls.items():
         ours, theirs = getattr(am, name), getattr(pc, name)
         a_am, a_pa = arguments(spec, mine), arguments(spec, host)
         t_am = median_ms(lambda f=ours, a=a_am: f(*a), repeats)
@@ -117,11 +118,11 @@ def copy_ms(nbytes, repeats):
     return COPY_MS[nbytes]
 
 
-def cuda_rows(n, host, repeats):
+def cuda_rows(n, host, repeats, calls):
     cuda = am._devices.device_ptr("cuda")
     mine = {k: am.array(v).to_device("cuda") for k, v in host.items()}
     rows = []
-    for name, spec in CALLS.items():
+    for name, spec in calls.items():
         ours, a = getattr(am, name), arguments(spec, mine)
         t_am = median_ms(lambda f=ours, a=a: f(*a), repeats, lambda: am.lib.am_device_sync(cuda))
         # bytes read and written a slot (the results have no nulls here):
@@ -141,11 +142,17 @@ def main():
     ap.add_argument("--rows", default="1000000,50000000")
     ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--only", default="", help="comma-separated functions (default: all)")
     args = ap.parse_args()
+    only = [s for s in args.only.split(",") if s]
+    unknown = sorted(set(only) - set(CALLS))
+    if unknown:
+        ap.error(f"unknown functions: {', '.join(unknown)}")
+    calls = {k: v for k, v in CALLS.items() if not only or k in only}
     rows = []
     for n in (int(s) for s in args.rows.split(",")):
         run = cpu_rows if args.device == "cpu" else cuda_rows
-        rows += run(n, inputs(n), args.repeats)
+        rows += run(n, inputs(n), args.repeats, calls)
     if args.device == "cpu":
         print(f"CPU backend ({am.backend()}), {args.repeats} runs each, medians in ms\n")
         table(rows, ["rows", "function", "arrowmetal", "pyarrow", "pa/am"])

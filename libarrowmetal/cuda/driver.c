@@ -53,6 +53,7 @@ static void load(void) {
   RESOLVE(cuCtxPopCurrent, "cuCtxPopCurrent_v2", "cuCtxPopCurrent");
   RESOLVE(cuStreamCreate, "cuStreamCreate");
   RESOLVE(cuStreamSynchronize, "cuStreamSynchronize");
+  RESOLVE(cuStreamQuery, "cuStreamQuery");
   RESOLVE(cuStreamWaitEvent, "cuStreamWaitEvent");
   RESOLVE(cuStreamWriteValue64, "cuStreamWriteValue64_v2", "cuStreamWriteValue64");
   RESOLVE(cuEventCreate, "cuEventCreate");

@@ -61,6 +61,7 @@ typedef struct am_cuda_driver {
   CUresult (*cuCtxPopCurrent)(CUcontext *context);
   CUresult (*cuStreamCreate)(CUstream *stream, unsigned int flags);
   CUresult (*cuStreamSynchronize)(CUstream stream);
+  CUresult (*cuStreamQuery)(CUstream stream);
   CUresult (*cuStreamWaitEvent)(CUstream stream, CUevent event, unsigned int flags);
   CUresult (*cuStreamWriteValue64)(CUstream stream, CUdeviceptr address, uint64_t value,
                                    unsigned int flags);

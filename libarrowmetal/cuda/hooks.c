@@ -118,6 +118,14 @@ static int mark(am_err *err, am_gpu_device *gpu, uint64_t value) {
   return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "cuStreamWriteValue64");
 }
 
+/* Whether the stream has run everything enqueued on it, asked of the
+ * driver without enqueuing anything. An error (the stream's sticky fault)
+ * answers no: the caller's wait then reports it. */
+static int idle(am_gpu_device *gpu) {
+  am_cuda_device *cuda = am_cuda_of_gpu(gpu);
+  return cuda->cu->cuStreamQuery(cuda->stream) == CUDA_SUCCESS;
+}
+
 /* The stream's write is the release; this acquire orders the caller's reads
  * of results after it. */
 static uint64_t reached(void *gpu) {
@@ -155,6 +163,7 @@ const am_gpu_hooks am_cuda_hooks = {
     .load = load,
     .launch = launch,
     .mark = mark,
+    .idle = idle,
     .reached = reached,
     .block = block,
 };

@@ -88,18 +88,20 @@ static const char cuda_acos64[] =
  * 2^-53 of t), and h = pi/2_hi - 2 t is carried with its rounding error
  * e (Fast2Sum: |pi/2| > 2 t), which matters where h is past 1 and the
  * result below (|x| near 0.84: 2 ulps without it). Within 1 ulp of glibc's
- * asin under the CPU emulation. */
+ * asin under the CPU emulation. The one polynomial comes before the two
+ * ways part: with a branch around each (the first version), a warp of both
+ * kinds of x ran it twice, and asin at 10^8 rows took 0.585 ms on the H200
+ * against acos's 0.439 and libdevice's asin's 0.458. */
 static const char cuda_asin64[] =
     "DEVFN am_f64 am_asin64(am_f64 x) {\n"
     "  const am_f64 pio2_hi = 0x1.921fb54442d18p+0, pio2_lo = 0x1.1a62633145c07p-54;\n"
     "  const am_f64 ax = fabs(x);\n"
-    "  if (!(ax > 0.5)) {\n"
-    "    const am_f64 s = x * x;\n"
-    "    return fma(__dmul_rn(x, s), am_asin_poly64(s), x);\n"
-    "  }\n"
-    "  const am_f64 z = fma(-0.5, ax, 0.5);\n"
+    "  const bool big = ax > 0.5;\n"
+    "  const am_f64 z = big ? fma(-0.5, ax, 0.5) : x * x;\n"
+    "  const am_f64 p = am_asin_poly64(z);\n"
+    "  if (!big) return fma(__dmul_rn(x, z), p, x);\n"
     "  const am_f64 t = sqrt(z);\n"
-    "  const am_f64 r = __dmul_rn(__dmul_rn(t, z), am_asin_poly64(z));\n"
+    "  const am_f64 r = __dmul_rn(__dmul_rn(t, z), p);\n"
     "  const am_f64 c = t > 0.0 ? fma(-t, t, z) * (0.5 * (am_f64)__frcp_rn((am_f32)t)) : 0.0;\n"
     "  const am_f64 h = pio2_hi - 2.0 * t;\n"
     "  const am_f64 e = (pio2_hi - h) - 2.0 * t;\n"

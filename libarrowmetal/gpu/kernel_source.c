@@ -341,8 +341,9 @@ static int binary_unroll(const am_kernel_key *k) {
  * heavily at 8 (0.838) and sin gains little (0.426 / 0.415). Of the
  * checked ones, library calls in one run each, 4 words / 8 words, with
  * libdevice's functions: asin_checked 0.520 / 0.537, acos_checked 0.581 /
- * 0.538; with am_acos64 acos_checked at 8 0.456, and asin_checked takes 8
- * as acos_checked does now that both are am_asin_poly64 (not yet timed). */
+ * 0.538; with am_acos64 acos_checked at 8 0.456; with am_asin64 and
+ * am_log1p64, two runs each, asin_checked 0.536-0.540 / 0.496-0.512,
+ * log1p_checked 0.550-0.557 / 0.506-0.522. */
 static int unary_unroll(const am_kernel_key *k) {
   if (k->t0 != AM_FLOAT64) return unroll_for(k->t0, 0, 1);
   switch (k->op) {
@@ -1466,20 +1467,62 @@ static void emit_logic(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
                "#define AM_LOGIC_VALID(x, vx, y, vy) %s\n",
                binary, logic_exprs[k->op].value, logic_exprs[k->op].valid);
   emit_args(sb, "am_u8", "am_u8", "am_u32");
+  /* Words 4q .. 4q + 3 of a bitmap as one 16-byte load (`has` false: all
+   * valid). */
+  am_sb_puts(sb,
+             "DEVFN uint4 am_quad(GLOBAL const am_u8 *bm, am_i64 off, am_i64 q, bool has) {\n"
+             "  if (has) return ((GLOBAL const uint4 *)(bm + (off >> 3)))[q];\n"
+             "  uint4 r;\n"
+             "  r.x = r.y = r.z = r.w = 0xffffffffu;\n"
+             "  return r;\n"
+             "}\n");
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb, word_loop);
-  am_sb_printf(
-      sb,
-      "  const am_i64 last1 = (a.off1 + n - 1) >> 3;\n"
-      "  const bool hv1 = AM_BINARY && a.valid1 != 0;\n"
-      "  const bool s0 = a.aux == 1, s1 = a.aux == 2;\n"
-      "  const am_u32 sx = a.scalar != 0u ? 0xffffffffu : 0u;\n"
-      "  const am_u32 sv = a.scalar_null != 0 ? 0u : 0xffffffffu;\n"
-      "  (void)last1;\n"
-      "  (void)hv1;\n"
-      "  (void)s1;\n"
-      "  for (am_i64 wb = (am_i64)am_bid * AM_BLOCK + am_tid; wb < nw; wb += %d * stride) {\n",
-      LOGIC_WORDS);
+  am_sb_puts(sb,
+             "  const am_i64 last1 = (a.off1 + n - 1) >> 3;\n"
+             "  const bool hv1 = AM_BINARY && a.valid1 != 0;\n"
+             "  const bool s0 = a.aux == 1, s1 = a.aux == 2;\n"
+             "  const am_u32 sx = a.scalar != 0u ? 0xffffffffu : 0u;\n"
+             "  const am_u32 sv = a.scalar_null != 0 ? 0u : 0xffffffffu;\n"
+             "  (void)last1;\n"
+             "  (void)hv1;\n"
+             "  (void)s1;\n"
+             "  am_i64 first = 0;\n");
+  /* Where the host found every bitmap 16-byte aligned (pad 2) and both
+   * operands are arrays: the words before the last as quads, one 16-byte
+   * load a bitmap; the loop below does the rest (the last 1 to 4 words). */
+  am_sb_puts(sb,
+             "  if (a.pad == 2 && !s0 && !s1) {\n"
+             "    const am_i64 nq = nw > 1 ? (nw - 1) >> 2 : 0;\n"
+             "    for (am_i64 q = (am_i64)am_bid * AM_BLOCK + am_tid; q < nq; q += stride) {\n"
+             "      const uint4 x = am_quad(a.in0, a.off0, q, true);\n"
+             "      const uint4 vx = am_quad(a.valid0, a.off0, q, hv0);\n");
+  if (binary)
+    am_sb_puts(sb,
+               "      const uint4 y = am_quad(a.in1, a.off1, q, true);\n"
+               "      const uint4 vy = am_quad(a.valid1, a.off1, q, hv1);\n");
+  am_sb_puts(sb, "      uint4 r, v;\n");
+  for (const char *c = "xyzw"; *c; c++) {
+    char y_c[32];
+    if (binary)
+      snprintf(y_c, sizeof y_c, "y.%c, vy.%c", *c, *c);
+    else
+      snprintf(y_c, sizeof y_c, "0u, 0xffffffffu");
+    am_sb_printf(sb,
+                 "      v.%c = AM_LOGIC_VALID(x.%c, vx.%c, %s);\n"
+                 "      r.%c = AM_LOGIC(x.%c, vx.%c, %s) & v.%c;\n",
+                 *c, *c, *c, y_c, *c, *c, *c, y_c, *c);
+  }
+  am_sb_puts(sb,
+             "      ((GLOBAL uint4 *)a.out)[q] = r;\n"
+             "      if (a.out_valid != 0) ((GLOBAL uint4 *)a.out_valid)[q] = v;\n"
+             "    }\n"
+             "    first = nq * 4;\n"
+             "  }\n");
+  am_sb_printf(sb,
+               "  for (am_i64 wb = first + (am_i64)am_bid * AM_BLOCK + am_tid; wb < nw; wb += %d * "
+               "stride) {\n",
+               LOGIC_WORDS);
   for (int j = 0; j < LOGIC_WORDS; j++) {
     emit_k(sb,
            "    const am_i64 w# = wb + # * stride;\n"

@@ -6,7 +6,8 @@
  * a ballot per 32-slot output word; the tests look at the bits of the float
  * (the exponent all ones: an infinity, or NaN with a mantissa), so neither a
  * compiler's fast-math nor a GPU's flush of subnormals can change an answer.
- * Where it reads only the validity, one thread per 32-slot word, as LOGIC.
+ * Where it reads only the validity, PREDICATE_WORDS 32-slot words a thread,
+ * loaded whole where aligned, as LOGIC.
  *
  * COALESCE: the element-wise loop, values moved as bits (as COPY).
  *
@@ -35,6 +36,11 @@ int am_ks_nulls_kind(am_kernel_kind kind) {
 }
 
 /* ---- PREDICATE */
+
+/* 32-slot words a thread takes per pass where only the validity is read.
+ * H200, 10^8 rows, is_null: one word a thread, loaded byte by byte, ran
+ * 12.5 us against 13.2 for and_kleene's three bitmaps (4 words a thread). */
+#define PREDICATE_WORDS 4
 
 static const char *const predicate_names[] = {"is_null", "is_valid", "is_nan", "is_finite",
                                               "is_inf"};
@@ -125,16 +131,29 @@ static void emit_predicate_validity(am_sb *sb, am_dialect d, const am_kernel_key
   am_ks_args(sb, "am_u8", "am_u8", "am_u32");
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb, am_ks_word_loop);
-  am_sb_puts(
-      sb,
-      "  for (am_i64 w = (am_i64)am_bid * AM_BLOCK + am_tid; w < nw; w += stride) {\n"
-      "    const am_u32 m = am_tail_mask(n, w);\n"
-      "    const am_u32 v = (hv0 ? am_bits32(a.valid0, a.off0 + w * 32, last0) : 0xffffffffu) "
-      "& m;\n"
-      "    (void)m;\n"
-      "    a.out[w] = AM_WORD(v, m);\n"
-      "    if (a.out_valid != 0) a.out_valid[w] = v;\n"
-      "  }\n");
+  /* PREDICATE_WORDS words a thread, loads first; whole 32-bit loads where
+   * the host found the bitmap's words 4-byte aligned (a.pad), as LOGIC. */
+  am_sb_printf(sb,
+               "  for (am_i64 wb = (am_i64)am_bid * AM_BLOCK + am_tid; wb < nw; wb += %d * stride) "
+               "{\n",
+               PREDICATE_WORDS);
+  for (int j = 0; j < PREDICATE_WORDS; j++)
+    am_ks_k(sb,
+            "    const am_i64 w# = wb + # * stride;\n"
+            "    am_u32 v# = 0xffffffffu;\n"
+            "    if (hv0 && w# < nw) v# = am_word32(a.valid0, a.off0, w#, last0, "
+            "a.pad != 0 && w# + 1 < nw);\n",
+            j);
+  for (int j = 0; j < PREDICATE_WORDS; j++)
+    am_ks_k(sb,
+            "    if (w# < nw) {\n"
+            "      const am_u32 m# = am_tail_mask(n, w#);\n"
+            "      v# &= m#;\n"
+            "      a.out[w#] = AM_WORD(v#, m#);\n"
+            "      if (a.out_valid != 0) a.out_valid[w#] = v#;\n"
+            "    }\n",
+            j);
+  am_sb_puts(sb, "  }\n");
 }
 
 static void predicate_name(const am_kernel_key *k, char *name, size_t capacity) {
@@ -589,8 +608,11 @@ static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t am_ks_nulls_blocks(const am_kernel_key *key, int64_t n, int multiprocessors) {
   switch (key->kind) {
     case AM_KERNEL_PREDICATE:
-      /* One slot a thread per pass where values are read; else a word. */
-      return predicate_reads_values(key) ? cdiv(n, AM_GPU_BLOCK) : cdiv(cdiv(n, 32), AM_GPU_BLOCK);
+      /* One slot a thread per pass where values are read; else
+       * PREDICATE_WORDS words. */
+      return predicate_reads_values(key)
+                 ? cdiv(n, AM_GPU_BLOCK)
+                 : cdiv(cdiv(n, 32), (int64_t)AM_GPU_BLOCK * PREDICATE_WORDS);
     case AM_KERNEL_FILL_CARRY:
       return 1;
     case AM_KERNEL_FILL_BLOCKS:

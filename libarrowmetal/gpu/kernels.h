@@ -438,8 +438,10 @@ typedef struct am_gpu_args {
                           floats (float32 too), 0/1 for bool */
   int32_t scalar_null; /* LOGIC, IF_ELSE: the scalar operand is null; otherwise reserved
                           (the host handles null scalars) */
-  int32_t pad;         /* LOGIC: 1 where every operand bitmap's 32-slot words are
-                          4-byte aligned (am_gpu_words_aligned), so they load whole */
+  int32_t pad;         /* LOGIC, PREDICATE of the validity: 1 where every operand
+                          bitmap's 32-slot words are 4-byte aligned, so they load
+                          whole; 2 where they and the results' are 16-byte
+                          aligned, so four load at once (ops.c words_aligned) */
   uint64_t in2;        /* IF_ELSE op 2: the right side's data (in0's type) */
   uint64_t valid2;     /* validity of in2, 0 = all valid */
   int64_t off2;        /* element (bit) offset of in2 and valid2 */

@@ -20,6 +20,11 @@ int am_gpu_predicate(am_err *err, am_predicate op, int flags, const am_array *ar
   args.out = am_gpu_ops_address(result->data);
   args.out_valid = am_gpu_ops_address(result->validity);
   args.n = array->length;
+  if (!reads_values) {
+    /* Only the validity is read: as a bitmap, not the values' buffer. */
+    args.in0 = 0;
+    args.pad = am_gpu_ops_words_aligned(&args);
+  }
   am_gpu_op gpu_op = am_gpu_ops_plain(err);
   am_kernel_key key = {AM_KERNEL_PREDICATE, (int)op | (reads_values ? flags : 0) << 8,
                        reads_values ? array->type : AM_TYPE_INVALID, AM_TYPE_INVALID};

@@ -10,6 +10,9 @@
 uint64_t am_gpu_ops_address(const void *pointer);
 /* Whether the array's validity must be read (it has nulls, or may have). */
 int am_gpu_ops_has_nulls(const am_array *array);
+/* Whether every bitmap bound in the block (data and validity of operands 0
+ * and 1) starts on a whole 32-bit word: the kernels' a.pad. */
+int am_gpu_ops_words_aligned(const am_gpu_args *args);
 /* Operand `which` (0 or 1) of the argument block: data, validity, offset. */
 void am_gpu_ops_bind(am_gpu_args *args, int which, const am_array *array);
 /* A scalar operand's bits (am_gpu_args.scalar). */

@@ -85,9 +85,19 @@ static int wait_value(am_err *err, am_gpu_device *gpu, uint64_t value) {
 
 /* A broken device answers at once: its queue may never drain (a kernel
  * stopped by the watchdog may still be running). */
+/* Ops outside a batch wait for their own work, so a sync after them
+ * usually finds the queue empty: then it returns without a mark. */
+static int queue_idle(am_gpu_device *gpu) {
+  if (!gpu->hooks->idle) return 0;
+  int token = gpu->hooks->enter(gpu);
+  int idle = gpu->hooks->idle(gpu);
+  gpu->hooks->leave(gpu, token);
+  return idle;
+}
+
 int am_gpu_synchronize(am_err *err, am_gpu_device *gpu) {
   int status = am_gpu_check_broken(err, gpu);
-  if (status != AM_OK) return status;
+  if (status != AM_OK || queue_idle(gpu)) return status;
   uint64_t value = 0;
   status = mark_now(err, gpu, &value);
   return status == AM_OK ? wait_value(err, gpu, value) : status;

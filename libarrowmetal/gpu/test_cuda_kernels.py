@@ -842,7 +842,8 @@ def check_logic(g, op, n, got_out, got_valid, x, vx, y, vy):
 def test_logic():
     """Bitmaps at any offset, read by bytes, and (pad 1: the host found every
     bitmap's words 4-byte aligned) at offsets of whole words, read a word at
-    a time but for the last."""
+    a time but for the last, and (pad 2: 16-byte aligned, the results too)
+    four words at a time but for the last one to four."""
     g = gpu()
     rng = np.random.default_rng(7)
     for op in range(len(LOGIC_OPS)):
@@ -860,6 +861,11 @@ def test_logic():
             (33, 32, 0, 1),
             (1000, 0, 64, 1),
             (100003, 96, 32, 1),
+            (1, 0, 0, 2),
+            (33, 0, 0, 2),
+            (160, 128, 0, 2),
+            (1000, 0, 128, 2),
+            (100003, 256, 128, 2),
         ]:
             a = Col(BOOL, n, off0, rng)
             b = Col(BOOL, n, off1, rng, nulls=n % 2 == 1)

@@ -218,11 +218,42 @@ kernel void am_is_valid(constant Args &a [[buffer(0)]],
   const am_i64 stride = (am_i64)am_nblocks * AM_BLOCK;
   const am_i64 last0 = (a.off0 + n - 1) >> 3;
   const bool hv0 = a.valid0 != 0;
-  for (am_i64 w = (am_i64)am_bid * AM_BLOCK + am_tid; w < nw; w += stride) {
-    const am_u32 m = am_tail_mask(n, w);
-    const am_u32 v = (hv0 ? am_bits32(a.valid0, a.off0 + w * 32, last0) : 0xffffffffu) & m;
-    (void)m;
-    a.out[w] = AM_WORD(v, m);
-    if (a.out_valid != 0) a.out_valid[w] = v;
+  for (am_i64 wb = (am_i64)am_bid * AM_BLOCK + am_tid; wb < nw; wb += 4 * stride) {
+    const am_i64 w0 = wb + 0 * stride;
+    am_u32 v0 = 0xffffffffu;
+    if (hv0 && w0 < nw) v0 = am_word32(a.valid0, a.off0, w0, last0, a.pad != 0 && w0 + 1 < nw);
+    const am_i64 w1 = wb + 1 * stride;
+    am_u32 v1 = 0xffffffffu;
+    if (hv0 && w1 < nw) v1 = am_word32(a.valid0, a.off0, w1, last0, a.pad != 0 && w1 + 1 < nw);
+    const am_i64 w2 = wb + 2 * stride;
+    am_u32 v2 = 0xffffffffu;
+    if (hv0 && w2 < nw) v2 = am_word32(a.valid0, a.off0, w2, last0, a.pad != 0 && w2 + 1 < nw);
+    const am_i64 w3 = wb + 3 * stride;
+    am_u32 v3 = 0xffffffffu;
+    if (hv0 && w3 < nw) v3 = am_word32(a.valid0, a.off0, w3, last0, a.pad != 0 && w3 + 1 < nw);
+    if (w0 < nw) {
+      const am_u32 m0 = am_tail_mask(n, w0);
+      v0 &= m0;
+      a.out[w0] = AM_WORD(v0, m0);
+      if (a.out_valid != 0) a.out_valid[w0] = v0;
+    }
+    if (w1 < nw) {
+      const am_u32 m1 = am_tail_mask(n, w1);
+      v1 &= m1;
+      a.out[w1] = AM_WORD(v1, m1);
+      if (a.out_valid != 0) a.out_valid[w1] = v1;
+    }
+    if (w2 < nw) {
+      const am_u32 m2 = am_tail_mask(n, w2);
+      v2 &= m2;
+      a.out[w2] = AM_WORD(v2, m2);
+      if (a.out_valid != 0) a.out_valid[w2] = v2;
+    }
+    if (w3 < nw) {
+      const am_u32 m3 = am_tail_mask(n, w3);
+      v3 &= m3;
+      a.out[w3] = AM_WORD(v3, m3);
+      if (a.out_valid != 0) a.out_valid[w3] = v3;
+    }
   }
 }

@@ -204,6 +204,12 @@ struct Args {
   GLOBAL const am_u8 *valid2;
   am_i64 off2;
 };
+DEVFN uint4 am_quad(GLOBAL const am_u8 *bm, am_i64 off, am_i64 q, bool has) {
+  if (has) return ((GLOBAL const uint4 *)(bm + (off >> 3)))[q];
+  uint4 r;
+  r.x = r.y = r.z = r.w = 0xffffffffu;
+  return r;
+}
 kernel void am_logic_and_kleene(constant Args &a [[buffer(0)]],
     uint am_bid [[threadgroup_position_in_grid]],
     uint am_nblocks [[threadgroups_per_grid]],
@@ -228,7 +234,29 @@ kernel void am_logic_and_kleene(constant Args &a [[buffer(0)]],
   (void)last1;
   (void)hv1;
   (void)s1;
-  for (am_i64 wb = (am_i64)am_bid * AM_BLOCK + am_tid; wb < nw; wb += 4 * stride) {
+  am_i64 first = 0;
+  if (a.pad == 2 && !s0 && !s1) {
+    const am_i64 nq = nw > 1 ? (nw - 1) >> 2 : 0;
+    for (am_i64 q = (am_i64)am_bid * AM_BLOCK + am_tid; q < nq; q += stride) {
+      const uint4 x = am_quad(a.in0, a.off0, q, true);
+      const uint4 vx = am_quad(a.valid0, a.off0, q, hv0);
+      const uint4 y = am_quad(a.in1, a.off1, q, true);
+      const uint4 vy = am_quad(a.valid1, a.off1, q, hv1);
+      uint4 r, v;
+      v.x = AM_LOGIC_VALID(x.x, vx.x, y.x, vy.x);
+      r.x = AM_LOGIC(x.x, vx.x, y.x, vy.x) & v.x;
+      v.y = AM_LOGIC_VALID(x.y, vx.y, y.y, vy.y);
+      r.y = AM_LOGIC(x.y, vx.y, y.y, vy.y) & v.y;
+      v.z = AM_LOGIC_VALID(x.z, vx.z, y.z, vy.z);
+      r.z = AM_LOGIC(x.z, vx.z, y.z, vy.z) & v.z;
+      v.w = AM_LOGIC_VALID(x.w, vx.w, y.w, vy.w);
+      r.w = AM_LOGIC(x.w, vx.w, y.w, vy.w) & v.w;
+      ((GLOBAL uint4 *)a.out)[q] = r;
+      if (a.out_valid != 0) ((GLOBAL uint4 *)a.out_valid)[q] = v;
+    }
+    first = nq * 4;
+  }
+  for (am_i64 wb = first + (am_i64)am_bid * AM_BLOCK + am_tid; wb < nw; wb += 4 * stride) {
     const am_i64 w0 = wb + 0 * stride;
     am_u32 x0 = 0u, vx0 = 0u;
     am_u32 y0 = 0u, vy0 = 0u;
