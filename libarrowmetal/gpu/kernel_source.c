@@ -1978,6 +1978,5 @@ void am_ks_lean_warp_loop(am_sb *sb, int unroll, const char *load, const char *c
                           const char *lean_if, const char *lean_load, const char *lean_compute) {
   emit_lean_warp_loop(sb, unroll, load, NULL, compute, 0, lean_if, lean_load, lean_compute);
 }
-int am_ks_unroll_one(am_type in) { return unroll_for(in, 0, 1); }
 const char *const am_ks_word_loop = word_loop;
 void am_ks_integer_vocabulary(am_sb *sb, am_type t) { emit_integer_vocabulary(sb, t); } /* round */

@@ -37,8 +37,6 @@ void am_ks_warp_loop(am_sb *sb, int unroll, const char *load, const char *gather
  * value result. */
 void am_ks_lean_warp_loop(am_sb *sb, int unroll, const char *load, const char *compute,
                           const char *lean_if, const char *lean_load, const char *lean_compute);
-/* Words per warp and pass for a kind reading one value array. */
-int am_ks_unroll_one(am_type in);
 /* The head of the whole-word kinds: n, nw (32-slot words), stride, last0
  * (the last byte of in0 / valid0 to read) and hv0. */
 extern const char *const am_ks_word_loop;
