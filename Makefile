@@ -28,8 +28,11 @@ DEPS := $(OBJECTS:.o=.d)
 
 CFLAGS ?= -O3 -g
 # The library never reads errno, so sqrt and the rounding functions compile
-# to their instructions (and vectorize) instead of calls that may set it.
-CFLAGS += -fno-math-errno
+# to their instructions (and vectorize) instead of calls that may set it; nor
+# the floating-point exception flags, which values never depend on: GCC 12
+# vectorizes floor, ceil and trunc (roundpd) only where their inexact flag
+# may go unraised (cpu/round.c's loops among them).
+CFLAGS += -fno-math-errno -fno-trapping-math
 CFLAGS += -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=hidden -Wall -Wextra -Werror \
           -Iinclude -Ilibarrowmetal -MMD -MP
 LDLIBS += -lpthread -lm
@@ -276,7 +279,7 @@ FUZZ_CC ?= clang
 FUZZ_BUILD := build/fuzz
 FUZZ_TARGETS := import_fuzz ops_fuzz routes_fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CFLAGS := -O1 -g -std=c11 -D_GNU_SOURCE -fno-math-errno -Wall -Wextra -Werror \
+FUZZ_CFLAGS := -O1 -g -std=c11 -D_GNU_SOURCE -fno-math-errno -fno-trapping-math -Wall -Wextra -Werror \
                -Iinclude -Ilibarrowmetal $(FUZZ_SAN)
 FUZZ_OBJECTS := $(patsubst %.c,$(FUZZ_BUILD)/%.o,$(filter-out libarrowmetal/metal/%.m,$(SOURCES)))
 FUZZ_BINS := $(addprefix $(FUZZ_BUILD)/,$(FUZZ_TARGETS))

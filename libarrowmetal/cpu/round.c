@@ -123,16 +123,88 @@ static int round_whole(const round_job *job, int64_t begin, int64_t end) {
   return 0;
 }
 
+/* The rest of the float calls (other ndigits, or the modes WHOLE_LOOP
+ * lacks): round_f64's steps without a branch a slot, so that the loop
+ * vectorizes (round_f64 slot by slot: 1.06x pyarrow at 1M rows, 2 digits).
+ * r = x p / q (one of p and q is 1: exact). f = r - floor(r) is exact
+ * (|r| < 2^52 where f is not 0; larger r are whole and keep x), so the
+ * rounded r is floor(r) + add, add 0 or 1 (floor(r) + 1 is exact): in a
+ * HALF_ mode 1 above the tie (f > 0.5, as round() gives it), and at the tie,
+ * or in a directed mode, the mode's rule of r's sign and floor(r)'s parity.
+ * The result takes r's sign, as floor, ceil, trunc and round give a zero
+ * (a nonzero result has it already). Each slot is round_f64's bit for bit
+ * (python/tests/test_round.py, every mode against pyarrow); returns nonzero
+ * when a slot's result was not finite (a failure, whose slot round_range
+ * then finds with round_f64). */
+typedef struct scaled_rule {
+  int half;                     /* a HALF_ mode */
+  int one, neg, pos, odd, even; /* add where: always, r < 0, r > 0, floor(r) odd, even */
+} scaled_rule;
+
+static scaled_rule scaled_rule_of(int mode) {
+  static const scaled_rule rules[10] = {
+      {0, 0, 0, 0, 0, 0}, /* DOWN */
+      {0, 1, 0, 0, 0, 0}, /* UP */
+      {0, 0, 1, 0, 0, 0}, /* TOWARDS_ZERO */
+      {0, 0, 0, 1, 0, 0}, /* TOWARDS_INFINITY */
+      {1, 0, 0, 0, 0, 0}, /* HALF_DOWN */
+      {1, 1, 0, 0, 0, 0}, /* HALF_UP */
+      {1, 0, 1, 0, 0, 0}, /* HALF_TOWARDS_ZERO */
+      {1, 0, 0, 1, 0, 0}, /* HALF_TOWARDS_INFINITY */
+      {1, 0, 0, 0, 1, 0}, /* HALF_TO_EVEN */
+      {1, 0, 0, 0, 0, 1}, /* HALF_TO_ODD */
+  };
+  return rules[mode];
+}
+
+/* Bitwise & and | on masks as wide as the float (M), so that their lanes
+ * and the float's line up, and ?: only between two values: GCC vectorizes no
+ * loop with control flow in it. */
+#define SCALED_LOOP(T, M, NAME, FLOOR, COPYSIGN)                                             \
+  AM_CPU_CLONES static int NAME(const T *restrict xs, T *restrict o, int64_t n, T p, int up, \
+                                int down, scaled_rule rule) {                                \
+    const T pm = up ? p : (T)1, pd = up ? (T)1 : p;                                          \
+    const T qm = down ? (T)1 : p, qd = down ? p : (T)1;                                      \
+    const M half = rule.half, one = rule.one, rneg = rule.neg, rpos = rule.pos;              \
+    const M rodd = rule.odd, reven = rule.even;                                              \
+    M bad = 0;                                                                               \
+    for (int64_t i = 0; i < n; i++) {                                                        \
+      const T x = xs[i];                                                                     \
+      const T r = x * pm / pd;                                                               \
+      const T fl = FLOOR(r);                                                                 \
+      const T f = r - fl;                                                                    \
+      const M neg = r < (T)0;                                                                \
+      const M odd = FLOOR(fl * (T)0.5) != fl * (T)0.5;                                       \
+      const M by_rule =                                                                      \
+          one | (rneg & neg) | (rpos & (neg ^ 1)) | (rodd & odd) | (reven & (odd ^ 1));      \
+      const M above = (f > (T)0.5) | ((f == (T)0.5) & by_rule);                              \
+      const M add = (half & above) | ((half ^ 1) & by_rule);                                 \
+      const T y = COPYSIGN(fl + (add ? (T)1 : (T)0), r) * qm / qd;                           \
+      const M keep = (isfinite(x) == 0) | (f == (T)0);                                       \
+      const M fail = (keep ^ 1) & (isfinite(y) == 0);                                        \
+      bad |= fail;                                                                           \
+      o[i] = (keep | fail) ? x : y;                                                          \
+    }                                                                                        \
+    return bad != 0;                                                                         \
+  }
+SCALED_LOOP(double, int64_t, scaled_f64, floor, copysign)
+SCALED_LOOP(float, int32_t, scaled_f32, floorf, copysignf)
+
 static void round_range(void *ctx, int64_t begin, int64_t end) {
   round_job *job = ctx;
   if (round_whole(job, begin, end)) return;
   int64_t last = -1;
+  const scaled_rule rule = scaled_rule_of(job->mode);
   switch (job->type) {
     case AM_FLOAT32:
-      FLOAT_RANGE(float, round_f32);
+      if (scaled_f32((const float *)job->x + begin, (float *)job->o + begin, end - begin,
+                     (float)job->p, job->up, job->down, rule))
+        FLOAT_RANGE(float, round_f32);
       break;
     case AM_FLOAT64:
-      FLOAT_RANGE(double, round_f64);
+      if (scaled_f64((const double *)job->x + begin, (double *)job->o + begin, end - begin, job->p,
+                     job->up, job->down, rule))
+        FLOAT_RANGE(double, round_f64);
       break;
     case AM_INT8:
       INT_RANGE(int8_t, round_i8, INT8_MIN, INT8_MAX);
