@@ -71,10 +71,12 @@ typedef struct am_gpu_hooks {
    * am_wait_timeout_fail once `deadline` (0 = never) has passed. */
   int (*mark)(am_err *err, am_gpu_device *gpu, uint64_t value);
   /* Optional: nonzero when all work enqueued so far has finished, asked
-   * without enqueuing anything (CUDA: cuStreamQuery), so that a sync with
-   * nothing left to run costs no round trip to the device (H200: an idle
-   * am_device_sync took 5.4 us, a mark's trip to the device and back).
-   * NULL: sync always marks and waits. */
+   * without enqueuing anything (CUDA: cuStreamQuery; Metal: nothing encoded
+   * since the last commit and the event at the last value issued), so that
+   * a sync with nothing left to run costs no round trip to the device
+   * (H200: an idle am_device_sync took 5.4 us, a mark's trip to the device
+   * and back). Called under the commit lock. NULL: sync always marks and
+   * waits. */
   int (*idle)(am_gpu_device *gpu);
   uint64_t (*reached)(void *gpu);
   int (*block)(am_err *err, am_gpu_device *gpu, uint64_t value, int64_t deadline);

@@ -90,7 +90,9 @@ static int wait_value(am_err *err, am_gpu_device *gpu, uint64_t value) {
 static int queue_idle(am_gpu_device *gpu) {
   if (!gpu->hooks->idle) return 0;
   int token = gpu->hooks->enter(gpu);
+  am_timeline_lock(&gpu->timeline);
   int idle = gpu->hooks->idle(gpu);
+  am_timeline_unlock(&gpu->timeline);
   gpu->hooks->leave(gpu, token);
   return idle;
 }

@@ -475,6 +475,14 @@ static int mark(am_err *err, am_gpu_device *gpu, uint64_t value) {
   }
 }
 
+/* Nothing encoded since the last commit, and the event at the last value
+ * issued: every submission has finished. Under the commit lock, which
+ * guards the submission being built. */
+static int idle(am_gpu_device *gpu) {
+  am_metal_device *metal = metal_of(gpu);
+  return !metal->command_buffer && !metal->encoder && reached(gpu) >= gpu->timeline.issued;
+}
+
 /* Sleeps until `value` is reached: the listener's notification wakes the
  * condition variable; the wait also times out now and then to look again,
  * and gives up once the watchdog's `deadline` (0 = never) has passed. */
@@ -523,6 +531,7 @@ const am_gpu_hooks am_metal_hooks = {
     .load = load,
     .launch = launch,
     .mark = mark,
+    .idle = idle,
     .reached = reached,
     .block = block,
 };
