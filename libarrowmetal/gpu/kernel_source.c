@@ -323,11 +323,6 @@ static int binary_unroll(const am_kernel_key *k) {
   return unroll_for(k->t0, 0, 2);
 }
 
-/* 32-slot words a thread takes per pass of LOGIC, loads first: one word (8
- * bytes of loads in flight a thread) held and_kleene to about 30% of the
- * copy floor at 10^8 rows on the H200. */
-#define LOGIC_WORDS 4
-
 /* The words per pass of the unary kinds: unroll_for's, except the float64
  * libm functions, which are compute-bound and gain from independent calls
  * to interleave, as float64 power does. H200, 10^8 rows, ms, one run each
@@ -418,8 +413,8 @@ int am_kernel_blocks(const am_kernel_key *key, int64_t n, int multiprocessors) {
       if (blocks > 4 * mp) blocks = 4 * mp;
       break;
     case AM_KERNEL_LOGIC:
-      /* One thread per LOGIC_WORDS 32-slot words. */
-      blocks = cdiv(cdiv(n, 32), (int64_t)AM_GPU_BLOCK * LOGIC_WORDS);
+      /* One thread per AM_KS_BITMAP_WORDS 32-slot words. */
+      blocks = cdiv(cdiv(n, 32), (int64_t)AM_GPU_BLOCK * AM_KS_BITMAP_WORDS);
       break;
     case AM_KERNEL_FILL:
       blocks = key->t0 == AM_BOOL ? cdiv(cdiv(n, 32), AM_GPU_BLOCK) : cdiv(n, AM_GPU_BLOCK);
@@ -1522,8 +1517,8 @@ static void emit_logic(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
   am_sb_printf(sb,
                "  for (am_i64 wb = first + (am_i64)am_bid * AM_BLOCK + am_tid; wb < nw; wb += %d * "
                "stride) {\n",
-               LOGIC_WORDS);
-  for (int j = 0; j < LOGIC_WORDS; j++) {
+               AM_KS_BITMAP_WORDS);
+  for (int j = 0; j < AM_KS_BITMAP_WORDS; j++) {
     emit_k(sb,
            "    const am_i64 w# = wb + # * stride;\n"
            "    am_u32 x# = 0u, vx# = 0u;\n",
@@ -1554,7 +1549,7 @@ static void emit_logic(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
            "      if (a.out_valid != 0) a.out_valid[w#] = v#;\n"
            "    }\n",
            y, y);
-  for (int j = 0; j < LOGIC_WORDS; j++) emit_k(sb, store, j);
+  for (int j = 0; j < AM_KS_BITMAP_WORDS; j++) emit_k(sb, store, j);
   am_sb_puts(sb, "  }\n");
 }
 

@@ -6,7 +6,7 @@
  * a ballot per 32-slot output word; the tests look at the bits of the float
  * (the exponent all ones: an infinity, or NaN with a mantissa), so neither a
  * compiler's fast-math nor a GPU's flush of subnormals can change an answer.
- * Where it reads only the validity, PREDICATE_WORDS 32-slot words a thread,
+ * Where it reads only the validity, AM_KS_BITMAP_WORDS 32-slot words a thread,
  * loaded whole where aligned, as LOGIC.
  *
  * COALESCE: the element-wise loop, values moved as bits (as COPY).
@@ -36,11 +36,6 @@ int am_ks_nulls_kind(am_kernel_kind kind) {
 }
 
 /* ---- PREDICATE */
-
-/* 32-slot words a thread takes per pass where only the validity is read.
- * H200, 10^8 rows, is_null: one word a thread, loaded byte by byte, ran
- * 12.5 us against 13.2 for and_kleene's three bitmaps (4 words a thread). */
-#define PREDICATE_WORDS 4
 
 static const char *const predicate_names[] = {"is_null", "is_valid", "is_nan", "is_finite",
                                               "is_inf"};
@@ -131,20 +126,20 @@ static void emit_predicate_validity(am_sb *sb, am_dialect d, const am_kernel_key
   am_ks_args(sb, "am_u8", "am_u8", "am_u32");
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb, am_ks_word_loop);
-  /* PREDICATE_WORDS words a thread, loads first; whole 32-bit loads where
+  /* AM_KS_BITMAP_WORDS words a thread, loads first; whole 32-bit loads where
    * the host found the bitmap's words 4-byte aligned (a.pad), as LOGIC. */
   am_sb_printf(sb,
                "  for (am_i64 wb = (am_i64)am_bid * AM_BLOCK + am_tid; wb < nw; wb += %d * stride) "
                "{\n",
-               PREDICATE_WORDS);
-  for (int j = 0; j < PREDICATE_WORDS; j++)
+               AM_KS_BITMAP_WORDS);
+  for (int j = 0; j < AM_KS_BITMAP_WORDS; j++)
     am_ks_k(sb,
             "    const am_i64 w# = wb + # * stride;\n"
             "    am_u32 v# = 0xffffffffu;\n"
             "    if (hv0 && w# < nw) v# = am_word32(a.valid0, a.off0, w#, last0, "
             "a.pad != 0 && w# + 1 < nw);\n",
             j);
-  for (int j = 0; j < PREDICATE_WORDS; j++)
+  for (int j = 0; j < AM_KS_BITMAP_WORDS; j++)
     am_ks_k(sb,
             "    if (w# < nw) {\n"
             "      const am_u32 m# = am_tail_mask(n, w#);\n"
@@ -609,10 +604,10 @@ int64_t am_ks_nulls_blocks(const am_kernel_key *key, int64_t n, int multiprocess
   switch (key->kind) {
     case AM_KERNEL_PREDICATE:
       /* One slot a thread per pass where values are read; else
-       * PREDICATE_WORDS words. */
+       * AM_KS_BITMAP_WORDS words. */
       return predicate_reads_values(key)
                  ? cdiv(n, AM_GPU_BLOCK)
-                 : cdiv(cdiv(n, 32), (int64_t)AM_GPU_BLOCK * PREDICATE_WORDS);
+                 : cdiv(cdiv(n, 32), (int64_t)AM_GPU_BLOCK * AM_KS_BITMAP_WORDS);
     case AM_KERNEL_FILL_CARRY:
       return 1;
     case AM_KERNEL_FILL_BLOCKS:

@@ -83,8 +83,6 @@ static int wait_value(am_err *err, am_gpu_device *gpu, uint64_t value) {
   return am_gpu_check_broken(err, gpu);
 }
 
-/* A broken device answers at once: its queue may never drain (a kernel
- * stopped by the watchdog may still be running). */
 /* Ops outside a batch wait for their own work, so a sync after them
  * usually finds the queue empty: then it returns without a mark. */
 static int queue_idle(am_gpu_device *gpu) {
@@ -97,6 +95,8 @@ static int queue_idle(am_gpu_device *gpu) {
   return idle;
 }
 
+/* A broken device answers at once: its queue may never drain (a kernel
+ * stopped by the watchdog may still be running). */
 int am_gpu_synchronize(am_err *err, am_gpu_device *gpu) {
   int status = am_gpu_check_broken(err, gpu);
   if (status != AM_OK || queue_idle(gpu)) return status;
