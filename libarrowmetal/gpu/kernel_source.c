@@ -210,6 +210,8 @@ static int uses_missing_type(am_dialect dialect, const am_kernel_key *k) {
           return am_ks_hash_missing_type(dialect, k);
       AM_KS_GROUPBY_CASES /* group-by and joins */
           return am_ks_groupby_missing_type(dialect, k);
+      AM_KS_SORT_CASES /* sort_indices */
+          return am_ks_sort_missing_type(dialect, k);
     default:
       return 0;
   }

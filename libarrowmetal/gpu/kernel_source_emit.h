@@ -124,13 +124,15 @@ void am_ks_hash_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, co
 
 /* ---- From kernel_source_sort.c (sort_indices' radix sort) */
 
-#define AM_KS_SORT_CASES     \
-  case AM_KERNEL_SORT_KEYS:  \
-  case AM_KERNEL_SORT_COUNT: \
-  case AM_KERNEL_SORT_SCAN:  \
-  case AM_KERNEL_SORT_SCATTER:
+#define AM_KS_SORT_CASES       \
+  case AM_KERNEL_SORT_KEYS:    \
+  case AM_KERNEL_SORT_COUNT:   \
+  case AM_KERNEL_SORT_SCAN:    \
+  case AM_KERNEL_SORT_SCATTER: \
+  case AM_KERNEL_SORT_ONESWEEP:
 
 int am_ks_sort_kind(am_kernel_kind kind);
+int am_ks_sort_missing_type(am_dialect dialect, const am_kernel_key *key);
 int am_ks_sort_key_ok(const am_kernel_key *key);
 void am_ks_sort_name(const am_kernel_key *key, char *name, size_t capacity);
 int64_t am_ks_sort_blocks(const am_kernel_key *key, int64_t n, int multiprocessors);

@@ -35,6 +35,17 @@
  * digit, read from the row, when the column has NaN or nulls. Rows are u32
  * throughout; the host widens the final permutation with SORT_SCAN's WIDEN.
  *
+ * On CUDA a byte pass is one launch instead (SORT_ONESWEEP, the scheme of
+ * Adinets and Merrill's "Onesweep", 2022): SORT_KEYS also counts every
+ * byte's digits, so each pass's digit totals are known before it starts,
+ * and a block then ranks one sub-tile as SCATTER does, publishes its digit
+ * counts and finds the counts of the blocks before it by a decoupled
+ * look-back over their published words (a count, or the sum of every block
+ * up to it), so no COUNT reads the keys and no SCAN runs between. Tiles go
+ * to blocks in the order blocks start (a ticket), so a block only ever
+ * waits for blocks that are running. Metal promises no such progress
+ * between threadgroups, so it keeps the three launches.
+ *
  * Every barrier is reached by every thread (tile and sub-tile bounds, the
  * digit loop of SCAN are uniform in a block; lanes past the tile run every
  * round and vote with no digit), shared memory is written before a barrier
@@ -43,13 +54,15 @@
  * __syncwarp (MSL: simdgroup_barrier on threadgroup memory), then bumped by
  * the first lane of each digit, then a second __syncwarp before the next
  * round reads them: ordered under the GPU's memory model, no reliance on
- * lockstep. Blocks never wait on each other (no look-back): each pass's
- * three launches are ordered on the device. Counts and positions are
- * 32-bit: fewer than 2^32 - 1 rows (the host checks).
+ * lockstep. In the three-launch passes blocks never wait on each other:
+ * the launches are ordered on the device. Counts and positions are
+ * 32-bit: fewer than 2^32 - 1 rows (the host checks); ONESWEEP's status
+ * words hold a count in 30 bits, so it takes fewer than 2^30.
  *
  * Buffers (am_gpu_args): scratch = the sort's own u32 words (AM_SORT_HEAD
  * header words: 5 flags, then the digit totals of passes 0-8 from
- * AM_SORT_TOTALS; then 256 counts a block); in0/valid0/off0 = the column
+ * AM_SORT_TOTALS, then ONESWEEP's tickets; then 256 counts a block, or
+ * ONESWEEP's status words: two parities of 256 a tile); in0/valid0/off0 = the column
  * (SORT_KEYS and the class pass) or the keys being sorted (am_u64); in1 =
  * the rows (am_u32) in position order; out = the keys' next buffer;
  * out_valid = the rows' next buffer (am_u32). */
@@ -68,6 +81,11 @@ int am_ks_sort_kind(am_kernel_kind kind) {
   }
 }
 
+/* ONESWEEP's blocks wait on other blocks: CUDA only (the file's comment). */
+int am_ks_sort_missing_type(am_dialect dialect, const am_kernel_key *key) {
+  return dialect == AM_DIALECT_MSL && key->kind == AM_KERNEL_SORT_ONESWEEP;
+}
+
 /* The pass of a COUNT or SCATTER key: a byte (0 to 7) or the class pass. */
 static int is_class_pass(const am_kernel_key *k) { return k->op >= AM_SORT_CLASS_PASS; }
 
@@ -75,7 +93,9 @@ int am_ks_sort_key_ok(const am_kernel_key *k) {
   const int typed = am_type_valid((int)k->t0) && k->t0 <= AM_FLOAT64;
   switch (k->kind) {
     case AM_KERNEL_SORT_KEYS:
-      return (k->op & ~3) == 0 && typed;
+      return (k->op & ~7) == 0 && typed;
+    case AM_KERNEL_SORT_ONESWEEP:
+      return k->op >= 0 && k->op < 8 && k->t0 == AM_TYPE_INVALID;
     case AM_KERNEL_SORT_SCAN:
       return k->op >= 0 && k->op <= AM_SORT_WIDEN && k->t0 == AM_TYPE_INVALID;
     case AM_KERNEL_SORT_COUNT:
@@ -92,8 +112,11 @@ void am_ks_sort_name(const am_kernel_key *key, char *name, size_t capacity) {
   const char *kind = key->kind == AM_KERNEL_SORT_COUNT ? "count" : "scatter";
   switch (key->kind) {
     case AM_KERNEL_SORT_KEYS:
-      snprintf(name, capacity, "am_sort_keys_%s%s%s", label, key->op & 1 ? "_desc" : "",
-               key->op & 2 ? "_first" : "");
+      snprintf(name, capacity, "am_sort_keys_%s%s%s%s", label, key->op & 1 ? "_desc" : "",
+               key->op & 2 ? "_first" : "", key->op & 4 ? "_hist" : "");
+      break;
+    case AM_KERNEL_SORT_ONESWEEP:
+      snprintf(name, capacity, "am_sort_onesweep_byte%d", key->op);
       break;
     case AM_KERNEL_SORT_SCAN:
       if (key->op == AM_SORT_WIDEN)
@@ -116,6 +139,14 @@ int64_t am_sort_blocks(int64_t n) {
   return blocks < 1 ? 1 : blocks;
 }
 
+/* ONESWEEP's tile is one sub-tile: each block writes every digit's run of
+ * its tile at once. */
+int64_t am_sort_tiles(int64_t n) {
+  const int64_t sub = (int64_t)AM_GPU_BLOCK * AM_SORT_KPT;
+  const int64_t tiles = (n + sub - 1) / sub;
+  return tiles < 1 ? 1 : tiles;
+}
+
 int64_t am_ks_sort_blocks(const am_kernel_key *key, int64_t n, int multiprocessors) {
   if (key->kind == AM_KERNEL_SORT_KEYS) {
     /* Each warp ORs its five words into the same five places: a block per
@@ -135,6 +166,7 @@ int64_t am_ks_sort_blocks(const am_kernel_key *key, int64_t n, int multiprocesso
     const int64_t blocks = (n + AM_GPU_BLOCK * 4 - 1) / (AM_GPU_BLOCK * 4);
     return blocks < 1 ? 1 : blocks;
   }
+  if (key->kind == AM_KERNEL_SORT_ONESWEEP) return am_sort_tiles(n);
   return am_sort_blocks(n); /* COUNT and SCATTER: one tile a block */
 }
 
@@ -235,12 +267,36 @@ static void emit_column(am_sb *sb, am_type t) {
   am_sb_puts(sb, "#define am_is_null(r) (hv0 && am_bit(a.valid0, a.off0 + (r)) == 0u)\n");
 }
 
+/* SMEM_ADD32(p, v): a relaxed atomic add to a word of shared memory. */
+static void emit_smem_add(am_sb *sb, am_dialect d) {
+  if (d == AM_DIALECT_MSL)
+    am_sb_puts(sb,
+               "#define SMEM_ADD32(p, v) \\\n"
+               "  atomic_fetch_add_explicit((threadgroup atomic_uint *)(p), (v), "
+               "memory_order_relaxed)\n");
+  else
+    am_sb_puts(sb, "#define SMEM_ADD32(p, v) atomicAdd((p), (v))\n");
+}
+
+/* With histograms (op bit 2), the block also counts the digits of every
+ * byte of every key it writes (NaN and null rows' 0 too: they take part in
+ * the byte passes) in shared memory, 256 words a byte, and adds them to the
+ * passes' digit totals at the end: ONESWEEP's digit bases, without a count
+ * pass a byte. */
 static void emit_keys(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
-  const int descending = k->op & 1, first = (k->op >> 1) & 1;
+  const int descending = k->op & 1, first = (k->op >> 1) & 1, hist = (k->op >> 2) & 1;
   const int bits = k->t0 == AM_BOOL ? 8 : am_type_bits(k->t0);
   emit_column(sb, k->t0);
   am_ks_args(sb, am_ks_store(k->t0), "am_u32", "am_u64");
+  if (hist) emit_smem_add(sb, d);
   am_dialect_kernel_begin(sb, d, name);
+  if (hist)
+    am_sb_printf(sb,
+                 "#define AM_KEY_BYTES %du\n"
+                 "  SMEM am_u32 am_h[AM_KEY_BYTES * 256u];\n"
+                 "  for (am_u32 j = am_tid; j < AM_KEY_BYTES * 256u; j += AM_BLOCK) am_h[j] = 0u;\n"
+                 "  BARRIER();\n",
+                 bits / 8);
   am_sb_printf(sb, "  const am_u64 mask = %s;\n",
                bits == 64   ? "~(am_u64)0"
                : bits == 32 ? "(am_u64)0xffffffffu"
@@ -274,8 +330,13 @@ static void emit_keys(am_sb *sb, am_dialect d, const am_kernel_key *k, const cha
                "      }\n"
                "    }\n"
                "    a.out[i] = key;\n"
+               "%s"
                "  }\n",
-               descending ? "~am_key(x) & mask" : "am_key(x)");
+               descending ? "~am_key(x) & mask" : "am_key(x)",
+               hist
+                   ? "    for (am_u32 b = 0u; b < AM_KEY_BYTES; b++)\n"
+                     "      SMEM_ADD32(&am_h[b * 256u + ((am_u32)(key >> (8u * b)) & 255u)], 1u);\n"
+                   : "");
   /* every lane reaches the shuffles: the loop above has ended for all */
   am_sb_printf(
       sb,
@@ -290,6 +351,14 @@ static void emit_keys(am_sb *sb, am_dialect d, const am_kernel_key *k, const cha
       "    if (w3 != 0u) ATOMIC_OR32(a.scratch + 3, w3);\n"
       "    if (w4 != 0u) ATOMIC_OR32(a.scratch + 4, w4);\n"
       "  }\n");
+  if (hist)
+    am_sb_printf(sb,
+                 "  BARRIER();\n"
+                 "  for (am_u32 j = am_tid; j < AM_KEY_BYTES * 256u; j += AM_BLOCK) {\n"
+                 "    const am_u32 c = am_h[j];\n"
+                 "    if (c != 0u) ATOMIC_ADD32(a.scratch + %du + j, c);\n"
+                 "  }\n",
+                 AM_SORT_TOTALS);
 }
 
 /* The pass's digit: AM_KEY_DIGIT(key) of a key (a byte pass), or
@@ -323,13 +392,7 @@ static void emit_pass_args(am_sb *sb, const am_kernel_key *k) {
 static void emit_count(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
   emit_digit(sb, k);
   emit_pass_args(sb, k);
-  if (d == AM_DIALECT_MSL)
-    am_sb_puts(sb,
-               "#define SMEM_ADD32(p, v) \\\n"
-               "  atomic_fetch_add_explicit((threadgroup atomic_uint *)(p), (v), "
-               "memory_order_relaxed)\n");
-  else
-    am_sb_puts(sb, "#define SMEM_ADD32(p, v) atomicAdd((p), (v))\n");
+  emit_smem_add(sb, d);
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb,
              "  SMEM am_u32 am_h[AM_BLOCK];\n"
@@ -412,16 +475,9 @@ static void emit_widen(am_sb *sb, am_dialect d, const char *name) {
  * stands sorted by digit (stably), and is written out in that order: each
  * digit's run to consecutive places from the block's next place for the
  * digit (am_run), so neighbouring threads write neighbouring words. */
-static void emit_scatter(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
-  const int byte = !is_class_pass(k);
-  emit_digit(sb, k);
-  emit_pass_args(sb, k);
-  if (d == AM_DIALECT_MSL)
-    am_sb_puts(sb, "#define SYNCWARP() simdgroup_barrier(mem_flags::mem_threadgroup)\n");
-  else
-    am_sb_puts(sb, "#define SYNCWARP() __syncwarp()\n");
-  am_sb_printf(sb, "#define AM_KPT %du\n#define AM_SUB (AM_BLOCK * AM_KPT)\n", AM_SORT_KPT);
-  am_dialect_kernel_begin_resident(sb, d, name, 3);
+
+/* The shared memory of SCATTER and ONESWEEP. */
+static void emit_subtile_smem(am_sb *sb, int byte) {
   if (byte)
     am_sb_puts(sb, "  SMEM am_u64 am_sk[AM_SUB]; // the sub-tile's keys in digit order\n");
   else
@@ -432,22 +488,19 @@ static void emit_scatter(am_sb *sb, am_dialect d, const am_kernel_key *k, const 
              "  SMEM am_u32 am_run[256];                    // next place per digit\n"
              "  SMEM am_u32 am_loc[256];                    // first place in the sub-tile\n"
              "  SMEM am_u32 am_ws[AM_BLOCK / 32u];\n");
-  emit_tile(sb, -1);
-  am_sb_puts(
-      sb,
-      "  const bool hv0 = a.valid0 != 0;\n"
-      "  (void)hv0;\n"
-      "  am_run[am_tid] = counts[(am_i64)am_tid * nb + (am_i64)am_bid];\n"
-      "  for (am_u32 w = 0u; w < AM_BLOCK / 32u; w++) am_wc[w * 256u + am_tid] = (am_u16)0;\n"
-      "  const am_u32 lanes_below = (1u << am_lane) - 1u;\n"
-      "  SPTR am_u16 *wc = am_wc + am_warp * 256u;\n"
-      "  BARRIER();\n"
-      "  // begin and end are the block's: every thread runs every round\n"
-      "  for (am_i64 sub = begin; sub < end; sub += AM_SUB) {\n"
-      "    // offsets in the tile (32-bit: fewer registers than positions)\n"
-      "    const am_u32 seg = (am_u32)(sub - begin) + am_warp * 32u * AM_KPT + am_lane;\n"
-      "    const am_u32 lim = (am_u32)(end - begin);\n"
-      "    GLOBAL const am_u32 *rows_in = a.in1 + begin;\n");
+}
+
+/* The sub-tile from `sub` (to `end`, of the block's positions from
+ * `begin`) ranked and put in digit order in shared memory: leaves cnt (the
+ * sub-tile's count of digit am_tid), size (its positions) and am_loc. The
+ * warps' counts am_wc are zero before and hold each warp's first places
+ * after. `after_count` (or NULL): code run as soon as cnt is known. */
+static void emit_subtile_rank(am_sb *sb, am_dialect d, int byte, const char *after_count) {
+  am_sb_puts(sb,
+             "    // offsets in the tile (32-bit: fewer registers than positions)\n"
+             "    const am_u32 seg = (am_u32)(sub - begin) + am_warp * 32u * AM_KPT + am_lane;\n"
+             "    const am_u32 lim = (am_u32)(end - begin);\n"
+             "    GLOBAL const am_u32 *rows_in = a.in1 + begin;\n");
   for (int j = 0; j < AM_SORT_KPT; j++) {
     am_ks_k(sb,
             "    const am_u32 o# = seg + #u * 32u;\n"
@@ -494,8 +547,9 @@ static void emit_scatter(am_sb *sb, am_dialect d, const am_kernel_key *k, const 
              "      const am_u32 c = (am_u32)am_wc[w * 256u + am_tid];\n"
              "      am_wc[w * 256u + am_tid] = (am_u16)cnt;\n"
              "      cnt += c;\n"
-             "    }\n"
-             "    am_u32 first = 0u, size = 0u;\n");
+             "    }\n");
+  if (after_count) am_sb_puts(sb, after_count);
+  am_sb_puts(sb, "    am_u32 first = 0u, size = 0u;\n");
   emit_block_scan(sb, "cnt", "first", "size");
   am_sb_puts(sb,
              "    am_loc[am_tid] = first;\n"
@@ -508,6 +562,11 @@ static void emit_scatter(am_sb *sb, am_dialect d, const am_kernel_key *k, const 
     am_ks_k(sb, "      am_sr[q] = row#;\n", j);
     am_ks_k(sb, byte ? "      am_sk[q] = k#;\n    }\n" : "      am_sd[q] = d#;\n    }\n", j);
   }
+}
+
+/* The sub-tile, in digit order in shared memory, to its places: digit d's
+ * run from am_run[d]. */
+static void emit_subtile_write(am_sb *sb, int byte) {
   am_sb_puts(sb,
              "    BARRIER();\n"
              "    for (am_u32 q = am_tid; q < size; q += AM_BLOCK) {\n");
@@ -521,15 +580,119 @@ static void emit_scatter(am_sb *sb, am_dialect d, const am_kernel_key *k, const 
     am_sb_puts(sb,
                "      const am_u32 dg = am_sd[q];\n"
                "      const am_u32 p = am_run[dg] + (q - am_loc[dg]);\n");
+  am_sb_puts(sb,
+             "      a.out_valid[p] = am_sr[q];\n"
+             "    }\n");
+}
+
+static void emit_subtile_prelude(am_sb *sb, am_dialect d) {
+  if (d == AM_DIALECT_MSL)
+    am_sb_puts(sb, "#define SYNCWARP() simdgroup_barrier(mem_flags::mem_threadgroup)\n");
+  else
+    am_sb_puts(sb, "#define SYNCWARP() __syncwarp()\n");
+  am_sb_printf(sb, "#define AM_KPT %du\n#define AM_SUB (AM_BLOCK * AM_KPT)\n", AM_SORT_KPT);
+}
+
+static void emit_scatter(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
+  const int byte = !is_class_pass(k);
+  emit_digit(sb, k);
+  emit_pass_args(sb, k);
+  emit_subtile_prelude(sb, d);
+  am_dialect_kernel_begin_resident(sb, d, name, 3);
+  emit_subtile_smem(sb, byte);
+  emit_tile(sb, -1);
   am_sb_puts(
       sb,
-      "      a.out_valid[p] = am_sr[q];\n"
-      "    }\n"
+      "  const bool hv0 = a.valid0 != 0;\n"
+      "  (void)hv0;\n"
+      "  am_run[am_tid] = counts[(am_i64)am_tid * nb + (am_i64)am_bid];\n"
+      "  for (am_u32 w = 0u; w < AM_BLOCK / 32u; w++) am_wc[w * 256u + am_tid] = (am_u16)0;\n"
+      "  const am_u32 lanes_below = (1u << am_lane) - 1u;\n"
+      "  SPTR am_u16 *wc = am_wc + am_warp * 256u;\n"
+      "  BARRIER();\n"
+      "  // begin and end are the block's: every thread runs every round\n"
+      "  for (am_i64 sub = begin; sub < end; sub += AM_SUB) {\n");
+  emit_subtile_rank(sb, d, byte, NULL);
+  emit_subtile_write(sb, byte);
+  am_sb_puts(
+      sb,
       "    BARRIER();\n"
       "    am_run[am_tid] += cnt;\n"
       "    for (am_u32 w = 0u; w < AM_BLOCK / 32u; w++) am_wc[w * 256u + am_tid] = (am_u16)0;\n"
       "    BARRIER();\n"
       "  }\n");
+}
+
+/* ONESWEEP: one sub-tile a block, a byte pass in one launch (the file's
+ * comment). The block's tile is its ticket: the tickets go out in the order
+ * blocks start, so the blocks a look-back waits for are running. Thread d
+ * owns digit d: before the sub-tile is ranked, the digit's base among all
+ * positions (a block scan of the pass's totals); once the sub-tile's count
+ * cnt is known, it publishes cnt as tile t's aggregate (flag 1 in the word's
+ * top two bits; tile 0 publishes it as its inclusive prefix, flag 2), then
+ * walks back over the tiles before, adding aggregates until it meets an
+ * inclusive prefix, and publishes its own prefix: the places before the
+ * tile's run of digit d are the base plus that sum. A word reads 0 until its
+ * tile publishes (the host zeroes parity 0 of a column; each pass zeroes
+ * its tile's words of the other parity for the pass after it). Each word is
+ * written whole once or twice, and holds all its reader needs: relaxed loads
+ * and stores, no fence. */
+static void emit_onesweep(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
+  emit_digit(sb, k);
+  emit_pass_args(sb, k);
+  emit_subtile_prelude(sb, d);
+  am_sb_puts(sb,
+             "#define AM_AGGREGATE (1u << 30)\n"
+             "#define AM_PREFIX (2u << 30)\n"
+             "#define AM_COUNT_BITS ((1u << 30) - 1u)\n");
+  am_dialect_kernel_begin_resident(sb, d, name, 3);
+  emit_subtile_smem(sb, 1);
+  am_sb_printf(
+      sb,
+      "  SMEM am_u32 am_ticket;\n"
+      "  if (am_tid == 0u) am_ticket = ATOMIC_ADD32(a.scratch + %du, 1u);\n"
+      "  const am_i64 n = a.n;\n"
+      "  const am_i64 tiles = (n + AM_SUB - 1) / AM_SUB;\n"
+      "  GLOBAL am_u32 *status = a.scratch + %du + (am_i64)a.aux * tiles * 256;\n"
+      "  GLOBAL am_u32 *status_next = a.scratch + %du + (am_i64)(1 - a.aux) * tiles * 256;\n"
+      "  // the digit's first place among all positions\n"
+      "  const am_u32 total = a.scratch[%du + am_tid];\n"
+      "  am_u32 base = 0u;\n",
+      AM_SORT_TICKETS + k->op, AM_SORT_HEAD, AM_SORT_HEAD, AM_SORT_TOTALS + 256 * k->op);
+  emit_block_scan(sb, "total", "base", NULL); /* its barriers publish am_ticket */
+  am_sb_puts(
+      sb,
+      "  const am_u32 tile = am_ticket;\n"
+      "  const am_i64 begin = (am_i64)tile * AM_SUB;\n"
+      "  const am_i64 end = begin + AM_SUB < n ? begin + AM_SUB : n;\n"
+      "  const am_i64 sub = begin;\n"
+      "  status_next[(am_i64)tile * 256 + am_tid] = 0u;\n"
+      "  for (am_u32 w = 0u; w < AM_BLOCK / 32u; w++) am_wc[w * 256u + am_tid] = (am_u16)0;\n"
+      "  const am_u32 lanes_below = (1u << am_lane) - 1u;\n"
+      "  SPTR am_u16 *wc = am_wc + am_warp * 256u;\n"
+      "  BARRIER();\n"
+      "  {\n");
+  emit_subtile_rank(sb, d, 1,
+                    "    // the tile's count out as soon as it is known\n"
+                    "    ATOMIC_STORE32(status + (am_i64)tile * 256 + am_tid,\n"
+                    "                   (tile == 0u ? AM_PREFIX : AM_AGGREGATE) | cnt);\n");
+  am_sb_puts(
+      sb,
+      "    // the look-back: the tiles before, back to an inclusive prefix\n"
+      "    am_u32 before = 0u;\n"
+      "    if (tile != 0u) {\n"
+      "      for (am_i64 j = (am_i64)tile - 1; j >= 0;) {\n"
+      "        const am_u32 word = ATOMIC_LOAD32(status + j * 256 + am_tid);\n"
+      "        if ((word >> 30) == 0u) continue; // not published yet\n"
+      "        before += word & AM_COUNT_BITS;\n"
+      "        if ((word >> 30) == 2u) break;\n"
+      "        j--;\n"
+      "      }\n"
+      "      ATOMIC_STORE32(status + (am_i64)tile * 256 + am_tid, AM_PREFIX | (before + cnt));\n"
+      "    }\n"
+      "    am_run[am_tid] = base + before;\n");
+  emit_subtile_write(sb, 1);
+  am_sb_puts(sb, "  }\n");
 }
 
 void am_ks_sort_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, const char *name) {
@@ -545,6 +708,9 @@ void am_ks_sort_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, co
         emit_widen(sb, dialect, name);
       else
         emit_scan(sb, dialect, key, name);
+      break;
+    case AM_KERNEL_SORT_ONESWEEP:
+      emit_onesweep(sb, dialect, key, name);
       break;
     default:
       emit_scatter(sb, dialect, key, name);

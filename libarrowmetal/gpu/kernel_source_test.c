@@ -136,7 +136,7 @@ static int each_key(key_fn fn, void *ctx) {
   /* sort_indices: the key gather of every type and direction, every byte
    * pass, the scan, the class passes of every type. */
   for (int t = AM_BOOL; t <= AM_FLOAT64; t++) {
-    for (int op = 0; op < 4; op++) VISIT(AM_KERNEL_SORT_KEYS, op, t, AM_TYPE_INVALID);
+    for (int op = 0; op < 8; op++) VISIT(AM_KERNEL_SORT_KEYS, op, t, AM_TYPE_INVALID);
     for (int op = AM_SORT_CLASS_PASS; op <= AM_SORT_CLASS_PASS + 1; op++) {
       VISIT(AM_KERNEL_SORT_COUNT, op, t, AM_TYPE_INVALID);
       VISIT(AM_KERNEL_SORT_SCATTER, op, t, AM_TYPE_INVALID);
@@ -145,6 +145,7 @@ static int each_key(key_fn fn, void *ctx) {
   for (int op = 0; op < 8; op++) {
     VISIT(AM_KERNEL_SORT_COUNT, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
     VISIT(AM_KERNEL_SORT_SCATTER, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
+    VISIT(AM_KERNEL_SORT_ONESWEEP, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
   }
   for (int op = 0; op <= AM_SORT_WIDEN; op++)
     VISIT(AM_KERNEL_SORT_SCAN, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
@@ -205,10 +206,12 @@ static int uses_double(const am_kernel_key *k) {
       k->kind == AM_KERNEL_FILL_GATHER || k->kind == AM_KERNEL_SELECT_HIST ||
       k->kind == AM_KERNEL_SELECT_PICK) /* quantile's keys are bits */
     return 0;
-  /* Group-by and joins: 64-bit atomics, CUDA only. */
+  /* Group-by and joins: 64-bit atomics, CUDA only; ONESWEEP's blocks wait on
+   * other blocks, CUDA only too. */
   if (k->kind >= AM_KERNEL_GROUP_PACK && k->kind <= AM_KERNEL_JOIN_WRITE) return 1;
+  if (k->kind == AM_KERNEL_SORT_ONESWEEP) return 1;
   /* sort_indices' keys are bits. */
-  if (k->kind >= AM_KERNEL_SORT_KEYS && k->kind <= AM_KERNEL_SORT_SCATTER) return 0;
+  if (k->kind >= AM_KERNEL_SORT_KEYS && k->kind <= AM_KERNEL_SORT_ONESWEEP) return 0;
   /* The hash kernels move keys as bits; Metal has no
    * 64-bit compare-and-swap, so no 64-bit keys there. */
   if (k->kind >= AM_KERNEL_HASH_BUILD && k->kind <= AM_KERNEL_HASH_PROBE)

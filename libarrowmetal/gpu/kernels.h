@@ -295,10 +295,13 @@ typedef enum am_kernel_kind {
    * digit totals per pass 0-8, zeroed per column), then 256 counts per block
    * of am_sort_blocks(n), digit-major. Rows (in1, out_valid) are u32;
    * n < 2^32 - 1.
-   *   SORT_KEYS:    op = descending | first << 1, t0 the column (in0, valid0,
-   *                 off0): out[i] = the order key of row in1[i] (first: row i,
-   *                 and out_valid[i] = i); header words 0-1 |= the numbers'
-   *                 keys, 2-3 |= their complements, 4 |= 1 for a NaN or null.
+   *   SORT_KEYS:    op = descending | first << 1 | histograms << 2, t0 the
+   *                 column (in0, valid0, off0): out[i] = the order key of row
+   *                 in1[i] (first: row i, and out_valid[i] = i); header words
+   *                 0-1 |= the numbers' keys, 2-3 |= their complements, 4 |= 1
+   *                 for a NaN or null; with histograms, the digit totals of
+   *                 every byte of the keys (passes 0 .. width - 1) += the
+   *                 counts of its digits over every position.
    *   SORT_COUNT:   op = byte 0..7 of the keys in in0 (t0 AM_TYPE_INVALID), or
    *                 AM_SORT_CLASS_PASS (+ 1: nulls first) with t0 the column:
    *                 each block's digit counts of its tile, and the totals.
@@ -306,11 +309,22 @@ typedef enum am_kernel_kind {
    *                 the counts become first places (exclusive); op =
    *                 AM_SORT_WIDEN: out (u64)[i] = in1 (u32)[i].
    *   SORT_SCATTER: op and t0 as SORT_COUNT: out_valid[place] = in1[i] and,
-   *                 for a byte, out[place] = in0[i]; stable. */
+   *                 for a byte, out[place] = in0[i]; stable.
+   *   SORT_ONESWEEP: op = byte 0..7 (t0 AM_TYPE_INVALID), aux = the parity of
+   *                 the pass (0 or 1): a byte pass in one launch, as SCATTER
+   *                 with no COUNT and SCAN before it, n < 2^30 (CUDA only:
+   *                 blocks wait on earlier blocks, which Metal does not
+   *                 promise to run). Block places from a decoupled look-back
+   *                 over the status words of the pass's parity (after the
+   *                 header, am_sort_tiles(n) * 256 a parity; that parity's
+   *                 zeroed by the host or the pass before), the digit totals
+   *                 from SORT_KEYS' histograms, its tile from the pass's
+   *                 ticket word; zeroes the other parity's words of its tile. */
   AM_KERNEL_SORT_KEYS = 96,
   AM_KERNEL_SORT_COUNT = 97,
   AM_KERNEL_SORT_SCAN = 98,
   AM_KERNEL_SORT_SCATTER = 99,
+  AM_KERNEL_SORT_ONESWEEP = 100,
   /* ---- Group-by and hash joins: kernel_source_groupby.c, numbered from 104
    * (to 127). CUDA only: they use 64-bit atomics (Metal answers
    * unsupported and the host groups / joins). Ids are int32 (the hash
@@ -452,15 +466,20 @@ typedef struct am_gpu_args {
 #define AM_GPU_SCRATCH_BYTES (AM_GPU_SCRATCH_COUNTER + 64)
 
 /* sort_indices' kernels (AM_KERNEL_SORT_*): positions a COUNT / SCATTER block
- * owns, header words before the counts, the class pass's op, and
- * the COUNT / SCATTER blocks for n rows (their tiles; kernel_source_sort.c). */
+ * owns, header words before the counts (the digit totals of passes 0-8,
+ * then ONESWEEP's ticket word a pass), the class pass's op, the COUNT /
+ * SCATTER blocks for n rows (their tiles), ONESWEEP's tiles of one sub-tile
+ * each, and the rows it takes (kernel_source_sort.c). */
 #define AM_SORT_TILE 8192
 #define AM_SORT_KPT 8 /* SCATTER: keys a thread of a sub-tile (AM_GPU_BLOCK * this) */
 #define AM_SORT_TOTALS 8
-#define AM_SORT_HEAD (AM_SORT_TOTALS + 9 * 256)
+#define AM_SORT_TICKETS (AM_SORT_TOTALS + 9 * 256)
+#define AM_SORT_HEAD (AM_SORT_TICKETS + 8)
 #define AM_SORT_CLASS_PASS 8
 #define AM_SORT_WIDEN 9
+#define AM_SORT_ONESWEEP_MAX ((int64_t)1 << 30)
 int64_t am_sort_blocks(int64_t n);
+int64_t am_sort_tiles(int64_t n);
 
 typedef enum am_dialect { AM_DIALECT_CUDA = 0, AM_DIALECT_MSL = 1 } am_dialect;
 

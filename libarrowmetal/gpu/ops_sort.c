@@ -10,10 +10,17 @@
  * (then a class pass runs last). A second op then runs every pass of the
  * column, three launches each (COUNT, SCAN, SCATTER), under one commit:
  * the launches are ordered on the device, so nothing waits between them.
- * At the end WIDEN copies the u32 rows into the u64 result.
+ * On CUDA, below 2^30 rows, a byte pass is one ONESWEEP launch instead:
+ * SORT_KEYS counts every byte's digits as it gathers, and each pass finds
+ * its blocks' places by a look-back (kernel_source_sort.c); the class pass
+ * keeps its three launches. At the end WIDEN copies the u32 rows into the
+ * u64 result.
  *
  * Memory: two key buffers of n u64, two row buffers of n u32, and the
- * counts (256 u32 a block of AM_SORT_TILE rows), all device arrays of the
+ * counts (256 u32 a block of AM_SORT_TILE rows; for ONESWEEP the larger
+ * of that and its status words, 2 * 256 u32 a tile of AM_GPU_BLOCK *
+ * AM_SORT_KPT rows: the class pass's counts reuse the status words, which
+ * the next column zeroes again), all device arrays of the
  * runtime, so counted in the device's memory statistics; the keys and
  * counts are freed before the result is made, and everything but the
  * result is freed on every path. Rows and places are 32-bit on the device:
@@ -51,9 +58,16 @@ static int key_bytes(am_type t) { return t == AM_BOOL ? 1 : am_type_bits(t) / 8;
 typedef struct sort_state {
   am_gpu_device *gpu;
   int64_t n;
+  int onesweep;                /* byte passes in one launch each */
   am_array *keys[2], *rows[2]; /* [0]: the current buffer */
   am_array *counts;
 } sort_state;
+
+/* The sort's u32 scratch words (kernels.h: AM_KERNEL_SORT_*). */
+static int64_t scratch_words(int64_t n, int onesweep) {
+  const int64_t counts = 256 * am_sort_blocks(n), status = 2 * 256 * am_sort_tiles(n);
+  return AM_SORT_HEAD + (onesweep && status > counts ? status : counts);
+}
 
 static void swap(am_array **pair) {
   am_array *t = pair[0];
@@ -65,7 +79,9 @@ static void swap(am_array **pair) {
 static int sort_by(am_err *err, sort_state *s, const am_array *column, int descending,
                    int nulls_first, int first) {
   const uint64_t counts = am_gpu_ops_address(s->counts->data);
-  int status = am_gpu_ops_zero(err, s->gpu, s->counts->data, AM_SORT_HEAD * 4);
+  /* the header, and ONESWEEP's status words of parity 0 */
+  const int64_t zeroed = AM_SORT_HEAD + (s->onesweep ? 256 * am_sort_tiles(s->n) : 0);
+  int status = am_gpu_ops_zero(err, s->gpu, s->counts->data, zeroed * 4);
   if (status != AM_OK) return status;
   /* the keys, and what varies among them */
   am_gpu_args gather = {0};
@@ -75,7 +91,8 @@ static int sort_by(am_err *err, sort_state *s, const am_array *column, int desce
   gather.out_valid = first ? am_gpu_ops_address(s->rows[0]->data) : 0;
   gather.scratch = counts;
   gather.n = s->n;
-  am_kernel_key key = {AM_KERNEL_SORT_KEYS, (descending ? 1 : 0) | (first ? 2 : 0), column->type,
+  am_kernel_key key = {AM_KERNEL_SORT_KEYS,
+                       (descending ? 1 : 0) | (first ? 2 : 0) | (s->onesweep ? 4 : 0), column->type,
                        AM_TYPE_INVALID};
   status = launch_all(err, s->gpu, &key, &gather, 1, 1);
   uint32_t head[5];
@@ -83,10 +100,11 @@ static int sort_by(am_err *err, sort_state *s, const am_array *column, int desce
   if (status != AM_OK) return status;
   const uint64_t varies = ((uint64_t)head[1] << 32 | head[0]) & ((uint64_t)head[3] << 32 | head[2]);
   /* the passes: at most 8 bytes and the class pass, three launches each
-   * (SCAN's op is the pass, whose digit totals it reads) */
+   * (SCAN's op is the pass, whose digit totals it reads), or one a byte
+   * with ONESWEEP (aux: the parity of its status words) */
   am_kernel_key keys[27];
   am_gpu_args args[27];
-  int launches = 0;
+  int launches = 0, parity = 0;
   for (int byte = 0; byte <= key_bytes(column->type); byte++) {
     const int class_pass = byte == key_bytes(column->type);
     if (class_pass ? head[4] == 0 : ((varies >> (8 * byte)) & 0xff) == 0) continue;
@@ -103,6 +121,16 @@ static int sort_by(am_err *err, sort_state *s, const am_array *column, int desce
     a.n = s->n;
     const int op = class_pass ? AM_SORT_CLASS_PASS + (nulls_first ? 1 : 0) : byte;
     const am_type t = class_pass ? column->type : AM_TYPE_INVALID;
+    if (s->onesweep && !class_pass) {
+      a.aux = parity;
+      parity ^= 1;
+      keys[launches] =
+          (am_kernel_key){AM_KERNEL_SORT_ONESWEEP, byte, AM_TYPE_INVALID, AM_TYPE_INVALID};
+      args[launches++] = a;
+      swap(s->keys);
+      swap(s->rows);
+      continue;
+    }
     const am_kernel_kind kinds[3] = {AM_KERNEL_SORT_COUNT, AM_KERNEL_SORT_SCAN,
                                      AM_KERNEL_SORT_SCATTER};
     for (int i = 0; i < 3; i++) {
@@ -123,14 +151,14 @@ int am_gpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys
     return am_fail(err, AM_EUNSUPPORTED, "the GPU's radix sort takes fewer than 2^32 - 1 rows");
   am_device *device = keys[0]->device;
   sort_state s = {.gpu = am_gpu_of(device), .n = n};
+  s.onesweep = s.gpu->dialect == AM_DIALECT_CUDA && n < AM_SORT_ONESWEEP_MAX;
   int status = AM_OK;
   for (int i = 0; i < 2 && status == AM_OK && n > 0; i++)
     status = am_gpu_ops_result(err, device, AM_UINT32, n, 0, &s.rows[i]);
   for (int i = 0; i < 2 && status == AM_OK && n > 0; i++)
     status = am_gpu_ops_result(err, device, AM_UINT64, n, 0, &s.keys[i]);
   if (status == AM_OK && n > 0)
-    status = am_gpu_ops_result(err, device, AM_UINT32, AM_SORT_HEAD + 256 * am_sort_blocks(n), 0,
-                               &s.counts);
+    status = am_gpu_ops_result(err, device, AM_UINT32, scratch_words(n, s.onesweep), 0, &s.counts);
   for (int64_t k = n_keys - 1; k >= 0 && status == AM_OK && n > 0; k--)
     status = sort_by(err, &s, keys[k], descending[k], nulls_first[k], k == n_keys - 1);
   am_array_free(s.keys[0]);

@@ -1,18 +1,21 @@
 """sort_indices' GPU radix sort (kernel_source_sort.c: SORT_KEYS, SORT_COUNT,
-SORT_SCAN and WIDEN, SORT_SCATTER) run where there is no GPU: the CUDA source compiled
-as C++ against the CPU emulation of CUDA (emu/cuda_emu.h) -- every sort
+SORT_SCAN and WIDEN, SORT_SCATTER, SORT_ONESWEEP) run where there is no GPU: the CUDA
+source compiled as C++ against the CPU emulation of CUDA (emu/cuda_emu.h) -- every sort
 kernel in one translation unit, each in a namespace of its own -- and
 launched as gpu/ops_sort.c launches them (the keys, the header read back,
-the varying bytes' passes, the class pass), over every type with nulls,
+the varying bytes' passes, one ONESWEEP launch each as on CUDA or the three
+launches as on Metal, the class pass), over every type with nulls,
 offsets, NaN, -0.0 / 0.0, both orders, both null placements, several keys,
 lengths 0, 1, odd, of several sub-tiles and of several blocks, skewed
 digits (one digit filling a warp, a sub-tile) and all-equal keys; each
 permutation against pyarrow.compute.sort_indices (stable, so exactly). This
 checks the kernels' logic (digits, the scan's layout and the digit totals,
 the ballot ranks, the warps' running counts and their stability, the
-sub-tile's reorder in shared memory, the skipped passes), not their speed or
-the GPU's memory model (here every lane of a warp runs in its own thread and
-__syncwarp is a barrier of the warp, as on the GPU)."""
+sub-tile's reorder in shared memory, the skipped passes, ONESWEEP's digit
+histograms, tickets and look-back over both parities of its status words),
+not their speed or the GPU's memory model (here every lane of a warp runs in
+its own thread and __syncwarp is a barrier of the warp, as on the GPU; blocks
+run one after another, so a look-back never waits)."""
 
 import ctypes
 import os
@@ -30,7 +33,8 @@ import cbuild
 pa = pytest.importorskip("pyarrow")
 pc = pytest.importorskip("pyarrow.compute")
 
-BLOCK, TILE, SUB, HEAD, CLASS_PASS, WIDEN = 256, 8192, 2048, 8 + 9 * 256, 8, 9  # gpu/kernels.h
+BLOCK, TILE, SUB, CLASS_PASS, WIDEN = 256, 8192, 2048, 8, 9  # gpu/kernels.h
+HEAD = 8 + 9 * 256 + 8  # AM_SORT_HEAD: flags, the digit totals of 9 passes, ONESWEEP's tickets
 TYPES = [pa.bool_(), pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.uint8(), pa.uint16(),
          pa.uint32(), pa.uint64(), pa.float32(), pa.float64()]  # fmt: skip
 
@@ -82,19 +86,22 @@ def sort_blocks(n):
     return max(1, -(-n // TILE))
 
 
-def gpu_sort(run, columns, descending, nulls_first, blocks_keys=None):
-    """The permutation as ops_sort.c makes it, and the passes it ran."""
+def gpu_sort(run, columns, descending, nulls_first, blocks_keys=None, onesweep=True):
+    """The permutation as ops_sort.c makes it (onesweep: as on CUDA), and the
+    passes it ran."""
     n = len(columns[0])
     if n == 0:
         return [], 0
     rows = [np.zeros(n, np.uint32), np.zeros(n, np.uint32)]
     keys = [np.zeros(n, np.uint64), np.zeros(n, np.uint64)]
-    nb = sort_blocks(n)
-    counts = np.zeros(HEAD + 256 * nb, np.uint32)
+    nb, tiles = sort_blocks(n), -(-n // SUB)
+    # garbage where nothing may be read before it is written
+    counts = np.full(HEAD + max(256 * nb, 2 * 256 * tiles if onesweep else 0), 0xDEAD, np.uint32)
     passes = 0
     for k in reversed(range(len(columns))):
         col, first = columns[k], k == len(columns) - 1
-        counts[:HEAD] = 0
+        counts[: HEAD + (256 * tiles if onesweep else 0)] = 0
+        parity = 0
         args = Args(n=n)
         bind(args, 0, col)
         args.in1 = 0 if first else rows[0].ctypes.data
@@ -102,7 +109,8 @@ def gpu_sort(run, columns, descending, nulls_first, blocks_keys=None):
         args.out_valid = rows[0].ctypes.data if first else 0
         args.scratch = counts.ctypes.data
         name = f"am_sort_keys_{label(col.type)}{'_desc' if descending[k] else ''}"
-        run(name + ("_first" if first else ""), blocks_keys or -(-n // 1024), args)
+        name += ("_first" if first else "") + ("_hist" if onesweep else "")
+        run(name, blocks_keys or -(-n // 1024), args)
         head = [int(x) for x in counts[:5]]
         varies = (head[1] << 32 | head[0]) & (head[3] << 32 | head[2])
         width = 1 if col.type == pa.bool_() else col.type.bit_width // 8
@@ -119,13 +127,19 @@ def gpu_sort(run, columns, descending, nulls_first, blocks_keys=None):
                 suffix = f"byte{byte}"
             a.in1, a.out_valid = rows[0].ctypes.data, rows[1].ctypes.data
             a.scratch = counts.ctypes.data
+            passes += 1
+            if onesweep and not is_class:
+                a.aux, parity = parity, parity ^ 1
+                run(f"am_sort_onesweep_byte{byte}", tiles, a)
+                keys.reverse()
+                rows.reverse()
+                continue
             run(f"am_sort_count_{suffix}", nb, a)
             run(f"am_sort_scan{CLASS_PASS if is_class else byte}", min(256, -(-nb // 8)), a)
             run(f"am_sort_scatter_{suffix}", nb, a)
             if not is_class:
                 keys.reverse()
             rows.reverse()
-            passes += 1
     result = np.zeros(n, np.uint64)
     widen = Args(n=n)
     widen.in1, widen.out = rows[0].ctypes.data, result.ctypes.data
@@ -164,8 +178,9 @@ def sample(t, n, seed, offset=0, nulls=0.2, distinct=None):
     return pa.array(values, type=t, mask=mask).slice(offset)
 
 
-def check(run, columns, descending, nulls_first=False):
-    got, passes = gpu_sort(run, columns, descending, [nulls_first] * len(columns))
+def check(run, columns, descending, nulls_first=False, onesweep=True):
+    got, passes = gpu_sort(run, columns, descending, [nulls_first] * len(columns),
+                           onesweep=onesweep)  # fmt: skip
     assert got == pyarrow_sort(columns, descending, nulls_first), (
         [c.type for c in columns], descending, nulls_first)  # fmt: skip
     return passes
@@ -181,17 +196,24 @@ def test_one_key_every_type(sort_kernels, t):
         check(sort_kernels, [col], [True], nulls_first=True)
 
 
-def test_several_blocks(sort_kernels):
-    # 3 tiles of the count and scatter blocks, the last one short (and its
-    # last sub-tile short, ending inside a warp); values below 2^16: the two
-    # low bytes' passes and the class pass
+# The three-launch passes (Metal's, and CUDA's from 2^30 rows) and ONESWEEP
+# (CUDA's) over the same cases where a case has several blocks.
+PATHS = pytest.mark.parametrize("onesweep", [True, False], ids=["onesweep", "three_launches"])
+
+
+@PATHS
+def test_several_blocks(sort_kernels, onesweep):
+    # 3 tiles of the count and scatter blocks (11 of ONESWEEP), the last one
+    # short (and its last sub-tile short, ending inside a warp); values below
+    # 2^16: the two low bytes' passes and the class pass
     rng = np.random.default_rng(5)
     values = rng.integers(0, 65000, 2 * TILE + SUB + 777 + 5)
     col = pa.array(values, pa.int32(), mask=rng.random(len(values)) < 0.1).slice(5)
-    assert check(sort_kernels, [col], [False], nulls_first=False) == 3
+    assert check(sort_kernels, [col], [False], nulls_first=False, onesweep=onesweep) == 3
 
 
-def test_skewed_digits(sort_kernels):
+@PATHS
+def test_skewed_digits(sort_kernels, onesweep):
     # runs of one digit filling whole warps and sub-tiles, a few rare ones
     # between: the warps' running counts and the digits' places in a
     # sub-tile, with ties that only stability orders; two blocks, several
@@ -201,8 +223,8 @@ def test_skewed_digits(sort_kernels):
     values = np.where(rng.random(n) < 0.97, 300, rng.integers(-(2**40), 2**40, n))
     values[SUB : 2 * SUB] = np.arange(SUB) % 3
     col = pa.array(values, pa.int64(), mask=rng.random(n) < 0.02)
-    check(sort_kernels, [col], [False], nulls_first=True)
-    check(sort_kernels, [col], [True], nulls_first=False)
+    check(sort_kernels, [col], [False], nulls_first=True, onesweep=onesweep)
+    check(sort_kernels, [col], [True], nulls_first=False, onesweep=onesweep)
 
 
 def test_float_specials_both_placements(sort_kernels):
@@ -227,8 +249,9 @@ def test_all_equal_keys_skip_every_pass(sort_kernels):
     assert check(sort_kernels, [col], [True], nulls_first=True) == 1
 
 
-def test_multi_key(sort_kernels):
+@PATHS
+def test_multi_key(sort_kernels, onesweep):
     n = 300
     columns = [sample(pa.int8(), n, 1, distinct=3), sample(pa.float32(), n, 2, distinct=5),
                sample(pa.bool_(), n, 3), sample(pa.uint64(), n, 4, distinct=50)]  # fmt: skip
-    check(sort_kernels, columns, [True, False, True, False], nulls_first=True)
+    check(sort_kernels, columns, [True, False, True, False], nulls_first=True, onesweep=onesweep)
