@@ -142,7 +142,7 @@ int64_t am_sort_blocks(int64_t n) {
 /* ONESWEEP's tile is one sub-tile: each block writes every digit's run of
  * its tile at once. */
 int64_t am_sort_tiles(int64_t n) {
-  const int64_t sub = (int64_t)AM_GPU_BLOCK * AM_SORT_KPT;
+  const int64_t sub = (int64_t)AM_GPU_BLOCK * AM_SORT_ONESWEEP_KPT;
   const int64_t tiles = (n + sub - 1) / sub;
   return tiles < 1 ? 1 : tiles;
 }
@@ -495,13 +495,13 @@ static void emit_subtile_smem(am_sb *sb, int byte) {
  * sub-tile's count of digit am_tid), size (its positions) and am_loc. The
  * warps' counts am_wc are zero before and hold each warp's first places
  * after. `after_count` (or NULL): code run as soon as cnt is known. */
-static void emit_subtile_rank(am_sb *sb, am_dialect d, int byte, const char *after_count) {
+static void emit_subtile_rank(am_sb *sb, am_dialect d, int byte, int kpt, const char *after_count) {
   am_sb_puts(sb,
              "    // offsets in the tile (32-bit: fewer registers than positions)\n"
              "    const am_u32 seg = (am_u32)(sub - begin) + am_warp * 32u * AM_KPT + am_lane;\n"
              "    const am_u32 lim = (am_u32)(end - begin);\n"
              "    GLOBAL const am_u32 *rows_in = a.in1 + begin;\n");
-  for (int j = 0; j < AM_SORT_KPT; j++) {
+  for (int j = 0; j < kpt; j++) {
     am_ks_k(sb,
             "    const am_u32 o# = seg + #u * 32u;\n"
             "    const bool ok# = o# < lim;\n",
@@ -515,7 +515,7 @@ static void emit_subtile_rank(am_sb *sb, am_dialect d, int byte, const char *aft
     else
       am_ks_k(sb, "    const am_u32 d# = ok# ? AM_ROW_DIGIT(row#) : 0u;\n", j);
   }
-  for (int j = 0; j < AM_SORT_KPT; j++) {
+  for (int j = 0; j < kpt; j++) {
     /* the lanes with this lane's digit: one match instruction on CUDA
      * (lanes past the tile match only each other, as 256); Metal has no
      * match, so one ballot a digit bit */
@@ -554,7 +554,7 @@ static void emit_subtile_rank(am_sb *sb, am_dialect d, int byte, const char *aft
   am_sb_puts(sb,
              "    am_loc[am_tid] = first;\n"
              "    BARRIER();\n");
-  for (int j = 0; j < AM_SORT_KPT; j++) {
+  for (int j = 0; j < kpt; j++) {
     am_ks_k(sb,
             "    if (ok#) {\n"
             "      const am_u32 q = am_loc[d#] + (am_u32)wc[d#] + r#;\n",
@@ -585,19 +585,20 @@ static void emit_subtile_write(am_sb *sb, int byte) {
              "    }\n");
 }
 
-static void emit_subtile_prelude(am_sb *sb, am_dialect d) {
+/* AM_KPT: keys a thread of a sub-tile (a kernel's registers hold them). */
+static void emit_subtile_prelude(am_sb *sb, am_dialect d, int kpt) {
   if (d == AM_DIALECT_MSL)
     am_sb_puts(sb, "#define SYNCWARP() simdgroup_barrier(mem_flags::mem_threadgroup)\n");
   else
     am_sb_puts(sb, "#define SYNCWARP() __syncwarp()\n");
-  am_sb_printf(sb, "#define AM_KPT %du\n#define AM_SUB (AM_BLOCK * AM_KPT)\n", AM_SORT_KPT);
+  am_sb_printf(sb, "#define AM_KPT %du\n#define AM_SUB (AM_BLOCK * AM_KPT)\n", kpt);
 }
 
 static void emit_scatter(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
   const int byte = !is_class_pass(k);
   emit_digit(sb, k);
   emit_pass_args(sb, k);
-  emit_subtile_prelude(sb, d);
+  emit_subtile_prelude(sb, d, AM_SORT_KPT);
   am_dialect_kernel_begin_resident(sb, d, name, 3);
   emit_subtile_smem(sb, byte);
   emit_tile(sb, -1);
@@ -612,7 +613,7 @@ static void emit_scatter(am_sb *sb, am_dialect d, const am_kernel_key *k, const 
       "  BARRIER();\n"
       "  // begin and end are the block's: every thread runs every round\n"
       "  for (am_i64 sub = begin; sub < end; sub += AM_SUB) {\n");
-  emit_subtile_rank(sb, d, byte, NULL);
+  emit_subtile_rank(sb, d, byte, AM_SORT_KPT, NULL);
   emit_subtile_write(sb, byte);
   am_sb_puts(
       sb,
@@ -640,7 +641,7 @@ static void emit_scatter(am_sb *sb, am_dialect d, const am_kernel_key *k, const 
 static void emit_onesweep(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
   emit_digit(sb, k);
   emit_pass_args(sb, k);
-  emit_subtile_prelude(sb, d);
+  emit_subtile_prelude(sb, d, AM_SORT_ONESWEEP_KPT);
   am_sb_puts(sb,
              "#define AM_AGGREGATE (1u << 30)\n"
              "#define AM_PREFIX (2u << 30)\n"
@@ -672,7 +673,7 @@ static void emit_onesweep(am_sb *sb, am_dialect d, const am_kernel_key *k, const
       "  SPTR am_u16 *wc = am_wc + am_warp * 256u;\n"
       "  BARRIER();\n"
       "  {\n");
-  emit_subtile_rank(sb, d, 1,
+  emit_subtile_rank(sb, d, 1, AM_SORT_ONESWEEP_KPT,
                     "    // the tile's count out as soon as it is known\n"
                     "    ATOMIC_STORE32(status + (am_i64)tile * 256 + am_tid,\n"
                     "                   (tile == 0u ? AM_PREFIX : AM_AGGREGATE) | cnt);\n");

@@ -468,10 +468,14 @@ typedef struct am_gpu_args {
 /* sort_indices' kernels (AM_KERNEL_SORT_*): positions a COUNT / SCATTER block
  * owns, header words before the counts (the digit totals of passes 0-8,
  * then ONESWEEP's ticket word a pass), the class pass's op, the COUNT /
- * SCATTER blocks for n rows (their tiles), ONESWEEP's tiles of one sub-tile
- * each, and the rows it takes (kernel_source_sort.c). */
+ * SCATTER blocks for n rows (their tiles), ONESWEEP's tiles (one sub-tile
+ * each), and the rows it takes (kernel_source_sort.c). */
 #define AM_SORT_TILE 8192
 #define AM_SORT_KPT 8 /* SCATTER: keys a thread of a sub-tile (AM_GPU_BLOCK * this) */
+/* ONESWEEP's keys a thread, its tile AM_GPU_BLOCK times that: 12 took 50M
+ * int64 from 7.4 to 6.5 ms on the H200 (8: runs of 8 keys a digit; 12 fits
+ * CUDA's 48 KB of static shared memory, 16 does not) */
+#define AM_SORT_ONESWEEP_KPT 12
 #define AM_SORT_TOTALS 8
 #define AM_SORT_TICKETS (AM_SORT_TOTALS + 9 * 256)
 #define AM_SORT_HEAD (AM_SORT_TICKETS + 8)

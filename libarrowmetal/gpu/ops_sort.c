@@ -19,7 +19,7 @@
  * Memory: two key buffers of n u64, two row buffers of n u32, and the
  * counts (256 u32 a block of AM_SORT_TILE rows; for ONESWEEP the larger
  * of that and its status words, 2 * 256 u32 a tile of AM_GPU_BLOCK *
- * AM_SORT_KPT rows: the class pass's counts reuse the status words, which
+ * AM_SORT_ONESWEEP_KPT rows: the class pass's counts reuse the status words, which
  * the next column zeroes again), all device arrays of the
  * runtime, so counted in the device's memory statistics; the keys and
  * counts are freed before the result is made, and everything but the

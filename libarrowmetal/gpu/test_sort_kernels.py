@@ -33,7 +33,7 @@ import cbuild
 pa = pytest.importorskip("pyarrow")
 pc = pytest.importorskip("pyarrow.compute")
 
-BLOCK, TILE, SUB, CLASS_PASS, WIDEN = 256, 8192, 2048, 8, 9  # gpu/kernels.h
+BLOCK, TILE, SUB, ONESWEEP_SUB, CLASS_PASS, WIDEN = 256, 8192, 2048, 3072, 8, 9  # gpu/kernels.h
 HEAD = 8 + 9 * 256 + 8  # AM_SORT_HEAD: flags, the digit totals of 9 passes, ONESWEEP's tickets
 TYPES = [pa.bool_(), pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.uint8(), pa.uint16(),
          pa.uint32(), pa.uint64(), pa.float32(), pa.float64()]  # fmt: skip
@@ -94,7 +94,7 @@ def gpu_sort(run, columns, descending, nulls_first, blocks_keys=None, onesweep=T
         return [], 0
     rows = [np.zeros(n, np.uint32), np.zeros(n, np.uint32)]
     keys = [np.zeros(n, np.uint64), np.zeros(n, np.uint64)]
-    nb, tiles = sort_blocks(n), -(-n // SUB)
+    nb, tiles = sort_blocks(n), -(-n // ONESWEEP_SUB)
     # garbage where nothing may be read before it is written
     counts = np.full(HEAD + max(256 * nb, 2 * 256 * tiles if onesweep else 0), 0xDEAD, np.uint32)
     passes = 0
@@ -203,7 +203,7 @@ PATHS = pytest.mark.parametrize("onesweep", [True, False], ids=["onesweep", "thr
 
 @PATHS
 def test_several_blocks(sort_kernels, onesweep):
-    # 3 tiles of the count and scatter blocks (11 of ONESWEEP), the last one
+    # 3 tiles of the count and scatter blocks (7 of ONESWEEP), the last one
     # short (and its last sub-tile short, ending inside a warp); values below
     # 2^16: the two low bytes' passes and the class pass
     rng = np.random.default_rng(5)
