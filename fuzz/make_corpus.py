@@ -77,6 +77,28 @@ def ops_seeds():
         + honest_array(4, 8)
         + bytes([33, 0, 0, 0, 0, 0, 33, 0, 2, 33, 0, 1, 33, 0, 3])
     )
+    # round_to_multiple (op 23 with the escape byte 254) over a float64 and an int8 array
+    # (all valid), each step: the array, ndigits, 254, the multiple (make_scalar: type in
+    # its high bits, a small value, one of the float specials), the mode. Fixed bytes,
+    # no rng: the other seeds stay as they were.
+    floats = struct.pack("<8d", 0.125, 2.5, -7.25, 3.75, 1e300, -0.0, 6.25, 1.5)
+    ints = bytes([1, 2, 127, 128, 250, 5, 4, 3])
+    head = u8(1) + u8(10) + u8(8) + u8(8) + floats + u8(1) + u8(8) + u8(8) + ints
+
+    def multiple_step(array, am_type, value, special, mode):
+        return bytes([23, array, 0, 254, am_type << 3, 0, value, special, 1 + mode])
+
+    seeds["round-to-multiple"] = head + b"".join(
+        [
+            multiple_step(0, 11, 0, 5, 8),  # float64 2.5, half_to_even
+            multiple_step(0, 11, 0, 6, 1),  # float64 1e300, up
+            multiple_step(0, 5, 3, 0, 4),  # int64 3 cast to float64, half_down
+            multiple_step(1, 5, 3, 0, 8),  # int64 3 over int8
+            multiple_step(1, 5, 3, 0, 1),  # up: 127 leaves int8
+            multiple_step(1, 11, 0, 5, 8),  # float64 2.5 over int8: not whole
+            multiple_step(1, 1, 1, 0, 8),  # a bool multiple
+        ]
+    )
     return seeds
 
 

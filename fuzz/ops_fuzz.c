@@ -273,10 +273,16 @@ static void step(state *s) {
     case 22:
       CALL(am_fill_null_direction((am_fill_direction)fz_range(in, -1, 2), a, &out), a);
       break;
-    case 23: {
+    case 23: { /* round; an escape byte of 254: round_to_multiple, by a scalar of any type */
       int64_t digits = fz_range(in, -25, 25);
-      if (fz_u8(in) == 255) digits = (fz_u8(in) & 1) ? INT64_MIN : INT64_MAX;
-      CALL(am_round(a, digits, (am_round_mode)fz_range(in, -1, 10), &out), a);
+      uint8_t escape = fz_u8(in);
+      if (escape == 255) digits = (fz_u8(in) & 1) ? INT64_MIN : INT64_MAX;
+      if (escape == 254) {
+        am_scalar multiple = make_scalar(s);
+        CALL(am_round_to_multiple(a, &multiple, (am_round_mode)fz_range(in, -1, 10), &out), a);
+      } else {
+        CALL(am_round(a, digits, (am_round_mode)fz_range(in, -1, 10), &out), a);
+      }
       break;
     }
     case 24: {

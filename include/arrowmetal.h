@@ -906,6 +906,34 @@ typedef enum am_round_mode {
  * caller's. Thread-safe. */
 int am_round(const am_array *array, int64_t ndigits, am_round_mode mode, am_array **out);
 
+/* pyarrow's round_to_multiple with RoundToMultipleOptions(multiple,
+ * round_mode): each value rounded to a multiple of `multiple` by `mode`,
+ * computed as am_round computes ndigits < 0 with the multiple in place of
+ * 10^-ndigits (floats: x / multiple rounded, times multiple, in the float's
+ * precision; integers: the multiple's nearest multiples, exact). Every
+ * numeric type (bool is AM_ETYPE); the result has the input's type and is
+ * null where the input is. The multiple is checked as pyarrow checks it, in
+ * its words: null is AM_EINVAL ("Rounding multiple must be non-null and
+ * valid"); one not above 0 (0, negative, NaN; a bool, temporal or string
+ * scalar, which is no number) is AM_EINVAL ("Rounding multiple must be
+ * positive"); then it is cast safely to the array's type, its failure
+ * AM_EOVERFLOW as am_cast's ("Integer value 300 not in range: -128 to 127",
+ * "Float value 2.500000 was truncated converting to int8", "Integer value
+ * 16777217 not in range: -16777216 to 16777216" for float32; float64 to
+ * float32 rounds, 1e300 becoming an infinity that leaves every value as it
+ * is). Failures as am_round's: a result outside an integer type is
+ * AM_EINVAL ("Rounding 127 up to multiple of 10 would overflow"), a float
+ * result that is not finite AM_EINVAL ("overflow occurred during rounding").
+ * Divergence: pyarrow doubles an integer's remainder in the type itself, so
+ * that with a multiple above 2^30 (int32), 2^31 (uint32) or 2^62 (int64) a
+ * value past half of it can wrap and round down (int32 1100000000 to a
+ * multiple of 2000000000 gives 0); the library doubles it in 64 bits and
+ * rounds to the nearer multiple (2000000000). uint64's doubling wraps in both
+ * alike. The messages' int8 and uint8 values are numbers, as am_round's.
+ * `array` and `multiple` are borrowed; *out is the caller's. Thread-safe. */
+int am_round_to_multiple(const am_array *array, const am_scalar *multiple, am_round_mode mode,
+                         am_array **out);
+
 typedef enum am_pairwise_op {
   AM_PAIRWISE_DIFF = 0,        /* "pairwise_diff": integers wrap */
   AM_PAIRWISE_DIFF_CHECKED = 1 /* "pairwise_diff_checked": integer overflow is AM_EOVERFLOW */
@@ -1162,7 +1190,7 @@ typedef enum am_function_family {
   AM_FAMILY_DROP_NULL = 15,           /* am_drop_null */
   AM_FAMILY_FILL_NULL_DIRECTION = 16, /* am_fill_null_direction: op = am_fill_direction */
   /* Rounding and pairwise differences */
-  AM_FAMILY_ROUND = 17,         /* am_round */
+  AM_FAMILY_ROUND = 17,         /* am_round (op 0), am_round_to_multiple (op 1) */
   AM_FAMILY_PAIRWISE_DIFF = 18, /* am_pairwise_diff: op = am_pairwise_op */
   /* Cumulative functions */
   AM_FAMILY_CUMULATIVE = 20, /* am_cumulative: op = am_cumulative_op */

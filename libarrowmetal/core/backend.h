@@ -22,6 +22,7 @@
 #include "error.h"
 #include "hash.h"
 #include "memstats.h"
+#include "round.h"
 
 typedef enum am_reduce_op {
   AM_REDUCE_SUM,
@@ -129,11 +130,10 @@ typedef struct am_kernel_ops {
   int (*hash_lookup)(am_err *err, const am_array *values, const am_array *value_set, int skip_nulls,
                      int as_bool, am_array **out);
   /* Rounding and pairwise differences. */
-  /* am_round over a numeric array: `mode` valid, integers only with
-   * ndigits < 0 (and -ndigits within the type's digits); the result has
+  /* am_round and am_round_to_multiple over a numeric array, as `spec`
+   * says (checked: integers only with a multiple above 1); the result has
    * the input's type and validity. */
-  int (*round)(am_err *err, const am_array *array, int64_t ndigits, am_round_mode mode,
-               am_array **out);
+  int (*round)(am_err *err, const am_array *array, const am_round_spec *spec, am_array **out);
   /* am_pairwise_diff over a numeric array, |period| <= its length. */
   int (*pairwise_diff)(am_err *err, am_pairwise_op op, const am_array *array, int64_t period,
                        am_array **out);

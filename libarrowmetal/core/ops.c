@@ -103,6 +103,8 @@ const am_op_desc am_ops[] = {
     /* Rounding and pairwise differences. */
     ROW("round", "am_round", AM_FAMILY_ROUND, 0, 1, AM_KINDS_NUMERIC, AM_RULE_SAME,
         AM_NULLS_PROPAGATE),
+    ROW("round_to_multiple", "am_round_to_multiple", AM_FAMILY_ROUND, 1, 1, AM_KINDS_NUMERIC,
+        AM_RULE_SAME, AM_NULLS_PROPAGATE),
     ROW("pairwise_diff", "am_pairwise_diff", AM_FAMILY_PAIRWISE_DIFF, AM_PAIRWISE_DIFF, 1,
         AM_KINDS_NUMERIC, AM_RULE_SAME, AM_NULLS_PROPAGATE),
     ROW("pairwise_diff_checked", "am_pairwise_diff", AM_FAMILY_PAIRWISE_DIFF,
@@ -272,7 +274,7 @@ static const int family_rows[FAMILIES] = {
     [AM_FAMILY_DICTIONARY_ENCODE] = 1,
     [AM_FAMILY_MODE] = 1,
     /* Rounding and pairwise differences. */
-    [AM_FAMILY_ROUND] = 1,
+    [AM_FAMILY_ROUND] = 2, /* round, round_to_multiple */
     [AM_FAMILY_PAIRWISE_DIFF] = AM_PAIRWISE_DIFF_CHECKED + 1,
     [AM_FAMILY_QUANTILE] = 1,
     [AM_FAMILY_TDIGEST] = 2,

@@ -1,9 +1,10 @@
-/* round: what every backend's rounding shares on the host:
- * pyarrow's powers of ten, the integer multiple and its range check, and
- * the failure messages. */
+/* round and round_to_multiple: what every backend's rounding shares on the
+ * host: pyarrow's powers of ten, the integer multiple and its range check,
+ * the specs a backend rounds by, and the failure messages. */
 #include "round.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "types.h"
 
@@ -49,6 +50,33 @@ int am_round_multiple(am_err *err, am_type t, int64_t ndigits, uint64_t *multipl
   for (int64_t i = 0; i < -ndigits; i++) m *= 10u;
   *multiple = m;
   return AM_OK;
+}
+
+int am_round_spec_digits(am_err *err, am_type t, int64_t ndigits, am_round_mode mode,
+                         am_round_spec *out) {
+  memset(out, 0, sizeof *out);
+  out->mode = mode;
+  out->scale = ndigits > 0 ? 1 : ndigits < 0 ? -1 : 0;
+  if (am_type_is_float(t)) {
+    out->p = am_round_pow10(ndigits);
+    return AM_OK;
+  }
+  return am_round_multiple(err, t, ndigits, &out->m);
+}
+
+void am_round_spec_multiple(am_type t, const am_scalar *multiple, am_round_mode mode,
+                            am_round_spec *out) {
+  memset(out, 0, sizeof *out);
+  out->mode = mode;
+  if (am_type_is_float(t)) {
+    out->p = multiple->f64;
+    /* x / 1 and r * 1 are x * 1 and r * 1: a multiple of 1 (pyarrow's
+     * default) takes round's path to whole numbers, whose loops are faster. */
+    out->scale = out->p == 1.0 ? 0 : -1;
+    return;
+  }
+  out->scale = -1;
+  out->m = am_type_is_signed(t) ? (uint64_t)multiple->i64 : multiple->u64;
 }
 
 int am_round_fail(am_err *err, int code, const char *value, const char *multiple) {

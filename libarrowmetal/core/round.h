@@ -1,4 +1,5 @@
-/* round: pyarrow's rounding, written once for every backend.
+/* round and round_to_multiple: pyarrow's rounding, written once for every
+ * backend.
  *
  * The two element functions below are macros whose expansion is a function
  * definition in the C subset that C, CUDA C++ and the Metal Shading Language
@@ -9,17 +10,24 @@
  * steps (arrow/compute/kernels/scalar_round.cc, read, not copied):
  *
  *   floats:   NaN and the infinities pass through. r = x * p (x / p for
- *             ndigits < 0), p = 10^|ndigits|. r already whole: x. Else r is
+ *             ndigits < 0), p = 10^|ndigits|; round_to_multiple is the
+ *             ndigits < 0 form with p = the multiple (pyarrow's
+ *             RoundToMultiple). r already whole: x. Else r is
  *             rounded (a HALF_ mode off the tie, .5, rounds half away from
  *             zero; at the tie, or in the directed modes, by the mode), and
  *             scaled back (r / p for ndigits > 0, else r * p); a result that
  *             is not finite fails (1) and the value is kept.
  *   integers: (ndigits < 0 only; else the value as it is) fl = x / m * m
- *             (towards zero), m = 10^-ndigits; a HALF_ mode off the tie
- *             rounds to the nearer multiple, as std::round; ties and the
- *             directed modes go by the mode. A multiple outside the type
- *             fails: 1 up, 2 down (the tie-breaking and directed modes'
- *             message: "multiple of"), 3 up, 4 down (the nearest multiple's:
+ *             (towards zero), m = 10^-ndigits or round_to_multiple's
+ *             multiple (pyarrow's integer round is its round_to_multiple
+ *             of 10^-ndigits); a HALF_ mode off the tie rounds to the
+ *             nearer multiple, as std::round (twice the remainder is
+ *             compared with m in 64 bits; pyarrow doubles it in the type,
+ *             which wraps for the largest int32, uint32 and int64
+ *             multiples: arrowmetal.h's divergence); ties and the directed
+ *             modes go by the mode. A multiple outside the type fails: 1
+ *             up, 2 down (the tie-breaking and directed modes' message:
+ *             "multiple of"), 3 up, 4 down (the nearest multiple's:
  *             "multiples of"), each keeping the value.
  *
  * The vocabulary each place defines: DEVFN (a function), PRIV (a pointer
@@ -105,6 +113,30 @@
     return fl;                                                                      \
   }
 /* clang-format on */
+
+/* What a backend's round takes: where the scale comes from (am_round's
+ * ndigits, am_round_to_multiple's multiple) is settled by then, and the
+ * element functions above are the same for both. */
+typedef struct am_round_spec {
+  am_round_mode mode; /* valid */
+  /* Floats: 1: r = x * p, scaled back by / p (ndigits > 0); 0: p is 1, to
+   * whole numbers; -1: r = x / p, scaled back by * p (ndigits < 0, or a
+   * multiple p). Its sign is what AM_ROUND_FLOAT_DEF's up and down say. */
+  int scale;
+  double p;   /* floats: 10^|ndigits| or the multiple (float32's exact value for float32) */
+  uint64_t m; /* integers: the multiple, within the type and above 1 */
+} am_round_spec;
+
+/* round's spec for `ndigits` over type `t`: floats p = 10^|ndigits|;
+ * integers (ndigits < 0: the ABI keeps the others as they are) m =
+ * 10^-ndigits, AM_EINVAL as am_round_multiple. */
+int am_round_spec_digits(am_err *err, am_type t, int64_t ndigits, am_round_mode mode,
+                         am_round_spec *out);
+
+/* round_to_multiple's spec for `multiple`, a valid scalar of type `t` above 0
+ * (the ABI has cast it): floats p = the multiple, integers m = it. */
+void am_round_spec_multiple(am_type t, const am_scalar *multiple, am_round_mode mode,
+                            am_round_spec *out);
 
 /* pyarrow's 10^k for floats (k >= 0), as a double: 10^k for k <= 10, the
  * float literals 1e11F .. 1e15F (pyarrow's table), then times 10 per digit

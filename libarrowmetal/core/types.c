@@ -195,11 +195,10 @@ int am_scalar_cast(am_err *err, const am_scalar *in, am_type to, am_scalar *out)
       int64_t lo;
       uint64_t hi;
       int_range(to, &lo, &hi);
-      if (isnan(v) || isinf(v) || v != trunc(v))
+      /* pyarrow's words for a value out of range too. */
+      if (isnan(v) || isinf(v) || v != trunc(v) || v < (double)lo ||
+          v >= ldexp(1.0, am_type_bits(to) - am_type_is_signed(to)))
         return am_fail(err, AM_EOVERFLOW, "Float value %f was truncated converting to %s", v,
-                       am_type_name(to));
-      if (v < (double)lo || v >= ldexp(1.0, am_type_bits(to) - am_type_is_signed(to)))
-        return am_fail(err, AM_EOVERFLOW, "Float value %f out of range for %s", v,
                        am_type_name(to));
       if (am_type_is_signed(to))
         r.i64 = (int64_t)v;
@@ -218,18 +217,25 @@ int am_scalar_cast(am_err *err, const am_scalar *in, am_type to, am_scalar *out)
     snprintf(text, sizeof text, "%llu", (unsigned long long)in->u64);
   else
     snprintf(text, sizeof text, "%lld", (long long)in->i64);
+  /* The range a refusal names is the target's clipped to the source's, as
+   * pyarrow's ("0 to 127" for a uint64 300 to int8). */
+  int64_t from_lo = INT64_MIN;
+  uint64_t from_hi;
+  if (am_type_is_integer(from)) int_range(from, &from_lo, &from_hi);
   if (to == AM_BOOL) {
     r.i64 = magnitude != 0;
   } else if (am_type_is_float(to)) {
     uint64_t limit = (uint64_t)1 << (to == AM_FLOAT32 ? 24 : 53);
-    if (magnitude > limit) return out_of_range_int(err, text, -(int64_t)limit, limit);
+    if (magnitude > limit)
+      return out_of_range_int(err, text, from_lo > -(int64_t)limit ? from_lo : -(int64_t)limit,
+                              limit);
     r.f64 = negative ? -(double)magnitude : (double)magnitude;
   } else {
     int64_t lo;
     uint64_t hi;
     int_range(to, &lo, &hi);
     if (negative ? magnitude > (uint64_t)0 - (uint64_t)lo : magnitude > hi)
-      return out_of_range_int(err, text, lo, hi);
+      return out_of_range_int(err, text, from_lo > lo ? from_lo : lo, hi);
     if (am_type_is_signed(to))
       r.i64 = negative ? (int64_t)((uint64_t)0 - magnitude) : (int64_t)magnitude;
     else

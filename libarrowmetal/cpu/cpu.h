@@ -142,8 +142,7 @@ int am_cpu_hash_lookup(am_err *err, const am_array *values, const am_array *valu
 int am_cpu_hash_join_ids(am_err *err, const am_array *left, const am_array *right, int32_t *ids,
                          int64_t *groups);
 /* Rounding and pairwise differences: round.c, pairwise.c. */
-int am_cpu_round(am_err *err, const am_array *array, int64_t ndigits, am_round_mode mode,
-                 am_array **out);
+int am_cpu_round(am_err *err, const am_array *array, const am_round_spec *spec, am_array **out);
 int am_cpu_pairwise_diff(am_err *err, am_pairwise_op op, const am_array *array, int64_t period,
                          am_array **out);
 /* quantile.c, tdigest.c */

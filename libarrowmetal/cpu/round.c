@@ -55,7 +55,7 @@ typedef struct round_job {
   am_type type;
   int mode;
   int up, down;         /* floats: scale by multiplying; scale back by dividing */
-  double p;             /* floats: 10^|ndigits| */
+  double p;             /* floats: 10^|ndigits| or the multiple */
   uint64_t m;           /* integers: the multiple */
   _Atomic int64_t last; /* slot * 8 + failure of the last refused slot, or -1 */
 } round_job;
@@ -85,11 +85,12 @@ typedef struct round_job {
     }                                                                        \
   } while (0)
 
-/* Floats to whole numbers (ndigits 0, p = 1) in the modes that are one libm
- * function: round_f64's result for every input (an integral x, -0.0 and
- * the infinities are kept, ties go to even in HALF_TO_EVEN, nothing can
- * fail), in a loop the compiler vectorizes (roundpd): pyarrow's default
- * round ran 5.8 ns a slot through the general path, 1.9x pyarrow. */
+/* Floats to whole numbers (ndigits 0 or a multiple of 1: p = 1) in the
+ * modes that are one libm function: round_f64's result for every input (an
+ * integral x, -0.0 and the infinities are kept, ties go to even in
+ * HALF_TO_EVEN, nothing can fail), in a loop the compiler vectorizes
+ * (roundpd): pyarrow's default round ran 5.8 ns a slot through the general
+ * path, 1.9x pyarrow. */
 #define WHOLE_LOOP(T, NAME, FN)                                                    \
   AM_CPU_CLONES static void NAME(const T *restrict xs, T *restrict o, int64_t n) { \
     for (int64_t i = 0; i < n; i++) o[i] = FN(xs[i]);                              \
@@ -123,9 +124,10 @@ static int round_whole(const round_job *job, int64_t begin, int64_t end) {
   return 0;
 }
 
-/* The rest of the float calls (other ndigits, or the modes WHOLE_LOOP
- * lacks): round_f64's steps without a branch a slot, so that the loop
- * vectorizes (round_f64 slot by slot: 1.06x pyarrow at 1M rows, 2 digits).
+/* The rest of the float calls (other ndigits and multiples, or the modes
+ * WHOLE_LOOP lacks): round_f64's steps without a branch a slot, so that the
+ * loop vectorizes (round_f64 slot by slot: 1.06x pyarrow at 1M rows, 2
+ * digits).
  * r = x p / q (one of p and q is 1: exact). f = r - floor(r) is exact
  * (|r| < 2^52 where f is not 0; larger r are whole and keep x), so the
  * rounded r is floor(r) + add, add 0 or 1 (floor(r) + 1 is exact): in a
@@ -239,18 +241,15 @@ static void round_range(void *ctx, int64_t begin, int64_t end) {
   }
 }
 
-int am_cpu_round(am_err *err, const am_array *array, int64_t ndigits, am_round_mode mode,
-                 am_array **out) {
+int am_cpu_round(am_err *err, const am_array *array, const am_round_spec *spec, am_array **out) {
   am_type t = array->type;
-  round_job job = {.width = am_type_bits(t) / 8, .type = t, .mode = (int)mode};
-  if (am_type_is_float(t)) {
-    job.p = am_round_pow10(ndigits);
-    job.up = ndigits >= 0;
-    job.down = ndigits > 0;
-  } else {
-    int status = am_round_multiple(err, t, ndigits, &job.m);
-    if (status != AM_OK) return status;
-  }
+  round_job job = {.width = am_type_bits(t) / 8,
+                   .type = t,
+                   .mode = (int)spec->mode,
+                   .up = spec->scale >= 0,
+                   .down = spec->scale > 0,
+                   .p = spec->p,
+                   .m = spec->m};
   am_array *result = NULL;
   int status = am_cpu_result(err, t, array->length, array, NULL, &result);
   if (status != AM_OK) return status;
@@ -264,6 +263,8 @@ int am_cpu_round(am_err *err, const am_array *array, int64_t ndigits, am_round_m
   if (last >= 0) {
     char value[64], multiple[32];
     am_value_text(t, job.x + (last / 8) * job.width, value, sizeof value);
+    /* m is within the type and above 0 (a signed type's too): its unsigned
+     * digits are the type's value. */
     snprintf(multiple, sizeof multiple, "%llu", (unsigned long long)job.m);
     am_array_free(result);
     return am_round_fail(err, am_type_is_float(t) ? 0 : (int)(last % 8), value, multiple);

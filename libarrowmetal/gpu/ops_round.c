@@ -1,6 +1,6 @@
-/* The round and pairwise_diff ops of every GPU backend: each
- * fills an argument block and launches its kernel of kernel_source_round.c,
- * with the helpers of ops.c (ops_shared.h).
+/* The round (and round_to_multiple) and pairwise_diff ops of every GPU
+ * backend: each fills an argument block and launches its kernel of
+ * kernel_source_round.c, with the helpers of ops.c (ops_shared.h).
  * Divergence from the CPU: a refused slot's message is the GPU runtime's
  * ("... (round at slot 3, left value 127)"), which says which way it went
  * but not pyarrow's words with the multiple. */
@@ -41,24 +41,22 @@ static int launch(am_err *err, const am_array *array, am_array *result, am_kerne
   return am_gpu_ops_run(err, am_gpu_of(array->device), &op, checked, &key, args, 1);
 }
 
-int am_gpu_round(am_err *err, const am_array *array, int64_t ndigits, am_round_mode mode,
-                 am_array **out) {
+/* The kernel reads the scaling from aux's sign (up: aux >= 0, down: aux > 0,
+ * to whole numbers: aux == 0), as the spec's scale says it. */
+int am_gpu_round(am_err *err, const am_array *array, const am_round_spec *spec, am_array **out) {
   am_type t = array->type;
   am_gpu_args args;
   memset(&args, 0, sizeof args);
-  args.aux = ndigits;
-  if (am_type_is_float(t)) {
-    double p = am_round_pow10(ndigits);
-    memcpy(&args.scalar, &p, sizeof p);
-  } else {
-    int status = am_round_multiple(err, t, ndigits, &args.scalar);
-    if (status != AM_OK) return status;
-  }
+  args.aux = spec->scale;
+  if (am_type_is_float(t))
+    memcpy(&args.scalar, &spec->p, sizeof spec->p);
+  else
+    args.scalar = spec->m;
   am_array *result = NULL;
   int status =
       am_gpu_ops_result(err, array->device, t, array->length, am_gpu_ops_has_nulls(array), &result);
   if (status != AM_OK) return status;
-  am_kernel_key key = {AM_KERNEL_ROUND, (int)mode, t, AM_TYPE_INVALID};
+  am_kernel_key key = {AM_KERNEL_ROUND, (int)spec->mode, t, AM_TYPE_INVALID};
   status = launch(err, array, result, key, &args,
                   am_type_is_float(t) ? &float_failures : &int_failures, "round", 1);
   if (status == AM_OK) atomic_store(&result->null_count, atomic_load(&array->null_count));

@@ -175,8 +175,7 @@ int am_gpu_hash_group(am_err *err, const am_array *array, int flags, am_hash_gro
 int am_gpu_hash_lookup(am_err *err, const am_array *values, const am_array *value_set,
                        int skip_nulls, int as_bool, am_array **out);
 /* Rounding and pairwise differences: ops_round.c. */
-int am_gpu_round(am_err *err, const am_array *array, int64_t ndigits, am_round_mode mode,
-                 am_array **out);
+int am_gpu_round(am_err *err, const am_array *array, const am_round_spec *spec, am_array **out);
 int am_gpu_pairwise_diff(am_err *err, am_pairwise_op op, const am_array *array, int64_t period,
                          am_array **out);
 /* ops_quantile.c */

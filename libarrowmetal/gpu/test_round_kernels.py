@@ -1,5 +1,6 @@
-"""The round and pairwise_diff GPU kernels (kernel_source_round.c: ROUND,
-PAIRWISE_DIFF) run where there is no GPU: their CUDA source, as the generator
+"""The round (and round_to_multiple) and pairwise_diff GPU kernels
+(kernel_source_round.c: ROUND, PAIRWISE_DIFF) run where there is no GPU: their CUDA
+source, as the generator
 writes it, compiled as C++ against the CPU emulation of CUDA (emu/cuda_emu.h)
 and launched as gpu/ops_round.c launches them (the argument block, the
 status block's error report), on inputs with offsets, nulls and several
@@ -71,23 +72,38 @@ def label(t):
     return {pa.float32(): "float32", pa.float64(): "float64"}.get(t, str(t))
 
 
-def run_round(kernels, x, ndigits, mode, blocks):
+def run_kernel(kernels, x, scale, p, mode, blocks):
+    """One ROUND launch as ops_round.c's: aux = core/round.h's am_round_spec scale
+    (1, 0, -1), scalar = p's double bits for floats, the multiple m for integers."""
     t, n = x.type, len(x)
     data, _ = output(t, n, False)
     st = status_block()
-    args = Args(n=n, aux=ndigits)
+    args = Args(n=n, aux=scale)
     bind(args, 0, x)
     args.out = data.ctypes.data
     args.out_valid = 0  # the host shares the input's validity
     args.status = st.ctypes.data
     if pa.types.is_floating(t):
-        args.scalar = int(np.array(pow10(ndigits), np.float64).view(np.uint64))
+        args.scalar = int(np.array(p, np.float64).view(np.uint64))
     else:
-        args.scalar = 10 ** (-ndigits)
+        args.scalar = p
     kernels(f"am_round_{mode}_{label(t)}", blocks, args)
     got = pa.Array.from_buffers(t, n, [None, pa.py_buffer(data.tobytes())])
     # The host gives the result the input's validity.
     return pc.if_else(pc.is_valid(x), got, pa.scalar(None, t)), int(st[0])
+
+
+def run_round(kernels, x, ndigits, mode, blocks):
+    scale = (ndigits > 0) - (ndigits < 0)
+    p = pow10(ndigits) if pa.types.is_floating(x.type) else 10 ** (-ndigits)
+    return run_kernel(kernels, x, scale, p, mode, blocks)
+
+
+def run_round_to_multiple(kernels, x, multiple, mode, blocks):
+    """round_to_multiple's launch: the multiple (of x's type) as p or m, scale -1, or 0
+    for a float multiple of 1 (core/round.c's am_round_spec_multiple)."""
+    scale = 0 if pa.types.is_floating(x.type) and multiple == 1 else -1
+    return run_kernel(kernels, x, scale, multiple, mode, blocks)
 
 
 def same(a, b):
@@ -131,6 +147,44 @@ def test_round_integers(kernels, t, mode):
             continue
         assert err == NONE, (mode, ndigits, err)
         assert same(got, want), (mode, ndigits)
+
+
+@pytest.mark.parametrize("t", [pa.float32(), pa.float64()])
+@pytest.mark.parametrize("mode", MODES)
+def test_round_to_multiple_floats(kernels, t, mode):
+    cases = (
+        (0.25, 1000, 2, 3),
+        (1.0, 700, 1, 0),
+        (2.5, 300, 3, 5),
+        (0.1, 200, 1, 1),
+        (1e-3, 64, 1, 0),
+    )
+    for multiple, n, blocks, offset in cases:
+        x = values(t, n, n + int(multiple * 1000), offset)
+        m = float(np.float32(multiple)) if t == pa.float32() else multiple
+        got, err = run_round_to_multiple(kernels, x, m, mode, blocks)
+        try:
+            want = pc.round_to_multiple(x, pa.scalar(m, t), mode)
+        except pa.ArrowInvalid:
+            assert err != NONE, (mode, multiple)
+            continue
+        assert err == NONE, (mode, multiple, err)
+        assert same(got.cast(t), want), (mode, multiple)
+
+
+@pytest.mark.parametrize("t", [pa.int8(), pa.uint32(), pa.int64()])
+@pytest.mark.parametrize("mode", MODES)
+def test_round_to_multiple_integers(kernels, t, mode):
+    for multiple, n, blocks, offset in ((7, 1000, 2, 3), (2, 300, 1, 0), (100, 129, 1, 2)):
+        x = values(t, n, n + multiple, offset)
+        got, err = run_round_to_multiple(kernels, x, multiple, mode, blocks)
+        try:
+            want = pc.round_to_multiple(x, pa.scalar(multiple, t), mode)
+        except pa.ArrowInvalid:
+            assert err != NONE, (mode, multiple)
+            continue
+        assert err == NONE, (mode, multiple, err)
+        assert same(got, want), (mode, multiple)
 
 
 def test_round_reports_the_last_refused_slot(kernels):

@@ -120,7 +120,7 @@ from ._rank import (
     select_k_unstable,
 )
 from ._results import StructScalar
-from ._round import pairwise_diff, pairwise_diff_checked, round
+from ._round import pairwise_diff, pairwise_diff_checked, round, round_to_multiple
 from ._runtime import (
     backend,
     backends,
@@ -349,7 +349,7 @@ __all__ += [
     "value_counts",
 ]
 # Rounding and pairwise differences.
-__all__ += ["pairwise_diff", "pairwise_diff_checked", "round"]
+__all__ += ["pairwise_diff", "pairwise_diff_checked", "round", "round_to_multiple"]
 __all__ += [  # string functions (issue #13)
     "ascii_lower",
     "ascii_ltrim",

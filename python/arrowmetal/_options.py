@@ -20,26 +20,31 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+# (arrow/compute/api_scalar.h's RoundMode)
+_ROUND_MODES = (
+    "down",
+    "up",
+    "towards_zero",
+    "towards_infinity",
+    "half_down",
+    "half_up",
+    "half_towards_zero",
+    "half_towards_infinity",
+    "half_to_even",
+    "half_to_odd",
+)
 # C++ enum values of the fields read here, in declaration order
-# (arrow/compute/api_aggregate.h, api_vector.h).
+# (arrow/compute/api_aggregate.h, api_vector.h, api_scalar.h).
 ENUMS = {
     ("CountOptions", "mode"): ("only_valid", "only_null", "all"),
     ("FilterOptions", "null_selection_behavior"): ("drop", "emit_null"),
-    # (arrow/compute/api_scalar.h's RoundMode)
-    ("RoundOptions", "round_mode"): (
-        "down",
-        "up",
-        "towards_zero",
-        "towards_infinity",
-        "half_down",
-        "half_up",
-        "half_towards_zero",
-        "half_towards_infinity",
-        "half_to_even",
-        "half_to_odd",
-    ),
+    ("RoundOptions", "round_mode"): _ROUND_MODES,
+    ("RoundToMultipleOptions", "round_mode"): _ROUND_MODES,
 }
 
+# Scalar fields, read as the pyarrow Scalar they hold: its type decides what
+# the function does with it (RoundToMultipleOptions casts its multiple).
+SCALARS = {("RoundToMultipleOptions", "multiple")}
 # Fields named differently in the serialization than in the Python constructor.
 RENAMED = {("CastOptions", "to_type"): "target_type"}
 # Fields serialized under another name than the Python constructor's, values as
@@ -68,6 +73,10 @@ def _decode(class_name, field, value, value_type):
         return names[value]
     if (class_name, field) in RENAMED:
         return value_type
+    if (class_name, field) in SCALARS:
+        import pyarrow as pa
+
+        return pa.scalar(value, type=value_type)
     return value
 
 

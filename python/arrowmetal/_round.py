@@ -1,14 +1,19 @@
-"""pyarrow.compute's round, pairwise_diff and pairwise_diff_checked (branch
-round), with its names, argument order and options (RoundOptions: ndigits,
+"""pyarrow.compute's round, round_to_multiple, pairwise_diff and
+pairwise_diff_checked (branch round), with its names, argument order and
+options (RoundOptions: ndigits, round_mode; RoundToMultipleOptions: multiple,
 round_mode; PairwiseOptions: period).
 
-round works slot by slot: am.Array inputs give an am.Array, ChunkedArray
-inputs a ChunkedArray with the chunks kept, scalars a Python value (pyarrow
-gives its Scalar). pairwise_diff pairs slots `period` apart: a scalar is an
-array of one slot (pyarrow's answer is such an array too), and a ChunkedArray
-is refused, as pyarrow.compute refuses it (its vector kernel has no chunked
-form). Inputs of types ArrowMetal has no kernel for run in pyarrow.compute
-(see _fallback).
+round and round_to_multiple work slot by slot: am.Array inputs give an
+am.Array, ChunkedArray inputs a ChunkedArray with the chunks kept, scalars a
+Python value (pyarrow gives its Scalar). round_to_multiple's multiple is what
+pyarrow's RoundToMultipleOptions takes (a pyarrow Scalar, or a value
+pa.scalar() makes one of), checked and cast to the input's type by the
+library in pyarrow's words; a float16 or decimal multiple, which only pyarrow
+reads, runs the call in pyarrow. pairwise_diff pairs slots `period` apart: a
+scalar is an array of one slot (pyarrow's answer is such an array too), and a
+ChunkedArray is refused, as pyarrow.compute refuses it (its vector kernel has
+no chunked form). Inputs of types ArrowMetal has no kernel for run in
+pyarrow.compute (see _fallback).
 """
 
 from __future__ import annotations
@@ -43,11 +48,13 @@ if TYPE_CHECKING:
         PlainScalar,
         PyValue,
         RoundMode,
+        RoundMultiple,
         RoundOptions,
+        RoundToMultipleOptions,
         ScalarLike,
     )
 
-__all__ = ["pairwise_diff", "pairwise_diff_checked", "round"]
+__all__ = ["pairwise_diff", "pairwise_diff_checked", "round", "round_to_multiple"]
 
 _error = error_from_status
 
@@ -66,6 +73,9 @@ ROUND_MODES = (
 )
 
 _ROUND_SPEC = OptionsSpec("round", "RoundOptions", {"ndigits": 0, "round_mode": "half_to_even"})
+_MULTIPLE_SPEC = OptionsSpec(
+    "round_to_multiple", "RoundToMultipleOptions", {"multiple": 1.0, "round_mode": "half_to_even"}
+)
 _PAIRWISE_SPECS = {
     name: OptionsSpec(name, "PairwiseOptions", {"period": 1})
     for name in ("pairwise_diff", "pairwise_diff_checked")
@@ -77,6 +87,15 @@ def _mode(round_mode: Any) -> int:
     if isinstance(round_mode, str) and round_mode in ROUND_MODES:
         return ROUND_MODES.index(round_mode)
     raise ValueError(f'"{round_mode}" is not a valid round mode')
+
+
+def _options_mode(fields: dict[str, Any], options: Any) -> int:
+    """am_round_mode of the fields' round_mode (a pyarrow options object holds
+    its enum value)."""
+    mode_value = fields["round_mode"]
+    if isinstance(mode_value, int) and options is not None and not isinstance(options, dict):
+        mode_value = ROUND_MODES[mode_value]
+    return _mode(mode_value)
 
 
 def _int64(value: Any) -> int:
@@ -170,10 +189,7 @@ def round(
     fields, reason = _options(_ROUND_SPEC, options, given)
     if fields is _FALLBACK:
         return _fallback.run("round", reason, (x,), {"options": options})
-    mode_value = fields["round_mode"]
-    if isinstance(mode_value, int) and options is not None and not isinstance(options, dict):
-        mode_value = ROUND_MODES[mode_value]  # a pyarrow options object's enum value
-    mode = _mode(mode_value)
+    mode = _options_mode(fields, options)
     digits = _int64(fields["ndigits"])
     try:
         if is_chunked(x):
@@ -182,6 +198,124 @@ def round(
     except ArrowMetalTypeError as e:
         kwargs = {"options": options} if options is not None else given
         return _input_fallback("round", e, (x,), (x,), kwargs)
+
+
+def _not_valid(multiple: Any) -> TypeError:
+    """pyarrow's refusal of a multiple pa.scalar() cannot convert."""
+    return TypeError(f'"{multiple}" is not a valid multiple type for RoundToMultipleOptions')
+
+
+def _multiple(multiple: Any) -> tuple[Any, str]:
+    """(the am_scalar, "") of a multiple as RoundToMultipleOptions takes it
+    (a pyarrow Scalar, or pa.scalar() of the value), for the library to check
+    and cast; (None, why) for a float16 or decimal multiple, whose sign
+    pyarrow reads its own way (it calls a negative float16 positive)."""
+    s = ffi.new("am_scalar *")
+    tp = type(multiple)
+    if tp is float or tp is bool or multiple is None:  # pa.scalar's double, bool, null
+        dispatch(tp)[1](multiple, s, None)
+        return s, ""
+    if tp is int:  # pa.scalar's int64
+        if not -(2**63) <= multiple < 2**63:
+            raise _not_valid(multiple)
+        dispatch(tp)[1](multiple, s, None)
+        return s, ""
+    import pyarrow as pa
+
+    if not isinstance(multiple, pa.Scalar):
+        try:
+            multiple = pa.scalar(multiple)
+        except Exception:  # noqa: BLE001 - pyarrow's own catch-all
+            raise _not_valid(multiple) from None
+    t = multiple.type
+    if not multiple.is_valid:
+        s.is_null = 1
+    elif pa.types.is_float16(t) or pa.types.is_decimal(t):
+        return None, f"no support for a multiple of type {t}"
+    elif pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t):
+        dispatch(type(multiple))[1](multiple, s, None)
+    else:  # not a number (a string, a date, a list): the library's "must be positive"
+        s.type = lib.AM_TYPE_INVALID
+    return s, ""
+
+
+def _round_to_multiple(x: Any, multiple: Any, mode: int, device: DeviceLike | None) -> Any:
+    def call(p: Any, o: Any) -> int:
+        return lib.am_round_to_multiple(p, multiple, mode, o)
+
+    one = _one(x, device)
+    if one is not None:
+        result = _on_operand(call, one, device)
+        return read_values(result._ptr)[0]
+    return _on_operand(call, x, device)
+
+
+if TYPE_CHECKING:
+
+    @overload
+    def round_to_multiple(
+        x: Array,
+        /,
+        multiple: RoundMultiple = 1.0,
+        round_mode: RoundMode = "half_to_even",
+        *,
+        options: RoundToMultipleOptions | None = None,
+        memory_pool: pa.MemoryPool | None = None,
+        device: DeviceLike | None = None,
+    ) -> Array: ...
+    @overload
+    def round_to_multiple(
+        x: PlainScalar,
+        /,
+        multiple: RoundMultiple = 1.0,
+        round_mode: RoundMode = "half_to_even",
+        *,
+        options: RoundToMultipleOptions | None = None,
+        memory_pool: pa.MemoryPool | None = None,
+        device: DeviceLike | None = None,
+    ) -> PyValue: ...
+    @overload
+    def round_to_multiple(
+        x: ArrayLike | ScalarLike,
+        /,
+        multiple: RoundMultiple = 1.0,
+        round_mode: RoundMode = "half_to_even",
+        *,
+        options: RoundToMultipleOptions | None = None,
+        memory_pool: pa.MemoryPool | None = None,
+        device: DeviceLike | None = None,
+    ) -> ElementwiseResult: ...
+
+
+def round_to_multiple(
+    x: ArrayLike | ScalarLike,
+    /,
+    multiple: RoundMultiple = 1.0,
+    round_mode: RoundMode = "half_to_even",
+    *,
+    options: RoundToMultipleOptions | None = None,
+    memory_pool: pa.MemoryPool | None = None,
+    device: DeviceLike | None = None,
+) -> ElementwiseResult:
+    """x rounded to a multiple of `multiple` (> 0, cast to x's type as
+    pyarrow casts it) by `round_mode` (pyarrow.compute.round_to_multiple;
+    RoundToMultipleOptions), in the input's type; null where x is
+    (am_round_to_multiple)."""
+    given = {"multiple": multiple, "round_mode": round_mode}
+    fields, reason = _options(_MULTIPLE_SPEC, options, given)
+    if fields is _FALLBACK:
+        return _fallback.run("round_to_multiple", reason, (x,), {"options": options})
+    kwargs = {"options": options} if options is not None else given
+    m, reason = _multiple(fields["multiple"])  # before the mode, as pyarrow's options check
+    mode = _options_mode(fields, options)
+    if m is None:
+        return _fallback.run("round_to_multiple", reason, (x,), kwargs)
+    try:
+        if is_chunked(x):
+            return map_pieces(lambda a: _round_to_multiple(a, m, mode, device), (x,))
+        return _round_to_multiple(x, m, mode, device)
+    except ArrowMetalTypeError as e:
+        return _input_fallback("round_to_multiple", e, (x,), (x,), kwargs)
 
 
 def _make_pairwise(name: str, op: int, doc: str) -> PairwiseFunction:

@@ -72,7 +72,9 @@ __all__ = [
     "ReductionKwargs",
     "ReductionResult",
     "RoundMode",
+    "RoundMultiple",
     "RoundOptions",
+    "RoundToMultipleOptions",
     "ScalarLike",
     "StructResult",
     "SupportsArray",
@@ -189,6 +191,7 @@ VarianceOptions = Union["pc.VarianceOptions", dict[str, Any]]
 NullOptions = Union["pc.NullOptions", dict[str, Any]]  # null handling
 # Rounding and pairwise differences.
 RoundOptions = Union["pc.RoundOptions", dict[str, Any]]
+RoundToMultipleOptions = Union["pc.RoundToMultipleOptions", dict[str, Any]]
 PairwiseOptions = Union["pc.PairwiseOptions", dict[str, Any]]
 RoundMode = Literal[
     "down",
@@ -203,6 +206,8 @@ RoundMode = Literal[
     "half_to_odd",
 ]
 """options=: pyarrow's options object or a dict of its fields."""
+RoundMultiple = Union[int, float, "np.generic", ArrowScalar]
+"""round_to_multiple's multiple: a number, or a pyarrow Scalar."""
 
 CountMode = Literal["only_valid", "only_null", "all"]
 NullSelection = Literal["drop", "emit_null"]

@@ -74,6 +74,11 @@ VALUES = {
             "half_to_odd",
         ],
     },
+    # (a multiple of another type is cast to the input's; 2.5 is refused for integers)
+    "RoundToMultipleOptions": {
+        "multiple": [2, 0.25, 10, 2.5, pa.scalar(3, pa.int8()), pa.scalar(0.5, pa.float32())],
+        "round_mode": ["down", "up", "half_down", "half_towards_infinity", "half_to_odd"],
+    },
     "PairwiseOptions": {"period": [-1, 0, 2, 10]},
     "QuantileOptions": {
         "q": [[0.1, 0.9], 0.25],
@@ -191,7 +196,8 @@ HASH_INPUTS = [
     pa.array([2.0, float("nan"), None, 2.0, -0.0], pa.float64()),
     pa.chunked_array([[1, None], [1, 3]], pa.int64()),
 ]
-# round and pairwise_diff: halves, where ndigits and round_mode matter.
+# round, round_to_multiple and pairwise_diff: halves, where ndigits, multiple and
+# round_mode matter.
 ROUND_INPUTS = [
     pa.array([1.25, -2.5, None, 0.125, 2.675, 15.5], pa.float64()),
     pa.array([15, -25, None, 44, 127], pa.int16()),
@@ -260,7 +266,7 @@ def calls(name):
                 kwargs[ARGS.get((cls.__name__, field), field)] = value
                 for x in REDUCE_INPUTS + HASH_INPUTS:
                     yield (x,), kwargs
-            elif name in ("round", "pairwise_diff", "pairwise_diff_checked"):
+            elif name in ("round", "round_to_multiple", "pairwise_diff", "pairwise_diff_checked"):
                 for x in ROUND_INPUTS:
                     yield (x,), {field: value}
             elif name in ("sort_indices", "array_sort_indices"):

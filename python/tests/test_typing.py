@@ -131,6 +131,11 @@ valid_mask: am.Array = am.is_valid(a)
 rounded: am.Array = am.round(b, 2, "half_up")
 rounded_value: PyValue = am.round(2.5)
 rounded_opts: ElementwiseResult = am.round(pa_array, options=pc.RoundOptions(-1, "down"))
+to_multiple: am.Array = am.round_to_multiple(b, 0.25, "half_up")
+to_multiple_value: PyValue = am.round_to_multiple(7, pa.scalar(5, pa.int8()))
+to_multiple_opts: ElementwiseResult = am.round_to_multiple(
+    pa_array, options=pc.RoundToMultipleOptions(2, "down")
+)
 diffs: am.Array = am.pairwise_diff(a, period=-2)
 checked_diffs = am.pairwise_diff_checked(pa_array, options=pc.PairwiseOptions(1))
 nan_value: PyValue = am.is_nan(1.5)
@@ -193,6 +198,8 @@ am.sum(a, skip_nulls="yes")  # E
 am.sum("not an array")  # E
 am.sum(a, min_count=1.5)  # E
 am.round(a, round_mode="nearest")  # E
+am.round_to_multiple(a, "2")  # E: not a number
+am.round_to_multiple(a, 2, round_mode="nearest")  # E
 am.pairwise_diff(a, period="1")  # E
 am.count(a, "some")  # E: not a count mode
 am.add(a, "x")  # E
@@ -285,7 +292,7 @@ def test_code_using_the_api_type_checks(mypy_errors):
 
 def test_misuse_fails_to_type_check(mypy_errors):
     marked = {n for n, line in enumerate(CLIENT_BAD.splitlines(), 1) if re.search(r"# E\b", line)}
-    assert len(marked) == 18
+    assert len(marked) == 20
     assert set(mypy_errors.get("client_bad.py", {})) == marked
 
 
