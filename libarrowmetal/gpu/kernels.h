@@ -209,9 +209,11 @@ typedef enum am_kernel_kind {
   /* ---- Rounding and pairwise differences:
    * kernel_source_round.c. Numbered from 40. */
   /* out (t0 values) and out_valid (the input's validity) from in0 of type
-   * t0: op = am_round_mode, aux = ndigits; scalar = 10^|ndigits| as double
-   * bits (floats: pyarrow's power, am_round_pow10, narrowed to float32 in the
-   * kernel for float32) or the multiple 10^-ndigits (integers, ndigits < 0).
+   * t0: op = am_round_mode, aux = am_round_spec's scale (1: ndigits > 0, 0:
+   * whole numbers, -1: ndigits < 0 or round_to_multiple); scalar = p as
+   * double bits (floats: 10^|ndigits|, pyarrow's power am_round_pow10, or
+   * the multiple; narrowed to float32 in the kernel for float32) or the
+   * integer multiple (10^-ndigits, or round_to_multiple's).
    * core/round.h's element function; a refused valid slot is reported as
    * BINARY's, (n - 1 - slot) * 2 + (0 up or float overflow, 1 down). */
   AM_KERNEL_ROUND = 40,
