@@ -86,8 +86,11 @@ int am_ks_sort_missing_type(am_dialect dialect, const am_kernel_key *key) {
   return dialect == AM_DIALECT_MSL && key->kind == AM_KERNEL_SORT_ONESWEEP;
 }
 
-/* The pass of a COUNT or SCATTER key: a byte (0 to 7) or the class pass. */
-static int is_class_pass(const am_kernel_key *k) { return k->op >= AM_SORT_CLASS_PASS; }
+/* The pass of a COUNT or SCATTER key: a byte (0 to 7) or the class pass
+ * (ONESWEEP's are bytes: its op bit 3 is the final pass). */
+static int is_class_pass(const am_kernel_key *k) {
+  return k->kind != AM_KERNEL_SORT_ONESWEEP && k->op >= AM_SORT_CLASS_PASS;
+}
 
 int am_ks_sort_key_ok(const am_kernel_key *k) {
   const int typed = am_type_valid((int)k->t0) && k->t0 <= AM_FLOAT64;
@@ -95,7 +98,7 @@ int am_ks_sort_key_ok(const am_kernel_key *k) {
     case AM_KERNEL_SORT_KEYS:
       return (k->op & ~7) == 0 && typed;
     case AM_KERNEL_SORT_ONESWEEP:
-      return k->op >= 0 && k->op < 8 && k->t0 == AM_TYPE_INVALID;
+      return k->op >= 0 && k->op < 16 && k->t0 == AM_TYPE_INVALID;
     case AM_KERNEL_SORT_SCAN:
       return k->op >= 0 && k->op <= AM_SORT_WIDEN && k->t0 == AM_TYPE_INVALID;
     case AM_KERNEL_SORT_COUNT:
@@ -116,7 +119,8 @@ void am_ks_sort_name(const am_kernel_key *key, char *name, size_t capacity) {
                key->op & 2 ? "_first" : "", key->op & 4 ? "_hist" : "");
       break;
     case AM_KERNEL_SORT_ONESWEEP:
-      snprintf(name, capacity, "am_sort_onesweep_byte%d", key->op);
+      snprintf(name, capacity, "am_sort_onesweep_byte%d%s", key->op & 7,
+               key->op & 8 ? "_final" : "");
       break;
     case AM_KERNEL_SORT_SCAN:
       if (key->op == AM_SORT_WIDEN)
@@ -369,7 +373,7 @@ static void emit_digit(am_sb *sb, const am_kernel_key *k) {
     am_sb_printf(sb,
                  "#define AM_KEY_DIGIT(key) ((am_u32)((key) >> %du) & 255u)\n"
                  "#define AM_DIGIT(i) AM_KEY_DIGIT(a.in0[(i)])\n",
-                 8 * k->op);
+                 8 * (k->op & 7));
     return;
   }
   emit_column(sb, k->t0);
@@ -565,8 +569,8 @@ static void emit_subtile_rank(am_sb *sb, am_dialect d, int byte, int kpt, const 
 }
 
 /* The sub-tile, in digit order in shared memory, to its places: digit d's
- * run from am_run[d]. */
-static void emit_subtile_write(am_sb *sb, int byte) {
+ * run from am_run[d]; `final`: only the rows, as u64 in out. */
+static void emit_subtile_write(am_sb *sb, int byte, int final) {
   am_sb_puts(sb,
              "    BARRIER();\n"
              "    for (am_u32 q = am_tid; q < size; q += AM_BLOCK) {\n");
@@ -574,15 +578,16 @@ static void emit_subtile_write(am_sb *sb, int byte) {
     am_sb_puts(sb,
                "      const am_u64 key = am_sk[q];\n"
                "      const am_u32 dg = AM_KEY_DIGIT(key);\n"
-               "      const am_u32 p = am_run[dg] + (q - am_loc[dg]);\n"
-               "      a.out[p] = key;\n");
+               "      const am_u32 p = am_run[dg] + (q - am_loc[dg]);\n");
   else
     am_sb_puts(sb,
                "      const am_u32 dg = am_sd[q];\n"
                "      const am_u32 p = am_run[dg] + (q - am_loc[dg]);\n");
-  am_sb_puts(sb,
-             "      a.out_valid[p] = am_sr[q];\n"
-             "    }\n");
+  if (final)
+    am_sb_puts(sb, "      a.out[p] = (am_u64)am_sr[q];\n");
+  else
+    am_sb_printf(sb, "%s      a.out_valid[p] = am_sr[q];\n", byte ? "      a.out[p] = key;\n" : "");
+  am_sb_puts(sb, "    }\n");
 }
 
 /* AM_KPT: keys a thread of a sub-tile (a kernel's registers hold them). */
@@ -614,7 +619,7 @@ static void emit_scatter(am_sb *sb, am_dialect d, const am_kernel_key *k, const 
       "  // begin and end are the block's: every thread runs every round\n"
       "  for (am_i64 sub = begin; sub < end; sub += AM_SUB) {\n");
   emit_subtile_rank(sb, d, byte, AM_SORT_KPT, NULL);
-  emit_subtile_write(sb, byte);
+  emit_subtile_write(sb, byte, 0);
   am_sb_puts(
       sb,
       "    BARRIER();\n"
@@ -637,8 +642,10 @@ static void emit_scatter(am_sb *sb, am_dialect d, const am_kernel_key *k, const 
  * tile publishes (the host zeroes parity 0 of a column; each pass zeroes
  * its tile's words of the other parity for the pass after it). Each word is
  * written whole once or twice, and holds all its reader needs: relaxed loads
- * and stores, no fence. */
+ * and stores, no fence. The sort's last pass (op bit 3) writes no keys,
+ * only the rows, widened to u64, in out: the result, without a WIDEN. */
 static void emit_onesweep(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
+  const int byte = k->op & 7;
   emit_digit(sb, k);
   emit_pass_args(sb, k);
   emit_subtile_prelude(sb, d, AM_SORT_ONESWEEP_KPT);
@@ -659,7 +666,7 @@ static void emit_onesweep(am_sb *sb, am_dialect d, const am_kernel_key *k, const
       "  // the digit's first place among all positions\n"
       "  const am_u32 total = a.scratch[%du + am_tid];\n"
       "  am_u32 base = 0u;\n",
-      AM_SORT_TICKETS + k->op, AM_SORT_HEAD, AM_SORT_HEAD, AM_SORT_TOTALS + 256 * k->op);
+      AM_SORT_TICKETS + byte, AM_SORT_HEAD, AM_SORT_HEAD, AM_SORT_TOTALS + 256 * byte);
   emit_block_scan(sb, "total", "base", NULL); /* its barriers publish am_ticket */
   am_sb_puts(
       sb,
@@ -692,7 +699,7 @@ static void emit_onesweep(am_sb *sb, am_dialect d, const am_kernel_key *k, const
       "      ATOMIC_STORE32(status + (am_i64)tile * 256 + am_tid, AM_PREFIX | (before + cnt));\n"
       "    }\n"
       "    am_run[am_tid] = base + before;\n");
-  emit_subtile_write(sb, 1);
+  emit_subtile_write(sb, 1, (k->op >> 3) & 1);
   am_sb_puts(sb, "  }\n");
 }
 

@@ -312,8 +312,8 @@ typedef enum am_kernel_kind {
    *                 AM_SORT_WIDEN: out (u64)[i] = in1 (u32)[i].
    *   SORT_SCATTER: op and t0 as SORT_COUNT: out_valid[place] = in1[i] and,
    *                 for a byte, out[place] = in0[i]; stable.
-   *   SORT_ONESWEEP: op = byte 0..7 (t0 AM_TYPE_INVALID), aux = the parity of
-   *                 the pass (0 or 1): a byte pass in one launch, as SCATTER
+   *   SORT_ONESWEEP: op = byte 0..7 | final << 3 (t0 AM_TYPE_INVALID), aux =
+   *                 the parity of the pass (0 or 1): a byte pass in one launch, as SCATTER
    *                 with no COUNT and SCAN before it, n < 2^30 (CUDA only:
    *                 blocks wait on earlier blocks, which Metal does not
    *                 promise to run). Block places from a decoupled look-back
@@ -321,7 +321,9 @@ typedef enum am_kernel_kind {
    *                 header, am_sort_tiles(n) * 256 a parity; that parity's
    *                 zeroed by the host or the pass before), the digit totals
    *                 from SORT_KEYS' histograms, its tile from the pass's
-   *                 ticket word; zeroes the other parity's words of its tile. */
+   *                 ticket word; zeroes the other parity's words of its tile.
+   *                 final: the sort's last pass writes no keys, only the rows
+   *                 as u64 in out (the sort's result, no WIDEN after it). */
   AM_KERNEL_SORT_KEYS = 96,
   AM_KERNEL_SORT_COUNT = 97,
   AM_KERNEL_SORT_SCAN = 98,

@@ -14,18 +14,18 @@
  * SORT_KEYS counts every byte's digits as it gathers, and each pass finds
  * its blocks' places by a look-back (kernel_source_sort.c); the class pass
  * keeps its three launches. At the end WIDEN copies the u32 rows into the
- * u64 result.
+ * u64 result, unless the sort's last pass was a ONESWEEP: that one writes
+ * the rows as u64 into the key buffer it would have filled, the result.
  *
  * Memory: two key buffers of n u64, two row buffers of n u32, and the
  * counts (256 u32 a block of AM_SORT_TILE rows; for ONESWEEP the larger
  * of that and its status words, 2 * 256 u32 a tile of AM_GPU_BLOCK *
  * AM_SORT_ONESWEEP_KPT rows: the class pass's counts reuse the status words, which
  * the next column zeroes again), all device arrays of the
- * runtime, so counted in the device's memory statistics; the keys and
- * counts are freed before the result is made, and everything but the
- * result is freed on every path. Rows and places are 32-bit on the device:
- * 2^32 - 1 rows or more are refused (AM_EUNSUPPORTED: the ABI sorts those
- * on the host). */
+ * runtime, so counted in the device's memory statistics; the keys (but a
+ * key buffer that holds the result) and counts are freed before the result
+ * is made, and everything but the result is freed on every path. Rows and places are 32-bit on the
+ * device: 2^32 - 1 rows or more are refused (AM_EUNSUPPORTED: the ABI sorts those on the host). */
 
 #include "core/error.h"
 #include "core/types.h"
@@ -59,6 +59,7 @@ typedef struct sort_state {
   am_gpu_device *gpu;
   int64_t n;
   int onesweep;                /* byte passes in one launch each */
+  int folded;                  /* the last pass left the result in keys[0] */
   am_array *keys[2], *rows[2]; /* [0]: the current buffer */
   am_array *counts;
 } sort_state;
@@ -75,9 +76,10 @@ static void swap(am_array **pair) {
   pair[1] = t;
 }
 
-/* Sorts the permutation stably by `column`. */
+/* Sorts the permutation stably by `column` (`first`: the first sorted by,
+ * `last`: the last). */
 static int sort_by(am_err *err, sort_state *s, const am_array *column, int descending,
-                   int nulls_first, int first) {
+                   int nulls_first, int first, int last) {
   const uint64_t counts = am_gpu_ops_address(s->counts->data);
   /* the header, and ONESWEEP's status words of parity 0 */
   const int64_t zeroed = AM_SORT_HEAD + (s->onesweep ? 256 * am_sort_tiles(s->n) : 0);
@@ -105,6 +107,12 @@ static int sort_by(am_err *err, sort_state *s, const am_array *column, int desce
   am_kernel_key keys[27];
   am_gpu_args args[27];
   int launches = 0, parity = 0;
+  /* The sort's last pass, a byte's ONESWEEP, writes the rows as u64 in
+   * place of the keys (the result, without a WIDEN). */
+  int final_byte = -1;
+  if (s->onesweep && last && head[4] == 0)
+    for (int byte = 0; byte < key_bytes(column->type); byte++)
+      if ((varies >> (8 * byte)) & 0xff) final_byte = byte;
   for (int byte = 0; byte <= key_bytes(column->type); byte++) {
     const int class_pass = byte == key_bytes(column->type);
     if (class_pass ? head[4] == 0 : ((varies >> (8 * byte)) & 0xff) == 0) continue;
@@ -124,9 +132,10 @@ static int sort_by(am_err *err, sort_state *s, const am_array *column, int desce
     if (s->onesweep && !class_pass) {
       a.aux = parity;
       parity ^= 1;
-      keys[launches] =
-          (am_kernel_key){AM_KERNEL_SORT_ONESWEEP, byte, AM_TYPE_INVALID, AM_TYPE_INVALID};
+      keys[launches] = (am_kernel_key){AM_KERNEL_SORT_ONESWEEP, byte | (byte == final_byte ? 8 : 0),
+                                       AM_TYPE_INVALID, AM_TYPE_INVALID};
       args[launches++] = a;
+      s->folded = byte == final_byte;
       swap(s->keys);
       swap(s->rows);
       continue;
@@ -160,14 +169,18 @@ int am_gpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys
   if (status == AM_OK && n > 0)
     status = am_gpu_ops_result(err, device, AM_UINT32, scratch_words(n, s.onesweep), 0, &s.counts);
   for (int64_t k = n_keys - 1; k >= 0 && status == AM_OK && n > 0; k--)
-    status = sort_by(err, &s, keys[k], descending[k], nulls_first[k], k == n_keys - 1);
+    status = sort_by(err, &s, keys[k], descending[k], nulls_first[k], k == n_keys - 1, k == 0);
+  am_array *result = NULL;
+  if (status == AM_OK && s.folded) {
+    result = s.keys[0];
+    s.keys[0] = NULL;
+  }
   am_array_free(s.keys[0]);
   am_array_free(s.keys[1]);
   am_array_free(s.counts);
   am_array_free(s.rows[1]);
-  am_array *result = NULL;
-  if (status == AM_OK) status = am_gpu_ops_result(err, device, AM_UINT64, n, 0, &result);
-  if (status == AM_OK && n > 0) {
+  if (status == AM_OK && !result) status = am_gpu_ops_result(err, device, AM_UINT64, n, 0, &result);
+  if (status == AM_OK && n > 0 && !s.folded) {
     am_gpu_args widen = {0};
     widen.in1 = am_gpu_ops_address(s.rows[0]->data);
     widen.out = am_gpu_ops_address(result->data);

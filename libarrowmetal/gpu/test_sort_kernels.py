@@ -97,7 +97,7 @@ def gpu_sort(run, columns, descending, nulls_first, blocks_keys=None, onesweep=T
     nb, tiles = sort_blocks(n), -(-n // ONESWEEP_SUB)
     # garbage where nothing may be read before it is written
     counts = np.full(HEAD + max(256 * nb, 2 * 256 * tiles if onesweep else 0), 0xDEAD, np.uint32)
-    passes = 0
+    passes, folded = 0, False
     for k in reversed(range(len(columns))):
         col, first = columns[k], k == len(columns) - 1
         counts[: HEAD + (256 * tiles if onesweep else 0)] = 0
@@ -114,6 +114,10 @@ def gpu_sort(run, columns, descending, nulls_first, blocks_keys=None, onesweep=T
         head = [int(x) for x in counts[:5]]
         varies = (head[1] << 32 | head[0]) & (head[3] << 32 | head[2])
         width = 1 if col.type == pa.bool_() else col.type.bit_width // 8
+        # the sort's last pass, a ONESWEEP, leaves the u64 rows in the keys' buffer
+        final = -1
+        if onesweep and k == 0 and head[4] == 0:
+            final = max((b for b in range(width) if (varies >> (8 * b)) & 0xFF), default=-1)
         for byte in range(width + 1):
             is_class = byte == width
             if (head[4] == 0) if is_class else ((varies >> (8 * byte)) & 0xFF) == 0:
@@ -130,7 +134,8 @@ def gpu_sort(run, columns, descending, nulls_first, blocks_keys=None, onesweep=T
             passes += 1
             if onesweep and not is_class:
                 a.aux, parity = parity, parity ^ 1
-                run(f"am_sort_onesweep_byte{byte}", tiles, a)
+                run(f"am_sort_onesweep_byte{byte}{'_final' if byte == final else ''}", tiles, a)
+                folded = byte == final
                 keys.reverse()
                 rows.reverse()
                 continue
@@ -140,6 +145,8 @@ def gpu_sort(run, columns, descending, nulls_first, blocks_keys=None, onesweep=T
             if not is_class:
                 keys.reverse()
             rows.reverse()
+    if folded:
+        return keys[0].tolist(), passes
     result = np.zeros(n, np.uint64)
     widen = Args(n=n)
     widen.in1, widen.out = rows[0].ctypes.data, result.ctypes.data
@@ -255,3 +262,16 @@ def test_multi_key(sort_kernels, onesweep):
     columns = [sample(pa.int8(), n, 1, distinct=3), sample(pa.float32(), n, 2, distinct=5),
                sample(pa.bool_(), n, 3), sample(pa.uint64(), n, 4, distinct=50)]  # fmt: skip
     check(sort_kernels, columns, [True, False, True, False], nulls_first=True, onesweep=onesweep)
+
+
+@PATHS
+def test_last_pass_without_nulls(sort_kernels, onesweep):
+    # no NaN or null in the last key sorted by: on CUDA its last byte pass
+    # writes the u64 rows as the result (no WIDEN); several tiles, and a
+    # first key with nulls whose class pass runs before
+    rng = np.random.default_rng(11)
+    n = 2 * ONESWEEP_SUB + 300
+    col = pa.array(rng.integers(-(2**20), 2**20, n), pa.int32())
+    check(sort_kernels, [col], [False], onesweep=onesweep)
+    other = sample(pa.int16(), n, 12, distinct=30)
+    check(sort_kernels, [col.slice(0, 500), other.slice(0, 500)], [True, False], onesweep=onesweep)
