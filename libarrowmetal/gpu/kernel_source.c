@@ -1963,6 +1963,15 @@ const char *am_ks_store(am_type t) { return store(t); }
 void am_ks_args(am_sb *sb, const char *in0, const char *in1, const char *out) {
   emit_args(sb, in0, in1, out);
 }
+void am_ks_smem_add(am_sb *sb, am_dialect d) {
+  if (d == AM_DIALECT_MSL)
+    am_sb_puts(sb,
+               "#define SMEM_ADD32(p, v) \\\n"
+               "  atomic_fetch_add_explicit((threadgroup atomic_uint *)(p), (v), "
+               "memory_order_relaxed)\n");
+  else
+    am_sb_puts(sb, "#define SMEM_ADD32(p, v) atomicAdd((p), (v))\n");
+}
 void am_ks_operand(am_sb *sb, int idx, am_type t) { emit_operand(sb, idx, t); }
 void am_ks_scalar(am_sb *sb, am_type t) { emit_scalar(sb, t); }
 void am_ks_k(am_sb *sb, const char *tmpl, int k) { emit_k(sb, tmpl, k); }

@@ -21,6 +21,8 @@ const char *am_ks_ptype(am_type t);
 const char *am_ks_store(am_type t);
 /* The argument block with typed pointers (layout of am_gpu_args). */
 void am_ks_args(am_sb *sb, const char *in0, const char *in1, const char *out);
+/* SMEM_ADD32(p, v): a relaxed atomic add to a u32 of shared memory. */
+void am_ks_smem_add(am_sb *sb, am_dialect d);
 /* typedef T<idx> and AM_LOAD<idx>(i) for operand `idx` of type t. */
 void am_ks_operand(am_sb *sb, int idx, am_type t);
 /* AM_SCALAR: the scalar operand as a T0. */

@@ -74,23 +74,12 @@ static void emit_key(am_sb *sb, am_type t) {
   }
 }
 
-/* A shared-memory counter's atomic add, in each dialect. */
-static void emit_smem_add(am_sb *sb, am_dialect d) {
-  if (d == AM_DIALECT_MSL)
-    am_sb_puts(sb,
-               "#define SMEM_ADD32(p, v) \\\n"
-               "  atomic_fetch_add_explicit((threadgroup atomic_uint *)(p), (v), "
-               "memory_order_relaxed)\n");
-  else
-    am_sb_puts(sb, "#define SMEM_ADD32(p, v) atomicAdd((p), (v))\n");
-}
-
 static void emit_hist(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
   const int pass = pass_of(k);
   am_sb_printf(sb, "#define AM_SHIFT %du\n", 56 - 8 * pass);
   am_sb_printf(sb, "typedef %s TS;\n", am_ks_store(k->t0));
   emit_key(sb, k->t0);
-  emit_smem_add(sb, d);
+  am_ks_smem_add(sb, d);
   am_ks_args(sb, am_ks_store(k->t0), "am_u8", "am_u32");
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb,

@@ -271,17 +271,6 @@ static void emit_column(am_sb *sb, am_type t) {
   am_sb_puts(sb, "#define am_is_null(r) (hv0 && am_bit(a.valid0, a.off0 + (r)) == 0u)\n");
 }
 
-/* SMEM_ADD32(p, v): a relaxed atomic add to a word of shared memory. */
-static void emit_smem_add(am_sb *sb, am_dialect d) {
-  if (d == AM_DIALECT_MSL)
-    am_sb_puts(sb,
-               "#define SMEM_ADD32(p, v) \\\n"
-               "  atomic_fetch_add_explicit((threadgroup atomic_uint *)(p), (v), "
-               "memory_order_relaxed)\n");
-  else
-    am_sb_puts(sb, "#define SMEM_ADD32(p, v) atomicAdd((p), (v))\n");
-}
-
 /* With histograms (op bit 2), the block also counts the digits of every
  * byte of every key it writes (NaN and null rows' 0 too: they take part in
  * the byte passes) in shared memory, 256 words a byte, and adds them to the
@@ -292,7 +281,7 @@ static void emit_keys(am_sb *sb, am_dialect d, const am_kernel_key *k, const cha
   const int bits = k->t0 == AM_BOOL ? 8 : am_type_bits(k->t0);
   emit_column(sb, k->t0);
   am_ks_args(sb, am_ks_store(k->t0), "am_u32", "am_u64");
-  if (hist) emit_smem_add(sb, d);
+  if (hist) am_ks_smem_add(sb, d);
   am_dialect_kernel_begin(sb, d, name);
   if (hist)
     am_sb_printf(sb,
@@ -396,7 +385,7 @@ static void emit_pass_args(am_sb *sb, const am_kernel_key *k) {
 static void emit_count(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
   emit_digit(sb, k);
   emit_pass_args(sb, k);
-  emit_smem_add(sb, d);
+  am_ks_smem_add(sb, d);
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb,
              "  SMEM am_u32 am_h[AM_BLOCK];\n"
