@@ -20,8 +20,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-# (arrow/compute/api_scalar.h's RoundMode)
-_ROUND_MODES = (
+# pyarrow's RoundMode names, in the order of am_round_mode and of C++'s enum
+# (arrow/compute/api_scalar.h's RoundMode).
+ROUND_MODES = (
     "down",
     "up",
     "towards_zero",
@@ -38,8 +39,8 @@ _ROUND_MODES = (
 ENUMS = {
     ("CountOptions", "mode"): ("only_valid", "only_null", "all"),
     ("FilterOptions", "null_selection_behavior"): ("drop", "emit_null"),
-    ("RoundOptions", "round_mode"): _ROUND_MODES,
-    ("RoundToMultipleOptions", "round_mode"): _ROUND_MODES,
+    ("RoundOptions", "round_mode"): ROUND_MODES,
+    ("RoundToMultipleOptions", "round_mode"): ROUND_MODES,
 }
 
 # Scalar fields, read as the pyarrow Scalar they hold: its type decides what

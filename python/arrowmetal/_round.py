@@ -29,7 +29,7 @@ from ._devices import device_ptr
 from ._dispatch import SCALAR, dispatch
 from ._errors import ArrowMetalInvalid, ArrowMetalTypeError, error_from_status
 from ._exporters import read_values
-from ._options import OptionsSpec
+from ._options import ROUND_MODES, OptionsSpec
 from ._state import tls
 
 TYPE_CHECKING = False
@@ -57,20 +57,6 @@ if TYPE_CHECKING:
 __all__ = ["pairwise_diff", "pairwise_diff_checked", "round", "round_to_multiple"]
 
 _error = error_from_status
-
-# pyarrow's RoundMode names, in the order of am_round_mode (and of C++'s enum).
-ROUND_MODES = (
-    "down",
-    "up",
-    "towards_zero",
-    "towards_infinity",
-    "half_down",
-    "half_up",
-    "half_towards_zero",
-    "half_towards_infinity",
-    "half_to_even",
-    "half_to_odd",
-)
 
 _ROUND_SPEC = OptionsSpec("round", "RoundOptions", {"ndigits": 0, "round_mode": "half_to_even"})
 _MULTIPLE_SPEC = OptionsSpec(
@@ -124,15 +110,21 @@ def _one(x: Any, device: DeviceLike | None) -> Array | None:
     return wrap(out[0])
 
 
-def _round(x: Any, ndigits: int, mode: int, device: DeviceLike | None) -> Array | PyValue:
-    def call(p: Any, o: Any) -> int:
-        return lib.am_round(p, ndigits, mode, o)
-
+def _slotwise(call: Any, x: Any, device: DeviceLike | None) -> Array | PyValue:
+    """`call` (handle, out) over x: a scalar x as one slot, read back as a
+    Python value."""
     one = _one(x, device)
     if one is not None:
         result = _on_operand(call, one, device)
         return read_values(result._ptr)[0]
     return _on_operand(call, x, device)
+
+
+def _round(x: Any, ndigits: int, mode: int, device: DeviceLike | None) -> Array | PyValue:
+    def call(p: Any, o: Any) -> int:
+        return lib.am_round(p, ndigits, mode, o)
+
+    return _slotwise(call, x, device)
 
 
 if TYPE_CHECKING:
@@ -243,11 +235,7 @@ def _round_to_multiple(x: Any, multiple: Any, mode: int, device: DeviceLike | No
     def call(p: Any, o: Any) -> int:
         return lib.am_round_to_multiple(p, multiple, mode, o)
 
-    one = _one(x, device)
-    if one is not None:
-        result = _on_operand(call, one, device)
-        return read_values(result._ptr)[0]
-    return _on_operand(call, x, device)
+    return _slotwise(call, x, device)
 
 
 if TYPE_CHECKING:
