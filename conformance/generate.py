@@ -36,6 +36,7 @@ import rounding
 import sort_cases
 import string_cases
 import temporal_cases
+import write_ipc
 from casefmt import (
     FLOAT_TYPES,
     INT_TYPES,
@@ -1896,6 +1897,7 @@ def main():
     temporal_cases.gen(sys.modules[__name__])
     string_cases.gen(sys.modules[__name__])  # strings and binary (issue #13)
     write(args.out)
+    write_ipc.write(args.out, write_ipc.DEFAULT_OUT)  # the same cases in Arrow IPC
     update_readme(os.path.join(HERE, "README.md"))
 
 
