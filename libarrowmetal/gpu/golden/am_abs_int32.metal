@@ -233,26 +233,10 @@ kernel void am_abs_int32(constant Args &a [[buffer(0)]],
       const T0 x1 = AM_LOAD0(base + 1 * stride + am_lane);
       const T0 x2 = AM_LOAD0(base + 2 * stride + am_lane);
       const T0 x3 = AM_LOAD0(base + 3 * stride + am_lane);
-      {
-        const am_i64 i0 = base + 0 * stride + am_lane;
-        a.out[i0] = am_unary(x0);
-        if (AM_FAILS(x0) && err == AM_NONE) err = (am_u64)i0;
-      }
-      {
-        const am_i64 i1 = base + 1 * stride + am_lane;
-        a.out[i1] = am_unary(x1);
-        if (AM_FAILS(x1) && err == AM_NONE) err = (am_u64)i1;
-      }
-      {
-        const am_i64 i2 = base + 2 * stride + am_lane;
-        a.out[i2] = am_unary(x2);
-        if (AM_FAILS(x2) && err == AM_NONE) err = (am_u64)i2;
-      }
-      {
-        const am_i64 i3 = base + 3 * stride + am_lane;
-        a.out[i3] = am_unary(x3);
-        if (AM_FAILS(x3) && err == AM_NONE) err = (am_u64)i3;
-      }
+      a.out[base + 0 * stride + am_lane] = am_unary(x0);
+      a.out[base + 1 * stride + am_lane] = am_unary(x1);
+      a.out[base + 2 * stride + am_lane] = am_unary(x2);
+      a.out[base + 3 * stride + am_lane] = am_unary(x3);
     }
   }
   for (; base < n; base += 4 * stride) {

@@ -281,6 +281,7 @@ kernel void am_power_checked_int16(constant Args &a [[buffer(0)]],
   am_i64 base = (am_i64)am_bid * AM_BLOCK + am_warp * 32u;
   if (!hv0 && (sc || !hv1) && a.out_valid == 0) {
     for (; base + 3 * stride + 32 <= n; base += 4 * stride) {
+      am_u32 lean_bad = 0u;
       const am_i64 i0 = base + 0 * stride + am_lane;
       const T0 x0 = AM_LOAD0(i0);
       const T0 y0 = sc ? ys : AM_LOAD1(i0);
@@ -294,17 +295,14 @@ kernel void am_power_checked_int16(constant Args &a [[buffer(0)]],
       const T0 x3 = AM_LOAD0(i3);
       const T0 y3 = sc ? ys : AM_LOAD1(i3);
       a.out[i0] = AM_APPLY(x0, y0);
-      const am_u32 k0 = (am_u32)(AM_FAILS(x0, y0));
-      if (k0 != 0u) err = (am_u64)(n - 1 - i0) * 2u + (am_u64)(k0 - 1u);
+      lean_bad |= (am_u32)(AM_FAILS(x0, y0));
       a.out[i1] = AM_APPLY(x1, y1);
-      const am_u32 k1 = (am_u32)(AM_FAILS(x1, y1));
-      if (k1 != 0u) err = (am_u64)(n - 1 - i1) * 2u + (am_u64)(k1 - 1u);
+      lean_bad |= (am_u32)(AM_FAILS(x1, y1));
       a.out[i2] = AM_APPLY(x2, y2);
-      const am_u32 k2 = (am_u32)(AM_FAILS(x2, y2));
-      if (k2 != 0u) err = (am_u64)(n - 1 - i2) * 2u + (am_u64)(k2 - 1u);
+      lean_bad |= (am_u32)(AM_FAILS(x2, y2));
       a.out[i3] = AM_APPLY(x3, y3);
-      const am_u32 k3 = (am_u32)(AM_FAILS(x3, y3));
-      if (k3 != 0u) err = (am_u64)(n - 1 - i3) * 2u + (am_u64)(k3 - 1u);
+      lean_bad |= (am_u32)(AM_FAILS(x3, y3));
+      if (BALLOT(lean_bad != 0u) != 0u) break;
     }
   }
   for (; base < n; base += 4 * stride) {
