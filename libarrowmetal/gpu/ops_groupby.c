@@ -22,10 +22,12 @@
  * the atomics land, not row order: they may differ from the CPU's in the
  * last bits (the conformance cases compare them within {"rel": 1e-9}).
  *
+ *   list, distinct and count_distinct: ops_group_lists.c, from the
+ *   device's sort, take, filter and scan and the grouping above.
+ *
  * Answered AM_EUNSUPPORTED (the ABI then groups on the host,
- * abi/host_fallback.c): list, distinct and count_distinct among the
- * aggregates (the whole call), Metal (no 64-bit atomics), empty inputs and
- * 2^31 rows or more (the hash table's limits). */
+ * abi/host_fallback.c): Metal (no 64-bit atomics), empty inputs and 2^31
+ * rows or more (the hash table's limits). */
 #include "gpu/ops_groupby.h"
 
 #include <stdlib.h>
@@ -165,10 +167,6 @@ int am_gpu_group_keys(am_err *err, const am_array *const *keys, int64_t n_keys,
 
 /* ---- Aggregates */
 
-static int gpu_runs(int op) {
-  return op != AM_GROUP_LIST && op != AM_GROUP_DISTINCT && op != AM_GROUP_COUNT_DISTINCT;
-}
-
 /* One pass of GROUP_ACCUM over the rows (or, for INIT, the groups). */
 static int accum(am_err *err, const am_array *values, const am_array *ids, const am_array *state,
                  int op, uint64_t scalar, int64_t n) {
@@ -218,9 +216,26 @@ static am_type sum_type(am_type t) {
   return am_type_kind_of(t) == AM_KIND_SIGNED ? AM_INT64 : AM_UINT64;
 }
 
+int am_gpu_group_counts(am_err *err, const am_array *ids, int64_t groups, am_array **out) {
+  am_array *state = NULL;
+  const int64_t words = groups * AM_GROUP_STATE_WORDS;
+  int status = am_gpu_ops_result(err, ids->device, AM_UINT64, words, 0, &state);
+  if (status == AM_OK)
+    status = am_gpu_ops_zero(err, am_gpu_of(ids->device), state->data, words * 8);
+  if (status == AM_OK) status = accum(err, NULL, ids, state, AM_ACC_COUNT, 0, ids->length);
+  if (status == AM_OK) {
+    const am_group_aggregate all = {.op = AM_GROUP_COUNT_ALL};
+    status = finish(err, state, &all, AM_TYPE_INVALID, 0, AM_INT64, groups, out);
+  }
+  am_array_free(state);
+  return status;
+}
+
 static int one_aggregate(am_err *err, const am_group_aggregate *s, const am_array *values,
                          const am_array *ids, int64_t rows, int64_t groups,
                          am_group_result *result) {
+  if (s->op == AM_GROUP_LIST || s->op == AM_GROUP_DISTINCT || s->op == AM_GROUP_COUNT_DISTINCT)
+    return am_gpu_group_lists(err, s, values, ids, groups, result);
   am_device *device = ids->device;
   am_array *state = NULL;
   int64_t words = groups * AM_GROUP_STATE_WORDS;
@@ -285,12 +300,6 @@ done:
 int am_gpu_group_by(am_err *err, const am_array *const *keys, int64_t n_keys,
                     const am_array *const *values, const am_group_aggregate *aggregates,
                     int64_t n_aggregates, am_array **keys_out, am_group_result *results) {
-  for (int64_t a = 0; a < n_aggregates; a++)
-    if (!gpu_runs(aggregates[a].op))
-      return am_fail(err, AM_EUNSUPPORTED,
-                     "group_by: aggregate %lld has no GPU kernel (list, distinct and "
-                     "count_distinct run on the host)",
-                     (long long)a);
   int status = am_gpu_group_supported(err, keys[0], "group_by");
   if (status != AM_OK) return status;
   am_hash_groups groups = {.null_group = -1};

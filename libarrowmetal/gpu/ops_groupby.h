@@ -1,5 +1,5 @@
-/* What ops_groupby.c shares with ops_join.c: the device grouping of key
- * columns. Private to gpu/. */
+/* What ops_groupby.c shares with ops_join.c and ops_group_lists.c: the
+ * device grouping of key columns, and counts by group. Private to gpu/. */
 #ifndef AM_GPU_OPS_GROUPBY_H
 #define AM_GPU_OPS_GROUPBY_H
 
@@ -21,5 +21,14 @@ int am_gpu_group_supported(am_err *err, const am_array *a, const char *what);
  * order of their first row (cpu/groupby.c's am_cpu_group_keys, on the GPU). */
 int am_gpu_group_keys(am_err *err, const am_array *const *keys, int64_t n_keys,
                       am_hash_groups *out);
+
+/* The rows of each of `groups` groups (int64 counts) from the group ids
+ * (int32, one per row; ops_groupby.c). */
+int am_gpu_group_counts(am_err *err, const am_array *ids, int64_t groups, am_array **out);
+
+/* list, distinct or count_distinct (s->op) of `values` by the group ids
+ * (int32 per row) into *result (ops_group_lists.c). */
+int am_gpu_group_lists(am_err *err, const am_group_aggregate *s, const am_array *values,
+                       const am_array *ids, int64_t groups, am_group_result *result);
 
 #endif

@@ -311,3 +311,38 @@ def test_gpu_resident_inputs():
     got = pa.table({"k": keys.to_pyarrow(), "v_sum": sums.to_pyarrow()})
     want = pa.table({"k": a, "v": b}).group_by("k", use_threads=False).aggregate([("v", "sum")])
     same(got, want, 1)
+
+
+@pytest.mark.skipif(not CUDA, reason="needs a CUDA device")
+@pytest.mark.parametrize("mode", ["only_valid", "only_null", "all"])
+def test_gpu_lists_stay_on_the_device(mode):
+    # list, distinct and count_distinct run in device memory (ops_group_lists.c):
+    # their results are CUDA arrays, equal to pyarrow's
+    n = 30011
+    a, b = column("int16", n, 21, card=40), column("float64", n, 22, card=7)
+    g, h = am.array(a, device="cuda"), am.array(b, device="cuda")
+    code = {
+        "only_valid": lib.AM_COUNT_VALID,
+        "only_null": lib.AM_COUNT_NULL,
+        "all": lib.AM_COUNT_ALL,
+    }
+    specs = [(lib.AM_GROUP_LIST, 0, {}), (lib.AM_GROUP_DISTINCT, 0, {"count_mode": code[mode]}),
+             (lib.AM_GROUP_COUNT_DISTINCT, 0, {"count_mode": code[mode]})]  # fmt: skip
+    rc, msg, keys_out, results = call([g], [h], specs)
+    assert rc == lib.AM_OK, msg
+    w = am._array.wrap
+    got = {"k": w(keys_out[0]).to_pyarrow()}
+    for i, name in enumerate(["v_list", "v_distinct"]):
+        items, offsets = w(results[i].values), w(results[i].offsets)
+        assert str(items.device).startswith("cuda") and str(offsets.device).startswith("cuda")
+        got[name] = pa.ListArray.from_arrays(offsets.to_pyarrow(), items.to_pyarrow())
+    counts = w(results[2].values)
+    assert str(counts.device).startswith("cuda")
+    got["v_count_distinct"] = counts.to_pyarrow()
+    opts = pc.CountOptions(mode=mode)
+    want = (
+        pa.table({"k": a, "v": b})
+        .group_by("k", use_threads=False)
+        .aggregate([("v", "list"), ("v", "distinct", opts), ("v", "count_distinct", opts)])
+    )
+    same(pa.table(got), want, 1)
