@@ -633,6 +633,8 @@ static void emit_scatter(am_sb *sb, am_dialect d, const am_kernel_key *k, const 
  * written whole once or twice, and holds all its reader needs: relaxed loads
  * and stores, no fence. The sort's last pass (op bit 3) writes no keys,
  * only the rows, widened to u64, in out: the result, without a WIDEN. */
+#define LOOKBACK_WORDS 4
+
 static void emit_onesweep(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
   const int byte = k->op & 7;
   emit_digit(sb, k);
@@ -673,17 +675,34 @@ static void emit_onesweep(am_sb *sb, am_dialect d, const am_kernel_key *k, const
                     "    // the tile's count out as soon as it is known\n"
                     "    ATOMIC_STORE32(status + (am_i64)tile * 256 + am_tid,\n"
                     "                   (tile == 0u ? AM_PREFIX : AM_AGGREGATE) | cnt);\n");
+  am_sb_puts(sb,
+             "    // the look-back: the tiles before, back to an inclusive prefix\n"
+             "    am_u32 before = 0u;\n"
+             "    if (tile != 0u) {\n"
+             "      bool done = false;\n"
+             "      for (am_i64 j = (am_i64)tile - 1; !done;) {\n");
+  /* LOOKBACK_WORDS words read at once (their latencies overlap), then taken
+   * in order up to the first not yet published (a 0) or an inclusive
+   * prefix. Tile 0's word is a prefix, so none below it is ever taken: those
+   * read as 0. H200, 50M int64 rows, sort_indices: 1 word 6.29-6.34 ms, 4
+   * words 6.18-6.25. */
+  for (int w = 0; w < LOOKBACK_WORDS; w++)
+    am_sb_printf(sb,
+                 "        const am_u32 w%d = j >= %d ? ATOMIC_LOAD32(status + (j - %d) * 256 + "
+                 "am_tid) : 0u;\n",
+                 w, w, w);
+  am_sb_puts(sb, "        am_u32 used = 0u;\n");
+  for (int w = 0; w < LOOKBACK_WORDS; w++)
+    am_sb_printf(sb,
+                 "        if (!done && used == %du && (w%d >> 30) != 0u) {\n"
+                 "          before += w%d & AM_COUNT_BITS;\n"
+                 "          done = (w%d >> 30) == 2u;\n"
+                 "          used = %du;\n"
+                 "        }\n",
+                 w, w, w, w, w + 1);
   am_sb_puts(
       sb,
-      "    // the look-back: the tiles before, back to an inclusive prefix\n"
-      "    am_u32 before = 0u;\n"
-      "    if (tile != 0u) {\n"
-      "      for (am_i64 j = (am_i64)tile - 1; j >= 0;) {\n"
-      "        const am_u32 word = ATOMIC_LOAD32(status + j * 256 + am_tid);\n"
-      "        if ((word >> 30) == 0u) continue; // not published yet\n"
-      "        before += word & AM_COUNT_BITS;\n"
-      "        if ((word >> 30) == 2u) break;\n"
-      "        j--;\n"
+      "        j -= (am_i64)used;\n"
       "      }\n"
       "      ATOMIC_STORE32(status + (am_i64)tile * 256 + am_tid, AM_PREFIX | (before + cnt));\n"
       "    }\n"
