@@ -1422,19 +1422,63 @@ typedef enum am_null_encoding {
   AM_NULL_ENCODING_ENCODE = 1 /* "encode": null is a dictionary value */
 } am_null_encoding;
 
-/* dictionary_encode: *out is a dictionary array, its indices AM_INT32 (one
- * per row; am_array_type says AM_INT32) and its dictionary the values as
- * am_unique gives them, without the null under AM_NULL_ENCODING_MASK (a null
- * row then has a null index). am_export writes it as Arrow's dictionary
- * array (format "i", schema->dictionary and array->dictionary set, both
- * released by their parents' release callbacks); am_export_device refuses
- * it (AM_EUNSUPPORTED). A slice (am_slice) keeps the dictionary; other
- * functions given a dictionary array read its indices. */
+/* dictionary_encode: *out is a dictionary array (see "Dictionary arrays"
+ * below), its indices AM_INT32 (one per row) and its dictionary the values
+ * as am_unique gives them, without the null under AM_NULL_ENCODING_MASK (a
+ * null row then has a null index). A dictionary array given to it comes
+ * back as it is (pyarrow's identity), under either encoding. */
 int am_dictionary_encode(const am_array *array, am_null_encoding null_encoding, am_array **out);
+
+/* ---- Dictionary arrays
+ * A dictionary array is a handle whose type and buffers are its indices'
+ * (any integer type: am_array_type names it, am_null_count counts null
+ * indices) and which owns its dictionary (values of any other supported
+ * type, nulls allowed) and Arrow's ordered flag. am_import takes Arrow's
+ * dictionary arrays (schema->dictionary and array->dictionary set) zero-copy
+ * on the CPU, after checking that every valid index is within the
+ * dictionary (AM_EINDEX naming the first that is not); the dictionary's
+ * struct is released with the parent's, exactly once. am_export writes
+ * Arrow's dictionary array (schema->dictionary, array->dictionary, the
+ * ordered flag), released by the parents' release callbacks;
+ * am_export_device refuses it (AM_EUNSUPPORTED). They live on the host:
+ * am_to_device, am_import_device and am_import onto a GPU refuse them
+ * (AM_EUNSUPPORTED).
+ * The calls that take them, with pyarrow's semantics: am_slice, am_take,
+ * am_filter, am_filter_nulls and am_drop_null (indices selected, the
+ * dictionary kept); am_is (is_null / is_valid: a null index or an index of
+ * a null value is null); am_compare, am_compare_scalar (a bool of the
+ * decoded values; against a scalar the dictionary is compared once and read
+ * at every index); am_is_in, am_index_in (the value set looked up once per
+ * dictionary value); am_unique, am_value_counts (the indices grouped: a
+ * dictionary array of the same dictionary, an index of a null value and a
+ * null index are two values); am_count (nulls as am_is sees them);
+ * am_dictionary_encode (identity); am_cast (decodes, then casts); am_concat
+ * (dictionaries unified unless they are all the first's);
+ * am_dictionary_decode and am_unify_dictionaries. Every other call refuses
+ * a dictionary array with AM_ETYPE naming its type (as pyarrow does for
+ * sum, min, max, count_distinct...). */
+
+/* Whether `array` is a dictionary array (0 for NULL). */
+int am_array_is_dictionary(const am_array *array);
 
 /* A new handle of a dictionary array's dictionary (AM_EINVAL for an array
  * without one). The caller releases it. */
 int am_dictionary(const am_array *array, am_array **out);
+
+/* pyarrow's dictionary_decode: the values at the indices (a null index is
+ * a null), of the dictionary's type. Any other array comes back as it is
+ * (a new handle), as in pyarrow. */
+int am_dictionary_decode(const am_array *array, am_array **out);
+
+/* pyarrow's unify_dictionaries over `count` dictionary arrays of one type:
+ * outs[i] is arrays[i] over one shared dictionary (the first array's
+ * distinct values in order, then each new value of the next arrays as it
+ * first occurs), its indices rewritten, of the same index type. AM_EINVAL
+ * when a dictionary holds a null ("Cannot yet unify dictionaries with
+ * nulls", as pyarrow) or the unified dictionary needs a larger index type;
+ * AM_ETYPE for arrays of different types. `outs` has room for `count`
+ * handles, each the caller's (nothing is written on failure). */
+int am_unify_dictionaries(const am_array *const *arrays, int64_t count, am_array **outs);
 
 /* pyarrow's mode with ModeOptions(n, skip_nulls, min_count): the n most
  * common values (n >= 1) in *modes (the input's type) and their rows in

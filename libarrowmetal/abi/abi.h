@@ -48,6 +48,10 @@ int am_publish(const am_err *err, int status);
     if (!(pointer)) return am_fail(err, AM_EINVAL, "%s is NULL", what); \
   } while (0)
 
+/* dictionary.c: AM_ETYPE for a dictionary array given to a call that has no
+ * kernel for it, naming its type. */
+int am_dictionary_refused(am_err *err, const am_array *array);
+
 /* Makes a pending GPU result's length and null count final (a no-op for
  * arrays that are already final). Every call that computes on an array
  * settles it first, so this is also where a struct handle (a table's rows,
@@ -66,6 +70,8 @@ static inline int am_settle(am_err *err, const am_array *array) {
                    "no kernel for %s arrays in this function (strings and binary take the "
                    "calls listed under \"Strings\" in arrowmetal.h)",
                    am_type_name(array->type));
+  /* Dictionary arrays likewise (abi/dictionary.h). */
+  if (array->dictionary) return am_dictionary_refused(err, array);
   return am_array_pending(array) ? array->device->backend->queue.resolve(err, array) : AM_OK;
 }
 

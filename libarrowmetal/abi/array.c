@@ -2,14 +2,16 @@
  * kernel over an input: full, to_device, slice. */
 #include "abi.h"
 #include "core/string_array.h"
+#include "dictionary.h"
 #include "route.h"
 #include "string_calls.h"
 
 AM_EXPORT void am_release(am_array *array) { am_array_free(array); }
 
 int am_count_nulls(am_err *err, const am_array *array, int64_t *out) {
-  /* A string array is never pending (GPUs do not hold them yet). */
-  int status = am_type_is_binary(array->type) ? AM_OK : am_settle(err, array);
+  /* A string or dictionary array is never pending (GPUs do not hold them
+   * yet); a dictionary array's nulls are its indices'. */
+  int status = am_type_is_binary(array->type) || array->dictionary ? AM_OK : am_settle(err, array);
   if (status != AM_OK) return status;
   am_array *mutable_array = (am_array *)array;
   int64_t count = atomic_load_explicit(&mutable_array->null_count, memory_order_relaxed);
@@ -27,7 +29,7 @@ int am_count_nulls(am_err *err, const am_array *array, int64_t *out) {
  * from answering gives -1, and the caller's last error is left alone. */
 AM_EXPORT int64_t am_length(const am_array *array) {
   if (!array) return -1;
-  if (array->type == AM_STRUCT || am_type_is_binary(array->type))
+  if (array->type == AM_STRUCT || am_type_is_binary(array->type) || array->dictionary)
     return array->length; /* rows; never pending */
   am_err err;
   am_err_init(&err, "am_length");
@@ -98,12 +100,12 @@ static int to_device(am_err *err, const am_array *array, am_device *device, am_a
   AM_REQUIRE(array, "array");
   AM_REQUIRE(device, "device");
   AM_REQUIRE(out, "out");
-  if (am_type_is_binary(array->type)) {
+  if (am_type_is_binary(array->type) || array->dictionary) {
     if (device == array->device) {
       *out = am_array_share(array);
       return *out ? AM_OK : am_fail(err, AM_ENOMEM, "out of memory");
     }
-    return am_string_not_on(err, device);
+    return array->dictionary ? am_dictionary_not_on(err, device) : am_string_not_on(err, device);
   }
   int status = am_settle(err, array);
   if (status != AM_OK) return status;
@@ -122,7 +124,7 @@ static int slice(am_err *err, const am_array *array, int64_t offset, int64_t len
   if (offset < 0 || length < 0)
     return am_fail(err, AM_EINVAL, "negative offset %lld or length %lld", (long long)offset,
                    (long long)length);
-  int status = am_type_is_binary(array->type) ? AM_OK : am_settle(err, array);
+  int status = am_type_is_binary(array->type) || array->dictionary ? AM_OK : am_settle(err, array);
   if (status != AM_OK) return status;
   if (offset > array->length) offset = array->length;
   if (length > array->length - offset) length = array->length - offset;

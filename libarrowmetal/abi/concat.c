@@ -2,6 +2,8 @@
 #include <stdlib.h>
 
 #include "abi.h"
+#include "calls.h"
+#include "dictionary.h"
 #include "string_calls.h"
 
 /* Host copies of arrays that live elsewhere (GPU arrays are downloaded). */
@@ -49,21 +51,28 @@ static int concat(am_err *err, const am_array *const *arrays, int64_t count, am_
   return am_place(err, joined, device, out);
 }
 
-AM_EXPORT int am_concat(const am_array *const *arrays, int64_t count, am_device *device,
-                        am_array **out) {
-  AM_API_BEGIN;
+int am_call_concat(am_err *err, const am_array *const *arrays, int64_t count, am_device *device,
+                   am_array **out) {
+  if (arrays && out && count > 0 && arrays[0] && arrays[0]->dictionary)
+    return am_dictionary_concat(err, arrays, count, device, out);
   if (arrays && out && count > 0 && am_any_binary(arrays, count))
-    AM_API_RETURN(am_string_concat(err, arrays, count, device, out));
+    return am_string_concat(err, arrays, count, device, out);
   /* Temporal arrays of one type join as their storage integers. */
   for (int64_t i = 1; arrays && arrays[0] && i < count; i++)
     if (arrays[i] && arrays[i]->type != arrays[0]->type)
-      AM_API_RETURN(am_fail(err, AM_ETYPE, "arrays[%lld] is %s, arrays[0] is %s", (long long)i,
-                            am_type_name(arrays[i]->type), am_type_name(arrays[0]->type)));
+      return am_fail(err, AM_ETYPE, "arrays[%lld] is %s, arrays[0] is %s", (long long)i,
+                     am_type_name(arrays[i]->type), am_type_name(arrays[0]->type));
   am_storage_list_t list;
   int status = am_storage_list(err, arrays, arrays && count > 0 ? count : 0, &list);
-  if (status != AM_OK) AM_API_RETURN(status);
+  if (status != AM_OK) return status;
   status = concat(err, arrays ? list.arrays : NULL, count, device, out);
   if (status == AM_OK && list.views) am_retype(*out, arrays[0]->type, arrays[0]->timezone);
   am_storage_list_free(&list);
-  AM_API_RETURN(status);
+  return status;
+}
+
+AM_EXPORT int am_concat(const am_array *const *arrays, int64_t count, am_device *device,
+                        am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(am_call_concat(err, arrays, count, device, out));
 }

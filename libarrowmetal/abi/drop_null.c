@@ -3,6 +3,8 @@
  * to make it), so that every backend's filter kernels serve, on the device
  * where the array lives. */
 #include "abi.h"
+#include "calls.h"
+#include "dictionary.h"
 #include "route.h"
 #include "string_calls.h"
 
@@ -45,10 +47,15 @@ static int drop_null(am_err *err, const am_array *array, am_array **out) {
   return status;
 }
 
-AM_EXPORT int am_drop_null(const am_array *array, am_array **out) {
-  AM_API_BEGIN;
+int am_call_drop_null(am_err *err, const am_array *array, am_array **out) {
+  if (array && out && array->dictionary) return am_dictionary_drop_null(err, array, out);
   am_storage_keep keep;
   int status = am_storage_begin(err, &array, &keep);
   if (status == AM_OK) status = drop_null(err, array, out);
-  AM_API_RETURN(am_storage_end(status, &keep, out));
+  return am_storage_end(status, &keep, out);
+}
+
+AM_EXPORT int am_drop_null(const am_array *array, am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(am_call_drop_null(err, array, out));
 }

@@ -4,7 +4,9 @@
 #include <string.h>
 
 #include "abi.h"
+#include "calls.h"
 #include "core/ops.h"
+#include "dictionary.h"
 #include "route.h"
 #include "string_calls.h"
 
@@ -125,20 +127,26 @@ static int compare(am_err *err, am_compare_op op, const am_array *left, const am
                                compare_kernel, op, left, right, out);
 }
 
+int am_call_compare(am_err *err, am_compare_op op, const am_array *left, const am_array *right,
+                    const am_scalar *scalar, am_array **out) {
+  if (left && (right || scalar) && out && (left->dictionary || (right && right->dictionary)))
+    return am_dictionary_compare(err, (int)op, left, right, scalar, out);
+  if (left && (right || scalar) && out &&
+      (am_type_is_binary(left->type) || (right && am_type_is_binary(right->type))))
+    return am_string_compare(err, (int)op, left, right, scalar, out);
+  return compare(err, op, left, right, scalar, out);
+}
+
 AM_EXPORT int am_compare(am_compare_op op, const am_array *left, const am_array *right,
                          am_array **out) {
   AM_API_BEGIN;
-  if (left && right && out && (am_type_is_binary(left->type) || am_type_is_binary(right->type)))
-    AM_API_RETURN(am_string_compare(err, (int)op, left, right, NULL, out));
-  AM_API_RETURN(compare(err, op, left, right, NULL, out));
+  AM_API_RETURN(am_call_compare(err, op, left, right, NULL, out));
 }
 
 AM_EXPORT int am_compare_scalar(am_compare_op op, const am_array *left, const am_scalar *right,
                                 am_array **out) {
   AM_API_BEGIN;
-  if (left && right && out && am_type_is_binary(left->type))
-    AM_API_RETURN(am_string_compare(err, (int)op, left, NULL, right, out));
-  AM_API_RETURN(compare(err, op, left, NULL, right, out));
+  AM_API_RETURN(am_call_compare(err, op, left, NULL, right, out));
 }
 
 static int arith(am_err *err, am_arith_op op, const am_array *left, const am_array *right,
@@ -220,7 +228,12 @@ static int cast(am_err *err, const am_array *array, am_type to, int flags, am_ar
   return status;
 }
 
+int am_call_cast(am_err *err, const am_array *array, am_type to, int flags, am_array **out) {
+  if (array && out && array->dictionary) return am_dictionary_cast(err, array, to, flags, out);
+  return cast(err, array, to, flags, out);
+}
+
 AM_EXPORT int am_cast(const am_array *array, am_type to, int flags, am_array **out) {
   AM_API_BEGIN;
-  AM_API_RETURN(cast(err, array, to, flags, out));
+  AM_API_RETURN(am_call_cast(err, array, to, flags, out));
 }

@@ -34,7 +34,8 @@ static int fill_schema(am_err *err, const am_array *array, struct ArrowSchema *s
     return am_fail(err, AM_ENOMEM, "out of memory");
   }
   schema->name = "";
-  schema->flags = ARROW_FLAG_NULLABLE;
+  schema->flags = ARROW_FLAG_NULLABLE |
+                  (dictionary && array->dictionary_ordered ? ARROW_FLAG_DICTIONARY_ORDERED : 0);
   schema->dictionary = dictionary;
   schema->release = release_schema;
   return AM_OK;
@@ -67,7 +68,7 @@ static int export_array(am_err *err, const am_array *array, struct ArrowSchema *
       if (array_out) array_out->release(array_out);
     return status;
   }
-  int status = am_type_is_binary(array->type) ? AM_OK : am_settle(err, array);
+  int status = am_type_is_binary(array->type) || array->dictionary ? AM_OK : am_settle(err, array);
   if (status != AM_OK) return status;
   /* A dictionary array's dictionary first: a failure leaves nothing out. */
   struct ArrowArray dictionary;
@@ -116,11 +117,11 @@ static int export_device(am_err *err, const am_array *array, struct ArrowSchema 
       array_out->array.release(&array_out->array);
     return status;
   }
-  int status = am_type_is_binary(array->type) ? AM_OK : am_settle(err, array);
-  if (status != AM_OK) return status;
   if (array->dictionary)
     return am_fail(err, AM_EUNSUPPORTED,
-                   "a dictionary array (dictionary_encode's) exports through am_export only");
+                   "a dictionary array (a host array) exports through am_export only");
+  int status = am_type_is_binary(array->type) ? AM_OK : am_settle(err, array);
+  if (status != AM_OK) return status;
   status = array->device->backend->memory.export_device(err, array, array_out);
   if (status == AM_OK && schema_out && (status = fill_schema(err, array, schema_out)) != AM_OK)
     array_out->array.release(&array_out->array);

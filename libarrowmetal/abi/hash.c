@@ -11,8 +11,10 @@
 #include <string.h>
 
 #include "abi.h"
+#include "calls.h"
 #include "core/hash.h"
 #include "core/ops.h"
+#include "dictionary.h"
 #include "route.h"
 
 /* Where a grouping ran: the device (the input's, or the host), and the
@@ -113,30 +115,30 @@ static int temporal_pair(am_err *err, const am_array *values, const am_array *va
   return AM_OK;
 }
 
-AM_EXPORT int am_is_in(const am_array *values, const am_array *value_set, int skip_nulls,
-                       am_array **out) {
-  AM_API_BEGIN;
+int am_call_set_lookup(am_err *err, const am_array *values, const am_array *value_set,
+                       int skip_nulls, int as_bool, am_array **out) {
+  if (values && value_set && out && values->dictionary)
+    return am_dictionary_set_lookup(err, values, value_set, skip_nulls, as_bool, out);
   am_storage_keep keep, keep_set;
   keep_set.view = NULL;
   int status = temporal_pair(err, values, value_set);
   if (status == AM_OK) status = am_storage_begin(err, &values, &keep);
   if (status == AM_OK && (status = am_storage_begin(err, &value_set, &keep_set)) == AM_OK)
-    status = set_lookup(err, values, value_set, skip_nulls, 1, out);
+    status = set_lookup(err, values, value_set, skip_nulls, as_bool, out);
   am_storage_end(status, &keep_set, NULL);
-  AM_API_RETURN(am_storage_end(status, &keep, NULL));
+  return am_storage_end(status, &keep, NULL);
+}
+
+AM_EXPORT int am_is_in(const am_array *values, const am_array *value_set, int skip_nulls,
+                       am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(am_call_set_lookup(err, values, value_set, skip_nulls, 1, out));
 }
 
 AM_EXPORT int am_index_in(const am_array *values, const am_array *value_set, int skip_nulls,
                           am_array **out) {
   AM_API_BEGIN;
-  am_storage_keep keep, keep_set;
-  keep_set.view = NULL;
-  int status = temporal_pair(err, values, value_set);
-  if (status == AM_OK) status = am_storage_begin(err, &values, &keep);
-  if (status == AM_OK && (status = am_storage_begin(err, &value_set, &keep_set)) == AM_OK)
-    status = set_lookup(err, values, value_set, skip_nulls, 0, out);
-  am_storage_end(status, &keep_set, NULL);
-  AM_API_RETURN(am_storage_end(status, &keep, NULL));
+  AM_API_RETURN(am_call_set_lookup(err, values, value_set, skip_nulls, 0, out));
 }
 
 /* ---- unique, value_counts, dictionary_encode */
@@ -161,12 +163,17 @@ static int unique(am_err *err, const am_array *array, am_array **out) {
   return status;
 }
 
-AM_EXPORT int am_unique(const am_array *array, am_array **out) {
-  AM_API_BEGIN;
+int am_call_unique(am_err *err, const am_array *array, am_array **out) {
+  if (array && out && array->dictionary) return am_dictionary_unique(err, array, out);
   am_storage_keep keep;
   int status = am_storage_begin(err, &array, &keep);
   if (status == AM_OK) status = unique(err, array, out);
-  AM_API_RETURN(am_storage_end(status, &keep, out));
+  return am_storage_end(status, &keep, out);
+}
+
+AM_EXPORT int am_unique(const am_array *array, am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(am_call_unique(err, array, out));
 }
 
 static int value_counts(am_err *err, const am_array *array, am_array **values_out,
@@ -195,20 +202,31 @@ static int value_counts(am_err *err, const am_array *array, am_array **values_ou
   return status;
 }
 
-AM_EXPORT int am_value_counts(const am_array *array, am_array **values, am_array **counts) {
-  AM_API_BEGIN;
+int am_call_value_counts(am_err *err, const am_array *array, am_array **values, am_array **counts) {
+  if (array && values && counts && array->dictionary)
+    return am_dictionary_value_counts(err, array, values, counts);
   am_storage_keep keep;
   int status = am_storage_begin(err, &array, &keep);
   if (status == AM_OK) status = value_counts(err, array, values, counts);
-  AM_API_RETURN(am_storage_end(status, &keep, values));
+  return am_storage_end(status, &keep, values);
+}
+
+AM_EXPORT int am_value_counts(const am_array *array, am_array **values, am_array **counts) {
+  AM_API_BEGIN;
+  AM_API_RETURN(am_call_value_counts(err, array, values, counts));
 }
 
 static int dictionary_encode(am_err *err, const am_array *array, am_null_encoding encoding,
                              am_array **out) {
-  int status = check_input(err, array, "dictionary_encode");
-  if (status != AM_OK) return status;
   if (encoding != AM_NULL_ENCODING_MASK && encoding != AM_NULL_ENCODING_ENCODE)
     return am_fail(err, AM_EINVAL, "unknown null_encoding %d (0: mask, 1: encode)", (int)encoding);
+  if (array && out && array->dictionary) {
+    /* pyarrow returns a dictionary array as it is, under either encoding */
+    *out = am_array_share(array);
+    return *out ? AM_OK : am_fail(err, AM_ENOMEM, "out of memory");
+  }
+  int status = check_input(err, array, "dictionary_encode");
+  if (status != AM_OK) return status;
   AM_REQUIRE(out, "out");
   int flags = AM_HASH_IDS | (encoding == AM_NULL_ENCODING_MASK ? AM_HASH_MASK_NULLS : 0);
   am_hash_groups groups;

@@ -6,18 +6,21 @@
 
 #include "abi.h"
 #include "core/string_array.h"
+#include "dictionary.h"
 #include "string_calls.h"
 #include "tables.h"
 
-static int check_schema(am_err *err, const struct ArrowSchema *schema, am_type *type) {
+/* `indices`: the schema of a dictionary array's indices, whose dictionary
+ * dictionary_import.c reads (elsewhere a dictionary is refused). */
+static int check_schema(am_err *err, const struct ArrowSchema *schema, int indices, am_type *type) {
   AM_REQUIRE(schema, "schema");
   if (!schema->release) return am_fail(err, AM_EINVAL, "schema struct is already released");
   if (!schema->format) return am_fail(err, AM_EINVAL, "schema format is NULL");
   if (schema->n_children < 0)
     return am_fail(err, AM_EINVAL, "schema n_children is negative (%lld)",
                    (long long)schema->n_children);
-  if (schema->dictionary)
-    return am_fail(err, AM_ETYPE, "dictionary-encoded arrays are not supported");
+  if (schema->dictionary && !indices)
+    return am_fail(err, AM_ETYPE, "a dictionary-encoded array is not supported here");
   if (schema->n_children != 0)
     return am_fail(err, AM_ETYPE, "format '%s' with %lld children is not a supported type",
                    schema->format, (long long)schema->n_children);
@@ -55,7 +58,7 @@ int am_check_array_extent(am_err *err, const struct ArrowArray *a) {
   return AM_OK;
 }
 
-static int check_array(am_err *err, const struct ArrowArray *a, am_type type) {
+static int check_array(am_err *err, const struct ArrowArray *a, int indices, am_type type) {
   int status = am_check_array_extent(err, a);
   if (status != AM_OK) return status;
   int64_t buffers = am_type_is_var_binary(type) ? 3 : 2;
@@ -67,7 +70,10 @@ static int check_array(am_err *err, const struct ArrowArray *a, am_type type) {
   if (a->n_children != 0)
     return am_fail(err, AM_EINVAL, "a primitive array has no children, this one has %lld",
                    (long long)a->n_children);
-  if (a->dictionary) return am_fail(err, AM_EINVAL, "a primitive array has no dictionary");
+  if (a->dictionary && !indices)
+    return am_fail(err, AM_EINVAL, "a primitive array has no dictionary");
+  if (!a->dictionary && indices)
+    return am_fail(err, AM_EINVAL, "the schema has a dictionary, the array has none");
   if (!a->buffers) return am_fail(err, AM_EINVAL, "buffers is NULL");
   if (!a->buffers[1] && a->length > 0 && !am_type_is_binary(type))
     return am_fail(err, AM_EINVAL, "data buffer is NULL with length %lld", (long long)a->length);
@@ -99,14 +105,21 @@ static int align_host(am_err *err, am_array **host) {
 }
 
 /* Validates the caller's struct and moves it in; every path after the
- * first check -- failure included -- releases it exactly once. */
-static int import_host(am_err *err, const struct ArrowSchema *schema, struct ArrowArray *array,
-                       am_array **host_out) {
+ * first check -- failure included -- releases it exactly once. A
+ * dictionary array's indices come here from dictionary_import.c, which
+ * imports the dictionary. */
+int am_import_host(am_err *err, const struct ArrowSchema *schema, struct ArrowArray *array,
+                   int indices, am_array **host_out) {
   AM_REQUIRE(array, "array");
   if (!array->release) return am_fail(err, AM_EINVAL, "array struct is already released");
+  if (!indices && schema && schema->dictionary)
+    return am_import_dictionary(err, schema, array, host_out);
   am_type type = AM_TYPE_INVALID;
-  int status = check_schema(err, schema, &type);
-  if (status == AM_OK) status = check_array(err, array, type);
+  int status = check_schema(err, schema, indices, &type);
+  if (status == AM_OK && indices && !am_type_is_integer(type))
+    status =
+        am_fail(err, AM_ETYPE, "dictionary indices must be integers, not '%s'", schema->format);
+  if (status == AM_OK) status = check_array(err, array, indices, type);
   if (status != AM_OK) {
     array->release(array);
     array->release = NULL;
@@ -160,6 +173,10 @@ int am_place(am_err *err, am_array *host, am_device *device, am_array **out) {
     am_array_free(host);
     return am_string_not_on(err, device);
   }
+  if (host->dictionary) {
+    am_array_free(host);
+    return am_dictionary_not_on(err, device);
+  }
   int status = device->backend->memory.upload(err, device, host, out);
   if (status == AM_OK) (*out)->timezone = host->timezone;
   am_array_free(host);
@@ -170,7 +187,7 @@ static int import(am_err *err, const struct ArrowSchema *schema, struct ArrowArr
                   am_device *device, am_array **out) {
   if (am_is_struct_schema(schema)) return am_import_struct(err, schema, array, NULL, device, out);
   am_array *host = NULL;
-  int status = import_host(err, schema, array, &host);
+  int status = am_import_host(err, schema, array, 0, &host);
   if (status != AM_OK) return status;
   if (!out) {
     am_array_free(host);
@@ -222,9 +239,10 @@ static int import_device(am_err *err, const struct ArrowSchema *schema,
   if (!array->array.release) return am_fail(err, AM_EINVAL, "array struct is already released");
   if (am_is_struct_schema(schema))
     return am_import_struct(err, schema, &array->array, array, device, out);
+  if (schema && schema->dictionary) return refuse(array, am_dictionary_not_on(err, device));
   am_type type = AM_TYPE_INVALID;
-  status = check_schema(err, schema, &type);
-  if (status == AM_OK) status = check_array(err, &array->array, type);
+  status = check_schema(err, schema, 0, &type);
+  if (status == AM_OK) status = check_array(err, &array->array, 0, type);
   if (status == AM_OK && !out) status = am_fail(err, AM_EINVAL, "out is NULL");
   if (status == AM_OK && am_type_is_binary(type)) status = am_string_not_on(err, device);
   if (status == AM_OK && !data_aligned(&array->array, type))
@@ -261,5 +279,5 @@ int am_import_device_array(am_err *err, const struct ArrowSchema *schema,
 
 int am_check_field_schema(am_err *err, const struct ArrowSchema *schema) {
   am_type type = AM_TYPE_INVALID;
-  return check_schema(err, schema, &type);
+  return check_schema(err, schema, 0, &type);
 }

@@ -1,7 +1,9 @@
 /* The predicates of one array (am_is: is_null, is_valid, is_nan, is_finite,
  * is_inf): argument and type checks from the op table, then the backend. */
 #include "abi.h"
+#include "calls.h"
 #include "core/ops.h"
+#include "dictionary.h"
 #include "route.h"
 #include "string_calls.h"
 
@@ -41,10 +43,15 @@ static int predicate(am_err *err, am_predicate op, int flags, const am_array *ar
   return status;
 }
 
-AM_EXPORT int am_is(am_predicate op, int flags, const am_array *array, am_array **out) {
-  AM_API_BEGIN;
+int am_call_is(am_err *err, am_predicate op, int flags, const am_array *array, am_array **out) {
+  if (array && out && array->dictionary) return am_dictionary_is(err, (int)op, flags, array, out);
   am_storage_keep keep;
   int status = am_storage_begin(err, &array, &keep);
   if (status == AM_OK) status = predicate(err, op, flags, array, out);
-  AM_API_RETURN(am_storage_end(status, &keep, NULL));
+  return am_storage_end(status, &keep, NULL);
+}
+
+AM_EXPORT int am_is(am_predicate op, int flags, const am_array *array, am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(am_call_is(err, op, flags, array, out));
 }

@@ -3,6 +3,7 @@
 
 #include "abi.h"
 #include "core/ops.h"
+#include "dictionary.h"
 #include "route.h"
 #include "string_calls.h"
 
@@ -63,7 +64,8 @@ static int count(am_err *err, const am_array *array, am_count_mode mode, am_scal
   if (mode != AM_COUNT_VALID && mode != AM_COUNT_NULL && mode != AM_COUNT_ALL)
     return am_fail(err, AM_EINVAL, "unknown count mode %d", (int)mode);
   int64_t nulls = 0;
-  int status = am_count_nulls(err, array, &nulls);
+  int status = array->dictionary ? am_dictionary_logical_nulls(err, array, &nulls)
+                                 : am_count_nulls(err, array, &nulls);
   if (status != AM_OK) return status;
   memset(out, 0, sizeof *out);
   out->type = AM_INT64;
@@ -75,6 +77,7 @@ static int count(am_err *err, const am_array *array, am_count_mode mode, am_scal
 
 AM_EXPORT int am_count(const am_array *array, am_count_mode mode, am_scalar *out) {
   AM_API_BEGIN;
+  if (array && array->dictionary) AM_API_RETURN(count(err, array, mode, out));
   am_storage_keep keep;
   int status = am_storage_begin(err, &array, &keep);
   if (status == AM_OK) status = count(err, array, mode, out);

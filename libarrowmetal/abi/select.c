@@ -1,5 +1,7 @@
 /* Filter and take: type checks, then the backend. */
 #include "abi.h"
+#include "calls.h"
+#include "dictionary.h"
 #include "route.h"
 #include "string_calls.h"
 
@@ -44,25 +46,27 @@ static int filter(am_err *err, const am_array *array, const am_array *mask, am_n
   return routed(err, AM_ROUTE_FILTER, array, mask, nulls, out);
 }
 
-AM_EXPORT int am_filter(const am_array *array, const am_array *mask, am_array **out) {
-  AM_API_BEGIN;
+int am_call_filter(am_err *err, const am_array *array, const am_array *mask,
+                   am_null_selection nulls, am_array **out) {
+  if (array && mask && out && array->dictionary)
+    return am_dictionary_filter(err, array, mask, (int)nulls, out);
   if (array && mask && out && am_type_is_binary(array->type))
-    AM_API_RETURN(am_string_filter(err, array, mask, AM_NULL_DROP, out));
+    return am_string_filter(err, array, mask, (int)nulls, out);
   am_storage_keep keep;
   int status = am_storage_begin(err, &array, &keep);
-  if (status == AM_OK) status = filter(err, array, mask, AM_NULL_DROP, out);
-  AM_API_RETURN(am_storage_end(status, &keep, out));
+  if (status == AM_OK) status = filter(err, array, mask, nulls, out);
+  return am_storage_end(status, &keep, out);
+}
+
+AM_EXPORT int am_filter(const am_array *array, const am_array *mask, am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(am_call_filter(err, array, mask, AM_NULL_DROP, out));
 }
 
 AM_EXPORT int am_filter_nulls(const am_array *array, const am_array *mask, am_null_selection nulls,
                               am_array **out) {
   AM_API_BEGIN;
-  if (array && mask && out && am_type_is_binary(array->type))
-    AM_API_RETURN(am_string_filter(err, array, mask, (int)nulls, out));
-  am_storage_keep keep;
-  int status = am_storage_begin(err, &array, &keep);
-  if (status == AM_OK) status = filter(err, array, mask, nulls, out);
-  AM_API_RETURN(am_storage_end(status, &keep, out));
+  AM_API_RETURN(am_call_filter(err, array, mask, nulls, out));
 }
 
 /* The refusal of uint64 indices of which some are past INT64_MAX, naming the
@@ -102,12 +106,18 @@ static int take(am_err *err, const am_array *array, const am_array *indices, am_
   return status;
 }
 
-AM_EXPORT int am_take(const am_array *array, const am_array *indices, am_array **out) {
-  AM_API_BEGIN;
+int am_call_take(am_err *err, const am_array *array, const am_array *indices, am_array **out) {
+  if (array && indices && out && array->dictionary)
+    return am_dictionary_take(err, array, indices, out);
   if (array && indices && out && am_type_is_binary(array->type))
-    AM_API_RETURN(am_string_take(err, array, indices, out));
+    return am_string_take(err, array, indices, out);
   am_storage_keep keep;
   int status = am_storage_begin(err, &array, &keep);
   if (status == AM_OK) status = take(err, array, indices, out);
-  AM_API_RETURN(am_storage_end(status, &keep, out));
+  return am_storage_end(status, &keep, out);
+}
+
+AM_EXPORT int am_take(const am_array *array, const am_array *indices, am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(am_call_take(err, array, indices, out));
 }

@@ -27,6 +27,7 @@ am_array *am_array_make(am_device *device, am_type type, int64_t length, int64_t
   array->data_buf = data_buf;
   atomic_init(&array->pending, NULL);
   array->dictionary = NULL;
+  array->dictionary_ordered = 0;
   array->fields = NULL;
   array->timezone = NULL;
   array->bytes = NULL;
@@ -47,6 +48,7 @@ am_array *am_array_share(const am_array *array) {
     shared->bytes_buf = am_buffer_retain(array->bytes_buf);
     shared->bytes_size = array->bytes_size;
     shared->byte_width = array->byte_width;
+    shared->dictionary_ordered = array->dictionary_ordered;
   }
   if (shared && array->dictionary && !(shared->dictionary = am_array_share(array->dictionary))) {
     am_array_free(shared);

@@ -36,6 +36,9 @@ struct am_array {
    * handle (freed with it, shared by am_array_share). NULL otherwise; other
    * kernels read the indices alone. */
   am_array *dictionary;
+  /* Arrow's ARROW_FLAG_DICTIONARY_ORDERED of a dictionary array (kept
+   * through import, the calls that keep the dictionary, and export). */
+  int dictionary_ordered;
   /* A struct array (type AM_STRUCT, core/struct_array.c): its fields, owned
    * by the handle. Its own buffers are NULL and its offset 0 (the struct's
    * offset is in its children). NULL for every other type. */

@@ -90,6 +90,7 @@ from ._fallback import ArrowMetalFallbackWarning, fallbacks
 from ._groupby import TableGroupBy, group_by  # group-by
 from ._hash import (  # hash-based functions
     count_distinct,
+    dictionary_decode,
     dictionary_encode,
     index_in,
     is_in,
@@ -341,6 +342,7 @@ __all__ += [
 # Hash-based functions.
 __all__ += [
     "count_distinct",
+    "dictionary_decode",
     "dictionary_encode",
     "index_in",
     "is_in",

@@ -87,6 +87,7 @@ _am_release = lib.am_release
 _am_length = lib.am_length
 _am_null_count = lib.am_null_count
 _am_array_type = lib.am_array_type
+_am_array_is_dictionary = lib.am_array_is_dictionary
 _am_array_device = lib.am_array_device
 _am_to_device = lib.am_to_device
 _am_slice = lib.am_slice
@@ -163,9 +164,12 @@ def _binary_operators(name: str, family: int, cfn: Any, op: int) -> tuple[_Opera
 
 
 def wrap(p: Any) -> Array:
-    """An am.Array owning handle `p`."""
+    """An am.Array owning handle `p`; a dictionary array (whose type an
+    am.Array cannot name) as a pyarrow.DictionaryArray over its buffers."""
     a = _new(Array)
     a._ptr = p
+    if _am_array_is_dictionary(p):
+        return a.to_pyarrow()  # the handle goes with `a`
     return a
 
 
@@ -191,6 +195,13 @@ class Array:
             p = import_am_array(obj, _NULL, tls.out)
         else:
             p = _dispatch.import_handle(obj, device)
+        if _am_array_is_dictionary(p):
+            _am_release(p)
+            raise ArrowMetalTypeError(
+                "an am.Array holds no dictionary array: pass the pyarrow DictionaryArray to "
+                "the functions, which return DictionaryArrays",
+                lib.AM_ETYPE,
+            )
         self._ptr = p
         if old is not None:  # __init__ called again on a live object
             if hasattr(self, "_len"):

@@ -39,8 +39,13 @@ def combined(value: Any) -> Any:
         return value
     if value.num_chunks == 1:
         return value.chunk(0)
+    pa = sys.modules["pyarrow"]
     if value.num_chunks == 0:
-        return sys.modules["pyarrow"].array([], type=value.type)
+        return pa.array([], type=value.type)
+    if pa.types.is_dictionary(value.type):
+        from ._dictionary import concat_chunks
+
+        return concat_chunks(value)  # dictionaries unified by the library
     return value.combine_chunks()
 
 

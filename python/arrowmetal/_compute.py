@@ -1077,10 +1077,11 @@ def filter(
         return _input_fallback("filter", e, args, args, kwargs)
 
 
-def _one_chunk(result: Array) -> pa.ChunkedArray[Any]:
+def _one_chunk(result: Array | pa.Array[Any]) -> pa.ChunkedArray[Any]:
     import pyarrow as pa
 
-    return pa.chunked_array([result.to_pyarrow()])
+    # a dictionary result is a pyarrow array already (see wrap)
+    return pa.chunked_array([result.to_pyarrow() if isinstance(result, Array) else result])
 
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from . import _fallback
 from ._array import Array, wrap
 from ._capi import ffi, lib
-from ._chunked import combined, is_chunked
+from ._chunked import combined, is_chunked, map_pieces
 from ._compute import _FALLBACK, _input_fallback, _operand, _options
 from ._compute import cast as _cast
 from ._errors import ArrowMetalTypeError, error_from_status
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "count_distinct",
+    "dictionary_decode",
     "dictionary_encode",
     "index_in",
     "is_in",
@@ -123,10 +124,12 @@ _PA_NAMES = {"double": "float64", "float": "float32", "halffloat": "float16"}
 
 
 def _type_of(x: Any) -> str:
-    """ArrowMetal's name of an array's type ("float64" for pyarrow's "double")."""
+    """ArrowMetal's name of an array's type ("float64" for pyarrow's "double");
+    a dictionary's values' (a value set meets them)."""
     if isinstance(x, Array):
         return x.type
-    name = str(x.type)
+    t = x.type
+    name = str(t.value_type if _pa().types.is_dictionary(t) else t)
     return _PA_NAMES.get(name, name)
 
 
@@ -376,11 +379,10 @@ def dictionary_encode(
         raise ValueError(f'"{enc}" is not a valid null_encoding')
     fn = lambda p, o: lib.am_dictionary_encode(p, _NULL_ENCODINGS[enc], o)
     result = _run("dictionary_encode", fn, array, device, 1, kwargs)
-    if not isinstance(result[0], Array):
-        return result[0]
-    # The library's dictionary array exports as Arrow's: a pa.DictionaryArray.
-    encoded = result[0].to_pyarrow()
-    if not is_chunked(array):
+    # The library's dictionary array comes as Arrow's (wrap): a pa.DictionaryArray;
+    # anything else is a fallback's answer.
+    encoded = result[0]
+    if not isinstance(encoded, _pa().DictionaryArray) or not is_chunked(array):
         return encoded
     pa = _pa()
     chunks, start = [], 0
@@ -390,6 +392,21 @@ def dictionary_encode(
             chunks.append(encoded.slice(start, len(c)))
         start += len(c)
     return pa.chunked_array(chunks, type=encoded.type)
+
+
+def dictionary_decode(
+    dictionary_array: ArrayLike,
+    /,
+    *,
+    memory_pool: pa.MemoryPool | None = None,
+    device: DeviceLike | None = None,
+) -> Any:
+    """pyarrow.compute.dictionary_decode (am_dictionary_decode): a
+    DictionaryArray's values at its indices, of the dictionary's type; any
+    other array as it is. A ChunkedArray is decoded chunk by chunk."""
+    if is_chunked(dictionary_array):
+        return map_pieces(lambda a: dictionary_decode(a, device=device), (dictionary_array,))
+    return _run("dictionary_decode", lib.am_dictionary_decode, dictionary_array, device, 1, {})[0]
 
 
 def _u64(value: Any, what: str) -> int:

@@ -216,6 +216,8 @@ _TAKES_STRING = {
     "am_compare", "am_compare_scalar", "am_min", "am_max", "am_aggregate", "am_min_max",
     "am_first_last", "am_array_byte_width", "am_string_function", "am_utf8_slice_codeunits",
     "am_cast",
+    "am_array_is_dictionary",  # any handle: 0 where it is no dictionary array
+    "am_dictionary_decode",  # any other array back as it is, as pyarrow
 }  # fmt: skip
 
 

@@ -1,0 +1,296 @@
+/* The calls on dictionary arrays (abi/dictionary.h says which and how):
+ * the ordinary calls (abi/calls.h) on the indices or on the dictionary,
+ * and core/dictionary_array.h's loops to read a per-value result at each
+ * row's index. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "calls.h"
+#include "core/dictionary_array.h"
+#include "core/slot_table.h"
+#include "core/string_array.h"
+#include "dictionary.h"
+
+int am_dictionary_not_on(am_err *err, const am_device *device) {
+  return am_fail(err, AM_EUNSUPPORTED,
+                 "dictionary arrays are not yet on %s (they stay on the CPU for now)",
+                 device->name);
+}
+
+void am_dictionary_type_name(const am_array *array, char *buf, size_t size) {
+  snprintf(buf, size, "dictionary<values=%s, indices=%s, ordered=%d>",
+           am_type_name(array->dictionary->type), am_type_name(array->type),
+           array->dictionary_ordered);
+}
+
+int am_dictionary_refused(am_err *err, const am_array *array) {
+  char name[128];
+  am_dictionary_type_name(array, name, sizeof name);
+  return am_fail(err, AM_ETYPE,
+                 "no kernel for %s arrays in this function (dictionary arrays take the calls "
+                 "listed under \"Dictionary arrays\" in arrowmetal.h)",
+                 name);
+}
+
+int am_dictionary_indices(am_err *err, const am_array *array, am_array **out) {
+  am_array *view = am_array_make(array->device, array->type, array->length, array->offset,
+                                 atomic_load(&((am_array *)array)->null_count),
+                                 am_buffer_retain(array->validity_buf), array->validity,
+                                 am_buffer_retain(array->data_buf), array->data);
+  if (!view) return am_fail(err, AM_ENOMEM, "out of memory");
+  *out = view;
+  return AM_OK;
+}
+
+int am_dictionary_attach(am_err *err, am_array *indices, const am_array *like, am_array **out) {
+  if (!(indices->dictionary = am_array_share(like->dictionary))) {
+    am_array_free(indices);
+    return am_fail(err, AM_ENOMEM, "out of memory");
+  }
+  indices->dictionary_ordered = like->dictionary_ordered;
+  *out = indices;
+  return AM_OK;
+}
+
+/* Another input of a call on a dictionary array, on the host with it (a
+ * GPU input is downloaded: the indices never leave the host). */
+static int beside(am_err *err, const am_array *other, am_array **out) {
+  return am_to_host(err, other, out);
+}
+
+/* A call of the indices (view) that makes indices, whose result keeps the
+ * dictionary of `array`. */
+typedef int (*indices_call)(am_err *err, const am_array *view, const am_array *other, int arg,
+                            am_array **out);
+
+static int on_indices(am_err *err, indices_call call, const am_array *array, const am_array *other,
+                      int arg, am_array **out) {
+  am_array *view = NULL, *moved = NULL, *result = NULL;
+  int status = am_dictionary_indices(err, array, &view);
+  if (status == AM_OK && other) status = beside(err, other, &moved);
+  if (status == AM_OK) status = call(err, view, moved, arg, &result);
+  if (status == AM_OK) status = am_dictionary_attach(err, result, array, out);
+  am_array_free(view);
+  am_array_free(moved);
+  return status;
+}
+
+static int take_call(am_err *err, const am_array *view, const am_array *indices, int arg,
+                     am_array **out) {
+  (void)arg;
+  return am_call_take(err, view, indices, out);
+}
+
+static int filter_call(am_err *err, const am_array *view, const am_array *mask, int nulls,
+                       am_array **out) {
+  return am_call_filter(err, view, mask, (am_null_selection)nulls, out);
+}
+
+static int drop_null_call(am_err *err, const am_array *view, const am_array *none, int arg,
+                          am_array **out) {
+  (void)none, (void)arg;
+  return am_call_drop_null(err, view, out);
+}
+
+static int unique_call(am_err *err, const am_array *view, const am_array *none, int arg,
+                       am_array **out) {
+  (void)none, (void)arg;
+  return am_call_unique(err, view, out);
+}
+
+int am_dictionary_take(am_err *err, const am_array *array, const am_array *indices,
+                       am_array **out) {
+  return on_indices(err, take_call, array, indices, 0, out);
+}
+
+int am_dictionary_filter(am_err *err, const am_array *array, const am_array *mask, int nulls,
+                         am_array **out) {
+  return on_indices(err, filter_call, array, mask, nulls, out);
+}
+
+int am_dictionary_drop_null(am_err *err, const am_array *array, am_array **out) {
+  return on_indices(err, drop_null_call, array, NULL, 0, out);
+}
+
+int am_dictionary_unique(am_err *err, const am_array *array, am_array **out) {
+  return on_indices(err, unique_call, array, NULL, 0, out);
+}
+
+int am_dictionary_value_counts(am_err *err, const am_array *array, am_array **values,
+                               am_array **counts) {
+  am_array *view = NULL, *made = NULL, *made_counts = NULL;
+  int status = am_dictionary_indices(err, array, &view);
+  if (status == AM_OK) status = am_call_value_counts(err, view, &made, &made_counts);
+  am_array_free(view);
+  if (status == AM_OK && (status = am_dictionary_attach(err, made, array, values)) == AM_OK)
+    *counts = made_counts;
+  else
+    am_array_free(made_counts);
+  return status;
+}
+
+int am_dictionary_decode_array(am_err *err, const am_array *array, am_array **out) {
+  am_array *view = NULL;
+  int status = am_dictionary_indices(err, array, &view);
+  if (status == AM_OK) status = am_call_take(err, array->dictionary, view, out);
+  am_array_free(view);
+  return status;
+}
+
+/* `map` (a result of one slot a dictionary value, moved in) read at every
+ * row's index; a null index gives `fill` (null when fill_is_null). */
+static int through(am_err *err, const am_array *array, am_array *map, int fill_is_null,
+                   int64_t fill, am_array **out) {
+  am_array *view = NULL;
+  int status = am_dictionary_indices(err, array, &view);
+  if (status == AM_OK) status = am_dictionary_gather(err, view, map, fill_is_null, fill, out);
+  am_array_free(view);
+  am_array_free(map);
+  return status;
+}
+
+int am_dictionary_is(am_err *err, int op, int flags, const am_array *array, am_array **out) {
+  if (op != AM_IS_NULL && op != AM_IS_VALID) return am_dictionary_refused(err, array);
+  am_array *map = NULL;
+  int status = am_call_is(err, (am_predicate)op, flags, array->dictionary, &map);
+  return status == AM_OK ? through(err, array, map, 0, op == AM_IS_NULL, out) : status;
+}
+
+int am_dictionary_logical_nulls(am_err *err, const am_array *array, int64_t *out) {
+  int64_t nulls = 0;
+  int status = am_count_nulls(err, array->dictionary, &nulls);
+  if (status != AM_OK || nulls == 0)
+    return status == AM_OK ? am_count_nulls(err, array, out) : status;
+  am_array *valid = NULL;
+  if ((status = am_dictionary_is(err, AM_IS_VALID, 0, array, &valid)) != AM_OK) return status;
+  *out = array->length - am_bool_count_true(valid);
+  am_array_free(valid);
+  return AM_OK;
+}
+
+int am_dictionary_compare(am_err *err, int op, const am_array *left, const am_array *right,
+                          const am_scalar *scalar, am_array **out) {
+  if (scalar) {
+    /* once a dictionary value, then a read a row */
+    am_array *map = NULL;
+    int status = am_call_compare(err, (am_compare_op)op, left->dictionary, NULL, scalar, &map);
+    return status == AM_OK ? through(err, left, map, 1, 0, out) : status;
+  }
+  /* Two arrays: pyarrow compares the decoded values. */
+  am_array *l = NULL, *r = NULL;
+  int status = left->dictionary ? am_dictionary_decode_array(err, left, &l) : AM_OK;
+  if (status == AM_OK && right->dictionary) status = am_dictionary_decode_array(err, right, &r);
+  if (status == AM_OK)
+    status = am_call_compare(err, (am_compare_op)op, l ? l : left, r ? r : right, NULL, out);
+  am_array_free(l);
+  am_array_free(r);
+  return status;
+}
+
+/* The first null slot of `a`, or -1. */
+static int64_t first_null(const am_array *a) {
+  for (int64_t i = 0; a->validity && i < a->length; i++)
+    if (!am_string_is_valid(a, i)) return i;
+  return -1;
+}
+
+/* is_in / index_in of a string dictionary's values in a value set of their
+ * type, one hash table of the set's strings: bool (is_in) or int32 with
+ * nulls (index_in) of one slot a dictionary value. */
+static int lookup_binary(am_err *err, const am_array *values, const am_array *set, int skip_nulls,
+                         int as_bool, am_array **out) {
+  am_slot_table table;
+  int status = am_slot_table_init(err, &table, set->length);
+  for (int64_t i = 0; status == AM_OK && i < set->length; i++) {
+    int64_t id = 0;
+    if (am_string_is_valid(set, i)) status = am_slot_table_add(err, &table, set, i, &id);
+  }
+  /* ids number the set's distinct values; a position is the first row */
+  int64_t *position = status == AM_OK ? malloc((size_t)(table.count + 1) * 8) : NULL;
+  if (status == AM_OK && !position) status = am_fail(err, AM_ENOMEM, "out of memory");
+  for (int64_t i = 0, seen = 0; status == AM_OK && i < set->length; i++)
+    if (am_string_is_valid(set, i) && am_slot_table_find(&table, set, i) == seen)
+      position[seen++] = i;
+  const int64_t null_at = skip_nulls ? -1 : first_null(set);
+  am_array *r = NULL;
+  if (status == AM_OK)
+    status = am_array_alloc_host(err, am_host_device(), as_bool ? AM_BOOL : AM_INT32,
+                                 values->length, !as_bool, &r);
+  int64_t nulls = 0;
+  for (int64_t i = 0; status == AM_OK && i < values->length; i++) {
+    int64_t id = am_string_is_valid(values, i) ? am_slot_table_find(&table, values, i) : -2;
+    int64_t at = id >= 0 ? position[id] : id == -2 ? null_at : -1;
+    uint8_t *bits = (uint8_t *)(as_bool ? r->data : r->validity);
+    if (at >= 0)
+      bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+    else
+      bits[i >> 3] &= (uint8_t)~(1u << (i & 7));
+    if (!as_bool) ((int32_t *)r->data)[i] = (int32_t)(at >= 0 ? at : 0);
+    nulls += !as_bool && at < 0;
+  }
+  if (r) atomic_store(&r->null_count, nulls);
+  free(position);
+  am_slot_table_free(&table);
+  if (status == AM_OK)
+    *out = r;
+  else
+    am_array_free(r);
+  return status;
+}
+
+int am_dictionary_set_lookup(am_err *err, const am_array *values, const am_array *value_set,
+                             int skip_nulls, int as_bool, am_array **out) {
+  const am_array *dict = values->dictionary;
+  am_array *set = NULL, *map = NULL;
+  int status = beside(err, value_set, &set);
+  if (status != AM_OK) return status;
+  if (am_type_is_binary(dict->type) &&
+      (set->type != dict->type || set->byte_width != dict->byte_width))
+    status = am_fail(err, AM_ETYPE, "Array type doesn't match type of values set: %s vs %s",
+                     am_type_name(dict->type), am_type_name(set->type));
+  else if (am_type_is_binary(dict->type))
+    status = lookup_binary(err, dict, set, skip_nulls, as_bool, &map);
+  else
+    status = am_call_set_lookup(err, dict, set, skip_nulls, as_bool, &map);
+  /* A null index is a null value: the set's first null matches it unless
+   * skip_nulls (then is_in false, index_in null). */
+  const int64_t null_at = status == AM_OK && !skip_nulls ? first_null(set) : -1;
+  am_array_free(set);
+  if (status != AM_OK) return status;
+  if (as_bool) return through(err, values, map, 0, null_at >= 0, out);
+  return through(err, values, map, null_at < 0, null_at, out);
+}
+
+int am_dictionary_cast(am_err *err, const am_array *array, am_type to, int flags, am_array **out) {
+  am_array *decoded = NULL;
+  int status = am_dictionary_decode_array(err, array, &decoded);
+  if (status != AM_OK || to == decoded->type) {
+    if (status == AM_OK) *out = decoded;
+    return status;
+  }
+  status = am_call_cast(err, decoded, to, flags, out);
+  am_array_free(decoded);
+  return status;
+}
+
+/* ---- entry points of their own */
+
+static int decode(am_err *err, const am_array *array, am_array **out) {
+  AM_REQUIRE(array, "array");
+  AM_REQUIRE(out, "out");
+  if (!array->dictionary) {
+    /* pyarrow gives any other array back as it is */
+    *out = am_array_share(array);
+    return *out ? AM_OK : am_fail(err, AM_ENOMEM, "out of memory");
+  }
+  return am_dictionary_decode_array(err, array, out);
+}
+
+AM_EXPORT int am_dictionary_decode(const am_array *array, am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(decode(err, array, out));
+}
+
+AM_EXPORT int am_array_is_dictionary(const am_array *array) {
+  return array && array->dictionary ? 1 : 0;
+}

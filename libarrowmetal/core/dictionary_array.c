@@ -1,0 +1,163 @@
+#include "dictionary_array.h"
+
+#include "bits.h"
+#include "types.h"
+
+/* Every Arrow index type with its C type: the loops below are written once
+ * and compiled per type, so the per-row work is one typed load. */
+#define AM_DICTIONARY_INDEX_TYPES(X) \
+  X(AM_INT8, int8_t)                 \
+  X(AM_INT16, int16_t)               \
+  X(AM_INT32, int32_t)               \
+  X(AM_INT64, int64_t)               \
+  X(AM_UINT8, uint8_t)               \
+  X(AM_UINT16, uint16_t)             \
+  X(AM_UINT32, uint32_t)             \
+  X(AM_UINT64, uint64_t)
+
+static inline int bit_at(const uint8_t *bits, int64_t i) { return (bits[i >> 3] >> (i & 7)) & 1; }
+
+static inline void bit_set(uint8_t *bits, int64_t i, int on) {
+  if (on)
+    bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+  else
+    bits[i >> 3] &= (uint8_t)~(1u << (i & 7));
+}
+
+static int not_an_index_type(am_err *err, am_type type) {
+  return am_fail(err, AM_ETYPE, "dictionary indices must be integers, not %s", am_type_name(type));
+}
+
+/* The first row whose valid index is outside [0, n), or -1. An unsigned
+ * index past INT64_MAX reads as negative, so one test serves both. */
+#define CHECK_LOOP(code, ctype)                                                          \
+  case code: {                                                                           \
+    const ctype *ix = (const ctype *)indices->data + indices->offset;                    \
+    for (int64_t i = 0; i < indices->length; i++) {                                      \
+      int64_t k = (int64_t)ix[i];                                                        \
+      if ((k < 0 || k >= n) && (!valid || bit_at(valid, indices->offset + i))) return i; \
+    }                                                                                    \
+    return -1;                                                                           \
+  }
+
+static int64_t first_out_of_range(const am_array *indices, int64_t n) {
+  const uint8_t *valid = indices->validity;
+  switch (indices->type) {
+    AM_DICTIONARY_INDEX_TYPES(CHECK_LOOP)
+    default:
+      return -1;
+  }
+}
+
+int am_dictionary_check_indices(am_err *err, const am_array *indices, int64_t dictionary_length) {
+  if (!am_type_is_integer(indices->type)) return not_an_index_type(err, indices->type);
+  int64_t row = first_out_of_range(indices, dictionary_length);
+  if (row < 0) return AM_OK;
+  const void *at =
+      (const uint8_t *)indices->data + (indices->offset + row) * (am_type_bits(indices->type) / 8);
+  if (am_type_is_unsigned(indices->type)) {
+    uint64_t k = indices->type == AM_UINT64   ? *(const uint64_t *)at
+                 : indices->type == AM_UINT32 ? *(const uint32_t *)at
+                 : indices->type == AM_UINT16 ? *(const uint16_t *)at
+                                              : *(const uint8_t *)at;
+    return am_fail(err, AM_EINDEX,
+                   "dictionary index %llu at row %lld is out of bounds for a dictionary of %lld "
+                   "values",
+                   (unsigned long long)k, (long long)row, (long long)dictionary_length);
+  }
+  int64_t k = indices->type == AM_INT64   ? *(const int64_t *)at
+              : indices->type == AM_INT32 ? *(const int32_t *)at
+              : indices->type == AM_INT16 ? *(const int16_t *)at
+                                          : *(const int8_t *)at;
+  return am_fail(err, AM_EINDEX,
+                 "dictionary index %lld at row %lld is out of bounds for a dictionary of %lld "
+                 "values",
+                 (long long)k, (long long)row, (long long)dictionary_length);
+}
+
+/* One row of the gather: the index's slot of the map, or the fill. */
+#define GATHER_LOOP(code, ctype)                                                        \
+  case code: {                                                                          \
+    const ctype *ix = (const ctype *)indices->data + indices->offset;                   \
+    for (int64_t i = 0; i < n; i++) {                                                   \
+      int ok = !in_valid || bit_at(in_valid, indices->offset + i);                      \
+      int64_t k = ok ? (int64_t)ix[i] : 0;                                              \
+      int present = ok ? !map_valid || bit_at(map_valid, map->offset + k) : !fill_null; \
+      bit_set(valid, i, present);                                                       \
+      nulls += !present;                                                                \
+      if (is_bool)                                                                      \
+        bit_set(bools, i, ok ? bit_at(map_bools, map->offset + k) : fill != 0);         \
+      else                                                                              \
+        ints[i] = ok ? map_ints[map->offset + k] : (int32_t)fill;                       \
+    }                                                                                   \
+    break;                                                                              \
+  }
+
+int am_dictionary_gather(am_err *err, const am_array *indices, const am_array *map,
+                         int fill_is_null, int64_t fill, am_array **out) {
+  if (!am_type_is_integer(indices->type)) return not_an_index_type(err, indices->type);
+  if (map->type != AM_BOOL && map->type != AM_INT32)
+    return am_fail(err, AM_ETYPE, "a dictionary gather maps to bool or int32, not %s",
+                   am_type_name(map->type));
+  const int64_t n = indices->length;
+  am_array *r = NULL;
+  int status = am_array_alloc_host(err, indices->device, map->type, n, 1, &r);
+  if (status != AM_OK) return status;
+  const int is_bool = map->type == AM_BOOL, fill_null = fill_is_null;
+  const uint8_t *in_valid = indices->validity, *map_valid = map->validity;
+  const uint8_t *map_bools = map->data;
+  const int32_t *map_ints = map->data;
+  uint8_t *valid = (uint8_t *)r->validity, *bools = (uint8_t *)r->data;
+  int32_t *ints = (int32_t *)r->data;
+  int64_t nulls = 0;
+  switch (indices->type) {
+    AM_DICTIONARY_INDEX_TYPES(GATHER_LOOP)
+    default:
+      break;
+  }
+  atomic_store(&r->null_count, nulls);
+  *out = r;
+  return AM_OK;
+}
+
+#define TRANSPOSE_LOOP(code, ctype)                                   \
+  case code: {                                                        \
+    const ctype *ix = (const ctype *)indices->data + indices->offset; \
+    ctype *to = (ctype *)r->data;                                     \
+    for (int64_t i = 0; i < n; i++) {                                 \
+      int ok = !in_valid || bit_at(in_valid, indices->offset + i);    \
+      if (valid) bit_set(valid, i, ok);                               \
+      to[i] = ok ? (ctype)map[(int64_t)ix[i]] : 0;                    \
+    }                                                                 \
+    break;                                                            \
+  }
+
+int am_dictionary_transpose(am_err *err, const am_array *indices, const int64_t *map,
+                            am_array **out) {
+  if (!am_type_is_integer(indices->type)) return not_an_index_type(err, indices->type);
+  const int64_t n = indices->length;
+  const uint8_t *in_valid = indices->validity;
+  am_array *r = NULL;
+  int status = am_array_alloc_host(err, indices->device, indices->type, n, in_valid != NULL, &r);
+  if (status != AM_OK) return status;
+  uint8_t *valid = (uint8_t *)r->validity;
+  switch (indices->type) {
+    AM_DICTIONARY_INDEX_TYPES(TRANSPOSE_LOOP)
+    default:
+      break;
+  }
+  atomic_store(&r->null_count, atomic_load(&((am_array *)indices)->null_count));
+  *out = r;
+  return AM_OK;
+}
+
+int64_t am_bool_count_true(const am_array *array) {
+  int64_t count = 0;
+  for (int64_t i = 0; i < array->length; i += 64) {
+    int64_t n = array->length - i;
+    uint64_t word = am_load_bits(array->data, array->offset + i, n);
+    if (array->validity) word &= am_load_bits(array->validity, array->offset + i, n);
+    count += am_popcount64(word);
+  }
+  return count;
+}
