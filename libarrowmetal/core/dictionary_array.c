@@ -1,5 +1,8 @@
 #include "dictionary_array.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include "bits.h"
 #include "types.h"
 
@@ -49,30 +52,29 @@ static int64_t first_out_of_range(const am_array *indices, int64_t n) {
   }
 }
 
+/* The index at `row` as text (an unsigned index past INT64_MAX as its own
+ * value, not as the negative number the range check read). Its bytes are
+ * read into 64 bits, little-endian (the hosts Arrow runs on), then
+ * sign-extended for the signed types. */
+static void index_text(const am_array *indices, int64_t row, char *buf, size_t size) {
+  const int width = am_type_bits(indices->type) / 8, shift = 64 - 8 * width;
+  uint64_t bits = 0;
+  memcpy(&bits, (const uint8_t *)indices->data + (indices->offset + row) * width, (size_t)width);
+  if (am_type_is_unsigned(indices->type))
+    snprintf(buf, size, "%llu", (unsigned long long)bits);
+  else
+    snprintf(buf, size, "%lld", (long long)((int64_t)(bits << shift) >> shift));
+}
+
 int am_dictionary_check_indices(am_err *err, const am_array *indices, int64_t dictionary_length) {
   if (!am_type_is_integer(indices->type)) return not_an_index_type(err, indices->type);
   int64_t row = first_out_of_range(indices, dictionary_length);
   if (row < 0) return AM_OK;
-  const void *at =
-      (const uint8_t *)indices->data + (indices->offset + row) * (am_type_bits(indices->type) / 8);
-  if (am_type_is_unsigned(indices->type)) {
-    uint64_t k = indices->type == AM_UINT64   ? *(const uint64_t *)at
-                 : indices->type == AM_UINT32 ? *(const uint32_t *)at
-                 : indices->type == AM_UINT16 ? *(const uint16_t *)at
-                                              : *(const uint8_t *)at;
-    return am_fail(err, AM_EINDEX,
-                   "dictionary index %llu at row %lld is out of bounds for a dictionary of %lld "
-                   "values",
-                   (unsigned long long)k, (long long)row, (long long)dictionary_length);
-  }
-  int64_t k = indices->type == AM_INT64   ? *(const int64_t *)at
-              : indices->type == AM_INT32 ? *(const int32_t *)at
-              : indices->type == AM_INT16 ? *(const int16_t *)at
-                                          : *(const int8_t *)at;
+  char text[32];
+  index_text(indices, row, text, sizeof text);
   return am_fail(err, AM_EINDEX,
-                 "dictionary index %lld at row %lld is out of bounds for a dictionary of %lld "
-                 "values",
-                 (long long)k, (long long)row, (long long)dictionary_length);
+                 "dictionary index %s at row %lld is out of bounds for a dictionary of %lld values",
+                 text, (long long)row, (long long)dictionary_length);
 }
 
 /* One row of the gather: the index's slot of the map, or the fill. */
