@@ -1143,7 +1143,8 @@ static const char unary_compute[] =
 static const char unary_lean_load[] =
     "      const T0 x# = AM_LOAD0(base + # * stride + am_lane);\n";
 
-static const char unary_lean_compute[] = "      a.out[base + # * stride + am_lane] = am_unary(x#);\n";
+static const char unary_lean_compute[] =
+    "      a.out[base + # * stride + am_lane] = am_unary(x#);\n";
 
 /* The check of op `op` for the kind of `t` (AM_UNARY_OPS's check columns). */
 static const char *unary_check(int op, am_type t) {
