@@ -23,6 +23,7 @@ import json
 import multiprocessing
 import os
 import re
+import shutil
 import sys
 from collections import OrderedDict
 
@@ -241,6 +242,10 @@ def write_family(path, out_dir):
 def write(cases_dir, out_dir, jobs=None):
     """Every cases_dir/*.json.gz, one family a process."""
     paths = sorted(glob.glob(os.path.join(cases_dir, "*.json.gz")))
+    families = {os.path.basename(p)[: -len(".json.gz")] for p in paths}
+    for stale in glob.glob(os.path.join(out_dir, "*", "index.json")):  # a family since removed
+        if os.path.basename(os.path.dirname(stale)) not in families:
+            shutil.rmtree(os.path.dirname(stale))
     with multiprocessing.Pool(jobs) as pool:
         counts = pool.starmap(write_family, [(p, out_dir) for p in paths])
     cases, arrays = (sum(c[i] for c in counts) for i in (0, 1))
