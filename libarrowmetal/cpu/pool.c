@@ -35,19 +35,37 @@ static inline void cpu_relax(void) {
 #endif
 }
 
+/* One fork-join: its parts, and how many of them have finished. It lives on
+ * its caller's stack; a thread that claimed one of its parts may read it
+ * until it counts that part done (the caller returns only once every part
+ * is). */
+typedef struct job {
+  void (*fn)(void *ctx, int part);
+  void *ctx;
+  atomic_int done;
+} job;
+
+/* The claim word: the job's generation (bits 40-63), its part count (32-39)
+ * and the next part to claim (0-31). Whoever claims a part (a worker or the
+ * caller itself) runs it, so a worker that starts late (asleep, or on a core
+ * another process holds) only finds nothing left to take: the join waits
+ * for the parts, never for a particular thread. With a fixed part per
+ * worker, and_not of 10^6 bits took 0.23 ms instead of 0.012 while the
+ * other core ran a busy process (the join waited for the worker to be
+ * scheduled). */
+#define CLAIM_GENERATION(w) ((w) >> 40)
+#define CLAIM_PARTS(w) ((int)(((w) >> 32) & 0xffu))
+#define CLAIM_NEXT(w) ((int)((w) & 0xffffffffu))
+
 static struct {
   pthread_mutex_t run_lock; /* held by the caller of the current fork-join */
   pthread_mutex_t lock;     /* with wake: where idle workers sleep */
   pthread_cond_t wake;
-  atomic_uint generation; /* bumped once per job */
-  atomic_int remaining;   /* workers still on the current job */
+  _Atomic uint64_t claim;
   atomic_int sleepers;
-  void (*fn)(void *ctx, int part);
-  void *ctx;
-  int parts;
-  int threads; /* the calling thread included */
-  int started; /* workers running */
-  unsigned first_generation;
+  job *current; /* written before claim publishes it, read by those who claim a part */
+  int threads;  /* the calling thread included */
+  int started;  /* workers running */
   int64_t min_slots;
   int64_t idle_spin_ns; /* per worker */
 } pool = {.run_lock = PTHREAD_MUTEX_INITIALIZER,
@@ -62,30 +80,45 @@ static int64_t now_ns(void) {
   return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
+/* Claims and runs parts of the published job until none is left; returns the
+ * claim word last seen (its generation: the job this thread is done with). */
+static uint64_t run_parts(void) {
+  uint64_t w = atomic_load_explicit(&pool.claim, memory_order_acquire);
+  while (CLAIM_NEXT(w) < CLAIM_PARTS(w)) {
+    if (!atomic_compare_exchange_weak_explicit(&pool.claim, &w, w + 1, memory_order_acq_rel,
+                                               memory_order_acquire))
+      continue; /* w reloaded */
+    job *j = pool.current;
+    j->fn(j->ctx, CLAIM_NEXT(w));
+    atomic_fetch_add_explicit(&j->done, 1, memory_order_release);
+    w = atomic_load_explicit(&pool.claim, memory_order_acquire);
+  }
+  return w;
+}
+
 static void *worker(void *arg) {
-  int self = (int)(intptr_t)arg;
-  /* The generation before the first job: workers start under run_lock,
-   * before the job that started them is published. */
-  unsigned seen = pool.first_generation;
+  (void)arg;
+  /* Workers start under run_lock, before the job that started them is
+   * published: the generation now is the one before it. */
+  uint64_t seen = CLAIM_GENERATION(atomic_load(&pool.claim));
   for (;;) {
-    unsigned now;
+    uint64_t now;
     int64_t until = now_ns() + pool.idle_spin_ns;
     for (int spins = 1;
-         (now = atomic_load_explicit(&pool.generation, memory_order_acquire)) == seen; spins++) {
+         (now = CLAIM_GENERATION(atomic_load_explicit(&pool.claim, memory_order_acquire))) == seen;
+         spins++) {
       if (spins % 64 == 0 && now_ns() >= until) break;
       cpu_relax();
     }
     if (now == seen) {
       pthread_mutex_lock(&pool.lock);
       atomic_fetch_add(&pool.sleepers, 1);
-      while ((now = atomic_load(&pool.generation)) == seen)
+      while (CLAIM_GENERATION(atomic_load(&pool.claim)) == seen)
         pthread_cond_wait(&pool.wake, &pool.lock);
       atomic_fetch_sub(&pool.sleepers, 1);
       pthread_mutex_unlock(&pool.lock);
     }
-    seen = now;
-    if (self < pool.parts) pool.fn(pool.ctx, self);
-    atomic_fetch_sub_explicit(&pool.remaining, 1, memory_order_release);
+    seen = CLAIM_GENERATION(run_parts());
   }
   return NULL;
 }
@@ -96,7 +129,6 @@ static void after_fork_child(void) {
   pthread_mutex_init(&pool.lock, NULL);
   pthread_cond_init(&pool.wake, NULL);
   atomic_store(&pool.sleepers, 0);
-  atomic_store(&pool.remaining, 0);
   pool.started = 0;
 }
 
@@ -137,10 +169,9 @@ static void start_workers(void) {
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   int started = 1;
-  pool.first_generation = atomic_load(&pool.generation);
   for (int w = 1; w < pool.threads; w++) {
     pthread_t thread;
-    if (pthread_create(&thread, &attr, worker, (void *)(intptr_t)w) != 0) break;
+    if (pthread_create(&thread, &attr, worker, NULL) != 0) break;
     started++;
   }
   pthread_attr_destroy(&attr);
@@ -148,24 +179,22 @@ static void start_workers(void) {
 }
 
 void am_pool_run(int parts, void (*fn)(void *ctx, int part), void *ctx) {
-  if (parts > 1 && pthread_mutex_trylock(&pool.run_lock) == 0) {
+  if (parts > 1 && parts <= MAX_THREADS && pthread_mutex_trylock(&pool.run_lock) == 0) {
     if (!pool.started) start_workers();
-    int workers = pool.started - 1;
-    if (workers > 0) {
-      pool.fn = fn;
-      pool.ctx = ctx;
-      pool.parts = parts;
-      atomic_store_explicit(&pool.remaining, workers, memory_order_relaxed);
-      atomic_fetch_add(&pool.generation, 1);
+    if (pool.started > 1) {
+      job j = {.fn = fn, .ctx = ctx};
+      atomic_init(&j.done, 0);
+      pool.current = &j;
+      uint64_t generation = CLAIM_GENERATION(atomic_load(&pool.claim)) + 1;
+      atomic_store_explicit(&pool.claim, (generation << 40) | ((uint64_t)parts << 32),
+                            memory_order_release);
       if (atomic_load(&pool.sleepers) > 0) {
         pthread_mutex_lock(&pool.lock);
         pthread_cond_broadcast(&pool.wake);
         pthread_mutex_unlock(&pool.lock);
       }
-      fn(ctx, 0);
-      /* Parts the started workers do not cover run here. */
-      for (int p = pool.started; p < parts; p++) fn(ctx, p);
-      for (int spins = 0; atomic_load_explicit(&pool.remaining, memory_order_acquire) > 0;)
+      run_parts();
+      for (int spins = 0; atomic_load_explicit(&j.done, memory_order_acquire) < parts;)
         if (++spins < SPINS)
           cpu_relax();
         else
