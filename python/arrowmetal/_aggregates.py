@@ -25,8 +25,17 @@ from ._compute import _FALLBACK, _input_fallback, _operand, _options
 from ._errors import ArrowMetalTypeError, error_from_status
 from ._options import OptionsSpec
 from ._results import StructScalar, result_value, valid_of
+from ._scalars import temporal_storage
 from ._state import drop, tls
-from ._types import KIND_BINARY, KIND_BOOL, KIND_FLOAT, KIND_SIGNED, KINDS, TYPE_NAMES
+from ._types import (
+    KIND_BINARY,
+    KIND_BOOL,
+    KIND_FLOAT,
+    KIND_SIGNED,
+    KIND_TEMPORAL,
+    KINDS,
+    TYPE_NAMES,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -418,7 +427,9 @@ def _value_scalar(value: Any, t: int) -> Any:
         except ImportError:
             pa = None
     kind = KINDS[t]
-    if pa is not None and value is not None:
+    if kind == KIND_TEMPORAL and value is not None and not isinstance(value, int):
+        value = temporal_storage(value, t)  # its integer (as_py(): a datetime)
+    elif pa is not None and value is not None and kind != KIND_TEMPORAL:
         from ._results import _pyarrow_type
 
         value = pa.scalar(value, type=_pyarrow_type(t)).as_py()
@@ -428,7 +439,7 @@ def _value_scalar(value: Any, t: int) -> Any:
         s.is_null = 1
     elif kind == KIND_FLOAT:
         s.f64 = float(value)
-    elif kind == KIND_SIGNED or kind == KIND_BOOL:
+    elif kind == KIND_SIGNED or kind == KIND_BOOL or kind == KIND_TEMPORAL:
         s.i64 = int(value)
     else:
         s.u64 = int(value)

@@ -18,6 +18,7 @@ from ._types import (
     KIND_BOOL,
     KIND_FLOAT,
     KIND_SIGNED,
+    KIND_TEMPORAL,
     KIND_UNSIGNED,
     KINDS,
     TYPE_COUNT,
@@ -40,6 +41,7 @@ __all__ = [
     "fill_str",
     "scalar_of_type",
     "scalar_value",
+    "temporal_storage",
 ]
 
 AM_BOOL = lib.AM_BOOL
@@ -47,6 +49,7 @@ AM_INT64 = lib.AM_INT64
 AM_UINT64 = lib.AM_UINT64
 AM_FLOAT64 = lib.AM_FLOAT64
 _am_array_type = lib.am_array_type
+_am_array_timezone = lib.am_array_timezone
 
 _I64_MIN = -(1 << 63)
 _I64_END = 1 << 63
@@ -123,11 +126,12 @@ def fill_none(v, s, p):
 
 
 def _set_value(s, t, v):
-    """Stores Python value `v` in s as am_type `t`."""
+    """Stores Python value `v` in s as am_type `t` (a temporal type: `v` is
+    its storage integer, as am_scalar keeps it in i64)."""
     k = KINDS[t]
     s.type = t
     s.is_null = 0
-    if k == KIND_SIGNED:
+    if k == KIND_SIGNED or k == KIND_TEMPORAL:
         s.i64 = v
     elif k == KIND_FLOAT:
         s.f64 = v
@@ -137,34 +141,91 @@ def _set_value(s, t, v):
         s.i64 = 1 if v else 0
 
 
+def _check_zone(tz, t, p, text):
+    """Refuses (ArrowMetalTypeError: pyarrow's call instead, counted) a
+    timestamp scalar of time zone `tz` (None: none) and am_type `t` that the
+    library would misread against array `p` (or None): a scalar reaches it
+    without a zone and is read in the array's, which is pyarrow's answer
+    only where both are naive, or both zoned in one zone or with one unit
+    (then the values are instants of the same clock)."""
+    if p is None:
+        if tz is None:
+            return
+        zone = None
+    else:
+        z = _am_array_timezone(p)
+        zone = ffi.string(z).decode() if z != ffi.NULL else None
+        if (tz is None) == (zone is None) and (tz == zone or _am_array_type(p) == t):
+            return
+    raise ArrowMetalTypeError(
+        f"no kernel for a {text} scalar against an array "
+        + (f"in time zone {zone}" if zone else "without a time zone"),
+        lib.AM_ETYPE,
+    )
+
+
 def fill_numpy_scalar(v, s, p):
     t = numpy_types().get(v.dtype)
     if t is None:
         raise ArrowMetalTypeError(f"unsupported numpy scalar type {v.dtype}", lib.AM_ETYPE)
-    _set_value(s, t, v.item())
+    if KINDS[t] != KIND_TEMPORAL:
+        _set_value(s, t, v.item())
+        return
+    # datetime64 / timedelta64: their integer (item() gives a datetime for
+    # the coarser units); NaT is a null, as pyarrow reads it.
+    if v.dtype.kind == "M":
+        _check_zone(None, t, p, str(v.dtype))
+    n = int(v.view("int64"))
+    s.type = t
+    s.is_null = 1 if n == _I64_MIN else 0
+    s.i64 = n
 
 
 def fill_pyarrow_scalar(v, s, p):
-    name = str(v.type)
+    ty = v.type
+    name = str(ty)
     if name == "null":
         fill_none(None, s, p)
         return
-    t = type_of_name(name)
+    tz = getattr(ty, "tz", None)  # timestamps only: the zone is checked below
+    t = type_of_name(f"timestamp[{ty.unit}]" if tz is not None else name)
     if t is None and name.startswith("fixed_size_binary["):
         t = lib.AM_FIXED_SIZE_BINARY
     if t is None:
         raise ArrowMetalTypeError(f"unsupported pyarrow scalar type {name}", lib.AM_ETYPE)
+    k = KINDS[t]
+    if k == KIND_TEMPORAL and name.startswith("timestamp["):
+        _check_zone(tz, t, p, name)
     if not v.is_valid:
         s.type = t
         s.is_null = 1
         return
-    if KINDS[t] == KIND_BINARY:
+    if k == KIND_BINARY:
         data = v.as_py()
         _fill_string_bytes(data.encode("utf-8") if isinstance(data, str) else data, t, s)
         if t == lib.AM_FIXED_SIZE_BINARY:
             s.i64 = v.type.byte_width
         return
-    _set_value(s, t, v.as_py())
+    # A temporal scalar's storage integer (as_py() would give a datetime).
+    _set_value(s, t, v.value if k == KIND_TEMPORAL else v.as_py())
+
+
+def temporal_storage(value, t):
+    """pyarrow's conversion of `value` (a datetime, date, time or timedelta,
+    a numpy datetime64 / timedelta64 or a pyarrow scalar) to temporal am_type
+    `t`: its storage integer, or None for a null (NaT)."""
+    try:
+        import pyarrow as pa
+    except ImportError:
+        raise ArrowMetalTypeError(
+            f"converting {value!r} to {TYPE_NAMES[t]} needs pyarrow (or give its integer)",
+            lib.AM_ETYPE,
+        ) from None
+    from ._results import _pyarrow_type
+
+    target = _pyarrow_type(t)
+    v = value.cast(target) if isinstance(value, pa.Scalar) else pa.scalar(value, type=target)
+    return v.value if v.is_valid else None
 
 
 def scalar_of_type(value, t, s=None):
@@ -172,13 +233,15 @@ def scalar_of_type(value, t, s=None):
     does not fit the type is an OverflowError."""
     if s is None:
         s = ffi.new("am_scalar *")
+    k = KINDS[t]
+    if k == KIND_TEMPORAL and value is not None and not isinstance(value, int):
+        value = temporal_storage(value, t)
     if value is None:
         s.type = t
         s.is_null = 1
         return s
     if hasattr(value, "item") and not isinstance(value, (int, float)):
         value = value.item()  # numpy scalar
-    k = KINDS[t]
     if k == KIND_FLOAT:
         value = float(value)
     elif k == KIND_BOOL:

@@ -122,10 +122,11 @@ ARRAY_INTERFACE_CODES = tuple(
 
 FORMAT_TO_TYPE = {f: t for t, f in enumerate(FORMATS) if f is not None}
 
-# [lo, hi) of each integer type's values.
+# [lo, hi) of each integer type's values (a temporal type's: its storage
+# integer's, int32 or int64).
 INT_RANGES: dict[int, tuple[int, int]] = {}
 for _t, (_k, _w) in enumerate(zip(KINDS, BIT_WIDTHS)):
-    if _k == KIND_SIGNED:
+    if _k == KIND_SIGNED or _k == KIND_TEMPORAL:
         INT_RANGES[_t] = (-(1 << (_w - 1)), 1 << (_w - 1))
     elif _k == KIND_UNSIGNED:
         INT_RANGES[_t] = (0, 1 << _w)
