@@ -54,7 +54,8 @@ else
   LDLIBS += -ldl
 endif
 
-.PHONY: all lib api install test test-asan demo format lint clean check-macos check-msl wheel fuzz fuzz-build
+.PHONY: all lib api install test test-asan demo format lint clean check-macos check-msl wheel fuzz fuzz-build \
+        conformance-c
 all: lib python/arrowmetal/$(notdir $(LIB))
 
 lib: $(LIB) $(LINK) $(BUILD)/package.pc
@@ -147,6 +148,22 @@ $(VENV)/.installed: requirements-test.txt
 	$(VENV)/bin/python -m pip install -q -r requirements-test.txt
 	touch $@
 
+# The conformance cases in Arrow IPC (issue #16): conformance/write_ipc.py writes
+# them from the committed JSON with pyarrow into $(IPC_DIR) (derived, so not
+# committed), and the C runner of conformance/c/ runs them: C against
+# include/arrowmetal.h, the IPC read by Arrow C++ from the pyarrow wheel
+# (headers and libarrow that pip already installed; C++20, which its headers
+# need). -ffp-contract=off: the README's float draws are a multiply and an add,
+# each rounded.
+IPC_DIR := $(BUILD)/conformance-ipc
+IPC_CASES := $(IPC_DIR)/.written
+CR_BUILD := $(BUILD)/conformance-c
+CR_RUNNER := $(CR_BUILD)/conformance_runner
+CR_OBJECTS := $(patsubst conformance/c/%.c,$(CR_BUILD)/%.o,$(wildcard conformance/c/*.c)) \
+              $(CR_BUILD)/arrow_bridge.o
+PYARROW_DIR = $(shell $(VENV)/bin/python -c "import pyarrow; print(pyarrow.get_library_dirs()[0])")
+PYARROW_INCLUDE = $(shell $(VENV)/bin/python -c "import pyarrow; print(pyarrow.get_include())")
+
 PY_DIRS := python conformance examples benchmarks libarrowmetal fuzz
 C_FILES = $(shell git ls-files '*.c' '*.h' '*.m' '*.cu' 2>/dev/null)
 
@@ -154,14 +171,39 @@ C_FILES = $(shell git ls-files '*.c' '*.h' '*.m' '*.cu' 2>/dev/null)
 # check as test_conformance.py's test_case, without pytest's cost per case;
 # `pytest conformance` runs them one test each), then the sanitizer jobs of
 # issue #15: ASan + UBSan, TSan and the fuzzers (make fuzz replays the seeds
-# and regressions that fuzz/test_fuzz.py replays, so pytest skips fuzz/).
-test: all api wheel $(VENV)/.installed lint check-macos check-msl
+# and regressions that fuzz/test_fuzz.py replays, so pytest skips fuzz/). The C
+# runner runs the same cases from their IPC form last (conformance-c, below).
+test: all api wheel $(VENV)/.installed lint check-macos check-msl $(CR_RUNNER) $(IPC_CASES)
 	$(VENV)/bin/python -m pytest -n auto -q --durations=25 python conformance examples \
 	  libarrowmetal --ignore=conformance/test_conformance.py
 	$(VENV)/bin/python conformance/run_all.py --shard 0/2 & first=$$!; \
 	  $(VENV)/bin/python conformance/run_all.py --shard 1/2; second=$$?; \
 	  wait $$first && [ $$second -eq 0 ]
+	$(CR_RUNNER) $(IPC_DIR)
 	$(MAKE) --no-print-directory test-asan test-tsan fuzz
+
+# The rules of the IPC cases and the C runner (variables above `test`).
+$(IPC_CASES): $(wildcard conformance/cases/*.json.gz) conformance/write_ipc.py conformance/casefmt.py \
+              $(VENV)/.installed
+	$(VENV)/bin/python conformance/write_ipc.py --out $(IPC_DIR)
+	touch $@
+
+$(CR_BUILD)/%.o: conformance/c/%.c $(wildcard conformance/c/*.h) include/arrowmetal.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -ffp-contract=off -Wall -Wextra -Werror -Iinclude -c $< -o $@
+
+$(CR_BUILD)/arrow_bridge.o: conformance/c/arrow_bridge.cc conformance/c/arrow_bridge.h $(VENV)/.installed
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++20 -O2 -Wall -Wextra -Werror -Iinclude -isystem $(PYARROW_INCLUDE) -c $< -o $@
+
+$(CR_RUNNER): $(CR_OBJECTS) $(LINK)
+	$(CXX) -o $@ $(CR_OBJECTS) -L$(BUILD) -larrowmetal -Wl,-rpath,$(abspath $(BUILD)) \
+	  -L$(PYARROW_DIR) -l:$(notdir $(firstword $(wildcard $(PYARROW_DIR)/libarrow.so.*))) \
+	  -Wl,-rpath,$(PYARROW_DIR)
+
+# Builds the IPC cases and the C runner, and runs every case on every backend here.
+conformance-c: $(CR_RUNNER) $(IPC_CASES)
+	$(CR_RUNNER) $(IPC_DIR)
 
 # The conformance suite and the Python tests against the library built by
 # clang with AddressSanitizer and UBSan (every UBSan check, pointer-overflow

@@ -22,8 +22,7 @@ int cr_status_of(const char *name) {
   return -1;
 }
 
-/* A failed check: the message, and 0. */
-static int fail(char *msg, size_t size, const char *fmt, ...) {
+int cr_fail(char *msg, size_t size, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, size, fmt, ap);
@@ -48,16 +47,16 @@ static int export_checked(const am_array *h, exported *e, char *msg, size_t size
   char err[256];
   memset(e, 0, sizeof *e);
   if (am_export(h, &e->schema, &e->array) != AM_OK)
-    return fail(msg, size, "am_export: %s", am_last_error());
+    return cr_fail(msg, size, "am_export: %s", am_last_error());
   if (cr_validate_full(&e->schema, &e->array, err, sizeof err)) {
     exported_release(e);
-    return fail(msg, size, "the exported array does not validate: %s", err);
+    return cr_fail(msg, size, "the exported array does not validate: %s", err);
   }
   e->col.type = cr_type_of_format(e->schema.format);
   e->col.array = &e->array;
   if (!e->col.type) {
     exported_release(e);
-    return fail(msg, size, "exported with format %s", e->schema.format);
+    return cr_fail(msg, size, "exported with format %s", e->schema.format);
   }
   return 1;
 }
@@ -95,8 +94,8 @@ static int compare_values(const cr_type *t, const cr_column *got, const cr_colum
     if (!ok) note(&d, t, i * every, g, w);
   }
   if (d.bad)
-    return fail(msg, size, "%lld of %lld values differ: %s", (long long)d.bad, (long long)n,
-                d.text);
+    return cr_fail(msg, size, "%lld of %lld values differ: %s", (long long)d.bad, (long long)n,
+                   d.text);
   return 1;
 }
 
@@ -108,13 +107,13 @@ static int check_array(const cr_call *c, const json *exp, const am_array *h, cha
                        size_t size) {
   if (json_get(exp, "check")) return check_rank(c, exp, h, msg, size);
   const cr_type *t = cr_type_named(json_string(exp, "type"));
-  if (!t) return fail(msg, size, "expected type %s unknown here", json_string(exp, "type"));
+  if (!t) return cr_fail(msg, size, "expected type %s unknown here", json_string(exp, "type"));
   cr_held want = {0};
   char err[256];
   const json *values = json_get(exp, "array");
   int64_t n, nulls;
   if (values) {
-    if (cr_hold(c->store, values, t, &want, err, sizeof err)) return fail(msg, size, "%s", err);
+    if (cr_hold(c->store, values, t, &want, err, sizeof err)) return cr_fail(msg, size, "%s", err);
     n = cr_length(&want.col);
     nulls = cr_null_count(&want.col);
   } else {
@@ -126,20 +125,21 @@ static int check_array(const cr_call *c, const json *exp, const am_array *h, cha
   const cr_type *got_type = cr_type_of_am(am_array_type(h));
   const char *fmt = am_format(h);
   if (got_type != t)
-    ok = fail(msg, size, "am_array_type %s, expected %s", got_type ? got_type->name : "?", t->name);
+    ok = cr_fail(msg, size, "am_array_type %s, expected %s", got_type ? got_type->name : "?",
+                 t->name);
   else if (!fmt || strcmp(fmt, t->format) != 0)
-    ok = fail(msg, size, "am_format %s", fmt ? fmt : "NULL");
+    ok = cr_fail(msg, size, "am_format %s", fmt ? fmt : "NULL");
   else if (am_array_device(h) != c->device)
-    ok = fail(msg, size, "am_array_device is not the input's device");
+    ok = cr_fail(msg, size, "am_array_device is not the input's device");
   else if (am_length(h) != n)
-    ok = fail(msg, size, "am_length %lld, expected %lld", (long long)am_length(h), (long long)n);
+    ok = cr_fail(msg, size, "am_length %lld, expected %lld", (long long)am_length(h), (long long)n);
   else if (am_null_count(h) != nulls)
-    ok = fail(msg, size, "am_null_count %lld, expected %lld", (long long)am_null_count(h),
-              (long long)nulls);
+    ok = cr_fail(msg, size, "am_null_count %lld, expected %lld", (long long)am_null_count(h),
+                 (long long)nulls);
   else if (!export_checked(h, &e, msg, size))
     ok = 0;
   else if (e.col.type != t || cr_length(&e.col) != n || cr_null_count(&e.col) != nulls)
-    ok = fail(msg, size, "exported type, length or null_count");
+    ok = cr_fail(msg, size, "exported type, length or null_count");
   if (!ok) {
     exported_release(&e);
     cr_held_release(&want);
@@ -160,17 +160,17 @@ static int check_array(const cr_call *c, const json *exp, const am_array *h, cha
       cr_held part = {0};
       if ((sample && every > 0) || head) {
         if (cr_hold(c->store, sample && every > 0 ? sample : head, t, &part, err, sizeof err))
-          ok = fail(msg, size, "%s", err);
+          ok = cr_fail(msg, size, "%s", err);
         else if (sample && every > 0)
           ok = compare_values(t, &e.col, &part.col, every, tol, msg, size);
         else if (compare_values(t, &e.col, &part.col, 1, NULL, msg, size))
-          ok = fail(msg, size, "sha256 of the %lld values differs (first %lld agree)", (long long)n,
-                    (long long)cr_length(&part.col));
+          ok = cr_fail(msg, size, "sha256 of the %lld values differs (first %lld agree)",
+                       (long long)n, (long long)cr_length(&part.col));
         else
           ok = 0;
         cr_held_release(&part);
       } else {
-        ok = fail(msg, size, "sha256 of the %lld values differs", (long long)n);
+        ok = cr_fail(msg, size, "sha256 of the %lld values differs", (long long)n);
       }
     }
   }
@@ -196,13 +196,13 @@ static int check_rank(const cr_call *c, const json *exp, const am_array *h, char
                       size_t size) {
   int64_t n_out = json_int(exp, "length", -1);
   const cr_type *u64 = cr_type_named("uint64");
-  if (cr_type_of_am(am_array_type(h)) != u64) return fail(msg, size, "result type");
+  if (cr_type_of_am(am_array_type(h)) != u64) return cr_fail(msg, size, "result type");
   if (am_array_device(h) != c->device)
-    return fail(msg, size, "am_array_device is not the input's device");
+    return cr_fail(msg, size, "am_array_device is not the input's device");
   if (am_length(h) != n_out)
-    return fail(msg, size, "am_length %lld, expected %lld", (long long)am_length(h),
-                (long long)n_out);
-  if (am_null_count(h) != 0) return fail(msg, size, "null indices");
+    return cr_fail(msg, size, "am_length %lld, expected %lld", (long long)am_length(h),
+                   (long long)n_out);
+  if (am_null_count(h) != 0) return cr_fail(msg, size, "null indices");
   exported e, inputs[CR_MAX_INPUTS];
   int n_inputs = 0, ok = 1;
   if (!export_checked(h, &e, msg, size)) return 0;
@@ -212,13 +212,13 @@ static int check_rank(const cr_call *c, const json *exp, const am_array *h, char
   int64_t n = ok && n_inputs ? cr_length(&inputs[0].col) : 0;
   uint8_t *seen = ok ? calloc((size_t)n + 1, 1) : NULL;
   int64_t *idx = ok ? malloc(sizeof(int64_t) * (size_t)(n_out + 1)) : NULL;
-  if (ok && (!seen || !idx)) ok = fail(msg, size, "out of memory");
+  if (ok && (!seen || !idx)) ok = cr_fail(msg, size, "out of memory");
   for (int64_t j = 0; ok && j < n_out; j++) {
     uint64_t i = cr_get(&e.col, j).u;
     if (i >= (uint64_t)n)
-      ok = fail(msg, size, "an index out of range");
+      ok = cr_fail(msg, size, "an index out of range");
     else if (seen[i]++)
-      ok = fail(msg, size, "an index repeated");
+      ok = cr_fail(msg, size, "an index repeated");
     else
       idx[j] = (int64_t)i;
   }
@@ -230,7 +230,7 @@ static int check_rank(const cr_call *c, const json *exp, const am_array *h, char
       cr_held want;
       char err[256];
       if (cr_hold(c->store, json_get(kvs->items[k], "array"), t, &want, err, sizeof err)) {
-        ok = fail(msg, size, "%s", err);
+        ok = cr_fail(msg, size, "%s", err);
         break;
       }
       diffs d = {0};
@@ -239,8 +239,8 @@ static int check_rank(const cr_call *c, const json *exp, const am_array *h, char
         if (!cr_same(t, g, w, 0, 0)) note(&d, t, j, g, w);
       }
       if (d.bad)
-        ok = fail(msg, size, "key %zu: %lld values at the indices differ: %s", k, (long long)d.bad,
-                  d.text);
+        ok = cr_fail(msg, size, "key %zu: %lld values at the indices differ: %s", k,
+                     (long long)d.bad, d.text);
       cr_held_release(&want);
     }
   } else if (ok && strcmp(check, "partition") == 0) {
@@ -253,24 +253,24 @@ static int check_rank(const cr_call *c, const json *exp, const am_array *h, char
     cr_held want;
     char err[256];
     if (n_out != n) {
-      ok = fail(msg, size, "not a permutation");
+      ok = cr_fail(msg, size, "not a permutation");
     } else if (p < n) {
       if (cr_hold(c->store, json_get(exp, "pivot_value"), t, &want, err, sizeof err)) {
-        ok = fail(msg, size, "%s", err);
+        ok = cr_fail(msg, size, "%s", err);
       } else {
         cr_value pv = cr_get(&inputs[0].col, idx[p]);
         if (!cr_same(t, pv, cr_get(&want.col, 0), 0, 0))
-          ok = fail(msg, size, "element at the pivot differs");
+          ok = cr_fail(msg, size, "element at the pivot differs");
         for (int64_t j = 0; ok && j < n; j++) {
           int cmp = sort_key_cmp(t, cr_get(&inputs[0].col, idx[j]), pv, at_start);
           if ((j < p && cmp > 0) || (j > p && cmp < 0))
-            ok = fail(msg, size, "not partitioned at %lld", (long long)p);
+            ok = cr_fail(msg, size, "not partitioned at %lld", (long long)p);
         }
         cr_held_release(&want);
       }
     }
   } else if (ok) {
-    ok = fail(msg, size, "unknown check %s", check);
+    ok = cr_fail(msg, size, "unknown check %s", check);
   }
   free(seen);
   free(idx);
@@ -285,7 +285,7 @@ static int scalar_value(const am_scalar *s, const cr_type **t, cr_value *v, char
                         size_t size) {
   memset(v, 0, sizeof *v);
   *t = cr_type_of_am(s->type);
-  if (!*t) return fail(msg, size, "scalar has type code %d", s->type);
+  if (!*t) return cr_fail(msg, size, "scalar has type code %d", s->type);
   if (s->is_null) {
     v->null = 1;
     return 1;
@@ -298,7 +298,7 @@ static int scalar_value(const am_scalar *s, const cr_type **t, cr_value *v, char
       break;
     case CR_BOOL:
       if (s->i64 != 0 && s->i64 != 1)
-        return fail(msg, size, "bool scalar holds i64 = %lld", (long long)s->i64);
+        return cr_fail(msg, size, "bool scalar holds i64 = %lld", (long long)s->i64);
       v->i = s->i64;
       break;
     case CR_SIGNED:
@@ -320,11 +320,11 @@ static int check_scalar(const cr_call *c, const json *exp, const am_scalar *s, c
   cr_value got;
   if (!scalar_value(s, &t, &got, msg, size)) return 0;
   if (strcmp(t->name, json_string(exp, "type") ? json_string(exp, "type") : "") != 0)
-    return fail(msg, size, "result type %s, expected %s", t->name, json_string(exp, "type"));
+    return cr_fail(msg, size, "result type %s, expected %s", t->name, json_string(exp, "type"));
   cr_held want;
   char err[256], a[80], b[80];
   if (cr_hold(c->store, json_get(exp, "scalar"), t, &want, err, sizeof err))
-    return fail(msg, size, "%s", err);
+    return cr_fail(msg, size, "%s", err);
   cr_value w = cr_get(&want.col, 0);
   const json *tol = json_get(c->c, "tolerance");
   const char *divergence = json_string(c->c, "divergence");
@@ -333,11 +333,11 @@ static int check_scalar(const cr_call *c, const json *exp, const am_scalar *s, c
   show(t, w, b, sizeof b);
   if (tol && !w.null && !got.null && t->kind == CR_FLOAT && isfinite(w.f)) {
     double bound = json_number(tol, "abs", 0) + json_number(tol, "rel", 0) * fabs(w.f);
-    ok =
-        fabs(got.f - w.f) <= bound || fail(msg, size, "got %s, expected %s within %g", a, b, bound);
+    ok = fabs(got.f - w.f) <= bound ||
+         cr_fail(msg, size, "got %s, expected %s within %g", a, b, bound);
   } else {
     int zero_sign = !(divergence && strcmp(divergence, "zero-sign") == 0);
-    ok = cr_same(t, got, w, zero_sign, 0) || fail(msg, size, "got %s, expected %s", a, b);
+    ok = cr_same(t, got, w, zero_sign, 0) || cr_fail(msg, size, "got %s, expected %s", a, b);
   }
   cr_held_release(&want);
   return ok;
@@ -351,26 +351,21 @@ static int check_error(const cr_call *c, const cr_result *r, const char *want, c
   size_t n = strlen(r->fname);
   (void)c;
   if (r->rc != cr_status_of(want))
-    return fail(msg, size, "%s returned %s, expected %s: %s", r->fname, cr_status_name(r->rc), want,
-                text);
+    return cr_fail(msg, size, "%s returned %s, expected %s: %s", r->fname, cr_status_name(r->rc),
+                   want, text);
   char next = text ? text[n] : 0;
   if (!text || strncmp(text, r->fname, n) != 0 || (next >= 'a' && next <= 'z') ||
       (next >= 'A' && next <= 'Z') || (next >= '0' && next <= '9') || next == '_')
-    return fail(msg, size, "am_last_error() = '%s' does not start with %s", text ? text : "",
-                r->fname);
+    return cr_fail(msg, size, "am_last_error() = '%s' does not start with %s", text ? text : "",
+                   r->fname);
   for (int i = 0; i < r->n; i++) {
     if (r->kind == CR_OUT_SCALARS && r->scalars[i].type != CR_SENTINEL_TYPE)
-      return fail(msg, size, "scalar output written on failure");
+      return cr_fail(msg, size, "scalar output written on failure");
     if (r->kind != CR_OUT_SCALARS && r->arrays[i] != NULL)
-      return fail(msg, size, "output handle written on failure");
+      return cr_fail(msg, size, "output handle written on failure");
   }
   return 1;
 }
-
-/* ---- group_by and join ---------------------------------------------------------------- */
-
-int cr_check_groups(const cr_call *c, const cr_result *r, const json *exp, char *msg, size_t size);
-int cr_check_pairs(const cr_call *c, const cr_result *r, const json *exp, char *msg, size_t size);
 
 /* ---- the case ------------------------------------------------------------------------- */
 
@@ -379,7 +374,8 @@ int cr_check_result(const cr_call *c, const cr_result *r, char *msg, size_t size
   const char *error = json_string(exp, "error");
   if (error) return check_error(c, r, error, msg, size);
   if (r->rc != AM_OK)
-    return fail(msg, size, "%s returned %s: %s", r->fname, cr_status_name(r->rc), am_last_error());
+    return cr_fail(msg, size, "%s returned %s: %s", r->fname, cr_status_name(r->rc),
+                   am_last_error());
   const json *fields = json_get(exp, "fields");
   if (r->kind == CR_OUT_SCALARS) {
     if (!fields) return check_scalar(c, exp, &r->scalars[0], msg, size);
@@ -387,26 +383,26 @@ int cr_check_result(const cr_call *c, const cr_result *r, char *msg, size_t size
       if (!check_scalar(c, fields->items[k], &r->scalars[k], msg, size)) {
         char inner[400];
         snprintf(inner, sizeof inner, "%s", msg);
-        return fail(msg, size, "field '%s': %s", fields->keys[k], inner);
+        return cr_fail(msg, size, "field '%s': %s", fields->keys[k], inner);
       }
     }
     return (int)fields->count == r->n ||
-           fail(msg, size, "%d results, %zu fields", r->n, fields->count);
+           cr_fail(msg, size, "%d results, %zu fields", r->n, fields->count);
   }
   if (r->kind == CR_OUT_ARRAY) {
-    if (!r->arrays[0]) return fail(msg, size, "%s returned AM_OK and no handle", r->fname);
+    if (!r->arrays[0]) return cr_fail(msg, size, "%s returned AM_OK and no handle", r->fname);
     return check_array(c, exp, r->arrays[0], msg, size);
   }
   if (json_get(exp, "columns")) return cr_check_groups(c, r, exp, msg, size);
   if (json_get(exp, "pairs_sorted")) return cr_check_pairs(c, r, exp, msg, size);
   if (!fields || (int)fields->count != r->n)
-    return fail(msg, size, "%d results and no fields for them", r->n);
+    return cr_fail(msg, size, "%d results and no fields for them", r->n);
   for (size_t k = 0; k < fields->count; k++) {
-    if (!r->arrays[k]) return fail(msg, size, "field '%s': no handle", fields->keys[k]);
+    if (!r->arrays[k]) return cr_fail(msg, size, "field '%s': no handle", fields->keys[k]);
     if (!check_array(c, fields->items[k], r->arrays[k], msg, size)) {
       char inner[400];
       snprintf(inner, sizeof inner, "%s", msg);
-      return fail(msg, size, "field '%s': %s", fields->keys[k], inner);
+      return cr_fail(msg, size, "field '%s': %s", fields->keys[k], inner);
     }
   }
   return 1;

@@ -2,24 +2,12 @@
  * results come in an order of the library's choosing, so rows are sorted before
  * they are compared. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arrow_bridge.h"
 #include "checks.h"
-
-int cr_check_groups(const cr_call *c, const cr_result *r, const json *exp, char *msg, size_t size);
-int cr_check_pairs(const cr_call *c, const cr_result *r, const json *exp, char *msg, size_t size);
-
-static int fail(char *msg, size_t size, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, size, fmt, ap);
-  va_end(ap);
-  return 0;
-}
 
 /* One column of group rows: a plain array, a (min, max) pair of arrays, or lists
  * (items and offsets). */
@@ -48,39 +36,40 @@ static void keeper_release(keeper *k) {
 
 static int export_kept(keeper *k, const am_array *h, cr_column *col, char *msg, size_t size) {
   char err[256];
-  if (k->n == 2 * CR_MAX_OUT) return fail(msg, size, "too many arrays");
+  if (k->n == 2 * CR_MAX_OUT) return cr_fail(msg, size, "too many arrays");
   struct ArrowSchema *s = &k->schema[k->n];
   struct ArrowArray *a = &k->array[k->n];
   memset(s, 0, sizeof *s);
   memset(a, 0, sizeof *a);
   k->n++;
-  if (am_export(h, s, a) != AM_OK) return fail(msg, size, "am_export: %s", am_last_error());
-  if (cr_validate_full(s, a, err, sizeof err)) return fail(msg, size, "does not validate: %s", err);
+  if (am_export(h, s, a) != AM_OK) return cr_fail(msg, size, "am_export: %s", am_last_error());
+  if (cr_validate_full(s, a, err, sizeof err))
+    return cr_fail(msg, size, "does not validate: %s", err);
   col->type = cr_type_of_format(s->format);
   col->array = a;
-  return col->type != NULL || fail(msg, size, "exported with format %s", s->format);
+  return col->type != NULL || cr_fail(msg, size, "exported with format %s", s->format);
 }
 
 static int read_kept(keeper *k, cr_store *store, const json *ref, cr_column *col, int list,
                      char *msg, size_t size) {
   char err[256];
-  if (k->n == 2 * CR_MAX_OUT) return fail(msg, size, "too many arrays");
+  if (k->n == 2 * CR_MAX_OUT) return cr_fail(msg, size, "too many arrays");
   struct ArrowSchema *s = &k->schema[k->n];
   struct ArrowArray *a = &k->array[k->n];
   memset(s, 0, sizeof *s);
   memset(a, 0, sizeof *a);
   k->n++;
-  if (cr_store_read(store, ref, s, a, err, sizeof err)) return fail(msg, size, "%s", err);
+  if (cr_store_read(store, ref, s, a, err, sizeof err)) return cr_fail(msg, size, "%s", err);
   if (list) { /* a list array: its child holds the items */
     if (strcmp(s->format, "+l") != 0 || a->n_children != 1)
-      return fail(msg, size, "not a list array");
+      return cr_fail(msg, size, "not a list array");
     col->type = cr_type_of_format(s->children[0]->format);
     col->array = a->children[0];
-    return col->type != NULL || fail(msg, size, "list of format %s", s->children[0]->format);
+    return col->type != NULL || cr_fail(msg, size, "list of format %s", s->children[0]->format);
   }
   col->type = cr_type_of_format(s->format);
   col->array = a;
-  return col->type != NULL || fail(msg, size, "array of format %s", s->format);
+  return col->type != NULL || cr_fail(msg, size, "array of format %s", s->format);
 }
 
 static int64_t group_count(const group_column *g) {
@@ -176,7 +165,7 @@ int cr_check_groups(const cr_call *c, const cr_result *r, const json *exp, char 
   int n_keys = (int)json_int(exp, "sorted_by_keys", 0);
   int n = (int)columns->count, next = 0, ok = 1;
   if (n > CR_MAX_OUT || !aggs || (size_t)n != (size_t)n_keys + aggs->count)
-    return fail(msg, size, "columns do not match the keys and aggregates");
+    return cr_fail(msg, size, "columns do not match the keys and aggregates");
   group_column got[CR_MAX_OUT], want[CR_MAX_OUT];
   keeper kept = {0};
   memset(got, 0, sizeof got);
@@ -192,21 +181,22 @@ int cr_check_groups(const cr_call *c, const cr_result *r, const json *exp, char 
     want[i].kind = got[i].kind = k;
     want[i].tolerant = got[i].tolerant = is_tolerant(agg);
     int parts = k == 0 ? 1 : 2;
-    if (next + parts > r->n) return fail(msg, size, "fewer results than columns");
+    if (next + parts > r->n) return cr_fail(msg, size, "fewer results than columns");
     if (r->arrays[next] == NULL || am_array_device(r->arrays[next]) != c->device)
-      ok = fail(msg, size, "%s: no result, or not on the keys' device", json_string(col, "name"));
+      ok =
+          cr_fail(msg, size, "%s: no result, or not on the keys' device", json_string(col, "name"));
     for (int p = 0; ok && p < parts; p++)
       ok = r->arrays[next + p] &&
            export_kept(&kept, r->arrays[next + p], &got[i].parts[p], msg, size);
     next += parts;
     if (!ok) break;
     if (k != 1 && got[i].parts[0].type != t)
-      ok = fail(msg, size, "%s: type %s", json_string(col, "name"), got[i].parts[0].type->name);
+      ok = cr_fail(msg, size, "%s: type %s", json_string(col, "name"), got[i].parts[0].type->name);
     if (k == 2) {
       const cr_column *off = &got[i].parts[1];
       if (off->type->type != AM_INT32 || cr_null_count(off) != 0 || cr_length(off) < 1 ||
           ((const int32_t *)off->array->buffers[1])[off->array->offset] != 0)
-        ok = fail(msg, size, "%s: offsets", json_string(col, "name"));
+        ok = cr_fail(msg, size, "%s: offsets", json_string(col, "name"));
       else
         got[i].offsets = off->array->buffers[1];
       if (ok &&
@@ -230,23 +220,23 @@ int cr_check_groups(const cr_call *c, const cr_result *r, const json *exp, char 
   }
   for (int i = 0; ok && i < n; i++) {
     if (group_count(&got[i]) != group_count(&got[0]))
-      ok = fail(msg, size, "result columns of different lengths");
+      ok = cr_fail(msg, size, "result columns of different lengths");
   }
   if (ok && group_count(&got[0]) != groups)
-    ok = fail(msg, size, "%lld groups, expected %lld", (long long)group_count(&got[0]),
-              (long long)groups);
+    ok = cr_fail(msg, size, "%lld groups, expected %lld", (long long)group_count(&got[0]),
+                 (long long)groups);
   int64_t *got_rows = ok ? sorted_rows(got, n_keys, groups) : NULL;
   int64_t *want_rows = ok ? sorted_rows(want, n_keys, groups) : NULL;
   int64_t *scratch = ok ? malloc(sizeof(int64_t) * (size_t)(max_items + 1)) : NULL;
   double rel = json_number(json_get(c->c, "tolerance"), "rel", 0);
-  if (ok && (!got_rows || !want_rows || !scratch)) ok = fail(msg, size, "out of memory");
+  if (ok && (!got_rows || !want_rows || !scratch)) ok = cr_fail(msg, size, "out of memory");
   for (int64_t g = 0; ok && g < groups; g++) {
     for (int i = 0; ok && i < n; i++) {
       const char *agg = i < n_keys ? NULL : aggs->items[i - n_keys]->items[1]->text;
       int distinct = agg && strcmp(agg, "distinct") == 0;
       if (!same_cell(&got[i], got_rows[g], &want[i], want_rows[g], rel, distinct, scratch))
-        ok = fail(msg, size, "group %lld: %s differs", (long long)g,
-                  json_string(columns->items[i], "name"));
+        ok = cr_fail(msg, size, "group %lld: %s differs", (long long)g,
+                     json_string(columns->items[i], "name"));
     }
   }
   free(got_rows);
@@ -284,27 +274,28 @@ int cr_check_pairs(const cr_call *c, const cr_result *r, const json *exp, char *
       present |= strcmp(sides->items[i]->text, names[s]) == 0;
     const am_array *h = r->arrays[s];
     if (!present) {
-      ok = h == NULL || fail(msg, size, "%s indices written by a join that gives none", names[s]);
+      ok =
+          h == NULL || cr_fail(msg, size, "%s indices written by a join that gives none", names[s]);
       continue;
     }
     if (!h)
-      ok = fail(msg, size, "no %s indices", names[s]);
+      ok = cr_fail(msg, size, "no %s indices", names[s]);
     else if (am_array_device(h) != c->device)
-      ok = fail(msg, size, "%s indices not on the keys' device", names[s]);
+      ok = cr_fail(msg, size, "%s indices not on the keys' device", names[s]);
     else if (!export_kept(&kept, h, &cols[n_sides], msg, size))
       ok = 0;
     else if (cols[n_sides].type->type != AM_INT64)
-      ok = fail(msg, size, "%s indices of type %s", names[s], cols[n_sides].type->name);
+      ok = cr_fail(msg, size, "%s indices of type %s", names[s], cols[n_sides].type->name);
     n_sides += ok;
   }
   int64_t count = ok && n_sides ? cr_length(&cols[0]) : 0;
   if (ok && n_sides == 2 && cr_length(&cols[1]) != count)
-    ok = fail(msg, size, "sides of different lengths");
+    ok = cr_fail(msg, size, "sides of different lengths");
   if (ok && count != json_int(exp, "count", -1))
-    ok = fail(msg, size, "%lld rows, expected %lld", (long long)count,
-              (long long)json_int(exp, "count", -1));
+    ok = cr_fail(msg, size, "%lld rows, expected %lld", (long long)count,
+                 (long long)json_int(exp, "count", -1));
   int64_t *order = ok ? malloc(sizeof(int64_t) * (size_t)(count + 1)) : NULL;
-  if (ok && !order) ok = fail(msg, size, "out of memory");
+  if (ok && !order) ok = cr_fail(msg, size, "out of memory");
   if (ok) {
     for (int64_t i = 0; i < count; i++) order[i] = i;
     pair_columns = cols;
@@ -319,7 +310,7 @@ int cr_check_pairs(const cr_call *c, const cr_result *r, const json *exp, char *
     for (int64_t i = 0; ok && i < count; i++)
       for (int s = 0; ok && s < n_sides; s++)
         if (!cr_same(cols[s].type, cr_get(&cols[s], order[i]), cr_get(&want[s], i), 1, 0))
-          ok = fail(msg, size, "pair %lld differs", (long long)i);
+          ok = cr_fail(msg, size, "pair %lld differs", (long long)i);
   } else if (ok) { /* sha256 of json.dumps(pairs), the sorted [[l, r], ...] */
     sha256_ctx ctx;
     char digest[65], buf[48];
@@ -339,7 +330,7 @@ int cr_check_pairs(const cr_call *c, const cr_result *r, const json *exp, char *
     sha256_hex(&ctx, digest);
     const char *want_sha = json_string(exp, "sha256");
     if (!want_sha || strcmp(digest, want_sha) != 0)
-      ok = fail(msg, size, "sha256 of the sorted pairs differs");
+      ok = cr_fail(msg, size, "sha256 of the sorted pairs differs");
   }
   free(order);
   keeper_release(&kept);
