@@ -131,7 +131,18 @@ typedef enum am_type {
   AM_UINT64 = 9,
   AM_FLOAT32 = 10,
   AM_FLOAT64 = 11,
-  /* 12-15: reserved (float16, decimals). */
+  /* 12: reserved (float16). */
+  /* Decimals (issue #13): a signed integer of 16 (decimal128) or 32
+   * (decimal256) bytes, little-endian two's complement, worth value *
+   * 10^-scale; precision (1-38, 1-76) and scale are parameters of the array
+   * (am_array_decimal_precision, am_array_decimal_scale), carried by its
+   * format ("d:10,2", "d:40,5,256") as a timestamp's time zone is. Host
+   * arrays only: GPU devices refuse them (AM_EUNSUPPORTED). decimal32 and
+   * decimal64 ("d:P,S,32" / ",64") are refused at import (AM_ETYPE). See
+   * "Decimals" at the end for the calls that take them. */
+  AM_DECIMAL128 = 13, /* "d:P,S" */
+  AM_DECIMAL256 = 14, /* "d:P,S,256" */
+  /* 15: reserved. */
   /* Temporal types (issue #13), stored as int64 except date32 and time32
    * (int32), with pyarrow's units. A timestamp may carry a time zone, a
    * parameter of the array (am_array_timezone), not of the type. Of the
@@ -381,8 +392,9 @@ typedef enum am_type_kind {
   AM_KIND_UNSIGNED = 2,
   AM_KIND_FLOAT = 3,
   AM_KIND_TEMPORAL = 4, /* timestamps, dates, times, durations: integers of a unit */
-  AM_KIND_BINARY = 5    /* strings and binary: bit_width is the offsets' (32, 64), 8 for
+  AM_KIND_BINARY = 5,   /* strings and binary: bit_width is the offsets' (32, 64), 8 for
                            fixed_size_binary */
+  AM_KIND_DECIMAL = 6   /* decimal128, decimal256: bit_width 128, 256 */
 } am_type_kind;
 
 typedef struct am_type_info {
@@ -1942,6 +1954,30 @@ int am_string_function(am_string_op op, const am_array *array, const char *patte
 int am_utf8_slice_codeunits(const am_array *array, int64_t start, int64_t stop, int64_t step,
                             am_array **out);
 /* ---- end of strings */
+
+/* ---- Decimals (issue #13; types AM_DECIMAL128, AM_DECIMAL256)
+ * Host arrays of 16- or 32-byte values with a precision and a scale (see
+ * am_type). The calls that take them, on the CPU, in pyarrow.compute's
+ * semantics and words: am_import / am_export (zero-copy), struct and table
+ * children, the property getters, am_slice, am_to_device (to the CPU),
+ * am_take, am_filter, am_concat (one type, precision and scale),
+ * am_drop_null, am_is (is_null, is_valid), am_fill_null, am_coalesce,
+ * am_if_else (values of one type, precision and scale), am_full, am_count.
+ * Every other call refuses them with AM_ETYPE; a GPU device refuses them
+ * with AM_EUNSUPPORTED ("decimals are not yet on <device>").
+ *
+ * A decimal scalar is an am_scalar of the decimal type whose `u64` is the
+ * address of its 16 or 32 value bytes (borrowed for the call) and whose
+ * `i64` holds its precision in the low 32 bits and its scale (signed) in
+ * the high 32: i64 = ((int64_t)scale << 32) | (uint32_t)precision. A
+ * decimal scalar the library writes points at a copy of the bytes in
+ * storage of the calling thread, valid until that thread's next call that
+ * writes one. Thread safety and ownership: as every call. */
+
+/* A decimal array's precision and scale; 0 for other arrays and NULL. */
+int32_t am_array_decimal_precision(const am_array *array);
+int32_t am_array_decimal_scale(const am_array *array);
+/* ---- end of decimals */
 
 #ifdef __cplusplus
 }

@@ -70,6 +70,12 @@ static inline int am_settle(am_err *err, const am_array *array) {
                    "no kernel for %s arrays in this function (strings and binary take the "
                    "calls listed under \"Strings\" in arrowmetal.h)",
                    am_type_name(array->type));
+  /* Decimals likewise (abi/decimal_calls.h). */
+  if (am_type_is_decimal(array->type))
+    return am_fail(err, AM_ETYPE,
+                   "no kernel for %s arrays in this function (decimals take the calls listed "
+                   "under \"Decimals\" in arrowmetal.h)",
+                   am_type_name(array->type));
   /* Dictionary arrays likewise (abi/dictionary.h). */
   if (array->dictionary) return am_dictionary_refused(err, array);
   return am_array_pending(array) ? array->device->backend->queue.resolve(err, array) : AM_OK;

@@ -1,7 +1,9 @@
 /* Handle lifetime, properties, and the calls that make arrays without a
  * kernel over an input: full, to_device, slice. */
 #include "abi.h"
+#include "core/decimal.h"
 #include "core/string_array.h"
+#include "decimal_calls.h"
 #include "dictionary.h"
 #include "route.h"
 #include "string_calls.h"
@@ -11,7 +13,8 @@ AM_EXPORT void am_release(am_array *array) { am_array_free(array); }
 int am_count_nulls(am_err *err, const am_array *array, int64_t *out) {
   /* A string or dictionary array is never pending (GPUs do not hold them
    * yet); a dictionary array's nulls are its indices'. */
-  int status = am_type_is_binary(array->type) || array->dictionary ? AM_OK : am_settle(err, array);
+  int status =
+      am_type_is_host_only(array->type) || array->dictionary ? AM_OK : am_settle(err, array);
   if (status != AM_OK) return status;
   am_array *mutable_array = (am_array *)array;
   int64_t count = atomic_load_explicit(&mutable_array->null_count, memory_order_relaxed);
@@ -29,7 +32,7 @@ int am_count_nulls(am_err *err, const am_array *array, int64_t *out) {
  * from answering gives -1, and the caller's last error is left alone. */
 AM_EXPORT int64_t am_length(const am_array *array) {
   if (!array) return -1;
-  if (array->type == AM_STRUCT || am_type_is_binary(array->type) || array->dictionary)
+  if (array->type == AM_STRUCT || am_type_is_host_only(array->type) || array->dictionary)
     return array->length; /* rows; never pending */
   am_err err;
   am_err_init(&err, "am_length");
@@ -54,6 +57,8 @@ AM_EXPORT const char *am_format(const am_array *array) {
   if (array && array->type == AM_STRUCT) return "+s";
   if (array && array->type == AM_FIXED_SIZE_BINARY)
     return am_string_format(array->type, array->byte_width);
+  if (array && am_type_is_decimal(array->type))
+    return am_decimal_format(array->type, array->precision, array->scale);
   return array ? am_format_with_timezone(array->type, array->timezone) : NULL;
 }
 
@@ -65,6 +70,8 @@ static int full(am_err *err, const am_scalar *value, int64_t length, am_device *
   AM_REQUIRE(out, "out");
   if (!am_type_valid(value->type))
     return am_fail(err, AM_ETYPE, "invalid scalar type %d", value->type);
+  if (am_type_is_decimal((am_type)value->type))
+    return am_decimal_full(err, value, length, device, out);
   if (am_type_is_binary((am_type)value->type)) {
     if (device && device != am_host_device()) return am_string_not_on(err, device);
     return am_string_full(err, value, length, out);
@@ -100,12 +107,14 @@ static int to_device(am_err *err, const am_array *array, am_device *device, am_a
   AM_REQUIRE(array, "array");
   AM_REQUIRE(device, "device");
   AM_REQUIRE(out, "out");
-  if (am_type_is_binary(array->type) || array->dictionary) {
+  if (am_type_is_host_only(array->type) || array->dictionary) {
     if (device == array->device) {
       *out = am_array_share(array);
       return *out ? AM_OK : am_fail(err, AM_ENOMEM, "out of memory");
     }
-    return array->dictionary ? am_dictionary_not_on(err, device) : am_string_not_on(err, device);
+    return array->dictionary                 ? am_dictionary_not_on(err, device)
+           : am_type_is_decimal(array->type) ? am_decimal_not_on(err, device)
+                                             : am_string_not_on(err, device);
   }
   int status = am_settle(err, array);
   if (status != AM_OK) return status;
@@ -124,7 +133,8 @@ static int slice(am_err *err, const am_array *array, int64_t offset, int64_t len
   if (offset < 0 || length < 0)
     return am_fail(err, AM_EINVAL, "negative offset %lld or length %lld", (long long)offset,
                    (long long)length);
-  int status = am_type_is_binary(array->type) || array->dictionary ? AM_OK : am_settle(err, array);
+  int status =
+      am_type_is_host_only(array->type) || array->dictionary ? AM_OK : am_settle(err, array);
   if (status != AM_OK) return status;
   if (offset > array->length) offset = array->length;
   if (length > array->length - offset) length = array->length - offset;
@@ -145,4 +155,12 @@ AM_EXPORT int am_slice(const am_array *array, int64_t offset, int64_t length, am
 
 AM_EXPORT int32_t am_array_byte_width(const am_array *array) {
   return array && array->type == AM_FIXED_SIZE_BINARY ? array->byte_width : 0;
+}
+
+AM_EXPORT int32_t am_array_decimal_precision(const am_array *array) {
+  return array && am_type_is_decimal(array->type) ? array->precision : 0;
+}
+
+AM_EXPORT int32_t am_array_decimal_scale(const am_array *array) {
+  return array && am_type_is_decimal(array->type) ? array->scale : 0;
 }

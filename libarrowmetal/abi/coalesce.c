@@ -8,6 +8,7 @@
 
 #include "abi.h"
 #include "core/ops.h"
+#include "decimal_calls.h"
 #include "nulls.h"
 #include "route.h"
 #include "string_calls.h"
@@ -123,6 +124,15 @@ static int fill_null(am_err *err, const am_array *values, const am_array *fill,
 AM_EXPORT int am_fill_null(const am_array *values, const am_array *fill,
                            const am_scalar *fill_scalar, am_array **out) {
   AM_API_BEGIN;
+  if (values && out && am_type_is_decimal(values->type)) {
+    if (fill_scalar && !fill && fill_scalar->is_null) {
+      *out = am_array_share(values);
+      AM_API_RETURN(*out ? AM_OK : am_fail(err, AM_ENOMEM, "out of memory"));
+    }
+    const am_array *pair[2] = {values, fill};
+    const am_scalar *fills[2] = {NULL, fill_scalar};
+    AM_API_RETURN(am_decimal_choose(err, "fill_null", NULL, pair, fills, 2, out));
+  }
   if (values && out && am_type_is_binary(values->type)) {
     /* A null scalar leaves the values as they are (of any type, or none). */
     if (fill_scalar && !fill && fill_scalar->is_null) {
@@ -299,6 +309,8 @@ AM_EXPORT int am_coalesce(const am_array *const *arrays, const am_scalar *const 
   if (!arrays && !scalars) AM_API_RETURN(coalesce(err, arrays, scalars, count, out));
   if (out && count > 0 && arrays && am_any_binary(arrays, count))
     AM_API_RETURN(am_string_coalesce(err, "coalesce", arrays, scalars, count, out));
+  if (out && count > 0 && am_any_decimal(arrays, scalars, count))
+    AM_API_RETURN(am_decimal_choose(err, "coalesce", NULL, arrays, scalars, count, out));
   am_storage_values_t v;
   int status = am_storage_values(err, arrays, scalars, count, &v);
   if (status != AM_OK) AM_API_RETURN(status);

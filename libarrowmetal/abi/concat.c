@@ -3,6 +3,7 @@
 
 #include "abi.h"
 #include "calls.h"
+#include "decimal_calls.h"
 #include "dictionary.h"
 #include "string_calls.h"
 
@@ -57,6 +58,8 @@ int am_call_concat(am_err *err, const am_array *const *arrays, int64_t count, am
     return am_dictionary_concat(err, arrays, count, device, out);
   if (arrays && out && count > 0 && am_any_binary(arrays, count))
     return am_string_concat(err, arrays, count, device, out);
+  if (arrays && out && count > 0 && am_any_decimal(arrays, NULL, count))
+    return am_decimal_concat(err, arrays, count, device, out);
   /* Temporal arrays of one type join as their storage integers. */
   for (int64_t i = 1; arrays && arrays[0] && i < count; i++)
     if (arrays[i] && arrays[i]->type != arrays[0]->type)

@@ -4,6 +4,7 @@
  * where the array lives. */
 #include "abi.h"
 #include "calls.h"
+#include "decimal_calls.h"
 #include "dictionary.h"
 #include "route.h"
 #include "string_calls.h"
@@ -23,6 +24,7 @@ static int drop_null(am_err *err, const am_array *array, am_array **out) {
   AM_REQUIRE(array, "array");
   AM_REQUIRE(out, "out");
   if (am_type_is_binary(array->type)) return am_string_drop_null(err, array, out);
+  if (am_type_is_decimal(array->type)) return am_decimal_drop_null(err, array, out);
   int status = am_settle(err, array);
   if (status != AM_OK) return status;
   int64_t nulls = atomic_load(&((am_array *)array)->null_count);

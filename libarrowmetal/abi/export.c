@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "abi.h"
+#include "core/decimal.h"
 #include "core/string_array.h"
 #include "tables.h"
 
@@ -26,8 +27,9 @@ static int fill_schema(am_err *err, const am_array *array, struct ArrowSchema *s
     }
   }
   memset(schema, 0, sizeof *schema);
-  schema->format = am_type_is_binary(array->type)
-                       ? am_string_format(array->type, array->byte_width)
+  schema->format = am_type_is_binary(array->type) ? am_string_format(array->type, array->byte_width)
+                   : am_type_is_decimal(array->type)
+                       ? am_decimal_format(array->type, array->precision, array->scale)
                        : am_format_with_timezone(array->type, array->timezone);
   if (!schema->format) {
     if (dictionary) release_schema(dictionary), free(dictionary);
@@ -68,7 +70,8 @@ static int export_array(am_err *err, const am_array *array, struct ArrowSchema *
       if (array_out) array_out->release(array_out);
     return status;
   }
-  int status = am_type_is_binary(array->type) || array->dictionary ? AM_OK : am_settle(err, array);
+  int status =
+      am_type_is_host_only(array->type) || array->dictionary ? AM_OK : am_settle(err, array);
   if (status != AM_OK) return status;
   /* A dictionary array's dictionary first: a failure leaves nothing out. */
   struct ArrowArray dictionary;
@@ -120,7 +123,7 @@ static int export_device(am_err *err, const am_array *array, struct ArrowSchema 
   if (array->dictionary)
     return am_fail(err, AM_EUNSUPPORTED,
                    "a dictionary array (a host array) exports through am_export only");
-  int status = am_type_is_binary(array->type) ? AM_OK : am_settle(err, array);
+  int status = am_type_is_host_only(array->type) ? AM_OK : am_settle(err, array);
   if (status != AM_OK) return status;
   status = array->device->backend->memory.export_device(err, array, array_out);
   if (status == AM_OK && schema_out && (status = fill_schema(err, array, schema_out)) != AM_OK)

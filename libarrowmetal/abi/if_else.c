@@ -4,6 +4,7 @@
 
 #include "abi.h"
 #include "core/ops.h"
+#include "decimal_calls.h"
 #include "nulls.h"
 #include "route.h"
 #include "string_calls.h"
@@ -114,6 +115,8 @@ AM_EXPORT int am_if_else(const am_array *cond, const am_array *left, const am_sc
                             "if_else of two string scalars: give one side as an array"));
     AM_API_RETURN(am_string_if_else(err, cond, arrays, scalars, out));
   }
+  if (cond && out && am_any_decimal(arrays, scalars, 2))
+    AM_API_RETURN(am_decimal_choose(err, "if_else", cond, arrays, scalars, 2, out));
   am_storage_values_t v;
   int status = am_storage_values(err, arrays, scalars, 2, &v);
   if (status != AM_OK) AM_API_RETURN(status);

@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "abi.h"
+#include "core/decimal.h"
 #include "core/string_array.h"
+#include "decimal_calls.h"
 #include "dictionary.h"
 #include "string_calls.h"
 #include "tables.h"
@@ -24,11 +26,16 @@ static int check_schema(am_err *err, const struct ArrowSchema *schema, int indic
   if (schema->n_children != 0)
     return am_fail(err, AM_ETYPE, "format '%s' with %lld children is not a supported type",
                    schema->format, (long long)schema->n_children);
-  *type = am_type_from_format(schema->format);
+  char why[160];
+  int32_t precision, scale;
+  int status = am_decimal_parse_format(schema->format, type, &precision, &scale, why, sizeof why);
+  if (status != AM_OK) return am_fail(err, status, "%s", why);
+  if (*type == AM_TYPE_INVALID) *type = am_type_from_format(schema->format);
   if (*type == AM_TYPE_INVALID)
     return am_fail(err, AM_ETYPE,
                    "unsupported format '%s' (supported: b c s i l C S I L f g, tss: tsm: tsu: tsn: "
-                   "with a time zone, tdD tdm tts ttm ttu ttn tDs tDm tDu tDn, u U z Z w:N)",
+                   "with a time zone, tdD tdm tts ttm ttu ttn tDs tDm tDu tDn, u U z Z w:N, d:P,S "
+                   "d:P,S,256)",
                    schema->format);
   if (*type == AM_FIXED_SIZE_BINARY && am_string_format_width(schema->format) < 0)
     return am_fail(err, AM_EINVAL,
@@ -147,6 +154,7 @@ int am_import_host(am_err *err, const struct ArrowSchema *schema, struct ArrowAr
   }
   if (status == AM_OK) status = am_take_timezone(err, host, schema->format);
   if (status != AM_OK) return status;
+  if (am_type_is_decimal(type)) am_decimal_take_format(host, schema->format);
   if (atomic_load(&host->null_count) < 0) {
     int64_t counted = 0;
     status = am_count_nulls(err, host, &counted);
@@ -172,6 +180,10 @@ int am_place(am_err *err, am_array *host, am_device *device, am_array **out) {
   if (am_type_is_binary(host->type)) {
     am_array_free(host);
     return am_string_not_on(err, device);
+  }
+  if (am_type_is_decimal(host->type)) {
+    am_array_free(host);
+    return am_decimal_not_on(err, device);
   }
   if (host->dictionary) {
     am_array_free(host);
@@ -245,6 +257,7 @@ static int import_device(am_err *err, const struct ArrowSchema *schema,
   if (status == AM_OK) status = check_array(err, &array->array, 0, type);
   if (status == AM_OK && !out) status = am_fail(err, AM_EINVAL, "out is NULL");
   if (status == AM_OK && am_type_is_binary(type)) status = am_string_not_on(err, device);
+  if (status == AM_OK && am_type_is_decimal(type)) status = am_decimal_not_on(err, device);
   if (status == AM_OK && !data_aligned(&array->array, type))
     status = am_fail(err, AM_EINVAL,
                      "the device data buffer is not aligned to the %d bytes of a %s element "

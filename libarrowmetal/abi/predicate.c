@@ -3,6 +3,7 @@
 #include "abi.h"
 #include "calls.h"
 #include "core/ops.h"
+#include "decimal_calls.h"
 #include "dictionary.h"
 #include "route.h"
 #include "string_calls.h"
@@ -18,9 +19,11 @@ static int predicate(am_err *err, am_predicate op, int flags, const am_array *ar
     return am_fail(err, AM_EINVAL, "AM_NAN_IS_NULL is a flag of is_null, not of %s", desc->name);
   AM_REQUIRE(array, "array");
   AM_REQUIRE(out, "out");
-  if (am_type_is_binary(array->type)) {
+  if (am_type_is_host_only(array->type)) {
     if (op == AM_IS_NULL || op == AM_IS_VALID)
-      return am_string_validity(err, array, op == AM_IS_VALID, out);
+      return am_type_is_decimal(array->type)
+                 ? am_decimal_validity(err, array, op == AM_IS_VALID, out)
+                 : am_string_validity(err, array, op == AM_IS_VALID, out);
     return am_no_kernel(err, desc, array->type, AM_TYPE_INVALID);
   }
   int status = am_settle(err, array);

@@ -1,6 +1,7 @@
 /* Filter and take: type checks, then the backend. */
 #include "abi.h"
 #include "calls.h"
+#include "decimal_calls.h"
 #include "dictionary.h"
 #include "route.h"
 #include "string_calls.h"
@@ -52,6 +53,8 @@ int am_call_filter(am_err *err, const am_array *array, const am_array *mask,
     return am_dictionary_filter(err, array, mask, (int)nulls, out);
   if (array && mask && out && am_type_is_binary(array->type))
     return am_string_filter(err, array, mask, (int)nulls, out);
+  if (array && mask && out && am_type_is_decimal(array->type))
+    return am_decimal_filter(err, array, mask, (int)nulls, out);
   am_storage_keep keep;
   int status = am_storage_begin(err, &array, &keep);
   if (status == AM_OK) status = filter(err, array, mask, nulls, out);
@@ -111,6 +114,8 @@ int am_call_take(am_err *err, const am_array *array, const am_array *indices, am
     return am_dictionary_take(err, array, indices, out);
   if (array && indices && out && am_type_is_binary(array->type))
     return am_string_take(err, array, indices, out);
+  if (array && indices && out && am_type_is_decimal(array->type))
+    return am_decimal_take(err, array, indices, out);
   am_storage_keep keep;
   int status = am_storage_begin(err, &array, &keep);
   if (status == AM_OK) status = take(err, array, indices, out);

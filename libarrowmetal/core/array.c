@@ -34,6 +34,8 @@ am_array *am_array_make(am_device *device, am_type type, int64_t length, int64_t
   array->bytes_buf = NULL;
   array->bytes_size = 0;
   array->byte_width = 0;
+  array->precision = 0;
+  array->scale = 0;
   return array;
 }
 
@@ -48,6 +50,8 @@ am_array *am_array_share(const am_array *array) {
     shared->bytes_buf = am_buffer_retain(array->bytes_buf);
     shared->bytes_size = array->bytes_size;
     shared->byte_width = array->byte_width;
+    shared->precision = array->precision;
+    shared->scale = array->scale;
     shared->dictionary_ordered = array->dictionary_ordered;
   }
   if (shared && array->dictionary && !(shared->dictionary = am_array_share(array->dictionary))) {

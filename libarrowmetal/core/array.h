@@ -58,6 +58,9 @@ struct am_array {
   am_buffer *bytes_buf;
   int64_t bytes_size;
   int32_t byte_width;
+  /* A decimal's precision and scale (core/decimal.h): parameters of the
+   * array, carried by shares and the decimal calls. 0 for other types. */
+  int32_t precision, scale;
 };
 
 /* The fields of a struct handle: `count` child handles of the struct's

@@ -41,6 +41,13 @@ static const struct {
                     "float"},
     [AM_FLOAT64] = {"g", "float64", "double", "float64", 64, AM_KIND_FLOAT, "am_f64", "double",
                     NULL},
+    /* Decimals (core/decimal.h): integers of 16 or 32 bytes; the format's
+     * precision and scale are parameters of the array ("d:10,2"), so the row's
+     * format is their common prefix. No kernel spelling: GPUs do not hold them. */
+    [AM_DECIMAL128] = {"d:", "decimal128", "decimal128", "", 128, AM_KIND_DECIMAL, NULL, NULL,
+                       NULL},
+    [AM_DECIMAL256] = {"d:", "decimal256", "decimal256", "", 256, AM_KIND_DECIMAL, NULL, NULL,
+                       NULL},
 /* Temporal types: integers of a unit. Their kernels are their storage
  * type's (am_type_storage), so they have no kernel spelling of their own. */
 #define TEMPORAL(E, FORMAT, NAME, NUMPY, BITS)                                                \
@@ -114,6 +121,15 @@ const char *am_type_msl(am_type t) { return am_type_valid(t) ? type_info[t].msl 
 
 am_type am_type_from_format(const char *format) {
   if (!format) return AM_TYPE_INVALID;
+  if (format[0] == 'd' && format[1] == ':') {
+    /* Decimals: the width is the format's third part ("d:P,S,256"). */
+    am_type t;
+    int32_t precision, scale;
+    char why[8];
+    return am_decimal_parse_format(format, &t, &precision, &scale, why, sizeof why) == AM_OK
+               ? t
+               : AM_TYPE_INVALID;
+  }
   /* A timestamp's format carries its time zone after the colon, a
    * fixed_size_binary's its width ("w:16", checked by the import). */
   size_t n = format[0] == 't' && format[1] == 's' && format[2] && format[3] == ':' ? 4
@@ -360,5 +376,62 @@ const char *am_format_with_timezone(am_type t, const char *tz) {
   if (!am_type_is_timestamp(t) || !tz || !*tz) return am_type_format_of(t);
   char text[320];
   snprintf(text, sizeof text, "%s%.300s", am_type_format_of(t), tz);
+  return am_intern(text);
+}
+
+/* A decimal integer from text at *p (an optional '-', then digits),
+ * advancing *p; false when there are no digits or too many. */
+static bool parse_int(const char **p, long *out) {
+  char *end;
+  const char *s = *p;
+  if (!(*s == '-' || (*s >= '0' && *s <= '9'))) return false;
+  long v = strtol(s, &end, 10);
+  if (end == s || end - s > 6) return false;
+  *p = end;
+  *out = v;
+  return true;
+}
+
+int am_decimal_parse_format(const char *format, am_type *type, int32_t *precision, int32_t *scale,
+                            char *why, size_t why_size) {
+  *type = AM_TYPE_INVALID;
+  if (!format || format[0] != 'd' || format[1] != ':') return AM_OK;
+  const char *p = format + 2;
+  long prec, sc, bits = 128;
+  if (!parse_int(&p, &prec) || *p++ != ',' || !parse_int(&p, &sc) ||
+      (*p == ',' && (++p, !parse_int(&p, &bits))) || *p != '\0') {
+    snprintf(why, why_size, "malformed decimal format '%s' (expected 'd:P,S' or 'd:P,S,BITS')",
+             format);
+    return AM_EINVAL;
+  }
+  if (bits == 32 || bits == 64) {
+    snprintf(why, why_size,
+             "decimal%ld ('%s') is not supported: decimal128 ('d:P,S') and decimal256 "
+             "('d:P,S,256') are",
+             bits, format);
+    return AM_ETYPE;
+  }
+  if (bits != 128 && bits != 256) {
+    snprintf(why, why_size, "decimal format '%s' has bit width %ld (128 or 256 expected)", format,
+             bits);
+    return AM_EINVAL;
+  }
+  am_type t = bits == 128 ? AM_DECIMAL128 : AM_DECIMAL256;
+  if (prec < 1 || prec > am_decimal_max_digits(t) || sc < -AM_DECIMAL256_DIGITS ||
+      sc > AM_DECIMAL256_DIGITS) {
+    snprintf(why, why_size, "decimal format '%s': precision must be 1 to %d and scale -76 to 76",
+             format, am_decimal_max_digits(t));
+    return AM_EINVAL;
+  }
+  *type = t;
+  *precision = (int32_t)prec;
+  *scale = (int32_t)sc;
+  return AM_OK;
+}
+
+const char *am_decimal_format(am_type t, int32_t precision, int32_t scale) {
+  char text[40];
+  snprintf(text, sizeof text, "d:%d,%d%s", (int)precision, (int)scale,
+           t == AM_DECIMAL256 ? ",256" : "");
   return am_intern(text);
 }

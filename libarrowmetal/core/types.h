@@ -51,6 +51,25 @@ static inline bool am_type_is_var_binary(am_type t) { return t >= AM_UTF8 && t <
 static inline bool am_type_is_large_binary(am_type t) {
   return t == AM_LARGE_UTF8 || t == AM_LARGE_BINARY;
 }
+/* decimal128 and decimal256 (core/decimal.h). */
+static inline bool am_type_is_decimal(am_type t) { return am_type_kind_of(t) == AM_KIND_DECIMAL; }
+/* The most digits of each decimal width (Arrow's). */
+#define AM_DECIMAL128_DIGITS 38
+#define AM_DECIMAL256_DIGITS 76
+/* Bytes of a decimal value of type `t` (16 or 32); 0 for the other types. */
+static inline int am_decimal_bytes(am_type t) {
+  return t == AM_DECIMAL128 ? 16 : t == AM_DECIMAL256 ? 32 : 0;
+}
+/* The most digits of decimal type `t`'s values. */
+static inline int am_decimal_max_digits(am_type t) {
+  return t == AM_DECIMAL256 ? AM_DECIMAL256_DIGITS : AM_DECIMAL128_DIGITS;
+}
+/* The types only the host holds, which never wait on a device: strings,
+ * binary and decimals. am_settle refuses them; the calls that take them
+ * test for them before settling. */
+static inline bool am_type_is_host_only(am_type t) {
+  return am_type_is_binary(t) || am_type_is_decimal(t);
+}
 /* The integer type a temporal type is stored as (int32 or int64), whose
  * kernels it runs on; `t` itself for the other types. */
 static inline am_type am_type_storage(am_type t) {
@@ -71,6 +90,16 @@ const char *am_intern(const char *text);
 /* The Arrow format of a `t` array with time zone `tz` (NULL: none): the
  * type's own, or "tsu:Europe/Paris", interned; NULL when out of memory. */
 const char *am_format_with_timezone(am_type t, const char *tz);
+
+/* Parses an Arrow decimal format ("d:10,2", "d:40,5,256"): the type, the
+ * precision and the scale. AM_OK, or AM_ETYPE for a decimal width the
+ * library does not take (32, 64) and AM_EINVAL for a malformed one, with
+ * `why` naming the problem. Not a decimal format: AM_TYPE_INVALID, AM_OK. */
+int am_decimal_parse_format(const char *format, am_type *type, int32_t *precision, int32_t *scale,
+                            char *why, size_t why_size);
+/* The Arrow format of a decimal of these parameters, interned (lives as long
+ * as the process); NULL when out of memory. */
+const char *am_decimal_format(am_type t, int32_t precision, int32_t scale);
 
 /* Bits per element: 1 for AM_BOOL. */
 int am_type_bits(am_type t);

@@ -11,7 +11,17 @@
 #include "cpu.h"
 #include "pool.h"
 
-#define WIDTHS(X) X(1, uint8_t) X(2, uint16_t) X(4, uint32_t) X(8, uint64_t)
+/* Decimals (16 and 32 bytes) move as structs of 64-bit words: assigned,
+ * never computed on. */
+typedef struct bytes16 {
+  uint64_t w[2];
+} bytes16;
+typedef struct bytes32 {
+  uint64_t w[4];
+} bytes32;
+
+#define WIDTHS(X) \
+  X(1, uint8_t) X(2, uint16_t) X(4, uint32_t) X(8, uint64_t) X(16, bytes16) X(32, bytes32)
 
 /* ---- filter */
 

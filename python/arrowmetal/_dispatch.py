@@ -13,6 +13,7 @@ from . import _importers as im
 from . import _scalars as sc
 from ._array import Array
 from ._capi import lib
+from ._decimals import fill_decimal
 from ._devices import device_ptr
 from ._errors import ArrowMetalTypeError
 from ._results import NullScalar
@@ -53,6 +54,9 @@ def _resolve(tp):
             return (SCALAR, sc.fill_numpy_scalar)
     if pa is not None and issubclass(tp, pa.Scalar):
         return (SCALAR, sc.fill_pyarrow_scalar)
+    dec = sys.modules.get("decimal")
+    if dec is not None and issubclass(tp, dec.Decimal):
+        return (SCALAR, fill_decimal)
     if hasattr(tp, "__cuda_array_interface__") and not hasattr(tp, "__arrow_c_device_array__"):
         return (IMPORT, im.import_cuda_interface)
     has_array = hasattr(tp, "__arrow_c_array__")

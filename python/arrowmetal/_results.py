@@ -16,6 +16,7 @@ import sys
 from collections.abc import Mapping
 
 from ._capi import lib
+from ._decimals import decimal_scalar
 from ._errors import ArrowMetalTypeError
 from ._types import (
     KIND_BINARY,
@@ -199,6 +200,8 @@ def result_value(s: Any) -> Scalar | NullScalar:
         return _temporal_scalar(t, None if s.is_null else s.i64, s.u64)
     if 0 < t < TYPE_COUNT and KINDS[t] == KIND_BINARY:
         return _string_scalar(t, s)
+    if t == lib.AM_DECIMAL128 or t == lib.AM_DECIMAL256:
+        return decimal_scalar(s)
     if not 0 < t < TYPE_COUNT or VALID[t] is None:
         raise ArrowMetalTypeError(f"scalar of invalid type {t}", lib.AM_ETYPE)
     if s.is_null:

@@ -11,6 +11,7 @@ import math
 import weakref
 
 from ._capi import ffi, lib
+from ._decimals import fill_pyarrow_decimal, is_decimal_type
 from ._errors import ArrowMetalOverflowError, ArrowMetalTypeError
 from ._types import (
     INT_RANGES,
@@ -186,6 +187,9 @@ def fill_pyarrow_scalar(v, s, p):
     name = str(ty)
     if name == "null":
         fill_none(None, s, p)
+        return
+    if is_decimal_type(ty):
+        fill_pyarrow_decimal(v, s)
         return
     tz = getattr(ty, "tz", None)  # timestamps only: the zone is checked below
     t = type_of_name(f"timestamp[{ty.unit}]" if tz is not None else name)

@@ -34,6 +34,7 @@ __all__ = [
     "KINDS",
     "KIND_BINARY",
     "KIND_BOOL",
+    "KIND_DECIMAL",
     "KIND_FLOAT",
     "KIND_SIGNED",
     "KIND_TEMPORAL",
@@ -53,6 +54,7 @@ KIND_UNSIGNED = lib.AM_KIND_UNSIGNED
 KIND_FLOAT = lib.AM_KIND_FLOAT
 KIND_TEMPORAL = lib.AM_KIND_TEMPORAL  # timestamps, dates, times, durations: integers of a unit
 KIND_BINARY = lib.AM_KIND_BINARY  # strings and binary: offsets + data (no C value type)
+KIND_DECIMAL = lib.AM_KIND_DECIMAL  # decimal128, decimal256: precision and scale per array
 
 
 def _read_type_infos() -> list[tuple[str, str, bytes, str | None, int, int] | None]:

@@ -291,6 +291,8 @@ _TAKES_STRUCT = {
     "am_table_make", "am_table_batch",
     "am_array_timezone",  # any handle: NULL where there is no time zone
     "am_array_byte_width",  # any handle: 0 where it is not fixed_size_binary
+    "am_array_decimal_precision",  # any handle: 0 where it is not a decimal
+    "am_array_decimal_scale",
     "am_array_is_dictionary",  # any handle: 0 where it is no dictionary array
     "am_dictionary_decode",  # any other array back as it is, as pyarrow
 }  # fmt: skip
