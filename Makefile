@@ -196,9 +196,11 @@ $(CR_BUILD)/arrow_bridge.o: conformance/c/arrow_bridge.cc conformance/c/arrow_br
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++20 -O2 -Wall -Wextra -Werror -Iinclude -isystem $(PYARROW_INCLUDE) -c $< -o $@
 
+# libarrow by its path (the wheel ships libarrow.so.N or libarrow.N.dylib, no
+# unversioned name for -larrow to find).
 $(CR_RUNNER): $(CR_OBJECTS) $(LINK)
 	$(CXX) -o $@ $(CR_OBJECTS) -L$(BUILD) -larrowmetal -Wl,-rpath,$(abspath $(BUILD)) \
-	  -L$(PYARROW_DIR) -l:$(notdir $(firstword $(wildcard $(PYARROW_DIR)/libarrow.so.*))) \
+	  $(firstword $(wildcard $(PYARROW_DIR)/libarrow.so.* $(PYARROW_DIR)/libarrow.*.dylib)) \
 	  -Wl,-rpath,$(PYARROW_DIR)
 
 # Builds the IPC cases and the C runner, and runs every case on every backend here.

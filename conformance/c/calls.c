@@ -509,7 +509,9 @@ static int call_sort(const cr_call *c, cr_result *r, int family, int op) {
 static int call_group_by(const cr_call *c, cr_result *r) {
   const json *aggs = json_get(c->params, "aggregates");
   int64_t k = pint(c, "n_keys", 0);
-  if (!aggs || aggs->kind != JSON_ARRAY || aggs->count > 24 || k < 1 || k > c->in->n_arrays)
+  /* Room for every cell: the keys, and at most two per aggregate. */
+  if (!aggs || aggs->kind != JSON_ARRAY || aggs->count > 24 || k < 1 || k > c->in->n_arrays ||
+      k + 2 * (int64_t)aggs->count > CR_MAX_OUT)
     return problem(r, "%s: bad aggregates or n_keys", c->op);
   am_group_aggregate specs[24];
   am_group_result results[24];

@@ -10,7 +10,7 @@
 #include "inputs.h"
 #include "json.h"
 
-#define CR_MAX_OUT 48
+#define CR_MAX_OUT 64
 #define CR_SENTINEL_TYPE (-7)
 
 typedef enum { CR_OUT_ARRAY, CR_OUT_SCALARS, CR_OUT_ARRAYS } cr_out_kind;

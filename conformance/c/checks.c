@@ -222,7 +222,7 @@ static int check_rank(const cr_call *c, const json *exp, const am_array *h, char
     else
       idx[j] = (int64_t)i;
   }
-  const char *check = json_string(exp, "check");
+  const char *check = json_string(exp, "check") ? json_string(exp, "check") : "";
   if (ok && strcmp(check, "key_values") == 0) {
     const json *kvs = json_get(exp, "key_values");
     for (size_t k = 0; ok && kvs && k < kvs->count && (int)k < n_inputs; k++) {

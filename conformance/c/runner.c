@@ -69,7 +69,7 @@ static int skipped(const json *c, const char *backend, char *why, size_t size) {
   snprintf(why, size, "strings and binary are not on GPUs yet");
   for (size_t i = 0; inputs && i < inputs->count; i++) {
     const cr_type *t = cr_type_named(json_string(inputs->items[i], "type"));
-    if (t->kind == CR_UTF8 || t->kind == CR_BINARY) return 1;
+    if (t && (t->kind == CR_UTF8 || t->kind == CR_BINARY)) return 1;
   }
   const cr_type *to = cr_type_named(json_string(json_get(c, "params"), "to"));
   return to && (to->kind == CR_UTF8 || to->kind == CR_BINARY);

@@ -173,8 +173,12 @@ int cr_check_groups(const cr_call *c, const cr_result *r, const json *exp, char 
   int64_t groups = json_int(exp, "groups", -1), max_items = 0;
   for (int i = 0; i < n && ok; i++) {
     const json *col = columns->items[i];
-    const char *kind = json_string(col, "kind");
+    const char *kind = json_string(col, "kind") ? json_string(col, "kind") : "";
     const cr_type *t = cr_type_named(json_string(col, "type"));
+    if (!t) {
+      ok = cr_fail(msg, size, "column %d: unknown type", i);
+      break;
+    }
     int k = strcmp(kind, "plain") == 0 ? 0 : strcmp(kind, "struct") == 0 ? 1 : 2;
     const char *agg = i < n_keys ? NULL : aggs->items[i - n_keys]->items[1]->text;
     want[i].type = got[i].type = t;
@@ -271,7 +275,8 @@ int cr_check_pairs(const cr_call *c, const cr_result *r, const json *exp, char *
   for (int s = 0; s < 2 && ok; s++) {
     int present = 0;
     for (size_t i = 0; sides && i < sides->count; i++)
-      present |= strcmp(sides->items[i]->text, names[s]) == 0;
+      present |=
+          sides->items[i]->kind == JSON_STRING && strcmp(sides->items[i]->text, names[s]) == 0;
     const am_array *h = r->arrays[s];
     if (!present) {
       ok =
