@@ -9,6 +9,7 @@
 #include "abi.h"
 #include "core/aggregate.h"
 #include "core/ops.h"
+#include "decimal_calls.h"
 #include "route.h"
 #include "string_calls.h"
 
@@ -233,6 +234,8 @@ AM_EXPORT int am_aggregate(am_aggregate_op op, const am_array *array,
                           op == AM_AGG_MIN_MAX ? "am_min_max" : "am_first_last"));
   if (op == AM_AGG_INDEX)
     AM_API_RETURN(am_fail(err, AM_EINVAL, "index takes a value: call am_index"));
+  if (array && out && am_type_is_decimal(array->type))
+    AM_API_RETURN(am_decimal_aggregate(err, (int)op, array, options, out, NULL));
   if (array && out && am_type_is_binary(array->type) &&
       (op == AM_AGG_MIN || op == AM_AGG_MAX || op == AM_AGG_FIRST || op == AM_AGG_LAST))
     AM_API_RETURN(am_string_aggregate(err, (int)op, array, options, out, NULL));
@@ -256,6 +259,8 @@ AM_EXPORT int am_min_max(const am_array *array, const am_aggregate_options *opti
   AM_API_BEGIN;
   if (array && min && max && am_type_is_binary(array->type))
     AM_API_RETURN(am_string_aggregate(err, AM_AGG_MIN_MAX, array, options, min, max));
+  if (array && min && max && am_type_is_decimal(array->type))
+    AM_API_RETURN(am_decimal_aggregate(err, AM_AGG_MIN_MAX, array, options, min, max));
   if (array && am_type_is_duration(array->type))
     AM_API_RETURN(am_temporal_no_kernel(err, "min_max", array));
   am_storage_keep keep;
@@ -267,6 +272,8 @@ AM_EXPORT int am_min_max(const am_array *array, const am_aggregate_options *opti
 AM_EXPORT int am_first_last(const am_array *array, const am_aggregate_options *options,
                             am_scalar *first, am_scalar *last) {
   AM_API_BEGIN;
+  if (array && first && last && am_type_is_decimal(array->type))
+    AM_API_RETURN(am_decimal_aggregate(err, AM_AGG_FIRST_LAST, array, options, first, last));
   if (array && first && last && am_type_is_binary(array->type))
     AM_API_RETURN(am_string_aggregate(err, AM_AGG_FIRST_LAST, array, options, first, last));
   if (array && am_type_is_duration(array->type))

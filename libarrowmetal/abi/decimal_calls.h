@@ -35,6 +35,58 @@ int am_decimal_bytes_view(am_err *err, const am_array *array, am_array **out);
 int am_decimal_scalar_value(am_err *err, const am_scalar *scalar, int32_t precision, int32_t scale,
                             am_i256 *out);
 
+/* A decimal's type and parameters. */
+typedef struct am_decimal_param {
+  am_type type;
+  int32_t precision, scale;
+} am_decimal_param;
+
+/* The parameters of a decimal operand: `array`'s, or `scalar`'s (an integer
+ * scalar is the decimal of its type's digits, scale 0, as pyarrow casts
+ * it). AM_ETYPE for another type; AM_EUNSUPPORTED for a negative scale
+ * (pyarrow's "Decimals with negative scales not supported"). */
+int am_decimal_operand(am_err *err, const am_array *array, const am_scalar *scalar,
+                       am_decimal_param *out);
+/* A decimal type of `precision` digits: AM_EINVAL in pyarrow's words when
+ * the width does not hold them ("Decimal precision out of range [1, 38]"). */
+int am_decimal_make_param(am_err *err, am_type type, int precision, int32_t scale,
+                          am_decimal_param *out);
+/* decimal256 when either is, else decimal128. */
+am_type am_decimal_wider(am_type a, am_type b);
+/* A zeroed host bool array of `length` (with a zeroed validity bitmap). */
+int am_decimal_bool_result(am_err *err, int64_t length, int with_validity, am_array **out);
+void am_decimal_set_bit(const uint8_t *bits, int64_t i);
+
+/* Slot i of host decimal array `a`: its value and whether it is valid. */
+static inline am_i256 am_decimal_at(const am_array *a, int64_t i) {
+  int w = am_decimal_bytes(a->type);
+  return am_i256_load((const uint8_t *)a->data + (a->offset + i) * w, w);
+}
+static inline int am_decimal_valid(const am_array *a, int64_t i) {
+  int64_t j = a->offset + i;
+  return !a->validity || ((a->validity[j >> 3] >> (j & 7)) & 1);
+}
+
+/* compare (am_compare_op) of decimal arrays, or with a scalar (decimal or
+ * integer), at their common scale (decimal_compare.c). */
+int am_decimal_compare(am_err *err, int op, const am_array *left, const am_array *right,
+                       const am_scalar *scalar, am_array **out);
+/* am_aggregate_op SUM, MEAN, MIN, MAX, MIN_MAX (b: the max) of a decimal
+ * array; the others AM_ETYPE in pyarrow's words. */
+int am_decimal_aggregate(am_err *err, int op, const am_array *array,
+                         const am_aggregate_options *options, am_scalar *a, am_scalar *b);
+
+/* The hash-based functions (decimal_hash.c): unique, value_counts and
+ * count_distinct in pyarrow's first-occurrence order; is_in (as_bool) and
+ * index_in against a decimal value set of any parameters. */
+int am_decimal_unique(am_err *err, const am_array *values, am_array **out);
+int am_decimal_value_counts(am_err *err, const am_array *values, am_array **values_out,
+                            am_array **counts_out);
+int am_decimal_count_distinct(am_err *err, const am_array *values, am_count_mode mode,
+                              am_scalar *out);
+int am_decimal_set_lookup(am_err *err, const am_array *values, const am_array *value_set,
+                          int skip_nulls, int as_bool, am_array **out);
+
 /* The entry points' decimal work (decimal_select.c). */
 int am_decimal_take(am_err *err, const am_array *values, const am_array *indices, am_array **out);
 int am_decimal_filter(am_err *err, const am_array *values, const am_array *mask, int nulls,

@@ -6,6 +6,7 @@
 #include "abi.h"
 #include "calls.h"
 #include "core/ops.h"
+#include "decimal_calls.h"
 #include "dictionary.h"
 #include "route.h"
 #include "string_calls.h"
@@ -134,6 +135,10 @@ int am_call_compare(am_err *err, am_compare_op op, const am_array *left, const a
   if (left && (right || scalar) && out &&
       (am_type_is_binary(left->type) || (right && am_type_is_binary(right->type))))
     return am_string_compare(err, (int)op, left, right, scalar, out);
+  if (left && (right || scalar) && out &&
+      (am_type_is_decimal(left->type) || (right && am_type_is_decimal(right->type)) ||
+       (!right && am_type_is_decimal((am_type)scalar->type))))
+    return am_decimal_compare(err, (int)op, left, right, scalar, out);
   return compare(err, op, left, right, scalar, out);
 }
 

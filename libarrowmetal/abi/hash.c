@@ -14,6 +14,7 @@
 #include "calls.h"
 #include "core/hash.h"
 #include "core/ops.h"
+#include "decimal_calls.h"
 #include "dictionary.h"
 #include "route.h"
 
@@ -119,6 +120,8 @@ int am_call_set_lookup(am_err *err, const am_array *values, const am_array *valu
                        int skip_nulls, int as_bool, am_array **out) {
   if (values && value_set && out && values->dictionary)
     return am_dictionary_set_lookup(err, values, value_set, skip_nulls, as_bool, out);
+  if (values && value_set && out && am_type_is_decimal(values->type))
+    return am_decimal_set_lookup(err, values, value_set, skip_nulls, as_bool, out);
   am_storage_keep keep, keep_set;
   keep_set.view = NULL;
   int status = temporal_pair(err, values, value_set);
@@ -165,6 +168,7 @@ static int unique(am_err *err, const am_array *array, am_array **out) {
 
 int am_call_unique(am_err *err, const am_array *array, am_array **out) {
   if (array && out && array->dictionary) return am_dictionary_unique(err, array, out);
+  if (array && out && am_type_is_decimal(array->type)) return am_decimal_unique(err, array, out);
   am_storage_keep keep;
   int status = am_storage_begin(err, &array, &keep);
   if (status == AM_OK) status = unique(err, array, out);
@@ -205,6 +209,8 @@ static int value_counts(am_err *err, const am_array *array, am_array **values_ou
 int am_call_value_counts(am_err *err, const am_array *array, am_array **values, am_array **counts) {
   if (array && values && counts && array->dictionary)
     return am_dictionary_value_counts(err, array, values, counts);
+  if (array && values && counts && am_type_is_decimal(array->type))
+    return am_decimal_value_counts(err, array, values, counts);
   am_storage_keep keep;
   int status = am_storage_begin(err, &array, &keep);
   if (status == AM_OK) status = value_counts(err, array, values, counts);
@@ -294,6 +300,8 @@ static int count_distinct(am_err *err, const am_array *array, am_count_mode mode
 
 AM_EXPORT int am_count_distinct(const am_array *array, am_count_mode mode, am_scalar *out) {
   AM_API_BEGIN;
+  if (array && out && am_type_is_decimal(array->type))
+    AM_API_RETURN(am_decimal_count_distinct(err, array, mode, out));
   am_storage_keep keep;
   int status = am_storage_begin(err, &array, &keep);
   if (status == AM_OK) status = count_distinct(err, array, mode, out);

@@ -3,6 +3,7 @@
 
 #include "abi.h"
 #include "core/ops.h"
+#include "decimal_calls.h"
 #include "dictionary.h"
 #include "route.h"
 #include "string_calls.h"
@@ -26,6 +27,8 @@ static int reduce(am_err *err, am_reduce_op op, const am_array *array, am_scalar
 
 AM_EXPORT int am_sum(const am_array *array, am_scalar *out) {
   AM_API_BEGIN;
+  if (array && out && am_type_is_decimal(array->type))
+    AM_API_RETURN(am_decimal_aggregate(err, AM_AGG_SUM, array, NULL, out, NULL));
   AM_API_RETURN(reduce(err, AM_REDUCE_SUM, array, out));
 }
 
@@ -33,6 +36,8 @@ AM_EXPORT int am_min(const am_array *array, am_scalar *out) {
   AM_API_BEGIN;
   if (array && out && am_type_is_binary(array->type))
     AM_API_RETURN(am_string_aggregate(err, AM_AGG_MIN, array, NULL, out, NULL));
+  if (array && out && am_type_is_decimal(array->type))
+    AM_API_RETURN(am_decimal_aggregate(err, AM_AGG_MIN, array, NULL, out, NULL));
   if (array && am_type_is_duration(array->type)) /* pyarrow: no min_max of durations */
     AM_API_RETURN(am_temporal_no_kernel(err, "min_max", array));
   am_storage_keep keep;
@@ -45,6 +50,8 @@ AM_EXPORT int am_max(const am_array *array, am_scalar *out) {
   AM_API_BEGIN;
   if (array && out && am_type_is_binary(array->type))
     AM_API_RETURN(am_string_aggregate(err, AM_AGG_MAX, array, NULL, out, NULL));
+  if (array && out && am_type_is_decimal(array->type))
+    AM_API_RETURN(am_decimal_aggregate(err, AM_AGG_MAX, array, NULL, out, NULL));
   if (array && am_type_is_duration(array->type))
     AM_API_RETURN(am_temporal_no_kernel(err, "min_max", array));
   am_storage_keep keep;
@@ -55,6 +62,8 @@ AM_EXPORT int am_max(const am_array *array, am_scalar *out) {
 
 AM_EXPORT int am_mean(const am_array *array, am_scalar *out) {
   AM_API_BEGIN;
+  if (array && out && am_type_is_decimal(array->type))
+    AM_API_RETURN(am_decimal_aggregate(err, AM_AGG_MEAN, array, NULL, out, NULL));
   AM_API_RETURN(reduce(err, AM_REDUCE_MEAN, array, out));
 }
 

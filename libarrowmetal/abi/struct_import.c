@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decimal_calls.h"
 #include "tables.h"
 
 int am_is_struct_schema(const struct ArrowSchema *schema) {
@@ -229,6 +230,8 @@ int am_struct_empty(am_err *err, const struct ArrowSchema *schema, am_array **ou
       status = am_struct_empty(err, child, &fields->children[i]);
     else
       status = empty_column(err, am_type_from_format(child->format), &fields->children[i]);
+    if (status == AM_OK && am_type_is_decimal(fields->children[i]->type))
+      am_decimal_take_format(fields->children[i], child->format);
   }
   am_array *result = status == AM_OK ? am_struct_array_make(am_host_device(), 0, fields) : NULL;
   if (status != AM_OK)

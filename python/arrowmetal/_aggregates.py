@@ -30,6 +30,7 @@ from ._state import drop, tls
 from ._types import (
     KIND_BINARY,
     KIND_BOOL,
+    KIND_DECIMAL,
     KIND_FLOAT,
     KIND_SIGNED,
     KIND_TEMPORAL,
@@ -418,6 +419,8 @@ def _value_scalar(value: Any, t: int) -> Any:
         value = value.as_py()
     if KINDS[t] == KIND_BINARY:  # no index of strings here yet: pyarrow's (counted)
         raise ArrowMetalTypeError("no kernel for index of strings", lib.AM_ETYPE)
+    if KINDS[t] == KIND_DECIMAL:  # nor of decimals: pyarrow's (counted)
+        raise ArrowMetalTypeError("no kernel for index of decimals", lib.AM_ETYPE)
     s = ffi.new("am_scalar *")
     s.type = t
     pa: Any = sys.modules.get("pyarrow")

@@ -19,6 +19,7 @@ from ._array import ARITH, BINARY, COMPARE, LOGIC, Array, wrap
 from ._batch import PendingScalar
 from ._capi import NAME_ARRAY, ffi, import_capsules, lib
 from ._chunked import is_chunked, map_pieces
+from ._decimals import decimal_reduction
 from ._devices import CPU, device_ptr
 from ._dispatch import ARRAY, DISPATCH, IMPORT, SCALAR, dispatch, import_handle
 from ._errors import ArrowMetalInvalid, ArrowMetalTypeError, error_from_status
@@ -35,7 +36,7 @@ from ._options import OptionsSpec, resolve
 from ._results import VALID, null_of, result_value, valid_of
 from ._scalars import WORD0_FLOAT64, WORD0_INT64, fill_float, fill_int
 from ._state import drop, tls
-from ._types import KIND_BINARY, KIND_FLOAT, KIND_SIGNED, KINDS, TYPE_NAMES, type_id
+from ._types import KIND_BINARY, KIND_DECIMAL, KIND_FLOAT, KIND_SIGNED, KINDS, TYPE_NAMES, type_id
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -197,6 +198,8 @@ def _reduce_general(
         skip_nulls, min_count = fields["skip_nulls"], fields["min_count"]
     p, tmp = _operand(array, device)
     try:
+        if KINDS[_am_array_type(p)] == KIND_DECIMAL:  # a result of the array's parameters
+            return decimal_reduction(spec.function, p, skip_nulls, min_count)
         if not skip_nulls or min_count != 1:
             nulls = _am_null_count(p)
             t = rtype(_am_array_type(p))

@@ -17,7 +17,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["decimal_scalar", "fill_decimal", "fill_pyarrow_decimal", "is_decimal_type"]
+__all__ = [
+    "decimal_reduction",
+    "decimal_scalar",
+    "fill_decimal",
+    "fill_pyarrow_decimal",
+    "is_decimal_type",
+]
 
 _BYTES = {lib.AM_DECIMAL128: 16, lib.AM_DECIMAL256: 32}
 _MAX_DIGITS = {lib.AM_DECIMAL128: 38, lib.AM_DECIMAL256: 76}
@@ -91,8 +97,6 @@ def fill_pyarrow_decimal(v: Any, s: Any) -> None:
 def decimal_scalar(s: Any) -> Any:
     """A decimal result of the library (its bytes in the thread's storage)
     as pyarrow's scalar of its type."""
-    import decimal
-
     import pyarrow as pa
 
     precision = s.i64 & 0xFFFFFFFF
@@ -102,5 +106,23 @@ def decimal_scalar(s: Any) -> Any:
     if s.is_null:
         return pa.scalar(None, t_pa)
     data = ffi.buffer(ffi.cast("const char *", s.u64), _BYTES[s.type])[:]
-    unscaled = int.from_bytes(data, "little", signed=True)
-    return pa.scalar(decimal.Decimal(f"{unscaled}E{-scale}"), t_pa)
+    # From the bytes, not the number: a sum that wrapped, as pyarrow's do, has
+    # more digits than its type and pa.scalar would refuse it.
+    return pa.Array.from_buffers(t_pa, 1, [None, pa.py_buffer(data)])[0]
+
+
+_AGGREGATES = {"sum": lib.AM_AGG_SUM, "mean": lib.AM_AGG_MEAN, "min": lib.AM_AGG_MIN,
+               "max": lib.AM_AGG_MAX}  # fmt: skip
+
+
+def decimal_reduction(name: str, p: Any, skip_nulls: bool, min_count: int) -> Any:
+    """sum, mean, min or max of decimal handle `p` with pyarrow's options,
+    by am_aggregate (whose null results carry the result's parameters)."""
+    from ._errors import error_from_status
+
+    options = ffi.new("am_aggregate_options *", [1 if skip_nulls else 0, min_count, 0])
+    s = ffi.new("am_scalar *")
+    rc = lib.am_aggregate(_AGGREGATES[name], p, options, s)
+    if rc:
+        raise error_from_status(rc)
+    return decimal_scalar(s)

@@ -138,6 +138,8 @@ def _unify(values: Any, value_set: Any, device: DeviceLike | None) -> tuple[Any,
     the set to the values' type when that is safe for every member, else the
     values to the set's type (whose failure is the error)."""
     vt, st = _type_of(values), _type_of(value_set)
+    if vt.startswith("decimal") and st.startswith("decimal"):
+        return values, value_set  # the library converts the set (decimal_hash.c)
     if st not in TYPE_NAMES:  # pyarrow's types elsewhere: its own call says what it does
         raise ArrowMetalTypeError(f"no kernel for a value set of {st}", lib.AM_ETYPE)
     if vt == st:

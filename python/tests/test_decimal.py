@@ -146,3 +146,74 @@ def test_decimal32_and_64_are_refused_clearly():
     for t in (pa.decimal32(5, 2), pa.decimal64(12, 2)):
         with pytest.raises(am.ArrowMetalTypeError, match=r"decimal(32|64).* is not supported"):
             am.array(pa.array([D("1.5")], t))
+
+
+COMPARE = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]
+# pairs of types pyarrow compares (a common type exists), scales apart too
+PAIRS = [(TYPES[0], TYPES[0]), (TYPES[0], TYPES[1]), (TYPES[2], TYPES[3]), (TYPES[1], TYPES[4])]
+
+
+@pytest.mark.parametrize(("tl", "tr"), PAIRS, ids=[f"{i}" for i in range(len(PAIRS))])
+@pytest.mark.parametrize("name", COMPARE)
+def test_compare_matches_pyarrow_across_scales_and_widths(tl, tr, name):
+    a, b = array(tl, 3), array(tr, 4)
+    same(getattr(am, name)(a, b), getattr(pc, name)(a, b))
+    same(getattr(am, name)(a.slice(4), b.slice(4)), getattr(pc, name)(a.slice(4), b.slice(4)))
+    for scalar in (b[0], b[3], a[7], pa.scalar(None, b.type)):
+        same(getattr(am, name)(a, scalar), getattr(pc, name)(a, scalar))
+    same(getattr(am, name)(a, D("1")), getattr(pc, name)(a, D("1")))
+
+
+def test_compare_without_a_common_type_fails_as_pyarrow():
+    a = pa.array([D(1)], pa.decimal128(38, 0))
+    b = pa.array([D("1.0")], pa.decimal128(38, 1))
+    with pytest.raises(pa.ArrowInvalid, match=r"Decimal precision out of range \[1, 38\]: 39"):
+        pc.equal(a, b)
+    with pytest.raises(pa.ArrowInvalid, match=r"Decimal precision out of range \[1, 38\]: 39"):
+        am.equal(a, b)
+
+
+def _scalar_same(ours, theirs):
+    assert ours.type == theirs.type
+    assert ours.as_py() == theirs.as_py()
+
+
+@pytest.mark.parametrize("t", TYPES, ids=IDS)
+@pytest.mark.parametrize("name", ["sum", "mean", "min", "max"])
+def test_aggregates_match_pyarrow(t, name):
+    a = array(t, 5)
+    for x in (a, a.slice(6, 9), a.slice(0, 0), pa.array([None, None], a.type)):
+        _scalar_same(getattr(am, name)(x), getattr(pc, name)(x))
+        for kw in ({"skip_nulls": False}, {"min_count": 0}, {"min_count": 30}):
+            _scalar_same(getattr(am, name)(x, **kw), getattr(pc, name)(x, **kw))
+    r, e = am.min_max(a), pc.min_max(a)
+    assert r.as_py() == e.as_py()
+
+
+def test_sum_and_mean_wrap_at_the_width_as_pyarrow():
+    for t in (pa.decimal128(38, 0), pa.decimal256(76, 3)):
+        top = D("9" * t.precision + f"E-{t.scale}")
+        a = pa.array([top, top, top], t)
+        _scalar_same(am.sum(a), pc.sum(a))
+        _scalar_same(am.mean(a), pc.mean(a))
+    # half away from zero
+    for v in (["0.01", "0.02"], ["-0.01", "-0.02"], ["0.01", "0.01", "0.02"]):
+        a = pa.array([D(x) for x in v], pa.decimal128(5, 2))
+        _scalar_same(am.mean(a), pc.mean(a))
+
+
+@pytest.mark.parametrize("t", TYPES, ids=IDS)
+def test_hash_functions_match_pyarrow(t):
+    base = array(t, 6, n=12)
+    a = pa.concat_arrays([base, base.slice(2, 6), base.slice(0, 3)])  # repeats
+    same(am.unique(a), pc.unique(a))
+    ours, theirs = am.value_counts(a), pc.value_counts(a)
+    assert ours.to_pylist() == theirs.to_pylist()
+    for mode in ("only_valid", "only_null", "all"):
+        assert am.count_distinct(a, mode=mode).as_py() == pc.count_distinct(a, mode=mode).as_py()
+    wider = pa.decimal256(min(t[1] + 1, 76), t[2] + 1 if t[1] < 76 else t[2])
+    for value_set in (base.slice(1, 5), base.cast(wider)):
+        for skip in (True, False):
+            kw = {"value_set": value_set, "skip_nulls": skip}
+            same(am.is_in(a, **kw), pc.is_in(a, **kw))
+            same(am.index_in(a, **kw), pc.index_in(a, **kw))
