@@ -3,6 +3,7 @@
  * shape (elementwise.c) converts, routes and runs the backend's kernel. */
 #include "abi.h"
 #include "core/ops.h"
+#include "decimal_calls.h"
 #include "route.h"
 
 static int binary_kernel(am_err *err, int op, const am_array *left, const am_array *right,
@@ -14,6 +15,11 @@ static int binary(am_err *err, am_binary_op op, const am_array *left, const am_a
                   const am_scalar *scalar, am_array **out) {
   if ((unsigned)op >= AM_BINARY_COUNT)
     return am_fail(err, AM_EINVAL, "unknown binary op %d", (int)op);
+  /* the checked decimal arithmetic is the unchecked: its result type holds
+   * the exact result */
+  if (left && (right || scalar) && out && op <= AM_DIVIDE_CHECKED &&
+      am_decimal_inputs(left, right, scalar))
+    return am_decimal_arith(err, (int)op, left, right, scalar, out);
   if (am_temporal_inputs(left, right, scalar))
     return am_temporal_elementwise(err, AM_FAMILY_BINARY, op, left, right, scalar, out);
   const am_op_desc *desc = am_op_find(AM_FAMILY_BINARY, (int)op);

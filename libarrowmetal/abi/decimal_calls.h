@@ -71,6 +71,17 @@ static inline int am_decimal_valid(const am_array *a, int64_t i) {
  * integer), at their common scale (decimal_compare.c). */
 int am_decimal_compare(am_err *err, int op, const am_array *left, const am_array *right,
                        const am_scalar *scalar, am_array **out);
+/* add, subtract, multiply, divide (am_arith_op; the checked variants are
+ * the same) of decimals, or with a decimal or integer scalar
+ * (decimal_arith.c). */
+int am_decimal_arith(am_err *err, int op, const am_array *left, const am_array *right,
+                     const am_scalar *scalar, am_array **out);
+/* Whether a call of these inputs is decimal work. */
+static inline int am_decimal_inputs(const am_array *left, const am_array *right,
+                                    const am_scalar *scalar) {
+  return (left && am_type_is_decimal(left->type)) || (right && am_type_is_decimal(right->type)) ||
+         (!right && scalar && am_type_is_decimal((am_type)scalar->type));
+}
 /* am_aggregate_op SUM, MEAN, MIN, MAX, MIN_MAX (b: the max) of a decimal
  * array; the others AM_ETYPE in pyarrow's words. */
 int am_decimal_aggregate(am_err *err, int op, const am_array *array,

@@ -135,9 +135,7 @@ int am_call_compare(am_err *err, am_compare_op op, const am_array *left, const a
   if (left && (right || scalar) && out &&
       (am_type_is_binary(left->type) || (right && am_type_is_binary(right->type))))
     return am_string_compare(err, (int)op, left, right, scalar, out);
-  if (left && (right || scalar) && out &&
-      (am_type_is_decimal(left->type) || (right && am_type_is_decimal(right->type)) ||
-       (!right && am_type_is_decimal((am_type)scalar->type))))
+  if (left && (right || scalar) && out && am_decimal_inputs(left, right, scalar))
     return am_decimal_compare(err, (int)op, left, right, scalar, out);
   return compare(err, op, left, right, scalar, out);
 }
@@ -157,6 +155,8 @@ AM_EXPORT int am_compare_scalar(am_compare_op op, const am_array *left, const am
 static int arith(am_err *err, am_arith_op op, const am_array *left, const am_array *right,
                  const am_scalar *scalar, am_array **out) {
   if ((unsigned)op > AM_DIVIDE) return am_fail(err, AM_EINVAL, "unknown arithmetic op %d", (int)op);
+  if (left && (right || scalar) && out && am_decimal_inputs(left, right, scalar))
+    return am_decimal_arith(err, (int)op, left, right, scalar, out);
   if (am_temporal_inputs(left, right, scalar))
     return am_temporal_elementwise(err, AM_FAMILY_ARITH, op, left, right, scalar, out);
   if (scalar)

@@ -217,3 +217,36 @@ def test_hash_functions_match_pyarrow(t):
             kw = {"value_set": value_set, "skip_nulls": skip}
             same(am.is_in(a, **kw), pc.is_in(a, **kw))
             same(am.index_in(a, **kw), pc.index_in(a, **kw))
+
+
+ARITH = ["add", "subtract", "multiply", "divide"]
+ARITH_PAIRS = [
+    (TYPES[0], TYPES[0]),
+    (TYPES[0], TYPES[1]),
+    (TYPES[1], TYPES[4]),
+    (TYPES[3], TYPES[0]),
+]
+
+
+@pytest.mark.parametrize(("tl", "tr"), ARITH_PAIRS, ids=[f"{i}" for i in range(len(ARITH_PAIRS))])
+@pytest.mark.parametrize("name", ARITH + [f"{n}_checked" for n in ARITH])
+def test_arithmetic_matches_pyarrow_types_and_values(tl, tr, name):
+    a, b = array(tl, 7), array(tr, 8)
+    if name.startswith("divide"):  # no zero divisors here: that error has its own test
+        b = pc.if_else(pc.equal(b, 0), pa.scalar(D(1), b.type), b)
+    same(getattr(am, name)(a, b), getattr(pc, name)(a, b))
+    for scalar in (b[1], 3):
+        same(getattr(am, name)(a, scalar), getattr(pc, name)(a, scalar))
+
+
+def test_arithmetic_errors_are_pyarrows():
+    big = pa.array([D("9" * 38)], pa.decimal128(38, 0))
+    for name in ("add", "multiply"):
+        with pytest.raises(pa.ArrowInvalid, match=r"Decimal precision out of range \[1, 38\]"):
+            getattr(am, name)(big, big)
+    a = pa.array([D("1.23"), None], pa.decimal128(5, 2))
+    zero = pa.array([D("0"), D("0")], pa.decimal128(3, 1))
+    with pytest.raises(pa.ArrowInvalid, match="Divide by zero"):
+        pc.divide(a, zero)
+    with pytest.raises(am.ArrowMetalZeroDivisionError, match="Divide by zero"):
+        am.divide(a, zero)
