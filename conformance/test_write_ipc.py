@@ -80,6 +80,10 @@ def _check_input(inp, entry, reader):
     t = inp["type"]
     assert entry["type"] == t
     assert entry.get("unknown_null_count", False) == (inp.get("null_count") == -1)
+    assert ("dictionary" in entry) == ("dictionary" in inp), "dictionary"
+    assert entry.get("ordered") == inp.get("ordered"), "ordered"
+    if "dictionary" in inp:
+        _check_input(inp["dictionary"], entry["dictionary"], reader)
     if "gen" in entry:
         assert "gen" in inp
         _check_gen(t, entry["gen"], inp["gen"], reader)

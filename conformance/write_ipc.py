@@ -89,7 +89,8 @@ def index_input(inp, batches):
     """The index entry of an input: {"scalar": ref}; {"array": ref, "offset", "length",
     "null_count"}, the full (unsliced) array and the slice the call gets; or {"gen": ...,
     "offset", "length"} for a long generated one (its null count is the runner's to
-    count as it draws it)."""
+    count as it draws it). A dictionary array's indices carry its "dictionary" (an
+    input entry) and "ordered"."""
     if "scalar" in inp:
         s = inp["scalar"]
         ref = batches.add_values(s["type"], [cf.decode_value(s["type"], s["value"])])
@@ -109,6 +110,10 @@ def index_input(inp, batches):
         out["null_count"] = int((~m.valid[m.offset : m.offset + m.length]).sum())
     if inp.get("null_count") == -1:
         out["unknown_null_count"] = True
+    if "dictionary" in inp:  # a dictionary array: these are its indices (casefmt.dictionary_array)
+        out["dictionary"] = index_input(inp["dictionary"], batches)
+        if "ordered" in inp:
+            out["ordered"] = inp["ordered"]
     return out
 
 

@@ -610,6 +610,52 @@ int cr_case_is_scalar(const char *op) {
          row->family == AM_FAMILY_AGGREGATE || row->family == AM_FAMILY_COUNT_DISTINCT;
 }
 
+/* The ops named by the case format rather than by a function of the list. */
+static const char *const FORMAT_OPS[] = {"compare", "arith", "not", "group_by", "join", "slice"};
+
+/* The families cr_run_call has a call for (group_by's hash_* aggregates are not ops). */
+static const int FAMILIES[] = {AM_FAMILY_REDUCE,
+                               AM_FAMILY_COUNT,
+                               AM_FAMILY_AGGREGATE,
+                               AM_FAMILY_UNARY,
+                               AM_FAMILY_BINARY,
+                               AM_FAMILY_LOGIC,
+                               AM_FAMILY_CAST,
+                               AM_FAMILY_FILTER,
+                               AM_FAMILY_TAKE,
+                               AM_FAMILY_PREDICATE,
+                               AM_FAMILY_FILL_NULL,
+                               AM_FAMILY_COALESCE,
+                               AM_FAMILY_IF_ELSE,
+                               AM_FAMILY_DROP_NULL,
+                               AM_FAMILY_FILL_NULL_DIRECTION,
+                               AM_FAMILY_ROUND,
+                               AM_FAMILY_PAIRWISE_DIFF,
+                               AM_FAMILY_CUMULATIVE,
+                               AM_FAMILY_SET_LOOKUP,
+                               AM_FAMILY_UNIQUE,
+                               AM_FAMILY_VALUE_COUNTS,
+                               AM_FAMILY_COUNT_DISTINCT,
+                               AM_FAMILY_DICTIONARY_ENCODE,
+                               AM_FAMILY_MODE,
+                               AM_FAMILY_QUANTILE,
+                               AM_FAMILY_TDIGEST,
+                               AM_FAMILY_SORT_INDICES,
+                               AM_FAMILY_SELECT_K,
+                               AM_FAMILY_RANK,
+                               AM_FAMILY_PARTITION_NTH,
+                               AM_FAMILY_TEMPORAL_FIELD,
+                               AM_FAMILY_STRING,
+                               AM_FAMILY_STRING_SLICE};
+
+int cr_has_call(const char *op) {
+  if (index_of(op, FORMAT_OPS, 6) >= 0) return 1;
+  const function_row *row = function_named(op);
+  for (size_t i = 0; row && i < sizeof FAMILIES / sizeof FAMILIES[0]; i++)
+    if (FAMILIES[i] == row->family) return 1;
+  return 0;
+}
+
 int cr_run_call(const cr_call *c, cr_result *r) {
   memset(r, 0, sizeof *r);
   for (int i = 0; i < 2; i++) {

@@ -41,6 +41,9 @@ int cr_calls_init(char *err, size_t err_size);
  * the case is malformed (the reason in result->problem). */
 int cr_run_call(const cr_call *call, cr_result *result);
 
+/* Whether the table has a call for an op. */
+int cr_has_call(const char *op);
+
 /* Whether a case's outputs are scalars (the reductions and count_distinct). */
 int cr_case_is_scalar(const char *op);
 

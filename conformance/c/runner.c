@@ -65,6 +65,15 @@ static int skipped(const json *c, const char *backend, char *why, size_t size) {
     snprintf(why, size, "type %s is not read by the C runner yet", unknown);
     return 1;
   }
+  for (size_t i = 0; inputs && i < inputs->count; i++)
+    if (json_get(inputs->items[i], "dictionary")) {
+      snprintf(why, size, "dictionary arrays are not read by the C runner yet");
+      return 1;
+    }
+  if (!cr_has_call(json_string(c, "op"))) {
+    snprintf(why, size, "no C call for op %s yet", json_string(c, "op"));
+    return 1;
+  }
   if (strcmp(backend, "cpu") == 0) return 0;
   snprintf(why, size, "strings and binary are not on GPUs yet");
   for (size_t i = 0; inputs && i < inputs->count; i++) {

@@ -1,8 +1,9 @@
 """The C runner fails where it must: one family's IPC cases, written afresh, with four
 cases broken in four ways (an expected array swapped for another, a hashed result's
 digest, an expected error, a generated input's seed), run by the runner that `make`
-builds; exactly those four IDs fail, and a case of a type it cannot read is skipped,
-with the reason; the rest pass."""
+builds; exactly those four IDs fail, and three cases it cannot run (a type it does not
+read, a dictionary array, an op it has no call for) are skipped with their reasons; the
+rest pass."""
 
 import json
 import os
@@ -63,8 +64,10 @@ def test_runner_reports_broken_cases(tmp_path):
     index = tmp_path / "select" / "index.json"
     doc = json.loads(index.read_text())
     broken = _break_cases(doc["cases"], str(tmp_path / "select"))
-    unreadable = next(c for c in doc["cases"] if c["id"] not in broken)
-    unreadable["inputs"][0]["type"] = "decimal128(10, 2)"
+    unread = [c for c in doc["cases"] if c["id"] not in broken][:3]
+    unread[0]["inputs"][0]["type"] = "decimal128(10, 2)"
+    unread[1]["inputs"][0]["dictionary"] = dict(unread[1]["inputs"][0])
+    unread[2]["op"] = "no_such_op"
     index.write_text(json.dumps(doc))
     ran = subprocess.run(
         [RUNNER, "--backend", "cpu", str(tmp_path)],
@@ -81,5 +84,10 @@ def test_runner_reports_broken_cases(tmp_path):
     ]
     assert sorted(failed) == sorted(broken), ran.stderr
     total = len(doc["cases"])
-    assert f": {total - 5} passed, 4 failed, 1 skipped" in ran.stdout, ran.stdout
-    assert "skipped: 1, type decimal128(10, 2) is not read by the C runner yet" in ran.stdout
+    assert f": {total - 7} passed, 4 failed, 3 skipped" in ran.stdout, ran.stdout
+    for reason in [
+        "type decimal128(10, 2) is not read by the C runner yet",
+        "dictionary arrays are not read by the C runner yet",
+        "no C call for op no_such_op yet",
+    ]:
+        assert f"skipped: 1, {reason}" in ran.stdout, ran.stdout
