@@ -136,7 +136,8 @@ static int each_key(key_fn fn, void *ctx) {
   /* sort_indices: the key gather of every type and direction, every byte
    * pass, the scan, the class passes of every type. */
   for (int t = AM_BOOL; t <= AM_FLOAT64; t++) {
-    for (int op = 0; op < 8; op++) VISIT(AM_KERNEL_SORT_KEYS, op, t, AM_TYPE_INVALID);
+    for (int op = 0; op < 16; op++)
+      if (!(op & 8) || (op & 2)) VISIT(AM_KERNEL_SORT_KEYS, op, t, AM_TYPE_INVALID);
     for (int op = AM_SORT_CLASS_PASS; op <= AM_SORT_CLASS_PASS + 1; op++) {
       VISIT(AM_KERNEL_SORT_COUNT, op, t, AM_TYPE_INVALID);
       VISIT(AM_KERNEL_SORT_SCATTER, op, t, AM_TYPE_INVALID);
@@ -145,8 +146,8 @@ static int each_key(key_fn fn, void *ctx) {
   for (int op = 0; op < 8; op++) {
     VISIT(AM_KERNEL_SORT_COUNT, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
     VISIT(AM_KERNEL_SORT_SCATTER, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
-    VISIT(AM_KERNEL_SORT_ONESWEEP, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
-    VISIT(AM_KERNEL_SORT_ONESWEEP, op | 8, AM_TYPE_INVALID, AM_TYPE_INVALID);
+    for (int flags = 0; flags < 32; flags += 8)
+      VISIT(AM_KERNEL_SORT_ONESWEEP, op | flags, AM_TYPE_INVALID, AM_TYPE_INVALID);
   }
   for (int op = 0; op <= AM_SORT_WIDEN; op++)
     VISIT(AM_KERNEL_SORT_SCAN, op, AM_TYPE_INVALID, AM_TYPE_INVALID);

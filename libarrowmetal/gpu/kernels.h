@@ -297,9 +297,10 @@ typedef enum am_kernel_kind {
    * digit totals per pass 0-8, zeroed per column), then 256 counts per block
    * of am_sort_blocks(n), digit-major. Rows (in1, out_valid) are u32;
    * n < 2^32 - 1.
-   *   SORT_KEYS:    op = descending | first << 1 | histograms << 2, t0 the
-   *                 column (in0, valid0, off0): out[i] = the order key of row
-   *                 in1[i] (first: row i, and out_valid[i] = i); header words
+   *   SORT_KEYS:    op = descending | first << 1 | histograms << 2 | no rows
+   *                 << 3, t0 the column (in0, valid0, off0): out[i] = the order
+   *                 key of row in1[i] (first: row i, and out_valid[i] = i
+   *                 unless no rows: the first pass's identity); header words
    *                 0-1 |= the numbers' keys, 2-3 |= their complements, 4 |= 1
    *                 for a NaN or null; with histograms, the digit totals of
    *                 every byte of the keys (passes 0 .. width - 1) += the
@@ -312,7 +313,9 @@ typedef enum am_kernel_kind {
    *                 AM_SORT_WIDEN: out (u64)[i] = in1 (u32)[i].
    *   SORT_SCATTER: op and t0 as SORT_COUNT: out_valid[place] = in1[i] and,
    *                 for a byte, out[place] = in0[i]; stable.
-   *   SORT_ONESWEEP: op = byte 0..7 | final << 3 (t0 AM_TYPE_INVALID), aux =
+   *   SORT_ONESWEEP: op = byte 0..7 | final << 3 | identity << 4 (t0
+   *                 AM_TYPE_INVALID; identity: the rows in are the positions,
+   *                 not read from in1), aux =
    *                 the parity of the pass (0 or 1): a byte pass in one launch, as SCATTER
    *                 with no COUNT and SCAN before it, n < 2^30 (CUDA only:
    *                 blocks wait on earlier blocks, which Metal does not

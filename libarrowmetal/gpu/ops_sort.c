@@ -85,22 +85,37 @@ static int sort_by(am_err *err, sort_state *s, const am_array *column, int desce
   const int64_t zeroed = AM_SORT_HEAD + (s->onesweep ? 256 * am_sort_tiles(s->n) : 0);
   int status = am_gpu_ops_zero(err, s->gpu, s->counts->data, zeroed * 4);
   if (status != AM_OK) return status;
-  /* the keys, and what varies among them */
+  /* the keys, and what varies among them. With ONESWEEP the first column's
+   * gather writes no rows: its first byte pass takes the positions as its
+   * rows (identity), which saves writing and reading 4 bytes a row. */
+  const int identity = first && s->onesweep;
   am_gpu_args gather = {0};
   am_gpu_ops_bind(&gather, 0, column);
   gather.in1 = first ? 0 : am_gpu_ops_address(s->rows[0]->data);
   gather.out = am_gpu_ops_address(s->keys[0]->data);
-  gather.out_valid = first ? am_gpu_ops_address(s->rows[0]->data) : 0;
+  gather.out_valid = first && !identity ? am_gpu_ops_address(s->rows[0]->data) : 0;
   gather.scratch = counts;
   gather.n = s->n;
-  am_kernel_key key = {AM_KERNEL_SORT_KEYS,
-                       (descending ? 1 : 0) | (first ? 2 : 0) | (s->onesweep ? 4 : 0), column->type,
-                       AM_TYPE_INVALID};
+  am_kernel_key key = {
+      AM_KERNEL_SORT_KEYS,
+      (descending ? 1 : 0) | (first ? 2 : 0) | (s->onesweep ? 4 : 0) | (identity ? 8 : 0),
+      column->type, AM_TYPE_INVALID};
   status = launch_all(err, s->gpu, &key, &gather, 1, 1);
   uint32_t head[5];
   if (status == AM_OK) status = read_words(err, s->gpu, head, counts, sizeof head);
   if (status != AM_OK) return status;
   const uint64_t varies = ((uint64_t)head[1] << 32 | head[0]) & ((uint64_t)head[3] << 32 | head[2]);
+  int first_byte = -1;
+  for (int byte = key_bytes(column->type) - 1; byte >= 0; byte--)
+    if ((varies >> (8 * byte)) & 0xff) first_byte = byte;
+  if (identity && first_byte < 0) {
+    /* No byte varies, so no pass takes the positions: the rows are written
+     * after all, by the gather again without its histograms (the same keys
+     * and header words). */
+    gather.out_valid = am_gpu_ops_address(s->rows[0]->data);
+    key.op = (descending ? 1 : 0) | 2;
+    if ((status = launch_all(err, s->gpu, &key, &gather, 1, 1)) != AM_OK) return status;
+  }
   /* the passes: at most 8 bytes and the class pass, three launches each
    * (SCAN's op is the pass, whose digit totals it reads), or one a byte
    * with ONESWEEP (aux: the parity of its status words) */
@@ -132,8 +147,10 @@ static int sort_by(am_err *err, sort_state *s, const am_array *column, int desce
     if (s->onesweep && !class_pass) {
       a.aux = parity;
       parity ^= 1;
-      keys[launches] = (am_kernel_key){AM_KERNEL_SORT_ONESWEEP, byte | (byte == final_byte ? 8 : 0),
-                                       AM_TYPE_INVALID, AM_TYPE_INVALID};
+      keys[launches] = (am_kernel_key){
+          AM_KERNEL_SORT_ONESWEEP,
+          byte | (byte == final_byte ? 8 : 0) | (identity && byte == first_byte ? 16 : 0),
+          AM_TYPE_INVALID, AM_TYPE_INVALID};
       args[launches++] = a;
       s->folded = byte == final_byte;
       swap(s->keys);

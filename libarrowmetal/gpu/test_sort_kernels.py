@@ -92,7 +92,9 @@ def gpu_sort(run, columns, descending, nulls_first, blocks_keys=None, onesweep=T
     n = len(columns[0])
     if n == 0:
         return [], 0
-    rows = [np.zeros(n, np.uint32), np.zeros(n, np.uint32)]
+    # garbage rows: the first pass of the onesweep path takes the positions
+    # (identity) and must not read them
+    rows = [np.full(n, 0xDEADBEEF, np.uint32), np.zeros(n, np.uint32)]
     keys = [np.zeros(n, np.uint64), np.zeros(n, np.uint64)]
     nb, tiles = sort_blocks(n), -(-n // ONESWEEP_SUB)
     # garbage where nothing may be read before it is written
@@ -106,14 +108,20 @@ def gpu_sort(run, columns, descending, nulls_first, blocks_keys=None, onesweep=T
         bind(args, 0, col)
         args.in1 = 0 if first else rows[0].ctypes.data
         args.out = keys[0].ctypes.data
-        args.out_valid = rows[0].ctypes.data if first else 0
+        identity = first and onesweep  # the gather writes no rows
+        args.out_valid = rows[0].ctypes.data if first and not identity else 0
         args.scratch = counts.ctypes.data
         name = f"am_sort_keys_{label(col.type)}{'_desc' if descending[k] else ''}"
         name += ("_first" if first else "") + ("_hist" if onesweep else "")
-        run(name, blocks_keys or -(-n // 1024), args)
+        run(name + ("_norows" if identity else ""), blocks_keys or -(-n // 1024), args)
         head = [int(x) for x in counts[:5]]
         varies = (head[1] << 32 | head[0]) & (head[3] << 32 | head[2])
         width = 1 if col.type == pa.bool_() else col.type.bit_width // 8
+        first_byte = min((b for b in range(width) if (varies >> (8 * b)) & 0xFF), default=-1)
+        if identity and first_byte < 0:  # no pass takes the positions: the gather writes them
+            args.out_valid = rows[0].ctypes.data
+            name = f"am_sort_keys_{label(col.type)}{'_desc' if descending[k] else ''}_first"
+            run(name, blocks_keys or -(-n // 1024), args)
         # the sort's last pass, a ONESWEEP, leaves the u64 rows in the keys' buffer
         final = -1
         if onesweep and k == 0 and head[4] == 0:
@@ -134,7 +142,9 @@ def gpu_sort(run, columns, descending, nulls_first, blocks_keys=None, onesweep=T
             passes += 1
             if onesweep and not is_class:
                 a.aux, parity = parity, parity ^ 1
-                run(f"am_sort_onesweep_byte{byte}{'_final' if byte == final else ''}", tiles, a)
+                name = f"am_sort_onesweep_byte{byte}{'_final' if byte == final else ''}"
+                name += "_identity" if identity and byte == first_byte else ""
+                run(name, tiles, a)
                 folded = byte == final
                 keys.reverse()
                 rows.reverse()
