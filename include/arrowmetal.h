@@ -1962,9 +1962,18 @@ int am_utf8_slice_codeunits(const am_array *array, int64_t start, int64_t stop, 
  * children, the property getters, am_slice, am_to_device (to the CPU),
  * am_take, am_filter, am_concat (one type, precision and scale),
  * am_drop_null, am_is (is_null, is_valid), am_fill_null, am_coalesce,
- * am_if_else (values of one type, precision and scale), am_full, am_count.
- * Every other call refuses them with AM_ETYPE; a GPU device refuses them
- * with AM_EUNSUPPORTED ("decimals are not yet on <device>").
+ * am_if_else (values of one type, precision and scale), am_full, am_count;
+ * am_compare / am_compare_scalar (at the common scale; a decimal or integer
+ * scalar), am_sum (decimal128(38, s) / decimal256(76, s), wrapping at the
+ * width as pyarrow), am_mean (the input's type, half away from zero),
+ * am_min, am_max, am_min_max and am_aggregate's SUM/MEAN/MIN/MAX, am_unique,
+ * am_value_counts, am_count_distinct, am_is_in / am_index_in (a decimal
+ * value set of any parameters), am_arith / am_arith_scalar and am_binary's
+ * add/subtract/multiply/divide_checked (Arrow's precision and scale rules;
+ * "Decimal precision out of range [1, 38]: 39", "Divide by zero").
+ * Every other call refuses them with AM_ETYPE (am_cast among them, for
+ * now); a GPU device refuses them with AM_EUNSUPPORTED ("decimals are not
+ * yet on <device>").
  *
  * A decimal scalar is an am_scalar of the decimal type whose `u64` is the
  * address of its 16 or 32 value bytes (borrowed for the call) and whose
