@@ -183,3 +183,108 @@ def test_stream_round_trip(dev):
     back = pa.RecordBatchReader._import_from_c(amabi.ptr(back_stream)).read_all()
     assert back.equals(table)
     assert [c.num_chunks for c in back.columns] == [3, 3, 3]
+
+
+def _host_table(dev, batches):
+    reader = pa.RecordBatchReader.from_batches(batches[0].schema, batches)
+    stream = ffi.new("struct ArrowArrayStream *")
+    reader._export_to_c(amabi.ptr(stream))
+    out = ffi.new("am_table **")
+    amabi.check("am_import_stream", lib.am_import_stream(stream, dev, out))
+    return out[0]
+
+
+def test_device_stream_round_trip(dev):
+    # am_export_device_stream gives each batch where it lives; am_import_device_stream
+    # reads them back, zero-copy, with the stream's device type on every batch
+    batches = [BATCH, BATCH.slice(2, 4), BATCH.slice(0, 0)]
+    t = _host_table(dev, batches)
+    stream = ffi.new("struct ArrowDeviceArrayStream *")
+    amabi.check("am_export_device_stream", lib.am_export_device_stream(t, stream))
+    lib.am_table_release(t)  # the stream holds its own references
+    backend = ffi.string(lib.am_device_backend(dev)).decode()
+    want = {
+        "cpu": lib.ARROW_DEVICE_CPU,
+        "cuda": lib.ARROW_DEVICE_CUDA,
+        "metal": lib.ARROW_DEVICE_METAL,
+    }
+    assert stream.device_type == want[backend]
+    out = ffi.new("am_table **")
+    amabi.check("am_import_device_stream", lib.am_import_device_stream(stream, dev, out))
+    assert stream.release == ffi.NULL
+    assert lib.am_table_num_batches(out[0]) == 3 and lib.am_table_num_rows(out[0]) == 10
+    back_stream = ffi.new("struct ArrowArrayStream *")
+    amabi.check("am_export_stream", lib.am_export_stream(out[0], back_stream))
+    lib.am_table_release(out[0])
+    back = pa.RecordBatchReader._import_from_c(amabi.ptr(back_stream)).read_all()
+    assert back.equals(pa.Table.from_batches(batches))
+
+
+def test_device_stream_end_repeats(dev):
+    t = _host_table(dev, [BATCH])
+    stream = ffi.new("struct ArrowDeviceArrayStream *")
+    amabi.check("am_export_device_stream", lib.am_export_device_stream(t, stream))
+    lib.am_table_release(t)
+    arr = ffi.new("struct ArrowDeviceArray *")
+    assert stream.get_next(stream, arr) == 0 and arr.array.release != ffi.NULL
+    arr.array.release(ffi.addressof(arr[0], "array"))
+    for _ in range(2):  # the end, as often as it is asked
+        assert stream.get_next(stream, arr) == 0 and arr.array.release == ffi.NULL
+    stream.release(stream)
+    assert stream.release == ffi.NULL
+
+
+class _Producer:
+    """An ArrowDeviceArrayStream written here: BATCH once, with `batch_type` as its
+    device type, in a stream of `stream_type`; or get_next failing with EIO."""
+
+    def __init__(self, stream_type, batch_type, fail=False):
+        self.counters, self.released = [], 0
+        self.stream = ffi.new("struct ArrowDeviceArrayStream *")
+        self.stream.device_type = stream_type
+
+        @ffi.callback("int(struct ArrowDeviceArrayStream *, struct ArrowSchema *)")
+        def get_schema(_, out):
+            BATCH.schema._export_to_c(amabi.ptr(out))
+            return 0
+
+        @ffi.callback("int(struct ArrowDeviceArrayStream *, struct ArrowDeviceArray *)")
+        def get_next(_, out):
+            if fail:
+                return 5
+            BATCH._export_to_c(amabi.ptr(ffi.addressof(out[0], "array")))
+            out.device_type, out.device_id, out.sync_event = batch_type, -1, ffi.NULL
+            self.counters.append(amabi.interpose(ffi.addressof(out[0], "array")))
+            return 0
+
+        @ffi.callback("char *(struct ArrowDeviceArrayStream *)")
+        def last_error(_):
+            return self.text
+
+        @ffi.callback("void(struct ArrowDeviceArrayStream *)")
+        def release(s):
+            self.released += 1
+            s.release = ffi.NULL
+
+        self.text = ffi.new("char[]", b"the producer broke")
+        self.callbacks = (get_schema, get_next, last_error, release)
+        self.stream.get_schema, self.stream.get_next = get_schema, get_next
+        self.stream.get_last_error, self.stream.release = last_error, release
+
+
+@pytest.mark.parametrize(
+    "fail,batch_type,code,words",
+    [
+        (False, 2, "AM_EINVAL", "batch 0: a batch of device type 2 in a stream of device type 1"),
+        (True, 1, "AM_EINVAL", "ArrowDeviceArrayStream.get_next failed (errno 5): the producer broke"),
+    ],
+)  # fmt: skip
+def test_device_stream_refusals(dev, fail, batch_type, code, words):
+    p = _Producer(lib.ARROW_DEVICE_CPU, batch_type, fail)
+    out = ffi.new("am_table **")
+    rc = lib.am_import_device_stream(p.stream, dev, out)
+    msg = amabi.last_error()
+    assert amabi.status_name(rc) == code, msg
+    assert amabi.names_function(msg, "am_import_device_stream") and words in msg, msg
+    assert p.released == 1  # the stream, exactly once
+    assert all(c.count == 1 for c in p.counters)  # and each batch it gave

@@ -1838,6 +1838,36 @@ void am_table_release(am_table *table);
  * the library's message. The stream's callbacks may be called from any
  * thread, one at a time (as the interface requires). */
 int am_export_stream(const am_table *table, struct ArrowArrayStream *out);
+
+/* ---- Arrow C device stream interface (CDeviceDataInterface.html) */
+#ifndef ARROW_C_DEVICE_STREAM_INTERFACE
+#define ARROW_C_DEVICE_STREAM_INTERFACE
+struct ArrowDeviceArrayStream {
+  ArrowDeviceType device_type;
+  int (*get_schema)(struct ArrowDeviceArrayStream *, struct ArrowSchema *out);
+  int (*get_next)(struct ArrowDeviceArrayStream *, struct ArrowDeviceArray *out);
+  const char *(*get_last_error)(struct ArrowDeviceArrayStream *);
+  void (*release)(struct ArrowDeviceArrayStream *);
+  void *private_data;
+};
+#endif /* ARROW_C_DEVICE_STREAM_INTERFACE */
+
+/* am_import_stream for an ArrowDeviceArrayStream: each batch imported as
+ * am_import_device imports it (device memory of `device`'s kind zero-copy,
+ * its sync event waited on; CPU memory as am_import; memory of another
+ * device AM_EUNSUPPORTED), onto `device` (NULL: the default device).
+ * Ownership, threads and errors as am_import_stream's; a batch whose
+ * device_type is not the stream's is AM_EINVAL ("batch 2: ..."). */
+int am_import_device_stream(struct ArrowDeviceArrayStream *stream, am_device *device,
+                            am_table **out);
+
+/* am_export_stream for an ArrowDeviceArrayStream: each batch exported as
+ * am_export_device exports it, where it lives (zero-copy; GPU batches stay
+ * in device memory). The stream's device_type is the batches' (the CPU's
+ * for a table of no batches); a table whose batches are on devices of
+ * different types is AM_EINVAL. Ownership and threads as
+ * am_export_stream's. */
+int am_export_device_stream(const am_table *table, struct ArrowDeviceArrayStream *out);
 /* ---- end of tables */
 
 /* ---- Strings and binary (issue #13; types AM_UTF8 ... AM_FIXED_SIZE_BINARY)

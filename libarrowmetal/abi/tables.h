@@ -51,4 +51,15 @@ int am_struct_schema(am_err *err, const am_array *array, struct ArrowSchema *out
  * the schema of a table with no batches. */
 int am_struct_empty(am_err *err, const struct ArrowSchema *schema, am_array **out);
 
+/* The table object (tables.c; its streams in stream_import.c and
+ * stream_export.c). */
+struct am_table {
+  am_array *like; /* a struct handle of the schema (rows irrelevant) */
+  int64_t n_batches;
+  am_array **batches; /* owned struct handles */
+};
+/* A table of `like`'s schema over `batches` (n of them): both moved in,
+ * freed on failure too. */
+int am_table_over(am_err *err, am_array *like, am_array **batches, int64_t n, am_table **out);
+
 #endif

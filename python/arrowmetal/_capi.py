@@ -26,6 +26,7 @@ __all__ = [
     "CAPSULE_MISMATCH",
     "NAME_ARRAY",
     "NAME_DEVICE_ARRAY",
+    "NAME_DEVICE_STREAM",
     "NAME_SCHEMA",
     "NAME_STREAM",
     "capsule_pointer",
@@ -184,6 +185,7 @@ NAME_SCHEMA = b"arrow_schema"
 NAME_ARRAY = b"arrow_array"
 NAME_DEVICE_ARRAY = b"arrow_device_array"
 NAME_STREAM = b"arrow_array_stream"
+NAME_DEVICE_STREAM = b"arrow_device_array_stream"
 
 if mode == "api":
     # The compiled helpers (see _build_ext) take the capsules' id()s -- the

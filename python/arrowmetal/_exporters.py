@@ -10,7 +10,15 @@ import ctypes
 import sys
 import threading
 
-from ._capi import NAME_ARRAY, NAME_DEVICE_ARRAY, NAME_SCHEMA, NAME_STREAM, ffi, lib
+from ._capi import (
+    NAME_ARRAY,
+    NAME_DEVICE_ARRAY,
+    NAME_DEVICE_STREAM,
+    NAME_SCHEMA,
+    NAME_STREAM,
+    ffi,
+    lib,
+)
 from ._devices import device_backend
 from ._errors import ArrowMetalInvalid, ArrowMetalUnsupported, error_from_status
 from ._types import ARRAY_INTERFACE_CODES, CTYPE_NAMES, ITEM_SIZES, KIND_FLOAT, KINDS, NUMPY_NAMES
@@ -171,17 +179,20 @@ def export_device_capsules(p):
     return _make_capsules((sch, darr), sch, ffi.addressof(darr[0], "array"), NAME_DEVICE_ARRAY)
 
 
-def export_stream_capsule(table):
+def export_stream_capsule(table, device=False):
     """An arrow_array_stream capsule of am_table `table` (am_export_stream),
-    released by sweep() as the array capsules are, unless a consumer took
-    the stream (release NULL)."""
+    or with `device` an arrow_device_array_stream one (am_export_device_stream:
+    the batches where they live), released by sweep() as the array capsules
+    are, unless a consumer took the stream (release NULL)."""
     sweep()
-    st = ffi.new("struct ArrowArrayStream *")
-    rc = lib.am_export_stream(table, st)
+    kind = "struct ArrowDeviceArrayStream *" if device else "struct ArrowArrayStream *"
+    st = ffi.new(kind)
+    rc = (lib.am_export_device_stream if device else lib.am_export_stream)(table, st)
     if rc:
         raise _error(rc)
     try:
-        cap = _PyCapsule_New(int(_cast(_T_UINTPTR, st)), NAME_STREAM, None)
+        name = NAME_DEVICE_STREAM if device else NAME_STREAM
+        cap = _PyCapsule_New(int(_cast(_T_UINTPTR, st)), name, None)
     except BaseException:
         release_struct(st)
         raise

@@ -24,7 +24,7 @@ from __future__ import annotations
 import sys
 
 from ._array import Array, wrap
-from ._capi import NAME_STREAM, capsule_pointer, ffi, lib
+from ._capi import NAME_DEVICE_STREAM, NAME_STREAM, capsule_pointer, ffi, lib
 from ._chunked import is_chunked
 from ._devices import device_name, device_ptr
 from ._errors import ArrowMetalInvalid, error_from_status
@@ -244,6 +244,22 @@ class Table:
             )
         return export_stream_capsule(self._ptr)
 
+    def __arrow_c_device_stream__(
+        self, requested_schema: object | None = None, **kwargs: object
+    ) -> object:
+        """An ``arrow_device_array_stream`` PyCapsule of the batches where they
+        live (am_export_device_stream: GPU batches stay in device memory).
+        Keyword arguments the protocol may add later are ignored."""
+        from ._exporters import export_stream_capsule
+
+        if requested_schema is not None and not self._matches(requested_schema):
+            raise ArrowMetalInvalid(
+                "am.Table.__arrow_c_device_stream__: casting to a requested schema is not "
+                "supported",
+                lib.AM_EINVAL,
+            )
+        return export_stream_capsule(self._ptr, device=True)
+
     def _matches(self, requested_schema: object) -> bool:
         import pyarrow as pa
 
@@ -349,27 +365,31 @@ def table_from_columns(names: list[str], columns: list[Any], num_rows: int | Non
 
 def table(obj: Any, device: DeviceLike | None = None) -> Table:
     """An am.Table of a pa.Table, pa.RecordBatch, polars DataFrame or any
-    ``__arrow_c_stream__`` producer of record batches (am_import_stream:
-    zero-copy on the CPU, batches kept), on `device` (None: the default
-    device; an am.Table given with no device stays where it is)."""
+    ``__arrow_c_device_stream__`` or ``__arrow_c_stream__`` producer of
+    record batches (am_import_device_stream, preferred: device batches
+    zero-copy; am_import_stream: zero-copy on the CPU; batches kept), on
+    `device` (None: the default device; an am.Table given with no device
+    stays where it is)."""
     if isinstance(obj, Table):
         return _moved(obj, device)
-    if not hasattr(obj, "__arrow_c_stream__") and not _is_record_batch(obj):
+    if hasattr(obj, "__arrow_c_device_stream__"):
+        cap, name, kind = obj.__arrow_c_device_stream__(), NAME_DEVICE_STREAM, "Device"
+    elif hasattr(obj, "__arrow_c_stream__") or _is_record_batch(obj):
+        cap, name, kind = _stream_capsule(obj), NAME_STREAM, ""
+    else:
         raise TypeError(
             "am.table: expected a pa.Table, a pa.RecordBatch, an am.Table or an object "
-            f"with __arrow_c_stream__, got {type(obj).__name__}"
+            f"with __arrow_c_device_stream__ or __arrow_c_stream__, got {type(obj).__name__}"
         )
-    cap = _stream_capsule(obj)
-    address = capsule_pointer(cap, NAME_STREAM)
+    address = capsule_pointer(cap, name)
     if not address:
-        raise ArrowMetalInvalid(
-            f"expected a PyCapsule named {NAME_STREAM.decode()!r}", lib.AM_EINVAL
-        )
-    st = ffi.cast("struct ArrowArrayStream *", address)
+        raise ArrowMetalInvalid(f"expected a PyCapsule named {name.decode()!r}", lib.AM_EINVAL)
+    st = ffi.cast(f"struct Arrow{kind}ArrayStream *", address)
     out = ffi.new("am_table **")
     # The stream is consumed (released) by the call whatever it answers;
     # the capsule's destructor then finds it released.
-    _check(lib.am_import_stream(st, device_ptr(device), out))
+    importer = lib.am_import_device_stream if kind else lib.am_import_stream
+    _check(importer(st, device_ptr(device), out))
     return Table._own(out[0])
 
 

@@ -451,6 +451,24 @@ def test_stream_import_export_round_trip():
     assert [c.count for c in stream.counters] == [1, 1]
 
 
+def test_device_stream_protocol_round_trip():
+    # am.Table.__arrow_c_device_stream__ (am_export_device_stream) read back by
+    # am.table, which prefers a producer's device stream (am_import_device_stream)
+    batches = [BATCH, BATCH.slice(1, 2)]
+    t = am.table(pa.Table.from_batches(batches))
+
+    class Producer:
+        def __arrow_c_device_stream__(self, requested_schema=None, **kwargs):
+            return t.__arrow_c_device_stream__(requested_schema, **kwargs)
+
+    back = am.table(Producer())
+    assert back.num_batches == 2 and back.to_pyarrow().equals(pa.Table.from_batches(batches))
+    column = back.to_pyarrow().column(0).chunk(0)
+    assert column.buffers()[1].address == BATCH.column(0).buffers()[1].address  # zero-copy
+    with pytest.raises(am.ArrowMetalInvalid, match="requested schema"):
+        t.__arrow_c_device_stream__(pa.schema([("x", pa.int8())]).__arrow_c_schema__())
+
+
 def test_stream_failing_midway_frees_batches_and_releases_once():
     stream = FailingStream(BATCH.schema, [BATCH, BATCH, BATCH], fail_after=2)
     out = ffi.new("am_table **")
