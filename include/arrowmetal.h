@@ -601,13 +601,20 @@ int am_arith_scalar(am_arith_op op, const am_array *left, const am_scalar *right
  *  - float -> integer with a fraction, NaN, an infinity or out of range, and
  *    integer -> float beyond +-2^53 (float64) or +-2^24 (float32):
  *    allow_float_truncate (truncates toward zero, rounds to nearest).
+ *  - decimal -> decimal or integer losing fraction digits, or decimal ->
+ *    decimal beyond the target's precision: allow_decimal_truncate
+ *    (truncates toward zero; keeps what the width holds);
+ *  - decimal -> integer out of range: allow_int_overflow (the low bits);
+ *  - float -> decimal of NaN, an infinity or beyond the precision:
+ *    allow_float_truncate (gives 0).
  * float64 -> float32 and conversions from and to bool are never checked, as in
- * pyarrow. pyarrow's other fields (time, decimal, utf8) concern conversions
- * am_cast does not make. */
+ * pyarrow. pyarrow's other fields (time, utf8) concern conversions am_cast
+ * does not make. */
 typedef enum am_cast_flag {
   AM_CAST_SAFE = 1,
   AM_CAST_ALLOW_INT_OVERFLOW = 2,
-  AM_CAST_ALLOW_FLOAT_TRUNCATE = 4
+  AM_CAST_ALLOW_FLOAT_TRUNCATE = 4,
+  AM_CAST_ALLOW_DECIMAL_TRUNCATE = 8
 } am_cast_flag;
 
 /* Conversion to `to` under `flags` (am_cast_flag bits; others are AM_EINVAL).
@@ -621,9 +628,30 @@ typedef enum am_cast_flag {
  * cast to string and large_string (decimal, "true"/"false"; on the host: a
  * GPU array's is AM_EUNSUPPORTED, strings are not on GPUs yet). Floats and
  * temporal types to and from strings, and casts to binary, are AM_ETYPE.
+ * Decimals cast to the integer and float types here, to decimals by
+ * am_cast_decimal (am_cast to a decimal type is AM_EINVAL: it has no
+ * precision and scale).
  * Divergence: an unchecked float outside the target integer's range gives an
  * unspecified value (pyarrow gives whatever the CPU instruction does). */
 int am_cast(const am_array *array, am_type to, int flags, am_array **out);
+
+/* am_cast to decimal `to` (AM_DECIMAL128 / AM_DECIMAL256) of `precision`
+ * and `scale`, from a decimal (any width and parameters), integer or float
+ * array on the host, with pyarrow's rules and words (AM_EINVAL):
+ * "Rescaling Decimal value would cause data loss", "Decimal value does not
+ * fit in precision 5", "Cannot convert nan to Decimal128", "Cannot convert
+ * 1e+10 to Decimal128(precision = 5, scale = 2): overflow", and, for an
+ * integer type whose digits plus the scale pass the precision (whatever the
+ * flags), "Precision is not great enough for the result. It should be at
+ * least 12"; a negative scale from integers "Scale must be non-negative".
+ * The digits are Arrow C++'s, which are not always the nearest: a float
+ * at a scale near the width's digits may end one unit off (1/3 to
+ * decimal128(38, 37) ends ...9930, the nearest being ...9929), and a checked
+ * scale-up that wraps the width without changing sign passes, as in
+ * pyarrow. Other types are AM_ETYPE ("Unsupported cast from bool to
+ * decimal128(5, 2)"); a GPU array AM_EUNSUPPORTED. */
+int am_cast_decimal(const am_array *array, am_type to, int32_t precision, int32_t scale,
+                    int flags, am_array **out);
 
 /* Boolean logic on AM_BOOL arrays; null if either input is null (pyarrow's
  * and_, or_, not Kleene logic). The same as am_logic with AM_LOGIC_AND,
@@ -1726,10 +1754,13 @@ int am_temporal_field(am_temporal_field_op op, const am_array *array, int week_s
  *    Each child handle therefore has the struct's length.
  *  - Field names (the child schemas' names; "" for NULL) and nullability
  *    (ARROW_FLAG_NULLABLE) come from the schema.
- *  - A struct with null rows of its own (a validity bitmap with nulls, at
- *    any depth) is AM_EUNSUPPORTED: a record batch has none, and a null row
- *    would leave its children's values standing as valid. A bitmap with no
- *    nulls (null_count 0, or -1 and none counted on the host) is ignored.
+ *  - A struct's null rows of its own (a validity bitmap with nulls, at any
+ *    depth), onto the CPU: the struct keeps them (am_null_count, export)
+ *    and every field, at every depth, takes them as its own, as pyarrow's
+ *    StructArray.flatten gives the fields (a field is null where its row
+ *    is). Onto a GPU, or from device memory, they are AM_EUNSUPPORTED. A
+ *    bitmap with no nulls (null_count 0, or -1 and none counted on the
+ *    host) is ignored.
  *  - A field of an unsupported type is AM_ETYPE naming the field ("field
  *    'x': unsupported format 'u'"); every field is checked before any is
  *    imported. n_buffers must be 1 and n_children must match the schema's.
@@ -2000,10 +2031,11 @@ int am_utf8_slice_codeunits(const am_array *array, int64_t start, int64_t stop, 
  * am_value_counts, am_count_distinct, am_is_in / am_index_in (a decimal
  * value set of any parameters), am_arith / am_arith_scalar and am_binary's
  * add/subtract/multiply/divide_checked (Arrow's precision and scale rules;
- * "Decimal precision out of range [1, 38]: 39", "Divide by zero").
- * Every other call refuses them with AM_ETYPE (am_cast among them, for
- * now); a GPU device refuses them with AM_EUNSUPPORTED ("decimals are not
- * yet on <device>").
+ * "Decimal precision out of range [1, 38]: 39", "Divide by zero"); am_cast
+ * to integers and floats and am_cast_decimal (to decimals, from decimals,
+ * integers and floats).
+ * Every other call refuses them with AM_ETYPE; a GPU device refuses them
+ * with AM_EUNSUPPORTED ("decimals are not yet on <device>").
  *
  * A decimal scalar is an am_scalar of the decimal type whose `u64` is the
  * address of its 16 or 32 value bytes (borrowed for the call) and whose

@@ -7,6 +7,7 @@
 #include "dictionary.h"
 #include "route.h"
 #include "string_calls.h"
+#include "tables.h"
 
 AM_EXPORT void am_release(am_array *array) { am_array_free(array); }
 
@@ -42,7 +43,7 @@ AM_EXPORT int64_t am_length(const am_array *array) {
 
 AM_EXPORT int64_t am_null_count(const am_array *array) {
   if (!array) return -1;
-  if (array->type == AM_STRUCT) return 0; /* struct imports with null rows are refused */
+  if (array->type == AM_STRUCT) return am_struct_null_count(array);
   am_err err;
   am_err_init(&err, "am_null_count");
   int64_t count = -1;

@@ -9,7 +9,8 @@
 
 typedef struct struct_export {
   int64_t count;
-  const void *buffers[1]; /* no validity: a struct handle has no null rows */
+  const void *buffers[1]; /* the struct's own validity (at bit 0), or NULL */
+  am_buffer *validity;    /* its owner, held while the export lives */
   struct ArrowArray **pointers;
   struct ArrowArray *children;
 } struct_export;
@@ -33,6 +34,7 @@ static struct_export *export_alloc(int64_t count) {
 static void export_free(struct_export *state) {
   for (int64_t i = 0; i < state->count; i++)
     if (state->children[i].release) state->children[i].release(&state->children[i]);
+  am_buffer_release(state->validity);
   free(state->pointers);
   free(state->children);
   free(state);
@@ -45,8 +47,10 @@ static void release_struct_export(struct ArrowArray *array) {
 
 static void fill_parent(const am_array *array, struct_export *state, struct ArrowArray *out) {
   memset(out, 0, sizeof *out);
+  state->buffers[0] = array->validity;
+  state->validity = am_buffer_retain(array->validity_buf);
   out->length = array->length;
-  out->null_count = 0;
+  out->null_count = am_struct_null_count(array);
   out->offset = 0;
   out->n_buffers = 1;
   out->buffers = state->buffers;

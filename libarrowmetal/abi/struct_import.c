@@ -85,8 +85,9 @@ static int has_zero_bit(const uint8_t *bitmap, int64_t offset, int64_t length) {
   return 0;
 }
 
-/* The struct's own checks: ranges (as import.c's), buffers, its nulls, its children's
- * lengths. `host` says whether a bitmap may be read here. */
+/* The struct's own checks: ranges (as import.c's), buffers, its nulls (in
+ * host memory only), its children's lengths. `host` says whether a bitmap
+ * may be read here. */
 static int check_struct_array(am_err *err, const struct ArrowSchema *schema,
                               const struct ArrowArray *a, int host) {
   int status = am_check_array_extent(err, a);
@@ -101,14 +102,11 @@ static int check_struct_array(am_err *err, const struct ArrowSchema *schema,
                    (long long)schema->n_children, (long long)a->n_children);
   if (a->n_children > 0 && !a->children) return am_fail(err, AM_EINVAL, "array children is NULL");
   const uint8_t *validity = a->buffers[0];
-  if (validity && a->null_count != 0 && a->length > 0) {
-    int nulls = a->null_count > 0 || !host || has_zero_bit(validity, a->offset, a->length);
-    if (nulls)
-      return am_fail(err, AM_EUNSUPPORTED,
-                     "a struct array with null rows of its own is not supported (null_count "
-                     "%lld); a record batch has none",
-                     (long long)a->null_count);
-  }
+  if (!host && validity && a->null_count != 0 && a->length > 0)
+    return am_fail(err, AM_EUNSUPPORTED,
+                   "a struct array with null rows of its own in device memory is not supported "
+                   "(null_count %lld); on the host it is",
+                   (long long)a->null_count);
   for (int64_t i = 0; i < a->n_children; i++) {
     const struct ArrowArray *child = a->children[i];
     const char *name = field_name(schema->children[i]);
@@ -192,17 +190,32 @@ int am_import_struct(am_err *err, const struct ArrowSchema *schema, struct Arrow
   box->parent = *array;
   array->release = NULL;
   int64_t length = box->parent.length;
-  am_struct_fields *fields = am_struct_fields_alloc(box->parent.n_children);
-  if (!fields) status = am_fail(err, AM_ENOMEM, "out of memory");
+  /* The struct's own null rows (host memory): taken while the box is held. */
+  const uint8_t *validity = box->parent.buffers[0];
+  const int nulls = validity && box->parent.null_count != 0 && length > 0 &&
+                    has_zero_bit(validity, box->parent.offset, length);
+  if (nulls && device->backend->device_type != ARROW_DEVICE_CPU)
+    status = am_fail(err, AM_EUNSUPPORTED,
+                     "a struct array with null rows of its own is not supported on %s (null_count "
+                     "%lld); on the CPU it is",
+                     device->name, (long long)box->parent.null_count);
+  am_struct_fields *fields =
+      status == AM_OK ? am_struct_fields_alloc(box->parent.n_children) : NULL;
+  if (status == AM_OK && !fields) status = am_fail(err, AM_ENOMEM, "out of memory");
   if (status == AM_OK) status = import_children(err, schema, box, meta, device, fields);
+  am_array *result = NULL;
+  if (status != AM_OK)
+    am_struct_fields_free(fields);
+  else if (!(result = am_struct_array_make(device, length, fields))) /* frees fields */
+    status = am_fail(err, AM_ENOMEM, "out of memory");
+  if (status == AM_OK && nulls)
+    status = am_struct_take_nulls(err, result, validity, box->parent.offset);
   /* The children hold the box now (or, on failure, have let it go). */
   box_release(box);
   if (status != AM_OK) {
-    am_struct_fields_free(fields);
+    am_array_free(result);
     return status;
   }
-  am_array *result = am_struct_array_make(device, length, fields);
-  if (!result) return am_fail(err, AM_ENOMEM, "out of memory");
   *out = result;
   return AM_OK;
 }

@@ -47,6 +47,13 @@ int am_export_struct(am_err *err, const am_array *array, struct ArrowArray *out)
 int am_export_struct_device(am_err *err, const am_array *array, struct ArrowDeviceArray *out);
 int am_struct_schema(am_err *err, const am_array *array, struct ArrowSchema *out);
 
+/* Gives struct handle `array` (on the host) the null rows of `validity`
+ * from bit `offset` (copied), and every field, at every depth, those nulls
+ * as its own (struct_nulls.c). */
+int am_struct_take_nulls(am_err *err, am_array *array, const uint8_t *validity, int64_t offset);
+/* A struct handle's null rows (0 without a validity of its own). */
+int64_t am_struct_null_count(const am_array *array);
+
 /* An empty struct handle of `schema`'s fields on the host (zero rows), for
  * the schema of a table with no batches. */
 int am_struct_empty(am_err *err, const struct ArrowSchema *schema, am_array **out);

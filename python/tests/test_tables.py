@@ -196,12 +196,18 @@ def test_nested_struct_without_nulls():
     assert counter.count == 1
 
 
-def test_struct_with_null_rows_is_unsupported():
+def test_struct_with_null_rows_round_trips():
     arr = pa.StructArray.from_arrays(
         [pa.array([1, 2, 3])], names=["x"], mask=pa.array([False, True, False])
     )
-    rc, _h, counter, msg = import_struct(arr)
-    assert rc == lib.AM_EUNSUPPORTED and "null rows" in msg
+    rc, h, counter, msg = import_struct(arr)
+    assert rc == 0, msg
+    assert lib.am_null_count(h) == 1
+    schema, array = ffi.new("struct ArrowSchema *"), ffi.new("struct ArrowArray *")
+    assert lib.am_export(h, schema, array) == 0, _error()
+    assert pa.Array._import_from_c(_addr(array), _addr(schema)).equals(arr)
+    lib.am_release(h)
+    gc.collect()
     assert counter.count == 1
 
 
