@@ -58,7 +58,7 @@ static int select_k(am_err *err, const am_array *const *keys, int64_t n_keys, co
   AM_REQUIRE(out, "out");
   int status;
   if ((status = am_check_null_placements(err, null_placement, n_keys)) != AM_OK) return status;
-  if ((status = am_check_sort_keys(err, keys, n_keys, NULL)) != AM_OK) return status;
+  if ((status = am_check_sort_keys(err, keys, n_keys, NULL, 0)) != AM_OK) return status;
   int *flags = am_sort_key_flags(n_keys, descending, null_placement);
   if (!flags) return am_fail(err, AM_ENOMEM, "out of memory");
   call c = {.what = SELECT_K,
@@ -90,7 +90,7 @@ static int check_one_key(am_err *err, const am_array *array, int null_placement,
   AM_REQUIRE(array, "array");
   AM_REQUIRE(out, "out");
   int status = am_check_null_placement(err, "null_placement", null_placement);
-  return status == AM_OK ? am_check_sort_keys(err, &array, 1, NULL) : status;
+  return status == AM_OK ? am_check_sort_keys(err, &array, 1, NULL, 0) : status;
 }
 
 static int rank(am_err *err, const am_array *array, int descending, int null_placement, int how,

@@ -32,7 +32,7 @@ static int sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys
   AM_REQUIRE(out, "out");
   int status;
   if ((status = am_check_null_placements(err, null_placement, n_keys)) != AM_OK) return status;
-  if ((status = am_check_sort_keys(err, keys, n_keys, "sort_indices")) != AM_OK) return status;
+  if ((status = am_check_sort_keys(err, keys, n_keys, "sort_indices", 1)) != AM_OK) return status;
   /* the backends' flags: descending (NULL: every key ascending) and nulls
    * first, per key */
   int *flags = am_sort_key_flags(n_keys, descending, null_placement);

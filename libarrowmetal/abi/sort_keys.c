@@ -22,11 +22,14 @@ int am_check_null_placements(am_err *err, const int *null_placement, int64_t n_k
   return AM_OK;
 }
 
-int am_check_sort_keys(am_err *err, const am_array *const *keys, int64_t n_keys, const char *who) {
+int am_check_sort_keys(am_err *err, const am_array *const *keys, int64_t n_keys, const char *who,
+                       int strings) {
   int status;
   for (int64_t i = 0; i < n_keys; i++) {
     if (!keys[i]) return am_fail(err, AM_EINVAL, "key %lld is NULL", (long long)i);
-    if ((status = am_settle(err, keys[i])) != AM_OK) return status;
+    /* a string key is a host array, never pending: settling would refuse it */
+    const int string_key = strings && am_type_is_binary(keys[i]->type);
+    if (!string_key && (status = am_settle(err, keys[i])) != AM_OK) return status;
     if (keys[i]->length != keys[0]->length)
       return am_fail(err, AM_EINVAL,
                      "key %lld has %lld rows, key 0 has %lld: sort keys must have equal lengths",

@@ -17,8 +17,11 @@ int am_check_null_placements(am_err *err, const int *null_placement, int64_t n_k
 
 /* Settles and checks the keys: non-NULL, one length, a type with kernels.
  * `who`, when not NULL, names the call in the message of a type without a
- * kernel ("key 1: sort_indices has no kernel for its type (...)"). */
-int am_check_sort_keys(am_err *err, const am_array *const *keys, int64_t n_keys, const char *who);
+ * kernel ("key 1: sort_indices has no kernel for its type (...)").
+ * `strings`: string and binary keys pass (the call's kernels sort them);
+ * else they are refused (AM_ETYPE, am_settle's words). */
+int am_check_sort_keys(am_err *err, const am_array *const *keys, int64_t n_keys, const char *who,
+                       int strings);
 
 /* The backends' flags of n_keys keys in one allocation (free() it):
  * [0, n_keys) descending (`descending` NULL: every key ascending), then

@@ -194,6 +194,11 @@ int am_cpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys
  * done, 0 declined (not an integer key, or too wide a range: the radix sort
  * runs), -1 out of memory. */
 int am_cpu_counting_sort(const am_array *a, int descending, int nulls_first, uint64_t *idx);
+/* sort_strings.c: stably reorders the rows idx[0, n) by string or binary
+ * array a's values (pyarrow's order: bytewise, a prefix first; nulls first
+ * or last); 0 done, -1 out of memory. */
+int am_cpu_sort_strings(const am_array *a, int descending, int nulls_first, uint64_t *idx,
+                        int64_t n);
 /* rank.c: core/backend.h's select_k, rank, partition_nth. */
 int am_cpu_select_k(am_err *err, const am_array *const *keys, int64_t n_keys, const int *descending,
                     const int *nulls_first, int64_t k, am_array **out);

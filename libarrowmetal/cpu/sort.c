@@ -24,7 +24,8 @@
  * last index buffer is the result's own.
  *
  * One integer key whose numbers span a small range takes a counting sort
- * instead (sort_counting.c). */
+ * instead (sort_counting.c); a string or binary key is a stable MSD pass
+ * of the permutation of its own (sort_strings.c). */
 #include <math.h>
 #include <string.h>
 
@@ -251,6 +252,13 @@ int am_cpu_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys
   s.count = count;
   for (int64_t i = 0; i < n; i++) s.idx[i] = (uint64_t)i;
   for (int64_t k = n_keys - 1; k >= 0; k--) {
+    if (am_type_is_binary(keys[k]->type)) { /* no order-preserving word: sort_strings.c */
+      if (am_cpu_sort_strings(keys[k], descending[k] != 0, nulls_first[k] != 0, s.idx, n) != 0) {
+        status = am_fail(err, AM_ENOMEM, "out of memory sorting %lld rows", (long long)n);
+        goto done;
+      }
+      continue;
+    }
     s.array = keys[k];
     s.width = key_width(keys[k]->type);
     s.descending = descending[k] != 0;
