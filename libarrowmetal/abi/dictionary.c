@@ -108,8 +108,24 @@ int am_dictionary_filter(am_err *err, const am_array *array, const am_array *mas
   return on_indices(err, filter_call, array, mask, nulls, out);
 }
 
+/* pyarrow's drop_null of an array whose every index is null (one at least)
+ * is an empty array of the type, whose dictionary is empty too. */
 int am_dictionary_drop_null(am_err *err, const am_array *array, am_array **out) {
-  return on_indices(err, drop_null_call, array, NULL, 0, out);
+  int64_t nulls = 0;
+  int status = am_count_nulls(err, array, &nulls);
+  if (status == AM_OK) status = on_indices(err, drop_null_call, array, NULL, 0, out);
+  if (status != AM_OK || nulls == 0 || nulls < array->length) return status;
+  am_array *empty = am_array_share((*out)->dictionary);
+  if (!empty) {
+    am_array_free(*out);
+    *out = NULL;
+    return am_fail(err, AM_ENOMEM, "out of memory");
+  }
+  empty->length = 0;
+  atomic_store(&empty->null_count, 0);
+  am_array_free((*out)->dictionary);
+  (*out)->dictionary = empty;
+  return AM_OK;
 }
 
 int am_dictionary_unique(am_err *err, const am_array *array, am_array **out) {

@@ -13,7 +13,8 @@
 #include "core/string_array.h"
 #include "dictionary.h"
 
-/* Dictionary arrays of one type: the indices' and the values'. */
+/* Dictionary arrays of one type: the indices', the values' and the ordered
+ * flag (pyarrow's types differ by it). */
 static int check_arrays(am_err *err, const am_array *const *arrays, int64_t count) {
   AM_REQUIRE(arrays, "arrays");
   if (count < 1)
@@ -25,7 +26,8 @@ static int check_arrays(am_err *err, const am_array *const *arrays, int64_t coun
       return am_fail(err, AM_ETYPE, "arrays[%lld] is not a dictionary array", (long long)i);
     if (a->type != first->type || a->dictionary->type != first->dictionary->type ||
         a->dictionary->byte_width != first->dictionary->byte_width ||
-        a->dictionary->timezone != first->dictionary->timezone) {
+        a->dictionary->timezone != first->dictionary->timezone ||
+        a->dictionary_ordered != first->dictionary_ordered) {
       char one[128], other[128];
       am_dictionary_type_name(a, one, sizeof one);
       am_dictionary_type_name(first, other, sizeof other);
