@@ -442,11 +442,26 @@ def to_pyarrow(m):
 
 
 def build_input(inp):
-    """pyarrow value of an input: a sliced array, or a pyarrow scalar for {"scalar": ...}."""
+    """pyarrow value of an input: a sliced array, a pyarrow scalar for {"scalar": ...}, or
+    a dictionary array for an array input with a "dictionary" (below)."""
     if "scalar" in inp:
         s = inp["scalar"]
         return pa.scalar(decode_value(s["type"], s["value"]), PA_TYPE[s["type"]])
+    if "dictionary" in inp:
+        return dictionary_array(inp)
     return to_pyarrow(materialize(inp))
+
+
+def dictionary_array(inp):
+    """The dictionary array of an array input with a "dictionary": the input itself (its
+    "type" an integer type, its values, offset and nulls) holds the indices, "dictionary"
+    is an array input of the values (its own offset and nulls), "ordered" (default false)
+    Arrow's ordered flag. The indices are not checked against the dictionary (the cases
+    of out-of-range indices are the importer's to refuse)."""
+    indices = to_pyarrow(materialize(inp))
+    dictionary = to_pyarrow(materialize(inp["dictionary"]))
+    ordered = bool(inp.get("ordered", False))
+    return pa.DictionaryArray.from_arrays(indices, dictionary, ordered=ordered, safe=False)
 
 
 def input_values(inp):

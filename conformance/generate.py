@@ -24,6 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import casefmt as cf
 import cumulative  # cumulative functions
+import dictionary_cases
 import functions
 import gen_aggregates
 import groupby_cases
@@ -119,6 +120,8 @@ FILES.update({name: rank_cases.FILE for name in rank_cases.OPS})
 # Temporal types: conformance/temporal_cases.py (every case with a temporal input).
 FILES.update({name: temporal_cases.FILE for name in temporal_cases.OPS})
 FILES.update({name: string_cases.FILE for name in string_cases.FUNCTIONS})  # string functions
+# Dictionary arrays: conformance/dictionary_cases.py (every case with a dictionary input).
+FILES.update({name: dictionary_cases.FILE for name in dictionary_cases.OPS})
 
 
 # ---- pyarrow evaluation and error mapping -------------------------------------------------
@@ -129,7 +132,7 @@ def map_error(exc):
     msg = str(exc)
     # The families whose cases live in their own modules map their own errors first.
     for family in (null_handling, hash_cases, rounding, quantile_cases, sort_cases, rank_cases,
-                   join_cases, temporal_cases):  # fmt: skip
+                   join_cases, temporal_cases, dictionary_cases):  # fmt: skip
         status = family.map_error(exc)
         if status:
             return status
@@ -218,6 +221,8 @@ def evaluate(op, params, args):
         return temporal_cases.evaluate(op, params, args)
     if op in string_cases.FUNCTIONS:
         return string_cases.evaluate(op, params, args)
+    if op in dictionary_cases.OPS:
+        return dictionary_cases.evaluate(op, params, args)
     raise AssertionError(op)
 
 
@@ -236,7 +241,9 @@ def expectation(case):
         exp = rank_cases.expected(case, args, result)
         if exp is not None:
             return exp, result
-    fields = hash_cases.expected(sys.modules[__name__], case["op"], result)
+    fields = dictionary_cases.expected(sys.modules[__name__], result)  # dictionary results
+    if fields is None:
+        fields = hash_cases.expected(sys.modules[__name__], case["op"], result)
     if fields is not None:  # value_counts, dictionary_encode, mode: two arrays
         return fields, result
     t = cf.type_name(result.type)
@@ -1653,7 +1660,8 @@ def write(out_dir):
     same cases give the same bytes."""
     files = OrderedDict()
     for case in CASES.values():
-        name = temporal_cases.file_of(case) or string_cases.file_of(case) or FILES[case["op"]]
+        name = (dictionary_cases.file_of(case) or temporal_cases.file_of(case)
+                or string_cases.file_of(case) or FILES[case["op"]])  # fmt: skip
         files.setdefault(name, []).append(case)
     os.makedirs(out_dir, exist_ok=True)
     for name in os.listdir(out_dir):
@@ -1715,10 +1723,11 @@ def update_readme(path):
     # the others, in this order.
     families = (null_handling, hash_cases, rounding, quantile_cases, cumulative, sort_cases)
     for family in families + (rank_cases, groupby_cases, join_cases, temporal_cases,
-                              string_cases):  # fmt: skip
+                              string_cases, dictionary_cases):  # fmt: skip
         subject = getattr(family, "subject_type", lambda case: case["inputs"][0]["type"])
-        rows = [r for r in rows if r.split("|")[1].strip() not in family.OPS]
-        rows += cf.matrix_rows(CASES, family.OPS, subject)
+        ops = getattr(family, "FUNCTIONS", family.OPS)  # strings: utf8_slice_codeunits too
+        rows = [r for r in rows if r.split("|")[1].strip() not in ops]
+        rows += cf.matrix_rows(CASES, ops, subject)
     text = _replace_block(text, "matrix", rows)
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
@@ -1896,6 +1905,7 @@ def main():
     rank_cases.gen(sys.modules[__name__])
     temporal_cases.gen(sys.modules[__name__])
     string_cases.gen(sys.modules[__name__])  # strings and binary (issue #13)
+    dictionary_cases.gen(sys.modules[__name__])  # dictionary arrays (issue #13)
     write(args.out)
     write_ipc.write(args.out, write_ipc.DEFAULT_OUT)  # the same cases in Arrow IPC
     update_readme(os.path.join(HERE, "README.md"))

@@ -7,6 +7,7 @@ import os
 import amabi
 import casefmt as cf
 import cumulative
+import dictionary_cases
 import functions
 import groupby_cases
 import hash_cases
@@ -79,6 +80,8 @@ def call_aggregate(case, arrays, scalars):
 def call(case, arrays, scalars):
     """Makes the case's call; returns (function name, status, output)."""
     op, p = case["op"], case["params"]
+    if dictionary_cases.routes(case):  # dictionary results, and the family's own ops
+        return dictionary_cases.call(case, arrays, scalars)
     if op in hash_cases.OPS:  # hash-based functions
         return hash_cases.call(case, arrays)
     if op in functions.AGGREGATE:

@@ -8,6 +8,7 @@ import re
 
 import casefmt as cf
 import cumulative
+import dictionary_cases
 import functions
 import groupby_cases
 import hash_cases
@@ -38,6 +39,7 @@ OPS += groupby_cases.OPS
 OPS += join_cases.OPS
 OPS += temporal_cases.OPS
 OPS += string_cases.FUNCTIONS  # string functions (issue #13)
+OPS += dictionary_cases.OPS  # dictionary arrays (issue #13)
 LENGTHS = [0, 1, 7, 63, 64, 65, 1000, 100003]
 OFFSETS = [0, 1, 7, 63]
 
