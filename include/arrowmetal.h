@@ -606,7 +606,7 @@ int am_arith_scalar(am_arith_op op, const am_array *left, const am_scalar *right
  *    (truncates toward zero; keeps what the width holds);
  *  - decimal -> integer out of range: allow_int_overflow (the low bits);
  *  - float -> decimal of NaN, an infinity or beyond the precision:
- *    allow_float_truncate (gives 0).
+ *    allow_decimal_truncate, as in pyarrow (gives 0).
  * float64 -> float32 and conversions from and to bool are never checked, as in
  * pyarrow. pyarrow's other fields (time, utf8) concern conversions am_cast
  * does not make. */
@@ -650,8 +650,8 @@ int am_cast(const am_array *array, am_type to, int flags, am_array **out);
  * scale-up that wraps the width without changing sign passes, as in
  * pyarrow. Other types are AM_ETYPE ("Unsupported cast from bool to
  * decimal128(5, 2)"); a GPU array AM_EUNSUPPORTED. */
-int am_cast_decimal(const am_array *array, am_type to, int32_t precision, int32_t scale,
-                    int flags, am_array **out);
+int am_cast_decimal(const am_array *array, am_type to, int32_t precision, int32_t scale, int flags,
+                    am_array **out);
 
 /* Boolean logic on AM_BOOL arrays; null if either input is null (pyarrow's
  * and_, or_, not Kleene logic). The same as am_logic with AM_LOGIC_AND,

@@ -47,6 +47,9 @@ typedef struct am_decimal_param {
  * (pyarrow's "Decimals with negative scales not supported"). */
 int am_decimal_operand(am_err *err, const am_array *array, const am_scalar *scalar,
                        am_decimal_param *out);
+/* The digits of an integer type's widest value (int8 3 ... uint64 20), the
+ * precision pyarrow gives it as a decimal of scale 0. */
+int am_decimal_integer_digits(am_type integer);
 /* A decimal type of `precision` digits: AM_EINVAL in pyarrow's words when
  * the width does not hold them ("Decimal precision out of range [1, 38]"). */
 int am_decimal_make_param(am_err *err, am_type type, int precision, int32_t scale,
@@ -82,6 +85,12 @@ static inline int am_decimal_inputs(const am_array *left, const am_array *right,
   return (left && am_type_is_decimal(left->type)) || (right && am_type_is_decimal(right->type)) ||
          (!right && scalar && am_type_is_decimal((am_type)scalar->type));
 }
+/* am_cast / am_cast_decimal with a decimal on either side (decimal_cast.c):
+ * decimal -> decimal, integer or float; integer or float -> decimal (`to`'s
+ * precision and scale read only for a decimal target). Other pairs are
+ * AM_ETYPE in pyarrow's words ("Unsupported cast from ..."). */
+int am_decimal_cast(am_err *err, const am_array *array, am_decimal_param to, int flags,
+                    am_array **out);
 /* am_aggregate_op SUM, MEAN, MIN, MAX, MIN_MAX (b: the max) of a decimal
  * array; the others AM_ETYPE in pyarrow's words. */
 int am_decimal_aggregate(am_err *err, int op, const am_array *array,

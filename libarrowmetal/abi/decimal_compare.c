@@ -28,10 +28,7 @@ int am_decimal_operand(am_err *err, const am_array *array, const am_scalar *scal
                      (int)out->precision);
   } else if (am_type_is_integer((am_type)scalar->type)) {
     /* pyarrow casts an integer to the decimal of its type's digits */
-    static const int digits[] = {[AM_INT8] = 3,    [AM_INT16] = 5,  [AM_INT32] = 10,
-                                 [AM_INT64] = 19,  [AM_UINT8] = 3,  [AM_UINT16] = 5,
-                                 [AM_UINT32] = 10, [AM_UINT64] = 20};
-    *out = (am_decimal_param){AM_DECIMAL128, digits[scalar->type], 0};
+    *out = (am_decimal_param){AM_DECIMAL128, am_decimal_integer_digits((am_type)scalar->type), 0};
   } else {
     return am_fail(err, AM_ETYPE, "a %s scalar does not go with decimals here",
                    am_type_name((am_type)scalar->type));
@@ -39,6 +36,12 @@ int am_decimal_operand(am_err *err, const am_array *array, const am_scalar *scal
   if (out->scale < 0)
     return am_fail(err, AM_EUNSUPPORTED, "Decimals with negative scales not supported");
   return AM_OK;
+}
+
+int am_decimal_integer_digits(am_type integer) {
+  static const int digits[] = {[AM_INT8] = 3,  [AM_INT16] = 5,  [AM_INT32] = 10,  [AM_INT64] = 19,
+                               [AM_UINT8] = 3, [AM_UINT16] = 5, [AM_UINT32] = 10, [AM_UINT64] = 20};
+  return digits[integer];
 }
 
 int am_decimal_make_param(am_err *err, am_type type, int precision, int32_t scale,

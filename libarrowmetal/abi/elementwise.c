@@ -189,14 +189,26 @@ static int cast_checked(am_type from, am_type to, int flags) {
   return !(flags & AM_CAST_ALLOW_INT_OVERFLOW);
 }
 
+static int known_cast_flags(am_err *err, int flags) {
+  const int known = AM_CAST_SAFE | AM_CAST_ALLOW_INT_OVERFLOW | AM_CAST_ALLOW_FLOAT_TRUNCATE |
+                    AM_CAST_ALLOW_DECIMAL_TRUNCATE;
+  if (flags & ~known)
+    return am_fail(err, AM_EINVAL, "unknown flag bits 0x%x (am_cast_flag: 0x1, 0x2, 0x4, 0x8)",
+                   (unsigned)(flags & ~known));
+  return AM_OK;
+}
+
 static int cast(am_err *err, const am_array *array, am_type to, int flags, am_array **out) {
   AM_REQUIRE(array, "array");
   AM_REQUIRE(out, "out");
   if (!am_type_valid(to)) return am_fail(err, AM_ETYPE, "cannot cast to unknown type %d", (int)to);
-  const int known = AM_CAST_SAFE | AM_CAST_ALLOW_INT_OVERFLOW | AM_CAST_ALLOW_FLOAT_TRUNCATE;
-  if (flags & ~known)
-    return am_fail(err, AM_EINVAL, "unknown flag bits 0x%x (am_cast_flag: 0x1, 0x2, 0x4)",
-                   (unsigned)(flags & ~known));
+  int status = known_cast_flags(err, flags);
+  if (status != AM_OK) return status;
+  if (am_type_is_decimal(to))
+    return am_fail(err, AM_EINVAL, "a cast to %s needs a precision and a scale (am_cast_decimal)",
+                   am_type_name(to));
+  if (am_type_is_decimal(array->type))
+    return am_decimal_cast(err, array, (am_decimal_param){to, 0, 0}, flags, out);
   /* strings live on the host (and are refused by am_settle) */
   if (am_type_is_binary(array->type)) {
     if (array->type == to) {
@@ -205,8 +217,7 @@ static int cast(am_err *err, const am_array *array, am_type to, int flags, am_ar
     }
     return am_string_cast(err, array, to, out);
   }
-  int status = am_settle(err, array);
-  if (status != AM_OK) return status;
+  if ((status = am_settle(err, array)) != AM_OK) return status;
   if (array->type == to) {
     *out = am_array_share(array);
     return *out ? AM_OK : am_fail(err, AM_ENOMEM, "out of memory");
@@ -241,4 +252,22 @@ int am_call_cast(am_err *err, const am_array *array, am_type to, int flags, am_a
 AM_EXPORT int am_cast(const am_array *array, am_type to, int flags, am_array **out) {
   AM_API_BEGIN;
   AM_API_RETURN(am_call_cast(err, array, to, flags, out));
+}
+
+static int cast_decimal(am_err *err, const am_array *array, am_type to, int32_t precision,
+                        int32_t scale, int flags, am_array **out) {
+  AM_REQUIRE(array, "array");
+  AM_REQUIRE(out, "out");
+  int status = known_cast_flags(err, flags);
+  if (status != AM_OK) return status;
+  if (!am_type_is_decimal(to))
+    return am_fail(err, AM_ETYPE, "am_cast_decimal casts to decimal128 or decimal256, not %s",
+                   am_type_valid(to) ? am_type_name(to) : "an unknown type");
+  return am_decimal_cast(err, array, (am_decimal_param){to, precision, scale}, flags, out);
+}
+
+AM_EXPORT int am_cast_decimal(const am_array *array, am_type to, int32_t precision, int32_t scale,
+                              int flags, am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(cast_decimal(err, array, to, precision, scale, flags, out));
 }

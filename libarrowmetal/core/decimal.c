@@ -7,13 +7,17 @@
 typedef unsigned __int128 am_u128;
 
 am_i256 am_i256_load(const void *p, int bytes) {
-  am_i256 v;
+  am_i256 v = {{0, 0, 0, 0}};
   memcpy(v.w, p, (size_t)bytes);
-  if (bytes == 16) v.w[2] = v.w[3] = (int64_t)v.w[1] < 0 ? ~(uint64_t)0 : 0;
-  return v;
+  return am_i256_wrap(v, bytes);
 }
 
 void am_i256_store(am_i256 v, void *p, int bytes) { memcpy(p, v.w, (size_t)bytes); }
+
+am_i256 am_i256_wrap(am_i256 v, int bytes) {
+  if (bytes == 16) v.w[2] = v.w[3] = (int64_t)v.w[1] < 0 ? ~(uint64_t)0 : 0;
+  return v;
+}
 
 am_i256 am_i256_from_i64(int64_t v) {
   uint64_t fill = v < 0 ? ~(uint64_t)0 : 0;
@@ -119,6 +123,86 @@ am_i256 am_i256_div(am_i256 a, am_i256 b, am_i256 *remainder) {
   return na != nb ? am_i256_neg(q) : q;
 }
 
+/* The significant 32-bit digits of magnitude m, most significant first,
+ * after `lead` zero digits; returns their count. */
+static int digits32(am_i256 m, uint32_t *out, int lead) {
+  int n = 8;
+  while (n > 0 && !((m.w[(n - 1) / 2] >> (32 * ((n - 1) % 2))) & 0xffffffffu)) n--;
+  for (int i = 0; i < lead; i++) out[i] = 0;
+  for (int i = 0; i < n; i++)
+    out[lead + i] = (uint32_t)(m.w[(n - 1 - i) / 2] >> (32 * ((n - 1 - i) % 2)));
+  return n;
+}
+
+static am_i256 from_digits32(const uint32_t *d, int n) {
+  am_i256 v = {{0, 0, 0, 0}};
+  for (int i = 0; i < n; i++) {
+    int k = n - 1 - i; /* the digit's place; a remainder's ninth is 0 */
+    if (k < 8) v.w[k / 2] |= (uint64_t)d[i] << (32 * (k % 2));
+  }
+  return v;
+}
+
+/* d[0..n) shifted left by `bits` (< 32), the top bits dropped. */
+static void shift_digits_left(uint32_t *d, int n, int bits) {
+  if (!bits) return;
+  for (int i = 0; i < n; i++) d[i] = d[i] << bits | (i + 1 < n ? d[i + 1] >> (32 - bits) : 0);
+}
+
+static void shift_digits_right(uint32_t *d, int n, int bits) {
+  if (!bits) return;
+  for (int i = n - 1; i >= 0; i--) d[i] = d[i] >> bits | (i > 0 ? d[i - 1] << (32 - bits) : 0);
+}
+
+/* Unsigned u / v, both as 32-bit digits (u with a zero digit in front);
+ * q gets ulen - vlen digits, u the remainder. */
+static void long_divide(uint32_t *u, int ulen, uint32_t *v, int vlen, uint32_t *q) {
+  int norm = __builtin_clz(v[0]);
+  shift_digits_left(v, vlen, norm);
+  shift_digits_left(u, ulen, norm);
+  for (int j = 0; j < ulen - vlen; j++) {
+    uint64_t top = (uint64_t)u[j] << 32 | u[j + 1];
+    uint32_t guess = u[j] == v[0] ? 0xffffffffu : (uint32_t)(top / v[0]);
+    uint32_t rest = (uint32_t)(top - (uint64_t)guess * v[0]); /* Arrow's flaw: 32 bits */
+    while ((uint64_t)v[1] * guess > ((uint64_t)rest << 32) + u[j + 2]) {
+      guess--;
+      rest += v[0];
+      if (rest < v[0]) break; /* past 32 bits: the guess is right */
+    }
+    uint64_t carry = 0; /* u[j..j+vlen] -= guess * v */
+    for (int i = vlen - 1; i >= 0; i--) {
+      carry += (uint64_t)guess * v[i];
+      uint32_t before = u[j + i + 1];
+      u[j + i + 1] -= (uint32_t)carry;
+      carry = (carry >> 32) + (u[j + i + 1] > before);
+    }
+    uint32_t before = u[j];
+    u[j] -= (uint32_t)carry;
+    if (u[j] > before) { /* one too many: add v back */
+      guess--;
+      uint64_t sum = 0;
+      for (int i = vlen - 1; i >= 0; i--) {
+        sum = (uint64_t)v[i] + u[j + i + 1] + (sum >> 32);
+        u[j + i + 1] = (uint32_t)sum;
+      }
+      u[j] += (uint32_t)(sum >> 32);
+    }
+    q[j] = guess;
+  }
+  shift_digits_right(u, ulen, norm);
+}
+
+am_i256 am_i256_div_as_arrow256(am_i256 a, am_i256 b, am_i256 *remainder) {
+  uint32_t u[9], v[8], q[8];
+  int ulen = digits32(magnitude(a), u, 1) + 1, vlen = digits32(magnitude(b), v, 0);
+  if (vlen < 2 || ulen <= vlen) return am_i256_div(a, b, remainder); /* exact, as Arrow's */
+  long_divide(u, ulen, v, vlen, q);
+  am_i256 quotient = from_digits32(q, ulen - vlen), rest = from_digits32(u, ulen);
+  bool na = am_i256_negative(a), nb = am_i256_negative(b);
+  if (remainder) *remainder = na ? am_i256_neg(rest) : rest;
+  return na != nb ? am_i256_neg(quotient) : quotient;
+}
+
 am_i256 am_i256_pow10(int k) {
   am_i256 r = am_i256_from_u64(1);
   for (; k >= 19; k -= 19) r = am_i256_mul(r, am_i256_from_u64(10000000000000000000ull));
@@ -173,29 +257,6 @@ static const double powers_of_ten[] = {
 
 double am_decimal_power_of_ten(int k) {
   return k < -76 ? 0.0 : k > 76 ? 1e77 : powers_of_ten[k + 76];
-}
-
-/* A non-negative integer as a double, limb by limb from the top. */
-static double unsigned_to_double(am_i256 m) {
-  double x = 0.0;
-  for (int i = 3; i >= 0; i--) x = x * 18446744073709551616.0 + (double)m.w[i];
-  return x;
-}
-
-double am_i256_to_double(am_i256 v, int scale) {
-  am_i256 m = magnitude(v);
-  double x;
-  bool exact = !(m.w[1] | m.w[2] | m.w[3]) && m.w[0] <= ((uint64_t)1 << 53);
-  if (scale <= 0 || exact) {
-    x = unsigned_to_double(m) * am_decimal_power_of_ten(-scale);
-  } else {
-    /* The whole part and the fraction apart, each converted once, so that
-     * a value with many digits keeps the fraction's precision. */
-    am_i256 whole = am_i256_scale_down(m, scale, NULL);
-    am_i256 fraction = am_i256_sub(m, am_i256_mul(whole, am_i256_pow10(scale)));
-    x = unsigned_to_double(whole) + unsigned_to_double(fraction) * am_decimal_power_of_ten(-scale);
-  }
-  return am_i256_negative(v) ? -x : x;
 }
 
 void am_decimal_text(am_i256 v, int scale, char *text, size_t capacity) {

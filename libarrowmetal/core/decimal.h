@@ -22,6 +22,9 @@ typedef struct am_i256 {
 am_i256 am_i256_load(const void *p, int bytes);
 /* The low `bytes` (16 or 32) bytes of v. */
 void am_i256_store(am_i256 v, void *p, int bytes);
+/* v modulo 2^(8 bytes), sign-extended: what a decimal of `bytes` (16 or
+ * 32) keeps of it. */
+am_i256 am_i256_wrap(am_i256 v, int bytes);
 am_i256 am_i256_from_i64(int64_t v);
 am_i256 am_i256_from_u64(uint64_t v);
 
@@ -37,6 +40,15 @@ am_i256 am_i256_mul(am_i256 a, am_i256 b);
 /* a / b truncated toward zero and its remainder (the sign of a); b != 0. */
 am_i256 am_i256_div(am_i256 a, am_i256 b, am_i256 *remainder);
 
+/* a / b as Arrow C++ divides decimal256 values (pyarrow's rescales and
+ * conversions of them): Knuth's long division on 32-bit digits, with its
+ * flaw kept -- when the running remainder's top digit equals the divisor's,
+ * the trial digit's remainder is kept in 32 bits and the correction can take
+ * the digit one too low, so the quotient may be one unit short of the
+ * truncated one and the remainder one divisor too big ((10^60 - 1) / 10^14
+ * is one of them). b != 0; signs as am_i256_div. */
+am_i256 am_i256_div_as_arrow256(am_i256 a, am_i256 b, am_i256 *remainder);
+
 /* 10^k for 0 <= k <= 76. */
 am_i256 am_i256_pow10(int k);
 /* Whether |v| < 10^digits (digits >= 0). */
@@ -49,8 +61,6 @@ am_i256 am_i256_scale_down_round(am_i256 v, int k);
 
 /* 10^k as the double nearest it (k = -76 .. 76). */
 double am_decimal_power_of_ten(int k);
-/* v * 10^-scale as the nearest double (sign and magnitude apart). */
-double am_i256_to_double(am_i256 v, int scale);
 
 /* v * 10^-scale as text ("-12.340", "1.2E+3" never: always positional,
  * "0.05"; a negative scale appends zeros), NUL-terminated; at most 80 + |scale|

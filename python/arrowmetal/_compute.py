@@ -19,7 +19,7 @@ from ._array import ARITH, BINARY, COMPARE, LOGIC, Array, wrap
 from ._batch import PendingScalar
 from ._capi import NAME_ARRAY, ffi, import_capsules, lib
 from ._chunked import is_chunked, map_pieces
-from ._decimals import decimal_reduction
+from ._decimals import decimal_reduction, decimal_target
 from ._devices import CPU, device_ptr
 from ._dispatch import ARRAY, DISPATCH, IMPORT, SCALAR, dispatch, import_handle
 from ._errors import ArrowMetalInvalid, ArrowMetalTypeError, error_from_status
@@ -117,6 +117,7 @@ _am_filter_nulls = lib.am_filter_nulls
 _am_take = lib.am_take
 _am_count = lib.am_count
 _am_cast = lib.am_cast
+_am_cast_decimal = lib.am_cast_decimal
 _am_full = lib.am_full
 _am_length = lib.am_length
 _am_null_count = lib.am_null_count
@@ -1152,13 +1153,15 @@ _CAST_SPEC = OptionsSpec(
 
 
 def _cast_flags(fields: dict[str, Any]) -> int:
-    """am_cast flags of CastOptions fields. The time, decimal and utf8 fields
-    concern types am_cast does not convert (those casts run in pyarrow)."""
+    """am_cast flags of CastOptions fields. The time and utf8 fields concern
+    types am_cast does not convert (those casts run in pyarrow)."""
     flags = lib.AM_CAST_SAFE
     if fields["allow_int_overflow"]:
         flags |= lib.AM_CAST_ALLOW_INT_OVERFLOW
     if fields["allow_float_truncate"]:
         flags |= lib.AM_CAST_ALLOW_FLOAT_TRUNCATE
+    if fields["allow_decimal_truncate"]:
+        flags |= lib.AM_CAST_ALLOW_DECIMAL_TRUNCATE
     return flags
 
 
@@ -1209,37 +1212,42 @@ def _cast(
         s = 0 if safe is False else lib.AM_CAST_SAFE
     if target_type is None:
         raise ValueError("cast: a target type is needed (target_type, or options' target_type)")
-    try:
-        t = type_id(target_type)
-        # to binary and fixed_size_binary: pyarrow's (the library casts to strings)
-        if KINDS[t] == KIND_BINARY and t not in (lib.AM_UTF8, lib.AM_LARGE_UTF8):
-            raise ArrowMetalTypeError(f"no cast to {TYPE_NAMES[t]}", lib.AM_ETYPE)
-    except ArrowMetalTypeError:
-        reason = _fallback.unsupported_target(target_type)
-        if reason is None:
-            raise
-        return _fallback.run("cast", reason, (arr,), kwargs)
+    if (dec := decimal_target(target_type)) is not None:  # its precision and scale go too
+        t, precision, scale = dec
+        call = lambda p, out: _am_cast_decimal(p, t, precision, scale, s, out)
+    else:
+        try:
+            t = type_id(target_type)
+            # to binary and fixed_size_binary: pyarrow's (the library casts to strings)
+            if KINDS[t] == KIND_BINARY and t not in (lib.AM_UTF8, lib.AM_LARGE_UTF8):
+                raise ArrowMetalTypeError(f"no cast to {TYPE_NAMES[t]}", lib.AM_ETYPE)
+        except ArrowMetalTypeError:
+            reason = _fallback.unsupported_target(target_type)
+            if reason is None:
+                raise
+            return _fallback.run("cast", reason, (arr,), kwargs)
+        call = lambda p, out: _am_cast(p, t, s, out)
     out = tls.out
     if type(arr) is Array:
-        rc = _am_cast(arr._ptr, t, s, out)
+        rc = call(arr._ptr, out)
         if rc:
             raise _error(rc)
         return wrap(out[0])
     if device is None and (e := _imports_get(id(arr))) is not None:
-        rc = _am_cast(e[2], t, s, out)
+        rc = call(e[2], out)
         if rc:
             raise _error(rc)
         return wrap(out[0])
     if is_chunked(arr):
-        return map_pieces(lambda a: _cast_operand(a, t, s, device), (arr,))
-    return _cast_operand(arr, t, s, device)
+        return map_pieces(lambda a: _cast_operand(a, call, device), (arr,))
+    return _cast_operand(arr, call, device)
 
 
-def _cast_operand(arr: Any, t: int, s: int, device: DeviceLike | None) -> Array:
+def _cast_operand(arr: Any, call: Any, device: DeviceLike | None) -> Array:
     out = tls.out
     p, tmp = _operand(arr, device)
     try:
-        rc = _am_cast(p, t, s, out)
+        rc = call(p, out)
         if rc:
             raise _error(rc)
         return wrap(out[0])

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 __all__ = [
     "decimal_reduction",
     "decimal_scalar",
+    "decimal_target",
     "fill_decimal",
     "fill_pyarrow_decimal",
     "is_decimal_type",
@@ -78,6 +79,18 @@ def is_decimal_type(t_pa: Any) -> bool:
     import pyarrow as pa
 
     return pa.types.is_decimal128(t_pa) or pa.types.is_decimal256(t_pa)
+
+
+def decimal_target(target: Any) -> tuple[int, int, int] | None:
+    """(am_type, precision, scale) of a pyarrow decimal128 / decimal256 type;
+    None for anything else (am_cast_decimal's arguments)."""
+    import sys
+
+    pa = sys.modules.get("pyarrow")
+    if pa is None or not isinstance(target, pa.DataType) or not is_decimal_type(target):
+        return None
+    t = lib.AM_DECIMAL128 if pa.types.is_decimal128(target) else lib.AM_DECIMAL256
+    return t, target.precision, target.scale
 
 
 def fill_pyarrow_decimal(v: Any, s: Any) -> None:
