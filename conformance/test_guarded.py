@@ -749,7 +749,7 @@ MALFORMED = [
     ("float16-format", _format(b"e"), "AM_ETYPE"),
     ("timestamp-unit-format", _format(b"tsx:"), "AM_ETYPE"),
     ("time-unit-format", _format(b"ttx"), "AM_ETYPE"),
-    ("decimal-format", _format(b"d:10,2"), "AM_ETYPE"),
+    ("decimal32-format", _format(b"d:9,2,32"), "AM_ETYPE"),  # decimal128/256 are supported
     ("empty-format", _format(b""), "AM_ETYPE"),
 ]
 
