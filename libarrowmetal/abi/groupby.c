@@ -35,7 +35,8 @@ AM_EXPORT int am_group_aggregate_default(am_group_op op, int32_t column, am_grou
 
 static int check_array(am_err *err, const am_array *a, const char *what, int64_t i, int64_t rows) {
   if (!a) return am_fail(err, AM_EINVAL, "%s %lld is NULL", what, (long long)i);
-  int status = am_settle(err, a);
+  /* strings and binary group by their bytes (host arrays: nothing to settle) */
+  int status = am_type_is_binary(a->type) ? AM_OK : am_settle(err, a);
   if (status != AM_OK) return status;
   if (a->dictionary || a->type == AM_TYPE_INVALID || (unsigned)a->type >= (unsigned)AM_TYPE_COUNT)
     return am_fail(err, AM_ETYPE, "%s %lld: group_by has no kernel for its type (%s)", what,

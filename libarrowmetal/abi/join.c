@@ -13,7 +13,8 @@ static int check_side(am_err *err, const am_array *const *keys, int64_t n_keys, 
   for (int64_t k = 0; k < n_keys; k++) {
     const am_array *a = keys[k];
     if (!a) return am_fail(err, AM_EINVAL, "%s key %lld is NULL", side, (long long)k);
-    if ((status = am_settle(err, a)) != AM_OK) return status;
+    /* strings and binary join by their bytes (host arrays: nothing to settle) */
+    if (!am_type_is_binary(a->type) && (status = am_settle(err, a)) != AM_OK) return status;
     if (a->dictionary || a->type == AM_TYPE_INVALID || (unsigned)a->type >= (unsigned)AM_TYPE_COUNT)
       return am_fail(err, AM_ETYPE, "%s key %lld: join has no kernel for its type (%s)", side,
                      (long long)k, am_type_name(a->type));
@@ -56,7 +57,8 @@ static int join_indices(am_err *err, const am_array *const *left_keys,
       (status = check_side(err, right_keys, n_keys, "right")) != AM_OK)
     return status;
   for (int64_t k = 0; k < n_keys; k++)
-    if (left_keys[k]->type != right_keys[k]->type) /* pyarrow's words */
+    if (left_keys[k]->type != right_keys[k]->type ||
+        left_keys[k]->byte_width != right_keys[k]->byte_width) /* pyarrow's words */
       return am_fail(err, AM_ETYPE,
                      "Incompatible data types for corresponding join field keys: %s and %s",
                      am_type_name(left_keys[k]->type), am_type_name(right_keys[k]->type));

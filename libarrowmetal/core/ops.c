@@ -11,6 +11,8 @@
 #define CUMULATIVE_ROW(NAME, OP, TYPE_RULE)                                            \
   ROW(NAME, "am_cumulative", AM_FAMILY_CUMULATIVE, OP, 1, AM_KINDS_NUMERIC, TYPE_RULE, \
       AM_NULLS_SELECT)
+/* The group-by aggregates that count or pick values take strings too. */
+#define KINDS_WITH_STRINGS (AM_KINDS_ALL | AM_KINDS_BINARY)
 #define GROUP_ROW(NAME, OP, KINDS, TYPE_RULE, NULL_RULE) \
   ROW(NAME, "am_group_by", AM_FAMILY_GROUP_BY, OP, 2, KINDS, TYPE_RULE, NULL_RULE)
 #define UNARY_ROW(ID, NAME, KINDS, RULE, S, U, F, FS, FU, FF, CODE, MESSAGE) \
@@ -155,25 +157,28 @@ const am_op_desc am_ops[] = {
     ROW("partition_nth_indices", "am_partition_nth_indices", AM_FAMILY_PARTITION_NTH, 0, 1,
         AM_KINDS_ALL, AM_RULE_UINT64, AM_NULLS_NEVER),
     /* Group-by: pyarrow's hash_* kernels, by am_group_op;
-     * arity 2 (the values and the group ids), kinds those of the values. */
-    GROUP_ROW("hash_count", AM_GROUP_COUNT, AM_KINDS_ALL, AM_RULE_INT64, AM_NULLS_COUNT),
-    GROUP_ROW("hash_count_distinct", AM_GROUP_COUNT_DISTINCT, AM_KINDS_ALL, AM_RULE_INT64,
+     * arity 2 (the values and the group ids), kinds those of the values
+     * (strings and binary: those that count or pick values). */
+    GROUP_ROW("hash_count", AM_GROUP_COUNT, KINDS_WITH_STRINGS, AM_RULE_INT64, AM_NULLS_COUNT),
+    GROUP_ROW("hash_count_distinct", AM_GROUP_COUNT_DISTINCT, KINDS_WITH_STRINGS, AM_RULE_INT64,
               AM_NULLS_COUNT),
     GROUP_ROW("hash_sum", AM_GROUP_SUM, AM_KINDS_ALL, AM_RULE_SUM, AM_NULLS_SKIP),
     GROUP_ROW("hash_product", AM_GROUP_PRODUCT, AM_KINDS_ALL, AM_RULE_SUM, AM_NULLS_SKIP),
     GROUP_ROW("hash_mean", AM_GROUP_MEAN, AM_KINDS_ALL, AM_RULE_FLOAT64, AM_NULLS_SKIP),
-    GROUP_ROW("hash_min", AM_GROUP_MIN, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_SKIP),
-    GROUP_ROW("hash_max", AM_GROUP_MAX, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_SKIP),
-    GROUP_ROW("hash_min_max", AM_GROUP_MIN_MAX, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_SKIP),
-    GROUP_ROW("hash_first", AM_GROUP_FIRST, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_SKIP),
-    GROUP_ROW("hash_last", AM_GROUP_LAST, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_SKIP),
+    GROUP_ROW("hash_min", AM_GROUP_MIN, KINDS_WITH_STRINGS, AM_RULE_SAME, AM_NULLS_SKIP),
+    GROUP_ROW("hash_max", AM_GROUP_MAX, KINDS_WITH_STRINGS, AM_RULE_SAME, AM_NULLS_SKIP),
+    GROUP_ROW("hash_min_max", AM_GROUP_MIN_MAX, KINDS_WITH_STRINGS, AM_RULE_SAME, AM_NULLS_SKIP),
+    GROUP_ROW("hash_first", AM_GROUP_FIRST, KINDS_WITH_STRINGS, AM_RULE_SAME, AM_NULLS_SKIP),
+    GROUP_ROW("hash_last", AM_GROUP_LAST, KINDS_WITH_STRINGS, AM_RULE_SAME, AM_NULLS_SKIP),
     GROUP_ROW("hash_any", AM_GROUP_ANY, AM_KINDS_BOOL, AM_RULE_BOOL, AM_NULLS_KLEENE),
     GROUP_ROW("hash_all", AM_GROUP_ALL, AM_KINDS_BOOL, AM_RULE_BOOL, AM_NULLS_KLEENE),
     GROUP_ROW("hash_variance", AM_GROUP_VARIANCE, AM_KINDS_NUMERIC, AM_RULE_FLOAT64, AM_NULLS_SKIP),
     GROUP_ROW("hash_stddev", AM_GROUP_STDDEV, AM_KINDS_NUMERIC, AM_RULE_FLOAT64, AM_NULLS_SKIP),
-    GROUP_ROW("hash_list", AM_GROUP_LIST, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_SELECT),
-    GROUP_ROW("hash_distinct", AM_GROUP_DISTINCT, AM_KINDS_ALL, AM_RULE_SAME, AM_NULLS_SELECT),
-    GROUP_ROW("hash_count_all", AM_GROUP_COUNT_ALL, AM_KINDS_ALL, AM_RULE_INT64, AM_NULLS_NEVER),
+    GROUP_ROW("hash_list", AM_GROUP_LIST, KINDS_WITH_STRINGS, AM_RULE_SAME, AM_NULLS_SELECT),
+    GROUP_ROW("hash_distinct", AM_GROUP_DISTINCT, KINDS_WITH_STRINGS, AM_RULE_SAME,
+              AM_NULLS_SELECT),
+    GROUP_ROW("hash_count_all", AM_GROUP_COUNT_ALL, KINDS_WITH_STRINGS, AM_RULE_INT64,
+              AM_NULLS_NEVER),
 /* Temporal field extraction: temporal inputs (which of them each field
  * takes: abi/temporal_field.c), int64 results. */
 #define FIELD_ROW(NAME, OP)                                                          \

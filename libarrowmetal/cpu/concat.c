@@ -16,6 +16,7 @@ static void append_bits(am_bit_writer *writer, const uint8_t *bits, int64_t pos,
 }
 
 int am_cpu_concat(am_err *err, const am_array *const *arrays, int64_t count, am_array **out) {
+  if (am_type_is_binary(arrays[0]->type)) return am_cpu_string_concat(err, arrays, count, out);
   am_type type = arrays[0]->type;
   int64_t total = 0, nulls = 0;
   for (int64_t i = 0; i < count; i++) {

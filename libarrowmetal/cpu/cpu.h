@@ -114,6 +114,10 @@ int am_cpu_fill(am_err *err, am_device *device, const am_scalar *value, int64_t 
                 am_array **out);
 /* Host arrays of one type, count >= 1, total length checked by the caller. */
 int am_cpu_concat(am_err *err, const am_array *const *arrays, int64_t count, am_array **out);
+/* string_select.c: am_cpu_take and am_cpu_concat of string and binary
+ * arrays (int32 or int64 indices, nulls giving nulls). */
+int am_cpu_string_take(am_err *err, const am_array *array, const am_array *indices, am_array **out);
+int am_cpu_string_concat(am_err *err, const am_array *const *arrays, int64_t count, am_array **out);
 /* am_aggregate's kernel ops (cpu/aggregate.c; core/aggregate.h). */
 int am_cpu_aggregate(am_err *err, const am_agg_spec *spec, const am_array *array, am_scalar *out,
                      am_scalar *out2);
@@ -141,6 +145,11 @@ int am_cpu_hash_lookup(am_err *err, const am_array *values, const am_array *valu
  * row has its key (nulls included). Same types on both sides. */
 int am_cpu_hash_join_ids(am_err *err, const am_array *left, const am_array *right, int32_t *ids,
                          int64_t *groups);
+/* hash_bytes.c: am_cpu_hash_group and am_cpu_hash_join_ids of string and
+ * binary arrays (by their bytes, on core/slot_table.h's table). */
+int am_cpu_hash_group_bytes(am_err *err, const am_array *array, int flags, am_hash_groups *out);
+int am_cpu_hash_join_ids_bytes(am_err *err, const am_array *left, const am_array *right,
+                               int32_t *ids, int64_t *groups);
 /* Rounding and pairwise differences: round.c, pairwise.c. */
 int am_cpu_round(am_err *err, const am_array *array, const am_round_spec *spec, am_array **out);
 int am_cpu_pairwise_diff(am_err *err, am_pairwise_op op, const am_array *array, int64_t period,

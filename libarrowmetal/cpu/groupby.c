@@ -9,7 +9,9 @@
  * aggregate is one pass over the rows by group id; the aggregates run on
  * the worker pool side by side. Aggregates whose result has the values'
  * type (min, max, first, last, list, distinct) pick rows and gather them
- * with take, so one code path serves every element type.
+ * with take, so one code path serves every element type (strings and
+ * binary included: their keys group by their bytes, cpu/hash_bytes.c, and
+ * their min and max compare bytes).
  *
  * The semantics (min_count, skip_nulls, NaN, Kleene any / all, count modes)
  * are pyarrow's hash_* kernels', as include/arrowmetal.h states them. */
@@ -23,6 +25,7 @@
 #include "core/hash.h"
 #include "core/memstats.h"
 #include "core/quantile.h"
+#include "core/string_array.h"
 #include "core/types.h"
 #include "cpu.h"
 #include "pool.h"
@@ -476,6 +479,15 @@ done:
   return status;
 }
 
+/* Negative, zero or positive as string slot x sorts before, with or after
+ * slot y (bytes unsigned, a prefix first: pyarrow's order). */
+static int string_order(const am_array *a, int64_t x, int64_t y) {
+  int64_t nx, ny;
+  const uint8_t *px = am_string_value(a, x, &nx), *py = am_string_value(a, y, &ny);
+  const int c = nx && ny ? memcmp(px, py, (size_t)(nx < ny ? nx : ny)) : 0;
+  return c ? c : (nx > ny) - (nx < ny);
+}
+
 /* min, max, min_max, first, last: a row per group, then a gather. */
 static int do_pick(agg_job *j) {
   const am_array *v = j->values;
@@ -502,6 +514,14 @@ static int do_pick(agg_job *j) {
       int32_t g = j->ids[i];
       if (lo[g] < 0) lo[g] = i;
       hi[g] = i;
+    }
+  } else if (am_type_is_binary(t)) {
+    /* strings and binary: bytewise, the first such row on ties */
+    for (int64_t i = 0; i < j->rows; i++) {
+      if (!valid_at(v, i)) continue;
+      int32_t g = j->ids[i];
+      if (lo[g] < 0 || string_order(v, i, lo[g]) < 0) lo[g] = i;
+      if (hi[g] < 0 || string_order(v, i, hi[g]) > 0) hi[g] = i;
     }
   } else {
     /* Smallest and largest (integers by order key); the first such row on

@@ -685,6 +685,7 @@ done:
 }
 
 int am_cpu_hash_group(am_err *err, const am_array *array, int flags, am_hash_groups *out) {
+  if (am_type_is_binary(array->type)) return am_cpu_hash_group_bytes(err, array, flags, out);
   am_hash_groups result = {.null_group = -1};
   int status = group_rows(err, array, flags, &result, NULL);
   if (status == AM_OK) *out = result;
@@ -812,6 +813,8 @@ done:
 
 int am_cpu_hash_join_ids(am_err *err, const am_array *left, const am_array *right, int32_t *ids,
                          int64_t *groups) {
+  if (am_type_is_binary(left->type))
+    return am_cpu_hash_join_ids_bytes(err, left, right, ids, groups);
   am_hash_groups set = {.null_group = -1};
   table t;
   int status = group_rows(err, right, AM_HASH_IDS | AM_HASH_MASK_NULLS, &set, &t);

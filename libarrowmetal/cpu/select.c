@@ -425,6 +425,7 @@ int am_cpu_take(am_err *err, const am_array *array, const am_array *indices, am_
   if (indices->type != AM_INT32 && indices->type != AM_INT64)
     return am_fail(err, AM_ETYPE, "indices must be int32 or int64, not %s",
                    am_type_name(indices->type));
+  if (am_type_is_binary(array->type)) return am_cpu_string_take(err, array, indices, out);
   int64_t n = indices->length;
   uint64_t length = (uint64_t)array->length;
   int wide = indices->type == AM_INT64;

@@ -15,11 +15,13 @@ use_threads=False; with use_threads=True pyarrow's order is unspecified and
 this one does not change: use_threads is taken and has no effect, the
 library's worker pool, ARROWMETAL_THREADS, decides). Groups compare keys by their bits: 0.0 and -0.0
 are two groups, every NaN of one bit pattern one group; a null key is a
-group of its own.
+group of its own. String and binary keys group by their bytes; over string
+value columns count, count_distinct, min, max, min_max, first, last, list
+and distinct run here (bytewise order, pyarrow's).
 
 Aggregates am_group_by lacks (pyarrow's "tdigest", "approximate_median",
 "one", "pivot_wider"...), columns of types the library has no kernel for
-(strings, timestamps, dictionaries...) and a group-by without keys run in
+(decimals, dictionaries...) and a group-by without keys run in
 pyarrow (counted and announced as every fallback, see _fallback).
 """
 
@@ -35,7 +37,6 @@ from ._errors import ArrowMetalTypeError, ArrowMetalUnsupported, error_from_stat
 from ._options import read_fields
 from ._state import drop
 from ._tables import as_pyarrow_table, as_table, column_array, empty_table
-from ._types import KIND_BINARY, KINDS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -182,9 +183,6 @@ class TableGroupBy:
                         tmps.append(tmp)
             except ArrowMetalTypeError as e:
                 return _run_in_pyarrow(table, keys, self._use_threads, aggregations, str(e))
-            if any(KINDS[lib.am_array_type(p)] == KIND_BINARY for p in handles):
-                return _run_in_pyarrow(table, keys, self._use_threads, aggregations,
-                                       "no kernel for string columns")  # fmt: skip
             specs = ffi.new("am_group_aggregate[]", max(len(parsed), 1))
             for i, (cols, func, options) in enumerate(parsed):
                 column = columns.index(cols[0]) if cols else 0
@@ -196,6 +194,9 @@ class TableGroupBy:
             results = ffi.new("am_group_result[]", max(len(parsed), 1))
             rc = lib.am_group_by(key_handles, n_keys, value_handles, len(columns), specs,
                                  len(parsed), keys_out, results)  # fmt: skip
+            if rc == lib.AM_ETYPE:  # a column type without a group-by kernel (decimals...)
+                return _run_in_pyarrow(table, keys, self._use_threads, aggregations,
+                                       str(error_from_status(rc)))  # fmt: skip
             if rc:
                 raise error_from_status(rc)
         finally:

@@ -11,8 +11,9 @@ collisions), types and key coalescing -- taken from pyarrow's own answer on
 no rows, which also checks the arguments with pyarrow's errors. Row order:
 left rows in order, each with its matches in right order, then the unmatched
 right rows (pyarrow's order is unspecified). Null keys never match; float
-keys match by bits (0.0 and -0.0 apart). Key columns of types the library
-has no kernel for (strings...) and a filter_expression run in pyarrow
+keys match by bits (0.0 and -0.0 apart), string and binary keys by their
+bytes. Key columns of types the library has no kernel for (decimals,
+dictionaries...) and a filter_expression run in pyarrow
 (counted and announced, see _fallback); other columns of such types are
 gathered by pyarrow's take the same way.
 """
@@ -35,7 +36,6 @@ from ._tables import (
     table,
     table_from_columns,
 )
-from ._types import KIND_BINARY, KINDS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -127,14 +127,14 @@ def join(
         except ArrowMetalTypeError as e:
             return in_pyarrow(str(e))
         tmps = [t for _, t in handles if t is not None]
-        if any(KINDS[lib.am_array_type(p)] == KIND_BINARY for p, _ in handles):
-            return in_pyarrow("no kernel for string keys")
         ptrs = [p for p, _ in handles]
         n = len(lkeys)
         lk = ffi.new("am_array *[]", ptrs[:n])
         rk = ffi.new("am_array *[]", ptrs[n:])
         li, ri = ffi.new("am_array **"), ffi.new("am_array **")
         rc = lib.am_join_indices(lk, rk, n, _TYPES[join_type], li, ri)
+        if rc == lib.AM_ETYPE:  # a key type without a join kernel (decimals...)
+            return in_pyarrow(str(error_from_status(rc)))
         if rc:
             raise error_from_status(rc)
     finally:

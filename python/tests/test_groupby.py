@@ -17,6 +17,8 @@ import pytest
 import arrowmetal as am
 from arrowmetal._capi import ffi, lib
 
+from .string_keys import string_column
+
 CUDA = {n: ok for n, ok, _ in am.backends()}["cuda"]
 TYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
          "float32", "float64"]  # fmt: skip
@@ -195,7 +197,10 @@ def test_pyarrow_refusals():
 
 
 def test_fallback_for_types_and_aggregates_it_lacks(monkeypatch):
-    t = pa.table({"s": ["a", "b", "a"], "k": [1, 1, 2], "v": [1.0, 2.0, 3.0]})
+    import decimal
+
+    s = pa.array([decimal.Decimal(x) for x in ("1.5", "2.5", "1.5")])  # no group-by kernel yet
+    t = pa.table({"s": s, "k": [1, 1, 2], "v": [1.0, 2.0, 3.0]})
     with pytest.warns(am.ArrowMetalFallbackWarning):
         r = am.group_by(t, "s").aggregate([("v", "sum")])
     assert r.equals(t.group_by("s", use_threads=False).aggregate([("v", "sum")]))
@@ -346,3 +351,53 @@ def test_gpu_lists_stay_on_the_device(mode):
         .aggregate([("v", "list"), ("v", "distinct", opts), ("v", "count_distinct", opts)])
     )
     same(pa.table(got), want, 1)
+
+
+# ---- string and binary keys and values (cpu/hash_bytes.c) -------------------
+
+
+STRING_AGGS = ["count", "count_distinct", "min", "max", "min_max", "first", "last", "list",
+               "distinct"]  # fmt: skip
+
+
+@pytest.mark.parametrize("t", [pa.string(), pa.large_string(), pa.binary(), pa.large_binary()],
+                         ids=str)  # fmt: skip
+def test_string_keys_and_values(t):
+    """String keys alone and among numeric ones, every aggregate that takes
+    string values, run here (no fallback); null keys one group."""
+    n = 3000
+    table = pa.table({"s": string_column(n, 1, t, card=40), "s2": string_column(n, 2, t, card=3),
+                      "k": column("int8", n, 3, card=2), "w": string_column(n, 4, t, card=40),
+                      "v": column("float64", n, 5, card=50)})  # fmt: skip
+    aggs = [("w", a) for a in STRING_AGGS] + [("v", "sum"), ([], "count_all")]
+    before = am.fallbacks().get("group_by", 0)
+    for keys in (["s"], ["s", "k"], ["k", "s2", "s"]):
+        both(table, keys, aggs)
+    assert am.fallbacks().get("group_by", 0) == before
+
+
+def test_string_keys_edges_and_fixed_size_binary():
+    for vals in ([], ["x"], [None], ["same"] * 50, [None, "", None, ""]):
+        t = pa.table(
+            {"s": pa.array(vals, pa.string()), "v": pa.array(range(len(vals)), pa.int64())}
+        )
+        both(t, "s", [("v", "sum"), ("s", "min"), ("s", "count_distinct"), ([], "count_all")])
+    rng = np.random.default_rng(8)
+    fixed = pa.array([bytes(rng.choice([0, 1, 0xFF], 3).astype(np.uint8)) if rng.random() > 0.1
+                      else None for _ in range(500)], pa.binary(3))  # fmt: skip
+    t = pa.table({"f": fixed, "v": column("int32", 500, 9)})
+    both(t, "f", [("v", "sum"), ("f", "max"), ("f", "distinct")])
+
+
+def test_string_group_order_is_first_appearance():
+    t = pa.table({"s": ["b", None, "a", "b", "", None, "a\x00"], "v": [1, 2, 3, 4, 5, 6, 7]})
+    got = am.group_by(t, "s").aggregate([("v", "sum")])
+    assert got.column("s").to_pylist() == ["b", None, "a", "", "a\x00"]
+    assert got.column("v_sum").to_pylist() == [5, 8, 3, 5, 7]
+
+
+def test_string_parallel_path_matches():
+    n = 300000  # above the pool's threshold: aggregates side by side
+    t = pa.table({"s": string_column(n, 10, card=5000), "w": string_column(n, 11, card=40),
+                  "v": column("float64", n, 12, card=1000)})  # fmt: skip
+    both(t, "s", [("v", "sum"), ("w", "min_max"), ("w", "count_distinct"), ([], "count_all")])

@@ -218,6 +218,7 @@ _TAKES_STRING = {
     "am_cast",
     "am_array_is_dictionary",  # any handle: 0 where it is no dictionary array
     "am_dictionary_decode",  # any other array back as it is, as pyarrow
+    "am_sort_indices", "am_group_by", "am_join_indices",  # string keys (and group-by values)
 }  # fmt: skip
 
 
