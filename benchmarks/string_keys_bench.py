@@ -20,10 +20,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from breadth_bench import median_ms  # noqa: E402
-from peers import optional  # noqa: E402
+from breadth_bench import median_ms
+from peers import optional
 
-import arrowmetal as am  # noqa: E402
+import arrowmetal as am
 
 pl = optional("polars")
 duckdb = optional("duckdb")
@@ -53,7 +53,7 @@ def works(rows, distinct):
         if pl is not None:
             df = pl.from_arrow(table)
             fn = pl.col("v").count() if agg == "count" else pl.col("v").sum()
-            peers["polars"] = lambda f=fn: df.group_by("k").agg(f)
+            peers["polars"] = lambda f=fn, d=df: d.group_by("k").agg(f)
         if duckdb is not None:
             con = duckdb.connect()
             con.register("t", table)
