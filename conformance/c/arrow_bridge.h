@@ -38,6 +38,24 @@ int cr_split_dictionary(struct ArrowSchema *schema, struct ArrowArray *array,
                         struct ArrowSchema *dictionary_schema, struct ArrowArray *dictionary,
                         char *err, size_t err_size);
 
+/* A dictionary array assembled by Arrow C++ from its indices (an integer array) and
+ * its dictionary, without checking the indices against the dictionary (pyarrow's
+ * DictionaryArray.from_arrays(safe=False)): the cases put out-of-range indices under
+ * nulls and in the padding before a slice on purpose, and am_import is the check.
+ * The four input structs are consumed (on failure too); *schema and *array are the
+ * caller's to release. Returns 0, or -1 with the reason in err. */
+int cr_make_dictionary(struct ArrowSchema *indices_schema, struct ArrowArray *indices,
+                       struct ArrowSchema *dictionary_schema, struct ArrowArray *dictionary,
+                       int ordered, struct ArrowSchema *schema, struct ArrowArray *array, char *err,
+                       size_t err_size);
+
+/* A bool or float array's values as signed integers of `width` bytes (1, 4 or 8),
+ * nulls kept: indices posing as integers, whose format the runner then writes over
+ * for am_import to refuse by it (dictionary_cases.POSING_AS). The structs are
+ * replaced in place (the old ones released). Returns 0, or -1 with err. */
+int cr_as_integers(struct ArrowSchema *schema, struct ArrowArray *array, int width, char *err,
+                   size_t err_size);
+
 #ifdef __cplusplus
 }
 #endif

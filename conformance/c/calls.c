@@ -357,52 +357,6 @@ static int call_tdigest(const cr_call *c, cr_result *r, int op) {
 
 /* ---- hash-based functions --------------------------------------------------------------- */
 
-/* dictionary_encode: its result exported is Arrow's dictionary array, whose
- * dictionary is am_dictionary's; the indices (imported back onto the device) and
- * am_dictionary are the two results checked. */
-static int dictionary_fields(const cr_call *c, am_array *whole, cr_result *r) {
-  struct ArrowSchema schema, is, ds, want_schema;
-  struct ArrowArray array, ia, da, want;
-  char err[256];
-  am_array **out = arrays(r, 2);
-  if (am_export(whole, &schema, &array) != AM_OK)
-    return problem(r, "am_export of the dictionary array: %s", am_last_error());
-  if (cr_validate_full(&schema, &array, err, sizeof err)) {
-    if (array.release) array.release(&array);
-    if (schema.release) schema.release(&schema);
-    return problem(r, "the exported dictionary array does not validate: %s", err);
-  }
-  if (cr_split_dictionary(&schema, &array, &is, &ia, &ds, &da, err, sizeof err))
-    return problem(r, "%s", err);
-  int bad = 0;
-  if (am_dictionary(whole, &out[1]) != AM_OK) {
-    bad = problem(r, "am_dictionary: %s", am_last_error());
-  } else if (am_export(out[1], &want_schema, &want) != AM_OK) {
-    bad = problem(r, "am_export of am_dictionary: %s", am_last_error());
-  } else {
-    const cr_type *t = cr_type_of_format(ds.format);
-    cr_column got_col = {t, &da}, want_col = {t, &want};
-    char a[65], b[65];
-    if (!t || t != cr_type_of_format(want_schema.format)) {
-      bad = problem(r, "the exported dictionary has format %s", ds.format);
-    } else {
-      cr_digest(&got_col, a);
-      cr_digest(&want_col, b);
-      if (strcmp(a, b) != 0) bad = problem(r, "%s", "exported dictionary differs");
-    }
-    want.release(&want);
-    want_schema.release(&want_schema);
-  }
-  if (!bad && strcmp(is.format, "i") != 0) bad = problem(r, "indices of format %s", is.format);
-  da.release(&da);
-  ds.release(&ds);
-  if (!bad && am_import(&is, &ia, am_array_device(arg(c, 0)), &out[0]) != AM_OK)
-    bad = problem(r, "am_import of the indices: %s", am_last_error());
-  if (ia.release) ia.release(&ia);
-  is.release(&is);
-  return bad;
-}
-
 static int call_hash(const cr_call *c, cr_result *r, int family, int op) {
   switch (family) {
     case AM_FAMILY_SET_LOOKUP:
@@ -427,17 +381,12 @@ static int call_hash(const cr_call *c, cr_result *r, int family, int op) {
       return 0;
     case AM_FAMILY_DICTIONARY_ENCODE: {
       const char *enc = pstr(c, "null_encoding");
-      am_array *whole = NULL;
-      arrays(r, 2);
       r->fname = "am_dictionary_encode";
       r->rc = am_dictionary_encode(
           arg(c, 0),
           enc && strcmp(enc, "encode") == 0 ? AM_NULL_ENCODING_ENCODE : AM_NULL_ENCODING_MASK,
-          &whole);
-      if (r->rc != AM_OK) return 0;
-      int bad = dictionary_fields(c, whole, r);
-      am_release(whole);
-      return bad;
+          one_array(r));
+      return 0;
     }
     default: { /* mode */
       am_array **out = arrays(r, 2);
@@ -601,6 +550,125 @@ static int call_string(const cr_call *c, cr_result *r, int family, int op) {
   return 0;
 }
 
+/* ---- dictionary arrays (dictionary_cases.call) ------------------------------------------ */
+
+/* concat (form "arrays"), and value_counts of form "chunked": the chunks joined by
+ * am_concat, then am_value_counts (the library's answer, the divergence
+ * chunked-dictionary-counts). */
+static int call_concat(const cr_call *c, cr_result *r) {
+  r->fname = "am_concat";
+  r->rc = am_concat((const am_array *const *)c->in->arrays, c->in->n_arrays, NULL, one_array(r));
+  if (r->rc != AM_OK || strcmp(c->op, "concat") == 0) return 0;
+  am_array *joined = r->arrays[0];
+  am_array **out = arrays(r, 2);
+  out[0] = NULL;
+  r->fname = "am_value_counts";
+  r->rc = am_value_counts(joined, &out[0], &out[1]);
+  am_release(joined);
+  return 0;
+}
+
+/* dictionary_from_arrays: am_import of the dictionary array Arrow C++ assembles from
+ * the case's two input entries (indices, then dictionary), whose index check is
+ * am_import's. Indices that are not integers (pyarrow makes no such dictionary
+ * array) are integers of their width, the format then written over, for am_import
+ * to refuse by it (dictionary_cases.POSING_AS). */
+static int call_from_arrays(const cr_call *c, cr_result *r) {
+  const json *inputs = json_get(c->c, "inputs");
+  const json *indices = inputs && inputs->count == 2 ? inputs->items[0] : NULL;
+  const cr_type *t = cr_type_named(json_string(indices, "type"));
+  if (!t) return problem(r, "%s: not an indices and a dictionary input", c->op);
+  int posing = t->kind == CR_BOOL ? 1 : t->kind == CR_FLOAT ? t->width : 0;
+  struct ArrowSchema schema;
+  struct ArrowArray array;
+  char err[256];
+  if (cr_read_dictionary(indices, inputs->items[1], t, posing, pbool(c, "ordered", 0), c->store,
+                         &schema, &array, err, sizeof err))
+    return problem(r, "%s", err);
+  /* Arrow C++'s release frees the format it exported, not this pointer: the type
+   * table's literal outlives the struct. */
+  if (posing) schema.format = t->format;
+  cr_count_releases(&array, &r->import_counter);
+  r->fname = "am_import";
+  r->rc = am_import(&schema, &array, c->device, one_array(r));
+  schema.release(&schema);
+  if (array.release) {
+    array.release(&array);
+    return problem(r, "%s", "am_import did not mark the moved ArrowArray released");
+  }
+  if (r->rc != AM_OK && r->import_counter.count != 1)
+    return problem(r, "%s", "a refused am_import did not release the array");
+  return 0;
+}
+
+/* Whether the case expects a dictionary result as the fields indices and dictionary
+ * (then counts, for value_counts). */
+static int wants_dictionary_fields(const cr_call *c) {
+  const json *fields = json_get(json_get(c->c, "expected"), "fields");
+  return json_get(fields, "indices") && json_get(fields, "dictionary");
+}
+
+/* A dictionary result as its fields (dictionary_cases._split): its export is Arrow's
+ * dictionary array, valid and of the expected ordered flag, whose indices are
+ * imported back onto the device into out[0]; out[1] is am_dictionary's, the same
+ * values as the export's dictionary. */
+static int dictionary_fields(const cr_call *c, am_array *whole, am_array **out, cr_result *r) {
+  struct ArrowSchema schema, is, ds, want_schema;
+  struct ArrowArray array, ia, da, want;
+  char err[256];
+  if (am_export(whole, &schema, &array) != AM_OK)
+    return problem(r, "am_export of the dictionary array: %s", am_last_error());
+  if (cr_validate_full(&schema, &array, err, sizeof err)) {
+    if (array.release) array.release(&array);
+    if (schema.release) schema.release(&schema);
+    return problem(r, "the exported dictionary array does not validate: %s", err);
+  }
+  int ordered = json_bool(json_get(json_get(json_get(c->c, "expected"), "fields"), "dictionary"),
+                          "ordered", 0);
+  int exported_ordered = (schema.flags & ARROW_FLAG_DICTIONARY_ORDERED) != 0;
+  if (cr_split_dictionary(&schema, &array, &is, &ia, &ds, &da, err, sizeof err))
+    return problem(r, "%s", err);
+  int bad = 0;
+  if (exported_ordered != ordered) {
+    bad = problem(r, "exported ordered=%s", exported_ordered ? "true" : "false");
+  } else if (am_dictionary(whole, &out[1]) != AM_OK) {
+    bad = problem(r, "am_dictionary: %s", am_last_error());
+  } else if (am_export(out[1], &want_schema, &want) != AM_OK) {
+    bad = problem(r, "am_export of am_dictionary: %s", am_last_error());
+  } else {
+    const cr_type *t = cr_type_of_format(ds.format);
+    cr_column got_col = {t, &da}, want_col = {t, &want};
+    char a[65], b[65];
+    if (!t || t != cr_type_of_format(want_schema.format)) {
+      bad = problem(r, "the exported dictionary has format %s", ds.format);
+    } else {
+      cr_digest(&got_col, a);
+      cr_digest(&want_col, b);
+      if (strcmp(a, b) != 0) bad = problem(r, "%s", "exported dictionary differs");
+    }
+    want.release(&want);
+    want_schema.release(&want_schema);
+  }
+  da.release(&da);
+  ds.release(&ds);
+  if (!bad && am_import(&is, &ia, c->device, &out[0]) != AM_OK)
+    bad = problem(r, "am_import of the indices: %s", am_last_error());
+  if (ia.release) ia.release(&ia);
+  is.release(&is);
+  return bad;
+}
+
+/* The call's dictionary result (and value_counts' counts) replaced by its fields. */
+static int split_dictionary_result(const cr_call *c, cr_result *r) {
+  am_array *whole = r->arrays[0], *counts = r->n == 2 ? r->arrays[1] : NULL;
+  am_array **out = arrays(r, counts ? 3 : 2);
+  out[0] = out[1] = NULL;
+  out[2] = counts;
+  int bad = whole ? dictionary_fields(c, whole, out, r) : problem(r, "%s", "no result handle");
+  am_release(whole);
+  return bad;
+}
+
 /* ---- the table ---------------------------------------------------------------------------- */
 
 int cr_case_is_scalar(const char *op) {
@@ -611,7 +679,10 @@ int cr_case_is_scalar(const char *op) {
 }
 
 /* The ops named by the case format rather than by a function of the list. */
-static const char *const FORMAT_OPS[] = {"compare", "arith", "not", "group_by", "join", "slice"};
+static const char *const FORMAT_OPS[] = {"compare",           "arith",  "not",
+                                         "group_by",          "join",   "slice",
+                                         "dictionary_decode", "concat", "dictionary_from_arrays"};
+#define N_FORMAT_OPS (int)(sizeof FORMAT_OPS / sizeof FORMAT_OPS[0])
 
 /* The families cr_run_call has a call for (group_by's hash_* aggregates are not ops). */
 static const int FAMILIES[] = {AM_FAMILY_REDUCE,
@@ -649,20 +720,22 @@ static const int FAMILIES[] = {AM_FAMILY_REDUCE,
                                AM_FAMILY_STRING_SLICE};
 
 int cr_has_call(const char *op) {
-  if (index_of(op, FORMAT_OPS, 6) >= 0) return 1;
+  if (index_of(op, FORMAT_OPS, N_FORMAT_OPS) >= 0) return 1;
   const function_row *row = function_named(op);
   for (size_t i = 0; row && i < sizeof FAMILIES / sizeof FAMILIES[0]; i++)
     if (FAMILIES[i] == row->family) return 1;
   return 0;
 }
 
-int cr_run_call(const cr_call *c, cr_result *r) {
-  memset(r, 0, sizeof *r);
-  for (int i = 0; i < 2; i++) {
-    r->scalars[i].type = CR_SENTINEL_TYPE;
-    r->scalars[i].is_null = 77;
-  }
+static int run_call(const cr_call *c, cr_result *r) {
   /* Ops named by the case format, not by a function of the list. */
+  if (strcmp(c->op, "concat") == 0 || strcmp(c->form, "chunked") == 0) return call_concat(c, r);
+  if (strcmp(c->op, "dictionary_from_arrays") == 0) return call_from_arrays(c, r);
+  if (strcmp(c->op, "dictionary_decode") == 0) {
+    r->fname = "am_dictionary_decode";
+    r->rc = am_dictionary_decode(arg(c, 0), one_array(r));
+    return 0;
+  }
   if (strcmp(c->op, "compare") == 0) return call_compare(c, r);
   if (strcmp(c->op, "arith") == 0) return call_arith(c, r);
   if (strcmp(c->op, "not") == 0) return call_logic(c, r, AM_LOGIC_NOT);
@@ -759,6 +832,16 @@ int cr_run_call(const cr_call *c, cr_result *r) {
     default:
       return problem(r, "no call for op %s", c->op);
   }
+}
+
+int cr_run_call(const cr_call *c, cr_result *r) {
+  memset(r, 0, sizeof *r);
+  for (int i = 0; i < 2; i++) {
+    r->scalars[i].type = CR_SENTINEL_TYPE;
+    r->scalars[i].is_null = 77;
+  }
+  if (run_call(c, r)) return -1;
+  return r->rc == AM_OK && wants_dictionary_fields(c) ? split_dictionary_result(c, r) : 0;
 }
 
 void cr_result_release(cr_result *r) {

@@ -22,7 +22,8 @@ typedef struct {
   int n;                        /* outputs */
   am_array *arrays[CR_MAX_OUT]; /* CR_OUT_ARRAY (arrays[0]) and CR_OUT_ARRAYS */
   am_scalar scalars[2];         /* CR_OUT_SCALARS; the sentinel type until written */
-  char problem[512];            /* a check the adapter itself makes (dictionary_encode) */
+  char problem[512];            /* a check the adapter itself makes (dictionary results) */
+  cr_counter import_counter;    /* dictionary_from_arrays: its am_import's array's releases */
 } cr_result;
 
 typedef struct {

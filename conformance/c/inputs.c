@@ -77,7 +77,7 @@ static void counting_release(struct ArrowArray *array) {
   array->release = NULL;
 }
 
-static void interpose(struct ArrowArray *array, cr_counter *counter) {
+void cr_count_releases(struct ArrowArray *array, cr_counter *counter) {
   counter->release = array->release;
   counter->private_data = array->private_data;
   counter->count = 0;
@@ -118,31 +118,61 @@ void cr_make_scalar(const cr_type *t, cr_value v, am_scalar *s) {
 
 /* ---- arrays ----------------------------------------------------------------------------- */
 
+int cr_read_input(const json *entry, const cr_type *t, cr_store *store, struct ArrowSchema *schema,
+                  struct ArrowArray *array, char *err, size_t err_size) {
+  const json *gen = json_get(entry, "gen");
+  int rc = gen ? cr_generate(t, gen, store, schema, array, err, err_size)
+               : cr_store_read(store, json_get(entry, "array"), schema, array, err, err_size);
+  if (rc) return -1;
+  int64_t offset = json_int(entry, "offset", 0), length = json_int(entry, "length", -1);
+  if (offset < 0 || length < 0 || offset + length > array->length) {
+    snprintf(err, err_size, "slice %lld+%lld of an array of %lld", (long long)offset,
+             (long long)length, (long long)array->length);
+    array->release(array);
+    schema->release(schema);
+    return -1;
+  }
+  /* The slice, zero-copy: the library gets ArrowArray.offset and the whole buffers. */
+  array->offset += offset;
+  array->length = length;
+  cr_column col = {t, array};
+  array->null_count = cr_null_count(&col);
+  int has_bitmap = array->n_buffers > 0 && array->buffers[0] != NULL;
+  if (json_bool(entry, "unknown_null_count", 0) && has_bitmap) array->null_count = -1;
+  return 0;
+}
+
+int cr_read_dictionary(const json *indices, const json *dictionary, const cr_type *index_type,
+                       int posing_width, int ordered, cr_store *store, struct ArrowSchema *schema,
+                       struct ArrowArray *array, char *err, size_t err_size) {
+  const cr_type *value_type = cr_type_named(json_string(dictionary, "type"));
+  struct ArrowSchema is, ds;
+  struct ArrowArray ia, da;
+  if (!value_type) {
+    snprintf(err, err_size, "a dictionary of unknown type %s", json_string(dictionary, "type"));
+    return -1;
+  }
+  if (cr_read_input(indices, index_type, store, &is, &ia, err, err_size)) return -1;
+  if (posing_width && cr_as_integers(&is, &ia, posing_width, err, err_size)) return -1;
+  if (cr_read_input(dictionary, value_type, store, &ds, &da, err, err_size)) {
+    ia.release(&ia);
+    is.release(&is);
+    return -1;
+  }
+  return cr_make_dictionary(&is, &ia, &ds, &da, ordered, schema, array, err, err_size);
+}
+
 static int build_array(cr_inputs *in, const json *entry, const cr_type *t, cr_store *store,
                        am_device *device, char *err, size_t err_size) {
   struct ArrowSchema schema;
   struct ArrowArray array;
-  const json *gen = json_get(entry, "gen");
-  int rc = gen ? cr_generate(t, gen, store, &schema, &array, err, err_size)
-               : cr_store_read(store, json_get(entry, "array"), &schema, &array, err, err_size);
+  const json *dictionary = json_get(entry, "dictionary");
+  int rc = dictionary ? cr_read_dictionary(entry, dictionary, t, 0, json_bool(entry, "ordered", 0),
+                                           store, &schema, &array, err, err_size)
+                      : cr_read_input(entry, t, store, &schema, &array, err, err_size);
   if (rc) return -1;
-  int64_t offset = json_int(entry, "offset", 0), length = json_int(entry, "length", -1);
-  if (offset < 0 || length < 0 || offset + length > array.length) {
-    snprintf(err, err_size, "slice %lld+%lld of an array of %lld", (long long)offset,
-             (long long)length, (long long)array.length);
-    array.release(&array);
-    schema.release(&schema);
-    return -1;
-  }
-  /* The slice, zero-copy: the library gets ArrowArray.offset and the whole buffers. */
-  array.offset += offset;
-  array.length = length;
-  cr_column col = {t, &array};
-  array.null_count = cr_null_count(&col);
-  int has_bitmap = array.n_buffers > 0 && array.buffers[0] != NULL;
-  if (json_bool(entry, "unknown_null_count", 0) && has_bitmap) array.null_count = -1;
   cr_counter *counter = &in->counters[in->n_moved++];
-  interpose(&array, counter);
+  cr_count_releases(&array, counter);
   am_array *handle = NULL;
   rc = am_import(&schema, &array, device, &handle);
   schema.release(&schema);

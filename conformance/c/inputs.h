@@ -48,6 +48,9 @@ typedef struct {
   int count;
 } cr_counter;
 
+/* Interposes `counter` as the moved array's release callback. */
+void cr_count_releases(struct ArrowArray *array, cr_counter *counter);
+
 typedef struct {
   int n; /* inputs, in the case's order */
   int is_scalar[CR_MAX_INPUTS];
@@ -69,6 +72,20 @@ int cr_inputs_build(cr_inputs *in, const json *inputs, cr_store *store, am_devic
 void cr_inputs_release(cr_inputs *in);
 /* Whether every moved array's release callback ran exactly once; err lists the counts. */
 int cr_inputs_released_once(const cr_inputs *in, char *err, size_t err_size);
+
+/* An array input (an index entry of type t, without its "dictionary"): read from the
+ * IPC files or drawn, sliced as the entry says, its null count set (-1 where the entry
+ * says "unknown_null_count"). 0, or -1 with err. */
+int cr_read_input(const json *entry, const cr_type *t, cr_store *store, struct ArrowSchema *schema,
+                  struct ArrowArray *array, char *err, size_t err_size);
+
+/* The dictionary array of two input entries, its indices (of index_type; bool or
+ * float ones turned into integers of posing_width bytes when that is not 0,
+ * cr_as_integers) and its dictionary, assembled by Arrow C++ (cr_make_dictionary).
+ * 0, or -1 with err. */
+int cr_read_dictionary(const json *indices, const json *dictionary, const cr_type *index_type,
+                       int posing_width, int ordered, cr_store *store, struct ArrowSchema *schema,
+                       struct ArrowArray *array, char *err, size_t err_size);
 
 /* am_scalar from a value (the Python runner's amabi.make_scalar: poison in the fields
  * the type does not use). */

@@ -1,9 +1,11 @@
-"""The C runner fails where it must: one family's IPC cases, written afresh, with four
-cases broken in four ways (an expected array swapped for another, a hashed result's
-digest, an expected error, a generated input's seed), run by the runner that `make`
-builds; exactly those four IDs fail, and three cases it cannot run (a type it does not
-read, a dictionary array, an op it has no call for) are skipped with their reasons; the
-rest pass."""
+"""The C runner fails where it must: one family's IPC cases, written afresh, with cases
+broken, run by the runner that `make` builds; exactly the broken IDs fail and the rest
+pass. The select family: four cases broken in four ways (an expected array swapped for
+another, a hashed result's digest, an expected error, a generated input's seed), and two
+cases it cannot run (a type it does not read, an op it has no call for) skipped with
+their reasons. The dictionary family: a result's expected ordered flag, either way, an
+input's ordered flag (which am_concat must see), and the error of indices posing as
+integers (which am_import must refuse by their format)."""
 
 import json
 import os
@@ -56,18 +58,16 @@ def _break_cases(cases, directory):
     return broken
 
 
-@pytest.mark.skipif(not os.path.exists(RUNNER), reason="the C runner is not built (make)")
-def test_runner_reports_broken_cases(tmp_path):
+def _run(tmp_path, family, break_cases):
+    """Writes `family`'s IPC cases, breaks them (break_cases(cases, directory) -> IDs),
+    runs the runner; returns (its completed process, the failed IDs, the broken IDs,
+    the cases)."""
     write_ipc.write_family(
-        os.path.join(ROOT, "conformance", "cases", "select.json.gz"), str(tmp_path)
+        os.path.join(ROOT, "conformance", "cases", family + ".json.gz"), str(tmp_path)
     )
-    index = tmp_path / "select" / "index.json"
+    index = tmp_path / family / "index.json"
     doc = json.loads(index.read_text())
-    broken = _break_cases(doc["cases"], str(tmp_path / "select"))
-    unread = [c for c in doc["cases"] if c["id"] not in broken][:3]
-    unread[0]["inputs"][0]["type"] = "decimal128(10, 2)"
-    unread[1]["inputs"][0]["dictionary"] = dict(unread[1]["inputs"][0])
-    unread[2]["op"] = "no_such_op"
+    broken = break_cases(doc["cases"], str(tmp_path / family))
     index.write_text(json.dumps(doc))
     ran = subprocess.run(
         [RUNNER, "--backend", "cpu", str(tmp_path)],
@@ -83,11 +83,50 @@ def test_runner_reports_broken_cases(tmp_path):
         if "failed: cpu:" in line
     ]
     assert sorted(failed) == sorted(broken), ran.stderr
-    total = len(doc["cases"])
-    assert f": {total - 7} passed, 4 failed, 3 skipped" in ran.stdout, ran.stdout
+    return ran, doc["cases"]
+
+
+@pytest.mark.skipif(not os.path.exists(RUNNER), reason="the C runner is not built (make)")
+def test_runner_reports_broken_cases(tmp_path):
+    def break_and_unread(cases, directory):
+        broken = _break_cases(cases, directory)
+        unread = [c for c in cases if c["id"] not in broken][:2]
+        unread[0]["inputs"][0]["type"] = "month_day_nano_interval"
+        unread[1]["op"] = "no_such_op"
+        return broken
+
+    ran, cases = _run(tmp_path, "select", break_and_unread)
+    assert f": {len(cases) - 6} passed, 4 failed, 2 skipped" in ran.stdout, ran.stdout
     for reason in [
-        "type decimal128(10, 2) is not read by the C runner yet",
-        "dictionary arrays are not read by the C runner yet",
+        "type month_day_nano_interval is not read by the C runner yet",
         "no C call for op no_such_op yet",
     ]:
         assert f"skipped: 1, {reason}" in ran.stdout, ran.stdout
+
+
+def _break_dictionary_cases(cases, directory):
+    """Breaks four dictionary cases in place; returns their IDs."""
+
+    def expects_dictionary(c):
+        return "dictionary" in c["expected"].get("fields", {})
+
+    ordered = next(c for c in cases if c["expected"].get("fields", {}).get("dictionary", {})
+                   .get("ordered"))  # fmt: skip
+    del ordered["expected"]["fields"]["dictionary"]["ordered"]
+    unordered = next(c for c in cases if expects_dictionary(c) and c["op"] == "unique"
+                     and not c["expected"]["fields"]["dictionary"].get("ordered"))  # fmt: skip
+    unordered["expected"]["fields"]["dictionary"]["ordered"] = True
+    concat = next(c for c in cases if c["op"] == "concat" and expects_dictionary(c)
+                  and not any(i.get("ordered") for i in c["inputs"]))  # fmt: skip
+    concat["inputs"][0]["ordered"] = True
+    posing = next(
+        c for c in cases if c["id"] == "dictionary_from_arrays/bool/array-array/type-error"
+    )
+    posing["expected"]["error"] = "AM_EINDEX"
+    return [ordered["id"], unordered["id"], concat["id"], posing["id"]]
+
+
+@pytest.mark.skipif(not os.path.exists(RUNNER), reason="the C runner is not built (make)")
+def test_runner_reports_broken_dictionary_cases(tmp_path):
+    ran, cases = _run(tmp_path, "dictionary", _break_dictionary_cases)
+    assert f": {len(cases) - 4} passed, 4 failed, 0 skipped" in ran.stdout, ran.stdout
