@@ -208,6 +208,17 @@ def make_scalar(t, value):
     s.i64 = -6148914691236517206
     s.u64 = 0xA5A5A5A5A5A5A5A5
     s.f64 = float("nan")
+    params = cf.decimal_params(t)
+    if params:  # i64: scale << 32 | precision (a null's too: its type), u64: its bytes
+        width, precision, scale = params
+        s.i64 = int(ffi.cast("int64_t", (scale << 32) | precision))
+        if value is None:
+            return s
+        data = cf.decimal_unscaled(t, value).to_bytes(width // 8, "little", signed=True)
+        buf = ffi.new("char[]", data)
+        _SCALAR_BYTES[s] = buf  # alive as long as the scalar
+        s.u64 = int(ffi.cast("uintptr_t", buf))
+        return s
     if value is None:
         if t in cf.FLOAT_TYPES:
             s.f64 = 12345.0
@@ -238,8 +249,29 @@ def output_scalar():
     return s
 
 
+DECIMAL_WIDTH = {13: 128, 14: 256}  # AM_DECIMAL128, AM_DECIMAL256
+
+
+def array_type_name(handle):
+    """The case type name of an array handle (a decimal's with its precision and scale),
+    or its am_type code when it has none."""
+    code = lib.am_array_type(handle)
+    if code in DECIMAL_WIDTH:
+        precision = lib.am_array_decimal_precision(handle)
+        return cf.decimal_type(DECIMAL_WIDTH[code], precision, lib.am_array_decimal_scale(handle))
+    return cf.AM_TYPE_NAME.get(code, code)
+
+
 def scalar_value(s):
     """(type name, decoded value) of an am_scalar the library wrote."""
+    if s.type in DECIMAL_WIDTH:  # its bytes at u64; i64: scale << 32 | precision
+        precision, scale = s.i64 & 0xFFFFFFFF, s.i64 >> 32
+        t = cf.decimal_type(DECIMAL_WIDTH[s.type], precision, scale)
+        if s.is_null:
+            return t, None
+        data = ffi.buffer(ffi.cast("const char *", s.u64), DECIMAL_WIDTH[s.type] // 8)[:]
+        unscaled = int.from_bytes(data, "little", signed=True)
+        return t, cf.DECIMAL_CONTEXT.scaleb(unscaled, -scale)
     t = cf.AM_TYPE_NAME.get(s.type)
     if t is None:
         raise AssertionError(f"scalar has type code {s.type}")

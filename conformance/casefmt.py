@@ -7,9 +7,11 @@ README.md in this directory specifies everything here in language-neutral terms;
 keep the two in step.
 """
 
+import decimal
 import hashlib
 import json
 import math
+import re
 import struct
 
 import numpy as np
@@ -124,6 +126,45 @@ PA_TYPE.update(zip(STRING_TYPES, [pa.string(), pa.large_string(), pa.binary(),
 FORMAT.update(zip(STRING_TYPES, ["u", "U", "z", "Z", "w:3"]))
 TYPE_OF_PA = {str(v): k for k, v in PA_TYPE.items()}
 
+# Decimals (conformance/decimal_cases.py): a type per precision and scale, named as pyarrow
+# prints it ("decimal128(5, 2)", "decimal256(76, 5)"), never part of TYPES. Values are
+# JSON strings of the number at exactly the type's scale ("-1.50", "0.00"; "7" at scale
+# 0), decoded as decimal.Decimal. The tables below compute a decimal entry on first use,
+# so every precision and scale (a sum's decimal128(38, s), arithmetic's promotions) has one.
+DECIMAL_RE = re.compile(r"^decimal(128|256)\((\d+), (-?\d+)\)$")
+DECIMAL_CONTEXT = decimal.Context(prec=200, Emax=1000, Emin=-1000)
+
+
+def decimal_params(t):
+    """(bit width, precision, scale) of a decimal type name; None for other types."""
+    m = DECIMAL_RE.match(t) if isinstance(t, str) else None
+    return (int(m[1]), int(m[2]), int(m[3])) if m else None
+
+
+def decimal_type(width, precision, scale):
+    return f"decimal{width}({precision}, {scale})"
+
+
+class _DecimalAware(dict):
+    """A type table whose decimal entries `entry(width, precision, scale)` makes on use."""
+
+    def __init__(self, entry, *args):
+        super().__init__(*args)
+        self._entry = entry
+
+    def __missing__(self, t):
+        params = decimal_params(t)
+        if params is None:
+            raise KeyError(t)
+        return self._entry(*params)
+
+
+PA_TYPE = _DecimalAware(lambda w, p, s: (pa.decimal128 if w == 128 else pa.decimal256)(p, s),
+                        PA_TYPE)  # fmt: skip
+FORMAT = _DecimalAware(lambda w, p, s: f"d:{p},{s}" + (",256" if w == 256 else ""), FORMAT)
+TYPE_OF_PA = _DecimalAware(decimal_type, TYPE_OF_PA)
+AM_TYPE = _DecimalAware(lambda w, p, s: 13 if w == 128 else 14, AM_TYPE)
+
 NP_DTYPE = {
     "bool": np.dtype(np.bool_),
     "int8": np.dtype(np.int8),
@@ -140,6 +181,7 @@ NP_DTYPE = {
 
 NP_DTYPE.update({t: NP_DTYPE[s] for t, s in TEMPORAL_STORAGE.items()})
 NP_DTYPE.update({t: np.dtype(object) for t in STRING_TYPES})
+NP_DTYPE = _DecimalAware(lambda w, p, s: np.dtype(object), NP_DTYPE)
 BITS = {t: NP_DTYPE[t].itemsize * 8 for t in INT_LIKE}
 
 
@@ -167,9 +209,32 @@ def f32(x):
         return float(np.float32(x))
 
 
+def decimal_unscaled(t, v):
+    """The unscaled integer of decimal value v (a Decimal, an int or a decimal string) in
+    decimal type t; ValueError when v is not a value of t: digits past its scale, or
+    beyond its width (not its precision: a sum wraps at the width, as in pyarrow)."""
+    width, _, scale = decimal_params(t)
+    exact = DECIMAL_CONTEXT.scaleb(decimal.Decimal(v), scale)
+    unscaled = int(exact)  # Decimal's own comparisons round at the thread's precision
+    if DECIMAL_CONTEXT.compare(exact, decimal.Decimal(unscaled)) or not (
+        -(1 << (width - 1)) <= unscaled < 1 << (width - 1)
+    ):
+        raise ValueError(f"{t} value {v!r} out of range")
+    return unscaled
+
+
+def decimal_text(unscaled, scale):
+    """The JSON text of a decimal: its unscaled integer written at `scale`."""
+    digits = str(abs(unscaled)).rjust(scale + 1, "0")
+    text = digits[: len(digits) - scale] + ("." + digits[len(digits) - scale :] if scale else "")
+    return "-" + text if unscaled < 0 else text
+
+
 def encode_value(t, v):
     if v is None:
         return None
+    if decimal_params(t):
+        return decimal_text(decimal_unscaled(t, v), decimal_params(t)[2])
     if t in STRING_TYPES:
         return v if t in UTF8_TYPES else bytes(v).hex()
     if t == "bool":
@@ -197,6 +262,10 @@ def decode_value(t, j):
         if not isinstance(j, str):
             raise ValueError(f"{t} value must be a JSON string: {j!r}")
         return j if t in UTF8_TYPES else bytes.fromhex(j)
+    if decimal_params(t):
+        if not isinstance(j, str):
+            raise ValueError(f"{t} value must be a JSON string: {j!r}")
+        return DECIMAL_CONTEXT.scaleb(decimal_unscaled(t, j), -decimal_params(t)[2])
     if t == "bool":
         if not isinstance(j, bool):
             raise ValueError(f"bool value must be true/false: {j!r}")
@@ -409,6 +478,8 @@ def materialize(inp):
 
 
 def _zero(t):
+    if decimal_params(t):
+        return "0"
     if t in STRING_TYPES:
         return "000000" if t == "fixed_size_binary[3]" else ""
     if t == "bool":
@@ -429,6 +500,8 @@ def to_pyarrow(m):
         return arr.slice(m.offset, m.length) if m.offset or m.length != total else arr
     if t == "bool":
         data = pa.py_buffer(np.packbits(m.values, bitorder="little").tobytes())
+    elif decimal_params(t):
+        data = decimal_bytes(t, m.values.tolist())
     else:
         data = pa.py_buffer(np.ascontiguousarray(m.values).tobytes())
     nulls = int((~m.valid).sum())
@@ -439,6 +512,27 @@ def to_pyarrow(m):
     if m.offset or m.length != total:
         arr = arr.slice(m.offset, m.length)
     return arr
+
+
+def decimal_bytes(t, values):
+    """The value buffer of decoded decimal `values` (not None): little-endian two's
+    complement, any value of the width (pyarrow's own constructors refuse those beyond
+    the precision, which a sum's wrap gives)."""
+    nbytes = decimal_params(t)[0] // 8
+    return pa.py_buffer(b"".join(decimal_unscaled(t, v).to_bytes(nbytes, "little", signed=True)
+                                 for v in values))  # fmt: skip
+
+
+def array_of(t, values):
+    """A pyarrow array of type t of decoded `values` (None: null)."""
+    if not decimal_params(t):
+        return pa.array(values, PA_TYPE[t])
+    data = decimal_bytes(t, [0 if v is None else v for v in values])
+    validity = None
+    if None in values:
+        validity = pa.py_buffer(np.packbits([v is not None for v in values],
+                                            bitorder="little").tobytes())  # fmt: skip
+    return pa.Array.from_buffers(PA_TYPE[t], len(values), [validity, data])
 
 
 def build_input(inp):
@@ -504,6 +598,8 @@ def canonical_token(t, v):
         return "true" if v else "false"
     if t in INT_LIKE:
         return f'"{v}"'
+    if decimal_params(t):  # its JSON text, at the type's scale
+        return f'"{encode_value(t, v)}"'
     if math.isnan(v):
         return '"nan"'
     if t == "float32":
@@ -523,7 +619,7 @@ def digest(t, values):
 def canonical_bytes_array(arr):
     """canonical_bytes of a pyarrow array, vectorised (same bytes, much faster)."""
     t = type_name(arr.type)
-    if t in STRING_TYPES:
+    if t in STRING_TYPES or decimal_params(t):
         return canonical_bytes(t, arr.to_pylist())
     arr = _storage(arr)
     valid = np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), dtype=bool)

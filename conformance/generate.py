@@ -24,6 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import casefmt as cf
 import cumulative  # cumulative functions
+import decimal_cases
 import dictionary_cases
 import functions
 import gen_aggregates
@@ -132,7 +133,7 @@ def map_error(exc):
     msg = str(exc)
     # The families whose cases live in their own modules map their own errors first.
     for family in (null_handling, hash_cases, rounding, quantile_cases, sort_cases, rank_cases,
-                   join_cases, temporal_cases, dictionary_cases):  # fmt: skip
+                   join_cases, temporal_cases, dictionary_cases, decimal_cases):  # fmt: skip
         status = family.map_error(exc)
         if status:
             return status
@@ -1654,19 +1655,26 @@ def gen_pinned():
         CASES[cid] = case
 
 
-def write(out_dir):
+def file_of(case):
+    """The case file (NAME of cases/NAME.json.gz) a case belongs in."""
+    return (decimal_cases.file_of(case) or dictionary_cases.file_of(case)
+            or temporal_cases.file_of(case) or string_cases.file_of(case)
+            or FILES[case["op"]])  # fmt: skip
+
+
+def write(out_dir, only=None):
     """One gzip-compressed JSON file per family (cases/NAME.json.gz): compressed, the
     suite stays small enough to travel with the tree; gzip has no timestamp here, so the
-    same cases give the same bytes."""
+    same cases give the same bytes. `only`: that file alone is written, the others kept."""
     files = OrderedDict()
     for case in CASES.values():
-        name = (dictionary_cases.file_of(case) or temporal_cases.file_of(case)
-                or string_cases.file_of(case) or FILES[case["op"]])  # fmt: skip
-        files.setdefault(name, []).append(case)
+        files.setdefault(file_of(case), []).append(case)
     os.makedirs(out_dir, exist_ok=True)
     for name in os.listdir(out_dir):
-        if name.endswith((".json", ".json.gz")):
+        if name.endswith((".json", ".json.gz")) and only in (None, name.split(".")[0]):
             os.remove(os.path.join(out_dir, name))
+    if only is not None:
+        files = OrderedDict([(only, files.get(only, []))])
     total = 0
     for name, cases in files.items():
         lines = ['{"format": "arrowmetal-conformance/1", "cases": [']
@@ -1878,10 +1886,39 @@ def gen_binary():
             [inline("int32", ["1", "2"]), inline("int32", ["1"])])  # fmt: skip
 
 
+# The families with a case file of their own, which --only regenerates alone.
+OWN_FILES = {family.FILE: family for family in (temporal_cases, string_cases, dictionary_cases,
+                                                decimal_cases)}  # fmt: skip
+
+
+def regenerate_only(name, out_dir):
+    """Regenerates cases/NAME.json.gz alone: every other file's cases are read as they
+    are (so README.md's counts cover them), NAME's family generates its own, each of
+    which must belong in NAME."""
+    import glob
+
+    for path in sorted(glob.glob(os.path.join(out_dir, "*.json.gz"))):
+        if os.path.basename(path) != name + ".json.gz":
+            with gzip.open(path, "rt", encoding="utf-8") as f:
+                CASES.update((case["id"], case) for case in json.load(f)["cases"])
+    kept = set(CASES)
+    OWN_FILES[name].gen(sys.modules[__name__])
+    strays = [cid for cid, case in CASES.items() if cid not in kept and file_of(case) != name]
+    assert not strays, f"cases of --only {name} that belong in other files: {strays[:5]}"
+    write(out_dir, only=name)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--out", default=os.path.join(HERE, "cases"))
+    ap.add_argument("--only", choices=sorted(OWN_FILES),
+                    help="regenerate this family's case file alone, the others kept")  # fmt: skip
     args = ap.parse_args()
+    if args.only:
+        regenerate_only(args.only, args.out)
+        write_ipc.write(args.out, write_ipc.DEFAULT_OUT)
+        update_readme(os.path.join(HERE, "README.md"))
+        return
     gen_reductions()
     gen_pinned()
     gen_compare()
@@ -1906,6 +1943,7 @@ def main():
     temporal_cases.gen(sys.modules[__name__])
     string_cases.gen(sys.modules[__name__])  # strings and binary (issue #13)
     dictionary_cases.gen(sys.modules[__name__])  # dictionary arrays (issue #13)
+    decimal_cases.gen(sys.modules[__name__])  # decimals (issue #13)
     write(args.out)
     write_ipc.write(args.out, write_ipc.DEFAULT_OUT)  # the same cases in Arrow IPC
     update_readme(os.path.join(HERE, "README.md"))

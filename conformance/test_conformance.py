@@ -38,6 +38,7 @@ COUNT = {"only_valid": lib.AM_COUNT_VALID, "only_null": lib.AM_COUNT_NULL}
 COUNT["all"] = lib.AM_COUNT_ALL
 CAST_ALLOW = {"int_overflow": lib.AM_CAST_ALLOW_INT_OVERFLOW}
 CAST_ALLOW["float_truncate"] = lib.AM_CAST_ALLOW_FLOAT_TRUNCATE
+CAST_ALLOW["decimal_truncate"] = lib.AM_CAST_ALLOW_DECIMAL_TRUNCATE
 NULL_SELECTION = {"drop": lib.AM_NULL_DROP, "emit_null": lib.AM_NULL_EMIT}
 
 
@@ -113,6 +114,10 @@ def call(case, arrays, scalars):
         flags = lib.AM_CAST_SAFE if p["safe"] else 0
         for name in p.get("allow", []):
             flags |= CAST_ALLOW[name]
+        to = cf.decimal_params(p["to"])
+        if to:  # a decimal target's precision and scale travel beside its type
+            rc = lib.am_cast_decimal(arrays[0], cf.AM_TYPE[p["to"]], to[1], to[2], flags, out)
+            return "am_cast_decimal", rc, out
         rc = lib.am_cast(arrays[0], cf.AM_TYPE[p["to"]], flags, out)
         return "am_cast", rc, out
     if op == "and":
@@ -234,7 +239,7 @@ def check_array(case, handle, dev):
     else:
         want = None
         n, nulls = exp["length"], exp["null_count"]
-    got_type = cf.AM_TYPE_NAME.get(lib.am_array_type(handle), lib.am_array_type(handle))
+    got_type = amabi.array_type_name(handle)
     assert got_type == t, f"am_array_type {got_type}, expected {t}"
     fmt = lib.am_format(handle)
     assert fmt != ffi.NULL and ffi.string(fmt).decode() == cf.FORMAT[t], "am_format"

@@ -64,7 +64,7 @@ class Batches:
 
     def add_values(self, t, values):
         """A reference to the array of decoded `values` of case type `t` (None: null)."""
-        return self.add(pa.array(values, cf.PA_TYPE[t]) if values else _empty(t))
+        return self.add(cf.array_of(t, values) if values else _empty(t))
 
     def write(self, out_dir):
         for name, arrays in self.files.items():
