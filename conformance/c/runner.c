@@ -73,6 +73,13 @@ static int skipped(const json *c, const char *backend, char *why, size_t size) {
   const char *unknown = unknown_type(json_get(c, "expected"));
   for (size_t i = 0; !unknown && inputs && i < inputs->count; i++)
     unknown = unknown_type(inputs->items[i]);
+  const char *to = json_string(json_get(c, "params"), "to"); /* a cast's target */
+  if (!unknown && to && !cr_type_named(to)) unknown = to;
+  /* Decimals (cases/decimal.json.gz) come in many precisions and scales: one reason. */
+  if (unknown && strncmp(unknown, "decimal", 7) == 0) {
+    snprintf(why, size, "decimal types are not read by the C runner yet");
+    return 1;
+  }
   if (unknown) {
     snprintf(why, size, "type %s is not read by the C runner yet", unknown);
     return 1;
@@ -91,8 +98,8 @@ static int skipped(const json *c, const char *backend, char *why, size_t size) {
     const cr_type *t = cr_type_named(json_string(inputs->items[i], "type"));
     if (t && (t->kind == CR_UTF8 || t->kind == CR_BINARY)) return 1;
   }
-  const cr_type *to = cr_type_named(json_string(json_get(c, "params"), "to"));
-  return to && (to->kind == CR_UTF8 || to->kind == CR_BINARY);
+  const cr_type *target = cr_type_named(to);
+  return target && (target->kind == CR_UTF8 || target->kind == CR_BINARY);
 }
 
 /* The distinct reasons for skipping, with their counts, for the summary. */
