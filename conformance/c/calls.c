@@ -211,8 +211,15 @@ static int call_cast(const cr_call *c, cr_result *r) {
       flags |= AM_CAST_ALLOW_INT_OVERFLOW;
     else if (strcmp(name, "float_truncate") == 0)
       flags |= AM_CAST_ALLOW_FLOAT_TRUNCATE;
+    else if (strcmp(name, "decimal_truncate") == 0)
+      flags |= AM_CAST_ALLOW_DECIMAL_TRUNCATE;
     else
       return problem(r, "cast allow %s", name);
+  }
+  if (to->kind == CR_DECIMAL) { /* a decimal target's precision and scale beside its type */
+    r->fname = "am_cast_decimal";
+    r->rc = am_cast_decimal(arg(c, 0), to->type, to->precision, to->scale, flags, one_array(r));
+    return 0;
   }
   r->fname = "am_cast";
   r->rc = am_cast(arg(c, 0), to->type, flags, one_array(r));

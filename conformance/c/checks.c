@@ -122,7 +122,7 @@ static int check_array(const cr_call *c, const json *exp, const am_array *h, cha
   }
   int ok = 1;
   exported e = {0};
-  const cr_type *got_type = cr_type_of_am(am_array_type(h));
+  const cr_type *got_type = cr_type_of_array(h);
   const char *fmt = am_format(h);
   if (got_type != t)
     ok = cr_fail(msg, size, "am_array_type %s, expected %s", got_type ? got_type->name : "?",
@@ -284,7 +284,11 @@ static int check_rank(const cr_call *c, const json *exp, const am_array *h, char
 static int scalar_value(const am_scalar *s, const cr_type **t, cr_value *v, char *msg,
                         size_t size) {
   memset(v, 0, sizeof *v);
-  *t = cr_type_of_am(s->type);
+  if (s->type == AM_DECIMAL128 || s->type == AM_DECIMAL256) /* i64: scale << 32 | precision */
+    *t = cr_type_decimal(s->type == AM_DECIMAL128 ? 128 : 256, (int32_t)(uint32_t)s->i64,
+                         (int32_t)(s->i64 >> 32));
+  else
+    *t = cr_type_of_am(s->type);
   if (!*t) return cr_fail(msg, size, "scalar has type code %d", s->type);
   if (s->is_null) {
     v->null = 1;
@@ -295,6 +299,10 @@ static int scalar_value(const am_scalar *s, const cr_type **t, cr_value *v, char
     case CR_BINARY:
       v->bytes = (const uint8_t *)(uintptr_t)s->u64;
       v->len = s->i64;
+      break;
+    case CR_DECIMAL: /* u64: the address of its bytes */
+      v->bytes = (const uint8_t *)(uintptr_t)s->u64;
+      v->len = (*t)->width;
       break;
     case CR_BOOL:
       if (s->i64 != 0 && s->i64 != 1)

@@ -93,6 +93,11 @@ void cr_make_scalar(const cr_type *t, cr_value v, am_scalar *s) {
   s->i64 = -6148914691236517206;
   s->u64 = 0xA5A5A5A5A5A5A5A5u;
   s->f64 = NAN;
+  if (t->kind == CR_DECIMAL) { /* i64: scale << 32 | precision (a null's too), u64: its bytes */
+    s->i64 = (int64_t)(((uint64_t)(uint32_t)t->scale << 32) | (uint32_t)t->precision);
+    if (!v.null) s->u64 = (uint64_t)(uintptr_t)v.bytes;
+    return;
+  }
   if (v.null) {
     if (t->kind == CR_FLOAT) s->f64 = 12345.0;
     return;
@@ -112,6 +117,8 @@ void cr_make_scalar(const cr_type *t, cr_value v, am_scalar *s) {
       break;
     case CR_FLOAT:
       s->f64 = v.f;
+      break;
+    case CR_DECIMAL: /* above */
       break;
   }
 }

@@ -2,10 +2,14 @@
 broken, run by the runner that `make` builds; exactly the broken IDs fail and the rest
 pass. The select family: four cases broken in four ways (an expected array swapped for
 another, a hashed result's digest, an expected error, a generated input's seed), and
-three cases it cannot run (a type it does not read, an op it has no call for, a decimal
-cast target) skipped with their reasons. The dictionary family: a result's expected ordered flag, either way, an
-input's ordered flag (which am_concat must see), and the error of indices posing as
-integers (which am_import must refuse by their format)."""
+three cases it cannot run (a type it does not read, an op it has no call for, a cast
+target it does not read) skipped with their reasons. The dictionary family: a result's
+expected ordered flag, either way, an input's ordered flag (which am_concat must see),
+and the error of indices posing as integers (which am_import must refuse by their
+format). The decimal family: an expected decimal128 and decimal256 array (take, filter,
+drop_null) swapped for another of the same file, length and null count, a sum's
+expected scalar for another of its type, a cast's target precision (which
+am_cast_decimal must be given)."""
 
 import json
 import os
@@ -93,7 +97,7 @@ def test_runner_reports_broken_cases(tmp_path):
         unread = [c for c in cases if c["id"] not in broken][:3]
         unread[0]["inputs"][0]["type"] = "month_day_nano_interval"
         unread[1]["op"] = "no_such_op"
-        unread[2]["params"]["to"] = "decimal256(40, 2)"  # a cast's target counts too
+        unread[2]["params"]["to"] = "decimal32(5, 2)"  # a cast's target counts too
         return broken
 
     ran, cases = _run(tmp_path, "select", break_and_unread)
@@ -101,7 +105,7 @@ def test_runner_reports_broken_cases(tmp_path):
     for reason in [
         "type month_day_nano_interval is not read by the C runner yet",
         "no C call for op no_such_op yet",
-        "decimal types are not read by the C runner yet",
+        "type decimal32(5, 2) is not read by the C runner yet",
     ]:
         assert f"skipped: 1, {reason}" in ran.stdout, ran.stdout
 
@@ -131,4 +135,53 @@ def _break_dictionary_cases(cases, directory):
 @pytest.mark.skipif(not os.path.exists(RUNNER), reason="the C runner is not built (make)")
 def test_runner_reports_broken_dictionary_cases(tmp_path):
     ran, cases = _run(tmp_path, "dictionary", _break_dictionary_cases)
+    assert f": {len(cases) - 4} passed, 4 failed, 0 skipped" in ran.stdout, ran.stdout
+
+
+def _break_decimal_cases(cases, directory):
+    """Breaks four decimal cases in place; returns their IDs."""
+    files = {}
+
+    def read(ref):
+        if ref["file"] not in files:
+            files[ref["file"]] = ipc.open_file(os.path.join(directory, ref["file"]))
+        return files[ref["file"]].get_batch(ref["batch"]).column(0)
+
+    broken = []
+    for width in ("decimal128", "decimal256"):
+        arrays = [c for c in cases if c["op"] in ("take", "filter", "drop_null")
+                  and c["expected"].get("array")
+                  and c["expected"]["type"].startswith(width)]  # fmt: skip
+        a, b = next(
+            (a, b)
+            for a in arrays
+            for b in arrays
+            if a["expected"]["array"]["file"] == b["expected"]["array"]["file"]
+            and len(read(a["expected"]["array"])) == len(read(b["expected"]["array"])) > 0
+            and read(a["expected"]["array"]).null_count == read(b["expected"]["array"]).null_count
+            and not read(a["expected"]["array"]).equals(read(b["expected"]["array"]))
+        )
+        a["expected"]["array"] = dict(b["expected"]["array"])
+        broken.append(a["id"])
+    sums = [c for c in cases if c["op"] == "sum" and "scalar" in c["expected"]]
+    s, t = next(
+        (s, t)
+        for s in sums
+        for t in sums
+        if s["expected"]["type"] == t["expected"]["type"]
+        and None not in read(s["expected"]["scalar"]).to_pylist()
+        and read(s["expected"]["scalar"]) != read(t["expected"]["scalar"])
+    )
+    s["expected"]["scalar"] = dict(t["expected"]["scalar"])
+    broken.append(s["id"])
+    cast = next(c for c in cases if c["op"] == "cast" and c["params"]["to"] == "decimal128(38, 10)"
+                and c["expected"].get("type") == "decimal128(38, 10)")  # fmt: skip
+    cast["params"]["to"] = "decimal128(37, 10)"
+    broken.append(cast["id"])
+    return broken
+
+
+@pytest.mark.skipif(not os.path.exists(RUNNER), reason="the C runner is not built (make)")
+def test_runner_reports_broken_decimal_cases(tmp_path):
+    ran, cases = _run(tmp_path, "decimal", _break_decimal_cases)
     assert f": {len(cases) - 4} passed, 4 failed, 0 skipped" in ran.stdout, ran.stdout

@@ -6,43 +6,85 @@
 #include <string.h>
 
 static const cr_type TYPES[] = {
-    {"bool", AM_BOOL, "b", CR_BOOL, 0},
-    {"int8", AM_INT8, "c", CR_SIGNED, 1},
-    {"int16", AM_INT16, "s", CR_SIGNED, 2},
-    {"int32", AM_INT32, "i", CR_SIGNED, 4},
-    {"int64", AM_INT64, "l", CR_SIGNED, 8},
-    {"uint8", AM_UINT8, "C", CR_UNSIGNED, 1},
-    {"uint16", AM_UINT16, "S", CR_UNSIGNED, 2},
-    {"uint32", AM_UINT32, "I", CR_UNSIGNED, 4},
-    {"uint64", AM_UINT64, "L", CR_UNSIGNED, 8},
-    {"float32", AM_FLOAT32, "f", CR_FLOAT, 4},
-    {"float64", AM_FLOAT64, "g", CR_FLOAT, 8},
-    {"timestamp[s]", AM_TIMESTAMP_S, "tss:", CR_SIGNED, 8},
-    {"timestamp[ms]", AM_TIMESTAMP_MS, "tsm:", CR_SIGNED, 8},
-    {"timestamp[us]", AM_TIMESTAMP_US, "tsu:", CR_SIGNED, 8},
-    {"timestamp[ns]", AM_TIMESTAMP_NS, "tsn:", CR_SIGNED, 8},
-    {"date32[day]", AM_DATE32, "tdD", CR_SIGNED, 4},
-    {"date64[ms]", AM_DATE64, "tdm", CR_SIGNED, 8},
-    {"time32[s]", AM_TIME32_S, "tts", CR_SIGNED, 4},
-    {"time32[ms]", AM_TIME32_MS, "ttm", CR_SIGNED, 4},
-    {"time64[us]", AM_TIME64_US, "ttu", CR_SIGNED, 8},
-    {"time64[ns]", AM_TIME64_NS, "ttn", CR_SIGNED, 8},
-    {"duration[s]", AM_DURATION_S, "tDs", CR_SIGNED, 8},
-    {"duration[ms]", AM_DURATION_MS, "tDm", CR_SIGNED, 8},
-    {"duration[us]", AM_DURATION_US, "tDu", CR_SIGNED, 8},
-    {"duration[ns]", AM_DURATION_NS, "tDn", CR_SIGNED, 8},
-    {"string", AM_UTF8, "u", CR_UTF8, 4},
-    {"large_string", AM_LARGE_UTF8, "U", CR_UTF8, 8},
-    {"binary", AM_BINARY, "z", CR_BINARY, 4},
-    {"large_binary", AM_LARGE_BINARY, "Z", CR_BINARY, 8},
-    {"fixed_size_binary[3]", AM_FIXED_SIZE_BINARY, "w:3", CR_BINARY, 3},
+    {"bool", AM_BOOL, "b", CR_BOOL, 0, 0, 0},
+    {"int8", AM_INT8, "c", CR_SIGNED, 1, 0, 0},
+    {"int16", AM_INT16, "s", CR_SIGNED, 2, 0, 0},
+    {"int32", AM_INT32, "i", CR_SIGNED, 4, 0, 0},
+    {"int64", AM_INT64, "l", CR_SIGNED, 8, 0, 0},
+    {"uint8", AM_UINT8, "C", CR_UNSIGNED, 1, 0, 0},
+    {"uint16", AM_UINT16, "S", CR_UNSIGNED, 2, 0, 0},
+    {"uint32", AM_UINT32, "I", CR_UNSIGNED, 4, 0, 0},
+    {"uint64", AM_UINT64, "L", CR_UNSIGNED, 8, 0, 0},
+    {"float32", AM_FLOAT32, "f", CR_FLOAT, 4, 0, 0},
+    {"float64", AM_FLOAT64, "g", CR_FLOAT, 8, 0, 0},
+    {"timestamp[s]", AM_TIMESTAMP_S, "tss:", CR_SIGNED, 8, 0, 0},
+    {"timestamp[ms]", AM_TIMESTAMP_MS, "tsm:", CR_SIGNED, 8, 0, 0},
+    {"timestamp[us]", AM_TIMESTAMP_US, "tsu:", CR_SIGNED, 8, 0, 0},
+    {"timestamp[ns]", AM_TIMESTAMP_NS, "tsn:", CR_SIGNED, 8, 0, 0},
+    {"date32[day]", AM_DATE32, "tdD", CR_SIGNED, 4, 0, 0},
+    {"date64[ms]", AM_DATE64, "tdm", CR_SIGNED, 8, 0, 0},
+    {"time32[s]", AM_TIME32_S, "tts", CR_SIGNED, 4, 0, 0},
+    {"time32[ms]", AM_TIME32_MS, "ttm", CR_SIGNED, 4, 0, 0},
+    {"time64[us]", AM_TIME64_US, "ttu", CR_SIGNED, 8, 0, 0},
+    {"time64[ns]", AM_TIME64_NS, "ttn", CR_SIGNED, 8, 0, 0},
+    {"duration[s]", AM_DURATION_S, "tDs", CR_SIGNED, 8, 0, 0},
+    {"duration[ms]", AM_DURATION_MS, "tDm", CR_SIGNED, 8, 0, 0},
+    {"duration[us]", AM_DURATION_US, "tDu", CR_SIGNED, 8, 0, 0},
+    {"duration[ns]", AM_DURATION_NS, "tDn", CR_SIGNED, 8, 0, 0},
+    {"string", AM_UTF8, "u", CR_UTF8, 4, 0, 0},
+    {"large_string", AM_LARGE_UTF8, "U", CR_UTF8, 8, 0, 0},
+    {"binary", AM_BINARY, "z", CR_BINARY, 4, 0, 0},
+    {"large_binary", AM_LARGE_BINARY, "Z", CR_BINARY, 8, 0, 0},
+    {"fixed_size_binary[3]", AM_FIXED_SIZE_BINARY, "w:3", CR_BINARY, 3, 0, 0},
 };
 #define N_TYPES (sizeof TYPES / sizeof TYPES[0])
+
+/* The decimal types met so far, each with its name and format. */
+#define MAX_DECIMALS 256
+static struct {
+  cr_type type;
+  char name[32], format[24];
+} decimals[MAX_DECIMALS];
+static int n_decimals;
+
+const cr_type *cr_type_decimal(int bits, int precision, int scale) {
+  int max_precision = bits == 128 ? 38 : 76;
+  if ((bits != 128 && bits != 256) || precision < 1 || precision > max_precision) return NULL;
+  for (int i = 0; i < n_decimals; i++) {
+    const cr_type *t = &decimals[i].type;
+    if (t->width * 8 == bits && t->precision == precision && t->scale == scale) return t;
+  }
+  if (n_decimals == MAX_DECIMALS) return NULL;
+  cr_type *t = &decimals[n_decimals].type;
+  char *name = decimals[n_decimals].name, *format = decimals[n_decimals].format;
+  n_decimals++;
+  snprintf(name, sizeof decimals[0].name, "decimal%d(%d, %d)", bits, precision, scale);
+  snprintf(format, sizeof decimals[0].format, bits == 128 ? "d:%d,%d" : "d:%d,%d,256", precision,
+           scale);
+  *t = (cr_type){
+      name, bits == 128 ? AM_DECIMAL128 : AM_DECIMAL256, format, CR_DECIMAL, bits / 8, precision,
+      scale};
+  return t;
+}
 
 const cr_type *cr_type_named(const char *name) {
   for (size_t i = 0; name && i < N_TYPES; i++)
     if (strcmp(TYPES[i].name, name) == 0) return &TYPES[i];
+  int bits, precision, scale, end = 0;
+  if (name && sscanf(name, "decimal%d(%d, %d)%n", &bits, &precision, &scale, &end) == 3 &&
+      name[end] == '\0') {
+    const cr_type *t = cr_type_decimal(bits, precision, scale);
+    return t && strcmp(t->name, name) == 0 ? t : NULL; /* the canonical spelling only */
+  }
   return NULL;
+}
+
+const cr_type *cr_type_of_array(const am_array *array) {
+  int type = am_array_type(array);
+  if (type == AM_DECIMAL128 || type == AM_DECIMAL256)
+    return cr_type_decimal(type == AM_DECIMAL128 ? 128 : 256, am_array_decimal_precision(array),
+                           am_array_decimal_scale(array));
+  return cr_type_of_am(type);
 }
 
 const cr_type *cr_type_of_am(int type) {
@@ -54,6 +96,14 @@ const cr_type *cr_type_of_am(int type) {
 const cr_type *cr_type_of_format(const char *format) {
   for (size_t i = 0; format && i < N_TYPES; i++)
     if (strcmp(TYPES[i].format, format) == 0) return &TYPES[i];
+  int precision, scale, bits = 128, end = 0;
+  if (format && sscanf(format, "d:%d,%d%n", &precision, &scale, &end) == 2) {
+    int more = 0;
+    if (format[end] == ',' && sscanf(format + end, ",%d%n", &bits, &more) != 1) return NULL;
+    end += more;
+    const cr_type *t = format[end] == '\0' ? cr_type_decimal(bits, precision, scale) : NULL;
+    return t && strcmp(t->format, format) == 0 ? t : NULL;
+  }
   return NULL;
 }
 
@@ -123,6 +173,10 @@ cr_value cr_get(const cr_column *col, int64_t i) {
     case CR_FLOAT:
       v.f = t->width == 4 ? (double)((const float *)data)[k] : ((const double *)data)[k];
       break;
+    case CR_DECIMAL:
+      v.bytes = data + k * t->width;
+      v.len = t->width;
+      break;
     case CR_UTF8:
     case CR_BINARY:
       if (fixed_width(t)) {
@@ -164,6 +218,7 @@ int cr_same(const cr_type *t, cr_value a, cr_value b, int zero_sign, int64_t ulp
       return a.u == b.u;
     case CR_UTF8:
     case CR_BINARY:
+    case CR_DECIMAL:
       return a.len == b.len && (a.len == 0 || memcmp(a.bytes, b.bytes, a.len) == 0);
     case CR_FLOAT:
       break;
@@ -199,6 +254,13 @@ int cr_order(const cr_type *t, cr_value a, cr_value b) {
       int c = n ? memcmp(a.bytes, b.bytes, n) : 0;
       return c ? c : (a.len > b.len) - (a.len < b.len);
     }
+    case CR_DECIMAL: /* the top byte signed, then the lower ones unsigned */
+      for (int64_t i = a.len - 1; i >= 0; i--) {
+        int x = i == a.len - 1 ? (int8_t)a.bytes[i] : a.bytes[i];
+        int y = i == a.len - 1 ? (int8_t)b.bytes[i] : b.bytes[i];
+        if (x != y) return (x > y) - (x < y);
+      }
+      return 0;
     case CR_FLOAT:
       break;
   }
@@ -211,6 +273,45 @@ static void hex_bytes(const uint8_t *p, int64_t n, char *out, size_t size) {
   size_t k = 0;
   for (int64_t i = 0; i < n && k + 3 < size; i++) k += snprintf(out + k, size - k, "%02x", p[i]);
   out[k] = '\0';
+}
+
+/* casefmt.decimal_text: the unscaled integer (len bytes, little-endian two's
+ * complement) in decimal digits, the point `scale` digits from the right (zeros
+ * padded before it; none at scale 0, one at the end below 0, as Python's slicing gives). */
+static void decimal_text(const uint8_t *bytes, int64_t len, int scale, char *out, size_t size) {
+  uint32_t limbs[8] = {0};
+  int n = (int)(len / 4), negative = len > 0 && (bytes[len - 1] & 0x80);
+  for (int i = 0; i < n; i++) memcpy(&limbs[i], bytes + 4 * i, 4); /* little-endian host */
+  if (negative) {                                                  /* the magnitude: -x = ~x + 1 */
+    uint64_t carry = 1;
+    for (int i = 0; i < n; i++) {
+      carry += (uint32_t)~limbs[i];
+      limbs[i] = (uint32_t)carry;
+      carry >>= 32;
+    }
+  }
+  char digits[96];
+  int k = 0, zero;
+  do { /* the magnitude divided by 10, the remainder a digit, lowest first */
+    uint64_t rest = 0;
+    zero = 1;
+    for (int i = n - 1; i >= 0; i--) {
+      uint64_t cur = (rest << 32) | limbs[i];
+      limbs[i] = (uint32_t)(cur / 10);
+      rest = cur % 10;
+      zero &= limbs[i] == 0;
+    }
+    digits[k++] = (char)('0' + rest);
+  } while (!zero && k < (int)sizeof digits);
+  while (scale > 0 && k < scale + 1 && k < (int)sizeof digits) digits[k++] = '0';
+  size_t w = 0;
+  if (negative && w + 1 < size) out[w++] = '-';
+  for (int i = k - 1; i >= 0 && w + 2 < size; i--) {
+    out[w++] = digits[i];
+    if (i == scale && scale > 0) out[w++] = '.';
+  }
+  if (scale < 0 && w + 1 < size) out[w++] = '.'; /* decimal_text's point after every digit */
+  out[w] = '\0';
 }
 
 void cr_show(const cr_type *t, cr_value v, char *out, size_t size) {
@@ -236,6 +337,9 @@ void cr_show(const cr_type *t, cr_value v, char *out, size_t size) {
       break;
     case CR_BINARY:
       hex_bytes(v.bytes, v.len > 30 ? 30 : v.len, out, size);
+      break;
+    case CR_DECIMAL:
+      decimal_text(v.bytes, v.len, t->scale, out, size);
       break;
   }
 }
@@ -381,6 +485,14 @@ static void sink_value(token_sink *s, const cr_type *t, cr_value v) {
       }
       sink_put(s, "\"", 1);
       break;
+    case CR_DECIMAL: {
+      char text[96];
+      decimal_text(v.bytes, v.len, t->scale, text, sizeof text);
+      sink_put(s, "\"", 1);
+      sink_put(s, text, strlen(text));
+      sink_put(s, "\"", 1);
+      break;
+    }
   }
 }
 

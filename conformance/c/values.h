@@ -15,8 +15,9 @@ typedef enum {
   CR_SIGNED, /* the signed integers and the temporal types (their storage integers) */
   CR_UNSIGNED,
   CR_FLOAT,
-  CR_UTF8,  /* string, large_string: text */
-  CR_BINARY /* binary, large_binary, fixed_size_binary: bytes, written as hex */
+  CR_UTF8,   /* string, large_string: text */
+  CR_BINARY, /* binary, large_binary, fixed_size_binary: bytes, written as hex */
+  CR_DECIMAL /* decimal128, decimal256: little-endian two's complement, written at the scale */
 } cr_kind;
 
 typedef struct {
@@ -24,14 +25,22 @@ typedef struct {
   am_type type;       /* its am_type */
   const char *format; /* its Arrow format */
   cr_kind kind;
-  int width; /* bytes a slot (bool: 0), the offsets' width for (large_)string/binary, the
-                fixed width for fixed_size_binary */
+  int width;            /* bytes a slot (bool: 0), the offsets' width for (large_)string/binary, the
+                           fixed width for fixed_size_binary, 16 or 32 for decimals */
+  int precision, scale; /* decimals' */
 } cr_type;
 
-/* The type of a case type name, an am_type, or an Arrow format; NULL if none. */
+/* The type of a case type name ("decimal128(5, 2)" too), an am_type (not a decimal's:
+ * its precision and scale are the array's or the scalar's), or an Arrow format; NULL
+ * if none. A decimal type is made on first use, one per width, precision and scale,
+ * so that one type is one pointer. */
 const cr_type *cr_type_named(const char *name);
 const cr_type *cr_type_of_am(int type);
 const cr_type *cr_type_of_format(const char *format);
+/* The decimal type of `bits` (128, 256), precision and scale; NULL if none. */
+const cr_type *cr_type_decimal(int bits, int precision, int scale);
+/* The type of an array handle (a decimal's with its precision and scale). */
+const cr_type *cr_type_of_array(const am_array *array);
 
 /* A decoded slot. */
 typedef struct {
@@ -39,7 +48,7 @@ typedef struct {
   int64_t i;            /* bool (0, 1), signed, temporal */
   uint64_t u;           /* unsigned */
   double f;             /* floats (a float32 as its exact double) */
-  const uint8_t *bytes; /* strings and binary: len bytes */
+  const uint8_t *bytes; /* strings, binary and decimals: len bytes */
   int64_t len;
 } cr_value;
 
