@@ -189,7 +189,7 @@ static int held_values(cr_store *store, const json *ref, const cr_type *t, cr_he
 
 int cr_generate(const cr_type *t, const json *spec, cr_store *store, struct ArrowSchema *schema,
                 struct ArrowArray *array, char *err, size_t err_size) {
-  if (t->kind == CR_DECIMAL) { /* write_ipc.py keeps every decimal input as IPC arrays */
+  if (t->kind == CR_DECIMAL) { /* decimal_cases.py writes its values; README.md specifies no draw */
     snprintf(err, err_size, "a generated %s input (decimals are not drawn here)", t->name);
     return -1;
   }
