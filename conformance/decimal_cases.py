@@ -18,8 +18,7 @@ from collections import OrderedDict
 
 import casefmt as cf
 
-FILE = "decimal"
-OPS = []  # no op of its own: every decimal case is one of the suite's ops
+FILE = "decimal"  # every case one of the suite's ops: the family has none of its own
 TYPES = ["decimal128(5, 2)", "decimal128(18, 0)", "decimal128(38, 10)", "decimal256(40, 2)",
          "decimal256(76, 5)"]  # fmt: skip
 # (length, nulls, offset) of the inputs: empty, one slot, short, around a bitmap word,
@@ -106,7 +105,8 @@ def each(g, op, per=3, types=TYPES):
         for j in range(per):
             k = c * per + j
             shape = SHAPES[(k + shift) % len(SHAPES)]
-            yield g.sweep_id(op, t, "unary", *shape).replace("/unary/", "/"), t, shape, k
+            n, nulls, off = shape
+            yield f"{op}/{t}/len{n}/{nulls}/offset{off}", t, shape, k
 
 
 def shaped(g, op, per=3, small=False):
