@@ -1607,10 +1607,14 @@ typedef struct am_group_result {
  *    valid values, plus one for a null with AM_COUNT_ALL (AM_COUNT_NULL: 1
  *    when a null is present); distinct those values, in the order of their
  *    first row (pyarrow's order within a list is unspecified);
- *  - the others: a group with fewer than min_count valid values gives null;
+ *  - the others: a group with fewer than min_count valid values gives null
+ *    (min, max and min_max ignore min_count, as pyarrow's hash_min_max);
  *    with skip_nulls == 0 a group holding a null gives null, except first
  *    and last (the first / last row's value, null or not) and any / all
  *    (Kleene logic: any of [true, null] is true, all of [false, null] false);
+ *  - string and binary keys group by their bytes; over string and binary
+ *    values count, count_distinct, min, max, min_max (bytewise, a prefix
+ *    first), first, last, list and distinct (the others: AM_ETYPE);
  *  - floats: min, max and min_max skip NaN (all NaN gives NaN) and take
  *    -0.0 and 0.0 as equal (the group's first of them is given); NaN carries
  *    through sum, product, mean, variance and stddev; sums and products

@@ -550,10 +550,13 @@ static int do_pick(agg_job *j) {
       if (lo[g] < 0) lo[g] = hi[g] = nan[g];
   }
   /* first and last without skip_nulls give the row's value, null or not:
-   * only min_count makes them null */
+   * only min_count makes them null; min, max and min_max ignore min_count,
+   * as pyarrow's hash_min_max does (null only for a null without skip_nulls,
+   * or no value) */
   const int by_count = op == AM_GROUP_FIRST || op == AM_GROUP_LAST;
   for (int64_t g = 0; g < j->groups; g++)
-    if (by_count ? tl.valid[g] < (int64_t)j->spec->min_count : null_by_options(j->spec, &tl, g))
+    if (by_count ? tl.valid[g] < (int64_t)j->spec->min_count
+                 : !j->spec->skip_nulls && tl.nulls[g] > 0)
       lo[g] = hi[g] = -1;
   am_array *a = NULL, *b = NULL;
   switch (op) {

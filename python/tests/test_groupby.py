@@ -401,3 +401,13 @@ def test_string_parallel_path_matches():
     t = pa.table({"s": string_column(n, 10, card=5000), "w": string_column(n, 11, card=40),
                   "v": column("float64", n, 12, card=1000)})  # fmt: skip
     both(t, "s", [("v", "sum"), ("w", "min_max"), ("w", "count_distinct"), ([], "count_all")])
+
+
+def test_min_max_ignore_min_count():
+    """pyarrow's hash_min_max takes no notice of min_count (null only for a
+    null without skip_nulls); numbers and strings alike."""
+    t = pa.table({"k": [1, 1, 2, 3, 3, 3], "n": [1, None, 2, 5, 6, None],
+                  "s": ["a", None, "b", "x", "y", None]})  # fmt: skip
+    for skip in (True, False):
+        o = pc.ScalarAggregateOptions(skip_nulls=skip, min_count=3)
+        both(t, "k", [(c, a, o) for c in ("n", "s") for a in ("min", "max", "min_max")])
