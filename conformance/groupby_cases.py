@@ -27,7 +27,8 @@ import functools
 from collections import OrderedDict
 
 import casefmt as cf
-from casefmt import FLOAT_TYPES, INT_TYPES, SIGNED_TYPES, TYPES
+from casefmt import FLOAT_TYPES, INT_TYPES, SIGNED_TYPES, STRING_TYPES, TYPES
+from sort_cases import string_input, string_keys
 
 OPS = ["group_by"]
 FILE = "groupby"
@@ -310,6 +311,8 @@ def gen(g):
         gen_specials(g, t)
     gen_multi(g)
     gen_errors(g)
+    for t in STRING_TYPES:
+        gen_strings(g, t)
 
 
 def gen_sweep(g, t):
@@ -399,3 +402,48 @@ def gen_errors(g):
     g.add(f"{op}/int32/table/length-mismatch", op,
           {"n_keys": 1, "aggregates": [[0, "sum", {}], [0, "count", {}]]}, "table",
           [g.inline("int32", ["1", "2", "3"]), g.inline("int32", ["1", "2"])])  # fmt: skip
+
+
+# ---- string and binary keys and values ---------------------------------------------------
+
+# The aggregates over a string value column (v1), with options; then a sum over v0.
+STRING_AGGREGATES = [[1, "count", {}], [1, "count_distinct", {}], [1, "min", {}],
+                     [1, "max", {}], [1, "min_max", {}], [1, "first", {}], [1, "last", {}],
+                     [1, "list", {}], [1, "distinct", {}], [None, "count_all", {}],
+                     [1, "count", {"mode": "only_null"}], [1, "distinct", {"mode": "all"}],
+                     [1, "first", {"skip_nulls": False, "min_count": 0}],
+                     [1, "min_max", {"skip_nulls": False, "min_count": 0}],
+                     [1, "max", {"skip_nulls": True, "min_count": 2}], [0, "sum", {}]]  # fmt: skip
+
+
+def gen_strings(g, t):
+    """String keys (alone, and before an int8 key) over an int64 v0 and a string v1:
+    the special keys, generated keys, empty, one-row and all-equal tables."""
+    op = "group_by"
+    params = {"n_keys": 1, "aggregates": STRING_AGGREGATES}
+    keys = string_keys(t) * 3
+    n = len(keys)
+    for off in (0, 7):
+        cid = f"{op}/{t}/table/string-keys/offset{off}"
+        g.add(cid, op, params, "table",
+              [g.inline(t, keys, off), g.gen_input("int64", n, "some-nulls", 3, cid + "#v0",
+                                                   **small("int64")),
+               g.inline(t, keys[::-1], 1)])  # fmt: skip
+    for two in (False, True):
+        cid = f"{op}/{t}/table/string-choice" + ("/two-keys" if two else "")
+        inputs = [string_input(g, t, 600, "some-nulls", 5, cid + "#k0")]
+        if two:
+            inputs.append(g.gen_input("int8", 600, "some-nulls", 0, cid + "#k1",
+                                      kind="uniform", lo="0", hi="2"))  # fmt: skip
+        inputs += [g.gen_input("int64", 600, "no-nulls", 1, cid + "#v0", **small("int64")),
+                   string_input(g, t, 600, "some-nulls", 63, cid + "#v1")]  # fmt: skip
+        g.add(cid, op, {"n_keys": 2 if two else 1, "aggregates": STRING_AGGREGATES}, "table",
+              inputs)  # fmt: skip
+    g.add(f"{op}/{t}/table/empty", op, params, "table",
+          [g.inline(t, []), g.inline("int64", []), g.inline(t, [])])  # fmt: skip
+    one = string_keys(t)[1:2]
+    g.add(f"{op}/{t}/table/one-row", op, params, "table",
+          [g.inline(t, one, 1), g.inline("int64", ["1"]), g.inline(t, [None])])  # fmt: skip
+    g.add(f"{op}/{t}/table/all-equal", op, params, "table",
+          [g.inline(t, one * 40, 7), g.inline("int64", [str(i) for i in range(40)]),
+           g.inline(t, (string_keys(t) * 5)[:40])])  # fmt: skip

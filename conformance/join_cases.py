@@ -22,7 +22,8 @@ import json
 from collections import OrderedDict
 
 import casefmt as cf
-from casefmt import FLOAT_TYPES, INT_TYPES, SIGNED_TYPES, TYPES
+from casefmt import FLOAT_TYPES, INT_TYPES, SIGNED_TYPES, STRING_TYPES, TYPES
+from sort_cases import string_input, string_keys
 
 OPS = ["join"]
 FILE = "join"
@@ -157,6 +158,8 @@ def gen(g):
         gen_specials(g, t)
     gen_two_keys(g)
     gen_errors(g)
+    for t in STRING_TYPES:
+        gen_strings(g, t)
 
 
 def gen_sweep(g, t):
@@ -177,14 +180,14 @@ def gen_sweep(g, t):
         g.add(cid, op, {"n_keys": 1, "join_type": jt}, "table", inputs)
 
 
-def gen_specials(g, t):
-    """NaN, both zeros, infinities, nulls and duplicates on both sides, every join type;
-    empty sides."""
+def gen_specials(g, t, vals=None, name="specials"):
+    """NaN, both zeros, infinities, nulls and duplicates on both sides (or `vals`), every
+    join type; empty sides."""
     op = "join"
-    vals = specials(t)
+    vals = specials(t) if vals is None else vals
     for jt in JOIN_TYPES:
         slug = jt.replace(" ", "-")
-        g.add(f"{op}/{t}/table/specials/{slug}", op, {"n_keys": 1, "join_type": jt}, "table",
+        g.add(f"{op}/{t}/table/{name}/{slug}", op, {"n_keys": 1, "join_type": jt}, "table",
               [g.inline(t, vals * 2, 7), g.inline(t, vals[::-1], 1)])  # fmt: skip
     g.add(f"{op}/{t}/table/empty-left/full-outer", op,
           {"n_keys": 1, "join_type": "full outer"}, "table",
@@ -213,3 +216,26 @@ def gen_errors(g):
     g.add(f"{op}/int32/table/length-mismatch", op, {"n_keys": 2, "join_type": "inner"},
           "table", [g.inline("int32", ["1", "2", "3"]), g.inline("int32", ["1", "2"]),
                     g.inline("int32", ["1"]), g.inline("int32", ["1"])])  # fmt: skip
+
+
+def gen_strings(g, t):
+    """String and binary keys, every join type: the special keys (duplicates and nulls
+    on both sides; equal bytes match, nulls never), generated keys alone and beside an
+    int8 key; empty sides; utf8 against large_utf8 (pyarrow's refusal)."""
+    op = "join"
+    gen_specials(g, t, string_keys(t), "string-keys")
+    for jt in JOIN_TYPES:
+        slug = jt.replace(" ", "-")
+        cid = f"{op}/{t}/table/string-choice/{slug}"
+        g.add(cid, op, {"n_keys": 1, "join_type": jt}, "table",
+              [string_input(g, t, 500, "some-nulls", 3, cid + "#l0"),
+               string_input(g, t, 64, "some-nulls", 0, cid + "#r0")])  # fmt: skip
+        cid = f"{op}/{t}/table/two-keys/{t},int8/{slug}"
+        g.add(cid, op, {"n_keys": 2, "join_type": jt}, "table",
+              [string_input(g, t, 300, "some-nulls", 3, cid + "#l0"),
+               g.gen_input("int8", 300, "some-nulls", 0, cid + "#l1", **keys_kind("int8", 3)),
+               string_input(g, t, 60, "some-nulls", 1, cid + "#r0"),
+               g.gen_input("int8", 60, "no-nulls", 63, cid + "#r1", **keys_kind("int8", 3))])  # fmt: skip
+    if t == "string":
+        g.add(f"{op}/{t}/table/key-types-differ", op, {"n_keys": 1, "join_type": "inner"},
+              "table", [g.inline(t, ["a"]), g.inline("large_string", ["a"])])  # fmt: skip

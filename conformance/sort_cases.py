@@ -15,11 +15,15 @@ ties: stability), with the second key of many values (sort_indices); specials (N
 -0.0 beside 0.0, infinities, nulls, the integer extremes) at offsets 0, 7 and 63 in both
 orders and both null placements; empty, one-row, all-equal, all-null and all-NaN inputs;
 three keys of mixed types; mixed per-key null placements; the errors (keys of different
-lengths, no key).
+lengths, no key). String and binary keys (every type of casefmt.STRING_TYPES): empty
+strings, values and their NUL-extended twins, prefixes, values past 8 bytes sharing
+prefixes, non-ASCII UTF-8, bytes above 0x7f, nulls and duplicates, alone and beside
+numeric keys (string_keys below; group_by and join cases take them too).
 """
 
 import casefmt as cf
-from casefmt import FLOAT_TYPES, INT_TYPES, SIGNED_TYPES, TYPES
+import string_cases
+from casefmt import FLOAT_TYPES, INT_TYPES, SIGNED_TYPES, STRING_TYPES, TYPES
 
 OPS = ["sort_indices", "array_sort_indices"]
 FILE = "sort"
@@ -118,6 +122,9 @@ def gen(g):
     gen_three(g)
     gen_mixed_placements(g)
     gen_errors(g)
+    for t in STRING_TYPES:
+        gen_string_array(g, t)
+        gen_string_table(g, t)
 
 
 def _array_params(order, placement):
@@ -238,3 +245,68 @@ def gen_errors(g):
           [g.inline("int32", ["1", "2", "3"]), g.inline("int32", ["1", "2"])])  # fmt: skip
     g.add(f"{op}/int32/arrays/no-keys", op, {"n_keys": 0, "order": []}, "arrays",
           [g.inline("int32", ["1", "2", "3"])])  # fmt: skip
+
+
+# ---- string and binary keys ------------------------------------------------------------
+
+
+def string_keys(t):
+    """Key values of string type t (bytes for the binary types), with repeats and nulls: empty, a value and
+    its NUL-extended twins ("a" < "a\\0" < "a\\0\\0"), prefixes, values past 8 bytes
+    that share their first 8 or 32, multi-byte UTF-8, DEL and NUL inside."""
+    if t == string_cases.FIXED:
+        words = [b"abc", b"\x00\x00\x00", b"ab\x00", b"\xff\xfe\xfd", b"abd", None, b"abc",
+                 b"\x00\x00\x01", b"\x80ab", None]  # fmt: skip
+        return words
+    words = ["", "a", "a\x00", "a\x00\x00", "ab", "abcdefgh", "abcdefgh\x00", "abcdefghi",
+             "abcdefgh" * 4, "abcdefgh" * 4 + "a", None, "é", "日本語", "zz\x00z", "", "a", None,
+             "\x7f", "Z"]  # fmt: skip
+    if t not in cf.UTF8_TYPES:
+        words = [None if w is None else w.encode() for w in words]
+    return words
+
+
+def string_input(g, t, n, nulls, off, key):
+    """n generated values of string type t drawn from string_cases' words."""
+    return g.gen_input(t, n, nulls, off, key, kind="choice", choices=string_cases.choices(t))
+
+
+def gen_string_array(g, t):
+    op = "array_sort_indices"
+    words = string_keys(t)
+    for order in ORDERS:
+        for placement in PLACEMENTS:
+            params = _array_params(order, placement)
+            suffix = f"/{order}/{placement}"
+            for off in (0, 7):
+                g.add(f"{op}/{t}/unary/string-keys/offset{off}{suffix}", op, params, "unary",
+                      [g.inline(t, words * 3, off)])  # fmt: skip
+            for n in (300, 2000):  # inline, then a generated spec
+                cid = f"{op}/{t}/unary/choice/len{n}{suffix}"
+                g.add(cid, op, params, "unary", [string_input(g, t, n, "some-nulls", 3, cid)])
+    params = _array_params("descending", "at_start")
+    g.add(f"{op}/{t}/unary/empty", op, params, "unary", [g.inline(t, [])])
+    g.add(f"{op}/{t}/unary/one-row", op, params, "unary", [g.inline(t, words[1:2], 1)])
+    g.add(f"{op}/{t}/unary/all-equal", op, params, "unary", [g.inline(t, words[1:2] * 80, 7)])
+    g.add(f"{op}/{t}/unary/all-null", op, params, "unary", [g.inline(t, [None] * 9, 3)])
+
+
+def gen_string_table(g, t):
+    """A string key before and after a numeric key of few values, two string keys;
+    every order pair, both placements."""
+    op = "sort_indices"
+    for orders in (["ascending", "descending"], ["descending", "ascending"]):
+        for placement in PLACEMENTS:
+            params = {"order": orders, "null_placement": placement}
+            suffix = f"/{','.join(o[0] for o in orders)}/{placement}"
+            for shape in ("string-first", "string-second", "two-strings"):
+                cid = f"{op}/{t}/arrays/{shape}{suffix}"
+                s0 = string_input(g, t, 400, "some-nulls", 5, cid + "#s0")
+                other = (string_input(g, t, 400, "some-nulls", 0, cid + "#s1")
+                         if shape == "two-strings"
+                         else g.gen_input("int16", 400, "some-nulls", 9, cid + "#n",
+                                          **few("int16")))  # fmt: skip
+                keys = [other, s0] if shape == "string-second" else [s0, other]
+                g.add(cid, op, params, "arrays", keys)
+    g.add(f"{op}/{t}/arrays/empty", op, {"order": ["ascending"] * 2}, "arrays",
+          [g.inline(t, []), g.inline("int32", [])])  # fmt: skip
