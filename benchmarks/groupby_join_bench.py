@@ -52,7 +52,7 @@ def cpu_groupby(table, agg):
     peers = {"pyarrow": lambda: table.group_by("k", use_threads=True).aggregate([("v", agg)])}
     if pl is not None:
         df = pl.from_arrow(table)
-        fn = pl.col("v").sum() if agg == "sum" else pl.col("v").mean()
+        fn = {"sum": pl.col("v").sum, "mean": pl.col("v").mean, "count": pl.col("v").count}[agg]()
         peers["polars"] = lambda: df.group_by("k").agg(fn)
     if duckdb is not None:
         con = duckdb.connect()

@@ -1,7 +1,7 @@
 """String keys on the CPU: sort_indices, group-by count and sum, and an inner join by
 utf8 keys of 1,000 and 100,000 distinct values, against pyarrow (Acero for the
-group-by and the join) and, when installed, polars and duckdb, in the same run
-(medians of --repeats runs, milliseconds; each peer's time over ArrowMetal's: above
+group-by and the join) and, when installed, polars and duckdb (groupby_join_bench's
+peers), in the same run (medians of --repeats runs, milliseconds; each peer's time over ArrowMetal's: above
 1 ArrowMetal is faster).
 
     PYTHONPATH=python .venv/bin/python benchmarks/string_keys_bench.py [--rows 1000000]
@@ -21,6 +21,7 @@ import pyarrow.compute as pc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from breadth_bench import median_ms
+from groupby_join_bench import cpu_groupby, cpu_join
 from peers import optional
 
 import arrowmetal as am
@@ -40,38 +41,19 @@ def works(rows, distinct):
     """[(work, arrowmetal call, {peer: call})] over one set of inputs."""
     table = pa.table({"k": keys(rows, distinct, 1),
                       "v": np.random.default_rng(2).random(rows)})  # fmt: skip
+    left = table.rename_columns(["k", "l"])  # groupby_join_bench's join columns
     right = pa.table({"k": pa.array([f"key-{i}" for i in range(distinct)]),
-                      "w": np.arange(distinct, dtype=np.int64)})  # fmt: skip
-    out = []
+                      "r": np.arange(distinct, dtype=np.float64)})  # fmt: skip
     peers = {"pyarrow": lambda: pc.sort_indices(table, [("k", "ascending")])}
     if pl is not None:
         df = pl.from_arrow(table)
         peers["polars"] = lambda: df["k"].arg_sort()
-    out.append(("sort_indices", lambda: am.sort_indices(table, [("k", "ascending")]), peers))
+    out = [("sort_indices", lambda: am.sort_indices(table, [("k", "ascending")]), peers)]
     for agg in ("count", "sum"):
-        peers = {"pyarrow": lambda a=agg: table.group_by("k").aggregate([("v", a)])}
-        if pl is not None:
-            df = pl.from_arrow(table)
-            fn = pl.col("v").count() if agg == "count" else pl.col("v").sum()
-            peers["polars"] = lambda f=fn, d=df: d.group_by("k").agg(f)
-        if duckdb is not None:
-            con = duckdb.connect()
-            con.register("t", table)
-            peers["duckdb"] = lambda a=agg, c=con: c.sql(
-                f"SELECT k, {a}(v) FROM t GROUP BY k").to_arrow_table()  # fmt: skip
         out.append((f"group-by {agg}", lambda a=agg: am.group_by(table, "k").aggregate([("v", a)]),
-                    peers))  # fmt: skip
-    peers = {"pyarrow": lambda: table.join(right, "k", join_type="inner")}
-    if pl is not None:
-        lf, rf = pl.from_arrow(table), pl.from_arrow(right)
-        peers["polars"] = lambda: lf.join(rf, on="k", how="inner")
-    if duckdb is not None:
-        con = duckdb.connect()
-        con.register("l", table)
-        con.register("r", right)
-        peers["duckdb"] = lambda c=con: c.sql(
-            "SELECT * FROM l JOIN r USING (k)").to_arrow_table()  # fmt: skip
-    out.append(("inner join", lambda: am.join(table, right, "k", join_type="inner"), peers))
+                    cpu_groupby(table, agg)))  # fmt: skip
+    out.append(("inner join", lambda: am.join(left, right, "k", join_type="inner"),
+                cpu_join(left, right)))  # fmt: skip
     return out
 
 
