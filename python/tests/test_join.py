@@ -268,3 +268,13 @@ def test_string_key_edges():
     # utf8 against large_utf8: pyarrow's refusal, as for numbers of two widths
     with pytest.raises(pa.ArrowInvalid):
         am.join(one, pa.table({"s": pa.array(["x"], pa.large_string())}), "s")
+
+
+@pytest.mark.parametrize("join_type", ["inner", "full outer", "right anti"])
+def test_string_key_long_right_side_groups_both_sides(join_type):
+    """Past cpu/join.c's STRING_PROBE_ROWS right rows one string key is
+    grouped with the left keys (hashes first, cpu/hash_bytes.c) rather than
+    probed: the same pairs."""
+    left = pa.table({"s": string_column(30_000, 11, card=40_000), "v": column("int32", 30_000, 1)})
+    right = pa.table({"s": string_column(20_000, 12, card=40_000), "w": column("int32", 20_000, 2)})
+    same(left, right, "s", join_type=join_type)
