@@ -9,6 +9,7 @@
 
 #include "core/bits.h"
 #include "decimal_calls.h"
+#include "string_calls.h"
 
 typedef __int128 am_s128;
 
@@ -68,23 +69,6 @@ int am_decimal_bool_result(am_err *err, int64_t length, int with_validity, am_ar
 
 void am_decimal_set_bit(const uint8_t *bits, int64_t i) {
   ((uint8_t *)bits)[i >> 3] |= (uint8_t)(1u << (i & 7));
-}
-
-static int holds(am_compare_op op, int c) {
-  switch (op) {
-    case AM_EQ:
-      return c == 0;
-    case AM_NE:
-      return c != 0;
-    case AM_LT:
-      return c < 0;
-    case AM_LE:
-      return c <= 0;
-    case AM_GT:
-      return c > 0;
-    default:
-      return c >= 0;
-  }
 }
 
 static inline am_s128 load128(const am_array *a, int64_t i) {
@@ -150,7 +134,7 @@ int am_decimal_compare(am_err *err, int op, const am_array *left, const am_array
       if (rup) b = am_i256_mul(b, rm);
       c = am_i256_cmp(a, b);
     }
-    if (holds((am_compare_op)op, c)) am_decimal_set_bit(bits, i);
+    if (am_compare_holds((am_compare_op)op, c)) am_decimal_set_bit(bits, i);
   }
   atomic_store(&(*out)->null_count, nulls);
   return AM_OK;

@@ -416,7 +416,7 @@ static int compare_bytes(const uint8_t *a, int64_t na, const uint8_t *b, int64_t
   return na < nb ? -1 : na > nb;
 }
 
-static int compare_holds(am_compare_op op, int c) {
+int am_compare_holds(am_compare_op op, int c) {
   switch (op) {
     case AM_EQ:
       return c == 0;
@@ -534,7 +534,7 @@ int am_string_compare(am_err *err, int op, const am_array *left, const am_array 
       int64_t na, nb;
       const uint8_t *a = am_string_value(left, i, &na), *b = am_string_value(r, j, &nb);
       valid[i >> 3] |= (uint8_t)(1u << (i & 7));
-      if (compare_holds((am_compare_op)op, compare_bytes(a, na, b, nb)))
+      if (am_compare_holds((am_compare_op)op, compare_bytes(a, na, b, nb)))
         bits[i >> 3] |= (uint8_t)(1u << (i & 7));
     }
     atomic_store(&result->null_count, nulls);

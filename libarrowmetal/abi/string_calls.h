@@ -74,4 +74,8 @@ int am_string_aggregate(am_err *err, int op, const am_array *array,
  * pairs it does not convert. */
 int am_string_cast(am_err *err, const am_array *a, am_type to, am_array **out);
 
+/* Whether a three-way comparison `c` (<0, 0, >0) satisfies `op`
+ * (string_calls.c; the decimal compare uses it too). */
+int am_compare_holds(am_compare_op op, int c);
+
 #endif
