@@ -46,11 +46,24 @@ record() { [ "$1" -eq 0 ] || failed="$failed $2"; }
 for stage in $stages; do
   case $stage in
     tests)
-      timeout 400 python3 -m pytest -n 8 -q -rs -p no:cacheprovider --tb=line conformance python \
-        libarrowmetal > "$OUT/tests.log" 2>&1
-      record $? tests
-      grep -E "^(FAILED|ERROR)" "$OUT/tests.log" | sed 's/ - .*//' | cut -d/ -f1-4 | sort | uniq -c \
-        | sort -rn | head -40
+      # The conformance cases through run_all.py in 8 shards side by side (pytest's
+      # cost per case would be most of the stage), then the other tests; -v names
+      # each result as it comes, so a run cut off by its timeout still says
+      # which failed.
+      status=0
+      pids=""
+      for i in 0 1 2 3 4 5 6 7; do
+        timeout 300 python3 conformance/run_all.py --shard "$i/8" > "$OUT/conformance-$i.log" 2>&1 &
+        pids="$pids $!"
+      done
+      for pid in $pids; do wait "$pid" || status=1; done
+      grep -h "^conformance shard\|^FAILED" "$OUT"/conformance-*.log | cut -c1-200 | head -40
+      timeout 400 python3 -m pytest -n 12 -v -rs -p no:cacheprovider --tb=short --durations=30 \
+        conformance python libarrowmetal --ignore=conformance/test_conformance.py \
+        > "$OUT/tests.log" 2>&1 || status=1
+      record $status tests
+      grep -aE "(^| )(FAILED|ERROR) " "$OUT/tests.log" | sed -E 's/.*(FAILED|ERROR) //; s/ - .*//' \
+        | cut -d[ -f1 | sort | uniq -c | sort -rn | head -40
       tail -n 3 "$OUT/tests.log" ;;
     latency)
       timeout 240 build/latency cuda 2>&1 | tee "$OUT/latency.txt"

@@ -64,9 +64,15 @@ static int has_dictionary(const json *c) {
   return 0;
 }
 
+/* An input's type: an array's, or a scalar's ({"scalar": {"type": ...}}). */
+static const cr_type *input_type(const json *input) {
+  const json *scalar = json_get(input, "scalar");
+  return cr_type_named(json_string(scalar ? scalar : input, "type"));
+}
+
 /* Whether a case does not run on a backend (1, the reason in `why`): what
- * amabi.not_on_backend says (strings, binary and dictionary arrays live only in host
- * memory so far, issue #13), and types this runner cannot read yet (a newer case
+ * amabi.not_on_backend says (strings, binary, dictionary arrays and decimals live only
+ * in host memory so far, issue #13), and types this runner cannot read yet (a newer case
  * file's). */
 static int skipped(const json *c, const char *backend, char *why, size_t size) {
   const json *inputs = json_get(c, "inputs");
@@ -88,13 +94,18 @@ static int skipped(const json *c, const char *backend, char *why, size_t size) {
     snprintf(why, size, "dictionary arrays are not on GPUs");
     return 1;
   }
-  snprintf(why, size, "strings and binary are not on GPUs yet");
-  for (size_t i = 0; inputs && i < inputs->count; i++) {
-    const cr_type *t = cr_type_named(json_string(inputs->items[i], "type"));
-    if (t && (t->kind == CR_UTF8 || t->kind == CR_BINARY)) return 1;
+  /* The inputs' types and a cast's target: text first, then decimals. */
+  int text = 0, decimal = 0;
+  for (size_t i = 0; inputs && i <= inputs->count; i++) {
+    const cr_type *t = i < inputs->count ? input_type(inputs->items[i]) : cr_type_named(to);
+    text |= t && (t->kind == CR_UTF8 || t->kind == CR_BINARY);
+    decimal |= t && t->kind == CR_DECIMAL;
   }
-  const cr_type *target = cr_type_named(to);
-  return target && (target->kind == CR_UTF8 || target->kind == CR_BINARY);
+  if (text)
+    snprintf(why, size, "strings and binary are not on GPUs yet");
+  else if (decimal)
+    snprintf(why, size, "decimals are not on GPUs yet");
+  return text || decimal;
 }
 
 /* The distinct reasons for skipping, with their counts, for the summary. */

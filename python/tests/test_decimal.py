@@ -250,3 +250,11 @@ def test_arithmetic_errors_are_pyarrows():
         pc.divide(a, zero)
     with pytest.raises(am.ArrowMetalZeroDivisionError, match="Divide by zero"):
         am.divide(a, zero)
+
+
+@pytest.mark.skipif(not {n: ok for n, ok, _ in am.backends()}["cuda"], reason="needs a CUDA device")
+def test_gpu_devices_refuse_decimals_cleanly():
+    # decimals live in host memory only so far (issue #13): a clear refusal, not a crash
+    for t in (pa.decimal128(5, 2), pa.decimal256(40, 2)):
+        with pytest.raises(am.ArrowMetalError, match="decimals are not yet on cuda"):
+            am.array(pa.array([D("1.25"), None], t), device="cuda")

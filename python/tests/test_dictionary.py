@@ -33,6 +33,7 @@ VALUES = {
     "date32": pa.array([datetime.date(2024, 2, 29), None, datetime.date(1970, 1, 1)]),
     "duration": pa.array([1, None, -2], pa.duration("us")),
 }
+PYARROW_MAJOR = int(pa.__version__.split(".")[0])
 
 
 def dictionary(index_type, values, indices=None, ordered=False):
@@ -42,6 +43,13 @@ def dictionary(index_type, values, indices=None, ordered=False):
     return pa.DictionaryArray.from_arrays(
         pa.array(indices, pa.type_for_alias(index_type)), values, ordered=ordered
     )
+
+
+def logical_nulls(d):
+    """What pyarrow 26's is_null and is_valid read of a dictionary array: a null
+    index and an index to a null value alike (pyarrow 25 read the indices' nulls
+    only; ArrowMetal follows 26, the version it is tested against)."""
+    return d.dictionary_decode() if PYARROW_MAJOR < 26 else d
 
 
 def imported(array):
@@ -92,8 +100,10 @@ def test_round_trip_and_selection(index_type, value_type):
             am.filter(piece, mask[: len(piece)], **emit),
             pc.filter(piece, mask[: len(piece)], **emit),
         )
-        for name in ("drop_null", "is_null", "is_valid", "unique", "dictionary_decode"):
+        for name in ("drop_null", "unique", "dictionary_decode"):
             same(getattr(am, name)(piece), getattr(pc, name)(piece))
+        for name in ("is_null", "is_valid"):
+            same(getattr(am, name)(piece), getattr(pc, name)(logical_nulls(piece)))
         same(am.value_counts(piece), pc.value_counts(piece))
         same(am.dictionary_encode(piece), pc.dictionary_encode(piece))
         for mode in ("only_valid", "only_null", "all"):
