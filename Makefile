@@ -126,7 +126,7 @@ WHEEL_BUILD := build/manylinux
 WHEEL_CC ?= $(abspath $(VENV))/bin/python -m ziglang cc -target x86_64-linux-gnu.2.28
 wheel: $(VENV)/.installed
 	rm -rf $(WHEEL_BUILD)/dist dist
-	$(MAKE) lib BUILD=$(WHEEL_BUILD) CC="$(WHEEL_CC)"
+	$(MAKE) $(JOBS) lib BUILD=$(WHEEL_BUILD) CC="$(WHEEL_CC)"
 	ARROWMETAL_BUILD=$(WHEEL_BUILD) LDSHARED="$${CC:-cc} -shared" \
 	  $(VENV)/bin/python -m pip wheel -q --no-deps \
 	  --no-build-isolation -w $(WHEEL_BUILD)/dist .
@@ -167,20 +167,27 @@ PYARROW_INCLUDE = $(shell $(VENV)/bin/python -c "import pyarrow; print(pyarrow.g
 PY_DIRS := python conformance examples benchmarks libarrowmetal fuzz
 C_FILES = $(shell git ls-files '*.c' '*.h' '*.m' '*.cu' 2>/dev/null)
 
-# The tests, then the conformance cases through the loop runner (the same
-# check as test_conformance.py's test_case, without pytest's cost per case;
-# `pytest conformance` runs them one test each), then the sanitizer jobs of
-# issue #15: ASan + UBSan, TSan and the fuzzers (make fuzz replays the seeds
-# and regressions that fuzz/test_fuzz.py replays, so pytest skips fuzz/). The C
-# runner runs the same cases from their IPC form last (conformance-c, below).
-test: all api wheel $(VENV)/.installed lint check-macos check-msl $(CR_RUNNER) $(IPC_CASES)
+# The tests, then the conformance cases from their IPC form through the C
+# runner (conformance-c, below) on this build, then the sanitizer jobs of
+# issue #15: ASan + UBSan (which runs every case through the Python loop
+# runner too: the same check as test_conformance.py's test_case with the
+# release counts and the memory given back, without pytest's cost per case;
+# `pytest conformance` runs them one test each), TSan and the fuzzers (make
+# fuzz replays the seeds and regressions that fuzz/test_fuzz.py replays, so
+# pytest skips fuzz/). The library builds first with every core (the-library).
+test: the-library all api wheel $(VENV)/.installed lint check-macos check-msl $(CR_RUNNER) \
+      $(IPC_CASES)
 	$(VENV)/bin/python -m pytest -n auto -q --durations=25 python conformance examples \
 	  libarrowmetal --ignore=conformance/test_conformance.py
-	$(VENV)/bin/python conformance/run_all.py --shard 0/2 & first=$$!; \
-	  $(VENV)/bin/python conformance/run_all.py --shard 1/2; second=$$?; \
-	  wait $$first && [ $$second -eq 0 ]
 	$(CR_RUNNER) $(IPC_DIR)
 	$(MAKE) --no-print-directory test-asan test-tsan fuzz
+
+# The nested builds of the library compile on every core unless make already
+# runs with -j (its jobserver then shares them out).
+JOBS = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(shell nproc))
+.PHONY: the-library
+the-library:
+	$(MAKE) --no-print-directory $(JOBS) all
 
 # The rules of the IPC cases and the C runner (variables above `test`).
 $(IPC_CASES): $(wildcard conformance/cases/*.json.gz) conformance/write_ipc.py conformance/casefmt.py \
@@ -229,7 +236,7 @@ test-asan: all $(VENV)/.installed
 	@command -v clang >/dev/null || { echo "test-asan: installing clang"; \
 	  { apt-get update -qq && apt-get install -y -qq clang; } >/dev/null; } || exit 1
 	CFLAGS="-O1 -g $(SANITIZE)" LDFLAGS="$(SANITIZE) -shared-libsan" \
-	  $(MAKE) --no-print-directory lib BUILD=$(ASAN_BUILD) CC=clang
+	  $(MAKE) --no-print-directory $(JOBS) lib BUILD=$(ASAN_BUILD) CC=clang
 	$(ASAN_RUN) $(VENV)/bin/python conformance/run_all.py --shard 0/2 & first=$$!; \
 	  $(ASAN_RUN) $(VENV)/bin/python conformance/run_all.py --shard 1/2; second=$$?; \
 	  wait $$first && [ $$second -eq 0 ]
@@ -373,8 +380,7 @@ test-tsan:
 	@command -v $(TSAN_CC) >/dev/null || { echo "test-tsan: installing clang"; \
 	  { apt-get update -qq && apt-get install -y -qq clang; } >/dev/null; } || exit 1
 	@CFLAGS="-O1 -g -fsanitize=thread -DAM_CPU_CLONES=" $(MAKE) --no-print-directory \
-	  $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(shell nproc)) \
-	  BUILD=$(TSAN_BUILD) CC=$(TSAN_CC) $(TSAN_BUILD)/stress_test
+	  $(JOBS) BUILD=$(TSAN_BUILD) CC=$(TSAN_CC) $(TSAN_BUILD)/stress_test
 	@if $(TSAN_RUN) --seeded-race >$(TSAN_BUILD)/seeded.log 2>&1 || \
 	    ! grep -q "ThreadSanitizer: data race" $(TSAN_BUILD)/seeded.log; then \
 	  echo "test-tsan: self-test FAILED: TSan did not report the seeded race"; exit 1; fi

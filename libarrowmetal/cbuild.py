@@ -65,7 +65,6 @@ def emulated(work, kernel, wrapper):
     subprocess.run([str(tool), "dump", "cuda", str(work / "cuda")], check=True, capture_output=True)
     src = work / f"{kernel}.cpp"
     src.write_text(
-        "#include <cmath>\n"
         f'#include "{LIBRARY / "gpu" / "emu" / "cuda_emu.h"}"\n'
         f'#include "{work / "cuda" / (kernel + ".cu")}"\n' + wrapper
     )

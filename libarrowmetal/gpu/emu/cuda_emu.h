@@ -24,8 +24,6 @@
 #include <string.h>
 #include <ucontext.h>
 
-#include <functional>
-
 struct am_emu_dim3 {
   unsigned x, y, z;
 };
@@ -62,7 +60,8 @@ struct am_emu_block {
   am_emu_fiber fibers[AM_EMU_MAX_THREADS];
   void *scheduler[5]; /* __builtin_setjmp's buffer of the scheduler */
   int running;
-  const std::function<void()> *kernel;
+  void (*kernel)(const void *); /* calls *kernel_object (am_emu_grid's F) */
+  const void *kernel_object;
 };
 
 static am_emu_block am_emu_block_state;
@@ -252,7 +251,7 @@ static inline double am_emu_rcp64_approx(double x) {
 
 static void am_emu_fiber_main() {
   am_emu_block *b = am_emu_current;
-  (*b->kernel)();
+  b->kernel(b->kernel_object);
   b->fibers[b->running].done = 1;
   am_emu_jump(b->scheduler);
 }
@@ -294,12 +293,14 @@ static inline void am_emu_schedule(int threads) {
 
 /* Runs `kernel` over `blocks` blocks of `threads` threads, one block at a
  * time. */
-static inline void am_emu_grid(int blocks, int threads, const std::function<void()> &kernel) {
+template <class F>
+static inline void am_emu_grid(int blocks, int threads, const F &kernel) {
   am_emu_block *b = am_emu_current;
   if (threads > AM_EMU_MAX_THREADS || threads % 32) abort();
   gridDim = {(unsigned)blocks, 1, 1};
   blockDim = {(unsigned)threads, 1, 1};
-  b->kernel = &kernel;
+  b->kernel = [](const void *k) { (*(const F *)k)(); };
+  b->kernel_object = &kernel;
   b->barrier = {0, 0, (unsigned)threads};
   for (int w = 0; w < threads / 32; w++) b->warps[w].barrier = {0, 0, 32};
   for (int x = 0; x < blocks; x++) {
@@ -328,12 +329,53 @@ static inline void am_emu_grid(int blocks, int threads, const std::function<void
     am_emu_grid(blocks, AM_BLOCK, [&] { name(a); });         \
   }
 
-/* The device math the round and log1p kernels use: C's functions, and
- * the products CUDA never contracts as plain products (the emulation is
+/* The device math the kernels call: the C library's functions, each with
+ * the float overload CUDA has calling C's float function (as <cmath>'s
+ * does). Declared here, not by <cmath>: <cmath> and <functional> were 90%
+ * of each kernel's 0.4 s compile, and the emulated tests compile hundreds.
+ * A kernel calling a function missing here fails to compile, so the list
+ * grows with the kernels. */
+#define AM_EMU_MATH1(fn)                  \
+  extern "C" double fn(double) noexcept;  \
+  extern "C" float fn##f(float) noexcept; \
+  static inline float fn(float x) { return fn##f(x); }
+#define AM_EMU_MATH2(fn)                         \
+  extern "C" double fn(double, double) noexcept; \
+  extern "C" float fn##f(float, float) noexcept; \
+  static inline float fn(float x, float y) { return fn##f(x, y); }
+AM_EMU_MATH1(sin)
+AM_EMU_MATH1(cos)
+AM_EMU_MATH1(tan)
+AM_EMU_MATH1(asin)
+AM_EMU_MATH1(acos)
+AM_EMU_MATH1(atan)
+AM_EMU_MATH1(exp)
+AM_EMU_MATH1(log)
+AM_EMU_MATH1(log2)
+AM_EMU_MATH1(log10)
+AM_EMU_MATH1(log1p)
+AM_EMU_MATH1(sqrt)
+AM_EMU_MATH1(fabs)
+AM_EMU_MATH1(floor)
+AM_EMU_MATH1(ceil)
+AM_EMU_MATH1(trunc)
+AM_EMU_MATH1(round)
+AM_EMU_MATH1(rint)
+AM_EMU_MATH2(pow)
+AM_EMU_MATH2(atan2)
+extern "C" double fma(double, double, double) noexcept;
+extern "C" float fmaf(float, float, float) noexcept;
+static inline float fma(float x, float y, float z) { return fmaf(x, y, z); }
+template <class T>
+static inline bool isfinite(T x) {
+  return __builtin_isfinite(x);
+}
+template <class T>
+static inline bool signbit(T x) {
+  return __builtin_signbit(x);
+}
+/* The products CUDA never contracts as plain products (the emulation is
  * compiled without FMA, so nothing contracts them here). */
-#include <cmath>
-using std::isfinite;
-using std::signbit;
 static inline float __fmul_rn(float a, float b) { return a * b; }
 static inline double __dmul_rn(double a, double b) { return a * b; }
 /* The float reciprocal rounded to nearest (CUDA's __frcp_rn): IEEE's 1 / x. */
