@@ -108,15 +108,19 @@ def evaluate(op, params, args):
 
 
 def map_error(exc):
-    """am_status of pyarrow's refusal of a week_start, None for the others."""
-    if "week_start must follow ISO convention" in str(exc):
+    """am_status of pyarrow's refusal of a week_start or of a checked temporal cast, None
+    for the others."""
+    msg = str(exc)
+    if "week_start must follow ISO convention" in msg:
+        return "AM_EINVAL"
+    if "would lose data" in msg or "would result in out of bounds timestamp" in msg:
         return "AM_EINVAL"
     return None
 
 
 def file_of(case):
     """The case file of a case with a temporal input (this family's), else None."""
-    if case["op"] in OPS:
+    if case["op"] in OPS or case["params"].get("to") in TEMPORAL_TYPES:
         return FILE
     for inp in case["inputs"]:
         t = inp["scalar"]["type"] if "scalar" in inp else inp["type"]
@@ -249,6 +253,74 @@ def gen_existing(g):
           [g.inline("duration[ms]", big), g.inline("duration[ms]", big)])  # fmt: skip
 
 
+# Storage values at the edges of the unit changes: exact and inexact multiples of 1000
+# and of a day in milliseconds, negative ones (truncation toward zero and the floor of a
+# day), and values past what a finer unit holds.
+CAST_EDGES = [0, 1, -1, 1000, -1001, 1001, 86_400_000, -86_400_001, 2**40, 2**62, -(2**62)]
+
+
+def gen_casts(g):
+    """cast between every pair of temporal types and their storage integers: a drawn
+    input safe and unsafe, and the edges safe, unsafe and with each time check lifted
+    (CastOptions allow_time_truncate / allow_time_overflow); one case for a pair pyarrow
+    has no cast for."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    types = TEMPORAL_TYPES + ["int32", "int64"]
+    for src in types:
+        lo, hi = (
+            value_range(src) if src in TIMES else cf.int_range(cf.TEMPORAL_STORAGE.get(src, src))
+        )
+        for dst in types:
+            if src == dst or (src not in TEMPORAL_TYPES and dst not in TEMPORAL_TYPES):
+                continue
+            # valid times only (pyarrow's validation refuses others), and timestamps to a
+            # time of day within 2^40: past that pyarrow's result is its arithmetic's wrap
+            top = 86399 if dst in TIMES and src not in TIMESTAMPS else 2**40 if dst in TIMES else hi
+            bottom = 0 if dst in TIMES and src not in TIMESTAMPS else -top if dst in TIMES else lo
+            edges = [v for v in CAST_EDGES if max(lo, bottom) <= v <= min(hi, top)] + [None]
+            whole_days = dst == "date64[ms]" and src not in TEMPORAL_TYPES  # (as validated)
+            if whole_days:
+                edges = [0, 86_400_000, -86_400_000, 10**4 * 86_400_000, None]
+            try:
+                pc.cast(pa.array([], cf.PA_TYPE[src]), cf.PA_TYPE[dst])
+            except pa.ArrowNotImplementedError:
+                cid = f"cast/{src}->{dst}/unsupported"
+                g.add(cid, "cast", {"to": dst, "safe": True}, "unary", [g.inline(src, [1, None])])
+                continue
+            n, nulls, off = SHAPES[2]
+            for safe in (True, False):
+                cid = g.sweep_id(
+                    "cast",
+                    f"{src}->{dst}",
+                    "unary",
+                    n,
+                    nulls,
+                    off,
+                    extra="safe" if safe else "unsafe",
+                )
+                if src in TEMPORAL_TYPES:
+                    drawn = _pair(g, cid, src, n, nulls, off)
+                elif whole_days:
+                    days_ = [-36524, -1, 0, 1, 59, 18000]
+                    drawn = g.gen_input(src, n, nulls, off, cid, kind="choice",
+                                        choices=[str(d * 86_400_000) for d in days_])  # fmt: skip
+                else:
+                    drawn = g.gen_input(src, n, nulls, off, cid, lo=str(max(lo, bottom, -10**5)),
+                                        hi=str(min(hi, top, 10**5)))  # fmt: skip
+                g.add(cid, "cast", {"to": dst, "safe": safe}, "unary", [drawn])
+            for how, params in (
+                ("safe", {"safe": True}),
+                ("unsafe", {"safe": False}),
+                ("allow_time_truncate", {"safe": True, "allow": ["time_truncate"]}),
+                ("allow_time_overflow", {"safe": True, "allow": ["time_overflow"]}),
+            ):
+                cid = f"cast/{src}->{dst}/edges/{how}"
+                g.add(cid, "cast", {"to": dst, **params}, "unary", [g.inline(src, edges, 3)])
+
+
 def gen(g):
     gen_fields(g)
     gen_existing(g)
+    gen_casts(g)

@@ -39,6 +39,8 @@ COUNT["all"] = lib.AM_COUNT_ALL
 CAST_ALLOW = {"int_overflow": lib.AM_CAST_ALLOW_INT_OVERFLOW}
 CAST_ALLOW["float_truncate"] = lib.AM_CAST_ALLOW_FLOAT_TRUNCATE
 CAST_ALLOW["decimal_truncate"] = lib.AM_CAST_ALLOW_DECIMAL_TRUNCATE
+CAST_ALLOW["time_truncate"] = lib.AM_CAST_ALLOW_TIME_TRUNCATE
+CAST_ALLOW["time_overflow"] = lib.AM_CAST_ALLOW_TIME_OVERFLOW
 NULL_SELECTION = {"drop": lib.AM_NULL_DROP, "emit_null": lib.AM_NULL_EMIT}
 
 

@@ -606,15 +606,21 @@ int am_arith_scalar(am_arith_op op, const am_array *left, const am_scalar *right
  *    (truncates toward zero; keeps what the width holds);
  *  - decimal -> integer out of range: allow_int_overflow (the low bits);
  *  - float -> decimal of NaN, an infinity or beyond the precision:
- *    allow_decimal_truncate, as in pyarrow (gives 0).
+ *    allow_decimal_truncate, as in pyarrow (gives 0);
+ *  - a temporal unit change that drops a fraction (timestamp[ms] 1001 to
+ *    timestamp[s]): allow_time_truncate (truncates toward zero);
+ *  - one past int64 (date32 2^31-1 to timestamp[ns]): allow_time_overflow
+ *    (wraps).
  * float64 -> float32 and conversions from and to bool are never checked, as in
- * pyarrow. pyarrow's other fields (time, utf8) concern conversions am_cast
- * does not make. */
+ * pyarrow. pyarrow's allow_invalid_utf8 concerns a conversion am_cast does
+ * not make. */
 typedef enum am_cast_flag {
   AM_CAST_SAFE = 1,
   AM_CAST_ALLOW_INT_OVERFLOW = 2,
   AM_CAST_ALLOW_FLOAT_TRUNCATE = 4,
-  AM_CAST_ALLOW_DECIMAL_TRUNCATE = 8
+  AM_CAST_ALLOW_DECIMAL_TRUNCATE = 8,
+  AM_CAST_ALLOW_TIME_TRUNCATE = 16,
+  AM_CAST_ALLOW_TIME_OVERFLOW = 32
 } am_cast_flag;
 
 /* Conversion to `to` under `flags` (am_cast_flag bits; others are AM_EINVAL).
@@ -628,6 +634,18 @@ typedef enum am_cast_flag {
  * cast to string and large_string (decimal, "true"/"false"; on the host: a
  * GPU array's is AM_EUNSUPPORTED, strings are not on GPUs yet). Floats and
  * temporal types to and from strings, and casts to binary, are AM_ETYPE.
+ * Temporal types, on every device, as pyarrow casts them: to and from their
+ * storage integer (int64: timestamps, durations, time64, date64; int32:
+ * date32, time32) sharing the buffers; a change of unit among timestamps,
+ * among durations, among times, among dates, or from a date to a timestamp,
+ * multiplying or dividing toward zero, checked as the flags say
+ * (AM_EINVAL "Casting from timestamp[ms] to timestamp[s] would lose data:
+ * 1001", "... would result in out of bounds timestamp: V"); a timestamp to
+ * a date its day, rounded down, unchecked. A timestamp result keeps the
+ * input timestamp's time zone (none from a date; am_array_with_timezone sets
+ * one). A timestamp with a time zone other than UTC to a date, and a
+ * timestamp to a time of day, need the local time: AM_EUNSUPPORTED; other
+ * pairs AM_ETYPE ("Unsupported cast from int32 to timestamp[s]").
  * Decimals cast to the integer and float types here, to decimals by
  * am_cast_decimal (am_cast to a decimal type is AM_EINVAL: it has no
  * precision and scale).

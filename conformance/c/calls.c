@@ -213,6 +213,10 @@ static int call_cast(const cr_call *c, cr_result *r) {
       flags |= AM_CAST_ALLOW_FLOAT_TRUNCATE;
     else if (strcmp(name, "decimal_truncate") == 0)
       flags |= AM_CAST_ALLOW_DECIMAL_TRUNCATE;
+    else if (strcmp(name, "time_truncate") == 0)
+      flags |= AM_CAST_ALLOW_TIME_TRUNCATE;
+    else if (strcmp(name, "time_overflow") == 0)
+      flags |= AM_CAST_ALLOW_TIME_OVERFLOW;
     else
       return problem(r, "cast allow %s", name);
   }

@@ -155,6 +155,21 @@ int am_temporal_no_kernel(am_err *err, const char *function, const am_array *arr
 /* `in`, a scalar going with temporal `array` (of its type, or a typeless
  * null), as a scalar of its storage type; copied as it is otherwise. */
 int am_storage_scalar(am_err *err, const am_array *array, const am_scalar *in, am_scalar *out);
+/* The temporal families (temporal_view.c), the nanoseconds a unit step of
+ * temporal type `t` lasts (a day for date32), and pyarrow's text of a type
+ * with its time zone (NULL: none), "timestamp[s, tz=UTC]". */
+enum {
+  AM_TEMPORAL_NONE,
+  AM_TEMPORAL_TIMESTAMP,
+  AM_TEMPORAL_DATE,
+  AM_TEMPORAL_TIME,
+  AM_TEMPORAL_DURATION
+};
+int am_temporal_family(am_type t);
+int64_t am_temporal_tick_ns(am_type t);
+const char *am_temporal_type_text(const char *tz, am_type t, char *text, size_t n);
+/* temporal_cast.c: am_cast with a temporal type on either side. */
+int am_temporal_cast(am_err *err, const am_array *array, am_type to, int flags, am_array **out);
 /* temporal_arith.c: compare (family AM_FAMILY_COMPARE), am_arith's add and
  * subtract (AM_FAMILY_ARITH) and their checked variants (AM_FAMILY_BINARY)
  * where an input is temporal, with exactly one of right / scalar. */

@@ -191,9 +191,11 @@ static int cast_checked(am_type from, am_type to, int flags) {
 
 static int known_cast_flags(am_err *err, int flags) {
   const int known = AM_CAST_SAFE | AM_CAST_ALLOW_INT_OVERFLOW | AM_CAST_ALLOW_FLOAT_TRUNCATE |
-                    AM_CAST_ALLOW_DECIMAL_TRUNCATE;
+                    AM_CAST_ALLOW_DECIMAL_TRUNCATE | AM_CAST_ALLOW_TIME_TRUNCATE |
+                    AM_CAST_ALLOW_TIME_OVERFLOW;
   if (flags & ~known)
-    return am_fail(err, AM_EINVAL, "unknown flag bits 0x%x (am_cast_flag: 0x1, 0x2, 0x4, 0x8)",
+    return am_fail(err, AM_EINVAL,
+                   "unknown flag bits 0x%x (am_cast_flag: 0x1, 0x2, 0x4, 0x8, 0x10, 0x20)",
                    (unsigned)(flags & ~known));
   return AM_OK;
 }
@@ -222,11 +224,10 @@ static int cast(am_err *err, const am_array *array, am_type to, int flags, am_ar
     *out = am_array_share(array);
     return *out ? AM_OK : am_fail(err, AM_ENOMEM, "out of memory");
   }
-  /* Casts of temporal types (units, time zones, strings) are not kernels
-   * here yet; those from and to strings are string_cast.c's, on the host. */
+  /* Temporal types: temporal_cast.c (from and to strings: string_cast.c,
+   * on the host, above). */
   if (am_type_is_temporal(array->type) || am_type_is_temporal(to))
-    return am_fail(err, AM_ETYPE, "Unsupported cast from %s to %s", am_type_name(array->type),
-                   am_type_name(to));
+    return am_temporal_cast(err, array, to, flags, out);
   /* A result stays on its input's device, and strings only live on the
    * host: a GPU array's cast to strings is refused there. */
   if (am_type_is_binary(to))

@@ -13,36 +13,23 @@
 #include "core/ops.h"
 #include "route.h"
 
-enum { NONE, TIMESTAMP, DATE, TIME, DURATION };
+enum {
+  NONE = AM_TEMPORAL_NONE,
+  TIMESTAMP = AM_TEMPORAL_TIMESTAMP,
+  DATE = AM_TEMPORAL_DATE,
+  TIME = AM_TEMPORAL_TIME,
+  DURATION = AM_TEMPORAL_DURATION
+};
 
-static int family(am_type t) {
-  if (am_type_is_timestamp(t)) return TIMESTAMP;
-  if (am_type_is_duration(t)) return DURATION;
-  if (t == AM_DATE32 || t == AM_DATE64) return DATE;
-  if (t >= AM_TIME32_S && t <= AM_TIME64_NS) return TIME;
-  return NONE;
-}
-
-/* Nanoseconds a unit step of `t` lasts. */
-static int64_t tick_ns(am_type t) {
-  if (t == AM_DATE32) return 86400 * (int64_t)1000000000;
-  static const int64_t of_digits[10] = {1000000000, 0, 0, 1000000, 0, 0, 1000, 0, 0, 1};
-  return of_digits[am_type_unit_digits(t)];
-}
+static int family(am_type t) { return am_temporal_family(t); }
+static int64_t tick_ns(am_type t) { return am_temporal_tick_ns(t); }
 
 static int digits_of_tick(int64_t tick) {
   return tick == 1000000000 ? 0 : tick == 1000000 ? 3 : tick == 1000 ? 6 : 9;
 }
 
-/* pyarrow's text of the type of `a`: "timestamp[s, tz=UTC]". */
 static const char *type_text(const am_array *a, am_type t, char *text, size_t n) {
-  if (a && a->timezone && am_type_is_timestamp(t)) {
-    const char *name = am_type_name(t);
-    snprintf(text, n, "%.*s, tz=%s]", (int)(strlen(name) - 1), name, a->timezone);
-  } else {
-    snprintf(text, n, "%s", am_type_name(t));
-  }
-  return text;
+  return am_temporal_type_text(a ? a->timezone : NULL, t, text, n);
 }
 
 static int no_kernel(am_err *err, const char *function, const am_array *left, am_type lt,

@@ -5,6 +5,7 @@
  * their value-typed results take the temporal type back. Functions whose
  * meaning differs (sum, mean, sqrt ...) never see the view: their op rows
  * do not accept the temporal kind, and they fail in pyarrow's words. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,30 @@ int am_storage_end(int status, am_storage_keep *keep, am_array **out) {
     keep->view = NULL;
   }
   return status;
+}
+
+int am_temporal_family(am_type t) {
+  if (am_type_is_timestamp(t)) return AM_TEMPORAL_TIMESTAMP;
+  if (am_type_is_duration(t)) return AM_TEMPORAL_DURATION;
+  if (t == AM_DATE32 || t == AM_DATE64) return AM_TEMPORAL_DATE;
+  if (t >= AM_TIME32_S && t <= AM_TIME64_NS) return AM_TEMPORAL_TIME;
+  return AM_TEMPORAL_NONE;
+}
+
+int64_t am_temporal_tick_ns(am_type t) {
+  if (t == AM_DATE32) return 86400 * (int64_t)1000000000;
+  static const int64_t of_digits[10] = {1000000000, 0, 0, 1000000, 0, 0, 1000, 0, 0, 1};
+  return of_digits[am_type_unit_digits(t)];
+}
+
+const char *am_temporal_type_text(const char *tz, am_type t, char *text, size_t n) {
+  if (tz && am_type_is_timestamp(t)) {
+    const char *name = am_type_name(t);
+    snprintf(text, n, "%.*s, tz=%s]", (int)(strlen(name) - 1), name, tz);
+  } else {
+    snprintf(text, n, "%s", am_type_name(t));
+  }
+  return text;
 }
 
 AM_EXPORT const char *am_array_timezone(const am_array *array) {

@@ -14,6 +14,8 @@ bound to closure or module variables. The general paths (``binary``,
 
 from __future__ import annotations
 
+import sys
+
 from . import _fallback
 from ._array import ARITH, BINARY, COMPARE, LOGIC, Array, wrap
 from ._batch import PendingScalar
@@ -22,7 +24,12 @@ from ._chunked import is_chunked, map_pieces
 from ._decimals import decimal_reduction, decimal_target
 from ._devices import CPU, device_ptr
 from ._dispatch import ARRAY, DISPATCH, IMPORT, SCALAR, dispatch, import_handle
-from ._errors import ArrowMetalInvalid, ArrowMetalTypeError, error_from_status
+from ._errors import (
+    ArrowMetalInvalid,
+    ArrowMetalTypeError,
+    ArrowMetalUnsupported,
+    error_from_status,
+)
 from ._exporters import read_values
 from ._importers import (
     PYARROW_IMPORTS,
@@ -124,6 +131,7 @@ _am_null_count = lib.am_null_count
 _am_array_type = lib.am_array_type
 _am_array_device = lib.am_array_device
 _am_release = lib.am_release
+_am_array_with_timezone = lib.am_array_with_timezone
 _imports_get = PYARROW_IMPORTS.get
 
 # ---------------------------------------------------------------------------
@@ -1152,17 +1160,36 @@ _CAST_SPEC = OptionsSpec(
 )
 
 
+_CAST_FLAG_OF = {
+    "allow_int_overflow": lib.AM_CAST_ALLOW_INT_OVERFLOW,
+    "allow_float_truncate": lib.AM_CAST_ALLOW_FLOAT_TRUNCATE,
+    "allow_decimal_truncate": lib.AM_CAST_ALLOW_DECIMAL_TRUNCATE,
+    "allow_time_truncate": lib.AM_CAST_ALLOW_TIME_TRUNCATE,
+    "allow_time_overflow": lib.AM_CAST_ALLOW_TIME_OVERFLOW,
+}
+
+
 def _cast_flags(fields: dict[str, Any]) -> int:
-    """am_cast flags of CastOptions fields. The time and utf8 fields concern
-    types am_cast does not convert (those casts run in pyarrow)."""
+    """am_cast flags of CastOptions fields. allow_invalid_utf8 concerns a
+    conversion am_cast does not make."""
     flags = lib.AM_CAST_SAFE
-    if fields["allow_int_overflow"]:
-        flags |= lib.AM_CAST_ALLOW_INT_OVERFLOW
-    if fields["allow_float_truncate"]:
-        flags |= lib.AM_CAST_ALLOW_FLOAT_TRUNCATE
-    if fields["allow_decimal_truncate"]:
-        flags |= lib.AM_CAST_ALLOW_DECIMAL_TRUNCATE
+    for name, bit in _CAST_FLAG_OF.items():
+        if fields[name]:
+            flags |= bit
     return flags
+
+
+_TEMPORAL_WORDS = ("timestamp", "date32", "date64", "time32", "time64", "duration")
+
+
+def _timestamp_target(target: Any) -> tuple[Any, bytes | None] | None:
+    """(the am type, the time zone) of a pyarrow timestamp type, whose time
+    zone am_cast does not carry (the result gets it after); None for other
+    targets."""
+    pa = sys.modules.get("pyarrow")
+    if pa is None or not isinstance(target, pa.TimestampType):
+        return None
+    return type_id(pa.timestamp(target.unit)), target.tz.encode() if target.tz else None
 
 
 def cast(
@@ -1175,9 +1202,12 @@ def cast(
 ) -> ArrayResult | pa.Scalar[Any]:
     """`arr` converted to `target_type` (a name such as 'int64', a pyarrow
     DataType or a numpy dtype) (pyarrow.compute.cast). safe=True (the default)
-    raises OverflowError for values that do not fit; safe=False wraps integers
-    and truncates floats; options=pyarrow.compute.CastOptions(...) lifts single
-    checks (allow_int_overflow, allow_float_truncate)."""
+    raises OverflowError for values that do not fit (ValueError for a temporal
+    unit change that loses data or leaves int64, as pyarrow); safe=False wraps
+    integers and truncates floats and times; options=pyarrow.compute.CastOptions(...)
+    lifts single checks (allow_int_overflow, allow_float_truncate,
+    allow_decimal_truncate, allow_time_truncate, allow_time_overflow). A
+    timestamp target's time zone is the result's."""
     kwargs = {"options": options} if options is not None else {
         "target_type": target_type, "safe": safe}  # fmt: skip
     try:
@@ -1187,7 +1217,13 @@ def cast(
             "string" in str(e) or "binary" in str(e)
         ):  # floats and temporal types from and to strings: pyarrow's, counted
             return _fallback.run("cast", str(e).split(": ", 1)[-1], (arr,), kwargs)
+        if "Unsupported cast from" in str(e) and any(w in str(e) for w in _TEMPORAL_WORDS):
+            raise  # a temporal pair pyarrow has no cast for either: its words, no fallback
         return _input_fallback("cast", e, (arr,), (arr,), kwargs)
+    except ArrowMetalUnsupported as e:
+        if "does not compute yet" not in str(e):  # the local day or time of day: pyarrow's
+            raise
+        return _fallback.run("cast", str(e).split(": ", 1)[-1], (arr,), kwargs)
 
 
 def _cast(
@@ -1215,6 +1251,22 @@ def _cast(
     if (dec := decimal_target(target_type)) is not None:  # its precision and scale go too
         t, precision, scale = dec
         call = lambda p, out: _am_cast_decimal(p, t, precision, scale, s, out)
+    elif (ts := _timestamp_target(target_type)) is not None:  # then the target's time zone
+        t, tz = ts
+
+        def call(p: Any, out: Any) -> int:
+            rc = _am_cast(p, t, s, out)
+            if rc and tz:  # the message names the target with its time zone, as pyarrow's
+                e = _error(rc)
+                plain = f" to {TYPE_NAMES[t]} "
+                raise type(e)(str(e).replace(plain, f" to {target_type} "), rc)
+            if rc:
+                return rc
+            cast_p = out[0]
+            rc = _am_array_with_timezone(cast_p, tz or ffi.NULL, out)
+            _am_release(cast_p)
+            return rc
+
     else:
         try:
             t = type_id(target_type)

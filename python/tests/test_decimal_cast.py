@@ -157,6 +157,6 @@ def test_the_c_calls_refuse_what_they_cannot_do():
     assert "am_cast_decimal" in ffi.string(lib.am_last_error()).decode()
     assert lib.am_cast_decimal(a._ptr, lib.AM_INT64, 5, 0, 1, out) == lib.AM_ETYPE
     assert lib.am_cast_decimal(a._ptr, lib.AM_DECIMAL128, 39, 0, 1, out) == lib.AM_EINVAL
-    assert lib.am_cast_decimal(a._ptr, lib.AM_DECIMAL128, 12, 0, 0x10, out) == lib.AM_EINVAL
+    assert lib.am_cast_decimal(a._ptr, lib.AM_DECIMAL128, 12, 0, 0x40, out) == lib.AM_EINVAL
     d = am.array(pa.array([1], pa.decimal128(5, 2)))
     assert lib.am_cast(d._ptr, lib.AM_BOOL, lib.AM_CAST_SAFE, out) == lib.AM_ETYPE
