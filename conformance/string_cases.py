@@ -27,7 +27,8 @@ OPS = ["utf8_length", "binary_length", "starts_with", "ends_with", "match_substr
 # Every string function with cases here: am_string_function's, then
 # utf8_slice_codeunits (am_utf8_slice_codeunits, SliceOptions).
 SLICE = "utf8_slice_codeunits"
-FUNCTIONS = OPS + [SLICE]
+JOIN = "binary_join_element_wise"
+FUNCTIONS = OPS + [SLICE, JOIN]
 MATCHING = OPS[2:7] + ["match_like"]
 TRIMMING = OPS[10:22]
 TAKES_CHARACTERS = OPS[16:22]  # TrimOptions(characters)
@@ -87,6 +88,12 @@ def evaluate(op, params, args):
 
     if op == SLICE:
         return pc.utf8_slice_codeunits(args[0], params["start"], params["stop"], params["step"])
+    if op == JOIN:
+        import pyarrow as pa
+
+        sep = [pa.scalar(params["separator"], args[0].type)] if "separator" in params else []
+        return pc.binary_join_element_wise(*args, *sep, null_handling=params["null_handling"],
+                                           null_replacement=params["null_replacement"])  # fmt: skip
     if op in MATCHING:
         return pc.call_function(op, [args[0]], pc.MatchSubstringOptions(params["pattern"]))
     if op in TAKES_CHARACTERS:
@@ -99,6 +106,17 @@ def call(case, arrays, scalars, out):
     from amabi import ffi, lib
 
     op = case["op"]
+    if op == JOIN:  # the values, then the separator array unless params hold it
+        p = case["params"]
+        n = len(arrays) - ("separator" not in p)
+        sep = p.get("separator")
+        sep = sep.encode("utf-8") if sep is not None else ffi.NULL
+        rep = p["null_replacement"].encode("utf-8")
+        rc = lib.am_binary_join_element_wise(
+            ffi.new("am_array *[]", arrays[:n]) if n else ffi.NULL, n,
+            ffi.NULL if "separator" in p else arrays[n], sep, len(sep) if sep else 0,
+            JOIN_NULLS.index(p["null_handling"]), rep, len(rep), out)  # fmt: skip
+        return "am_binary_join_element_wise", rc, out
     if op == SLICE:
         p = case["params"]
         stop = lib.AM_SLICE_NO_STOP if p["stop"] is None else p["stop"]
@@ -260,8 +278,47 @@ def gen_casts(g):
                 g.add(cid, "cast", {"to": to, "safe": True}, "unary", [inp])
 
 
+JOIN_NULLS = ["emit_null", "skip", "replace"]
+JOIN_SEPARATORS = ["-", "", ", ", None]  # texts in the case's params (None: a null separator)
+
+
+def gen_joins(g):
+    """binary_join_element_wise over one to three value arrays, the separator an array
+    or a scalar (a null one too), every null handling. With "skip" the first value has
+    no nulls: pyarrow 26 leaves a row of null values out of its result (a shorter
+    array, see the header's divergence), so no case holds one."""
+    for t in cf.STRING_TYPES:
+        if t == FIXED:
+            continue
+        for k, (n, nulls, off) in enumerate(SHAPES + [LARGE_SHAPE]):
+            for how in JOIN_NULLS:
+                for width in (1, 2, 3):
+                    cid = g.sweep_id(JOIN, t, "nary", n, nulls, off, extra=f"{how}/{width}")
+                    values = [value(g, t, n, "no-nulls" if how == "skip" and j == 0 else
+                                    g.other(nulls, j) if j else nulls, off + j, f"{cid}/v{j}")
+                              for j in range(width)]  # fmt: skip
+                    params = {"null_handling": how, "null_replacement": "N/A"}
+                    if (k + width) % 2:
+                        sep = value(g, t, n, g.other(nulls, 3), 0, cid + "/sep")
+                        g.add(cid + "/array-separator", JOIN, params, "nary", values + [sep])
+                    else:
+                        text = JOIN_SEPARATORS[(k + width + len(how)) % len(JOIN_SEPARATORS)]
+                        g.add(cid, JOIN, {**params, "separator": text}, "nary", values)
+    a, b = g.inline("string", ["a"]), g.inline("large_string", ["b"])
+    sep = g.inline("string", [","])
+    g.add(f"{JOIN}/string,large_string/type-error", JOIN,
+          {"null_handling": "emit_null", "null_replacement": ""}, "nary", [a, b, sep])  # fmt: skip
+    for t in cf.TYPES:  # bool and numbers: pyarrow has no kernel
+        g.add(f"{JOIN}/{t}/nary/type-error", JOIN,
+              {"null_handling": "emit_null", "null_replacement": ""}, "nary",
+              [g.inline(t, [None]), sep])  # fmt: skip
+    g.add(f"{JOIN}/lengths-differ", JOIN, {"null_handling": "emit_null", "null_replacement": ""},
+          "nary", [g.inline("string", ["a", "b"]), sep])  # fmt: skip
+
+
 def gen(g):
     gen_functions(g)
+    gen_joins(g)
     gen_casts(g)
     for t in STRING_TYPES:
         shapes = SHAPES + ([LARGE_SHAPE] if t in ("string", "binary") else [])

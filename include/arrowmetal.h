@@ -1273,8 +1273,9 @@ typedef enum am_function_family {
   /* Temporal functions */
   AM_FAMILY_TEMPORAL_FIELD = 56, /* am_temporal_field: op = am_temporal_field_op */
   /* 57-63: strings (issue #13) */
-  AM_FAMILY_STRING = 57,      /* am_string_function: op = am_string_op */
-  AM_FAMILY_STRING_SLICE = 58 /* am_utf8_slice_codeunits */
+  AM_FAMILY_STRING = 57,       /* am_string_function: op = am_string_op */
+  AM_FAMILY_STRING_SLICE = 58, /* am_utf8_slice_codeunits */
+  AM_FAMILY_STRING_JOIN = 59   /* am_binary_join_element_wise */
 } am_function_family;
 
 typedef enum am_type_rule {
@@ -1311,8 +1312,9 @@ typedef enum am_null_rule {
                              decides the result (and_kleene, or_kleene, and_not_kleene) */
   /* Null handling */
   AM_NULLS_NEVER = 5, /* the result is never null (is_null, is_valid) */
-  AM_NULLS_FILL = 6   /* null only where no input gives a value (fill_null, coalesce; and
+  AM_NULLS_FILL = 6,  /* null only where no input gives a value (fill_null, coalesce; and
                          fill_null_forward / _backward: where no valid slot is before / after) */
+  AM_NULLS_OPTION = 7 /* as the call's null handling option says (binary_join_element_wise) */
 } am_null_rule;
 
 typedef struct am_function_info {
@@ -2036,6 +2038,33 @@ int am_string_function(am_string_op op, const am_array *array, const char *patte
  * `*out` is a new host array. Thread-safe. */
 int am_utf8_slice_codeunits(const am_array *array, int64_t start, int64_t stop, int64_t step,
                             am_array **out);
+
+/* binary_join_element_wise's null handling (pyarrow's JoinOptions). */
+typedef enum am_join_null_handling {
+  AM_JOIN_EMIT_NULL = 0, /* "emit_null": a null value makes the row null */
+  AM_JOIN_SKIP = 1,      /* "skip": null values are left out */
+  AM_JOIN_REPLACE = 2    /* "replace": a null value joins as the replacement */
+} am_join_null_handling;
+
+/* binary_join_element_wise: row i is the valid slots i of the `n_values`
+ * arrays `values` joined by the separator, which is either the array
+ * `separator` (row i's slot) or, when `separator` is NULL, the
+ * `separator_length` bytes at `separator_bytes` (NULL: a null separator).
+ * A null separator makes the row null; a null value as `null_handling`
+ * says (`replacement`, `replacement_length` bytes, for AM_JOIN_REPLACE;
+ * NULL: empty). Every array (values and separator) is of one type among
+ * string, large_string, binary and large_binary (AM_ETYPE in pyarrow's
+ * words otherwise) and one length ("Array arguments must all be the same
+ * length", AM_EINVAL); with no value arrays the separator must be an array
+ * (each valid row then empty). The result has that type.
+ * Divergence: pyarrow 26 with "skip" leaves a row whose values are all null
+ * out of its result (a shorter array); here it is the empty string.
+ * The inputs are borrowed; `*out` is a new host array. Thread-safe. */
+int am_binary_join_element_wise(const am_array *const *values, int64_t n_values,
+                                const am_array *separator, const char *separator_bytes,
+                                int64_t separator_length, int null_handling,
+                                const char *replacement, int64_t replacement_length,
+                                am_array **out);
 /* ---- end of strings */
 
 /* ---- Decimals (issue #13; types AM_DECIMAL128, AM_DECIMAL256)

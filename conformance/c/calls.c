@@ -561,6 +561,24 @@ static int call_string(const cr_call *c, cr_result *r, int family, int op) {
   return 0;
 }
 
+/* binary_join_element_wise: the inputs are the values, then the separator array
+ * unless params.separator holds it (a text, or null for a null separator). */
+static int call_string_join(const cr_call *c, cr_result *r) {
+  static const char *const modes[] = {"emit_null", "skip", "replace"};
+  const json *sep = json_get(c->params, "separator");
+  const json *rep = json_get(c->params, "null_replacement");
+  int n = c->in->n - (sep ? 0 : 1), mode = index_of(pstr(c, "null_handling"), modes, 3);
+  if (mode < 0 || n < 0) return problem(r, "join %s", "params");
+  const am_array *values[CR_MAX_INPUTS] = {0};
+  for (int k = 0; k < n; k++) values[k] = arg(c, k);
+  const int text = sep && sep->kind == JSON_STRING;
+  r->fname = "am_binary_join_element_wise";
+  r->rc = am_binary_join_element_wise(
+      values, n, sep ? NULL : arg(c, n), text ? sep->text : NULL, text ? (int64_t)sep->text_len : 0,
+      mode, rep ? rep->text : NULL, rep ? (int64_t)rep->text_len : 0, one_array(r));
+  return 0;
+}
+
 /* ---- dictionary arrays (dictionary_cases.call) ------------------------------------------ */
 
 /* concat (form "arrays"), and value_counts of form "chunked": the chunks joined by
@@ -728,7 +746,8 @@ static const int FAMILIES[] = {AM_FAMILY_REDUCE,
                                AM_FAMILY_PARTITION_NTH,
                                AM_FAMILY_TEMPORAL_FIELD,
                                AM_FAMILY_STRING,
-                               AM_FAMILY_STRING_SLICE};
+                               AM_FAMILY_STRING_SLICE,
+                               AM_FAMILY_STRING_JOIN};
 
 int cr_has_call(const char *op) {
   if (index_of(op, FORMAT_OPS, N_FORMAT_OPS) >= 0) return 1;
@@ -840,6 +859,8 @@ static int run_call(const cr_call *c, cr_result *r) {
     case AM_FAMILY_STRING:
     case AM_FAMILY_STRING_SLICE:
       return call_string(c, r, row->family, op);
+    case AM_FAMILY_STRING_JOIN:
+      return call_string_join(c, r);
     default:
       return problem(r, "no call for op %s", c->op);
   }

@@ -232,6 +232,9 @@ const am_op_desc am_ops[] = {
 #undef STRING_ROW
     ROW("utf8_slice_codeunits", "am_utf8_slice_codeunits", AM_FAMILY_STRING_SLICE, 0, 1,
         AM_KINDS_BINARY, AM_RULE_SAME, AM_NULLS_PROPAGATE),
+    /* its nulls as JoinOptions say (abi/string_join.c) */
+    ROW("binary_join_element_wise", "am_binary_join_element_wise", AM_FAMILY_STRING_JOIN, 0, -1,
+        AM_KINDS_BINARY, AM_RULE_SAME, AM_NULLS_OPTION),
 };
 
 const int am_op_count = (int)(sizeof am_ops / sizeof am_ops[0]);
@@ -251,7 +254,7 @@ AM_UNARY_OPS(CHECK_POSITION)
 /* Rows are grouped by family in the order of the family values and, within
  * one, ordered by op value from 0:
  * the row of (family, op) is the family's first row + op. */
-enum { FAMILIES = AM_FAMILY_STRING_SLICE + 1 };
+enum { FAMILIES = AM_FAMILY_STRING_JOIN + 1 };
 static const int family_rows[FAMILIES] = {
     [AM_FAMILY_REDUCE] = 4,
     [AM_FAMILY_COUNT] = 1,
@@ -295,6 +298,7 @@ static const int family_rows[FAMILIES] = {
     /* Strings. */
     [AM_FAMILY_STRING] = AM_UTF8_LOWER + 1,
     [AM_FAMILY_STRING_SLICE] = 1,
+    [AM_FAMILY_STRING_JOIN] = 1,
 };
 
 const am_op_desc *am_op_find(am_function_family family, int op) {

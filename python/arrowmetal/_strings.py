@@ -18,12 +18,14 @@ announced as every fallback (see _fallback).
 from __future__ import annotations
 
 from . import _fallback
+from ._array import wrap
 from ._capi import ffi, lib
 from ._chunked import is_chunked, map_pieces
-from ._compute import _FALLBACK, _input_fallback, _on_operand, _options
+from ._compute import _FALLBACK, _input_fallback, _on_operand, _operand, _options
 from ._dispatch import SCALAR, dispatch
-from ._errors import ArrowMetalTypeError, ArrowMetalUnsupported
+from ._errors import ArrowMetalTypeError, ArrowMetalUnsupported, error_from_status
 from ._options import OptionsSpec
+from ._state import drop, tls
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -230,3 +232,125 @@ def utf8_slice_codeunits(
         return lib.am_utf8_slice_codeunits(p, first, last, by, o)
 
     return _call(name, call, strings, kwargs, device)
+
+
+_JOIN_SPEC = OptionsSpec(
+    "binary_join_element_wise",
+    "JoinOptions",
+    {"null_handling": "emit_null", "null_replacement": ""},
+)
+_JOIN_NULLS = {
+    "emit_null": lib.AM_JOIN_EMIT_NULL,
+    "skip": lib.AM_JOIN_SKIP,
+    "replace": lib.AM_JOIN_REPLACE,
+}
+
+
+def _text(value: Any) -> bytes | None:
+    """The bytes of a str, bytes or pyarrow string/binary scalar (None: null);
+    anything else is not a separator the library takes."""
+    if isinstance(value, str):
+        return value.encode()
+    if isinstance(value, bytes):
+        return value
+    as_py = getattr(value, "as_py", None)
+    if as_py is None or getattr(value, "is_valid", None) is None:
+        raise ArrowMetalUnsupported("a separator that is not a string or binary value")
+    v = as_py()
+    return v if v is None or isinstance(v, bytes) else v.encode()
+
+
+def binary_join_element_wise(
+    *strings: Any,
+    null_handling: str = "emit_null",
+    null_replacement: str = "",
+    options: Any = None,
+    memory_pool: Any = None,
+    device: Any = None,
+) -> Any:
+    """pyarrow.compute.binary_join_element_wise (am_binary_join_element_wise)
+    with JoinOptions: row i joins the arrays' slots i with the last argument,
+    the separator (an array or a scalar), between them, on the CPU. Scalar
+    values other than the separator, all-scalar calls and other types run in
+    pyarrow (counted)."""
+    name = "binary_join_element_wise"
+    given = {"null_handling": null_handling, "null_replacement": null_replacement}
+    fields, reason = _options(_JOIN_SPEC, options, given)
+    kwargs = {"options": options} if options is not None else given
+    if fields is _FALLBACK:
+        return _fallback.run(name, reason, strings, kwargs)
+    how = fields["null_handling"]
+    if isinstance(how, int) or (isinstance(how, str) and how.isdigit()):  # JoinOptions' enum
+        how = list(_JOIN_NULLS)[int(how)] if int(how) < len(_JOIN_NULLS) else how
+    if how not in _JOIN_NULLS:
+        raise ValueError(f'"{how}" is not a valid null handling')
+    replacement = fields["null_replacement"]
+    replacement = replacement.encode() if isinstance(replacement, str) else bytes(replacement)
+    try:
+        if not strings:
+            raise ArrowMetalUnsupported("no arguments")
+        if any(is_chunked(s) for s in strings):
+            return map_pieces(
+                lambda *pieces: (
+                    binary_join_element_wise(*pieces, options=options, device=device)
+                    if options is not None
+                    else binary_join_element_wise(*pieces, **given, device=device)
+                ),
+                strings,
+            )
+        *values, sep = strings
+        is_scalar = [
+            type(v).__module__ != "arrowmetal._array" and dispatch(type(v))[0] == SCALAR
+            for v in strings
+        ]
+        if any(is_scalar[:-1]) or all(is_scalar):
+            raise ArrowMetalUnsupported("a scalar value to join")
+        sep_bytes = _text(sep) if is_scalar[-1] else None
+        if is_scalar[-1]:  # a scalar separator of the values' type, as pyarrow takes it
+            kind = (
+                "string" if isinstance(sep, str) else "binary" if isinstance(sep, bytes) else None
+            )
+            names = [str(getattr(v, "type", "")) for v in values] + [kind or str(sep.type)]
+            if len(set(names)) > 1:
+                raise ArrowMetalTypeError(
+                    f"Function '{name}' has no kernel matching input types ({', '.join(names)})",
+                    lib.AM_ETYPE,
+                )
+        operands = [_operand(v, device) for v in (values if is_scalar[-1] else strings)]
+        try:
+            handles = [p for p, _ in operands]
+            sep_handle = ffi.NULL if is_scalar[-1] else handles.pop()
+            out = tls.out
+            rc = lib.am_binary_join_element_wise(
+                ffi.new("am_array *[]", handles) if handles else ffi.NULL,
+                len(handles),
+                sep_handle,
+                sep_bytes if sep_bytes is not None else ffi.NULL,
+                len(sep_bytes or b""),
+                _JOIN_NULLS[how],
+                replacement,
+                len(replacement),
+                out,
+            )
+            if rc:
+                raise error_from_status(rc)
+            return wrap(out[0])
+        finally:
+            for _, tmp in operands:
+                if tmp is not None:
+                    drop(tmp)
+    except ArrowMetalUnsupported as e:
+        return _fallback.run(name, str(e), strings, kwargs)
+    except ArrowMetalTypeError as e:
+        # inputs of types the library takes that do not go together: pyarrow's
+        # refusal, ours; a type it does not take at all: pyarrow's call
+        texts = ("string", "large_string", "binary", "large_binary")
+        judged = tuple(
+            s
+            for s in strings
+            if not isinstance(s, (str, bytes)) and str(getattr(s, "type", "")) not in texts
+        )
+        return _input_fallback(name, e, judged, strings, kwargs)
+
+
+__all__.append("binary_join_element_wise")

@@ -214,7 +214,7 @@ _TAKES_STRING = {
     "am_drop_null", "am_fill_null", "am_coalesce", "am_if_else", "am_count", "am_to_device",
     "am_struct_make", "am_array_with_timezone", "am_table_make", "am_table_batch",
     "am_compare", "am_compare_scalar", "am_min", "am_max", "am_aggregate", "am_min_max",
-    "am_first_last", "am_array_byte_width", "am_string_function", "am_utf8_slice_codeunits",
+    "am_first_last", "am_array_byte_width", "am_string_function", "am_utf8_slice_codeunits", "am_binary_join_element_wise",
     "am_cast",
     "am_array_is_dictionary",  # any handle: 0 where it is no dictionary array
     "am_dictionary_decode",  # any other array back as it is, as pyarrow
