@@ -334,11 +334,27 @@ static inline void fz_check_export(const am_array *handle) {
            "export format '%s', handle '%s'", schema.format, am_format(handle));
   FZ_CHECK(array.length == am_length(handle), "export length %lld, handle %lld",
            (long long)array.length, (long long)am_length(handle));
-  FZ_CHECK(array.n_buffers == 2 && array.offset >= 0, "export has %lld buffers, offset %lld",
-           (long long)array.n_buffers, (long long)array.offset);
+  /* strings and binary (a cast's results): offsets and bytes, three buffers */
+  const int text =
+      type == AM_UTF8 || type == AM_LARGE_UTF8 || type == AM_BINARY || type == AM_LARGE_BINARY;
+  FZ_CHECK(array.n_buffers == (text ? 3 : 2) && array.offset >= 0,
+           "export has %lld buffers, offset %lld", (long long)array.n_buffers,
+           (long long)array.offset);
   int64_t slots = array.offset + array.length;
   volatile uint8_t sink = 0;
-  if (array.length > 0) {
+  if (text && array.length > 0) {
+    const int wide = type == AM_LARGE_UTF8 || type == AM_LARGE_BINARY;
+    int64_t first = 0, last = 0;
+    for (int64_t i = array.offset; i <= slots; i++) {
+      int64_t at =
+          wide ? ((const int64_t *)array.buffers[1])[i] : ((const int32_t *)array.buffers[1])[i];
+      FZ_CHECK(i == array.offset || at >= last, "export offset %lld falls to %lld", (long long)i,
+               (long long)at);
+      if (i == array.offset) first = at;
+      last = at;
+    }
+    for (int64_t i = first; i < last; i++) sink ^= ((const uint8_t *)array.buffers[2])[i];
+  } else if (array.length > 0) {
     FZ_CHECK(array.buffers[1], "export of %lld rows without data", (long long)array.length);
     size_t size = fz_buffer_bytes(slots, fz_type_bits(type));
     const uint8_t *data = array.buffers[1];

@@ -97,7 +97,8 @@ static am_scalar *scalar_out(state *s) {
 }
 
 static void check_scalar(const am_scalar *v) {
-  FZ_CHECK((v->type > 0 && v->type < 12) || v->is_null, "a result scalar of type %d", v->type);
+  FZ_CHECK(am_type_format((am_type)v->type) != NULL || v->is_null, "a result scalar of type %d",
+           v->type);
 }
 
 /* A status check that also keeps an array result. */
@@ -113,7 +114,7 @@ static void step(state *s) {
   const am_array *a = pick(s);
   if (!a) return;
   am_array *out = NULL;
-  switch (op % 38) {
+  switch (op % 39) {
     case 0: { /* sum / min / max / mean / count */
       am_scalar *v = scalar_out(s);
       int which = fz_u8(in) % 5, status;
@@ -187,8 +188,8 @@ static void step(state *s) {
     case 9:
       CALL(am_unary((am_unary_op)fz_range(in, -1, 28), a, &out), a);
       break;
-    case 10:
-      CALL(am_cast(a, (am_type)fz_range(in, -1, 12), (int)fz_range(in, 0, 8), &out), a);
+    case 10: /* every type a target, temporal and strings too; an unknown flag bit at times */
+      CALL(am_cast(a, (am_type)fz_range(in, -1, 32), (int)fz_range(in, 0, 64), &out), a);
       break;
     case 11: { /* logic, right NULL at times */
       am_logic_op lop = (am_logic_op)fz_range(in, -1, 8);
@@ -408,6 +409,16 @@ static void step(state *s) {
       am_device *cpu = NULL;
       FZ_CHECK(am_device_open("cpu", &cpu) == AM_OK, "cpu: %s", am_last_error());
       CALL(am_to_device(a, cpu, &out), a);
+      break;
+    }
+    case 37: { /* binary_join_element_wise: 0-3 values, a separator array or bytes */
+      const am_array *values[3] = {a, pick(s), pick(s)};
+      int n = (int)fz_range(in, 0, 3);
+      const am_array *sep = (fz_u8(in) & 1) ? pick(s) : NULL;
+      const char *text = (fz_u8(in) & 1) ? "-" : NULL;
+      CALL(am_binary_join_element_wise(values, n, sep, text, text ? 1 : 0, (int)fz_range(in, -1, 3),
+                                       "N", 1, &out),
+           n ? a : sep);
       break;
     }
     default: { /* a new honest array of the input's type */

@@ -122,8 +122,8 @@ int am_call_set_lookup(am_err *err, const am_array *values, const am_array *valu
     return am_dictionary_set_lookup(err, values, value_set, skip_nulls, as_bool, out);
   if (values && value_set && out && am_type_is_decimal(values->type))
     return am_decimal_set_lookup(err, values, value_set, skip_nulls, as_bool, out);
-  am_storage_keep keep, keep_set;
-  keep_set.view = NULL;
+  /* both empty until begun: a temporal pair refused first begins neither */
+  am_storage_keep keep = {NULL, NULL}, keep_set = {NULL, NULL};
   int status = temporal_pair(err, values, value_set);
   if (status == AM_OK) status = am_storage_begin(err, &values, &keep);
   if (status == AM_OK && (status = am_storage_begin(err, &value_set, &keep_set)) == AM_OK)

@@ -231,7 +231,14 @@ static int64_t cast_parallel(cast_job *job) {
 
 int am_cpu_cast(am_err *err, const am_array *array, am_type to, int safe, am_array **out) {
   am_type from = array->type;
-  if (!am_type_valid(from) || !am_type_valid(to))
+  /* bool and numbers only: the ABI converts the other kinds itself (temporal
+   * types on their storage integers); a caller that passes one anyway (as
+   * coalesce's common type once did with a duration) gets an error, not a
+   * missing table entry. */
+  const int kernel = am_type_valid(from) && am_type_valid(to) &&
+                     (from == AM_BOOL || am_type_is_numeric(from)) &&
+                     (to == AM_BOOL || am_type_is_numeric(to));
+  if (!kernel)
     return am_fail(err, AM_ETYPE, "no cast from %s to %s", am_type_name(from), am_type_name(to));
   if (to == AM_BOOL && from != AM_BOOL) {
     am_scalar zero = {.type = from};

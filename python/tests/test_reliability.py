@@ -313,3 +313,23 @@ def test_cumulative_prod_of_narrow_integers_wraps_as_pyarrow(dtype):
     ours = am.cumulative_prod(values)
     theirs = pc.cumulative_prod(values)
     assert pa.array(ours).equals(theirs)
+
+
+def test_temporal_inputs_the_c_calls_cannot_pair_fail_cleanly():
+    # ops_fuzz's finds (fuzz/regressions/ops_fuzz): is_in of a duration in an int64 set
+    # freed a view it never made, and coalesce of a duration with int64 called the CPU's
+    # numeric cast table for the duration (a NULL entry). Both now refuse with AM_ETYPE /
+    # AM_EUNSUPPORTED.
+    dur = am.array(pa.array([1, None, 3], pa.duration("s")))
+    ints = am.array(pa.array([1, 2, 3], pa.int64()))
+    out = ffi.new("am_array **")
+    assert lib.am_is_in(dur.handle, ints.handle, 1, out) == lib.AM_ETYPE
+    assert b"didn't match type of values set" in ffi.string(lib.am_last_error())
+    arrays = ffi.new("am_array *[]", [dur.handle, ints.handle])
+    scalars = ffi.new("am_scalar *[]", [ffi.NULL, ffi.NULL])
+    assert lib.am_coalesce(arrays, scalars, 2, out) in (lib.AM_ETYPE, lib.AM_EUNSUPPORTED)
+    cast = ffi.new("am_array **")
+    assert lib.am_cast(ints.handle, lib.AM_DURATION_S, lib.AM_CAST_SAFE, cast) == lib.AM_OK
+    arrays = ffi.new("am_array *[]", [cast[0], ints.handle])
+    assert lib.am_coalesce(arrays, scalars, 2, out) in (lib.AM_ETYPE, lib.AM_EUNSUPPORTED)
+    lib.am_release(cast[0])
