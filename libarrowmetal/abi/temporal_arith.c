@@ -13,17 +13,6 @@
 #include "core/ops.h"
 #include "route.h"
 
-enum {
-  NONE = AM_TEMPORAL_NONE,
-  TIMESTAMP = AM_TEMPORAL_TIMESTAMP,
-  DATE = AM_TEMPORAL_DATE,
-  TIME = AM_TEMPORAL_TIME,
-  DURATION = AM_TEMPORAL_DURATION
-};
-
-static int family(am_type t) { return am_temporal_family(t); }
-static int64_t tick_ns(am_type t) { return am_temporal_tick_ns(t); }
-
 static int digits_of_tick(int64_t tick) {
   return tick == 1000000000 ? 0 : tick == 1000000 ? 3 : tick == 1000 ? 6 : 9;
 }
@@ -53,7 +42,7 @@ static int scaled(am_err *err, const am_array *array, int64_t tick, am_array **o
     am_array_free(view);
     view = wide;
   }
-  int64_t factor = tick_ns(array->type) / tick;
+  int64_t factor = am_temporal_tick_ns(array->type) / tick;
   if (status == AM_OK && factor != 1) {
     am_scalar f = {.type = AM_INT64, .i64 = factor};
     am_array *multiplied = NULL;
@@ -82,7 +71,7 @@ static int scaled(am_err *err, const am_array *array, int64_t tick, am_array **o
 static int scaled_scalar(am_err *err, const am_scalar *s, am_type t, int64_t tick, am_scalar *out) {
   *out = *s;
   out->type = AM_INT64;
-  int64_t factor = tick_ns(t) / tick;
+  int64_t factor = am_temporal_tick_ns(t) / tick;
   if (!s->is_null && __builtin_mul_overflow(s->i64, factor, &out->i64))
     return am_fail(err, AM_EINVAL,
                    "Casting from %s to a finer unit would result in out of bounds values",
@@ -122,7 +111,7 @@ int am_temporal_elementwise(am_err *err, int family_id, int op, const am_array *
   /* A scalar carries no time zone: it is taken as the array's. */
   const char *ltz = left->timezone;
   const char *rtz = right ? right->timezone : ltz;
-  int fl = family(lt), fr = family(rt);
+  int fl = am_temporal_family(lt), fr = am_temporal_family(rt);
   const am_op_desc *desc = am_op_find(family_id, op);
   const char *name = desc ? desc->name : "?";
   int subtract = 0, checked = 0;
@@ -135,37 +124,39 @@ int am_temporal_elementwise(am_err *err, int family_id, int op, const am_array *
     subtract = op == AM_SUBTRACT_CHECKED;
     checked = 1;
   }
-  if (fl == NONE || fr == NONE) return no_kernel(err, name, left, lt, right, rt);
+  if (fl == AM_TEMPORAL_NONE || fr == AM_TEMPORAL_NONE)
+    return no_kernel(err, name, left, lt, right, rt);
   /* the finer unit of the two (both temporal: each has a unit) */
-  int64_t tick = tick_ns(lt) < tick_ns(rt) ? tick_ns(lt) : tick_ns(rt);
+  int64_t tick = am_temporal_tick_ns(lt) < am_temporal_tick_ns(rt) ? am_temporal_tick_ns(lt)
+                                                                   : am_temporal_tick_ns(rt);
   am_type result = AM_BOOL;
   const char *result_tz = NULL;
   if (family_id == AM_FAMILY_COMPARE) {
     if (fl != fr) return no_kernel(err, name, left, lt, right, rt);
     /* pyarrow casts units only within one time zone */
-    if (fl == TIMESTAMP && lt != rt && ltz && rtz && strcmp(ltz, rtz) != 0)
+    if (fl == AM_TEMPORAL_TIMESTAMP && lt != rt && ltz && rtz && strcmp(ltz, rtz) != 0)
       return no_kernel(err, name, left, lt, right, rt);
-    if (fl == TIMESTAMP && (!ltz) != (!rtz)) {
+    if (fl == AM_TEMPORAL_TIMESTAMP && (!ltz) != (!rtz)) {
       char a[128], b[128];
       return am_fail(err, AM_EINVAL,
                      "Cannot compare timestamp with timezone to timestamp without timezone, got: "
                      "%s and %s",
                      type_text(left, lt, a, sizeof a), type_text(right, rt, b, sizeof b));
     }
-  } else if (fl == TIMESTAMP && fr == TIMESTAMP && subtract) {
+  } else if (fl == AM_TEMPORAL_TIMESTAMP && fr == AM_TEMPORAL_TIMESTAMP && subtract) {
     if ((!ltz) != (!rtz))
       return am_fail(err, AM_EINVAL, "Subtraction of zoned and non-zoned times is ambiguous. (%s).",
                      ltz ? ltz : rtz);
     result = am_duration_of_unit(digits_of_tick(tick));
-  } else if (fl == TIMESTAMP && fr == DURATION) {
+  } else if (fl == AM_TEMPORAL_TIMESTAMP && fr == AM_TEMPORAL_DURATION) {
     result = am_timestamp_of_unit(digits_of_tick(tick));
     result_tz = ltz;
-  } else if (fl == DURATION && fr == TIMESTAMP && !subtract) {
+  } else if (fl == AM_TEMPORAL_DURATION && fr == AM_TEMPORAL_TIMESTAMP && !subtract) {
     result = am_timestamp_of_unit(digits_of_tick(tick));
     result_tz = rtz;
-  } else if (fl == DURATION && fr == DURATION) {
+  } else if (fl == AM_TEMPORAL_DURATION && fr == AM_TEMPORAL_DURATION) {
     result = am_duration_of_unit(digits_of_tick(tick));
-  } else if ((fl == DATE || fl == TIME) && fl == fr && subtract) {
+  } else if ((fl == AM_TEMPORAL_DATE || fl == AM_TEMPORAL_TIME) && fl == fr && subtract) {
     if (lt == AM_DATE32 && rt == AM_DATE32) tick = 1000000000; /* pyarrow: duration[s] */
     result = am_duration_of_unit(digits_of_tick(tick));
   } else {
@@ -179,7 +170,7 @@ int am_temporal_elementwise(am_err *err, int family_id, int op, const am_array *
                                                                 : binary_kernel;
   /* Same type and a comparison: the storage type as it is (date32 stays
    * int32); otherwise int64 in the common unit. */
-  if (family_id == AM_FAMILY_COMPARE && lt == rt) tick = tick_ns(lt);
+  if (family_id == AM_FAMILY_COMPARE && lt == rt) tick = am_temporal_tick_ns(lt);
   if ((status = scaled(err, left, tick, &l)) == AM_OK) {
     if (right)
       status = scaled(err, right, tick, &r);

@@ -9,3 +9,19 @@ os.environ.setdefault("ARROWMETAL_WAIT_TIMEOUT_MS", "300000")
 _PYTHON_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if _PYTHON_DIR not in sys.path:
     sys.path.insert(0, _PYTHON_DIR)
+
+
+import warnings
+
+import pytest
+
+
+@pytest.fixture
+def no_fallback():
+    """The calls run in the library: a fallback to pyarrow fails the test (a test
+    file takes it with pytestmark = pytest.mark.usefixtures("no_fallback"))."""
+    import arrowmetal as am
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", am.ArrowMetalFallbackWarning)
+        yield

@@ -4,7 +4,6 @@ compared with pyarrow's (values, type, precision and scale)."""
 
 import decimal
 import random
-import warnings
 
 import pytest
 
@@ -52,12 +51,7 @@ def same(ours, theirs):
     assert got.to_pylist() == theirs.to_pylist()
 
 
-@pytest.fixture(autouse=True)
-def no_fallbacks():
-    """Every call here runs natively: a fallback to pyarrow is a failure."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", am.ArrowMetalFallbackWarning)
-        yield
+pytestmark = pytest.mark.usefixtures("no_fallback")  # conftest.py
 
 
 @pytest.mark.parametrize("t", TYPES, ids=IDS)

@@ -4,7 +4,6 @@ digits where they are not the nearest ones, too)."""
 
 import random
 import struct
-import warnings
 
 import pytest
 
@@ -23,11 +22,7 @@ FLAG_SETS = [{"safe": True}, {"safe": False}, {"allow_decimal_truncate": True},
              {"allow_int_overflow": True}, {"allow_float_truncate": True}]  # fmt: skip
 
 
-@pytest.fixture(autouse=True)
-def no_fallbacks():
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", am.ArrowMetalFallbackWarning)
-        yield
+pytestmark = pytest.mark.usefixtures("no_fallback")  # conftest.py
 
 
 def outcome(fn):

@@ -75,12 +75,7 @@ def same(result, expected):
     assert result.equals(expected) or str(result) == str(expected)
 
 
-@pytest.fixture(autouse=True)
-def no_fallback():
-    """The dictionary calls run in the library: a fallback fails the test."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", am.ArrowMetalFallbackWarning)
-        yield
+pytestmark = pytest.mark.usefixtures("no_fallback")  # conftest.py
 
 
 @pytest.mark.parametrize("index_type", INDEX_TYPES)

@@ -5,8 +5,6 @@ handling, sliced and chunked inputs, pyarrow's refusals; a Python reference
 where pyarrow 26 drops a row ("skip" with every value null: the header's
 divergence)."""
 
-import warnings
-
 import pytest
 
 import arrowmetal as am
@@ -48,11 +46,7 @@ def _reference(args, how, replacement, t):
     return pa.array(out, t)
 
 
-@pytest.fixture(autouse=True)
-def no_fallback():
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", am.ArrowMetalFallbackWarning)
-        yield
+pytestmark = pytest.mark.usefixtures("no_fallback")  # conftest.py
 
 
 @pytest.mark.parametrize("how", HOW)

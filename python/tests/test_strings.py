@@ -59,11 +59,7 @@ def check(got, want):
     got.validate(full=True)
 
 
-@pytest.fixture(autouse=True)
-def no_fallback():
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", am.ArrowMetalFallbackWarning)
-        yield
+pytestmark = pytest.mark.usefixtures("no_fallback")  # conftest.py
 
 
 @pytest.mark.parametrize(("t", "n", "nulls", "off"), list(cases()))

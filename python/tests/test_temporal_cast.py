@@ -59,12 +59,7 @@ def _same(got, want):
     )
 
 
-@pytest.fixture(autouse=True)
-def no_fallback():
-    """Every cast here runs in the library: a fallback fails the test."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", am.ArrowMetalFallbackWarning)
-        yield
+pytestmark = pytest.mark.usefixtures("no_fallback")  # conftest.py
 
 
 @pytest.mark.parametrize("safe", [True, False])
