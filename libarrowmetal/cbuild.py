@@ -37,6 +37,7 @@ GENERATOR = [
     LIBRARY / "gpu" / "kernel_source_groupby.c",  # group-by and joins
     LIBRARY / "gpu" / "kernel_source_temporal.c",  # temporal field extraction
     LIBRARY / "core" / "temporal.c",
+    LIBRARY / "gpu" / "kernel_source_strings.c",  # strings and binary
 ]
 
 

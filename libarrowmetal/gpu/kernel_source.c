@@ -166,6 +166,8 @@ static int key_ok(const am_kernel_key *k) {
       return am_ks_round_key_ok(k);
       AM_KS_TEMPORAL_CASES /* temporal field extraction */
           return am_ks_temporal_key_ok(k);
+      AM_KS_STRINGS_CASES /* strings and binary */
+          return am_ks_strings_key_ok(k);
       AM_KS_SELECT_CASES /* quantiles */
           return am_ks_select_key_ok(k);
       AM_KS_CUMULATIVE_CASES
@@ -204,6 +206,8 @@ static int uses_missing_type(am_dialect dialect, const am_kernel_key *k) {
       return am_ks_round_missing_type(dialect, k);
       AM_KS_TEMPORAL_CASES
       return am_ks_temporal_missing_type(dialect, k);
+      AM_KS_STRINGS_CASES
+      return am_ks_strings_missing_type(dialect, k);
       AM_KS_CUMULATIVE_CASES
       return am_ks_cumulative_missing_type(dialect, k);
       AM_KS_HASH_CASES /* hash-based functions */
@@ -285,6 +289,9 @@ void am_kernel_name(const am_kernel_key *key, char *name, size_t capacity) {
       break;
       AM_KS_TEMPORAL_CASES
       am_ks_temporal_name(key, name, capacity);
+      break;
+      AM_KS_STRINGS_CASES
+      am_ks_strings_name(key, name, capacity);
       break;
       AM_KS_SELECT_CASES /* quantiles */
           am_ks_select_name(key, name, capacity);
@@ -429,6 +436,9 @@ int am_kernel_blocks(const am_kernel_key *key, int64_t n, int multiprocessors) {
       break;
       AM_KS_TEMPORAL_CASES
       blocks = am_ks_temporal_blocks(key, n, (int)mp);
+      break;
+      AM_KS_STRINGS_CASES
+      blocks = am_ks_strings_blocks(key, n, (int)mp);
       break;
       AM_KS_SELECT_CASES /* quantiles */
           blocks = am_ks_select_blocks(key, n, (int)mp);
@@ -1928,6 +1938,9 @@ int am_kernel_source(am_err *err, am_dialect dialect, const am_kernel_key *key, 
       break;
       AM_KS_TEMPORAL_CASES
       am_ks_temporal_emit(&sb, dialect, key, name);
+      break;
+      AM_KS_STRINGS_CASES
+      am_ks_strings_emit(&sb, dialect, key, name);
       break;
       AM_KS_SELECT_CASES /* quantiles */
           am_ks_select_emit(&sb, dialect, key, name);

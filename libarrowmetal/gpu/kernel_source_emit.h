@@ -166,4 +166,20 @@ void am_ks_temporal_name(const am_kernel_key *key, char *name, size_t capacity);
 int64_t am_ks_temporal_blocks(const am_kernel_key *key, int64_t n, int multiprocessors);
 void am_ks_temporal_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, const char *name);
 
+/* ---- From kernel_source_strings.c (strings and binary) */
+
+#define AM_KS_STRINGS_CASES       \
+  case AM_KERNEL_STRING_FUNCTION: \
+  case AM_KERNEL_STRING_CASE:     \
+  case AM_KERNEL_STRING_COMPARE:  \
+  case AM_KERNEL_STRING_SIZES:    \
+  case AM_KERNEL_STRING_GATHER:
+
+int am_ks_strings_kind(am_kernel_kind kind);
+int am_ks_strings_key_ok(const am_kernel_key *key);
+int am_ks_strings_missing_type(am_dialect dialect, const am_kernel_key *key);
+void am_ks_strings_name(const am_kernel_key *key, char *name, size_t capacity);
+int64_t am_ks_strings_blocks(const am_kernel_key *key, int64_t n, int multiprocessors);
+void am_ks_strings_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, const char *name);
+
 #endif

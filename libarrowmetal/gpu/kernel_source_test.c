@@ -184,6 +184,24 @@ static int each_key(key_fn fn, void *ctx) {
       am_kernel_key key = {AM_KERNEL_TEMPORAL_FIELD, op, (am_type)t, AM_TYPE_INVALID};
       if (am_ks_temporal_key_ok(&key)) VISIT(AM_KERNEL_TEMPORAL_FIELD, op, t, AM_TYPE_INVALID);
     }
+  /* Strings: every function, compare and take kernel of each var-binary
+   * type, and the two case maps. */
+  for (int t = AM_UTF8; t <= AM_LARGE_BINARY; t++) {
+    for (int op = 0; op <= AM_MATCH_LIKE; op++) {
+      am_kernel_key key = {AM_KERNEL_STRING_FUNCTION, op, (am_type)t, AM_TYPE_INVALID};
+      if (am_ks_strings_key_ok(&key)) VISIT(AM_KERNEL_STRING_FUNCTION, op, t, AM_TYPE_INVALID);
+    }
+    for (int op = 0; op < 16; op++) {
+      am_kernel_key key = {AM_KERNEL_STRING_COMPARE, op, (am_type)t, AM_TYPE_INVALID};
+      if (am_ks_strings_key_ok(&key)) VISIT(AM_KERNEL_STRING_COMPARE, op, t, AM_TYPE_INVALID);
+    }
+    for (int ix = AM_INT32; ix <= AM_INT64; ix += AM_INT64 - AM_INT32) {
+      VISIT(AM_KERNEL_STRING_SIZES, 0, t, ix);
+      VISIT(AM_KERNEL_STRING_GATHER, 0, t, ix);
+    }
+  }
+  VISIT(AM_KERNEL_STRING_CASE, AM_ASCII_UPPER, AM_TYPE_INVALID, AM_TYPE_INVALID);
+  VISIT(AM_KERNEL_STRING_CASE, AM_ASCII_LOWER, AM_TYPE_INVALID, AM_TYPE_INVALID);
 #undef VISIT
   return count;
 }
@@ -361,6 +379,16 @@ static void check_errors(void) {
       {AM_KERNEL_TEMPORAL_FIELD, AM_FIELD_YEAR, AM_DURATION_S, AM_TYPE_INVALID},
       {AM_KERNEL_TEMPORAL_FIELD, AM_FIELD_YEAR, AM_INT64, AM_TYPE_INVALID},
       {AM_KERNEL_TEMPORAL_FIELD, AM_FIELD_ISO_YEAR + 1, AM_TIMESTAMP_S, AM_TYPE_INVALID},
+      /* Strings: an op without a kernel, a fixed-width type, a bad compare, an
+       * index type of another width, a typed case map. */
+      {AM_KERNEL_STRING_FUNCTION, AM_ASCII_UPPER, AM_UTF8, AM_TYPE_INVALID},
+      {AM_KERNEL_STRING_FUNCTION, AM_UTF8_LENGTH, AM_FIXED_SIZE_BINARY, AM_TYPE_INVALID},
+      {AM_KERNEL_STRING_FUNCTION, AM_UTF8_LENGTH, AM_INT32, AM_TYPE_INVALID},
+      {AM_KERNEL_STRING_COMPARE, AM_GE + 1, AM_UTF8, AM_TYPE_INVALID},
+      {AM_KERNEL_STRING_COMPARE, 16, AM_UTF8, AM_TYPE_INVALID},
+      {AM_KERNEL_STRING_SIZES, 0, AM_UTF8, AM_INT16},
+      {AM_KERNEL_STRING_GATHER, 0, AM_INT64, AM_INT64},
+      {AM_KERNEL_STRING_CASE, AM_ASCII_UPPER, AM_UTF8, AM_TYPE_INVALID},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     for (int d = 0; d < 2; d++) {

@@ -396,7 +396,39 @@ typedef enum am_kernel_kind {
    *                   (int64)[i] = the field of in0[i] (its storage integer),
    *                   valid where in0 is; aux = week_start | count_from_zero
    *                   << 8 (DayOfWeekOptions). */
-  AM_KERNEL_TEMPORAL_FIELD = 128
+  AM_KERNEL_TEMPORAL_FIELD = 128,
+  /* Strings and binary (kinds 144-159; kernel_source_strings.c). t0 is the
+   * var-binary type (its offsets int32, or int64 for the large types); a
+   * string operand is its offsets (in0, with valid0 / off0) and its data
+   * bytes (in1). Rows go one a thread, warps over whole 32-row words, so
+   * bool results and validity are written a word at a time by ballots.
+   *   STRING_FUNCTION: op = am_string_op (the lengths, starts_with,
+   *                    ends_with, match_substring, find_substring,
+   *                    count_substring, match_like): out[i] (bits for the
+   *                    matches; int32, or int64 for the large types,
+   *                    otherwise), valid where in0 is; the pattern's bytes
+   *                    at in2, aux of them.
+   *   STRING_CASE:     op = AM_ASCII_UPPER / AM_ASCII_LOWER: out[k] =
+   *                    in1[k] mapped, k < n bytes; pad = 1 when both start
+   *                    on 4-byte boundaries (whole words then).
+   *   STRING_COMPARE:  op = am_compare_op, | 8 when the right operand is
+   *                    one slot for every row: bits of in0/in1 op (right
+   *                    offsets in2 with valid2 / off2, its bytes at the
+   *                    address `scalar`), valid where both are.
+   *   STRING_SIZES:    t1 = the index type (int32 / int64): out (int64)[j]
+   *                    = the bytes of row in2[j] (0 where the index or the
+   *                    row is null), out_valid (u32 words) its validity;
+   *                    an index outside [0, aux) is reported (error_index).
+   *   STRING_GATHER:   t1 as SIZES: row in2[j]'s bytes copied to out at the
+   *                    end of the earlier rows (the inclusive scan of the
+   *                    sizes at the address `scalar`), whose ends are the
+   *                    result's offsets (t0's width) at out_valid[1..n],
+   *                    out_valid[0] = 0. */
+  AM_KERNEL_STRING_FUNCTION = 144,
+  AM_KERNEL_STRING_CASE = 145,
+  AM_KERNEL_STRING_COMPARE = 146,
+  AM_KERNEL_STRING_SIZES = 147,
+  AM_KERNEL_STRING_GATHER = 148
 } am_kernel_kind;
 
 /* GROUP_ACCUM's classes (op & 15) and state words per group. */
