@@ -71,9 +71,8 @@ static const cr_type *input_type(const json *input) {
 }
 
 /* Whether a case does not run on a backend (1, the reason in `why`): what
- * amabi.not_on_backend says (strings, binary, dictionary arrays and decimals live only
- * in host memory so far, issue #13), and types this runner cannot read yet (a newer case
- * file's). */
+ * amabi.not_on_backend says (dictionary arrays and decimals live only in host memory so
+ * far, issue #13), and types this runner cannot read yet (a newer case file's). */
 static int skipped(const json *c, const char *backend, char *why, size_t size) {
   const json *inputs = json_get(c, "inputs");
   const char *unknown = unknown_type(json_get(c, "expected"));
@@ -94,18 +93,14 @@ static int skipped(const json *c, const char *backend, char *why, size_t size) {
     snprintf(why, size, "dictionary arrays are not on GPUs");
     return 1;
   }
-  /* The inputs' types and a cast's target: text first, then decimals. */
-  int text = 0, decimal = 0;
+  /* The inputs' types and a cast's target. */
+  int decimal = 0;
   for (size_t i = 0; inputs && i <= inputs->count; i++) {
     const cr_type *t = i < inputs->count ? input_type(inputs->items[i]) : cr_type_named(to);
-    text |= t && (t->kind == CR_UTF8 || t->kind == CR_BINARY);
     decimal |= t && t->kind == CR_DECIMAL;
   }
-  if (text)
-    snprintf(why, size, "strings and binary are not on GPUs yet");
-  else if (decimal)
-    snprintf(why, size, "decimals are not on GPUs yet");
-  return text || decimal;
+  if (decimal) snprintf(why, size, "decimals are not on GPUs yet");
+  return decimal;
 }
 
 /* The distinct reasons for skipping, with their counts, for the summary. */

@@ -7,6 +7,7 @@
 #include "dictionary.h"
 #include "route.h"
 #include "string_calls.h"
+#include "string_device.h"
 #include "tables.h"
 
 AM_EXPORT void am_release(am_array *array) { am_array_free(array); }
@@ -74,8 +75,10 @@ static int full(am_err *err, const am_scalar *value, int64_t length, am_device *
   if (am_type_is_decimal((am_type)value->type))
     return am_decimal_full(err, value, length, device, out);
   if (am_type_is_binary((am_type)value->type)) {
-    if (device && device != am_host_device()) return am_string_not_on(err, device);
-    return am_string_full(err, value, length, out);
+    if (!device || device == am_host_device()) return am_string_full(err, value, length, out);
+    am_array *host = NULL;
+    int status = am_string_full(err, value, length, &host);
+    return status == AM_OK ? am_string_place(err, host, device, out) : status;
   }
   if (length < 0 || length > AM_MAX_LENGTH)
     return am_fail(err, AM_EINVAL, "length %lld is outside 0 to 2^52", (long long)length);
@@ -108,14 +111,13 @@ static int to_device(am_err *err, const am_array *array, am_device *device, am_a
   AM_REQUIRE(array, "array");
   AM_REQUIRE(device, "device");
   AM_REQUIRE(out, "out");
+  if (am_type_is_binary(array->type) && !array->dictionary) return am_move(err, array, device, out);
   if (am_type_is_host_only(array->type) || array->dictionary) {
     if (device == array->device) {
       *out = am_array_share(array);
       return *out ? AM_OK : am_fail(err, AM_ENOMEM, "out of memory");
     }
-    return array->dictionary                 ? am_dictionary_not_on(err, device)
-           : am_type_is_decimal(array->type) ? am_decimal_not_on(err, device)
-                                             : am_string_not_on(err, device);
+    return array->dictionary ? am_dictionary_not_on(err, device) : am_decimal_not_on(err, device);
   }
   int status = am_settle(err, array);
   if (status != AM_OK) return status;

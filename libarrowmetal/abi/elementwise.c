@@ -211,7 +211,7 @@ static int cast(am_err *err, const am_array *array, am_type to, int flags, am_ar
                    am_type_name(to));
   if (am_type_is_decimal(array->type))
     return am_decimal_cast(err, array, (am_decimal_param){to, 0, 0}, flags, out);
-  /* strings live on the host (and are refused by am_settle) */
+  /* strings (refused by am_settle) */
   if (am_type_is_binary(array->type)) {
     if (array->type == to) {
       *out = am_array_share(array);
@@ -228,11 +228,9 @@ static int cast(am_err *err, const am_array *array, am_type to, int flags, am_ar
    * on the host, above). */
   if (am_type_is_temporal(array->type) || am_type_is_temporal(to))
     return am_temporal_cast(err, array, to, flags, out);
-  /* A result stays on its input's device, and strings only live on the
-   * host: a GPU array's cast to strings is refused there. */
-  if (am_type_is_binary(to))
-    return array->device == am_host_device() ? am_string_cast(err, array, to, out)
-                                             : am_string_not_on(err, array->device);
+  /* To strings: formatted on the host (a GPU array's copy), the result on
+   * the input's device. */
+  if (am_type_is_binary(to)) return am_string_cast(err, array, to, out);
   am_route route;
   uint64_t types = AM_TYPE_BIT(array->type) | AM_TYPE_BIT(to);
   if ((status = am_route_inputs(err, AM_ROUTE_CAST, types, &array, 1, &route)) != AM_OK)

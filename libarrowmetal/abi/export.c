@@ -5,6 +5,7 @@
 #include "abi.h"
 #include "core/decimal.h"
 #include "core/string_array.h"
+#include "string_device.h"
 #include "tables.h"
 
 /* A dictionary array's schema owns its dictionary's (one allocation). */
@@ -48,6 +49,7 @@ int am_to_host(am_err *err, const am_array *array, am_array **out) {
     *out = am_array_share(array);
     return *out ? AM_OK : am_fail(err, AM_ENOMEM, "out of memory");
   }
+  if (am_type_is_binary(array->type)) return am_string_to_host(err, array, am_host_device(), out);
   int status = array->device->backend->memory.download(err, array, am_host_device(), out);
   if (status == AM_OK) (*out)->timezone = array->timezone;
   return status;

@@ -28,9 +28,20 @@ static int on_host(am_err *err, const am_array *const *inputs, int64_t n, am_fal
   return status;
 }
 
+/* Whether a string input lives on a GPU: no GPU kernel of these calls takes
+ * strings yet, so they run on the host. */
+static int gpu_strings(const am_array *const *inputs, int64_t n) {
+  for (int64_t i = 0; i < n; i++)
+    if (inputs[i] && am_type_is_binary(inputs[i]->type) &&
+        !(inputs[i]->device->backend->memory.caps & AM_MEMORY_HOST))
+      return 1;
+  return 0;
+}
+
 int am_run_here_or_on_host(am_err *err, const am_array *const *inputs, int64_t n,
                            am_fallback_kernel kernel, void *call) {
-  if (!same_device(inputs, n)) return on_host(err, inputs, n, kernel, call);
+  if (!same_device(inputs, n) || gpu_strings(inputs, n))
+    return on_host(err, inputs, n, kernel, call);
   am_err tried;
   am_err_init(&tried, err->entry);
   int status = kernel(&tried, inputs, call);

@@ -10,6 +10,7 @@
 #include "decimal_calls.h"
 #include "dictionary.h"
 #include "string_calls.h"
+#include "string_device.h"
 #include "tables.h"
 
 /* `indices`: the schema of a dictionary array's indices, whose dictionary
@@ -177,10 +178,7 @@ int am_place(am_err *err, am_array *host, am_device *device, am_array **out) {
     *out = host;
     return AM_OK;
   }
-  if (am_type_is_binary(host->type)) {
-    am_array_free(host);
-    return am_string_not_on(err, device);
-  }
+  if (am_type_is_binary(host->type)) return am_string_place(err, host, device, out);
   if (am_type_is_decimal(host->type)) {
     am_array_free(host);
     return am_decimal_not_on(err, device);
@@ -256,8 +254,23 @@ static int import_device(am_err *err, const struct ArrowSchema *schema,
   status = check_schema(err, schema, 0, &type);
   if (status == AM_OK) status = check_array(err, &array->array, 0, type);
   if (status == AM_OK && !out) status = am_fail(err, AM_EINVAL, "out is NULL");
-  if (status == AM_OK && am_type_is_binary(type)) status = am_string_not_on(err, device);
   if (status == AM_OK && am_type_is_decimal(type)) status = am_decimal_not_on(err, device);
+  if (status == AM_OK && am_type_is_binary(type)) {
+    if (device->backend->device_type != where)
+      return refuse(array,
+                    am_fail(err, AM_EUNSUPPORTED, "device type %d cannot be imported onto %s",
+                            (int)where, device->name));
+    /* Host-visible device memory (Metal's) is host memory: imported as the
+     * host's, then placed. */
+    if (device->backend->memory.caps & AM_MEMORY_HOST_VISIBLE) {
+      if (array->sync_event &&
+          (status = device->backend->memory.wait_event(err, array->sync_event)) != AM_OK)
+        return refuse(array, status);
+      return import(err, schema, &array->array, device, out);
+    }
+    int32_t width = type == AM_FIXED_SIZE_BINARY ? am_string_format_width(schema->format) : 0;
+    return am_string_import_device(err, device, type, width, array, out);
+  }
   if (status == AM_OK && !data_aligned(&array->array, type))
     status = am_fail(err, AM_EINVAL,
                      "the device data buffer is not aligned to the %d bytes of a %s element "

@@ -1,6 +1,7 @@
-/* The calls that take strings and binary (abi/strings.h): each says which
- * row of which input every output slot is, and am_string_gather
- * (core/string_array.c) builds the result on the host. */
+/* The calls that take strings and binary (abi/string_calls.h): each says
+ * which row of which input every output slot is, and am_string_gather
+ * (core/string_array.c) builds the result on the host; inputs on a GPU run
+ * there where it has the kernels, else over host copies (string_device.h). */
 #include "string_calls.h"
 
 #include <stdlib.h>
@@ -8,12 +9,8 @@
 
 #include "core/bits.h"
 #include "core/string_array.h"
-
-int am_string_not_on(am_err *err, const am_device *device) {
-  return am_fail(err, AM_EUNSUPPORTED,
-                 "strings and binary are not yet on %s (they stay on the CPU for now)",
-                 device->name);
-}
+#include "route.h"
+#include "string_device.h"
 
 int am_any_binary(const am_array *const *arrays, int64_t count) {
   for (int64_t i = 0; arrays && i < count; i++)
@@ -60,8 +57,8 @@ static int bool_at(const am_array *a, int64_t i) {
   return bit_at(a->data, a->offset + i);
 }
 
-int am_string_filter(am_err *err, const am_array *values, const am_array *mask,
-                     int null_selection_emit, am_array **out) {
+static int filter_host(am_err *err, const am_array *values, const am_array *mask,
+                       int null_selection_emit, am_array **out) {
   if (null_selection_emit != AM_NULL_DROP && null_selection_emit != AM_NULL_EMIT)
     return am_fail(err, AM_EINVAL, "null selection %d is not AM_NULL_DROP (0) or AM_NULL_EMIT (1)",
                    null_selection_emit);
@@ -124,7 +121,7 @@ static int64_t index_at(const am_array *a, int64_t i, int *valid, uint64_t *unsi
   }
 }
 
-int am_string_take(am_err *err, const am_array *values, const am_array *indices, am_array **out) {
+static int take_host(am_err *err, const am_array *values, const am_array *indices, am_array **out) {
   am_array *ix = NULL;
   int status = host_input(err, indices, &ix);
   if (status != AM_OK) return status;
@@ -167,8 +164,7 @@ int am_string_take(am_err *err, const am_array *values, const am_array *indices,
   return gather_one(err, values, picks, count, out);
 }
 
-int am_string_concat(am_err *err, const am_array *const *arrays, int64_t count, am_device *device,
-                     am_array **out) {
+static int concat_host(am_err *err, const am_array *const *arrays, int64_t count, am_array **out) {
   if (count < 1)
     return am_fail(err, AM_EINVAL, "count %lld: at least one array is needed", (long long)count);
   int64_t total = 0;
@@ -182,7 +178,6 @@ int am_string_concat(am_err *err, const am_array *const *arrays, int64_t count, 
       return am_fail(err, AM_EINVAL, "the total length is beyond 2^52 slots");
     total += arrays[i]->length;
   }
-  if (device && device != arrays[0]->device) return am_string_not_on(err, device);
   am_string_pick *picks = malloc((size_t)(total + 1) * sizeof *picks);
   if (!picks) return am_fail(err, AM_ENOMEM, "out of memory");
   int64_t at = 0;
@@ -194,7 +189,7 @@ int am_string_concat(am_err *err, const am_array *const *arrays, int64_t count, 
   return status;
 }
 
-int am_string_drop_null(am_err *err, const am_array *values, am_array **out) {
+static int drop_null_host(am_err *err, const am_array *values, am_array **out) {
   if (!values->validity) {
     *out = am_array_share(values);
     return *out ? AM_OK : am_fail(err, AM_ENOMEM, "out of memory");
@@ -207,7 +202,7 @@ int am_string_drop_null(am_err *err, const am_array *values, am_array **out) {
   return gather_one(err, values, picks, count, out);
 }
 
-int am_string_validity(am_err *err, const am_array *values, int valid, am_array **out) {
+static int validity_host(am_err *err, const am_array *values, int valid, am_array **out) {
   am_array *result = NULL;
   int status = am_array_alloc_host(err, values->device, AM_BOOL, values->length, 0, &result);
   if (status != AM_OK) return status;
@@ -302,7 +297,6 @@ static int sources_make(am_err *err, const char *function, const am_array *const
                        "between string types here)",
                        function, (long long)i, am_string_format(a->type, a->byte_width),
                        am_string_format(s->type, s->width));
-      if (a->device != first->device) return am_string_not_on(err, a->device);
       if (a->length != s->length)
         return am_fail(err, AM_EINVAL, "value %lld has length %lld, expected %lld", (long long)i,
                        (long long)a->length, (long long)s->length);
@@ -329,8 +323,8 @@ static int gather_sources(am_err *err, const string_sources *s, am_string_pick *
   return status;
 }
 
-int am_string_coalesce(am_err *err, const char *function, const am_array *const *arrays,
-                       const am_scalar *const *scalars, int64_t count, am_array **out) {
+static int coalesce_host(am_err *err, const char *function, const am_array *const *arrays,
+                         const am_scalar *const *scalars, int64_t count, am_array **out) {
   if (count < 1)
     return am_fail(err, AM_EINVAL, "count %lld: at least one value is needed", (long long)count);
   string_sources s;
@@ -355,8 +349,8 @@ int am_string_coalesce(am_err *err, const char *function, const am_array *const 
   return status;
 }
 
-int am_string_if_else(am_err *err, const am_array *cond, const am_array *const *sides,
-                      const am_scalar *const *scalars, am_array **out) {
+static int if_else_host(am_err *err, const am_array *cond, const am_array *const *sides,
+                        const am_scalar *const *scalars, am_array **out) {
   am_array *c = NULL;
   int status = host_input(err, cond, &c);
   if (status != AM_OK) return status;
@@ -476,8 +470,8 @@ static int64_t equal_scalar(const am_array *a, const uint8_t *b, int64_t nb, int
   return nulls;
 }
 
-int am_string_compare(am_err *err, int op, const am_array *left, const am_array *right,
-                      const am_scalar *scalar, am_array **out) {
+static int compare_host(am_err *err, int op, const am_array *left, const am_array *right,
+                        const am_scalar *scalar, am_array **out) {
   if (op < AM_EQ || op > AM_GE) return am_fail(err, AM_EINVAL, "unknown compare op %d", op);
   static const char *names[] = {"equal",      "not_equal", "less",
                                 "less_equal", "greater",   "greater_equal"};
@@ -544,8 +538,8 @@ int am_string_compare(am_err *err, int op, const am_array *left, const am_array 
   return status;
 }
 
-int am_string_aggregate(am_err *err, int op, const am_array *array,
-                        const am_aggregate_options *options, am_scalar *a, am_scalar *b) {
+static int aggregate_host(am_err *err, int op, const am_array *array,
+                          const am_aggregate_options *options, am_scalar *a, am_scalar *b) {
   am_aggregate_options o = {1, 1, 0};
   if (options) o = *options;
   int64_t valid = 0, first = -1, last = -1, lo = -1, hi = -1;
@@ -620,4 +614,119 @@ int am_string_aggregate(am_err *err, int op, const am_array *array,
     *outs[k] = s;
   }
   return AM_OK;
+}
+
+/* ---- The calls: on a GPU's kernels where it has them (string_gpu.c), else
+ * on host copies of whatever lives on a GPU, the result moved back there
+ * (string_device.h). */
+
+int am_string_filter(am_err *err, const am_array *values, const am_array *mask,
+                     int null_selection_emit, am_array **out) {
+  int status = am_string_gpu_filter(err, values, mask, null_selection_emit == AM_NULL_EMIT, out);
+  if (status != AM_EUNSUPPORTED) return status;
+  const am_array *in[2] = {values, mask};
+  am_string_hosted h;
+  status = am_string_hosted_begin(err, in, 2, &h);
+  if (status == AM_OK) status = filter_host(err, in[0], in[1], null_selection_emit, out);
+  return am_string_hosted_end(err, status, &h, out);
+}
+
+int am_string_take(am_err *err, const am_array *values, const am_array *indices, am_array **out) {
+  int status = am_string_gpu_take(err, values, indices, out);
+  if (status != AM_EUNSUPPORTED) return status;
+  const am_array *in[2] = {values, indices};
+  am_string_hosted h;
+  status = am_string_hosted_begin(err, in, 2, &h);
+  if (status == AM_OK) status = take_host(err, in[0], in[1], out);
+  return am_string_hosted_end(err, status, &h, out);
+}
+
+/* The result goes to `device`, or arrays[0]'s when that is NULL. */
+int am_string_concat(am_err *err, const am_array *const *arrays, int64_t count, am_device *device,
+                     am_array **out) {
+  if (count < 1)
+    return am_fail(err, AM_EINVAL, "count %lld: at least one array is needed", (long long)count);
+  const am_array **in = malloc((size_t)count * sizeof *in);
+  if (!in) return am_fail(err, AM_ENOMEM, "out of memory");
+  memcpy(in, arrays, (size_t)count * sizeof *in);
+  am_string_hosted h;
+  int status = am_string_hosted_begin(err, in, count, &h);
+  if (status == AM_OK) status = concat_host(err, in, count, out);
+  status = am_string_hosted_end(err, status, &h, NULL);
+  free(in);
+  am_device *home = device ? device : arrays[0]->device;
+  if (status != AM_OK || home == (*out)->device) return status;
+  am_array *moved = NULL;
+  status = am_move(err, *out, home, &moved);
+  am_array_free(*out);
+  *out = status == AM_OK ? moved : NULL;
+  return status;
+}
+
+int am_string_drop_null(am_err *err, const am_array *values, am_array **out) {
+  const am_array *in[1] = {values};
+  am_string_hosted h;
+  int status = am_string_hosted_begin(err, in, 1, &h);
+  if (status == AM_OK) status = drop_null_host(err, in[0], out);
+  return am_string_hosted_end(err, status, &h, out);
+}
+
+int am_string_validity(am_err *err, const am_array *values, int valid, am_array **out) {
+  if (!(values->device->backend->memory.caps & AM_MEMORY_HOST)) {
+    /* Only the validity is read: the device's predicate over a view that
+     * carries it (any element type takes is_null / is_valid). */
+    am_array *view = am_array_make(values->device, AM_UINT8, values->length, values->offset,
+                                   atomic_load(&((am_array *)values)->null_count),
+                                   am_buffer_retain(values->validity_buf), values->validity,
+                                   am_buffer_retain(values->data_buf), values->data);
+    if (!view) return am_fail(err, AM_ENOMEM, "out of memory");
+    int status = values->device->backend->kernels.predicate(err, valid ? AM_IS_VALID : AM_IS_NULL,
+                                                            0, view, out);
+    am_array_free(view);
+    return status;
+  }
+  return validity_host(err, values, valid, out);
+}
+
+int am_string_coalesce(am_err *err, const char *function, const am_array *const *arrays,
+                       const am_scalar *const *scalars, int64_t count, am_array **out) {
+  if (count < 1 || !arrays) return coalesce_host(err, function, arrays, scalars, count, out);
+  const am_array **in = malloc((size_t)count * sizeof *in);
+  if (!in) return am_fail(err, AM_ENOMEM, "out of memory");
+  memcpy(in, arrays, (size_t)count * sizeof *in);
+  am_string_hosted h;
+  int status = am_string_hosted_begin(err, in, count, &h);
+  if (status == AM_OK) status = coalesce_host(err, function, in, scalars, count, out);
+  status = am_string_hosted_end(err, status, &h, out);
+  free(in);
+  return status;
+}
+
+int am_string_if_else(am_err *err, const am_array *cond, const am_array *const *sides,
+                      const am_scalar *const *scalars, am_array **out) {
+  const am_array *in[3] = {cond, sides[0], sides[1]};
+  am_string_hosted h;
+  int status = am_string_hosted_begin(err, in, 3, &h);
+  if (status == AM_OK) status = if_else_host(err, in[0], in + 1, scalars, out);
+  return am_string_hosted_end(err, status, &h, out);
+}
+
+int am_string_compare(am_err *err, int op, const am_array *left, const am_array *right,
+                      const am_scalar *scalar, am_array **out) {
+  int status = am_string_gpu_compare(err, op, left, right, scalar, out);
+  if (status != AM_EUNSUPPORTED) return status;
+  const am_array *in[2] = {left, right};
+  am_string_hosted h;
+  status = am_string_hosted_begin(err, in, 2, &h);
+  if (status == AM_OK) status = compare_host(err, op, in[0], in[1], scalar, out);
+  return am_string_hosted_end(err, status, &h, out);
+}
+
+int am_string_aggregate(am_err *err, int op, const am_array *array,
+                        const am_aggregate_options *options, am_scalar *a, am_scalar *b) {
+  const am_array *in[1] = {array};
+  am_string_hosted h;
+  int status = am_string_hosted_begin(err, in, 1, &h);
+  if (status == AM_OK) status = aggregate_host(err, op, in[0], options, a, b);
+  return am_string_hosted_end(err, status, &h, NULL);
 }

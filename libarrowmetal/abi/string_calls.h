@@ -1,14 +1,12 @@
 /* Strings and binary at the ABI (core/string_array.h holds the array
  * model): the calls that take them test for them before settling (which
- * refuses them everywhere else) and come here. Every string array is a host
- * array for now: GPUs refuse them (am_string_not_on). */
+ * refuses them everywhere else) and come here. The work here is the host's;
+ * inputs on a GPU go to its kernels or to host copies first
+ * (string_device.h). */
 #ifndef AM_ABI_STRING_CALLS_H
 #define AM_ABI_STRING_CALLS_H
 
 #include "abi.h"
-
-/* AM_EUNSUPPORTED: "strings and binary are not yet on <device>". */
-int am_string_not_on(am_err *err, const am_device *device);
 
 /* Replaces *host (a host string array whose offsets are misaligned) by an
  * aligned copy; frees it on failure too. */
@@ -73,6 +71,11 @@ int am_string_aggregate(am_err *err, int op, const am_array *array,
  * array a whose type or `to` is a string or binary type. AM_ETYPE for the
  * pairs it does not convert. */
 int am_string_cast(am_err *err, const am_array *a, am_type to, am_array **out);
+
+/* pyarrow's fast paths of match_like (string_functions.c): the op a LIKE
+ * pattern p[0, m) runs as, with *at and *len the part of p it looks for;
+ * AM_MATCH_LIKE (and *at, *len untouched) where none applies. */
+am_string_op am_string_like_shortcut(const uint8_t *p, int64_t m, int64_t *at, int64_t *len);
 
 /* Whether a three-way comparison `c` (<0, 0, >0) satisfies `op`
  * (string_calls.c; the decimal compare uses it too). */

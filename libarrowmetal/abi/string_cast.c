@@ -19,6 +19,7 @@
 #include "abi.h"
 #include "core/string_array.h"
 #include "string_calls.h"
+#include "string_device.h"
 
 static int hex_digit(uint8_t c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -166,7 +167,7 @@ static int format_values(am_err *err, const am_array *a, am_type to, am_array **
   return AM_OK;
 }
 
-int am_string_cast(am_err *err, const am_array *a, am_type to, am_array **out) {
+static int cast_host(am_err *err, const am_array *a, am_type to, am_array **out) {
   const int integer_or_bool = to == AM_BOOL || am_type_is_integer(to);
   if (am_type_is_binary(a->type) && a->type != AM_FIXED_SIZE_BINARY && integer_or_bool)
     return parse_strings(err, a, to, out);
@@ -174,4 +175,13 @@ int am_string_cast(am_err *err, const am_array *a, am_type to, am_array **out) {
   if (from_number && (to == AM_UTF8 || to == AM_LARGE_UTF8)) return format_values(err, a, to, out);
   return am_fail(err, AM_ETYPE, "Unsupported cast from %s to %s", am_type_name(a->type),
                  am_type_name(to));
+}
+
+/* On host copies of an input that lives on a GPU, the result moved back. */
+int am_string_cast(am_err *err, const am_array *a, am_type to, am_array **out) {
+  const am_array *in[1] = {a};
+  am_string_hosted h;
+  int status = am_string_hosted_begin(err, in, 1, &h);
+  if (status == AM_OK) status = cast_host(err, in[0], to, out);
+  return am_string_hosted_end(err, status, &h, out);
 }

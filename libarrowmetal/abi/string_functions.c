@@ -9,6 +9,7 @@
 #include "core/ops.h"
 #include "core/string_array.h"
 #include "string_calls.h"
+#include "string_device.h"
 
 /* Which string types an op takes, as pyarrow. */
 static int takes(am_string_op op, am_type t) {
@@ -128,7 +129,7 @@ static int like(const uint8_t *v, int64_t n, const uint8_t *p, int64_t m, int ut
  * X and Y without '%' or '_', X not ending in a backslash (RE2 full matches,
  * in that order). The op to run instead, with *at and *len the part of p it
  * looks for; AM_MATCH_LIKE where none applies. */
-static am_string_op like_shortcut(const uint8_t *p, int64_t m, int64_t *at, int64_t *len) {
+am_string_op am_string_like_shortcut(const uint8_t *p, int64_t m, int64_t *at, int64_t *len) {
   int64_t lead = 0, trail = 0;
   while (lead < m && p[lead] == '%') lead++;
   while (trail < m - lead && p[m - 1 - trail] == '%') trail++;
@@ -232,7 +233,7 @@ static int numeric_result(am_err *err, am_string_op op, const am_array *a, const
   const int utf8 = am_type_is_utf8(a->type);
   if (op == AM_MATCH_LIKE) {
     int64_t at, len;
-    am_string_op shortcut = like_shortcut(p, m, &at, &len);
+    am_string_op shortcut = am_string_like_shortcut(p, m, &at, &len);
     if (shortcut != AM_MATCH_LIKE) op = shortcut, p += at, m = len;
   }
   am_type rt = boolean ? AM_BOOL : am_type_is_large_binary(a->type) ? AM_INT64 : AM_INT32;
@@ -321,6 +322,20 @@ static int ascii_case(am_err *err, am_string_op op, const am_array *a, am_array 
   return AM_OK;
 }
 
+/* The work of a checked call over a host array. */
+static int on_host(am_err *err, am_string_op op, const am_array *array, const uint8_t *p,
+                   int64_t pattern_length, int flags, const am_op_desc *desc, am_array **out) {
+  int fold = (flags & AM_STRING_IGNORE_CASE) != 0;
+  if (fold) {
+    int status = ascii_folding_applies(err, desc, array, p, pattern_length);
+    if (status != AM_OK) return status;
+  }
+  if (op == AM_ASCII_UPPER || op == AM_ASCII_LOWER) return ascii_case(err, op, array, out);
+  if (is_trim(op)) return am_string_trim(err, op, array, p, pattern_length, out);
+  if (op == AM_UTF8_UPPER || op == AM_UTF8_LOWER) return am_string_utf8_case(err, op, array, out);
+  return numeric_result(err, op, array, p, pattern_length, fold, out);
+}
+
 static int string_function(am_err *err, am_string_op op, const am_array *array, const char *pattern,
                            int64_t pattern_length, int flags, am_array **out) {
   const am_op_desc *desc = am_op_find(AM_FAMILY_STRING, (int)op);
@@ -346,15 +361,13 @@ static int string_function(am_err *err, am_string_op op, const am_array *array, 
                    desc->name, array->type == AM_STRUCT ? "struct" : am_type_name(array->type));
   }
   const uint8_t *p = (const uint8_t *)pattern;
-  int fold = (flags & AM_STRING_IGNORE_CASE) != 0;
-  if (fold) {
-    int status = ascii_folding_applies(err, desc, array, p, pattern_length);
-    if (status != AM_OK) return status;
-  }
-  if (op == AM_ASCII_UPPER || op == AM_ASCII_LOWER) return ascii_case(err, op, array, out);
-  if (is_trim(op)) return am_string_trim(err, op, array, p, pattern_length, out);
-  if (op == AM_UTF8_UPPER || op == AM_UTF8_LOWER) return am_string_utf8_case(err, op, array, out);
-  return numeric_result(err, op, array, p, pattern_length, fold, out);
+  int status = am_string_gpu_function(err, op, array, p, pattern_length, flags, out);
+  if (status != AM_EUNSUPPORTED) return status;
+  const am_array *in[1] = {array};
+  am_string_hosted h;
+  status = am_string_hosted_begin(err, in, 1, &h);
+  if (status == AM_OK) status = on_host(err, op, in[0], p, pattern_length, flags, desc, out);
+  return am_string_hosted_end(err, status, &h, out);
 }
 
 AM_EXPORT int am_string_function(am_string_op op, const am_array *array, const char *pattern,

@@ -1,7 +1,7 @@
 /* binary_join_element_wise (pyarrow's, with JoinOptions): row i joins the
  * values' slots i with the separator between them. One pass sizes every
  * row (and decides its validity), a second writes the bytes into a string
- * array of the inputs' type. Strings live on the host, so this runs there. */
+ * array of the inputs' type, on the host (inputs on a GPU are copied). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +10,7 @@
 #include "core/memstats.h"
 #include "core/string_array.h"
 #include "string_calls.h"
+#include "string_device.h"
 
 typedef struct join_call {
   const am_array *const *values;
@@ -89,6 +90,8 @@ static int same_inputs(am_err *err, const join_call *c, am_type type, int64_t le
   return am_fail(err, AM_EINVAL, "Array arguments must all be the same length");
 }
 
+static int join_host(am_err *err, const join_call *c, am_type type, int64_t n, am_array **out);
+
 static int join(am_err *err, const join_call *c, am_array **out) {
   AM_REQUIRE(out, "out");
   if (c->n_values < 0)
@@ -103,11 +106,25 @@ static int join(am_err *err, const join_call *c, am_array **out) {
   const am_array *shape = c->n_values ? c->values[0] : c->separator;
   int status = same_inputs(err, c, shape->type, shape->length);
   if (status != AM_OK) return status;
-  for (int64_t k = 0; k <= c->n_values; k++) {
-    const am_array *a = k < c->n_values ? c->values[k] : c->separator;
-    if (a && a->device != am_host_device()) return am_string_not_on(err, a->device);
-  }
-  const int64_t n = shape->length;
+  /* Inputs on a GPU: joined over host copies, the result moved back. */
+  const am_array **in = malloc((size_t)(c->n_values + 1) * sizeof *in);
+  if (!in) return am_fail(err, AM_ENOMEM, "out of memory");
+  for (int64_t k = 0; k < c->n_values; k++) in[k] = c->values[k];
+  in[c->n_values] = c->separator;
+  am_string_hosted h;
+  status = am_string_hosted_begin(err, in, c->n_values + 1, &h);
+  join_call hosted = *c;
+  hosted.values = in;
+  hosted.separator = in[c->n_values];
+  if (status == AM_OK) status = join_host(err, &hosted, shape->type, shape->length, out);
+  status = am_string_hosted_end(err, status, &h, out);
+  free(in);
+  return status;
+}
+
+/* The rows of checked host inputs. */
+static int join_host(am_err *err, const join_call *c, am_type type, int64_t n, am_array **out) {
+  int status;
   int64_t *size = am_scratch_alloc((n ? n : 1) * 8);
   if (!size) return am_fail(err, AM_ENOMEM, "out of memory");
   int64_t total = 0, nulls = 0;
@@ -119,7 +136,7 @@ static int join(am_err *err, const join_call *c, am_array **out) {
       total += size[i];
   }
   am_array *r = NULL;
-  status = am_string_alloc(err, am_host_device(), shape->type, 0, n, total, nulls > 0, &r);
+  status = am_string_alloc(err, am_host_device(), type, 0, n, total, nulls > 0, &r);
   for (int64_t i = 0, at = 0; status == AM_OK && i < n; i++) {
     if (size[i] >= 0) {
       join_row(c, i, (uint8_t *)r->bytes + at);
@@ -127,7 +144,7 @@ static int join(am_err *err, const join_call *c, am_array **out) {
     } else {
       ((uint8_t *)r->validity_buf->ptr)[i >> 3] &= (uint8_t)~(1u << (i & 7));
     }
-    if (am_type_is_large_binary(shape->type))
+    if (am_type_is_large_binary(type))
       ((int64_t *)r->data)[i + 1] = at;
     else
       ((int32_t *)r->data)[i + 1] = (int32_t)at;

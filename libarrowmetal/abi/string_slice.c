@@ -15,6 +15,7 @@
 #include "core/memstats.h"
 #include "core/string_array.h"
 #include "string_calls.h"
+#include "string_device.h"
 
 /* The bytes of the code point that starts with lead byte b: 0 for a byte
  * that cannot start one. */
@@ -103,6 +104,9 @@ static int64_t slice_value(const uint8_t *v, int64_t n, int64_t count, int64_t s
   return bytes;
 }
 
+static int slice_host(am_err *err, const am_array *a, int64_t start, int64_t stop, int64_t step,
+                      am_array **out);
+
 static int utf8_slice_codeunits(am_err *err, const am_array *a, int64_t start, int64_t stop,
                                 int64_t step, am_array **out) {
   AM_REQUIRE(a, "array");
@@ -118,6 +122,16 @@ static int utf8_slice_codeunits(am_err *err, const am_array *a, int64_t start, i
   }
   /* pyarrow refuses a step of 0 once there is a slot, null or not */
   if (step == 0 && a->length > 0) return am_fail(err, AM_EINVAL, "Slice step cannot be zero");
+  const am_array *in[1] = {a};
+  am_string_hosted h;
+  int status = am_string_hosted_begin(err, in, 1, &h);
+  if (status == AM_OK) status = slice_host(err, in[0], start, stop, step, out);
+  return am_string_hosted_end(err, status, &h, out);
+}
+
+/* The slices of a host array's values. */
+static int slice_host(am_err *err, const am_array *a, int64_t start, int64_t stop, int64_t step,
+                      am_array **out) {
   const int64_t n = a->length;
   /* each valid slot's code points, then its result's bytes */
   int64_t *count = am_scratch_alloc((n ? n : 1) * 16), *size = count + n;

@@ -194,6 +194,25 @@ typedef struct am_kernel_ops {
    * with the input's validity. AM_EUNSUPPORTED: the ABI runs it on the host. */
   int (*temporal_field)(am_err *err, am_temporal_field_op op, const am_array *array, int week_start,
                         int count_from_zero, am_array **out);
+  /* Strings and binary in device memory (core/string_array.h). Where these
+   * answer AM_EUNSUPPORTED the ABI runs the call on host copies and moves
+   * the result back; the CPU's always do, the host's string work being the
+   * ABI's own (abi/string_*.c). The ABI has checked every argument; the
+   * arrays live on this device.
+   * string_function: am_string_function's lengths, matching and ASCII case
+   * (no flags; a match_like pattern that pyarrow takes a fast path for is
+   * already that op), `pattern` the pattern's bytes as a uint8 array on
+   * this device (NULL for the ops without one); results as the header's.
+   * string_compare: `right` of left's type and length, or one slot for every
+   * row when `broadcast`.
+   * string_take: int32 / int64 indices (AM_EINDEX outside the rows).
+   * string_filter: a bool mask without nulls (AM_NULL_DROP). */
+  int (*string_function)(am_err *err, am_string_op op, const am_array *array,
+                         const am_array *pattern, am_array **out);
+  int (*string_compare)(am_err *err, am_compare_op op, const am_array *left, const am_array *right,
+                        int broadcast, am_array **out);
+  int (*string_take)(am_err *err, const am_array *values, const am_array *indices, am_array **out);
+  int (*string_filter)(am_err *err, const am_array *values, const am_array *mask, am_array **out);
 } am_kernel_ops;
 
 /* rank slot's `how` beyond the tiebreakers: rank_quantile and rank_normal. */

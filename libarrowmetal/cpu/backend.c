@@ -110,6 +110,31 @@ static int cpu_resident(am_device *device, int on, const char **reason) {
   return 0;
 }
 
+/* The host's string work is the ABI's own (abi/string_*.c, over the array
+ * model of core/string_array.h): these slots, for strings in device memory,
+ * hand it back. */
+static int cpu_strings(am_err *err) {
+  return am_fail(err, AM_EUNSUPPORTED, "the host's string calls are the ABI's");
+}
+
+static int cpu_string_function(am_err *err, am_string_op op, const am_array *array,
+                               const am_array *pattern, am_array **out) {
+  (void)op, (void)array, (void)pattern, (void)out;
+  return cpu_strings(err);
+}
+
+static int cpu_string_compare(am_err *err, am_compare_op op, const am_array *left,
+                              const am_array *right, int broadcast, am_array **out) {
+  (void)op, (void)left, (void)right, (void)broadcast, (void)out;
+  return cpu_strings(err);
+}
+
+static int cpu_string_select(am_err *err, const am_array *values, const am_array *which,
+                             am_array **out) {
+  (void)values, (void)which, (void)out;
+  return cpu_strings(err);
+}
+
 const am_backend am_cpu_backend = {
     .name = "cpu",
     .device_type = ARROW_DEVICE_CPU,
@@ -158,6 +183,10 @@ const am_backend am_cpu_backend = {
             .rank = am_cpu_rank,
             .partition_nth = am_cpu_partition_nth,
             .temporal_field = am_cpu_temporal_field,
+            .string_function = cpu_string_function,
+            .string_compare = cpu_string_compare,
+            .string_take = cpu_string_select,
+            .string_filter = cpu_string_select,
         },
     .queue =
         {

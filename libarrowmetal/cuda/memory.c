@@ -229,7 +229,8 @@ typedef struct device_export {
   am_cuda_device *cuda;
   am_buffer *validity;
   am_buffer *data;
-  const void *buffers[2];
+  am_buffer *bytes; /* a string array's data bytes (buffers[2]) */
+  const void *buffers[3];
   CUevent event;
 } device_export;
 
@@ -241,6 +242,7 @@ static void release_device_export(struct ArrowArray *array) {
   am_cuda_leave(cuda, pushed);
   am_buffer_release(state->validity);
   am_buffer_release(state->data);
+  am_buffer_release(state->bytes);
   free(state);
   array->release = NULL;
 }
@@ -264,11 +266,16 @@ int am_cuda_export_device(am_err *err, const am_array *array, struct ArrowDevice
   state->data = am_buffer_retain(array->data_buf);
   state->buffers[0] = has_validity ? array->validity : NULL;
   state->buffers[1] = array->data;
+  const int strings = am_type_is_var_binary(array->type);
+  if (strings) {
+    state->bytes = am_buffer_retain(array->bytes_buf);
+    state->buffers[2] = array->bytes;
+  }
   memset(out, 0, sizeof *out);
   out->array.length = array->length;
   out->array.null_count = has_validity ? null_count : 0;
   out->array.offset = array->offset;
-  out->array.n_buffers = 2;
+  out->array.n_buffers = strings ? 3 : 2;
   out->array.buffers = state->buffers;
   out->array.release = release_device_export;
   out->array.private_data = state;

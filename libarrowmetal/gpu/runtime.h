@@ -211,6 +211,15 @@ int am_gpu_partition_nth(am_err *err, const am_array *array, int64_t pivot, int 
 int am_gpu_temporal_field(am_err *err, am_temporal_field_op op, const am_array *array,
                           int week_start, int count_from_zero, am_array **out);
 
+/* ops_strings.c: strings and binary (core/backend.h's string slots). */
+int am_gpu_string_function(am_err *err, am_string_op op, const am_array *array,
+                           const am_array *pattern, am_array **out);
+int am_gpu_string_compare(am_err *err, am_compare_op op, const am_array *left,
+                          const am_array *right, int broadcast, am_array **out);
+int am_gpu_string_take(am_err *err, const am_array *values, const am_array *indices,
+                       am_array **out);
+int am_gpu_string_filter(am_err *err, const am_array *values, const am_array *mask, am_array **out);
+
 int am_gpu_resolve(am_err *err, const am_array *array);
 int am_gpu_flush(am_err *err, am_device *device, int wait, uint64_t *ticket);
 int am_gpu_wait(am_err *err, am_device *device, uint64_t ticket);
@@ -219,37 +228,41 @@ int am_gpu_sync(am_err *err, am_device *device);
 /* The kernel and queue entries of a GPU backend's am_backend table: every
  * GPU backend runs the runtime's ops and queue (wait_stream and resident are
  * the backend's own). */
-#define AM_GPU_KERNELS                      \
-  {.reduce = am_gpu_reduce,                 \
-   .compare = am_gpu_compare,               \
-   .arith = am_gpu_arith,                   \
-   .cast = am_gpu_cast,                     \
-   .unary = am_gpu_unary,                   \
-   .binary = am_gpu_binary,                 \
-   .logic = am_gpu_logic,                   \
-   .filter = am_gpu_filter,                 \
-   .take = am_gpu_take,                     \
-   .fill = am_gpu_fill,                     \
-   .concat = am_gpu_concat,                 \
-   .aggregate = am_gpu_aggregate,           \
-   .predicate = am_gpu_predicate,           \
-   .coalesce = am_gpu_coalesce,             \
-   .if_else = am_gpu_if_else,               \
-   .fill_direction = am_gpu_fill_direction, \
-   .hash_group = am_gpu_hash_group,         \
-   .hash_lookup = am_gpu_hash_lookup,       \
-   .round = am_gpu_round,                   \
-   .pairwise_diff = am_gpu_pairwise_diff,   \
-   .quantile = am_gpu_quantile,             \
-   .tdigest = am_gpu_tdigest,               \
-   .cumulative = am_gpu_cumulative,         \
-   .sort_indices = am_gpu_sort_indices,     \
-   .group_by = am_gpu_group_by,             \
-   .join_indices = am_gpu_join_indices,     \
-   .select_k = am_gpu_select_k,             \
-   .rank = am_gpu_rank,                     \
-   .partition_nth = am_gpu_partition_nth,   \
-   .temporal_field = am_gpu_temporal_field}
+#define AM_GPU_KERNELS                        \
+  {.reduce = am_gpu_reduce,                   \
+   .compare = am_gpu_compare,                 \
+   .arith = am_gpu_arith,                     \
+   .cast = am_gpu_cast,                       \
+   .unary = am_gpu_unary,                     \
+   .binary = am_gpu_binary,                   \
+   .logic = am_gpu_logic,                     \
+   .filter = am_gpu_filter,                   \
+   .take = am_gpu_take,                       \
+   .fill = am_gpu_fill,                       \
+   .concat = am_gpu_concat,                   \
+   .aggregate = am_gpu_aggregate,             \
+   .predicate = am_gpu_predicate,             \
+   .coalesce = am_gpu_coalesce,               \
+   .if_else = am_gpu_if_else,                 \
+   .fill_direction = am_gpu_fill_direction,   \
+   .hash_group = am_gpu_hash_group,           \
+   .hash_lookup = am_gpu_hash_lookup,         \
+   .round = am_gpu_round,                     \
+   .pairwise_diff = am_gpu_pairwise_diff,     \
+   .quantile = am_gpu_quantile,               \
+   .tdigest = am_gpu_tdigest,                 \
+   .cumulative = am_gpu_cumulative,           \
+   .sort_indices = am_gpu_sort_indices,       \
+   .group_by = am_gpu_group_by,               \
+   .join_indices = am_gpu_join_indices,       \
+   .select_k = am_gpu_select_k,               \
+   .rank = am_gpu_rank,                       \
+   .partition_nth = am_gpu_partition_nth,     \
+   .temporal_field = am_gpu_temporal_field,   \
+   .string_function = am_gpu_string_function, \
+   .string_compare = am_gpu_string_compare,   \
+   .string_take = am_gpu_string_take,         \
+   .string_filter = am_gpu_string_filter}
 #define AM_GPU_QUEUE(wait_stream_fn, resident_fn) \
   {.resolve = am_gpu_resolve,                     \
    .flush = am_gpu_flush,                         \

@@ -94,6 +94,13 @@ int am_metal_download(am_err *err, const am_array *array, am_device *host_device
                                  validity ? am_buffer_retain(array->validity_buf) : NULL, validity,
                                  am_buffer_retain(array->data_buf), data);
   if (!host) return am_fail(err, AM_ENOMEM, "out of memory");
+  /* A whole string array (export_device's): its data bytes are mapped too. */
+  host->byte_width = array->byte_width;
+  if (array->bytes) {
+    host->bytes = am_metal_contents(metal, (uint64_t)(uintptr_t)array->bytes);
+    host->bytes_buf = am_buffer_retain(array->bytes_buf);
+    host->bytes_size = array->bytes_size;
+  }
   *host_out = host;
   return AM_OK;
 }

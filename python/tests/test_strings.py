@@ -256,12 +256,6 @@ def test_every_other_call_refuses_a_string_handle():
         assert lib.am_aggregate(lib.AM_AGG_VARIANCE, h, ffi.NULL, s) == lib.AM_ETYPE
 
 
-@pytest.mark.skipif(not {n: ok for n, ok, _ in am.backends()}["cuda"], reason="needs a CUDA device")
-def test_gpu_devices_refuse_strings_cleanly():
-    with pytest.raises(am.ArrowMetalError, match="not yet on"):
-        am.array(pa.array(["a"]), device="cuda")
-
-
 @pytest.mark.parametrize(("t", "n", "nulls", "off"), list(cases()))
 def test_compare_and_pick_match_pyarrow(t, n, nulls, off):
     a = sliced(t, n, nulls, off)
