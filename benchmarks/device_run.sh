@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One lease of the GPU machine does everything in one call: build, GPU tests,
 # benchmarks. Logs go to $OUT (the device tool brings them back).
-#   bash benchmarks/device_run.sh [tests] [latency] [bench] [cache] [crossover] [faults]
+#   bash benchmarks/device_run.sh [tests] [strings] [latency] [bench] [cache] [crossover] [faults]
 #                                 [memcheck] [racecheck] [synccheck]
 # faults: the GPU fault tests (out of memory, a faulting kernel, the watchdog).
 # memcheck, racecheck, synccheck: compute-sanitizer's tool over the CUDA
@@ -65,6 +65,25 @@ for stage in $stages; do
       grep -aE "(^| )(FAILED|ERROR) " "$OUT/tests.log" | sed -E 's/.*(FAILED|ERROR) //; s/ - .*//' \
         | cut -d[ -f1 | sort | uniq -c | sort -rn | head -40
       tail -n 3 "$OUT/tests.log" ;;
+    strings)
+      # Strings on the GPU (issue #13): their Python tests and kernel tests, then
+      # every conformance case on CUDA in 8 shards side by side, their logs
+      # joined into one file (the device tool brings back 8 files at most).
+      status=0
+      timeout 240 python3 -m pytest -n 8 -q -rs -p no:cacheprovider --tb=short \
+        python/tests/test_strings_gpu.py libarrowmetal/gpu/test_string_kernels.py \
+        > "$OUT/strings.log" 2>&1 || status=1
+      tail -n 3 "$OUT/strings.log"
+      pids=""
+      for i in 0 1 2 3 4 5 6 7; do
+        timeout 300 python3 conformance/run_all.py --backend cuda --shard "$i/8" \
+          > "/tmp/conformance-cuda-$i.log" 2>&1 &
+        pids="$pids $!"
+      done
+      for pid in $pids; do wait "$pid" || status=1; done
+      cat /tmp/conformance-cuda-*.log > "$OUT/conformance-cuda.log"
+      grep -h "^conformance shard\|^FAILED" "$OUT/conformance-cuda.log" | cut -c1-300 | head -60
+      record $status strings ;;
     latency)
       timeout 240 build/latency cuda 2>&1 | tee "$OUT/latency.txt"
       record "${PIPESTATUS[0]}" latency
@@ -142,7 +161,7 @@ for stage in $stages; do
           grep -E "ERROR SUMMARY|passed|failed|before first instrumented" | sort | uniq -c
       } | tee -a "$OUT/sanitizers.txt" ;;
     *)
-      echo "unknown stage '$stage' (tests latency bench cache crossover faults memcheck racecheck synccheck)"
+      echo "unknown stage '$stage' (tests strings latency bench cache crossover faults memcheck racecheck synccheck)"
       record 1 "$stage" ;;
   esac
 done

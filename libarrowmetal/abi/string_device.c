@@ -131,21 +131,6 @@ int am_string_to_host(am_err *err, const am_array *array, am_device *host, am_ar
   return move_parts(err, array, host, download, out);
 }
 
-/* The offsets of a device string array `a` checked as an import's are
- * (core/string_array.h), read on the host: *bytes_size is the last one. */
-static int check_offsets(am_err *err, const am_array *a, int64_t *bytes_size) {
-  am_array *view = NULL, *host = NULL;
-  int status = part(err, a, am_type_is_large_binary(a->type) ? AM_INT64 : AM_INT32, a->length + 1,
-                    a->offset, a->data_buf, a->data, &view);
-  if (status == AM_OK) status = download(err, view, am_host_device(), &host);
-  if (status == AM_OK)
-    status = am_string_check_import(err, a->type, 0, host->data, a->bytes, host->offset, a->length,
-                                    bytes_size);
-  am_array_free(view);
-  am_array_free(host);
-  return status;
-}
-
 int am_string_import_device(am_err *err, am_device *device, am_type type, int32_t byte_width,
                             struct ArrowDeviceArray *array, am_array **out) {
   const int64_t length = array->array.length;
@@ -171,7 +156,7 @@ int am_string_import_device(am_err *err, am_device *device, am_type type, int32_
   if (type != AM_FIXED_SIZE_BINARY) {
     a->bytes = bytes;
     a->bytes_buf = am_buffer_retain(a->data_buf);
-    status = check_offsets(err, a, &a->bytes_size);
+    status = device->backend->kernels.string_check(err, a, &a->bytes_size);
   }
   if (status != AM_OK) {
     am_array_free(a);

@@ -20,8 +20,8 @@ int am_string_to_host(am_err *err, const am_array *array, am_device *host, am_ar
 
 /* Zero-copy import of a checked device string array of `type` (the
  * backend's import of its offsets keeps the producer's struct alive, which
- * is moved in and released exactly once); the offsets are read back once to
- * be checked as a host import's are. */
+ * is moved in and released exactly once); the device checks the offsets as
+ * a host import's are checked and reads back the last one. */
 int am_string_import_device(am_err *err, am_device *device, am_type type, int32_t byte_width,
                             struct ArrowDeviceArray *array, am_array **out);
 

@@ -54,6 +54,7 @@ int am_backend_check(am_err *err, const am_backend *backend) {
       SLOT(kernels, string_compare),
       SLOT(kernels, string_take),
       SLOT(kernels, string_filter),
+      SLOT(kernels, string_check),
       SLOT(queue, resolve),
       SLOT(queue, flush),
       SLOT(queue, wait),

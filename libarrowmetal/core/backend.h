@@ -206,13 +206,17 @@ typedef struct am_kernel_ops {
    * string_compare: `right` of left's type and length, or one slot for every
    * row when `broadcast`.
    * string_take: int32 / int64 indices (AM_EINDEX outside the rows).
-   * string_filter: a bool mask without nulls (AM_NULL_DROP). */
+   * string_filter: a bool mask without nulls (AM_NULL_DROP).
+   * string_check: a device import's offsets checked as a host import's are
+   * (core/string_array.h: from 0 or more, never decreasing; AM_EINVAL), and
+   * *bytes_size set to the last one. */
   int (*string_function)(am_err *err, am_string_op op, const am_array *array,
                          const am_array *pattern, am_array **out);
   int (*string_compare)(am_err *err, am_compare_op op, const am_array *left, const am_array *right,
                         int broadcast, am_array **out);
   int (*string_take)(am_err *err, const am_array *values, const am_array *indices, am_array **out);
   int (*string_filter)(am_err *err, const am_array *values, const am_array *mask, am_array **out);
+  int (*string_check)(am_err *err, const am_array *array, int64_t *bytes_size);
 } am_kernel_ops;
 
 /* rank slot's `how` beyond the tiebreakers: rank_quantile and rank_normal. */

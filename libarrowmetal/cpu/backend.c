@@ -135,6 +135,11 @@ static int cpu_string_select(am_err *err, const am_array *values, const am_array
   return cpu_strings(err);
 }
 
+static int cpu_string_check(am_err *err, const am_array *array, int64_t *bytes_size) {
+  (void)array, (void)bytes_size;
+  return cpu_strings(err);
+}
+
 const am_backend am_cpu_backend = {
     .name = "cpu",
     .device_type = ARROW_DEVICE_CPU,
@@ -187,6 +192,7 @@ const am_backend am_cpu_backend = {
             .string_compare = cpu_string_compare,
             .string_take = cpu_string_select,
             .string_filter = cpu_string_select,
+            .string_check = cpu_string_check,
         },
     .queue =
         {

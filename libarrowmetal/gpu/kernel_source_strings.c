@@ -64,6 +64,8 @@ int am_ks_strings_key_ok(const am_kernel_key *k) {
     case AM_KERNEL_STRING_SIZES:
     case AM_KERNEL_STRING_GATHER:
       return k->op == 0 && am_type_is_var_binary(k->t0) && (k->t1 == AM_INT32 || k->t1 == AM_INT64);
+    case AM_KERNEL_STRING_CHECK:
+      return k->op == 0 && am_type_is_var_binary(k->t0) && k->t1 == AM_TYPE_INVALID;
     default:
       return 0;
   }
@@ -97,6 +99,9 @@ void am_ks_strings_name(const am_kernel_key *k, char *name, size_t capacity) {
       break;
     case AM_KERNEL_STRING_GATHER:
       snprintf(name, capacity, "am_take_bytes_%s_by_%s", type_part(k->t0), type_part(k->t1));
+      break;
+    case AM_KERNEL_STRING_CHECK:
+      snprintf(name, capacity, "am_check_offsets_%s", type_part(k->t0));
       break;
     default:
       break;
@@ -414,6 +419,22 @@ static void emit_gather(am_sb *sb, am_dialect d, const am_kernel_key *k, const c
              "  }\n");
 }
 
+/* ---- STRING_CHECK: an import's offsets, checked where they are. */
+static void emit_check(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
+  am_ks_args(sb, "am_u8", "am_u8", "am_u8");
+  emit_offsets(sb, k->t0);
+  am_dialect_kernel_begin(sb, d, name);
+  am_sb_puts(sb,
+             "  GLOBAL const OT *o = (GLOBAL const OT *)a.in0;\n"
+             "  const am_i64 n = a.n;\n"
+             "  const am_i64 stride = (am_i64)am_nblocks * AM_BLOCK;\n"
+             "  for (am_i64 i = (am_i64)am_bid * AM_BLOCK + (am_i64)am_tid; i < n; i += stride) {\n"
+             "    const am_i64 prev = (am_i64)o[a.off0 + i], next = (am_i64)o[a.off0 + i + 1];\n"
+             "    if (i == 0 && prev < 0) am_report_error(a.status, 0u);\n"
+             "    else if (next < prev) am_report_error(a.status, (am_u64)(i + 1));\n"
+             "  }\n");
+}
+
 /* ---- The hooks of kernel_source.c */
 
 int am_ks_strings_missing_type(am_dialect dialect, const am_kernel_key *k) {
@@ -437,6 +458,9 @@ void am_ks_strings_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *k, c
       break;
     case AM_KERNEL_STRING_GATHER:
       emit_gather(sb, dialect, k, name);
+      break;
+    case AM_KERNEL_STRING_CHECK:
+      emit_check(sb, dialect, k, name);
       break;
     default:
       break;

@@ -195,6 +195,7 @@ static int each_key(key_fn fn, void *ctx) {
       am_kernel_key key = {AM_KERNEL_STRING_COMPARE, op, (am_type)t, AM_TYPE_INVALID};
       if (am_ks_strings_key_ok(&key)) VISIT(AM_KERNEL_STRING_COMPARE, op, t, AM_TYPE_INVALID);
     }
+    VISIT(AM_KERNEL_STRING_CHECK, 0, t, AM_TYPE_INVALID);
     for (int ix = AM_INT32; ix <= AM_INT64; ix += AM_INT64 - AM_INT32) {
       VISIT(AM_KERNEL_STRING_SIZES, 0, t, ix);
       VISIT(AM_KERNEL_STRING_GATHER, 0, t, ix);
@@ -389,6 +390,7 @@ static void check_errors(void) {
       {AM_KERNEL_STRING_SIZES, 0, AM_UTF8, AM_INT16},
       {AM_KERNEL_STRING_GATHER, 0, AM_INT64, AM_INT64},
       {AM_KERNEL_STRING_CASE, AM_ASCII_UPPER, AM_UTF8, AM_TYPE_INVALID},
+      {AM_KERNEL_STRING_CHECK, 0, AM_FIXED_SIZE_BINARY, AM_TYPE_INVALID},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     for (int d = 0; d < 2; d++) {

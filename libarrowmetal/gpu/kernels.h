@@ -423,12 +423,16 @@ typedef enum am_kernel_kind {
    *                    end of the earlier rows (the inclusive scan of the
    *                    sizes at the address `scalar`), whose ends are the
    *                    result's offsets (t0's width) at out_valid[1..n],
-   *                    out_valid[0] = 0. */
+   *                    out_valid[0] = 0.
+   *   STRING_CHECK:    the offsets in0[off0 .. off0 + n] of an imported
+   *                    array: the first slot that is negative (slot 0) or
+   *                    below the one before it is reported (error_index). */
   AM_KERNEL_STRING_FUNCTION = 144,
   AM_KERNEL_STRING_CASE = 145,
   AM_KERNEL_STRING_COMPARE = 146,
   AM_KERNEL_STRING_SIZES = 147,
-  AM_KERNEL_STRING_GATHER = 148
+  AM_KERNEL_STRING_GATHER = 148,
+  AM_KERNEL_STRING_CHECK = 149
 } am_kernel_kind;
 
 /* GROUP_ACCUM's classes (op & 15) and state words per group. */

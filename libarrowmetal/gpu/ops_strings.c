@@ -11,7 +11,9 @@
  *     running sum by the cumulative kernels, the total read back -- the one
  *     round trip, to size the data buffer exactly -- then the bytes and the
  *     offsets (GATHER);
- *   - filter: the mask's positions (the filter kernels), then take.
+ *   - filter: the mask's positions (the filter kernels), then take;
+ *   - an import's offsets checked where they are (STRING_CHECK), and the
+ *     last one read back.
  * Fixed-size binary and the calls these do not cover run on the host (the
  * ABI's, over host copies). */
 #include <string.h>
@@ -231,6 +233,43 @@ int am_gpu_string_take(am_err *err, const am_array *values, const am_array *indi
   am_array_free(offsets);
   am_array_free(sizes);
   am_array_free(ends);
+  return status;
+}
+
+int am_gpu_string_check(am_err *err, const am_array *array, int64_t *bytes_size) {
+  *bytes_size = 0;
+  if (!am_type_is_var_binary(array->type))
+    return am_fail(err, AM_EUNSUPPORTED, "a fixed_size_binary has no offsets to check");
+  am_gpu_device *gpu = am_gpu_of(array->device);
+  am_gpu_args args;
+  memset(&args, 0, sizeof args);
+  args.in0 = am_gpu_ops_address(array->data);
+  args.off0 = array->offset;
+  args.n = array->length;
+  am_gpu_op op = am_gpu_ops_plain(err);
+  op.check = AM_GPU_CHECK_ERROR;
+  op.error_code = AM_EINVAL;
+  op.message = "string offsets must start at 0 or more and never decrease";
+  op.culprit = am_buffer_retain(array->data_buf);
+  op.culprit_address = args.in0;
+  op.culprit_type = am_type_is_large_binary(array->type) ? AM_INT64 : AM_INT32;
+  op.culprit_offset = array->offset;
+  op.immediate = 1;
+  am_kernel_key key = {AM_KERNEL_STRING_CHECK, 0, array->type, AM_TYPE_INVALID};
+  int status = AM_OK;
+  if (array->length > 0)
+    status = am_gpu_ops_run(err, gpu, &op, 1, &key, &args, 1);
+  else
+    am_buffer_release(op.culprit);
+  if (status != AM_OK) return status;
+  /* The last offset: the bytes known to be there. */
+  const int width = am_type_is_large_binary(array->type) ? 8 : 4;
+  int64_t last = 0;
+  int token = gpu->hooks->enter(gpu);
+  status = gpu->hooks->read(err, gpu, &last,
+                            args.in0 + (uint64_t)((array->offset + array->length) * width), width);
+  gpu->hooks->leave(gpu, token);
+  if (status == AM_OK) *bytes_size = width == 8 ? last : (int64_t)(int32_t)last;
   return status;
 }
 

@@ -219,6 +219,7 @@ int am_gpu_string_compare(am_err *err, am_compare_op op, const am_array *left,
 int am_gpu_string_take(am_err *err, const am_array *values, const am_array *indices,
                        am_array **out);
 int am_gpu_string_filter(am_err *err, const am_array *values, const am_array *mask, am_array **out);
+int am_gpu_string_check(am_err *err, const am_array *array, int64_t *bytes_size);
 
 int am_gpu_resolve(am_err *err, const am_array *array);
 int am_gpu_flush(am_err *err, am_device *device, int wait, uint64_t *ticket);
@@ -262,7 +263,8 @@ int am_gpu_sync(am_err *err, am_device *device);
    .string_function = am_gpu_string_function, \
    .string_compare = am_gpu_string_compare,   \
    .string_take = am_gpu_string_take,         \
-   .string_filter = am_gpu_string_filter}
+   .string_filter = am_gpu_string_filter,     \
+   .string_check = am_gpu_string_check}
 #define AM_GPU_QUEUE(wait_stream_fn, resident_fn) \
   {.resolve = am_gpu_resolve,                     \
    .flush = am_gpu_flush,                         \

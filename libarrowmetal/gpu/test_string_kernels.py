@@ -245,3 +245,20 @@ def test_take_reports_the_first_index_out_of_bounds(kernels):
     indices = pa.array([0, 3, 10, 1, -1, 12], pa.int64())
     got, failed = run_take(kernels, values, indices)
     assert got is None and failed == 2
+
+
+@pytest.mark.parametrize(("offsets", "failed"), [
+    ([0, 1, 1, 5], None), ([3, 4], None), ([-1, 2, 3], 0), ([0, 5, 3, 6], 2),
+    ([0, 2, 4, 3, 1], 3), ([0] * 700 + [5, 4], 701),
+])  # fmt: skip
+@pytest.mark.parametrize("large", [False, True])
+def test_check_finds_the_first_bad_offset(kernels, offsets, failed, large):
+    o = np.array(offsets, np.int64 if large else np.int32)
+    status = np.array([2**64 - 1] + [0] * 7, np.uint64)
+    args = Args(n=len(o) - 1)
+    args.in0 = o.ctypes.data
+    args.status = status.ctypes.data
+    kernels(
+        f"am_check_offsets_{'large_string' if large else 'string'}", blocks_for(len(o), cap=2), args
+    )
+    assert (None if status[0] == 2**64 - 1 else int(status[0])) == failed
