@@ -268,6 +268,13 @@ static int import_device(am_err *err, const struct ArrowSchema *schema,
         return refuse(array, status);
       return import(err, schema, &array->array, device, out);
     }
+    /* The kernels load offsets as whole words. */
+    const uintptr_t offset_bytes = am_type_is_large_binary(type) ? 8 : 4;
+    if (type != AM_FIXED_SIZE_BINARY && (uintptr_t)array->array.buffers[1] % offset_bytes != 0)
+      return refuse(array, am_fail(err, AM_EINVAL,
+                                   "the device offsets buffer is not aligned to the %d bytes of "
+                                   "a %s offset",
+                                   (int)offset_bytes, am_type_name(type)));
     int32_t width = type == AM_FIXED_SIZE_BINARY ? am_string_format_width(schema->format) : 0;
     return am_string_import_device(err, device, type, width, array, out);
   }

@@ -195,13 +195,17 @@ int am_cuda_import_device(am_err *err, am_device *device, am_type type,
     status = am_fail(err, AM_EINVAL, "the array lives on CUDA device %lld, not %s",
                      (long long)array->device_id, device->name);
   int pushed = am_cuda_enter(cuda);
-  if (status == AM_OK && moved->length > 0) {
+  /* Every data buffer (a string array's bytes too, buffers[2]) must be
+   * device memory: a kernel reading host memory would fault the context. */
+  for (int64_t b = 1; status == AM_OK && moved->length > 0 && b < moved->n_buffers; b++) {
+    if (b > 1 && !moved->buffers[b]) continue; /* no bytes: every value empty */
     unsigned int memory_type = 0;
     CUresult result = cuda->cu->cuPointerGetAttribute(
-        &memory_type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)moved->buffers[1]);
+        &memory_type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)moved->buffers[b]);
     if (result != CUDA_SUCCESS ||
         (memory_type != CU_MEMORYTYPE_DEVICE && memory_type != CU_MEMORYTYPE_UNIFIED))
-      status = am_fail(err, AM_EINVAL, "the data buffer is not CUDA device memory");
+      status = am_fail(err, AM_EINVAL, "%s is not CUDA device memory",
+                       b == 1 ? "the data buffer" : "the string data buffer");
   }
   /* The producer's work must finish before ours reads the buffers. */
   if (status == AM_OK && array->sync_event) {

@@ -87,18 +87,14 @@ def test_device_interface_round_trip(device, t):
     assert am.utf8_length(b).to_pyarrow().equals(pc.utf8_length(arr)) if t in TEXT else True
 
 
-@needs_cuda
-def test_bad_device_offsets_are_refused():
-    torch = pytest.importorskip("torch")
+def _device_import(offsets_ptr, data_ptr, length):
+    """am_import_device of a utf8 CUDA array over raw pointers: the status, the
+    message and how many times the struct was released."""
     from arrowmetal._capi import ffi, lib
 
-    offsets = torch.tensor([0, 5, 3, 6], dtype=torch.int32, device="cuda")
-    data = torch.zeros(16, dtype=torch.uint8, device="cuda")
-    torch.cuda.synchronize()
     schema = ffi.new("struct ArrowSchema *")
-    schema.format = ffi.new("char[]", b"u")
-    schema.name = ffi.new("char[]", b"")
-    schema.release = ffi.NULL
+    schema.format = keep_format = ffi.new("char[]", b"u")
+    schema.name = keep_name = ffi.new("char[]", b"")
     released = []
 
     @ffi.callback("void(struct ArrowArray *)")
@@ -106,10 +102,10 @@ def test_bad_device_offsets_are_refused():
         released.append(1)
         arr.release = ffi.NULL
 
-    buffers = ffi.new("void *[3]", [ffi.NULL, ffi.cast("void *", offsets.data_ptr()),
-                                    ffi.cast("void *", data.data_ptr())])  # fmt: skip
+    buffers = ffi.new("void *[3]", [ffi.NULL, ffi.cast("void *", offsets_ptr),
+                                    ffi.cast("void *", data_ptr)])  # fmt: skip
     dev = ffi.new("struct ArrowDeviceArray *")
-    dev.array.length = 3
+    dev.array.length = length
     dev.array.null_count = 0
     dev.array.n_buffers = 3
     dev.array.buffers = ffi.cast("const void **", buffers)
@@ -120,9 +116,34 @@ def test_bad_device_offsets_are_refused():
     cuda = ffi.new("am_device **")
     assert lib.am_device_open(b"cuda:0", cuda) == lib.AM_OK
     rc = lib.am_import_device(schema, dev, cuda[0], out)
-    assert rc == lib.AM_EINVAL
-    assert "never decrease" in ffi.string(lib.am_last_error()).decode()
-    assert released == [1]
+    message = ffi.string(lib.am_last_error()).decode()
+    del keep_format, keep_name
+    if rc == lib.AM_OK:
+        lib.am_release(out[0])
+    return rc, message, len(released)
+
+
+@needs_cuda
+def test_bad_device_imports_are_refused():
+    torch = pytest.importorskip("torch")
+    from arrowmetal._capi import lib
+
+    data = torch.zeros(16, dtype=torch.uint8, device="cuda")
+    bad = torch.tensor([0, 5, 3, 6], dtype=torch.int32, device="cuda")
+    good = torch.tensor([0, 2, 3, 6], dtype=torch.int32, device="cuda")
+    torch.cuda.synchronize()
+    rc, message, released = _device_import(bad.data_ptr(), data.data_ptr(), 3)
+    assert rc == lib.AM_EINVAL and "never decrease (value 3 at slot 2)" in message, message
+    assert released == 1
+    host_bytes = np.zeros(16, np.uint8)
+    rc, message, released = _device_import(good.data_ptr(), host_bytes.ctypes.data, 3)
+    assert rc == lib.AM_EINVAL and "not CUDA device memory" in message, message
+    assert released == 1
+    rc, message, released = _device_import(good.data_ptr() + 2, data.data_ptr(), 2)
+    assert rc == lib.AM_EINVAL and "not aligned" in message, message
+    assert released == 1
+    rc, message, released = _device_import(good.data_ptr(), data.data_ptr(), 3)
+    assert rc == lib.AM_OK and released == 1, message
 
 
 @pytest.mark.parametrize("t", TEXT + BYTES[:1])
