@@ -329,7 +329,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_CC ?= clang
 FUZZ_BUILD := build/fuzz
-FUZZ_TARGETS := import_fuzz ops_fuzz routes_fuzz
+FUZZ_TARGETS := import_fuzz ops_fuzz routes_fuzz tzif_fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS := -O1 -g -std=c11 -D_GNU_SOURCE -fno-math-errno -fno-trapping-math -Wall -Wextra -Werror \
                -Iinclude -Ilibarrowmetal $(FUZZ_SAN)

@@ -15,11 +15,6 @@
 #include "temporal.h"
 #include "tzif.h"
 
-typedef int64_t am_i64;
-#define DEVFN static inline
-AM_TEMPORAL_DEFS
-#undef DEVFN
-
 #define DAY 86400
 /* Local times this far inside a period read as that period alone (offsets
  * of one zone differ by less: RFC 8536 bounds them to [-89999, 93599]). */
@@ -37,6 +32,8 @@ static int64_t sat_add(int64_t a, int64_t b) {
   int64_t r;
   return __builtin_add_overflow(a, b, &r) ? (b > 0 ? INT64_MAX : INT64_MIN) : r;
 }
+/* a / b rounded toward minus infinity (b > 0). */
+static int64_t floor_div(int64_t a, int64_t b) { return a / b - (a % b < 0); }
 static int64_t sat_sub(int64_t a, int64_t b) {
   int64_t r;
   return __builtin_sub_overflow(a, b, &r) ? (b < 0 ? INT64_MAX : INT64_MIN) : r;
@@ -270,7 +267,7 @@ void am_tz_localize(const am_tz *tz, int64_t per_second, const int64_t *in, int6
                     int64_t *out) {
   am_tz_period p = {INT64_MAX, INT64_MIN, 0, 0, NULL}; /* empty: the first value looks up */
   for (int64_t i = 0; i < n; i++) {
-    int64_t v = in[i], s = per_second == 1 ? v : am_floor_div(v, per_second);
+    int64_t v = in[i], s = per_second == 1 ? v : floor_div(v, per_second);
     if (s < p.begin || s >= p.end) am_tz_period_at(tz, s, &p);
     out[i] = wrap_add(v, (int64_t)p.offset * per_second);
   }
@@ -288,7 +285,7 @@ int64_t am_tz_to_utc(const am_tz *tz, int64_t per_second, const int64_t *in,
       out[i] = v;
       continue;
     }
-    int64_t s = per_second == 1 ? v : am_floor_div(v, per_second);
+    int64_t s = per_second == 1 ? v : floor_div(v, per_second);
     if (s >= lo && s < hi) {
       out[i] = wrap_sub(v, offset * per_second);
       continue;
@@ -328,19 +325,20 @@ static void write_time(char *out, size_t size, int64_t ticks, int64_t per_second
   int64_t days = ticks / per_day - (rest < 0); /* floored, without overflow */
   if (rest < 0) rest += per_day;
   int64_t secs = rest / per_second, frac = rest % per_second;
-  int64_t year = am_civil(days, 0);
+  int64_t year;
+  int month, day;
+  am_calendar_civil(days, &year, &month, &day);
   int digits = per_second == 1000 ? 3 : per_second == 1000000 ? 6 : per_second == 1 ? 0 : 9;
   char fraction[24] = "";
   if (digits) snprintf(fraction, sizeof fraction, ".%0*lld", digits, (long long)frac);
   snprintf(out, size, "%s%04lld-%02lld-%02lld %02lld:%02lld:%02lld%s", year < 0 ? "-" : "",
-           (long long)(year < 0 ? -year : year), (long long)am_civil(days, 1),
-           (long long)am_civil(days, 2), (long long)(secs / 3600), (long long)(secs / 60 % 60),
-           (long long)(secs % 60), fraction);
+           (long long)(year < 0 ? -year : year), (long long)month, (long long)day,
+           (long long)(secs / 3600), (long long)(secs / 60 % 60), (long long)(secs % 60), fraction);
 }
 
 int am_tz_refuse_local(am_err *err, const am_tz *tz, int64_t per_second, int64_t local) {
   am_tz_local info;
-  am_tz_local_at(tz, per_second == 1 ? local : am_floor_div(local, per_second), &info);
+  am_tz_local_at(tz, per_second == 1 ? local : floor_div(local, per_second), &info);
   char tp[128], a[128], b[128], c[128];
   write_time(tp, sizeof tp, local, per_second);
   if (info.kind == AM_TZ_NONEXISTENT) {

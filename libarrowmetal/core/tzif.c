@@ -12,11 +12,6 @@
 
 #include "temporal.h"
 
-typedef int64_t am_i64;
-#define DEVFN static inline
-AM_TEMPORAL_DEFS
-#undef DEVFN
-
 #define DAY 86400
 /* RFC 8536 section 3.2: a UT offset lies in [-89999, 93599] seconds. */
 #define MIN_OFFSET (-89999)
@@ -24,11 +19,7 @@ AM_TEMPORAL_DEFS
 /* Abbreviations the footer adds: at most this long. */
 #define MAX_ABBREV 32
 
-static int64_t days_from_civil(int64_t y, int m, int d) {
-  static const int before[12] = {0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334};
-  int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-  return am_new_year(y) + before[m - 1] + (leap && m > 2) + d - 1;
-}
+static int64_t days_from_civil(int64_t y, int m, int d) { return am_calendar_days(y, m, d); }
 
 /* The `date` library's first second (year -32767): earlier transitions are
  * moved to it. */
@@ -214,11 +205,11 @@ static int parse_posix(const char *s, posix_tz *p) {
 /* The day number (days since 1970-01-01) of rule day `r` in `year`. */
 static int64_t rule_date(const rule_day *r, int64_t year) {
   int leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-  if (r->form == 'J') return am_new_year(year) + r->n - 1 + (leap && r->n >= 60);
-  if (r->form == 'N') return am_new_year(year) + r->n;
+  if (r->form == 'J') return days_from_civil(year, 1, 1) + r->n - 1 + (leap && r->n >= 60);
+  if (r->form == 'N') return days_from_civil(year, 1, 1) + r->n;
   static const int length[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   int64_t first = days_from_civil(year, r->m, 1);
-  int64_t sunday0 = (am_weekday0(first) + 1) % 7; /* Sunday 0 .. Saturday 6 */
+  int64_t sunday0 = (am_calendar_weekday(first) + 1) % 7; /* Sunday 0 .. Saturday 6 */
   int64_t day = first + (r->d - sunday0 + 7) % 7 + (r->w - 1) * 7;
   int64_t last = first + length[r->m - 1] + (leap && r->m == 2) - 1;
   while (day > last) day -= 7;
@@ -395,7 +386,9 @@ int am_tzif_parse(am_err *err, const char *name, const uint8_t *data, size_t siz
     merge_same(tz);
     if (has_footer && footer.has_dst) {
       /* a zone that changes its clocks by rule since its last transition */
-      int64_t year = b.last == INT64_MIN ? 1900 : am_civil(am_floor_div(b.last, DAY), 0);
+      int64_t year = 1900, days = b.last / DAY - (b.last % DAY < 0);
+      int month, day;
+      if (b.last != INT64_MIN) am_calendar_civil(days, &year, &month, &day);
       if (year < -30000 || year > 100000)
         bad = "last transition out of range";
       else {
