@@ -203,17 +203,31 @@ static void period(const am_tz *tz, int64_t i, int64_t shift, am_tz_period *out)
   out->abbrev = tz->abbrevs + type->abbrev;
 }
 
-void am_tz_period_at(const am_tz *tz, int64_t t, am_tz_period *out) {
-  int64_t shift, r = reduce(tz, t, &shift);
-  int64_t lo = 1, hi = tz->count; /* the first transition after r: at[0] never is */
+/* The first i >= 1 with keys[i] > r (keys: at or local_at, ascending from
+ * 1; keys[0] is never after r): a few steps from the index's bucket, or a
+ * binary search without one. */
+static int64_t first_after(const am_tz_index *x, const int64_t *keys, int64_t count, int64_t r) {
+  int64_t lo = 1, hi = count;
+  if (x->first) {
+    if (r < x->base) return 1;
+    if (r >= x->end) return count;
+    lo = x->first[((uint64_t)r - (uint64_t)x->base) >> x->shift];
+    while (lo < count && keys[lo] <= r) lo++;
+    return lo;
+  }
   while (lo < hi) {
     int64_t mid = lo + (hi - lo) / 2;
-    if (tz->at[mid] > r)
+    if (keys[mid] > r)
       hi = mid;
     else
       lo = mid + 1;
   }
-  period(tz, lo - 1, shift, out);
+  return lo;
+}
+
+void am_tz_period_at(const am_tz *tz, int64_t t, am_tz_period *out) {
+  int64_t shift, r = reduce(tz, t, &shift);
+  period(tz, first_after(&tz->by_utc, tz->at, tz->count, r) - 1, shift, out);
 }
 
 /* The `date` library's time_zone::get_info(local_seconds): tr is the first
@@ -224,15 +238,8 @@ void am_tz_period_at(const am_tz *tz, int64_t t, am_tz_period *out) {
  * here, its first period for i == 0. */
 void am_tz_local_at(const am_tz *tz, int64_t local, am_tz_local *out) {
   int64_t shift, r = reduce(tz, local, &shift);
-  int64_t lo = 1, hi = tz->count;
-  while (lo < hi) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (sat_sub(r, tz->types[tz->kind[mid]].offset) < tz->at[mid])
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  int64_t tr = lo;
+  /* r - offset(i) < at[i], as r < local_at[i] */
+  int64_t tr = first_after(&tz->by_local, tz->local_at, tz->count, r);
   memset(out, 0, sizeof *out);
   out->kind = AM_TZ_UNIQUE;
   period(tz, tr - 1, 0, &out->first);

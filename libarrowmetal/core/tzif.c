@@ -332,9 +332,44 @@ static const char *read_block(am_err *err, build *b, const header *h, const uint
   return NULL;
 }
 
-static void finish(struct am_tz *tz) {
+/* An index of keys[1 .. count) (tzif.h), its buckets at most 2^16 (a
+ * year's transitions in a few of them for real zones). Out of memory, or
+ * keys out of order (a file that means nothing), it stays NULL: search. */
+static void index_keys(am_tz_index *x, const int64_t *keys, int64_t count) {
+  x->first = NULL;
+  if (count < 2 || keys[count - 1] <= keys[1]) return;
+  x->base = keys[1];
+  x->end = keys[count - 1] == INT64_MAX ? INT64_MAX : keys[count - 1] + 1;
+  uint64_t span = (uint64_t)x->end - (uint64_t)x->base;
+  x->shift = 21; /* about 24 days */
+  while ((span >> x->shift) >= (1u << 16)) x->shift++;
+  size_t buckets = (size_t)(span >> x->shift) + 1;
+  x->first = malloc(buckets * sizeof *x->first);
+  int64_t i = 1;
+  for (size_t b = 0; x->first && b < buckets; b++) {
+    int64_t start = (int64_t)((uint64_t)x->base + ((uint64_t)b << x->shift));
+    while (i < count && keys[i] <= start) i++;
+    x->first[b] = (uint32_t)i;
+  }
+}
+
+/* The zone as lookups read it: transitions merged, the first instant
+ * unbounded, local times and indexes made. AM_ENOMEM. */
+static int finish(am_err *err, struct am_tz *tz) {
   merge_same(tz);
   tz->at[0] = INT64_MIN; /* the date library's first second, and all before it */
+  tz->local_at = malloc((size_t)tz->count * sizeof *tz->local_at);
+  if (!tz->local_at)
+    return am_fail(err, AM_ENOMEM, "out of memory loading time zone '%s'", tz->name);
+  for (int64_t i = 0; i < tz->count; i++) {
+    int64_t offset = tz->types[tz->kind[i]].offset, at = tz->at[i];
+    tz->local_at[i] = offset > 0 && at > INT64_MAX - offset   ? INT64_MAX
+                      : offset < 0 && at < INT64_MIN - offset ? INT64_MIN
+                                                              : at + offset;
+  }
+  index_keys(&tz->by_utc, tz->at, tz->count);
+  index_keys(&tz->by_local, tz->local_at, tz->count);
+  return AM_OK;
 }
 
 int am_tzif_parse(am_err *err, const char *name, const uint8_t *data, size_t size,
@@ -402,7 +437,10 @@ int am_tzif_parse(am_err *err, const char *name, const uint8_t *data, size_t siz
     am_tzif_free(tz);
     return bad ? AM_EINVAL : status;
   }
-  finish(tz);
+  if ((status = finish(err, tz)) != AM_OK) {
+    am_tzif_free(tz);
+    return status;
+  }
   *out = tz;
   return AM_OK;
 }
@@ -426,6 +464,12 @@ struct am_tz *am_tzif_fixed(const char *name, int32_t offset, const char *abbrev
   tz->types[0] = (am_tz_type){offset, 0, 0};
   tz->n_types = 1;
   tz->cycle_start = INT64_MAX;
+  am_err err;
+  am_err_init(&err, "am_tzif_fixed");
+  if (finish(&err, tz) != AM_OK) {
+    am_tzif_free(tz);
+    return NULL;
+  }
   return tz;
 }
 
@@ -436,5 +480,8 @@ void am_tzif_free(struct am_tz *tz) {
   free(tz->kind);
   free(tz->types);
   free(tz->abbrevs);
+  free(tz->local_at);
+  free(tz->by_utc.first);
+  free(tz->by_local.first);
   free(tz);
 }

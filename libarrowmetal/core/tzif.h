@@ -19,6 +19,15 @@ typedef struct am_tz_type {
   uint32_t abbrev; /* the abbreviation's first byte in the zone's `abbrevs` */
 } am_tz_type;
 
+/* An index of ascending keys[1 .. count): first[b] is the first i >= 1 with
+ * keys[i] > base + (b << shift); a key at or past `end` is past them all,
+ * one before `base` before them all. */
+typedef struct am_tz_index {
+  int64_t base, end;
+  int shift;
+  uint32_t *first;
+} am_tz_index;
+
 struct am_tz {
   const char *name; /* owned copy */
   /* Transitions, ascending: from at[i] on, types[kind[i]] holds (until
@@ -35,6 +44,13 @@ struct am_tz {
    * transitions are listed up to a year past cycle_start + AM_TZ_CYCLE).
    * INT64_MAX when the zone ends in one offset. */
   int64_t cycle_start;
+  /* Each transition's local time at its new offset (at[i] + its offset,
+   * saturated): the key of the `date` library's reading of a local time. */
+  int64_t *local_at;
+  /* Bucket indexes of the transitions by UTC time (at) and by local time
+   * (local_at), so that a lookup scans a few transitions instead of
+   * searching them all (NULL first: search). */
+  am_tz_index by_utc, by_local;
   struct am_tz *next; /* the cache's list */
 };
 
