@@ -61,7 +61,7 @@ def main():
     warnings.simplefilter("error", am.ArrowMetalFallbackWarning)  # every call the library's
     print(f"{args.rows:,} timestamp[us] rows, {ZONE}, ArrowMetal {am.__version__} on the CPU, "
           f"pyarrow {pa.__version__}; median of {args.repeats} runs (ms)")  # fmt: skip
-    print(f"| order | work | ArrowMetal | pyarrow | pyarrow / ArrowMetal |")
+    print("| order | work | ArrowMetal | pyarrow | pyarrow / ArrowMetal |")
     print("|---|---|---:|---:|---:|")
     for order in ("sorted", "shuffled"):
         naive = inputs(args.rows, order)
