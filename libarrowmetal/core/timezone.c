@@ -343,7 +343,8 @@ static void write_time(char *out, size_t size, int64_t ticks, int64_t per_second
            (long long)(secs / 3600), (long long)(secs / 60 % 60), (long long)(secs % 60), fraction);
 }
 
-int am_tz_refuse_local(am_err *err, const am_tz *tz, int64_t per_second, int64_t local) {
+am_tz_local_kind am_tz_describe_local(const am_tz *tz, int64_t per_second, int64_t local, char *out,
+                                      size_t size) {
   am_tz_local info;
   am_tz_local_at(tz, per_second == 1 ? local : floor_div(local, per_second), &info);
   char tp[128], a[128], b[128], c[128];
@@ -352,15 +353,23 @@ int am_tz_refuse_local(am_err *err, const am_tz *tz, int64_t per_second, int64_t
     write_time(a, sizeof a, wrap_add(info.first.end, info.first.offset), 1);
     write_time(b, sizeof b, wrap_add(info.second.begin, info.second.offset), 1);
     write_time(c, sizeof c, info.first.end, 1);
-    return am_fail(err, AM_EINVAL,
-                   "Timestamp doesn't exist in timezone '%s': %s is in a gap between\n%s %s and\n"
-                   "%s %s which are both equivalent to\n%s UTC",
-                   tz->name, tp, a, info.first.abbrev, b, info.second.abbrev, c);
+    snprintf(out, size,
+             "%s is in a gap between\n%s %s and\n%s %s which are both equivalent to\n%s UTC", tp, a,
+             info.first.abbrev, b, info.second.abbrev, c);
+  } else if (info.kind == AM_TZ_AMBIGUOUS) {
+    write_time(a, sizeof a, wrap_sub(local, (int64_t)info.first.offset * per_second), per_second);
+    write_time(b, sizeof b, wrap_sub(local, (int64_t)info.second.offset * per_second), per_second);
+    snprintf(out, size, "%s is ambiguous.  It could be\n%s %s == %s UTC or\n%s %s == %s UTC", tp,
+             tp, info.first.abbrev, a, tp, info.second.abbrev, b);
+  } else {
+    snprintf(out, size, "%s", tp);
   }
-  write_time(a, sizeof a, wrap_sub(local, (int64_t)info.first.offset * per_second), per_second);
-  write_time(b, sizeof b, wrap_sub(local, (int64_t)info.second.offset * per_second), per_second);
-  return am_fail(err, AM_EINVAL,
-                 "Timestamp is ambiguous in timezone '%s': %s is ambiguous.  It could be\n%s %s == "
-                 "%s UTC or\n%s %s == %s UTC",
-                 tz->name, tp, tp, info.first.abbrev, a, tp, info.second.abbrev, b);
+  return info.kind;
+}
+
+int am_tz_refuse_local(am_err *err, const am_tz *tz, int64_t per_second, int64_t local) {
+  char what[400];
+  am_tz_local_kind kind = am_tz_describe_local(tz, per_second, local, what, sizeof what);
+  return am_fail(err, AM_EINVAL, "Timestamp %s in timezone '%s': %s",
+                 kind == AM_TZ_NONEXISTENT ? "doesn't exist" : "is ambiguous", tz->name, what);
 }

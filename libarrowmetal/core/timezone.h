@@ -33,6 +33,7 @@
 #ifndef AM_CORE_TIMEZONE_H
 #define AM_CORE_TIMEZONE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "arrowmetal.h"
@@ -92,6 +93,15 @@ void am_tz_localize(const am_tz *tz, int64_t per_second, const int64_t *in, int6
 int64_t am_tz_to_utc(const am_tz *tz, int64_t per_second, const int64_t *in,
                      const uint8_t *validity, int64_t bit_offset, int64_t n,
                      am_assume_choice ambiguous, am_assume_choice nonexistent, int64_t *out);
+
+/* The `date` library's words for local ticks `local` (its exception's
+ * what(): "2015-03-08 02:30:00 is in a gap between\n2015-03-08 02:00:00 EST
+ * and\n...", "... is ambiguous.  It could be\n..."; the time alone for a
+ * unique one) into out[0, size), and which it is. Callers that refuse a
+ * local time in other words than assume_timezone's (floor_temporal's
+ * "Local time does not exist: ") prefix their own. */
+am_tz_local_kind am_tz_describe_local(const am_tz *tz, int64_t per_second, int64_t local, char *out,
+                                      size_t size);
 
 /* AM_EINVAL with pyarrow's message for local ticks `local` that
  * am_tz_to_utc refused ("Timestamp doesn't exist in timezone 'X': 2015-03-08
