@@ -176,11 +176,21 @@ C_FILES = $(shell git ls-files '*.c' '*.h' '*.m' '*.cu' 2>/dev/null)
 # fuzz replays the seeds and regressions that fuzz/test_fuzz.py replays, so
 # pytest skips fuzz/). The library builds first with every core (the-library).
 test: the-library all api wheel $(VENV)/.installed lint check-macos check-msl $(CR_RUNNER) \
-      $(IPC_CASES)
+      $(IPC_CASES) tz-database
 	$(VENV)/bin/python -m pytest -n auto -q --durations=25 python conformance examples \
 	  libarrowmetal --ignore=conformance/test_conformance.py
 	$(CR_RUNNER) $(IPC_DIR)
 	$(MAKE) --no-print-directory test-asan test-tsan fuzz
+
+# The time-zone tests and cases read the system's tz database, as the library
+# and pyarrow do (/usr/share/zoneinfo: Debian's tzdata). Installed where it is
+# missing and apt-get can; where it cannot, those tests and cases skip and say
+# why (python/tests/test_timezone.py, conformance/amabi.py, the C runner).
+.PHONY: tz-database
+tz-database:
+	@test -f /usr/share/zoneinfo/America/New_York || { echo "test: installing tzdata"; \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tzdata; } \
+	  >/dev/null 2>&1; } || echo "test: no tz database (apt-get failed): time-zone tests skip"
 
 # The nested builds of the library compile on every core unless make already
 # runs with -j (its jobserver then shares them out).
@@ -329,7 +339,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_CC ?= clang
 FUZZ_BUILD := build/fuzz
-FUZZ_TARGETS := import_fuzz ops_fuzz routes_fuzz
+FUZZ_TARGETS := import_fuzz ops_fuzz routes_fuzz tzif_fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS := -O1 -g -std=c11 -D_GNU_SOURCE -fno-math-errno -fno-trapping-math -Wall -Wextra -Werror \
                -Iinclude -Ilibarrowmetal $(FUZZ_SAN)

@@ -95,11 +95,27 @@ def is_gpu(dev):
     return ffi.string(lib.am_device_backend(dev)).decode() != "cpu"
 
 
+# The tz database the library reads zones from (core/timezone.h), and whether it is here.
+TZ_DATABASE = os.environ.get("TZDIR") or "/usr/share/zoneinfo"
+TZ_DATABASE_HERE = os.path.isfile(os.path.join(TZ_DATABASE, "America", "New_York"))
+
+
+def needs_tz_database(case):
+    """Whether a case names a zone of the tz database (not UTC, not a fixed offset)."""
+    zones = [i["tz"] for i in case["inputs"] if "tz" in i]
+    if case["op"] == "assume_timezone":
+        zones.append(case["params"]["timezone"])
+    return any(z != "UTC" and not z.startswith(("+", "-")) for z in zones)
+
+
 def not_on_backend(case, backend):
-    """Why `case` does not run on `backend`, or None. Dictionary arrays and decimals
+    """Why `case` does not run on `backend`, or None. A case naming a zone of the tz
+    database skips where the system has none. Dictionary arrays and decimals
     live only in host memory so far (issue #13): a GPU refuses to hold them
     (AM_EUNSUPPORTED, tested in python/tests/test_dictionary.py and test_decimal.py), so
     their cases run on the CPU backend only. Strings and binary run everywhere."""
+    if needs_tz_database(case) and not TZ_DATABASE_HERE:
+        return f"no tz database at {TZ_DATABASE} (Debian: apt-get install tzdata)"
     if backend == "cpu":
         return None
     types = [i["scalar"]["type"] if "scalar" in i else i.get("type") for i in case["inputs"]]

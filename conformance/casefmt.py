@@ -194,8 +194,16 @@ def int_range(t):
 
 
 def type_name(pa_type):
-    """Case type name of a pyarrow type; KeyError for a type outside the 11."""
+    """Case type name of a pyarrow type (a timestamp's without its time zone, which
+    travels beside it: zone_of); KeyError for a type outside the 11."""
+    if pa.types.is_timestamp(pa_type) and pa_type.tz is not None:
+        pa_type = pa.timestamp(pa_type.unit)
     return TYPE_OF_PA[str(pa_type)]
+
+
+def zone_of(pa_type):
+    """A timestamp type's time zone (an input's or an expected array's "tz"), else None."""
+    return pa_type.tz if pa.types.is_timestamp(pa_type) else None
 
 
 # ---- Value codec --------------------------------------------------------------------------
@@ -543,7 +551,10 @@ def build_input(inp):
         return pa.scalar(decode_value(s["type"], s["value"]), PA_TYPE[s["type"]])
     if "dictionary" in inp:
         return dictionary_array(inp)
-    return to_pyarrow(materialize(inp))
+    arr = to_pyarrow(materialize(inp))
+    if "tz" in inp:  # a timestamp's time zone (conformance/timezone_cases.py)
+        arr = arr.view(pa.timestamp(arr.type.unit, inp["tz"]))
+    return arr
 
 
 def dictionary_array(inp):
@@ -577,7 +588,7 @@ def array_values(arr):
 
 def _storage(arr):
     """A temporal array as its storage integers (the same buffers); others as they are."""
-    t = TYPE_OF_PA.get(str(arr.type))
+    t = type_name(arr.type) if zone_of(arr.type) else TYPE_OF_PA.get(str(arr.type))
     return arr.view(PA_TYPE[TEMPORAL_STORAGE[t]]) if t in TEMPORAL_STORAGE else arr
 
 

@@ -38,6 +38,7 @@ import rounding
 import sort_cases
 import string_cases
 import temporal_cases
+import timezone_cases
 import write_ipc
 from casefmt import (
     FLOAT_TYPES,
@@ -120,6 +121,7 @@ FILES.update({name: join_cases.FILE for name in join_cases.OPS})
 FILES.update({name: rank_cases.FILE for name in rank_cases.OPS})
 # Temporal types: conformance/temporal_cases.py (every case with a temporal input).
 FILES.update({name: temporal_cases.FILE for name in temporal_cases.OPS})
+FILES.update({name: timezone_cases.FILE for name in timezone_cases.OPS})  # time zones
 FILES.update({name: string_cases.FILE for name in string_cases.FUNCTIONS})  # string functions
 # Dictionary arrays: conformance/dictionary_cases.py (every case with a dictionary input).
 FILES.update({name: dictionary_cases.FILE for name in dictionary_cases.OPS})
@@ -133,7 +135,8 @@ def map_error(exc):
     msg = str(exc)
     # The families whose cases live in their own modules map their own errors first.
     for family in (null_handling, hash_cases, rounding, quantile_cases, sort_cases, rank_cases,
-                   join_cases, temporal_cases, dictionary_cases, decimal_cases):  # fmt: skip
+                   join_cases, temporal_cases, timezone_cases, dictionary_cases,
+                   decimal_cases):  # fmt: skip
         status = family.map_error(exc)
         if status:
             return status
@@ -220,6 +223,8 @@ def evaluate(op, params, args):
         return rank_cases.evaluate(op, params, args)
     if op in temporal_cases.OPS:
         return temporal_cases.evaluate(op, params, args)
+    if op in timezone_cases.OPS:
+        return timezone_cases.evaluate(op, params, args)
     if op in string_cases.FUNCTIONS:
         return string_cases.evaluate(op, params, args)
     if op in dictionary_cases.OPS:
@@ -251,9 +256,12 @@ def expectation(case):
     if isinstance(result, pa.Scalar):
         return {"type": t, "value": cf.encode_value(t, cf.scalar_value_of(result))}, result
     if len(result) <= INLINE_MAX:
-        return {"type": t, "values": cf.encode_values(t, cf.array_values(result))}, result
-    expected = cf.hashed_expectation(result)
-    assert expected["sha256"] == cf.digest(t, cf.array_values(result))  # both encoders agree
+        expected = {"type": t, "values": cf.encode_values(t, cf.array_values(result))}
+    else:
+        expected = cf.hashed_expectation(result)
+        assert expected["sha256"] == cf.digest(t, cf.array_values(result))  # both encoders agree
+    if cf.zone_of(result.type) is not None:  # a timestamp's zone, beside its type
+        expected["tz"] = cf.zone_of(result.type)
     return expected, result
 
 
@@ -1658,8 +1666,8 @@ def gen_pinned():
 def file_of(case):
     """The case file (NAME of cases/NAME.json.gz) a case belongs in."""
     return (decimal_cases.file_of(case) or dictionary_cases.file_of(case)
-            or temporal_cases.file_of(case) or string_cases.file_of(case)
-            or FILES[case["op"]])  # fmt: skip
+            or timezone_cases.file_of(case) or temporal_cases.file_of(case)
+            or string_cases.file_of(case) or FILES[case["op"]])  # fmt: skip
 
 
 def write(out_dir, only=None):
@@ -1731,7 +1739,7 @@ def update_readme(path):
     # the others, in this order.
     families = (null_handling, hash_cases, rounding, quantile_cases, cumulative, sort_cases)
     for family in families + (rank_cases, groupby_cases, join_cases, temporal_cases,
-                              string_cases, dictionary_cases):  # fmt: skip
+                              timezone_cases, string_cases, dictionary_cases):  # fmt: skip
         subject = getattr(family, "subject_type", lambda case: case["inputs"][0]["type"])
         ops = getattr(family, "FUNCTIONS", family.OPS)  # strings: utf8_slice_codeunits too
         rows = [r for r in rows if r.split("|")[1].strip() not in ops]
@@ -1887,8 +1895,8 @@ def gen_binary():
 
 
 # The families with a case file of their own, which --only regenerates alone.
-OWN_FILES = {family.FILE: family for family in (temporal_cases, string_cases, dictionary_cases,
-                                                decimal_cases)}  # fmt: skip
+OWN_FILES = {family.FILE: family for family in (temporal_cases, timezone_cases, string_cases,
+                                                dictionary_cases, decimal_cases)}  # fmt: skip
 
 
 def regenerate_only(name, out_dir):
@@ -1941,6 +1949,7 @@ def main():
     join_cases.gen(sys.modules[__name__])
     rank_cases.gen(sys.modules[__name__])
     temporal_cases.gen(sys.modules[__name__])
+    timezone_cases.gen(sys.modules[__name__])  # time zones (issue #13)
     string_cases.gen(sys.modules[__name__])  # strings and binary (issue #13)
     dictionary_cases.gen(sys.modules[__name__])  # dictionary arrays (issue #13)
     decimal_cases.gen(sys.modules[__name__])  # decimals (issue #13)

@@ -20,6 +20,7 @@ import rounding
 import sort_cases
 import string_cases
 import temporal_cases
+import timezone_cases
 from amabi import ffi, lib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -166,6 +167,8 @@ def call(case, arrays, scalars):
         return rank_cases.call(case, arrays, scalars, out)
     if op in temporal_cases.OPS:
         return temporal_cases.call(case, arrays, scalars, out)
+    if op in timezone_cases.OPS:
+        return timezone_cases.call(case, arrays, scalars, out)
     if op in string_cases.FUNCTIONS:
         return string_cases.call(case, arrays, scalars, out)
     raise AssertionError("unknown op " + op)
@@ -244,7 +247,8 @@ def check_array(case, handle, dev):
     got_type = amabi.array_type_name(handle)
     assert got_type == t, f"am_array_type {got_type}, expected {t}"
     fmt = lib.am_format(handle)
-    assert fmt != ffi.NULL and ffi.string(fmt).decode() == cf.FORMAT[t], "am_format"
+    want_fmt = cf.FORMAT[t] + exp.get("tz", "")  # a timestamp's zone ends its format
+    assert fmt != ffi.NULL and ffi.string(fmt).decode() == want_fmt, "am_format"
     assert lib.am_array_device(handle) == dev, "am_array_device is not the input's device"
     assert lib.am_length(handle) == n, f"am_length {lib.am_length(handle)}, expected {n}"
     assert lib.am_null_count(handle) == nulls, (
@@ -254,6 +258,7 @@ def check_array(case, handle, dev):
     try:
         arr.validate(full=True)
         assert cf.type_name(arr.type) == t, f"exported type {arr.type}"
+        assert cf.zone_of(arr.type) == exp.get("tz"), f"exported time zone {arr.type}"
         assert len(arr) == n and arr.null_count == nulls, "exported length/null_count"
         if want is not None:
             got = cf.array_values(arr)

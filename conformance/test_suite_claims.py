@@ -20,6 +20,7 @@ import rounding
 import sort_cases
 import string_cases
 import temporal_cases
+import timezone_cases
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = cf.load_cases(HERE)
@@ -38,6 +39,7 @@ OPS += rank_cases.OPS
 OPS += groupby_cases.OPS
 OPS += join_cases.OPS
 OPS += temporal_cases.OPS
+OPS += timezone_cases.OPS  # time zones (issue #13)
 OPS += string_cases.FUNCTIONS  # string functions (issue #13)
 OPS += dictionary_cases.OPS  # dictionary arrays (issue #13)
 LENGTHS = [0, 1, 7, 63, 64, 65, 1000, 100003]

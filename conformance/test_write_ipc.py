@@ -79,6 +79,7 @@ def _check_input(inp, entry, reader):
         return
     t = inp["type"]
     assert entry["type"] == t
+    assert entry.get("tz") == inp.get("tz"), "tz"
     assert entry.get("unknown_null_count", False) == (inp.get("null_count") == -1)
     assert ("dictionary" in entry) == ("dictionary" in inp), "dictionary"
     assert entry.get("ordered") == inp.get("ordered"), "ordered"

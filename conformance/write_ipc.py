@@ -96,6 +96,8 @@ def index_input(inp, batches):
         ref = batches.add_values(s["type"], [cf.decode_value(s["type"], s["value"])])
         return OrderedDict([("type", s["type"]), ("scalar", ref)])
     out = OrderedDict([("type", inp["type"])])
+    if "tz" in inp:  # a timestamp's zone: the runner adds it to the IPC array's format
+        out["tz"] = inp["tz"]
     spec = inp.get("gen", {})
     if int(spec.get("offset", 0)) + int(spec.get("length", 0)) > IPC_MAX_SLOTS:
         out["gen"] = _index_gen(inp["type"], spec, batches)

@@ -1,4 +1,4 @@
-/* What the three libFuzzer targets share: a reader of the fuzzer's bytes,
+/* What the libFuzzer targets share: a reader of the fuzzer's bytes,
  * Arrow structs whose release callbacks are counted (each must run exactly
  * once), honest primitive arrays (every buffer exactly as long as its
  * declared type, offset and length need, so that ASan reports any read past

@@ -4,7 +4,8 @@ The seeds are byte strings in the order each harness reads its input (see
 the harnesses' comments), from a fixed random seed, so running this again
 writes the same files. They are starting points, not tests: a few dozen
 small files per target that reach every format, every call of ops_fuzz and
-every kind of line of a route file. Run: python3 fuzz/make_corpus.py
+every kind of line of a route file; tzif_fuzz's are TZif files of the system's
+tz database. Run: python3 fuzz/make_corpus.py
 """
 
 import os
@@ -182,6 +183,19 @@ def routes_seeds():
     return {name: text.encode() for name, text in seeds.items()}
 
 
+def tzif_seeds():
+    """TZif files of the system's tz database (public domain): versions 2 and up with
+    a footer rule, a 30-minute DST, a negative one, none, UTC."""
+    root = "/usr/share/zoneinfo"
+    names = ["America/New_York", "Australia/Lord_Howe", "Europe/Dublin", "Asia/Kolkata",
+             "America/Sao_Paulo", "UTC"]  # fmt: skip
+    seeds = {}
+    for name in names:
+        with open(os.path.join(root, name), "rb") as f:
+            seeds[name.replace("/", "-")] = f.read()
+    return seeds
+
+
 def write(target, seeds):
     directory = os.path.join(HERE, "corpus", target)
     shutil.rmtree(directory, ignore_errors=True)
@@ -195,3 +209,4 @@ if __name__ == "__main__":
     write("ops_fuzz", ops_seeds())
     write("import_fuzz", import_seeds())
     write("routes_fuzz", routes_seeds())
+    write("tzif_fuzz", tzif_seeds())

@@ -16,7 +16,7 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-TARGETS = ["import_fuzz", "ops_fuzz", "routes_fuzz"]
+TARGETS = ["import_fuzz", "ops_fuzz", "routes_fuzz", "tzif_fuzz"]
 
 pytestmark = pytest.mark.skipif(shutil.which("clang") is None, reason="no clang (libFuzzer)")
 

@@ -641,11 +641,12 @@ typedef enum am_cast_flag {
  * multiplying or dividing toward zero, checked as the flags say
  * (AM_EINVAL "Casting from timestamp[ms] to timestamp[s] would lose data:
  * 1001", "... would result in out of bounds timestamp: V"); a timestamp to
- * a date its day, rounded down, unchecked. A timestamp result keeps the
- * input timestamp's time zone (none from a date; am_array_with_timezone sets
- * one). A timestamp with a time zone other than UTC to a date, and a
- * timestamp to a time of day, need the local time: AM_EUNSUPPORTED; other
- * pairs AM_ETYPE ("Unsupported cast from int32 to timestamp[s]").
+ * a date its day, rounded down, unchecked, and to a time its time of day,
+ * both local for a time zone other than UTC (see "Time zones": computed on
+ * the host, a GPU array's result moved back; an unknown zone is AM_EINVAL).
+ * A timestamp result keeps the input timestamp's time zone (none from a
+ * date; am_array_with_timezone sets one). Other pairs are AM_ETYPE
+ * ("Unsupported cast from int32 to timestamp[s]").
  * Decimals cast to the integer and float types here, to decimals by
  * am_cast_decimal (am_cast to a decimal type is AM_EINVAL: it has no
  * precision and scale).
@@ -1275,7 +1276,9 @@ typedef enum am_function_family {
   /* 57-63: strings (issue #13) */
   AM_FAMILY_STRING = 57,       /* am_string_function: op = am_string_op */
   AM_FAMILY_STRING_SLICE = 58, /* am_utf8_slice_codeunits */
-  AM_FAMILY_STRING_JOIN = 59   /* am_binary_join_element_wise */
+  AM_FAMILY_STRING_JOIN = 59,  /* am_binary_join_element_wise */
+  /* 64-: more temporal functions */
+  AM_FAMILY_ASSUME_TIMEZONE = 64 /* am_assume_timezone */
 } am_function_family;
 
 typedef enum am_type_rule {
@@ -1725,11 +1728,15 @@ int am_join_indices(const am_array *const *left_keys, const am_array *const *rig
  * time64; anything else is AM_ETYPE in pyarrow's words. The result is
  * int64, null where the input is (its validity bitmap shared). Dates are
  * the proleptic Gregorian calendar, before 1970 too (core/temporal.h).
- * A timestamp with a time zone is read in local time by pyarrow, which
- * needs a time-zone database: AM_EUNSUPPORTED here (the Python package runs
- * those in pyarrow, counted as a fallback). On a GPU array the fields are
- * computed on the host and the result moved back. `array` is borrowed;
- * thread-safe. */
+ * A timestamp with a time zone other than UTC is read in local time, as
+ * pyarrow reads it (see "Time zones" below): year ... minute, quarter,
+ * iso_week and iso_year of the local wall time, second ... nanosecond of
+ * the value itself, as pyarrow (which assumes offsets of whole minutes: a
+ * zone's early local mean time, -4:56:02 in New York, keeps UTC's
+ * seconds); an unknown zone is AM_EINVAL ("Cannot locate or parse timezone
+ * 'X': X not found in timezone database"). A GPU array is computed on the
+ * GPU without a time zone and on the host with one (a zone's offsets are
+ * host data), the result moved back. `array` is borrowed; thread-safe. */
 typedef enum am_temporal_field_op {
   AM_FIELD_YEAR = 0,
   AM_FIELD_MONTH = 1,
@@ -1752,6 +1759,46 @@ typedef enum am_temporal_field_op {
  * AM_EINVAL with pyarrow's message. */
 int am_temporal_field(am_temporal_field_op op, const am_array *array, int week_start,
                       int count_from_zero, am_array **out);
+
+/* ---- Time zones (issue #13). A timestamp's time zone names an IANA zone of
+ * the system's compiled tz database -- $TZDIR, else /usr/share/zoneinfo,
+ * where pyarrow reads on Linux (Debian's tzdata package) -- or a fixed
+ * offset "+HH:MM" / "+HHMM" (hours below 24), as Arrow accepts them; "UTC"
+ * needs no database. A zone is read on first use and kept for the process
+ * (thread-safe). Local times follow pyarrow's reading of the files (its
+ * `date` library), in am_temporal_field, am_cast of a timestamp to a date
+ * or a time of day, and am_assume_timezone. An unknown zone, or a file that
+ * is not TZif, is AM_EINVAL ("Cannot locate or parse timezone 'X': X not
+ * found in timezone database").
+ * Divergence: past the last transition a TZif file lists (2037 in Debian's
+ * files) the library applies the file's POSIX TZ rule (RFC 8536), so New
+ * York keeps changing its clocks in 2038 and after; pyarrow's library
+ * ignores the rule and keeps the last listed offset for ever (New York in
+ * winter time), so such zones differ from pyarrow from then on. */
+
+/* AssumeTimezoneOptions' `ambiguous` and `nonexistent`: what a local time
+ * the clocks went back over (ambiguous: it happened twice) or skipped
+ * (nonexistent) becomes. */
+typedef enum am_assume_choice {
+  AM_ASSUME_RAISE = 0,    /* AM_EINVAL with pyarrow's message */
+  AM_ASSUME_EARLIEST = 1, /* ambiguous: the earlier instant; nonexistent: a tick before the gap */
+  AM_ASSUME_LATEST = 2    /* ambiguous: the later instant; nonexistent: the gap's end */
+} am_assume_choice;
+
+/* pyarrow's assume_timezone: the local wall times of timestamp `array` (no
+ * time zone) read in zone `timezone`, as UTC instants: a timestamp of the
+ * same unit with that time zone, null where the input is (its validity
+ * shared). AM_EINVAL in pyarrow's words for an array with a time zone
+ * already ("Timestamps already have a timezone: 'UTC'. Cannot localize to
+ * 'X'."), an unknown zone, a choice out of range, and a valid slot that is
+ * ambiguous or nonexistent under AM_ASSUME_RAISE ("Timestamp doesn't exist
+ * in timezone 'America/New_York': 2015-03-08 02:30:00 is in a gap between
+ * ..." / "Timestamp is ambiguous in timezone ..."); other types are
+ * AM_ETYPE ("Function 'assume_timezone' has no kernel matching input types
+ * (int64)"). Computed on the host: a GPU array is read back and the result
+ * moved to its device. `array` and `timezone` are borrowed; thread-safe. */
+int am_assume_timezone(const am_array *array, const char *timezone, am_assume_choice ambiguous,
+                       am_assume_choice nonexistent, am_array **out);
 /* ---- end of hash joins */
 
 /* ---- Tables: struct arrays, record batches and streams of them (issue #12).

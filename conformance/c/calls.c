@@ -698,6 +698,28 @@ static int split_dictionary_result(const cr_call *c, cr_result *r) {
   return bad;
 }
 
+/* ---- time zones ---------------------------------------------------------------------------- */
+
+/* AssumeTimezoneOptions' ambiguous / nonexistent name as am_assume_choice; -1 if none. */
+static int assume_choice(const char *name) {
+  static const char *const names[] = {"raise", "earliest", "latest"};
+  for (int i = 0; i < 3; i++)
+    if (name && strcmp(name, names[i]) == 0) return i;
+  return -1;
+}
+
+static int call_assume_timezone(const cr_call *c, cr_result *r) {
+  const char *zone = pstr(c, "timezone");
+  int ambiguous = assume_choice(pstr(c, "ambiguous")),
+      nonexistent = assume_choice(pstr(c, "nonexistent"));
+  if (!zone || ambiguous < 0 || nonexistent < 0)
+    return problem(r, "assume_timezone params %s", "timezone, ambiguous, nonexistent");
+  r->fname = "am_assume_timezone";
+  r->rc = am_assume_timezone(arg(c, 0), zone, (am_assume_choice)ambiguous,
+                             (am_assume_choice)nonexistent, one_array(r));
+  return 0;
+}
+
 /* ---- the table ---------------------------------------------------------------------------- */
 
 int cr_case_is_scalar(const char *op) {
@@ -747,7 +769,8 @@ static const int FAMILIES[] = {AM_FAMILY_REDUCE,
                                AM_FAMILY_TEMPORAL_FIELD,
                                AM_FAMILY_STRING,
                                AM_FAMILY_STRING_SLICE,
-                               AM_FAMILY_STRING_JOIN};
+                               AM_FAMILY_STRING_JOIN,
+                               AM_FAMILY_ASSUME_TIMEZONE};
 
 int cr_has_call(const char *op) {
   if (index_of(op, FORMAT_OPS, N_FORMAT_OPS) >= 0) return 1;
@@ -861,6 +884,8 @@ static int run_call(const cr_call *c, cr_result *r) {
       return call_string(c, r, row->family, op);
     case AM_FAMILY_STRING_JOIN:
       return call_string_join(c, r);
+    case AM_FAMILY_ASSUME_TIMEZONE:
+      return call_assume_timezone(c, r);
     default:
       return problem(r, "no call for op %s", c->op);
   }

@@ -123,12 +123,14 @@ static int check_array(const cr_call *c, const json *exp, const am_array *h, cha
   int ok = 1;
   exported e = {0};
   const cr_type *got_type = cr_type_of_array(h);
-  const char *fmt = am_format(h);
+  const char *fmt = am_format(h), *tz = json_string(exp, "tz");
+  char want_fmt[320]; /* a timestamp's zone ("tz") ends its format */
+  snprintf(want_fmt, sizeof want_fmt, "%s%s", t->format, tz ? tz : "");
   if (got_type != t)
     ok = cr_fail(msg, size, "am_array_type %s, expected %s", got_type ? got_type->name : "?",
                  t->name);
-  else if (!fmt || strcmp(fmt, t->format) != 0)
-    ok = cr_fail(msg, size, "am_format %s", fmt ? fmt : "NULL");
+  else if (!fmt || strcmp(fmt, want_fmt) != 0)
+    ok = cr_fail(msg, size, "am_format %s, expected %s", fmt ? fmt : "NULL", want_fmt);
   else if (am_array_device(h) != c->device)
     ok = cr_fail(msg, size, "am_array_device is not the input's device");
   else if (am_length(h) != n)
@@ -138,8 +140,9 @@ static int check_array(const cr_call *c, const json *exp, const am_array *h, cha
                  (long long)nulls);
   else if (!export_checked(h, &e, msg, size))
     ok = 0;
-  else if (e.col.type != t || cr_length(&e.col) != n || cr_null_count(&e.col) != nulls)
-    ok = cr_fail(msg, size, "exported type, length or null_count");
+  else if (e.col.type != t || strcmp(e.schema.format, want_fmt) != 0 || cr_length(&e.col) != n ||
+           cr_null_count(&e.col) != nulls)
+    ok = cr_fail(msg, size, "exported format, length or null_count");
   if (!ok) {
     exported_release(&e);
     cr_held_release(&want);

@@ -181,7 +181,14 @@ static int build_array(cr_inputs *in, const json *entry, const cr_type *t, cr_st
   cr_counter *counter = &in->counters[in->n_moved++];
   cr_count_releases(&array, counter);
   am_array *handle = NULL;
+  /* A timestamp's zone ("tz") ends the format it is imported with; the library reads
+   * the format during am_import only. */
+  const char *tz = json_string(entry, "tz"), *format = schema.format;
+  char zoned[320];
+  if (tz && snprintf(zoned, sizeof zoned, "%s%s", t->format, tz) < (int)sizeof zoned)
+    schema.format = zoned;
   rc = am_import(&schema, &array, device, &handle);
+  schema.format = format;
   schema.release(&schema);
   if (array.release) {
     snprintf(err, err_size, "am_import did not mark the moved ArrowArray released");

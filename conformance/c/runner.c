@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "calls.h"
 #include "checks.h"
@@ -70,6 +71,33 @@ static const cr_type *input_type(const json *input) {
   return cr_type_named(json_string(scalar ? scalar : input, "type"));
 }
 
+/* The tz database the library reads zones from (core/timezone.h): $TZDIR, else
+ * /usr/share/zoneinfo; whether it is here; whether a case names one of its zones
+ * (an input's "tz" or assume_timezone's "timezone", other than UTC and fixed offsets). */
+static const char *tz_database(void) {
+  const char *dir = getenv("TZDIR");
+  return dir && *dir ? dir : "/usr/share/zoneinfo";
+}
+
+static int tz_database_here(void) {
+  char path[1200];
+  snprintf(path, sizeof path, "%s/America/New_York", tz_database());
+  return access(path, R_OK) == 0;
+}
+
+static int names_zone(const char *zone) {
+  return zone && strcmp(zone, "UTC") != 0 && zone[0] != '+' && zone[0] != '-';
+}
+
+static int needs_tz_database(const json *c) {
+  const json *inputs = json_get(c, "inputs");
+  int needs = strcmp(json_string(c, "op"), "assume_timezone") == 0 &&
+              names_zone(json_string(json_get(c, "params"), "timezone"));
+  for (size_t i = 0; !needs && inputs && i < inputs->count; i++)
+    needs = names_zone(json_string(inputs->items[i], "tz"));
+  return needs;
+}
+
 /* Whether a case does not run on a backend (1, the reason in `why`): what
  * amabi.not_on_backend says (dictionary arrays and decimals live only in host memory so
  * far, issue #13), and types this runner cannot read yet (a newer case file's). */
@@ -86,6 +114,10 @@ static int skipped(const json *c, const char *backend, char *why, size_t size) {
   }
   if (!cr_has_call(json_string(c, "op"))) {
     snprintf(why, size, "no C call for op %s yet", json_string(c, "op"));
+    return 1;
+  }
+  if (needs_tz_database(c) && !tz_database_here()) {
+    snprintf(why, size, "no tz database at %s (Debian: apt-get install tzdata)", tz_database());
     return 1;
   }
   if (strcmp(backend, "cpu") == 0) return 0;

@@ -9,7 +9,9 @@ and the error of indices posing as integers (which am_import must refuse by thei
 format). The decimal family: an expected decimal128 and decimal256 array (take, filter,
 drop_null) swapped for another of the same file, length and null count, a sum's
 expected scalar for another of its type, a cast's target precision (which
-am_cast_decimal must be given)."""
+am_cast_decimal must be given). The timezone family: a result's expected zone, an
+input's zone replaced and one dropped (am_import must be given them), and a refusal's
+"raise" turned into "latest"."""
 
 import json
 import os
@@ -184,4 +186,25 @@ def _break_decimal_cases(cases, directory):
 @pytest.mark.skipif(not os.path.exists(RUNNER), reason="the C runner is not built (make)")
 def test_runner_reports_broken_decimal_cases(tmp_path):
     ran, cases = _run(tmp_path, "decimal", _break_decimal_cases)
+    assert f": {len(cases) - 4} passed, 4 failed, 0 skipped" in ran.stdout, ran.stdout
+
+
+def _break_timezone_cases(cases, directory):
+    """Breaks four time zone cases in place; returns their IDs."""
+    by_id = {c["id"]: c for c in cases}
+    assumed = by_id["assume_timezone/timestamp[s]/unary/Asia/Kolkata/earliest,latest/transitions"]
+    assumed["expected"]["tz"] = "UTC"
+    replaced = by_id["hour/timestamp[ms]/unary/tz=America/New_York/transitions"]
+    replaced["inputs"][0]["tz"] = "Asia/Kolkata"
+    dropped = by_id["day/timestamp[s]/unary/tz=Pacific/Chatham/transitions"]
+    del dropped["inputs"][0]["tz"]
+    refused = next(c for c in cases if c["op"] == "assume_timezone" and "/raise/wall" in c["id"]
+                   and c["expected"].get("error") and "America/New_York" in c["id"])  # fmt: skip
+    refused["params"]["ambiguous"] = refused["params"]["nonexistent"] = "latest"
+    return [assumed["id"], replaced["id"], dropped["id"], refused["id"]]
+
+
+@pytest.mark.skipif(not os.path.exists(RUNNER), reason="the C runner is not built (make)")
+def test_runner_reports_broken_timezone_cases(tmp_path):
+    ran, cases = _run(tmp_path, "timezone", _break_timezone_cases)
     assert f": {len(cases) - 4} passed, 4 failed, 0 skipped" in ran.stdout, ran.stdout

@@ -96,6 +96,10 @@ const cr_type *cr_type_of_am(int type) {
 const cr_type *cr_type_of_format(const char *format) {
   for (size_t i = 0; format && i < N_TYPES; i++)
     if (strcmp(TYPES[i].format, format) == 0) return &TYPES[i];
+  /* a timestamp with a time zone ("tsu:Asia/Kolkata"): the zone travels beside its type */
+  for (size_t i = 0; format && strncmp(format, "ts", 2) == 0 && i < N_TYPES; i++)
+    if (strncmp(TYPES[i].format, "ts", 2) == 0 && strncmp(TYPES[i].format, format, 4) == 0)
+      return &TYPES[i];
   int precision, scale, bits = 128, end = 0;
   if (format && sscanf(format, "d:%d,%d%n", &precision, &scale, &end) == 2) {
     int more = 0;

@@ -31,8 +31,9 @@ typedef struct {
 } cr_type;
 
 /* The type of a case type name ("decimal128(5, 2)" too), an am_type (not a decimal's:
- * its precision and scale are the array's or the scalar's), or an Arrow format; NULL
- * if none. A decimal type is made on first use, one per width, precision and scale,
+ * its precision and scale are the array's or the scalar's), or an Arrow format (a
+ * timestamp's with or without its time zone, which cases carry beside the type as
+ * "tz"); NULL if none. A decimal type is made on first use, one per width, precision and scale,
  * so that one type is one pointer. */
 const cr_type *cr_type_named(const char *name);
 const cr_type *cr_type_of_am(int type);

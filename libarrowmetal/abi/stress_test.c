@@ -43,12 +43,13 @@ typedef enum kind {
   K_DEVICE,
   K_ERROR,
   K_GROUP, /* am_group_by, am_join_indices */
+  K_ZONE,  /* time zones: am_temporal_field, am_cast, am_assume_timezone */
   KINDS
 } kind;
 
 static const char *kind_names[KINDS] = {
-    "import",   "arith", "compare", "cast",    "reduce",  "select", "hash",  "cumulative",
-    "quantile", "batch", "commit",  "handoff", "control", "device", "error", "group"};
+    "import", "arith",  "compare", "cast",    "reduce", "select", "hash",  "cumulative", "quantile",
+    "batch",  "commit", "handoff", "control", "device", "error",  "group", "zone"};
 
 static atomic_long done[KINDS], failed[KINDS];
 static atomic_long structs_made, structs_released, log_messages;
@@ -992,9 +993,112 @@ static void op_error(uint64_t *s) {
   col_free(&idx);
 }
 
+/* Zones loaded on first use by whichever thread comes first (the cache's
+ * lock), read by all: a timestamp[s] array of 1970-2038 in a zone drawn from
+ * these. Checks: the hour and the day of the month (am_temporal_field, the
+ * CPU's blocks) agree with the local time of day and date of am_cast (the
+ * ABI's conversion) slot by slot; am_assume_timezone of those local times
+ * (the earliest of two readings) gives the original instants back, or
+ * earlier ones where the clocks went back over the wall time. A zone the
+ * system's database lacks skips. */
+static const char *const zone_names[] = {
+    "America/New_York",  "Europe/London", "Australia/Lord_Howe", "Asia/Kolkata", "Pacific/Chatham",
+    "America/Sao_Paulo", "Europe/Dublin", "Africa/Cairo",        "Asia/Tehran",  "America/Santiago",
+    "Pacific/Apia",      "Europe/Moscow", "Asia/Gaza",           "+05:30",       "UTC"};
+
+/* Array `a`'s values as a column, through its storage integer. */
+static int values_of(const am_array *a, am_type storage, uint64_t *s, col *c) {
+  am_array *plain = NULL;
+  int ok = am_cast(a, storage, 0, &plain) == AM_OK && read_array(plain, s, c);
+  am_release(plain);
+  return ok;
+}
+
+static void op_zone(uint64_t *s) {
+  const char *zone = zone_names[pick(s, sizeof zone_names / sizeof zone_names[0])];
+  int64_t n = pick_length(s);
+  col x, hour, mday, tod, date, back;
+  am_array *ints = NULL, *ts = NULL, *zoned = NULL;
+  am_array *h = NULL, *d = NULL, *t = NULL, *days = NULL, *assumed = NULL;
+  int read = 0;
+  col_random(&x, s, AM_INT64, n, (int64_t)1 << 30, (int)pick(s, 3));
+  for (int64_t j = 0; j < n; j++) x.i[j] += (int64_t)1 << 30; /* 1970-2038 */
+  if (import_col(&x, s, &ints) != AM_OK || am_cast(ints, AM_TIMESTAMP_S, 0, &ts) != AM_OK ||
+      am_array_with_timezone(ts, zone, &zoned) != AM_OK) {
+    fail(K_ZONE, "a timestamp[s] array in %s", zone);
+  } else if (am_temporal_field(AM_FIELD_HOUR, zoned, 1, 1, &h) != AM_OK) {
+    if (!strstr(am_last_error(), "not found in timezone database"))
+      fail(K_ZONE, "am_temporal_field in %s", zone);
+  } else if (am_temporal_field(AM_FIELD_DAY, zoned, 1, 1, &d) != AM_OK ||
+             am_cast(zoned, AM_TIME32_S, AM_CAST_SAFE, &t) != AM_OK ||
+             am_cast(zoned, AM_DATE32, AM_CAST_SAFE, &days) != AM_OK) {
+    fail(K_ZONE, "fields and casts in %s", zone);
+  } else if (!read_array(h, s, &hour) || !read_array(d, s, &mday) ||
+             !values_of(t, AM_INT32, s, &tod) || !values_of(days, AM_INT32, s, &date)) {
+    fail(K_ZONE, "reading the results in %s", zone);
+  } else {
+    read = 1;
+    for (int64_t j = 0; j < n; j++) {
+      if (!x.valid[j]) continue;
+      /* the day of the month of day number date.i[j] (days since 1970-01-01) */
+      int64_t z = date.i[j] + 719468, era = z / 146097, doe = z - era * 146097;
+      int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+      int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+      if (hour.i[j] != tod.i[j] / 3600 || mday.i[j] != doy - (153 * mp + 2) / 5 + 1) {
+        fail(K_ZONE, "%s, %lld: hour %lld day %lld, local time %lld day number %lld", zone,
+             (long long)x.i[j], (long long)hour.i[j], (long long)mday.i[j], (long long)tod.i[j],
+             (long long)date.i[j]);
+        break;
+      }
+    }
+  }
+  if (read) {
+    /* the local wall times, as naive timestamps, read back in the zone */
+    am_array *wall = NULL, *wall_ts = NULL;
+    col walls;
+    col_init(&walls, AM_INT64, n);
+    for (int64_t j = 0; j < n; j++) {
+      walls.valid[j] = x.valid[j];
+      walls.i[j] = date.i[j] * 86400 + tod.i[j];
+    }
+    if (import_col(&walls, s, &wall) != AM_OK ||
+        am_cast(wall, AM_TIMESTAMP_S, 0, &wall_ts) != AM_OK ||
+        am_assume_timezone(wall_ts, zone, AM_ASSUME_EARLIEST, AM_ASSUME_LATEST, &assumed) !=
+            AM_OK ||
+        !values_of(assumed, AM_INT64, s, &back)) {
+      fail(K_ZONE, "am_assume_timezone in %s", zone);
+    } else {
+      for (int64_t j = 0; j < n; j++)
+        if (x.valid[j] && back.i[j] > x.i[j]) {
+          fail(K_ZONE, "%s: %lld read as %lld and back as %lld", zone, (long long)x.i[j],
+               (long long)walls.i[j], (long long)back.i[j]);
+          break;
+        }
+      col_free(&back);
+    }
+    am_release(wall);
+    am_release(wall_ts);
+    col_free(&walls);
+    col_free(&hour);
+    col_free(&mday);
+    col_free(&tod);
+    col_free(&date);
+  }
+  am_release(ints);
+  am_release(ts);
+  am_release(zoned);
+  am_release(h);
+  am_release(d);
+  am_release(t);
+  am_release(days);
+  am_release(assumed);
+  col_free(&x);
+}
+
 static void (*const ops[KINDS])(uint64_t *) = {
-    op_import,   op_arith, op_compare, op_cast,    op_reduce,  op_select, op_hash,  op_cumulative,
-    op_quantile, op_batch, op_commit,  op_handoff, op_control, op_device, op_error, op_group};
+    op_import,  op_arith,      op_compare,  op_cast,  op_reduce, op_select,
+    op_hash,    op_cumulative, op_quantile, op_batch, op_commit, op_handoff,
+    op_control, op_device,     op_error,    op_group, op_zone};
 
 static uint64_t seed;
 /* STRESS_ONLY=<kind>[,<kind>...] runs only those kinds (to narrow down a

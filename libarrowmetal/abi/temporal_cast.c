@@ -13,8 +13,9 @@
  *  - A timestamp to a date takes its day, rounded down, unchecked (the day
  *    wraps to 32 bits, date64's too), and to a time its time of day (the
  *    floor's remainder), then in the time's unit as above, as pyarrow. With
- *    a time zone other than UTC both are local, which needs the zone's
- *    rules: AM_EUNSUPPORTED.
+ *    a time zone other than UTC both are of the local wall time: the values
+ *    are read on the host (core/timezone.h), converted there, and the
+ *    result moved back to the array's device.
  *  - Every other pair is AM_ETYPE in pyarrow's words.
  * A timestamp result keeps the input timestamp's time zone (none from a
  * date); am_array_with_timezone gives it another. */
@@ -22,6 +23,7 @@
 #include <string.h>
 
 #include "abi.h"
+#include "core/timezone.h"
 
 enum { SHARE, RESCALE, TO_DATE, TIME_OF_DAY, NO };
 
@@ -35,10 +37,6 @@ static int how(am_type from, am_type to) {
   if (f == AM_TEMPORAL_TIMESTAMP && t == AM_TEMPORAL_DATE) return TO_DATE;
   if (f == AM_TEMPORAL_TIMESTAMP && t == AM_TEMPORAL_TIME) return TIME_OF_DAY;
   return NO;
-}
-
-static int utc(const char *tz) {
-  return !tz || strcmp(tz, "UTC") == 0 || strcmp(tz, "Etc/UTC") == 0 || strcmp(tz, "+00:00") == 0;
 }
 
 /* *a replaced by `result` of a kernel pass that succeeded. */
@@ -243,16 +241,55 @@ static int convert(am_err *err, const am_array *array, am_type to, int flags, in
   return AM_OK;
 }
 
+/* Timestamp `array` as the local wall times of zone `tz`: a host array of
+ * its type without a time zone, the input's validity shared. */
+static int local_times(am_err *err, const am_array *array, const am_tz *tz, am_array **out) {
+  am_array *host = NULL, *local = NULL;
+  int status = am_to_host(err, array, &host);
+  if (status != AM_OK) return status;
+  int64_t start = host->validity ? host->offset : 0; /* the bitmap shared as it is */
+  status = am_array_alloc_host(err, host->device, host->type, start + host->length, 0, &local);
+  if (status == AM_OK) {
+    am_tz_localize(tz, 1000000000 / am_temporal_tick_ns(host->type),
+                   (const int64_t *)host->data + host->offset, host->length,
+                   (int64_t *)local->data + start);
+    local->offset = start;
+    local->length = host->length;
+    if (host->validity) {
+      local->validity_buf =
+          am_buffer_retain(host->validity_buf ? host->validity_buf : host->data_buf);
+      local->validity = host->validity;
+      atomic_store(&local->null_count, atomic_load(&host->null_count));
+    }
+    *out = local;
+  }
+  am_array_free(host);
+  return status;
+}
+
+/* A cast to a date or a time of day of the local times of a zoned
+ * timestamp: converted on the host, moved back to the array's device. */
+static int convert_local(am_err *err, const am_array *array, const am_tz *tz, am_type to, int flags,
+                         int kind, am_array **out) {
+  am_array *local = NULL, *result = NULL;
+  int status = local_times(err, array, tz, &local);
+  if (status == AM_OK) status = convert(err, local, to, flags, kind, &result);
+  am_array_free(local);
+  return status == AM_OK ? am_place(err, result, array->device, out) : status;
+}
+
 int am_temporal_cast(am_err *err, const am_array *array, am_type to, int flags, am_array **out) {
   char from_text[160];
   am_temporal_type_text(array->timezone, array->type, from_text, sizeof from_text);
   int kind = how(array->type, to);
   if (kind == NO)
     return am_fail(err, AM_ETYPE, "Unsupported cast from %s to %s", from_text, am_type_name(to));
-  if ((kind == TO_DATE || kind == TIME_OF_DAY) && !utc(array->timezone))
-    return am_fail(err, AM_EUNSUPPORTED,
-                   "a cast from %s to %s takes the local %s, which ArrowMetal does not compute yet",
-                   from_text, am_type_name(to), kind == TIME_OF_DAY ? "time of day" : "day");
+  if ((kind == TO_DATE || kind == TIME_OF_DAY) && array->timezone) {
+    const am_tz *tz = NULL;
+    int status = am_tz_find(err, array->timezone, &tz);
+    if (status != AM_OK) return status;
+    if (!am_tz_is_utc(tz)) return convert_local(err, array, tz, to, flags, kind, out);
+  }
   if (kind == SHARE) {
     *out = am_array_share(array);
     if (!*out) return am_fail(err, AM_ENOMEM, "out of memory");

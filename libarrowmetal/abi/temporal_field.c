@@ -1,9 +1,12 @@
 /* am_temporal_field: pyarrow's type rules and options of the field
  * extractions, then the backend's kernel (cpu/temporal.c, or the GPU's
- * gpu/ops_temporal.c) on the array's device. */
+ * gpu/ops_temporal.c) on the array's device. A timestamp in local time (a
+ * time zone other than UTC's) is the CPU's: a zone's offsets are host data
+ * (core/timezone.h). */
 #include <string.h>
 
 #include "abi.h"
+#include "core/timezone.h"
 
 static const char *const names[] = {
     "year",   "month",       "day",         "day_of_week", "day_of_year", "hour",     "minute",
@@ -29,16 +32,16 @@ static int temporal_field(am_err *err, am_temporal_field_op op, const am_array *
     return am_fail(err, AM_EINVAL,
                    "week_start must follow ISO convention (Monday=1, Sunday=7). Got week_start=%d",
                    week_start);
-  if (array->timezone)
-    return am_fail(err, AM_EUNSUPPORTED,
-                   "%s of a timestamp with a time zone (%s) needs a time-zone database, which "
-                   "this library does not have",
-                   names[op], array->timezone);
-  /* On the array's device; a device without the kernel (AM_EUNSUPPORTED)
-   * has it computed on the host, the result moved back. */
-  status = array->device->backend->kernels.temporal_field(err, op, array, week_start,
-                                                          count_from_zero, out);
-  if (status != AM_EUNSUPPORTED) return status;
+  const am_tz *tz = NULL;
+  if (array->timezone && (status = am_tz_find(err, array->timezone, &tz)) != AM_OK) return status;
+  /* On the array's device; a device without the kernel (AM_EUNSUPPORTED),
+   * or a local time off the CPU, has it computed on the host, the result
+   * moved back. */
+  if (!tz || am_tz_is_utc(tz) || array->device->backend == am_host_device()->backend) {
+    status = array->device->backend->kernels.temporal_field(err, op, array, week_start,
+                                                            count_from_zero, out);
+    if (status != AM_EUNSUPPORTED) return status;
+  }
   am_array *host = NULL, *result = NULL;
   am_device *cpu = am_host_device();
   if ((status = am_to_host(err, array, &host)) != AM_OK) return status;

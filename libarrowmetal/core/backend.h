@@ -190,8 +190,10 @@ typedef struct am_kernel_ops {
   int (*partition_nth)(am_err *err, const am_array *array, int64_t pivot, int nulls_first,
                        am_array **out);
   /* Temporal field extraction (am_temporal_field) over a settled array of a
-   * temporal type the field takes, without a time zone; an int64 result
-   * with the input's validity. AM_EUNSUPPORTED: the ABI runs it on the host. */
+   * temporal type the field takes; an int64 result with the input's
+   * validity. The CPU's reads a timestamp's time zone (local time); the ABI
+   * gives a GPU's none but UTC-like ones. AM_EUNSUPPORTED: the ABI runs it
+   * on the host. */
   int (*temporal_field)(am_err *err, am_temporal_field_op op, const am_array *array, int week_start,
                         int count_from_zero, am_array **out);
   /* Strings and binary in device memory (core/string_array.h). Where these

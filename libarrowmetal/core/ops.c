@@ -235,6 +235,9 @@ const am_op_desc am_ops[] = {
     /* its nulls as JoinOptions say (abi/string_join.c) */
     ROW("binary_join_element_wise", "am_binary_join_element_wise", AM_FAMILY_STRING_JOIN, 0, -1,
         AM_KINDS_BINARY, AM_RULE_SAME, AM_NULLS_OPTION),
+    /* timestamps only (abi/assume_timezone.c): the same unit, with the zone */
+    ROW("assume_timezone", "am_assume_timezone", AM_FAMILY_ASSUME_TIMEZONE, 0, 1, AM_KINDS_TEMPORAL,
+        AM_RULE_SAME, AM_NULLS_PROPAGATE),
 };
 
 const int am_op_count = (int)(sizeof am_ops / sizeof am_ops[0]);
@@ -254,7 +257,7 @@ AM_UNARY_OPS(CHECK_POSITION)
 /* Rows are grouped by family in the order of the family values and, within
  * one, ordered by op value from 0:
  * the row of (family, op) is the family's first row + op. */
-enum { FAMILIES = AM_FAMILY_STRING_JOIN + 1 };
+enum { FAMILIES = AM_FAMILY_ASSUME_TIMEZONE + 1 };
 static const int family_rows[FAMILIES] = {
     [AM_FAMILY_REDUCE] = 4,
     [AM_FAMILY_COUNT] = 1,
@@ -299,6 +302,8 @@ static const int family_rows[FAMILIES] = {
     [AM_FAMILY_STRING] = AM_UTF8_LOWER + 1,
     [AM_FAMILY_STRING_SLICE] = 1,
     [AM_FAMILY_STRING_JOIN] = 1,
+    /* More temporal functions. */
+    [AM_FAMILY_ASSUME_TIMEZONE] = 1,
 };
 
 const am_op_desc *am_op_find(am_function_family family, int op) {

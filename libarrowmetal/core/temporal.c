@@ -12,6 +12,20 @@ typedef int64_t am_i64;
 AM_TEMPORAL_DEFS
 #undef DEVFN
 
+void am_calendar_civil(int64_t days, int64_t *year, int *month, int *day) {
+  *year = am_civil(days, 0);
+  *month = (int)am_civil(days, 1);
+  *day = (int)am_civil(days, 2);
+}
+
+int64_t am_calendar_days(int64_t year, int month, int day) {
+  static const int before[12] = {0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334};
+  int leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  return am_new_year(year) + before[month - 1] + (leap && month > 2) + day - 1;
+}
+
+int am_calendar_weekday(int64_t days) { return (int)am_weekday0(days); }
+
 void am_temporal_split(am_type t, int64_t *per_day, int64_t *to_ns) {
   int digits = am_type_unit_digits(t);
   static const int64_t per_second[10] = {1, 0, 0, 1000, 0, 0, 1000000, 0, 0, 1000000000};

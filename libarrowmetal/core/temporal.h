@@ -77,6 +77,14 @@
   }
 /* clang-format on */
 
+/* The same calendar as functions, for host code (core/timezone.c, tzif.c):
+ * the year, month (1-12) and day (1-31) of day number `days`; the day
+ * number of a date (any year, month 1-12, day 1-31); the weekday of a day
+ * number, Monday 0 .. Sunday 6. */
+void am_calendar_civil(int64_t days, int64_t *year, int *month, int *day);
+int64_t am_calendar_days(int64_t year, int month, int day);
+int am_calendar_weekday(int64_t days);
+
 /* How a value of temporal type `t` splits into days and nanoseconds:
  * value = days * per_day + rest, rest * to_ns nanoseconds (per_day 1 for
  * date32, 0 for times: a time has no date). */

@@ -1,7 +1,7 @@
 """Builds and runs the unit tests of core/ written in C: the completion timeline
 (timeline_test.c), the backend table check (backend_test.c), the op table
-(ops_test.c), the log (log_test.c) and the memory counters
-(memstats_test.c)."""
+(ops_test.c), the log (log_test.c), the memory counters (memstats_test.c)
+and the time zones (timezone_test.c)."""
 
 import pathlib
 import subprocess
@@ -12,8 +12,10 @@ sys.path.insert(0, str(HERE.parent))
 import cbuild
 
 
-def run(binary):
-    result = subprocess.run([str(binary)], capture_output=True, text=True, timeout=120, check=False)
+def run(binary, *args):
+    result = subprocess.run(
+        [str(binary), *args], capture_output=True, text=True, timeout=120, check=False
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.strip().endswith("ok")
     return result.stdout
@@ -43,3 +45,14 @@ def test_log_messages_reach_the_handler_or_stderr(tmp_path):
 def test_memory_counters_are_exact_under_threads(tmp_path):
     sources = [HERE / "memstats_test.c", HERE / "memstats.c", HERE / "buffer.c"]
     run(cbuild.build(tmp_path / "memstats_test", sources, optimize="-O1"))
+
+
+def test_time_zones_read_files_and_refuse_bad_ones(tmp_path):
+    sources = [
+        HERE / n
+        for n in ("timezone_test.c", "timezone.c", "tzif.c", "temporal.c", "types.c", "error.c")
+    ]
+    zones = tmp_path / "zones"
+    zones.mkdir()
+    out = run(cbuild.build(tmp_path / "timezone_test", sources, optimize="-O1"), str(zones))
+    assert "20000 mutations" in out

@@ -1,7 +1,7 @@
 /* The temporal field extractions of every GPU backend: one element-wise
  * launch of kernel_source_temporal.c's kernel, with the helpers of ops.c
  * (ops_shared.h). The ABI has checked the type, the options and that the
- * array has no time zone. */
+ * array's time zone, if any, reads as UTC (local times are the host's). */
 #include <string.h>
 
 #include "core/types.h"

@@ -173,6 +173,7 @@ from ._strings import (  # string functions (issue #13)
 )
 from ._tables import Table, table  # tables (issue #12)
 from ._temporal import (
+    assume_timezone,
     day,
     day_of_week,
     day_of_year,
@@ -271,6 +272,7 @@ __all__ = [
     "and_not_kleene",
     "any",
     "array",
+    "assume_timezone",
     "backend",
     "backends",
     "batch",

@@ -27,7 +27,6 @@ from ._dispatch import ARRAY, DISPATCH, IMPORT, SCALAR, dispatch, import_handle
 from ._errors import (
     ArrowMetalInvalid,
     ArrowMetalTypeError,
-    ArrowMetalUnsupported,
     error_from_status,
 )
 from ._exporters import read_values
@@ -1220,10 +1219,6 @@ def cast(
         if "Unsupported cast from" in str(e) and any(w in str(e) for w in _TEMPORAL_WORDS):
             raise  # a temporal pair pyarrow has no cast for either: its words, no fallback
         return _input_fallback("cast", e, (arr,), (arr,), kwargs)
-    except ArrowMetalUnsupported as e:
-        if "does not compute yet" not in str(e):  # the local day or time of day: pyarrow's
-            raise
-        return _fallback.run("cast", str(e).split(": ", 1)[-1], (arr,), kwargs)
 
 
 def _cast(

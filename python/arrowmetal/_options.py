@@ -34,6 +34,9 @@ ROUND_MODES = (
     "half_to_even",
     "half_to_odd",
 )
+# AssumeTimezoneOptions' Ambiguous and Nonexistent names, in the order of
+# am_assume_choice and of C++'s enums.
+ASSUME_CHOICES = ("raise", "earliest", "latest")
 # C++ enum values of the fields read here, in declaration order
 # (arrow/compute/api_aggregate.h, api_vector.h, api_scalar.h).
 ENUMS = {
@@ -41,6 +44,8 @@ ENUMS = {
     ("FilterOptions", "null_selection_behavior"): ("drop", "emit_null"),
     ("RoundOptions", "round_mode"): ROUND_MODES,
     ("RoundToMultipleOptions", "round_mode"): ROUND_MODES,
+    ("AssumeTimezoneOptions", "ambiguous"): ASSUME_CHOICES,
+    ("AssumeTimezoneOptions", "nonexistent"): ASSUME_CHOICES,
 }
 
 # Scalar fields, read as the pyarrow Scalar they hold: its type decides what

@@ -1,14 +1,15 @@
 """pyarrow.compute's temporal field extractions (year, month, day,
 day_of_week, day_of_year, hour, minute, second, millisecond, microsecond,
 nanosecond, quarter, iso_week, iso_year) on am_temporal_field, with
-pyarrow's names and DayOfWeekOptions (count_from_zero, week_start).
+pyarrow's names and DayOfWeekOptions (count_from_zero, week_start), and
+assume_timezone (am_assume_timezone, AssumeTimezoneOptions).
 
-Timestamps without a time zone, date32/date64 and time32/time64 run in the
-library (int64 results, nulls where the input is). A timestamp with a time
-zone is read in local time by pyarrow, which needs a time-zone database the
-C library does not have: those calls run in pyarrow.compute, counted and
-announced as every fallback (see _fallback), as do pyarrow scalars. Other
-input types end in pyarrow's own error.
+Timestamps, date32/date64 and time32/time64 run in the library (int64
+results, nulls where the input is). A timestamp with a time zone is read in
+local time, as pyarrow reads it, from the system's tz database (the library's
+core/timezone.c; an unknown zone raises pyarrow's ArrowInvalid). pyarrow
+scalars run in pyarrow.compute, counted and announced as every fallback (see
+_fallback). Other input types end in pyarrow's own error.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from ._chunked import is_chunked, map_pieces
 from ._compute import _FALLBACK, _input_fallback, _on_operand, _options
 from ._dispatch import SCALAR, dispatch
 from ._errors import ArrowMetalTypeError, ArrowMetalUnsupported
-from ._options import OptionsSpec
+from ._options import ASSUME_CHOICES, OptionsSpec
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,10 +44,31 @@ FIELDS = (
     "iso_year",
 )
 
-__all__ = list(FIELDS)
+__all__ = [
+    "assume_timezone",
+    "day",
+    "day_of_week",
+    "day_of_year",
+    "hour",
+    "iso_week",
+    "iso_year",
+    "microsecond",
+    "millisecond",
+    "minute",
+    "month",
+    "nanosecond",
+    "quarter",
+    "second",
+    "year",
+]
 
 _DOW_SPEC = OptionsSpec(
     "day_of_week", "DayOfWeekOptions", {"count_from_zero": True, "week_start": 1}
+)
+_ASSUME_SPEC = OptionsSpec(
+    "assume_timezone",
+    "AssumeTimezoneOptions",
+    {"timezone": None, "ambiguous": "raise", "nonexistent": "raise"},
 )
 
 
@@ -54,6 +76,11 @@ def _field(name: str, op: int, x: Any, week_start: int, count_from_zero: bool, d
     def call(p: Any, o: Any) -> int:
         return lib.am_temporal_field(op, p, week_start, 1 if count_from_zero else 0, o)
 
+    return _each(call, x, device)
+
+
+def _each(call: Callable[[Any, Any], int], x: Any, device: Any) -> Any:
+    """call(handle, out) on array `x`, or on each chunk of a ChunkedArray."""
     if type(x).__module__ != "arrowmetal._array":
         d = dispatch(type(x))
         if d[0] == SCALAR:  # pyarrow's scalar result: pyarrow computes it
@@ -74,7 +101,7 @@ def _run(
 ) -> Any:
     try:
         return _field(name, op, x, week_start, count_from_zero, device)
-    except ArrowMetalUnsupported as e:  # a time zone (local time) or a scalar
+    except ArrowMetalUnsupported as e:  # a scalar
         return _fallback.run(name, str(e), (x,), kwargs)
     except ArrowMetalTypeError as e:
         return _input_fallback(name, e, (x,), (x,), kwargs)
@@ -86,8 +113,8 @@ def _make(name: str, op: int) -> Callable[..., Any]:
 
     function.__name__ = function.__qualname__ = name
     function.__doc__ = (
-        f"pyarrow.compute.{name}: the {name.replace('_', ' ')} of each timestamp (UTC; a time "
-        "zone runs in pyarrow), date or time, as int64; null where the input is "
+        f"pyarrow.compute.{name}: the {name.replace('_', ' ')} of each timestamp (in local "
+        "time where it has a time zone), date or time, as int64; null where the input is "
         "(am_temporal_field)."
     )
     return function
@@ -133,3 +160,52 @@ assert [FIELDS[i] for i in range(14)] == [  # the functions' ops are their posit
     f.__name__ for f in (year, month, day, day_of_week, day_of_year, hour, minute, second,
                          millisecond, microsecond, nanosecond, quarter, iso_week, iso_year)
 ]  # fmt: skip
+
+
+def _choice(field: str, value: Any) -> int:
+    """am_assume_choice of a choice name (an options object holds its enum
+    value); pyarrow's ValueError otherwise."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < len(ASSUME_CHOICES):
+        return value
+    if isinstance(value, str) and value in ASSUME_CHOICES:
+        return ASSUME_CHOICES.index(value)
+    raise ValueError(f"\"{value}\" is not a valid '{field}' timestamp handling")
+
+
+def assume_timezone(
+    timestamps: Any,
+    /,
+    timezone: str | None = None,
+    *,
+    ambiguous: str = "raise",
+    nonexistent: str = "raise",
+    options: Any = None,
+    memory_pool: Any = None,
+    device: Any = None,
+) -> Any:
+    """pyarrow.compute.assume_timezone: the local wall times of naive
+    timestamps read in `timezone` (an IANA zone of the system's tz database,
+    or "+HH:MM"), as UTC instants typed timestamp[unit, tz=timezone];
+    ambiguous and nonexistent ("raise", "earliest", "latest") say what a
+    time the clocks went back over or skipped becomes (am_assume_timezone)."""
+    given = {"timezone": timezone, "ambiguous": ambiguous, "nonexistent": nonexistent}
+    fields, reason = _options(_ASSUME_SPEC, options, given)
+    kwargs = {"options": options} if options is not None else given
+    if fields is _FALLBACK:
+        return _fallback.run("assume_timezone", reason, (timestamps,), kwargs)
+    amb = _choice("ambiguous", fields["ambiguous"])
+    non = _choice("nonexistent", fields["nonexistent"])
+    zone = fields["timezone"]
+    if not isinstance(zone, str):
+        raise TypeError(f"expected bytes, {type(zone).__name__} found")
+    encoded = zone.encode()
+
+    def call(p: Any, o: Any) -> int:
+        return lib.am_assume_timezone(p, encoded, amb, non, o)
+
+    try:
+        return _each(call, timestamps, device)
+    except ArrowMetalUnsupported as e:  # a scalar
+        return _fallback.run("assume_timezone", str(e), (timestamps,), kwargs)
+    except ArrowMetalTypeError as e:
+        return _input_fallback("assume_timezone", e, (timestamps,), (timestamps,), kwargs)

@@ -107,6 +107,11 @@ VALUES = {
     "RankQuantileOptions": {"sort_keys": ["descending", [("x", "descending", "at_start")]]},
     "PartitionNthOptions": {"pivot": [0, 2, 3], "null_placement": ["at_start"]},
     "DayOfWeekOptions": {"count_from_zero": [False], "week_start": [2, 7]},  # temporal
+    "AssumeTimezoneOptions": {
+        "timezone": ["America/New_York", "Europe/London", "+05:30", "Nowhere/Land"],
+        "ambiguous": ["earliest", "latest"],
+        "nonexistent": ["earliest", "latest"],
+    },
     "MatchSubstringOptions": {"pattern": ["a", "A", ""], "ignore_case": [True]},  # strings
     "TrimOptions": {"characters": ["a", " x", "", "é"]},
     "SliceOptions": {"start": [1, -2, 0], "stop": [2, -1, 100], "step": [2, -1, 3]},
@@ -136,6 +141,7 @@ REQUIRED = {
     "SetLookupOptions": {"value_set": pa.array([1, None, 4], pa.int64())},
     "SelectKOptions": {"k": 2, "sort_keys": [("x", "ascending")]},
     "PartitionNthOptions": {"pivot": 1},
+    "AssumeTimezoneOptions": {"timezone": "America/New_York"},
 }
 RANKING = ("select_k_unstable", "rank", "rank_quantile", "rank_normal", "partition_nth_indices")
 
@@ -224,6 +230,13 @@ TEMPORAL_INPUTS = [
     pa.array([0, 1, 2, 3, None, -1, -4, 6], pa.date32()),
     pa.array([0, 86_400 * 5 + 7, None, -86_400 * 3], pa.timestamp("s")),
 ]
+# assume_timezone: New York's and London's wall times the clocks skipped (2015-03-08
+# 02:30, 2015-03-29 01:30) and went back over (2015-11-01 01:30, 2015-10-25 01:30).
+ASSUME_INPUTS = [
+    pa.array([1425781800, None, 1446341400, 0], pa.timestamp("s")),  # New York
+    pa.array([1427592600_000, 1445736600_000, None], pa.timestamp("ms")),  # London
+    pa.chunked_array([[1446341400], [None, 1]], pa.timestamp("s")),
+]
 # the string functions' MatchSubstringOptions: text with case, non-ASCII, nulls.
 # (ASCII: ignore_case over other text runs in pyarrow, test_strings.py)
 STRING_INPUTS = [
@@ -292,6 +305,9 @@ def calls(name):
             elif name == "day_of_week":
                 for x in TEMPORAL_INPUTS:
                     yield (x,), {field: value}
+            elif name == "assume_timezone":
+                for x in ASSUME_INPUTS:
+                    yield (x,), {**REQUIRED[cls.__name__], field: value}
             elif name.startswith("cumulative_"):
                 for x in CUMULATIVE_INPUTS:
                     yield (x,), {field: value}
@@ -331,6 +347,8 @@ def canonical(name, args, kwargs, result):
     normal quantile function's last bits differ from pyarrow's."""
     if name == "rank_normal":
         return [round(v, 12) for v in result.to_pylist()]
+    if name == "assume_timezone" and isinstance(result, am.Array):
+        return result.to_pyarrow()  # its zone and datetimes, as pyarrow's
     if name not in ("select_k_unstable", "partition_nth_indices"):
         return result
     x = args[0]
