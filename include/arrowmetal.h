@@ -181,7 +181,24 @@ typedef enum am_type {
   AM_BINARY = 32,            /* "z" */
   AM_LARGE_BINARY = 33,      /* "Z" */
   AM_FIXED_SIZE_BINARY = 34, /* "w:N" */
-  /* 35-39: reserved (string_view, binary_view). */
+  /* Views of strings and binary (issue #13): a 16-byte view a slot (its
+   * length as int32; up to 12 bytes inline after it, or a 4-byte prefix, a
+   * data buffer index and an offset into that buffer, all int32) and any
+   * number of variadic data buffers, as Arrow lays them out. Import and
+   * export are zero-copy on the CPU: the C Data Interface's buffers are the
+   * validity bitmap, the views, the variadic data buffers and, last, their
+   * sizes as int64 (n_buffers = 3 + the variadic buffers). The import checks
+   * every valid slot's view (length >= 0; a length over 12 names a variadic
+   * buffer that exists, an offset and length within that buffer's size, and
+   * the prefix of the bytes there), as Arrow C++'s full validation does; a
+   * null slot's view is never read (a view buffer whose null slots hold
+   * views that would fail is copied once, those views zeroed: 16 bytes a
+   * slot, never the data). UTF-8 is not checked at import (pyarrow's C
+   * import does not check it). They take every call that takes strings
+   * (see "Strings" at the end). */
+  AM_STRING_VIEW = 35, /* "vu" */
+  AM_BINARY_VIEW = 36, /* "vz" */
+  /* 37-39: reserved. */
   /* A struct array or record batch (Arrow "+s"): a handle with named child
    * handles and no kernels of its own (see "Tables" at the end). */
   AM_STRUCT = 64

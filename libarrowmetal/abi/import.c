@@ -35,8 +35,8 @@ static int check_schema(am_err *err, const struct ArrowSchema *schema, int indic
   if (*type == AM_TYPE_INVALID)
     return am_fail(err, AM_ETYPE,
                    "unsupported format '%s' (supported: b c s i l C S I L f g, tss: tsm: tsu: tsn: "
-                   "with a time zone, tdD tdm tts ttm ttu ttn tDs tDm tDu tDn, u U z Z w:N, d:P,S "
-                   "d:P,S,256)",
+                   "with a time zone, tdD tdm tts ttm ttu ttn tDs tDm tDu tDn, u U z Z vu vz w:N, "
+                   "d:P,S d:P,S,256)",
                    schema->format);
   if (*type == AM_FIXED_SIZE_BINARY && am_string_format_width(schema->format) < 0)
     return am_fail(err, AM_EINVAL,
@@ -70,7 +70,13 @@ static int check_array(am_err *err, const struct ArrowArray *a, int indices, am_
   int status = am_check_array_extent(err, a);
   if (status != AM_OK) return status;
   int64_t buffers = am_type_is_var_binary(type) ? 3 : 2;
-  if (a->n_buffers != buffers)
+  /* a view array: validity, views, its data buffers, their sizes */
+  if (am_type_is_view(type) && a->n_buffers < 3)
+    return am_fail(err, AM_EINVAL,
+                   "format '%s' needs 3 buffers or more (validity, views, the variadic data "
+                   "buffers, their sizes), the array has %lld",
+                   am_type_format_of(type), (long long)a->n_buffers);
+  if (!am_type_is_view(type) && a->n_buffers != buffers)
     return am_fail(err, AM_EINVAL, "format '%s' needs %lld buffers, the array has %lld",
                    am_type_format_of(type), (long long)buffers, (long long)a->n_buffers);
   if (a->n_children < 0)
@@ -95,7 +101,8 @@ static int check_array(am_err *err, const struct ArrowArray *a, int indices, am_
  * as kernels load elements with typed loads. The C Data Interface asks
  * producers for aligned buffers (8 bytes at least) but cannot promise them. */
 static int data_aligned(const struct ArrowArray *a, am_type type) {
-  uintptr_t width = (uintptr_t)am_type_bits(type) / 8;
+  /* views are read a 4-byte field at a time */
+  uintptr_t width = am_type_is_view(type) ? 4 : (uintptr_t)am_type_bits(type) / 8;
   return width <= 1 || !a->buffers[1] || (uintptr_t)a->buffers[1] % width == 0;
 }
 
@@ -136,10 +143,14 @@ int am_import_host(am_err *err, const struct ArrowSchema *schema, struct ArrowAr
   int aligned = data_aligned(array, type);
   int32_t width = type == AM_FIXED_SIZE_BINARY ? am_string_format_width(schema->format) : 0;
   int64_t bytes_size = 0;
-  if (am_type_is_binary(type) &&
-      (status = am_string_check_import(err, type, width, array->buffers[1],
-                                       array->n_buffers > 2 ? array->buffers[2] : NULL,
-                                       array->offset, array->length, &bytes_size)) != AM_OK) {
+  int unsafe_nulls = 0;
+  if (am_type_is_view(type))
+    status = am_view_check_import(err, type, array, &unsafe_nulls);
+  else if (am_type_is_binary(type))
+    status = am_string_check_import(err, type, width, array->buffers[1],
+                                    array->n_buffers > 2 ? array->buffers[2] : NULL, array->offset,
+                                    array->length, &bytes_size);
+  if (status != AM_OK) {
     array->release(array);
     array->release = NULL;
     return status;
@@ -149,7 +160,9 @@ int am_import_host(am_err *err, const struct ArrowSchema *schema, struct ArrowAr
   if (status == AM_OK && am_type_is_binary(type)) {
     host->bytes_size = bytes_size;
     host->byte_width = width;
-    if (!aligned) status = am_string_realign(err, &host);
+    /* A copy of the views (never the data) where they are misaligned, or
+     * where a null slot's view would be unsafe to read: zeroed there. */
+    if (!aligned || unsafe_nulls) status = am_string_realign(err, &host);
   } else if (status == AM_OK && !aligned) {
     status = align_host(err, &host);
   }
@@ -255,6 +268,8 @@ static int import_device(am_err *err, const struct ArrowSchema *schema,
   if (status == AM_OK) status = check_array(err, &array->array, 0, type);
   if (status == AM_OK && !out) status = am_fail(err, AM_EINVAL, "out is NULL");
   if (status == AM_OK && am_type_is_decimal(type)) status = am_decimal_not_on(err, device);
+  if (status == AM_OK && am_type_is_view(type))
+    return refuse(array, am_view_not_on(err, type, device));
   if (status == AM_OK && am_type_is_binary(type)) {
     if (device->backend->device_type != where)
       return refuse(array,

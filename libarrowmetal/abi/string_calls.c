@@ -71,7 +71,7 @@ static int filter_host(am_err *err, const am_array *values, const am_array *mask
     status = am_fail(err, AM_EINVAL, "mask length %lld differs from array length %lld",
                      (long long)m->length, (long long)values->length);
   }
-  if (status == AM_OK && values->type != AM_FIXED_SIZE_BINARY) {
+  if (status == AM_OK && am_type_is_var_binary(values->type)) {
     status = am_string_filter_mask(err, values, m, null_selection_emit == AM_NULL_EMIT, out);
     am_array_free(m);
     return status;
@@ -221,7 +221,7 @@ int am_string_scalar_array(am_err *err, const am_scalar *scalar, am_type type, i
    * are taken as they are, as pyarrow casts the scalar); a fixed-size one
    * needs the values' width. */
   int fits = type == AM_FIXED_SIZE_BINARY ? s->i64 == (int64_t)byte_width
-                                          : am_type_is_var_binary((am_type)s->type);
+                                          : am_type_is_var_sized((am_type)s->type);
   if (!s->is_null && !fits)
     return am_fail(err, AM_ETYPE, "a %s scalar does not go with %s values",
                    am_type_name((am_type)s->type), am_string_format(type, byte_width));
@@ -230,6 +230,9 @@ int am_string_scalar_array(am_err *err, const am_scalar *scalar, am_type type, i
                    am_type_name(type));
   am_array *one = NULL;
   int64_t size = s->is_null ? 0 : s->i64;
+  if (am_type_is_view(type))
+    return am_view_scalar(err, am_host_device(), type, (const uint8_t *)(uintptr_t)s->u64, size,
+                          s->is_null, out);
   int status = am_string_alloc(err, am_host_device(), type, byte_width, 1,
                                type == AM_FIXED_SIZE_BINARY ? 0 : size, s->is_null, &one);
   if (status != AM_OK) return status;
@@ -451,7 +454,7 @@ static int64_t equal_scalar(const am_array *a, const uint8_t *b, int64_t nb, int
     const int64_t n = a->length - first < 64 ? a->length - first : 64;
     const uint64_t v = am_load_bits(a->validity, a->offset + first, n);
     uint64_t eq = 0;
-    if (a->type == AM_FIXED_SIZE_BINARY) {
+    if (!am_type_is_var_binary(a->type)) { /* fixed_size_binary, views */
       for (int64_t k = 0; k < n; k++) {
         int64_t size;
         const uint8_t *x = am_string_value(a, first + k, &size);

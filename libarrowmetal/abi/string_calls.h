@@ -77,6 +77,31 @@ int am_string_cast(am_err *err, const am_array *a, am_type to, am_array **out);
  * AM_MATCH_LIKE (and *at, *len untouched) where none applies. */
 am_string_op am_string_like_shortcut(const uint8_t *p, int64_t m, int64_t *at, int64_t *len);
 
+/* AM_EUNSUPPORTED: view arrays live on the host only (string_view_calls.c). */
+int am_view_not_on(am_err *err, am_type type, const am_device *device);
+
+/* A view array (string_view, binary_view) given to a call whose kernels
+ * read offsets (the functions with string results: case, trims, slices,
+ * joins): am_view_begin replaces *array, when it is a view array, by a flat
+ * copy of its values (core/string_view.h's am_view_flatten), kept in *keep;
+ * am_view_end frees that copy and, when the call succeeded and its result
+ * is a flat string array, gives it the view type back (am_view_from_flat:
+ * new views over the result's bytes, shared). Returns `status`, or the
+ * conversion's failure. Other arrays pass as they are. */
+typedef struct am_view_keep {
+  am_array *flat; /* NULL when the array was not a view array */
+} am_view_keep;
+int am_view_begin(am_err *err, const am_array **array, am_view_keep *keep);
+int am_view_end(am_err *err, int status, am_view_keep *keep, am_array **out);
+
+/* am_cast of a host string array to another string type where a view type
+ * is on either side (string_view_calls.c): views to offsets a copy (as
+ * pyarrow's), offsets to views new views over the same bytes, string_view
+ * to binary_view the same views. AM_ETYPE for the pairs that need a UTF-8
+ * check (binary_view to a string type) and those with fixed_size_binary
+ * (pyarrow runs them from Python). */
+int am_view_cast(am_err *err, const am_array *a, am_type to, am_array **out);
+
 /* Whether a three-way comparison `c` (<0, 0, >0) satisfies `op`
  * (string_calls.c; the decimal compare uses it too). */
 int am_compare_holds(am_compare_op op, int c);

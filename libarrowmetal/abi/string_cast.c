@@ -7,8 +7,10 @@
  *   bits of the type (0x80 as int8 is -128); bool takes "true" and "false"
  *   in any case, "1" and "0". A value that does not parse, or does not fit,
  *   fails the call whatever the CastOptions (AM_EINVAL, pyarrow's message).
- * - the integer types and bool to string and large_string, in decimal and
- *   "true"/"false". Casts to binary are pyarrow's refusals (AM_ETYPE).
+ * - the integer types and bool to string, large_string and string_view, in
+ *   decimal and "true"/"false". Casts to binary are pyarrow's refusals
+ *   (AM_ETYPE).
+ * - between view types and the other string types (string_view_calls.c).
  *
  * Floats to and from strings are not here (pyarrow's shortest round-trip
  * formatting): AM_ETYPE, which the Python package answers with pyarrow. */
@@ -173,6 +175,16 @@ static int cast_host(am_err *err, const am_array *a, am_type to, am_array **out)
     return parse_strings(err, a, to, out);
   const int from_number = a->type == AM_BOOL || am_type_is_integer(a->type);
   if (from_number && (to == AM_UTF8 || to == AM_LARGE_UTF8)) return format_values(err, a, to, out);
+  if (from_number && to == AM_STRING_VIEW) {
+    /* the text as a string array, then views over its bytes */
+    am_array *text = NULL;
+    int status = format_values(err, a, AM_UTF8, &text);
+    if (status == AM_OK) status = am_view_from_flat(err, text, to, out);
+    am_array_free(text);
+    return status;
+  }
+  if (am_type_is_binary(a->type) && (am_type_is_view(a->type) || am_type_is_view(to)))
+    return am_view_cast(err, a, to, out);
   return am_fail(err, AM_ETYPE, "Unsupported cast from %s to %s", am_type_name(a->type),
                  am_type_name(to));
 }

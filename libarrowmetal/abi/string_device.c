@@ -122,6 +122,11 @@ static int download(am_err *err, const am_array *part, am_device *host, am_array
 }
 
 int am_string_place(am_err *err, am_array *host, am_device *device, am_array **out) {
+  if (am_type_is_view(host->type)) { /* views stay on the host */
+    int status = am_view_not_on(err, host->type, device);
+    am_array_free(host);
+    return status;
+  }
   int status = move_parts(err, host, device, upload, out);
   am_array_free(host);
   return status;

@@ -22,7 +22,7 @@ static int takes(am_string_op op, am_type t) {
     case AM_ENDS_WITH:
     case AM_MATCH_SUBSTRING:
     case AM_MATCH_LIKE:
-      return am_type_is_var_binary(t);
+      return am_type_is_var_sized(t);
     default: /* utf8_length, case, trimming */
       return am_type_is_utf8(t);
   }
@@ -330,9 +330,22 @@ static int on_host(am_err *err, am_string_op op, const am_array *array, const ui
     int status = ascii_folding_applies(err, desc, array, p, pattern_length);
     if (status != AM_OK) return status;
   }
-  if (op == AM_ASCII_UPPER || op == AM_ASCII_LOWER) return ascii_case(err, op, array, out);
-  if (is_trim(op)) return am_string_trim(err, op, array, p, pattern_length, out);
-  if (op == AM_UTF8_UPPER || op == AM_UTF8_LOWER) return am_string_utf8_case(err, op, array, out);
+  if (op == AM_ASCII_UPPER || op == AM_ASCII_LOWER || is_trim(op) || op == AM_UTF8_UPPER ||
+      op == AM_UTF8_LOWER) {
+    /* string results: their kernels read offsets (a view array's values
+     * are copied flat first, the result made views again) */
+    am_view_keep keep;
+    int status = am_view_begin(err, &array, &keep);
+    if (status == AM_OK) {
+      if (op == AM_ASCII_UPPER || op == AM_ASCII_LOWER)
+        status = ascii_case(err, op, array, out);
+      else if (is_trim(op))
+        status = am_string_trim(err, op, array, p, pattern_length, out);
+      else
+        status = am_string_utf8_case(err, op, array, out);
+    }
+    return am_view_end(err, status, &keep, out);
+  }
   return numeric_result(err, op, array, p, pattern_length, fold, out);
 }
 

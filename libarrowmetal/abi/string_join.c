@@ -71,7 +71,7 @@ static int same_inputs(am_err *err, const join_call *c, am_type type, int64_t le
   for (int64_t k = 0; k < c->n_values; k++)
     same &= c->values[k]->type == type && c->values[k]->dictionary == NULL;
   if (c->separator) same &= c->separator->type == type && c->separator->dictionary == NULL;
-  if (!same || !am_type_is_var_binary(type)) {
+  if (!same || !am_type_is_var_sized(type)) {
     char text[512];
     size_t at = 0;
     for (int64_t k = 0; k <= c->n_values && at < sizeof text; k++) {
@@ -136,7 +136,9 @@ static int join_host(am_err *err, const join_call *c, am_type type, int64_t n, a
       total += size[i];
   }
   am_array *r = NULL;
-  status = am_string_alloc(err, am_host_device(), type, 0, n, total, nulls > 0, &r);
+  /* views' rows are written flat, then made views over those bytes */
+  const am_type rt = am_type_is_view(type) ? am_view_flat_type(type, total) : type;
+  status = am_string_alloc(err, am_host_device(), rt, 0, n, total, nulls > 0, &r);
   for (int64_t i = 0, at = 0; status == AM_OK && i < n; i++) {
     if (size[i] >= 0) {
       join_row(c, i, (uint8_t *)r->bytes + at);
@@ -144,7 +146,7 @@ static int join_host(am_err *err, const join_call *c, am_type type, int64_t n, a
     } else {
       ((uint8_t *)r->validity_buf->ptr)[i >> 3] &= (uint8_t)~(1u << (i & 7));
     }
-    if (am_type_is_large_binary(type))
+    if (am_type_is_large_binary(rt))
       ((int64_t *)r->data)[i + 1] = at;
     else
       ((int32_t *)r->data)[i + 1] = (int32_t)at;
@@ -152,8 +154,13 @@ static int join_host(am_err *err, const join_call *c, am_type type, int64_t n, a
   am_scratch_free(size);
   if (status != AM_OK) return status;
   atomic_store(&r->null_count, nulls);
-  *out = r;
-  return AM_OK;
+  if (rt == type) {
+    *out = r;
+    return AM_OK;
+  }
+  status = am_view_from_flat(err, r, type, out);
+  am_array_free(r);
+  return status;
 }
 
 AM_EXPORT int am_binary_join_element_wise(const am_array *const *values, int64_t n_values,

@@ -153,8 +153,10 @@ static int slice_host(am_err *err, const am_array *a, int64_t start, int64_t sto
     total += size[i];
   }
   am_array *r = NULL;
+  /* a view array's result is written flat, then made views over its bytes */
+  const am_type rt = am_type_is_view(a->type) ? am_view_flat_type(a->type, total) : a->type;
   if (status == AM_OK)
-    status = am_string_alloc(err, a->device, a->type, 0, n, total, a->validity != NULL, &r);
+    status = am_string_alloc(err, a->device, rt, 0, n, total, a->validity != NULL, &r);
   for (int64_t i = 0, at = 0; status == AM_OK && i < n; i++) {
     if (size[i]) {
       int64_t bytes;
@@ -163,7 +165,7 @@ static int slice_host(am_err *err, const am_array *a, int64_t start, int64_t sto
         status = am_fail(err, AM_ENOMEM, "out of memory");
     }
     at += size[i];
-    if (am_type_is_large_binary(a->type))
+    if (am_type_is_large_binary(rt))
       ((int64_t *)r->data)[i + 1] = at;
     else
       ((int32_t *)r->data)[i + 1] = (int32_t)at;
@@ -175,8 +177,13 @@ static int slice_host(am_err *err, const am_array *a, int64_t start, int64_t sto
   }
   if (!a->validity) atomic_store(&r->null_count, 0);
   am_string_copy_validity(a, r);
-  *out = r;
-  return AM_OK;
+  if (rt == a->type) {
+    *out = r;
+    return AM_OK;
+  }
+  status = am_view_from_flat(err, r, a->type, out);
+  am_array_free(r);
+  return status;
 }
 
 AM_EXPORT int am_utf8_slice_codeunits(const am_array *array, int64_t start, int64_t stop,

@@ -36,7 +36,29 @@ am_array *am_array_make(am_device *device, am_type type, int64_t length, int64_t
   array->byte_width = 0;
   array->precision = 0;
   array->scale = 0;
+  array->variadic = NULL;
   return array;
+}
+
+am_variadic *am_variadic_alloc(int64_t count) {
+  if (count < 0 || count > ((int64_t)1 << 40)) return NULL;
+  size_t n = (size_t)count;
+  /* one block: the header, then the addresses, sizes and owners */
+  am_variadic *v =
+      calloc(1, sizeof *v + n * (sizeof *v->data + sizeof *v->sizes + sizeof *v->owners));
+  if (!v) return NULL;
+  atomic_init(&v->refs, 1);
+  v->count = count;
+  v->data = (const uint8_t **)(v + 1);
+  v->sizes = (int64_t *)(v->data + n);
+  v->owners = (am_buffer **)(v->sizes + n);
+  return v;
+}
+
+void am_variadic_release(am_variadic *variadic) {
+  if (!variadic || atomic_fetch_sub_explicit(&variadic->refs, 1, memory_order_acq_rel) != 1) return;
+  for (int64_t k = 0; k < variadic->count; k++) am_buffer_release(variadic->owners[k]);
+  free(variadic);
 }
 
 am_array *am_array_share(const am_array *array) {
@@ -53,6 +75,7 @@ am_array *am_array_share(const am_array *array) {
     shared->precision = array->precision;
     shared->scale = array->scale;
     shared->dictionary_ordered = array->dictionary_ordered;
+    shared->variadic = am_variadic_retain(array->variadic);
   }
   if (shared && array->dictionary && !(shared->dictionary = am_array_share(array->dictionary))) {
     am_array_free(shared);
@@ -91,6 +114,7 @@ void am_array_free(am_array *array) {
   am_buffer_release(array->validity_buf);
   am_buffer_release(array->data_buf);
   am_buffer_release(array->bytes_buf);
+  am_variadic_release(array->variadic);
   am_array_free(array->dictionary);
   am_struct_fields_free(array->fields);
   free(array);
@@ -99,9 +123,10 @@ void am_array_free(am_array *array) {
 typedef struct export_state {
   am_buffer *validity;
   am_buffer *data;
-  am_buffer *bytes; /* a string array's data buffer (buffers[2]) */
-  const void *buffers[3];
+  am_buffer *bytes;             /* a string array's data buffer (buffers[2]) */
+  am_variadic *variadic;        /* a view array's data buffers (buffers[2 ...]) */
   struct ArrowArray dictionary; /* released with the array when it is set */
+  const void *buffers[];        /* 2, 3, or a view array's 3 + its variadic buffers */
 } export_state;
 
 static void release_export(struct ArrowArray *array) {
@@ -109,6 +134,7 @@ static void release_export(struct ArrowArray *array) {
   am_buffer_release(state->validity);
   am_buffer_release(state->data);
   am_buffer_release(state->bytes);
+  am_variadic_release(state->variadic);
   if (state->dictionary.release) state->dictionary.release(&state->dictionary);
   free(state);
   array->release = NULL;
@@ -130,25 +156,36 @@ int am_array_export_attach_dictionary(am_err *err, struct ArrowArray *out,
 
 int am_array_export(am_err *err, const am_array *array, int64_t null_count,
                     struct ArrowArray *out) {
-  export_state *state = malloc(sizeof *state);
+  /* A view array's buffers: validity, views, each variadic buffer, then
+   * their sizes (int64), as the C Data Interface lays them out. */
+  const int views = am_type_is_view(array->type);
+  const int64_t variadic = views && array->variadic ? array->variadic->count : 0;
+  const int strings = am_type_is_var_binary(array->type);
+  const int64_t n_buffers = views ? 3 + variadic : strings ? 3 : 2;
+  export_state *state = malloc(sizeof *state + (size_t)n_buffers * sizeof state->buffers[0]);
   if (!state) return am_fail(err, AM_ENOMEM, "out of memory");
   int has_validity = array->validity && null_count != 0;
   state->validity = has_validity ? am_buffer_retain(array->validity_buf) : NULL;
   state->data = am_buffer_retain(array->data_buf);
   state->buffers[0] = has_validity ? array->validity : NULL;
   state->buffers[1] = array->data;
-  /* A string array's third buffer, its bytes (never NULL: an empty one
-   * points at a valid empty block). */
-  int strings = am_type_is_var_binary(array->type);
+  /* A string array's third buffer, its bytes; a view array's data buffers
+   * and sizes (never NULL: an empty one points at a valid empty block). */
   static const _Alignas(64) uint64_t no_bytes[1];
   state->bytes = strings ? am_buffer_retain(array->bytes_buf) : NULL;
-  state->buffers[2] = !strings ? NULL : array->bytes ? (const void *)array->bytes : no_bytes;
+  if (strings) state->buffers[2] = array->bytes ? (const void *)array->bytes : no_bytes;
+  state->variadic = views ? am_variadic_retain(array->variadic) : NULL;
+  for (int64_t k = 0; k < variadic; k++)
+    state->buffers[2 + k] =
+        array->variadic->data[k] ? (const void *)array->variadic->data[k] : no_bytes;
+  if (views)
+    state->buffers[2 + variadic] = variadic ? (const void *)array->variadic->sizes : no_bytes;
   state->dictionary.release = NULL;
   memset(out, 0, sizeof *out);
   out->length = array->length;
   out->null_count = has_validity ? null_count : 0;
   out->offset = array->offset;
-  out->n_buffers = strings ? 3 : 2;
+  out->n_buffers = n_buffers;
   out->buffers = state->buffers;
   out->release = release_export;
   out->private_data = state;
@@ -212,6 +249,21 @@ int am_array_adopt(am_err *err, am_device *device, am_type type, struct ArrowArr
      * from its check of the offsets). */
     adopted->bytes = moved->buffers[2];
     adopted->bytes_buf = am_buffer_retain(keeper);
+  }
+  if (am_type_is_view(type) && moved->n_buffers > 3) {
+    /* A view array's data buffers (checked by the caller: n_buffers - 3 of
+     * them, their sizes the last buffer), each kept by the same keeper. */
+    const int64_t count = moved->n_buffers - 3;
+    const int64_t *sizes = moved->buffers[moved->n_buffers - 1];
+    if (!(adopted->variadic = am_variadic_alloc(count))) {
+      am_array_free(adopted);
+      return am_fail(err, AM_ENOMEM, "out of memory");
+    }
+    for (int64_t k = 0; k < count; k++) {
+      adopted->variadic->data[k] = moved->buffers[2 + k];
+      adopted->variadic->sizes[k] = sizes[k];
+      adopted->variadic->owners[k] = am_buffer_retain(keeper);
+    }
   }
   *out = adopted;
   return AM_OK;

@@ -16,6 +16,29 @@ typedef struct am_pending {
   void (*destroy)(struct am_pending *pending);
 } am_pending;
 
+/* The variadic data buffers of a string_view / binary_view array
+ * (core/string_view.h): `count` addresses with their sizes in bytes (the C
+ * Data Interface's last buffer, int64) and an owner reference each (owners
+ * may repeat: an import's are all its keeper). Counted: handles that share
+ * the buffers (shares, slices, the results of take and filter) share one. */
+typedef struct am_variadic {
+  atomic_long refs;
+  int64_t count;
+  const uint8_t **data;
+  int64_t *sizes;
+  am_buffer **owners;
+} am_variadic;
+
+/* Room for `count` buffers (addresses NULL, sizes 0, no owners), refs 1;
+ * NULL when out of memory. */
+am_variadic *am_variadic_alloc(int64_t count);
+static inline am_variadic *am_variadic_retain(am_variadic *variadic) {
+  if (variadic) atomic_fetch_add_explicit(&variadic->refs, 1, memory_order_relaxed);
+  return variadic;
+}
+/* Drops a reference; the last releases the owners. NULL is allowed. */
+void am_variadic_release(am_variadic *variadic);
+
 struct am_array {
   am_device *device;
   am_type type;
@@ -61,6 +84,10 @@ struct am_array {
   /* A decimal's precision and scale (core/decimal.h): parameters of the
    * array, carried by shares and the decimal calls. 0 for other types. */
   int32_t precision, scale;
+  /* A string_view / binary_view array (core/string_view.h): `data` and
+   * `data_buf` are its 16-byte views, and this its variadic data buffers
+   * (NULL: none). NULL for every other type. */
+  am_variadic *variadic;
 };
 
 /* The fields of a struct handle: `count` child handles of the struct's

@@ -67,6 +67,8 @@ int am_string_alloc(am_err *err, am_device *device, am_type type, int32_t byte_w
                     int64_t length, int64_t bytes, int with_validity, am_array **out) {
   if (length < 0 || length > AM_MAX_LENGTH)
     return am_fail(err, AM_EINVAL, "length %lld is outside 0 to 2^52", (long long)length);
+  if (am_type_is_view(type))
+    return am_fail(err, AM_ETYPE, "%s arrays are made by am_view_alloc", am_type_name(type));
   int fixed = type == AM_FIXED_SIZE_BINARY;
   if (!fixed && !am_type_is_large_binary(type) && bytes > INT32_MAX)
     return am_fail(err, AM_EOVERFLOW,
@@ -151,6 +153,7 @@ GATHER_VAR(gather64, int64_t)
 int am_string_gather(am_err *err, am_device *device, am_type type, int32_t byte_width,
                      const am_array *const *sources, const am_string_pick *picks, int64_t count,
                      am_array **out) {
+  if (am_type_is_view(type)) return am_view_gather(err, device, type, sources, picks, count, out);
   int64_t total = 0, nulls = 0;
   const int fixed = type == AM_FIXED_SIZE_BINARY, large = am_type_is_large_binary(type);
   if (fixed) {

@@ -10,7 +10,11 @@
  *
  * Every result is built by one primitive, am_string_gather: each output
  * slot is a row of one of several sources, or null. filter, take, concat,
- * drop_null, fill_null, if_else and coalesce only say which. */
+ * drop_null, fill_null, if_else and coalesce only say which.
+ *
+ * string_view and binary_view (core/string_view.h) are read through
+ * am_string_value and gathered by am_string_gather as well; am_string_offset
+ * and the offsets are the flat types' alone. */
 #ifndef AM_CORE_STRING_ARRAY_H
 #define AM_CORE_STRING_ARRAY_H
 
@@ -19,6 +23,7 @@
 
 #include "array.h"
 #include "error.h"
+#include "string_view.h"
 #include "types.h"
 
 /* The start of slot i's bytes (0 <= i <= length: slot `length`'s start is
@@ -30,6 +35,7 @@ static inline int64_t am_string_offset(const am_array *a, int64_t i) {
 
 /* Slot i's bytes and their count (whatever the slot's validity). */
 static inline const uint8_t *am_string_value(const am_array *a, int64_t i, int64_t *size) {
+  if (am_type_is_view(a->type)) return am_view_value(a, i, size);
   if (a->type == AM_FIXED_SIZE_BINARY) {
     *size = a->byte_width;
     return (const uint8_t *)a->data + (a->offset + i) * (int64_t)a->byte_width;
@@ -79,7 +85,8 @@ const char *am_string_format(am_type type, int32_t byte_width);
 /* A host string result of `length` slots: offsets (zeroed first) and `bytes`
  * data bytes (at least one allocated) and, when with_validity, a bitmap set
  * to all valid; null_count -1. AM_EOVERFLOW when `bytes` passes a 32-bit
- * type's offsets (pyarrow: "offset overflow"). */
+ * type's offsets (pyarrow: "offset overflow"). Not for view types
+ * (am_view_alloc): AM_ETYPE. */
 int am_string_alloc(am_err *err, am_device *device, am_type type, int32_t byte_width,
                     int64_t length, int64_t bytes, int with_validity, am_array **out);
 
@@ -92,7 +99,8 @@ typedef struct am_string_pick {
 
 /* A host array of `count` slots of the sources' type (every source is a
  * host string array of type `type`, of byte width `byte_width` when fixed):
- * slot j is picks[j]'s row (null when that row is null or the pick is). */
+ * slot j is picks[j]'s row (null when that row is null or the pick is).
+ * View sources: am_view_gather (their data buffers shared). */
 int am_string_gather(am_err *err, am_device *device, am_type type, int32_t byte_width,
                      const am_array *const *sources, const am_string_pick *picks, int64_t count,
                      am_array **out);

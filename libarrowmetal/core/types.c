@@ -78,6 +78,9 @@ static const struct {
     STRING(AM_BINARY, "z", "binary", 32),
     STRING(AM_LARGE_BINARY, "Z", "large_binary", 64),
     STRING(AM_FIXED_SIZE_BINARY, "w:", "fixed_size_binary", 8),
+    /* views: `bits` is a view's (16 bytes) */
+    STRING(AM_STRING_VIEW, "vu", "string_view", 128),
+    STRING(AM_BINARY_VIEW, "vz", "binary_view", 128),
 #undef STRING
 };
 

@@ -12,7 +12,7 @@
 /* One past the largest am_type value described in types.c. Tables indexed
  * by type are this long; a type the library does not describe (a value
  * appended to the public enum before its row exists) is not valid. */
-#define AM_TYPE_COUNT 35
+#define AM_TYPE_COUNT 37
 
 /* The bit of type `t` in a set of types (a uint64_t: types go past 31); 0
  * for a value of 64 or more (AM_STRUCT = 64: no element type, so in no set,
@@ -41,12 +41,22 @@ static inline bool am_type_is_timestamp(am_type t) {
 static inline bool am_type_is_duration(am_type t) {
   return t >= AM_DURATION_S && t <= AM_DURATION_NS;
 }
-/* Strings and binary (AM_UTF8 ... AM_FIXED_SIZE_BINARY). */
+/* Strings and binary (AM_UTF8 ... AM_FIXED_SIZE_BINARY, AM_STRING_VIEW,
+ * AM_BINARY_VIEW). */
 static inline bool am_type_is_binary(am_type t) { return am_type_kind_of(t) == AM_KIND_BINARY; }
-/* utf8 and large_utf8. */
-static inline bool am_type_is_utf8(am_type t) { return t == AM_UTF8 || t == AM_LARGE_UTF8; }
-/* The variable-length ones, with an offsets buffer. */
+/* Text: utf8, large_utf8 and string_view. */
+static inline bool am_type_is_utf8(am_type t) {
+  return t == AM_UTF8 || t == AM_LARGE_UTF8 || t == AM_STRING_VIEW;
+}
+/* The variable-length ones with an offsets buffer. */
 static inline bool am_type_is_var_binary(am_type t) { return t >= AM_UTF8 && t <= AM_LARGE_BINARY; }
+/* string_view and binary_view: 16-byte views and variadic data buffers
+ * (core/string_view.h). */
+static inline bool am_type_is_view(am_type t) { return t == AM_STRING_VIEW || t == AM_BINARY_VIEW; }
+/* Every variable-length one: offsets or views. */
+static inline bool am_type_is_var_sized(am_type t) {
+  return am_type_is_var_binary(t) || am_type_is_view(t);
+}
 /* 64-bit offsets. */
 static inline bool am_type_is_large_binary(am_type t) {
   return t == AM_LARGE_UTF8 || t == AM_LARGE_BINARY;

@@ -42,7 +42,7 @@ from ._options import OptionsSpec, resolve
 from ._results import VALID, null_of, result_value, valid_of
 from ._scalars import WORD0_FLOAT64, WORD0_INT64, fill_float, fill_int
 from ._state import drop, tls
-from ._types import KIND_BINARY, KIND_DECIMAL, KIND_FLOAT, KIND_SIGNED, KINDS, TYPE_NAMES, type_id
+from ._types import KIND_DECIMAL, KIND_FLOAT, KIND_SIGNED, KINDS, TYPE_NAMES, type_id
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -1265,8 +1265,9 @@ def _cast(
     else:
         try:
             t = type_id(target_type)
-            # to binary and fixed_size_binary: pyarrow's (the library casts to strings)
-            if KINDS[t] == KIND_BINARY and t not in (lib.AM_UTF8, lib.AM_LARGE_UTF8):
+            # to fixed_size_binary: pyarrow's (a width the library is not given); the
+            # library's refusals of other string targets come back as a fallback below
+            if t == lib.AM_FIXED_SIZE_BINARY:
                 raise ArrowMetalTypeError(f"no cast to {TYPE_NAMES[t]}", lib.AM_ETYPE)
         except ArrowMetalTypeError:
             reason = _fallback.unsupported_target(target_type)

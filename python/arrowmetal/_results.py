@@ -189,8 +189,12 @@ def _string_scalar(t: int, s: Any) -> Any:
     if s.is_null:
         return pa.scalar(None, t_pa)
     data = ffi.buffer(ffi.cast("const char *", s.u64), s.i64)[:] if s.i64 else b""
-    return pa.scalar(data.decode("utf-8") if pa.types.is_unicode(t_pa) or
-                     pa.types.is_large_unicode(t_pa) else data, t_pa)  # fmt: skip
+    text = (
+        pa.types.is_unicode(t_pa)
+        or pa.types.is_large_unicode(t_pa)
+        or pa.types.is_string_view(t_pa)
+    )
+    return pa.scalar(data.decode("utf-8") if text else data, t_pa)
 
 
 def result_value(s: Any) -> Scalar | NullScalar:

@@ -246,6 +246,10 @@ _JOIN_NULLS = {
 }
 
 
+# A view type's values go with a separator of this type.
+_VIEW_OF = {"string_view": "string", "binary_view": "binary"}
+
+
 def _text(value: Any) -> bytes | None:
     """The bytes of a str, bytes or pyarrow string/binary scalar (None: null);
     anything else is not a separator the library takes."""
@@ -311,7 +315,8 @@ def binary_join_element_wise(
                 "string" if isinstance(sep, str) else "binary" if isinstance(sep, bytes) else None
             )
             names = [str(getattr(v, "type", "")) for v in values] + [kind or str(sep.type)]
-            if len(set(names)) > 1:
+            # a str / bytes separator goes with views of text / bytes too
+            if len({_VIEW_OF.get(n, n) for n in names[:-1]} | {names[-1]}) > 1:
                 raise ArrowMetalTypeError(
                     f"Function '{name}' has no kernel matching input types ({', '.join(names)})",
                     lib.AM_ETYPE,
@@ -344,7 +349,7 @@ def binary_join_element_wise(
     except ArrowMetalTypeError as e:
         # inputs of types the library takes that do not go together: pyarrow's
         # refusal, ours; a type it does not take at all: pyarrow's call
-        texts = ("string", "large_string", "binary", "large_binary")
+        texts = ("string", "large_string", "binary", "large_binary", "string_view", "binary_view")
         judged = tuple(
             s
             for s in strings

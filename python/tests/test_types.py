@@ -42,6 +42,8 @@ def test_every_type_of_the_library_is_in_the_tables():
         "binary",
         "large_binary",
         "fixed_size_binary",
+        "string_view",
+        "binary_view",
     ]
     assert _types.TYPE_NAMES[0] is None and _types.KINDS[0] == -1
 
