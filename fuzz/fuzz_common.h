@@ -334,10 +334,12 @@ static inline void fz_check_export(const am_array *handle) {
            "export format '%s', handle '%s'", schema.format, am_format(handle));
   FZ_CHECK(array.length == am_length(handle), "export length %lld, handle %lld",
            (long long)array.length, (long long)am_length(handle));
-  /* strings and binary (a cast's results): offsets and bytes, three buffers */
+  /* strings and binary (a cast's results): offsets and bytes, three buffers;
+   * views: validity, views, the data buffers and their sizes */
   const int text =
       type == AM_UTF8 || type == AM_LARGE_UTF8 || type == AM_BINARY || type == AM_LARGE_BINARY;
-  FZ_CHECK(array.n_buffers == (text ? 3 : 2) && array.offset >= 0,
+  const int views = type == AM_STRING_VIEW || type == AM_BINARY_VIEW;
+  FZ_CHECK((views ? array.n_buffers >= 3 : array.n_buffers == (text ? 3 : 2)) && array.offset >= 0,
            "export has %lld buffers, offset %lld", (long long)array.n_buffers,
            (long long)array.offset);
   int64_t slots = array.offset + array.length;
@@ -354,6 +356,27 @@ static inline void fz_check_export(const am_array *handle) {
       last = at;
     }
     for (int64_t i = first; i < last; i++) sink ^= ((const uint8_t *)array.buffers[2])[i];
+  } else if (views && array.length > 0) {
+    /* every valid slot's view within its data buffer, its bytes read */
+    const int64_t count = array.n_buffers - 3;
+    const int64_t *sizes = array.buffers[array.n_buffers - 1];
+    for (int64_t i = array.offset; i < slots; i++) {
+      if (array.buffers[0] && !fz_bit(array.buffers[0], i)) continue;
+      const uint8_t *v = (const uint8_t *)array.buffers[1] + i * 16;
+      int32_t n, buffer, at;
+      memcpy(&n, v, 4);
+      memcpy(&buffer, v + 8, 4);
+      memcpy(&at, v + 12, 4);
+      FZ_CHECK(n >= 0, "export view %lld: length %d", (long long)i, n);
+      if (n <= 12) continue;
+      FZ_CHECK(buffer >= 0 && buffer < count && at >= 0 && (int64_t)at + n <= sizes[buffer],
+               "export view %lld: %d bytes at %d of buffer %d (of %lld)", (long long)i, n, at,
+               buffer, (long long)count);
+      if (buffer < 0 || buffer >= count || at < 0 || (int64_t)at + n > sizes[buffer]) continue;
+      const uint8_t *bytes = (const uint8_t *)array.buffers[2 + buffer] + at;
+      for (int32_t k = 0; k < n; k++) sink ^= bytes[k];
+      FZ_CHECK(memcmp(bytes, v + 4, 4) == 0, "export view %lld: prefix differs", (long long)i);
+    }
   } else if (array.length > 0) {
     FZ_CHECK(array.buffers[1], "export of %lld rows without data", (long long)array.length);
     size_t size = fz_buffer_bytes(slots, fz_type_bits(type));

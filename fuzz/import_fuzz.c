@@ -12,7 +12,15 @@
  *
  * Checks: every struct released exactly once (and the moved-in one marked
  * released at once), an error always with a message, and an accepted array
- * exported back with the same values, bitmap and null count. */
+ * exported back with the same values, bitmap and null count.
+ *
+ * View arrays ("vu", "vz") are built honest in their buffers' sizes (each
+ * variadic data buffer as long as its declared size, the views buffer
+ * (offset + length) * 16 bytes), with views of the input's choosing: inline,
+ * inside a buffer, near misses or raw bytes. The harness judges every valid
+ * slot's view itself, as the header says the import does, and checks the
+ * library's answer against it: sound views accepted and read back with the
+ * same bytes, any unsound one refused (AM_EINVAL). */
 #include "fuzz_common.h"
 
 /* Formats: the library's eleven, Arrow types it does not take, and a few
@@ -59,9 +67,9 @@ static void make_schema(fz *in, struct ArrowSchema *schema, int depth, char *for
     fz_bytes(in, format, n);
     format[n] = '\0';
   }
-  /* The harness builds fixed-width layouts only, and a string or binary
-   * array's buffers are read as far as its offsets say: such formats are
-   * made unknown here (their imports' checks are tested in
+  /* The harness builds fixed-width layouts and view arrays only, and a
+   * string or binary array's buffers are read as far as its offsets say:
+   * such formats are made unknown here (their imports' checks are tested in
    * python/tests/test_strings.py). So are decimals ("d:" and anything
    * after): their width and validity come from parameters the harness does
    * not model (python/tests/test_decimal.py tests their imports). */
@@ -94,13 +102,159 @@ static void make_schema(fz *in, struct ArrowSchema *schema, int depth, char *for
 }
 
 /* What the array is expected to read back as: valid[i] and the element
- * bytes of each row (bits for bool). */
+ * bytes of each row (bits for bool); a view array's values are sizes[i]
+ * bytes from values + starts[i], and `sound` says whether the library must
+ * take it (every valid slot's view and every data buffer's size sound). */
 typedef struct expect {
   am_type type;
   int64_t length;
   uint8_t *valid;
   uint8_t *values;
+  int64_t *starts, *sizes;
+  int sound;
 } expect;
+
+static int is_view(am_type t) { return t == AM_STRING_VIEW || t == AM_BINARY_VIEW; }
+
+/* Whether a view is sound against `count` data buffers of `sizes` bytes
+ * (include/arrowmetal.h: a length >= 0; past 12 bytes a buffer that exists,
+ * an offset and the length within it, the prefix of the bytes there). */
+static int view_sound(const uint8_t *v, int count, const uint8_t *const *data,
+                      const int64_t *sizes) {
+  int32_t n, buffer, at;
+  memcpy(&n, v, 4);
+  memcpy(&buffer, v + 8, 4);
+  memcpy(&at, v + 12, 4);
+  if (n < 0) return 0;
+  if (n <= 12) return 1;
+  return buffer >= 0 && buffer < count && at >= 0 && (int64_t)at + n <= sizes[buffer] &&
+         memcmp(v + 4, data[buffer] + at, 4) == 0;
+}
+
+/* A view array for `type`: see the top of this file. */
+static void make_view_array(fz *in, struct ArrowArray *array, am_type type, expect *want) {
+  uint8_t shape = fz_u8(in);
+  const int64_t length = fz_range(in, 0, 40), offset = (shape & 1) ? fz_range(in, 0, 8) : 0;
+  const int count = (int)fz_range(in, 0, 3);
+  fz_array_private *p = fz_array_init(array, 3 + count, "a view array");
+  array->length = length;
+  array->offset = offset;
+  int64_t *sizes = malloc(sizeof(int64_t) * (size_t)(count + 1));
+  const uint8_t *data[3] = {NULL, NULL, NULL};
+  int sound = 1;
+  for (int k = 0; k < count; k++) {
+    size_t size = (size_t)fz_range(in, 0, 64);
+    data[k] = fz_buffer(in, p, 2 + k, size, 0);
+    /* a negative size at times (refused); never more than the buffer has */
+    sizes[k] = (shape & 2) && k == count - 1 ? -1 - (int64_t)(fz_u8(in) % 3) : (int64_t)size;
+    sound &= sizes[k] >= 0;
+  }
+  p->raw[2 + count] = sizes;
+  p->buffers[2 + count] = count ? sizes : NULL;
+  const int64_t slots = offset + length;
+  const int shift = (shape >> 2) & 1; /* a views buffer one byte off its alignment */
+  uint8_t *raw = slots ? malloc((size_t)slots * 16 + (size_t)shift) : NULL;
+  uint8_t *views = raw ? raw + shift : NULL;
+  p->raw[1] = raw;
+  p->buffers[1] = views;
+  for (int64_t i = 0; i < slots; i++) {
+    uint8_t *v = views + i * 16;
+    uint8_t kind = fz_u8(in);
+    int k = count ? (int)(fz_u8(in) % count) : 0;
+    int32_t n = 0, at = 0, buffer = k;
+    memset(v, 0, 16);
+    if ((kind & 3) == 0 || !count || sizes[k] <= 12) { /* inline */
+      n = (int32_t)fz_range(in, 0, 12);
+      memcpy(v, &n, 4);
+      fz_bytes(in, v + 4, (size_t)n);
+      if (kind & 4) v[0] = (uint8_t)(v[0] | (fz_u8(in) & 0x80)), v[3] = 0x80; /* negative */
+      continue;
+    }
+    if ((kind & 3) == 1) { /* inside buffer k */
+      n = (int32_t)fz_range(in, 13, sizes[k]);
+      at = (int32_t)fz_range(in, 0, sizes[k] - n);
+      memcpy(v + 4, data[k] + at, 4);
+    } else if ((kind & 3) == 2) { /* a near miss: past the end, a bad buffer or prefix */
+      n = (int32_t)fz_range(in, 13, 80);
+      at = (int32_t)fz_range(in, -2, 64);
+      buffer = (int32_t)fz_range(in, -1, count);
+      if (buffer >= 0 && buffer < count && at >= 0 && (int64_t)at + 4 <= sizes[buffer])
+        memcpy(v + 4, data[buffer] + at, 4);
+      if (kind & 8) v[4] ^= 1;
+    } else { /* raw bytes */
+      fz_bytes(in, v, 16);
+      continue;
+    }
+    memcpy(v, &n, 4);
+    memcpy(v + 8, &buffer, 4);
+    memcpy(v + 12, &at, 4);
+  }
+  int bitmap_mode = (shape >> 3) & 3; /* 0 none, 1 from the input, 2 all valid, 3 all null */
+  uint8_t *bitmap = NULL;
+  if (slots && bitmap_mode) {
+    size_t size = fz_buffer_bytes(slots, 1);
+    bitmap = fz_buffer(in, p, 0, size, 0);
+    if (bitmap_mode > 1) memset(bitmap, bitmap_mode == 2 ? 0xff : 0, size);
+  }
+  const int64_t nulls = fz_count_nulls(bitmap, offset, length);
+  array->null_count = (shape & 32) ? -1 : nulls;
+  /* the valid slots' values, and whether the library must take them */
+  want->type = type;
+  want->length = length;
+  want->valid = malloc((size_t)length + 1);
+  want->starts = malloc(sizeof(int64_t) * (size_t)(length + 1));
+  want->sizes = malloc(sizeof(int64_t) * (size_t)(length + 1));
+  want->values = malloc((size_t)length * 80 + 1);
+  int64_t used = 0;
+  for (int64_t i = 0; i < length; i++) {
+    const uint8_t *v = views + (offset + i) * 16;
+    want->valid[i] = !bitmap || !nulls || fz_bit(bitmap, offset + i);
+    want->starts[i] = used;
+    want->sizes[i] = 0;
+    if (!want->valid[i]) continue;
+    if (!view_sound(v, count, data, sizes)) {
+      sound = 0;
+      continue;
+    }
+    int32_t n, buffer, at;
+    memcpy(&n, v, 4);
+    memcpy(&buffer, v + 8, 4);
+    memcpy(&at, v + 12, 4);
+    memcpy(want->values + used, n <= 12 ? v + 4 : data[buffer] + at, (size_t)n);
+    want->sizes[i] = n;
+    used += n;
+  }
+  want->sound = sound;
+}
+
+/* A view array reads back as it went in: every valid slot's bytes. */
+static void check_views(am_array *handle, const expect *want) {
+  fz_check_export(handle);
+  struct ArrowArray array;
+  if (fz_status(am_export(handle, NULL, &array), "am_export") != AM_OK) return;
+  FZ_CHECK(array.length == want->length, "view export length %lld", (long long)array.length);
+  const int64_t *sizes = array.buffers[array.n_buffers - 1];
+  for (int64_t i = 0; i < want->length; i++) {
+    const int64_t at = array.offset + i;
+    int valid = array.buffers[0] ? fz_bit(array.buffers[0], at) : 1;
+    FZ_CHECK(valid == want->valid[i], "view row %lld: valid %d, want %d", (long long)i, valid,
+             want->valid[i]);
+    if (!valid) continue;
+    const uint8_t *v = (const uint8_t *)array.buffers[1] + at * 16;
+    int32_t n, buffer, offset;
+    memcpy(&n, v, 4);
+    memcpy(&buffer, v + 8, 4);
+    memcpy(&offset, v + 12, 4);
+    FZ_CHECK(n == want->sizes[i], "view row %lld: %d bytes, want %lld", (long long)i, n,
+             (long long)want->sizes[i]);
+    const uint8_t *bytes = n <= 12 ? v + 4 : (const uint8_t *)array.buffers[2 + buffer] + offset;
+    FZ_CHECK(n <= 12 || (int64_t)offset + n <= sizes[buffer], "view row %lld past its buffer",
+             (long long)i);
+    FZ_CHECK(memcmp(bytes, want->values + want->starts[i], (size_t)n) == 0,
+             "view row %lld: bytes differ", (long long)i);
+  }
+  array.release(&array);
+}
 
 static int element_bit(const uint8_t *data, int64_t i) { return (data[i >> 3] >> (i & 7)) & 1; }
 
@@ -108,6 +262,12 @@ static int element_bit(const uint8_t *data, int64_t i) { return (data[i >> 3] >>
  * buffers of any size), with `depth` levels of children / dictionary. */
 static void make_array(fz *in, struct ArrowArray *array, am_type type, int depth, expect *want,
                        const struct ArrowSchema *schema) {
+  if (is_view(type)) {
+    expect ignored = {0};
+    make_view_array(in, array, type, want ? want : &ignored);
+    if (!want) free(ignored.valid), free(ignored.values), free(ignored.starts), free(ignored.sizes);
+    return;
+  }
   uint8_t shape = fz_u8(in);
   uint8_t more = fz_u8(in);
   int64_t length, offset;
@@ -333,6 +493,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (status == AM_OK && am_array_type(out) == AM_STRUCT) {
     check_struct(out);
     am_release(out);
+  } else if (status == AM_OK && is_view(type)) {
+    FZ_CHECK(want.sound, "an unsound view array was imported");
+    check_views(out, &want);
+    am_array *part = NULL;
+    int64_t at = fz_range(&in, 0, 20), count = fz_range(&in, 0, 20);
+    if (fz_status(am_slice(out, at, count, &part), "am_slice") == AM_OK) {
+      fz_check_export(part);
+      am_release(part);
+    }
+    am_release(out);
   } else if (status == AM_OK) {
     check_round_trip(out, &want);
     am_array *part = NULL;
@@ -347,10 +517,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   } else {
     FZ_CHECK(!acceptable || array_released || schema_released, "a valid array refused (%d): %s",
              status, am_last_error());
+    /* a view array of sound views and nothing else the header refuses */
+    FZ_CHECK(!(is_view(type) && want.sound && !(mode & 0x80) && !array_released &&
+               !schema_released && schema.n_children == 0 && !schema.dictionary),
+             "a sound view array refused (%d): %s", status, am_last_error());
   }
   schema.release(&schema);
   free(want.valid);
   free(want.values);
+  free(want.starts);
+  free(want.sizes);
   fz_releases_check();
   return 0;
 }

@@ -144,7 +144,40 @@ def import_seeds():
     seeds["released-schema"] = import_seed(0x18, 4, import_array(4, 3))
     for name, fmt in [("utf8", 13), ("null-type", 12), ("struct", 20), ("raw", 224 + 3)]:
         seeds[f"format-{name}"] = import_seed(0, fmt, u8(0) + u8(0) + u8(3) + bytes(16))
+    seeds.update(view_seeds())
     return seeds
+
+
+def view_seeds():
+    """import_fuzz's view arrays (make_view_array's bytes; fixed, no rng): shape,
+    length, variadic buffer count, each buffer's size and bytes, then per slot its kind,
+    its buffer and the view's parts, then the bitmap; last main's slice bounds."""
+    data = b"0123456789abcdefghijklmnopqrstuvwxyzABCD"  # 40 bytes
+    slots = (
+        u8(0) + u8(0) + u8(5) + b"hello"  # inline
+        + u8(1) + u8(0) + u8(7) + u8(3)  # 20 bytes at 3 of buffer 0
+        + u8(0) + u8(0) + u8(0)  # the empty value
+    )  # fmt: skip
+    sound = u8(0) + u8(3) + u8(1) + u8(40) + data + slots + u8(0) + u8(2)
+    near_miss = (
+        u8(0) + u8(2) + u8(1) + u8(40) + data
+        + u8(1) + u8(0) + u8(7) + u8(3)  # sound
+        + u8(2) + u8(0) + u8(30) + u8(30) + u8(1)  # 43 bytes at 28 of buffer 0: past its end
+    )  # fmt: skip
+    # binary_view, views misaligned, a bitmap (slot 2 null, its view raw bytes), two buffers
+    nulls = (
+        u8(4 | 8) + u8(4) + u8(2) + u8(16) + data[:16] + u8(30) + data[10:40]
+        + u8(1) + u8(1) + u8(4) + u8(2)  # 17 bytes at 2 of buffer 1
+        + u8(0) + u8(0) + u8(12) + data[:12]  # 12 bytes inline
+        + u8(3) + u8(0) + bytes(range(200, 216))  # raw bytes under a null
+        + u8(1) + u8(0) + u8(0) + u8(0)  # 13 bytes at 0 of buffer 0
+        + u8(0b1011)
+    )  # fmt: skip
+    return {
+        "view-sound": import_seed(0, 29, sound),
+        "view-near-miss": import_seed(0, 29, near_miss),
+        "view-nulls-misaligned": import_seed(0, 30, nulls + u8(1) + u8(2)),
+    }
 
 
 def routes_seeds():

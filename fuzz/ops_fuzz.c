@@ -188,8 +188,8 @@ static void step(state *s) {
     case 9:
       CALL(am_unary((am_unary_op)fz_range(in, -1, 28), a, &out), a);
       break;
-    case 10: /* every type a target, temporal and strings too; an unknown flag bit at times */
-      CALL(am_cast(a, (am_type)fz_range(in, -1, 32), (int)fz_range(in, 0, 64), &out), a);
+    case 10: /* every type a target, temporal, strings and views too; an unknown flag bit */
+      CALL(am_cast(a, (am_type)fz_range(in, -1, 37), (int)fz_range(in, 0, 64), &out), a);
       break;
     case 11: { /* logic, right NULL at times */
       am_logic_op lop = (am_logic_op)fz_range(in, -1, 8);

@@ -341,7 +341,12 @@ typedef struct am_array am_array;
  * null_count ranges, n_buffers, n_children (negative: AM_EINVAL), dictionary,
  * format string, NULL buffers where data is required, already-released
  * structs. A null_count of -1 is computed from the bitmap. An empty array
- * may have NULL buffers and any offset. */
+ * may have NULL buffers and any offset. A string_view / binary_view array
+ * ("vu", "vz") is zero-copy as well, its views and variadic data buffers
+ * shared, after every valid slot's view is checked (AM_EINVAL naming the
+ * slot: see AM_STRING_VIEW); only its views buffer (16 bytes a slot, never
+ * the data) is copied, when it is not 4-byte aligned or when a null slot
+ * holds a view that would fail the check (zeroed in the copy). */
 int am_import(const struct ArrowSchema *schema, struct ArrowArray *array, am_device *device,
               am_array **out);
 
@@ -648,9 +653,14 @@ typedef enum am_cast_flag {
  * int8 is -128), "true"/"false" in any case and "1"/"0" for bool; a valid
  * value that does not parse or fit is AM_EINVAL (pyarrow's message, "Failed
  * to parse string: ... as a scalar of type int64") whatever the flags. Integers and bools
- * cast to string and large_string (decimal, "true"/"false"; on the host: a
- * GPU array's is AM_EUNSUPPORTED, strings are not on GPUs yet). Floats and
- * temporal types to and from strings, and casts to binary, are AM_ETYPE.
+ * cast to string, large_string and string_view (decimal, "true"/"false"; on the host: a
+ * GPU array's is AM_EUNSUPPORTED, strings are not on GPUs yet). Views cast
+ * to the flat string types (a copy, as pyarrow's; binary_view to a string
+ * type only through pyarrow, which checks UTF-8: AM_ETYPE here), string and
+ * large_string to string_view and binary_view, binary and large_binary to
+ * binary_view (new views over the same bytes), string_view to binary_view
+ * (the same views). Floats and temporal types to and from strings, other
+ * casts between string types and casts to binary are AM_ETYPE.
  * Temporal types, on every device, as pyarrow casts them: to and from their
  * storage integer (int64: timestamps, durations, time64, date64; int32:
  * date32, time32) sharing the buffers; a change of unit among timestamps,
@@ -1989,19 +1999,37 @@ int am_import_device_stream(struct ArrowDeviceArrayStream *stream, am_device *de
 int am_export_device_stream(const am_table *table, struct ArrowDeviceArrayStream *out);
 /* ---- end of tables */
 
-/* ---- Strings and binary (issue #13; types AM_UTF8 ... AM_FIXED_SIZE_BINARY)
+/* ---- Strings and binary (issue #13; types AM_UTF8 ... AM_FIXED_SIZE_BINARY,
+ * AM_STRING_VIEW, AM_BINARY_VIEW)
  * The calls that take string and binary arrays, all on the CPU (a GPU
  * device refuses them: AM_EUNSUPPORTED "strings and binary are not yet on
  * <device>"): am_import / am_import_device (CPU arrays; zero-copy, offsets
- * checked), am_export / am_export_device (zero-copy, 3 buffers, released
- * once), struct and table children, the property getters, am_slice
- * (zero-copy), am_to_device (to the CPU), am_filter / am_filter_nulls,
- * am_take, am_concat, am_is (is_null, is_valid; the others AM_ETYPE),
- * am_drop_null, am_fill_null, am_coalesce, am_if_else, am_count, am_full,
- * am_compare / am_compare_scalar, am_min, am_max, am_min_max,
- * am_first_last and am_aggregate's AM_AGG_MIN/MAX/FIRST/LAST.
+ * or views checked), am_export / am_export_device (zero-copy, 3 buffers; a
+ * view array's 3 + its data buffers; released once), struct and table
+ * children, the property getters, am_slice (zero-copy), am_to_device (to
+ * the CPU), am_filter / am_filter_nulls, am_take, am_concat, am_is
+ * (is_null, is_valid; the others AM_ETYPE), am_drop_null, am_fill_null,
+ * am_coalesce, am_if_else, am_count, am_full, am_compare /
+ * am_compare_scalar, am_min, am_max, am_min_max, am_first_last,
+ * am_aggregate's AM_AGG_MIN/MAX/FIRST/LAST, am_unique, am_value_counts,
+ * am_count_distinct and am_dictionary_encode (values grouped by their
+ * bytes, in first-occurrence order), and the calls below.
  * Every other call refuses them with AM_ETYPE. Values of one call must be of
  * one string type (a utf8 array does not meet a large_utf8 one here).
+ * View arrays (string_view, binary_view) take every one of these calls.
+ * Results that only move slots (take, filter, concat, the null functions)
+ * copy views and share the inputs' data buffers, as Arrow C++ does; the
+ * string functions with string results (case, trims, slices, joins) copy a
+ * view input's values into a flat array first, and give views over their
+ * result's bytes. A string result of a view input is of the input's view
+ * type; lengths and positions are int32. pyarrow 26 has kernels for views
+ * in is_null, is_valid, count, compare, unique, value_counts,
+ * dictionary_encode, group-by keys and casts only; the library's answers
+ * there are pyarrow's over views, and elsewhere pyarrow's over the same
+ * values as string / binary, in the view type.
+ * Divergence: pyarrow 26's unique, value_counts and dictionary_encode of a
+ * view array give a null slot as a valid empty value; here it stays null,
+ * as pyarrow gives it over string.
  * A string scalar (fill_null, coalesce, if_else, am_full) is an am_scalar of
  * the string type whose `u64` is the address of its bytes (borrowed for the
  * call) and `i64` their count; any string or binary scalar goes with
@@ -2021,8 +2049,9 @@ int32_t am_array_byte_width(const am_array *array);
  * Types (pyarrow's): utf8_length, ascii_upper, ascii_lower, utf8_upper
  * and utf8_lower take string and large_string; binary_length, find_substring and count_substring
  * every string and binary type; starts_with, ends_with and match_substring string, large_string,
- * binary and large_binary. Lengths and positions are int32 (int64 for the large types;
- * fixed_size_binary: int32), matches bool, upper/lower the input's type. match_like takes
+ * binary and large_binary (and the view types wherever their flat types go). Lengths and
+ * positions are int32 (int64 for the large types; fixed_size_binary and the views: int32),
+ * matches bool, upper/lower the input's type. match_like takes
  * match_substring's types; its pattern is SQL LIKE's, as pyarrow reads it:
  * '%' any run of characters, '_' one character (a UTF-8 code point in string
  * arrays, a byte in binary ones), a backslash makes the next character
