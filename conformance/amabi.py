@@ -119,6 +119,8 @@ def not_on_backend(case, backend):
     if backend == "cpu":
         return None
     types = [i["scalar"]["type"] if "scalar" in i else i.get("type") for i in case["inputs"]]
+    if any(t in cf.VIEW_TYPES for t in types) or case["params"].get("to") in cf.VIEW_TYPES:
+        return "string_view and binary_view are not on GPUs"
     if case["op"] == "dictionary_from_arrays" or any("dictionary" in i for i in case["inputs"]):
         return "dictionary arrays are not on GPUs"
     if any(cf.decimal_params(t) for t in types) or cf.decimal_params(case["params"].get("to")):
@@ -239,7 +241,7 @@ def make_scalar(t, value):
         if t in cf.FLOAT_TYPES:
             s.f64 = 12345.0
         return s
-    if t in cf.STRING_TYPES:  # u64: the address of its bytes, i64: their count
+    if t in cf.BYTES_TYPES:  # u64: the address of its bytes, i64: their count
         data = value.encode("utf-8") if isinstance(value, str) else bytes(value)
         buf = ffi.new("char[]", data)
         _SCALAR_BYTES[s] = buf  # alive as long as the scalar
@@ -293,9 +295,9 @@ def scalar_value(s):
         raise AssertionError(f"scalar has type code {s.type}")
     if s.is_null:
         return t, None
-    if t in cf.STRING_TYPES:  # the bytes at u64, i64 of them (inside the input array)
+    if t in cf.BYTES_TYPES:  # the bytes at u64, i64 of them (inside the input array)
         data = ffi.buffer(ffi.cast("const char *", s.u64), s.i64)[:] if s.i64 else b""
-        return t, data.decode("utf-8") if t in cf.UTF8_TYPES else data
+        return t, data.decode("utf-8") if t in cf.TEXT_TYPES else data
     if t == "bool":
         if s.i64 not in (0, 1):
             raise AssertionError(f"bool scalar holds i64 = {s.i64}")

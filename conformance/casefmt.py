@@ -62,6 +62,10 @@ TEMPORAL_TYPES = list(TEMPORAL_STORAGE)
 # for the binary types; fixed_size_binary cases use a width of 3.
 STRING_TYPES = ["string", "large_string", "binary", "large_binary", "fixed_size_binary[3]"]
 UTF8_TYPES = STRING_TYPES[:2]
+# Views of strings and binary (conformance/view_cases.py), coded as string and binary.
+VIEW_TYPES = ["string_view", "binary_view"]
+BYTES_TYPES = STRING_TYPES + VIEW_TYPES  # values coded as text or as hex
+TEXT_TYPES = UTF8_TYPES + ["string_view"]  # as text
 # Types whose values are coded as signed integers.
 SIGNED_LIKE = SIGNED_TYPES + TEMPORAL_TYPES
 INT_LIKE = INT_TYPES + TEMPORAL_TYPES
@@ -70,6 +74,7 @@ INT_LIKE = INT_TYPES + TEMPORAL_TYPES
 AM_TYPE = {name: i + 1 for i, name in enumerate(TYPES)}
 AM_TYPE.update({name: 16 + i for i, name in enumerate(TEMPORAL_TYPES)})
 AM_TYPE.update({name: 30 + i for i, name in enumerate(STRING_TYPES)})
+AM_TYPE.update({name: 35 + i for i, name in enumerate(VIEW_TYPES)})
 AM_TYPE_NAME = {v: k for k, v in AM_TYPE.items()}
 
 FORMAT = {
@@ -124,6 +129,8 @@ PA_TYPE.update({t: pa.type_for_alias(t) for t in TEMPORAL_TYPES})
 PA_TYPE.update(zip(STRING_TYPES, [pa.string(), pa.large_string(), pa.binary(),
                                   pa.large_binary(), pa.binary(3)]))  # fmt: skip
 FORMAT.update(zip(STRING_TYPES, ["u", "U", "z", "Z", "w:3"]))
+PA_TYPE.update(zip(VIEW_TYPES, [pa.string_view(), pa.binary_view()]))
+FORMAT.update(zip(VIEW_TYPES, ["vu", "vz"]))
 TYPE_OF_PA = {str(v): k for k, v in PA_TYPE.items()}
 
 # Decimals (conformance/decimal_cases.py): a type per precision and scale, named as pyarrow
@@ -180,7 +187,7 @@ NP_DTYPE = {
 }
 
 NP_DTYPE.update({t: NP_DTYPE[s] for t, s in TEMPORAL_STORAGE.items()})
-NP_DTYPE.update({t: np.dtype(object) for t in STRING_TYPES})
+NP_DTYPE.update({t: np.dtype(object) for t in BYTES_TYPES})
 NP_DTYPE = _DecimalAware(lambda w, p, s: np.dtype(object), NP_DTYPE)
 BITS = {t: NP_DTYPE[t].itemsize * 8 for t in INT_LIKE}
 
@@ -243,8 +250,8 @@ def encode_value(t, v):
         return None
     if decimal_params(t):
         return decimal_text(decimal_unscaled(t, v), decimal_params(t)[2])
-    if t in STRING_TYPES:
-        return v if t in UTF8_TYPES else bytes(v).hex()
+    if t in BYTES_TYPES:
+        return v if t in TEXT_TYPES else bytes(v).hex()
     if t == "bool":
         return bool(v)
     if t in INT_LIKE:
@@ -266,10 +273,10 @@ def encode_value(t, v):
 def decode_value(t, j):
     if j is None:
         return None
-    if t in STRING_TYPES:
+    if t in BYTES_TYPES:
         if not isinstance(j, str):
             raise ValueError(f"{t} value must be a JSON string: {j!r}")
-        return j if t in UTF8_TYPES else bytes.fromhex(j)
+        return j if t in TEXT_TYPES else bytes.fromhex(j)
     if decimal_params(t):
         if not isinstance(j, str):
             raise ValueError(f"{t} value must be a JSON string: {j!r}")
@@ -407,7 +414,7 @@ def gen_values(t, spec, total):
         table = np.empty(len(choices), dtype=NP_DTYPE[t])
         table[:] = choices  # strings: an object array (np.array would make a str dtype)
         values = table[idx]
-    elif t in STRING_TYPES:
+    elif t in BYTES_TYPES:
         raise ValueError("string inputs are drawn with kind 'choice'")
     elif kind == "uniform":
         if t == "bool":
@@ -488,7 +495,7 @@ def materialize(inp):
 def _zero(t):
     if decimal_params(t):
         return "0"
-    if t in STRING_TYPES:
+    if t in BYTES_TYPES:
         return "000000" if t == "fixed_size_binary[3]" else ""
     if t == "bool":
         return False
@@ -502,7 +509,7 @@ def to_pyarrow(m):
     exactly when some slot of the full array (padding included) is null."""
     t = m.type
     total = len(m.values)
-    if t in STRING_TYPES:
+    if t in BYTES_TYPES:
         vals = [v if ok else None for v, ok in zip(m.values.tolist(), m.valid.tolist())]
         arr = pa.array(vals, PA_TYPE[t])
         return arr.slice(m.offset, m.length) if m.offset or m.length != total else arr
@@ -603,7 +610,7 @@ def scalar_value_of(scalar):
 def canonical_token(t, v):
     if v is None:
         return "null"
-    if t in STRING_TYPES:  # JSON's own string (text) or the hex of the bytes
+    if t in BYTES_TYPES:  # JSON's own string (text) or the hex of the bytes
         return json.dumps(encode_value(t, v), ensure_ascii=True)
     if t == "bool":
         return "true" if v else "false"
@@ -630,7 +637,7 @@ def digest(t, values):
 def canonical_bytes_array(arr):
     """canonical_bytes of a pyarrow array, vectorised (same bytes, much faster)."""
     t = type_name(arr.type)
-    if t in STRING_TYPES or decimal_params(t):
+    if t in BYTES_TYPES or decimal_params(t):
         return canonical_bytes(t, arr.to_pylist())
     arr = _storage(arr)
     valid = np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), dtype=bool)

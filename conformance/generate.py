@@ -39,6 +39,7 @@ import sort_cases
 import string_cases
 import temporal_cases
 import timezone_cases
+import view_cases
 import write_ipc
 from casefmt import (
     FLOAT_TYPES,
@@ -166,7 +167,11 @@ def map_error(exc):
     raise AssertionError(f"unmapped exception {type(exc).__name__}: {msg}")
 
 
-def evaluate(op, params, args):
+def evaluate(op, params, args, native=False):
+    """pyarrow's answer; with a view argument, view_cases' (pyarrow's over the views
+    where it computes, else over the same values as string / binary) unless `native`."""
+    if not native and view_cases.has_views(args):
+        return view_cases.evaluate(lambda o, p, a: evaluate(o, p, a, True), op, params, args)
     if op in gen_aggregates.OPS:
         return gen_aggregates.evaluate(op, params, args)
     if op in ("sum", "min", "max", "mean"):
@@ -232,10 +237,10 @@ def evaluate(op, params, args):
     raise AssertionError(op)
 
 
-def expectation(case):
+def expectation(case, native=False):
     args = [cf.build_input(i) for i in case["inputs"]]
     try:
-        result = evaluate(case["op"], case["params"], args)
+        result = evaluate(case["op"], case["params"], args, native)
     except Exception as exc:  # noqa: BLE001 - every exception is mapped or re-raised
         return {"error": map_error(exc)}, None
     if isinstance(result, pa.Table):  # group_by, join: rows compared sorted
@@ -274,7 +279,7 @@ def seed_of(key):
 
 def poison(t, role):
     """Values stored in the padding before a sliced input's first slot."""
-    if t in cf.STRING_TYPES:
+    if t in cf.BYTES_TYPES:
         return string_cases.poison(t)
     if t == "bool":
         return [True, None, False]
@@ -1667,6 +1672,7 @@ def file_of(case):
     """The case file (NAME of cases/NAME.json.gz) a case belongs in."""
     return (decimal_cases.file_of(case) or dictionary_cases.file_of(case)
             or timezone_cases.file_of(case) or temporal_cases.file_of(case)
+            or view_cases.file_of(case)
             or string_cases.file_of(case) or FILES[case["op"]])  # fmt: skip
 
 
@@ -1896,7 +1902,7 @@ def gen_binary():
 
 # The families with a case file of their own, which --only regenerates alone.
 OWN_FILES = {family.FILE: family for family in (temporal_cases, timezone_cases, string_cases,
-                                                dictionary_cases, decimal_cases)}  # fmt: skip
+                                                dictionary_cases, decimal_cases, view_cases)}  # fmt: skip
 
 
 def regenerate_only(name, out_dir):
@@ -1953,6 +1959,7 @@ def main():
     string_cases.gen(sys.modules[__name__])  # strings and binary (issue #13)
     dictionary_cases.gen(sys.modules[__name__])  # dictionary arrays (issue #13)
     decimal_cases.gen(sys.modules[__name__])  # decimals (issue #13)
+    view_cases.gen(sys.modules[__name__])  # string_view / binary_view (issue #13)
     write(args.out)
     write_ipc.write(args.out, write_ipc.DEFAULT_OUT)  # the same cases in Arrow IPC
     update_readme(os.path.join(HERE, "README.md"))

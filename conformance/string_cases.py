@@ -79,7 +79,7 @@ def poison(t):
     """Values stored before a sliced input's first slot."""
     if t == FIXED:
         return cf.encode_values(t, [b"\xde\xad\xbe", None, b"PAD"])
-    words = ["POISON", None, "\u0000" * 5, "€"] if t in cf.UTF8_TYPES else [b"\xba\xad", None]
+    words = ["POISON", None, "\u0000" * 5, "€"] if t in cf.TEXT_TYPES else [b"\xba\xad", None]
     return cf.encode_values(t, words)
 
 

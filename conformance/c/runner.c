@@ -126,13 +126,17 @@ static int skipped(const json *c, const char *backend, char *why, size_t size) {
     return 1;
   }
   /* The inputs' types and a cast's target. */
-  int decimal = 0;
+  int decimal = 0, views = 0;
   for (size_t i = 0; inputs && i <= inputs->count; i++) {
     const cr_type *t = i < inputs->count ? input_type(inputs->items[i]) : cr_type_named(to);
     decimal |= t && t->kind == CR_DECIMAL;
+    views |= t && (t->type == AM_STRING_VIEW || t->type == AM_BINARY_VIEW);
   }
-  if (decimal) snprintf(why, size, "decimals are not on GPUs yet");
-  return decimal;
+  if (views)
+    snprintf(why, size, "string_view and binary_view are not on GPUs");
+  else if (decimal)
+    snprintf(why, size, "decimals are not on GPUs yet");
+  return decimal || views;
 }
 
 /* The distinct reasons for skipping, with their counts, for the summary. */

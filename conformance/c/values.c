@@ -36,6 +36,8 @@ static const cr_type TYPES[] = {
     {"binary", AM_BINARY, "z", CR_BINARY, 4, 0, 0},
     {"large_binary", AM_LARGE_BINARY, "Z", CR_BINARY, 8, 0, 0},
     {"fixed_size_binary[3]", AM_FIXED_SIZE_BINARY, "w:3", CR_BINARY, 3, 0, 0},
+    {"string_view", AM_STRING_VIEW, "vu", CR_UTF8, 16, 0, 0},
+    {"binary_view", AM_BINARY_VIEW, "vz", CR_BINARY, 16, 0, 0},
 };
 #define N_TYPES (sizeof TYPES / sizeof TYPES[0])
 
@@ -112,6 +114,9 @@ const cr_type *cr_type_of_format(const char *format) {
 }
 
 static int fixed_width(const cr_type *t) { return t->type == AM_FIXED_SIZE_BINARY; }
+static int views(const cr_type *t) {
+  return t->type == AM_STRING_VIEW || t->type == AM_BINARY_VIEW;
+}
 
 int64_t cr_length(const cr_column *col) { return col->array->length; }
 
@@ -186,6 +191,14 @@ cr_value cr_get(const cr_column *col, int64_t i) {
       if (fixed_width(t)) {
         v.bytes = data + k * t->width;
         v.len = t->width;
+      } else if (views(t)) { /* its length, then the bytes inline or in a data buffer */
+        const uint8_t *view = data + k * 16;
+        int32_t len, buffer, at;
+        memcpy(&len, view, 4);
+        memcpy(&buffer, view + 8, 4);
+        memcpy(&at, view + 12, 4);
+        v.bytes = len <= 12 ? view + 4 : (const uint8_t *)a->buffers[2 + buffer] + at;
+        v.len = len;
       } else if (t->width == 4) {
         const int32_t *off = (const int32_t *)data;
         v.bytes = (const uint8_t *)a->buffers[2] + off[k];

@@ -26,7 +26,8 @@ typedef struct {
   const char *format; /* its Arrow format */
   cr_kind kind;
   int width;            /* bytes a slot (bool: 0), the offsets' width for (large_)string/binary, the
-                           fixed width for fixed_size_binary, 16 or 32 for decimals */
+                           fixed width for fixed_size_binary, 16 or 32 for decimals, 16 (a view)
+                           for string_view / binary_view */
   int precision, scale; /* decimals' */
 } cr_type;
 
