@@ -71,7 +71,7 @@ static int filter_host(am_err *err, const am_array *values, const am_array *mask
     status = am_fail(err, AM_EINVAL, "mask length %lld differs from array length %lld",
                      (long long)m->length, (long long)values->length);
   }
-  if (status == AM_OK && am_type_is_var_binary(values->type)) {
+  if (status == AM_OK && am_type_is_var_sized(values->type)) {
     status = am_string_filter_mask(err, values, m, null_selection_emit == AM_NULL_EMIT, out);
     am_array_free(m);
     return status;
@@ -454,7 +454,17 @@ static int64_t equal_scalar(const am_array *a, const uint8_t *b, int64_t nb, int
     const int64_t n = a->length - first < 64 ? a->length - first : 64;
     const uint64_t v = am_load_bits(a->validity, a->offset + first, n);
     uint64_t eq = 0;
-    if (!am_type_is_var_binary(a->type)) { /* fixed_size_binary, views */
+    if (am_type_is_view(a->type)) { /* a view's length first: no data read for most */
+      const uint8_t *view = (const uint8_t *)a->data + (a->offset + first) * AM_VIEW_BYTES;
+      for (int64_t k = 0; k < n; k++, view += AM_VIEW_BYTES) {
+        int32_t length;
+        memcpy(&length, view, 4);
+        if (length != nb) continue;
+        int64_t size;
+        const uint8_t *x = am_view_value(a, first + k, &size);
+        if (nb == 0 || memcmp(x, b, (size_t)nb) == 0) eq |= (uint64_t)1 << k;
+      }
+    } else if (a->type == AM_FIXED_SIZE_BINARY) {
       for (int64_t k = 0; k < n; k++) {
         int64_t size;
         const uint8_t *x = am_string_value(a, first + k, &size);

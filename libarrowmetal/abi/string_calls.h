@@ -28,8 +28,8 @@ int am_string_trim(am_err *err, am_string_op op, const am_array *a, const uint8_
  * string array. */
 int am_string_utf8_case(am_err *err, am_string_op op, const am_array *a, am_array **out);
 
-/* filter of a host var-binary array by a host bool mask of its length
- * (string_filter.c); emit: a null mask slot is a null output slot. */
+/* filter of a host var-binary or view array by a host bool mask of its
+ * length (string_filter.c); emit: a null mask slot is a null output slot. */
 int am_string_filter_mask(am_err *err, const am_array *values, const am_array *mask, int emit,
                           am_array **out);
 

@@ -322,6 +322,68 @@ static int ascii_case(am_err *err, am_string_op op, const am_array *a, am_array 
   return AM_OK;
 }
 
+/* Whether ascii case maps a view array's data buffers whole: they hold little
+ * besides its values (at most twice the bytes of its out-of-line values, and
+ * a page), as an import or a gather of one array gives them. A slice or a
+ * filter of a few rows of large buffers goes the flat way, which copies only
+ * its values. */
+static int maps_buffers_whole(const am_array *a) {
+  int64_t held = 0, used = 0;
+  for (int64_t k = 0; a->variadic && k < a->variadic->count; k++) held += a->variadic->sizes[k];
+  for (int64_t i = 0; i < a->length && held > 4096; i++) {
+    int64_t size;
+    (void)am_string_value(a, i, &size);
+    if (size > AM_VIEW_INLINE) used += size;
+  }
+  return held <= 4096 || held <= 2 * used;
+}
+
+/* ascii_upper / ascii_lower of a view array: the views copied with their
+ * inline bytes and prefixes mapped, each data buffer mapped into a new one
+ * of its size; lengths, buffer indices and offsets stay as they are. */
+static int ascii_case_views(am_err *err, am_string_op op, const am_array *a, am_array **out) {
+  const uint8_t lo = op == AM_ASCII_UPPER ? 'a' : 'A';
+  const int64_t count = a->variadic ? a->variadic->count : 0;
+  am_array *r = NULL;
+  int status = am_view_alloc(err, a->device, a->type, a->length, a->validity != NULL, &r);
+  if (status == AM_OK && count && !(r->variadic = am_variadic_alloc(count)))
+    status = am_fail(err, AM_ENOMEM, "out of memory");
+  for (int64_t k = 0; status == AM_OK && k < count; k++) {
+    const int64_t size = a->variadic->sizes[k];
+    am_buffer *mapped = am_buffer_alloc_host(size > 0 ? size : 1);
+    if (!mapped) {
+      status =
+          am_fail(err, AM_ENOMEM, "out of memory allocating %lld string bytes", (long long)size);
+      break;
+    }
+    if (size) ascii_map(a->variadic->data[k], (uint8_t *)mapped->ptr, size, lo);
+    r->variadic->data[k] = mapped->ptr;
+    r->variadic->sizes[k] = size;
+    r->variadic->owners[k] = mapped;
+  }
+  if (status != AM_OK) {
+    am_array_free(r);
+    return status;
+  }
+  uint8_t *views = (uint8_t *)r->data;
+  memcpy(views, (const uint8_t *)a->data + a->offset * AM_VIEW_BYTES,
+         (size_t)(a->length * AM_VIEW_BYTES));
+  for (int64_t i = 0; i < a->length; i++) {
+    uint8_t *view = views + i * AM_VIEW_BYTES;
+    int32_t n;
+    memcpy(&n, view, 4);
+    /* the 12 inline bytes (padding is zeros, which map to themselves), or the prefix */
+    if (n <= AM_VIEW_INLINE)
+      ascii_map(view + 4, view + 4, AM_VIEW_INLINE, lo);
+    else
+      ascii_map(view + 4, view + 4, 4, lo);
+  }
+  if (!a->validity) atomic_store(&r->null_count, 0);
+  am_string_copy_validity(a, r);
+  *out = r;
+  return AM_OK;
+}
+
 /* The work of a checked call over a host array. */
 static int on_host(am_err *err, am_string_op op, const am_array *array, const uint8_t *p,
                    int64_t pattern_length, int flags, const am_op_desc *desc, am_array **out) {
@@ -330,6 +392,9 @@ static int on_host(am_err *err, am_string_op op, const am_array *array, const ui
     int status = ascii_folding_applies(err, desc, array, p, pattern_length);
     if (status != AM_OK) return status;
   }
+  if ((op == AM_ASCII_UPPER || op == AM_ASCII_LOWER) && am_type_is_view(array->type) &&
+      maps_buffers_whole(array))
+    return ascii_case_views(err, op, array, out);
   if (op == AM_ASCII_UPPER || op == AM_ASCII_LOWER || is_trim(op) || op == AM_UTF8_UPPER ||
       op == AM_UTF8_LOWER) {
     /* string results: their kernels read offsets (a view array's values

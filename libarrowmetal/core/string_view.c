@@ -71,11 +71,27 @@ int am_view_check_import(am_err *err, am_type type, const struct ArrowArray *arr
     return AM_OK;
   }
   const int nullable = validity && array->null_count != 0;
+  const uint8_t *const *data = (const uint8_t *const *)(buffers + 2);
   char problem[160];
   for (int64_t i = 0; i < length; i++) {
     const int64_t at = array->offset + i;
-    const char *why = view_problem(views + at * AM_VIEW_BYTES, count, buffers + 2, sizes, problem,
-                                   sizeof problem);
+    const uint8_t *v = views + at * AM_VIEW_BYTES;
+    /* The sound views without a branch on which kind they are (half inline,
+     * half not, at random, mispredicted half the time): the buffer index
+     * clamped, its bytes read only when in range (the prefix itself else). */
+    int32_t n, buffer, offset;
+    uint32_t prefix, first;
+    memcpy(&n, v, 4);
+    memcpy(&buffer, v + 8, 4);
+    memcpy(&offset, v + 12, 4);
+    memcpy(&prefix, v + 4, 4);
+    const int64_t b = (uint32_t)buffer < (uint64_t)count ? buffer : 0;
+    const int in_range = (n > AM_VIEW_INLINE) & ((uint32_t)buffer < (uint64_t)count) &
+                         (offset >= 0) & ((int64_t)offset + n <= (count ? sizes[b] : -1));
+    const uint8_t *bytes = in_range ? data[b] + offset : (const uint8_t *)&prefix;
+    memcpy(&first, bytes, 4);
+    if (((uint32_t)n <= AM_VIEW_INLINE) | (in_range & (prefix == first))) continue;
+    const char *why = view_problem(v, count, buffers + 2, sizes, problem, sizeof problem);
     if (!why) continue;
     if (nullable && !((validity[at >> 3] >> (at & 7)) & 1)) {
       *unsafe_nulls = 1; /* never read: the caller zeroes it in a copy */
@@ -246,8 +262,12 @@ int am_view_gather(am_err *err, am_device *device, am_type type, const am_array 
 
 int am_view_flatten(am_err *err, const am_array *a, am_type to, am_array **out) {
   int64_t total = 0, size;
-  for (int64_t i = 0; i < a->length; i++)
-    if (am_string_is_valid(a, i)) (void)am_view_value(a, i, &size), total += size;
+  const uint8_t *views = (const uint8_t *)a->data + a->offset * AM_VIEW_BYTES;
+  for (int64_t i = 0; i < a->length; i++) {
+    int32_t n;
+    memcpy(&n, views + i * AM_VIEW_BYTES, 4);
+    if (!a->validity || am_string_is_valid(a, i)) total += n;
+  }
   const am_type flat = to == AM_TYPE_INVALID ? am_view_flat_type(a->type, total) : to;
   am_array *r = NULL;
   int status = am_string_alloc(err, a->device, flat, 0, a->length, total, a->validity != NULL, &r);
@@ -274,11 +294,27 @@ int am_view_flatten(am_err *err, const am_array *a, am_type to, am_array **out) 
   return AM_OK;
 }
 
-/* Where from_flat puts each out-of-line value: runs of the flat bytes of
- * at most INT32_MAX bytes, a new one where the next value would pass that.
- * With `v`, the runs' addresses, sizes and owners are written and each
- * value's (run, offset) to views; returns the number of runs. */
+/* Where from_flat puts each out-of-line value: bytes that fit an int32
+ * offset are one run, the whole data buffer (`v` then has room for one run
+ * or is NULL when no value can be out of line); past that, runs of at most
+ * INT32_MAX bytes, a new one where the next value would pass that. With
+ * `v`, the runs' addresses, sizes and owners are written and each value's
+ * (run, offset) to views; returns the number of runs. */
 static int64_t flat_runs(const am_array *flat, am_variadic *v, uint8_t *views) {
+  if (flat->bytes_size <= INT32_MAX) {
+    const int64_t start = am_string_offset(flat, 0);
+    for (int64_t i = 0; views && i < flat->length; i++) {
+      const int64_t at = am_string_offset(flat, i), size = am_string_offset(flat, i + 1) - at;
+      if (am_string_is_valid(flat, i))
+        am_view_write(views + i * AM_VIEW_BYTES, flat->bytes + at, size, 0, (int32_t)(at - start));
+    }
+    if (v) {
+      v->data[0] = flat->bytes + start;
+      v->sizes[0] = am_string_offset(flat, flat->length) - start;
+      v->owners[0] = am_buffer_retain(flat->bytes_buf);
+    }
+    return flat->bytes_size > AM_VIEW_INLINE;
+  }
   int64_t runs = 0, base = 0;
   for (int64_t i = 0; i < flat->length; i++) {
     if (!am_string_is_valid(flat, i)) continue;
@@ -306,7 +342,7 @@ static int64_t flat_runs(const am_array *flat, am_variadic *v, uint8_t *views) {
 }
 
 int am_view_from_flat(am_err *err, const am_array *flat, am_type type, am_array **out) {
-  for (int64_t i = 0; i < flat->length; i++) {
+  for (int64_t i = 0; flat->bytes_size > INT32_MAX && i < flat->length; i++) {
     int64_t size;
     (void)am_string_value(flat, i, &size);
     if (size > INT32_MAX && am_string_is_valid(flat, i))
