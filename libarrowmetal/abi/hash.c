@@ -35,7 +35,12 @@ static int group(am_err *err, const am_array *array, int flags, am_hash_groups *
   groups->null_group = -1;
   p->home = array->device;
   p->use = array;
-  int status = array->device->backend->kernels.hash_group(err, array, flags, groups);
+  /* strings group by their bytes on the host alone (cpu/hash_bytes.c): a
+   * GPU's string array is grouped from a host copy */
+  const int host_only =
+      am_type_is_binary(array->type) && !(array->device->backend->memory.caps & AM_MEMORY_HOST);
+  int status = host_only ? AM_EUNSUPPORTED
+                         : array->device->backend->kernels.hash_group(err, array, flags, groups);
   if (status != AM_EUNSUPPORTED || (array->device->backend->memory.caps & AM_MEMORY_HOST))
     return status;
   if ((status = am_to_host(err, array, &p->moved)) != AM_OK) return status;

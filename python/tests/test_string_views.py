@@ -400,6 +400,18 @@ def test_export_device_of_a_view_array():
     assert back.equals(a)
 
 
+@pytest.mark.skipif(not {n: ok for n, ok, _ in am.backends()}["cuda"], reason="needs a CUDA device")
+def test_gpu_devices_refuse_views_cleanly():
+    a = sliced(pa.string_view(), 20, 0.2, 1)
+    with pytest.raises(am.ArrowMetalError, match="not on GPUs yet"):
+        am.array(a, device="cuda")
+    with pytest.raises(am.ArrowMetalError, match="not on GPUs yet"):
+        am.array(a).to_device("cuda")
+    # a string array goes, its view cast stays on the CPU
+    on_gpu = am.array(flat(a), device="cuda")
+    assert as_pa(am.unique(on_gpu)).to_pylist() == pc.unique(flat(a)).to_pylist()
+
+
 def test_every_other_call_refuses_a_view_handle():
     for t in VIEWS:
         m = am.array(values(5, t, 0.2, 4))
