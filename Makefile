@@ -298,7 +298,8 @@ GENERATOR := libarrowmetal/gpu/kernel_source_test.c libarrowmetal/gpu/kernel_sou
              libarrowmetal/gpu/kernel_source_sort.c \
              libarrowmetal/gpu/kernel_source_groupby.c \
              libarrowmetal/gpu/kernel_source_temporal.c libarrowmetal/core/temporal.c \
-             libarrowmetal/gpu/kernel_source_strings.c
+             libarrowmetal/gpu/kernel_source_strings.c \
+             libarrowmetal/core/round_temporal.c
 check-msl:
 	@if [ -z "$(MSL_CHECK)" ]; then \
 	  echo "check-msl: skipped: no msl-check (set MSL_CHECK=/path/to/check.sh)"; exit 0; fi; \

@@ -1305,7 +1305,8 @@ typedef enum am_function_family {
   AM_FAMILY_STRING_SLICE = 58, /* am_utf8_slice_codeunits */
   AM_FAMILY_STRING_JOIN = 59,  /* am_binary_join_element_wise */
   /* 64-: more temporal functions */
-  AM_FAMILY_ASSUME_TIMEZONE = 64 /* am_assume_timezone */
+  AM_FAMILY_ASSUME_TIMEZONE = 64, /* am_assume_timezone */
+  AM_FAMILY_ROUND_TEMPORAL = 65   /* am_round_temporal: op = am_round_temporal_op */
 } am_function_family;
 
 typedef enum am_type_rule {
@@ -1826,6 +1827,78 @@ typedef enum am_assume_choice {
  * moved to its device. `array` and `timezone` are borrowed; thread-safe. */
 int am_assume_timezone(const am_array *array, const char *timezone, am_assume_choice ambiguous,
                        am_assume_choice nonexistent, am_array **out);
+
+/* ---- Temporal rounding (issue #13): pyarrow's floor_temporal,
+ * ceil_temporal and round_temporal with RoundTemporalOptions. */
+typedef enum am_round_temporal_op {
+  AM_FLOOR_TEMPORAL = 0, /* "floor_temporal" */
+  AM_CEIL_TEMPORAL = 1,  /* "ceil_temporal" */
+  AM_ROUND_TEMPORAL = 2  /* "round_temporal" */
+} am_round_temporal_op;
+
+/* RoundTemporalOptions' unit: Arrow's CalendarUnit, in its order. */
+typedef enum am_calendar_unit {
+  AM_UNIT_NANOSECOND = 0,
+  AM_UNIT_MICROSECOND = 1,
+  AM_UNIT_MILLISECOND = 2,
+  AM_UNIT_SECOND = 3,
+  AM_UNIT_MINUTE = 4,
+  AM_UNIT_HOUR = 5,
+  AM_UNIT_DAY = 6,
+  AM_UNIT_WEEK = 7,
+  AM_UNIT_MONTH = 8,
+  AM_UNIT_QUARTER = 9,
+  AM_UNIT_YEAR = 10
+} am_calendar_unit;
+
+/* pyarrow's RoundTemporalOptions; NULL options mean its defaults
+ * (multiple 1, unit AM_UNIT_DAY, week_starts_monday 1, the others 0). A
+ * plain value struct: the library only reads it during the call. */
+typedef struct am_round_temporal_options {
+  int32_t multiple;                 /* units to round to, >= 1 */
+  int32_t unit;                     /* am_calendar_unit */
+  int32_t week_starts_monday;       /* nonzero: weeks start on Monday, else Sunday */
+  int32_t ceil_is_strictly_greater; /* nonzero: ceil (and round's ceil) of a value already
+                                       on a boundary moves to the next one */
+  int32_t calendar_based_origin;    /* nonzero: count from the start of the next larger
+                                       unit, not from 1970-01-01 */
+} am_round_temporal_options;
+
+/* floor_temporal / ceil_temporal / round_temporal (`op`) of `array`:
+ * timestamps (any unit), date32, date64, time32, time64 and durations, the
+ * result of the input's type (a timestamp keeps its time zone), null where
+ * the input is. The values are pyarrow 26's bit for bit, over the whole
+ * range of every type: its arithmetic is date.h's chrono with 32-bit day
+ * and week counts, 16-bit years and wrapping 64-bit products, and the
+ * library computes with those same widths (core/round_temporal.h), so where
+ * pyarrow's values wrap (a date32 rounded to nanoseconds, years past
+ * 32767, multiples near 2^31) the library's wrap alike. As pyarrow:
+ * ceil of months, quarters and years moves past a value already on a
+ * boundary; round compares with that ceil (ceil_is_strictly_greater
+ * included); times round as durations since midnight and may pass 24
+ * hours; a duration counts from 0, weeks as 7 days, and takes no month,
+ * quarter or year. Errors, for a non-empty array as pyarrow checks them:
+ * a type other than those is AM_ETYPE ("function 'floor_temporal' has no
+ * kernel matching input types (int64)"); a duration with
+ * calendar_based_origin is AM_EINVAL ("calendar_based_origin is not
+ * supported for duration inputs"), with weeks whose multiple times 7 leaves
+ * 32 bits ("Duration week multiple would not fit in 32-bit integer"), with
+ * a month, quarter or year ("Duration values can only be rounded using
+ * units from nanoseconds through weeks"); an unknown op or unit is
+ * AM_EINVAL. A timestamp with a time zone that reads as UTC ("UTC",
+ * "Etc/UTC", "+00:00") rounds as one without; an unknown zone is AM_EINVAL
+ * in pyarrow's words (see "Time zones" above); any other zone rounds in
+ * local time in pyarrow, which this call does not do yet: AM_EUNSUPPORTED
+ * (the Python package runs those in pyarrow, counted as a fallback).
+ * Divergence: a multiple below 1 is AM_EINVAL ("floor_temporal: the
+ * multiple must be positive, got 0"); pyarrow 26 divides by it (0 kills
+ * the process with SIGFPE, a negative multiple gives values of no
+ * meaning).
+ * GPU arrays are rounded on their device (one element-wise kernel of the
+ * same arithmetic). `array` and `options` are borrowed; *out is the
+ * caller's. Thread-safe. */
+int am_round_temporal(am_round_temporal_op op, const am_array *array,
+                      const am_round_temporal_options *options, am_array **out);
 /* ---- end of hash joins */
 
 /* ---- Tables: struct arrays, record batches and streams of them (issue #12).

@@ -38,6 +38,7 @@ GENERATOR = [
     LIBRARY / "gpu" / "kernel_source_temporal.c",  # temporal field extraction
     LIBRARY / "core" / "temporal.c",
     LIBRARY / "gpu" / "kernel_source_strings.c",  # strings and binary
+    LIBRARY / "core" / "round_temporal.c",  # temporal rounding
 ]
 
 

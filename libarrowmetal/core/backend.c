@@ -49,7 +49,8 @@ int am_backend_check(am_err *err, const am_backend *backend) {
       SLOT(kernels, select_k),
       SLOT(kernels, rank),
       SLOT(kernels, partition_nth),
-      SLOT(kernels, temporal_field),  /* temporal */
+      SLOT(kernels, temporal_field), /* temporal */
+      SLOT(kernels, round_temporal),
       SLOT(kernels, string_function), /* strings */
       SLOT(kernels, string_compare),
       SLOT(kernels, string_take),

@@ -196,6 +196,14 @@ typedef struct am_kernel_ops {
    * on the host. */
   int (*temporal_field)(am_err *err, am_temporal_field_op op, const am_array *array, int week_start,
                         int count_from_zero, am_array **out);
+  /* Temporal rounding (am_round_temporal: op an am_round_temporal_op) over a
+   * settled array of a timestamp, date, time or duration type, with options
+   * the ABI has checked (multiple >= 1; a duration's weeks as 7 days, no
+   * calendar unit); flags core/round_temporal.h's AM_RT_*; a result of the
+   * input's type and validity (the ABI sets its time zone). AM_EUNSUPPORTED:
+   * the ABI runs it on the host. */
+  int (*round_temporal)(am_err *err, int op, const am_array *array, int unit, int64_t multiple,
+                        int flags, am_array **out);
   /* Strings and binary in device memory (core/string_array.h). Where these
    * answer AM_EUNSUPPORTED the ABI runs the call on host copies and moves
    * the result back; the CPU's always do, the host's string work being the

@@ -238,6 +238,15 @@ const am_op_desc am_ops[] = {
     /* timestamps only (abi/assume_timezone.c): the same unit, with the zone */
     ROW("assume_timezone", "am_assume_timezone", AM_FAMILY_ASSUME_TIMEZONE, 0, 1, AM_KINDS_TEMPORAL,
         AM_RULE_SAME, AM_NULLS_PROPAGATE),
+/* Temporal rounding: which temporal types it takes is
+ * abi/round_temporal.c's; the result of the input's type. */
+#define ROUND_TEMPORAL_ROW(NAME, OP)                                                               \
+  ROW(NAME, "am_round_temporal", AM_FAMILY_ROUND_TEMPORAL, OP, 1, AM_KINDS_TEMPORAL, AM_RULE_SAME, \
+      AM_NULLS_PROPAGATE)
+    ROUND_TEMPORAL_ROW("floor_temporal", AM_FLOOR_TEMPORAL),
+    ROUND_TEMPORAL_ROW("ceil_temporal", AM_CEIL_TEMPORAL),
+    ROUND_TEMPORAL_ROW("round_temporal", AM_ROUND_TEMPORAL),
+#undef ROUND_TEMPORAL_ROW
 };
 
 const int am_op_count = (int)(sizeof am_ops / sizeof am_ops[0]);
@@ -257,7 +266,7 @@ AM_UNARY_OPS(CHECK_POSITION)
 /* Rows are grouped by family in the order of the family values and, within
  * one, ordered by op value from 0:
  * the row of (family, op) is the family's first row + op. */
-enum { FAMILIES = AM_FAMILY_ASSUME_TIMEZONE + 1 };
+enum { FAMILIES = AM_FAMILY_ROUND_TEMPORAL + 1 };
 static const int family_rows[FAMILIES] = {
     [AM_FAMILY_REDUCE] = 4,
     [AM_FAMILY_COUNT] = 1,
@@ -304,6 +313,8 @@ static const int family_rows[FAMILIES] = {
     [AM_FAMILY_STRING_JOIN] = 1,
     /* More temporal functions. */
     [AM_FAMILY_ASSUME_TIMEZONE] = 1,
+    /* Temporal rounding. */
+    [AM_FAMILY_ROUND_TEMPORAL] = AM_ROUND_TEMPORAL + 1,
 };
 
 const am_op_desc *am_op_find(am_function_family family, int op) {

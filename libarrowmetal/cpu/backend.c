@@ -188,6 +188,7 @@ const am_backend am_cpu_backend = {
             .rank = am_cpu_rank,
             .partition_nth = am_cpu_partition_nth,
             .temporal_field = am_cpu_temporal_field,
+            .round_temporal = am_cpu_round_temporal,
             .string_function = cpu_string_function,
             .string_compare = cpu_string_compare,
             .string_take = cpu_string_select,

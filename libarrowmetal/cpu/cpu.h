@@ -219,6 +219,9 @@ int am_cpu_partition_nth(am_err *err, const am_array *array, int64_t pivot, int 
 /* temporal.c: the temporal field extractions (core/temporal.h's calendar). */
 int am_cpu_temporal_field(am_err *err, am_temporal_field_op op, const am_array *array,
                           int week_start, int count_from_zero, am_array **out);
+/* round_temporal.c: core/backend.h's round_temporal (core/round_temporal.h). */
+int am_cpu_round_temporal(am_err *err, int op, const am_array *array, int unit, int64_t multiple,
+                          int flags, am_array **out);
 
 /* groupby.c: core/backend.h's group_by. */
 int am_cpu_group_by(am_err *err, const am_array *const *keys, int64_t n_keys,

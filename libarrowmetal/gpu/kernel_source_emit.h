@@ -155,9 +155,12 @@ int am_ks_groupby_key_ok(const am_kernel_key *key);
 int am_ks_groupby_missing_type(am_dialect dialect, const am_kernel_key *key);
 void am_ks_groupby_name(const am_kernel_key *key, char *name, size_t capacity);
 void am_ks_groupby_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, const char *name);
-/* ---- From kernel_source_temporal.c (temporal field extractions) */
+/* ---- From kernel_source_temporal.c (temporal field extractions and
+ * rounding) */
 
-#define AM_KS_TEMPORAL_CASES case AM_KERNEL_TEMPORAL_FIELD:
+#define AM_KS_TEMPORAL_CASES     \
+  case AM_KERNEL_TEMPORAL_FIELD: \
+  case AM_KERNEL_ROUND_TEMPORAL:
 
 int am_ks_temporal_kind(am_kernel_kind kind);
 int am_ks_temporal_key_ok(const am_kernel_key *key);

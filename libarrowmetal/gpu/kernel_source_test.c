@@ -203,6 +203,12 @@ static int each_key(key_fn fn, void *ctx) {
   }
   VISIT(AM_KERNEL_STRING_CASE, AM_ASCII_UPPER, AM_TYPE_INVALID, AM_TYPE_INVALID);
   VISIT(AM_KERNEL_STRING_CASE, AM_ASCII_LOWER, AM_TYPE_INVALID, AM_TYPE_INVALID);
+  /* Temporal rounding: every unit over every type that takes it. */
+  for (int unit = AM_UNIT_NANOSECOND; unit <= AM_UNIT_YEAR; unit++)
+    for (int t = AM_TIMESTAMP_S; t <= AM_DURATION_NS; t++) {
+      am_kernel_key key = {AM_KERNEL_ROUND_TEMPORAL, unit, (am_type)t, AM_TYPE_INVALID};
+      if (am_ks_temporal_key_ok(&key)) VISIT(AM_KERNEL_ROUND_TEMPORAL, unit, t, AM_TYPE_INVALID);
+    }
 #undef VISIT
   return count;
 }
@@ -391,6 +397,11 @@ static void check_errors(void) {
       {AM_KERNEL_STRING_GATHER, 0, AM_INT64, AM_INT64},
       {AM_KERNEL_STRING_CASE, AM_ASCII_UPPER, AM_UTF8, AM_TYPE_INVALID},
       {AM_KERNEL_STRING_CHECK, 0, AM_FIXED_SIZE_BINARY, AM_TYPE_INVALID},
+      /* Temporal rounding: a unit past year, a duration's week (the ABI's days),
+       * a number. */
+      {AM_KERNEL_ROUND_TEMPORAL, AM_UNIT_YEAR + 1, AM_DATE32, AM_TYPE_INVALID},
+      {AM_KERNEL_ROUND_TEMPORAL, AM_UNIT_WEEK, AM_DURATION_MS, AM_TYPE_INVALID},
+      {AM_KERNEL_ROUND_TEMPORAL, AM_UNIT_DAY, AM_INT64, AM_TYPE_INVALID},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     for (int d = 0; d < 2; d++) {

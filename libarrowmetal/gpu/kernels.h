@@ -395,8 +395,14 @@ typedef enum am_kernel_kind {
    *   TEMPORAL_FIELD: op = am_temporal_field_op, t0 the temporal type: out
    *                   (int64)[i] = the field of in0[i] (its storage integer),
    *                   valid where in0 is; aux = week_start | count_from_zero
-   *                   << 8 (DayOfWeekOptions). */
+   *                   << 8 (DayOfWeekOptions).
+   *   ROUND_TEMPORAL: op = am_calendar_unit, t0 the temporal type: out (t0's
+   *                   storage)[i] = floor/ceil/round_temporal of in0[i]
+   *                   (core/round_temporal.h), valid where in0 is; aux =
+   *                   the multiple | flags (AM_RT_*) << 32 | the
+   *                   am_round_temporal_op << 40. */
   AM_KERNEL_TEMPORAL_FIELD = 128,
+  AM_KERNEL_ROUND_TEMPORAL = 129,
   /* Strings and binary (kinds 144-159; kernel_source_strings.c). t0 is the
    * var-binary type (its offsets int32, or int64 for the large types); a
    * string operand is its offsets (in0, with valid0 / off0) and its data

@@ -207,9 +207,11 @@ int am_gpu_rank(am_err *err, const am_array *array, int descending, int nulls_fi
 int am_gpu_partition_nth(am_err *err, const am_array *array, int64_t pivot, int nulls_first,
                          am_array **out);
 
-/* ops_temporal.c: the temporal field extractions. */
+/* ops_temporal.c: the temporal field extractions and temporal rounding. */
 int am_gpu_temporal_field(am_err *err, am_temporal_field_op op, const am_array *array,
                           int week_start, int count_from_zero, am_array **out);
+int am_gpu_round_temporal(am_err *err, int op, const am_array *array, int unit, int64_t multiple,
+                          int flags, am_array **out);
 
 /* ops_strings.c: strings and binary (core/backend.h's string slots). */
 int am_gpu_string_function(am_err *err, am_string_op op, const am_array *array,
@@ -260,6 +262,7 @@ int am_gpu_sync(am_err *err, am_device *device);
    .rank = am_gpu_rank,                       \
    .partition_nth = am_gpu_partition_nth,     \
    .temporal_field = am_gpu_temporal_field,   \
+   .round_temporal = am_gpu_round_temporal,   \
    .string_function = am_gpu_string_function, \
    .string_compare = am_gpu_string_compare,   \
    .string_take = am_gpu_string_take,         \
