@@ -122,6 +122,7 @@ from ._rank import (
 )
 from ._results import StructScalar
 from ._round import pairwise_diff, pairwise_diff_checked, round, round_to_multiple
+from ._round_temporal import ceil_temporal, floor_temporal, round_temporal
 from ._runtime import (
     backend,
     backends,
@@ -383,6 +384,7 @@ __all__ += [  # string functions (issue #13)
     "utf8_trim_whitespace",
     "utf8_upper",
 ]
+__all__ += ["ceil_temporal", "floor_temporal", "round_temporal"]  # temporal rounding
 __all__ += [  # temporal field extractions
     "day",
     "day_of_week",

@@ -37,6 +37,21 @@ ROUND_MODES = (
 # AssumeTimezoneOptions' Ambiguous and Nonexistent names, in the order of
 # am_assume_choice and of C++'s enums.
 ASSUME_CHOICES = ("raise", "earliest", "latest")
+# RoundTemporalOptions' unit names, in the order of am_calendar_unit and of
+# C++'s CalendarUnit (arrow/compute/api_scalar.h).
+CALENDAR_UNITS = (
+    "nanosecond",
+    "microsecond",
+    "millisecond",
+    "second",
+    "minute",
+    "hour",
+    "day",
+    "week",
+    "month",
+    "quarter",
+    "year",
+)
 # C++ enum values of the fields read here, in declaration order
 # (arrow/compute/api_aggregate.h, api_vector.h, api_scalar.h).
 ENUMS = {
@@ -46,6 +61,7 @@ ENUMS = {
     ("RoundToMultipleOptions", "round_mode"): ROUND_MODES,
     ("AssumeTimezoneOptions", "ambiguous"): ASSUME_CHOICES,
     ("AssumeTimezoneOptions", "nonexistent"): ASSUME_CHOICES,
+    ("RoundTemporalOptions", "unit"): CALENDAR_UNITS,
 }
 
 # Scalar fields, read as the pyarrow Scalar they hold: its type decides what

@@ -112,6 +112,13 @@ VALUES = {
         "ambiguous": ["earliest", "latest"],
         "nonexistent": ["earliest", "latest"],
     },
+    "RoundTemporalOptions": {
+        "multiple": [2, 3, 15],
+        "unit": ["nanosecond", "minute", "hour", "week", "month", "quarter", "year"],
+        "week_starts_monday": [False],
+        "ceil_is_strictly_greater": [True],
+        "calendar_based_origin": [True],
+    },
     "MatchSubstringOptions": {"pattern": ["a", "A", ""], "ignore_case": [True]},  # strings
     "TrimOptions": {"characters": ["a", " x", "", "é"]},
     "SliceOptions": {"start": [1, -2, 0], "stop": [2, -1, 100], "step": [2, -1, 3]},
@@ -237,6 +244,13 @@ ASSUME_INPUTS = [
     pa.array([1427592600_000, 1445736600_000, None], pa.timestamp("ms")),  # London
     pa.chunked_array([[1446341400], [None, 1]], pa.timestamp("s")),
 ]
+# floor/ceil/round_temporal: values on and off the boundaries, before 1970, a time, a
+# ChunkedArray.
+ROUND_TEMPORAL_INPUTS = TEMPORAL_INPUTS + [
+    pa.array([0, 3_599_999, None, -1, 86_400_000 * 400 + 1], pa.timestamp("ms")),
+    pa.array([0, 5_400, 86_399, None], pa.time32("s")),
+    pa.chunked_array([[1, None], [], [-86_400 * 40 - 1]], pa.timestamp("s")),
+]
 # the string functions' MatchSubstringOptions: text with case, non-ASCII, nulls.
 # (ASCII: ignore_case over other text runs in pyarrow, test_strings.py)
 STRING_INPUTS = [
@@ -302,6 +316,9 @@ def calls(name):
                 # "skip" leaves one out, see test_string_join.py)
                 for x in STRING_INPUTS:
                     yield (x, pc.fill_null(x, "k"), pa.scalar("-", x.type)), {field: value}
+            elif cls.__name__ == "RoundTemporalOptions":
+                for x in ROUND_TEMPORAL_INPUTS:
+                    yield (x,), {field: value}
             elif name == "day_of_week":
                 for x in TEMPORAL_INPUTS:
                     yield (x,), {field: value}
@@ -327,6 +344,8 @@ def calls(name):
 
 def plain(value):
     """A pyarrow or ArrowMetal result as comparable Python data."""
+    if isinstance(value, am.Array) and value.type.startswith(("timestamp", "date", "time")):
+        value = value.to_pyarrow()  # its datetimes, as pyarrow's (am's to_pylist: integers)
     if isinstance(value, (pa.Array, pa.ChunkedArray, am.Array)):
         value = value.to_pylist()
     elif isinstance(value, pa.Scalar) or hasattr(value, "is_valid"):
