@@ -1,6 +1,8 @@
 """Temporal types in the conformance suite (issue #13): the field extractions (year ...
 iso_year, ``am_temporal_field``) over every unit of timestamps (no time zone), dates and
-times, and the existing ops that take temporal arrays (filter, take, compare, add and
+times, the rounding functions (floor_temporal, ceil_temporal, round_temporal,
+``am_round_temporal``) over those and durations, and the existing ops that take temporal
+arrays (filter, take, compare, add and
 subtract, min, max, count, is_null, drop_null, sort_indices) with temporal inputs. How
 generate.py makes the cases (``gen``, with generate.py's helpers passed in as ``g``),
 how pyarrow.compute evaluates the fields (``evaluate``), and how a runner calls the C ABI
@@ -18,7 +20,7 @@ from collections import OrderedDict
 import casefmt as cf
 from casefmt import TEMPORAL_TYPES, TYPES
 
-OPS = [
+FIELD_OPS = [
     "year",
     "month",
     "day",
@@ -34,6 +36,9 @@ OPS = [
     "iso_week",
     "iso_year",
 ]
+# The rounding functions (RoundTemporalOptions), in the order of am_round_temporal_op.
+ROUND_OPS = ["floor_temporal", "ceil_temporal", "round_temporal"]
+OPS = FIELD_OPS + ROUND_OPS
 FILE = "temporal"
 DATE_FIELDS = {"year", "month", "day", "day_of_week", "day_of_year", "quarter", "iso_week",
                "iso_year"}  # fmt: skip
@@ -92,12 +97,149 @@ def special_values(t):
     return [v for v in vals if lo <= v <= hi] + [per_day // 2 + 1, None]
 
 
+# The rounding functions' units (RoundTemporalOptions.unit), in the order of
+# am_calendar_unit; a duration takes those up to weeks.
+CALENDAR_UNITS = ["nanosecond", "microsecond", "millisecond", "second", "minute", "hour", "day",
+                  "week", "month", "quarter", "year"]  # fmt: skip
+DURATION_UNITS = CALENDAR_UNITS[:8]
+# pyarrow's refusals of options a duration does not take (AM_EINVAL).
+DURATION_REFUSALS = {
+    "calendar_based_origin is not supported for duration inputs",
+    "Duration week multiple would not fit in 32-bit integer",
+    "Duration values can only be rounded using units from nanoseconds through weeks",
+}
+# RoundTemporalOptions' flags: (week_starts_monday, ceil_is_strictly_greater,
+# calendar_based_origin), named in case ids.
+FLAG_SETS = [(m, st, c) for m in (True, False) for st in (False, True) for c in (False, True)]
+ROUND_MULTIPLES = [1, 2, 3, 7, 12, 2**31 - 1]  # the last wraps pyarrow's arithmetic
+
+
+def round_params(multiple, unit, flags=FLAG_SETS[0]):
+    return OrderedDict([("multiple", multiple), ("unit", unit),
+                        ("week_starts_monday", flags[0]),
+                        ("ceil_is_strictly_greater", flags[1]),
+                        ("calendar_based_origin", flags[2])])  # fmt: skip
+
+
+def flags_name(flags):
+    monday, strict, calendar = flags
+    return ",".join(
+        ["monday" if monday else "sunday"] + ["strict"] * strict + ["calendar"] * calendar
+    )
+
+
+def round_values(t):
+    """Values where the units' boundaries fall: the special days (leap days, year
+    ends and starts, ISO week edges) and quarter ends, a tick either side of their
+    midnight, noon (a tie of round to days) and noon less a tick; whole days for
+    date64 (pyarrow's validation refuses others); for times the day's edges, hours and
+    the 90-minute tie; for durations the same distances around 0, and 2^62 either way."""
+    if t in TIMES:
+        per = PER_SECOND[unit(t)]
+        return [0, 1, per - 1, 3599 * per, 3600 * per, 5400 * per, 43200 * per - 1, 43200 * per,
+                43200 * per + 1, 86399 * per, 86400 * per - 1, None]  # fmt: skip
+    quarters = [days(2020, m, d) for m, d in ((3, 31), (4, 1), (6, 30), (7, 1), (9, 30), (10, 1))]
+    dates = [v for v in special_values("date32[day]") if v is not None] + quarters
+    if t == "date32[day]":
+        return sorted(set(dates + [d + k for d in dates[:8] for k in (-3, 2)])) + [None]
+    if t in DURATIONS:
+        per_day = 86400 * PER_SECOND[unit(t)]
+        base = [0, 1, per_day // 2, per_day - 1, per_day, 7 * per_day + 1, 45 * per_day + 3, 2**62]
+        return sorted(set(base + [-v for v in base])) + [None]
+    per_day = 86400 * (1000 if t == "date64[ms]" else PER_SECOND[unit(t)])
+    lo, hi = value_range(t)
+    steps = [0] if t == "date64[ms]" else [0, -1, 1, per_day // 2, per_day // 2 - 1]
+    vals = [d * per_day + k for d in dates for k in steps]
+    return sorted(v for v in set(vals) if lo <= v <= hi) + [None]
+
+
+def round_sweep(g, cid, t, n, nulls, off):
+    """A drawn input of `t` for the rounding functions (times before 23:00, so that
+    rounding to the hour stays within the day)."""
+    if t == "date64[ms]":
+        return _pair(g, cid, t, n, nulls, off)
+    if t in DURATIONS:
+        return g.gen_input(t, n, nulls, off, cid, lo=str(-(2**62)), hi=str(2**62))
+    lo, hi = value_range(t)
+    if t in TIMES:
+        hi -= 3600 * PER_SECOND[unit(t)]
+    return g.gen_input(t, n, nulls, off, cid, lo=str(lo), hi=str(hi))
+
+
+def _validates(op, params, inp):
+    """Whether pyarrow's result for the input passes Arrow's full validation (or
+    pyarrow refuses it). pyarrow's rounding takes a time past 24 hours or below 0 and
+    a date64 off a whole day (its arithmetic's wraps) where Arrow's validation does
+    not, and the runners validate every result: such cases are not generated (the
+    Python tests compare them)."""
+    import pyarrow as pa
+
+    try:
+        evaluate(op, params, [cf.build_input(inp)]).validate(full=True)
+    except pa.ArrowInvalid as e:
+        return "within the acceptable range" not in str(e) and "whole number of days" not in str(e)
+    return True
+
+
+def add_rounding(g, cid, op, params, t, values=None, drawn=None):
+    """g.add of a rounding case over `drawn`, or over `values` (inline, offset 3) less
+    those whose result does not validate; none left: no case."""
+    if drawn is not None:
+        if _validates(op, params, drawn):
+            g.add(cid, op, params, "unary", [drawn])
+        return
+    if t in TIMES or t == "date64[ms]":
+        values = [v for v in values if v is None or _validates(op, params, g.inline(t, [v]))]
+        if all(v is None for v in values):
+            return
+    g.add(cid, op, params, "unary", [g.inline(t, values, 3)])
+
+
+def gen_rounding(g):
+    """floor/ceil/round_temporal: every type x unit it takes, each function, a drawn
+    input with pyarrow's default options, then the edge values under six multiples and
+    under every flag set (multiple 3); every shape once per type; a duration's
+    refused options, and the numeric types."""
+    for op in ROUND_OPS:
+        for t in TEMPORAL_TYPES:
+            units = DURATION_UNITS if t in DURATIONS else CALENDAR_UNITS
+            edges = round_values(t)
+            for u in units:
+                cid = g.sweep_id(op, t, "unary", 65, "some-nulls", 7, extra=u)
+                drawn = round_sweep(g, cid, t, 65, "some-nulls", 7)
+                add_rounding(g, cid, op, round_params(1, u), t, drawn=drawn)
+                for m in ROUND_MULTIPLES:
+                    cid = f"{op}/{t}/unary/{u}/multiple{m}/edges"
+                    add_rounding(g, cid, op, round_params(m, u), t, edges)
+                for flags in FLAG_SETS[1:]:
+                    cid = f"{op}/{t}/unary/{u}/multiple3/{flags_name(flags)}/edges"
+                    add_rounding(g, cid, op, round_params(3, u, flags), t, edges)
+            for n, nulls, off in (SHAPES[0], SHAPES[1], SHAPES[3]):
+                cid = g.sweep_id(op, t, "unary", n, nulls, off, extra="minute")
+                drawn = round_sweep(g, cid, t, n, nulls, off)
+                add_rounding(g, cid, op, round_params(1, "minute"), t, drawn=drawn)
+            if t in DURATIONS:
+                for u in CALENDAR_UNITS[8:]:
+                    cid = f"{op}/{t}/unary/{u}/refused"
+                    g.add(cid, op, round_params(1, u), "unary", [g.inline(t, [1, None])])
+                cid = f"{op}/{t}/unary/week/multiple-times-7-overflows"
+                params = round_params((2**31 - 1) // 7 + 1, "week")
+                g.add(cid, op, params, "unary", [g.inline(t, [1, None])])
+                cid = f"{op}/{t}/unary/year/only-nulls-refused"
+                g.add(cid, op, round_params(1, "year"), "unary", [g.inline(t, [None, None])])
+        for t in TYPES:  # pyarrow has no kernel for the numeric types
+            params = round_params(1, "day")
+            g.add(f"{op}/{t}/unary/type-error", op, params, "unary", [g.inline(t, [None])])
+
+
 # ---- pyarrow ---------------------------------------------------------------------------
 
 
 def evaluate(op, params, args):
     import pyarrow.compute as pc
 
+    if op in ROUND_OPS:
+        return getattr(pc, op)(args[0], options=pc.RoundTemporalOptions(**params))
     if op == "day_of_week":
         return pc.day_of_week(
             args[0],
@@ -114,6 +256,8 @@ def map_error(exc):
     if "week_start must follow ISO convention" in msg:
         return "AM_EINVAL"
     if "would lose data" in msg or "would result in out of bounds timestamp" in msg:
+        return "AM_EINVAL"
+    if msg in DURATION_REFUSALS:
         return "AM_EINVAL"
     return None
 
@@ -137,8 +281,19 @@ def call(case, arrays, scalars, out):
     from amabi import lib
 
     p = case["params"]
+    if case["op"] in ROUND_OPS:
+        from amabi import ffi
+
+        o = ffi.new("am_round_temporal_options *")
+        o.multiple = p["multiple"]
+        o.unit = CALENDAR_UNITS.index(p["unit"])
+        o.week_starts_monday = p["week_starts_monday"]
+        o.ceil_is_strictly_greater = p["ceil_is_strictly_greater"]
+        o.calendar_based_origin = p["calendar_based_origin"]
+        rc = lib.am_round_temporal(ROUND_OPS.index(case["op"]), arrays[0], o, out)
+        return "am_round_temporal", rc, out
     rc = lib.am_temporal_field(
-        OPS.index(case["op"]),
+        FIELD_OPS.index(case["op"]),
         arrays[0],
         p.get("week_start", 1),
         1 if p.get("count_from_zero", True) else 0,
@@ -159,7 +314,7 @@ SHAPES = [  # (length, nulls, offset): empty, every null pattern, sliced, an unk
 
 
 def gen_fields(g):
-    for op in OPS:
+    for op in FIELD_OPS:
         for t in TEMPORAL_TYPES:
             if not takes(op, t):
                 g.add(f"{op}/{t}/unary/type-error", op, {}, "unary", [g.inline(t, [1, None])])
@@ -322,5 +477,6 @@ def gen_casts(g):
 
 def gen(g):
     gen_fields(g)
+    gen_rounding(g)
     gen_existing(g)
     gen_casts(g)

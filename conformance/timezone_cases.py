@@ -29,7 +29,7 @@ import temporal_cases
 
 OPS = ["assume_timezone"]
 FILE = "timezone"
-FIELDS = temporal_cases.OPS
+FIELDS = temporal_cases.FIELD_OPS
 TIME_FIELDS = {"second", "millisecond", "microsecond", "nanosecond"}  # of the value, as pyarrow
 ZONES = [
     "America/New_York",

@@ -579,6 +579,25 @@ static int call_string_join(const cr_call *c, cr_result *r) {
   return 0;
 }
 
+/* floor/ceil/round_temporal: params multiple, unit (a CalendarUnit name) and the three
+ * flags, as RoundTemporalOptions (temporal_cases.round_params). */
+static int call_round_temporal(const cr_call *c, cr_result *r, int op) {
+  static const char *const units[] = {"nanosecond", "microsecond", "millisecond", "second",
+                                      "minute",     "hour",        "day",         "week",
+                                      "month",      "quarter",     "year"};
+  am_round_temporal_options o = {
+      .multiple = (int32_t)pint(c, "multiple", 1),
+      .unit = index_of(pstr(c, "unit"), units, 11),
+      .week_starts_monday = pbool(c, "week_starts_monday", 1),
+      .ceil_is_strictly_greater = pbool(c, "ceil_is_strictly_greater", 0),
+      .calendar_based_origin = pbool(c, "calendar_based_origin", 0),
+  };
+  if (o.unit < 0) return problem(r, "unit %s", pstr(c, "unit"));
+  r->fname = "am_round_temporal";
+  r->rc = am_round_temporal((am_round_temporal_op)op, arg(c, 0), &o, one_array(r));
+  return 0;
+}
+
 /* ---- dictionary arrays (dictionary_cases.call) ------------------------------------------ */
 
 /* concat (form "arrays"), and value_counts of form "chunked": the chunks joined by
@@ -770,7 +789,8 @@ static const int FAMILIES[] = {AM_FAMILY_REDUCE,
                                AM_FAMILY_STRING,
                                AM_FAMILY_STRING_SLICE,
                                AM_FAMILY_STRING_JOIN,
-                               AM_FAMILY_ASSUME_TIMEZONE};
+                               AM_FAMILY_ASSUME_TIMEZONE,
+                               AM_FAMILY_ROUND_TEMPORAL};
 
 int cr_has_call(const char *op) {
   if (index_of(op, FORMAT_OPS, N_FORMAT_OPS) >= 0) return 1;
@@ -886,6 +906,8 @@ static int run_call(const cr_call *c, cr_result *r) {
       return call_string_join(c, r);
     case AM_FAMILY_ASSUME_TIMEZONE:
       return call_assume_timezone(c, r);
+    case AM_FAMILY_ROUND_TEMPORAL:
+      return call_round_temporal(c, r, op);
     default:
       return problem(r, "no call for op %s", c->op);
   }
