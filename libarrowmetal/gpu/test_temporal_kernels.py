@@ -98,3 +98,78 @@ def test_day_of_week_options_come_in_the_arguments(kernels):
             got = run(kernels, "day_of_week", x, 1, ws, zero)
             want = pc.day_of_week(x, week_start=ws, count_from_zero=zero)
             assert got.to_pylist() == want.to_pylist(), (ws, zero)
+
+
+# ---- ROUND_TEMPORAL (floor/ceil/round_temporal) ----------------------------------------
+
+UNITS = ["nanosecond", "microsecond", "millisecond", "second", "minute", "hour", "day", "week",
+         "month", "quarter", "year"]  # fmt: skip
+# (unit, type): every unit and every type among them, the wrapping ones too (a
+# timestamp[s] to nanoseconds, a date32 to microseconds multiply past int64).
+ROUND_KERNELS = [
+    ("nanosecond", pa.timestamp("s")),
+    ("microsecond", pa.date32()),
+    ("millisecond", pa.time32("s")),
+    ("second", pa.timestamp("ns")),
+    ("minute", pa.time64("us")),
+    ("hour", pa.date64()),
+    ("hour", pa.duration("s")),
+    ("day", pa.duration("ms")),
+    ("day", pa.time64("ns")),
+    ("week", pa.timestamp("us")),
+    ("month", pa.time32("ms")),
+    ("quarter", pa.timestamp("ms")),
+    ("year", pa.date32()),
+    ("second", pa.duration("ns")),
+    ("minute", pa.duration("us")),
+]
+FLAG_SETS = [(m, s, c) for m in (True, False) for s in (False, True) for c in (False, True)]
+
+
+def round_values(t, n, seed, offset):
+    """Storage integers over the type's whole range (or a random scale of it),
+    a quarter null, sliced by `offset`."""
+    rng = np.random.default_rng(seed)
+    bits = t.bit_width
+    top = 2 ** (bits - 1)
+    v = rng.integers(-top, top, n + offset, dtype=np.int64)
+    v[: (n + offset) // 2] >>= rng.integers(0, bits - 4, (n + offset) // 2)  # smaller scales
+    storage = pa.int32() if bits == 32 else pa.int64()
+    mask = rng.random(n + offset) < 0.25
+    return pa.array(v, storage, mask=mask).view(t).slice(offset)
+
+
+def run_round(kernels, unit, x, blocks, op, multiple, flags):
+    n = len(x)
+    storage = pa.int32() if x.type.bit_width == 32 else pa.int64()
+    data, valid = output(storage, n, True)
+    monday, strict, calendar = flags
+    bits = int(monday) | int(strict) << 1 | int(calendar) << 2
+    args = Args(n=n, aux=multiple | bits << 32 | op << 40)
+    bind(args, 0, x)
+    args.out = data.ctypes.data
+    args.out_valid = valid.ctypes.data
+    name = "am_round_temporal_" + unit + "_" + str(x.type).replace("[", "_").replace("]", "")
+    kernels(name, blocks, args)
+    return as_array(storage, n, data, valid).view(x.type)
+
+
+@pytest.mark.parametrize("unit,t", ROUND_KERNELS, ids=lambda p: str(p))
+def test_round_temporal_matches_pyarrow(kernels, unit, t):
+    """Each function x multiples (one past 2^31 / 7 where pyarrow wraps) x every
+    flag set, on several blocks and on one; a duration without calendar_based_origin,
+    as the ABI gives it (its weeks as days)."""
+    duration = pa.types.is_duration(t)
+    for n, blocks, offset in ((1000, 2, 3), (70, 1, 0)):
+        x = round_values(t, n, n + len(unit), offset)
+        for op, name in enumerate(("floor_temporal", "ceil_temporal", "round_temporal")):
+            for multiple in (1, 3, 7, 2**31 - 1):
+                for flags in FLAG_SETS:
+                    if duration and flags[2]:
+                        continue
+                    got = run_round(kernels, unit, x, blocks, op, multiple, flags)
+                    opts = pc.RoundTemporalOptions(multiple, unit, week_starts_monday=flags[0],
+                                                   ceil_is_strictly_greater=flags[1],
+                                                   calendar_based_origin=flags[2])  # fmt: skip
+                    want = getattr(pc, name)(x, options=opts)
+                    assert got.equals(want), (name, unit, t, multiple, flags, n)
