@@ -36,10 +36,12 @@
  *
  * The functions are macro text (AM_ROUND_TEMPORAL_DEFS) in the C subset
  * that C, CUDA C++ and the Metal Shading Language share: the CPU compiles it
- * (cpu/round_temporal.c), the kernel source emits it as text with
- * AM_ROUND_TEMPORAL_TEXT (gpu/kernel_source_temporal.c). They use am_i64
- * and am_u64 only, wrap through unsigned arithmetic (C's signed overflow is
- * undefined; pyarrow's compiled code wraps), and return one value each (no
+ * (core/round_temporal.c), the kernel source emits it as text with
+ * AM_ROUND_TEMPORAL_TEXT (gpu/kernel_source_temporal.c). They use am_i64,
+ * am_u64, am_u32 (date.h's unsigned arithmetic) and am_i32 (its int
+ * divisions, which 64-bit ones would slow) only, wrap through
+ * unsigned arithmetic (C's signed overflow is undefined; pyarrow's compiled
+ * code wraps), and return one value each (no
  * pointers: MSL would need address spaces); a year_month_day travels packed
  * in one am_i64 (am_rt_pack). The entry is am_round_temporal_value. */
 #ifndef AM_CORE_ROUND_TEMPORAL_H
@@ -57,8 +59,9 @@
 #define AM_RT_CEIL_IS_STRICTLY_GREATER 2
 #define AM_RT_CALENDAR_BASED_ORIGIN 4
 
-/* The vocabulary: DEVFN (a function), am_i64, am_u64.
+/* The vocabulary: DEVFN (a function), am_i64, am_u64, am_u32, am_i32.
  * am_rt_w32 / am_rt_w16 / am_rt_u32: x wrapped to int, short, unsigned.
+ * am_rt_div32: int division (INT_MIN / -1 wraps, where C++'s would trap).
  * am_rt_period: the nanoseconds of am_calendar_unit `unit` (ns .. week).
  * am_rt_cast(x, from, to, narrow): duration_cast between periods.
  * am_rt_floor(x, pd, rd, pu, ru): chrono's floor of a duration of period
@@ -86,6 +89,9 @@
     return (am_i64)(((am_u64)x + (am_u64)0x8000u) & (am_u64)0xffffu) - (am_i64)0x8000u;             \
   }                                                                                                 \
   DEVFN am_i64 am_rt_rep(am_i64 x, int narrow) { return narrow ? am_rt_w32(x) : x; }                \
+  DEVFN am_i64 am_rt_div32(am_i64 a, am_i64 b) {                                                    \
+    return b == -1 ? am_rt_w32(-a) : (am_i64)((am_i32)a / (am_i32)b);                               \
+  }                                                                                                 \
   DEVFN am_i64 am_rt_period(int unit) {                                                             \
     if (unit == 0) return 1;                                                                        \
     if (unit == 1) return 1000;                                                                     \
@@ -107,30 +113,32 @@
     return up ? am_rt_rep(am_rt_sub(t, 1), ru) : t;                                                 \
   }                                                                                                 \
   DEVFN am_i64 am_rt_pack(am_i64 y, am_i64 m, am_i64 d) {                                           \
-    return (am_rt_w16(y) + 32768) * 65536 + (m & 255) * 256 + (d & 255);                            \
+    return (am_i64)(((am_u64)(am_rt_w16(y) + 32768) << 16) | ((am_u64)m & 255u) << 8 |              \
+                    ((am_u64)d & 255u));                                                            \
   }                                                                                                 \
-  DEVFN am_i64 am_rt_year(am_i64 p) { return p / 65536 - 32768; }                                   \
-  DEVFN am_i64 am_rt_month(am_i64 p) { return p / 256 % 256; }                                      \
-  DEVFN am_i64 am_rt_day(am_i64 p) { return p % 256; }                                              \
+  DEVFN am_i64 am_rt_year(am_i64 p) { return (am_i64)((am_u64)p >> 16) - 32768; }                   \
+  DEVFN am_i64 am_rt_month(am_i64 p) { return (am_i64)(((am_u64)p >> 8) & 255u); }                  \
+  DEVFN am_i64 am_rt_day(am_i64 p) { return (am_i64)((am_u64)p & 255u); }                           \
   DEVFN am_i64 am_rt_ymd(am_i64 days) {                                                             \
     const am_i64 z = am_rt_w32(days + 719468);                                                      \
     const am_i64 era = (z >= 0 ? z : am_rt_w32(z - 146096)) / 146097;                               \
-    const am_i64 doe = am_rt_u32(z - era * 146097);                                                 \
-    const am_i64 yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;                       \
-    const am_i64 y = am_rt_w32(am_rt_w32(yoe) + era * 400);                                         \
-    const am_i64 doy = am_rt_u32(doe - (365 * yoe + yoe / 4 - yoe / 100));                          \
-    const am_i64 mp = am_rt_u32(5 * doy + 2) / 153;                                                 \
-    const am_i64 d = am_rt_u32(doy - (153 * mp + 2) / 5 + 1);                                       \
-    const am_i64 m = mp < 10 ? mp + 3 : mp - 9;                                                     \
-    return am_rt_pack(y + (m <= 2 ? 1 : 0), m, d);                                                  \
+    const am_u32 doe = (am_u32)(am_u64)(z - era * 146097);                                          \
+    const am_u32 yoe = (doe - doe / 1460u + doe / 36524u - doe / 146096u) / 365u;                   \
+    const am_i64 y = am_rt_w32((am_i64)yoe + era * 400);                                            \
+    const am_u32 doy = doe - (365u * yoe + yoe / 4u - yoe / 100u);                                  \
+    const am_u32 mp = (5u * doy + 2u) / 153u;                                                       \
+    const am_u32 d = doy - (153u * mp + 2u) / 5u + 1u;                                              \
+    const am_u32 m = mp < 10u ? mp + 3u : mp - 9u;                                                  \
+    return am_rt_pack(y + (m <= 2u ? 1 : 0), (am_i64)m, (am_i64)d);                                 \
   }                                                                                                 \
   DEVFN am_i64 am_rt_days(am_i64 y, am_i64 m, am_i64 d) {                                           \
     const am_i64 y2 = y - (m <= 2 ? 1 : 0);                                                         \
     const am_i64 era = (y2 >= 0 ? y2 : y2 - 399) / 400;                                             \
-    const am_i64 yoe = y2 - era * 400;                                                              \
-    const am_i64 doy = am_rt_u32((153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1);                  \
-    const am_i64 doe = am_rt_u32(yoe * 365 + yoe / 4 - yoe / 100 + doy);                            \
-    return am_rt_w32(era * 146097 + am_rt_w32(doe) - 719468);                                       \
+    const am_u32 yoe = (am_u32)(y2 - era * 400);                                                    \
+    const am_u32 mu = (am_u32)m;                                                                    \
+    const am_u32 doy = (153u * (mu > 2u ? mu - 3u : mu + 9u) + 2u) / 5u + (am_u32)d - 1u;           \
+    const am_u32 doe = yoe * 365u + yoe / 4u - yoe / 100u + doy;                                    \
+    return am_rt_w32(era * 146097 + am_rt_w32((am_i64)doe) - 719468);                               \
   }                                                                                                 \
   DEVFN am_i64 am_rt_weekday(am_i64 z) { return z >= -4 ? (z + 4) % 7 : (z + 5) % 7 + 6; }          \
   DEVFN am_i64 am_rt_add_months(am_i64 y, am_i64 m, am_i64 n) {                                     \
@@ -161,7 +169,8 @@
     }                                                                                               \
     const am_i64 d = am_rt_floor(t, pd, rd, pu, ru);                                                \
     const am_i64 e = d >= 0 ? d : am_rt_rep(am_rt_add(am_rt_rep(am_rt_sub(d, mult), ru), 1), ru);   \
-    return am_rt_cast(am_rt_rep(am_rt_mul(e / mult, mult), ru), pu, pd, rd);                        \
+    const am_i64 q = ru ? am_rt_div32(e, mult) : e / mult;                                          \
+    return am_rt_cast(am_rt_rep(am_rt_mul(q, mult), ru), pu, pd, rd);                               \
   }                                                                                                 \
   DEVFN am_i64 am_rt_week(am_i64 a, am_i64 pd, int rd, am_i64 mult, int cal, int monday) {          \
     const am_i64 pday = am_rt_period(6), pweek = am_rt_period(7);                                   \
@@ -182,7 +191,7 @@
     }                                                                                               \
     const am_i64 d = am_rt_floor(t, pd, rd, pweek, 1);                                              \
     const am_i64 e = d >= 0 ? d : am_rt_w32(am_rt_w32(d - mult) + 1);                               \
-    const am_i64 m = mult == 1 ? d : am_rt_w32(e / mult * mult);                                    \
+    const am_i64 m = mult == 1 ? d : am_rt_w32(am_rt_div32(e, mult) * mult);                        \
     return am_rt_rep(am_rt_sub(am_rt_cast(m, pweek, pd, rd), offset), rd);                          \
   }                                                                                                 \
   DEVFN am_i64 am_rt_calendar(int op, am_i64 a, am_i64 pd, int rd, int unit, am_i64 mult,           \
@@ -192,7 +201,7 @@
     const am_i64 y = am_rt_year(p);                                                                 \
     am_i64 fy, fm, cy, cm;                                                                          \
     if (unit == 10) {                                                                               \
-      const am_i64 q = mult == 1 ? y : y / mult;                                                    \
+      const am_i64 q = am_rt_div32(y, mult);                                                        \
       fy = am_rt_w16(am_rt_mul(q, mult));                                                           \
       cy = am_rt_w16(op == 1 ? am_rt_mul(q + 1, mult) : fy + mult);                                 \
       fm = cm = 1;                                                                                  \
@@ -208,7 +217,7 @@
       } else {                                                                                      \
         am_i64 total = am_rt_w32(y * 12 + m - 1 - 1970 * 12);                                       \
         if (total < 0) total = am_rt_w32(am_rt_w32(total - months) + 1);                            \
-        fl = am_rt_add_months(1970, 1, am_rt_w32(total / months * months));                         \
+        fl = am_rt_add_months(1970, 1, am_rt_w32(am_rt_div32(total, months) * months));             \
       }                                                                                             \
       fy = am_rt_year(fl);                                                                          \
       fm = am_rt_month(fl);                                                                         \
