@@ -149,7 +149,8 @@ typedef enum am_type {
    * numeric functions they take only what pyarrow gives them: compare
    * (equal units), filter, take, concat, null handling, min/max/count/
    * first/last, the hash functions, sorting, group-by and join keys, the
-   * field extractions (am_temporal_field) and add/subtract (am_arith). */
+   * field extractions (am_temporal_field), rounding (am_round_temporal) and
+   * add/subtract (am_arith). */
   AM_TIMESTAMP_S = 16, /* "tss:" (+ time zone) */
   AM_TIMESTAMP_MS = 17,
   AM_TIMESTAMP_US = 18,
