@@ -239,13 +239,16 @@ static void emit_function(am_sb *sb, am_dialect d, const am_kernel_key *k, const
              "  }\n"
              "  return c;\n"
              "}\n");
+  /* Only what the op reads is declared (NVRTC warns of the rest). */
+  const int pattern = k->op != AM_UTF8_LENGTH && k->op != AM_BINARY_LENGTH;
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb,
              "  GLOBAL const OT *o = (GLOBAL const OT *)a.in0;\n"
-             "  GLOBAL const am_u8 *p = (GLOBAL const am_u8 *)a.in2;\n"
-             "  const am_i64 m = a.aux;\n"
-             "  const bool hv0 = a.valid0 != 0;\n"
-             "  (void)p, (void)m;\n");
+             "  const bool hv0 = a.valid0 != 0;\n");
+  if (pattern)
+    am_sb_puts(sb,
+               "  GLOBAL const am_u8 *p = (GLOBAL const am_u8 *)a.in2;\n"
+               "  const am_i64 m = a.aux;\n");
   am_sb_puts(sb, row_loop);
   am_sb_printf(sb,
                "    bool ok = false;\n"
@@ -255,11 +258,11 @@ static void emit_function(am_sb *sb, am_dialect d, const am_kernel_key *k, const
                "      if (ok) {\n"
                "        am_i64 start;\n"
                "        const am_i64 vn = am_span(o, a.off0 + i, &start);\n"
-               "        GLOBAL const am_u8 *s = a.in1 + start;\n"
-               "        (void)s;\n"
+               "%s"
                "        r = (RT)(%s);\n"
                "      }\n"
                "    }\n",
+               k->op == AM_BINARY_LENGTH ? "" : "        GLOBAL const am_u8 *s = a.in1 + start;\n",
                function_expr(k->op));
   if (bits)
     am_sb_puts(sb,
