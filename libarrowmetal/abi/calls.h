@@ -20,6 +20,9 @@ int am_call_set_lookup(am_err *err, const am_array *values, const am_array *valu
                        int skip_nulls, int as_bool, am_array **out);
 int am_call_unique(am_err *err, const am_array *array, am_array **out);
 int am_call_value_counts(am_err *err, const am_array *array, am_array **values, am_array **counts);
+/* am_sort_indices (descending, null_placement: NULL or one a key) */
+int am_call_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys,
+                         const int *descending, const int *null_placement, am_array **out);
 int am_call_concat(am_err *err, const am_array *const *arrays, int64_t count, am_device *device,
                    am_array **out);
 

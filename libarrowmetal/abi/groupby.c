@@ -2,7 +2,8 @@
  * kernel of the keys' device. Where that device has none (the GPUs: no
  * group-by kernel yet) or the inputs live on different devices, every input
  * moves to the host, is grouped there, and the results go back to keys[0]'s
- * device (abi/host_fallback.c). */
+ * device (abi/host_fallback.c). Decimal and dictionary columns run on views
+ * of other types (group_views.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,7 @@
 #include "core/group_result.h"
 #include "core/ops.h"
 #include "core/types.h"
+#include "group_views.h"
 #include "host_fallback.h"
 
 static int valid_op(int32_t op) { return op >= AM_GROUP_COUNT && op <= AM_GROUP_COUNT_ALL; }
@@ -166,15 +168,23 @@ AM_EXPORT int am_group_by(const am_array *const *keys, int64_t n_keys,
       AM_API_RETURN(am_temporal_no_kernel(err, desc ? desc->name : "group_by", values[c]));
     }
   }
-  am_storage_list_t k, v;
-  int status = am_storage_list(err, keys, keys && n_keys > 0 ? n_keys : 0, &k);
+  am_group_views views;
+  int status = am_group_views_begin(err, keys, n_keys, values, n_values, aggregates, n_aggregates,
+                                    &views);
   if (status != AM_OK) AM_API_RETURN(status);
-  if ((status = am_storage_list(err, values, values && n_values > 0 ? n_values : 0, &v)) == AM_OK) {
-    status = group_by(err, keys ? k.arrays : NULL, n_keys, values ? v.arrays : NULL, n_values,
-                      aggregates, n_aggregates, keys_out, results);
-    am_storage_list_free(&v);
+  am_storage_list_t k, v;
+  status = am_storage_list(err, views.keys, keys && n_keys > 0 ? n_keys : 0, &k);
+  if (status == AM_OK) {
+    const int64_t n_cols = views.n_values;
+    if ((status = am_storage_list(err, views.values, views.values && n_cols > 0 ? n_cols : 0,
+                                  &v)) == AM_OK) {
+      status = group_by(err, keys ? k.arrays : NULL, n_keys, views.values ? v.arrays : NULL, n_cols,
+                        views.aggregates, n_aggregates, keys_out, results);
+      am_storage_list_free(&v);
+    }
+    am_storage_list_free(&k);
   }
-  am_storage_list_free(&k);
+  status = am_group_views_end(err, status, &views, keys_out, results);
   for (int64_t i = 0; status == AM_OK && keys_out && i < n_keys; i++)
     if (am_type_is_temporal(keys[i]->type))
       am_retype(keys_out[i], keys[i]->type, keys[i]->timezone);

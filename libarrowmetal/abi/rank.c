@@ -4,13 +4,16 @@
  * the inputs' device. Where that device has none (the GPUs answer
  * AM_EUNSUPPORTED: gpu/ops_rank.c) or keys live on different devices, the
  * inputs move to the host, run there, and the result goes back to the
- * (first) input's device (abi/host_fallback.c). */
+ * (first) input's device (abi/host_fallback.c). Decimal keys are ranked by
+ * the ranks of their values (key_view.h); pyarrow 26 has none of these
+ * calls for dictionary arrays, and neither has the library. */
 #include <stdlib.h>
 
 #include "abi.h"
 #include "core/backend.h"
 #include "core/types.h"
 #include "host_fallback.h"
+#include "key_view.h"
 #include "sort_keys.h"
 
 /* One call of a kernel over inputs on one device. */
@@ -75,13 +78,35 @@ AM_EXPORT int am_select_k_unstable(const am_array *const *keys, int64_t n_keys,
                                    const int *descending, const int *null_placement, int64_t k,
                                    am_array **out) {
   AM_API_BEGIN;
+  am_key_list views;
+  int status = am_rank_key_list(err, keys, keys ? n_keys : 0, "select_k_unstable", &views);
+  if (status != AM_OK) AM_API_RETURN(status);
   am_storage_list_t list;
-  int status = am_storage_list(err, keys, keys ? n_keys : 0, &list);
+  status = am_storage_list(err, views.arrays, keys ? n_keys : 0, &list);
   if (status == AM_OK) {
     status = select_k(err, keys ? list.arrays : NULL, n_keys, descending, null_placement, k, out);
     am_storage_list_free(&list);
   }
+  am_key_list_free(&views);
   AM_API_RETURN(status);
+}
+
+/* One array's call (rank, partition_nth) over its view: a decimal's ranks,
+ * a temporal array's storage. */
+typedef int (*one_key_call)(am_err *err, const am_array *array, int64_t arg, int null_placement,
+                            int how, am_array **out);
+
+static int over_view(am_err *err, const char *function, one_key_call call, const am_array *array,
+                     int64_t arg, int null_placement, int how, am_array **out) {
+  am_key_list views;
+  int status = am_rank_key_list(err, &array, 1, function, &views);
+  if (status != AM_OK) return status;
+  const am_array *key = views.arrays[0];
+  am_storage_keep keep;
+  if ((status = am_storage_begin(err, &key, &keep)) == AM_OK)
+    status = am_storage_end(call(err, key, arg, null_placement, how, out), &keep, NULL);
+  am_key_list_free(&views);
+  return status;
 }
 
 /* The checks of a call over one array (rank, partition_nth): the
@@ -93,7 +118,7 @@ static int check_one_key(am_err *err, const am_array *array, int null_placement,
   return status == AM_OK ? am_check_sort_keys(err, &array, 1, NULL, 0) : status;
 }
 
-static int rank(am_err *err, const am_array *array, int descending, int null_placement, int how,
+static int rank(am_err *err, const am_array *array, int64_t descending, int null_placement, int how,
                 am_array **out) {
   int status = check_one_key(err, array, null_placement, out);
   if (status != AM_OK) return status;
@@ -110,25 +135,19 @@ AM_EXPORT int am_rank(const am_array *array, int descending, int null_placement,
                           "tiebreaker %d is not AM_RANK_MIN (0), AM_RANK_MAX (1), AM_RANK_FIRST "
                           "(2) or AM_RANK_DENSE (3)",
                           tiebreaker));
-  am_storage_keep keep;
-  int status = am_storage_begin(err, &array, &keep);
-  if (status == AM_OK) status = rank(err, array, descending, null_placement, tiebreaker, out);
-  AM_API_RETURN(am_storage_end(status, &keep, NULL));
+  AM_API_RETURN(over_view(err, "rank", rank, array, descending, null_placement, tiebreaker, out));
 }
 
 AM_EXPORT int am_rank_quantile(const am_array *array, int descending, int null_placement,
                                int normal, am_array **out) {
   AM_API_BEGIN;
-  am_storage_keep keep;
-  int status = am_storage_begin(err, &array, &keep);
-  if (status == AM_OK)
-    status = rank(err, array, descending, null_placement,
-                  normal ? AM_RANK_HOW_NORMAL : AM_RANK_HOW_QUANTILE, out);
-  AM_API_RETURN(am_storage_end(status, &keep, NULL));
+  AM_API_RETURN(over_view(err, normal ? "rank_normal" : "rank_quantile", rank, array, descending,
+                          null_placement, normal ? AM_RANK_HOW_NORMAL : AM_RANK_HOW_QUANTILE, out));
 }
 
 static int partition_nth(am_err *err, const am_array *array, int64_t pivot, int null_placement,
-                         am_array **out) {
+                         int unused, am_array **out) {
+  (void)unused;
   int status = check_one_key(err, array, null_placement, out);
   if (status != AM_OK) return status;
   /* pyarrow takes a negative pivot unchecked (and reads out of bounds) */
@@ -144,8 +163,6 @@ static int partition_nth(am_err *err, const am_array *array, int64_t pivot, int 
 AM_EXPORT int am_partition_nth_indices(const am_array *array, int64_t pivot, int null_placement,
                                        am_array **out) {
   AM_API_BEGIN;
-  am_storage_keep keep;
-  int status = am_storage_begin(err, &array, &keep);
-  if (status == AM_OK) status = partition_nth(err, array, pivot, null_placement, out);
-  AM_API_RETURN(am_storage_end(status, &keep, NULL));
+  AM_API_RETURN(over_view(err, "partition_nth_indices", partition_nth, array, pivot,
+                          null_placement, 0, out));
 }

@@ -2,12 +2,15 @@
  * checks, then the kernel of the keys' device. Where that device declines
  * (AM_EUNSUPPORTED: a GPU, from 2^32 - 1 rows) or the keys live on different
  * devices, the keys move to the host, are sorted there, and the indices go
- * back to keys[0]'s device. */
+ * back to keys[0]'s device. Decimal and dictionary keys are sorted by a view
+ * of another type (key_view.h). */
 #include <stdlib.h>
 
 #include "abi.h"
+#include "calls.h"
 #include "core/types.h"
 #include "host_fallback.h"
+#include "key_view.h"
 #include "sort_keys.h"
 
 /* The flags of one sort, for sort_on. */
@@ -43,14 +46,25 @@ static int sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys
   return am_deliver_home(err, status, &c.sorted, keys[0]->device, out);
 }
 
-AM_EXPORT int am_sort_indices(const am_array *const *keys, int64_t n_keys, const int *descending,
-                              const int *null_placement, am_array **out) {
-  AM_API_BEGIN;
+/* The keys' views (decimals, dictionaries; temporal keys by their storage),
+ * then the sort. */
+int am_call_sort_indices(am_err *err, const am_array *const *keys, int64_t n_keys,
+                         const int *descending, const int *null_placement, am_array **out) {
+  am_key_list views;
+  int status = am_sort_key_list(err, keys, keys ? n_keys : 0, &views);
+  if (status != AM_OK) return status;
   am_storage_list_t list;
-  int status = am_storage_list(err, keys, keys ? n_keys : 0, &list);
+  status = am_storage_list(err, views.arrays, keys ? n_keys : 0, &list);
   if (status == AM_OK) {
     status = sort_indices(err, keys ? list.arrays : NULL, n_keys, descending, null_placement, out);
     am_storage_list_free(&list);
   }
-  AM_API_RETURN(status);
+  am_key_list_free(&views);
+  return status;
+}
+
+AM_EXPORT int am_sort_indices(const am_array *const *keys, int64_t n_keys, const int *descending,
+                              const int *null_placement, am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(am_call_sort_indices(err, keys, n_keys, descending, null_placement, out));
 }

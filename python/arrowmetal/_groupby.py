@@ -140,6 +140,52 @@ def _spec(func: str, column: int, options: Any) -> Any:
     return spec
 
 
+def _pyarrow(handle: Any) -> Any:
+    """A result handle as a pyarrow array (a dictionary array is one already)."""
+    got = wrap(handle)
+    return got.to_pyarrow() if hasattr(got, "to_pyarrow") else got
+
+
+def _check_dictionaries(table: Any, names: list[str]) -> None:
+    """pyarrow's refusal of a dictionary key column whose chunks have
+    different dictionaries (its grouper takes one dictionary a key)."""
+    import pyarrow as pa
+
+    for name in names:
+        col = table.column(name)
+        if not isinstance(col, pa.ChunkedArray) or not pa.types.is_dictionary(col.type):
+            continue
+        first = col.chunk(0).dictionary if col.num_chunks else None
+        if any(not c.dictionary.equals(first) for c in col.chunks[1:]):
+            raise pa.ArrowNotImplementedError("Unifying differing dictionaries")
+
+
+def _result_schema(empty: pa.Table, keys: list[str], aggregations: Any) -> pa.Schema:
+    """pyarrow's result schema of the group-by (its errors for bad columns,
+    aggregates and options), from its answer on no rows. pyarrow 26 aborts
+    the process on "distinct" over an empty dictionary column, so that one
+    is asked as "count_distinct" (the same options) and typed as pyarrow
+    types it: a list of the column's dictionary type."""
+    import pyarrow as pa
+
+    asked, lists = [], {}
+    for i, agg in enumerate(aggregations):
+        target, func = agg[0], agg[1]
+        names = [target] if isinstance(target, str) else list(target)
+        if (func.removeprefix("hash_") == "distinct" and len(names) == 1
+                and names[0] in empty.schema.names
+                and pa.types.is_dictionary(empty.schema.field(names[0]).type)):  # fmt: skip
+            asked.append((target, "count_distinct", *agg[2:]))
+            lists[len(keys) + i] = pa.list_(empty.schema.field(names[0]).type)
+        else:
+            asked.append(agg)
+    schema = empty.group_by(keys, use_threads=False).aggregate(asked).schema
+    for i, t in lists.items():
+        name = schema.field(i).name.removesuffix("count_distinct") + "distinct"
+        schema = schema.set(i, pa.field(name, t))
+    return schema
+
+
 class TableGroupBy:
     """A table grouped by key columns (pa.TableGroupBy's counterpart): call
     aggregate() for the groups' key values and aggregates."""
@@ -156,7 +202,7 @@ class TableGroupBy:
         table, keys = self._table, self.keys
         # pyarrow's own answer on no rows: the names, types and order of the
         # result, and pyarrow's errors for bad columns, aggregates and options
-        schema = empty_table(table).group_by(keys, use_threads=False).aggregate(aggregations).schema
+        schema = _result_schema(empty_table(table), keys, aggregations)
         parsed = _parse(aggregations)
         unsupported = [f for _, f, _ in parsed if f not in _OPS]
         if not keys or unsupported:
@@ -166,6 +212,7 @@ class TableGroupBy:
         for cols, func, _ in parsed:
             if len(cols) != (0 if func == "count_all" else 1):
                 raise ArrowMetalUnsupported(f"group_by: {func!r} over columns {cols!r}")
+        _check_dictionaries(table, keys)
         columns: list[str] = []
         for cols, _, _ in parsed:
             for c in cols:
@@ -202,16 +249,16 @@ class TableGroupBy:
         finally:
             for t in tmps:
                 drop(t)
-        out = [wrap(keys_out[k]).to_pyarrow() for k in range(n_keys)]
+        out = [_pyarrow(keys_out[k]) for k in range(n_keys)]
         for i, (_, func, _) in enumerate(parsed):
             r = results[i]
-            values = wrap(r.values).to_pyarrow()
+            values = _pyarrow(r.values)
             field = schema.field(n_keys + i)
             if func == "min_max":
-                maximum = wrap(r.max).to_pyarrow()
+                maximum = _pyarrow(r.max)
                 out.append(pa.StructArray.from_arrays([values, maximum], fields=list(field.type)))
             elif func in ("list", "distinct"):
-                offsets = wrap(r.offsets).to_pyarrow()
+                offsets = _pyarrow(r.offsets)
                 out.append(pa.ListArray.from_arrays(offsets, values, type=field.type))
             else:
                 out.append(values)
