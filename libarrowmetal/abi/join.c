@@ -1,12 +1,14 @@
 /* Hash joins (am_join_indices): the checks, then the kernel of the keys'
  * device; keys on a device without a join (the GPUs for now) or on several
  * devices are joined on the host and the indices moved to left_keys[0]'s
- * device (abi/host_fallback.c). */
+ * device (abi/host_fallback.c). Decimal keys join by their bytes, dictionary
+ * keys by their values decoded (key_view.h). */
 #include <stdlib.h>
 
 #include "abi.h"
 #include "core/types.h"
 #include "host_fallback.h"
+#include "key_view.h"
 
 static int check_side(am_err *err, const am_array *const *keys, int64_t n_keys, const char *side) {
   int status;
@@ -81,20 +83,19 @@ static int join_indices(am_err *err, const am_array *const *left_keys,
   return status;
 }
 
-AM_EXPORT int am_join_indices(const am_array *const *left_keys, const am_array *const *right_keys,
-                              int64_t n_keys, am_join_type join_type, am_array **left_indices,
-                              am_array **right_indices) {
-  AM_API_BEGIN;
+static int join_over(am_err *err, const am_array *const *left_keys,
+                     const am_array *const *right_keys, int64_t n_keys, am_join_type join_type,
+                     am_array **left_indices, am_array **right_indices) {
   /* Temporal keys join on their storage integers, once their types match. */
   for (int64_t k = 0; left_keys && right_keys && k < n_keys; k++)
     if (left_keys[k] && right_keys[k] && left_keys[k]->type != right_keys[k]->type &&
         (am_type_is_temporal(left_keys[k]->type) || am_type_is_temporal(right_keys[k]->type)))
-      AM_API_RETURN(am_fail(err, AM_ETYPE,
-                            "Incompatible data types for corresponding join field keys: %s and %s",
-                            am_type_name(left_keys[k]->type), am_type_name(right_keys[k]->type)));
+      return am_fail(err, AM_ETYPE,
+                     "Incompatible data types for corresponding join field keys: %s and %s",
+                     am_type_name(left_keys[k]->type), am_type_name(right_keys[k]->type));
   am_storage_list_t left, right;
   int status = am_storage_list(err, left_keys, left_keys && n_keys > 0 ? n_keys : 0, &left);
-  if (status != AM_OK) AM_API_RETURN(status);
+  if (status != AM_OK) return status;
   if ((status = am_storage_list(err, right_keys, right_keys && n_keys > 0 ? n_keys : 0, &right)) ==
       AM_OK) {
     status = join_indices(err, left_keys ? left.arrays : NULL, right_keys ? right.arrays : NULL,
@@ -102,5 +103,20 @@ AM_EXPORT int am_join_indices(const am_array *const *left_keys, const am_array *
     am_storage_list_free(&right);
   }
   am_storage_list_free(&left);
+  return status;
+}
+
+AM_EXPORT int am_join_indices(const am_array *const *left_keys, const am_array *const *right_keys,
+                              int64_t n_keys, am_join_type join_type, am_array **left_indices,
+                              am_array **right_indices) {
+  AM_API_BEGIN;
+  am_key_list left, right;
+  int status = am_join_key_lists(err, left_keys, right_keys, n_keys, &left, &right);
+  if (status == AM_OK) {
+    status = join_over(err, left.arrays, right.arrays, n_keys, join_type, left_indices,
+                       right_indices);
+    am_key_list_free(&left);
+    am_key_list_free(&right);
+  }
   AM_API_RETURN(status);
 }

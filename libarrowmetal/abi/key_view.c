@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "calls.h"
+#include "decimal_calls.h"
 #include "core/bits.h"
 #include "core/dictionary_array.h"
 #include "core/string_array.h"
@@ -226,4 +227,61 @@ int am_rank_key_list(am_err *err, const am_array *const *keys, int64_t count,
       return am_fail(err, AM_ETYPE, "%s", name);
     }
   return replace_keys(err, keys, count, is_decimal, decimal_ranks, list);
+}
+
+/* pyarrow's name of a join key's type. */
+static void key_type_text(const am_array *a, char *text, size_t size) {
+  if (a->dictionary)
+    am_dictionary_type_name(a, text, size);
+  else if (am_type_is_decimal(a->type))
+    am_decimal_type_text(a, text, size);
+  else
+    am_temporal_type_text(a->timezone, a->type, text, size);
+}
+
+/* A join key's values as the join's kernels take them: a dictionary
+ * array's decoded, a decimal's bytes. */
+static int join_view(am_err *err, const am_array *key, am_array **view) {
+  am_array *decoded = NULL;
+  int status = AM_OK;
+  if (key->dictionary) {
+    if ((status = am_dictionary_decode_array(err, key, &decoded)) != AM_OK) return status;
+    key = decoded;
+  }
+  if (am_type_is_decimal(key->type)) {
+    status = am_decimal_bytes_view(err, key, view);
+    am_array_free(decoded);
+    return status;
+  }
+  *view = decoded;
+  return AM_OK;
+}
+
+int am_join_key_lists(am_err *err, const am_array *const *left, const am_array *const *right,
+                      int64_t n_keys, am_key_list *left_list, am_key_list *right_list) {
+  *left_list = (am_key_list){left, NULL, n_keys};
+  *right_list = (am_key_list){right, NULL, n_keys};
+  if (!left || !right || n_keys < 1) return AM_OK;
+  int any = 0;
+  for (int64_t k = 0; k < n_keys; k++) {
+    const am_array *l = left[k], *r = right[k];
+    if (!l || !r || !(decimal_or_dictionary(l) || decimal_or_dictionary(r))) continue;
+    const am_array *lv = l->dictionary ? l->dictionary : l, *rv = r->dictionary ? r->dictionary : r;
+    if (lv->type != rv->type || lv->byte_width != rv->byte_width ||
+        lv->precision != rv->precision || lv->scale != rv->scale) {
+      char lt[160], rt[160];
+      key_type_text(l, lt, sizeof lt);
+      key_type_text(r, rt, sizeof rt);
+      return am_fail(err, AM_ETYPE,
+                     "Incompatible data types for corresponding join field keys: %s and %s", lt,
+                     rt);
+    }
+    any = 1;
+  }
+  if (!any) return AM_OK;
+  int status = replace_keys(err, left, n_keys, decimal_or_dictionary, join_view, left_list);
+  if (status == AM_OK)
+    status = replace_keys(err, right, n_keys, decimal_or_dictionary, join_view, right_list);
+  if (status != AM_OK) am_key_list_free(left_list);
+  return status;
 }

@@ -58,4 +58,14 @@ int am_sort_key_list(am_err *err, const am_array *const *keys, int64_t count, am
 int am_rank_key_list(am_err *err, const am_array *const *keys, int64_t count,
                      const char *function, am_key_list *list);
 
+/* join's keys, pair by pair (pyarrow 26's Table.join): a dictionary array
+ * joins by its values, decoded, and meets a dictionary array or a plain
+ * array of its value type; a decimal joins by its bytes and meets a decimal
+ * of its type, precision and scale. Other pairs that differ are AM_ETYPE in
+ * pyarrow's words ("Incompatible data types for corresponding join field
+ * keys: decimal128(5, 2) and decimal128(5, 1)"); pairs of neither kind are
+ * left as they are. */
+int am_join_key_lists(am_err *err, const am_array *const *left, const am_array *const *right,
+                      int64_t n_keys, am_key_list *left_list, am_key_list *right_list);
+
 #endif

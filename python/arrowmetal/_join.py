@@ -71,6 +71,42 @@ def _gather(column: Any, indices: Array | None) -> Any:
     return got.combine_chunks() if hasattr(got, "combine_chunks") else got
 
 
+def _is_dictionary(x: Any) -> bool:
+    import pyarrow as pa
+
+    return isinstance(x, pa.Array) and pa.types.is_dictionary(x.type)
+
+
+def _coalesced(left: Any, right: Any, to_type: Any) -> Any:
+    """A full outer join's key column: the left rows' keys, else the right
+    rows'. Dictionary keys are coalesced by their values (pyarrow's error
+    for two dictionary types that differ); where pyarrow's result is a
+    dictionary array (both sides are), its indices point into the two
+    dictionaries one after the other (the same values as pyarrow's, whose
+    dictionary is unified)."""
+    import pyarrow as pa
+
+    from ._compute import add, cast
+    from ._hash import dictionary_decode
+    from ._nulls import coalesce
+
+    if not (_is_dictionary(left) or _is_dictionary(right)):
+        return coalesce(left, right)
+    if _is_dictionary(left) and _is_dictionary(right) and left.type != right.type:
+        raise pa.ArrowTypeError(
+            f"All types must be compatible, expected: {left.type}, but got: {right.type}"
+        )
+    if not pa.types.is_dictionary(to_type):
+        return coalesce(dictionary_decode(left), dictionary_decode(right))
+    # a row's left index when it has one (its key equals the right's then)
+    shifted = add(cast(right.indices, pa.int64()), len(left.dictionary))
+    indices = cast(coalesce(cast(left.indices, pa.int64()), shifted), to_type.index_type)
+    return pa.DictionaryArray.from_arrays(
+        _pa(indices), pa.concat_arrays([left.dictionary, right.dictionary]),
+        ordered=to_type.ordered,
+    )  # fmt: skip
+
+
 def join(
     left: Any,
     right: Any,
@@ -85,8 +121,6 @@ def join(
 ) -> Any:
     """The join of two tables (pa.Table.join's arguments and result; am_join_indices)."""
     import pyarrow as pa
-
-    from ._nulls import coalesce
 
     lt, rt = as_table(left, "join"), as_table(right, "join")
     # An am.Table on either side: both sides are am.Tables on its device, and
@@ -159,7 +193,7 @@ def join(
             got = _gather(lt.column(name), left_rows)
             if join_type == "full outer" and name in partner:
                 other = _gather(rt.column(partner[name]), right_rows)
-                got = coalesce(got, other)
+                got = _coalesced(got, other, schema.field(name).type)
                 got = got if am_result else _pa(got)
             cols.append(got)
         cols += [_gather(rt.column(c), right_rows) for c in rt.column_names if c not in rkeys]

@@ -13,7 +13,11 @@ sort_keys' names are then ignored, the first key's order used, as pyarrow
 does), or a pa.Table / pa.RecordBatch (or anything with
 ``__arrow_c_stream__``, read as a pa.Table) whose columns sort_keys names.
 Keys of a type the library has no kernel for run in pyarrow.compute
-(counted and announced, see _fallback). Each sort key has its own null
+(counted and announced, see _fallback). Decimal keys sort by value; a
+dictionary array sorts by its values' ranks (pyarrow 26's order: NaN ranked
+after the numbers, so first in a descending sort) where pyarrow sorts one --
+alone, as an array or a RecordBatch's only key -- and is refused in pyarrow's
+words elsewhere (a ChunkedArray, a Table's column, beside other keys). Each sort key has its own null
 placement (pyarrow 26's third tuple field; ``null_placement=`` overrides
 them all, as pyarrow does). Sort keys that are not plain column names
 (nested field references, expressions) raise ArrowMetalUnsupported.
@@ -24,7 +28,7 @@ from __future__ import annotations
 from . import _fallback
 from ._array import Array
 from ._capi import ffi, lib
-from ._chunked import combined
+from ._chunked import combined, is_chunked
 from ._compute import take
 from ._errors import error_from_status
 from ._sort_keys import (
@@ -34,6 +38,7 @@ from ._sort_keys import (
     key_columns,
     options_of,
     placement,
+    refuse_dictionary,
 )
 from ._state import tls
 from ._tables import Table, table_from_columns, table_or_none
@@ -111,6 +116,8 @@ def sort_indices(
         kwargs = {"sort_keys": sort_keys, "null_placement": null_placement}
     table = table_or_none(input)
     if table is None:
+        if is_chunked(input):
+            refuse_dictionary(input)
         # one key: pyarrow orders an array by the first sort key's order
         if not fields and options is not None:
             # a SortOptions without keys hides its (deprecated) null_placement
@@ -127,6 +134,10 @@ def sort_indices(
         rc = lib.am_sort_indices(ffi.NULL, 0, ffi.NULL, ffi.NULL, tls.out)
         raise error_from_status(rc)  # "Must specify one or more sort keys"
     keys = key_columns("sort_indices", table, fields, "Invalid sort key column: ")
+    import pyarrow as pa
+
+    if len(keys) == 1 and not isinstance(table, pa.RecordBatch):
+        refuse_dictionary(keys[0])  # a Table's column: pyarrow sorts it as a ChunkedArray
     descs = [descending(f) for f in fields]
     ats = [placement(f) for f in fields]
     return _run("sort_indices", keys, descs, ats, device, (input,), kwargs)
@@ -154,6 +165,8 @@ def array_sort_indices(
     """The stable order of an array's slots (pyarrow.compute.array_sort_indices;
     ArraySortOptions): uint64 indices (am_sort_indices with one key)."""
     desc, at, kwargs = _array_fields(order, null_placement, options)
+    if is_chunked(array):
+        refuse_dictionary(array)
     return _run("array_sort_indices", [array], [desc], [at], device, (array,), kwargs)
 
 

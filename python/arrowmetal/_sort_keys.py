@@ -2,7 +2,9 @@
 built from keyword arguments (so bad values get pyarrow's errors) and read
 back field by field, sort keys resolved to a table's columns, and one C call
 over the key arrays with pyarrow.compute as the fallback for key types the
-library has no kernel for."""
+library has no kernel for. Decimal and dictionary keys are the library's:
+where it refuses them it does so in pyarrow's words (pyarrow 26 sorts a
+dictionary array alone and ranks none), and that error is raised."""
 
 from __future__ import annotations
 
@@ -93,6 +95,38 @@ def key_columns(name: str, table: Any, fields: list[dict[str, Any]], missing: st
     return keys
 
 
+def dictionary_type(column: Any) -> Any:
+    """The pyarrow type of a dictionary column (array or ChunkedArray), else None."""
+    import sys
+
+    pa = sys.modules.get("pyarrow")
+    t = getattr(column, "type", None)
+    return t if pa is not None and isinstance(t, pa.DataType) and pa.types.is_dictionary(t) else None
+
+
+def refuse_dictionary(column: Any) -> None:
+    """pyarrow 26's refusal to sort a dictionary ChunkedArray (or a table's
+    dictionary column, which it sorts as one): ArrowNotImplementedError
+    naming the type."""
+    t = dictionary_type(column)
+    if t is not None:
+        raise ArrowMetalTypeError(str(t), lib.AM_ETYPE)
+
+
+def _library_answers(keys: list[Any]) -> bool:
+    """Whether the library's AM_ETYPE over these keys is pyarrow's own answer:
+    decimal and dictionary keys, which it takes where pyarrow does."""
+    import sys
+
+    pa = sys.modules.get("pyarrow")
+    for k in keys:
+        t = getattr(k, "type", None)
+        if pa is not None and isinstance(t, pa.DataType):
+            if pa.types.is_dictionary(t) or pa.types.is_decimal(t):
+                return True
+    return False
+
+
 def call_over_keys(name: str, keys: list[Any], device: Any, c_call: Callable[[Any, Any], int],
                    args: tuple[Any, ...], kwargs: dict[str, Any]) -> Array:  # fmt: skip
     """c_call(am_array *[] of the keys, out) over the keys (array-likes,
@@ -113,7 +147,7 @@ def call_over_keys(name: str, keys: list[Any], device: Any, c_call: Callable[[An
         arr = ffi.new("am_array *[]", handles or [ffi.NULL])
         out = tls.out
         rc = c_call(arr, out)
-        if rc == lib.AM_ETYPE:
+        if rc == lib.AM_ETYPE and not _library_answers(keys):
             return _input_fallback(name, error_from_status(rc), tuple(keys), args, kwargs)
         if rc:
             raise error_from_status(rc)
