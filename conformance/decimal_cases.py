@@ -17,6 +17,9 @@ cases/decimal.json.gz (``file_of``); every expected value is pyarrow 26's.
 from collections import OrderedDict
 
 import casefmt as cf
+import groupby_cases
+import join_cases
+import rank_cases
 
 FILE = "decimal"  # every case one of the suite's ops: the family has none of its own
 TYPES = ["decimal128(5, 2)", "decimal128(18, 0)", "decimal128(38, 10)", "decimal256(40, 2)",
@@ -34,6 +37,10 @@ PAIRS = [(TYPES[0], TYPES[0]), (TYPES[0], TYPES[1]), (TYPES[1], TYPES[2]),
          (TYPES[4], TYPES[4]), (TYPES[2], TYPES[3])]  # fmt: skip
 DIVERGENCE = "decimal-coalesce-type"
 CAST_TARGETS = ["int8", "int32", "int64", "uint16", "uint64", "float32", "float64"]
+# The key types: a narrow decimal128, a wide one, a decimal256.
+KEY_TYPES = [TYPES[0], TYPES[2], TYPES[3]]
+ORDERS = ["ascending", "descending"]
+PLACEMENTS = ["at_end", "at_start"]
 
 
 def params(t):
@@ -127,7 +134,7 @@ def map_error(exc):
     invalid = ("Decimal precision out of range", "does not fit in precision",
                "Rescaling Decimal value would cause data loss", "Integer value out of bounds",
                "Cannot convert", "does not fit into precision inferred",
-               "Precision is not great enough")  # fmt: skip
+               "Precision is not great enough", "Division by 0 in Decimal")  # fmt: skip
     if any(word in msg for word in invalid):
         return "AM_EINVAL"
     return None
@@ -338,6 +345,235 @@ def gen_cast(g):
                 g.add(f"cast/{a}/to/{b}{'/truncate' if allow else ''}", "cast", p, "unary", [inp])
 
 
+# ---- keys: sorting, ranking, group-by, joins --------------------------------------------------
+
+
+def few(t):
+    """A few values of t for keys with ties: the edges, zero, one unit, one whole, and
+    their negatives."""
+    m, scale = limit(t), params(t)[2]
+    whole = 10**scale if 10**scale <= m else 1
+    return [value_of(t, v) for v in (m, -m, 0, 1, -1, whole, -whole, 2 * whole + 1)]
+
+
+def keys_of(g, t, n, nulls, key, spread=False):
+    """n decoded key values of t from `few` (or, `spread`, anywhere in the precision),
+    nulls by the pattern."""
+    if spread:
+        return draw(g, t, n, nulls, key)
+    u = cf.splitmix64(g.seed_of(key), 2 * n).tolist()
+    choices = few(t)
+    out = [None if u[2 * k] % 1000 < NULL_PERMILLE[nulls] else choices[u[2 * k + 1] % len(choices)]
+           for k in range(n)]  # fmt: skip
+    if nulls == "some-nulls" and n >= 2 and None not in out:
+        out[-1] = None
+    if nulls == "some-nulls" and n >= 2 and all(v is None for v in out):
+        out[0] = choices[2]
+    return out
+
+
+KEY_SHAPES = [(0, "no-nulls", 0), (1, "no-nulls", 1), (1, "all-nulls", 0), (7, "some-nulls", 0),
+              (65, "some-nulls", 1), (300, "some-nulls", 63), (64, "no-nulls", 7),
+              (9, "all-nulls", 3)]  # fmt: skip
+
+
+def key_shapes(t):
+    """(id part, decoded values, offset): the KEY_SHAPES of `few` values, values spread
+    over the precision, all equal."""
+    for n, nulls, off in KEY_SHAPES:
+        yield f"len{n}/{nulls}/offset{off}", n, nulls, off, False
+    yield "spread/len300/some-nulls/offset7", 300, "some-nulls", 7, True
+
+
+def summable(g, t, n, nulls, key):
+    """n decoded values of t of at most a few digits past the scale, none at the edges:
+    a group's sum stays within the precision (pyarrow's sums wrap past the width but pass
+    the precision unchecked, which no validated array holds)."""
+    near = 10 ** min(params(t)[1], params(t)[2] + 3) - 1
+    u = cf.splitmix64(g.seed_of(key), 2 * n).tolist()
+    out = [None if u[2 * k] % 1000 < NULL_PERMILLE[nulls] else
+           value_of(t, u[2 * k + 1] % (2 * near + 1) - near) for k in range(n)]  # fmt: skip
+    if nulls == "some-nulls" and n >= 2 and None not in out:
+        out[-1] = None
+    return out
+
+
+def int_keys(g, n, key, t="int16"):
+    """A generated integer key of few values beside a decimal key."""
+    return g.gen_input(t, n, "some-nulls" if n > 1 else "no-nulls", 5, key, kind="uniform",
+                       lo="-2", hi="2")  # fmt: skip
+
+
+def gen_sort(g):
+    op = "array_sort_indices"
+    for t in KEY_TYPES:
+        for name, n, nulls, off, spread in key_shapes(t):
+            cid = f"{op}/{t}/unary/{name}"
+            inp = inline(t, keys_of(g, t, n, nulls, cid, spread), off)
+            for order in ORDERS:
+                for placement in PLACEMENTS:
+                    g.add(f"{cid}/{order}/{placement}", op,
+                          {"order": order, "null_placement": placement}, "unary", [inp])  # fmt: skip
+        g.add(f"{op}/{t}/unary/all-equal", op, {"order": "descending"}, "unary",
+              [inline(t, [few(t)[3]] * 40, 2)])  # fmt: skip
+    op = "sort_indices"
+    for t in KEY_TYPES:
+        for shape in ("decimal-first", "decimal-second", "two-decimals"):
+            for orders in (["ascending", "descending"], ["descending", "ascending"]):
+                for places in (["at_end", "at_end"], ["at_start", "at_end"],
+                               ["at_end", "at_start"]):  # fmt: skip
+                    cid = (f"{op}/{t}/arrays/{shape}/{','.join(o[0] for o in orders)}/"
+                           f"{','.join(p[3:] for p in places)}")  # fmt: skip
+                    d = inline(t, keys_of(g, t, 200, "some-nulls", cid + "#d"), 3)
+                    if shape == "two-decimals":
+                        t2 = KEY_TYPES[(KEY_TYPES.index(t) + 1) % len(KEY_TYPES)]
+                        other = inline(t2, keys_of(g, t2, 200, "some-nulls", cid + "#e"), 1)
+                    else:
+                        other = int_keys(g, 200, cid + "#i")
+                    keys = [other, d] if shape == "decimal-second" else [d, other]
+                    g.add(cid, op, {"order": orders, "null_placement": places}, "arrays", keys)
+        g.add(f"{op}/{t}/arrays/one-key", op, {"order": ["descending"], "null_placement":
+              "at_start"}, "arrays", [inline(t, keys_of(g, t, 65, "some-nulls", f"{op}/{t}/one"),
+                                             7)])  # fmt: skip
+        g.add(f"{op}/{t}/arrays/empty", op, {"order": ["ascending"] * 2}, "arrays",
+              [inline(t, []), g.inline("int32", [])])  # fmt: skip
+
+
+def gen_rank(g):
+    for t in KEY_TYPES:
+        variants = (("ascending", "at_end"), ("descending", "at_start"))
+        for name, n, nulls, off, spread in key_shapes(t):
+            cid = f"rank/{t}/unary/{name}"
+            inp = inline(t, keys_of(g, t, n, nulls, cid, spread), off)
+            for tb in rank_cases.TIEBREAKERS:
+                for order, placement in variants:
+                    params = {"order": order, "null_placement": placement, "tiebreaker": tb}
+                    g.add(f"{cid}/{tb}/{order}/{placement}", "rank", params, "unary", [inp])
+            for op in ("rank_quantile", "rank_normal"):
+                for order, placement in variants:
+                    qid = f"{op}/{t}/unary/{name}/{order}/{placement}"
+                    g.add(qid, op, {"order": order, "null_placement": placement}, "unary", [inp])
+                    rank_cases._tolerate(g, op, qid)
+        op = "select_k_unstable"
+        for order, placement in variants:
+            cid = f"{op}/{t}/arrays/len65/{order}/{placement}"
+            k0 = inline(t, keys_of(g, t, 65, "some-nulls", cid), 1)
+            for k in (0, 1, 5, 68):
+                g.add(f"{cid}/k{k}", op, {"k": k, "order": [order], "null_placement": [placement]},
+                      "arrays", [k0])  # fmt: skip
+            cid = f"{op}/{t}/arrays/two-keys/{order}/{placement}"
+            keys = [int_keys(g, 300, cid + "#i", "int8"),
+                    inline(t, keys_of(g, t, 300, "some-nulls", cid + "#d", True), 3)]  # fmt: skip
+            g.add(cid, op, {"k": 20, "order": [order, "ascending"],
+                            "null_placement": [placement, "at_end"]}, "arrays", keys)  # fmt: skip
+        op = "partition_nth_indices"
+        for placement in PLACEMENTS:
+            for name, n, nulls, off, spread in key_shapes(t):
+                cid = f"{op}/{t}/unary/{name}/{placement}"
+                inp = inline(t, keys_of(g, t, n, nulls, cid, spread), off)
+                for pivot in sorted({0, n // 3, n - 1 if n else 0, n}):
+                    g.add(f"{cid}/pivot{pivot}", op, {"pivot": pivot, "null_placement": placement},
+                          "unary", [inp])  # fmt: skip
+
+
+# group_by over a decimal value column v0 (every aggregate pyarrow has for decimals but
+# product, below) and an int64 v1, with options.
+VALUE_AGGREGATES = [[0, "count", {}], [0, "count_distinct", {}], [0, "distinct", {}],
+                    [0, "list", {}], [0, "min", {}], [0, "max", {}], [0, "min_max", {}],
+                    [0, "sum", {}], [0, "mean", {}], [0, "variance", {}],
+                    [0, "stddev", {}], [None, "count_all", {}], [1, "sum", {}],
+                    [0, "count", {"mode": "all"}], [0, "count_distinct", {"mode": "only_null"}],
+                    [0, "distinct", {"mode": "all"}],
+                    [0, "sum", {"skip_nulls": False, "min_count": 1}],
+                    [0, "mean", {"skip_nulls": True, "min_count": 3}],
+                    [0, "min_max", {"skip_nulls": False, "min_count": 0}],
+                    [0, "variance", {"ddof": 1, "skip_nulls": True, "min_count": 0}],
+                    [0, "stddev", {"ddof": 0, "skip_nulls": False, "min_count": 1}]]  # fmt: skip
+
+
+def gen_group_by(g):
+    op = "group_by"
+    for t in KEY_TYPES:
+        for two in (False, True):
+            for n, nulls, off in ((7, "some-nulls", 0), (65, "some-nulls", 1),
+                                  (300, "some-nulls", 63), (1000, "no-nulls", 7)):  # fmt: skip
+                cid = f"{op}/{t}/table/len{n}/{nulls}/offset{off}" + ("/two-keys" if two else "")
+                keys = [inline(t, keys_of(g, t, n, nulls, cid + "#k0"), off)]
+                if two:
+                    keys.append(int_keys(g, n, cid + "#k1", "int8"))
+                values = [inline(t, summable(g, t, n, "some-nulls", cid + "#v0"), 1),
+                          g.gen_input("int64", n, "some-nulls", 0, cid + "#v1", kind="uniform",
+                                      lo="-100", hi="100")]  # fmt: skip
+                g.add(cid, op, {"n_keys": len(keys), "aggregates": VALUE_AGGREGATES}, "table",
+                      keys + values)  # fmt: skip
+        # decimal values spread over the precision, grouped by an integer key (no sums:
+        # pyarrow's pass the precision, which no validated array holds)
+        cid = f"{op}/{t}/table/values-spread"
+        spread = [a for a in VALUE_AGGREGATES if a[1] not in ("sum", "mean")]
+        g.add(cid, op, {"n_keys": 1, "aggregates": spread}, "table",
+              [int_keys(g, 200, cid + "#k0", "int8"),
+               inline(t, draw(g, t, 200, "some-nulls", cid + "#v0"), 3),
+               g.gen_input("int64", 200, "no-nulls", 0, cid + "#v1", kind="uniform", lo="0",
+                           hi="9")])  # fmt: skip
+        # products of a few factors near one, rescaled at every step (pyarrow's product
+        # passes the precision unchecked, which no validated array holds)
+        cid = f"{op}/{t}/table/product"
+        near_one = [value_of(t, v * 10 ** params(t)[2] // 4) for v in (4, -4, 2, 8, 6, -2, 5)]
+        u = cf.splitmix64(g.seed_of(cid), 120).tolist()
+        factors = [None if w % 9 == 0 else near_one[w % 7] for w in u[60:]]
+        g.add(cid, op, {"n_keys": 1, "aggregates": [[0, "product", {}], [0, "product", {
+              "skip_nulls": False, "min_count": 0}], [0, "product", {"min_count": 5}]]}, "table",
+              [g.inline("int8", [str(w % 12) for w in u[:60]]), inline(t, factors, 1)])  # fmt: skip
+        aggs = [a for a in VALUE_AGGREGATES if a[1] != "mean"]  # a mean of no values: an error
+        g.add(f"{op}/{t}/table/empty", op, {"n_keys": 1, "aggregates": aggs}, "table",
+              [inline(t, []), inline(t, []), g.inline("int64", [])])  # fmt: skip
+        g.add(f"{op}/{t}/table/one-row", op, {"n_keys": 1, "aggregates": VALUE_AGGREGATES},
+              "table", [inline(t, [few(t)[1]], 1), inline(t, [few(t)[0]]), g.inline("int64", ["3"])])  # fmt: skip
+        g.add(f"{op}/{t}/table/all-null-values", op, {"n_keys": 1, "aggregates": aggs}, "table",
+              [inline(t, keys_of(g, t, 20, "no-nulls", f"{op}/{t}/anv")), inline(t, [None] * 20),
+               g.inline("int64", [None] * 20)])  # fmt: skip
+        # pyarrow's errors: a mean of a group without values (min_count 0), and the
+        # aggregates it has no decimal kernel for
+        g.add(f"{op}/{t}/table/mean-of-nothing", op,
+              {"n_keys": 1, "aggregates": [[0, "mean", {"skip_nulls": True, "min_count": 0}]]},
+              "table", [g.inline("int8", ["1", "2", "1"]), inline(t, [None, few(t)[5], None])])  # fmt: skip
+        for name in ("first", "last", "any", "all"):
+            g.add(f"{op}/{t}/table/refused/{name}", op,
+                  {"n_keys": 1, "aggregates": [[0, "count", {}], [0, name, {}]]}, "table",
+                  [g.inline("int8", ["1", "2", "1"]), inline(t, [None, few(t)[5], None])])  # fmt: skip
+
+
+def gen_join(g):
+    op = "join"
+    for t in KEY_TYPES:
+        for k, jt in enumerate(join_cases.JOIN_TYPES):
+            for n, m in ((65, 40), (300, 7)):
+                cid = f"{op}/{t}/table/len{n}x{m}/{jt.replace(' ', '-')}"
+                left = inline(t, keys_of(g, t, n, "some-nulls", cid + "#l0"), (k * 7) % 64)
+                right = inline(t, keys_of(g, t, m, "some-nulls", cid + "#r0"), 1)
+                g.add(cid, op, {"n_keys": 1, "join_type": jt}, "table", [left, right])
+            cid = f"{op}/{t}/table/two-keys/{jt.replace(' ', '-')}"
+            g.add(cid, op, {"n_keys": 2, "join_type": jt}, "table",
+                  [inline(t, keys_of(g, t, 100, "some-nulls", cid + "#l0"), 3),
+                   int_keys(g, 100, cid + "#l1", "int8"),
+                   inline(t, keys_of(g, t, 50, "some-nulls", cid + "#r0")),
+                   int_keys(g, 50, cid + "#r1", "int8")])  # fmt: skip
+        g.add(f"{op}/{t}/table/empty/inner", op, {"n_keys": 1, "join_type": "inner"}, "table",
+              [inline(t, []), inline(t, keys_of(g, t, 5, "no-nulls", f"{op}/{t}/e"))])  # fmt: skip
+    # keys of other parameters: pyarrow's refusal
+    a, b = TYPES[0], "decimal128(5, 1)"
+    for other in (b, "decimal128(6, 2)", TYPES[3]):
+        g.add(f"{op}/{a}/table/other-type/{other}", op, {"n_keys": 1, "join_type": "inner"},
+              "table", [inline(a, [value_of(a, 150)]), inline(other, [value_of(other, 15)])])  # fmt: skip
+
+
+def gen_keys(g):
+    gen_sort(g)
+    gen_rank(g)
+    gen_group_by(g)
+    gen_join(g)
+
+
 def gen(g):
     """Every decimal case; `g` is generate.py."""
     gen_selection(g)
@@ -347,3 +583,4 @@ def gen(g):
     gen_hash(g)
     gen_arith(g)
     gen_cast(g)
+    gen_keys(g)

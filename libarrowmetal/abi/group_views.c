@@ -1,9 +1,11 @@
 /* Decimal and dictionary columns of a group-by (group_views.h). */
 #include "group_views.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/decimal_real.h"
 #include "decimal_calls.h"
 #include "dictionary.h"
 #include "host_fallback.h"
@@ -17,6 +19,8 @@ enum {
   AFTER_SUM,          /* values and offsets are each group's list: reduce them */
   AFTER_MEAN,
   AFTER_PRODUCT,
+  AFTER_VARIANCE,
+  AFTER_STDDEV,
   AFTER_DICTIONARY /* values are indices: give them the dictionary */
 };
 
@@ -72,11 +76,11 @@ static int base_view(am_err *err, const am_array *a, am_array **out) {
 static void own(am_group_views *v, am_array *a) { v->owned[v->n_owned++] = a; }
 
 /* The aggregate request g over decimal or dictionary column `column` (index
- * c), rewritten to read a view; *after says what its result needs. Views
- * made for it are appended to the value list (`extra` per column: its order
- * bytes, its float64 values). */
+ * c), rewritten to read a view; *after says what its result needs. A
+ * column's order bytes, made for its first min or max, are appended to the
+ * value list (*order_col). */
 static int rewrite(am_err *err, am_group_views *v, am_group_aggregate *g, const am_array *column,
-                   int64_t *order_col, int64_t *float_col, unsigned char *after) {
+                   int64_t *order_col, unsigned char *after) {
   am_array *made = NULL;
   int status;
   if (column->dictionary) {
@@ -108,19 +112,14 @@ static int rewrite(am_err *err, am_group_views *v, am_group_aggregate *g, const 
     case AM_GROUP_SUM:
     case AM_GROUP_MEAN:
     case AM_GROUP_PRODUCT:
-      *after = g->op == AM_GROUP_SUM ? AFTER_SUM : g->op == AM_GROUP_MEAN ? AFTER_MEAN : AFTER_PRODUCT;
-      g->op = AM_GROUP_LIST; /* each group's values, reduced after */
-      return AM_OK;
     case AM_GROUP_VARIANCE:
     case AM_GROUP_STDDEV:
-      if (*float_col < 0) {
-        am_decimal_param to = {AM_FLOAT64, 0, 0};
-        if ((status = am_decimal_cast(err, column, to, 0, &made)) != AM_OK) return status;
-        own(v, made);
-        *float_col = v->n_values++;
-        v->value_list[*float_col] = made;
-      }
-      g->column = (int32_t)*float_col;
+      *after = g->op == AM_GROUP_SUM       ? AFTER_SUM
+               : g->op == AM_GROUP_MEAN    ? AFTER_MEAN
+               : g->op == AM_GROUP_PRODUCT ? AFTER_PRODUCT
+               : g->op == AM_GROUP_VARIANCE ? AFTER_VARIANCE
+                                            : AFTER_STDDEV;
+      g->op = AM_GROUP_LIST; /* each group's values, reduced after */
       return AM_OK;
     default:
       return no_kernel(err, g->op, column);
@@ -157,13 +156,13 @@ int am_group_views_begin(am_err *err, const am_array *const *keys, int64_t n_key
   for (int64_t i = 0; i < n_cols; i++) any |= special(values[i]);
   if (!any) return AM_OK;
   v->key_list = calloc((size_t)v->n_keys + 1, sizeof *v->key_list);
-  v->value_list = calloc((size_t)(3 * n_cols) + 1, sizeof *v->value_list);
+  v->value_list = calloc((size_t)(2 * n_cols) + 1, sizeof *v->value_list);
   v->aggregate_list = calloc((size_t)v->n_aggregates + 1, sizeof *v->aggregate_list);
   v->after = calloc((size_t)v->n_aggregates + 1, 1);
-  v->owned = calloc((size_t)(v->n_keys + 3 * n_cols) + 1, sizeof *v->owned);
-  int64_t *extra = calloc((size_t)(2 * n_cols) + 1, sizeof *extra);
+  v->owned = calloc((size_t)(v->n_keys + 2 * n_cols) + 1, sizeof *v->owned);
+  int64_t *order_cols = calloc((size_t)n_cols + 1, sizeof *order_cols);
   int status = AM_OK;
-  if (!v->key_list || !v->value_list || !v->aggregate_list || !v->after || !v->owned || !extra)
+  if (!v->key_list || !v->value_list || !v->aggregate_list || !v->after || !v->owned || !order_cols)
     status = am_fail(err, AM_ENOMEM, "out of memory");
   for (int64_t i = 0; status == AM_OK && i < v->n_keys; i++) {
     am_array *view = NULL;
@@ -174,7 +173,7 @@ int am_group_views_begin(am_err *err, const am_array *const *keys, int64_t n_key
     am_array *view = NULL;
     if (special(values[c]) && (status = base_view(err, values[c], &view)) == AM_OK) own(v, view);
     v->value_list[c] = view ? view : values[c];
-    extra[2 * c] = extra[2 * c + 1] = -1;
+    order_cols[c] = -1;
   }
   v->n_values = n_cols;
   for (int64_t a = 0; status == AM_OK && a < v->n_aggregates; a++) {
@@ -182,9 +181,9 @@ int am_group_views_begin(am_err *err, const am_array *const *keys, int64_t n_key
     *g = aggregates[a];
     const int32_t c = g->column;
     if (g->op == AM_GROUP_COUNT_ALL || c < 0 || c >= n_cols || !special(values[c])) continue;
-    status = rewrite(err, v, g, values[c], &extra[2 * c], &extra[2 * c + 1], &v->after[a]);
+    status = rewrite(err, v, g, values[c], &order_cols[c], &v->after[a]);
   }
-  free(extra);
+  free(order_cols);
   if (n_values < 0) v->n_values = n_values; /* the group-by's to refuse */
   if (status != AM_OK) {
     views_free(v);
@@ -224,10 +223,68 @@ static am_i256 mean_of(am_i256 sum, int64_t count, int bytes) {
   return q;
 }
 
-/* Replaces r's lists (items: the decimal's bytes, offsets) by one value a
- * group: `kind`'s reduction of `column`'s values under g's options. */
-static int reduce_lists(am_err *err, int kind, const am_group_aggregate *g, const am_array *column,
-                        am_group_result *r) {
+/* Item i of a list result of a decimal's bytes. */
+static am_i256 item_at(const am_array *items, int64_t i, int bytes) {
+  return am_i256_load((const uint8_t *)items->data + (items->offset + i) * bytes, bytes);
+}
+
+/* Arrow's hash_variance / hash_stddev of one group's items [lo, hi) of a
+ * decimal at `scale`: the mean from the values' sum (wrapping at the width)
+ * as a double over the count, then the squared deviations of each value as
+ * a double, in row order. Returns whether the result is null. */
+static int variance_of(const am_array *items, int64_t lo, int64_t hi, int bytes, int scale,
+                       const am_group_aggregate *g, int stddev, double *out) {
+  am_i256 sum = am_i256_from_u64(0);
+  int64_t count = 0, missing = 0;
+  for (int64_t i = lo; i < hi; i++) {
+    if (!am_decimal_valid(items, i)) {
+      missing++;
+      continue;
+    }
+    sum = am_i256_wrap(am_i256_add(sum, item_at(items, i, bytes)), bytes);
+    count++;
+  }
+  if (count <= g->ddof || count < (int64_t)g->min_count || (!g->skip_nulls && missing > 0))
+    return 1;
+  const double mean = am_decimal_to_double(sum, bytes, scale) / (double)count;
+  double m2 = 0;
+  for (int64_t i = lo; i < hi; i++) {
+    if (!am_decimal_valid(items, i)) continue;
+    const double d = am_decimal_to_double(item_at(items, i, bytes), bytes, scale) - mean;
+    m2 += d * d;
+  }
+  *out = m2 / (double)(count - g->ddof);
+  if (stddev) *out = sqrt(*out);
+  return 0;
+}
+
+/* The float64 result of variance or stddev per group of r's lists. */
+static int reduce_to_doubles(am_err *err, int kind, const am_group_aggregate *g,
+                             const am_array *column, am_group_result *r, am_array **out) {
+  const am_array *items = r->values, *offsets = r->offsets;
+  const int64_t groups = offsets->length - 1;
+  const int32_t *off = (const int32_t *)offsets->data + offsets->offset;
+  int status = am_array_alloc_host(err, am_host_device(), AM_FLOAT64, groups, 1, out);
+  if (status != AM_OK) return status;
+  uint8_t *valid = (uint8_t *)(*out)->validity;
+  double *data = (double *)(*out)->data;
+  memset(valid, 0, (size_t)(groups + 7) / 8);
+  int64_t nulls = 0;
+  for (int64_t grp = 0; grp < groups; grp++) {
+    data[grp] = 0;
+    if (variance_of(items, off[grp], off[grp + 1], am_decimal_bytes(column->type), column->scale,
+                    g, kind == AFTER_STDDEV, &data[grp]))
+      nulls++;
+    else
+      valid[grp >> 3] |= (uint8_t)(1u << (grp & 7));
+  }
+  atomic_store(&(*out)->null_count, nulls);
+  return AM_OK;
+}
+
+/* The decimal result of sum, mean or product per group of r's lists. */
+static int reduce_to_decimals(am_err *err, int kind, const am_group_aggregate *g,
+                              const am_array *column, am_group_result *r, am_array **result) {
   const am_array *items = r->values, *offsets = r->offsets;
   const int bytes = am_decimal_bytes(column->type);
   const int64_t groups = offsets->length - 1;
@@ -248,7 +305,7 @@ static int reduce_lists(am_err *err, int kind, const am_group_aggregate *g, cons
         missing++;
         continue;
       }
-      am_i256 x = am_i256_load((const uint8_t *)items->data + (items->offset + i) * bytes, bytes);
+      am_i256 x = item_at(items, i, bytes);
       count++;
       if (kind == AFTER_PRODUCT)
         acc = am_i256_wrap(reduce_scale(am_i256_wrap(am_i256_mul(acc, x), bytes), column->scale,
@@ -273,6 +330,19 @@ static int reduce_lists(am_err *err, int kind, const am_group_aggregate *g, cons
       valid[grp >> 3] |= (uint8_t)(1u << (grp & 7));
   }
   atomic_store(&out->null_count, nulls);
+  *result = out;
+  return AM_OK;
+}
+
+/* Replaces r's lists (items: the decimal's bytes, offsets) by one value a
+ * group: `kind`'s reduction of `column`'s values under g's options. */
+static int reduce_lists(am_err *err, int kind, const am_group_aggregate *g, const am_array *column,
+                        am_group_result *r) {
+  am_array *out = NULL;
+  int status = kind == AFTER_VARIANCE || kind == AFTER_STDDEV
+                   ? reduce_to_doubles(err, kind, g, column, r, &out)
+                   : reduce_to_decimals(err, kind, g, column, r, &out);
+  if (status != AM_OK) return status;
   am_array_free(r->values);
   am_array_free(r->offsets);
   r->values = out;
@@ -320,6 +390,8 @@ static int result_back(am_err *err, int after, const am_group_aggregate *g, cons
     case AFTER_SUM:
     case AFTER_MEAN:
     case AFTER_PRODUCT:
+    case AFTER_VARIANCE:
+    case AFTER_STDDEV:
       return reduce_lists(err, after, g, column, r);
     case AFTER_DICTIONARY: {
       am_array *indices = r->values;

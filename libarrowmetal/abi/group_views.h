@@ -13,9 +13,10 @@
  *   sum (decimal of the width's most digits), mean and product (the value
  *   type) from each group's list, in pyarrow's arithmetic (wrapping at the
  *   width, half away from zero, a product rescaled at every step, a mean of
- *   no values "Division by 0 in Decimal"); variance and stddev over the
- *   values cast to float64; first, last, any and all AM_ETYPE in pyarrow's
- *   words;
+ *   no values "Division by 0 in Decimal"), and variance and stddev (float64:
+ *   the mean from that sum as a double over the count, then each value's
+ *   squared deviation as a double, in row order, as Arrow's hash_variance);
+ *   first, last, any and all AM_ETYPE in pyarrow's words;
  * - dictionary values: count, count_distinct and distinct by index (a
  *   null value's index counts as a value, as in pyarrow), distinct's items
  *   a dictionary array; the others AM_ETYPE in pyarrow's words. */
