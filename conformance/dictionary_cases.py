@@ -25,6 +25,18 @@ and mean (pyarrow has no kernel for dictionaries). value_counts of form "chunked
 inputs are one ChunkedArray's chunks: am_concat, then am_value_counts) records a
 divergence (README.md, Divergences: chunked-dictionary-counts).
 
+Dictionary keys (gen_keys, over KEY_PAIRS): array_sort_indices, and sort_indices of a
+RecordBatch of one dictionary key (pyarrow 26 sorts by the values' ranks: nulls of either
+kind together, NaN ranked after the numbers, so first when descending) and its refusal
+beside other keys; the refusals of rank, rank_quantile, rank_normal and
+partition_nth_indices; group_by by dictionary keys (by index: a value twice in the
+dictionary is two groups, a null value's index a group apart from the null index) with
+count, count_distinct and distinct over a dictionary value column and pyarrow's
+refusals of the rest; join by dictionary keys (by value) against dictionary arrays of
+other dictionaries and index types and plain arrays of the value type, every join type,
+and the refusal of other value types. No select_k_unstable case: pyarrow 26 crashes on a
+table with a dictionary sort key.
+
 Every case with a dictionary input lives in cases/dictionary.json.gz (``file_of``).
 Every expected value is pyarrow 26's.
 """
@@ -34,6 +46,7 @@ from collections import OrderedDict
 
 import casefmt as cf
 import hash_cases
+import join_cases
 import string_cases
 
 FILE = "dictionary"
@@ -48,6 +61,10 @@ VALUE_TYPES = ["int16", "int64", "uint8", "uint32", "float32", "float64", "bool"
 # (length, nulls, offset) of the indices: the suite's lengths, null patterns and offsets.
 SHAPES = string_cases.SHAPES
 DIVERGENCE = "chunked-dictionary-counts"
+# The dictionary key types of gen_keys: two index types, three value types.
+KEY_PAIRS = [(it, vt) for it in ("int8", "int32") for vt in ("string", "int64", "float64")]
+ORDERS = ["ascending", "descending"]
+PLACEMENTS = ["at_end", "at_start"]
 
 
 # ---- values ----------------------------------------------------------------------------------
@@ -444,6 +461,177 @@ def gen_chunked(g):
         g.CASES[cid] = case
 
 
+# ---- keys: sorting, ranking, group-by, joins --------------------------------------------------
+
+
+def gen_sort(g):
+    op = "array_sort_indices"
+    for c, (it, vt) in enumerate(KEY_PAIRS):
+        tid = type_id(it, vt)
+        for j, variant in enumerate(("plain", "null", "dups", "sliced")):
+            shape = [(65, "some-nulls", 1), (300, "some-nulls", 63), (7, "no-nulls", 0),
+                     (64, "some-nulls", 7)][j]  # fmt: skip
+            cid = f"{op}/{tid}/unary/len{shape[0]}/{shape[1]}/offset{shape[2]}/{variant}"
+            inp = dict_input(g, it, vt, shape, cid, variant, c + j, ordered=j == 3)
+            for order in ORDERS:
+                for placement in PLACEMENTS:
+                    g.add(f"{cid}/{order}/{placement}", op,
+                          {"order": order, "null_placement": placement}, "unary", [inp])  # fmt: skip
+        for name, shape, variant in (("empty", (0, "no-nulls", 0), "plain"),
+                                     ("one-row", (1, "no-nulls", 3), "null"),
+                                     ("all-null", (9, "all-nulls", 1), "plain"),
+                                     ("empty-dictionary", (5, "all-nulls", 0), "empty")):  # fmt: skip
+            inp = dict_input(g, it, vt, shape, f"{op}/{tid}/{name}", variant, c)
+            g.add(f"{op}/{tid}/unary/{name}", op, {"order": "descending", "null_placement":
+                  "at_start"}, "unary", [inp])  # fmt: skip
+        inp = dict(dict_input(g, it, vt, (40, "no-nulls", 0), f"{op}/{tid}/eq", "dups", c))
+        inp["values"] = ["0"] * 20 + [str(len(words(vt)))] * 20  # one value at two indices
+        g.add(f"{op}/{tid}/unary/all-equal", op, {"order": "ascending"}, "unary", [inp])
+    op = "sort_indices"
+    for c, (it, vt) in enumerate(KEY_PAIRS):
+        tid = type_id(it, vt)
+        for order in ORDERS:
+            for placement in PLACEMENTS:
+                cid = f"{op}/{tid}/arrays/record-batch/{order}/{placement}"
+                inp = dict_input(g, it, vt, (65, "some-nulls", 0), cid, "null", c)
+                g.add(cid, op, {"order": [order], "null_placement": placement, "batch": True},
+                      "arrays", [inp])  # fmt: skip
+        cid = f"{op}/{tid}/arrays/beside-a-key"
+        inp = dict_input(g, it, vt, (6, "some-nulls", 0), cid, "plain", c)
+        for batch in (False, True):
+            g.add(cid + ("/record-batch" if batch else ""), op,
+                  {"order": ["ascending"] * 2, "batch": batch}, "arrays",
+                  [g.inline("int8", ["1", "0", "1", "0", "1", "0"]), inp])  # fmt: skip
+
+
+def gen_rank(g):
+    """pyarrow 26 ranks and partitions no dictionary array: its refusals."""
+    for c, (it, vt) in enumerate(KEY_PAIRS):
+        tid = type_id(it, vt)
+        inp = dict_input(g, it, vt, (7, "some-nulls", 0), f"rank/{tid}", "plain", c)
+        g.add(f"rank/{tid}/unary/refused", "rank", {"tiebreaker": "dense"}, "unary", [inp])
+        for op in ("rank_quantile", "rank_normal"):
+            g.add(f"{op}/{tid}/unary/refused", op, {}, "unary", [inp])
+        g.add(f"partition_nth_indices/{tid}/unary/refused", "partition_nth_indices",
+              {"pivot": 2, "null_placement": "at_end"}, "unary", [inp])  # fmt: skip
+
+
+# group_by over an int64 v0 and a dictionary v1: the aggregates pyarrow has for
+# dictionary values (by index), with their options.
+GROUP_AGGREGATES = [[0, "sum", {}], [0, "min_max", {}], [None, "count_all", {}],
+                    [1, "count", {}], [1, "count_distinct", {}], [1, "distinct", {}],
+                    [1, "count", {"mode": "all"}], [1, "count", {"mode": "only_null"}],
+                    [1, "count_distinct", {"mode": "all"}], [1, "distinct", {"mode": "all"}],
+                    [1, "count_distinct", {"mode": "only_null"}]]  # fmt: skip
+
+
+def gen_group_by(g):
+    op = "group_by"
+    for c, (it, vt) in enumerate(KEY_PAIRS):
+        tid = type_id(it, vt)
+        for j, variant in enumerate(("plain", "null", "dups", "sliced")):
+            for shape in ((7, "some-nulls", 0), (65, "some-nulls", 1), (300, "some-nulls", 63)):
+                n = shape[0]
+                for keys in ("one", "two", "dictionaries"):
+                    cid = (f"{op}/{tid}/table/len{n}/{shape[1]}/offset{shape[2]}/{variant}/"
+                           f"{keys}-key{'s' if keys != 'one' else ''}")  # fmt: skip
+                    inputs = [dict_input(g, it, vt, shape, cid + "#k0", variant, c + j)]
+                    if keys == "two":
+                        inputs.append(g.gen_input("int8", n, "some-nulls" if n > 1 else "no-nulls",
+                                                  3, cid + "#k1", kind="uniform", lo="0", hi="2"))  # fmt: skip
+                    elif keys == "dictionaries":
+                        inputs.append(dict_input(g, "uint8", "string", (n, "some-nulls", 5),
+                                                 cid + "#k1", VARIANTS[(j + 1) % 5], c))  # fmt: skip
+                    inputs.append(g.gen_input("int64", n, "some-nulls", 7, cid + "#v0",
+                                              kind="uniform", lo="-100", hi="100"))  # fmt: skip
+                    inputs.append(dict_input(g, it, vt, (n, "some-nulls", 2), cid + "#v1",
+                                             VARIANTS[(j + 2) % 5], c + j + 1))  # fmt: skip
+                    params = {"n_keys": len(inputs) - 2, "aggregates": GROUP_AGGREGATES}
+                    g.add(cid, op, params, "table", inputs)
+        # empty (no distinct: pyarrow 26 aborts on distinct over an empty dictionary), one row
+        aggs = [a for a in GROUP_AGGREGATES if a[1] != "distinct"]
+        g.add(f"{op}/{tid}/table/empty", op, {"n_keys": 1, "aggregates": aggs}, "table",
+              [dict_input(g, it, vt, (0, "no-nulls", 0), f"{op}/{tid}/e0"),
+               g.inline("int64", []), dict_input(g, it, vt, (0, "no-nulls", 0), f"{op}/{tid}/e1")])  # fmt: skip
+        g.add(f"{op}/{tid}/table/one-row", op, {"n_keys": 1, "aggregates": GROUP_AGGREGATES},
+              "table", [dict_input(g, it, vt, (1, "no-nulls", 0), f"{op}/{tid}/o0", "null"),
+                        g.inline("int64", ["5"]),
+                        dict_input(g, it, vt, (1, "all-nulls", 0), f"{op}/{tid}/o1")])  # fmt: skip
+        # pyarrow's refusals over a dictionary value column
+        for name in ("sum", "min", "first", "list", "mean", "any"):
+            g.add(f"{op}/{tid}/table/refused/{name}", op,
+                  {"n_keys": 1, "aggregates": [[0, "count", {}], [0, name, {}]]}, "table",
+                  [g.inline("int8", ["1", "2", "1"]),
+                   dict_input(g, it, vt, (3, "some-nulls", 0), f"{op}/{tid}/r/{name}")])  # fmt: skip
+
+
+def join_dictionary(g, it, vt, n, key, variant="plain", k=0, nulls="some-nulls"):
+    """A join key: a dictionary input whose float dictionary holds no NaN (pyarrow 26
+    refuses a join whose dictionary holds one: its dictionary never equals itself)."""
+    inp = dict_input(g, it, vt, (n, nulls if n > 1 else "no-nulls", k % 3), key, variant, k)
+    if vt in cf.FLOAT_TYPES:
+        d = inp["dictionary"]
+        vals = [v for v in cf.decode_values(vt, d["values"][d["offset"]:])
+                if v is None or not math.isnan(v)]  # fmt: skip
+        inp = dict(inp, dictionary=g.inline(vt, vals, d["offset"]))
+        size = len(vals)
+        if size and "values" in inp:
+            inp["values"] = [v if v is None or int(v) < size or i < inp["offset"] else str(size - 1)
+                             for i, v in enumerate(inp["values"])]  # fmt: skip
+    return inp
+
+
+def gen_join(g):
+    op = "join"
+    for c, (it, vt) in enumerate(KEY_PAIRS):
+        tid = type_id(it, vt)
+        other_it = "int32" if it == "int8" else "uint16"
+        for k, jt in enumerate(join_cases.JOIN_TYPES):
+            jid = jt.replace(" ", "-")
+            for name in ("dictionaries", "index-types", "plain-right", "plain-left"):
+                if name == "index-types" and jt == "full outer":
+                    continue  # pyarrow cannot coalesce keys of two dictionary types
+                cid = f"{op}/{tid}/table/{name}/{jid}"
+                left = join_dictionary(g, it, vt, 65, cid + "#l", VARIANTS[k % 5], c + k)
+                if name in ("dictionaries", "index-types"):
+                    right = join_dictionary(g, it if name == "dictionaries" else other_it, vt, 30,
+                                            cid + "#r", VARIANTS[(k + 2) % 5], c + k + 3)  # fmt: skip
+                else:
+                    right = plain_of(g, vt, 30, "some-nulls", 1, cid + "#r")
+                    if vt in cf.FLOAT_TYPES:
+                        right = g.inline(vt, [v for v in cf.decode_values(vt, right["values"])
+                                              if v is None or not math.isnan(v)], 1)  # fmt: skip
+                inputs = [right, left] if name == "plain-left" else [left, right]
+                g.add(cid, op, {"n_keys": 1, "join_type": jt}, "table", inputs)
+            cid = f"{op}/{tid}/table/two-keys/{jid}"
+            g.add(cid, op, {"n_keys": 2, "join_type": jt}, "table",
+                  [join_dictionary(g, it, vt, 100, cid + "#l0", "dups", c),
+                   g.gen_input("int8", 100, "some-nulls", 3, cid + "#l1", kind="uniform", lo="0",
+                               hi="1"),
+                   join_dictionary(g, it, vt, 40, cid + "#r0", "null", c + 1),
+                   g.gen_input("int8", 40, "no-nulls", 0, cid + "#r1", kind="uniform", lo="0",
+                               hi="1")])  # fmt: skip
+        g.add(f"{op}/{tid}/table/empty/inner", op, {"n_keys": 1, "join_type": "inner"}, "table",
+              [join_dictionary(g, it, vt, 0, f"{op}/{tid}/e0"),
+               join_dictionary(g, it, vt, 5, f"{op}/{tid}/e1")])  # fmt: skip
+    # other value types: pyarrow's refusal
+    for vt, other in (("string", "large_string"), ("int64", "int32"), ("string", "binary")):
+        left = dict_input(g, "int8", vt, (3, "no-nulls", 0), f"{op}/{vt}/{other}")
+        right = plain_of(g, other, 3, "no-nulls", 0, f"{op}/{vt}/{other}/r")
+        g.add(f"{op}/{type_id('int8', vt)}/table/other-type/{other}", op,
+              {"n_keys": 1, "join_type": "inner"}, "table", [left, right])  # fmt: skip
+        g.add(f"{op}/{type_id('int8', vt)}/table/other-dictionary-type/{other}", op,
+              {"n_keys": 1, "join_type": "inner"}, "table",
+              [left, dict_input(g, "int8", other, (3, "no-nulls", 0), f"{op}/{vt}/{other}/d")])  # fmt: skip
+
+
+def gen_keys(g):
+    gen_sort(g)
+    gen_rank(g)
+    gen_group_by(g)
+    gen_join(g)
+
+
 def gen(g):
     """Every dictionary case; `g` is generate.py."""
     gen_unary(g)
@@ -454,6 +642,7 @@ def gen(g):
     gen_concat(g)
     gen_from_arrays(g)
     gen_chunked(g)
+    gen_keys(g)
 
 
 # ---- the C ABI ---------------------------------------------------------------------------------

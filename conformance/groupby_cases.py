@@ -21,6 +21,12 @@ compared as sets (sorted by encoded value on both sides): pyarrow's order within
 is unspecified. Float results of sum, product, mean, variance and stddev are compared
 within the case's ``tolerance`` ``{"rel": r}``; everything else exactly (NaN equals
 NaN, the sign of zero counts).
+
+A dictionary column (a dictionary key, or distinct's items over a dictionary column:
+pyarrow groups dictionary arrays by index and gives back the key's dictionary) has its
+index type as ``type``, its cells are indices, and ``dictionary`` holds the expected
+dictionary (``{"type", "values"}``); the result's dictionary must have those values
+(with no groups, any: pyarrow's empty result has no dictionary of its own).
 """
 
 import functools
@@ -83,8 +89,24 @@ def _kind(pa_type):
     if pa.types.is_struct(pa_type):
         return "struct", cf.type_name(pa_type.field(0).type)
     if pa.types.is_list(pa_type):
-        return "list", cf.type_name(pa_type.value_type)
+        return "list", _kind(pa_type.value_type)[1]
+    if pa.types.is_dictionary(pa_type):  # by index (see the module's docstring)
+        return "plain", cf.type_name(pa_type.index_type)
     return "plain", cf.type_name(pa_type)
+
+
+def _by_index(column):
+    """A result column as its cells are written: a dictionary array (or lists of one)
+    as its indices, with its dictionary's expectation; others as they are."""
+    import pyarrow as pa
+
+    col = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if pa.types.is_dictionary(col.type):
+        return col.indices, col.dictionary
+    if pa.types.is_list(col.type) and pa.types.is_dictionary(col.type.value_type):
+        items = col.values
+        return pa.ListArray.from_arrays(col.offsets, items.indices), items.dictionary
+    return col, None
 
 
 def _encode(kind, t, v, distinct=False):
@@ -114,7 +136,15 @@ def expected(case, table):
         cols.append(OrderedDict([("name", field.name), ("type", t), ("kind", kind)]))
     aggs = [None] * k + [a[1] for a in case["params"]["aggregates"]]
     # column by column: aggregates may share a name (pyarrow's "v0_count" twice)
-    values = [table.column(i).to_pylist() for i in range(table.num_columns)]
+    values = []
+    for i in range(table.num_columns):
+        col, dictionary = _by_index(table.column(i))
+        values.append(col.to_pylist())
+        if dictionary is not None:
+            vt = cf.type_name(dictionary.type)
+            cols[i]["dictionary"] = OrderedDict(
+                [("type", vt), ("values", cf.encode_values(vt, cf.array_values(dictionary)))]
+            )
     rows = []
     for r in zip(*values):
         rows.append([_encode(c["kind"], c["type"], v, aggs[i] == "distinct")
@@ -194,6 +224,15 @@ def check(case, handles, dev):
         arrs = [export_array(x) for x in parts]
         for a in arrs:
             a.validate(full=True)
+        if "dictionary" in c:  # its indices; the dictionary's values as expected
+            d = c["dictionary"]
+            got_d = arrs[0].dictionary
+            assert cf.type_name(got_d.type) == d["type"], f"{c['name']}: dictionary {got_d.type}"
+            want_d = cf.decode_values(d["type"], d["values"])
+            assert not exp["rows"] or len(got_d) == len(want_d) and all(
+                cf.same_value(d["type"], a, b) for a, b in zip(cf.array_values(got_d), want_d)
+            ), f"{c['name']}: the dictionary differs"
+            arrs[0] = arrs[0].indices
         if c["kind"] == "plain":
             assert cf.type_name(arrs[0].type) == c["type"], f"{c['name']}: type {arrs[0].type}"
             cols.append([cf.encode_value(c["type"], v) for v in arrs[0].to_pylist()])

@@ -8,7 +8,9 @@ array_sort_indices: form ``unary``, params ``order`` ("ascending" / "descending"
 sort_indices: form ``arrays``, each input one key column of a table (named k0, k1, ...,
 in sort-key order); params ``order`` (a list, one per key) and ``null_placement`` (one
 for all keys, or a list: one per key, pyarrow 26's (name, order, null_placement) sort
-keys); ``n_keys`` 0 asks for no sort key (an error).
+keys); ``n_keys`` 0 asks for no sort key (an error); ``batch`` true: pyarrow sorts a
+RecordBatch of the keys instead of a Table (the C call is the same; pyarrow 26 sorts a
+dictionary key alone in a RecordBatch, not in a Table).
 
 Every type over generate.py's sweep, the first key of few distinct values (long runs of
 ties: stability), with the second key of many values (sort_indices); specials (NaN,
@@ -42,7 +44,8 @@ def evaluate(op, params, args):
     if op == "array_sort_indices":
         return pc.array_sort_indices(args[0], order=params.get("order", "ascending"),
                                      null_placement=placement)  # fmt: skip
-    table = pa.table({f"k{i}": a for i, a in enumerate(args)})
+    make = pa.record_batch if params.get("batch") else pa.table
+    table = make({f"k{i}": a for i, a in enumerate(args)})
     n = params.get("n_keys", len(args))
     orders = params.get("order", ["ascending"] * n)
     places = placement if isinstance(placement, list) else [placement] * n

@@ -186,6 +186,11 @@ def _index_groups(exp, batches):
         else:  # list and distinct: a list array, one list a group
             items = [cf.decode_values(c["type"], cell) for cell in cells]
             col["array"] = batches.add(pa.array(items, pa.list_(cf.PA_TYPE[c["type"]])))
+        if "dictionary" in c:  # the cells are indices into this dictionary
+            d = c["dictionary"]
+            col["dictionary"] = OrderedDict(
+                [("type", d["type"]), ("array", _encoded(d["type"], d["values"], batches))]
+            )
         columns.append(col)
     return OrderedDict(
         [

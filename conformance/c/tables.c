@@ -72,6 +72,28 @@ static int read_kept(keeper *k, cr_store *store, const json *ref, cr_column *col
   return col->type != NULL || cr_fail(msg, size, "array of format %s", s->format);
 }
 
+/* A dictionary column's check (groupby_cases: its cells are indices): the export
+ * kept at `at` has a dictionary of the values `ref` (an index entry {"type",
+ * "array"}) names. */
+static int same_dictionary(keeper *k, int at, cr_store *store, const json *ref, const char *name,
+                           char *msg, size_t size) {
+  const struct ArrowSchema *s = &k->schema[at];
+  const struct ArrowArray *a = &k->array[at];
+  if (!s->dictionary || !a->dictionary)
+    return cr_fail(msg, size, "%s: exported without a dictionary", name);
+  cr_column got = {cr_type_of_format(s->dictionary->format), a->dictionary}, want;
+  if (!read_kept(k, store, json_get(ref, "array"), &want, 0, msg, size)) return 0;
+  if (got.type != want.type) return cr_fail(msg, size, "%s: dictionary of format %s", name,
+                                            s->dictionary->format);
+  if (cr_length(&got) != cr_length(&want))
+    return cr_fail(msg, size, "%s: a dictionary of %lld values, expected %lld", name,
+                   (long long)cr_length(&got), (long long)cr_length(&want));
+  for (int64_t i = 0; i < cr_length(&got); i++)
+    if (!cr_same(got.type, cr_get(&got, i), cr_get(&want, i), 1, 0))
+      return cr_fail(msg, size, "%s: dictionary value %lld differs", name, (long long)i);
+  return 1;
+}
+
 static int64_t group_count(const group_column *g) {
   return g->kind == 2 ? cr_length(&g->parts[1]) - 1 : cr_length(&g->parts[0]);
 }
@@ -189,10 +211,14 @@ int cr_check_groups(const cr_call *c, const cr_result *r, const json *exp, char 
     if (r->arrays[next] == NULL || am_array_device(r->arrays[next]) != c->device)
       ok =
           cr_fail(msg, size, "%s: no result, or not on the keys' device", json_string(col, "name"));
+    const int first_export = kept.n;
     for (int p = 0; ok && p < parts; p++)
       ok = r->arrays[next + p] &&
            export_kept(&kept, r->arrays[next + p], &got[i].parts[p], msg, size);
     next += parts;
+    if (ok && groups > 0 && json_get(col, "dictionary")) /* no groups: any dictionary */
+      ok = same_dictionary(&kept, first_export, c->store, json_get(col, "dictionary"),
+                           json_string(col, "name"), msg, size);
     if (!ok) break;
     if (k != 1 && got[i].parts[0].type != t)
       ok = cr_fail(msg, size, "%s: type %s", json_string(col, "name"), got[i].parts[0].type->name);
