@@ -138,6 +138,10 @@ def _groups(entry, reader):
     columns, cells = [], []
     for c in entry["columns"]:
         columns.append({k: c[k] for k in ("name", "type", "kind")})
+        if "dictionary" in c:  # the cells are indices into it
+            d = c["dictionary"]
+            columns[-1]["dictionary"] = {"type": d["type"],
+                                         "values": reader.values(d["type"], d["array"])}  # fmt: skip
         t = c["type"]
         if c["kind"] == "plain":
             cells.append(reader.values(t, c["array"]))
