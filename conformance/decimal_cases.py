@@ -17,7 +17,6 @@ cases/decimal.json.gz (``file_of``); every expected value is pyarrow 26's.
 from collections import OrderedDict
 
 import casefmt as cf
-import groupby_cases
 import join_cases
 import rank_cases
 

@@ -229,8 +229,12 @@ def check(case, handles, dev):
             got_d = arrs[0].dictionary
             assert cf.type_name(got_d.type) == d["type"], f"{c['name']}: dictionary {got_d.type}"
             want_d = cf.decode_values(d["type"], d["values"])
-            assert not exp["rows"] or len(got_d) == len(want_d) and all(
-                cf.same_value(d["type"], a, b) for a, b in zip(cf.array_values(got_d), want_d)
+            assert (
+                not exp["rows"]
+                or len(got_d) == len(want_d)
+                and all(
+                    cf.same_value(d["type"], a, b) for a, b in zip(cf.array_values(got_d), want_d)
+                )
             ), f"{c['name']}: the dictionary differs"
             arrs[0] = arrs[0].indices
         if c["kind"] == "plain":

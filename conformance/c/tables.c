@@ -83,8 +83,8 @@ static int same_dictionary(keeper *k, int at, cr_store *store, const json *ref, 
     return cr_fail(msg, size, "%s: exported without a dictionary", name);
   cr_column got = {cr_type_of_format(s->dictionary->format), a->dictionary}, want;
   if (!read_kept(k, store, json_get(ref, "array"), &want, 0, msg, size)) return 0;
-  if (got.type != want.type) return cr_fail(msg, size, "%s: dictionary of format %s", name,
-                                            s->dictionary->format);
+  if (got.type != want.type)
+    return cr_fail(msg, size, "%s: dictionary of format %s", name, s->dictionary->format);
   if (cr_length(&got) != cr_length(&want))
     return cr_fail(msg, size, "%s: a dictionary of %lld values, expected %lld", name,
                    (long long)cr_length(&got), (long long)cr_length(&want));

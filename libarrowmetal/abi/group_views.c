@@ -114,9 +114,9 @@ static int rewrite(am_err *err, am_group_views *v, am_group_aggregate *g, const 
     case AM_GROUP_PRODUCT:
     case AM_GROUP_VARIANCE:
     case AM_GROUP_STDDEV:
-      *after = g->op == AM_GROUP_SUM       ? AFTER_SUM
-               : g->op == AM_GROUP_MEAN    ? AFTER_MEAN
-               : g->op == AM_GROUP_PRODUCT ? AFTER_PRODUCT
+      *after = g->op == AM_GROUP_SUM        ? AFTER_SUM
+               : g->op == AM_GROUP_MEAN     ? AFTER_MEAN
+               : g->op == AM_GROUP_PRODUCT  ? AFTER_PRODUCT
                : g->op == AM_GROUP_VARIANCE ? AFTER_VARIANCE
                                             : AFTER_STDDEV;
       g->op = AM_GROUP_LIST; /* each group's values, reduced after */
@@ -272,8 +272,8 @@ static int reduce_to_doubles(am_err *err, int kind, const am_group_aggregate *g,
   int64_t nulls = 0;
   for (int64_t grp = 0; grp < groups; grp++) {
     data[grp] = 0;
-    if (variance_of(items, off[grp], off[grp + 1], am_decimal_bytes(column->type), column->scale,
-                    g, kind == AFTER_STDDEV, &data[grp]))
+    if (variance_of(items, off[grp], off[grp + 1], am_decimal_bytes(column->type), column->scale, g,
+                    kind == AFTER_STDDEV, &data[grp]))
       nulls++;
     else
       valid[grp >> 3] |= (uint8_t)(1u << (grp & 7));
@@ -308,9 +308,8 @@ static int reduce_to_decimals(am_err *err, int kind, const am_group_aggregate *g
       am_i256 x = item_at(items, i, bytes);
       count++;
       if (kind == AFTER_PRODUCT)
-        acc = am_i256_wrap(reduce_scale(am_i256_wrap(am_i256_mul(acc, x), bytes), column->scale,
-                                        bytes),
-                           bytes);
+        acc = am_i256_wrap(
+            reduce_scale(am_i256_wrap(am_i256_mul(acc, x), bytes), column->scale, bytes), bytes);
       else
         acc = am_i256_wrap(am_i256_add(acc, x), bytes);
     }

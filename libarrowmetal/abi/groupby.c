@@ -169,8 +169,8 @@ AM_EXPORT int am_group_by(const am_array *const *keys, int64_t n_keys,
     }
   }
   am_group_views views;
-  int status = am_group_views_begin(err, keys, n_keys, values, n_values, aggregates, n_aggregates,
-                                    &views);
+  int status =
+      am_group_views_begin(err, keys, n_keys, values, n_values, aggregates, n_aggregates, &views);
   if (status != AM_OK) AM_API_RETURN(status);
   am_storage_list_t k, v;
   status = am_storage_list(err, views.keys, keys && n_keys > 0 ? n_keys : 0, &k);

@@ -113,8 +113,8 @@ AM_EXPORT int am_join_indices(const am_array *const *left_keys, const am_array *
   am_key_list left, right;
   int status = am_join_key_lists(err, left_keys, right_keys, n_keys, &left, &right);
   if (status == AM_OK) {
-    status = join_over(err, left.arrays, right.arrays, n_keys, join_type, left_indices,
-                       right_indices);
+    status =
+        join_over(err, left.arrays, right.arrays, n_keys, join_type, left_indices, right_indices);
     am_key_list_free(&left);
     am_key_list_free(&right);
   }

@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "calls.h"
-#include "decimal_calls.h"
 #include "core/bits.h"
 #include "core/dictionary_array.h"
 #include "core/string_array.h"
+#include "decimal_calls.h"
 #include "dictionary.h"
 
 /* dst (a bitmap at bit 0) = `a`'s validity bits from its offset. */
@@ -48,8 +48,8 @@ int am_decimal_order_bytes(am_err *err, const am_array *array, am_array **out) {
   return AM_OK;
 }
 
-int am_decimal_from_order_bytes(am_err *err, const am_array *bytes, am_type type,
-                                int32_t precision, int32_t scale, am_array **out) {
+int am_decimal_from_order_bytes(am_err *err, const am_array *bytes, am_type type, int32_t precision,
+                                int32_t scale, am_array **out) {
   const int w = am_decimal_bytes(type);
   const int64_t n = bytes->length;
   am_array *r = NULL;
@@ -122,8 +122,8 @@ int am_value_ranks(am_err *err, const am_array *values, am_type type, am_array *
   if (status == AM_OK) status = am_to_host(err, sorted, &order);
   if (status == AM_OK) status = am_to_host(err, values, &host);
   if (status == AM_OK)
-    status = am_array_alloc_host(err, am_host_device(), type, host->length, host->validity != NULL,
-                                 &r);
+    status =
+        am_array_alloc_host(err, am_host_device(), type, host->length, host->validity != NULL, &r);
   if (status == AM_OK) {
     memset((void *)r->data, 0, (size_t)am_type_bytes(type, host->length));
     if (!host->validity) atomic_store(&r->null_count, 0);
@@ -215,8 +215,8 @@ static int decimal_ranks(am_err *err, const am_array *key, am_array **view) {
 
 static int is_decimal(const am_array *key) { return am_type_is_decimal(key->type); }
 
-int am_rank_key_list(am_err *err, const am_array *const *keys, int64_t count,
-                     const char *function, am_key_list *list) {
+int am_rank_key_list(am_err *err, const am_array *const *keys, int64_t count, const char *function,
+                     am_key_list *list) {
   for (int64_t i = 0; keys && i < count; i++)
     if (keys[i] && keys[i]->dictionary) { /* pyarrow 26 has none of these for dictionaries */
       char name[160];

@@ -23,8 +23,8 @@
 int am_decimal_order_bytes(am_err *err, const am_array *array, am_array **out);
 /* The inverse: a host decimal array of `type`, `precision` and `scale` from
  * a fixed_size_binary array of order bytes of that type's width. */
-int am_decimal_from_order_bytes(am_err *err, const am_array *bytes, am_type type,
-                                int32_t precision, int32_t scale, am_array **out);
+int am_decimal_from_order_bytes(am_err *err, const am_array *bytes, am_type type, int32_t precision,
+                                int32_t scale, am_array **out);
 
 /* The dense rank (0, 1, ...) of each slot of `values` among its values in
  * pyarrow's ascending order, equal values one rank (-0.0 and 0.0 are
@@ -55,8 +55,8 @@ int am_sort_key_list(am_err *err, const am_array *const *keys, int64_t count, am
  * partition_nth_indices (`function` names the call, as pyarrow does): a
  * decimal as the ranks of its values; a dictionary array is AM_ETYPE in
  * pyarrow's words (pyarrow 26 has none of these calls for them). */
-int am_rank_key_list(am_err *err, const am_array *const *keys, int64_t count,
-                     const char *function, am_key_list *list);
+int am_rank_key_list(am_err *err, const am_array *const *keys, int64_t count, const char *function,
+                     am_key_list *list);
 
 /* join's keys, pair by pair (pyarrow 26's Table.join): a dictionary array
  * joins by its values, decoded, and meets a dictionary array or a plain

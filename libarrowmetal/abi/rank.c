@@ -163,6 +163,6 @@ static int partition_nth(am_err *err, const am_array *array, int64_t pivot, int 
 AM_EXPORT int am_partition_nth_indices(const am_array *array, int64_t pivot, int null_placement,
                                        am_array **out) {
   AM_API_BEGIN;
-  AM_API_RETURN(over_view(err, "partition_nth_indices", partition_nth, array, pivot,
-                          null_placement, 0, out));
+  AM_API_RETURN(
+      over_view(err, "partition_nth_indices", partition_nth, array, pivot, null_placement, 0, out));
 }

@@ -101,7 +101,9 @@ def dictionary_type(column: Any) -> Any:
 
     pa = sys.modules.get("pyarrow")
     t = getattr(column, "type", None)
-    return t if pa is not None and isinstance(t, pa.DataType) and pa.types.is_dictionary(t) else None
+    return (
+        t if pa is not None and isinstance(t, pa.DataType) and pa.types.is_dictionary(t) else None
+    )
 
 
 def refuse_dictionary(column: Any) -> None:
@@ -121,9 +123,9 @@ def _library_answers(keys: list[Any]) -> bool:
     pa = sys.modules.get("pyarrow")
     for k in keys:
         t = getattr(k, "type", None)
-        if pa is not None and isinstance(t, pa.DataType):
-            if pa.types.is_dictionary(t) or pa.types.is_decimal(t):
-                return True
+        if (pa is not None and isinstance(t, pa.DataType)
+                and (pa.types.is_dictionary(t) or pa.types.is_decimal(t))):  # fmt: skip
+            return True
     return False
 
 
