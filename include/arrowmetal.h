@@ -1136,7 +1136,14 @@ typedef enum am_null_placement {
  * sort_indices gives it: *out is AM_UINT64 row indices, never null, one per
  * row, on keys[0]'s device. descending[k] (nonzero: "descending") orders key
  * k; NULL means every key ascending. Every element type is taken (bool,
- * integers, floats); keys may have different types. -0.0 and 0.0 tie (rows
+ * integers, floats, strings and binary bytewise, decimals by value); keys
+ * may have different types. A dictionary array is taken as the only key
+ * (pyarrow 26 sorts one alone: an array, a RecordBatch's only key), by its
+ * values' dense ranks: a null index and an index of a null value are both
+ * null, and NaN ranks after the numbers, so it comes first in a descending
+ * sort and last at AM_NULLS_AT_START (unlike a float key's NaN, below);
+ * beside other keys it is AM_ETYPE ("Unsupported type for RecordBatch
+ * sorting: dictionary<...>"). -0.0 and 0.0 tie (rows
  * keep their order); NaN is after every number and nulls after NaN with
  * AM_NULLS_AT_END, and the reverse (nulls, NaN, numbers) with
  * AM_NULLS_AT_START, in either order. null_placement[k] (an
@@ -1163,7 +1170,10 @@ int am_sort_indices(const am_array *const *keys, int64_t n_keys, const int *desc
  * are fine); *out is the caller's, to release once with am_release, on the
  * input's device (keys[0]'s). Thread-safe. The CPU computes them; keys on a
  * GPU are moved to the host, computed there and the result moved back (no
- * GPU kernels yet). */
+ * GPU kernels yet). Decimal keys are ordered by value (by the dense ranks
+ * of their values); a dictionary array is AM_ETYPE in pyarrow 26's words
+ * (the type's name; partition_nth_indices: "Function
+ * 'partition_nth_indices' has no kernel matching input types (...)"). */
 
 /* pyarrow's select_k_unstable (SelectKOptions): the row indices (AM_UINT64,
  * never null) of the first min(k, rows) rows in the order am_sort_indices
@@ -1546,9 +1556,13 @@ int am_dictionary_encode(const am_array *array, am_null_encoding null_encoding, 
  * null index are two values); am_count (nulls as am_is sees them);
  * am_dictionary_encode (identity); am_cast (decodes, then casts); am_concat
  * (dictionaries unified unless they are all the first's);
- * am_dictionary_decode and am_unify_dictionaries. Every other call refuses
- * a dictionary array with AM_ETYPE naming its type (as pyarrow does for
- * sum, min, max, count_distinct...). */
+ * am_dictionary_decode and am_unify_dictionaries; am_sort_indices (one
+ * key), am_group_by (keys and count / count_distinct / distinct values, by
+ * index) and am_join_indices (by value) as each says; am_rank,
+ * am_rank_quantile, am_select_k_unstable and am_partition_nth_indices
+ * refuse them in pyarrow's words. Every other call refuses a dictionary
+ * array with AM_ETYPE naming its type (as pyarrow does for sum, min, max,
+ * count_distinct...). */
 
 /* Whether `array` is a dictionary array (0 for NULL). */
 int am_array_is_dictionary(const am_array *array);
@@ -1667,6 +1681,24 @@ typedef struct am_group_result {
  *  - string and binary keys group by their bytes; over string and binary
  *    values count, count_distinct, min, max, min_max (bytewise, a prefix
  *    first), first, last, list and distinct (the others: AM_ETYPE);
+ *  - decimal keys group by value (a key of the key's type, precision and
+ *    scale per group); over decimal values count, count_distinct, distinct,
+ *    list, min, max, min_max, sum (decimal128(38, s) / decimal256(76, s),
+ *    wrapping at the width), mean and product (the value type; half away
+ *    from zero, a product rescaled at every step, both as Arrow's: values
+ *    past the precision are kept as they come), variance and stddev
+ *    (float64, Arrow's: the mean from the wrapping sum as a double); a mean
+ *    over a group without values reached at min_count 0 is AM_EINVAL
+ *    ("Division by 0 in Decimal"); first, last, any and all AM_ETYPE;
+ *  - dictionary keys group by index, as pyarrow's grouper does (a value
+ *    twice in the dictionary is two groups; a null value's index is a group
+ *    apart from the null index): keys_out[k] is a dictionary array of the
+ *    groups' indices and the key's dictionary. Over dictionary values
+ *    count, count_distinct and distinct, by index too (distinct's items a
+ *    dictionary array of the column's dictionary; an index of a null value
+ *    counts as a value, as in pyarrow); the others AM_ETYPE in pyarrow's
+ *    words ("Function 'hash_sum' has no kernel matching input types
+ *    (dictionary<...>, uint32)");
  *  - floats: min, max and min_max skip NaN (all NaN gives NaN) and take
  *    -0.0 and 0.0 as equal (the group's first of them is given); NaN carries
  *    through sum, product, mean, variance and stddev; sums and products
@@ -1719,7 +1751,13 @@ typedef enum am_join_type {
  * its element type; the left keys share one length, the right keys another.
  * Rows match when every key is equal by its bits (as am_group_by groups
  * them: 0.0 and -0.0 differ, NaN matches NaN of the same bits); a null key
- * never matches anything.
+ * never matches anything. A decimal key matches a decimal key of its type,
+ * precision and scale, by value. A dictionary array matches by its values
+ * (decoded: an index of a null value never matches) a dictionary array of
+ * any index type or a plain array of its value type. Divergence: pyarrow
+ * 26 refuses a join whose dictionary key holds NaN ("Unifying differing
+ * dictionaries": such a dictionary never equals itself); the library joins
+ * it by value.
  *
  * *left_indices and *right_indices are AM_INT64 row numbers of the output
  * rows, one pair per output row: for the inner and outer joins both are
@@ -1735,16 +1773,18 @@ typedef enum am_join_type {
  * Errors: AM_EINVAL for NULL pointers, n_keys < 1, keys of different
  * lengths on one side, an unknown join type; AM_ETYPE for a key pair of
  * different types ("Incompatible data types for corresponding join field
- * keys: int32 and int64"). Nothing is written on an error. Inputs are
- * borrowed and may live on any device; results live on left_keys[0]'s. The
- * CPU groups the left and right keys together with am_group_by's hashing
- * (one dense id per key tuple, cpu/groupby.c), buckets the right rows by
- * id and probes each left row, its work areas counted in am_memory_info.
- * On CUDA the build and probe run in device memory (the same results and
- * order; the pair joins' indices carry validity bitmaps), and a build side
- * that does not fit the device is AM_ENOMEM with the sizes in the message;
- * on Metal, or with an empty side, the keys are joined on the host and the
- * indices moved back. Thread-safe. */
+ * keys: int32 and int64"; decimals of other parameters, "decimal128(5, 2)
+ * and decimal128(5, 1)"; a dictionary's value type and the other side's).
+ * Nothing is written on an error. Inputs are borrowed and may live on any
+ * device; results live on left_keys[0]'s. The CPU groups the left and right
+ * keys together with am_group_by's hashing (one dense id per key tuple,
+ * cpu/groupby.c), buckets the right rows by id and probes each left row,
+ * its work areas counted in am_memory_info. On CUDA the build and probe run
+ * in device memory (the same results and order; the pair joins' indices
+ * carry validity bitmaps), and a build side that does not fit the device is
+ * AM_ENOMEM with the sizes in the message; on Metal, or with an empty side,
+ * the keys are joined on the host and the indices moved back.
+ * Thread-safe. */
 int am_join_indices(const am_array *const *left_keys, const am_array *const *right_keys,
                     int64_t n_keys, am_join_type join_type, am_array **left_indices,
                     am_array **right_indices);
@@ -2251,7 +2291,8 @@ int am_binary_join_element_wise(const am_array *const *values, int64_t n_values,
  * add/subtract/multiply/divide_checked (Arrow's precision and scale rules;
  * "Decimal precision out of range [1, 38]: 39", "Divide by zero"); am_cast
  * to integers and floats and am_cast_decimal (to decimals, from decimals,
- * integers and floats).
+ * integers and floats); keys and values of the sorting, ranking, group-by
+ * and join calls (see each).
  * Every other call refuses them with AM_ETYPE; a GPU device refuses them
  * with AM_EUNSUPPORTED ("decimals are not yet on <device>").
  *
