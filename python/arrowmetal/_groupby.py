@@ -17,12 +17,17 @@ library's worker pool, ARROWMETAL_THREADS, decides). Groups compare keys by thei
 are two groups, every NaN of one bit pattern one group; a null key is a
 group of its own. String and binary keys group by their bytes; over string
 value columns count, count_distinct, min, max, min_max, first, last, list
-and distinct run here (bytewise order, pyarrow's).
+and distinct run here (bytewise order, pyarrow's). Decimal keys group by
+value; over decimal columns every aggregate pyarrow has for them runs here.
+Dictionary keys group by index, as pyarrow's grouper does (a dictionary key
+whose chunks have different dictionaries is refused with its error), and
+come back as dictionary arrays; over dictionary columns count,
+count_distinct and distinct run here.
 
 Aggregates am_group_by lacks (pyarrow's "tdigest", "approximate_median",
 "one", "pivot_wider"...), columns of types the library has no kernel for
-(decimals, dictionaries...) and a group-by without keys run in
-pyarrow (counted and announced as every fallback, see _fallback).
+and a group-by without keys run in pyarrow (counted and announced as every
+fallback, see _fallback).
 """
 
 from __future__ import annotations

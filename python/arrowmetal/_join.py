@@ -12,10 +12,11 @@ no rows, which also checks the arguments with pyarrow's errors. Row order:
 left rows in order, each with its matches in right order, then the unmatched
 right rows (pyarrow's order is unspecified). Null keys never match; float
 keys match by bits (0.0 and -0.0 apart), string and binary keys by their
-bytes. Key columns of types the library has no kernel for (decimals,
-dictionaries...) and a filter_expression run in pyarrow
-(counted and announced, see _fallback); other columns of such types are
-gathered by pyarrow's take the same way.
+bytes, decimal keys by value (one type, precision and scale), dictionary
+keys by value (against a dictionary or a plain array of the value type).
+Key columns of types the library has no kernel for and a filter_expression
+run in pyarrow (counted and announced, see _fallback); other columns of
+such types are gathered by pyarrow's take the same way.
 """
 
 from __future__ import annotations

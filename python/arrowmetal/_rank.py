@@ -11,8 +11,10 @@ ignored). Results are am.Array (uint64 indices or ranks; float64 for
 rank_quantile and rank_normal). ChunkedArrays are combined first;
 select_k_unstable takes a pa.Table / pa.RecordBatch (or anything with
 ``__arrow_c_stream__``) by its sort_keys columns, as pyarrow does; rank and
-partition_nth_indices take arrays only, as pyarrow does. Keys of a type the
-library has no kernel for run in pyarrow.compute (counted and announced).
+partition_nth_indices take arrays only, as pyarrow does. Decimal keys are
+ranked by value; dictionary arrays are refused with pyarrow 26's errors (it
+ranks none). Keys of a type the library has no kernel for run in
+pyarrow.compute (counted and announced).
 """
 
 from __future__ import annotations
