@@ -1698,7 +1698,8 @@ typedef struct am_group_result {
  *    dictionary array of the column's dictionary; an index of a null value
  *    counts as a value, as in pyarrow); the others AM_ETYPE in pyarrow's
  *    words ("Function 'hash_sum' has no kernel matching input types
- *    (dictionary<...>, uint32)");
+ *    (dictionary<...>, uint32)"); decimal and dictionary results are host
+ *    arrays whatever keys[0]'s device (those types live on the host);
  *  - floats: min, max and min_max skip NaN (all NaN gives NaN) and take
  *    -0.0 and 0.0 as equal (the group's first of them is given); NaN carries
  *    through sum, product, mean, variance and stddev; sums and products
