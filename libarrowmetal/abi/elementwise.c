@@ -224,13 +224,13 @@ static int cast(am_err *err, const am_array *array, am_type to, int flags, am_ar
     *out = am_array_share(array);
     return *out ? AM_OK : am_fail(err, AM_ENOMEM, "out of memory");
   }
+  /* To strings: formatted on the host (a GPU array's copy), the result on
+   * the input's device; temporal values too (string_temporal.c). */
+  if (am_type_is_binary(to)) return am_string_cast(err, array, to, out);
   /* Temporal types: temporal_cast.c (from and to strings: string_cast.c,
-   * on the host, above). */
+   * above). */
   if (am_type_is_temporal(array->type) || am_type_is_temporal(to))
     return am_temporal_cast(err, array, to, flags, out);
-  /* To strings: formatted on the host (a GPU array's copy), the result on
-   * the input's device. */
-  if (am_type_is_binary(to)) return am_string_cast(err, array, to, out);
   am_route route;
   uint64_t types = AM_TYPE_BIT(array->type) | AM_TYPE_BIT(to);
   if ((status = am_route_inputs(err, AM_ROUTE_CAST, types, &array, 1, &route)) != AM_OK)

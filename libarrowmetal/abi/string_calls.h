@@ -102,6 +102,22 @@ int am_view_end(am_err *err, int status, am_view_keep *keep, am_array **out);
  * (pyarrow runs them from Python). */
 int am_view_cast(am_err *err, const am_array *a, am_type to, am_array **out);
 
+/* The text of slot i of host array a, written to `text` (room for the
+ * bound the caller gives); returns its length. */
+typedef int64_t (*am_slot_text_fn)(const void *ctx, const am_array *a, int64_t i, char *text);
+
+/* A utf8 / large_utf8 (`to`) array of a's length (string_format.c): each
+ * valid slot's text as `write` makes it, at most `most` bytes; null where a
+ * is. */
+int am_string_from_slots(am_err *err, const am_array *a, am_type to, int64_t most,
+                         am_slot_text_fn write, const void *ctx, am_array **out);
+
+/* am_cast between strings and floats (string_float.c): strings (utf8,
+ * large_utf8, binary, large_binary) to float32 / float64, and floats to
+ * utf8 / large_utf8, on the host. */
+int am_string_to_float(am_err *err, const am_array *a, am_type to, am_array **out);
+int am_float_to_string(am_err *err, const am_array *a, am_type to, am_array **out);
+
 /* Whether a three-way comparison `c` (<0, 0, >0) satisfies `op`
  * (string_calls.c; the decimal compare uses it too). */
 int am_compare_holds(am_compare_op op, int c);

@@ -1,0 +1,182 @@
+/* Reading floats as Arrow C++ does (fast_float's grammar; float_text.h).
+ *
+ * The text is checked here, character by character; its value is then
+ * exact by one of two roads: a mantissa and power of ten both exactly
+ * representable make one correctly rounded multiply or divide (Clinger's
+ * fast path: most texts), and the rest go to the C library's strtod /
+ * strtof (correctly rounded in glibc and Apple's libc) as digits and an
+ * exponent only -- no decimal point, so the locale's does not matter. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "float_text.h"
+
+static int lower_is(const uint8_t *s, const char *word, int64_t n) {
+  for (int64_t i = 0; i < n; i++)
+    if ((s[i] | 0x20) != (uint8_t)word[i]) return 0;
+  return 1;
+}
+
+static int is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
+
+/* The texts of infinities and NaNs after the sign: 1 when s[0, n) is one,
+ * *nan telling which. */
+static int special(const uint8_t *s, int64_t n, int *nan) {
+  if (n >= 3 && lower_is(s, "nan", 3)) {
+    *nan = 1;
+    if (n == 3) return 1;
+    if (s[3] != '(' || s[n - 1] != ')') return 0;
+    for (int64_t i = 4; i < n - 1; i++) {
+      const uint8_t c = s[i];
+      if (!(is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'))
+        return 0;
+    }
+    return 1;
+  }
+  *nan = 0;
+  return (n == 3 && lower_is(s, "inf", 3)) || (n == 8 && lower_is(s, "infinity", 8));
+}
+
+/* A number's text split into what its value needs: the value is the
+ * integer of its significant digits times 10^exponent. */
+typedef struct {
+  const uint8_t *digits; /* the first significant digit; '.' may follow */
+  int64_t count;         /* significant digits (the leading zeros dropped) */
+  uint64_t mantissa;     /* their integer when count <= 19 */
+  int64_t exponent;      /* within +-2^40: far past every float's range */
+} number_text;
+
+static int64_t clamp(int64_t x) {
+  const int64_t limit = (int64_t)1 << 40;
+  return x > limit ? limit : x < -limit ? -limit : x;
+}
+
+/* s[0, n) as digits, '.', digits, exponent; 0 when it is not that. */
+static int scan_number(const uint8_t *s, int64_t n, number_text *t) {
+  int64_t i = 0, seen = 0, fraction = 0;
+  int point = 0;
+  t->digits = NULL;
+  t->count = 0;
+  t->mantissa = 0;
+  for (; i < n; i++) {
+    if (s[i] == '.' && !point) {
+      point = 1;
+      continue;
+    }
+    if (!is_digit(s[i])) break;
+    seen++;
+    fraction += point;
+    if (t->count == 0 && s[i] == '0') continue;
+    if (t->count == 0) t->digits = s + i;
+    if (t->count < 19) t->mantissa = t->mantissa * 10 + (uint64_t)(s[i] - '0');
+    t->count++;
+  }
+  if (seen == 0) return 0;
+  int64_t e = 0;
+  if (i < n && (s[i] | 0x20) == 'e') {
+    int64_t j = i + 1;
+    const int negative = j < n && s[j] == '-';
+    if (j < n && (s[j] == '-' || s[j] == '+')) j++;
+    if (j == n || !is_digit(s[j])) return 0; /* an 'e' must have digits */
+    for (; j < n && is_digit(s[j]); j++) e = clamp(e * 10 + (s[j] - '0'));
+    if (negative) e = -e;
+    i = j;
+  }
+  if (i != n) return 0;
+  t->exponent = clamp(e - fraction);
+  return 1;
+}
+
+/* Digits kept for strtod / strtof: a double's rounding is decided against
+ * a midpoint of at most 767 significant digits, so digits past the first
+ * KEEP matter only by being zero or not (one sticky digit stands for them). */
+#define KEEP 780
+
+/* The significant digits and exponent as "DDDDe-X" for strtod / strtof
+ * (text: KEEP + 32 bytes). */
+static void plain_text(const number_text *t, char *text) {
+  char *p = text;
+  const uint8_t *d = t->digits;
+  const int64_t kept = t->count <= KEEP + 1 ? t->count : KEEP;
+  int64_t taken = 0;
+  for (; taken < kept; d++)
+    if (*d != '.') *p++ = (char)*d, taken++;
+  int64_t e = t->exponent;
+  if (kept < t->count) {
+    char sticky = '0';
+    for (; taken < t->count; d++)
+      if (*d != '.') sticky = *d != '0' ? '1' : sticky, taken++;
+    *p++ = sticky;
+    e = clamp(e + (t->count - kept - 1));
+  }
+  *p++ = 'e';
+  if (e < 0) *p++ = '-', e = -e;
+  char r[24];
+  int k = 0;
+  do r[k++] = (char)('0' + e % 10);
+  while ((e /= 10) != 0);
+  while (k) *p++ = r[--k];
+  *p = '\0';
+}
+
+static const double exact10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                   1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+static const float exact10f[11] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f,
+                                   1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
+
+/* Reads a double (single 0) or a float (single 1). */
+static int parse(const uint8_t *s, int64_t n, int single, double *d, float *f) {
+  int negative = 0, nan = 0;
+  if (n > 0 && (s[0] == '-' || s[0] == '+')) {
+    negative = s[0] == '-';
+    s++, n--;
+  }
+  if (n > 0 && (s[0] | 0x20) != 'n' && (s[0] | 0x20) != 'i') {
+    number_text t;
+    if (!scan_number(s, n, &t)) return 0;
+    if (t.count == 0) { /* a zero, its sign kept */
+      *d = negative ? -0.0 : 0.0;
+      *f = negative ? -0.0f : 0.0f;
+      return 1;
+    }
+    if (!single && t.count <= 15 && t.exponent >= -22 && t.exponent <= 22) {
+      const double m = (double)t.mantissa; /* exact: below 10^15 < 2^53 */
+      const double v = t.exponent < 0 ? m / exact10[-t.exponent] : m * exact10[t.exponent];
+      *d = negative ? -v : v;
+      return 1;
+    }
+    if (single && t.count <= 7 && t.exponent >= -10 && t.exponent <= 10) {
+      const float m = (float)t.mantissa; /* exact: below 10^7 < 2^24 */
+      const float v = t.exponent < 0 ? m / exact10f[-t.exponent] : m * exact10f[t.exponent];
+      *f = negative ? -v : v;
+      return 1;
+    }
+    char text[KEEP + 32];
+    plain_text(&t, text);
+    if (single) {
+      const float v = strtof(text, NULL);
+      *f = negative ? -v : v;
+    } else {
+      const double v = strtod(text, NULL);
+      *d = negative ? -v : v;
+    }
+    return 1;
+  }
+  if (!special(s, n, &nan)) return 0;
+  const double v = nan ? (double)NAN : (double)INFINITY;
+  *d = negative ? -v : v;
+  *f = (float)*d;
+  return 1;
+}
+
+int am_parse_double(const uint8_t *s, int64_t n, double *out) {
+  float unused;
+  return parse(s, n, 0, out, &unused);
+}
+
+int am_parse_float(const uint8_t *s, int64_t n, float *out) {
+  double unused;
+  return parse(s, n, 1, &unused, out);
+}
