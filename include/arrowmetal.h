@@ -653,15 +653,41 @@ typedef enum am_cast_flag {
  * types, "0x" and at most two hex digits a byte (the type's bits: "0x80" as
  * int8 is -128), "true"/"false" in any case and "1"/"0" for bool; a valid
  * value that does not parse or fit is AM_EINVAL (pyarrow's message, "Failed
- * to parse string: ... as a scalar of type int64") whatever the flags. Integers and bools
- * cast to string, large_string and string_view (decimal, "true"/"false"; on the host: a
- * GPU array's is AM_EUNSUPPORTED, strings are not on GPUs yet). Views cast
- * to the flat string types (a copy, as pyarrow's; binary_view to a string
- * type only through pyarrow, which checks UTF-8: AM_ETYPE here), string and
- * large_string to string_view and binary_view, binary and large_binary to
- * binary_view (new views over the same bytes), string_view to binary_view
- * (the same views). Floats and temporal types to and from strings, other
- * casts between string types and casts to binary are AM_ETYPE.
+ * to parse string: ... as a scalar of type int64") whatever the flags; when
+ * several fail, the message names the last, as pyarrow's. Integers and bools
+ * cast to string, large_string and string_view (decimal, "true"/"false").
+ * Views cast to the flat string types (a copy, as pyarrow's; binary_view to
+ * a string type only through pyarrow, which checks UTF-8: AM_ETYPE here),
+ * string and large_string to string_view and binary_view, binary and
+ * large_binary to binary_view (new views over the same bytes), string_view
+ * to binary_view (the same views).
+ * Strings (the four flat ones and the views) cast to float32 and float64 as
+ * Arrow reads them: an optional sign, digits with one '.' and an exponent
+ * ("1e3", ".5", "+1.5E-7"), "inf", "infinity", "nan" in any case; no spaces
+ * ("Failed to parse string: ' 1' as a scalar of type double"); correctly
+ * rounded to the target's width, overflow to an infinity. Floats cast to
+ * string, large_string and string_view as Arrow writes them: the shortest
+ * text that reads back as the same value of that width, decimal for
+ * exponents -6 to 9 ("0.000001", "123456789"), else "1e+20", "1e-7",
+ * "1.2345678901234568e+17"; "-0", "inf", "-inf", "nan".
+ * string and large_string cast to timestamps, date32 and date64 as Arrow's
+ * ISO-8601 reader takes them: "YYYY-MM-DD" (the dates: only that), then
+ * ' ' or 'T', "hh", "hh:mm" or "hh:mm:ss" and up to the unit's fraction
+ * digits ("2020-01-01T12:00:00.123" to timestamp[ms]); a timestamp target
+ * here has no time zone and takes no offset ("...: expected no zone
+ * offset."; am_cast_timestamp takes a zone). Timestamps, dates, times and
+ * durations cast to string, large_string and string_view as pyarrow writes
+ * them: "2020-01-01 00:00:00.000000", "2020-01-01", "12:00:00.000", a
+ * duration's integer, "<value out of range: V>" past the years +-32767 (or
+ * a time outside the day); a timestamp in UTC as "2020-01-01 00:00:00Z"
+ * and in another time zone as its local time and offset, "2020-03-08
+ * 03:00:00-0400" (pyarrow's `date` library formatting, its wraps of far
+ * values included; the zone read as "Time zones" says, past 2037 with its
+ * divergence). Casts to binary, and the pairs pyarrow has no cast for
+ * (strings to times and durations, binary and views to temporal types),
+ * are AM_ETYPE. float16 is not a type here (pyarrow casts it as a float32
+ * then rounds). All of these run on the host: a GPU array's result is moved
+ * back to its device.
  * Temporal types, on every device, as pyarrow casts them: to and from their
  * storage integer (int64: timestamps, durations, time64, date64; int32:
  * date32, time32) sharing the buffers; a change of unit among timestamps,
@@ -699,6 +725,21 @@ int am_cast(const am_array *array, am_type to, int flags, am_array **out);
  * decimal128(5, 2)"); a GPU array AM_EUNSUPPORTED. */
 int am_cast_decimal(const am_array *array, am_type to, int32_t precision, int32_t scale, int flags,
                     am_array **out);
+
+/* am_cast to timestamp type `to` (AM_TIMESTAMP_S ... _NS) with time zone
+ * `timezone` (NULL or "" for none; copied), pyarrow's cast to
+ * pa.timestamp(unit, tz): the result carries the zone. Strings read as
+ * am_cast reads them, except that with a zone each text needs an offset
+ * ("Z", "+01", "+0100", "+01:00": the instant converted to UTC), without one
+ * none; the error names the target with its zone: "Failed to parse string:
+ * '2020-01-01' as a scalar of type timestamp[s, tz=UTC]: expected a zone
+ * offset. If these timestamps are in local time, cast to timestamp without
+ * timezone, then call assume_timezone." Other inputs cast as am_cast does
+ * (their messages name the target without its zone), then take the zone.
+ * `to` not a timestamp type is AM_ETYPE. The input is borrowed; `*out` is a
+ * new array. Thread-safe. */
+int am_cast_timestamp(const am_array *array, am_type to, const char *timezone, int flags,
+                      am_array **out);
 
 /* Boolean logic on AM_BOOL arrays; null if either input is null (pyarrow's
  * and_, or_, not Kleene logic). The same as am_logic with AM_LOGIC_AND,

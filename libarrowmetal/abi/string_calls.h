@@ -108,15 +108,24 @@ typedef int64_t (*am_slot_text_fn)(const void *ctx, const am_array *a, int64_t i
 
 /* A utf8 / large_utf8 (`to`) array of a's length (string_format.c): each
  * valid slot's text as `write` makes it, at most `most` bytes; null where a
- * is. */
+ * is. A slot `write` has no text for (it returns -1, where pyarrow's
+ * formatter fails) fails the call: AM_EINVAL with `no_text`. */
 int am_string_from_slots(am_err *err, const am_array *a, am_type to, int64_t most,
-                         am_slot_text_fn write, const void *ctx, am_array **out);
+                         am_slot_text_fn write, const void *ctx, const char *no_text,
+                         am_array **out);
 
 /* am_cast between strings and floats (string_float.c): strings (utf8,
  * large_utf8, binary, large_binary) to float32 / float64, and floats to
  * utf8 / large_utf8, on the host. */
 int am_string_to_float(am_err *err, const am_array *a, am_type to, am_array **out);
 int am_float_to_string(am_err *err, const am_array *a, am_type to, am_array **out);
+
+/* am_cast between strings and temporal types (string_temporal.c), on the
+ * host: utf8 / large_utf8 to a timestamp (`timezone` the target's, NULL or
+ * "" for none), date32 or date64; a temporal array to utf8 / large_utf8. */
+int am_string_to_temporal(am_err *err, const am_array *a, am_type to, const char *timezone,
+                          am_array **out);
+int am_temporal_to_string(am_err *err, const am_array *a, am_type to, am_array **out);
 
 /* Whether a three-way comparison `c` (<0, 0, >0) satisfies `op`
  * (string_calls.c; the decimal compare uses it too). */

@@ -63,5 +63,5 @@ static int64_t float_text(const void *ctx, const am_array *a, int64_t i, char *t
 
 int am_float_to_string(am_err *err, const am_array *a, am_type to, am_array **out) {
   return am_string_from_slots(err, a, to, AM_FLOAT_TEXT_MAX,
-                              a->type == AM_FLOAT64 ? double_text : float_text, NULL, out);
+                              a->type == AM_FLOAT64 ? double_text : float_text, NULL, NULL, out);
 }
