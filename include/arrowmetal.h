@@ -1346,6 +1346,8 @@ typedef enum am_function_family {
   AM_FAMILY_STRING = 57,       /* am_string_function: op = am_string_op */
   AM_FAMILY_STRING_SLICE = 58, /* am_utf8_slice_codeunits */
   AM_FAMILY_STRING_JOIN = 59,  /* am_binary_join_element_wise */
+  AM_FAMILY_STRPTIME = 60,     /* am_strptime */
+  AM_FAMILY_STRFTIME = 61,     /* am_strftime */
   /* 64-: more temporal functions */
   AM_FAMILY_ASSUME_TIMEZONE = 64, /* am_assume_timezone */
   AM_FAMILY_ROUND_TEMPORAL = 65   /* am_round_temporal: op = am_round_temporal_op */
@@ -1369,6 +1371,7 @@ typedef enum am_type_rule {
                              (coalesce: numbers' common numeric type, bools with bools) */
   AM_RULE_COMMON_REST = 13, /* the inputs after the first (a bool condition) become their
                               common type, the result's (if_else) */
+  AM_RULE_UTF8 = 14,        /* a string (strftime) */
   /* Hash-based functions */
   AM_RULE_INT32 = 24, /* int32 (index_in's positions, dictionary_encode's indices) */
   /* Sorting */
@@ -1387,7 +1390,8 @@ typedef enum am_null_rule {
   AM_NULLS_NEVER = 5, /* the result is never null (is_null, is_valid) */
   AM_NULLS_FILL = 6,  /* null only where no input gives a value (fill_null, coalesce; and
                          fill_null_forward / _backward: where no valid slot is before / after) */
-  AM_NULLS_OPTION = 7 /* as the call's null handling option says (binary_join_element_wise) */
+  AM_NULLS_OPTION = 7 /* as the call's null handling option says (binary_join_element_wise;
+                         strptime's error_is_null) */
 } am_null_rule;
 
 typedef struct am_function_info {
@@ -1941,6 +1945,51 @@ typedef struct am_round_temporal_options {
  * caller's. Thread-safe. */
 int am_round_temporal(am_round_temporal_op op, const am_array *array,
                       const am_round_temporal_options *options, am_array **out);
+
+/* strftime (pyarrow's StrftimeOptions: format, locale): each value of a
+ * timestamp (any unit, without a time zone or in "UTC"), date32, date64,
+ * time32 or time64 array as text under `format`, in a string (utf8) array,
+ * null where the input is. The text is what pyarrow's `date` library
+ * writes: %Y (at least 4 digits, "-0005"), %m %d %H %M (2 digits), %S (2
+ * digits, then the unit's fraction: "05.250" in ms), %y %C %j %e %D %F %T
+ * %R %I %p %a %A %b %B %h %u %w %n %t %%, %z "+0000" and %Z "UTC" (a value
+ * without a time zone refuses them: AM_EINVAL "Timezone not present, cannot
+ * convert to string with timezone: %z"); other letters stay as written
+ * ("%s" is "%s"). A date32 is its day at midnight in seconds, a date64 and
+ * a time a timestamp of their unit (a time on 1970-01-01). Far values wrap as
+ * pyarrow's do (the day count in 32 bits, the year in 16), and where pyarrow
+ * fails the value (a year held as -32768) so does the call (AM_EINVAL
+ * "Failed formatting timestamp: basic_ios::clear: iostream error").
+ * AM_EUNSUPPORTED (which the Python package answers with pyarrow, counted):
+ * %c %x %X %r %g %G %U %V %W %Q %q and the E / O modifiers; a `locale`
+ * other than NULL or "C"; a time zone other than UTC (its local time needs
+ * the zone's rules). Other input types are AM_ETYPE ("function 'strftime'
+ * has no kernel matching input types (int64)"); a GPU array's strings are
+ * AM_EUNSUPPORTED. The input is borrowed; `*out` is a new host array.
+ * Thread-safe. */
+int am_strftime(const am_array *array, const char *format, const char *locale, am_array **out);
+
+/* strptime (pyarrow's StrptimeOptions: format, unit, error_is_null): each
+ * value of a string or large_string array read under `format` as a
+ * timestamp of type `unit` (AM_TIMESTAMP_S ... _NS), as pyarrow reads it on
+ * Linux (glibc's strptime, then Arrow's use of its fields): white space in
+ * the format matches any run of white space; numbers skip leading white
+ * space and take up to their width of digits ("%m" takes "1" of "1/2");
+ * %Y (0-9999) %y (69-99: 19xx, else 20xx) %C %m %d %e %j %H %I %M %S (to
+ * 61) %p %b %B %h %a %A (names in any case, weekdays read and ignored) %z
+ * ("Z", "+hh", "+hhmm", "+hh:mm": the result converted to UTC) %Z (a word,
+ * ignored) %n %t %F %T %D %R %%; the whole text must be read. Missing
+ * fields are 1900-01-01 00:00:00; an unchecked day of the month runs on
+ * ("2021-02-31" is March 3rd). A format with "%z" gives a timestamp in
+ * "UTC". A value that does not read (or leaves int64 in the unit) fails the
+ * call, the first one named (AM_EINVAL "Failed to parse string: 'x' as a
+ * scalar of type timestamp[s]"), or is null when error_is_null is set.
+ * AM_EUNSUPPORTED: %s %c %x %X %r %u %w %U %W %V %g %G and the E / O
+ * modifiers. Divergence: an empty format is AM_EINVAL here (pyarrow reads
+ * past its end). Other input types are AM_ETYPE. The input is borrowed;
+ * `*out` is a new host array. Thread-safe. */
+int am_strptime(const am_array *strings, const char *format, am_type unit, int error_is_null,
+                am_array **out);
 /* ---- end of hash joins */
 
 /* ---- Tables: struct arrays, record batches and streams of them (issue #12).

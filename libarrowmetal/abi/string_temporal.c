@@ -121,7 +121,8 @@ int am_temporal_to_string(am_err *err, const am_array *a, am_type to, am_array *
   am_temporal_type_text(a->timezone, a->type, type, sizeof type);
   if (!am_type_is_utf8(to))
     return am_fail(err, AM_ETYPE, "Unsupported cast from %s to %s", type, am_type_name(to));
-  if (!a->timezone) return am_string_from_slots(err, a, to, AM_TEMPORAL_TEXT_MAX, plain_text, NULL, NULL, out);
+  if (!a->timezone)
+    return am_string_from_slots(err, a, to, AM_TEMPORAL_TEXT_MAX, plain_text, NULL, NULL, out);
   if (strcmp(a->timezone, "UTC") != 0)
     return am_fail(err, AM_EUNSUPPORTED,
                    "a cast from %s to %s writes the local time, which ArrowMetal does not "

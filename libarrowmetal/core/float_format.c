@@ -165,8 +165,7 @@ int am_format_double(double v, char *text) {
   const int32_t biased = (int32_t)(bits >> 52 & 0x7ff);
   const uint64_t fraction = bits & (((uint64_t)1 << 52) - 1);
   if (biased == 0x7ff || (biased == 0 && fraction == 0))
-    return special(negative, biased == 0x7ff && fraction != 0, fraction | (uint64_t)biased,
-                   text);
+    return special(negative, biased == 0x7ff && fraction != 0, fraction | (uint64_t)biased, text);
   return format_fields(negative, fraction, biased, 52, 1023, text);
 }
 

@@ -29,8 +29,7 @@ static int special(const uint8_t *s, int64_t n, int *nan) {
     if (s[3] != '(' || s[n - 1] != ')') return 0;
     for (int64_t i = 4; i < n - 1; i++) {
       const uint8_t c = s[i];
-      if (!(is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'))
-        return 0;
+      if (!(is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_')) return 0;
     }
     return 1;
   }

@@ -5,7 +5,9 @@
  * the day is the value truncated to a 32-bit count of days (then one less
  * when that passes the value), the time of day what remains (which, after a
  * wrap, can be any number of hours, or negative: "-" before the first
- * %H/%I/%M/%S), and the year of that day a 16-bit integer. So the far
+ * %H/%I/%M/%S), and the year of that day a 16-bit integer. Past an int64
+ * wrap of the time of day, the compiled library (which assumes none) divides
+ * it as unsigned and leaves its sign clear; so does this file. So the far
  * timestamps that pyarrow writes as "-23901-10-13 438292822622229:33:09"
  * come out the same. Each directive then writes what `date` writes: its
  * fill and width rules ("00-5" for the year -5 under %F, "-0005" under %Y),
@@ -21,16 +23,17 @@ static const int64_t ticks_per_second[10] = {1, 0, 0, 1000, 0, 0, 1000000, 0, 0,
 
 static const char *const weekday_names[7] = {"Sunday",   "Monday", "Tuesday", "Wednesday",
                                              "Thursday", "Friday", "Saturday"};
-static const char *const month_names[12] = {"January", "February", "March",     "April",
-                                             "May",     "June",     "July",      "August",
-                                             "September", "October", "November", "December"};
+static const char *const month_names[12] = {"January",   "February", "March",    "April",
+                                            "May",       "June",     "July",     "August",
+                                            "September", "October",  "November", "December"};
 
 /* A value's fields as `date` holds them. */
 typedef struct {
   int32_t day_number; /* the 32-bit day count the date was made from */
   int16_t year;
   unsigned month, day;
-  int negative;                    /* the time of day is below zero */
+  int negative;                    /* the time of day's own sign (%T) */
+  int insert_negative;             /* the '-' before the first %H %I %M %S */
   int64_t hours, minutes, seconds; /* of its absolute value */
   int64_t subseconds;
   int64_t time_of_day, per_day; /* the signed time of day, in ticks */
@@ -67,17 +70,23 @@ static void split(int64_t v, int digits, fields *f) {
   /* no overflow: a day count wraps only in s and ms, where 2^31 days fit */
   const int64_t start = (int64_t)day * per_day;
   uint64_t tod;
+  int known_positive;
   if (start <= v) {
+    /* tp - ld, which the compiled library takes as known not negative: past
+     * an int64 wrap its divisions are unsigned and its sign flag clear */
     tod = (uint64_t)v - (uint64_t)start;
+    known_positive = 1;
   } else {
     day = wrap32((int64_t)day - 1);
     tod = (uint64_t)per_day - ((uint64_t)start - (uint64_t)v);
+    known_positive = 0;
   }
   const int64_t t = (int64_t)tod;
   f->day_number = day;
   civil(day, f);
-  f->negative = t < 0;
-  const uint64_t a = t < 0 ? (uint64_t)0 - tod : tod; /* abs, as unsigned */
+  f->negative = !known_positive && t < 0;
+  f->insert_negative = t < 0; /* hours + minutes + seconds, in int64, below zero */
+  const uint64_t a = f->negative ? (uint64_t)0 - tod : tod;
   f->hours = (int64_t)(a / (uint64_t)(3600 * per));
   f->minutes = (int64_t)(a / (uint64_t)(60 * per)) - f->hours * 60;
   const int64_t rest = (int64_t)(a - (uint64_t)(f->hours * 3600 + f->minutes * 60) * (uint64_t)per);
@@ -206,7 +215,7 @@ int64_t am_strftime_bound(const char *format) {
 int64_t am_strftime_format(const char *format, int64_t v, int digits, char *text) {
   fields f;
   split(v, digits, &f);
-  int insert_negative = f.negative;
+  int insert_negative = f.insert_negative;
   out o = {text};
   for (const char *p = format; *p; p++) {
     if (*p != '%' || !written(p[1])) { /* text, and '%' before what `date` leaves */
@@ -271,8 +280,8 @@ int64_t am_strftime_format(const char *format, int64_t v, int digits, char *text
         put_two(&o, f.hours);
         break;
       case 'I': {
-        const int64_t h = f.hours < 12 ? (f.hours == 0 ? 12 : f.hours)
-                                       : (f.hours == 12 ? 12 : f.hours - 12);
+        const int64_t h =
+            f.hours < 12 ? (f.hours == 0 ? 12 : f.hours) : (f.hours == 12 ? 12 : f.hours - 12);
         put_two(&o, h);
         break;
       }

@@ -20,9 +20,9 @@ static const int64_t ticks_per_second[10] = {1, 0, 0, 1000, 0, 0, 1000000, 0, 0,
 
 static const char *const weekday_names[7] = {"Sunday",   "Monday", "Tuesday", "Wednesday",
                                              "Thursday", "Friday", "Saturday"};
-static const char *const month_names[12] = {"January", "February", "March",     "April",
-                                             "May",     "June",     "July",      "August",
-                                             "September", "October", "November", "December"};
+static const char *const month_names[12] = {"January",   "February", "March",    "April",
+                                            "May",       "June",     "July",     "August",
+                                            "September", "October",  "November", "December"};
 
 /* glibc's struct tm and parser state, the fields Arrow reads */
 typedef struct {
@@ -132,7 +132,7 @@ static int run(const char *format, input *in, state *st) {
     }
     f++;
     while (*f && strchr("-_0^#", *f)) f++; /* strftime's flags, */
-    while (is_digit((uint8_t)*f)) f++;      /* and its widths: skipped */
+    while (is_digit((uint8_t)*f)) f++;     /* and its widths: skipped */
     if (!conversion(*f, in, st)) return 0;
   }
   return 1;
@@ -270,15 +270,14 @@ int am_strptime_zoned(const char *format) {
 
 /* glibc's first days of the months, common and leap years, one after the
  * other as in memory: its walk for %j can run from the first into the second */
-static const int month_starts[26] = {0,  31,  59,  90,  120, 151, 181, 212, 243,
-                                     273, 304, 334, 365, 0,   31,  60,  91,  121,
-                                     152, 182, 213, 244, 274, 305, 335, 366};
+static const int month_starts[26] = {0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334, 365,
+                                     0, 31, 60, 91, 121, 152, 182, 213, 244, 274, 305, 335, 366};
 
 static void finish(state *st) {
   if (st->have_I && st->is_pm) st->hour += 12;
   if (st->century != -1)
-    st->year = st->want_century ? st->year % 100 + (st->century - 19) * 100
-                                : (st->century - 19) * 100;
+    st->year =
+        st->want_century ? st->year % 100 + (st->century - 19) * 100 : (st->century - 19) * 100;
   if (st->want_xday && !st->have_wday && !(st->have_mon && st->have_mday) && st->have_yday) {
     const int y = 1900 + st->year;
     const int *starts = month_starts + ((y % 4 == 0 && (y % 100 != 0 || y % 400 == 0)) ? 13 : 0);

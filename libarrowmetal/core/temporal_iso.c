@@ -30,8 +30,7 @@ static unsigned last_day(unsigned year, unsigned month) {
 static int read_date(const uint8_t *s, int64_t *days) {
   unsigned y, m, d;
   if (s[4] != '-' || s[7] != '-') return 0;
-  if (!read_digits(s, 4, &y) || !read_digits(s + 5, 2, &m) || !read_digits(s + 8, 2, &d))
-    return 0;
+  if (!read_digits(s, 4, &y) || !read_digits(s + 5, 2, &m) || !read_digits(s + 8, 2, &d)) return 0;
   if (m < 1 || m > 12 || d < 1 || d > last_day(y, m)) return 0;
   *days = am_days_from_civil(y, m, d);
   return 1;
@@ -181,8 +180,7 @@ static char *write_time(char *p, int64_t ticks, int digits) {
 int am_iso_format_timestamp(int64_t v, int digits, char *text) {
   const int64_t per_day = 86400 * ticks_per_second[digits];
   /* in nanoseconds every int64 is within the years (Arrow skips the check) */
-  if (digits < 9 && (v < MIN_DAY * per_day || v >= END_DAY * per_day))
-    return out_of_range(v, text);
+  if (digits < 9 && (v < MIN_DAY * per_day || v >= END_DAY * per_day)) return out_of_range(v, text);
   int64_t days = v / per_day;
   if (days * per_day > v) days--;
   char *p = write_date(text, days);

@@ -1,0 +1,61 @@
+/* am_strftime: temporal values as text under a format, as pyarrow's
+ * strftime (the `date` library's formatting: core/strftime.c), on the host.
+ * A timestamp is formatted in its unit; a date32 as seconds of its day, a
+ * date64 and the times as timestamps of their unit (a time on 1970-01-01),
+ * as pyarrow's kernels take them. */
+#include <string.h>
+
+#include "core/temporal_text.h"
+#include "string_calls.h"
+
+typedef struct {
+  const char *format;
+} strftime_ctx;
+
+static int64_t value_text(const void *ctx, const am_array *a, int64_t i, char *text) {
+  const char *format = ((const strftime_ctx *)ctx)->format;
+  const int64_t j = a->offset + i;
+  if (a->type == AM_DATE32)
+    return am_strftime_format(format, ((const int32_t *)a->data)[j] * (int64_t)86400, 0, text);
+  const int64_t v = am_type_storage(a->type) == AM_INT32 ? ((const int32_t *)a->data)[j]
+                                                         : ((const int64_t *)a->data)[j];
+  return am_strftime_format(format, v, am_type_unit_digits(a->type), text);
+}
+
+static int strftime_call(am_err *err, const am_array *array, const char *format,
+                         const char *locale, am_array **out) {
+  AM_REQUIRE(array, "array");
+  AM_REQUIRE(format, "format");
+  AM_REQUIRE(out, "out");
+  int status = am_settle(err, array);
+  if (status != AM_OK) return status;
+  const int family = am_temporal_family(array->type);
+  if (family != AM_TEMPORAL_TIMESTAMP && family != AM_TEMPORAL_DATE && family != AM_TEMPORAL_TIME)
+    return am_temporal_no_kernel(err, "strftime", array);
+  if (locale && strcmp(locale, "C") != 0)
+    return am_fail(err, AM_EUNSUPPORTED,
+                   "strftime in locale '%s': only the \"C\" locale's names are here", locale);
+  if (!array->timezone && (strstr(format, "%z") || strstr(format, "%Z")))
+    return am_fail(err, AM_EINVAL,
+                   "Timezone not present, cannot convert to string with timezone: %s", format);
+  if (array->timezone && strcmp(array->timezone, "UTC") != 0)
+    return am_fail(err, AM_EUNSUPPORTED,
+                   "strftime of a timestamp in time zone %s writes its local time, which "
+                   "ArrowMetal does not compute yet",
+                   array->timezone);
+  if (!am_strftime_supported(format))
+    return am_fail(err, AM_EUNSUPPORTED,
+                   "strftime's format '%s' has a directive ArrowMetal does not write yet "
+                   "(%%c %%x %%X %%r %%g %%G %%U %%V %%W %%Q %%q, E and O modifiers)",
+                   format);
+  if (array->device != am_host_device()) return am_string_not_on(err, array->device);
+  const strftime_ctx ctx = {format};
+  return am_string_from_slots(err, array, AM_UTF8, am_strftime_bound(format), value_text, &ctx,
+                              AM_STRFTIME_FAILURE, out);
+}
+
+AM_EXPORT int am_strftime(const am_array *array, const char *format, const char *locale,
+                          am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(strftime_call(err, array, format, locale, out));
+}
