@@ -22,8 +22,8 @@ static int64_t value_text(const void *ctx, const am_array *a, int64_t i, char *t
   return am_strftime_format(format, v, am_type_unit_digits(a->type), text);
 }
 
-static int strftime_call(am_err *err, const am_array *array, const char *format,
-                         const char *locale, am_array **out) {
+static int strftime_call(am_err *err, const am_array *array, const char *format, const char *locale,
+                         am_array **out) {
   AM_REQUIRE(array, "array");
   AM_REQUIRE(format, "format");
   AM_REQUIRE(out, "out");

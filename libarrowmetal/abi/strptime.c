@@ -15,8 +15,7 @@ static int strptime_call(am_err *err, const am_array *strings, const char *forma
   AM_REQUIRE(out, "out");
   if (!am_type_valid(unit) || !am_type_is_timestamp(unit))
     return am_fail(err, AM_EINVAL, "strptime's unit is a timestamp type (AM_TIMESTAMP_S ... _NS)");
-  if (!am_type_is_utf8(strings->type))
-    return am_temporal_no_kernel(err, "strptime", strings);
+  if (!am_type_is_utf8(strings->type)) return am_temporal_no_kernel(err, "strptime", strings);
   if (!*format) /* pyarrow reads past the end of an empty format (and may crash) */
     return am_fail(err, AM_EINVAL, "strptime: the format is empty");
   if (!am_strptime_supported(format))
