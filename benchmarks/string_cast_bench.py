@@ -29,7 +29,8 @@ def inputs(rows):
     bits[~np.isfinite(bits)] = 0.5
     f64 = pa.array(bits, mask=nulls)
     short = pa.array(np.round(rng.standard_normal(rows) * 1000, 2), mask=nulls)
-    f32 = pa.array(bits.astype(np.float32), mask=nulls)
+    f32 = pa.array(rng.integers(0, 2**32 - 1, rows, dtype=np.uint32).view(np.float32), mask=nulls)
+    f32 = pc.if_else(pc.is_finite(f32), f32, 0.5)
     us = rng.integers(-2_208_988_800, 4_102_444_800, rows) * 10**6 + rng.integers(0, 10**6, rows)
     ts = pa.array(us, pa.timestamp("us"), mask=nulls)
     utc = ts.cast(pa.timestamp("us", "UTC"))
@@ -43,7 +44,7 @@ def functions(rows):
     f32_text, ts_text = pc.cast(f32, pa.string()), pc.cast(ts, pa.string())
     days_text = pc.cast(days, pa.string())
     fmt = "%Y-%m-%d %H:%M:%S"
-    strf = pc.strftime(ts.cast(pa.timestamp("s")), format=fmt)
+    strf = pc.strftime(ts.cast(pa.timestamp("s"), safe=False), format=fmt)
     given = dict(locals())
     m = {name: am.array(x) for name, x in given.items() if isinstance(x, pa.Array)}
     s = pa.string()

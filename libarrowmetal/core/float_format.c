@@ -78,14 +78,40 @@ static int layout(uint64_t digits, int exponent, int negative, char *text) {
     digits /= 10;
     exponent++;
   }
+  static const uint64_t powers[20] = {1u,
+                                      10u,
+                                      100u,
+                                      1000u,
+                                      10000u,
+                                      100000u,
+                                      1000000u,
+                                      10000000u,
+                                      100000000u,
+                                      1000000000u,
+                                      10000000000u,
+                                      100000000000u,
+                                      1000000000000u,
+                                      10000000000000u,
+                                      100000000000000u,
+                                      1000000000000000u,
+                                      10000000000000000u,
+                                      100000000000000000u,
+                                      1000000000000000000u,
+                                      10000000000000000000u};
+  static const char pairs[201] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+  int n = 1;
+  while (n < 20 && digits >= powers[n]) n++;
   char d[20];
-  int n = 0;
-  for (uint64_t x = digits; x; x /= 10) d[n++] = (char)('0' + x % 10);
-  for (int i = 0; i < n / 2; i++) {
-    char t = d[i];
-    d[i] = d[n - 1 - i];
-    d[n - 1 - i] = t;
-  }
+  int i = n;
+  uint64_t x = digits;
+  for (; x >= 100; x /= 100, i -= 2) memcpy(d + i - 2, pairs + 2 * (x % 100), 2);
+  if (x >= 10)
+    memcpy(d + i - 2, pairs + 2 * x, 2);
+  else
+    d[i - 1] = (char)('0' + x);
   char *p = text;
   if (negative) *p++ = '-';
   const int point = n + exponent; /* digits before the decimal point */

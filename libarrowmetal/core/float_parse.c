@@ -1,11 +1,14 @@
 /* Reading floats as Arrow C++ does (fast_float's grammar; float_text.h).
  *
  * The text is checked here, character by character; its value is then
- * exact by one of two roads: a mantissa and power of ten both exactly
+ * exact by one of three roads: a mantissa and power of ten both exactly
  * representable make one correctly rounded multiply or divide (Clinger's
- * fast path: most texts), and the rest go to the C library's strtod /
- * strtof (correctly rounded in glibc and Apple's libc) as digits and an
- * exponent only -- no decimal point, so the locale's does not matter. */
+ * fast path: short texts); up to 19 digits, Eisel and Lemire's 128-bit
+ * product (the texts of shortest formatting); and the rest (more digits,
+ * subnormals, a rounding the product leaves unsure) go to the C library's
+ * strtod / strtof (correctly rounded in glibc and Apple's libc) as digits
+ * and an exponent only -- no decimal point, so the locale's does not
+ * matter. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +128,45 @@ static const double exact10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7
 static const float exact10f[11] = {1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f,
                                    1e6f, 1e7f, 1e8f, 1e9f, 1e10f};
 
+/* Eisel and Lemire's conversion ("Number parsing at a gigabyte per second",
+ * 2021, with its fallbacks): w * 10^q (w != 0, exact, q within the table)
+ * as the bits of a float of `fraction_bits` stored fraction bits and
+ * exponent bias `bias`, from w times the power's 128-bit truncation (the
+ * table's g(q) - 1). 0 where the truncation leaves the rounding unsure, or
+ * the result is subnormal or infinite: strtod / strtof decide those. */
+static int eisel_lemire(uint64_t w, int64_t q, int fraction_bits, int bias, uint64_t *bits) {
+  const uint64_t *g = am_float_pow10[q - AM_FLOAT_POW10_LOW];
+  const uint64_t t_high = g[1] ? g[0] : g[0] - 1, t_low = g[1] - 1;
+  const int lz = __builtin_clzll(w);
+  w <<= lz;
+  const uint64_t mask = UINT64_MAX >> (fraction_bits + 3); /* the bits below the result's */
+  unsigned __int128 p = (unsigned __int128)w * t_high;
+  uint64_t upper = (uint64_t)(p >> 64), lower = (uint64_t)p;
+  if ((upper & mask) == mask && lower + w < lower) { /* the low half may carry in */
+    const unsigned __int128 p2 = (unsigned __int128)w * t_low;
+    const uint64_t low = (uint64_t)p2, middle = lower + (uint64_t)(p2 >> 64);
+    if (middle < lower) upper++;
+    if (middle + 1 == 0 && (upper & mask) == mask && low + w < low) return 0;
+    lower = middle;
+  }
+  const int upper_bit = (int)(upper >> 63);
+  uint64_t m = upper >> (upper_bit + 64 - fraction_bits - 3);
+  int shift = lz + (1 ^ upper_bit);
+  if (lower == 0 && (upper & mask) == 0 && (m & 3) == 1) return 0; /* maybe a tie */
+  m += m & 1;
+  m >>= 1;
+  if (m >= (uint64_t)2 << fraction_bits) {
+    m = (uint64_t)1 << fraction_bits;
+    shift--;
+  }
+  m &= ~((uint64_t)1 << fraction_bits);
+  /* floor(q * log2(10)) + 63, then the bias */
+  const int64_t exponent = ((217706 * q) >> 16) + bias + 1 + 63 - shift;
+  if (exponent < 1 || exponent > 2 * bias) return 0;
+  *bits = m | (uint64_t)exponent << fraction_bits;
+  return 1;
+}
+
 /* Reads a double (single 0) or a float (single 1). */
 static int parse(const uint8_t *s, int64_t n, int single, double *d, float *f) {
   int negative = 0, nan = 0;
@@ -150,6 +192,18 @@ static int parse(const uint8_t *s, int64_t n, int single, double *d, float *f) {
       const float m = (float)t.mantissa; /* exact: below 10^7 < 2^24 */
       const float v = t.exponent < 0 ? m / exact10f[-t.exponent] : m * exact10f[t.exponent];
       *f = negative ? -v : v;
+      return 1;
+    }
+    uint64_t bits;
+    if (t.count <= 19 && t.exponent >= AM_FLOAT_POW10_LOW && t.exponent <= 308 &&
+        eisel_lemire(t.mantissa, t.exponent, single ? 23 : 52, single ? 127 : 1023, &bits)) {
+      if (single) {
+        const uint32_t b = (uint32_t)bits | (uint32_t)negative << 31;
+        memcpy(f, &b, 4);
+      } else {
+        bits |= (uint64_t)negative << 63;
+        memcpy(d, &bits, 8);
+      }
       return 1;
     }
     char text[KEEP + 32];

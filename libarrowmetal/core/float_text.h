@@ -35,9 +35,11 @@ int am_format_float(float v, char *text);
 int am_parse_double(const uint8_t *s, int64_t n, double *out);
 int am_parse_float(const uint8_t *s, int64_t n, float *out);
 
-/* float_pow10.c: Schubfach's powers of ten g(j), j from LOW to HIGH, as
- * {high, low} 64-bit halves (gen_float_pow10.py). */
-#define AM_FLOAT_POW10_LOW (-292)
+/* float_pow10.c: the powers of ten g(j) = floor(10^j * 2^(127 - e)) + 1
+ * (e = floor(log2(10^j))), j from LOW to HIGH, as {high, low} 64-bit halves
+ * (gen_float_pow10.py): Schubfach's (writing) and, less one, the truncated
+ * powers of Eisel-Lemire's reading. */
+#define AM_FLOAT_POW10_LOW (-342)
 #define AM_FLOAT_POW10_HIGH 324
 extern const uint64_t am_float_pow10[AM_FLOAT_POW10_HIGH - AM_FLOAT_POW10_LOW + 1][2];
 

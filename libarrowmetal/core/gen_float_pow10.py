@@ -1,9 +1,10 @@
 """Writes core/float_pow10.c: the powers of ten of the shortest float
-formatting (core/float_format.c, Raffaello Giulietti's Schubfach):
+formatting (core/float_format.c, Raffaello Giulietti's Schubfach) and, less
+one (their truncations), of the reading (core/float_parse.c, Eisel-Lemire):
 
     g(j) = floor(10^j * 2^(127 - e)) + 1,  e = floor(log2(10^j)),
 
-for j = -292 ... 324, each a 128-bit integer in [2^127, 2^128) written as
+for j = -342 ... 324, each a 128-bit integer in [2^127, 2^128) written as
 its high and low 64 bits.
 
     python libarrowmetal/core/gen_float_pow10.py [OUT]   (default: the file beside)
@@ -16,7 +17,7 @@ import pathlib
 import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
-LOW, HIGH = -292, 324
+LOW, HIGH = -342, 324
 
 
 def floor_log2_pow10(j):

@@ -130,27 +130,30 @@ static int out_of_range(int64_t v, char *text) {
   return snprintf(text, AM_TEMPORAL_TEXT_MAX, "<value out of range: %lld>", (long long)v);
 }
 
-static char *two(char *p, int64_t v) {
-  *p++ = (char)('0' + v / 10);
-  *p++ = (char)('0' + v % 10);
-  return p;
+static const char pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+static char *two(char *p, uint32_t v) {
+  memcpy(p, pairs + 2 * v, 2);
+  return p + 2;
 }
 
-/* "YYYY-MM-DD" of day number `days` (a year of 4 or 5 digits, '-' before a
- * negative one), as FormatYYYY_MM_DD */
+/* "YYYY-MM-DD" of day number `days` (within the years +-32767: a year of 4
+ * or 5 digits, '-' before a negative one), as FormatYYYY_MM_DD; the day's
+ * parts in 32 bits, where the divisions by constants are cheapest */
 static char *write_date(char *p, int64_t days) {
-  const int64_t z = days + 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const int64_t doe = z - era * 146097;
-  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const int64_t mp = (5 * doy + 2) / 153;
-  const int64_t day = doy - (153 * mp + 2) / 5 + 1, month = mp < 10 ? mp + 3 : mp - 9;
-  int64_t year = yoe + era * 400 + (month <= 2);
-  if (year < 0) {
-    *p++ = '-';
-    year = -year;
-  }
+  const int32_t z = (int32_t)(days + 719468);
+  const int32_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const uint32_t doe = (uint32_t)(z - era * 146097);
+  const uint32_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const uint32_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const uint32_t mp = (5 * doy + 2) / 153;
+  const uint32_t day = doy - (153 * mp + 2) / 5 + 1, month = mp < 10 ? mp + 3 : mp - 9;
+  const int32_t signed_year = (int32_t)yoe + era * 400 + (month <= 2);
+  if (signed_year < 0) *p++ = '-';
+  const uint32_t year = (uint32_t)(signed_year < 0 ? -signed_year : signed_year);
   if (year >= 10000) *p++ = (char)('0' + year / 10000);
   p = two(p, year / 100 % 100);
   p = two(p, year % 100);
@@ -160,9 +163,8 @@ static char *write_date(char *p, int64_t days) {
   return two(p, day);
 }
 
-/* "hh:mm:ss[.fff]" of `ticks` (0 <= ticks < a day) in 10^-digits seconds */
-static char *write_time(char *p, int64_t ticks, int digits) {
-  const int64_t per = ticks_per_second[digits], s = ticks / per;
+/* "hh:mm:ss[.fff]" of second `s` of the day and `fraction` (digits of it) */
+static char *write_time(char *p, uint32_t s, uint32_t fraction, int digits) {
   p = two(p, s / 3600);
   *p++ = ':';
   p = two(p, s / 60 % 60);
@@ -170,22 +172,42 @@ static char *write_time(char *p, int64_t ticks, int digits) {
   p = two(p, s % 60);
   if (digits) {
     *p++ = '.';
-    int64_t f = ticks % per;
-    for (int i = digits - 1; i >= 0; i--, f /= 10) p[i] = (char)('0' + f % 10);
+    int i = digits;
+    if (digits & 1) p[--i] = (char)('0' + fraction % 10), fraction /= 10;
+    for (; i > 0; i -= 2, fraction /= 100) memcpy(p + i - 2, pairs + 2 * (fraction % 100), 2);
     p += digits;
   }
   return p;
 }
 
+/* The text of a timestamp of PER ticks a second (a constant in each use,
+ * so its divisions are multiplications) */
+#define FORMAT_TIMESTAMP(PER, DIGITS)                                                \
+  do {                                                                               \
+    const int64_t per_day = 86400 * (int64_t)(PER);                                  \
+    /* in nanoseconds every int64 is within the years (Arrow skips the check) */     \
+    if ((DIGITS) < 9 && (v < MIN_DAY * per_day || v >= END_DAY * per_day))           \
+      return out_of_range(v, text);                                                  \
+    int64_t days = v / per_day;                                                      \
+    if (days * per_day > v) days--;                                                  \
+    const int64_t rest = v - days * per_day;                                         \
+    char *p = write_date(text, days);                                                \
+    *p++ = ' ';                                                                      \
+    p = write_time(p, (uint32_t)(rest / (PER)), (uint32_t)(rest % (PER)), (DIGITS)); \
+    return (int)(p - text);                                                          \
+  } while (0)
+
 int am_iso_format_timestamp(int64_t v, int digits, char *text) {
-  const int64_t per_day = 86400 * ticks_per_second[digits];
-  /* in nanoseconds every int64 is within the years (Arrow skips the check) */
-  if (digits < 9 && (v < MIN_DAY * per_day || v >= END_DAY * per_day)) return out_of_range(v, text);
-  int64_t days = v / per_day;
-  if (days * per_day > v) days--;
-  char *p = write_date(text, days);
-  *p++ = ' ';
-  return (int)(write_time(p, v - days * per_day, digits) - text);
+  switch (digits) {
+    case 0:
+      FORMAT_TIMESTAMP(1, 0);
+    case 3:
+      FORMAT_TIMESTAMP(1000, 3);
+    case 6:
+      FORMAT_TIMESTAMP(1000000, 6);
+    default:
+      FORMAT_TIMESTAMP(1000000000, 9);
+  }
 }
 
 int am_iso_format_date32(int64_t days, char *text) {
@@ -200,6 +222,7 @@ int am_iso_format_date64(int64_t ms, char *text) {
 }
 
 int am_iso_format_time(int64_t v, int digits, char *text) {
-  if (v < 0 || v >= 86400 * ticks_per_second[digits]) return out_of_range(v, text);
-  return (int)(write_time(text, v, digits) - text);
+  const int64_t per = ticks_per_second[digits];
+  if (v < 0 || v >= 86400 * per) return out_of_range(v, text);
+  return (int)(write_time(text, (uint32_t)(v / per), (uint32_t)(v % per), digits) - text);
 }
