@@ -54,27 +54,47 @@ static int64_t clamp(int64_t x) {
   return x > limit ? limit : x < -limit ? -limit : x;
 }
 
+/* Eight ASCII digits at p as their value, and whether eight bytes are all
+ * digits, a word at a time (little-endian, as every target of the library). */
+static int eight_digits_at(const uint8_t *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+  return !(((v + 0x4646464646464646u) | (v - 0x3030303030303030u)) & 0x8080808080808080u);
+}
+
+static uint64_t eight_digits(const uint8_t *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+  v -= 0x3030303030303030u;
+  v = v * 10 + (v >> 8);
+  return ((v & 0x000000FF000000FFu) * 0x000F424000000064u +
+          ((v >> 16) & 0x000000FF000000FFu) * 0x0000271000000001u) >>
+         32;
+}
+
+/* m followed by the digits p[0, n) */
+static uint64_t append_digits(uint64_t m, const uint8_t *p, int64_t n) {
+  for (; n >= 8; p += 8, n -= 8) m = m * 100000000 + eight_digits(p);
+  for (; n > 0; p++, n--) m = m * 10 + (uint64_t)(*p - '0');
+  return m;
+}
+
+/* the end of the run of digits from i */
+static int64_t digits_end(const uint8_t *s, int64_t n, int64_t i) {
+  while (i + 8 <= n && eight_digits_at(s + i)) i += 8;
+  while (i < n && is_digit(s[i])) i++;
+  return i;
+}
+
 /* s[0, n) as digits, '.', digits, exponent; 0 when it is not that. */
 static int scan_number(const uint8_t *s, int64_t n, number_text *t) {
-  int64_t i = 0, seen = 0, fraction = 0;
-  int point = 0;
-  t->digits = NULL;
-  t->count = 0;
-  t->mantissa = 0;
-  for (; i < n; i++) {
-    if (s[i] == '.' && !point) {
-      point = 1;
-      continue;
-    }
-    if (!is_digit(s[i])) break;
-    seen++;
-    fraction += point;
-    if (t->count == 0 && s[i] == '0') continue;
-    if (t->count == 0) t->digits = s + i;
-    if (t->count < 19) t->mantissa = t->mantissa * 10 + (uint64_t)(s[i] - '0');
-    t->count++;
+  const int64_t int_end = digits_end(s, n, 0);
+  int64_t i = int_end, frac_start = int_end, frac_end = int_end;
+  if (i < n && s[i] == '.') {
+    frac_start = i + 1;
+    i = frac_end = digits_end(s, n, frac_start);
   }
-  if (seen == 0) return 0;
+  if (int_end == 0 && frac_end == frac_start) return 0; /* no digit */
   int64_t e = 0;
   if (i < n && (s[i] | 0x20) == 'e') {
     int64_t j = i + 1;
@@ -86,7 +106,23 @@ static int scan_number(const uint8_t *s, int64_t n, number_text *t) {
     i = j;
   }
   if (i != n) return 0;
-  t->exponent = clamp(e - fraction);
+  t->exponent = clamp(e - (frac_end - frac_start));
+  /* the significant digits: leading zeros dropped, across the point when
+   * the integer part is all zeros */
+  int64_t first = 0;
+  while (first < int_end && s[first] == '0') first++;
+  int64_t int_digits = int_end - first;
+  if (int_digits == 0) {
+    first = frac_start;
+    while (first < frac_end && s[first] == '0') first++;
+  }
+  t->digits = s + first;
+  t->count = int_digits + frac_end - (int_digits ? frac_start : first);
+  t->mantissa = 0;
+  if (t->count <= 19)
+    t->mantissa = append_digits(append_digits(0, s + first, int_digits),
+                                s + (int_digits ? frac_start : first),
+                                frac_end - (int_digits ? frac_start : first));
   return 1;
 }
 
