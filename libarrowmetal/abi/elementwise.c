@@ -270,7 +270,8 @@ static int cast_timestamp(am_err *err, const am_array *array, am_type to, const 
     return status;
   }
   /* strings read an offset only for a target with a time zone */
-  if (am_type_is_binary(array->type)) return am_string_to_temporal(err, array, to, timezone, out);
+  if (am_type_is_binary(array->type))
+    return am_string_cast_timestamp(err, array, to, timezone, out);
   const char *interned = NULL;
   if (timezone && *timezone && !(interned = am_intern(timezone)))
     return am_fail(err, AM_ENOMEM, "out of memory");

@@ -2,11 +2,13 @@
  * strftime (the `date` library's formatting: core/strftime.c), on the host.
  * A timestamp is formatted in its unit; a date32 as seconds of its day, a
  * date64 and the times as timestamps of their unit (a time on 1970-01-01),
- * as pyarrow's kernels take them. */
+ * as pyarrow's kernels take them. A GPU array is formatted from a host copy
+ * and the strings moved back. */
 #include <string.h>
 
 #include "core/temporal_text.h"
 #include "string_calls.h"
+#include "string_device.h"
 
 typedef struct {
   const char *format;
@@ -48,10 +50,15 @@ static int strftime_call(am_err *err, const am_array *array, const char *format,
                    "strftime's format '%s' has a directive ArrowMetal does not write yet "
                    "(%%c %%x %%X %%r %%g %%G %%U %%V %%W %%Q %%q, E and O modifiers)",
                    format);
-  if (array->device != am_host_device()) return am_string_not_on(err, array->device);
-  const strftime_ctx ctx = {format};
-  return am_string_from_slots(err, array, AM_UTF8, am_strftime_bound(format), value_text, &ctx,
-                              AM_STRFTIME_FAILURE, out);
+  /* a GPU array's host copy, the strings moved back */
+  const am_array *in[1] = {array};
+  am_string_hosted h;
+  if ((status = am_string_hosted_begin(err, in, 1, &h)) == AM_OK) {
+    const strftime_ctx ctx = {format};
+    status = am_string_from_slots(err, in[0], AM_UTF8, am_strftime_bound(format), value_text, &ctx,
+                                  AM_STRFTIME_FAILURE, out);
+  }
+  return am_string_hosted_end(err, status, &h, out);
 }
 
 AM_EXPORT int am_strftime(const am_array *array, const char *format, const char *locale,

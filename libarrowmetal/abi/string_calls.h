@@ -125,6 +125,10 @@ int am_float_to_string(am_err *err, const am_array *a, am_type to, am_array **ou
  * "" for none), date32 or date64; a temporal array to utf8 / large_utf8. */
 int am_string_to_temporal(am_err *err, const am_array *a, am_type to, const char *timezone,
                           am_array **out);
+/* am_string_to_temporal for am_cast_timestamp (string_cast.c): a GPU
+ * array's host copy, the result moved back. */
+int am_string_cast_timestamp(am_err *err, const am_array *a, am_type to, const char *timezone,
+                             am_array **out);
 int am_temporal_to_string(am_err *err, const am_array *a, am_type to, am_array **out);
 
 /* Whether a three-way comparison `c` (<0, 0, >0) satisfies `op`

@@ -190,6 +190,16 @@ static int cast_host(am_err *err, const am_array *a, am_type to, am_array **out)
                  am_type_name(to));
 }
 
+/* am_cast_timestamp of a string array: on a GPU array's host copy too. */
+int am_string_cast_timestamp(am_err *err, const am_array *a, am_type to, const char *timezone,
+                             am_array **out) {
+  const am_array *in[1] = {a};
+  am_string_hosted h;
+  int status = am_string_hosted_begin(err, in, 1, &h);
+  if (status == AM_OK) status = am_string_to_temporal(err, in[0], to, timezone, out);
+  return am_string_hosted_end(err, status, &h, out);
+}
+
 /* On host copies of an input that lives on a GPU, the result moved back. */
 int am_string_cast(am_err *err, const am_array *a, am_type to, am_array **out) {
   const am_array *in[1] = {a};

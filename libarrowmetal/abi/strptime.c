@@ -1,18 +1,33 @@
 /* am_strptime: strings read as timestamps under a format, as pyarrow's
  * strptime on Linux (glibc's strptime as Arrow calls it: core/strptime.c),
  * on the host. The first value that does not read fails the call, as
- * pyarrow's kernel stops there, unless error_is_null makes it null. */
+ * pyarrow's kernel stops there, unless error_is_null makes it null. A GPU
+ * array is read from a host copy and the timestamps moved back. */
 #include <string.h>
 
 #include "core/string_array.h"
 #include "core/temporal_text.h"
 #include "string_calls.h"
+#include "string_device.h"
+
+static int strptime_host(am_err *err, const am_array *strings, const char *format, am_type unit,
+                         int error_is_null, am_array **out);
 
 static int strptime_call(am_err *err, const am_array *strings, const char *format, am_type unit,
                          int error_is_null, am_array **out) {
   AM_REQUIRE(strings, "strings");
   AM_REQUIRE(format, "format");
   AM_REQUIRE(out, "out");
+  /* a GPU array's host copy, the timestamps moved back */
+  const am_array *in[1] = {strings};
+  am_string_hosted h;
+  int status = am_string_hosted_begin(err, in, 1, &h);
+  if (status == AM_OK) status = strptime_host(err, in[0], format, unit, error_is_null, out);
+  return am_string_hosted_end(err, status, &h, out);
+}
+
+static int strptime_host(am_err *err, const am_array *strings, const char *format, am_type unit,
+                         int error_is_null, am_array **out) {
   if (!am_type_valid(unit) || !am_type_is_timestamp(unit))
     return am_fail(err, AM_EINVAL, "strptime's unit is a timestamp type (AM_TIMESTAMP_S ... _NS)");
   if (!am_type_is_utf8(strings->type)) return am_temporal_no_kernel(err, "strptime", strings);

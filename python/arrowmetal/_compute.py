@@ -27,6 +27,7 @@ from ._dispatch import ARRAY, DISPATCH, IMPORT, SCALAR, dispatch, import_handle
 from ._errors import (
     ArrowMetalInvalid,
     ArrowMetalTypeError,
+    ArrowMetalUnsupported,
     error_from_status,
 )
 from ._exporters import read_values
