@@ -648,7 +648,8 @@ typedef enum am_cast_flag {
 
 /* Conversion to `to` under `flags` (am_cast_flag bits; others are AM_EINVAL).
  * A value a checked conversion does not keep is AM_EOVERFLOW, naming the slot.
- * Strings (a string or binary array, on the host) cast to the integer types
+ * Strings (a string or binary array; computed on the host, a GPU array's
+ * result moved back) cast to the integer types
  * and bool by pyarrow's parser: decimal digits with a '-' for the signed
  * types, "0x" and at most two hex digits a byte (the type's bits: "0x80" as
  * int8 is -128), "true"/"false" in any case and "1"/"0" for bool; a valid
@@ -1947,26 +1948,27 @@ int am_round_temporal(am_round_temporal_op op, const am_array *array,
                       const am_round_temporal_options *options, am_array **out);
 
 /* strftime (pyarrow's StrftimeOptions: format, locale): each value of a
- * timestamp (any unit, without a time zone or in "UTC"), date32, date64,
- * time32 or time64 array as text under `format`, in a string (utf8) array,
- * null where the input is. The text is what pyarrow's `date` library
- * writes: %Y (at least 4 digits, "-0005"), %m %d %H %M (2 digits), %S (2
- * digits, then the unit's fraction: "05.250" in ms), %y %C %j %e %D %F %T
- * %R %I %p %a %A %b %B %h %u %w %n %t %%, %z "+0000" and %Z "UTC" (a value
- * without a time zone refuses them: AM_EINVAL "Timezone not present, cannot
- * convert to string with timezone: %z"); other letters stay as written
- * ("%s" is "%s"). A date32 is its day at midnight in seconds, a date64 and
- * a time a timestamp of their unit (a time on 1970-01-01). Far values wrap as
- * pyarrow's do (the day count in 32 bits, the year in 16), and where pyarrow
- * fails the value (a year held as -32768) so does the call (AM_EINVAL
- * "Failed formatting timestamp: basic_ios::clear: iostream error").
- * AM_EUNSUPPORTED (which the Python package answers with pyarrow, counted):
- * %c %x %X %r %g %G %U %V %W %Q %q and the E / O modifiers; a `locale`
- * other than NULL or "C"; a time zone other than UTC (its local time needs
- * the zone's rules). Other input types are AM_ETYPE ("function 'strftime'
- * has no kernel matching input types (int64)"); a GPU array's strings are
- * AM_EUNSUPPORTED. The input is borrowed; `*out` is a new host array.
- * Thread-safe. */
+ * timestamp (any unit; a zoned one in its local time, the zone read as
+ * "Time zones" says), date32, date64, time32 or time64 array as text under
+ * `format`, in a string (utf8) array, null where the input is. The text is
+ * what pyarrow's `date` library writes: %Y (at least 4 digits, "-0005"),
+ * %m %d %H %M (2 digits), %S (2 digits, then the unit's fraction: "05.250"
+ * in ms), %y %C %j %e %D %F %T %R %I %p %a %A %b %B %h %u %w %n %t %%, %z
+ * the offset in minutes ("-0500", "+0000") and %Z the zone's abbreviation
+ * ("EST"; a fixed offset's "+0100") -- a value without a time zone refuses
+ * them: AM_EINVAL "Timezone not present, cannot convert to string with
+ * timezone: %z"; other letters stay as written ("%s" is "%s"). A date32 is
+ * its day at midnight in seconds, a date64 and a time a timestamp of their
+ * unit (a time on 1970-01-01). Far values wrap as pyarrow's do (the day
+ * count in 32 bits, the year in 16), and where pyarrow fails the value (a
+ * year held as -32768) so does the call (AM_EINVAL "Failed formatting
+ * timestamp: basic_ios::clear: iostream error"); an unknown zone is
+ * AM_EINVAL. AM_EUNSUPPORTED (which the Python package answers with
+ * pyarrow, counted): %c %x %X %r %g %G %U %V %W %Q %q and the E / O
+ * modifiers; a `locale` other than NULL or "C". Other input types are
+ * AM_ETYPE ("function 'strftime' has no kernel matching input types
+ * (int64)"). Computed on the host: a GPU array's strings are moved back to
+ * it. The input is borrowed; `*out` is a new array. Thread-safe. */
 int am_strftime(const am_array *array, const char *format, const char *locale, am_array **out);
 
 /* strptime (pyarrow's StrptimeOptions: format, unit, error_is_null): each
@@ -1986,8 +1988,9 @@ int am_strftime(const am_array *array, const char *format, const char *locale, a
  * scalar of type timestamp[s]"), or is null when error_is_null is set.
  * AM_EUNSUPPORTED: %s %c %x %X %r %u %w %U %W %V %g %G and the E / O
  * modifiers. Divergence: an empty format is AM_EINVAL here (pyarrow reads
- * past its end). Other input types are AM_ETYPE. The input is borrowed;
- * `*out` is a new host array. Thread-safe. */
+ * past its end). Other input types are AM_ETYPE. Computed on the host: a GPU
+ * array's result is moved back to it. The input is borrowed; `*out` is a
+ * new array. Thread-safe. */
 int am_strptime(const am_array *strings, const char *format, am_type unit, int error_is_null,
                 am_array **out);
 /* ---- end of hash joins */

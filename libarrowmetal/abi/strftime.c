@@ -1,5 +1,6 @@
 /* am_strftime: temporal values as text under a format, as pyarrow's
- * strftime (the `date` library's formatting: core/strftime.c), on the host.
+ * strftime (the `date` library's formatting: core/strftime.c), on the host;
+ * a zoned timestamp in its local time (core/timezone.h).
  * A timestamp is formatted in its unit; a date32 as seconds of its day, a
  * date64 and the times as timestamps of their unit (a time on 1970-01-01),
  * as pyarrow's kernels take them. A GPU array is formatted from a host copy
@@ -12,16 +13,26 @@
 
 typedef struct {
   const char *format;
+  am_text_zone zone;
 } strftime_ctx;
 
 static int64_t value_text(const void *ctx, const am_array *a, int64_t i, char *text) {
-  const char *format = ((const strftime_ctx *)ctx)->format;
+  const strftime_ctx *c = ctx;
+  static const int64_t per_second[10] = {1, 0, 0, 1000, 0, 0, 1000000, 0, 0, 1000000000};
   const int64_t j = a->offset + i;
-  if (a->type == AM_DATE32)
-    return am_strftime_format(format, ((const int32_t *)a->data)[j] * (int64_t)86400, 0, text);
-  const int64_t v = am_type_storage(a->type) == AM_INT32 ? ((const int32_t *)a->data)[j]
-                                                         : ((const int64_t *)a->data)[j];
-  return am_strftime_format(format, v, am_type_unit_digits(a->type), text);
+  int64_t v;
+  int digits;
+  if (a->type == AM_DATE32) {
+    v = ((const int32_t *)a->data)[j] * (int64_t)86400;
+    digits = 0;
+  } else {
+    v = am_type_storage(a->type) == AM_INT32 ? ((const int32_t *)a->data)[j]
+                                             : ((const int64_t *)a->data)[j];
+    digits = am_type_unit_digits(a->type);
+  }
+  am_strftime_zone zone;
+  am_text_zone_at(&c->zone, v, per_second[digits], &zone);
+  return am_strftime_format(c->format, v, digits, &zone, text);
 }
 
 static int strftime_call(am_err *err, const am_array *array, const char *format, const char *locale,
@@ -40,11 +51,8 @@ static int strftime_call(am_err *err, const am_array *array, const char *format,
   if (!array->timezone && (strstr(format, "%z") || strstr(format, "%Z")))
     return am_fail(err, AM_EINVAL,
                    "Timezone not present, cannot convert to string with timezone: %s", format);
-  if (array->timezone && strcmp(array->timezone, "UTC") != 0)
-    return am_fail(err, AM_EUNSUPPORTED,
-                   "strftime of a timestamp in time zone %s writes its local time, which "
-                   "ArrowMetal does not compute yet",
-                   array->timezone);
+  strftime_ctx ctx = {format, {NULL, {0}}};
+  if ((status = am_text_zone_open(err, array->timezone, &ctx.zone)) != AM_OK) return status;
   if (!am_strftime_supported(format))
     return am_fail(err, AM_EUNSUPPORTED,
                    "strftime's format '%s' has a directive ArrowMetal does not write yet "
@@ -53,11 +61,9 @@ static int strftime_call(am_err *err, const am_array *array, const char *format,
   /* a GPU array's host copy, the strings moved back */
   const am_array *in[1] = {array};
   am_string_hosted h;
-  if ((status = am_string_hosted_begin(err, in, 1, &h)) == AM_OK) {
-    const strftime_ctx ctx = {format};
+  if ((status = am_string_hosted_begin(err, in, 1, &h)) == AM_OK)
     status = am_string_from_slots(err, in[0], AM_UTF8, am_strftime_bound(format), value_text, &ctx,
                                   AM_STRFTIME_FAILURE, out);
-  }
   return am_string_hosted_end(err, status, &h, out);
 }
 

@@ -7,6 +7,8 @@
 #define AM_ABI_STRING_CALLS_H
 
 #include "abi.h"
+#include "core/temporal_text.h"
+#include "core/timezone.h"
 
 /* Replaces *host (a host string array whose offsets are misaligned) by an
  * aligned copy; frees it on failure too. */
@@ -130,6 +132,19 @@ int am_string_to_temporal(am_err *err, const am_array *a, am_type to, const char
 int am_string_cast_timestamp(am_err *err, const am_array *a, am_type to, const char *timezone,
                              am_array **out);
 int am_temporal_to_string(am_err *err, const am_array *a, am_type to, am_array **out);
+
+/* The zone a timestamp's values are written in (string_temporal.c, for the
+ * casts to strings and strftime): `timezone` found in the tz database (NULL:
+ * no zone, written as UTC); AM_EINVAL in pyarrow's words for an unknown
+ * one. A fixed offset's abbreviation (%Z) is its offset, "+0100", as
+ * pyarrow writes it. */
+typedef struct am_text_zone {
+  const am_tz *tz;
+  char fixed[16];
+} am_text_zone;
+int am_text_zone_open(am_err *err, const char *timezone, am_text_zone *z);
+/* The offset and abbreviation of value v (per_second ticks a second). */
+void am_text_zone_at(const am_text_zone *z, int64_t v, int64_t per_second, am_strftime_zone *out);
 
 /* Whether a three-way comparison `c` (<0, 0, >0) satisfies `op`
  * (string_calls.c; the decimal compare uses it too). */

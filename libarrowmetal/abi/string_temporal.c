@@ -11,15 +11,17 @@
  *   pyarrow's refusals (AM_ETYPE).
  * - timestamps, dates, times and durations to string and large_string:
  *   Arrow's "2020-01-01 00:00:00.000" (its range checks included) without a
- *   time zone; a UTC timestamp through the `date` library's
- *   "%Y-%m-%d %H:%M:%SZ", as pyarrow; a duration's integer. Another time
- *   zone needs its rules (the local time and "%z"): AM_EUNSUPPORTED. */
+ *   time zone; a zoned timestamp through the `date` library's
+ *   "%Y-%m-%d %H:%M:%SZ" in "UTC", else its local time (core/timezone.h)
+ *   and "%z" ("2020-01-01 07:00:00-0500"), as pyarrow; a duration's
+ *   integer. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/string_array.h"
 #include "core/temporal_text.h"
+#include "core/timezone.h"
 #include "string_calls.h"
 
 enum { PARSED, UNREAD, NEED_ZONE, NO_ZONE };
@@ -109,11 +111,50 @@ static int64_t plain_text(const void *ctx, const am_array *a, int64_t i, char *t
   }
 }
 
-static const char utc_format[] = "%Y-%m-%d %H:%M:%SZ";
+int am_text_zone_open(am_err *err, const char *timezone, am_text_zone *z) {
+  z->tz = NULL;
+  z->fixed[0] = 0;
+  if (!timezone) return AM_OK;
+  int status = am_tz_find(err, timezone, &z->tz);
+  if (status != AM_OK) return status;
+  if (timezone[0] == '+' || timezone[0] == '-') { /* a fixed offset's %Z: "+0100" */
+    am_tz_period p;
+    am_tz_period_at(z->tz, 0, &p);
+    const int m = (int)((p.offset < 0 ? -p.offset : p.offset) / 60 % 1440); /* below a day */
+    snprintf(z->fixed, sizeof z->fixed, "%c%02d%02d", p.offset < 0 ? '-' : '+', m / 60, m % 60);
+  }
+  return AM_OK;
+}
 
-static int64_t utc_text(const void *ctx, const am_array *a, int64_t i, char *text) {
-  (void)ctx;
-  return am_strftime_format(utc_format, value_of(a, i), am_type_unit_digits(a->type), text);
+void am_text_zone_at(const am_text_zone *z, int64_t v, int64_t per_second, am_strftime_zone *out) {
+  if (!z->tz) {
+    out->offset = 0;
+    out->abbrev = "UTC";
+    return;
+  }
+  int64_t second = v / per_second; /* floored, as the `date` library's get_info */
+  if (second * per_second > v) second--;
+  am_tz_period p;
+  am_tz_period_at(z->tz, second, &p);
+  out->offset = p.offset;
+  out->abbrev = z->fixed[0] ? z->fixed : p.abbrev;
+}
+
+/* A zoned timestamp's text: pyarrow's "%Y-%m-%d %H:%M:%SZ" in UTC, its
+ * local time and "%z" in another zone. */
+typedef struct {
+  const char *format;
+  am_text_zone zone;
+} zoned_ctx;
+
+static int64_t zoned_text(const void *ctx, const am_array *a, int64_t i, char *text) {
+  const zoned_ctx *c = ctx;
+  const int digits = am_type_unit_digits(a->type);
+  const int64_t v = value_of(a, i);
+  am_strftime_zone zone;
+  am_text_zone_at(&c->zone, v, am_temporal_tick_ns(AM_TIMESTAMP_S) / am_temporal_tick_ns(a->type),
+                  &zone);
+  return am_strftime_format(c->format, v, digits, &zone, text);
 }
 
 int am_temporal_to_string(am_err *err, const am_array *a, am_type to, am_array **out) {
@@ -123,11 +164,10 @@ int am_temporal_to_string(am_err *err, const am_array *a, am_type to, am_array *
     return am_fail(err, AM_ETYPE, "Unsupported cast from %s to %s", type, am_type_name(to));
   if (!a->timezone)
     return am_string_from_slots(err, a, to, AM_TEMPORAL_TEXT_MAX, plain_text, NULL, NULL, out);
-  if (strcmp(a->timezone, "UTC") != 0)
-    return am_fail(err, AM_EUNSUPPORTED,
-                   "a cast from %s to %s writes the local time, which ArrowMetal does not "
-                   "compute yet",
-                   type, am_type_name(to));
-  return am_string_from_slots(err, a, to, am_strftime_bound(utc_format), utc_text, NULL,
+  zoned_ctx ctx;
+  ctx.format = strcmp(a->timezone, "UTC") == 0 ? "%Y-%m-%d %H:%M:%SZ" : "%Y-%m-%d %H:%M:%S%z";
+  int status = am_text_zone_open(err, a->timezone, &ctx.zone);
+  if (status != AM_OK) return status;
+  return am_string_from_slots(err, a, to, am_strftime_bound(ctx.format), zoned_text, &ctx,
                               AM_STRFTIME_FAILURE, out);
 }

@@ -11,7 +11,9 @@
  * timestamps that pyarrow writes as "-23901-10-13 438292822622229:33:09"
  * come out the same. Each directive then writes what `date` writes: its
  * fill and width rules ("00-5" for the year -5 under %F, "-0005" under %Y),
- * and the C locale's names through %a %A %b %B %p. Where `date` fails the
+ * and the C locale's names through %a %A %b %B %p; the local time is the
+ * value plus its zone's offset, which %z writes in minutes and %Z by its
+ * abbreviation. Where `date` fails the
  * stream (a year held as -32768; a date it finds invalid after the wraps,
  * for %a %A %u %w %D %F), the value has no text (-1). */
 #include <stdint.h>
@@ -195,6 +197,8 @@ static int64_t longest(char c) {
       return 6;
     case 'z':
       return 5;
+    case 'Z':
+      return AM_STRFTIME_ABBREV_MAX;
     default:
       return 3;
   }
@@ -212,9 +216,14 @@ int64_t am_strftime_bound(const char *format) {
   return n;
 }
 
-int64_t am_strftime_format(const char *format, int64_t v, int digits, char *text) {
+int64_t am_strftime_format(const char *format, int64_t v, int digits, const am_strftime_zone *zone,
+                           char *text) {
+  /* the local time: the zone's offset added in the unit, wrapping as
+   * pyarrow's int64 arithmetic does */
+  const int64_t per = ticks_per_second[digits];
+  const int64_t local = (int64_t)((uint64_t)v + (uint64_t)((int64_t)zone->offset * per));
   fields f;
-  split(v, digits, &f);
+  split(local, digits, &f);
   int insert_negative = f.insert_negative;
   out o = {text};
   for (const char *p = format; *p; p++) {
@@ -331,12 +340,19 @@ int64_t am_strftime_format(const char *format, int64_t v, int digits, char *text
         if (f.year == -32768) return -1;
         put_int(&o, f.year, 4 + (f.year < 0), '0', 1);
         break;
-      case 'z':
-        put(&o, "+0000", 5);
+      case 'z': { /* the offset in whole minutes, toward zero: "-0456" */
+        const int32_t minutes = zone->offset / 60;
+        const int32_t m = minutes < 0 ? -minutes : minutes;
+        put_char(&o, minutes < 0 ? '-' : '+');
+        put_int(&o, m / 60, 2, '0', 0);
+        put_int(&o, m % 60, 2, '0', 0);
         break;
-      case 'Z':
-        put(&o, "UTC", 3);
+      }
+      case 'Z': {
+        const size_t n = strlen(zone->abbrev);
+        put(&o, zone->abbrev, n < AM_STRFTIME_ABBREV_MAX ? n : AM_STRFTIME_ABBREV_MAX);
         break;
+      }
       default: /* '%' */
         put_char(&o, '%');
     }

@@ -6,8 +6,9 @@
  *    writer of the casts to strings (StringFormatter: timestamps without a
  *    time zone, dates, times);
  *  - strftime.c: the `date` library's to_stream, which pyarrow's strftime
- *    and its cast of a UTC timestamp to a string run ("%Y-%m-%d %H:%M:%SZ"),
- *    its integer wraps included (days in 32 bits, years in 16);
+ *    and its cast of a zoned timestamp to a string run ("%Y-%m-%d %H:%M:%SZ"
+ *    in UTC, else "...%S%z"), its integer wraps included (days in 32 bits,
+ *    years in 16);
  *  - strptime.c: glibc's strptime, which pyarrow's strptime calls on Linux,
  *    and Arrow's reading of the struct tm it fills.
  * Values are integers of a unit of 10^-digits seconds (digits 0, 3, 6, 9). */
@@ -68,12 +69,21 @@ int am_strftime_supported(const char *format);
 /* The most bytes am_strftime_format writes for one value. */
 int64_t am_strftime_bound(const char *format);
 
-/* `format` applied to value v (10^-digits seconds since the epoch, in UTC:
- * %z is "+0000" and %Z "UTC") into text (am_strftime_bound bytes); the
- * length, or -1 where the `date` library fails the stream (a year it holds
- * as -32768; a date it finds invalid, for %a %A %u %w %D %F), which pyarrow
- * reports as an error. */
-int64_t am_strftime_format(const char *format, int64_t v, int digits, char *text);
+/* The zone of a value: its offset from UTC in seconds (local = UTC +
+ * offset) and its abbreviation (%Z; "UTC" for values without a zone). */
+#define AM_STRFTIME_ABBREV_MAX 32
+typedef struct am_strftime_zone {
+  int32_t offset;
+  const char *abbrev;
+} am_strftime_zone;
+
+/* `format` applied to value v (10^-digits seconds since the epoch, UTC) in
+ * `zone` into text (am_strftime_bound bytes); the length, or -1 where the
+ * `date` library fails the stream (a year it holds as -32768; a date it
+ * finds invalid, for %a %A %u %w %D %F), which pyarrow reports as an
+ * error. */
+int64_t am_strftime_format(const char *format, int64_t v, int digits, const am_strftime_zone *zone,
+                           char *text);
 
 /* pyarrow's error for such a value (the C++ stream's exception, as
  * libstdc++ words it). */
