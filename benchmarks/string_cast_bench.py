@@ -6,8 +6,8 @@ is faster).
     python benchmarks/string_cast_bench.py [--rows 1000000] [--repeats 5]
 
 Floats are random bit patterns (finite ones) and values of a few digits; the
-timestamps are instants of the years 1900 to 2100 in microseconds, their texts
-pyarrow's own; 5% nulls throughout. ArrowMetal's inputs are am.Arrays made once;
+timestamps are instants of the years 1900 to 2100 in microseconds (naive, UTC,
+America/New_York), their texts pyarrow's own; 5% nulls throughout. ArrowMetal's inputs are am.Arrays made once;
 results are am.Arrays. Nothing here passes or fails.
 """
 
@@ -34,12 +34,13 @@ def inputs(rows):
     us = rng.integers(-2_208_988_800, 4_102_444_800, rows) * 10**6 + rng.integers(0, 10**6, rows)
     ts = pa.array(us, pa.timestamp("us"), mask=nulls)
     utc = ts.cast(pa.timestamp("us", "UTC"))
+    ny = ts.cast(pa.timestamp("us", "America/New_York"))
     days = pa.array(us // 86_400_000_000, pa.int64()).cast(pa.int32()).cast(pa.date32())
-    return f64, short, f32, ts, utc, days
+    return f64, short, f32, ts, utc, ny, days
 
 
 def functions(rows):
-    f64, short, f32, ts, utc, days = inputs(rows)
+    f64, short, f32, ts, utc, ny, days = inputs(rows)
     f64_text, short_text = pc.cast(f64, pa.string()), pc.cast(short, pa.string())
     f32_text, ts_text = pc.cast(f32, pa.string()), pc.cast(ts, pa.string())
     days_text = pc.cast(days, pa.string())
@@ -73,6 +74,7 @@ def functions(rows):
         ),
         ("timestamp[us] -> string", lambda: am.cast(m["ts"], s), lambda: pc.cast(ts, s)),
         ("timestamp[us, UTC] -> string", lambda: am.cast(m["utc"], s), lambda: pc.cast(utc, s)),
+        ("timestamp[us, New York] -> string", lambda: am.cast(m["ny"], s), lambda: pc.cast(ny, s)),
         (
             "string -> timestamp[us]",
             lambda: am.cast(m["ts_text"], pa.timestamp("us")),

@@ -236,11 +236,12 @@ def strftime(
     memory_pool: Any = None,
     device: Any = None,
 ) -> Any:
-    """pyarrow.compute.strftime (am_strftime): each timestamp (no time zone, or
-    UTC), date or time as text under `format`, as pyarrow writes it (%S with
-    the unit's fraction). A time zone other than UTC, a locale other than "C",
-    an options object (whose locale pyarrow does not expose), the directives
-    %c %x %X %r %g %G %U %V %W and scalars run in pyarrow (counted)."""
+    """pyarrow.compute.strftime (am_strftime): each timestamp (a zoned one in
+    its local time, %z and %Z its offset and abbreviation), date or time as
+    text under `format`, as pyarrow writes it (%S with the unit's fraction). A
+    locale other than "C", an options object (whose locale pyarrow does not
+    expose), the directives %c %x %X %r %g %G %U %V %W and scalars run in
+    pyarrow (counted)."""
     given = {"format": format, "locale": locale}
     kwargs = {"options": options} if options is not None else given
     if options is not None and not isinstance(options, dict):
