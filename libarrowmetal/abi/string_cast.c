@@ -174,8 +174,7 @@ static int cast_host(am_err *err, const am_array *a, am_type to, am_array **out)
     return am_string_from_slots(err, a, to, 24, format_slot, NULL, NULL, out);
   if (am_type_is_float(a->type) && to_string) return am_float_to_string(err, a, to, out);
   if (from_string && am_type_is_temporal(to)) return am_string_to_temporal(err, a, to, NULL, out);
-  if (am_type_is_temporal(a->type) && to_string)
-    return am_temporal_to_string(err, a, to, out);
+  if (am_type_is_temporal(a->type) && to_string) return am_temporal_to_string(err, a, to, out);
   if (to == AM_STRING_VIEW && !am_type_is_binary(a->type)) {
     /* the text as a string array, then views over its bytes */
     am_array *text = NULL;

@@ -49,7 +49,7 @@ def test_options_classes_and_expressions_are_pyarrows():
         ("cumulative_sum", (pa.array([1, None, 5], pa.decimal128(5, 0)),), {"skip_nulls": True}),
         ("sum", (pa.array(["a"], pa.large_string()),), {}),  # refused by pyarrow too
         ("add", (pa.array([1], pa.date32()), pa.array([1], pa.duration("s"))), {}),
-        ("strftime", (pa.array([1], pa.timestamp("s", "Asia/Tokyo")),), {}),  # UTC: here
+        ("strftime", (pa.array([1], pa.timestamp("s")),), {"format": "%c"}),  # %Y...: here
         ("equal", (pa.array([1.5], pa.float16()), 1.5), {}),  # strings compare here now
         ("cast", (pa.array([1.5, 2], pa.float16()), pa.string()), {}),  # other floats: here
         ("cast", (pa.array(["1.5", "2"]), pa.float16()), {}),
