@@ -159,6 +159,8 @@ def map_error(exc):
             return "AM_EINVAL"
         if msg.startswith("Failed to parse"):  # a string cast
             return "AM_EINVAL"
+        if msg.startswith(("Failed formatting", "Timezone not present")):  # strftime
+            return "AM_EINVAL"
         raise AssertionError(f"unmapped ArrowInvalid: {msg}")
     if isinstance(exc, (pa.ArrowNotImplementedError, pa.ArrowTypeError, TypeError)):
         return "AM_ETYPE"

@@ -13,6 +13,8 @@ that are not UTF-8. The suite's lengths (up to 100,003, hashed), null patterns a
 offsets (63: an unknown null count) apply. Every expected value is pyarrow 26's.
 """
 
+import math
+
 import casefmt as cf
 from casefmt import STRING_TYPES
 
@@ -28,7 +30,10 @@ OPS = ["utf8_length", "binary_length", "starts_with", "ends_with", "match_substr
 # utf8_slice_codeunits (am_utf8_slice_codeunits, SliceOptions).
 SLICE = "utf8_slice_codeunits"
 JOIN = "binary_join_element_wise"
-FUNCTIONS = OPS + [SLICE, JOIN]
+# Temporal values from and to text (am_strptime, am_strftime; StrptimeOptions and
+# StrftimeOptions' format), whose cases are made in gen_temporal_text.
+STRPTIME, STRFTIME = "strptime", "strftime"
+FUNCTIONS = OPS + [SLICE, JOIN, STRPTIME, STRFTIME]
 MATCHING = OPS[2:7] + ["match_like"]
 TRIMMING = OPS[10:22]
 TAKES_CHARACTERS = OPS[16:22]  # TrimOptions(characters)
@@ -86,6 +91,11 @@ def poison(t):
 def evaluate(op, params, args):
     import pyarrow.compute as pc
 
+    if op == STRPTIME:
+        return pc.strptime(args[0], format=params["format"], unit=params["unit"],
+                           error_is_null=params["error_is_null"])  # fmt: skip
+    if op == STRFTIME:
+        return pc.strftime(args[0], format=params["format"])
     if op == SLICE:
         return pc.utf8_slice_codeunits(args[0], params["start"], params["stop"], params["step"])
     if op == JOIN:
@@ -106,6 +116,13 @@ def call(case, arrays, scalars, out):
     from amabi import ffi, lib
 
     op = case["op"]
+    p = case["params"]
+    if op == STRPTIME:
+        unit = cf.AM_TYPE[f"timestamp[{p['unit']}]"]
+        rc = lib.am_strptime(arrays[0], p["format"].encode(), unit, p["error_is_null"], out)
+        return "am_strptime", rc, out
+    if op == STRFTIME:
+        return "am_strftime", lib.am_strftime(arrays[0], p["format"].encode(), b"C", out), out
     if op == JOIN:  # the values, then the separator array unless params hold it
         p = case["params"]
         n = len(arrays) - ("separator" not in p)
@@ -278,6 +295,202 @@ def gen_casts(g):
                 g.add(cid, "cast", {"to": to, "safe": True}, "unary", [inp])
 
 
+# Casts between strings and floats (abi/string_float.c): texts pyarrow reads (its
+# grammar's corners: signs, a bare '.', exponents, inf/infinity/nan in any case, far
+# exponents, more digits than a double holds) and texts it refuses; values written from
+# every corner of both widths and from random bit patterns.
+FLOAT_TEXTS = ["1", "1e3", "1E3", "+1.5", "-.5", ".5", "1.", "1e+5", "1e-5", "00012", "inf",
+               "-Inf", "INFINITY", "+inf", "nan", "NaN", "nan(abc_1)", "-0", "-0.0", "0",
+               "1e-400", "1e400", "-1e400", "2.4703282292062328e-324", "4.9406564584124654e-324",
+               "1.7976931348623157e308", "1.7976931348623159e308", "3.4028235e38", "3.4028236e38",
+               "1.00000005960464477539062500001", "0." + "0" * 40 + "1e41", "1" * 60,
+               "123456789012345678901234567890", "0.1", "0.30000000000000004", "2e-45",
+               "1.401298464324817e-45", "-123.456e-7"]  # fmt: skip
+FLOAT_REFUSED = ["", " 1", "1 ", ".", "-", "e5", "1e", "1e+", "0x10", "1,5", "++1", "infinit",
+                 "nan(", "1_000"]  # fmt: skip
+
+
+def float_choices(t):
+    """Values of float type t: the corners (zeros, infinities, NaN, the extremes,
+    subnormals, powers of ten at the layout's turns) and random bit patterns."""
+    import numpy as np
+
+    bits = np.uint64 if t == "float64" else np.uint32
+    dtype = np.float64 if t == "float64" else np.float32
+    fi = np.finfo(dtype)
+    corners = [0.0, -0.0, math.inf, -math.inf, math.nan, float(fi.max), float(fi.tiny),
+               float(np.array(1, bits).view(dtype)), 1e-7, 1e-6, 9.999999e-7, 123456789.0, 1e9,
+               1e10, 1e16, 1e20, 0.1, 1.5, -2.25, 2.0**53 + 2, 1 / 3]  # fmt: skip
+    rng = np.random.default_rng(2026)
+    drawn = rng.integers(0, np.iinfo(bits).max, 160, dtype=bits, endpoint=True).view(dtype)
+    values = [float(dtype(v)) for v in corners] + [float(v) for v in drawn]
+    return cf.encode_values(t, values)
+
+
+# Casts between strings and temporal types (abi/string_temporal.c): ISO-8601 texts
+# pyarrow reads (each target's), and texts it refuses (a zone offset where the target
+# has none, a day past the month, a fraction finer than the unit).
+TIMESTAMP_TEXTS = ["2020-01-01", "2020-01-01 12:00:00", "2020-01-01T12:00:00", "2020-01-01 12:00",
+                   "2020-01-01 12", "2020-01-01 12:00:00.5", "2020-01-01 12:00:00.123456789",
+                   "1900-01-01", "0001-01-01", "0000-01-01", "9999-12-31 23:59:59",
+                   "2020-02-29", "1969-12-31T23:59:59.999", "2262-04-11 23:47:16.854775807",
+                   "1677-09-21 00:12:43.145224193", "2020-01-01 23:59:59.000001"]  # fmt: skip
+TIMESTAMP_REFUSED = ["2020-01-01 12:00:00Z", "2020-01-01T12:00:00+01:00", "2020-02-30", "",
+                     "2020-01-01 24:00:00", "2020-1-1", "2020-01-01 12:00:00.", "10000-01-01",
+                     "2020-01-01 12:00:00.1234567891"]  # fmt: skip
+DATE_TEXTS = ["2020-01-01", "0000-01-01", "9999-12-31", "1969-12-31", "2020-02-29"]
+DATE_REFUSED = ["2021-02-29", "2020-01-01 00:00:00", "2020-1-01", " 2020-01-01"]
+UNITS = ["s", "ms", "us", "ns"]
+
+
+def parse_choices(texts, t):
+    """The texts pyarrow reads as type t (encoded as string values)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kept = []
+    for text in texts:
+        try:
+            pc.cast(pa.array([text]), cf.PA_TYPE[t])
+            kept.append(text)
+        except pa.ArrowInvalid:
+            pass
+    return kept
+
+
+# strptime: formats (without %z, whose UTC result the case format has no type for) and
+# the texts they read, pyarrow's strftime of drawn instants plus texts glibc reads or not.
+STRPTIME_FORMATS = ["%Y-%m-%d", "%Y-%m-%d %H:%M:%S", "%d/%m/%Y %I:%M %p", "%y%m%d", "%j %Y",
+                    "%b %d %Y", "%A, %d %B %Y %T", "%F %R", "%D", "%H:%M", "%Y-%m-%dT%H %Z",
+                    "%e/%m/%Y %%"]  # fmt: skip
+STRPTIME_EXTRA = ["2020-1-1", " 2020-01-01", "2021-02-31", "x", "", "2020-01-01 24:00:00", "1/2/3",
+                  "Jan 1 2020", "12:30", "366 2021", "99-12-31", "2020-01-01T12 UTC", "01/02/20",
+                  "2262-04-12", "1677-09-21"]  # fmt: skip
+# strftime: formats over timestamps, dates and times without a time zone.
+STRFTIME_FORMATS = ["%Y-%m-%dT%H:%M:%S", "%F %T", "%d/%m/%y %I:%M:%S %p", "%j %a %A %b %B",
+                    "%C %e %D %R %u %w %%", "%H|%M|%S", "[%s %f]", "%Y"]  # fmt: skip
+
+
+def gen_float_casts(g):
+    for t in STRING_TYPES[:4]:
+        for k, (n, nulls, off) in enumerate(SHAPES + [LARGE_SHAPE]):
+            for to in ("float64", "float32"):
+                cid = g.sweep_id("cast", t, "unary", n, nulls, off, extra=f"to-{to}")
+                raw = FLOAT_TEXTS if t in cf.UTF8_TYPES else [x.encode() for x in FLOAT_TEXTS]
+                inp = g.gen_input(t, n, nulls, off, cid, kind="choice",
+                                  choices=cf.encode_values(t, raw))  # fmt: skip
+                g.add(cid, "cast", {"to": to, "safe": k % 2 == 0}, "unary", [inp])
+        for j, text in enumerate(FLOAT_REFUSED):
+            to = ("float64", "float32")[j % 2]
+            value = text if t in cf.UTF8_TYPES else text.encode()
+            g.add(f"cast/{t}/unary/refused-float{j}-to-{to}", "cast", {"to": to, "safe": True},
+                  "unary", [g.inline(t, [None, value, "1.5" if t in cf.UTF8_TYPES else b"1.5"])])  # fmt: skip
+    for t in ("float64", "float32"):
+        for k, (n, nulls, off) in enumerate(SHAPES + [LARGE_SHAPE]):
+            for to in ("string", "large_string"):
+                cid = g.sweep_id("cast", t, "unary", n, nulls, off, extra=f"to-{to}")
+                inp = g.gen_input(t, n, nulls, off, cid, kind="choice", choices=float_choices(t))
+                g.add(cid, "cast", {"to": to, "safe": True}, "unary", [inp])
+        g.add(f"cast/{t}/unary/to-binary", "cast", {"to": "binary", "safe": True}, "unary",
+              [g.inline(t, [1.5, None])])  # fmt: skip
+
+
+def gen_temporal_casts(g):
+    """Strings to timestamps (no time zone), date32 and date64, and every temporal type to
+    strings: temporal.json's (a temporal input or target; made by temporal_cases.gen)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    targets = [f"timestamp[{u}]" for u in UNITS] + ["date32[day]", "date64[ms]"]
+    for t in cf.UTF8_TYPES:
+        for to in targets:
+            date = to.startswith("date")
+            good = parse_choices(DATE_TEXTS if date else TIMESTAMP_TEXTS, to)
+            for k, (n, nulls, off) in enumerate(SHAPES[:5] + [SHAPES[7]]):
+                cid = g.sweep_id("cast", t, "unary", n, nulls, off, extra=f"to-{to}")
+                inp = g.gen_input(t, n, nulls, off, cid, kind="choice",
+                                  choices=cf.encode_values(t, good))  # fmt: skip
+                g.add(cid, "cast", {"to": to, "safe": k % 2 == 0}, "unary", [inp])
+            refused = DATE_REFUSED if date else TIMESTAMP_REFUSED
+            for j, text in enumerate(x for x in refused if x not in good):
+                g.add(f"cast/{t}/unary/refused-text{j}-to-{to}", "cast",
+                      {"to": to, "safe": True}, "unary", [g.inline(t, [good[0], text, None])])  # fmt: skip
+        for to in ("time32[s]", "duration[ms]"):  # pyarrow has no such cast
+            g.add(f"cast/{t}/unary/to-{to}", "cast", {"to": to, "safe": True}, "unary",
+                  [g.inline(t, ["00:00:00"])])  # fmt: skip
+    drawn = pa.array(range(-62_135_596_800, 253_402_300_800, 10**9 + 7), pa.int64()).cast(
+        pa.timestamp("s")
+    )  # the years 1 to 9999, which the ISO reader takes
+    texts = pc.cast(drawn, pa.string()).to_pylist()
+    cid = "cast/string/unary/drawn-texts-to-timestamp[s]"
+    g.add(cid, "cast", {"to": "timestamp[s]", "safe": True}, "unary", [g.inline("string", texts)])
+    for src in cf.TEMPORAL_TYPES:
+        for k, (n, nulls, off) in enumerate(SHAPES[:5] + [SHAPES[7]]):
+            to = ("string", "large_string")[k % 2]
+            cid = g.sweep_id("cast", src, "unary", n, nulls, off, extra=f"to-{to}")
+            g.add(
+                cid,
+                "cast",
+                {"to": to, "safe": True},
+                "unary",
+                [g.gen_input(src, n, nulls, off, cid)],
+            )
+        near = g.inline(src, [0, 1, -1, 86_399, 86_400, -86_401, 2**31 - 1, -(2**31), None])
+        g.add(f"cast/{src}/unary/near-to-string", "cast", {"to": "string", "safe": True},
+              "unary", [near])  # fmt: skip
+
+
+def gen_strptime(g):
+    """strptime over each format's texts (null for the unread ones, and one that fails
+    the call), every unit; strptime and strftime refusing bools and numbers."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    drawn = pa.array(range(-(10**11), 2 * 10**11, 10**9 + 3), pa.int64()).cast(pa.timestamp("s"))
+    for j, f in enumerate(STRPTIME_FORMATS):
+        texts = pc.strftime(drawn, format=f.replace("%Z", "UTC")).to_pylist() + STRPTIME_EXTRA
+        choices = cf.encode_values("string", texts)
+        for k, unit in enumerate(UNITS):
+            n, nulls, off = (SHAPES + [LARGE_SHAPE])[(j + k) % 9]
+            cid = g.sweep_id(STRPTIME, "string", "unary", n, nulls, off, extra=f"format{j}/{unit}")
+            inp = g.gen_input("string", n, nulls, off, cid, kind="choice", choices=choices)
+            params = {"format": f, "unit": unit, "error_is_null": True}
+            g.add(cid, STRPTIME, params, "unary", [inp])
+        ok = g.inline("large_string", texts[:3] + [None])
+        g.add(f"{STRPTIME}/large_string/format{j}", STRPTIME,
+              {"format": f, "unit": "ms", "error_is_null": False}, "unary", [ok])  # fmt: skip
+        bad = g.inline("string", [texts[0], "not a date", None, "x"])
+        g.add(f"{STRPTIME}/string/format{j}/refused", STRPTIME,
+              {"format": f, "unit": "s", "error_is_null": False}, "unary", [bad])  # fmt: skip
+    for t in cf.TYPES:  # bool and numbers: pyarrow has no kernel (nor for strftime)
+        g.add(f"{STRPTIME}/{t}/unary/type-error", STRPTIME,
+              {"format": "%Y", "unit": "s", "error_is_null": False}, "unary",
+              [g.inline(t, [None])])  # fmt: skip
+        g.add(f"{STRFTIME}/{t}/unary/type-error", STRFTIME, {"format": "%Y"}, "unary",
+              [g.inline(t, [None])])  # fmt: skip
+
+
+def gen_strftime(g):
+    """strftime over timestamps, dates and times (temporal.json: a temporal input; made
+    by temporal_cases.gen)."""
+    types = [f"timestamp[{u}]" for u in UNITS] + ["date32[day]", "date64[ms]"] + [
+        "time32[s]", "time32[ms]", "time64[us]", "time64[ns]"]  # fmt: skip
+    for src in types:
+        for j, f in enumerate(STRFTIME_FORMATS):
+            n, nulls, off = (SHAPES + [LARGE_SHAPE])[j % 9]
+            cid = g.sweep_id(STRFTIME, src, "unary", n, nulls, off, extra=f"format{j}")
+            lo, hi = (-(10**6), 3 * 10**6) if cf.TEMPORAL_STORAGE[src] == "int32" else (
+                -(10**15), 10**15)  # fmt: skip
+            inp = g.gen_input(src, n, nulls, off, cid, kind="uniform", lo=str(lo), hi=str(hi))
+            g.add(cid, STRFTIME, {"format": f}, "unary", [inp])
+        g.add(f"{STRFTIME}/{src}/unary/drawn-int64", STRFTIME, {"format": "%F %T"}, "unary",
+              [g.gen_input(src, 64, "some-nulls", 0, f"{STRFTIME}/{src}/drawn")])  # fmt: skip
+        g.add(f"{STRFTIME}/{src}/unary/no-zone", STRFTIME, {"format": "%H %z"}, "unary",
+              [g.inline(src, [0])])  # fmt: skip
+    g.add(f"{STRFTIME}/duration[s]/type-error", STRFTIME, {"format": "%Y"}, "unary",
+          [g.inline("duration[s]", [1])])  # fmt: skip
+
+
 JOIN_NULLS = ["emit_null", "skip", "replace"]
 JOIN_SEPARATORS = ["-", "", ", ", None]  # texts in the case's params (None: a null separator)
 
@@ -320,6 +533,8 @@ def gen(g):
     gen_functions(g)
     gen_joins(g)
     gen_casts(g)
+    gen_float_casts(g)
+    gen_strptime(g)
     for t in STRING_TYPES:
         shapes = SHAPES + ([LARGE_SHAPE] if t in ("string", "binary") else [])
         for k, (n, nulls, off) in enumerate(shapes):

@@ -476,7 +476,11 @@ def gen_casts(g):
 
 
 def gen(g):
+    import string_cases  # the text functions' calls are its (strftime, casts to strings)
+
     gen_fields(g)
     gen_rounding(g)
     gen_existing(g)
     gen_casts(g)
+    string_cases.gen_temporal_casts(g)
+    string_cases.gen_strftime(g)

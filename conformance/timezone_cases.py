@@ -1,6 +1,7 @@
 """Time zones in the conformance suite (issue #13): the field extractions (year ...
-iso_year, ``am_temporal_field``) and the casts to dates and times of day (``am_cast``) of
-timestamps with a time zone, which read local wall times, and ``assume_timezone``
+iso_year, ``am_temporal_field``), the casts to dates, times of day and strings (``am_cast``)
+and ``strftime`` of timestamps with a time zone, which read local wall times, and
+``assume_timezone``
 (``am_assume_timezone``), over zones with DST both ways, a 30-minute DST (Lord Howe), a
 45-minute offset (Chatham), abolished DST (Sao Paulo), none (Kolkata), UTC and fixed
 offsets; instants around the clock changes of many years, before the first transition
@@ -305,6 +306,25 @@ def gen_casts(g):
             add(g, cid, "cast", OrderedDict([("to", "date32[day]"), ("safe", True)]), [inp])
 
 
+def gen_texts(g):
+    """Zoned timestamps to strings (am_cast: the local time and "%z", "Z" in UTC) and
+    strftime of their local times (`%z`, `%Z`), around the transitions and before the
+    first; past the listed ones the library and pyarrow differ in the zones with DST
+    (tz-footer), so no case goes there."""
+    for zone in ZONES:
+        for unit in UNITS:
+            t = f"timestamp[{unit}]"
+            near = zoned(g, t, zone, _ticks(unit, [v for v in around(zone) if v is not None]))
+            near["values"][5] = None
+            past = zoned(g, t, zone, _ticks(unit, far(unit, False)) + [None])
+            for name, inp in (("transitions", near), ("far-past", past)):
+                to = "string" if unit in ("s", "us") else "large_string"
+                params = OrderedDict([("to", to), ("safe", True)])
+                add(g, f"cast/{t}->{to}/unary/tz={zone}/{name}", "cast", params, [inp])
+                params = OrderedDict([("format", "%Y-%m-%dT%H:%M:%S %z %Z %a %j")])
+                add(g, f"strftime/{t}/unary/tz={zone}/{name}", "strftime", params, [inp])
+
+
 def local_times(zone):
     """Local wall times (seconds) around the zone's transitions: the wall clock just
     before and after each change, read at both offsets (inside the gaps and overlaps)."""
@@ -382,5 +402,6 @@ def gen_refusals(g):
 def gen(g):
     gen_fields(g)
     gen_casts(g)
+    gen_texts(g)
     gen_assume(g)
     gen_refusals(g)

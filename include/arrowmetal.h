@@ -648,20 +648,47 @@ typedef enum am_cast_flag {
 
 /* Conversion to `to` under `flags` (am_cast_flag bits; others are AM_EINVAL).
  * A value a checked conversion does not keep is AM_EOVERFLOW, naming the slot.
- * Strings (a string or binary array, on the host) cast to the integer types
+ * Strings (a string or binary array; computed on the host, a GPU array's
+ * result moved back) cast to the integer types
  * and bool by pyarrow's parser: decimal digits with a '-' for the signed
  * types, "0x" and at most two hex digits a byte (the type's bits: "0x80" as
  * int8 is -128), "true"/"false" in any case and "1"/"0" for bool; a valid
  * value that does not parse or fit is AM_EINVAL (pyarrow's message, "Failed
- * to parse string: ... as a scalar of type int64") whatever the flags. Integers and bools
- * cast to string, large_string and string_view (decimal, "true"/"false"; on the host: a
- * GPU array's is AM_EUNSUPPORTED, strings are not on GPUs yet). Views cast
- * to the flat string types (a copy, as pyarrow's; binary_view to a string
- * type only through pyarrow, which checks UTF-8: AM_ETYPE here), string and
- * large_string to string_view and binary_view, binary and large_binary to
- * binary_view (new views over the same bytes), string_view to binary_view
- * (the same views). Floats and temporal types to and from strings, other
- * casts between string types and casts to binary are AM_ETYPE.
+ * to parse string: ... as a scalar of type int64") whatever the flags; when
+ * several fail, the message names the last, as pyarrow's. Integers and bools
+ * cast to string, large_string and string_view (decimal, "true"/"false").
+ * Views cast to the flat string types (a copy, as pyarrow's; binary_view to
+ * a string type only through pyarrow, which checks UTF-8: AM_ETYPE here),
+ * string and large_string to string_view and binary_view, binary and
+ * large_binary to binary_view (new views over the same bytes), string_view
+ * to binary_view (the same views).
+ * Strings (the four flat ones and the views) cast to float32 and float64 as
+ * Arrow reads them: an optional sign, digits with one '.' and an exponent
+ * ("1e3", ".5", "+1.5E-7"), "inf", "infinity", "nan" in any case; no spaces
+ * ("Failed to parse string: ' 1' as a scalar of type double"); correctly
+ * rounded to the target's width, overflow to an infinity. Floats cast to
+ * string, large_string and string_view as Arrow writes them: the shortest
+ * text that reads back as the same value of that width, decimal for
+ * exponents -6 to 9 ("0.000001", "123456789"), else "1e+20", "1e-7",
+ * "1.2345678901234568e+17"; "-0", "inf", "-inf", "nan".
+ * string and large_string cast to timestamps, date32 and date64 as Arrow's
+ * ISO-8601 reader takes them: "YYYY-MM-DD" (the dates: only that), then
+ * ' ' or 'T', "hh", "hh:mm" or "hh:mm:ss" and up to the unit's fraction
+ * digits ("2020-01-01T12:00:00.123" to timestamp[ms]); a timestamp target
+ * here has no time zone and takes no offset ("...: expected no zone
+ * offset."; am_cast_timestamp takes a zone). Timestamps, dates, times and
+ * durations cast to string, large_string and string_view as pyarrow writes
+ * them: "2020-01-01 00:00:00.000000", "2020-01-01", "12:00:00.000", a
+ * duration's integer, "<value out of range: V>" past the years +-32767 (or
+ * a time outside the day); a timestamp in UTC as "2020-01-01 00:00:00Z"
+ * and in another time zone as its local time and offset, "2020-03-08
+ * 03:00:00-0400" (pyarrow's `date` library formatting, its wraps of far
+ * values included; the zone read as "Time zones" says, past 2037 with its
+ * divergence). Casts to binary, and the pairs pyarrow has no cast for
+ * (strings to times and durations, binary and views to temporal types),
+ * are AM_ETYPE. float16 is not a type here (pyarrow casts it as a float32
+ * then rounds). All of these run on the host: a GPU array's result is moved
+ * back to its device.
  * Temporal types, on every device, as pyarrow casts them: to and from their
  * storage integer (int64: timestamps, durations, time64, date64; int32:
  * date32, time32) sharing the buffers; a change of unit among timestamps,
@@ -699,6 +726,21 @@ int am_cast(const am_array *array, am_type to, int flags, am_array **out);
  * decimal128(5, 2)"); a GPU array AM_EUNSUPPORTED. */
 int am_cast_decimal(const am_array *array, am_type to, int32_t precision, int32_t scale, int flags,
                     am_array **out);
+
+/* am_cast to timestamp type `to` (AM_TIMESTAMP_S ... _NS) with time zone
+ * `timezone` (NULL or "" for none; copied), pyarrow's cast to
+ * pa.timestamp(unit, tz): the result carries the zone. Strings read as
+ * am_cast reads them, except that with a zone each text needs an offset
+ * ("Z", "+01", "+0100", "+01:00": the instant converted to UTC), without one
+ * none; the error names the target with its zone: "Failed to parse string:
+ * '2020-01-01' as a scalar of type timestamp[s, tz=UTC]: expected a zone
+ * offset. If these timestamps are in local time, cast to timestamp without
+ * timezone, then call assume_timezone." Other inputs cast as am_cast does
+ * (their messages name the target without its zone), then take the zone.
+ * `to` not a timestamp type is AM_ETYPE. The input is borrowed; `*out` is a
+ * new array. Thread-safe. */
+int am_cast_timestamp(const am_array *array, am_type to, const char *timezone, int flags,
+                      am_array **out);
 
 /* Boolean logic on AM_BOOL arrays; null if either input is null (pyarrow's
  * and_, or_, not Kleene logic). The same as am_logic with AM_LOGIC_AND,
@@ -1315,6 +1357,8 @@ typedef enum am_function_family {
   AM_FAMILY_STRING = 57,       /* am_string_function: op = am_string_op */
   AM_FAMILY_STRING_SLICE = 58, /* am_utf8_slice_codeunits */
   AM_FAMILY_STRING_JOIN = 59,  /* am_binary_join_element_wise */
+  AM_FAMILY_STRPTIME = 60,     /* am_strptime */
+  AM_FAMILY_STRFTIME = 61,     /* am_strftime */
   /* 64-: more temporal functions */
   AM_FAMILY_ASSUME_TIMEZONE = 64, /* am_assume_timezone */
   AM_FAMILY_ROUND_TEMPORAL = 65   /* am_round_temporal: op = am_round_temporal_op */
@@ -1338,6 +1382,7 @@ typedef enum am_type_rule {
                              (coalesce: numbers' common numeric type, bools with bools) */
   AM_RULE_COMMON_REST = 13, /* the inputs after the first (a bool condition) become their
                               common type, the result's (if_else) */
+  AM_RULE_UTF8 = 14,        /* a string (strftime) */
   /* Hash-based functions */
   AM_RULE_INT32 = 24, /* int32 (index_in's positions, dictionary_encode's indices) */
   /* Sorting */
@@ -1356,7 +1401,8 @@ typedef enum am_null_rule {
   AM_NULLS_NEVER = 5, /* the result is never null (is_null, is_valid) */
   AM_NULLS_FILL = 6,  /* null only where no input gives a value (fill_null, coalesce; and
                          fill_null_forward / _backward: where no valid slot is before / after) */
-  AM_NULLS_OPTION = 7 /* as the call's null handling option says (binary_join_element_wise) */
+  AM_NULLS_OPTION = 7 /* as the call's null handling option says (binary_join_element_wise;
+                         strptime's error_is_null) */
 } am_null_rule;
 
 typedef struct am_function_info {
@@ -1941,6 +1987,53 @@ typedef struct am_round_temporal_options {
  * caller's. Thread-safe. */
 int am_round_temporal(am_round_temporal_op op, const am_array *array,
                       const am_round_temporal_options *options, am_array **out);
+
+/* strftime (pyarrow's StrftimeOptions: format, locale): each value of a
+ * timestamp (any unit; a zoned one in its local time, the zone read as
+ * "Time zones" says), date32, date64, time32 or time64 array as text under
+ * `format`, in a string (utf8) array, null where the input is. The text is
+ * what pyarrow's `date` library writes: %Y (at least 4 digits, "-0005"),
+ * %m %d %H %M (2 digits), %S (2 digits, then the unit's fraction: "05.250"
+ * in ms), %y %C %j %e %D %F %T %R %I %p %a %A %b %B %h %u %w %n %t %%, %z
+ * the offset in minutes ("-0500", "+0000") and %Z the zone's abbreviation
+ * ("EST"; a fixed offset's "+0100") -- a value without a time zone refuses
+ * them: AM_EINVAL "Timezone not present, cannot convert to string with
+ * timezone: %z"; other letters stay as written ("%s" is "%s"). A date32 is
+ * its day at midnight in seconds, a date64 and a time a timestamp of their
+ * unit (a time on 1970-01-01). Far values wrap as pyarrow's do (the day
+ * count in 32 bits, the year in 16), and where pyarrow fails the value (a
+ * year held as -32768) so does the call (AM_EINVAL "Failed formatting
+ * timestamp: basic_ios::clear: iostream error"); an unknown zone is
+ * AM_EINVAL. AM_EUNSUPPORTED (which the Python package answers with
+ * pyarrow, counted): %c %x %X %r %g %G %U %V %W %Q %q and the E / O
+ * modifiers; a `locale` other than NULL or "C". Other input types are
+ * AM_ETYPE ("function 'strftime' has no kernel matching input types
+ * (int64)"). Computed on the host: a GPU array's strings are moved back to
+ * it. The input is borrowed; `*out` is a new array. Thread-safe. */
+int am_strftime(const am_array *array, const char *format, const char *locale, am_array **out);
+
+/* strptime (pyarrow's StrptimeOptions: format, unit, error_is_null): each
+ * value of a string or large_string array read under `format` as a
+ * timestamp of type `unit` (AM_TIMESTAMP_S ... _NS), as pyarrow reads it on
+ * Linux (glibc's strptime, then Arrow's use of its fields): white space in
+ * the format matches any run of white space; numbers skip leading white
+ * space and take up to their width of digits ("%m" takes "1" of "1/2");
+ * %Y (0-9999) %y (69-99: 19xx, else 20xx) %C %m %d %e %j %H %I %M %S (to
+ * 61) %p %b %B %h %a %A (names in any case, weekdays read and ignored) %z
+ * ("Z", "+hh", "+hhmm", "+hh:mm": the result converted to UTC) %Z (a word,
+ * ignored) %n %t %F %T %D %R %%; the whole text must be read. Missing
+ * fields are 1900-01-01 00:00:00; an unchecked day of the month runs on
+ * ("2021-02-31" is March 3rd). A format with "%z" gives a timestamp in
+ * "UTC". A value that does not read (or leaves int64 in the unit) fails the
+ * call, the first one named (AM_EINVAL "Failed to parse string: 'x' as a
+ * scalar of type timestamp[s]"), or is null when error_is_null is set.
+ * AM_EUNSUPPORTED: %s %c %x %X %r %u %w %U %W %V %g %G and the E / O
+ * modifiers. Divergence: an empty format is AM_EINVAL here (pyarrow reads
+ * past its end). Other input types are AM_ETYPE. Computed on the host: a GPU
+ * array's result is moved back to it. The input is borrowed; `*out` is a
+ * new array. Thread-safe. */
+int am_strptime(const am_array *strings, const char *format, am_type unit, int error_is_null,
+                am_array **out);
 /* ---- end of hash joins */
 
 /* ---- Tables: struct arrays, record batches and streams of them (issue #12).

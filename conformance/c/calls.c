@@ -598,6 +598,27 @@ static int call_round_temporal(const cr_call *c, cr_result *r, int op) {
   return 0;
 }
 
+/* strptime (params format, unit "s" ... "ns", error_is_null) and strftime (format, in
+ * the "C" locale). */
+static int call_strptime(const cr_call *c, cr_result *r) {
+  static const char *const units[] = {"s", "ms", "us", "ns"};
+  static const am_type types[] = {AM_TIMESTAMP_S, AM_TIMESTAMP_MS, AM_TIMESTAMP_US,
+                                  AM_TIMESTAMP_NS};
+  int u = index_of(pstr(c, "unit"), units, 4);
+  if (u < 0 || !pstr(c, "format")) return problem(r, "strptime unit %s", pstr(c, "unit"));
+  r->fname = "am_strptime";
+  r->rc = am_strptime(arg(c, 0), pstr(c, "format"), types[u], pbool(c, "error_is_null", 0),
+                      one_array(r));
+  return 0;
+}
+
+static int call_strftime(const cr_call *c, cr_result *r) {
+  if (!pstr(c, "format")) return problem(r, "strftime %s", "format");
+  r->fname = "am_strftime";
+  r->rc = am_strftime(arg(c, 0), pstr(c, "format"), "C", one_array(r));
+  return 0;
+}
+
 /* ---- dictionary arrays (dictionary_cases.call) ------------------------------------------ */
 
 /* concat (form "arrays"), and value_counts of form "chunked": the chunks joined by
@@ -789,6 +810,8 @@ static const int FAMILIES[] = {AM_FAMILY_REDUCE,
                                AM_FAMILY_STRING,
                                AM_FAMILY_STRING_SLICE,
                                AM_FAMILY_STRING_JOIN,
+                               AM_FAMILY_STRPTIME,
+                               AM_FAMILY_STRFTIME,
                                AM_FAMILY_ASSUME_TIMEZONE,
                                AM_FAMILY_ROUND_TEMPORAL};
 
@@ -904,6 +927,10 @@ static int run_call(const cr_call *c, cr_result *r) {
       return call_string(c, r, row->family, op);
     case AM_FAMILY_STRING_JOIN:
       return call_string_join(c, r);
+    case AM_FAMILY_STRPTIME:
+      return call_strptime(c, r);
+    case AM_FAMILY_STRFTIME:
+      return call_strftime(c, r);
     case AM_FAMILY_ASSUME_TIMEZONE:
       return call_assume_timezone(c, r);
     case AM_FAMILY_ROUND_TEMPORAL:

@@ -224,13 +224,13 @@ static int cast(am_err *err, const am_array *array, am_type to, int flags, am_ar
     *out = am_array_share(array);
     return *out ? AM_OK : am_fail(err, AM_ENOMEM, "out of memory");
   }
+  /* To strings: formatted on the host (a GPU array's copy), the result on
+   * the input's device; temporal values too (string_temporal.c). */
+  if (am_type_is_binary(to)) return am_string_cast(err, array, to, out);
   /* Temporal types: temporal_cast.c (from and to strings: string_cast.c,
-   * on the host, above). */
+   * above). */
   if (am_type_is_temporal(array->type) || am_type_is_temporal(to))
     return am_temporal_cast(err, array, to, flags, out);
-  /* To strings: formatted on the host (a GPU array's copy), the result on
-   * the input's device. */
-  if (am_type_is_binary(to)) return am_string_cast(err, array, to, out);
   am_route route;
   uint64_t types = AM_TYPE_BIT(array->type) | AM_TYPE_BIT(to);
   if ((status = am_route_inputs(err, AM_ROUTE_CAST, types, &array, 1, &route)) != AM_OK)
@@ -251,6 +251,39 @@ int am_call_cast(am_err *err, const am_array *array, am_type to, int flags, am_a
 AM_EXPORT int am_cast(const am_array *array, am_type to, int flags, am_array **out) {
   AM_API_BEGIN;
   AM_API_RETURN(am_call_cast(err, array, to, flags, out));
+}
+
+static int cast_timestamp(am_err *err, const am_array *array, am_type to, const char *timezone,
+                          int flags, am_array **out) {
+  AM_REQUIRE(array, "array");
+  AM_REQUIRE(out, "out");
+  int status = known_cast_flags(err, flags);
+  if (status != AM_OK) return status;
+  if (!am_type_valid(to) || !am_type_is_timestamp(to))
+    return am_fail(err, AM_ETYPE, "am_cast_timestamp casts to a timestamp type, not %s",
+                   am_type_valid(to) ? am_type_name(to) : "an unknown type");
+  if (array->dictionary) { /* its values, decoded, as am_cast takes them */
+    am_array *decoded = NULL;
+    if ((status = am_dictionary_decode_array(err, array, &decoded)) != AM_OK) return status;
+    status = cast_timestamp(err, decoded, to, timezone, flags, out);
+    am_array_free(decoded);
+    return status;
+  }
+  /* strings read an offset only for a target with a time zone */
+  if (am_type_is_binary(array->type))
+    return am_string_cast_timestamp(err, array, to, timezone, out);
+  const char *interned = NULL;
+  if (timezone && *timezone && !(interned = am_intern(timezone)))
+    return am_fail(err, AM_ENOMEM, "out of memory");
+  /* the result is a handle of its own (a share at the least): its zone is set here */
+  if ((status = cast(err, array, to, flags, out)) == AM_OK) am_retype(*out, to, interned);
+  return status;
+}
+
+AM_EXPORT int am_cast_timestamp(const am_array *array, am_type to, const char *timezone, int flags,
+                                am_array **out) {
+  AM_API_BEGIN;
+  AM_API_RETURN(cast_timestamp(err, array, to, timezone, flags, out));
 }
 
 static int cast_decimal(am_err *err, const am_array *array, am_type to, int32_t precision,

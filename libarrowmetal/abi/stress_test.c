@@ -44,12 +44,13 @@ typedef enum kind {
   K_ERROR,
   K_GROUP, /* am_group_by, am_join_indices */
   K_ZONE,  /* time zones: am_temporal_field, am_cast, am_assume_timezone */
+  K_TEXT,  /* values as text: am_cast to and from strings, am_strftime, am_strptime */
   KINDS
 } kind;
 
 static const char *kind_names[KINDS] = {
     "import", "arith",  "compare", "cast",    "reduce", "select", "hash",  "cumulative", "quantile",
-    "batch",  "commit", "handoff", "control", "device", "error",  "group", "zone"};
+    "batch",  "commit", "handoff", "control", "device", "error",  "group", "zone",       "text"};
 
 static atomic_long done[KINDS], failed[KINDS];
 static atomic_long structs_made, structs_released, log_messages;
@@ -1095,10 +1096,54 @@ static void op_zone(uint64_t *s) {
   col_free(&x);
 }
 
+/* Floats written as text and read back are the same values; timestamps
+ * written by strftime and read back by strptime are the same instants (in a
+ * zone too: UTC, whose %z strptime reads). */
+static void op_text(uint64_t *s) {
+  int64_t n = pick_length(s);
+  col x, back;
+  am_array *a = NULL, *text = NULL, *num = NULL, *ints = NULL, *ts = NULL, *zoned = NULL;
+  am_array *written = NULL, *read = NULL;
+  col_random(&x, s, AM_FLOAT64, n, 0, (int)pick(s, 3));
+  for (int64_t j = 0; j < n; j++) x.f[j] = (double)x.i[j] / 3.0; /* all of a double's digits */
+  if (import_col(&x, s, &a) != AM_OK || am_cast(a, AM_UTF8, AM_CAST_SAFE, &text) != AM_OK ||
+      am_cast(text, AM_FLOAT64, AM_CAST_SAFE, &num) != AM_OK)
+    fail(K_TEXT, "float64 -> string -> float64 (%s)", am_last_error());
+  else
+    check_array(K_TEXT, "float64 -> string -> float64", num, &x, s);
+  col_free(&x);
+  const int utc = (int)pick(s, 2);
+  const char *format = utc ? "%Y-%m-%d %H:%M:%S%z" : "%d/%m/%Y %H:%M:%S";
+  col_random(&x, s, AM_INT64, n, (int64_t)1 << 35, (int)pick(s, 3)); /* 881 to 3058 */
+  if (import_col(&x, s, &ints) != AM_OK || am_cast(ints, AM_TIMESTAMP_S, 0, &ts) != AM_OK ||
+      am_array_with_timezone(ts, utc ? "UTC" : NULL, &zoned) != AM_OK ||
+      am_strftime(zoned, format, "C", &written) != AM_OK ||
+      am_strptime(written, format, AM_TIMESTAMP_S, 0, &read) != AM_OK ||
+      !values_of(read, AM_INT64, s, &back)) {
+    fail(K_TEXT, "strftime then strptime with %s (%s)", format, am_last_error());
+  } else {
+    for (int64_t j = 0; j < n; j++)
+      if (back.valid[j] != x.valid[j] || (x.valid[j] && back.i[j] != x.i[j])) {
+        fail(K_TEXT, "%s: %lld read back as %lld", format, (long long)x.i[j], (long long)back.i[j]);
+        break;
+      }
+    col_free(&back);
+  }
+  col_free(&x);
+  am_release(a);
+  am_release(text);
+  am_release(num);
+  am_release(ints);
+  am_release(ts);
+  am_release(zoned);
+  am_release(written);
+  am_release(read);
+}
+
 static void (*const ops[KINDS])(uint64_t *) = {
     op_import,  op_arith,      op_compare,  op_cast,  op_reduce, op_select,
     op_hash,    op_cumulative, op_quantile, op_batch, op_commit, op_handoff,
-    op_control, op_device,     op_error,    op_group, op_zone};
+    op_control, op_device,     op_error,    op_group, op_zone,   op_text};
 
 static uint64_t seed;
 /* STRESS_ONLY=<kind>[,<kind>...] runs only those kinds (to narrow down a

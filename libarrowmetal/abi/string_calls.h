@@ -7,6 +7,8 @@
 #define AM_ABI_STRING_CALLS_H
 
 #include "abi.h"
+#include "core/temporal_text.h"
+#include "core/timezone.h"
 
 /* Replaces *host (a host string array whose offsets are misaligned) by an
  * aligned copy; frees it on failure too. */
@@ -101,6 +103,48 @@ int am_view_end(am_err *err, int status, am_view_keep *keep, am_array **out);
  * check (binary_view to a string type) and those with fixed_size_binary
  * (pyarrow runs them from Python). */
 int am_view_cast(am_err *err, const am_array *a, am_type to, am_array **out);
+
+/* The text of slot i of host array a, written to `text` (room for the
+ * bound the caller gives); returns its length. */
+typedef int64_t (*am_slot_text_fn)(const void *ctx, const am_array *a, int64_t i, char *text);
+
+/* A utf8 / large_utf8 (`to`) array of a's length (string_format.c): each
+ * valid slot's text as `write` makes it, at most `most` bytes; null where a
+ * is. A slot `write` has no text for (it returns -1, where pyarrow's
+ * formatter fails) fails the call: AM_EINVAL with `no_text`. */
+int am_string_from_slots(am_err *err, const am_array *a, am_type to, int64_t most,
+                         am_slot_text_fn write, const void *ctx, const char *no_text,
+                         am_array **out);
+
+/* am_cast between strings and floats (string_float.c): strings (utf8,
+ * large_utf8, binary, large_binary) to float32 / float64, and floats to
+ * utf8 / large_utf8, on the host. */
+int am_string_to_float(am_err *err, const am_array *a, am_type to, am_array **out);
+int am_float_to_string(am_err *err, const am_array *a, am_type to, am_array **out);
+
+/* am_cast between strings and temporal types (string_temporal.c), on the
+ * host: utf8 / large_utf8 to a timestamp (`timezone` the target's, NULL or
+ * "" for none), date32 or date64; a temporal array to utf8 / large_utf8. */
+int am_string_to_temporal(am_err *err, const am_array *a, am_type to, const char *timezone,
+                          am_array **out);
+/* am_string_to_temporal for am_cast_timestamp (string_cast.c): a GPU
+ * array's host copy, the result moved back. */
+int am_string_cast_timestamp(am_err *err, const am_array *a, am_type to, const char *timezone,
+                             am_array **out);
+int am_temporal_to_string(am_err *err, const am_array *a, am_type to, am_array **out);
+
+/* The zone a timestamp's values are written in (string_temporal.c, for the
+ * casts to strings and strftime): `timezone` found in the tz database (NULL:
+ * no zone, written as UTC); AM_EINVAL in pyarrow's words for an unknown
+ * one. A fixed offset's abbreviation (%Z) is its offset, "+0100", as
+ * pyarrow writes it. */
+typedef struct am_text_zone {
+  const am_tz *tz;
+  char fixed[16];
+} am_text_zone;
+int am_text_zone_open(am_err *err, const char *timezone, am_text_zone *z);
+/* The offset and abbreviation of value v (per_second ticks a second). */
+void am_text_zone_at(const am_text_zone *z, int64_t v, int64_t per_second, am_strftime_zone *out);
 
 /* Whether a three-way comparison `c` (<0, 0, >0) satisfies `op`
  * (string_calls.c; the decimal compare uses it too). */

@@ -6,14 +6,15 @@
  *   zeros), or "0x"/"0X" and at most two hex digits a byte of the type, the
  *   bits of the type (0x80 as int8 is -128); bool takes "true" and "false"
  *   in any case, "1" and "0". A value that does not parse, or does not fit,
- *   fails the call whatever the CastOptions (AM_EINVAL, pyarrow's message).
+ *   fails the call whatever the CastOptions (AM_EINVAL, pyarrow's message,
+ *   naming the last such value as pyarrow's kernel does).
  * - the integer types and bool to string, large_string and string_view, in
  *   decimal and "true"/"false". Casts to binary are pyarrow's refusals
  *   (AM_ETYPE).
  * - between view types and the other string types (string_view_calls.c).
  *
- * Floats to and from strings are not here (pyarrow's shortest round-trip
- * formatting): AM_ETYPE, which the Python package answers with pyarrow. */
+ * am_string_cast also routes the other pairs: floats (string_float.c) and
+ * temporal types (string_temporal.c). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -91,6 +92,7 @@ static int parse_strings(am_err *err, const am_array *a, am_type to, am_array **
   if (status != AM_OK) return status;
   const int bytes = to == AM_BOOL ? 0 : am_type_bits(to) / 8;
   if (to == AM_BOOL) memset((void *)r->data, 0, (size_t)am_type_bytes(AM_BOOL, a->length));
+  int64_t bad = -1;
   for (int64_t i = 0; i < a->length; i++) {
     uint64_t bits = 0;
     if (am_string_is_valid(a, i)) {
@@ -98,10 +100,7 @@ static int parse_strings(am_err *err, const am_array *a, am_type to, am_array **
       const uint8_t *v = am_string_value(a, i, &n);
       int value = 0, ok = to == AM_BOOL ? parse_bool(v, n, &value)
                                         : parse_integer(v, n, am_type_is_signed(to), bytes, &bits);
-      if (!ok) {
-        am_array_free(r);
-        return parse_failure(err, v, n, to);
-      }
+      if (!ok) bad = i;
       bits |= (uint64_t)value;
     }
     if (to == AM_BOOL) {
@@ -110,6 +109,12 @@ static int parse_strings(am_err *err, const am_array *a, am_type to, am_array **
       memcpy((char *)r->data + i * bytes, &bits, (size_t)bytes); /* little-endian */
     }
   }
+  if (bad >= 0) {
+    am_array_free(r);
+    int64_t n;
+    const uint8_t *v = am_string_value(a, bad, &n);
+    return parse_failure(err, v, n, to);
+  }
   if (!a->validity) atomic_store(&r->null_count, 0);
   am_string_copy_validity(a, r);
   *out = r;
@@ -117,68 +122,63 @@ static int parse_strings(am_err *err, const am_array *a, am_type to, am_array **
 }
 
 /* The text of slot i of an integer or bool array into text (24 bytes). */
-static int format_slot(const am_array *a, int64_t i, char *text) {
+static int64_t format_slot(const void *ctx, const am_array *a, int64_t i, char *text) {
+  (void)ctx;
   const int64_t j = a->offset + i;
   const uint8_t *data = a->data;
-  if (a->type == AM_BOOL)
-    return snprintf(text, 24, "%s", ((data[j >> 3] >> (j & 7)) & 1) ? "true" : "false");
+  char buffer[24];
+  int n;
+  if (a->type == AM_BOOL) {
+    const int set = (data[j >> 3] >> (j & 7)) & 1;
+    memcpy(text, set ? "true" : "false", 5);
+    return set ? 4 : 5;
+  }
   const void *p = data + j * (am_type_bits(a->type) / 8);
   switch (a->type) {
     case AM_INT8:
-      return snprintf(text, 24, "%d", *(const int8_t *)p);
+      n = snprintf(buffer, 24, "%d", *(const int8_t *)p);
+      break;
     case AM_INT16:
-      return snprintf(text, 24, "%d", *(const int16_t *)p);
+      n = snprintf(buffer, 24, "%d", *(const int16_t *)p);
+      break;
     case AM_INT32:
-      return snprintf(text, 24, "%" PRId32, *(const int32_t *)p);
+      n = snprintf(buffer, 24, "%" PRId32, *(const int32_t *)p);
+      break;
     case AM_INT64:
-      return snprintf(text, 24, "%" PRId64, *(const int64_t *)p);
+      n = snprintf(buffer, 24, "%" PRId64, *(const int64_t *)p);
+      break;
     case AM_UINT8:
-      return snprintf(text, 24, "%u", *(const uint8_t *)p);
+      n = snprintf(buffer, 24, "%u", *(const uint8_t *)p);
+      break;
     case AM_UINT16:
-      return snprintf(text, 24, "%u", *(const uint16_t *)p);
+      n = snprintf(buffer, 24, "%u", *(const uint16_t *)p);
+      break;
     case AM_UINT32:
-      return snprintf(text, 24, "%" PRIu32, *(const uint32_t *)p);
+      n = snprintf(buffer, 24, "%" PRIu32, *(const uint32_t *)p);
+      break;
     default:
-      return snprintf(text, 24, "%" PRIu64, *(const uint64_t *)p);
+      n = snprintf(buffer, 24, "%" PRIu64, *(const uint64_t *)p);
   }
-}
-
-static int format_values(am_err *err, const am_array *a, am_type to, am_array **out) {
-  int64_t total = 0;
-  char text[24];
-  for (int64_t i = 0; i < a->length; i++)
-    if (am_string_is_valid(a, i)) total += format_slot(a, i, text);
-  am_array *r = NULL;
-  int status = am_string_alloc(err, a->device, to, 0, a->length, total, a->validity != NULL, &r);
-  if (status != AM_OK) return status;
-  int64_t at = 0;
-  for (int64_t i = 0; i < a->length; i++) {
-    if (am_string_is_valid(a, i)) {
-      const int len = format_slot(a, i, text);
-      memcpy((uint8_t *)r->bytes + at, text, (size_t)len);
-      at += len;
-    }
-    if (to == AM_LARGE_UTF8)
-      ((int64_t *)r->data)[i + 1] = at;
-    else
-      ((int32_t *)r->data)[i + 1] = (int32_t)at;
-  }
-  if (!a->validity) atomic_store(&r->null_count, 0);
-  am_string_copy_validity(a, r);
-  *out = r;
-  return AM_OK;
+  memcpy(text, buffer, (size_t)n);
+  return n;
 }
 
 static int cast_host(am_err *err, const am_array *a, am_type to, am_array **out) {
-  const int integer_or_bool = to == AM_BOOL || am_type_is_integer(to);
-  if (am_type_is_binary(a->type) && a->type != AM_FIXED_SIZE_BINARY && integer_or_bool)
+  const int from_string = am_type_is_binary(a->type) && a->type != AM_FIXED_SIZE_BINARY;
+  const int to_string = to == AM_UTF8 || to == AM_LARGE_UTF8;
+  if (from_string && (to == AM_BOOL || am_type_is_integer(to)))
     return parse_strings(err, a, to, out);
+  if (from_string && am_type_is_float(to)) return am_string_to_float(err, a, to, out);
   const int from_number = a->type == AM_BOOL || am_type_is_integer(a->type);
-  if (from_number && (to == AM_UTF8 || to == AM_LARGE_UTF8)) return format_values(err, a, to, out);
-  if (from_number && to == AM_STRING_VIEW) {
+  if (from_number && to_string)
+    return am_string_from_slots(err, a, to, 24, format_slot, NULL, NULL, out);
+  if (am_type_is_float(a->type) && to_string) return am_float_to_string(err, a, to, out);
+  if (from_string && am_type_is_temporal(to)) return am_string_to_temporal(err, a, to, NULL, out);
+  if (am_type_is_temporal(a->type) && to_string) return am_temporal_to_string(err, a, to, out);
+  if (to == AM_STRING_VIEW && !am_type_is_binary(a->type)) {
     /* the text as a string array, then views over its bytes */
     am_array *text = NULL;
-    int status = format_values(err, a, AM_UTF8, &text);
+    int status = cast_host(err, a, AM_UTF8, &text);
     if (status == AM_OK) status = am_view_from_flat(err, text, to, out);
     am_array_free(text);
     return status;
@@ -187,6 +187,16 @@ static int cast_host(am_err *err, const am_array *a, am_type to, am_array **out)
     return am_view_cast(err, a, to, out);
   return am_fail(err, AM_ETYPE, "Unsupported cast from %s to %s", am_type_name(a->type),
                  am_type_name(to));
+}
+
+/* am_cast_timestamp of a string array: on a GPU array's host copy too. */
+int am_string_cast_timestamp(am_err *err, const am_array *a, am_type to, const char *timezone,
+                             am_array **out) {
+  const am_array *in[1] = {a};
+  am_string_hosted h;
+  int status = am_string_hosted_begin(err, in, 1, &h);
+  if (status == AM_OK) status = am_string_to_temporal(err, in[0], to, timezone, out);
+  return am_string_hosted_end(err, status, &h, out);
 }
 
 /* On host copies of an input that lives on a GPU, the result moved back. */

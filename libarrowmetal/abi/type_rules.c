@@ -50,6 +50,8 @@ am_type am_result_type(const am_op_desc *op, am_type operand) {
     case AM_RULE_BOOL:
     case AM_RULE_PREDICATE:
       return AM_BOOL;
+    case AM_RULE_UTF8:
+      return AM_UTF8;
     case AM_RULE_TARGET:
       break;
   }

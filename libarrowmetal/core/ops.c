@@ -235,6 +235,12 @@ const am_op_desc am_ops[] = {
     /* its nulls as JoinOptions say (abi/string_join.c) */
     ROW("binary_join_element_wise", "am_binary_join_element_wise", AM_FAMILY_STRING_JOIN, 0, -1,
         AM_KINDS_BINARY, AM_RULE_SAME, AM_NULLS_OPTION),
+    /* temporal values from and to text (abi/strptime.c, abi/strftime.c);
+     * error_is_null makes strptime's unread values null */
+    ROW("strptime", "am_strptime", AM_FAMILY_STRPTIME, 0, 1, AM_KINDS_BINARY, AM_RULE_TARGET,
+        AM_NULLS_OPTION),
+    ROW("strftime", "am_strftime", AM_FAMILY_STRFTIME, 0, 1, AM_KINDS_TEMPORAL, AM_RULE_UTF8,
+        AM_NULLS_PROPAGATE),
     /* timestamps only (abi/assume_timezone.c): the same unit, with the zone */
     ROW("assume_timezone", "am_assume_timezone", AM_FAMILY_ASSUME_TIMEZONE, 0, 1, AM_KINDS_TEMPORAL,
         AM_RULE_SAME, AM_NULLS_PROPAGATE),
@@ -311,6 +317,8 @@ static const int family_rows[FAMILIES] = {
     [AM_FAMILY_STRING] = AM_UTF8_LOWER + 1,
     [AM_FAMILY_STRING_SLICE] = 1,
     [AM_FAMILY_STRING_JOIN] = 1,
+    [AM_FAMILY_STRPTIME] = 1,
+    [AM_FAMILY_STRFTIME] = 1,
     /* More temporal functions. */
     [AM_FAMILY_ASSUME_TIMEZONE] = 1,
     /* Temporal rounding. */

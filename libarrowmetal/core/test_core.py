@@ -1,7 +1,7 @@
 """Builds and runs the unit tests of core/ written in C: the completion timeline
 (timeline_test.c), the backend table check (backend_test.c), the op table
-(ops_test.c), the log (log_test.c), the memory counters (memstats_test.c)
-and the time zones (timezone_test.c)."""
+(ops_test.c), the log (log_test.c), the memory counters (memstats_test.c),
+the time zones (timezone_test.c) and the float texts (float_text_test.c)."""
 
 import pathlib
 import subprocess
@@ -56,3 +56,18 @@ def test_time_zones_read_files_and_refuse_bad_ones(tmp_path):
     zones.mkdir()
     out = run(cbuild.build(tmp_path / "timezone_test", sources, optimize="-O1"), str(zones))
     assert "20000 mutations" in out
+
+
+def test_float_texts_read_as_the_c_library_and_write_the_shortest(tmp_path):
+    sources = [HERE / "float_text_test.c", HERE / "float_format.c", HERE / "float_parse.c",
+               HERE / "float_pow10.c"]  # fmt: skip
+    run(cbuild.build(tmp_path / "float_text_test", sources))
+
+
+def test_the_committed_float_powers_are_what_the_generator_writes():
+    sys.path.insert(0, str(HERE))
+    import gen_float_pow10
+
+    assert (HERE / "float_pow10.c").read_text() == gen_float_pow10.generate(), (
+        "core/float_pow10.c differs: run python libarrowmetal/core/gen_float_pow10.py"
+    )

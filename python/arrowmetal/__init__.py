@@ -188,6 +188,8 @@ from ._temporal import (
     nanosecond,
     quarter,
     second,
+    strftime,
+    strptime,
     year,
 )
 from ._types import type_id, type_name
@@ -401,6 +403,7 @@ __all__ += [  # temporal field extractions
     "second",
     "year",
 ]
+__all__ += ["strftime", "strptime"]  # temporal values to and from text
 # Quantiles.
 __all__ += ["approximate_median", "quantile", "tdigest"]
 

@@ -27,6 +27,7 @@ from ._dispatch import ARRAY, DISPATCH, IMPORT, SCALAR, dispatch, import_handle
 from ._errors import (
     ArrowMetalInvalid,
     ArrowMetalTypeError,
+    ArrowMetalUnsupported,
     error_from_status,
 )
 from ._exporters import read_values
@@ -124,13 +125,13 @@ _am_take = lib.am_take
 _am_count = lib.am_count
 _am_cast = lib.am_cast
 _am_cast_decimal = lib.am_cast_decimal
+_am_cast_timestamp = lib.am_cast_timestamp
 _am_full = lib.am_full
 _am_length = lib.am_length
 _am_null_count = lib.am_null_count
 _am_array_type = lib.am_array_type
 _am_array_device = lib.am_array_device
 _am_release = lib.am_release
-_am_array_with_timezone = lib.am_array_with_timezone
 _imports_get = PYARROW_IMPORTS.get
 
 # ---------------------------------------------------------------------------
@@ -1182,9 +1183,8 @@ _TEMPORAL_WORDS = ("timestamp", "date32", "date64", "time32", "time64", "duratio
 
 
 def _timestamp_target(target: Any) -> tuple[Any, bytes | None] | None:
-    """(the am type, the time zone) of a pyarrow timestamp type, whose time
-    zone am_cast does not carry (the result gets it after); None for other
-    targets."""
+    """(the am type, the time zone) of a pyarrow timestamp type, which
+    am_cast_timestamp takes apart; None for other targets."""
     pa = sys.modules.get("pyarrow")
     if pa is None or not isinstance(target, pa.TimestampType):
         return None
@@ -1214,11 +1214,15 @@ def cast(
     except ArrowMetalTypeError as e:
         if "Unsupported cast from" in str(e) and (
             "string" in str(e) or "binary" in str(e)
-        ):  # floats and temporal types from and to strings: pyarrow's, counted
+        ):  # a pair the library refuses (binary to dates, strings to times): pyarrow's words
             return _fallback.run("cast", str(e).split(": ", 1)[-1], (arr,), kwargs)
         if "Unsupported cast from" in str(e) and any(w in str(e) for w in _TEMPORAL_WORDS):
             raise  # a temporal pair pyarrow has no cast for either: its words, no fallback
         return _input_fallback("cast", e, (arr,), (arr,), kwargs)
+    except ArrowMetalUnsupported as e:
+        if "does not compute yet" not in str(e):  # a local day, time of day or text: pyarrow's
+            raise
+        return _fallback.run("cast", str(e).split(": ", 1)[-1], (arr,), kwargs)
 
 
 def _cast(
@@ -1246,20 +1250,15 @@ def _cast(
     if (dec := decimal_target(target_type)) is not None:  # its precision and scale go too
         t, precision, scale = dec
         call = lambda p, out: _am_cast_decimal(p, t, precision, scale, s, out)
-    elif (ts := _timestamp_target(target_type)) is not None:  # then the target's time zone
+    elif (ts := _timestamp_target(target_type)) is not None:  # the target's time zone too
         t, tz = ts
 
         def call(p: Any, out: Any) -> int:
-            rc = _am_cast(p, t, s, out)
-            if rc and tz:  # the message names the target with its time zone, as pyarrow's
+            rc = _am_cast_timestamp(p, t, tz or ffi.NULL, s, out)
+            if rc and tz:  # a message from another input's cast names the target's zone here
                 e = _error(rc)
                 plain = f" to {TYPE_NAMES[t]} "
                 raise type(e)(str(e).replace(plain, f" to {target_type} "), rc)
-            if rc:
-                return rc
-            cast_p = out[0]
-            rc = _am_array_with_timezone(cast_p, tz or ffi.NULL, out)
-            _am_release(cast_p)
             return rc
 
     else:

@@ -1,8 +1,9 @@
 """pyarrow.compute's temporal field extractions (year, month, day,
 day_of_week, day_of_year, hour, minute, second, millisecond, microsecond,
 nanosecond, quarter, iso_week, iso_year) on am_temporal_field, with
-pyarrow's names and DayOfWeekOptions (count_from_zero, week_start), and
-assume_timezone (am_assume_timezone, AssumeTimezoneOptions).
+pyarrow's names and DayOfWeekOptions (count_from_zero, week_start),
+assume_timezone (am_assume_timezone, AssumeTimezoneOptions), and strftime /
+strptime (StrftimeOptions, StrptimeOptions) on am_strftime / am_strptime.
 
 Timestamps, date32/date64 and time32/time64 run in the library (int64
 results, nulls where the input is). A timestamp with a time zone is read in
@@ -59,6 +60,8 @@ __all__ = [
     "nanosecond",
     "quarter",
     "second",
+    "strftime",
+    "strptime",
     "year",
 ]
 
@@ -209,3 +212,87 @@ def assume_timezone(
         return _fallback.run("assume_timezone", str(e), (timestamps,), kwargs)
     except ArrowMetalTypeError as e:
         return _input_fallback("assume_timezone", e, (timestamps,), (timestamps,), kwargs)
+
+
+_STRFTIME_SPEC = OptionsSpec(
+    "strftime", "StrftimeOptions", {"format": "%Y-%m-%dT%H:%M:%S", "locale": "C"}
+)
+_STRPTIME_SPEC = OptionsSpec(
+    "strptime", "StrptimeOptions", {"format": None, "unit": None, "error_is_null": False}
+)
+# StrptimeOptions' unit: pyarrow's names, and its TimeUnit values as serialized.
+_UNITS = {"s": lib.AM_TIMESTAMP_S, "ms": lib.AM_TIMESTAMP_MS, "us": lib.AM_TIMESTAMP_US,
+          "ns": lib.AM_TIMESTAMP_NS}  # fmt: skip
+_UNIT_OF_ENUM = dict(enumerate(_UNITS))
+
+
+def strftime(
+    timestamps: Any,
+    /,
+    format: str = "%Y-%m-%dT%H:%M:%S",
+    locale: str = "C",
+    *,
+    options: Any = None,
+    memory_pool: Any = None,
+    device: Any = None,
+) -> Any:
+    """pyarrow.compute.strftime (am_strftime): each timestamp (a zoned one in
+    its local time, %z and %Z its offset and abbreviation), date or time as
+    text under `format`, as pyarrow writes it (%S with the unit's fraction). A
+    locale other than "C", an options object (whose locale pyarrow does not
+    expose), the directives %c %x %X %r %g %G %U %V %W and scalars run in
+    pyarrow (counted)."""
+    given = {"format": format, "locale": locale}
+    kwargs = {"options": options} if options is not None else given
+    if options is not None and not isinstance(options, dict):
+        return _fallback.run("strftime", "StrftimeOptions does not expose its locale",
+                             (timestamps,), kwargs)  # fmt: skip
+    fields, reason = _options(_STRFTIME_SPEC, options, given)
+    if fields is _FALLBACK:
+        return _fallback.run("strftime", reason, (timestamps,), kwargs)
+    fmt, loc = fields["format"], fields["locale"]
+    if not isinstance(fmt, str) or not isinstance(loc, str):
+        raise TypeError("strftime: format and locale are str")
+    data, where = fmt.encode(), loc.encode()
+    try:
+        return _each(lambda p, o: lib.am_strftime(p, data, where, o), timestamps, device)
+    except ArrowMetalUnsupported as e:
+        return _fallback.run("strftime", str(e), (timestamps,), kwargs)
+    except ArrowMetalTypeError as e:
+        return _input_fallback("strftime", e, (timestamps,), (timestamps,), kwargs)
+
+
+def strptime(
+    strings: Any,
+    /,
+    format: str | None = None,
+    unit: str | None = None,
+    error_is_null: bool = False,
+    *,
+    options: Any = None,
+    memory_pool: Any = None,
+    device: Any = None,
+) -> Any:
+    """pyarrow.compute.strptime (am_strptime): each string read under `format`
+    as a timestamp of `unit` ("s", "ms", "us", "ns"), as pyarrow reads it on
+    Linux (glibc's strptime); "%z" in the format gives a UTC timestamp. A value
+    that does not read raises, or is null with error_is_null. The directives
+    %s %c %x %X %r %u %w %U %W %V %g %G and scalars run in pyarrow (counted)."""
+    given = {"format": format, "unit": unit, "error_is_null": error_is_null}
+    kwargs = {"options": options} if options is not None else given
+    fields, reason = _options(_STRPTIME_SPEC, options, given)
+    if fields is _FALLBACK:
+        return _fallback.run("strptime", reason, (strings,), kwargs)
+    fmt, u = fields["format"], fields["unit"]
+    if fmt is None or u is None:
+        raise TypeError("strptime() needs a format and a unit (or options=StrptimeOptions)")
+    u = _UNIT_OF_ENUM.get(u, u)  # an options object's TimeUnit value
+    if u not in _UNITS:
+        raise ValueError(f'"{u}" is not a valid time unit')
+    data, t, null = fmt.encode(), _UNITS[u], 1 if fields["error_is_null"] else 0
+    try:
+        return _each(lambda p, o: lib.am_strptime(p, data, t, null, o), strings, device)
+    except ArrowMetalUnsupported as e:
+        return _fallback.run("strptime", str(e), (strings,), kwargs)
+    except ArrowMetalTypeError as e:
+        return _input_fallback("strptime", e, (strings,), (strings,), kwargs)
