@@ -66,22 +66,25 @@ for stage in $stages; do
         | cut -d[ -f1 | sort | uniq -c | sort -rn | head -40
       tail -n 3 "$OUT/tests.log" ;;
     strings)
-      # Strings on the GPU (issue #13): their Python tests and kernel tests, then
-      # every conformance case on CUDA in 8 shards side by side, their logs
-      # joined into one file (the device tool brings back 8 files at most).
+      # Strings on the GPU (issue #13): their Python tests and kernel tests, the
+      # 50M-string benchmark, then every conformance case on CUDA in 8 shards
+      # side by side, appending to one log (the device tool brings back 8 files
+      # at most, and a run cut off by its limit still leaves the lines so far).
       status=0
       timeout 240 python3 -m pytest -n 8 -q -rs -p no:cacheprovider --tb=short \
         python/tests/test_strings_gpu.py libarrowmetal/gpu/test_string_kernels.py \
         > "$OUT/strings.log" 2>&1 || status=1
       tail -n 3 "$OUT/strings.log"
+      (cd benchmarks && timeout 150 python3 gpu_strings_bench.py) > "$OUT/gpu_strings_bench.txt" 2>&1 ||
+        status=1
+      tail -n 14 "$OUT/gpu_strings_bench.txt"
       pids=""
       for i in 0 1 2 3 4 5 6 7; do
         timeout 300 python3 conformance/run_all.py --backend cuda --shard "$i/8" \
-          > "/tmp/conformance-cuda-$i.log" 2>&1 &
+          >> "$OUT/conformance-cuda.log" 2>&1 &
         pids="$pids $!"
       done
       for pid in $pids; do wait "$pid" || status=1; done
-      cat /tmp/conformance-cuda-*.log > "$OUT/conformance-cuda.log"
       grep -h "^conformance shard\|^FAILED" "$OUT/conformance-cuda.log" | cut -c1-300 | head -60
       record $status strings ;;
     latency)
