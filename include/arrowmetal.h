@@ -131,7 +131,10 @@ typedef enum am_type {
   AM_UINT64 = 9,
   AM_FLOAT32 = 10,
   AM_FLOAT64 = 11,
-  /* 12: reserved (float16). */
+  /* IEEE 754 binary16 (issue #13): 16-bit data that moves as any
+   * fixed-width type, with the few functions pyarrow computes over it (see
+   * "float16" at the end); every other call refuses it with AM_ETYPE. */
+  AM_FLOAT16 = 12, /* "e" (pyarrow's halffloat) */
   /* Decimals (issue #13): a signed integer of 16 (decimal128) or 32
    * (decimal256) bytes, little-endian two's complement, worth value *
    * 10^-scale; precision (1-38, 1-76) and scale are parameters of the array
@@ -206,7 +209,10 @@ typedef enum am_type {
 } am_type;
 
 /* A typed scalar. Signed integers and booleans use `i64`, unsigned integers
- * `u64`, floats `f64`; the other two fields are ignored. A scalar with
+ * `u64`, floats `f64` (float16 too: its value, exact in a double, NaN
+ * payloads included; a value given that is not a float16 is rounded to the
+ * nearest, ties to even, as am_cast rounds); the other two fields are
+ * ignored. A scalar with
  * is_null != 0 is null whatever its value fields hold. Temporal types use
  * `i64` (their storage integer); a timestamp scalar the library writes
  * (min, max, first, last of a timestamp array) carries the array's time
@@ -417,7 +423,9 @@ typedef enum am_type_kind {
   AM_KIND_TEMPORAL = 4, /* timestamps, dates, times, durations: integers of a unit */
   AM_KIND_BINARY = 5,   /* strings and binary: bit_width is the offsets' (32, 64), 8 for
                            fixed_size_binary */
-  AM_KIND_DECIMAL = 6   /* decimal128, decimal256: bit_width 128, 256 */
+  AM_KIND_DECIMAL = 6,  /* decimal128, decimal256: bit_width 128, 256 */
+  AM_KIND_FLOAT16 = 7   /* float16: a float of its own kind, which the functions of
+                           floats do not take (pyarrow has no kernel for most) */
 } am_type_kind;
 
 typedef struct am_type_info {

@@ -78,7 +78,22 @@ static inline int am_settle(am_err *err, const am_array *array) {
                    am_type_name(array->type));
   /* Dictionary arrays likewise (abi/dictionary.h). */
   if (array->dictionary) return am_dictionary_refused(err, array);
+  /* float16 likewise: the calls that take it settle it with am_settle_data
+   * (abi/float16.h), most of them as a view of its uint16 storage. */
+  if (array->type == AM_FLOAT16)
+    return am_fail(err, AM_ETYPE,
+                   "no kernel for halffloat arrays in this function (float16 takes the calls "
+                   "listed under \"float16\" in arrowmetal.h)");
   return am_array_pending(array) ? array->device->backend->queue.resolve(err, array) : AM_OK;
+}
+
+/* am_settle for the calls that move an array whatever its values are
+ * (export, am_to_device, am_slice, the getters, the float16 views): a
+ * float16 array settles too. */
+static inline int am_settle_data(am_err *err, const am_array *array) {
+  if (array->type == AM_FLOAT16 && !array->dictionary)
+    return am_array_pending(array) ? array->device->backend->queue.resolve(err, array) : AM_OK;
+  return am_settle(err, array);
 }
 
 /* registry.c: the backends compiled in. */

@@ -239,13 +239,15 @@ AM_EXPORT int am_aggregate(am_aggregate_op op, const am_array *array,
   if (array && out && am_type_is_binary(array->type) &&
       (op == AM_AGG_MIN || op == AM_AGG_MAX || op == AM_AGG_FIRST || op == AM_AGG_LAST))
     AM_API_RETURN(am_string_aggregate(err, (int)op, array, options, out, NULL));
-  /* Of the aggregates, temporal types take those that pick a value. */
-  if (array && am_type_is_temporal(array->type) && op != AM_AGG_MIN && op != AM_AGG_MAX &&
-      op != AM_AGG_FIRST && op != AM_AGG_LAST) {
+  /* Of the aggregates, temporal types take those that pick a value; float16
+   * none. */
+  if (array && (am_type_is_temporal(array->type) || array->type == AM_FLOAT16) &&
+      op != AM_AGG_MIN && op != AM_AGG_MAX && op != AM_AGG_FIRST && op != AM_AGG_LAST) {
     const am_op_desc *desc = am_op_find(AM_FAMILY_AGGREGATE, (int)op);
     AM_API_RETURN(am_temporal_no_kernel(err, desc ? desc->name : "aggregate", array));
   }
-  if (array && am_type_is_duration(array->type)) /* pyarrow: none of durations */
+  /* pyarrow: none of durations or float16 */
+  if (array && (am_type_is_duration(array->type) || array->type == AM_FLOAT16))
     AM_API_RETURN(am_temporal_no_kernel(
         err, op == AM_AGG_MIN || op == AM_AGG_MAX ? "min_max" : "first_last", array));
   am_storage_keep keep;
@@ -261,7 +263,7 @@ AM_EXPORT int am_min_max(const am_array *array, const am_aggregate_options *opti
     AM_API_RETURN(am_string_aggregate(err, AM_AGG_MIN_MAX, array, options, min, max));
   if (array && min && max && am_type_is_decimal(array->type))
     AM_API_RETURN(am_decimal_aggregate(err, AM_AGG_MIN_MAX, array, options, min, max));
-  if (array && am_type_is_duration(array->type))
+  if (array && (am_type_is_duration(array->type) || array->type == AM_FLOAT16))
     AM_API_RETURN(am_temporal_no_kernel(err, "min_max", array));
   am_storage_keep keep;
   int status = am_storage_begin(err, &array, &keep);
@@ -276,7 +278,7 @@ AM_EXPORT int am_first_last(const am_array *array, const am_aggregate_options *o
     AM_API_RETURN(am_decimal_aggregate(err, AM_AGG_FIRST_LAST, array, options, first, last));
   if (array && first && last && am_type_is_binary(array->type))
     AM_API_RETURN(am_string_aggregate(err, AM_AGG_FIRST_LAST, array, options, first, last));
-  if (array && am_type_is_duration(array->type))
+  if (array && (am_type_is_duration(array->type) || array->type == AM_FLOAT16))
     AM_API_RETURN(am_temporal_no_kernel(err, "first_last", array));
   am_storage_keep keep;
   int status = am_storage_begin(err, &array, &keep);
@@ -314,9 +316,10 @@ static int index_of(am_err *err, const am_array *array, const am_scalar *value, 
   AM_REQUIRE(array, "array");
   AM_REQUIRE(value, "value");
   AM_REQUIRE(out, "out");
+  const am_op_desc *desc = desc_of(AM_AGG_INDEX);
+  if (array->type == AM_FLOAT16) return am_no_kernel(err, desc, array->type, AM_TYPE_INVALID);
   int status = am_settle(err, array);
   if (status != AM_OK) return status;
-  const am_op_desc *desc = desc_of(AM_AGG_INDEX);
   if (!am_accepts(desc, array->type)) return am_no_kernel(err, desc, array->type, AM_TYPE_INVALID);
   /* A null of no type is a null of the array's (as am_compare_scalar's). */
   int type = value->is_null && !am_type_valid(value->type) ? (int)array->type : value->type;

@@ -5,6 +5,7 @@
 #include "core/string_array.h"
 #include "decimal_calls.h"
 #include "dictionary.h"
+#include "float16.h"
 #include "route.h"
 #include "string_calls.h"
 #include "string_device.h"
@@ -16,7 +17,7 @@ int am_count_nulls(am_err *err, const am_array *array, int64_t *out) {
   /* A string or dictionary array is never pending (GPUs do not hold them
    * yet); a dictionary array's nulls are its indices'. */
   int status =
-      am_type_is_host_only(array->type) || array->dictionary ? AM_OK : am_settle(err, array);
+      am_type_is_host_only(array->type) || array->dictionary ? AM_OK : am_settle_data(err, array);
   if (status != AM_OK) return status;
   am_array *mutable_array = (am_array *)array;
   int64_t count = atomic_load_explicit(&mutable_array->null_count, memory_order_relaxed);
@@ -38,7 +39,7 @@ AM_EXPORT int64_t am_length(const am_array *array) {
     return array->length; /* rows; never pending */
   am_err err;
   am_err_init(&err, "am_length");
-  if (am_settle(&err, array) != AM_OK) return -1;
+  if (am_settle_data(&err, array) != AM_OK) return -1;
   return array->length;
 }
 
@@ -104,6 +105,14 @@ AM_EXPORT int am_full(const am_scalar *value, int64_t length, am_device *device,
     if (status == AM_OK) am_retype(*out, (am_type)value->type, NULL);
     AM_API_RETURN(status);
   }
+  /* A float16 value fills as its bits (a uint16). */
+  if (value && value->type == AM_FLOAT16) {
+    am_scalar bits;
+    am_float16_scalar_bits(value, &bits);
+    int status = full(err, &bits, length, device, out);
+    if (status == AM_OK) am_retype(*out, AM_FLOAT16, NULL);
+    AM_API_RETURN(status);
+  }
   AM_API_RETURN(full(err, value, length, device, out));
 }
 
@@ -119,7 +128,7 @@ static int to_device(am_err *err, const am_array *array, am_device *device, am_a
     }
     return array->dictionary ? am_dictionary_not_on(err, device) : am_decimal_not_on(err, device);
   }
-  int status = am_settle(err, array);
+  int status = am_settle_data(err, array);
   if (status != AM_OK) return status;
   return am_move(err, array, device, out);
 }
@@ -137,7 +146,7 @@ static int slice(am_err *err, const am_array *array, int64_t offset, int64_t len
     return am_fail(err, AM_EINVAL, "negative offset %lld or length %lld", (long long)offset,
                    (long long)length);
   int status =
-      am_type_is_host_only(array->type) || array->dictionary ? AM_OK : am_settle(err, array);
+      am_type_is_host_only(array->type) || array->dictionary ? AM_OK : am_settle_data(err, array);
   if (status != AM_OK) return status;
   if (offset > array->length) offset = array->length;
   if (length > array->length - offset) length = array->length - offset;

@@ -9,6 +9,7 @@
 #include "abi.h"
 #include "core/ops.h"
 #include "decimal_calls.h"
+#include "float16.h"
 #include "nulls.h"
 #include "route.h"
 #include "string_calls.h"
@@ -78,8 +79,23 @@ static int convert_fill(am_err *err, const am_scalar *in, am_type to, am_scalar 
     return am_fail(err, AM_ETYPE, "cannot fill nulls of %s with a %s scalar", am_type_name(to),
                    am_type_name(from));
   am_scalar value = *in;
-  if (am_type_is_float(from) && am_type_is_integer(to) && isfinite(value.f64))
+  if (am_type_is_ieee(from) && am_type_is_integer(to) && isfinite(value.f64))
     value.f64 = trunc(value.f64);
+  /* an integer becomes a float16 as a double first, then rounded; pyarrow
+   * refuses one a double does not hold */
+  if (to == AM_FLOAT16 && am_type_is_integer(from)) {
+    int negative = am_type_is_signed(from) && value.i64 < 0;
+    uint64_t magnitude = am_type_is_unsigned(from) ? value.u64
+                         : negative                ? (uint64_t)0 - (uint64_t)value.i64
+                                                   : (uint64_t)value.i64;
+    if (magnitude > (uint64_t)1 << 53)
+      return am_fail(err, AM_EOVERFLOW,
+                     "Integer value %s%llu is outside of the range exactly representable by a "
+                     "IEEE 754 double precision value",
+                     negative ? "-" : "", (unsigned long long)magnitude);
+    int status = am_scalar_cast(err, &value, AM_FLOAT64, &value);
+    if (status != AM_OK) return status;
+  }
   return am_scalar_cast(err, &value, to, out);
 }
 
@@ -146,7 +162,19 @@ AM_EXPORT int am_fill_null(const am_array *values, const am_array *fill,
   const am_array *arrays[2] = {values, fill};
   const am_scalar *scalars[2] = {NULL, fill_scalar};
   am_storage_values_t v;
-  int status = values ? am_storage_values(err, arrays, scalars, 2, &v) : AM_OK;
+  am_scalar fill16;
+  if (values && values->type == AM_FLOAT16 && fill_scalar && !fill &&
+      am_type_valid(fill_scalar->type) && fill_scalar->type != AM_FLOAT16) {
+    /* a scalar fill becomes a float16 first, as pyarrow converts it */
+    int status = fill_scalar->is_null ? AM_OK : convert_fill(err, fill_scalar, AM_FLOAT16, &fill16);
+    if (status != AM_OK) AM_API_RETURN(status);
+    if (fill_scalar->is_null) fill16 = (am_scalar){.type = AM_FLOAT16, .is_null = 1};
+    scalars[1] = &fill16;
+  }
+  int status = values && (values->type == AM_FLOAT16 || (fill && fill->type == AM_FLOAT16))
+                   ? am_float16_values(err, "fill_null", AM_TYPE_INVALID, arrays, scalars, 2, &v)
+               : values ? am_storage_values(err, arrays, scalars, 2, &v)
+                        : AM_OK;
   if (status != AM_OK) AM_API_RETURN(status);
   if (!values || !v.active) {
     if (values && v.mixed && am_type_is_temporal(values->type) &&
@@ -312,7 +340,9 @@ AM_EXPORT int am_coalesce(const am_array *const *arrays, const am_scalar *const 
   if (out && count > 0 && am_any_decimal(arrays, scalars, count))
     AM_API_RETURN(am_decimal_choose(err, "coalesce", NULL, arrays, scalars, count, out));
   am_storage_values_t v;
-  int status = am_storage_values(err, arrays, scalars, count, &v);
+  int status = count > 0 && am_any_float16(arrays, scalars, count)
+                   ? am_float16_values(err, "coalesce", AM_TYPE_INVALID, arrays, scalars, count, &v)
+                   : am_storage_values(err, arrays, scalars, count, &v);
   if (status != AM_OK) AM_API_RETURN(status);
   if (!v.active) AM_API_RETURN(coalesce(err, arrays, scalars, count, out));
   status = coalesce(err, v.arrays, v.scalar_ptrs, count, out);

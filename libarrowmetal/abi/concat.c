@@ -5,6 +5,7 @@
 #include "calls.h"
 #include "decimal_calls.h"
 #include "dictionary.h"
+#include "float16.h"
 #include "string_calls.h"
 
 /* Host copies of arrays that live elsewhere (GPU arrays are downloaded). */
@@ -66,7 +67,9 @@ int am_call_concat(am_err *err, const am_array *const *arrays, int64_t count, am
       return am_fail(err, AM_ETYPE, "arrays[%lld] is %s, arrays[0] is %s", (long long)i,
                      am_type_name(arrays[i]->type), am_type_name(arrays[0]->type));
   am_storage_list_t list;
-  int status = am_storage_list(err, arrays, arrays && count > 0 ? count : 0, &list);
+  int status = arrays && count > 0 && am_any_float16(arrays, NULL, count)
+                   ? am_float16_list(err, arrays, count, &list)
+                   : am_storage_list(err, arrays, arrays && count > 0 ? count : 0, &list);
   if (status != AM_OK) return status;
   status = concat(err, arrays ? list.arrays : NULL, count, device, out);
   if (status == AM_OK && list.views) am_retype(*out, arrays[0]->type, arrays[0]->timezone);

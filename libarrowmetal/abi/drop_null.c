@@ -6,6 +6,7 @@
 #include "calls.h"
 #include "decimal_calls.h"
 #include "dictionary.h"
+#include "float16.h"
 #include "route.h"
 #include "string_calls.h"
 
@@ -52,7 +53,7 @@ static int drop_null(am_err *err, const am_array *array, am_array **out) {
 int am_call_drop_null(am_err *err, const am_array *array, am_array **out) {
   if (array && out && array->dictionary) return am_dictionary_drop_null(err, array, out);
   am_storage_keep keep;
-  int status = am_storage_begin(err, &array, &keep);
+  int status = am_bits_begin(err, &array, &keep);
   if (status == AM_OK) status = drop_null(err, array, out);
   return am_storage_end(status, &keep, out);
 }

@@ -8,6 +8,7 @@
 #include "core/ops.h"
 #include "decimal_calls.h"
 #include "dictionary.h"
+#include "float16.h"
 #include "route.h"
 #include "string_calls.h"
 
@@ -36,6 +37,8 @@ static int check_pair(am_err *err, const am_array *left, const am_array *right) 
 int am_elementwise_arrays(am_err *err, const am_op_desc *desc, am_op_class op_class,
                           am_elementwise_kernel kernel, int op, const am_array *left,
                           const am_array *right, am_array **out) {
+  if (left && right && (left->type == AM_FLOAT16 || right->type == AM_FLOAT16))
+    return am_no_kernel(err, desc, left->type, right->type); /* pyarrow has none */
   int status = check_pair(err, left, right);
   if (status != AM_OK) return status;
   AM_REQUIRE(out, "out");
@@ -66,6 +69,9 @@ int am_elementwise_scalar(am_err *err, const am_op_desc *desc, am_op_class op_cl
   AM_REQUIRE(left, "left");
   AM_REQUIRE(right, "right");
   AM_REQUIRE(out, "out");
+  if (left->type == AM_FLOAT16 || right->type == AM_FLOAT16)
+    return am_no_kernel(err, desc, left->type,
+                        am_type_valid(right->type) ? (am_type)right->type : left->type);
   int status = am_settle(err, left);
   if (status != AM_OK) return status;
   am_scalar scalar = *right;
@@ -219,6 +225,9 @@ static int cast(am_err *err, const am_array *array, am_type to, int flags, am_ar
     }
     return am_string_cast(err, array, to, out);
   }
+  /* float16 on either side: float16_cast.c */
+  if (array->type == AM_FLOAT16 || to == AM_FLOAT16)
+    return am_float16_cast(err, array, to, flags, out);
   if ((status = am_settle(err, array)) != AM_OK) return status;
   if (array->type == to) {
     *out = am_array_share(array);

@@ -73,7 +73,7 @@ static int export_array(am_err *err, const am_array *array, struct ArrowSchema *
     return status;
   }
   int status =
-      am_type_is_host_only(array->type) || array->dictionary ? AM_OK : am_settle(err, array);
+      am_type_is_host_only(array->type) || array->dictionary ? AM_OK : am_settle_data(err, array);
   if (status != AM_OK) return status;
   /* A dictionary array's dictionary first: a failure leaves nothing out. */
   struct ArrowArray dictionary;
@@ -125,7 +125,7 @@ static int export_device(am_err *err, const am_array *array, struct ArrowSchema 
   if (array->dictionary)
     return am_fail(err, AM_EUNSUPPORTED,
                    "a dictionary array (a host array) exports through am_export only");
-  int status = am_type_is_host_only(array->type) ? AM_OK : am_settle(err, array);
+  int status = am_type_is_host_only(array->type) ? AM_OK : am_settle_data(err, array);
   if (status != AM_OK) return status;
   status = array->device->backend->memory.export_device(err, array, array_out);
   if (status == AM_OK && schema_out && (status = fill_schema(err, array, schema_out)) != AM_OK)

@@ -1,6 +1,7 @@
 /* fill_null_forward and fill_null_backward (am_fill_null_direction): the
  * backend's scan, where the route says. */
 #include "abi.h"
+#include "float16.h"
 #include "route.h"
 
 static int fill_direction(am_err *err, am_fill_direction direction, const am_array *values,
@@ -33,7 +34,7 @@ AM_EXPORT int am_fill_null_direction(am_fill_direction direction, const am_array
                                      am_array **out) {
   AM_API_BEGIN;
   am_storage_keep keep;
-  int status = am_storage_begin(err, &values, &keep);
+  int status = am_bits_begin(err, &values, &keep);
   if (status == AM_OK) status = fill_direction(err, direction, values, out);
   AM_API_RETURN(am_storage_end(status, &keep, out));
 }

@@ -16,6 +16,7 @@
 #include "core/ops.h"
 #include "decimal_calls.h"
 #include "dictionary.h"
+#include "float16.h"
 #include "route.h"
 
 /* Where a grouping ran: the device (the input's, or the host), and the
@@ -75,6 +76,9 @@ static int groups_bytes(const char *name) {
 static int check_input(am_err *err, const am_array *array, const char *name) {
   AM_REQUIRE(array, "array");
   if (am_type_is_binary(array->type) && groups_bytes(name)) return AM_OK;
+  if (array->type == AM_FLOAT16) /* is_in, index_in, mode: pyarrow has none */
+    return am_fail(err, AM_ETYPE, "function '%s' has no kernel matching input types (halffloat)",
+                   name);
   int status = am_settle(err, array);
   if (status != AM_OK) return status;
   const am_op_desc *desc = NULL;
@@ -183,7 +187,7 @@ int am_call_unique(am_err *err, const am_array *array, am_array **out) {
   if (array && out && array->dictionary) return am_dictionary_unique(err, array, out);
   if (array && out && am_type_is_decimal(array->type)) return am_decimal_unique(err, array, out);
   am_storage_keep keep;
-  int status = am_storage_begin(err, &array, &keep);
+  int status = am_bits_begin(err, &array, &keep);
   if (status == AM_OK) status = unique(err, array, out);
   return am_storage_end(status, &keep, out);
 }
@@ -225,7 +229,7 @@ int am_call_value_counts(am_err *err, const am_array *array, am_array **values, 
   if (array && values && counts && am_type_is_decimal(array->type))
     return am_decimal_value_counts(err, array, values, counts);
   am_storage_keep keep;
-  int status = am_storage_begin(err, &array, &keep);
+  int status = am_bits_begin(err, &array, &keep);
   if (status == AM_OK) status = value_counts(err, array, values, counts);
   return am_storage_end(status, &keep, values);
 }
@@ -272,7 +276,14 @@ static int dictionary_encode(am_err *err, const am_array *array, am_null_encodin
 AM_EXPORT int am_dictionary_encode(const am_array *array, am_null_encoding null_encoding,
                                    am_array **out) {
   AM_API_BEGIN;
-  AM_API_RETURN(dictionary_encode(err, array, null_encoding, out));
+  if (!array || array->type != AM_FLOAT16 || array->dictionary)
+    AM_API_RETURN(dictionary_encode(err, array, null_encoding, out));
+  /* float16 groups by its bits; the dictionary takes its type back */
+  am_storage_keep keep;
+  int status = am_bits_begin(err, &array, &keep);
+  if (status == AM_OK && (status = dictionary_encode(err, array, null_encoding, out)) == AM_OK)
+    am_retype((*out)->dictionary, AM_FLOAT16, NULL);
+  AM_API_RETURN(am_storage_end(status, &keep, NULL));
 }
 
 static int dictionary_of(am_err *err, const am_array *array, am_array **out) {
@@ -315,6 +326,13 @@ AM_EXPORT int am_count_distinct(const am_array *array, am_count_mode mode, am_sc
   AM_API_BEGIN;
   if (array && out && am_type_is_decimal(array->type))
     AM_API_RETURN(am_decimal_count_distinct(err, array, mode, out));
+  if (array && out && array->type == AM_FLOAT16 && !array->dictionary) {
+    am_array *keys = NULL; /* pyarrow's keys (float16_calls.c) */
+    int status = am_float16_distinct_keys(err, array, &keys);
+    if (status == AM_OK) status = count_distinct(err, keys, mode, out);
+    am_array_free(keys);
+    AM_API_RETURN(status);
+  }
   am_storage_keep keep;
   int status = am_storage_begin(err, &array, &keep);
   if (status == AM_OK) status = count_distinct(err, array, mode, out);

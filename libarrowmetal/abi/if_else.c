@@ -5,6 +5,7 @@
 #include "abi.h"
 #include "core/ops.h"
 #include "decimal_calls.h"
+#include "float16.h"
 #include "nulls.h"
 #include "route.h"
 #include "string_calls.h"
@@ -118,7 +119,9 @@ AM_EXPORT int am_if_else(const am_array *cond, const am_array *left, const am_sc
   if (cond && out && am_any_decimal(arrays, scalars, 2))
     AM_API_RETURN(am_decimal_choose(err, "if_else", cond, arrays, scalars, 2, out));
   am_storage_values_t v;
-  int status = am_storage_values(err, arrays, scalars, 2, &v);
+  int status = cond && am_any_float16(arrays, scalars, 2)
+                   ? am_float16_values(err, "if_else", cond->type, arrays, scalars, 2, &v)
+                   : am_storage_values(err, arrays, scalars, 2, &v);
   if (status != AM_OK) AM_API_RETURN(status);
   if (!v.active) AM_API_RETURN(if_else(err, cond, left, left_scalar, right, right_scalar, out));
   status = if_else(err, cond, v.arrays[0], v.scalar_ptrs[0], v.arrays[1], v.scalar_ptrs[1], out);

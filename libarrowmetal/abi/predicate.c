@@ -5,6 +5,7 @@
 #include "core/ops.h"
 #include "decimal_calls.h"
 #include "dictionary.h"
+#include "float16.h"
 #include "route.h"
 #include "string_calls.h"
 
@@ -48,6 +49,7 @@ static int predicate(am_err *err, am_predicate op, int flags, const am_array *ar
 
 int am_call_is(am_err *err, am_predicate op, int flags, const am_array *array, am_array **out) {
   if (array && out && array->dictionary) return am_dictionary_is(err, (int)op, flags, array, out);
+  if (array && out && array->type == AM_FLOAT16) return am_float16_is(err, op, flags, array, out);
   am_storage_keep keep;
   int status = am_storage_begin(err, &array, &keep);
   if (status == AM_OK) status = predicate(err, op, flags, array, out);

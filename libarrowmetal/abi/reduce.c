@@ -5,15 +5,17 @@
 #include "core/ops.h"
 #include "decimal_calls.h"
 #include "dictionary.h"
+#include "float16.h"
 #include "route.h"
 #include "string_calls.h"
 
 static int reduce(am_err *err, am_reduce_op op, const am_array *array, am_scalar *out) {
   AM_REQUIRE(array, "array");
   AM_REQUIRE(out, "out");
+  const am_op_desc *desc = am_op_find(AM_FAMILY_REDUCE, (int)op);
+  if (array->type == AM_FLOAT16) return am_no_kernel(err, desc, array->type, AM_TYPE_INVALID);
   int status = am_settle(err, array);
   if (status != AM_OK) return status;
-  const am_op_desc *desc = am_op_find(AM_FAMILY_REDUCE, (int)op);
   if (!am_accepts(desc, array->type)) return am_no_kernel(err, desc, array->type, AM_TYPE_INVALID);
   am_type type = am_result_type(desc, array->type);
   am_route route;
@@ -38,7 +40,8 @@ AM_EXPORT int am_min(const am_array *array, am_scalar *out) {
     AM_API_RETURN(am_string_aggregate(err, AM_AGG_MIN, array, NULL, out, NULL));
   if (array && out && am_type_is_decimal(array->type))
     AM_API_RETURN(am_decimal_aggregate(err, AM_AGG_MIN, array, NULL, out, NULL));
-  if (array && am_type_is_duration(array->type)) /* pyarrow: no min_max of durations */
+  /* pyarrow: no min_max of durations or float16 */
+  if (array && (am_type_is_duration(array->type) || array->type == AM_FLOAT16))
     AM_API_RETURN(am_temporal_no_kernel(err, "min_max", array));
   am_storage_keep keep;
   int status = am_storage_begin(err, &array, &keep);
@@ -52,7 +55,7 @@ AM_EXPORT int am_max(const am_array *array, am_scalar *out) {
     AM_API_RETURN(am_string_aggregate(err, AM_AGG_MAX, array, NULL, out, NULL));
   if (array && out && am_type_is_decimal(array->type))
     AM_API_RETURN(am_decimal_aggregate(err, AM_AGG_MAX, array, NULL, out, NULL));
-  if (array && am_type_is_duration(array->type))
+  if (array && (am_type_is_duration(array->type) || array->type == AM_FLOAT16))
     AM_API_RETURN(am_temporal_no_kernel(err, "min_max", array));
   am_storage_keep keep;
   int status = am_storage_begin(err, &array, &keep);
@@ -88,7 +91,7 @@ AM_EXPORT int am_count(const am_array *array, am_count_mode mode, am_scalar *out
   AM_API_BEGIN;
   if (array && array->dictionary) AM_API_RETURN(count(err, array, mode, out));
   am_storage_keep keep;
-  int status = am_storage_begin(err, &array, &keep);
+  int status = am_bits_begin(err, &array, &keep);
   if (status == AM_OK) status = count(err, array, mode, out);
   AM_API_RETURN(am_storage_end(status, &keep, NULL));
 }

@@ -34,9 +34,10 @@ static int round_inputs(am_err *err, const am_array *array, am_round_mode mode, 
     return am_fail(err, AM_EINVAL, "unknown round mode %d (am_round_mode: 0 to 9)", (int)mode);
   AM_REQUIRE(array, "array");
   AM_REQUIRE(out, "out");
+  const am_op_desc *desc = am_op_find(AM_FAMILY_ROUND, op);
+  if (array->type == AM_FLOAT16) return am_no_kernel(err, desc, array->type, AM_TYPE_INVALID);
   int status = am_settle(err, array);
   if (status != AM_OK) return status;
-  const am_op_desc *desc = am_op_find(AM_FAMILY_ROUND, op);
   if (!am_accepts(desc, array->type)) return am_no_kernel(err, desc, array->type, AM_TYPE_INVALID);
   return AM_OK;
 }
@@ -116,9 +117,10 @@ static int pairwise_diff(am_err *err, am_pairwise_op op, const am_array *array, 
                    "unknown op %d (AM_PAIRWISE_DIFF (0) or AM_PAIRWISE_DIFF_CHECKED (1))", (int)op);
   AM_REQUIRE(array, "array");
   AM_REQUIRE(out, "out");
+  const am_op_desc *desc = am_op_find(AM_FAMILY_PAIRWISE_DIFF, (int)op);
+  if (array->type == AM_FLOAT16) return am_no_kernel(err, desc, array->type, AM_TYPE_INVALID);
   int status = am_settle(err, array);
   if (status != AM_OK) return status;
-  const am_op_desc *desc = am_op_find(AM_FAMILY_PAIRWISE_DIFF, (int)op);
   if (!am_accepts(desc, array->type)) return am_no_kernel(err, desc, array->type, AM_TYPE_INVALID);
   /* A period of the length or more leaves no pair: every slot is null, as
    * with the length itself (which keeps i - period from overflowing). */

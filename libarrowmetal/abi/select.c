@@ -3,6 +3,7 @@
 #include "calls.h"
 #include "decimal_calls.h"
 #include "dictionary.h"
+#include "float16.h"
 #include "route.h"
 #include "string_calls.h"
 
@@ -56,7 +57,7 @@ int am_call_filter(am_err *err, const am_array *array, const am_array *mask,
   if (array && mask && out && am_type_is_decimal(array->type))
     return am_decimal_filter(err, array, mask, (int)nulls, out);
   am_storage_keep keep;
-  int status = am_storage_begin(err, &array, &keep);
+  int status = am_bits_begin(err, &array, &keep);
   if (status == AM_OK) status = filter(err, array, mask, nulls, out);
   return am_storage_end(status, &keep, out);
 }
@@ -117,7 +118,7 @@ int am_call_take(am_err *err, const am_array *array, const am_array *indices, am
   if (array && indices && out && am_type_is_decimal(array->type))
     return am_decimal_take(err, array, indices, out);
   am_storage_keep keep;
-  int status = am_storage_begin(err, &array, &keep);
+  int status = am_bits_begin(err, &array, &keep);
   if (status == AM_OK) status = take(err, array, indices, out);
   return am_storage_end(status, &keep, out);
 }

@@ -59,7 +59,7 @@ static int struct_make(am_err *err, const char *const *names, const am_array *co
     const am_array *column = columns[i];
     if (!column) return am_fail(err, AM_EINVAL, "columns[%lld] is NULL", (long long)i);
     if (column->type != AM_STRUCT && !am_type_is_host_only(column->type)) {
-      int status = am_settle(err, column);
+      int status = am_settle_data(err, column);
       if (status != AM_OK) return status;
     }
     if (column->length != length)

@@ -2,6 +2,7 @@
  * then the array's backend. */
 #include "abi.h"
 #include "core/ops.h"
+#include "float16.h"
 #include "route.h"
 
 /* The op on `array` (on the device the route chose): converted first to
@@ -35,6 +36,7 @@ static int unary(am_err *err, am_unary_op op, const am_array *array, am_array **
     return am_fail(err, AM_EINVAL, "unknown unary op %d", (int)op);
   AM_REQUIRE(array, "array");
   AM_REQUIRE(out, "out");
+  if (array->type == AM_FLOAT16 && !array->dictionary) return am_float16_unary(err, op, array, out);
   int status = am_settle(err, array);
   if (status != AM_OK) return status;
   const am_op_desc *desc = am_op_find(AM_FAMILY_UNARY, (int)op);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "float16.h"
 
 static const struct {
   const char *format;
@@ -40,6 +41,11 @@ static const struct {
     [AM_FLOAT32] = {"f", "float32", "float", "float32", 32, AM_KIND_FLOAT, "am_f32", "float",
                     "float"},
     [AM_FLOAT64] = {"g", "float64", "double", "float64", 64, AM_KIND_FLOAT, "am_f64", "double",
+                    NULL},
+    /* float16 (core/float16.h): kernels see its bits, an am_u16 (the uint16
+     * storage whose kernels move, select and group it), so it has no spelling
+     * of its own; its few float kernels (casts) convert those bits. */
+    [AM_FLOAT16] = {"e", "float16", "halffloat", "float16", 16, AM_KIND_FLOAT16, "am_u16", NULL,
                     NULL},
     /* Decimals (core/decimal.h): integers of 16 or 32 bytes; the format's
      * precision and scale are parameters of the array ("d:10,2"), so the row's
@@ -204,12 +210,14 @@ int am_scalar_cast(am_err *err, const am_scalar *in, am_type to, am_scalar *out)
     return AM_OK;
   }
   char text[64];
-  if (am_type_is_float(from)) {
+  if (am_type_is_ieee(from)) {
     double v = in->f64;
     if (to == AM_BOOL) {
       r.i64 = v != 0.0;
-    } else if (am_type_is_float(to)) {
-      r.f64 = to == AM_FLOAT32 ? (double)(float)v : v;
+    } else if (am_type_is_ieee(to)) {
+      r.f64 = to == AM_FLOAT32   ? (double)(float)v
+              : to == AM_FLOAT16 ? am_float16_value(am_float16_of(v))
+                                 : v;
     } else {
       int64_t lo;
       uint64_t hi;
@@ -243,12 +251,16 @@ int am_scalar_cast(am_err *err, const am_scalar *in, am_type to, am_scalar *out)
   if (am_type_is_integer(from)) int_range(from, &from_lo, &from_hi);
   if (to == AM_BOOL) {
     r.i64 = magnitude != 0;
-  } else if (am_type_is_float(to)) {
-    uint64_t limit = (uint64_t)1 << (to == AM_FLOAT32 ? 24 : 53);
+  } else if (am_type_is_ieee(to)) {
+    /* float16 as pyarrow casts to it: through float32 from integers of up
+     * to 32 bits, through float64 from wider ones */
+    int exact = to == AM_FLOAT32 || (to == AM_FLOAT16 && am_type_bits(from) <= 32) ? 24 : 53;
+    uint64_t limit = (uint64_t)1 << exact;
     if (magnitude > limit)
       return out_of_range_int(err, text, from_lo > -(int64_t)limit ? from_lo : -(int64_t)limit,
                               limit);
     r.f64 = negative ? -(double)magnitude : (double)magnitude;
+    if (to == AM_FLOAT16) r.f64 = am_float16_value(am_float16_of(r.f64));
   } else {
     int64_t lo;
     uint64_t hi;
@@ -303,6 +315,12 @@ void am_value_text(am_type t, const void *element, char *text, size_t capacity) 
       double v;
       memcpy(&v, element, sizeof v);
       snprintf(text, capacity, "%.17g", v);
+      return;
+    }
+    case AM_FLOAT16: {
+      uint16_t v;
+      memcpy(&v, element, sizeof v);
+      snprintf(text, capacity, "%.5g", am_float16_value(v));
       return;
     }
     default:

@@ -31,6 +31,13 @@ static inline bool am_type_is_integer(am_type t) {
   return am_type_is_signed(t) || am_type_is_unsigned(t);
 }
 static inline bool am_type_is_float(am_type t) { return am_type_kind_of(t) == AM_KIND_FLOAT; }
+/* float16 (issue #13; core/float16.h): a kind of its own, so the functions
+ * of floats refuse it; the calls that take it view it as its uint16
+ * storage (am_type_storage) or convert its bits. */
+static inline bool am_type_is_float16(am_type t) { return t == AM_FLOAT16; }
+/* The IEEE float types, whose scalars carry their value in `f64`: float32,
+ * float64 and float16. */
+static inline bool am_type_is_ieee(am_type t) { return am_type_is_float(t) || t == AM_FLOAT16; }
 static inline bool am_type_is_numeric(am_type t) {
   return am_type_is_integer(t) || am_type_is_float(t);
 }
@@ -81,9 +88,11 @@ static inline bool am_type_is_host_only(am_type t) {
   return am_type_is_binary(t) || am_type_is_decimal(t);
 }
 /* The integer type a temporal type is stored as (int32 or int64), whose
- * kernels it runs on; `t` itself for the other types. */
+ * kernels it runs on, and float16's bits (uint16); `t` itself for the other
+ * types. */
 static inline am_type am_type_storage(am_type t) {
-  return !am_type_is_temporal(t)                                   ? t
+  return t == AM_FLOAT16                                           ? AM_UINT16
+         : !am_type_is_temporal(t)                                 ? t
          : t == AM_DATE32 || t == AM_TIME32_S || t == AM_TIME32_MS ? AM_INT32
                                                                    : AM_INT64;
 }

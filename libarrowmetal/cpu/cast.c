@@ -75,8 +75,7 @@ DEFINE_CLAMP(double, f64)
 #define CHECK_f64_f64(T1, T2, LO2, HI2, v, c) 0
 
 /* Returns the first valid slot that fails the safe check, or -1. */
-typedef int64_t (*cast_fn)(const void *src, void *dst, const uint8_t *valid, int64_t vpos,
-                           int64_t n, int safe);
+typedef am_cpu_cast_fn cast_fn;
 
 /* Converting and checking are separate loops over a chunk in L1: fused, the
  * compiler threads the saturated constants through the check and gives up
@@ -235,9 +234,10 @@ int am_cpu_cast(am_err *err, const am_array *array, am_type to, int safe, am_arr
    * types on their storage integers); a caller that passes one anyway (as
    * coalesce's common type once did with a duration) gets an error, not a
    * missing table entry. */
-  const int kernel = am_type_valid(from) && am_type_valid(to) &&
-                     (from == AM_BOOL || am_type_is_numeric(from)) &&
-                     (to == AM_BOOL || am_type_is_numeric(to));
+  cast_fn fn = am_cpu_float16_cast(from, to); /* float16's pairs (cast_float16.c) */
+  const int kernel = fn || (am_type_valid(from) && am_type_valid(to) &&
+                            (from == AM_BOOL || am_type_is_numeric(from)) &&
+                            (to == AM_BOOL || am_type_is_numeric(to)));
   if (!kernel)
     return am_fail(err, AM_ETYPE, "no cast from %s to %s", am_type_name(from), am_type_name(to));
   if (to == AM_BOOL && from != AM_BOOL) {
@@ -254,12 +254,13 @@ int am_cpu_cast(am_err *err, const am_array *array, am_type to, int safe, am_arr
     else
       from_bool[to](array->data, array->offset, o, array->length);
   } else {
+    if (!fn) fn = casts[from][to];
     const void *x = (const char *)array->data + array->offset * (am_type_bits(from) / 8);
     const uint8_t *valid = am_cpu_has_nulls(array) ? array->validity : NULL;
     int parts = am_pool_parts(array->length);
     int64_t bad;
     if (parts > 1) {
-      cast_job job = {.fn = casts[from][to],
+      cast_job job = {.fn = fn,
                       .x = x,
                       .o = o,
                       .from_width = (size_t)am_type_bits(from) / 8,
@@ -271,7 +272,7 @@ int am_cpu_cast(am_err *err, const am_array *array, am_type to, int safe, am_arr
                       .parts = parts};
       bad = cast_parallel(&job);
     } else {
-      bad = casts[from][to](x, o, valid, array->offset, array->length, safe);
+      bad = fn(x, o, valid, array->offset, array->length, safe);
     }
     if (bad >= 0) {
       am_array_free(result);

@@ -100,6 +100,14 @@ int am_cpu_unary(am_err *err, am_unary_op op, const am_array *array, am_array **
 int am_cpu_binary(am_err *err, am_binary_op op, const am_array *left, const am_array *right,
                   const am_scalar *scalar, am_array **out);
 int am_cpu_cast(am_err *err, const am_array *array, am_type to, int safe, am_array **out);
+/* A cast kernel of cast.c's shape: converts n values of src into dst; with
+ * `safe`, returns the first valid slot (validity bitmap `valid` from bit
+ * vpos; NULL: all valid) that fails the cast's check, else -1. */
+typedef int64_t (*am_cpu_cast_fn)(const void *src, void *dst, const uint8_t *valid, int64_t vpos,
+                                  int64_t n, int safe);
+/* cast_float16.c: the kernel of float16 -> float32 / float64 or back;
+ * NULL for any other pair. */
+am_cpu_cast_fn am_cpu_float16_cast(am_type from, am_type to);
 int am_cpu_logic(am_err *err, am_logic_op op, const am_array *left, const am_array *right,
                  const am_scalar *scalar, int scalar_left, am_array **out);
 /* A Kleene op (and_kleene, or_kleene, and_not_kleene) with its validity

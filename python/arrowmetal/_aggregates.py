@@ -32,6 +32,7 @@ from ._types import (
     KIND_BOOL,
     KIND_DECIMAL,
     KIND_FLOAT,
+    KIND_FLOAT16,
     KIND_SIGNED,
     KIND_TEMPORAL,
     KINDS,
@@ -440,7 +441,7 @@ def _value_scalar(value: Any, t: int) -> Any:
         value = _convert(value, t)
     if value is None:
         s.is_null = 1
-    elif kind == KIND_FLOAT:
+    elif kind == KIND_FLOAT or kind == KIND_FLOAT16:
         s.f64 = float(value)
     elif kind == KIND_SIGNED or kind == KIND_BOOL or kind == KIND_TEMPORAL:
         s.i64 = int(value)
@@ -460,7 +461,7 @@ def _convert(value: Any, t: int) -> bool | int | float:
         return value
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ArrowMetalTypeError(f"cannot convert {value!r} to {name}", lib.AM_ETYPE)
-    if kind == KIND_FLOAT:
+    if kind == KIND_FLOAT or kind == KIND_FLOAT16:
         return float(value)
     if isinstance(value, float):
         if not math.isfinite(value):

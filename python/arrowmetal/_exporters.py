@@ -21,7 +21,15 @@ from ._capi import (
 )
 from ._devices import device_backend
 from ._errors import ArrowMetalInvalid, ArrowMetalUnsupported, error_from_status
-from ._types import ARRAY_INTERFACE_CODES, CTYPE_NAMES, ITEM_SIZES, KIND_FLOAT, KINDS, NUMPY_NAMES
+from ._types import (
+    ARRAY_INTERFACE_CODES,
+    CTYPE_NAMES,
+    ITEM_SIZES,
+    KIND_FLOAT,
+    KIND_FLOAT16,
+    KINDS,
+    NUMPY_NAMES,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -260,7 +268,8 @@ def to_numpy(p, zero_copy_only=False):
     import numpy as np
 
     t = _am_array_type(p)
-    if CTYPE_NAMES[t] is None and t != AM_BOOL:  # strings and binary: objects, as pyarrow
+    # strings, binary and decimals: objects, as pyarrow (float16 is numpy's too)
+    if CTYPE_NAMES[t] is None and t != AM_BOOL and KINDS[t] != KIND_FLOAT16:
         return to_pyarrow(p).to_numpy(zero_copy_only=zero_copy_only)
     dtype = np.dtype(NUMPY_NAMES[t])
     ex = _Export(p)
@@ -294,7 +303,7 @@ def to_numpy(p, zero_copy_only=False):
         if t == AM_BOOL:
             values = values.astype(object)
             values[null] = None
-        elif KINDS[t] == KIND_FLOAT:
+        elif KINDS[t] == KIND_FLOAT or KINDS[t] == KIND_FLOAT16:
             values = values.copy()
             values[null] = np.nan
         else:

@@ -22,6 +22,7 @@ from ._types import (
     KIND_BINARY,
     KIND_BOOL,
     KIND_FLOAT,
+    KIND_FLOAT16,
     KIND_SIGNED,
     KIND_TEMPORAL,
     KIND_UNSIGNED,
@@ -90,7 +91,7 @@ def _make(t: int) -> type:
     name = TYPE_NAMES[t].capitalize() + "Scalar"
     base: type[int | float]
     as_py: Callable[[Any], bool | int | float]
-    if kind == KIND_FLOAT:
+    if kind == KIND_FLOAT or kind == KIND_FLOAT16:
         base, as_py = float, float.__float__
     elif kind == KIND_BOOL:
         base, as_py = int, lambda self: int.__int__(self) != 0
@@ -213,7 +214,7 @@ def result_value(s: Any) -> Scalar | NullScalar:
     k = KINDS[t]
     if k == KIND_SIGNED or k == KIND_BOOL:
         return VALID[t](s.i64)
-    if k == KIND_FLOAT:
+    if k == KIND_FLOAT or k == KIND_FLOAT16:
         return VALID[t](s.f64)
     if k == KIND_UNSIGNED:
         return VALID[t](s.u64)

@@ -18,6 +18,7 @@ from ._types import (
     KIND_BINARY,
     KIND_BOOL,
     KIND_FLOAT,
+    KIND_FLOAT16,
     KIND_SIGNED,
     KIND_TEMPORAL,
     KIND_UNSIGNED,
@@ -134,7 +135,7 @@ def _set_value(s, t, v):
     s.is_null = 0
     if k == KIND_SIGNED or k == KIND_TEMPORAL:
         s.i64 = v
-    elif k == KIND_FLOAT:
+    elif k == KIND_FLOAT or k == KIND_FLOAT16:
         s.f64 = v
     elif k == KIND_UNSIGNED:
         s.u64 = v
@@ -246,7 +247,7 @@ def scalar_of_type(value, t, s=None):
         return s
     if hasattr(value, "item") and not isinstance(value, (int, float)):
         value = value.item()  # numpy scalar
-    if k == KIND_FLOAT:
+    if k == KIND_FLOAT or k == KIND_FLOAT16:  # a float16 rounds in the library
         value = float(value)
     elif k == KIND_BOOL:
         value = bool(value)
@@ -271,7 +272,7 @@ def scalar_value(s):
     k = KINDS[t] if 0 < t < TYPE_COUNT else -1
     if k == KIND_SIGNED:
         return s.i64
-    if k == KIND_FLOAT:
+    if k == KIND_FLOAT or k == KIND_FLOAT16:
         return s.f64
     if k == KIND_UNSIGNED:
         return s.u64

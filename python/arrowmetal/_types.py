@@ -36,6 +36,7 @@ __all__ = [
     "KIND_BOOL",
     "KIND_DECIMAL",
     "KIND_FLOAT",
+    "KIND_FLOAT16",
     "KIND_SIGNED",
     "KIND_TEMPORAL",
     "KIND_UNSIGNED",
@@ -55,6 +56,7 @@ KIND_FLOAT = lib.AM_KIND_FLOAT
 KIND_TEMPORAL = lib.AM_KIND_TEMPORAL  # timestamps, dates, times, durations: integers of a unit
 KIND_BINARY = lib.AM_KIND_BINARY  # strings and binary: offsets + data (no C value type)
 KIND_DECIMAL = lib.AM_KIND_DECIMAL  # decimal128, decimal256: precision and scale per array
+KIND_FLOAT16 = lib.AM_KIND_FLOAT16  # float16: a float of its own kind (no C value type)
 
 
 def _read_type_infos() -> list[tuple[str, str, bytes, str | None, int, int] | None]:
@@ -113,11 +115,12 @@ def _ctype_name(kind: int, width: int) -> str | None:
 # The C type of one value, for reading buffers with cffi ("int64_t", "double").
 CTYPE_NAMES = tuple(_ctype_name(k, w) for k, w in zip(KINDS, BIT_WIDTHS))
 
-# numpy's array-interface type codes without the byte order ("i8", "f4"), as
-# the CUDA Array Interface's typestr spells them; None for booleans (bits).
+# numpy's array-interface type codes without the byte order ("i8", "f4",
+# "f2"), as the CUDA Array Interface's typestr spells them; None for booleans
+# (bits).
 ARRAY_INTERFACE_CODES = tuple(
-    {KIND_SIGNED: "i", KIND_UNSIGNED: "u", KIND_FLOAT: "f"}[k] + str(w // 8)
-    if k in (KIND_SIGNED, KIND_UNSIGNED, KIND_FLOAT)
+    {KIND_SIGNED: "i", KIND_UNSIGNED: "u", KIND_FLOAT: "f", KIND_FLOAT16: "f"}[k] + str(w // 8)
+    if k in (KIND_SIGNED, KIND_UNSIGNED, KIND_FLOAT, KIND_FLOAT16)
     else None
     for k, w in zip(KINDS, BIT_WIDTHS)
 )

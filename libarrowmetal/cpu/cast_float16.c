@@ -1,0 +1,60 @@
+/* The CPU's float16 casts: float16 <-> float32 / float64 on the bits
+ * (core/float16.h, the same steps as the GPU kernels), in cast.c's kernel
+ * shape. They never fail: every float16 widens exactly, and every float
+ * rounds to a float16 or an infinity. */
+#include <string.h>
+
+#include "core/float16.h"
+#include "cpu.h"
+
+typedef int32_t am_i32;
+typedef uint32_t am_u32;
+typedef uint64_t am_u64;
+#define DEVFN static inline
+AM_FLOAT16_DEFS
+#undef DEVFN
+
+/* A float's bits and back, as the compiler reads a memcpy: one move. */
+static inline uint32_t f32_bits(float v) {
+  uint32_t u;
+  memcpy(&u, &v, sizeof u);
+  return u;
+}
+static inline uint64_t f64_bits(double v) {
+  uint64_t u;
+  memcpy(&u, &v, sizeof u);
+  return u;
+}
+static inline float bits_f32(uint32_t u) {
+  float v;
+  memcpy(&v, &u, sizeof v);
+  return v;
+}
+static inline double bits_f64(uint64_t u) {
+  double v;
+  memcpy(&v, &u, sizeof v);
+  return v;
+}
+
+#define DEFINE_CONVERT(NAME, FROM, TO, EXPR)                                          \
+  AM_CPU_CLONES static int64_t NAME(const void *src, void *dst, const uint8_t *valid, \
+                                    int64_t vpos, int64_t n, int safe) {              \
+    (void)valid, (void)vpos, (void)safe;                                              \
+    const FROM *x = src;                                                              \
+    TO *o = dst;                                                                      \
+    for (int64_t i = 0; i < n; i++) o[i] = EXPR;                                      \
+    return -1;                                                                        \
+  }
+DEFINE_CONVERT(f16_to_f32, uint16_t, float, bits_f32(am_f16_to_f32bits(x[i])))
+DEFINE_CONVERT(f16_to_f64, uint16_t, double, bits_f64(am_f16_to_f64bits(x[i])))
+DEFINE_CONVERT(f32_to_f16, float, uint16_t, (uint16_t)am_f16_from_f32bits(f32_bits(x[i])))
+DEFINE_CONVERT(f64_to_f16, double, uint16_t, (uint16_t)am_f16_from_f64bits(f64_bits(x[i])))
+#undef DEFINE_CONVERT
+
+am_cpu_cast_fn am_cpu_float16_cast(am_type from, am_type to) {
+  if (from == AM_FLOAT16)
+    return to == AM_FLOAT32 ? f16_to_f32 : to == AM_FLOAT64 ? f16_to_f64 : NULL;
+  if (to == AM_FLOAT16)
+    return from == AM_FLOAT32 ? f32_to_f16 : from == AM_FLOAT64 ? f64_to_f16 : NULL;
+  return NULL;
+}
