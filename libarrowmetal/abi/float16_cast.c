@@ -21,7 +21,6 @@
 
 #include "calls.h"
 #include "core/bits.h"
-#include "core/float16.h"
 #include "float16.h"
 #include "route.h"
 

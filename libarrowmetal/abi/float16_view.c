@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/float16.h"
 #include "float16.h"
 
 int am_bits_begin(am_err *err, const am_array **array, am_storage_keep *keep) {

@@ -15,7 +15,8 @@
  *
  * The functions are macro text in the C subset that C, CUDA C++ and the
  * Metal Shading Language share (AM_FLOAT16_DEFS): the CPU compiles them as
- * C (DEVFN = static inline; cpu/cast_float16.c, core/types.c's scalars) and
+ * C (DEVFN = static inline; cpu/cast_float16.c, and core/types.c for host
+ * code: am_float16_value, am_float16_of) and
  * the kernel source emits them with AM_FLOAT16_TEXT
  * (gpu/kernel_source.c's float16 casts). They take and return bits as
  * am_u32 (a float16 in the low 16 bits, or a float32) and am_u64 (a
@@ -118,17 +119,5 @@
     return sg | q;                                                                     \
   }
 /* clang-format on */
-
-#include <stdint.h>
-
-/* The same, as functions for host code (core/types.c's scalars, the ABI's
- * messages). */
-uint32_t am_float16_to_f32bits(uint32_t h);
-uint64_t am_float16_to_f64bits(uint32_t h);
-uint32_t am_float16_from_f32bits(uint32_t f);
-uint32_t am_float16_from_f64bits(uint64_t d);
-/* A float16's value as a double, and a double rounded to float16 bits. */
-double am_float16_value(uint16_t h);
-uint16_t am_float16_of(double v);
 
 #endif

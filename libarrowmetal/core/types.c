@@ -9,6 +9,13 @@
 #include "error.h"
 #include "float16.h"
 
+typedef int32_t am_i32;
+typedef uint32_t am_u32;
+typedef uint64_t am_u64;
+#define DEVFN static inline
+AM_FLOAT16_DEFS
+#undef DEVFN
+
 static const struct {
   const char *format;
   const char *name;       /* ArrowMetal's and numpy's name */
@@ -455,4 +462,17 @@ const char *am_decimal_format(am_type t, int32_t precision, int32_t scale) {
   snprintf(text, sizeof text, "d:%d,%d%s", (int)precision, (int)scale,
            t == AM_DECIMAL256 ? ",256" : "");
   return am_intern(text);
+}
+
+double am_float16_value(uint16_t h) {
+  uint64_t bits = am_f16_to_f64bits(h);
+  double v;
+  memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+uint16_t am_float16_of(double v) {
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  return (uint16_t)am_f16_from_f64bits(bits);
 }

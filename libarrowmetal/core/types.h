@@ -38,6 +38,10 @@ static inline bool am_type_is_float16(am_type t) { return t == AM_FLOAT16; }
 /* The IEEE float types, whose scalars carry their value in `f64`: float32,
  * float64 and float16. */
 static inline bool am_type_is_ieee(am_type t) { return am_type_is_float(t) || t == AM_FLOAT16; }
+/* A float16's value (its bits `h`) as a double, exactly, and a double
+ * rounded to float16 bits as pyarrow rounds (core/float16.h). */
+double am_float16_value(uint16_t h);
+uint16_t am_float16_of(double v);
 static inline bool am_type_is_numeric(am_type t) {
   return am_type_is_integer(t) || am_type_is_float(t);
 }

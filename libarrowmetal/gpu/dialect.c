@@ -283,8 +283,9 @@ static const char *spelling(am_dialect dialect, am_type t) {
   return dialect == AM_DIALECT_MSL ? am_type_msl(t) : am_type_cuda(t);
 }
 
+/* A bool is a 0/1 am_u32 and a float16 its bits (am_u16) in every dialect. */
 int am_dialect_has_type(am_dialect dialect, am_type t) {
-  return t == AM_BOOL || spelling(dialect, t) != NULL;
+  return t == AM_BOOL || t == AM_FLOAT16 || spelling(dialect, t) != NULL;
 }
 
 /* typedef <spelling> <kernel token>; for every element type the dialect has. */

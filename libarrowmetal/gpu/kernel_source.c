@@ -54,6 +54,7 @@
 
 #include "core/backend.h"
 #include "core/error.h"
+#include "core/float16.h"
 #include "core/ops.h"
 #include "core/types.h"
 #include "gpu/dialect.h"
@@ -126,7 +127,15 @@ static const char *const arith_names[] = {"add", "sub", "mul", "div"};
 static const char *const logic_names[] = {"and",       "or",  "not",     "and_kleene",
                                           "or_kleene", "xor", "and_not", "and_not_kleene"};
 
-static int valid_type(am_type t) { return am_type_valid((int)t); }
+/* float16 is no kernel's element type but the casts' (its bits, am_u16,
+ * converted by core/float16.h's functions): the other kinds take it as
+ * uint16, which the ABI views it as. */
+static int valid_type(am_type t) { return am_type_valid((int)t) && t != AM_FLOAT16; }
+/* The casts of float16: from and to float32 and float64. */
+static int float16_cast(am_type from, am_type to) {
+  return (from == AM_FLOAT16 && (to == AM_FLOAT32 || to == AM_FLOAT64)) ||
+         (to == AM_FLOAT16 && (from == AM_FLOAT32 || from == AM_FLOAT64));
+}
 
 /* Whether the key names a kernel (in any dialect). */
 static int key_ok(const am_kernel_key *k) {
@@ -138,7 +147,9 @@ static int key_ok(const am_kernel_key *k) {
     case AM_KERNEL_ARITH:
       return k->op >= 0 && k->op <= 3 && am_type_is_numeric(k->t0);
     case AM_KERNEL_CAST:
-      return (k->op == 0 || k->op == 1) && valid_type(k->t0) && valid_type(k->t1);
+      /* (float16's never fail: only the unsafe form) */
+      return ((k->op == 0 || k->op == 1) && valid_type(k->t0) && valid_type(k->t1)) ||
+             (k->op == 0 && float16_cast(k->t0, k->t1));
     case AM_KERNEL_LOGIC:
       return k->op >= 0 && k->op <= AM_LOGIC_AND_NOT_KLEENE;
     case AM_KERNEL_FILTER_COUNT:
@@ -230,8 +241,8 @@ void am_kernel_name(const am_kernel_key *key, char *name, size_t capacity) {
   if (!name || capacity == 0) return;
   name[0] = '\0';
   if (!key || !key_ok(key)) return;
-  const char *t0 = valid_type(key->t0) ? label(key->t0) : "";
-  const char *t1 = valid_type(key->t1) ? label(key->t1) : "";
+  const char *t0 = am_type_valid(key->t0) ? label(key->t0) : "";
+  const char *t1 = am_type_valid(key->t1) ? label(key->t1) : "";
   switch (key->kind) {
     case AM_KERNEL_REDUCE:
       snprintf(name, capacity, "am_reduce_%s_%s", reduce_names[key->op], t0);
@@ -1352,6 +1363,14 @@ static void emit_cast_fn(am_sb *sb, am_type from, am_type to, int safe) {
   am_sb_puts(sb, "DEVFN T1 am_cast(T0 v, PRIV bool *fail) {\n  (void)fail;\n");
   if (from == to) {
     am_sb_puts(sb, "  return v;\n");
+  } else if (from == AM_FLOAT16) {
+    /* float16 bits (am_u16) widened exactly: core/float16.h */
+    am_sb_puts(sb, to == AM_FLOAT32 ? "  return BITS_F32(am_f16_to_f32bits((am_u32)v));\n"
+                                    : "  return BITS_F64(am_f16_to_f64bits((am_u32)v));\n");
+  } else if (to == AM_FLOAT16) {
+    /* rounded to float16 bits as pyarrow rounds: core/float16.h */
+    am_sb_puts(sb, from == AM_FLOAT32 ? "  return (T1)am_f16_from_f32bits(F32_BITS(v));\n"
+                                      : "  return (T1)am_f16_from_f64bits(F64_BITS(v));\n");
   } else if (to == AM_BOOL) {
     am_sb_printf(sb, "  return v != (T0)0 ? 1u : 0u;\n");
   } else if (from == AM_BOOL || (is_float(from) && is_float(to))) {
@@ -1427,6 +1446,10 @@ static void emit_cast(am_sb *sb, am_dialect d, const am_kernel_key *k, const cha
   int bits_out = k->t1 == AM_BOOL;
   emit_operand(sb, 0, k->t0);
   am_sb_printf(sb, "typedef %s T1;\ntypedef T1 TR;\n", ctype(k->t1));
+  if (k->t0 == AM_FLOAT16 || k->t1 == AM_FLOAT16) {
+    am_sb_puts(sb, AM_FLOAT16_TEXT(AM_FLOAT16_DEFS));
+    am_sb_puts(sb, "\n");
+  }
   emit_cast_fn(sb, k->t0, k->t1, k->op != 0);
   emit_args(sb, ptype(k->t0), "am_u8", bits_out ? "am_u32" : ctype(k->t1));
   am_dialect_kernel_begin(sb, d, name);

@@ -76,6 +76,12 @@ static int each_key(key_fn fn, void *ctx) {
       if (t != AM_BOOL || (agg_ops[i] != AM_AGG_PRODUCT && agg_ops[i] != AM_AGG_VARIANCE))
         VISIT(AM_KERNEL_AGGREGATE, agg_ops[i], t, AM_TYPE_INVALID);
   }
+  /* float16's casts: to and from float32 and float64 (its bits converted;
+   * the other kinds see it as uint16). */
+  for (int t = AM_FLOAT32; t <= AM_FLOAT64; t++) {
+    VISIT(AM_KERNEL_CAST, 0, AM_FLOAT16, t);
+    VISIT(AM_KERNEL_CAST, 0, t, AM_FLOAT16);
+  }
   for (int op = 0; op <= AM_LOGIC_AND_NOT_KLEENE; op++)
     VISIT(AM_KERNEL_LOGIC, op, AM_TYPE_INVALID, AM_TYPE_INVALID);
   for (int nulls = AM_NULL_DROP; nulls <= AM_NULL_EMIT; nulls++)
