@@ -252,6 +252,8 @@ def make_scalar(t, value):
         s.i64 = int(value)
     elif t in cf.UNSIGNED_TYPES:
         s.u64 = int(value)
+    elif t in cf.FLOAT16_STORAGE:  # its value in f64 (the case codes its bits)
+        s.f64 = cf.float16_value(value)
     else:
         s.f64 = float(value)
     return s
@@ -306,6 +308,8 @@ def scalar_value(s):
         return t, s.i64
     if t in cf.UNSIGNED_TYPES:
         return t, s.u64
+    if t in cf.FLOAT16_STORAGE:
+        return t, cf.float16_bits(s.f64)
     return t, s.f64
 
 

@@ -66,15 +66,20 @@ UTF8_TYPES = STRING_TYPES[:2]
 VIEW_TYPES = ["string_view", "binary_view"]
 BYTES_TYPES = STRING_TYPES + VIEW_TYPES  # values coded as text or as hex
 TEXT_TYPES = UTF8_TYPES + ["string_view"]  # as text
+# float16 (conformance/float16_cases.py), never part of TYPES: its values are coded as
+# their bits, the uint16 storage integer ("15872" for 1.5), so that NaN payloads and -0.0
+# travel exactly; pyarrow's arrays of it are viewed as uint16 to read them.
+FLOAT16_STORAGE = {"float16": "uint16"}
 # Types whose values are coded as signed integers.
 SIGNED_LIKE = SIGNED_TYPES + TEMPORAL_TYPES
-INT_LIKE = INT_TYPES + TEMPORAL_TYPES
+INT_LIKE = INT_TYPES + TEMPORAL_TYPES + list(FLOAT16_STORAGE)
 
 # am_type enum values of arrowmetal.h.
 AM_TYPE = {name: i + 1 for i, name in enumerate(TYPES)}
 AM_TYPE.update({name: 16 + i for i, name in enumerate(TEMPORAL_TYPES)})
 AM_TYPE.update({name: 30 + i for i, name in enumerate(STRING_TYPES)})
 AM_TYPE.update({name: 35 + i for i, name in enumerate(VIEW_TYPES)})
+AM_TYPE["float16"] = 12
 AM_TYPE_NAME = {v: k for k, v in AM_TYPE.items()}
 
 FORMAT = {
@@ -126,6 +131,8 @@ PA_TYPE = {
     "float64": pa.float64(),
 }
 PA_TYPE.update({t: pa.type_for_alias(t) for t in TEMPORAL_TYPES})
+PA_TYPE["float16"] = pa.float16()
+FORMAT["float16"] = "e"
 PA_TYPE.update(zip(STRING_TYPES, [pa.string(), pa.large_string(), pa.binary(),
                                   pa.large_binary(), pa.binary(3)]))  # fmt: skip
 FORMAT.update(zip(STRING_TYPES, ["u", "U", "z", "Z", "w:3"]))
@@ -187,6 +194,7 @@ NP_DTYPE = {
 }
 
 NP_DTYPE.update({t: NP_DTYPE[s] for t, s in TEMPORAL_STORAGE.items()})
+NP_DTYPE.update({t: NP_DTYPE[s] for t, s in FLOAT16_STORAGE.items()})
 NP_DTYPE.update({t: np.dtype(object) for t in BYTES_TYPES})
 NP_DTYPE = _DecimalAware(lambda w, p, s: np.dtype(object), NP_DTYPE)
 BITS = {t: NP_DTYPE[t].itemsize * 8 for t in INT_LIKE}
@@ -195,7 +203,7 @@ BITS = {t: NP_DTYPE[t].itemsize * 8 for t in INT_LIKE}
 def int_range(t):
     """(min, max) of an integer type."""
     b = BITS[t]
-    if t in UNSIGNED_TYPES:
+    if t in UNSIGNED_TYPES or t in FLOAT16_STORAGE:
         return 0, (1 << b) - 1
     return -(1 << (b - 1)), (1 << (b - 1)) - 1
 
@@ -540,6 +548,8 @@ def decimal_bytes(t, values):
 
 def array_of(t, values):
     """A pyarrow array of type t of decoded `values` (None: null)."""
+    if t in FLOAT16_STORAGE:  # the bits, viewed as float16
+        return pa.array(values, PA_TYPE[FLOAT16_STORAGE[t]]).view(PA_TYPE[t])
     if not decimal_params(t):
         return pa.array(values, PA_TYPE[t])
     data = decimal_bytes(t, [0 if v is None else v for v in values])
@@ -555,7 +565,10 @@ def build_input(inp):
     a dictionary array for an array input with a "dictionary" (below)."""
     if "scalar" in inp:
         s = inp["scalar"]
-        return pa.scalar(decode_value(s["type"], s["value"]), PA_TYPE[s["type"]])
+        v = decode_value(s["type"], s["value"])
+        if s["type"] in FLOAT16_STORAGE and v is not None:  # its value, NaN payloads kept
+            v = float16_value(v)
+        return pa.scalar(v, PA_TYPE[s["type"]])
     if "dictionary" in inp:
         return dictionary_array(inp)
     arr = to_pyarrow(materialize(inp))
@@ -594,16 +607,32 @@ def array_values(arr):
 
 
 def _storage(arr):
-    """A temporal array as its storage integers (the same buffers); others as they are."""
+    """A temporal or float16 array as its storage integers (the same buffers); others as
+    they are."""
     t = type_name(arr.type) if zone_of(arr.type) else TYPE_OF_PA.get(str(arr.type))
+    if t in FLOAT16_STORAGE:
+        return arr.view(PA_TYPE[FLOAT16_STORAGE[t]])
     return arr.view(PA_TYPE[TEMPORAL_STORAGE[t]]) if t in TEMPORAL_STORAGE else arr
 
 
+def float16_value(bits):
+    """The value of float16 bits as a Python float (exact; a NaN keeps its payload)."""
+    return float(np.array(bits, np.uint16).view(np.float16))
+
+
+def float16_bits(value):
+    """The bits of a float16 value given as a Python float (float16_value's inverse)."""
+    return int(np.array(value, np.float16).view(np.uint16))
+
+
 def scalar_value_of(scalar):
-    """Decoded value of a pyarrow scalar (temporal ones as their storage integer)."""
+    """Decoded value of a pyarrow scalar (temporal ones as their storage integer, float16
+    as its bits)."""
     t = TYPE_OF_PA.get(str(scalar.type))
     if t in TEMPORAL_STORAGE:
         return scalar.cast(PA_TYPE[TEMPORAL_STORAGE[t]]).as_py()
+    if t in FLOAT16_STORAGE:
+        return None if not scalar.is_valid else float16_bits(scalar.as_py())
     return scalar.as_py()
 
 

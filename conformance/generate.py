@@ -26,6 +26,7 @@ import casefmt as cf
 import cumulative  # cumulative functions
 import decimal_cases
 import dictionary_cases
+import float16_cases
 import functions
 import gen_aggregates
 import groupby_cases
@@ -1672,7 +1673,8 @@ def gen_pinned():
 
 def file_of(case):
     """The case file (NAME of cases/NAME.json.gz) a case belongs in."""
-    return (decimal_cases.file_of(case) or dictionary_cases.file_of(case)
+    return (float16_cases.file_of(case) or decimal_cases.file_of(case)
+            or dictionary_cases.file_of(case)
             or timezone_cases.file_of(case) or temporal_cases.file_of(case)
             or view_cases.file_of(case)
             or string_cases.file_of(case) or FILES[case["op"]])  # fmt: skip
@@ -1904,7 +1906,8 @@ def gen_binary():
 
 # The families with a case file of their own, which --only regenerates alone.
 OWN_FILES = {family.FILE: family for family in (temporal_cases, timezone_cases, string_cases,
-                                                dictionary_cases, decimal_cases, view_cases)}  # fmt: skip
+                                                dictionary_cases, decimal_cases, view_cases,
+                                                float16_cases)}  # fmt: skip
 
 
 def regenerate_only(name, out_dir):
@@ -1962,6 +1965,7 @@ def main():
     dictionary_cases.gen(sys.modules[__name__])  # dictionary arrays (issue #13)
     decimal_cases.gen(sys.modules[__name__])  # decimals (issue #13)
     view_cases.gen(sys.modules[__name__])  # string_view / binary_view (issue #13)
+    float16_cases.gen(sys.modules[__name__])  # float16 (issue #13)
     write(args.out)
     write_ipc.write(args.out, write_ipc.DEFAULT_OUT)  # the same cases in Arrow IPC
     update_readme(os.path.join(HERE, "README.md"))

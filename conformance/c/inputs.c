@@ -87,6 +87,23 @@ void cr_count_releases(struct ArrowArray *array, cr_counter *counter) {
 
 /* ---- scalars -------------------------------------------------------------------------- */
 
+/* The value of float16 bits, exactly (a NaN's payload in the double's top mantissa bits,
+ * where the library reads it back). */
+static double float16_value(uint16_t h) {
+  int e = (h >> 10) & 0x1f;
+  uint64_t m = h & 0x3ffu, sign = (uint64_t)(h >> 15) << 63, bits;
+  if (e == 31) {
+    bits = sign | (uint64_t)0x7ff << 52 | m << 42;
+  } else {
+    double v = e ? ldexp((double)(m | 0x400u), e - 25) : ldexp((double)m, -24);
+    memcpy(&bits, &v, sizeof bits);
+    bits |= sign;
+  }
+  double out;
+  memcpy(&out, &bits, sizeof out);
+  return out;
+}
+
 void cr_make_scalar(const cr_type *t, cr_value v, am_scalar *s) {
   s->type = (int32_t)t->type;
   s->is_null = v.null ? 1 : 0;
@@ -113,7 +130,10 @@ void cr_make_scalar(const cr_type *t, cr_value v, am_scalar *s) {
       s->i64 = v.i;
       break;
     case CR_UNSIGNED:
-      s->u64 = v.u;
+      if (t->type == AM_FLOAT16) /* the case codes its bits; the scalar holds its value */
+        s->f64 = float16_value((uint16_t)v.u);
+      else
+        s->u64 = v.u;
       break;
     case CR_FLOAT:
       s->f64 = v.f;

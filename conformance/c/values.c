@@ -17,6 +17,8 @@ static const cr_type TYPES[] = {
     {"uint64", AM_UINT64, "L", CR_UNSIGNED, 8, 0, 0},
     {"float32", AM_FLOAT32, "f", CR_FLOAT, 4, 0, 0},
     {"float64", AM_FLOAT64, "g", CR_FLOAT, 8, 0, 0},
+    /* float16: its bits, coded and compared as the uint16 storage integer (casefmt) */
+    {"float16", AM_FLOAT16, "e", CR_UNSIGNED, 2, 0, 0},
     {"timestamp[s]", AM_TIMESTAMP_S, "tss:", CR_SIGNED, 8, 0, 0},
     {"timestamp[ms]", AM_TIMESTAMP_MS, "tsm:", CR_SIGNED, 8, 0, 0},
     {"timestamp[us]", AM_TIMESTAMP_US, "tsu:", CR_SIGNED, 8, 0, 0},

@@ -64,6 +64,8 @@ int am_float16_values(am_err *err, const char *function, am_type cond,
   memset(v, 0, sizeof *v);
   v->type = AM_TYPE_INVALID;
   if (!am_any_float16(arrays, scalars, count)) return AM_OK;
+  if (cond != AM_TYPE_INVALID && cond != AM_BOOL) /* if_else's condition */
+    return mixed(err, function, cond, arrays, scalars, count);
   for (int64_t i = 0; i < count; i++) {
     const am_array *a = arrays ? arrays[i] : NULL;
     const am_scalar *s = scalars ? scalars[i] : NULL;

@@ -25,11 +25,12 @@ static int resident(am_device *device, int on, const char **reason) {
 const am_backend am_metal_backend = {
     .name = "metal",
     .device_type = ARROW_DEVICE_METAL,
-    /* MSL has no double: float64 ops run on the CPU over the same memory. */
+    /* MSL has no double: float64 ops run on the CPU over the same memory.
+     * float16's kernels are its casts to and from float32. */
     .kernel_types = AM_TYPE_BIT(AM_BOOL) | AM_TYPE_BIT(AM_INT8) | AM_TYPE_BIT(AM_INT16) |
                     AM_TYPE_BIT(AM_INT32) | AM_TYPE_BIT(AM_INT64) | AM_TYPE_BIT(AM_UINT8) |
                     AM_TYPE_BIT(AM_UINT16) | AM_TYPE_BIT(AM_UINT32) | AM_TYPE_BIT(AM_UINT64) |
-                    AM_TYPE_BIT(AM_FLOAT32),
+                    AM_TYPE_BIT(AM_FLOAT32) | AM_TYPE_BIT(AM_FLOAT16),
     .probe = probe,
     .device_count = am_metal_device_count,
     .open_device = am_metal_open,
