@@ -147,8 +147,8 @@ def test_version_types_backends(dev):
 
 
 def test_type_info_describes_every_type():
-    # The numeric types 1-11, 12-15 reserved, the temporal types 16-29, strings 30-34,
-    # views 35-36.
+    # The numeric types 1-11, float16 12, decimals 13-14, 15 reserved, the temporal types
+    # 16-29, strings 30-34, views 35-36.
     assert lib.am_type_count() == 16 + len(cf.TEMPORAL_TYPES) + len(cf.BYTES_TYPES)
     for t in cf.BYTES_TYPES:
         amabi.check(
@@ -179,7 +179,12 @@ def test_type_info_describes_every_type():
         }
         expected = kind.get(t, lib.AM_KIND_UNSIGNED if t.startswith("u") else lib.AM_KIND_SIGNED)
         assert info.kind == expected
-    for bad in (0, 12, 15, lib.am_type_count(), 99):
+    amabi.check("am_type_info_get", lib.am_type_info_get(lib.AM_FLOAT16, info))
+    assert ffi.string(info.name).decode() == ffi.string(info.numpy).decode() == "float16"
+    assert ffi.string(info.arrow_name).decode() == str(pa.float16()) == "halffloat"
+    assert ffi.string(info.format).decode() == "e" and info.bit_width == 16
+    assert info.kind == lib.AM_KIND_FLOAT16
+    for bad in (0, 15, lib.am_type_count(), 99):
         assert lib.am_type_info_get(bad, info) == lib.AM_ETYPE
         assert amabi.names_function(amabi.last_error(), "am_type_info_get")
     assert lib.am_type_info_get(lib.AM_INT8, ffi.NULL) == lib.AM_EINVAL
@@ -281,7 +286,7 @@ def test_null_arguments_are_einval(dev):
             rc = fn()
             assert rc == lib.AM_EINVAL, f"{fname}: {amabi.status_name(rc)}"
             assert out[0] == ffi.NULL and s.type == amabi.SENTINEL_TYPE
-        for to in (0, 12, 1000):
+        for to in (0, 15, 1000):
             rc = lib.am_cast(h, to, 1, out)
             assert rc in (lib.AM_EINVAL, lib.AM_ETYPE), amabi.status_name(rc)
             assert out[0] == ffi.NULL
@@ -747,7 +752,7 @@ MALFORMED = [
     ("null-buffers", _set("buffers", ffi.NULL), "AM_EINVAL"),
     ("unknown-format", _format(b"zz"), "AM_ETYPE"),
     ("utf8-format", _format(b"u"), "AM_EINVAL"),  # a string array needs 3 buffers
-    ("float16-format", _format(b"e"), "AM_ETYPE"),
+    ("interval-format", _format(b"tin"), "AM_ETYPE"),
     ("timestamp-unit-format", _format(b"tsx:"), "AM_ETYPE"),
     ("time-unit-format", _format(b"ttx"), "AM_ETYPE"),
     ("decimal32-format", _format(b"d:9,2,32"), "AM_ETYPE"),  # decimal128/256 are supported

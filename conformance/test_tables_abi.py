@@ -119,20 +119,23 @@ def _child_count(schema, array):
     array.n_children = 2
 
 
+# A type the library does not take (a field of it is refused by name).
+INTERVAL = pa.array([pa.MonthDayNano([1, 2, 3])], pa.month_day_nano_interval())
+
 MALFORMED = [
     ("short-child", BATCH, _short_child, "AM_EINVAL", "shorter"),
     ("two-buffers", BATCH, _two_buffers, "AM_EINVAL", "1 buffer"),
     ("child-count", BATCH, _child_count, "AM_EINVAL", "children"),
     (
-        "half-field",
-        pa.record_batch({"s": pa.array([1.5], pa.float16())}),
+        "interval-field",
+        pa.record_batch({"s": INTERVAL}),
         None,
         "AM_ETYPE",
         "field 's'",
     ),
     (
         "nested-bad-field",
-        pa.record_batch({"n": pa.StructArray.from_arrays([pa.array([1.5], pa.float16())], ["t"])}),
+        pa.record_batch({"n": pa.StructArray.from_arrays([INTERVAL], ["t"])}),
         None,
         "AM_ETYPE",
         "field 'n.t'",

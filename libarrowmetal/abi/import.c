@@ -34,9 +34,9 @@ static int check_schema(am_err *err, const struct ArrowSchema *schema, int indic
   if (*type == AM_TYPE_INVALID) *type = am_type_from_format(schema->format);
   if (*type == AM_TYPE_INVALID)
     return am_fail(err, AM_ETYPE,
-                   "unsupported format '%s' (supported: b c s i l C S I L f g, tss: tsm: tsu: tsn: "
-                   "with a time zone, tdD tdm tts ttm ttu ttn tDs tDm tDu tDn, u U z Z vu vz w:N, "
-                   "d:P,S d:P,S,256)",
+                   "unsupported format '%s' (supported: b c s i l C S I L f g e, tss: tsm: tsu: "
+                   "tsn: with a time zone, tdD tdm tts ttm ttu ttn tDs tDm tDu tDn, u U z Z vu vz "
+                   "w:N, d:P,S d:P,S,256)",
                    schema->format);
   if (*type == AM_FIXED_SIZE_BINARY && am_string_format_width(schema->format) < 0)
     return am_fail(err, AM_EINVAL,

@@ -43,7 +43,15 @@ from ._options import OptionsSpec, resolve
 from ._results import VALID, null_of, result_value, valid_of
 from ._scalars import WORD0_FLOAT64, WORD0_INT64, fill_float, fill_int
 from ._state import drop, tls
-from ._types import KIND_DECIMAL, KIND_FLOAT, KIND_SIGNED, KINDS, TYPE_NAMES, type_id
+from ._types import (
+    KIND_DECIMAL,
+    KIND_FLOAT,
+    KIND_FLOAT16,
+    KIND_SIGNED,
+    KINDS,
+    TYPE_NAMES,
+    type_id,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -207,9 +215,11 @@ def _reduce_general(
         skip_nulls, min_count = fields["skip_nulls"], fields["min_count"]
     p, tmp = _operand(array, device)
     try:
-        if KINDS[_am_array_type(p)] == KIND_DECIMAL:  # a result of the array's parameters
+        kind = KINDS[_am_array_type(p)]
+        if kind == KIND_DECIMAL:  # a result of the array's parameters
             return decimal_reduction(spec.function, p, skip_nulls, min_count)
-        if not skip_nulls or min_count != 1:
+        # (float16 takes no reduction: the library's refusal, never a null result)
+        if (not skip_nulls or min_count != 1) and kind != KIND_FLOAT16:
             nulls = _am_null_count(p)
             t = rtype(_am_array_type(p))
             if not skip_nulls and nulls > 0:

@@ -41,6 +41,10 @@ def test_options_classes_and_expressions_are_pyarrows():
         am.no_such_function  # noqa: B018
 
 
+# A type the library has no kernels for.
+INTERVALS = pa.array([pa.MonthDayNano([1, 2, 3]), None], pa.month_day_nano_interval())
+
+
 @pytest.mark.parametrize(
     ("name", "args", "kwargs"),
     [
@@ -54,7 +58,7 @@ def test_options_classes_and_expressions_are_pyarrows():
         ("cast", (pa.array([1.5, 2], pa.float16()), pa.string()), {}),  # other floats: here
         ("cast", (pa.array(["1.5", "2"]), pa.float16()), {}),
         ("filter", (pa.table({"a": [1, 2]}), pa.array([True, False])), {}),
-        ("take", (pa.array([1, 2], pa.float16()), pa.array([1, 0])), {}),  # strings: here
+        ("take", (INTERVALS, pa.array([1, 0])), {}),  # strings, float16: here
         ("count_distinct", (pa.array([1]).dictionary_encode(),), {"mode": "all"}),
         ("negate", (pa.array([1], pa.decimal128(5, 2)),), {}),
         ("invert", (pa.chunked_array([[True], [None]]).cast(pa.bool_()).dictionary_encode(),), {}),

@@ -27,6 +27,7 @@ def test_every_type_of_the_library_is_in_the_tables():
         "uint64",
         "float32",
         "float64",
+        "float16",
         "decimal128",
         "decimal256",
         *(f"timestamp[{u}]" for u in ("s", "ms", "us", "ns")),
@@ -79,7 +80,7 @@ def test_a_timestamps_time_zone_travels_with_the_array():
 
 def test_the_reserved_type_numbers_are_not_types():
     info = ffi.new("am_type_info *")
-    for t in (12, 15, lib.am_type_count()):
+    for t in (15, lib.am_type_count()):
         assert lib.am_type_info_get(t, info) == lib.AM_ETYPE
 
 
@@ -102,6 +103,9 @@ def test_tables_agree_with_pyarrow_numpy_and_cffi(t):
     if kind == _types.KIND_BOOL:
         assert _types.ITEM_SIZES[t] == 0  # bits
         assert _types.CTYPE_NAMES[t] is None and _types.ARRAY_INTERFACE_CODES[t] is None
+    elif kind == _types.KIND_FLOAT16:  # no C value type: read through numpy or pyarrow
+        assert _types.ITEM_SIZES[t] == dtype.itemsize == 2 and _types.CTYPE_NAMES[t] is None
+        assert _types.ARRAY_INTERFACE_CODES[t] == dtype.str[1:] == "f2"
     else:
         assert _types.ITEM_SIZES[t] == dtype.itemsize == ffi.sizeof(_types.CTYPE_NAMES[t])
         assert _types.ARRAY_INTERFACE_CODES[t] == dtype.str[1:]
@@ -133,6 +137,8 @@ def test_type_id_aliases_and_refusals():
     assert am.type_id(bool) == lib.AM_BOOL and am.type_id(float) == lib.AM_FLOAT64
     assert am.type_id(int) == lib.AM_INT64
     assert am.type_id(np.dtype(">i4")) == lib.AM_INT32  # byte order aside
-    for bad in ("float16", "utf16", 0, _types.TYPE_COUNT, pa.float16(), np.float16, object()):
+    assert am.type_id("halffloat") == am.type_id(np.float16) == lib.AM_FLOAT16
+    for bad in ("float128", "utf16", 0, _types.TYPE_COUNT, pa.month_day_nano_interval(),
+                np.complex64, object()):  # fmt: skip
         with pytest.raises(am.ArrowMetalTypeError):
             am.type_id(bad)
