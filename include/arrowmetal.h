@@ -2411,6 +2411,52 @@ int32_t am_array_decimal_precision(const am_array *array);
 int32_t am_array_decimal_scale(const am_array *array);
 /* ---- end of decimals */
 
+/* ---- float16 (issue #13; type AM_FLOAT16, Arrow format "e", pyarrow's
+ * halffloat)
+ *
+ * float16 arrays import and export zero-copy (am_import / am_export, the C
+ * Device Data Interface, struct and table columns) and move to and from GPU
+ * devices as any 16-bit data. The calls that take them, each as pyarrow 26
+ * computes it:
+ *   am_take, am_filter, am_filter_nulls, am_slice, am_concat, am_drop_null,
+ *   am_fill_null_direction, am_count, am_full (a float16 scalar);
+ *   am_fill_null (a float16 fill array, or a fill scalar of any number type
+ *   converted as pyarrow's fill_null converts it: rounded to the nearest
+ *   float16, ties to even, past 65519 an infinity; an integer past 2^53
+ *   refused with AM_EOVERFLOW, "... is outside of the range exactly
+ *   representable by a IEEE 754 double precision value");
+ *   am_coalesce, am_if_else (float16 values and scalars only: pyarrow has no
+ *   kernel for a mix, AM_ETYPE "function 'coalesce' has no kernel matching
+ *   input types (halffloat, float)");
+ *   am_is: is_null (nan_is_null too), is_valid, is_nan, is_finite, is_inf;
+ *   am_unary: negate and negate_checked (the sign bit flipped, a NaN's too),
+ *   sign (1.0 or -1.0, 0.0 for either zero, a NaN as it is);
+ *   am_unique, am_value_counts, am_dictionary_encode: values told apart by
+ *   their bits (0.0 and -0.0, NaNs of other payloads or signs, are distinct);
+ *   am_count_distinct: pyarrow 26's count, which keys each value by its
+ *   storage integer rounded to a float16 (0x3c00 ... 0x3c04 count as one):
+ *   the library counts the same keys;
+ *   am_cast: to and from float32 and float64 (widening exact, NaN payloads
+ *   kept; narrowing rounds once to the nearest float16, ties to even, to an
+ *   infinity past 65519.99..., a NaN keeps its sign and the top ten bits of
+ *   its payload, or payload 1: never an error); to the integer types through
+ *   float32, with float32's checks and flags (a refusal names the float16's
+ *   storage integer, as pyarrow does: "Float value 15872 was truncated
+ *   converting to int8" for 1.5); from the integer types through float32 (8-
+ *   to 32-bit) or float64 (64-bit) with those casts' checks ("Integer value
+ *   2147483647 not in range: -16777216 to 16777216"), then rounded. bool,
+ *   temporal, decimal and binary pairs are pyarrow's refusals (AM_ETYPE,
+ *   "Unsupported cast from halffloat to bool using function cast_boolean");
+ *   casts between float16 and strings, which pyarrow formats and parses, are
+ *   refused here (AM_ETYPE "Unsupported cast from halffloat to string"; the
+ *   Python package runs pyarrow). An unsafe cast of a value outside an
+ *   integer type's range gives an unspecified value, as float32's does.
+ * Every other call refuses float16 with AM_ETYPE, in pyarrow's words where
+ * pyarrow's function is known ("function 'sum' has no kernel matching input
+ * types (halffloat)"; min and max: 'min_max'). A float16 scalar holds its
+ * value in `f64` (see am_scalar). Thread safety and ownership: as every
+ * call. */
+
 #ifdef __cplusplus
 }
 #endif
