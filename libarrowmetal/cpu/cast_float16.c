@@ -42,9 +42,12 @@ static inline double bits_f64(uint64_t u) {
  * mantissa's low bit before the shift (a carry into the exponent is
  * correct, up to an infinity from 65520 on); a subnormal one by the
  * float addition of 0.5 (2^-1, whose ulp is float16's smallest subnormal:
- * the hardware's round to nearest even), then subtracting its bits. The
- * same result as core/float16.h's for all 2^32 inputs (checked when it was
- * written; test_float16.py samples it against pyarrow). */
+ * the hardware's round to nearest even, the default rounding mode), then
+ * subtracting its bits; flush-to-zero and denormals-are-zero change nothing
+ * (no operand or result of the addition is subnormal, but a float32
+ * subnormal input, which rounds to zero either way). The same result as
+ * core/float16.h's for all 2^32 inputs (checked when it was written;
+ * test_float16.py samples it against pyarrow). */
 static inline uint32_t f16_of_f32(uint32_t f) {
   const uint32_t sign = (f >> 16) & 0x8000u, a = f & 0x7fffffffu;
   const uint32_t normal = (a + 0xc8000fffu + ((a >> 13) & 1u)) >> 13; /* rebias: -112 << 23 */
@@ -60,8 +63,9 @@ static inline uint32_t f16_of_f32(uint32_t f) {
 /* am_f16_to_f32bits without branches, likewise: the exponent rebiased by
  * 112 (by 224 for an infinity or NaN, whose payload shifts up as it is); a
  * subnormal's significand, placed as the mantissa of 2^-14 + m * 2^-24,
- * minus 2^-14 by a float subtraction (exact). The same result as
- * core/float16.h's for all 2^16 inputs (checked when it was written). */
+ * minus 2^-14 by a float subtraction (exact, of normal floats: a float16
+ * subnormal is a normal float32). The same result as core/float16.h's for
+ * all 2^16 inputs (checked when it was written). */
 static inline uint32_t f32_of_f16(uint32_t h) {
   const uint32_t sign = (h & 0x8000u) << 16, body = (h & 0x7fffu) << 13;
   const uint32_t exp = body & 0x0f800000u;
