@@ -1,7 +1,8 @@
-/* The CPU's float16 casts: float16 <-> float32 / float64 on the bits
- * (core/float16.h, the same steps as the GPU kernels), in cast.c's kernel
- * shape. They never fail: every float16 widens exactly, and every float
- * rounds to a float16 or an infinity. */
+/* The CPU's float16 casts, in cast.c's kernel shape: float16 <-> float64
+ * by core/float16.h's steps on the bits (the GPU kernels'), float16 <->
+ * float32 by float16_fast.h's branch-free ones (the same results, in loops
+ * that vectorize). They never fail: every float16 widens exactly, and every
+ * float rounds to a float16 or an infinity. */
 #include <string.h>
 
 #include "core/float16.h"
@@ -11,7 +12,7 @@
 typedef int32_t am_i32;
 typedef uint32_t am_u32;
 typedef uint64_t am_u64;
-#define DEVFN static inline
+#define DEVFN static inline __attribute__((unused)) /* the float32 pair: float16_fast.h's */
 AM_FLOAT16_DEFS
 #undef DEVFN
 
