@@ -101,7 +101,8 @@ def _coalesced(left: Any, right: Any, to_type: Any) -> Any:
         return coalesce(dictionary_decode(left), dictionary_decode(right))
     # a row's left index when it has one (its key equals the right's then)
     shifted = add(cast(right.indices, pa.int64()), len(left.dictionary))
-    indices = cast(coalesce(cast(left.indices, pa.int64()), shifted), to_type.index_type)
+    either: Any = coalesce(cast(left.indices, pa.int64()), shifted)
+    indices = cast(either, to_type.index_type)
     return pa.DictionaryArray.from_arrays(
         _pa(indices), pa.concat_arrays([left.dictionary, right.dictionary]),
         ordered=to_type.ordered,
