@@ -7,7 +7,6 @@
 
 #include "calls.h"
 #include "core/dictionary_array.h"
-#include "core/slot_table.h"
 #include "core/string_array.h"
 #include "dictionary.h"
 
@@ -210,64 +209,15 @@ static int64_t first_null(const am_array *a) {
   return -1;
 }
 
-/* is_in / index_in of a string dictionary's values in a value set of their
- * type, one hash table of the set's strings: bool (is_in) or int32 with
- * nulls (index_in) of one slot a dictionary value. */
-static int lookup_binary(am_err *err, const am_array *values, const am_array *set, int skip_nulls,
-                         int as_bool, am_array **out) {
-  am_slot_table table;
-  int status = am_slot_table_init(err, &table, set->length);
-  for (int64_t i = 0; status == AM_OK && i < set->length; i++) {
-    int64_t id = 0;
-    if (am_string_is_valid(set, i)) status = am_slot_table_add(err, &table, set, i, &id);
-  }
-  /* ids number the set's distinct values; a position is the first row */
-  int64_t *position = status == AM_OK ? malloc((size_t)(table.count + 1) * 8) : NULL;
-  if (status == AM_OK && !position) status = am_fail(err, AM_ENOMEM, "out of memory");
-  for (int64_t i = 0, seen = 0; status == AM_OK && i < set->length; i++)
-    if (am_string_is_valid(set, i) && am_slot_table_find(&table, set, i) == seen)
-      position[seen++] = i;
-  const int64_t null_at = skip_nulls ? -1 : first_null(set);
-  am_array *r = NULL;
-  if (status == AM_OK)
-    status = am_array_alloc_host(err, am_host_device(), as_bool ? AM_BOOL : AM_INT32,
-                                 values->length, !as_bool, &r);
-  int64_t nulls = 0;
-  for (int64_t i = 0; status == AM_OK && i < values->length; i++) {
-    int64_t id = am_string_is_valid(values, i) ? am_slot_table_find(&table, values, i) : -2;
-    int64_t at = id >= 0 ? position[id] : id == -2 ? null_at : -1;
-    uint8_t *bits = (uint8_t *)(as_bool ? r->data : r->validity);
-    if (at >= 0)
-      bits[i >> 3] |= (uint8_t)(1u << (i & 7));
-    else
-      bits[i >> 3] &= (uint8_t)~(1u << (i & 7));
-    if (!as_bool) ((int32_t *)r->data)[i] = (int32_t)(at >= 0 ? at : 0);
-    nulls += !as_bool && at < 0;
-  }
-  if (r) atomic_store(&r->null_count, nulls);
-  free(position);
-  am_slot_table_free(&table);
-  if (status == AM_OK)
-    *out = r;
-  else
-    am_array_free(r);
-  return status;
-}
-
 int am_dictionary_set_lookup(am_err *err, const am_array *values, const am_array *value_set,
                              int skip_nulls, int as_bool, am_array **out) {
   const am_array *dict = values->dictionary;
   am_array *set = NULL, *map = NULL;
   int status = beside(err, value_set, &set);
   if (status != AM_OK) return status;
-  if (am_type_is_binary(dict->type) &&
-      (set->type != dict->type || set->byte_width != dict->byte_width))
-    status = am_fail(err, AM_ETYPE, "Array type doesn't match type of values set: %s vs %s",
-                     am_type_name(dict->type), am_type_name(set->type));
-  else if (am_type_is_binary(dict->type))
-    status = lookup_binary(err, dict, set, skip_nulls, as_bool, &map);
-  else
-    status = am_call_set_lookup(err, dict, set, skip_nulls, as_bool, &map);
+  /* once a dictionary value (strings: string_hash.c's, sets of another
+   * string type as pyarrow casts them) */
+  status = am_call_set_lookup(err, dict, set, skip_nulls, as_bool, &map);
   /* A null index is a null value: the set's first null matches it unless
    * skip_nulls (then is_in false, index_in null). */
   const int64_t null_at = status == AM_OK && !skip_nulls ? first_null(set) : -1;

@@ -123,10 +123,12 @@ typedef struct am_kernel_ops {
   /* Hash-based functions (core/hash.h). The rows of a settled
    * array grouped by value in first-occurrence order, with AM_HASH_* flags
    * saying what to fill. AM_EUNSUPPORTED where the backend has no kernel:
-   * the ABI then groups on the host. */
+   * the ABI then groups on the host. String and binary arrays go to the
+   * CPU's only (abi/string_hash.c), grouped by their bytes. */
   int (*hash_group)(am_err *err, const am_array *array, int flags, am_hash_groups *out);
   /* is_in (`as_bool`) or index_in of `values` in `value_set` (one type, one
-   * device); AM_EUNSUPPORTED as hash_group. */
+   * device; on the CPU two string or binary arrays of any two such types,
+   * compared by their bytes); AM_EUNSUPPORTED as hash_group. */
   int (*hash_lookup)(am_err *err, const am_array *values, const am_array *value_set, int skip_nulls,
                      int as_bool, am_array **out);
   /* Rounding and pairwise differences. */

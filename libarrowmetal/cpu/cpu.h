@@ -153,9 +153,13 @@ int am_cpu_hash_lookup(am_err *err, const am_array *values, const am_array *valu
  * row has its key (nulls included). Same types on both sides. */
 int am_cpu_hash_join_ids(am_err *err, const am_array *left, const am_array *right, int32_t *ids,
                          int64_t *groups);
-/* hash_bytes.c: am_cpu_hash_group and am_cpu_hash_join_ids of string and
- * binary arrays (by their bytes, on core/slot_table.h's table). */
+/* hash_bytes.c: am_cpu_hash_group, am_cpu_hash_join_ids and
+ * am_cpu_hash_lookup of string and binary arrays (by their bytes; the
+ * lookup's two arrays may be of different binary types, compared by their
+ * bytes). */
 int am_cpu_hash_group_bytes(am_err *err, const am_array *array, int flags, am_hash_groups *out);
+int am_cpu_hash_lookup_bytes(am_err *err, const am_array *values, const am_array *value_set,
+                             int skip_nulls, int as_bool, am_array **out);
 int am_cpu_hash_join_ids_bytes(am_err *err, const am_array *left, const am_array *right,
                                int32_t *ids, int64_t *groups);
 /* Rounding and pairwise differences: round.c, pairwise.c. */

@@ -761,6 +761,8 @@ static void run_lookup(lookup_job *job) {
 
 int am_cpu_hash_lookup(am_err *err, const am_array *values, const am_array *value_set,
                        int skip_nulls, int as_bool, am_array **out) {
+  if (am_type_is_binary(values->type))
+    return am_cpu_hash_lookup_bytes(err, values, value_set, skip_nulls, as_bool, out);
   am_hash_groups set = {.null_group = -1};
   table t;
   int status = group_rows(err, value_set, 0, &set, &t);

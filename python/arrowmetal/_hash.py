@@ -133,6 +133,13 @@ def _type_of(x: Any) -> str:
     return _PA_NAMES.get(name, name)
 
 
+def _is_string(name: str) -> bool:
+    """Whether a type name (ArrowMetal's or pyarrow's) is a string or binary type."""
+    return name in ("string", "large_string", "binary", "large_binary") or name.startswith(
+        "fixed_size_binary"
+    )
+
+
 def _unify(values: Any, value_set: Any, device: DeviceLike | None) -> tuple[Any, Any]:
     """pyarrow's casts between the values and a value set of another type:
     the set to the values' type when that is safe for every member, else the
@@ -140,6 +147,11 @@ def _unify(values: Any, value_set: Any, device: DeviceLike | None) -> tuple[Any,
     vt, st = _type_of(values), _type_of(value_set)
     if vt.startswith("decimal") and st.startswith("decimal"):
         return values, value_set  # the library converts the set (decimal_hash.c)
+    if _is_string(vt) and _is_string(st):
+        return values, value_set  # the library takes pyarrow's casts as bytes (string_hash.c)
+    if _is_string(vt) or _is_string(st):
+        # Strings and another type: pyarrow parses, or refuses, as its casts go.
+        raise ArrowMetalTypeError(f"no kernel for {vt} values in a {st} value set", lib.AM_ETYPE)
     if st not in TYPE_NAMES:  # pyarrow's types elsewhere: its own call says what it does
         raise ArrowMetalTypeError(f"no kernel for a value set of {st}", lib.AM_ETYPE)
     if vt == st:
@@ -187,11 +199,15 @@ def _set_lookup(
     pa = _pa()
     if not isinstance(values, Array) and _is_scalar(values):
         return _fallback.run(name, _SCALAR, (values,), kwargs)
+    strings = False
     try:
         vs = _value_set_array(value_set)
-        if not isinstance(vs, Array) and pa.types.is_null(vs.type):
-            # A set of nulls of no type: nulls of the values' type.
-            vs = pa.nulls(len(vs), type=pa.type_for_alias(_type_of(values)))
+        vt = _type_of(values)
+        strings = _is_string(vt) and _is_string(_type_of(vs))
+        if not isinstance(vs, Array) and pa.types.is_null(vs.type) and not _is_string(vt):
+            # A set of nulls of no type: nulls of the values' type (pyarrow
+            # refuses it for string values).
+            vs = pa.nulls(len(vs), type=pa.type_for_alias(vt))
 
         def one(piece: Any) -> Any:
             v, s = _unify(piece, vs, device)
@@ -210,6 +226,8 @@ def _set_lookup(
             return pa.chunked_array([one(combined(values)).to_pyarrow()], type=t)
         return one(values)
     except ArrowMetalTypeError as e:
+        if strings:
+            raise  # pyarrow's own refusal of the pair (string_hash.c), in its words
         return _input_fallback(name, e, (values, value_set), (values,), kwargs)
 
 
