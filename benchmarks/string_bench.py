@@ -4,6 +4,7 @@ milliseconds, and pyarrow's time over ArrowMetal's (above 1: ArrowMetal is
 faster).
 
     python benchmarks/string_bench.py [--rows 1000000,10000000] [--repeats 5]
+        [--distinct 1000,1000000] [--only functions|hash]
 
 The strings are words of 0 to 24 ASCII letters with a few multi-byte ones
 ("é", "日本"), 5% nulls; filter keeps about half the rows, take draws random
@@ -11,7 +12,11 @@ indices; the trims take the words with two spaces before and a tab after.
 ArrowMetal's inputs are am.Arrays made once (import is zero-copy on
 the CPU); results are am.Arrays. `year` runs over timestamp[us] values. Rows
 that the library hands to pyarrow (a fallback, counted) are marked so, since
-their time is pyarrow's own. Nothing here passes or fails.
+their time is pyarrow's own. The hash-based functions (unique, value_counts,
+is_in, index_in, dictionary_encode, count_distinct) run over strings of 4 to
+20 letters drawn from `--distinct` values, 5% nulls; the value set of is_in
+and index_in is 1,000 strings, half of them among the values. Nothing here
+passes or fails.
 """
 
 import argparse
@@ -82,28 +87,75 @@ def functions(rows):
     ]
 
 
+def distinct_words(rows, distinct, seed=2):
+    """`rows` strings drawn from `distinct` ones (4 to 20 letters, 5% nulls) and a
+    value set of 1,000 strings, half of them among those."""
+    rng = np.random.default_rng(seed)
+    letters = np.frombuffer(b"abcdefghijklmnopqrstuvwxyz", np.uint8)
+    lengths = rng.integers(4, 21, distinct + 500)
+    flat = letters[rng.integers(0, 26, int(lengths.sum()))]
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    # a count in front keeps the words distinct
+    tags = pa.array([f"{i:x}" for i in range(distinct + 500)])
+    body = pa.Array.from_buffers(pa.string(), distinct + 500,
+                                 [None, pa.py_buffer(offsets), pa.py_buffer(flat.tobytes())])  # fmt: skip
+    pool = pc.binary_join_element_wise(tags, body, "")
+    values = pc.take(pool[:distinct], pa.array(rng.integers(0, distinct, rows)))
+    values = pc.if_else(pa.array(rng.random(rows) < 0.05), pa.scalar(None, pa.string()), values)
+    value_set = pa.concat_arrays([pool[:500], pool[distinct:]])
+    return values, value_set
+
+
+def hash_functions(rows, distinct):
+    s, vs = distinct_words(rows, distinct)
+    a = am.array(s)
+    return [
+        ("unique", lambda: am.unique(a), lambda: pc.unique(s)),
+        ("value_counts", lambda: am.value_counts(a), lambda: pc.value_counts(s)),
+        ("is_in", lambda: am.is_in(a, value_set=vs), lambda: pc.is_in(s, value_set=vs)),
+        ("index_in", lambda: am.index_in(a, value_set=vs), lambda: pc.index_in(s, value_set=vs)),
+        ("dictionary_encode", lambda: am.dictionary_encode(a), lambda: pc.dictionary_encode(s)),
+        ("count_distinct", lambda: am.count_distinct(a), lambda: pc.count_distinct(s)),
+    ]
+
+
+def measure(out, label, mine, peer, repeats):
+    """A row: the library's median, then pyarrow's, in the same run."""
+    before = sum(am.fallbacks().values())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", am.ArrowMetalFallbackWarning)
+        if mine() is None:  # the package has no such function
+            out.append(label + ("-", f"{median_ms(peer, repeats):.2f}", "-"))
+            return
+        t_am = median_ms(mine, repeats)
+    fell_back = sum(am.fallbacks().values()) > before
+    t_pa = median_ms(peer, repeats)
+    if fell_back:
+        label = label[:-1] + (label[-1] + " (pyarrow ran it)",)
+    out.append(label + (f"{t_am:.2f}", f"{t_pa:.2f}", f"{t_pa / t_am:.2f}"))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--rows", default="1000000,10000000")
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--distinct", default="1000,1000000")
+    ap.add_argument("--only", choices=["functions", "hash"])
     args = ap.parse_args()
-    out = []
-    for rows in (int(r) for r in args.rows.split(",")):
-        for name, mine, peer in functions(rows):
-            before = sum(am.fallbacks().values())
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", am.ArrowMetalFallbackWarning)
-                if mine() is None:  # the package has no such function
-                    out.append(
-                        (f"{rows:,}", name, "-", f"{median_ms(peer, args.repeats):.2f}", "-")
-                    )
-                    continue
-                t_am = median_ms(mine, args.repeats)
-            fell_back = sum(am.fallbacks().values()) > before
-            t_pa = median_ms(peer, args.repeats)
-            label = name + (" (pyarrow ran it)" if fell_back else "")
-            out.append((f"{rows:,}", label, f"{t_am:.2f}", f"{t_pa:.2f}", f"{t_pa / t_am:.2f}"))
-    table(out, ["rows", "function", "arrowmetal ms", "pyarrow ms", "pyarrow / am"])
+    rows_list = [int(r) for r in args.rows.split(",")]
+    if args.only != "hash":
+        out = []
+        for rows in rows_list:
+            for name, mine, peer in functions(rows):
+                measure(out, (f"{rows:,}", name), mine, peer, args.repeats)
+        table(out, ["rows", "function", "arrowmetal ms", "pyarrow ms", "pyarrow / am"])
+    if args.only != "functions":
+        out = []
+        for rows in rows_list:
+            for distinct in (int(d) for d in args.distinct.split(",")):
+                for name, mine, peer in hash_functions(rows, distinct):
+                    measure(out, (f"{rows:,}", f"{distinct:,}", name), mine, peer, args.repeats)
+        table(out, ["rows", "distinct", "function", "arrowmetal ms", "pyarrow ms", "pyarrow / am"])
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 null-handling functions (filter, take, slice, is_null, is_valid, drop_null, fill_null,
 coalesce, if_else, count), compare (array-array and array-scalar) and min, max, first,
 last, min_max, first_last (with ScalarAggregateOptions) over string, large_string, binary, large_binary and
-fixed_size_binary[3] inputs, and the refusals of the functions that take no strings. How
+fixed_size_binary[3] inputs, and the refusals of the functions that take no strings; the
+hash-based functions' cases are string_hash_cases.py's. How
 generate.py makes the cases (``gen``, generate.py's helpers passed in as ``g``); their
 evaluation and C calls are the other families' (generate.evaluate, test_conformance.call).
 
@@ -530,11 +531,14 @@ def gen_joins(g):
 
 
 def gen(g):
+    import string_hash_cases  # it takes this module's words and shapes
+
     gen_functions(g)
     gen_joins(g)
     gen_casts(g)
     gen_float_casts(g)
     gen_strptime(g)
+    string_hash_cases.gen(g)  # the hash-based functions
     for t in STRING_TYPES:
         shapes = SHAPES + ([LARGE_SHAPE] if t in ("string", "binary") else [])
         for k, (n, nulls, off) in enumerate(shapes):

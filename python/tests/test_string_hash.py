@@ -1,0 +1,269 @@
+"""The hash-based functions over strings and binary (issue #13; abi/string_hash.c):
+is_in, index_in, unique, value_counts, count_distinct and dictionary_encode against
+pyarrow.compute over string, large_string, binary, large_binary and fixed_size_binary
+arrays (sliced, nulls, empty strings, non-ASCII, embedded NULs, empty and all-null
+arrays, past the CPU pool's threshold), ChunkedArrays, options objects, value sets of
+every other string type (pyarrow's casts and its errors), string dictionaries, and
+mode's refusal. Every call runs in the library (no fallback is counted). Each test
+runs on the CPU device and, where the CUDA backend works, on CUDA: the inputs live on
+the GPU and the results come back there."""
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+import arrowmetal as am
+
+CUDA = {name: ok for name, ok, _ in am.backends()}["cuda"]
+CUDA_REASON = {name: reason for name, _, reason in am.backends()}["cuda"]
+needs_cuda = pytest.mark.skipif(not CUDA, reason=f"no usable CUDA backend: {CUDA_REASON}")
+
+TYPES = [pa.string(), pa.large_string(), pa.binary(), pa.large_binary(), pa.binary(3)]
+WORDS = ["", "a", "ab", "a\x00", "a\x00\x00", "abc", "héllo", "日本語", "e\u0301", "🙂",
+         "x" * 300, "zz\x00z", "A"]  # fmt: skip
+BYTES = [b"\xff", b"\x80abc", b"\xc3\x28"]  # not UTF-8
+FIXED = [b"abc", b"\x00\x00\x00", b"\x00\x00\x01", b"\xff\xfe\xfd", "é!".encode(), b"xyz"]
+
+
+@pytest.fixture(params=["cpu", pytest.param("cuda", marks=needs_cuda)])
+def device(request):
+    return request.param
+
+
+@pytest.fixture(autouse=True)
+def counted():
+    """No call of a test runs pyarrow in the library's place (mode's refusal aside:
+    test_mode_refuses_strings_as_pyarrow)."""
+    before = {k: v for k, v in am.fallbacks().items() if k != "mode"}
+    yield
+    assert {k: v for k, v in am.fallbacks().items() if k != "mode"} == before
+
+
+def words(t, distinct=None):
+    """The words of type t; with `distinct`, that many generated ones."""
+    if pa.types.is_fixed_size_binary(t):
+        if distinct:
+            return [bytes([i % 256, (i * 7) % 251, (i // 256) % 256]) for i in range(distinct)]
+        return FIXED
+    text = WORDS if not distinct else [f"é{i:x}" + "\x00" * (i % 5 == 0) for i in range(distinct)]
+    if t in (pa.string(), pa.large_string()):
+        return text
+    return [w.encode() for w in text] + (BYTES if not distinct else [])
+
+
+def sample(t, n, seed, nulls=0.25, offset=0, distinct=None):
+    """n values of t drawn from its words, about `nulls` of them null, after `offset`
+    slots that the slice leaves out."""
+    rng = np.random.default_rng(seed)
+    pool = words(t, distinct)
+    pick = rng.integers(0, len(pool), n + offset)
+    mask = rng.random(n + offset) < nulls
+    return pa.array([None if m else pool[k] for k, m in zip(pick, mask)], t).slice(offset)
+
+
+def norm(x):
+    if isinstance(x, am.Array):
+        x = x.to_pyarrow()
+    if isinstance(x, pa.ChunkedArray):
+        return ("chunked", str(x.type), [norm(c) for c in x.chunks])
+    if isinstance(x, pa.DictionaryArray):
+        return ("dict", str(x.type), norm(x.indices), norm(x.dictionary))
+    if isinstance(x, pa.StructArray):
+        return ("struct", str(x.type), [norm(x.field(i)) for i in range(x.type.num_fields)])
+    if isinstance(x, pa.Array):
+        x.validate(full=True)
+        return (str(x.type), x.to_pylist())
+    return repr(x.as_py())
+
+
+def same(got, want):
+    assert norm(got) == norm(want)
+
+
+def placed(arr, device):
+    a = am.array(arr, device=device)
+    assert a.backend == device
+    return a
+
+
+def on(device, result):
+    """A result of the library: an am.Array on `device`, or a pyarrow array made of
+    such (value_counts' struct, dictionary_encode's dictionary array)."""
+    if isinstance(result, am.Array):
+        assert result.backend == device
+    return result
+
+
+def grouping_calls(a):
+    yield "unique", am.unique(a), lambda x: pc.unique(x)
+    yield "value_counts", am.value_counts(a), lambda x: pc.value_counts(x)
+    for mode in ("only_valid", "only_null", "all"):
+        yield mode, am.count_distinct(a, mode=mode), lambda x, m=mode: pc.count_distinct(x, m)
+    for enc in ("mask", "encode"):
+        yield enc, am.dictionary_encode(a, null_encoding=enc), (
+            lambda x, e=enc: pc.dictionary_encode(x, null_encoding=e)
+        )
+
+
+@pytest.mark.parametrize("t", TYPES, ids=str)
+@pytest.mark.parametrize(
+    ("n", "offset", "nulls", "distinct"),
+    [(0, 0, 0.0, None), (1, 0, 1.0, None), (7, 3, 0.3, None), (65, 63, 0.2, None),
+     (3000, 17, 0.25, None), (3000, 1, 0.1, 1000), (300_000, 5, 0.05, 5000),
+     (70, 7, 1.0, None)],  # fmt: skip
+)
+def test_grouping_functions_match_pyarrow(device, t, n, offset, nulls, distinct):
+    arr = sample(t, n, seed=n + offset, nulls=nulls, offset=offset, distinct=distinct)
+    a = placed(arr, device)
+    for name, got, want in grouping_calls(a):
+        same(on(device, got), want(arr))
+        if name == "unique":
+            assert got.type == am.array(arr).type
+
+
+@pytest.mark.parametrize("t", TYPES, ids=str)
+def test_equal_bytes_are_one_value(t):
+    """Values that differ only past a NUL, by a trailing NUL or in length are distinct;
+    equal bytes from different places in the buffer are one."""
+    pool = words(t)
+    arr = pa.array(pool + [None] + pool[::-1] + [None] + pool, t)
+    same(am.value_counts(arr), pc.value_counts(arr))
+    same(am.dictionary_encode(arr), pc.dictionary_encode(arr))
+    assert am.count_distinct(arr).as_py() == len(set(pool))
+
+
+def value_sets(st):
+    """(name, value set of type st): duplicates and nulls, no nulls, empty, all-null,
+    only three-byte words, every word, many words."""
+    pool = words(st)
+    three = [w for w in pool if len(w.encode() if isinstance(w, str) else w) == 3]
+    return [
+        ("dups-null", pa.array([pool[2], None, pool[0], pool[2], None, pool[1]], st)),
+        ("no-null", pa.array([pool[1], pool[3], pool[1]], st)),
+        ("empty", pa.array([], st)),
+        ("all-null", pa.array([None, None], st)),
+        ("three", pa.array(three + [None, three[0]], st)),
+        ("all", pa.array(pool + [None] + pool, st).slice(2)),
+        ("many", sample(st, 2000, seed=7, nulls=0.01, distinct=1500)),
+    ]
+
+
+def outcome(fn):
+    """(pyarrow's exception class, result) of a call."""
+    try:
+        return None, norm(fn())
+    except pa.ArrowException as e:
+        return [c for c in type(e).__mro__ if c.__module__.startswith("pyarrow")][0], str(e)
+
+
+SET_TYPES = TYPES + [pa.binary(4)]
+
+
+@pytest.mark.parametrize("t", TYPES, ids=str)
+@pytest.mark.parametrize("st", SET_TYPES, ids=str)
+@pytest.mark.parametrize("op", ["is_in", "index_in"])
+def test_lookup_matches_pyarrow(device, t, st, op):
+    """Every pair of string types: pyarrow's casts where they succeed (a lookup of
+    bytes), its errors where they fail (class and message)."""
+    arr = sample(t, 500, seed=3, offset=5)
+    a = placed(arr, device)
+    sets = value_sets(st) if st != pa.binary(4) else [
+        ("fixed4", pa.array([b"abcd", None], st)), ("empty", pa.array([], st)),
+        ("all-null", pa.array([None], st))]  # fmt: skip
+    for name, s in sets:
+        for skip in (False, True):
+            want = outcome(lambda: getattr(pc, op)(arr, value_set=s, skip_nulls=skip))
+            got = outcome(lambda: on(device, getattr(am, op)(a, value_set=s, skip_nulls=skip)))
+            if want[0] is None:
+                assert got == want, (name, skip)
+            else:  # the library's message names its function first
+                assert got[0] == want[0] and got[1].endswith(want[1]), (name, skip, got, want)
+
+
+@pytest.mark.parametrize("t", TYPES, ids=str)
+def test_lookup_large(device, t):
+    """Past the CPU pool's threshold, a set of 100,000 values and one of 3."""
+    arr = sample(t, 300_000, seed=11, nulls=0.05, offset=3, distinct=200_000)
+    a = placed(arr, device)
+    for s in (sample(t, 100_000, seed=12, nulls=0.01, distinct=200_000), arr[:3]):
+        for skip in (False, True):
+            same(on(device, am.is_in(a, value_set=s, skip_nulls=skip)),
+                 pc.is_in(arr, value_set=s, skip_nulls=skip))  # fmt: skip
+            same(on(device, am.index_in(a, value_set=s, skip_nulls=skip)),
+                 pc.index_in(arr, value_set=s, skip_nulls=skip))  # fmt: skip
+
+
+def test_value_set_on_the_device(device):
+    """A value set on the GPU meets values on the host: the result is the values'."""
+    arr = sample(pa.string(), 100, seed=1)
+    s = placed(pa.array(["abc", None, "héllo"]), device)
+    got = am.index_in(arr, value_set=s)
+    assert isinstance(got, am.Array) and got.backend == "cpu"
+    same(got, pc.index_in(arr, value_set=pa.array(["abc", None, "héllo"])))
+
+
+@pytest.mark.parametrize("t", [pa.string(), pa.binary(), pa.binary(3)], ids=str)
+def test_chunked_arrays(t):
+    chunks = [sample(t, n, seed=n, offset=n % 4) for n in (0, 5, 130, 0, 77)]
+    ch = pa.chunked_array(chunks, t)
+    s = pa.array(words(t)[:4] + [None], t)
+    for got, want in [
+        (am.unique(ch), pc.unique(ch)),
+        (am.value_counts(ch), pc.value_counts(ch)),
+        (am.count_distinct(ch, mode="all"), pc.count_distinct(ch, mode="all")),
+        (am.dictionary_encode(ch), pc.dictionary_encode(ch)),
+        (am.dictionary_encode(ch, null_encoding="encode"),
+         pc.dictionary_encode(ch, null_encoding="encode")),
+        (am.is_in(ch, value_set=s), pc.is_in(ch, value_set=s)),
+        (am.index_in(ch, value_set=s, skip_nulls=True), pc.index_in(ch, value_set=s, skip_nulls=True)),
+        (am.is_in(chunks[2], value_set=pa.chunked_array([s[:2], s[2:]])),
+         pc.is_in(chunks[2], value_set=pa.chunked_array([s[:2], s[2:]]))),
+    ]:  # fmt: skip
+        same(got, want)
+    empty = pa.chunked_array([], t)
+    same(am.unique(empty), pc.unique(empty))
+    same(am.is_in(empty, value_set=s), pc.is_in(empty, value_set=s))
+
+
+def test_options_objects():
+    arr = sample(pa.large_string(), 200, seed=5, offset=2)
+    s = pa.array(["abc", None, "", "日本語"], pa.string())
+    for skip in (False, True):
+        opts = pc.SetLookupOptions(s, skip_nulls=skip)
+        same(am.is_in(arr, options=opts), pc.is_in(arr, options=opts))
+        same(am.index_in(arr, options=opts), pc.index_in(arr, options=opts))
+    for enc in ("mask", "encode"):
+        opts = pc.DictionaryEncodeOptions(null_encoding=enc)
+        same(am.dictionary_encode(arr, options=opts), pc.dictionary_encode(arr, options=opts))
+    for mode in ("only_valid", "only_null", "all"):
+        opts = pc.CountOptions(mode=mode)
+        same(am.count_distinct(arr, options=opts), pc.count_distinct(arr, options=opts))
+
+
+@pytest.mark.parametrize("st", [pa.string(), pa.large_binary(), pa.binary(3)], ids=str)
+def test_string_dictionary_in_a_value_set(st):
+    """A string dictionary's values looked up in a set of any string type (pyarrow
+    decodes it, then casts as for strings)."""
+    arr = pa.array(["abc", None, "xyz", "", "abc", "é!"]).dictionary_encode()
+    s = pa.array([b"xyz", None, b"abc"], st) if st != pa.string() else pa.array(["xyz", None])
+    for op in ("is_in", "index_in"):
+        for skip in (False, True):
+            got = outcome(lambda: getattr(am, op)(arr, value_set=s, skip_nulls=skip))
+            want = outcome(lambda: getattr(pc, op)(arr, value_set=s, skip_nulls=skip))
+            assert got[0] == want[0] and (want[0] or got == want), (op, skip, got, want)
+
+
+@pytest.mark.parametrize("t", TYPES, ids=str)
+def test_mode_refuses_strings_as_pyarrow(t):
+    """pyarrow's mode has no kernel for strings; the library's refuses them too
+    (AM_ETYPE), and Python's call ends in pyarrow's error."""
+    from arrowmetal import ffi, lib
+
+    arr = sample(t, 10, seed=2)
+    modes, counts = ffi.new("am_array **"), ffi.new("am_array **")
+    assert lib.am_mode(am.array(arr)._ptr, 1, 1, 0, modes, counts) == lib.AM_ETYPE
+    with pytest.raises(pa.ArrowNotImplementedError, match="mode"):
+        pc.mode(arr)
+    with pytest.raises(pa.ArrowNotImplementedError, match="mode"):
+        am.mode(arr)
