@@ -163,9 +163,7 @@ int am_string_count_distinct(am_err *err, const am_array *array, am_count_mode m
     const int64_t nulls = g.null_group >= 0;
     memset(out, 0, sizeof *out);
     out->type = AM_INT64;
-    out->i64 = mode == AM_COUNT_VALID  ? g.groups - nulls
-               : mode == AM_COUNT_NULL ? nulls
-                                       : g.groups;
+    out->i64 = mode == AM_COUNT_VALID ? g.groups - nulls : mode == AM_COUNT_NULL ? nulls : g.groups;
   }
   am_hash_groups_free(&g);
   return am_string_hosted_end(err, status, &h, NULL);

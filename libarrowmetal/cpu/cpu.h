@@ -142,7 +142,10 @@ int am_cpu_if_else(am_err *err, const am_array *cond, const am_array *left,
 /* fill_direction.c */
 int am_cpu_fill_direction(am_err *err, am_fill_direction direction, const am_array *array,
                           am_array **out);
-/* Hash-based functions: hash.c. */
+/* Hash-based functions: hash.c. A flag of the CPU's own beside core/hash.h's:
+ * the keys are hashes already (hash_bytes.c's), spread over 64 bits, so no
+ * pass looks for a dense range of them. */
+enum { AM_CPU_HASH_SPREAD = 1 << 16 };
 int am_cpu_hash_group(am_err *err, const am_array *array, int flags, am_hash_groups *out);
 int am_cpu_hash_lookup(am_err *err, const am_array *values, const am_array *value_set,
                        int skip_nulls, int as_bool, am_array **out);

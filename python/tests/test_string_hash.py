@@ -101,17 +101,26 @@ def grouping_calls(a):
     for mode in ("only_valid", "only_null", "all"):
         yield mode, am.count_distinct(a, mode=mode), lambda x, m=mode: pc.count_distinct(x, m)
     for enc in ("mask", "encode"):
-        yield enc, am.dictionary_encode(a, null_encoding=enc), (
-            lambda x, e=enc: pc.dictionary_encode(x, null_encoding=e)
+        yield (
+            enc,
+            am.dictionary_encode(a, null_encoding=enc),
+            (lambda x, e=enc: pc.dictionary_encode(x, null_encoding=e)),
         )
 
 
 @pytest.mark.parametrize("t", TYPES, ids=str)
 @pytest.mark.parametrize(
     ("n", "offset", "nulls", "distinct"),
-    [(0, 0, 0.0, None), (1, 0, 1.0, None), (7, 3, 0.3, None), (65, 63, 0.2, None),
-     (3000, 17, 0.25, None), (3000, 1, 0.1, 1000), (300_000, 5, 0.05, 5000),
-     (70, 7, 1.0, None)],  # fmt: skip
+    [
+        (0, 0, 0.0, None),
+        (1, 0, 1.0, None),
+        (7, 3, 0.3, None),
+        (65, 63, 0.2, None),
+        (3000, 17, 0.25, None),
+        (3000, 1, 0.1, 1000),
+        (300_000, 5, 0.05, 5000),
+        (70, 7, 1.0, None),
+    ],  # fmt: skip
 )
 def test_grouping_functions_match_pyarrow(device, t, n, offset, nulls, distinct):
     arr = sample(t, n, seed=n + offset, nulls=nulls, offset=offset, distinct=distinct)
@@ -131,6 +140,20 @@ def test_equal_bytes_are_one_value(t):
     same(am.value_counts(arr), pc.value_counts(arr))
     same(am.dictionary_encode(arr), pc.dictionary_encode(arr))
     assert am.count_distinct(arr).as_py() == len(set(pool))
+
+
+@pytest.mark.parametrize("width", [0, 1, 8, 9, 17])
+def test_fixed_size_binary_widths(width):
+    """Widths around the hash's 8-byte words, and none at all."""
+    rng = np.random.default_rng(width)
+    pool = [bytes(rng.integers(0, 3, width).tolist()) for _ in range(6)]
+    arr = pa.array([None if k == 6 else pool[k] for k in rng.integers(0, 7, 500)],
+                   pa.binary(width)).slice(3)  # fmt: skip
+    for name, got, want in grouping_calls(arr):
+        same(got, want(arr))
+    s = pa.array(pool[:3] + [None], pa.binary(width))
+    same(am.index_in(arr, value_set=s), pc.index_in(arr, value_set=s))
+    same(am.is_in(arr, value_set=s, skip_nulls=True), pc.is_in(arr, value_set=s, skip_nulls=True))
 
 
 def value_sets(st):
