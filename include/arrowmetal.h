@@ -1549,14 +1549,31 @@ const char *am_resident_status(void); /* static storage */
  * with am_release. Thread-safe, as every call. Results live on the input's
  * device. On a GPU the grouping runs in device memory (hash tables built
  * with atomics), with no host round trip except mode's final ordering of the
- * distinct values, which runs on the host. */
+ * distinct values, which runs on the host.
+ * Strings and binary (AM_UTF8 ... AM_FIXED_SIZE_BINARY): values are equal
+ * when their bytes are; every function but am_mode takes them (pyarrow's
+ * mode has no kernel for them: AM_ETYPE), grouped on the host by the CPU
+ * backend (an array on a GPU is copied to the host, and the results go
+ * back to its device); the values of unique, value_counts and a
+ * dictionary_encode's dictionary are string arrays of the input's type. */
 
 /* is_in / index_in with pyarrow's SetLookupOptions(value_set, skip_nulls).
  * `value_set` has the values' type (the Python package applies pyarrow's
  * casts first) and may live anywhere. is_in: bool, never null; index_in:
  * int32, the position of the value's first occurrence in value_set, null
  * where it has none. A null value matches the set's first null unless
- * skip_nulls (then is_in false, index_in null). */
+ * skip_nulls (then is_in false, index_in null). String and binary values
+ * take a value set of another string or binary type where pyarrow's casts
+ * take it, compared by the bytes: any two of string, large_string, binary
+ * and large_binary; binary or large_binary and fixed_size_binary either way;
+ * fixed_size_binary values and a string or large_string set whose valid
+ * values all have their width. Else AM_ETYPE ("Array type doesn't match type
+ * of values set: string vs fixed_size_binary[3]", as pyarrow), and AM_EINVAL
+ * for two fixed_size_binary widths when the set has slots ("Failed casting
+ * from fixed_size_binary[3] to fixed_size_binary[4]: widths must match"). A
+ * string value set with values of another kind (numbers, temporal types) is
+ * AM_ETYPE: pyarrow parses such pairs, which the Python package leaves to
+ * it. */
 int am_is_in(const am_array *values, const am_array *value_set, int skip_nulls, am_array **out);
 int am_index_in(const am_array *values, const am_array *value_set, int skip_nulls, am_array **out);
 
@@ -2227,11 +2244,12 @@ int am_export_device_stream(const am_table *table, struct ArrowDeviceArrayStream
  * (is_null, is_valid; the others AM_ETYPE), am_drop_null, am_fill_null,
  * am_coalesce, am_if_else, am_count, am_full, am_compare /
  * am_compare_scalar, am_min, am_max, am_min_max, am_first_last,
- * am_aggregate's AM_AGG_MIN/MAX/FIRST/LAST, am_unique, am_value_counts,
- * am_count_distinct and am_dictionary_encode (values grouped by their
- * bytes, in first-occurrence order), and the calls below.
+ * am_aggregate's AM_AGG_MIN/MAX/FIRST/LAST, the hash-based functions but
+ * am_mode (values grouped by their bytes, in first-occurrence order: see
+ * "Hash-based functions"), and the calls below.
  * Every other call refuses them with AM_ETYPE. Values of one call must be of
- * one string type (a utf8 array does not meet a large_utf8 one here).
+ * one string type (a utf8 array does not meet a large_utf8 one here; the
+ * value set of am_is_in / am_index_in aside).
  * View arrays (string_view, binary_view) take every one of these calls.
  * Results that only move slots (take, filter, concat, the null functions)
  * copy views and share the inputs' data buffers, as Arrow C++ does; the

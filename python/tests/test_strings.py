@@ -215,7 +215,8 @@ _TAKES_STRING = {
     "am_array_is_dictionary",  # any handle: 0 where it is no dictionary array
     "am_dictionary_decode",  # any other array back as it is, as pyarrow
     "am_sort_indices", "am_group_by", "am_join_indices",  # string keys (and group-by values)
-    "am_unique", "am_value_counts", "am_count_distinct", "am_dictionary_encode",  # by bytes
+    "am_is_in", "am_index_in", "am_unique", "am_value_counts", "am_count_distinct",
+    "am_dictionary_encode",  # the hash-based functions but am_mode (test_string_hash.py)
 }  # fmt: skip
 
 
