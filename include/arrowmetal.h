@@ -1550,12 +1550,13 @@ const char *am_resident_status(void); /* static storage */
  * device. On a GPU the grouping runs in device memory (hash tables built
  * with atomics), with no host round trip except mode's final ordering of the
  * distinct values, which runs on the host.
- * Strings and binary (AM_UTF8 ... AM_FIXED_SIZE_BINARY): values are equal
- * when their bytes are; every function but am_mode takes them (pyarrow's
- * mode has no kernel for them: AM_ETYPE), grouped on the host by the CPU
- * backend (an array on a GPU is copied to the host, and the results go
- * back to its device); the values of unique, value_counts and a
- * dictionary_encode's dictionary are string arrays of the input's type. */
+ * Strings and binary (AM_UTF8 ... AM_FIXED_SIZE_BINARY, the views): values
+ * are equal when their bytes are; every function but am_mode takes them
+ * (pyarrow's mode has no kernel for them: AM_ETYPE; nor has its is_in /
+ * index_in for view values), grouped on the host by the CPU backend (an
+ * array on a GPU is copied to the host, and the results go back to its
+ * device); the values of unique, value_counts and a dictionary_encode's
+ * dictionary are string arrays of the input's type. */
 
 /* is_in / index_in with pyarrow's SetLookupOptions(value_set, skip_nulls).
  * `value_set` has the values' type (the Python package applies pyarrow's
@@ -1573,7 +1574,11 @@ const char *am_resident_status(void); /* static storage */
  * from fixed_size_binary[3] to fixed_size_binary[4]: widths must match"). A
  * string value set with values of another kind (numbers, temporal types) is
  * AM_ETYPE: pyarrow parses such pairs, which the Python package leaves to
- * it. */
+ * it. A string or large_string value with a view set is AM_ETYPE, as in
+ * pyarrow; binary, large_binary and fixed_size_binary values take one.
+ * Divergence: pyarrow 26 casts a view value set for fixed_size_binary
+ * values without checking the widths and matches wrongly (every row as its
+ * first value); here the set is looked up by its bytes. */
 int am_is_in(const am_array *values, const am_array *value_set, int skip_nulls, am_array **out);
 int am_index_in(const am_array *values, const am_array *value_set, int skip_nulls, am_array **out);
 

@@ -2,9 +2,9 @@
  * am_value_counts, am_count_distinct, am_dictionary_encode, am_mode): the
  * backend groups the rows by value (core/hash.h) and everything else is
  * made here from that grouping with the backend's take, so that every
- * backend shares one answer to pyarrow's orders and null rules. Dictionary,
- * decimal and string inputs branch first to dictionary.c, decimal_hash.c
- * and string_hash.c.
+ * backend shares one answer to pyarrow's orders and null rules. Dictionary
+ * and decimal inputs branch first to dictionary.c and decimal_hash.c, and
+ * is_in / index_in of strings to string_hash.c.
  *
  * A backend without hash kernels answers AM_EUNSUPPORTED; the call then
  * runs on the host and its results go back to the input's device. */
@@ -192,7 +192,6 @@ static int unique(am_err *err, const am_array *array, am_array **out) {
 int am_call_unique(am_err *err, const am_array *array, am_array **out) {
   if (array && out && array->dictionary) return am_dictionary_unique(err, array, out);
   if (array && out && am_type_is_decimal(array->type)) return am_decimal_unique(err, array, out);
-  if (array && out && am_type_is_binary(array->type)) return am_string_unique(err, array, out);
   am_storage_keep keep;
   int status = am_bits_begin(err, &array, &keep);
   if (status == AM_OK) status = unique(err, array, out);
@@ -235,8 +234,6 @@ int am_call_value_counts(am_err *err, const am_array *array, am_array **values, 
     return am_dictionary_value_counts(err, array, values, counts);
   if (array && values && counts && am_type_is_decimal(array->type))
     return am_decimal_value_counts(err, array, values, counts);
-  if (array && values && counts && am_type_is_binary(array->type))
-    return am_string_value_counts(err, array, values, counts);
   am_storage_keep keep;
   int status = am_bits_begin(err, &array, &keep);
   if (status == AM_OK) status = value_counts(err, array, values, counts);
@@ -257,8 +254,6 @@ static int dictionary_encode(am_err *err, const am_array *array, am_null_encodin
     *out = am_array_share(array);
     return *out ? AM_OK : am_fail(err, AM_ENOMEM, "out of memory");
   }
-  if (array && out && am_type_is_binary(array->type))
-    return am_string_dictionary_encode(err, array, encoding, out);
   int status = check_input(err, array, "dictionary_encode");
   if (status != AM_OK) return status;
   AM_REQUIRE(out, "out");
@@ -344,8 +339,6 @@ AM_EXPORT int am_count_distinct(const am_array *array, am_count_mode mode, am_sc
     am_array_free(keys);
     AM_API_RETURN(status);
   }
-  if (array && out && am_type_is_binary(array->type))
-    AM_API_RETURN(am_string_count_distinct(err, array, mode, out));
   am_storage_keep keep;
   int status = am_storage_begin(err, &array, &keep);
   if (status == AM_OK) status = count_distinct(err, array, mode, out);

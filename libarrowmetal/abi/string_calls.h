@@ -69,19 +69,13 @@ int am_string_compare(am_err *err, int op, const am_array *left, const am_array 
 int am_string_aggregate(am_err *err, int op, const am_array *array,
                         const am_aggregate_options *options, am_scalar *a, am_scalar *b);
 
-/* The hash-based functions of string and binary arrays (string_hash.c),
- * with pyarrow's semantics; abi/hash.c's entry points come here first. A
- * value set of another string type is looked up by its bytes where pyarrow
- * casts it (AM_ETYPE / AM_EINVAL in pyarrow's words where its casts fail). */
+/* is_in (as_bool) / index_in where the values or the value set are string
+ * or binary (string_hash.c), with pyarrow's semantics; abi/hash.c's entry
+ * points come here first. A value set of another string type is looked up
+ * by its bytes where pyarrow casts it (AM_ETYPE / AM_EINVAL in pyarrow's
+ * words where its casts fail). */
 int am_string_set_lookup(am_err *err, const am_array *values, const am_array *value_set,
                          int skip_nulls, int as_bool, am_array **out);
-int am_string_unique(am_err *err, const am_array *array, am_array **out);
-int am_string_value_counts(am_err *err, const am_array *array, am_array **values,
-                           am_array **counts);
-int am_string_count_distinct(am_err *err, const am_array *array, am_count_mode mode,
-                             am_scalar *out);
-int am_string_dictionary_encode(am_err *err, const am_array *array, am_null_encoding encoding,
-                                am_array **out);
 
 /* am_cast between strings and integers or bools (string_cast.c): a host
  * array a whose type or `to` is a string or binary type. AM_ETYPE for the

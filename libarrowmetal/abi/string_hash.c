@@ -1,22 +1,20 @@
-/* The hash-based functions over strings and binary (issue #13): is_in,
- * index_in, unique, value_counts, count_distinct and dictionary_encode with
- * pyarrow's semantics, on the host. abi/hash.c branches here for a string
- * or binary input, as it does for decimals and dictionaries.
+/* is_in and index_in over strings and binary (issue #13), with pyarrow's
+ * semantics, on the host: abi/hash.c branches here when the values or the
+ * value set are string or binary, as it does for decimals and dictionaries.
+ * (unique, value_counts, count_distinct and dictionary_encode of strings are
+ * hash.c's own path: its grouping is the CPU backend's over their bytes,
+ * from a host copy where the array lives on a GPU. pyarrow's mode has no
+ * kernel for strings; neither has the library's.)
  *
- * The CPU backend does the hashing, through the backend table: hash_group
- * groups the rows by their bytes (cpu/hash_bytes.c: a 64-bit hash of each
- * row grouped on the numbers' parallel table, then every row checked
- * against its group's first row, exactly), and hash_lookup probes a table
- * of the value set's bytes with every row, over the worker pool. The
- * results are made from the grouping with the string calls (am_string_take),
- * so they are string arrays of the input's type. Inputs on a GPU run on
- * host copies, and the results go back to the input's device
- * (string_device.h). pyarrow's mode has no kernel for strings; neither has
- * abi/hash.c's. */
+ * The CPU backend does the lookup, through the backend table: hash_lookup
+ * builds a table of the value set's bytes and probes it with every row over
+ * the worker pool (cpu/hash_bytes.c). This file settles which pairs of
+ * string types meet, as pyarrow's casts decide; a lookup is then one of
+ * bytes. Values on a GPU run on a host copy, and the result goes back to
+ * their device (string_device.h); a set on a GPU is copied to the host. */
 #include <stdio.h>
 #include <string.h>
 
-#include "core/hash.h"
 #include "core/string_array.h"
 #include "dictionary.h"
 #include "route.h"
@@ -43,34 +41,23 @@ static int mismatch(am_err *err, const am_array *values, const am_array *set) {
                  type_text(values, a, sizeof a), type_text(set, b, sizeof b));
 }
 
-/* Moves *a (a host result) to `home` when that is not NULL; frees *a and
- * sets it NULL on failure. */
-static int to_home(am_err *err, am_device *home, am_array **a) {
-  if (!home || !*a) return AM_OK;
-  am_array *moved = NULL;
-  int status = am_move(err, *a, home, &moved);
-  am_array_free(*a);
-  *a = moved;
-  return status;
-}
-
-/* The grouping of a host string array's rows (core/hash.h). */
-static int group(am_err *err, const am_array *a, int flags, am_hash_groups *g) {
-  memset(g, 0, sizeof *g);
-  g->null_group = -1;
-  return host_kernels()->hash_group(err, a, flags, g);
-}
-
 /* ---- is_in, index_in */
 
 /* pyarrow casts a value set of another string type to the values' type, or
  * else the values to the set's; where either cast succeeds the lookup is
  * one of bytes, so the pairs where both fail are the errors:
  * fixed_size_binary values and a non-empty set of another width (pyarrow's
- * cast error), string values and a fixed_size_binary set, and
+ * cast error), string values and a fixed_size_binary or view set, and
  * fixed_size_binary values and a string set holding a valid value of
- * another length (a type error). The set is on the host. */
-static int lookup_pair(am_err *err, const am_array *values, const am_array *set) {
+ * another length (a type error). View values have no kernel in pyarrow.
+ * Divergence: pyarrow 26 casts a view set for fixed_size_binary values
+ * without checking the widths, and then matches wrongly (every row its
+ * first value); here such a set is looked up by its bytes. The set is on
+ * the host. */
+static int lookup_pair(am_err *err, const am_array *values, const am_array *set, int as_bool) {
+  if (am_type_is_view(values->type))
+    return am_fail(err, AM_ETYPE, "Function '%s' has no kernel matching input types (%s)",
+                   as_bool ? "is_in" : "index_in", am_type_name(values->type));
   const int fixed = values->type == AM_FIXED_SIZE_BINARY;
   if (fixed && set->type == AM_FIXED_SIZE_BINARY) {
     if (values->byte_width == set->byte_width || set->length == 0) return AM_OK;
@@ -79,9 +66,10 @@ static int lookup_pair(am_err *err, const am_array *values, const am_array *set)
                    "must match",
                    (int)values->byte_width, (int)set->byte_width);
   }
-  if (set->type == AM_FIXED_SIZE_BINARY && am_type_is_utf8(values->type))
+  if (am_type_is_utf8(values->type) &&
+      (set->type == AM_FIXED_SIZE_BINARY || am_type_is_view(set->type)))
     return mismatch(err, values, set);
-  if (fixed && am_type_is_utf8(set->type))
+  if (fixed && (set->type == AM_UTF8 || set->type == AM_LARGE_UTF8))
     for (int64_t i = 0; i < set->length; i++) {
       int64_t n;
       am_string_value(set, i, &n);
@@ -104,95 +92,9 @@ int am_string_set_lookup(am_err *err, const am_array *values, const am_array *va
   if (status == AM_OK && !(set->device->backend->memory.caps & AM_MEMORY_HOST) &&
       (status = am_to_host(err, value_set, &set_copy)) == AM_OK)
     set = set_copy;
-  if (status == AM_OK) status = lookup_pair(err, in[0], set);
+  if (status == AM_OK) status = lookup_pair(err, in[0], set, as_bool);
   if (status == AM_OK)
     status = host_kernels()->hash_lookup(err, in[0], set, skip_nulls, as_bool, out);
   am_array_free(set_copy);
   return am_string_hosted_end(err, status, &h, out);
-}
-
-/* ---- unique, value_counts, count_distinct, dictionary_encode */
-
-int am_string_unique(am_err *err, const am_array *array, am_array **out) {
-  const am_array *in[1] = {array};
-  am_string_hosted h;
-  am_hash_groups g = {.null_group = -1};
-  int status = am_string_hosted_begin(err, in, 1, &h);
-  if (status == AM_OK && (status = group(err, in[0], 0, &g)) == AM_OK)
-    status = am_string_take(err, in[0], g.first, out);
-  am_hash_groups_free(&g);
-  return am_string_hosted_end(err, status, &h, out);
-}
-
-int am_string_value_counts(am_err *err, const am_array *array, am_array **values,
-                           am_array **counts) {
-  const am_array *in[1] = {array};
-  am_string_hosted h;
-  am_hash_groups g = {.null_group = -1};
-  am_array *made = NULL, *made_counts = NULL;
-  int status = am_string_hosted_begin(err, in, 1, &h);
-  am_device *home = h.home;
-  if (status == AM_OK && (status = group(err, in[0], AM_HASH_COUNTS, &g)) == AM_OK &&
-      (status = am_string_take(err, in[0], g.first, &made)) == AM_OK) {
-    made_counts = g.counts;
-    g.counts = NULL;
-  }
-  am_hash_groups_free(&g);
-  status = am_string_hosted_end(err, status, &h, &made);
-  if (status == AM_OK) status = to_home(err, home, &made_counts);
-  if (status == AM_OK) {
-    *values = made;
-    *counts = made_counts;
-  } else {
-    am_array_free(made);
-    am_array_free(made_counts);
-  }
-  return status;
-}
-
-int am_string_count_distinct(am_err *err, const am_array *array, am_count_mode mode,
-                             am_scalar *out) {
-  if ((unsigned)mode > AM_COUNT_ALL)
-    return am_fail(err, AM_EINVAL, "unknown count mode %d (0: only_valid, 1: only_null, 2: all)",
-                   (int)mode);
-  const am_array *in[1] = {array};
-  am_string_hosted h;
-  am_hash_groups g = {.null_group = -1};
-  int status = am_string_hosted_begin(err, in, 1, &h);
-  if (status == AM_OK && (status = group(err, in[0], 0, &g)) == AM_OK) {
-    const int64_t nulls = g.null_group >= 0;
-    memset(out, 0, sizeof *out);
-    out->type = AM_INT64;
-    out->i64 = mode == AM_COUNT_VALID ? g.groups - nulls : mode == AM_COUNT_NULL ? nulls : g.groups;
-  }
-  am_hash_groups_free(&g);
-  return am_string_hosted_end(err, status, &h, NULL);
-}
-
-int am_string_dictionary_encode(am_err *err, const am_array *array, am_null_encoding encoding,
-                                am_array **out) {
-  const am_array *in[1] = {array};
-  am_string_hosted h;
-  am_hash_groups g = {.null_group = -1};
-  am_array *dictionary = NULL, *indices = NULL;
-  const int flags = AM_HASH_IDS | (encoding == AM_NULL_ENCODING_MASK ? AM_HASH_MASK_NULLS : 0);
-  int status = am_string_hosted_begin(err, in, 1, &h);
-  am_device *home = h.home;
-  if (status == AM_OK && (status = group(err, in[0], flags, &g)) == AM_OK &&
-      (status = am_string_take(err, in[0], g.first, &dictionary)) == AM_OK) {
-    indices = g.ids;
-    g.ids = NULL;
-  }
-  am_hash_groups_free(&g);
-  status = am_string_hosted_end(err, status, &h, &dictionary);
-  if (status == AM_OK) status = to_home(err, home, &indices);
-  if (status == AM_OK) {
-    /* The indices own the dictionary from here. */
-    indices->dictionary = dictionary;
-    *out = indices;
-  } else {
-    am_array_free(dictionary);
-    am_array_free(indices);
-  }
-  return status;
 }

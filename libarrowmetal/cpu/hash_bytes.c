@@ -149,10 +149,16 @@ static inline int same_run(const uint8_t *p, const uint8_t *q, int64_t n) {
 
 /* Rows [begin, end) of a string array, each as `body` sees p (its bytes) and
  * n (their count), in a loop of its own for each layout: the offsets' width
- * or the fixed width read once, not per row. */
+ * or the fixed width read once, not per row; views slot by slot. */
 #define FOR_EACH_VALUE(a, begin, end, i, p, n, body)                      \
   do {                                                                    \
-    if ((a)->type == AM_FIXED_SIZE_BINARY) {                              \
+    if (am_type_is_view((a)->type)) {                                     \
+      for (int64_t i = (begin); i < (end); i++) {                         \
+        int64_t n;                                                        \
+        const uint8_t *p = am_view_value((a), i, &n);                     \
+        body;                                                             \
+      }                                                                   \
+    } else if ((a)->type == AM_FIXED_SIZE_BINARY) {                       \
       const int64_t n = (a)->byte_width;                                  \
       const uint8_t *base = (const uint8_t *)(a)->data + (a)->offset * n; \
       for (int64_t i = (begin); i < (end); i++) {                         \

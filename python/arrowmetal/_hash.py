@@ -135,9 +135,9 @@ def _type_of(x: Any) -> str:
 
 def _is_string(name: str) -> bool:
     """Whether a type name (ArrowMetal's or pyarrow's) is a string or binary type."""
-    return name in ("string", "large_string", "binary", "large_binary") or name.startswith(
-        "fixed_size_binary"
-    )
+    return name in (
+        "string", "large_string", "binary", "large_binary", "string_view", "binary_view"
+    ) or name.startswith("fixed_size_binary")  # fmt: skip
 
 
 def _unify(values: Any, value_set: Any, device: DeviceLike | None) -> tuple[Any, Any]:

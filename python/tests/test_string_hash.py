@@ -173,35 +173,54 @@ def value_sets(st):
 
 
 def outcome(fn):
-    """(pyarrow's exception class, result) of a call."""
+    """(the exception pyarrow's class of which was raised, result) of a call."""
     try:
         return None, norm(fn())
     except pa.ArrowException as e:
-        return [c for c in type(e).__mro__ if c.__module__.startswith("pyarrow")][0], str(e)
+        return e, None
 
 
-SET_TYPES = TYPES + [pa.binary(4)]
+VIEWS = [pa.string_view(), pa.binary_view()]
+SET_TYPES = TYPES + [pa.binary(4)] + VIEWS
 
 
-@pytest.mark.parametrize("t", TYPES, ids=str)
+def as_set(st, s):
+    """A value set of st with the values of set s (st a view type: by a cast)."""
+    return s.cast(st) if st in VIEWS else s
+
+
+@pytest.mark.parametrize("t", TYPES + VIEWS, ids=str)
 @pytest.mark.parametrize("st", SET_TYPES, ids=str)
 @pytest.mark.parametrize("op", ["is_in", "index_in"])
 def test_lookup_matches_pyarrow(device, t, st, op):
     """Every pair of string types: pyarrow's casts where they succeed (a lookup of
-    bytes), its errors where they fail (class and message)."""
-    arr = sample(t, 500, seed=3, offset=5)
+    bytes), its errors where they fail (its class, the message after the library's
+    function name). View values: no kernel, as pyarrow. Divergence: pyarrow 26 casts
+    a view set for fixed_size_binary values without checking widths and matches
+    wrongly; the library looks it up by its bytes (pyarrow's answer over a binary set)."""
+    flat = {pa.string_view(): pa.string(), pa.binary_view(): pa.binary()}.get(t, t)
+    arr = sample(flat, 500, seed=3, offset=5)
+    if t in VIEWS:
+        arr = arr.cast(t)
+        if device != "cpu":
+            pytest.skip("views live on the host")
     a = placed(arr, device)
-    sets = value_sets(st) if st != pa.binary(4) else [
+    base = {pa.string_view(): pa.string(), pa.binary_view(): pa.binary()}.get(st, st)
+    sets = value_sets(base) if st != pa.binary(4) else [
         ("fixed4", pa.array([b"abcd", None], st)), ("empty", pa.array([], st)),
         ("all-null", pa.array([None], st))]  # fmt: skip
     for name, s in sets:
+        vs = as_set(st, s)
         for skip in (False, True):
-            want = outcome(lambda: getattr(pc, op)(arr, value_set=s, skip_nulls=skip))
-            got = outcome(lambda: on(device, getattr(am, op)(a, value_set=s, skip_nulls=skip)))
+            fixed_in_view = pa.types.is_fixed_size_binary(t) and st in VIEWS
+            bytes_set = s.cast(pa.binary()) if fixed_in_view else vs
+            want = outcome(lambda: getattr(pc, op)(arr, value_set=bytes_set, skip_nulls=skip))
+            got = outcome(lambda: on(device, getattr(am, op)(a, value_set=vs, skip_nulls=skip)))
             if want[0] is None:
                 assert got == want, (name, skip)
             else:  # the library's message names its function first
-                assert got[0] == want[0] and got[1].endswith(want[1]), (name, skip, got, want)
+                assert isinstance(got[0], type(want[0])), (name, skip, got, want)
+                assert str(got[0]).endswith(str(want[0])), (name, skip, got, want)
 
 
 @pytest.mark.parametrize("t", TYPES, ids=str)
@@ -274,7 +293,10 @@ def test_string_dictionary_in_a_value_set(st):
         for skip in (False, True):
             got = outcome(lambda: getattr(am, op)(arr, value_set=s, skip_nulls=skip))
             want = outcome(lambda: getattr(pc, op)(arr, value_set=s, skip_nulls=skip))
-            assert got[0] == want[0] and (want[0] or got == want), (op, skip, got, want)
+            if want[0] is None:
+                assert got == want, (op, skip)
+            else:
+                assert isinstance(got[0], type(want[0])), (op, skip, got, want)
 
 
 @pytest.mark.parametrize("t", TYPES, ids=str)
