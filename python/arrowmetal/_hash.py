@@ -149,9 +149,6 @@ def _unify(values: Any, value_set: Any, device: DeviceLike | None) -> tuple[Any,
         return values, value_set  # the library converts the set (decimal_hash.c)
     if _is_string(vt) and _is_string(st):
         return values, value_set  # the library takes pyarrow's casts as bytes (string_hash.c)
-    if _is_string(vt) or _is_string(st):
-        # Strings and another type: pyarrow parses, or refuses, as its casts go.
-        raise ArrowMetalTypeError(f"no kernel for {vt} values in a {st} value set", lib.AM_ETYPE)
     if st not in TYPE_NAMES:  # pyarrow's types elsewhere: its own call says what it does
         raise ArrowMetalTypeError(f"no kernel for a value set of {st}", lib.AM_ETYPE)
     if vt == st:
@@ -202,11 +199,16 @@ def _set_lookup(
     strings = False
     try:
         vs = _value_set_array(value_set)
-        vt = _type_of(values)
-        strings = _is_string(vt) and _is_string(_type_of(vs))
-        if not isinstance(vs, Array) and pa.types.is_null(vs.type) and not _is_string(vt):
-            # A set of nulls of no type: nulls of the values' type (pyarrow
-            # refuses it for string values).
+        vt, st = _type_of(values), _type_of(vs)
+        strings = _is_string(vt) and _is_string(st)
+        if _is_string(vt) != _is_string(st):
+            # Strings and another type (a typeless null set for string values
+            # too): pyarrow parses one side as the other's type, or refuses, by
+            # rules of its own casts; it runs the call.
+            reason = f"no kernel for {vt} values in a {st} value set"
+            return _fallback.run(name, reason, (values,), kwargs)
+        if not isinstance(vs, Array) and pa.types.is_null(vs.type):
+            # A set of nulls of no type: nulls of the values' type.
             vs = pa.nulls(len(vs), type=pa.type_for_alias(vt))
 
         def one(piece: Any) -> Any:
