@@ -133,7 +133,6 @@ def test_dictionary_array_sort(it, values):
 def test_dictionary_sort_refusals_are_pyarrows():
     """A dictionary ChunkedArray, a Table's dictionary column and a dictionary key
     beside another: pyarrow 26's errors, without a fallback."""
-    before = am.fallbacks()  # the process's count: other tests' fallbacks stay out
     d = dictionary(pa.int8(), pa.array(["b", "a"]), 20, 6)
     table = pa.table({"k": d, "i": pa.array(range(20))})
     calls = [
