@@ -56,13 +56,26 @@ def words(op, t):
     return cf.encode_values(t, [w.encode() for w in base] + PATTERN_BYTES)
 
 
+def _guarded(arr):
+    """The same values with a valid byte before the first and after the last: pyarrow's
+    UTF-8 whitespace scan reads a code point past a value's end (before its start under
+    reverse) and finds no separator where those bytes are not UTF-8, which past a
+    buffer's last value are its padding (the header's note); the library takes them as
+    UTF-8."""
+    import pyarrow as pa
+
+    if not pa.types.is_string(arr.type) and not pa.types.is_large_string(arr.type):
+        return arr
+    return pa.array(["x", *arr.to_pylist(), "x"], arr.type).slice(1, len(arr))
+
+
 def evaluate(op, params, args):
     import pyarrow.compute as pc
 
     kw = {"max_splits": params["max_splits"], "reverse": params["reverse"]}
     if op == OPS[0]:
         return pc.split_pattern(args[0], params["pattern"], **kw)
-    return pc.call_function(op, [args[0]], pc.SplitOptions(**kw))
+    return pc.call_function(op, [_guarded(args[0])], pc.SplitOptions(**kw))
 
 
 def _part(g, arr):

@@ -2403,8 +2403,8 @@ typedef enum am_split_op {
  * at either end gives an empty piece there. A run of utf8 whitespace that
  * reaches the value's end (its start, in reverse) is cut before its last
  * (after its first) code point, as pyarrow 26 scans it: "a  " gives "a",
- * "", "" (ascii: "a", ""). Bytes that are not UTF-8 stop the utf8 scan: the
- * rest of the value is one piece, as pyarrow (no error).
+ * "", "" (ascii: "a", ""). Bytes that are not UTF-8 stop the utf8 scan:
+ * the rest of the value is one piece, as pyarrow (no error).
  *
  * The result is pyarrow's ListArray in two arrays, the caller's to release
  * with am_release: `*items`, every row's pieces one after the other, of the
@@ -2422,7 +2422,11 @@ typedef enum am_split_op {
  * kernel matching input types (int64)"); nothing is written on an error.
  * Divergence: pyarrow 26 aborts the process under reverse with a
  * max_splits near 2^62 (it reserves that many pieces); here any positive
- * max_splits is a limit.
+ * max_splits is a limit. And where a utf8 whitespace run reaches a value's
+ * end (start), pyarrow reads a code point past the value and finds no
+ * separator there when those bytes are not UTF-8 (past a buffer's last
+ * value: its padding, which may hold anything); the library reads nothing
+ * past the value and cuts as pyarrow does when they are UTF-8.
  * Inputs are borrowed; the split runs on the host (an array on a GPU is
  * copied there) and both results live on the input's device. Thread-safe. */
 int am_string_split(am_split_op op, const am_array *array, const char *pattern,
