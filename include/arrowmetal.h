@@ -2236,7 +2236,7 @@ int am_export_device_stream(const am_table *table, struct ArrowDeviceArrayStream
  * View arrays (string_view, binary_view) take every one of these calls.
  * Results that only move slots (take, filter, concat, the null functions)
  * copy views and share the inputs' data buffers, as Arrow C++ does; the
- * string functions with string results (case, trims, slices, joins) copy a
+ * string functions with string results (case, trims, slices, joins, splits) copy a
  * view input's values into a flat array first, and give views over their
  * result's bytes. A string result of a view input is of the input's view
  * type; lengths and positions are int32. pyarrow 26 has kernels for views
