@@ -63,7 +63,8 @@ def _split_one(op: int, x: Any, pattern: Any, n: int, max_splits: int, reverse: 
     lists = wrap(offsets[0]).to_pyarrow()
     # the offsets array's validity and data buffers are the list's own
     return pa.Array.from_buffers(pa.list_(values.type), len(lists) - 1, lists.buffers(),
-                                 null_count=lists.null_count, children=[values])  # fmt: skip
+                                 null_count=lists.null_count, offset=lists.offset,
+                                 children=[values])  # fmt: skip
 
 
 def _split(name: str, strings: Any, pattern: bytes | None, fields: dict[str, Any],
