@@ -48,8 +48,9 @@ def functions(rows):
     idx = pa.array(rng.integers(0, rows, rows))
     ts = pa.array(rng.integers(0, 2**50, rows), pa.timestamp("us"))
     padded = pc.binary_join_element_wise("  ", s, "\t", "")  # whitespace at both ends
+    csv = pc.binary_join_element_wise(s, s, s, ", ")  # split_pattern: three pieces a row
     a, k, i, t = am.array(s), am.array(keep), am.array(idx), am.array(ts)
-    pa_ = am.array(padded)
+    pa_, csv_ = am.array(padded), am.array(csv)
     return [
         ("filter", lambda: am.filter(a, k), lambda: pc.filter(s, keep)),
         ("take", lambda: am.take(a, i), lambda: pc.take(s, idx)),
@@ -82,6 +83,22 @@ def functions(rows):
             "utf8_trim ' \\t'",
             lambda: am.utf8_trim(pa_, " \t"),
             lambda: pc.utf8_trim(padded, " \t"),
+        ),
+        # the splits give pyarrow ListArrays (the library's items and offsets, not copied)
+        (
+            "split_pattern ', '",
+            lambda: am.split_pattern(csv_, ", "),
+            lambda: pc.split_pattern(csv, ", "),
+        ),
+        (
+            "split_pattern ',' max 1 reverse",
+            lambda: am.split_pattern(csv_, ",", max_splits=1, reverse=True),
+            lambda: pc.split_pattern(csv, ",", max_splits=1, reverse=True),
+        ),
+        (
+            "utf8_split_whitespace",
+            lambda: am.utf8_split_whitespace(pa_),
+            lambda: pc.utf8_split_whitespace(padded),
         ),
         ("year", lambda: am.year(t), lambda: pc.year(ts)),
     ]

@@ -37,6 +37,7 @@ import quantile_cases
 import rank_cases
 import rounding
 import sort_cases
+import split_cases
 import string_cases
 import temporal_cases
 import timezone_cases
@@ -125,6 +126,7 @@ FILES.update({name: rank_cases.FILE for name in rank_cases.OPS})
 FILES.update({name: temporal_cases.FILE for name in temporal_cases.OPS})
 FILES.update({name: timezone_cases.FILE for name in timezone_cases.OPS})  # time zones
 FILES.update({name: string_cases.FILE for name in string_cases.FUNCTIONS})  # string functions
+FILES.update({name: split_cases.FILE for name in split_cases.OPS})  # splitting (lists)
 # Dictionary arrays: conformance/dictionary_cases.py (every case with a dictionary input).
 FILES.update({name: dictionary_cases.FILE for name in dictionary_cases.OPS})
 
@@ -138,7 +140,7 @@ def map_error(exc):
     # The families whose cases live in their own modules map their own errors first.
     for family in (null_handling, hash_cases, rounding, quantile_cases, sort_cases, rank_cases,
                    join_cases, temporal_cases, timezone_cases, dictionary_cases,
-                   decimal_cases):  # fmt: skip
+                   decimal_cases, split_cases):  # fmt: skip
         status = family.map_error(exc)
         if status:
             return status
@@ -235,6 +237,8 @@ def evaluate(op, params, args, native=False):
         return timezone_cases.evaluate(op, params, args)
     if op in string_cases.FUNCTIONS:
         return string_cases.evaluate(op, params, args)
+    if op in split_cases.OPS:
+        return split_cases.evaluate(op, params, args)
     if op in dictionary_cases.OPS:
         return dictionary_cases.evaluate(op, params, args)
     raise AssertionError(op)
@@ -249,6 +253,8 @@ def expectation(case, native=False):
     if isinstance(result, pa.Table):  # group_by, join: rows compared sorted
         family = join_cases if case["op"] in join_cases.OPS else groupby_cases
         return family.expected(case, result), None
+    if case["op"] in split_cases.OPS:  # a ListArray: its items and offsets
+        return split_cases.expected(sys.modules[__name__], case, result), result
     if isinstance(result, pa.StructScalar):  # min_max, first_last: a record of scalars
         return gen_aggregates.expected_struct(case["op"], result), result
     if case["op"] in rank_cases.OPS:  # select_k, partition: a property, not bytes
@@ -1673,8 +1679,8 @@ def gen_pinned():
 
 def file_of(case):
     """The case file (NAME of cases/NAME.json.gz) a case belongs in."""
-    return (float16_cases.file_of(case) or decimal_cases.file_of(case)
-            or dictionary_cases.file_of(case)
+    return (split_cases.file_of(case) or float16_cases.file_of(case)
+            or decimal_cases.file_of(case) or dictionary_cases.file_of(case)
             or timezone_cases.file_of(case) or temporal_cases.file_of(case)
             or view_cases.file_of(case)
             or string_cases.file_of(case) or FILES[case["op"]])  # fmt: skip
@@ -1749,7 +1755,7 @@ def update_readme(path):
     # the others, in this order.
     families = (null_handling, hash_cases, rounding, quantile_cases, cumulative, sort_cases)
     for family in families + (rank_cases, groupby_cases, join_cases, temporal_cases,
-                              timezone_cases, string_cases, dictionary_cases):  # fmt: skip
+                              timezone_cases, string_cases, split_cases, dictionary_cases):  # fmt: skip
         subject = getattr(family, "subject_type", lambda case: case["inputs"][0]["type"])
         ops = getattr(family, "FUNCTIONS", family.OPS)  # strings: utf8_slice_codeunits too
         rows = [r for r in rows if r.split("|")[1].strip() not in ops]
@@ -1907,7 +1913,7 @@ def gen_binary():
 # The families with a case file of their own, which --only regenerates alone.
 OWN_FILES = {family.FILE: family for family in (temporal_cases, timezone_cases, string_cases,
                                                 dictionary_cases, decimal_cases, view_cases,
-                                                float16_cases)}  # fmt: skip
+                                                float16_cases, split_cases)}  # fmt: skip
 
 
 def regenerate_only(name, out_dir):
@@ -1966,6 +1972,7 @@ def main():
     decimal_cases.gen(sys.modules[__name__])  # decimals (issue #13)
     view_cases.gen(sys.modules[__name__])  # string_view / binary_view (issue #13)
     float16_cases.gen(sys.modules[__name__])  # float16 (issue #13)
+    split_cases.gen(sys.modules[__name__])  # splitting (issue #13)
     write(args.out)
     write_ipc.write(args.out, write_ipc.DEFAULT_OUT)  # the same cases in Arrow IPC
     update_readme(os.path.join(HERE, "README.md"))

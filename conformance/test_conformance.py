@@ -18,6 +18,7 @@ import quantile_cases
 import rank_cases
 import rounding
 import sort_cases
+import split_cases
 import string_cases
 import temporal_cases
 import timezone_cases
@@ -88,6 +89,8 @@ def call(case, arrays, scalars):
         return dictionary_cases.call(case, arrays, scalars)
     if op in hash_cases.OPS:  # hash-based functions
         return hash_cases.call(case, arrays)
+    if op in split_cases.OPS:  # two arrays: the lists' items and offsets
+        return split_cases.call(case, arrays, scalars)
     if op in functions.AGGREGATE:
         return call_aggregate(case, arrays, scalars)
     if op in REDUCTIONS:

@@ -18,6 +18,7 @@ import quantile_cases
 import rank_cases
 import rounding
 import sort_cases
+import split_cases
 import string_cases
 import temporal_cases
 import timezone_cases
@@ -41,6 +42,7 @@ OPS += join_cases.OPS
 OPS += temporal_cases.OPS
 OPS += timezone_cases.OPS  # time zones (issue #13)
 OPS += string_cases.FUNCTIONS  # string functions (issue #13)
+OPS += split_cases.OPS  # splitting (issue #13)
 OPS += dictionary_cases.OPS  # dictionary arrays (issue #13)
 LENGTHS = [0, 1, 7, 63, 64, 65, 1000, 100003]
 OFFSETS = [0, 1, 7, 63]

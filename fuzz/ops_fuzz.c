@@ -114,7 +114,7 @@ static void step(state *s) {
   const am_array *a = pick(s);
   if (!a) return;
   am_array *out = NULL;
-  switch (op % 39) {
+  switch (op % 40) {
     case 0: { /* sum / min / max / mean / count */
       am_scalar *v = scalar_out(s);
       int which = fz_u8(in) % 5, status;
@@ -419,6 +419,25 @@ static void step(state *s) {
       CALL(am_binary_join_element_wise(values, n, sep, text, text ? 1 : 0, (int)fz_range(in, -1, 3),
                                        "N", 1, &out),
            n ? a : sep);
+      break;
+    }
+    case 38: { /* the splits: an op (a bad one too), a pattern of 0-2 bytes, any limit */
+      am_array *offsets = NULL;
+      const int64_t m = fz_range(in, 0, 2);
+      const int status =
+          fz_status(am_string_split((am_split_op)fz_range(in, -1, 3), a, m ? ",a" : NULL, m,
+                                    fz_range(in, -2, 3), fz_u8(in) & 1, &out, &offsets),
+                    "am_string_split");
+      if (status != AM_OK) {
+        FZ_CHECK(!out && !offsets, "am_string_split wrote its outputs on an error");
+        break;
+      }
+      FZ_CHECK(am_length(offsets) == am_length(a) + 1 && am_null_count(offsets) == am_null_count(a),
+               "list offsets of %lld slots (%lld null) for %lld rows (%lld null)",
+               (long long)am_length(offsets), (long long)am_null_count(offsets),
+               (long long)am_length(a), (long long)am_null_count(a));
+      keep(s, out, NULL);
+      keep(s, offsets, NULL);
       break;
     }
     default: { /* a new honest array of the input's type */

@@ -1367,6 +1367,7 @@ typedef enum am_function_family {
   AM_FAMILY_STRING_JOIN = 59,  /* am_binary_join_element_wise */
   AM_FAMILY_STRPTIME = 60,     /* am_strptime */
   AM_FAMILY_STRFTIME = 61,     /* am_strftime */
+  AM_FAMILY_STRING_SPLIT = 62, /* am_string_split: op = am_split_op */
   /* 64-: more temporal functions */
   AM_FAMILY_ASSUME_TIMEZONE = 64, /* am_assume_timezone */
   AM_FAMILY_ROUND_TEMPORAL = 65   /* am_round_temporal: op = am_round_temporal_op */
@@ -2258,7 +2259,7 @@ int am_export_device_stream(const am_table *table, struct ArrowDeviceArrayStream
  * View arrays (string_view, binary_view) take every one of these calls.
  * Results that only move slots (take, filter, concat, the null functions)
  * copy views and share the inputs' data buffers, as Arrow C++ does; the
- * string functions with string results (case, trims, slices, joins) copy a
+ * string functions with string results (case, trims, slices, joins, splits) copy a
  * view input's values into a flat array first, and give views over their
  * result's bytes. A string result of a view input is of the input's view
  * type; lengths and positions are int32. pyarrow 26 has kernels for views
@@ -2397,6 +2398,63 @@ int am_binary_join_element_wise(const am_array *const *values, int64_t n_values,
                                 int64_t separator_length, int null_handling,
                                 const char *replacement, int64_t replacement_length,
                                 am_array **out);
+
+/* The splitting functions of am_string_split (pyarrow's): each valid row's
+ * value cut at its separators into a list of pieces. */
+typedef enum am_split_op {
+  /* "split_pattern" (SplitPatternOptions): at each occurrence of the pattern
+   * (bytes; non-overlapping, found from the start, or from the end under
+   * reverse). string, large_string, binary, large_binary and the views. */
+  AM_SPLIT_PATTERN = 0,
+  /* "ascii_split_whitespace" (SplitOptions): at each run of the bytes \t \n
+   * \v \f \r and space. string, large_string, string_view. */
+  AM_ASCII_SPLIT_WHITESPACE = 1,
+  /* "utf8_split_whitespace" (SplitOptions): at each run of the code points
+   * of the utf8_ trims' whitespace (am_string_op). string, large_string,
+   * string_view. */
+  AM_UTF8_SPLIT_WHITESPACE = 2
+} am_split_op;
+
+/* `op` of `array` as pyarrow 26 computes it, with the pattern's
+ * `pattern_length` bytes (split_pattern; borrowed for the call; the
+ * whitespace ops must be given none: AM_EINVAL): row i's list is its
+ * value's pieces, in order, with at most `max_splits` separators cut
+ * (negative: no limit, pyarrow's None; 0: the whole value) and, when
+ * `reverse` is nonzero, the separators found from the value's end (the
+ * pieces stay in order: "a,b,c" split once in reverse is "a,b", "c"). A
+ * value with no separator, the empty value too, is one piece; a separator
+ * at either end gives an empty piece there. A run of utf8 whitespace that
+ * reaches the value's end (its start, in reverse) is cut before its last
+ * (after its first) code point, as pyarrow 26 scans it: "a  " gives "a",
+ * "", "" (ascii: "a", ""). Bytes that are not UTF-8 stop the utf8 scan:
+ * the rest of the value is one piece, as pyarrow (no error).
+ *
+ * The result is pyarrow's ListArray in two arrays, the caller's to release
+ * with am_release: `*items`, every row's pieces one after the other, of the
+ * input's type (never null), and `*offsets`, AM_INT32 of length + 1 slots:
+ * row i's pieces are items[offsets[i] .. offsets[i + 1]), and offsets slot
+ * i is null where row i is (its list null, empty in items; slot `length` is
+ * valid). pyarrow's result type is list<input type> (list, not large_list,
+ * for the large types too): pyarrow.ListArray.from_arrays(offsets, items),
+ * or from_buffers over the offsets array's two buffers without a copy.
+ *
+ * Errors: an empty pattern with a row to split, AM_EINVAL ("Empty
+ * separator", pyarrow's; an empty array takes any); more than 2^31 - 1
+ * pieces, AM_EOVERFLOW ("List offset does not fit into 32 bit"); another
+ * type, AM_ETYPE in pyarrow's words ("Function 'split_pattern' has no
+ * kernel matching input types (int64)"); nothing is written on an error.
+ * Divergence: pyarrow 26 aborts the process under reverse with a
+ * max_splits near 2^62 (it reserves that many pieces); here any positive
+ * max_splits is a limit. And where a utf8 whitespace run reaches a value's
+ * end (start), pyarrow reads a code point past the value and finds no
+ * separator there when those bytes are not UTF-8 (past a buffer's last
+ * value: its padding, which may hold anything); the library reads nothing
+ * past the value and cuts as pyarrow does when they are UTF-8.
+ * Inputs are borrowed; the split runs on the host (an array on a GPU is
+ * copied there) and both results live on the input's device. Thread-safe. */
+int am_string_split(am_split_op op, const am_array *array, const char *pattern,
+                    int64_t pattern_length, int64_t max_splits, int reverse, am_array **items,
+                    am_array **offsets);
 /* ---- end of strings */
 
 /* ---- Decimals (issue #13; types AM_DECIMAL128, AM_DECIMAL256)

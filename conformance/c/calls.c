@@ -579,6 +579,22 @@ static int call_string_join(const cr_call *c, cr_result *r) {
   return 0;
 }
 
+/* split_pattern and the whitespace splits: params pattern (split_pattern's), max_splits
+ * (null: none, -1) and reverse; the results are the lists' items and offsets. */
+static int call_string_split(const cr_call *c, cr_result *r, int op) {
+  const json *pattern = json_get(c->params, "pattern");
+  const json *most = json_get(c->params, "max_splits");
+  int64_t max_splits = -1;
+  if (most && most->kind != JSON_NULL && !json_to_i64(most, &max_splits))
+    return problem(r, "max_splits %s", "?");
+  am_array **out = arrays(r, 2);
+  r->fname = "am_string_split";
+  r->rc = am_string_split((am_split_op)op, arg(c, 0), pattern ? pattern->text : NULL,
+                          pattern ? (int64_t)pattern->text_len : 0, max_splits,
+                          pbool(c, "reverse", 0), &out[0], &out[1]);
+  return 0;
+}
+
 /* floor/ceil/round_temporal: params multiple, unit (a CalendarUnit name) and the three
  * flags, as RoundTemporalOptions (temporal_cases.round_params). */
 static int call_round_temporal(const cr_call *c, cr_result *r, int op) {
@@ -812,6 +828,7 @@ static const int FAMILIES[] = {AM_FAMILY_REDUCE,
                                AM_FAMILY_STRING_JOIN,
                                AM_FAMILY_STRPTIME,
                                AM_FAMILY_STRFTIME,
+                               AM_FAMILY_STRING_SPLIT,
                                AM_FAMILY_ASSUME_TIMEZONE,
                                AM_FAMILY_ROUND_TEMPORAL};
 
@@ -931,6 +948,8 @@ static int run_call(const cr_call *c, cr_result *r) {
       return call_strptime(c, r);
     case AM_FAMILY_STRFTIME:
       return call_strftime(c, r);
+    case AM_FAMILY_STRING_SPLIT:
+      return call_string_split(c, r, op);
     case AM_FAMILY_ASSUME_TIMEZONE:
       return call_assume_timezone(c, r);
     case AM_FAMILY_ROUND_TEMPORAL:

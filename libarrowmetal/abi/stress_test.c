@@ -1,10 +1,10 @@
 /* A stress program for ThreadSanitizer (make test-tsan): 8 threads, each a
  * random mix of imports and exports, element-wise ops, compares, casts,
  * reductions, filters and takes, hash functions, cumulative sums,
- * quantiles, batches (ended, committed and waited here, committed and
- * waited on by another thread, committed and never waited on), handles and
- * exported structs released by another thread, runtime-control changes and
- * device probes, all at once. Every result is checked against a plain
+ * quantiles, string splits, batches (ended, committed and waited here,
+ * committed and waited on by another thread, committed and never waited
+ * on), handles and exported structs released by another thread,
+ * runtime-control changes and device probes, all at once. Every result is checked against a plain
  * single-threaded recomputation here, so the program fails on a wrong
  * answer as well as on a race that TSan reports. It uses only the public
  * header, as an embedder would.
@@ -45,12 +45,14 @@ typedef enum kind {
   K_GROUP, /* am_group_by, am_join_indices */
   K_ZONE,  /* time zones: am_temporal_field, am_cast, am_assume_timezone */
   K_TEXT,  /* values as text: am_cast to and from strings, am_strftime, am_strptime */
+  K_SPLIT, /* am_string_split */
   KINDS
 } kind;
 
-static const char *kind_names[KINDS] = {
-    "import", "arith",  "compare", "cast",    "reduce", "select", "hash",  "cumulative", "quantile",
-    "batch",  "commit", "handoff", "control", "device", "error",  "group", "zone",       "text"};
+static const char *kind_names[KINDS] = {"import", "arith",   "compare",    "cast",     "reduce",
+                                        "select", "hash",    "cumulative", "quantile", "batch",
+                                        "commit", "handoff", "control",    "device",   "error",
+                                        "group",  "zone",    "text",       "split"};
 
 static atomic_long done[KINDS], failed[KINDS];
 static atomic_long structs_made, structs_released, log_messages;
@@ -1140,10 +1142,44 @@ static void op_text(uint64_t *s) {
   am_release(read);
 }
 
+/* am_string_split of integers' decimal texts at the digit 1 (a limit of
+ * splits or none, either direction): a valid row's list has its 1s (at
+ * most the limit) plus one pieces, a null row's none, and is null. */
+static void op_split(uint64_t *s) {
+  const int64_t n = pick_length(s), most = pick(s, 3) == 0 ? pick(s, 3) : -1;
+  const int reverse = (int)pick(s, 2);
+  col x, want;
+  am_array *a = NULL, *text = NULL, *items = NULL, *offsets = NULL;
+  col_random(&x, s, AM_INT64, n, 0, (int)pick(s, 3));
+  col_init(&want, AM_INT32, n + 1);
+  want.valid[n] = 1;
+  for (int64_t j = 0; j < n; j++) {
+    char digits[32];
+    int64_t ones = 0;
+    snprintf(digits, sizeof digits, "%lld", (long long)x.i[j]);
+    for (const char *c = digits; *c; c++) ones += *c == '1';
+    want.valid[j] = x.valid[j];
+    want.i[j + 1] = want.i[j] + (x.valid[j] ? (most >= 0 && ones > most ? most : ones) + 1 : 0);
+  }
+  if (import_col(&x, s, &a) != AM_OK || am_cast(a, AM_UTF8, AM_CAST_SAFE, &text) != AM_OK ||
+      am_string_split(AM_SPLIT_PATTERN, text, "1", 1, most, reverse, &items, &offsets) != AM_OK) {
+    fail(K_SPLIT, "integers as text split at '1' (%s)", am_last_error());
+  } else if (check_array(K_SPLIT, "the list offsets of a split", offsets, &want, s) &&
+             am_length(items) != want.i[n]) {
+    fail(K_SPLIT, "%lld pieces, want %lld", (long long)am_length(items), (long long)want.i[n]);
+  }
+  col_free(&x);
+  col_free(&want);
+  am_release(a);
+  am_release(text);
+  am_release(items);
+  am_release(offsets);
+}
+
 static void (*const ops[KINDS])(uint64_t *) = {
-    op_import,  op_arith,      op_compare,  op_cast,  op_reduce, op_select,
-    op_hash,    op_cumulative, op_quantile, op_batch, op_commit, op_handoff,
-    op_control, op_device,     op_error,    op_group, op_zone,   op_text};
+    op_import,     op_arith,    op_compare, op_cast,   op_reduce,  op_select,  op_hash,
+    op_cumulative, op_quantile, op_batch,   op_commit, op_handoff, op_control, op_device,
+    op_error,      op_group,    op_zone,    op_text,   op_split};
 
 static uint64_t seed;
 /* STRESS_ONLY=<kind>[,<kind>...] runs only those kinds (to narrow down a

@@ -28,44 +28,9 @@ typedef struct trim_set {
   int64_t count;
 } trim_set;
 
-/* Code points of Unicode bidi classes WS, B and S above U+007F, the
- * whitespace of pyarrow's utf8_ trims (utf8proc's bidi classes; the ASCII
- * ones are trim_set.byte's). */
-static int unicode_space(uint32_t c) {
-  return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
-         c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
-}
-
-/* The code point that ends just before e (after begin): its byte count, 0
- * when the bytes before e are not one. */
-static int decode_back(const uint8_t *begin, const uint8_t *e, uint32_t *cp) {
-  static const uint8_t lead_mask[5] = {0, 0, 0xE0, 0xF0, 0xF8};
-  static const uint8_t lead_bits[5] = {0, 0, 0xC0, 0xE0, 0xF0};
-  const uint8_t *s = e - 1;
-  if (*s < 0x80) {
-    *cp = *s;
-    return 1;
-  }
-  if ((*s & 0xC0) != 0x80) return 0;
-  uint32_t v = *s & 0x3Fu;
-  int shift = 6;
-  for (int len = 2; len <= 4; len++) {
-    if (--s < begin) return 0;
-    const uint8_t c = *s;
-    if ((c & lead_mask[len]) == lead_bits[len]) {
-      *cp = v | (uint32_t)(c & (uint8_t)~lead_mask[len]) << shift;
-      return len;
-    }
-    if ((c & 0xC0) != 0x80) return 0;
-    v |= (uint32_t)(c & 0x3Fu) << shift;
-    shift += 6;
-  }
-  return 0;
-}
-
 static int in_set(const trim_set *t, uint32_t c) {
   if (c < 0x80) return t->byte[c];
-  if (t->whitespace) return unicode_space(c);
+  if (t->whitespace) return am_utf8_is_space(c);
   int64_t lo = 0, hi = t->count;
   while (lo < hi) {
     const int64_t mid = lo + (hi - lo) / 2;
@@ -93,9 +58,8 @@ static int make_set(am_err *err, am_string_op op, const uint8_t *p, int64_t m, t
             (op >= AM_UTF8_TRIM && op <= AM_UTF8_RTRIM);
   t->whitespace = op <= AM_UTF8_RTRIM_WHITESPACE;
   if (t->whitespace) {
-    static const char ascii_space[] = "\t\n\v\f\r ";
-    for (const char *c = ascii_space; *c; c++) t->byte[(uint8_t)*c] = 1;
-    for (uint8_t c = 0x1C; c <= 0x1F; c++) t->byte[c] = (uint8_t)t->utf8; /* B and S */
+    for (uint32_t c = 0; c < 0x80; c++)
+      t->byte[c] = (uint8_t)(t->utf8 ? am_utf8_is_space(c) : am_ascii_is_space(c));
     return AM_OK;
   }
   if (!t->utf8) {
@@ -133,7 +97,7 @@ static int trim_range(am_err *err, const trim_set *t, int left, int right, const
     b += len;
   }
   while (right && e > b) {
-    const int len = t->utf8 ? decode_back(v + b, v + e, &c) : (c = v[e - 1], 1);
+    const int len = t->utf8 ? am_utf8_decode_back(v + b, v + e, &c) : (c = v[e - 1], 1);
     if (len == 0) return invalid_utf8(err);
     if (t->utf8 ? !in_set(t, c) : !t->byte[c]) break;
     e -= len;

@@ -241,6 +241,15 @@ const am_op_desc am_ops[] = {
         AM_NULLS_OPTION),
     ROW("strftime", "am_strftime", AM_FAMILY_STRFTIME, 0, 1, AM_KINDS_TEMPORAL, AM_RULE_UTF8,
         AM_NULLS_PROPAGATE),
+/* Splitting (abi/string_split.c): a list per row (its items of the input's
+ * type, int32 list offsets); which string types each takes is that file's. */
+#define SPLIT_ROW(NAME, OP)                                                                  \
+  ROW(NAME, "am_string_split", AM_FAMILY_STRING_SPLIT, OP, 1, AM_KINDS_BINARY, AM_RULE_SAME, \
+      AM_NULLS_PROPAGATE)
+    SPLIT_ROW("split_pattern", AM_SPLIT_PATTERN),
+    SPLIT_ROW("ascii_split_whitespace", AM_ASCII_SPLIT_WHITESPACE),
+    SPLIT_ROW("utf8_split_whitespace", AM_UTF8_SPLIT_WHITESPACE),
+#undef SPLIT_ROW
     /* timestamps only (abi/assume_timezone.c): the same unit, with the zone */
     ROW("assume_timezone", "am_assume_timezone", AM_FAMILY_ASSUME_TIMEZONE, 0, 1, AM_KINDS_TEMPORAL,
         AM_RULE_SAME, AM_NULLS_PROPAGATE),
@@ -319,6 +328,7 @@ static const int family_rows[FAMILIES] = {
     [AM_FAMILY_STRING_JOIN] = 1,
     [AM_FAMILY_STRPTIME] = 1,
     [AM_FAMILY_STRFTIME] = 1,
+    [AM_FAMILY_STRING_SPLIT] = AM_UTF8_SPLIT_WHITESPACE + 1,
     /* More temporal functions. */
     [AM_FAMILY_ASSUME_TIMEZONE] = 1,
     /* Temporal rounding. */

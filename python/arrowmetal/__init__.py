@@ -144,6 +144,7 @@ from ._runtime import (
     wait_timeout_ms,
 )
 from ._sort import array_sort, array_sort_indices, sort_by, sort_indices
+from ._split import ascii_split_whitespace, split_pattern, utf8_split_whitespace  # issue #13
 from ._strings import (  # string functions (issue #13)
     ascii_lower,
     ascii_ltrim,
@@ -387,6 +388,7 @@ __all__ += [  # string functions (issue #13)
     "utf8_upper",
 ]
 __all__ += ["ceil_temporal", "floor_temporal", "round_temporal"]  # temporal rounding
+__all__ += ["ascii_split_whitespace", "split_pattern", "utf8_split_whitespace"]  # splitting
 __all__ += [  # temporal field extractions
     "day",
     "day_of_week",

@@ -130,6 +130,8 @@ VALUES = {
         "unit": ["ms", "ns"],
         "error_is_null": [True],
     },
+    "SplitPatternOptions": {"pattern": [",", "a", "aa"], "max_splits": [0, 1], "reverse": [True]},
+    "SplitOptions": {"max_splits": [0, 1], "reverse": [True]},
     "CastOptions": {
         "target_type": [pa.int8(), pa.uint16(), pa.float32(), pa.int64(), pa.bool_()],
         "allow_int_overflow": [True],
@@ -152,6 +154,7 @@ REQUIRED = {
     "MatchSubstringOptions": {"pattern": "a"},
     "TrimOptions": {"characters": "a"},
     "SliceOptions": {"start": 0},
+    "SplitPatternOptions": {"pattern": ","},
     "SetLookupOptions": {"value_set": pa.array([1, None, 4], pa.int64())},
     "SelectKOptions": {"k": 2, "sort_keys": [("x", "ascending")]},
     "PartitionNthOptions": {"pivot": 1},
@@ -270,6 +273,11 @@ STRPTIME_INPUTS = [
     pa.array(["2020-01-02", None, "02/01/2020 12:30", "2020-01-02T03:04:05+0100"]),
     pa.chunked_array([["1969-12-31"], [], ["bad", None]], pa.large_string()),
 ]
+# the splits: separators twice, at the ends, overlapping, whitespace runs, nulls.
+SPLIT_INPUTS = [
+    pa.array(["a,b,,c", None, "aaa", " a  b ", "", ",x,"]),
+    pa.chunked_array([["x, y"], [], [None, "a,a \u3000b"]], pa.large_string()),
+]
 CAST_INPUTS = [
     pa.array([1, 300, -1, None], pa.int64()),
     pa.array([1.5, 2.75, None, 100.0, -0.5], pa.float64()),  # in every target's range
@@ -329,6 +337,9 @@ def calls(name):
                 # "skip" leaves one out, see test_string_join.py)
                 for x in STRING_INPUTS:
                     yield (x, pc.fill_null(x, "k"), pa.scalar("-", x.type)), {field: value}
+            elif cls.__name__ in ("SplitPatternOptions", "SplitOptions"):
+                for x in SPLIT_INPUTS:
+                    yield (x,), {**REQUIRED.get(cls.__name__, {}), field: value}
             elif cls.__name__ == "RoundTemporalOptions":
                 for x in ROUND_TEMPORAL_INPUTS:
                     yield (x,), {field: value}

@@ -212,6 +212,7 @@ _TAKES_STRING = {
     "am_compare", "am_compare_scalar", "am_min", "am_max", "am_aggregate", "am_min_max",
     "am_first_last", "am_array_byte_width", "am_string_function", "am_utf8_slice_codeunits", "am_binary_join_element_wise",
     "am_cast", "am_cast_timestamp", "am_strptime",
+    "am_string_split",  # split_pattern and the whitespace splits (test_string_split.py)
     "am_array_is_dictionary",  # any handle: 0 where it is no dictionary array
     "am_dictionary_decode",  # any other array back as it is, as pyarrow
     "am_sort_indices", "am_group_by", "am_join_indices",  # string keys (and group-by values)
