@@ -39,12 +39,13 @@ static int group(am_err *err, const am_array *array, int flags, am_hash_groups *
   groups->null_group = -1;
   p->home = array->device;
   p->use = array;
-  /* strings group by their bytes on the host alone (cpu/hash_bytes.c): a
-   * GPU's string array is grouped from a host copy */
-  const int host_only =
-      am_type_is_binary(array->type) && !(array->device->backend->memory.caps & AM_MEMORY_HOST);
-  int status = host_only ? AM_EUNSUPPORTED
-                         : array->device->backend->kernels.hash_group(err, array, flags, groups);
+  /* strings group by their bytes (cpu/hash_bytes.c, gpu/ops_strings.c); a
+   * GPU declines those it has no kernels for (fixed_size_binary, views, a
+   * hash clash), which are grouped from a host copy */
+  am_err attempt;
+  am_err_init(&attempt, err->entry);
+  int status = array->device->backend->kernels.hash_group(&attempt, array, flags, groups);
+  am_err_merge(err, &attempt, status != AM_EUNSUPPORTED);
   if (status != AM_EUNSUPPORTED || (array->device->backend->memory.caps & AM_MEMORY_HOST))
     return status;
   if ((status = am_to_host(err, array, &p->moved)) != AM_OK) return status;
@@ -66,6 +67,7 @@ static int deliver(am_err *err, const place *p, am_array *result, am_array **out
 }
 
 static int take(am_err *err, const am_array *values, const am_array *indices, am_array **out) {
+  if (am_type_is_binary(values->type)) return am_string_take(err, values, indices, out);
   return values->device->backend->kernels.take(err, values, indices, out);
 }
 

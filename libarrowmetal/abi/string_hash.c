@@ -83,6 +83,18 @@ int am_string_set_lookup(am_err *err, const am_array *values, const am_array *va
   if (value_set->dictionary || !am_type_is_binary(values->type) ||
       !am_type_is_binary(value_set->type))
     return mismatch(err, values, value_set);
+  /* Values and a set of one var-binary type on one GPU: its kernels (a
+   * set whose values clash, or a device without them, declines). */
+  const am_backend *backend = values->device->backend;
+  if (!(backend->memory.caps & AM_MEMORY_HOST) && value_set->device == values->device &&
+      value_set->type == values->type && am_type_is_var_binary(values->type)) {
+    am_err attempt;
+    am_err_init(&attempt, err->entry);
+    int status =
+        backend->kernels.hash_lookup(&attempt, values, value_set, skip_nulls, as_bool, out);
+    am_err_merge(err, &attempt, status != AM_EUNSUPPORTED);
+    if (status != AM_EUNSUPPORTED) return status;
+  }
   /* The values' device is the result's; the set only comes to the host. */
   const am_array *in[1] = {values};
   am_array *set_copy = NULL;

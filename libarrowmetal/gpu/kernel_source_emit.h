@@ -177,7 +177,9 @@ void am_ks_temporal_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key
   case AM_KERNEL_STRING_COMPARE:  \
   case AM_KERNEL_STRING_SIZES:    \
   case AM_KERNEL_STRING_GATHER:   \
-  case AM_KERNEL_STRING_CHECK:
+  case AM_KERNEL_STRING_CHECK:    \
+  case AM_KERNEL_STRING_HASH:     \
+  case AM_KERNEL_STRING_VERIFY:
 
 int am_ks_strings_kind(am_kernel_kind kind);
 int am_ks_strings_key_ok(const am_kernel_key *key);

@@ -65,7 +65,10 @@ int am_ks_strings_key_ok(const am_kernel_key *k) {
     case AM_KERNEL_STRING_GATHER:
       return k->op == 0 && am_type_is_var_binary(k->t0) && (k->t1 == AM_INT32 || k->t1 == AM_INT64);
     case AM_KERNEL_STRING_CHECK:
+    case AM_KERNEL_STRING_HASH:
       return k->op == 0 && am_type_is_var_binary(k->t0) && k->t1 == AM_TYPE_INVALID;
+    case AM_KERNEL_STRING_VERIFY:
+      return k->op >= 0 && k->op <= 2 && am_type_is_var_binary(k->t0) && k->t1 == AM_TYPE_INVALID;
     default:
       return 0;
   }
@@ -102,6 +105,16 @@ void am_ks_strings_name(const am_kernel_key *k, char *name, size_t capacity) {
       break;
     case AM_KERNEL_STRING_CHECK:
       snprintf(name, capacity, "am_check_offsets_%s", type_part(k->t0));
+      break;
+    case AM_KERNEL_STRING_HASH:
+      snprintf(name, capacity, "am_hash_bytes_%s", type_part(k->t0));
+      break;
+    case AM_KERNEL_STRING_VERIFY:
+      snprintf(name, capacity, "am_verify_%s_%s",
+               k->op == 0   ? "groups"
+               : k->op == 1 ? "index_in"
+                            : "is_in",
+               type_part(k->t0));
       break;
     default:
       break;
@@ -438,6 +451,103 @@ static void emit_check(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
              "  }\n");
 }
 
+/* ---- STRING_HASH: FNV-1a over the bytes, then a 64-bit finalizer, so
+ * that every input bit reaches the low bits the hash table indexes by. */
+static void emit_hash(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
+  am_ks_args(sb, "am_u8", "am_u8", "am_u64");
+  emit_offsets(sb, k->t0);
+  am_dialect_kernel_begin(sb, d, name);
+  am_sb_puts(sb,
+             "  GLOBAL const OT *o = (GLOBAL const OT *)a.in0;\n"
+             "  const bool hv0 = a.valid0 != 0;\n");
+  am_sb_puts(sb, row_loop);
+  am_sb_puts(sb,
+             "    bool ok = false;\n"
+             "    if (i < n) {\n"
+             "      am_u64 h = 0;\n"
+             "      ok = !hv0 || am_bit(a.valid0, a.off0 + i) != 0u;\n"
+             "      if (ok) {\n"
+             "        am_i64 start;\n"
+             "        const am_i64 vn = am_span(o, a.off0 + i, &start);\n"
+             "        h = 0xcbf29ce484222325ul ^ (am_u64)vn;\n"
+             "        for (am_i64 b = 0; b < vn; b++) h = (h ^ (am_u64)a.in1[start + b]) * "
+             "0x100000001b3ul;\n"
+             "        h ^= h >> 33;\n"
+             "        h *= 0xff51afd7ed558ccdul;\n"
+             "        h ^= h >> 33;\n"
+             "        h *= 0xc4ceb9fe1a85ec53ul;\n"
+             "        h ^= h >> 33;\n"
+             "      }\n"
+             "      a.out[i] = h;\n"
+             "    }\n"
+             "    const am_u32 vw = BALLOT(ok);\n"
+             "    if (am_lane == 0u && a.out_valid != 0) a.out_valid[base >> 5] = vw;\n"
+             "  }\n");
+}
+
+/* ---- STRING_VERIFY: rows whose hashes matched, compared byte for byte. */
+static void emit_verify(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
+  am_ks_args(sb, "am_u8", "am_u8", "am_u32");
+  emit_offsets(sb, k->t0);
+  am_sb_puts(sb,
+             "DEVFN bool am_equal(GLOBAL const am_u8 *x, am_i64 nx, GLOBAL const am_u8 *y,\n"
+             "                    am_i64 ny) {\n"
+             "  if (nx != ny) return false;\n"
+             "  for (am_i64 k = 0; k < nx; k++)\n"
+             "    if (x[k] != y[k]) return false;\n"
+             "  return true;\n"
+             "}\n");
+  am_dialect_kernel_begin(sb, d, name);
+  am_sb_puts(sb,
+             "  GLOBAL const OT *o = (GLOBAL const OT *)a.in0;\n"
+             "  GLOBAL const am_i32 *row = (GLOBAL const am_i32 *)a.in2;\n"
+             "  const bool hv0 = a.valid0 != 0;\n");
+  if (k->op == 0) {
+    am_sb_puts(sb,
+               "  GLOBAL const am_i64 *first = (GLOBAL const am_i64 *)a.scalar;\n"
+               "  const am_i64 n = a.n;\n"
+               "  const am_i64 stride = (am_i64)am_nblocks * AM_BLOCK;\n"
+               "  for (am_i64 i = (am_i64)am_bid * AM_BLOCK + (am_i64)am_tid; i < n; i += stride) "
+               "{\n"
+               "    if (hv0 && am_bit(a.valid0, a.off0 + i) == 0u) continue;\n"
+               "    const am_i64 f = first[row[i]];\n"
+               "    if (f == i) continue;\n"
+               "    am_i64 xs, ys;\n"
+               "    const am_i64 nx = am_span(o, a.off0 + i, &xs), ny = am_span(o, a.off0 + f, "
+               "&ys);\n"
+               "    if (!am_equal(a.in1 + xs, nx, a.in1 + ys, ny)) am_status_add_count(a.status, "
+               "1u);\n"
+               "  }\n");
+    return;
+  }
+  am_sb_printf(sb,
+               "#define AM_AS_BOOL %d\n"
+               "  GLOBAL const OT *so = (GLOBAL const OT *)(GLOBAL const am_u8 *)a.valid1;\n"
+               "  GLOBAL const am_u8 *sb = (GLOBAL const am_u8 *)a.scalar;\n"
+               "  const bool hv2 = a.valid2 != 0;\n",
+               k->op == 2);
+  am_sb_puts(sb, row_loop);
+  am_sb_puts(sb,
+             "    bool ok = false;\n"
+             "    if (i < n) {\n"
+             "      ok = !hv2 || am_bit(a.valid2, i) != 0u;\n"
+             "      const bool valid = !hv0 || am_bit(a.valid0, a.off0 + i) != 0u;\n"
+             "      if (ok && valid) {\n"
+             "        am_i64 xs, ys;\n"
+             "        const am_i64 j = (am_i64)row[i];\n"
+             "        const am_i64 nx = am_span(o, a.off0 + i, &xs);\n"
+             "        const am_i64 ny = am_span(so, a.off1 + j, &ys);\n"
+             "        ok = am_equal(a.in1 + xs, nx, sb + ys, ny);\n"
+             "      }\n"
+             "    }\n"
+             "    const am_u32 w = BALLOT(ok);\n"
+             "    if (am_lane == 0u) {\n"
+             "      if (AM_AS_BOOL) a.out[base >> 5] = w;\n"
+             "      else a.out_valid[base >> 5] = w;\n"
+             "    }\n"
+             "  }\n");
+}
+
 /* ---- The hooks of kernel_source.c */
 
 int am_ks_strings_missing_type(am_dialect dialect, const am_kernel_key *k) {
@@ -464,6 +574,12 @@ void am_ks_strings_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *k, c
       break;
     case AM_KERNEL_STRING_CHECK:
       emit_check(sb, dialect, k, name);
+      break;
+    case AM_KERNEL_STRING_HASH:
+      emit_hash(sb, dialect, k, name);
+      break;
+    case AM_KERNEL_STRING_VERIFY:
+      emit_verify(sb, dialect, k, name);
       break;
     default:
       break;

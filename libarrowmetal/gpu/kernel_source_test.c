@@ -202,6 +202,8 @@ static int each_key(key_fn fn, void *ctx) {
       if (am_ks_strings_key_ok(&key)) VISIT(AM_KERNEL_STRING_COMPARE, op, t, AM_TYPE_INVALID);
     }
     VISIT(AM_KERNEL_STRING_CHECK, 0, t, AM_TYPE_INVALID);
+    VISIT(AM_KERNEL_STRING_HASH, 0, t, AM_TYPE_INVALID);
+    for (int op = 0; op <= 2; op++) VISIT(AM_KERNEL_STRING_VERIFY, op, t, AM_TYPE_INVALID);
     for (int ix = AM_INT32; ix <= AM_INT64; ix += AM_INT64 - AM_INT32) {
       VISIT(AM_KERNEL_STRING_SIZES, 0, t, ix);
       VISIT(AM_KERNEL_STRING_GATHER, 0, t, ix);

@@ -432,13 +432,27 @@ typedef enum am_kernel_kind {
    *                    out_valid[0] = 0.
    *   STRING_CHECK:    the offsets in0[off0 .. off0 + n] of an imported
    *                    array: the first slot that is negative (slot 0) or
-   *                    below the one before it is reported (error_index). */
+   *                    below the one before it is reported (error_index).
+   *   STRING_HASH:     out (u64)[i] = a 64-bit hash of row i's bytes (0 for a
+   *                    null row), out_valid (u32 words) its validity.
+   *   STRING_VERIFY:   op 0: each valid row's bytes against those of the
+   *                    first row of its group (in2: int32 group ids, the
+   *                    address `scalar`: int64 first rows), a mismatch (two
+   *                    values of one hash) counted in the status count;
+   *                    op 1 (2: is_in): a lookup's hits (in2: int32 rows of
+   *                    the value set, valid2 where one was found, a null row
+   *                    found by the set's null) kept where the bytes equal
+   *                    the set row's (the set: offsets `aux`, bytes
+   *                    `scalar`), written as the result's words (out_valid
+   *                    for index_in, out for is_in). */
   AM_KERNEL_STRING_FUNCTION = 144,
   AM_KERNEL_STRING_CASE = 145,
   AM_KERNEL_STRING_COMPARE = 146,
   AM_KERNEL_STRING_SIZES = 147,
   AM_KERNEL_STRING_GATHER = 148,
-  AM_KERNEL_STRING_CHECK = 149
+  AM_KERNEL_STRING_CHECK = 149,
+  AM_KERNEL_STRING_HASH = 150,
+  AM_KERNEL_STRING_VERIFY = 151
 } am_kernel_kind;
 
 /* GROUP_ACCUM's classes (op & 15) and state words per group. */

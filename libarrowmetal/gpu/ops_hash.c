@@ -208,6 +208,9 @@ done:
 }
 
 int am_gpu_hash_group(am_err *err, const am_array *array, int flags, am_hash_groups *out) {
+  if (am_type_is_binary(array->type))
+    return array->length > 0 ? am_gpu_string_group(err, array, flags, out)
+                             : supported(err, array, "hash grouping");
   int status = supported(err, array, "hash grouping");
   if (status != AM_OK) return status;
   geometry g;
@@ -224,6 +227,10 @@ int am_gpu_hash_group(am_err *err, const am_array *array, int flags, am_hash_gro
 int am_gpu_hash_lookup(am_err *err, const am_array *values, const am_array *value_set,
                        int skip_nulls, int as_bool, am_array **out) {
   const char *what = as_bool ? "is_in" : "index_in";
+  if (am_type_is_binary(values->type))
+    return values->length > 0
+               ? am_gpu_string_lookup(err, values, value_set, skip_nulls, as_bool, out)
+               : supported(err, values, what);
   int status = supported(err, values, what);
   if (status != AM_OK) return status;
   if (value_set->length >= ((int64_t)1 << 31) - 1)

@@ -284,3 +284,123 @@ int am_gpu_string_filter(am_err *err, const am_array *values, const am_array *ma
   am_array_free(positions);
   return status;
 }
+
+/* ---- Grouping and lookups by value (core/hash.h), as the CPU's
+ * (cpu/hash_bytes.c): each row's bytes hashed to 64 bits (STRING_HASH), the
+ * hashes grouped or looked up by the numeric hash kernels (ops_hash.c), and
+ * every row then compared with the row its hash led to (STRING_VERIFY). Two
+ * different values of one hash in a grouping answer AM_EUNSUPPORTED (the
+ * ABI groups on the host); in a lookup a value whose hash meets another
+ * value's is simply not in the set, the set having been grouped first. */
+
+/* The hashes of `array`'s rows, with its validity (offset 0). */
+static int row_hashes(am_err *err, const am_array *array, am_array **out) {
+  am_array *hashes = NULL;
+  int status = am_gpu_ops_result(err, array->device, AM_UINT64, array->length,
+                                 am_gpu_ops_has_nulls(array), &hashes);
+  if (status != AM_OK) return status;
+  am_gpu_args args;
+  memset(&args, 0, sizeof args);
+  am_gpu_ops_bind(&args, 0, array);
+  args.in1 = am_gpu_ops_address(array->bytes);
+  args.out = am_gpu_ops_address(hashes->data);
+  args.out_valid = am_gpu_ops_address(hashes->validity);
+  args.n = array->length;
+  am_kernel_key key = {AM_KERNEL_STRING_HASH, 0, array->type, AM_TYPE_INVALID};
+  am_gpu_op op = am_gpu_ops_plain(err);
+  status = am_gpu_ops_run(err, am_gpu_of(array->device), &op, 0, &key, &args, 1);
+  if (status == AM_OK) atomic_store(&hashes->null_count, atomic_load(&array->null_count));
+  return am_gpu_ops_finish(status, hashes, out);
+}
+
+/* How many valid rows differ from the first row of their group. */
+static int group_clashes(am_err *err, const am_array *array, const am_hash_groups *g,
+                         int64_t *clashes) {
+  am_gpu_args args;
+  memset(&args, 0, sizeof args);
+  am_gpu_ops_bind(&args, 0, array);
+  args.in1 = am_gpu_ops_address(array->bytes);
+  args.in2 = am_gpu_ops_address(g->ids->data);
+  args.scalar = am_gpu_ops_address(g->first->data);
+  args.n = array->length;
+  am_gpu_op op = am_gpu_ops_plain(err);
+  op.check = AM_GPU_CHECK_COUNT;
+  op.count_out = clashes;
+  op.immediate = 1;
+  am_kernel_key key = {AM_KERNEL_STRING_VERIFY, 0, array->type, AM_TYPE_INVALID};
+  return am_gpu_ops_run(err, am_gpu_of(array->device), &op, 1, &key, &args, 1);
+}
+
+int am_gpu_string_group(am_err *err, const am_array *array, int flags, am_hash_groups *out) {
+  if (!am_type_is_var_binary(array->type))
+    return am_fail(err, AM_EUNSUPPORTED, "%s rows are grouped on the host",
+                   am_type_name(array->type));
+  am_array *hashes = NULL;
+  am_hash_groups g = {.null_group = -1};
+  int64_t clashes = 0;
+  int status = row_hashes(err, array, &hashes);
+  /* the ids are the check's: every row against its group's first */
+  if (status == AM_OK) status = am_gpu_hash_group(err, hashes, flags | AM_HASH_IDS, &g);
+  if (status == AM_OK) status = group_clashes(err, array, &g, &clashes);
+  am_array_free(hashes);
+  if (status == AM_OK && clashes > 0)
+    status = am_fail(err, AM_EUNSUPPORTED,
+                     "two different values share a 64-bit hash: grouped on the host");
+  if (status != AM_OK) {
+    am_hash_groups_free(&g);
+    return status;
+  }
+  if (!(flags & AM_HASH_IDS)) {
+    am_array_free(g.ids);
+    g.ids = NULL;
+  }
+  *out = g;
+  return AM_OK;
+}
+
+int am_gpu_string_lookup(am_err *err, const am_array *values, const am_array *value_set,
+                         int skip_nulls, int as_bool, am_array **out) {
+  if (!am_type_is_var_binary(values->type) || value_set->type != values->type)
+    return am_fail(err, AM_EUNSUPPORTED, "%s values are looked up on the host",
+                   am_type_name(values->type));
+  am_array *set_hashes = NULL, *hashes = NULL, *found = NULL, *result = NULL;
+  am_hash_groups set_groups = {.null_group = -1};
+  /* The set first: a set whose values clash is looked up on the host. */
+  int status = value_set->length > 0 ? am_gpu_string_group(err, value_set, 0, &set_groups)
+                                     : am_fail(err, AM_EUNSUPPORTED, "an empty value set");
+  am_hash_groups_free(&set_groups);
+  if (status == AM_OK) status = row_hashes(err, value_set, &set_hashes);
+  if (status == AM_OK) status = row_hashes(err, values, &hashes);
+  if (status == AM_OK) status = am_gpu_hash_lookup(err, hashes, set_hashes, skip_nulls, 0, &found);
+  if (status == AM_OK)
+    status = am_gpu_ops_result(err, values->device, as_bool ? AM_BOOL : AM_INT32, values->length,
+                               !as_bool, &result);
+  if (status == AM_OK && values->length > 0) {
+    am_gpu_args args;
+    memset(&args, 0, sizeof args);
+    am_gpu_ops_bind(&args, 0, values);
+    args.in1 = am_gpu_ops_address(values->bytes);
+    args.in2 = am_gpu_ops_address(found->data);
+    args.valid2 = am_gpu_ops_address(found->validity);
+    args.valid1 = am_gpu_ops_address(value_set->data);
+    args.off1 = value_set->offset;
+    args.scalar = am_gpu_ops_address(value_set->bytes);
+    args.out = am_gpu_ops_address(result->data);
+    args.out_valid = am_gpu_ops_address(result->validity);
+    args.n = values->length;
+    am_kernel_key key = {AM_KERNEL_STRING_VERIFY, as_bool ? 2 : 1, values->type, AM_TYPE_INVALID};
+    am_gpu_op op = am_gpu_ops_plain(err);
+    status = am_gpu_ops_run(err, am_gpu_of(values->device), &op, 0, &key, &args, 1);
+  }
+  /* index_in's positions are the lookup's, valid where the bytes agreed */
+  if (status == AM_OK && !as_bool && values->length > 0) {
+    am_buffer_release(result->data_buf);
+    result->data_buf = am_buffer_retain(found->data_buf);
+    result->data = found->data;
+  }
+  if (status == AM_OK) atomic_store(&result->null_count, as_bool ? 0 : -1);
+  am_array_free(set_hashes);
+  am_array_free(hashes);
+  am_array_free(found);
+  return am_gpu_ops_finish(status, result, out);
+}

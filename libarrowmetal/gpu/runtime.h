@@ -222,6 +222,11 @@ int am_gpu_string_take(am_err *err, const am_array *values, const am_array *indi
                        am_array **out);
 int am_gpu_string_filter(am_err *err, const am_array *values, const am_array *mask, am_array **out);
 int am_gpu_string_check(am_err *err, const am_array *array, int64_t *bytes_size);
+/* Grouping and set lookups of var-binary rows by their bytes (the hash
+ * slots send such arrays here): AM_EUNSUPPORTED where two values clash. */
+int am_gpu_string_group(am_err *err, const am_array *array, int flags, am_hash_groups *out);
+int am_gpu_string_lookup(am_err *err, const am_array *values, const am_array *value_set,
+                         int skip_nulls, int as_bool, am_array **out);
 
 int am_gpu_resolve(am_err *err, const am_array *array);
 int am_gpu_flush(am_err *err, am_device *device, int wait, uint64_t *ticket);

@@ -262,3 +262,95 @@ def test_check_finds_the_first_bad_offset(kernels, offsets, failed, large):
         f"am_check_offsets_{'large_string' if large else 'string'}", blocks_for(len(o), cap=2), args
     )
     assert (None if status[0] == 2**64 - 1 else int(status[0])) == failed
+
+
+def fnv_fmix(data):
+    """STRING_HASH's hash of one value's bytes."""
+    mask = 2**64 - 1
+    h = 0xCBF29CE484222325 ^ len(data)
+    for b in data:
+        h = ((h ^ b) * 0x100000001B3) & mask
+    for mult in (0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53):
+        h ^= h >> 33
+        h = (h * mult) & mask
+    return h ^ (h >> 33)
+
+
+def as_bytes(v):
+    return v if isinstance(v, bytes) else v.encode()
+
+
+@pytest.mark.parametrize("t", TYPES)
+def test_hash_of_each_row(kernels, t):
+    arr = strings(t, 900, seed=12, offset=9)
+    n = len(arr)
+    out = np.zeros(n + 8, np.uint64)
+    valid = np.zeros((n + 31) // 32 * 4 + 64, np.uint8)
+    args = Args(n=n)
+    bind_strings(args, arr)
+    args.out, args.out_valid = out.ctypes.data, valid.ctypes.data
+    kernels(f"am_hash_bytes_{name_of(t)}", blocks_for(n), args)
+    got = as_array(pa.uint64(), n, out, valid if arr.null_count else None)
+    want = [None if v is None else fnv_fmix(as_bytes(v)) for v in arr.to_pylist()]
+    assert got.to_pylist() == want
+
+
+def run_group_verify(kernels, arr, ids, first):
+    ids = np.asarray(ids, np.int32)
+    first = np.asarray(first, np.int64)
+    status = np.array([2**64 - 1] + [0] * 7, np.uint64)
+    args = Args(n=len(arr))
+    bind_strings(args, arr)
+    args.in2, args.scalar, args.status = ids.ctypes.data, first.ctypes.data, status.ctypes.data
+    kernels(f"am_verify_groups_{name_of(arr.type)}", blocks_for(len(arr)), args)
+    return int(status[1])
+
+
+@pytest.mark.parametrize("t", [pa.string(), pa.large_binary()])
+def test_verify_counts_rows_unlike_their_group(kernels, t):
+    arr = strings(t, 700, seed=3, offset=2)
+    values = arr.to_pylist()
+    order, ids = {}, []
+    for v in values:
+        ids.append(order.setdefault(v, len(order)))
+    first = [values.index(v) for v in order]
+    assert run_group_verify(kernels, arr, ids, first) == 0
+    # two groups merged, as a hash clash would: every row of the second
+    # (valid rows only) differs from the first's first row
+    a, b = [v for v in order if v is not None][:2]
+    clashed = [order[a] if ids_ == order[b] else ids_ for ids_ in ids]
+    assert run_group_verify(kernels, arr, clashed, first) == values.count(b)
+
+
+@pytest.mark.parametrize("as_bool", [False, True])
+def test_verify_keeps_lookups_whose_bytes_agree(kernels, as_bool):
+    values = strings(pa.string(), 500, seed=8, offset=3)
+    value_set = pa.array(["ab", "héllo", None, "zz" * 30, "b"]).slice(0)
+    pos = {v: i for i, v in reversed(list(enumerate(value_set.to_pylist())))}
+    n = len(values)
+    rng = np.random.default_rng(1)
+    found = np.zeros(n + 8, np.int32)
+    fvalid = np.zeros((n + 31) // 32 * 4 + 64, np.uint8)
+    for i, v in enumerate(values.to_pylist()):
+        j = pos.get(v)
+        if j is None and rng.random() < 0.3:
+            j = int(rng.integers(0, len(value_set) - 1))  # a clash: a wrong row found
+            j = j if value_set[j].is_valid else 0
+        if j is not None:
+            found[i] = j
+            fvalid[i >> 3] |= 1 << (i & 7)
+    out = np.zeros((n + 31) // 32 * 4 + 64, np.uint8)
+    valid = np.zeros((n + 31) // 32 * 4 + 64, np.uint8)
+    args = Args(n=n)
+    bind_strings(args, values)
+    _, soffsets, sdata = value_set.buffers()
+    args.in2, args.valid2 = found.ctypes.data, fvalid.ctypes.data
+    args.valid1, args.off1, args.scalar = soffsets.address, value_set.offset, sdata.address
+    args.out, args.out_valid = out.ctypes.data, valid.ctypes.data
+    kernels(f"am_verify_{'is_in' if as_bool else 'index_in'}_string", blocks_for(n), args)
+    if as_bool:
+        got = as_array(pa.bool_(), n, out, None)
+        assert got.equals(pc.is_in(values, value_set=value_set))
+    else:
+        got = as_array(pa.int32(), n, found.view(np.uint8), valid)
+        assert got.equals(pc.index_in(values, value_set=value_set))
