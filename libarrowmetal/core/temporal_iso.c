@@ -188,9 +188,9 @@ static char *write_time(char *p, uint32_t s, uint32_t fraction, int digits) {
     /* in nanoseconds every int64 is within the years (Arrow skips the check) */     \
     if ((DIGITS) < 9 && (v < MIN_DAY * per_day || v >= END_DAY * per_day))           \
       return out_of_range(v, text);                                                  \
-    int64_t days = v / per_day;                                                      \
-    if (days * per_day > v) days--;                                                  \
-    const int64_t rest = v - days * per_day;                                         \
+    /* floor division (days * per_day overflows in ns below day -106,751) */         \
+    int64_t days = v / per_day, rest = v % per_day;                                  \
+    if (rest < 0) days--, rest += per_day;                                           \
     char *p = write_date(text, days);                                                \
     *p++ = ' ';                                                                      \
     p = write_time(p, (uint32_t)(rest / (PER)), (uint32_t)(rest % (PER)), (DIGITS)); \
