@@ -24,10 +24,11 @@ typedef struct zoned {
 
 /* pyarrow's ConvertLocalToSys: a unique local time's UTC, else 0 and the
  * row's error. */
-DEVFN int64_t to_sys(zoned *z, int64_t local) {
+DEVFN int64_t to_sys(zoned *z, int64_t local, int64_t tick) {
   int64_t utc;
   am_tz_local info;
-  if (am_tz_reader_utc(&z->reader, local, &utc, &info) == AM_TZ_UNIQUE) return utc;
+  if (am_tz_reader_utc(&z->reader, local, 1000000000 / tick, &utc, &info) == AM_TZ_UNIQUE)
+    return utc;
   z->failed = 1;
   z->local = local;
   return 0;
@@ -37,32 +38,34 @@ DEVFN int64_t to_sys(zoned *z, int64_t local) {
 DEVFN int64_t floor_utc(zoned *z, int64_t t, int unit, int64_t multiple, int flags, int64_t tick) {
   const int64_t f = am_round_temporal_value(t, 0, unit, multiple, flags, tick, 0);
   if (unit != AM_UNIT_WEEK || ((flags & AM_RT_CALENDAR_BASED_ORIGIN) && multiple != 1))
-    return to_sys(z, f);
+    return to_sys(z, f, tick);
   /* the week start's shift, converted with the floor and taken off after */
   const int64_t days = flags & AM_RT_WEEK_STARTS_MONDAY ? 3 : 4;
   const int64_t shift = am_rt_cast(days, am_rt_period(AM_UNIT_DAY), tick, 0);
-  return am_rt_sub(to_sys(z, am_rt_add(f, shift)), shift);
+  return am_rt_sub(to_sys(z, am_rt_add(f, shift), tick), shift);
 }
 
 /* One value: UTC ticks `v` rounded as pyarrow rounds it in the zone. */
 DEVFN int64_t zoned_value(zoned *z, int64_t v, int op, int unit, int64_t multiple, int flags,
                           int64_t tick) {
-  const int64_t t = am_tz_reader_local(&z->reader, v);
+  const int64_t t = am_tz_reader_local(&z->reader, v, 1000000000 / tick);
   if (unit >= AM_UNIT_MONTH) {
     const int64_t f =
-        op == 1 ? 0 : to_sys(z, am_round_temporal_value(t, 0, unit, multiple, flags, tick, 0));
+        op == 1 ? 0
+                : to_sys(z, am_round_temporal_value(t, 0, unit, multiple, flags, tick, 0), tick);
     if (op == 0) return f;
-    const int64_t c = to_sys(z, am_round_temporal_value(t, 1, unit, multiple, flags, tick, 0));
+    const int64_t c =
+        to_sys(z, am_round_temporal_value(t, 1, unit, multiple, flags, tick, 0), tick);
     if (op == 1) return c;
     return am_rt_sub(t, f) >= am_rt_sub(c, t) ? c : f; /* local against UTC: pyarrow's */
   }
   const int64_t f = floor_utc(z, t, unit, multiple, flags, tick);
   if (op == 0) return f;
-  const int64_t cl = am_tz_reader_local(&z->reader, f);
-  const int64_t cs = to_sys(z, cl);
+  const int64_t cl = am_tz_reader_local(&z->reader, f, 1000000000 / tick);
+  const int64_t cs = to_sys(z, cl, tick);
   const int64_t c =
       (flags & AM_RT_CEIL_IS_STRICTLY_GREATER) || cs < v
-          ? to_sys(z, am_rt_add(cl, am_rt_cast(multiple, am_rt_period(unit), tick, 0)))
+          ? to_sys(z, am_rt_add(cl, am_rt_cast(multiple, am_rt_period(unit), tick, 0)), tick)
           : cs;
   if (op == 1) return c;
   return am_rt_sub(v, f) >= am_rt_sub(c, v) ? c : f;
@@ -115,7 +118,7 @@ int64_t am_round_temporal_zoned(const am_tz *tz, int op, am_type type, const int
                             : tick == 1000     ? zoned_us
                                                : zoned_ns;
   zoned z;
-  am_tz_reader_init(&z.reader, tz, 1000000000 / tick);
+  am_tz_reader_init(&z.reader, tz);
   return loops[unit](&z, op, in, validity, bit_offset, n, multiple, flags, out, refused);
 }
 
