@@ -34,9 +34,13 @@
  * not read. Units finer than an offset's granularity (30- and 45-minute
  * offsets: Asia/Kolkata, Asia/Kathmandu, Pacific/Chatham, Lord Howe's
  * 30-minute DST) need nothing of their own: the rounding is of local
- * times, whatever their offset. Past a zone file's last transition the
- * offsets are core/timezone.h's (the footer rule: a divergence from
- * pyarrow, which keeps the last offset). */
+ * times, whatever their offset.
+ * Divergence: past a zone file's last transition the offsets are
+ * core/timezone.h's (the footer rule), where pyarrow keeps the last
+ * offset; and a timestamp[s] within an offset of the int64 ends, whose
+ * local time wraps to the other end, is read back with the saturating
+ * comparisons of am_tz_local_at where pyarrow's `date` library wraps them
+ * (a period of no meaning): the two differ there. */
 #ifndef AM_CORE_ROUND_TEMPORAL_ZONED_H
 #define AM_CORE_ROUND_TEMPORAL_ZONED_H
 
