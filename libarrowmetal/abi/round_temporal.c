@@ -68,10 +68,10 @@ static int round_temporal(am_err *err, am_round_temporal_op op, const am_array *
    * moved back. */
   am_array *result = NULL;
   const am_backend *backend = array->device->backend;
-  status = local && backend != am_host_device()->backend
-               ? AM_EUNSUPPORTED
-               : backend->kernels.round_temporal(err, (int)op, array, unit, multiple, flags,
-                                                 &result);
+  status =
+      local && backend != am_host_device()->backend
+          ? AM_EUNSUPPORTED
+          : backend->kernels.round_temporal(err, (int)op, array, unit, multiple, flags, &result);
   if (status == AM_EUNSUPPORTED) {
     am_array *host = NULL, *computed = NULL;
     if ((status = am_to_host(err, array, &host)) != AM_OK) return status;

@@ -3,7 +3,6 @@
  * readers for both directions. */
 #include "round_temporal_zoned.h"
 
-
 #include "round_temporal.h"
 #include "types.h"
 
@@ -76,22 +75,22 @@ typedef int64_t (*zoned_loop)(zoned *z, int op, const int64_t *in, const uint8_t
                               int64_t *out, int64_t *refused);
 
 /* The loop of tick TICK (nanoseconds) and unit UNIT. */
-#define ZONED_LOOP(NAME, TICK, UNIT)                                                              \
-  static int64_t NAME##_##UNIT(zoned *z, int op, const int64_t *in, const uint8_t *validity,     \
-                               int64_t bit_offset, int64_t n, int64_t multiple, int flags,       \
-                               int64_t *out, int64_t *refused) {                                 \
-    int64_t last = -1;                                                                           \
-    for (int64_t i = 0; i < n; i++) {                                                            \
-      const int64_t bit = bit_offset + i;                                                        \
-      if (validity && !(validity[bit >> 3] >> (bit & 7) & 1)) {                                  \
-        out[i] = in[i];                                                                          \
-        continue;                                                                                \
-      }                                                                                          \
-      z->failed = 0;                                                                             \
-      out[i] = zoned_value(z, in[i], op, UNIT, multiple, flags, TICK);                           \
-      if (z->failed) last = i, *refused = z->local;                                              \
-    }                                                                                            \
-    return last;                                                                                 \
+#define ZONED_LOOP(NAME, TICK, UNIT)                                                         \
+  static int64_t NAME##_##UNIT(zoned *z, int op, const int64_t *in, const uint8_t *validity, \
+                               int64_t bit_offset, int64_t n, int64_t multiple, int flags,   \
+                               int64_t *out, int64_t *refused) {                             \
+    int64_t last = -1;                                                                       \
+    for (int64_t i = 0; i < n; i++) {                                                        \
+      const int64_t bit = bit_offset + i;                                                    \
+      if (validity && !(validity[bit >> 3] >> (bit & 7) & 1)) {                              \
+        out[i] = in[i];                                                                      \
+        continue;                                                                            \
+      }                                                                                      \
+      z->failed = 0;                                                                         \
+      out[i] = zoned_value(z, in[i], op, UNIT, multiple, flags, TICK);                       \
+      if (z->failed) last = i, *refused = z->local;                                          \
+    }                                                                                        \
+    return last;                                                                             \
   }
 /* clang-format off */
 #define ZONED_LOOPS(NAME, TICK)                                                                  \

@@ -18,8 +18,8 @@ typedef struct round_job {
   int op, unit, flags, parts;
   int64_t multiple;
   const am_array *array;
-  char *out;                 /* the result's slot 0 */
-  const am_tz *tz;           /* NULL: the values as they are (UTC) */
+  char *out;                /* the result's slot 0 */
+  const am_tz *tz;          /* NULL: the values as they are (UTC) */
   int64_t *refused, *local; /* per part: the last refused slot (-1: none), its local time */
 } round_job;
 
