@@ -6,8 +6,8 @@ ArrowMetal is faster), with the same calls on the timestamps without a zone besi
     PYTHONPATH=python .venv/bin/python benchmarks/timezone_bench.py [--rows 1000000]
 
 Inputs: timestamp[us] drawn uniformly over 1970-2037 (sorted: offsets looked up once a
-period; shuffled: a lookup a value), 1% null, in America/New_York. Not part of CI: it
-prints a table."""
+period; shuffled: a lookup a value), 1% null, in America/New_York (floor_temporal to
+hours in Asia/Kolkata). Not part of CI: it prints a table."""
 
 import argparse
 import sys
@@ -46,6 +46,16 @@ def works(naive):
     for to in (pa.date32(), pa.time64("us")):
         out.append((f"cast to {to} (zoned)", lambda t=to: am.cast(zoned, t),
                     lambda t=to: pc.cast(zoned, t)))  # fmt: skip
+    # rounding in local time: to days in New York (its midnights all exist once), to
+    # hours in Kolkata (+05:30; New York's repeated hours would fail the call, as pyarrow's)
+    kolkata = naive.cast(pa.timestamp("us", tz="Asia/Kolkata"))
+    for unit, x, where in (("day", zoned, ZONE), ("hour", kolkata, "Asia/Kolkata")):
+        out.append((f"floor_temporal to {unit} ({where})",
+                    lambda u=unit, x=x: am.floor_temporal(x, unit=u),
+                    lambda u=unit, x=x: pc.floor_temporal(x, unit=u)))  # fmt: skip
+        out.append((f"floor_temporal to {unit} (no zone)",
+                    lambda u=unit: am.floor_temporal(naive, unit=u),
+                    lambda u=unit: pc.floor_temporal(naive, unit=u)))  # fmt: skip
     out.append(("assume_timezone", lambda: am.assume_timezone(naive, ZONE, ambiguous="earliest",
                                                               nonexistent="latest"),
                 lambda: pc.assume_timezone(naive, ZONE, ambiguous="earliest",

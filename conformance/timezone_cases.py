@@ -1,7 +1,8 @@
 """Time zones in the conformance suite (issue #13): the field extractions (year ...
 iso_year, ``am_temporal_field``), the casts to dates, times of day and strings (``am_cast``)
-and ``strftime`` of timestamps with a time zone, which read local wall times, and
-``assume_timezone``
+and ``strftime`` of timestamps with a time zone, which read local wall times, floor/ceil/
+round_temporal of them (``am_round_temporal``: in local time, a rounded local time the
+clocks skipped or repeated refused), and ``assume_timezone``
 (``am_assume_timezone``), over zones with DST both ways, a 30-minute DST (Lord Howe), a
 45-minute offset (Chatham), abolished DST (Sao Paulo), none (Kolkata), UTC and fixed
 offsets; instants around the clock changes of many years, before the first transition
@@ -153,7 +154,8 @@ def map_error(exc):
     """am_status of pyarrow's refusals here, None for the others."""
     msg = str(exc)
     words = ("Cannot locate or parse timezone", "Timestamp doesn't exist in timezone",
-             "Timestamp is ambiguous in timezone", "Timestamps already have a timezone")  # fmt: skip
+             "Timestamp is ambiguous in timezone", "Timestamps already have a timezone",
+             "Local time does not exist: ", "Local time is ambiguous: ")  # fmt: skip
     return "AM_EINVAL" if any(w in msg for w in words) else None
 
 
@@ -198,14 +200,96 @@ def _to_utc(zone, unit, local, ambiguous, nonexistent):
     return hi * per - (1 if nonexistent == "earliest" else 0)
 
 
+def _wrap(x):
+    return (x + 2**63) % 2**64 - 2**63
+
+
+def _cycled(zone, unit, local, fn):
+    """fn(local) with `local` (ticks) moved by whole 400-year cycles into the years
+    Python's datetime holds (the POSIX rule repeats after 400 years: 146097 days), then
+    moved back; fn returns UTC ticks or None."""
+    cycle = 146097 * 86400 * PER_SECOND[unit]
+    limit = _seconds(9000) * PER_SECOND[unit]
+    k = max(0, -(-(local - limit) // cycle))
+    r = fn(local - k * cycle)
+    return None if r is None else r + k * cycle
+
+
+# Nanoseconds of the rounding units below months.
+PERIOD_NS = dict(zip(["nanosecond", "microsecond", "millisecond", "second", "minute", "hour",
+                      "day", "week"],
+                     [1, 10**3, 10**6, 10**9, 60 * 10**9, 3600 * 10**9, 86400 * 10**9,
+                      7 * 86400 * 10**9]))  # fmt: skip
+
+
+def round_model(op, params, zone, unit, values):
+    """floor/ceil/round_temporal of zoned `values` (UTC ticks, None for null) as
+    core/round_temporal_zoned.h says pyarrow rounds them, at zoneinfo's offsets (the
+    footer's rule past 2037): the local values rounded by pyarrow's own kernel without a
+    zone, taken back by zoneinfo's reading of a local time. None where a rounded local
+    time does not exist or is ambiguous (the call fails)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    per, failed = PER_SECOND[unit], []
+
+    def core(o, local):
+        opts = pc.RoundTemporalOptions(**params)
+        r = getattr(pc, o)(pa.array([local], pa.timestamp(unit)), options=opts)
+        return r.cast(pa.int64())[0].as_py()
+
+    def to_local(v):
+        return _wrap(_cycled(zone, unit, v, lambda x: x + _offset(zone, x // per) * per))
+
+    def to_sys(local):
+        r = _cycled(zone, unit, local, lambda x: _to_utc(zone, unit, x, "raise", "raise"))
+        if r is None:
+            failed.append(local)
+            return 0
+        return _wrap(r)
+
+    def one(v):
+        t = to_local(v)
+        if params["unit"] in ("month", "quarter", "year"):
+            f = 0 if op == "ceil_temporal" else to_sys(core("floor_temporal", t))
+            if op == "floor_temporal":
+                return f
+            c = to_sys(core("ceil_temporal", t))
+            return c if op == "ceil_temporal" or _wrap(t - f) >= _wrap(c - t) else f
+        shift = 0
+        if params["unit"] == "week" and not (params["calendar_based_origin"]
+                                             and params["multiple"] != 1):  # fmt: skip
+            shift = (3 if params["week_starts_monday"] else 4) * 86400 * per
+        f = _wrap(to_sys(_wrap(core("floor_temporal", t) + shift)) - shift)
+        if op == "floor_temporal":
+            return f
+        cl = to_local(f)
+        cs = to_sys(cl)
+        tick, period = 10**9 // per, PERIOD_NS[params["unit"]]
+        m = params["multiple"]  # a step of m units in ticks, truncated (chrono's duration_cast)
+        step = m * (period // tick) if period >= tick else m // (tick // period)
+        c = to_sys(_wrap(cl + step)) if params["ceil_is_strictly_greater"] or cs < v else cs
+        return c if op == "ceil_temporal" or _wrap(v - f) >= _wrap(c - v) else f
+
+    out = [None if v is None else one(v) for v in values]
+    return None if failed else out
+
+
 def footer_expected(g, case):
     """What the library answers past the listed transitions: pyarrow's calendar at
-    zoneinfo's offsets (fields and casts of the local times, assume_timezone by them)."""
+    zoneinfo's offsets (fields and casts of the local times, assume_timezone and the
+    rounding by them)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     op, params, inp = case["op"], case["params"], case["inputs"][0]
-    if op == "assume_timezone":
+    if op in temporal_cases.ROUND_OPS:
+        arr = cf.build_input(inp)
+        got = round_model(op, params, inp["tz"], arr.type.unit, cf.array_values(arr))
+        if got is None:
+            return {"error": "AM_EINVAL"}
+        result = pa.array(got, arr.type)
+    elif op == "assume_timezone":
         arr = cf.build_input(inp)
         unit, zone = arr.type.unit, params["timezone"]
         got = [None if v is None else _to_utc(zone, unit, v, params.get("ambiguous", "raise"),
@@ -399,9 +483,109 @@ def gen_refusals(g):
             [g.inline(other, [None if other == "bool" else 1, None])])  # fmt: skip
 
 
+def _rounding_refusal(op, params, zone, unit, v, future):
+    """Whether the rounding of the one value `v` fails: by pyarrow, or past the listed
+    transitions by the library's offsets (round_model)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if future:
+        return round_model(op, params, zone, unit, [v]) is None
+    try:
+        getattr(pc, op)(pa.array([v], pa.timestamp(unit, zone)),
+                        options=pc.RoundTemporalOptions(**params))  # fmt: skip
+    except pa.ArrowInvalid as e:
+        assert str(e).startswith(("Local time does not exist: ", "Local time is ambiguous: "))
+        return True
+    return False
+
+
+def add_rounding(g, cid, op, params, zone, unit, values, future=False):
+    """A rounding case over `values` (ticks) less those whose rounding fails alone (their
+    refusals are cases of their own: gen_rounding_refusals), a null among them, unless
+    none is left; returns the values left out. Values of the listed transitions' last
+    years may round past them (a ceil of 15 quarters: 2041): those cases are checked
+    against the footer's offsets too (`future`)."""
+    future = future or max(values) >= _seconds(2030) * PER_SECOND[unit]
+    refused = [v for v in values if _rounding_refusal(op, params, zone, unit, v, future)]
+    kept = [v for v in values if v not in refused]
+    if kept:
+        kept = kept[:3] + [None] + kept[3:]
+        add(g, cid, op, params, [zoned(g, f"timestamp[{unit}]", zone, kept)], future=future)
+    return refused
+
+
+ROUND_FLAG_SETS = temporal_cases.FLAG_SETS[1:]
+
+
+def gen_rounding(g):
+    """floor/ceil/round_temporal of zoned timestamps: each zone x function x calendar
+    unit (the timestamp unit turning with them, so that each zone meets all four) over
+    the instants around its transitions, before the first (local mean time) and past the
+    listed ones; multiples 2 and 15 and two of the flag sets (multiple 3) for the units
+    from seconds up around the transitions; the refusals; drawn inputs."""
+    units = temporal_cases.CALENDAR_UNITS
+    for zi, zone in enumerate(ZONES):
+        secs = [v for v in around(zone) if v is not None]
+        refusals = {}
+        for op in temporal_cases.ROUND_OPS:
+            for ui, cu in enumerate(units):
+                unit = UNITS[(zi + ui) % len(UNITS)]
+                t = f"timestamp[{unit}]"
+                base = f"{op}/{t}/unary/tz={zone}/{cu}"
+                near = _ticks(unit, secs)
+                params = temporal_cases.round_params(1, cu)
+                refused = add_rounding(g, base + "/transitions", op, params, zone, unit, near)
+                refusals.setdefault(op, []).extend((params, unit, v) for v in refused[:2])
+                add_rounding(g, base + "/far-past", op, params, zone, unit,
+                             _ticks(unit, far(unit, False)))  # fmt: skip
+                add_rounding(g, base + "/far-future", op, params, zone, unit,
+                             _ticks(unit, far(unit, True)), future=True)  # fmt: skip
+                if ui < units.index("second"):
+                    continue
+                flag_sets = [ROUND_FLAG_SETS[(zi + ui + k) % len(ROUND_FLAG_SETS)] for k in (0, 3)]
+                choices = [(m, temporal_cases.FLAG_SETS[0]) for m in (2, 15)]
+                choices += [(3, flags) for flags in flag_sets]
+                for m, flags in choices:
+                    params = temporal_cases.round_params(m, cu, flags)
+                    cid = f"{base}/multiple{m}/{temporal_cases.flags_name(flags)}/transitions"
+                    refused = add_rounding(g, cid, op, params, zone, unit, near)
+                    refusals[op].extend((params, unit, v) for v in refused[:1])
+        gen_rounding_refusals(g, zone, refusals)
+        for op, cu, m in (("floor_temporal", "day", 1), ("round_temporal", "minute", 15)):
+            unit = UNITS[zi % len(UNITS)]
+            t = f"timestamp[{unit}]"
+            n, nulls, off = SHAPES[0]
+            cid = g.sweep_id(op, t, "unary", n, nulls, off, extra=f"tz={zone}/{cu}")
+            lo, hi = (v * PER_SECOND[unit] for v in LISTED)
+            inp = g.gen_input(t, n, nulls, off, cid, lo=str(lo), hi=str(hi))
+            inp["tz"] = zone
+            add(g, cid, op, temporal_cases.round_params(m, cu), [inp])
+
+
+def gen_rounding_refusals(g, zone, refusals):
+    """Values whose rounding met a local time that does not exist or is ambiguous: a few
+    per function (alone, and after one that rounds), and one hidden under a null slot
+    (not read: it rounds)."""
+    for op, found in refusals.items():
+        for k, (params, unit, v) in enumerate(found[:: max(1, len(found) // 4)][:4]):
+            t = f"timestamp[{unit}]"
+            cid = f"{op}/{t}/unary/tz={zone}/{params['unit']}/refused{k}"
+            add(g, cid, op, params, [zoned(g, t, zone, [v], 0)])
+            add(g, cid + "/after-one", op, params, [zoned(g, t, zone, [0, v, None], 1)])
+        if found and op == "floor_temporal":
+            params, unit, v = found[0]
+            t = f"timestamp[{unit}]"
+            hidden = g.inline(t, [0, None], 0, null_fill=str(v))
+            hidden["tz"] = zone
+            add(g, f"{op}/{t}/unary/tz={zone}/{params['unit']}/refused-in-a-null-slot", op,
+                params, [hidden])  # fmt: skip
+
+
 def gen(g):
     gen_fields(g)
     gen_casts(g)
     gen_texts(g)
+    gen_rounding(g)
     gen_assume(g)
     gen_refusals(g)

@@ -1914,14 +1914,20 @@ int am_temporal_field(am_temporal_field_op op, const am_array *array, int week_s
  * needs no database. A zone is read on first use and kept for the process
  * (thread-safe). Local times follow pyarrow's reading of the files (its
  * `date` library), in am_temporal_field, am_cast of a timestamp to a date
- * or a time of day, and am_assume_timezone. An unknown zone, or a file that
+ * or a time of day, am_round_temporal and am_assume_timezone. An unknown
+ * zone, or a file that
  * is not TZif, is AM_EINVAL ("Cannot locate or parse timezone 'X': X not
  * found in timezone database").
  * Divergence: past the last transition a TZif file lists (2037 in Debian's
  * files) the library applies the file's POSIX TZ rule (RFC 8536), so New
  * York keeps changing its clocks in 2038 and after; pyarrow's library
  * ignores the rule and keeps the last listed offset for ever (New York in
- * winter time), so such zones differ from pyarrow from then on. */
+ * winter time), so such zones differ from pyarrow from then on.
+ * Divergence: a timestamp[s] within an offset of the int64 ends has a
+ * local time that wraps to the other end; pyarrow's library reads such a
+ * local time back to UTC (am_assume_timezone, am_round_temporal) with
+ * comparisons that wrap as well and land on a period of no meaning, the
+ * library with comparisons that saturate: the two differ there. */
 
 /* AssumeTimezoneOptions' `ambiguous` and `nonexistent`: what a local time
  * the clocks went back over (ambiguous: it happened twice) or skipped
@@ -2006,16 +2012,27 @@ typedef struct am_round_temporal_options {
  * units from nanoseconds through weeks"); an unknown op or unit is
  * AM_EINVAL. A timestamp with a time zone that reads as UTC ("UTC",
  * "Etc/UTC", "+00:00") rounds as one without; an unknown zone is AM_EINVAL
- * in pyarrow's words (see "Time zones" above); any other zone rounds in
- * local time in pyarrow, which this call does not do yet: AM_EUNSUPPORTED
- * (the Python package runs those in pyarrow, counted as a fallback).
+ * in pyarrow's words (see "Time zones" above). Any other zone rounds in
+ * local time, as pyarrow: each value's local time is rounded with the
+ * same arithmetic and taken back to UTC without a choice, so a rounded
+ * local time that the clocks skipped or repeated fails the call with
+ * AM_EINVAL in pyarrow's words, "Local time does not exist: 2021-03-14
+ * 02:00:00 is in a gap between ..." or "Local time is ambiguous: ..."
+ * (the last failing row's; rounding to the hour in a repeated hour, to
+ * the day where midnight was skipped, even to the second inside a
+ * repeated hour); null slots are not read. pyarrow's steps are kept where
+ * they surprise (core/round_temporal_zoned.h): a week's offset is read 3
+ * or 4 days after its start, and round to months, quarters and years
+ * compares the local value with the two UTC candidates.
  * Divergence: a multiple below 1 is AM_EINVAL ("floor_temporal: the
  * multiple must be positive, got 0"); pyarrow 26 divides by it (0 kills
  * the process with SIGFPE, a negative multiple gives values of no
- * meaning).
+ * meaning). The zones' two divergences ("Time zones" above: past the last
+ * listed transition, and timestamp[s] at the int64 ends) hold here too.
  * GPU arrays are rounded on their device (one element-wise kernel of the
- * same arithmetic). `array` and `options` are borrowed; *out is the
- * caller's. Thread-safe. */
+ * same arithmetic), except in a zone other than UTC: those are rounded on
+ * a host copy and the result moved back to the array's device. `array`
+ * and `options` are borrowed; *out is the caller's. Thread-safe. */
 int am_round_temporal(am_round_temporal_op op, const am_array *array,
                       const am_round_temporal_options *options, am_array **out);
 

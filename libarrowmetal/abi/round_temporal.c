@@ -1,7 +1,11 @@
 /* am_round_temporal: pyarrow's type rules and option checks of
  * floor_temporal, ceil_temporal and round_temporal, then the backend's
  * kernel (cpu/round_temporal.c, or the GPU's gpu/ops_temporal.c) on the
- * array's device; the arithmetic is core/round_temporal.h's. */
+ * array's device; the arithmetic is core/round_temporal.h's. A timestamp
+ * in a time zone other than UTC rounds in local time
+ * (core/round_temporal_zoned.h), on the CPU: a zone's offsets are host
+ * data, so a GPU array's is computed on a host copy and the result moved
+ * back. */
 #include "core/round_temporal.h"
 #include "abi.h"
 #include "core/timezone.h"
@@ -52,22 +56,22 @@ static int round_temporal(am_err *err, am_round_temporal_op op, const am_array *
   int64_t multiple;
   if ((status = check_values(err, names[op], array, o, &unit, &multiple)) != AM_OK) return status;
   /* A zone pyarrow cannot find is its error; one that is not UTC rounds in
-   * local time, which this call does not do yet. */
+   * local time, on the CPU. */
   const am_tz *tz = NULL;
   if (array->timezone && (status = am_tz_find(err, array->timezone, &tz)) != AM_OK) return status;
-  if (tz && !am_tz_is_utc(tz))
-    return am_fail(err, AM_EUNSUPPORTED,
-                   "%s of a timestamp with a time zone (%s) rounds in local time, which "
-                   "ArrowMetal does not do yet",
-                   names[op], array->timezone);
+  const int local = tz && !am_tz_is_utc(tz);
   const int flags = (o->week_starts_monday ? AM_RT_WEEK_STARTS_MONDAY : 0) |
                     (o->ceil_is_strictly_greater ? AM_RT_CEIL_IS_STRICTLY_GREATER : 0) |
                     (o->calendar_based_origin ? AM_RT_CALENDAR_BASED_ORIGIN : 0);
-  /* On the array's device; a device without the kernel (AM_EUNSUPPORTED)
-   * has it computed on the host, the result moved back. */
+  /* On the array's device; a device without the kernel (AM_EUNSUPPORTED),
+   * or a local time off the CPU, has it computed on the host, the result
+   * moved back. */
   am_array *result = NULL;
-  status = array->device->backend->kernels.round_temporal(err, (int)op, array, unit, multiple,
-                                                          flags, &result);
+  const am_backend *backend = array->device->backend;
+  status =
+      local && backend != am_host_device()->backend
+          ? AM_EUNSUPPORTED
+          : backend->kernels.round_temporal(err, (int)op, array, unit, multiple, flags, &result);
   if (status == AM_EUNSUPPORTED) {
     am_array *host = NULL, *computed = NULL;
     if ((status = am_to_host(err, array, &host)) != AM_OK) return status;

@@ -268,54 +268,66 @@ void am_tz_local_at(const am_tz *tz, int64_t local, am_tz_local *out) {
   }
 }
 
-/* ---- bulk conversions --------------------------------------------------------------------- */
+/* ---- readers and bulk conversions ------------------------------------------------------- */
+
+void am_tz_reader_init(am_tz_reader *r, const am_tz *tz) {
+  memset(r, 0, sizeof *r);
+  r->tz = tz;
+  r->utc.begin = INT64_MAX; /* empty: the first value looks up */
+  r->utc.end = INT64_MIN;
+  r->lo = INT64_MAX;
+  r->hi = INT64_MIN;
+}
+
+/* Local times MARGIN inside a period read as that period alone: the local
+ * cache holds them. */
+static void keep_local(am_tz_reader *r, const am_tz_period *p) {
+  r->offset = p->offset;
+  r->lo = p->begin == INT64_MIN ? INT64_MIN : sat_add(p->begin, p->offset + MARGIN);
+  r->hi = p->end == INT64_MAX ? INT64_MAX : sat_add(p->end, p->offset - MARGIN);
+}
+
+/* The period found serves local times too: a value's local time, rounded,
+ * is mostly in its own period (a second search saved). */
+void am_tz_reader_find_utc(am_tz_reader *r, int64_t second) {
+  am_tz_period_at(r->tz, second, &r->utc);
+  keep_local(r, &r->utc);
+}
+
+am_tz_local_kind am_tz_reader_find_local(am_tz_reader *r, int64_t second, am_tz_local *info) {
+  am_tz_local_at(r->tz, second, info);
+  if (info->kind == AM_TZ_UNIQUE) keep_local(r, &info->first);
+  return info->kind;
+}
 
 void am_tz_localize(const am_tz *tz, int64_t per_second, const int64_t *in, int64_t n,
                     int64_t *out) {
-  am_tz_period p = {INT64_MAX, INT64_MIN, 0, 0, NULL}; /* empty: the first value looks up */
-  for (int64_t i = 0; i < n; i++) {
-    int64_t v = in[i], s = per_second == 1 ? v : floor_div(v, per_second);
-    if (s < p.begin || s >= p.end) am_tz_period_at(tz, s, &p);
-    out[i] = wrap_add(v, (int64_t)p.offset * per_second);
-  }
+  am_tz_reader r;
+  am_tz_reader_init(&r, tz);
+  for (int64_t i = 0; i < n; i++) out[i] = am_tz_reader_local(&r, in[i], per_second);
 }
 
 int64_t am_tz_to_utc(const am_tz *tz, int64_t per_second, const int64_t *in,
                      const uint8_t *validity, int64_t bit_offset, int64_t n,
                      am_assume_choice ambiguous, am_assume_choice nonexistent, int64_t *out) {
-  /* Local seconds [lo, hi) read uniquely at `offset` (MARGIN inside the
-   * last unique period found). */
-  int64_t lo = INT64_MAX, hi = INT64_MIN, offset = 0, refused = -1;
+  am_tz_reader r;
+  am_tz_reader_init(&r, tz);
+  int64_t refused = -1;
   for (int64_t i = 0; i < n; i++) {
     int64_t v = in[i], bit = bit_offset + i;
     if (validity && !(validity[bit >> 3] >> (bit & 7) & 1)) {
       out[i] = v;
       continue;
     }
-    int64_t s = per_second == 1 ? v : floor_div(v, per_second);
-    if (s >= lo && s < hi) {
-      out[i] = wrap_sub(v, offset * per_second);
-      continue;
-    }
     am_tz_local info;
-    am_tz_local_at(tz, s, &info);
-    if (info.kind == AM_TZ_UNIQUE) {
-      offset = info.first.offset;
-      lo = info.first.begin == INT64_MIN ? INT64_MIN : sat_add(info.first.begin, offset + MARGIN);
-      hi = info.first.end == INT64_MAX ? INT64_MAX : sat_add(info.first.end, offset - MARGIN);
-      out[i] = wrap_sub(v, offset * per_second);
-    } else if (info.kind == AM_TZ_AMBIGUOUS) {
-      if (ambiguous == AM_ASSUME_RAISE) {
-        out[i] = v, refused = i;
-        continue;
-      }
+    am_tz_local_kind kind = am_tz_reader_utc(&r, v, per_second, &out[i], &info);
+    if (kind == AM_TZ_UNIQUE) continue;
+    if ((kind == AM_TZ_AMBIGUOUS ? ambiguous : nonexistent) == AM_ASSUME_RAISE) {
+      out[i] = v, refused = i;
+    } else if (kind == AM_TZ_AMBIGUOUS) {
       int32_t off = ambiguous == AM_ASSUME_LATEST ? info.second.offset : info.first.offset;
       out[i] = wrap_sub(v, (int64_t)off * per_second);
     } else {
-      if (nonexistent == AM_ASSUME_RAISE) {
-        out[i] = v, refused = i;
-        continue;
-      }
       int64_t end = wrap_mul(info.first.end, per_second);
       out[i] = nonexistent == AM_ASSUME_LATEST ? end : wrap_sub(end, 1);
     }

@@ -76,6 +76,55 @@ typedef struct am_tz_local {
 
 void am_tz_local_at(const am_tz *tz, int64_t local, am_tz_local *out);
 
+/* A reader of many values of one zone that keeps the periods of its last
+ * lookups: values near each other need no search. Each thread uses its own
+ * (am_tz_reader_init). The values are ticks of a unit, `per_second` a
+ * second (a constant where the caller's loop is compiled for one unit, so
+ * that its divisions fold). UTC -> local (am_tz_reader_local) adds the
+ * offset of the value's second, floored; local -> UTC (am_tz_reader_utc)
+ * subtracts that of a unique local time and says which kind the local time
+ * is, as pyarrow's to_sys does; both wrap as pyarrow's arithmetic on values
+ * whose result leaves int64. */
+typedef struct am_tz_reader {
+  const am_tz *tz;
+  am_tz_period utc;       /* the last UTC lookup's period */
+  int64_t lo, hi, offset; /* local seconds [lo, hi) read uniquely at `offset` */
+} am_tz_reader;
+
+void am_tz_reader_init(am_tz_reader *r, const am_tz *tz);
+
+/* The second of `ticks` (floored) and the wrapping sum of ticks and an
+ * offset in seconds. */
+static inline int64_t am_tz_second(int64_t ticks, int64_t per_second) {
+  return per_second == 1 ? ticks : ticks / per_second - (ticks % per_second < 0);
+}
+static inline int64_t am_tz_shift(int64_t ticks, int64_t offset, int64_t per_second) {
+  return (int64_t)((uint64_t)ticks + (uint64_t)offset * (uint64_t)per_second);
+}
+
+/* Look a second up (the slow paths of the two below). */
+void am_tz_reader_find_utc(am_tz_reader *r, int64_t second);
+am_tz_local_kind am_tz_reader_find_local(am_tz_reader *r, int64_t second, am_tz_local *info);
+
+static inline int64_t am_tz_reader_local(am_tz_reader *r, int64_t utc, int64_t per_second) {
+  const int64_t s = am_tz_second(utc, per_second);
+  if (s < r->utc.begin || s >= r->utc.end) am_tz_reader_find_utc(r, s);
+  return am_tz_shift(utc, r->utc.offset, per_second);
+}
+
+/* Local ticks -> UTC ticks in *utc when the local time is unique; else its
+ * kind, with the periods in *info (*utc untouched). */
+static inline am_tz_local_kind am_tz_reader_utc(am_tz_reader *r, int64_t local, int64_t per_second,
+                                                int64_t *utc, am_tz_local *info) {
+  const int64_t s = am_tz_second(local, per_second);
+  if (s < r->lo || s >= r->hi) {
+    am_tz_local_kind kind = am_tz_reader_find_local(r, s, info);
+    if (kind != AM_TZ_UNIQUE) return kind;
+  }
+  *utc = am_tz_shift(local, -r->offset, per_second);
+  return AM_TZ_UNIQUE;
+}
+
 /* UTC -> local: out[i] = in[i] + offset(floor(in[i] / per_second)) *
  * per_second, for every slot (null ones too: the caller keeps the
  * validity). `out` may be `in`. */

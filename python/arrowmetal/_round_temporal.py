@@ -3,15 +3,17 @@ am_round_temporal, with pyarrow's signature and RoundTemporalOptions
 (multiple, unit, week_starts_monday, ceil_is_strictly_greater,
 calendar_based_origin).
 
-Timestamps (without a time zone, or in UTC), dates, times and durations run
-in the library, on the array's device; the values are pyarrow's bit for bit
-(core/round_temporal.h). A timestamp in another time zone rounds in local
-time in pyarrow, which needs a time-zone database the C library does not
-have: those calls run in pyarrow.compute, counted and announced as every
-fallback (see _fallback), as do pyarrow scalars and options pyarrow itself
-converts (a float or bool multiple, a multiple outside 32 bits). A multiple
-below 1 is refused with ArrowInvalid (pyarrow 26 divides by it and dies on
-0). Other input types end in pyarrow's own error.
+Timestamps, dates, times and durations run in the library, on the array's
+device; the values are pyarrow's bit for bit (core/round_temporal.h). A
+timestamp in a time zone other than UTC rounds in local time, as pyarrow's
+(core/round_temporal_zoned.h: on the CPU, a GPU array's on a host copy with
+the result moved back), refusing a rounded local time that the clocks
+skipped or repeated with pyarrow's ArrowInvalid ("Local time does not
+exist: ...", "Local time is ambiguous: ..."). pyarrow scalars and options
+pyarrow itself converts (a float or bool multiple, a multiple outside 32
+bits) run in pyarrow.compute, counted and announced as every fallback (see
+_fallback). A multiple below 1 is refused with ArrowInvalid (pyarrow 26
+divides by it and dies on 0). Other input types end in pyarrow's own error.
 """
 
 from __future__ import annotations
@@ -106,7 +108,7 @@ def _make(op: int) -> Callable[..., Any]:
             return _fallback.run(name, reason, (timestamps,), kwargs)
         try:
             return _round(op, timestamps, o, device)
-        except ArrowMetalUnsupported as e:  # a time zone (local time) or a scalar
+        except ArrowMetalUnsupported as e:  # a scalar
             return _fallback.run(name, str(e), (timestamps,), kwargs)
         except ArrowMetalTypeError as e:
             return _input_fallback(name, e, (timestamps,), (timestamps,), kwargs)
@@ -114,8 +116,8 @@ def _make(op: int) -> Callable[..., Any]:
     function.__name__ = function.__qualname__ = name
     function.__doc__ = (
         f"pyarrow.compute.{name} with RoundTemporalOptions: each timestamp, date, time or "
-        "duration rounded as pyarrow rounds it (am_round_temporal); a time zone other than UTC "
-        "runs in pyarrow."
+        "duration rounded as pyarrow rounds it (am_round_temporal); a timestamp in a time zone "
+        "other than UTC in local time."
     )
     return function
 
