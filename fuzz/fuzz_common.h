@@ -213,8 +213,9 @@ static inline fz_schema_private *fz_schema_init(struct ArrowSchema *schema, cons
 }
 
 /* ---- Types. */
-static const am_type fz_types[] = {AM_BOOL,   AM_INT8,   AM_INT16,  AM_INT32,   AM_INT64,  AM_UINT8,
-                                   AM_UINT16, AM_UINT32, AM_UINT64, AM_FLOAT32, AM_FLOAT64};
+static const am_type fz_types[] = {AM_BOOL,   AM_INT8,    AM_INT16,   AM_INT32,
+                                   AM_INT64,  AM_UINT8,   AM_UINT16,  AM_UINT32,
+                                   AM_UINT64, AM_FLOAT32, AM_FLOAT64, AM_FLOAT16};
 enum { FZ_TYPE_COUNT = sizeof fz_types / sizeof fz_types[0] };
 
 static inline int fz_type_bits(am_type type) {
@@ -226,6 +227,7 @@ static inline int fz_type_bits(am_type type) {
       return 8;
     case AM_INT16:
     case AM_UINT16:
+    case AM_FLOAT16:
       return 16;
     case AM_INT32:
     case AM_UINT32:
@@ -234,6 +236,10 @@ static inline int fz_type_bits(am_type type) {
     case AM_TIME32_S:
     case AM_TIME32_MS:
       return 32;
+    case AM_DECIMAL128:
+      return 128;
+    case AM_DECIMAL256:
+      return 256;
     default:
       return 64;
   }
