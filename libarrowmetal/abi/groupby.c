@@ -1,9 +1,10 @@
 /* Group-by (am_group_by, am_group_aggregate_default): the checks, then the
- * kernel of the keys' device. Where that device has none (the GPUs: no
- * group-by kernel yet) or the inputs live on different devices, every input
+ * kernel of the keys' device. Where that device declines (Metal, a string
+ * value on a GPU) or the inputs live on different devices, every input
  * moves to the host, is grouped there, and the results go back to keys[0]'s
- * device (abi/host_fallback.c). Decimal and dictionary columns run on views
- * of other types (group_views.h). */
+ * device (abi/host_fallback.c). String keys on a GPU group there as ids
+ * (string_key_ids.h); decimal and dictionary columns run on views of other
+ * types (group_views.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@
 #include "core/types.h"
 #include "group_views.h"
 #include "host_fallback.h"
+#include "string_key_ids.h"
 
 static int valid_op(int32_t op) { return op >= AM_GROUP_COUNT && op <= AM_GROUP_COUNT_ALL; }
 
@@ -114,6 +116,11 @@ static int group_by(am_err *err, const am_array *const *keys, int64_t n_keys,
     if ((status = check_aggregate(err, &aggregates[a], a, values, n_values)) != AM_OK)
       return status;
 
+  /* string keys on a GPU group there as ids (string_key_ids.h) */
+  am_string_key_ids ids;
+  if ((status = am_string_key_ids_group(err, keys, n_keys, values, n_values, &ids)) != AM_OK)
+    return status;
+  const am_array *const *run_keys = ids.keys ? ids.keys : keys;
   am_array **got_keys = calloc((size_t)n_keys, sizeof *got_keys);
   am_group_result *got = calloc((size_t)(n_aggregates ? n_aggregates : 1), sizeof *got);
   const am_array **inputs = calloc((size_t)(n_keys + n_values), sizeof *inputs);
@@ -121,7 +128,7 @@ static int group_by(am_err *err, const am_array *const *keys, int64_t n_keys,
     status = am_fail(err, AM_ENOMEM, "out of memory");
     goto done;
   }
-  for (int64_t i = 0; i < n_keys; i++) inputs[i] = keys[i];
+  for (int64_t i = 0; i < n_keys; i++) inputs[i] = run_keys[i];
   for (int64_t i = 0; i < n_values; i++) inputs[n_keys + i] = values[i];
   group_call c = {.n_keys = n_keys,
                   .aggregates = aggregates,
@@ -133,6 +140,7 @@ static int group_by(am_err *err, const am_array *const *keys, int64_t n_keys,
   am_device *home = keys[0]->device;
   for (int64_t k = 0; k < n_keys; k++)
     if ((status = am_move_home(err, &got_keys[k], home)) != AM_OK) goto done;
+  if ((status = am_string_key_ids_group_keys(err, &ids, keys, got_keys)) != AM_OK) goto done;
   for (int64_t a = 0; a < n_aggregates; a++)
     if ((status = am_move_home(err, &got[a].values, home)) != AM_OK ||
         (status = am_move_home(err, &got[a].max, home)) != AM_OK ||
@@ -142,6 +150,7 @@ static int group_by(am_err *err, const am_array *const *keys, int64_t n_keys,
 done:
   am_group_work_free(got_keys, n_keys, got, n_aggregates);
   free(inputs);
+  am_string_key_ids_free(&ids);
   return status;
 }
 

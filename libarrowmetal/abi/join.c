@@ -1,14 +1,16 @@
 /* Hash joins (am_join_indices): the checks, then the kernel of the keys'
- * device; keys on a device without a join (the GPUs for now) or on several
- * devices are joined on the host and the indices moved to left_keys[0]'s
- * device (abi/host_fallback.c). Decimal keys join by their bytes, dictionary
- * keys by their values decoded (key_view.h). */
+ * device; keys on a device that declines (Metal) or on several devices are
+ * joined on the host and the indices moved to left_keys[0]'s device
+ * (abi/host_fallback.c). String keys on a GPU join there as ids
+ * (string_key_ids.h); decimal keys join by their bytes, dictionary keys by
+ * their values decoded (key_view.h). */
 #include <stdlib.h>
 
 #include "abi.h"
 #include "core/types.h"
 #include "host_fallback.h"
 #include "key_view.h"
+#include "string_key_ids.h"
 
 static int check_side(am_err *err, const am_array *const *keys, int64_t n_keys, const char *side) {
   int status;
@@ -64,15 +66,21 @@ static int join_indices(am_err *err, const am_array *const *left_keys,
       return am_fail(err, AM_ETYPE,
                      "Incompatible data types for corresponding join field keys: %s and %s",
                      am_type_name(left_keys[k]->type), am_type_name(right_keys[k]->type));
+  /* string keys on a GPU join there as ids (string_key_ids.h) */
+  am_string_key_ids left_ids, right_ids;
+  status = am_string_key_ids_join(err, left_keys, right_keys, n_keys, &left_ids, &right_ids);
+  if (status != AM_OK) return status;
   const am_array **inputs = calloc((size_t)(2 * n_keys), sizeof *inputs);
-  if (!inputs) return am_fail(err, AM_ENOMEM, "out of memory");
-  for (int64_t k = 0; k < n_keys; k++) {
-    inputs[k] = left_keys[k];
-    inputs[n_keys + k] = right_keys[k];
+  for (int64_t k = 0; inputs && k < n_keys; k++) {
+    inputs[k] = left_ids.keys ? left_ids.keys[k] : left_keys[k];
+    inputs[n_keys + k] = right_ids.keys ? right_ids.keys[k] : right_keys[k];
   }
+  if (!inputs) status = am_fail(err, AM_ENOMEM, "out of memory");
   join_call c = {.n_keys = n_keys, .type = type};
-  status = am_run_here_or_on_host(err, inputs, 2 * n_keys, run_on, &c);
+  if (status == AM_OK) status = am_run_here_or_on_host(err, inputs, 2 * n_keys, run_on, &c);
   free(inputs);
+  am_string_key_ids_free(&left_ids);
+  am_string_key_ids_free(&right_ids);
   if (status == AM_OK) status = am_move_home(err, &c.right, left_keys[0]->device);
   status = am_deliver_home(err, status, &c.left, left_keys[0]->device, left_indices);
   if (status == AM_OK) {

@@ -242,3 +242,95 @@ def test_casts_sorts_groups_and_joins_with_device_strings(device):
                   join_type="inner")  # fmt: skip
     want = table.join(right, "k", join_type="inner")
     assert pa.table(got).sort_by("v").equals(want.sort_by("v"))
+
+
+def _sorted(table):
+    # by every column (a join's may share names)
+    table = table.rename_columns([f"c{i}" for i in range(table.num_columns)])
+    return table.sort_by([(name, "ascending") for name in table.column_names])
+
+
+@pytest.mark.parametrize("t", [*TEXT, *BYTES])
+@pytest.mark.parametrize(("n", "offset"), [(1, 0), (37, 5), (5000, 13)])
+def test_group_by_string_keys_on_the_device(device, t, n, offset):
+    # on a GPU, string keys group there as ids (abi/string_key_ids.c)
+    keys = sample(t, n, seed=n + 7, offset=offset)
+    rng = np.random.default_rng(n)
+    table = pa.table({
+        "k": keys,
+        "j": pa.array(rng.integers(0, 3, n)),
+        "v": pa.array(rng.integers(-50, 50, n), mask=rng.random(n) < 0.1),
+    })  # fmt: skip
+    aggs = [
+        ("v", "sum"),
+        ("v", "count"),
+        ("v", "min"),
+        ("v", "max"),
+        ("v", "mean"),
+        ([], "count_all"),
+    ]
+    for by in (["k"], ["k", "j"], ["j", "k"]):
+        got = am.group_by(am.table(table, device=device), by).aggregate(aggs)
+        want = table.group_by(by, use_threads=False).aggregate(aggs)
+        assert got.schema == want.schema, by
+        assert _sorted(got).equals(_sorted(want)), by
+
+
+def test_group_by_all_equal_and_all_null_string_keys(device):
+    for keys in (pa.array(["x"] * 300), pa.array([None] * 300, pa.string())):
+        table = pa.table({"k": keys, "v": pa.array(range(300))})
+        got = am.group_by(am.table(table, device=device), "k").aggregate([("v", "sum")])
+        assert got.equals(table.group_by("k", use_threads=False).aggregate([("v", "sum")]))
+
+
+JOINS = ["inner", "left outer", "right outer", "full outer",
+         "left semi", "left anti", "right semi", "right anti"]  # fmt: skip
+
+
+@pytest.mark.parametrize("t", [pa.string(), pa.large_binary()])
+@pytest.mark.parametrize("join_type", JOINS)
+def test_join_by_string_keys_on_the_device(device, t, join_type):
+    left = pa.table({"k": sample(t, 400, seed=1), "j": pa.array(np.arange(400) % 3),
+                     "v": pa.array(range(400))})  # fmt: skip
+    right = pa.table({"k": sample(t, 60, seed=2, offset=3), "j": pa.array(np.arange(60) % 2),
+                      "w": pa.array(range(60))})  # fmt: skip
+    for by in ("k", ["k", "j"]):
+        got = am.join(am.table(left, device=device), am.table(right, device=device), by,
+                      join_type=join_type)  # fmt: skip
+        want = left.join(right, by, join_type=join_type)
+        got = pa.table(got)
+        assert got.schema == want.schema, by
+        assert _sorted(got).equals(_sorted(want)), by
+
+
+def test_join_by_string_keys_with_an_empty_side(device):
+    left = pa.table({"k": pa.array(["a", None, "b"]), "v": pa.array([1, 2, 3])})
+    empty = pa.table({"k": pa.array([], pa.string()), "w": pa.array([], pa.int64())})
+    for a, b in ((left, empty), (empty, left.rename_columns(["k", "w"]))):
+        for join_type in JOINS:
+            got = am.join(am.table(a, device=device), am.table(b, device=device), "k",
+                          join_type=join_type)  # fmt: skip
+            want = a.join(b, "k", join_type=join_type)
+            assert _sorted(pa.table(got)).equals(_sorted(want)), join_type
+
+
+@needs_cuda
+def test_string_keys_group_and_join_without_a_host_copy():
+    # 200,000 keys of 17 distinct values: a host round trip would copy their
+    # bytes and offsets to the host; ids on the GPU leave the host only the
+    # results (17 groups, the join's index pairs on the device)
+    words = pa.array([f"key-{k % 17:04d}" for k in range(200_000)])
+    table = am.table(pa.table({"k": words, "v": pa.array(range(200_000))}), device="cuda")
+    right = am.table(pa.table({"k": pa.array([f"key-{k:04d}" for k in range(20)]),
+                               "w": pa.array(range(20))}), device="cuda")  # fmt: skip
+    key_bytes = words.nbytes
+    for run in (
+        lambda: am.group_by(table, "k").aggregate([("v", "sum")]),
+        lambda: am.join(table, right, "k", join_type="left semi"),
+    ):
+        run()  # kernels compiled, pools warm
+        before = am.memory_info("cpu")["bytes_in_use"]
+        am.reset_peak_memory("cpu")
+        run()
+        grew = am.memory_info("cpu")["peak_bytes"] - before
+        assert grew < key_bytes // 4, (grew, key_bytes)
