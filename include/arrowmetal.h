@@ -2313,7 +2313,14 @@ int32_t am_array_byte_width(const am_array *array);
  * '%' any run of characters, '_' one character (a UTF-8 code point in string
  * arrays, a byte in binary ones), a backslash makes the next character
  * literal (a trailing one is dropped), the whole value must match. Nulls
- * propagate.
+ * propagate. Where pyarrow runs a LIKE pattern as a regular expression
+ * (RE2: every pattern with ignore_case; without it those that are not
+ * %X%, X% or %Y, or whose bytes in a string array are not what RE2's '.'
+ * takes) in a string array, its literal text must be UTF-8 as RE2 reads it
+ * (surrogates allowed) or the call is AM_EINVAL ("Invalid regular
+ * expression: invalid UTF-8") for an array of one slot or more, and a value
+ * holding a byte that '.' does not take (one that is not a lead byte C2-F4
+ * with its continuation bytes, or ASCII) matches nothing, '%' included.
  * Another type is AM_ETYPE in pyarrow's words ("Function 'utf8_length' has
  * no kernel matching input types (binary)"). */
 typedef enum am_string_op {
@@ -2360,9 +2367,16 @@ typedef enum am_string_op {
 
 /* Flags of am_string_function: pyarrow's MatchSubstringOptions. */
 typedef enum am_string_flag {
-  /* ignore_case=True: in the library where Unicode folding is ASCII folding (a
-   * string array whose valid values and pattern are all ASCII); otherwise
-   * AM_EUNSUPPORTED (the Python package runs pyarrow, counted). */
+  /* ignore_case=True, as pyarrow's RE2 matches: in string arrays a code
+   * point matches each one Unicode's simple case folding ties it to (k, K
+   * and U+212A; ß and U+1E9E, never "ss"; İ and ı only themselves), the
+   * folding of pyarrow 26's RE2 read from pyarrow (core/unicode_fold.h);
+   * bytes that are not UTF-8 match nothing the pattern holds, and a pattern
+   * that is not UTF-8 as RE2 reads it (surrogates allowed) is AM_EINVAL
+   * ("Invalid regular expression: invalid UTF-8") for an array of one slot
+   * or more. In binary arrays (RE2's Latin-1) only ASCII letters fold.
+   * find_substring gives the byte index in the value as it is; match_like
+   * takes no fast path (every pattern is its regular expression). */
   AM_STRING_IGNORE_CASE = 1
 } am_string_flag;
 

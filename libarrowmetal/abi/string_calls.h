@@ -83,9 +83,16 @@ int am_string_set_lookup(am_err *err, const am_array *values, const am_array *va
 int am_string_cast(am_err *err, const am_array *a, am_type to, am_array **out);
 
 /* pyarrow's fast paths of match_like (string_functions.c): the op a LIKE
- * pattern p[0, m) runs as, with *at and *len the part of p it looks for;
- * AM_MATCH_LIKE (and *at, *len untouched) where none applies. */
-am_string_op am_string_like_shortcut(const uint8_t *p, int64_t m, int64_t *at, int64_t *len);
+ * pattern p[0, m) runs as over a string (utf8) or binary type, with *at and
+ * *len the part of p it looks for; AM_MATCH_LIKE (and *at, *len untouched)
+ * where none applies. */
+am_string_op am_string_like_shortcut(const uint8_t *p, int64_t m, int utf8, int64_t *at,
+                                     int64_t *len);
+
+/* Whether pyarrow's regular expression of the LIKE pattern p[0, m) over a
+ * string type compiles (its literal text is UTF-8 as RE2 reads it); 0 also
+ * where memory for the check runs out. */
+int am_string_like_valid(const uint8_t *p, int64_t m);
 
 /* AM_EUNSUPPORTED: view arrays live on the host only (string_view_calls.c). */
 int am_view_not_on(am_err *err, am_type type, const am_device *device);

@@ -8,6 +8,8 @@
 #include "abi.h"
 #include "core/ops.h"
 #include "core/string_array.h"
+#include "core/unicode_fold.h"
+#include "core/utf8.h"
 #include "string_calls.h"
 #include "string_device.h"
 
@@ -89,7 +91,9 @@ static inline int64_t next_char(const uint8_t *s, int64_t n, int64_t i, int utf8
  * '_', backslash escapes; pyarrow turns it into an anchored regular
  * expression). One pass that, on a mismatch, backs up to just after the last
  * '%' and lets that '%' take one more character: linear for patterns with
- * at most one '%', O(n m) at worst, never exponential. */
+ * at most one '%', O(n m) at worst, never exponential. In a string (utf8) a
+ * character is what RE2's '.' takes (am_re2_any): the caller has checked
+ * that those cover v, so one is a byte and its continuation bytes. */
 static int like(const uint8_t *v, int64_t n, const uint8_t *p, int64_t m, int utf8) {
   int64_t i = 0, j = 0, star_j = -1, star_i = 0;
   while (i < n) {
@@ -127,14 +131,18 @@ static int like(const uint8_t *v, int64_t n, const uint8_t *p, int64_t m, int ut
  * expression and where a backslash is a plain byte, not an escape: a
  * pattern %+X%+ is match_substring of X, X%+ starts_with and %+Y ends_with,
  * X and Y without '%' or '_', X not ending in a backslash (RE2 full matches,
- * in that order). The op to run instead, with *at and *len the part of p it
- * looks for; AM_MATCH_LIKE where none applies. */
-am_string_op am_string_like_shortcut(const uint8_t *p, int64_t m, int64_t *at, int64_t *len) {
+ * in that order, whose [^%_] takes in a string what '.' takes: a pattern
+ * with a byte outside those runs the regular expression). The op to run
+ * instead, with *at and *len the part of p it looks for; AM_MATCH_LIKE
+ * where none applies. */
+am_string_op am_string_like_shortcut(const uint8_t *p, int64_t m, int utf8, int64_t *at,
+                                     int64_t *len) {
   int64_t lead = 0, trail = 0;
   while (lead < m && p[lead] == '%') lead++;
   while (trail < m - lead && p[m - 1 - trail] == '%') trail++;
   if (m == 0) return AM_MATCH_LIKE; /* the empty value alone */
-  if (lead == m) {                  /* only '%': two or more are %+%+, one is X%+ with X empty */
+  if (utf8 && !am_re2_any_covers(p, m)) return AM_MATCH_LIKE;
+  if (lead == m) { /* only '%': two or more are %+%+, one is X%+ with X empty */
     *at = 0, *len = 0;
     return m >= 2 ? AM_MATCH_SUBSTRING : AM_STARTS_WITH;
   }
@@ -147,6 +155,60 @@ am_string_op am_string_like_shortcut(const uint8_t *p, int64_t m, int64_t *at, i
   if (!lead && trail && !ends_in_backslash) return AM_STARTS_WITH;
   if (lead && !trail) return AM_ENDS_WITH;
   return AM_MATCH_LIKE;
+}
+
+/* Writes literal text t[0, n) of a LIKE pattern as like() reads a literal
+ * at o: each character (a rune in a string, else a byte) folded when `fold`,
+ * '%', '_' and backslash escaped. The end of what it wrote; NULL where a
+ * string's text is not runes. */
+static uint8_t *like_literal(const uint8_t *t, int64_t n, int utf8, int fold, uint8_t *o) {
+  const uint8_t *end = t + n;
+  while (t < end) {
+    uint32_t c = *t;
+    int len = 1;
+    if (utf8 && c >= 0x80 && !(len = am_re2_rune(t, end, &c))) return NULL;
+    if (fold) c = utf8 ? am_unicode_fold(c) : am_fold_latin1[c];
+    if (c == '%' || c == '_' || c == '\\') *o++ = '\\';
+    if (utf8)
+      o += am_utf8_encode(c, o);
+    else
+      *o++ = (uint8_t)c;
+    t += len;
+  }
+  return o;
+}
+
+/* A LIKE pattern as pyarrow's regular expression reads it (each byte a
+ * literal but for '%' and '_', a backslash making the next byte one and a
+ * trailing backslash dropped, then RE2), written back in like()'s syntax
+ * into out (2m bytes at most, `scratch` m): *out_length set, 1; or 0 where
+ * a string's literal text between its wildcards is not runes (RE2:
+ * "invalid UTF-8"). Each character folded when `fold` (ignore_case). */
+static int like_pattern(const uint8_t *p, int64_t m, int utf8, int fold, uint8_t *scratch,
+                        uint8_t *out, int64_t *out_length) {
+  uint8_t *o = out;
+  int64_t run = 0; /* literal bytes since the last wildcard */
+  for (int64_t j = 0; j < m; j++) {
+    if (p[j] == '%' || p[j] == '_') {
+      if (!(o = like_literal(scratch, run, utf8, fold, o))) return 0;
+      run = 0;
+      *o++ = p[j];
+      continue;
+    }
+    if (p[j] == '\\' && ++j == m) break; /* a trailing backslash: dropped */
+    scratch[run++] = p[j];
+  }
+  if (!(o = like_literal(scratch, run, utf8, fold, o))) return 0;
+  *out_length = o - out;
+  return 1;
+}
+
+int am_string_like_valid(const uint8_t *p, int64_t m) {
+  uint8_t *buffer = malloc((size_t)(3 * m + 1));
+  int64_t length;
+  const int valid = buffer && like_pattern(p, m, 1, 0, buffer + 2 * m, buffer, &length);
+  free(buffer);
+  return valid;
 }
 
 static int64_t value_of(am_string_op op, const uint8_t *v, int64_t n, const uint8_t *p, int64_t m,
@@ -178,39 +240,51 @@ static int64_t value_of(am_string_op op, const uint8_t *v, int64_t n, const uint
   }
 }
 
-static int is_ascii(const uint8_t *v, int64_t n) {
-  for (int64_t i = 0; i < n; i++)
-    if (v[i] & 0x80) return 0;
-  return 1;
-}
-
-static void lower_ascii(uint8_t *to, const uint8_t *from, int64_t n) {
-  for (int64_t i = 0; i < n; i++)
-    to[i] = from[i] >= 'A' && from[i] <= 'Z' ? (uint8_t)(from[i] | 0x20) : from[i];
-}
-
-/* ignore_case as pyarrow's (Unicode simple case folding) where it is plain
- * ASCII folding: a string array whose valid values and pattern are all
- * ASCII. Anything else answers AM_EUNSUPPORTED (pyarrow runs it). */
-static int ascii_folding_applies(am_err *err, const am_op_desc *desc, const am_array *a,
-                                 const uint8_t *p, int64_t m) {
-  int ok = am_type_is_utf8(a->type) && is_ascii(p, m);
-  for (int64_t i = 0; ok && i < a->length; i++) {
-    int64_t n;
-    const uint8_t *v = am_string_value(a, i, &n);
-    ok = !am_string_is_valid(a, i) || is_ascii(v, n);
+/* The pattern as the matchers read it (into *folded, which the caller
+ * frees), under pyarrow's rules: with ignore_case every op but a LIKE runs
+ * an RE2 literal, folded here; match_like runs its fast paths (never with
+ * ignore_case) or its regular expression, here like()'s pattern. pyarrow
+ * compiles the expression for any array of at least one slot, so a string
+ * pattern that is not runes fails there, in RE2's words. */
+static int matcher_pattern(am_err *err, am_string_op *op, const am_array *a, const uint8_t **p,
+                           int64_t *m, int fold, uint8_t **folded) {
+  const int utf8 = am_type_is_utf8(a->type);
+  *folded = NULL;
+  if (*op == AM_MATCH_LIKE && !fold) {
+    int64_t at, len;
+    am_string_op shortcut = am_string_like_shortcut(*p, *m, utf8, &at, &len);
+    if (shortcut != AM_MATCH_LIKE) {
+      *op = shortcut, *p += at, *m = len;
+      return AM_OK;
+    }
   }
-  if (!ok)
-    return am_fail(err, AM_EUNSUPPORTED,
-                   "%s with ignore_case over text that is not all ASCII is not in the library "
-                   "yet (pyarrow folds case by Unicode rules)",
-                   desc->name);
+  if (*op != AM_MATCH_LIKE && !fold) return AM_OK;
+  uint8_t *buffer = malloc((size_t)(3 * *m + 1)); /* like: 2m, and m of scratch */
+  if (!buffer) return am_fail(err, AM_ENOMEM, "out of memory");
+  int64_t length = *m;
+  int valid = 1;
+  if (*op == AM_MATCH_LIKE)
+    valid = like_pattern(*p, *m, utf8, fold, buffer + 2 * *m, buffer, &length);
+  else if (utf8)
+    valid = am_fold_utf8_pattern(*p, *m, buffer, &length);
+  else
+    am_fold_latin1_bytes(*p, *m, buffer);
+  if (!valid && a->length > 0) {
+    free(buffer);
+    return am_fail(err, AM_EINVAL, "Invalid regular expression: invalid UTF-8");
+  }
+  *folded = buffer, *p = buffer, *m = length;
   return AM_OK;
 }
 
 static int numeric_result(am_err *err, am_string_op op, const am_array *a, const uint8_t *p,
                           int64_t m, int fold, am_array **out) {
-  uint8_t *scratch = NULL, *folded = NULL;
+  const int utf8 = am_type_is_utf8(a->type);
+  uint8_t *pattern = NULL, *scratch = NULL;
+  int status = matcher_pattern(err, &op, a, &p, &m, fold, &pattern);
+  if (status != AM_OK) return status;
+  /* a regular expression's '.' takes no byte it does not cover */
+  const int covers = op == AM_MATCH_LIKE && utf8;
   if (fold) {
     int64_t longest = 0;
     for (int64_t i = 0; i < a->length; i++) {
@@ -218,30 +292,19 @@ static int numeric_result(am_err *err, am_string_op op, const am_array *a, const
       (void)am_string_value(a, i, &n);
       if (n > longest) longest = n;
     }
-    scratch = malloc((size_t)longest + 1);
-    folded = malloc((size_t)m + 1);
-    if (!scratch || !folded) {
-      free(scratch);
-      free(folded);
+    if (!(scratch = malloc((size_t)longest + 1))) {
+      free(pattern);
       return am_fail(err, AM_ENOMEM, "out of memory");
     }
-    lower_ascii(folded, p, m);
-    p = folded;
   }
   int boolean =
       op == AM_STARTS_WITH || op == AM_ENDS_WITH || op == AM_MATCH_SUBSTRING || op == AM_MATCH_LIKE;
-  const int utf8 = am_type_is_utf8(a->type);
-  if (op == AM_MATCH_LIKE) {
-    int64_t at, len;
-    am_string_op shortcut = am_string_like_shortcut(p, m, &at, &len);
-    if (shortcut != AM_MATCH_LIKE) op = shortcut, p += at, m = len;
-  }
   am_type rt = boolean ? AM_BOOL : am_type_is_large_binary(a->type) ? AM_INT64 : AM_INT32;
   am_array *r = NULL;
-  int status = am_array_alloc_host(err, a->device, rt, a->length, a->validity != NULL, &r);
+  status = am_array_alloc_host(err, a->device, rt, a->length, a->validity != NULL, &r);
   if (status != AM_OK) {
+    free(pattern);
     free(scratch);
-    free(folded);
     return status;
   }
   if (boolean) memset((void *)r->data, 0, (size_t)am_type_bytes(AM_BOOL, a->length));
@@ -249,11 +312,21 @@ static int numeric_result(am_err *err, am_string_op op, const am_array *a, const
     int64_t n = 0, v = 0;
     if (am_string_is_valid(a, i)) {
       const uint8_t *s = am_string_value(a, i, &n);
-      if (fold) {
-        lower_ascii(scratch, s, n);
-        s = scratch;
+      if (covers && !am_re2_any_covers(s, n)) {
+        v = 0;
+      } else if (!fold) {
+        v = value_of(op, s, n, p, m, utf8);
+      } else if (op == AM_COUNT_SUBSTRING && m == 0) {
+        v = n + 1; /* RE2 steps a byte past each empty match: the value's own bytes */
+      } else {
+        /* folded runes keep their order, so a match of folded bytes is one
+         * of runes; find_substring's index goes back to the value's bytes */
+        const int64_t folded = utf8 ? am_fold_utf8(s, n, scratch) : n;
+        if (!utf8) am_fold_latin1_bytes(s, n, scratch);
+        v = value_of(op, scratch, folded, p, m, utf8);
+        if (op == AM_FIND_SUBSTRING && v > 0 && utf8 && folded != n)
+          v = am_fold_utf8_origin(s, n, v);
       }
-      v = value_of(op, s, n, p, m, utf8);
     }
     if (boolean) {
       if (v) ((uint8_t *)r->data)[i >> 3] |= (uint8_t)(1u << (i & 7));
@@ -263,8 +336,8 @@ static int numeric_result(am_err *err, am_string_op op, const am_array *a, const
       ((int32_t *)r->data)[i] = (int32_t)v;
     }
   }
+  free(pattern);
   free(scratch);
-  free(folded);
   if (!a->validity) atomic_store(&r->null_count, 0);
   am_string_copy_validity(a, r);
   *out = r;
@@ -386,12 +459,8 @@ static int ascii_case_views(am_err *err, am_string_op op, const am_array *a, am_
 
 /* The work of a checked call over a host array. */
 static int on_host(am_err *err, am_string_op op, const am_array *array, const uint8_t *p,
-                   int64_t pattern_length, int flags, const am_op_desc *desc, am_array **out) {
-  int fold = (flags & AM_STRING_IGNORE_CASE) != 0;
-  if (fold) {
-    int status = ascii_folding_applies(err, desc, array, p, pattern_length);
-    if (status != AM_OK) return status;
-  }
+                   int64_t pattern_length, int flags, am_array **out) {
+  const int fold = (flags & AM_STRING_IGNORE_CASE) != 0;
   if ((op == AM_ASCII_UPPER || op == AM_ASCII_LOWER) && am_type_is_view(array->type) &&
       maps_buffers_whole(array))
     return ascii_case_views(err, op, array, out);
@@ -444,7 +513,7 @@ static int string_function(am_err *err, am_string_op op, const am_array *array, 
   const am_array *in[1] = {array};
   am_string_hosted h;
   status = am_string_hosted_begin(err, in, 1, &h);
-  if (status == AM_OK) status = on_host(err, op, in[0], p, pattern_length, flags, desc, out);
+  if (status == AM_OK) status = on_host(err, op, in[0], p, pattern_length, flags, out);
   return am_string_hosted_end(err, status, &h, out);
 }
 

@@ -97,9 +97,13 @@ int am_string_gpu_function(am_err *err, am_string_op op, const am_array *array,
   am_err attempt;
   am_err_init(&attempt, err->entry);
   if (op == AM_MATCH_LIKE) { /* pyarrow's fast paths first, as on the host */
+    const int utf8 = am_type_is_utf8(array->type);
     int64_t at = 0, len = m;
-    am_string_op shortcut = am_string_like_shortcut(pattern, m, &at, &len);
-    if (shortcut != AM_MATCH_LIKE) op = shortcut, pattern += at, m = len;
+    am_string_op shortcut = am_string_like_shortcut(pattern, m, utf8, &at, &len);
+    if (shortcut != AM_MATCH_LIKE)
+      op = shortcut, pattern += at, m = len;
+    else if (utf8 && !am_string_like_valid(pattern, m))
+      return AM_EUNSUPPORTED; /* RE2 refuses its expression: the host says so */
   }
   /* The pattern's bytes as a uint8 array on the device. */
   am_array *p = NULL;

@@ -154,7 +154,8 @@ static const char row_loop[] =
 /* am_same(s, p, m): the m bytes at s and p are equal; am_find(s, n, p, m):
  * the first byte where p occurs in s[0, n), -1 when nowhere; am_like: the
  * CPU's LIKE matcher (abi/string_functions.c), utf8 telling whether '_'
- * takes a code point or a byte. */
+ * takes a code point or a byte; in a string, a value that RE2's '.' does
+ * not cover (am_re2_any_covers, core/unicode_fold.h) matches nothing. */
 static const char matchers[] =
     "DEVFN bool am_same(GLOBAL const am_u8 *s, GLOBAL const am_u8 *p, am_i64 m) {\n"
     "  for (am_i64 k = 0; k < m; k++)\n"
@@ -172,8 +173,21 @@ static const char matchers[] =
     "  while (utf8 && i < n && (s[i] & 0xC0u) == 0x80u) i++;\n"
     "  return i;\n"
     "}\n"
+    "DEVFN bool am_any_covers(GLOBAL const am_u8 *v, am_i64 n) {\n"
+    "  for (am_i64 i = 0; i < n;) {\n"
+    "    const am_u8 c = v[i];\n"
+    "    const am_i64 len = c < 0x80u ? 1 : c < 0xC2u ? 0 : c < 0xE0u ? 2 : c < 0xF0u ? 3 :\n"
+    "                       c < 0xF5u ? 4 : 0;\n"
+    "    if (len == 0 || n - i < len) return false;\n"
+    "    for (am_i64 k = 1; k < len; k++)\n"
+    "      if ((v[i + k] & 0xC0u) != 0x80u) return false;\n"
+    "    i += len;\n"
+    "  }\n"
+    "  return true;\n"
+    "}\n"
     "DEVFN bool am_like(GLOBAL const am_u8 *v, am_i64 n, GLOBAL const am_u8 *p, am_i64 m,\n"
     "                   bool utf8) {\n"
+    "  if (utf8 && !am_any_covers(v, n)) return false;\n"
     "  am_i64 i = 0, j = 0, star_j = -1, star_i = 0;\n"
     "  while (i < n) {\n"
     "    if (j < m && p[j] == (am_u8)'%') {\n"

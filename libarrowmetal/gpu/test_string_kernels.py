@@ -132,6 +132,21 @@ def test_utf8_underscore_takes_a_code_point(kernels):
     assert got.to_pylist() == [True]  # binary: '_' is a byte
 
 
+def test_utf8_values_that_dot_does_not_cover_match_nothing(kernels):
+    """pyarrow's RE2 reads a value's bytes as its '.' takes them (a lead byte
+    C2-F4 and its continuation bytes, overlong E0/F0 forms included): a value
+    with any other byte matches no LIKE expression, as on the CPU."""
+    raw = [b"\xff", b"a\xffb", b"\xc3", b"\x80", b"\xc1\x81", b"\xe0\x80\x80",
+           b"\xf4\x90\x80\x80", b"\xed\xa0\x80", b"ab", b"a\xc3\xa9b"]  # fmt: skip
+    offsets = np.zeros(len(raw) + 1, np.int32)
+    offsets[1:] = np.cumsum([len(r) for r in raw])
+    arr = pa.Array.from_buffers(pa.string(), len(raw), [None, pa.py_buffer(offsets.tobytes()),
+                                                         pa.py_buffer(b"".join(raw))])  # fmt: skip
+    for pattern in ["_", "a_b", "a%b", "%_", "_%", "__"]:
+        got = run_function(kernels, "match_like", arr, pattern.encode())
+        assert got.equals(pc.match_like(arr, pattern)), pattern
+
+
 def run_case(kernels, upper, data, aligned_out=True):
     """ascii_upper / ascii_lower of the bytes `data` (a numpy uint8 view)."""
     n = len(data)

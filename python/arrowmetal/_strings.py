@@ -8,11 +8,11 @@ with TrimOptions: characters), and utf8_slice_codeunits (SliceOptions, on
 am_utf8_slice_codeunits), with pyarrow's names,
 options and result types, ChunkedArrays chunk by chunk.
 
-ignore_case=True runs in the library where Unicode case folding is ASCII
-folding (string arrays whose values and pattern are all ASCII); elsewhere
-(pyarrow folds case by Unicode rules), and for scalar inputs and input types
-the library has no kernel for, pyarrow.compute runs the call, counted and
-announced as every fallback (see _fallback).
+ignore_case=True folds case as pyarrow's RE2 does (Unicode's simple case
+folding for strings, ASCII letters for binary; core/unicode_fold.h), in the
+library. For scalar inputs and input types the library has no kernel for,
+pyarrow.compute runs the call, counted and announced as every fallback (see
+_fallback).
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def _call(name: str, call: Callable[[Any, Any], int], x: Any, kwargs: dict[str, 
         if is_chunked(x):
             return map_pieces(lambda a: _on_operand(call, a, device), (x,))
         return _on_operand(call, x, device)
-    except ArrowMetalUnsupported as e:  # ignore_case, a scalar
+    except ArrowMetalUnsupported as e:  # a scalar
         return _fallback.run(name, str(e), (x,), kwargs)
     except ArrowMetalTypeError as e:
         return _input_fallback(name, e, (x,), (x,), kwargs)
@@ -143,8 +143,7 @@ def _make_matching(name: str) -> Callable[..., Any]:
     function.__name__ = function.__qualname__ = name
     function.__doc__ = (
         f"pyarrow.compute.{name} (am_string_function) with MatchSubstringOptions "
-        "(pattern, ignore_case; ignore_case=True over text that is not all ASCII runs in "
-        "pyarrow), on the CPU."
+        "(pattern, ignore_case), on the CPU."
     )
     return function
 

@@ -263,9 +263,8 @@ ROUND_TEMPORAL_INPUTS = TEMPORAL_INPUTS + [
     pa.chunked_array([[1, None], [], [-86_400 * 40 - 1]], pa.timestamp("s")),
 ]
 # the string functions' MatchSubstringOptions: text with case, non-ASCII, nulls.
-# (ASCII: ignore_case over other text runs in pyarrow, test_strings.py)
 STRING_INPUTS = [
-    pa.array(["abc", None, "AtA", "", "Aa"]),
+    pa.array(["abc", None, "AtA", "", "Aa", "Åå\u212a ßẞ"]),
     pa.chunked_array([["xa", None], [], ["BAa"]], pa.large_string()),
 ]
 # strptime: texts each format reads, and some none does; strftime: TEMPORAL_INPUTS.
