@@ -160,6 +160,8 @@ def map_error(exc):
             return "AM_EINVAL"  # a function's domain error
         if "same length" in msg or msg == "Slice step cannot be zero":
             return "AM_EINVAL"
+        if msg == "Invalid regular expression: invalid UTF-8":  # a pattern RE2 refuses
+            return "AM_EINVAL"
         if msg.startswith("Failed to parse"):  # a string cast
             return "AM_EINVAL"
         if msg.startswith(("Failed formatting", "Timezone not present")):  # strftime

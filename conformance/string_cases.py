@@ -106,7 +106,10 @@ def evaluate(op, params, args):
         return pc.binary_join_element_wise(*args, *sep, null_handling=params["null_handling"],
                                            null_replacement=params["null_replacement"])  # fmt: skip
     if op in MATCHING:
-        return pc.call_function(op, [args[0]], pc.MatchSubstringOptions(params["pattern"]))
+        options = pc.MatchSubstringOptions(
+            pattern_of(params), ignore_case=params.get("ignore_case", False)
+        )
+        return pc.call_function(op, [args[0]], options)
     if op in TAKES_CHARACTERS:
         return pc.call_function(op, [args[0]], pc.TrimOptions(params["characters"]))
     return pc.call_function(op, [args[0]])
@@ -140,13 +143,22 @@ def call(case, arrays, scalars, out):
         stop = lib.AM_SLICE_NO_STOP if p["stop"] is None else p["stop"]
         rc = lib.am_utf8_slice_codeunits(arrays[0], p["start"], stop, p["step"], out)
         return "am_utf8_slice_codeunits", rc, out
-    pattern = case["params"].get("pattern", case["params"].get("characters"))
-    if pattern is None:
+    data = pattern_of(p) if op in MATCHING else p.get("characters")
+    flags = lib.AM_STRING_IGNORE_CASE if p.get("ignore_case") else 0
+    if data is None:
         rc = lib.am_string_function(OPS.index(op), arrays[0], ffi.NULL, 0, 0, out)
     else:
-        data = pattern.encode("utf-8")
-        rc = lib.am_string_function(OPS.index(op), arrays[0], data, len(data), 0, out)
+        data = data.encode("utf-8") if isinstance(data, str) else data
+        rc = lib.am_string_function(OPS.index(op), arrays[0], data, len(data), flags, out)
     return "am_string_function", rc, out
+
+
+def pattern_of(params):
+    """A matching case's pattern: params "pattern" (text), or "pattern_hex" (the
+    hex of bytes that are not UTF-8)."""
+    if "pattern_hex" in params:
+        return bytes.fromhex(params["pattern_hex"])
+    return params["pattern"]
 
 
 PATTERNS = ["", "a", "é", "ll", "日本", "x" * 300, "\x00"]
@@ -156,7 +168,65 @@ LIKE_PATTERNS = ["%", "h%o", "_", "%ll%", "", "a%", "%é", "_本%", "\\%", "%\\"
                  "%" + "x" * 300 + "%", "zz_z", "%\x00%"]  # fmt: skip
 
 
+# MatchSubstringOptions(ignore_case=True): pyarrow's RE2 matches code points by
+# their simple case folding orbits (strings) or ASCII letters alone (binary).
+# The words: Greek (final sigma, the symbol forms), Cyrillic (the old forms
+# U+1C80-88), Turkish dotted and dotless i, German ß and ẞ, the Kelvin and
+# Ångström signs, titlecase digraphs, code points whose fold changes their UTF-8
+# length (ı, K, ſ, Ⱥ, ɐ), 4-byte letters, emoji, combining marks; binary words
+# add bytes that are not UTF-8 (Latin-1 letters too, which RE2 does not fold).
+FOLD_WORDS = ["Σίσυφος", "ΣΊΣΥΦΟΣ", "σοφός ς", "ϐϑϕ ΒΘΦ", "КИРИЛЛИЦА", "кириллица ᲀᲂ",
+              "İstanbul", "ISTANBUL ıi", "Straße", "STRAẞE", "strasse", "\u212a\u212b kå",
+              "ǅemal ǆ Ǆ", "ſtop", "Ⱥⱥ ɐⱯ", "𐐀𐐨 𞤀𞤢", "🙂 👍🏽", "e\u0301 É", "ΐ ΐ", "", "a",
+              "Plain ASCII", "x" * 40 + "K"]  # fmt: skip
+FOLD_BYTES = [b"\xff", b"\xc0\xe0", b"K\x00k", b"\xc3\x28", b"\xe2\x84"]
+FOLD_PATTERNS = ["σ", "ΣΟΣ", "ς", "β", "в", "ᲀ", "i", "İ", "ı", "ß", "ẞ", "ss", "k", "\u212a",
+                 "å", "ǅ", "ǆ", "ſ", "S", "ⱥ", "Ɐ", "𐐨", "🙂", "e\u0301", "é", "ΐ", "", "x"]  # fmt: skip
+FOLD_LIKE = ["%σ%", "σ%", "%ς", "_Σ%", "%", "", "_", "%ss%", "st%e", "\\%%", "%ǅ%", "K%",
+             "%\\", "_🙂%", "%e\u0301%"]  # fmt: skip
+# Patterns that are not UTF-8 (hex), which RE2 refuses in a string array of one
+# slot or more ("Invalid regular expression: invalid UTF-8") and reads as
+# Latin-1 in a binary one; a backslash between two bytes of one code point.
+FOLD_NOT_UTF8 = ["ff", "6bc3", "c080", "e08080", "f4908080", "e284", "25ff25", "c35ca9"]
+
+
+def fold_choices(t):
+    """ignore_case's encoded words of type `t`."""
+    if t == FIXED:
+        return cf.encode_values(t, [b"aKk", b"\xc0\xe0k", "é!".encode(), b"\xff\xfe\xfd"])
+    if t in cf.UTF8_TYPES:
+        return cf.encode_values(t, FOLD_WORDS)
+    return cf.encode_values(t, [w.encode() for w in FOLD_WORDS] + FOLD_BYTES)
+
+
+def gen_ignore_case(g):
+    """The matching functions with ignore_case over every type each takes: every
+    pattern at two shapes, one each at the others, the patterns that are not UTF-8
+    (with and without ignore_case for match_like, whose regular expression refuses
+    them either way) and an empty array, which never compiles the expression."""
+    for t in STRING_TYPES:
+        for k, (n, nulls, off) in enumerate(SHAPES):
+            for op in MATCHING:
+                if t == FIXED and op not in ("find_substring", "count_substring"):
+                    continue
+                cid = g.sweep_id(op, t, "unary", n, nulls, off, extra="ignore_case")
+                inp = g.gen_input(t, n, nulls, off, cid, kind="choice", choices=fold_choices(t))
+                pats = FOLD_LIKE if op == "match_like" else FOLD_PATTERNS
+                for j, p in enumerate(pats if k in (3, 7) else pats[k % 5 :: 5][:2]):
+                    g.add(f"{cid}/pattern{j}", op, {"pattern": p, "ignore_case": True}, "unary",
+                          [inp])  # fmt: skip
+                if k not in (0, 1, 5):
+                    continue
+                for j, h in enumerate(FOLD_NOT_UTF8):
+                    g.add(f"{cid}/hex{j}", op, {"pattern_hex": h, "ignore_case": True}, "unary",
+                          [inp])  # fmt: skip
+                    if op == "match_like":
+                        g.add(f"{cid}/hex{j}/case-sensitive", op, {"pattern_hex": h}, "unary",
+                              [inp])  # fmt: skip
+
+
 def gen_functions(g):
+    gen_ignore_case(g)
     for t in STRING_TYPES:
         for k, (n, nulls, off) in enumerate(SHAPES + [LARGE_SHAPE]):
             for op in OPS:

@@ -555,9 +555,25 @@ static int call_string(const cr_call *c, cr_result *r, int family, int op) {
   }
   const json *pattern = json_get(c->params, "pattern");
   if (!pattern) pattern = json_get(c->params, "characters");
+  const char *hex = pstr(c, "pattern_hex"); /* bytes that are not UTF-8 */
+  char bytes[64];
+  size_t n = hex ? strlen(hex) / 2 : 0;
+  if (hex && (strlen(hex) % 2 || n > sizeof bytes)) return problem(r, "pattern_hex %s", hex);
+  for (size_t k = 0; k < n; k++) {
+    unsigned byte;
+    if (sscanf(hex + 2 * k, "%2x", &byte) != 1) return problem(r, "pattern_hex %s", hex);
+    bytes[k] = (char)byte;
+  }
+  const int flags = pbool(c, "ignore_case", 0) ? AM_STRING_IGNORE_CASE : 0;
   r->fname = "am_string_function";
-  r->rc = am_string_function((am_string_op)op, arg(c, 0), pattern ? pattern->text : NULL,
-                             pattern ? (int64_t)pattern->text_len : 0, 0, one_array(r));
+  r->rc = am_string_function((am_string_op)op, arg(c, 0),
+                             hex       ? bytes
+                             : pattern ? pattern->text
+                                       : NULL,
+                             hex       ? (int64_t)n
+                             : pattern ? (int64_t)pattern->text_len
+                                       : 0,
+                             flags, one_array(r));
   return 0;
 }
 
