@@ -4,7 +4,7 @@ milliseconds, and pyarrow's time over ArrowMetal's (above 1: ArrowMetal is
 faster).
 
     python benchmarks/string_bench.py [--rows 1000000,10000000] [--repeats 5]
-        [--distinct 1000,1000000] [--only functions|hash]
+        [--distinct 1000,1000000] [--only functions|hash|fold]
 
 The strings are words of 0 to 24 ASCII letters with a few multi-byte ones
 ("é", "日本"), 5% nulls; filter keeps about half the rows, take draws random
@@ -15,8 +15,12 @@ that the library hands to pyarrow (a fallback, counted) are marked so, since
 their time is pyarrow's own. The hash-based functions (unique, value_counts,
 is_in, index_in, dictionary_encode, count_distinct) run over strings of 4 to
 20 letters drawn from `--distinct` values, 5% nulls; the value set of is_in
-and index_in is 1,000 strings, half of them among the values. Nothing here
-passes or fails.
+and index_in is 1,000 strings, half of them among the values. The fold rows
+(MatchSubstringOptions(ignore_case=True)) run over mixed-script words: 0 to 16
+code points a word, each drawn from one script a word (ASCII, Latin-1 and
+Latin Extended, Greek, Cyrillic, Turkish and German letters, CJK, emoji, the
+Kelvin and long-s forms) in random case, 5% nulls, and over the ASCII words
+above. Nothing here passes or fails.
 """
 
 import argparse
@@ -136,6 +140,49 @@ def hash_functions(rows, distinct):
     ]
 
 
+SCRIPTS = [
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
+    "àáâãäåæçèéêëìíîïðñòóôõöøùúûüýþÿÀÁÂÃÄÅÆÇÈÉÊËÌÍÎÏÐÑÒÓÔÕÖØÙÚÛÜÝÞŸ",
+    "αβγδεζηθικλμνξοπρσςτυφχψωΑΒΓΔΕΖΗΘΙΚΛΜΝΞΟΠΡΣΤΥΦΧΨΩάέήίόύώϐϑϕ",
+    "абвгдеёжзийклмнопрстуфхцчшщъыьэюяАБВГДЕЁЖЗИЙКЛМНОПРСТУФХЦЧШЩЪЫЬЭЮЯ",
+    "çğıiöşüÇĞIİÖŞÜßẞſ\u212a\u212bǅǆǄ",
+    "日本語中文字漢字한국어",
+    "🙂🙃👍🏽🚀✨",
+]
+
+
+def mixed_words(rows, seed=3):
+    """`rows` words of 0 to 16 code points, each word of one script, 5% nulls."""
+    rng = np.random.default_rng(seed)
+    pool = []
+    for _ in range(20000):
+        script = SCRIPTS[rng.integers(0, len(SCRIPTS))]
+        pool.append("".join(script[k] for k in rng.integers(0, len(script), rng.integers(0, 17))))
+    values = pa.array(np.array(pool, dtype=object)[rng.integers(0, len(pool), rows)], pa.string())
+    mask = pa.array(rng.random(rows) < 0.05)
+    return pc.if_else(mask, pa.scalar(None, pa.string()), values)
+
+
+def fold_functions(rows):
+    m, s = mixed_words(rows), words(rows)
+    a, b = am.array(m), am.array(s)
+
+    def both(name, x, xa, pattern):
+        return (f"{name} {pattern!r} ic", lambda: getattr(am, name)(xa, pattern, ignore_case=True),
+                lambda: getattr(pc, name)(x, pattern, ignore_case=True))  # fmt: skip
+
+    return [
+        both("match_substring", m, a, "σς"),
+        both("match_substring", m, a, "ab"),
+        both("starts_with", m, a, "Д"),
+        both("find_substring", m, a, "ß"),
+        both("count_substring", m, a, "k"),
+        both("match_like", m, a, "%Σ_%"),
+        both("match_substring", s, b, "AB"),  # the ASCII words
+        both("match_like", s, b, "A%B_"),
+    ]
+
+
 def measure(out, label, mine, peer, repeats):
     """A row: the library's median, then pyarrow's, in the same run."""
     before = sum(am.fallbacks().values())
@@ -157,9 +204,16 @@ def main():
     ap.add_argument("--rows", default="1000000,10000000")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--distinct", default="1000,1000000")
-    ap.add_argument("--only", choices=["functions", "hash"])
+    ap.add_argument("--only", choices=["functions", "hash", "fold"])
     args = ap.parse_args()
     rows_list = [int(r) for r in args.rows.split(",")]
+    if args.only == "fold":
+        out = []
+        for rows in rows_list:
+            for name, mine, peer in fold_functions(rows):
+                measure(out, (f"{rows:,}", name), mine, peer, args.repeats)
+        table(out, ["rows", "function", "arrowmetal ms", "pyarrow ms", "pyarrow / am"])
+        return
     if args.only != "hash":
         out = []
         for rows in rows_list:

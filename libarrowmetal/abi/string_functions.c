@@ -92,9 +92,12 @@ static inline int64_t next_char(const uint8_t *s, int64_t n, int64_t i, int utf8
  * expression). One pass that, on a mismatch, backs up to just after the last
  * '%' and lets that '%' take one more character: linear for patterns with
  * at most one '%', O(n m) at worst, never exponential. In a string (utf8) a
- * character is what RE2's '.' takes (am_re2_any): the caller has checked
- * that those cover v, so one is a byte and its continuation bytes. */
-static int like(const uint8_t *v, int64_t n, const uint8_t *p, int64_t m, int utf8) {
+ * character is what RE2's '.' takes (am_re2_any), one byte and its
+ * continuation bytes where those cover v (the caller checks that v is
+ * covered: a match elsewhere counts for nothing). With `fold`, p's literal
+ * characters are folded (like_pattern) and each of v's is folded as it is
+ * compared. */
+static int like(const uint8_t *v, int64_t n, const uint8_t *p, int64_t m, int utf8, int fold) {
   int64_t i = 0, j = 0, star_j = -1, star_i = 0;
   while (i < n) {
     if (j < m && p[j] == '%') {
@@ -110,10 +113,14 @@ static int like(const uint8_t *v, int64_t n, const uint8_t *p, int64_t m, int ut
     if (j < m) {
       int64_t lit = j;
       if (p[j] == '\\') lit = j + 1; /* an escaped character: itself */
-      if (lit < m && p[lit] == v[i]) {
-        i++;
-        j = lit + 1;
-        continue;
+      if (lit < m) {
+        const int len = fold ? am_fold_char_length(p[lit], utf8) : 1;
+        const int taken = fold ? am_fold_char_at(v, n, i, p + lit, len, utf8) : p[lit] == v[i];
+        if (taken) {
+          i += taken;
+          j = lit + len;
+          continue;
+        }
       }
       if (lit == m) j = m; /* a trailing backslash is dropped */
     }
@@ -211,8 +218,7 @@ int am_string_like_valid(const uint8_t *p, int64_t m) {
   return valid;
 }
 
-static int64_t value_of(am_string_op op, const uint8_t *v, int64_t n, const uint8_t *p, int64_t m,
-                        int utf8) {
+static int64_t value_of(am_string_op op, const uint8_t *v, int64_t n, const uint8_t *p, int64_t m) {
   switch (op) {
     case AM_UTF8_LENGTH: {
       int64_t count = 0;
@@ -229,8 +235,6 @@ static int64_t value_of(am_string_op op, const uint8_t *v, int64_t n, const uint
       return find(v, n, p, m) >= 0;
     case AM_FIND_SUBSTRING:
       return find(v, n, p, m);
-    case AM_MATCH_LIKE:
-      return like(v, n, p, m, utf8);
     default: { /* count_substring: non-overlapping; an empty pattern matches n + 1 times */
       if (m == 0) return n + 1;
       int64_t count = 0, at = 0, hit;
@@ -277,26 +281,40 @@ static int matcher_pattern(am_err *err, am_string_op *op, const am_array *a, con
   return AM_OK;
 }
 
+/* A matching op's value under ignore_case but LIKE's, fp over the folded
+ * pattern: the value's runes are folded as they are compared, so its bytes
+ * are only scanned away from where a match can begin (RE2 tries every byte),
+ * and find_substring's index is a byte of the value as it is. */
+static int64_t folded_value_of(am_string_op op, const am_fold_pattern *fp, const uint8_t *s,
+                               int64_t n) {
+  int64_t end;
+  if (fp->m == 0) /* RE2 steps a byte past each empty match: n + 1 of them */
+    return op == AM_FIND_SUBSTRING ? 0 : op == AM_COUNT_SUBSTRING ? n + 1 : 1;
+  switch (op) {
+    case AM_STARTS_WITH:
+      return am_fold_match_at(fp, s, n, 0) >= 0;
+    case AM_ENDS_WITH:
+      return am_fold_ends_with(fp, s, n);
+    case AM_MATCH_SUBSTRING:
+      return am_fold_find(fp, s, n, 0, &end) >= 0;
+    case AM_FIND_SUBSTRING:
+      return am_fold_find(fp, s, n, 0, &end);
+    default: { /* count_substring: non-overlapping */
+      int64_t count = 0;
+      for (int64_t at = 0; am_fold_find(fp, s, n, at, &end) >= 0; at = end) count++;
+      return count;
+    }
+  }
+}
+
 static int numeric_result(am_err *err, am_string_op op, const am_array *a, const uint8_t *p,
                           int64_t m, int fold, am_array **out) {
   const int utf8 = am_type_is_utf8(a->type);
-  uint8_t *pattern = NULL, *scratch = NULL;
+  uint8_t *pattern = NULL;
   int status = matcher_pattern(err, &op, a, &p, &m, fold, &pattern);
   if (status != AM_OK) return status;
-  /* a regular expression's '.' takes no byte it does not cover */
-  const int covers = op == AM_MATCH_LIKE && utf8;
-  if (fold) {
-    int64_t longest = 0;
-    for (int64_t i = 0; i < a->length; i++) {
-      int64_t n;
-      (void)am_string_value(a, i, &n);
-      if (n > longest) longest = n;
-    }
-    if (!(scratch = malloc((size_t)longest + 1))) {
-      free(pattern);
-      return am_fail(err, AM_ENOMEM, "out of memory");
-    }
-  }
+  am_fold_pattern fp;
+  if (fold && op != AM_MATCH_LIKE) am_fold_pattern_init(&fp, p, m, utf8);
   int boolean =
       op == AM_STARTS_WITH || op == AM_ENDS_WITH || op == AM_MATCH_SUBSTRING || op == AM_MATCH_LIKE;
   am_type rt = boolean ? AM_BOOL : am_type_is_large_binary(a->type) ? AM_INT64 : AM_INT32;
@@ -304,7 +322,6 @@ static int numeric_result(am_err *err, am_string_op op, const am_array *a, const
   status = am_array_alloc_host(err, a->device, rt, a->length, a->validity != NULL, &r);
   if (status != AM_OK) {
     free(pattern);
-    free(scratch);
     return status;
   }
   if (boolean) memset((void *)r->data, 0, (size_t)am_type_bytes(AM_BOOL, a->length));
@@ -312,21 +329,12 @@ static int numeric_result(am_err *err, am_string_op op, const am_array *a, const
     int64_t n = 0, v = 0;
     if (am_string_is_valid(a, i)) {
       const uint8_t *s = am_string_value(a, i, &n);
-      if (covers && !am_re2_any_covers(s, n)) {
-        v = 0;
-      } else if (!fold) {
-        v = value_of(op, s, n, p, m, utf8);
-      } else if (op == AM_COUNT_SUBSTRING && m == 0) {
-        v = n + 1; /* RE2 steps a byte past each empty match: the value's own bytes */
-      } else {
-        /* folded runes keep their order, so a match of folded bytes is one
-         * of runes; find_substring's index goes back to the value's bytes */
-        const int64_t folded = utf8 ? am_fold_utf8(s, n, scratch) : n;
-        if (!utf8) am_fold_latin1_bytes(s, n, scratch);
-        v = value_of(op, scratch, folded, p, m, utf8);
-        if (op == AM_FIND_SUBSTRING && v > 0 && utf8 && folded != n)
-          v = am_fold_utf8_origin(s, n, v);
-      }
+      if (fold && op != AM_MATCH_LIKE)
+        v = folded_value_of(op, &fp, s, n);
+      else if (op == AM_MATCH_LIKE) /* RE2's '.' takes no byte it does not cover */
+        v = like(s, n, p, m, utf8, fold) && (!utf8 || am_re2_any_covers(s, n));
+      else
+        v = value_of(op, s, n, p, m);
     }
     if (boolean) {
       if (v) ((uint8_t *)r->data)[i >> 3] |= (uint8_t)(1u << (i & 7));
@@ -337,7 +345,6 @@ static int numeric_result(am_err *err, am_string_op op, const am_array *a, const
     }
   }
   free(pattern);
-  free(scratch);
   if (!a->validity) atomic_store(&r->null_count, 0);
   am_string_copy_validity(a, r);
   *out = r;

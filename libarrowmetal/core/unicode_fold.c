@@ -1,5 +1,5 @@
-/* Folding values and patterns as pyarrow's ignore_case matches them (see
- * unicode_fold.h). */
+/* Folding patterns, and matching values against a folded pattern as
+ * pyarrow's ignore_case matches them (see unicode_fold.h). */
 #include "unicode_fold.h"
 
 #include <string.h>
@@ -14,60 +14,6 @@ int am_re2_any_covers(const uint8_t *s, int64_t n) {
     s += len;
   }
   return 1;
-}
-
-/* Eight bytes that are all below 0x80. */
-static inline int ascii8(const uint8_t *s) {
-  uint64_t w;
-  memcpy(&w, s, 8);
-  return (w & 0x8080808080808080ull) == 0;
-}
-
-int64_t am_fold_utf8(const uint8_t *s, int64_t n, uint8_t *out) {
-  const uint8_t *end = s + n;
-  uint8_t *o = out;
-  while (s < end) {
-    if (end - s >= 8 && ascii8(s)) { /* the common case: ASCII, a word at a time */
-      for (int k = 0; k < 8; k++) o[k] = am_fold_latin1[s[k]];
-      s += 8, o += 8;
-      continue;
-    }
-    if (*s < 0x80) {
-      *o++ = am_fold_latin1[*s++];
-      continue;
-    }
-    uint32_t c;
-    const int len = am_re2_rune(s, end, &c);
-    if (!len) { /* no rune: kept, matching nothing */
-      *o++ = *s++;
-      continue;
-    }
-    const uint32_t f = am_unicode_fold(c);
-    if (f == c) {
-      memcpy(o, s, (size_t)len);
-      o += len;
-    } else {
-      o += am_utf8_encode(f, o);
-    }
-    s += len;
-  }
-  return o - out;
-}
-
-int64_t am_fold_utf8_origin(const uint8_t *s, int64_t n, int64_t at) {
-  const uint8_t *end = s + n;
-  int64_t i = 0, folded = 0;
-  while (folded < at && i < n) {
-    uint32_t c;
-    const int len = s[i] < 0x80 ? 1 : am_re2_rune(s + i, end, &c);
-    if (len <= 1) {
-      i++, folded++;
-      continue;
-    }
-    i += len;
-    folded += am_utf8_length(am_unicode_fold(c));
-  }
-  return i;
 }
 
 int am_fold_utf8_pattern(const uint8_t *p, int64_t m, uint8_t *out, int64_t *out_length) {
@@ -87,4 +33,84 @@ int am_fold_utf8_pattern(const uint8_t *p, int64_t m, uint8_t *out, int64_t *out
 
 void am_fold_latin1_bytes(const uint8_t *s, int64_t n, uint8_t *out) {
   for (int64_t k = 0; k < n; k++) out[k] = am_fold_latin1[s[k]];
+}
+
+void am_fold_pattern_init(am_fold_pattern *fp, const uint8_t *p, int64_t m, int utf8) {
+  memset(fp, 0, sizeof *fp);
+  fp->p = p, fp->m = m, fp->utf8 = utf8;
+  for (int64_t j = 0; j < m; j++) fp->characters += !utf8 || (p[j] & 0xC0) != 0x80;
+  if (m == 0) return;
+  if (!utf8) { /* the bytes of the first byte's class */
+    for (int b = 0; b < 256; b++) fp->first[b] = am_fold_latin1[b] == p[0];
+  } else {
+    uint32_t f = 0;
+    am_re2_rune(p, p + m, &f); /* p is folded runes: f is its first, which folds to itself */
+    uint8_t e[4];
+    am_utf8_encode(f, e);
+    fp->first[e[0]] = 1;
+    /* the others that fold to f: in the blocks with folds */
+    for (uint32_t b = 0; b < AM_FOLD_BLOCKS; b++) {
+      if (!am_fold_block[b]) continue;
+      for (uint32_t c = b << 8; c < ((b + 1) << 8); c++) {
+        if (c != f && am_unicode_fold(c) == f) {
+          am_utf8_encode(c, e);
+          fp->first[e[0]] = 1;
+        }
+      }
+    }
+  }
+  for (int b = 0; b < 256; b++)
+    if (fp->first[b]) fp->firsts++, fp->only = (uint8_t)b;
+}
+
+int64_t am_fold_match_at(const am_fold_pattern *fp, const uint8_t *s, int64_t n, int64_t i) {
+  for (int64_t j = 0; j < fp->m;) {
+    if (i >= n) return -1;
+    const int len = am_fold_char_length(fp->p[j], fp->utf8);
+    const int taken = am_fold_char_at(s, n, i, fp->p + j, len, fp->utf8);
+    if (!taken) return -1;
+    i += taken, j += len;
+  }
+  return i;
+}
+
+int64_t am_fold_find(const am_fold_pattern *fp, const uint8_t *s, int64_t n, int64_t from,
+                     int64_t *end) {
+  for (int64_t i = from; i < n; i++) {
+    if (fp->firsts == 1) { /* one byte begins a match: the C library's scan */
+      const uint8_t *hit = memchr(s + i, fp->only, (size_t)(n - i));
+      if (!hit) return -1;
+      i = hit - s;
+    } else {
+      while (i < n && !fp->first[s[i]]) i++;
+      if (i == n) return -1;
+    }
+    const int64_t e = am_fold_match_at(fp, s, n, i);
+    if (e >= 0) {
+      *end = e;
+      return i;
+    }
+  }
+  return -1;
+}
+
+/* The start of the character of s that ends at e: a byte, or in UTF-8 the
+ * one rune that can end there (its lead the nearest byte back that does not
+ * continue one); -1 where no rune ends there. */
+static int64_t character_before(const uint8_t *s, int64_t e, int utf8) {
+  int64_t k = e - 1;
+  if (!utf8 || s[k] < 0x80) return k;
+  while (k > 0 && k > e - 4 && (s[k] & 0xC0) == 0x80) k--;
+  uint32_t c;
+  return am_re2_rune(s + k, s + e, &c) == e - k ? k : -1;
+}
+
+int am_fold_ends_with(const am_fold_pattern *fp, const uint8_t *s, int64_t n) {
+  /* a match is a character of s for each of the pattern's, so it begins that
+   * many characters back */
+  int64_t i = n;
+  for (int64_t k = 0; k < fp->characters; k++) {
+    if (i == 0 || (i = character_before(s, i, fp->utf8)) < 0) return 0;
+  }
+  return am_fold_match_at(fp, s, n, i) == n;
 }

@@ -71,14 +71,22 @@ static inline int am_re2_any(const uint8_t *s, const uint8_t *end) {
  * nothing else. */
 int am_re2_any_covers(const uint8_t *s, int64_t n);
 
-/* A UTF-8 value folded into out (n bytes at most): each rune its fold's
- * shortest form, every byte that is no rune kept (it matches nothing a
- * pattern holds). The folded length. */
-int64_t am_fold_utf8(const uint8_t *s, int64_t n, uint8_t *out);
+/* How many bytes of s[i, n) the folded character p[0, len) (a rune in
+ * UTF-8, else a byte) matches: the value's character there folds to it; 0
+ * where it does not (a byte that is no rune matches no rune). */
+static inline int am_fold_char_at(const uint8_t *s, int64_t n, int64_t i, const uint8_t *p, int len,
+                                  int utf8) {
+  if (!utf8 || s[i] < 0x80) return am_fold_latin1[s[i]] == p[0];
+  uint32_t c, want = len == 1 ? p[0] : p[0] & (0x7Fu >> len);
+  const int taken = am_re2_rune(s + i, s + n, &c);
+  for (int k = 1; k < len; k++) want = want << 6 | (p[k] & 0x3Fu);
+  return taken && am_unicode_fold(c) == want ? taken : 0;
+}
 
-/* The byte of s where the rune that folds to byte `at` of am_fold_utf8(s)
- * begins (`at` the start of a folded rune, or the folded length). */
-int64_t am_fold_utf8_origin(const uint8_t *s, int64_t n, int64_t at);
+/* The bytes of the character that begins with byte b of a folded pattern. */
+static inline int am_fold_char_length(uint8_t b, int utf8) {
+  return !utf8 || b < 0xC0 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+}
 
 /* A pattern's literal text folded into out (m bytes at most), *out_length
  * set: 0, with nothing written past the runes read, where the text is not
@@ -87,5 +95,35 @@ int am_fold_utf8_pattern(const uint8_t *p, int64_t m, uint8_t *out, int64_t *out
 
 /* Bytes folded as RE2's Latin-1 mode folds them (binary types). */
 void am_fold_latin1_bytes(const uint8_t *s, int64_t n, uint8_t *out);
+
+/* A folded pattern, to match values as they are (folding each rune as it
+ * is compared, so that bytes far from a match are only scanned): its bytes,
+ * its characters (runes in UTF-8, else bytes), and the bytes that can begin
+ * a match (the first byte of every character that folds to its first). */
+typedef struct am_fold_pattern {
+  const uint8_t *p;
+  int64_t m, characters;
+  int utf8;
+  int firsts;         /* how many bytes `first` holds */
+  uint8_t only;       /* the one byte, where firsts is 1 */
+  uint8_t first[256]; /* nonzero: a byte that can begin a match */
+} am_fold_pattern;
+
+/* fp over the folded pattern p[0, m) (borrowed), of a UTF-8 (utf8) or
+ * binary type. */
+void am_fold_pattern_init(am_fold_pattern *fp, const uint8_t *p, int64_t m, int utf8);
+
+/* Where a match of fp in s[0, n) that begins at byte i ends; -1 where none
+ * begins there. */
+int64_t am_fold_match_at(const am_fold_pattern *fp, const uint8_t *s, int64_t n, int64_t i);
+
+/* The first match of fp (m > 0) in s[0, n) that begins at `from` or after,
+ * as RE2 searches (at every byte): its first byte, *end its end; -1 where
+ * there is none. */
+int64_t am_fold_find(const am_fold_pattern *fp, const uint8_t *s, int64_t n, int64_t from,
+                     int64_t *end);
+
+/* Whether s[0, n) ends with a match of fp. */
+int am_fold_ends_with(const am_fold_pattern *fp, const uint8_t *s, int64_t n);
 
 #endif

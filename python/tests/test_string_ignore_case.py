@@ -147,6 +147,30 @@ def test_values_that_are_not_utf8(t):
                 same(name, arr, p, ignore_case=False)  # the same regular expression
 
 
+def test_folding_characters_among_bytes_that_are_not_utf8():
+    """Random values of characters whose folds differ in UTF-8 length, LIKE's
+    special characters and byte runs that are not UTF-8, with random patterns
+    of those characters: the matchers scan for a match's first byte, fold each
+    rune as they compare it, and ends_with walks back a rune at a time."""
+    rng = random.Random(5)
+    chars = ["k", "K", "\u212a", "s", "ſ", "ß", "ẞ", "σ", "ς", "Σ", "é", "É", "ı", "i", "İ", "a",
+             "日", "🙂", "𐐀", "𐐨", "Ⱥ", "ⱥ", "%", "_", "\\"]  # fmt: skip
+    junk = [b"\x80", b"\xc3", b"\xe2\x84", b"\xf0\x9f", b"\xed\xa0\x80", b"\xe0\x80\x80", b"\xff"]
+    raw = [b"".join(rng.choice(junk) if rng.random() < 0.2 else rng.choice(chars).encode()
+                    for _ in range(rng.randrange(9))) for _ in range(2000)]  # fmt: skip
+    for t in [*TEXT, *BYTES]:
+        arr = raw_strings(
+            raw, pa.large_string() if t in (pa.large_string(), pa.large_binary()) else None
+        )
+        arr = arr.view(t)
+        for _ in range(40):
+            p = "".join(rng.choice(chars) for _ in range(rng.randrange(4)))
+            for name in MATCHING:
+                if name == "match_like":
+                    p = rng.choice(["%", "_", ""]) + p + rng.choice(["%", "_", ""])
+                same(name, arr, p.encode())
+
+
 @pytest.mark.parametrize("name", MATCHING)
 def test_patterns_that_are_not_utf8(name):
     """RE2 refuses them for an array of one slot or more, even all null; an
@@ -198,7 +222,8 @@ def test_views_fold_as_their_flat_types():
 
 
 def test_ascii_words_of_every_length():
-    """The ASCII fold runs 8 bytes at a time and then the tail."""
+    """ASCII words of 1 to 36 characters, ending in 'k' or the Kelvin sign: the
+    matchers' first-byte scan and their match at each candidate byte."""
     words = ["The Quick Brown Fox @[`{ 0129 azAZ"[:k] + "k" for k in range(36)]
     arr = pa.array(words + [w + "\u212a" for w in words])
     for name in MATCHING:
