@@ -1921,17 +1921,28 @@ OWN_FILES = {family.FILE: family for family in (temporal_cases, timezone_cases, 
 def regenerate_only(name, out_dir):
     """Regenerates cases/NAME.json.gz alone: every other file's cases are read as they
     are (so README.md's counts cover them), NAME's family generates its own, each of
-    which must belong in NAME."""
+    which must belong in NAME. Cases other generators put in NAME (strings.json holds
+    string-keyed sorts, group-bys and joins) are kept: those of an op the family did not
+    generate this time."""
     import glob
 
+    own = []
     for path in sorted(glob.glob(os.path.join(out_dir, "*.json.gz"))):
-        if os.path.basename(path) != name + ".json.gz":
-            with gzip.open(path, "rt", encoding="utf-8") as f:
-                CASES.update((case["id"], case) for case in json.load(f)["cases"])
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            cases = json.load(f)["cases"]
+        if os.path.basename(path) == name + ".json.gz":
+            own = cases
+        else:
+            CASES.update((case["id"], case) for case in cases)
     kept = set(CASES)
     OWN_FILES[name].gen(sys.modules[__name__])
     strays = [cid for cid, case in CASES.items() if cid not in kept and file_of(case) != name]
     assert not strays, f"cases of --only {name} that belong in other files: {strays[:5]}"
+    new = [(cid, CASES.pop(cid)) for cid in list(CASES) if cid not in kept]
+    made, new_ids = {case["op"] for _, case in new}, {cid for cid, _ in new}
+    # first, as a whole regeneration orders them (their generators run earlier)
+    CASES.update((c["id"], c) for c in own if c["op"] not in made and c["id"] not in new_ids)
+    CASES.update(new)
     write(out_dir, only=name)
 
 
