@@ -378,6 +378,69 @@ def gen_refused(g):
           {"order": "ascending", "null_placement": "at_end"}, "unary", [inp])  # fmt: skip
 
 
+# The group-by's and join's float16 keys: repeats of few patterns (NaNs of several payloads
+# and signs, both zeros, neighbours), grouped and matched by their bits as pyarrow does.
+KEY_POOL = ["+0", "-0", "qnan", "-qnan", "snan", "one", "one-ulp", "+inf", "-inf", "1.5", "-2.5"]
+JOIN_TYPES = ["inner", "left outer", "right outer", "full outer", "left semi", "left anti",
+              "right semi", "right anti"]  # fmt: skip
+
+
+def small_ints(g, n, key, t="int8", nulls="some-nulls", offset=5):
+    return g.gen_input(t, n, nulls if n > 1 else "no-nulls", offset, key, kind="uniform",
+                       lo="0", hi="2")  # fmt: skip
+
+
+def gen_group_by(g):
+    """float16 keys (one, or beside an int8 key) and values: count, count_distinct and
+    distinct (with their modes), as pyarrow 26 has them, and its refusal of the others."""
+    op = "group_by"
+    pool = [SPECIALS[k] for k in KEY_POOL]
+    aggs = [[0, "sum", {}], [0, "count", {}], [None, "count_all", {}], [1, "count", {}],
+            [1, "count_distinct", {}], [1, "distinct", {}], [1, "count", {"mode": "all"}],
+            [1, "count_distinct", {"mode": "only_null"}], [1, "distinct", {"mode": "all"}]]  # fmt: skip
+    for cid, shape, _ in each(g, op):
+        n, _, off = shape
+        if n > g.INLINE_MAX:
+            continue
+        for two in (False, True):
+            case = cid + ("/two-keys" if two else "")
+            keys = [values(g, shape, case + "#k0", pool)]
+            if two:
+                keys.append(small_ints(g, n, case + "#k1"))
+            vals = [g.gen_input("int64", n, "some-nulls" if n > 1 else "no-nulls", (off + 1) % 64,
+                                case + "#v0", kind="uniform", lo="-100", hi="100"),
+                    values(g, (n, "some-nulls" if n > 1 else "no-nulls", 3), case + "#v1", pool)]  # fmt: skip
+            g.add(case, op, {"n_keys": len(keys), "aggregates": aggs}, "table", keys + vals)
+    inp = inline(g, [SPECIALS["one"], None, SPECIALS["-2.5"], SPECIALS["qnan"]])
+    for name in ("sum", "mean", "min", "max", "min_max", "first", "last", "list", "product",
+                 "any", "all", "variance", "stddev"):  # fmt: skip
+        g.add(f"{op}/{T}/table/refused/{name}", op,
+              {"n_keys": 1, "aggregates": [[0, "count", {}], [0, name, {}]]}, "table",
+              [g.inline("int8", ["1", "2", "1", "2"]), inp])  # fmt: skip
+
+
+def gen_join(g):
+    """float16 keys of few patterns in every join type, alone and beside an int8 key, an
+    empty side, and pyarrow's refusal of another key type."""
+    op = "join"
+    pool = [SPECIALS[k] for k in KEY_POOL]
+    for k, jt in enumerate(JOIN_TYPES):
+        for n, m in ((65, 40), (300, 7)):
+            cid = f"{op}/{T}/table/len{n}x{m}/{jt.replace(' ', '-')}"
+            left = values(g, (n, "some-nulls", (k * 7) % 64), cid + "#l0", pool)
+            right = values(g, (m, "some-nulls", 1), cid + "#r0", pool)
+            g.add(cid, op, {"n_keys": 1, "join_type": jt}, "table", [left, right])
+        cid = f"{op}/{T}/table/two-keys/{jt.replace(' ', '-')}"
+        g.add(cid, op, {"n_keys": 2, "join_type": jt}, "table",
+              [values(g, (100, "some-nulls", 3), cid + "#l0", pool), small_ints(g, 100, cid + "#l1"),
+               values(g, (50, "some-nulls", 0), cid + "#r0", pool), small_ints(g, 50, cid + "#r1")])  # fmt: skip
+        g.add(f"{op}/{T}/table/empty/{jt.replace(' ', '-')}", op, {"n_keys": 1, "join_type": jt},
+              "table", [inline(g, []), values(g, (5, "no-nulls", 0), f"{op}/{T}/e{k}", pool)])  # fmt: skip
+    for other in ("uint16", "float32"):
+        g.add(f"{op}/{T}/table/other-type/{other}", op, {"n_keys": 1, "join_type": "inner"},
+              "table", [inline(g, [SPECIALS["one"]]), g.inline(other, ["1"])])  # fmt: skip
+
+
 def gen(g):
     """Every float16 case; `g` is generate.py."""
     gen_predicates(g)
@@ -387,3 +450,5 @@ def gen(g):
     gen_unary(g)
     gen_cast(g)
     gen_refused(g)
+    gen_group_by(g)
+    gen_join(g)

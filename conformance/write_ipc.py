@@ -27,6 +27,7 @@ import shutil
 import sys
 from collections import OrderedDict
 
+import numpy as np
 import pyarrow as pa
 from pyarrow import ipc
 
@@ -184,8 +185,12 @@ def _index_groups(exp, batches):
                 _encoded(c["type"], [cell[j] for cell in cells], batches) for j in (0, 1)
             ]
         else:  # list and distinct: a list array, one list a group
-            items = [cf.decode_values(c["type"], cell) for cell in cells]
-            col["array"] = batches.add(pa.array(items, pa.list_(cf.PA_TYPE[c["type"]])))
+            # the items as cf.array_of builds them (float16 from its bits, decimals
+            # from their unscaled integers), then cut into one list a group
+            items = [v for cell in cells for v in cf.decode_values(c["type"], cell)]
+            offsets = np.cumsum([0] + [len(cell) for cell in cells], dtype=np.int32)
+            lists = pa.ListArray.from_arrays(pa.array(offsets), cf.array_of(c["type"], items))
+            col["array"] = batches.add(lists)
         if "dictionary" in c:  # the cells are indices into this dictionary
             d = c["dictionary"]
             col["dictionary"] = OrderedDict(

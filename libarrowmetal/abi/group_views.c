@@ -28,8 +28,7 @@ static int special(const am_array *a) {
   return a && (a->dictionary || am_type_is_decimal(a->type));
 }
 
-/* pyarrow's hash kernel behind each aggregate, as its errors name it. */
-static const char *kernel_name(int op) {
+const char *am_group_kernel_name(int op) {
   switch (op) {
     case AM_GROUP_MIN:
     case AM_GROUP_MAX:
@@ -64,7 +63,7 @@ static int no_kernel(am_err *err, int op, const am_array *column) {
   else
     am_decimal_type_text(column, name, sizeof name);
   return am_fail(err, AM_ETYPE, "Function '%s' has no kernel matching input types (%s, uint32)",
-                 kernel_name(op), name);
+                 am_group_kernel_name(op), name);
 }
 
 /* The view a column's aggregates read by default: a decimal's bytes, a

@@ -62,4 +62,8 @@ int am_group_views_begin(am_err *err, const am_array *const *keys, int64_t n_key
 int am_group_views_end(am_err *err, int status, am_group_views *v, am_array **keys_out,
                        am_group_result *results);
 
+/* pyarrow's hash kernel behind aggregate `op`, as its errors name it
+ * ("hash_min_max", ...). */
+const char *am_group_kernel_name(int op);
+
 #endif

@@ -12,6 +12,7 @@
 #include "core/group_result.h"
 #include "core/ops.h"
 #include "core/types.h"
+#include "float16.h"
 #include "group_views.h"
 #include "host_fallback.h"
 #include "string_key_ids.h"
@@ -160,12 +161,19 @@ AM_EXPORT int am_group_by(const am_array *const *keys, int64_t n_keys,
                           am_array **keys_out, am_group_result *results) {
   AM_API_BEGIN;
   /* Temporal keys and values group on their storage integers; a temporal
-   * value column takes only the aggregates that count or pick values. */
+   * value column takes only the aggregates that count or pick values.
+   * float16 keys and values group by their bits (uint16 views), as
+   * pyarrow's grouper does (0.0 and -0.0 apart); a float16 value column
+   * takes only count, count_distinct and distinct, as in pyarrow 26. */
   for (int64_t a = 0; values && aggregates && a < n_aggregates; a++) {
     int32_t c = aggregates[a].column, op = aggregates[a].op;
-    if (op == AM_GROUP_COUNT_ALL || c < 0 || c >= n_values || !values[c] ||
-        !am_type_is_temporal(values[c]->type))
-      continue;
+    if (op == AM_GROUP_COUNT_ALL || c < 0 || c >= n_values || !values[c]) continue;
+    if (values[c]->type == AM_FLOAT16 && !values[c]->dictionary && op != AM_GROUP_COUNT &&
+        op != AM_GROUP_COUNT_DISTINCT && op != AM_GROUP_DISTINCT && valid_op(op))
+      AM_API_RETURN(am_fail(err, AM_ETYPE,
+                            "Function '%s' has no kernel matching input types (halffloat, uint32)",
+                            am_group_kernel_name(op)));
+    if (!am_type_is_temporal(values[c]->type)) continue;
     int picks = op == AM_GROUP_MIN || op == AM_GROUP_MAX || op == AM_GROUP_MIN_MAX ||
                 op == AM_GROUP_FIRST || op == AM_GROUP_LAST;
     if (picks && am_type_is_duration(values[c]->type)) /* pyarrow: none of durations */
@@ -181,22 +189,34 @@ AM_EXPORT int am_group_by(const am_array *const *keys, int64_t n_keys,
   int status =
       am_group_views_begin(err, keys, n_keys, values, n_values, aggregates, n_aggregates, &views);
   if (status != AM_OK) AM_API_RETURN(status);
-  am_storage_list_t k, v;
-  status = am_storage_list(err, views.keys, keys && n_keys > 0 ? n_keys : 0, &k);
+  am_storage_list_t k, v, k16, v16;
+  const int64_t n_cols = views.n_values, key_count = keys && n_keys > 0 ? n_keys : 0;
+  const int64_t col_count = views.values && n_cols > 0 ? n_cols : 0;
+  status = am_storage_list(err, views.keys, key_count, &k);
   if (status == AM_OK) {
-    const int64_t n_cols = views.n_values;
-    if ((status = am_storage_list(err, views.values, views.values && n_cols > 0 ? n_cols : 0,
-                                  &v)) == AM_OK) {
-      status = group_by(err, keys ? k.arrays : NULL, n_keys, views.values ? v.arrays : NULL, n_cols,
-                        views.aggregates, n_aggregates, keys_out, results);
+    if ((status = am_storage_list(err, views.values, col_count, &v)) == AM_OK) {
+      if ((status = am_float16_list(err, k.arrays, key_count, &k16)) == AM_OK) {
+        if ((status = am_float16_list(err, v.arrays, col_count, &v16)) == AM_OK) {
+          status = group_by(err, keys ? k16.arrays : NULL, n_keys, views.values ? v16.arrays : NULL,
+                            n_cols, views.aggregates, n_aggregates, keys_out, results);
+          am_storage_list_free(&v16);
+        }
+        am_storage_list_free(&k16);
+      }
       am_storage_list_free(&v);
     }
     am_storage_list_free(&k);
   }
   status = am_group_views_end(err, status, &views, keys_out, results);
   for (int64_t i = 0; status == AM_OK && keys_out && i < n_keys; i++)
-    if (am_type_is_temporal(keys[i]->type))
+    if (am_type_is_temporal(keys[i]->type) || (keys[i]->type == AM_FLOAT16 && !keys[i]->dictionary))
       am_retype(keys_out[i], keys[i]->type, keys[i]->timezone);
+  for (int64_t a = 0; status == AM_OK && a < n_aggregates; a++) {
+    int32_t c = aggregates[a].column;
+    if (aggregates[a].op == AM_GROUP_DISTINCT && values[c]->type == AM_FLOAT16 &&
+        !values[c]->dictionary)
+      am_retype(results[a].values, AM_FLOAT16, NULL); /* the items */
+  }
   for (int64_t a = 0; status == AM_OK && a < n_aggregates; a++) {
     int32_t c = aggregates[a].column, op = aggregates[a].op;
     if (op == AM_GROUP_COUNT_ALL || op == AM_GROUP_COUNT || op == AM_GROUP_COUNT_DISTINCT ||

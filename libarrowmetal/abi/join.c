@@ -8,6 +8,7 @@
 
 #include "abi.h"
 #include "core/types.h"
+#include "float16.h"
 #include "host_fallback.h"
 #include "key_view.h"
 #include "string_key_ids.h"
@@ -94,20 +95,31 @@ static int join_indices(am_err *err, const am_array *const *left_keys,
 static int join_over(am_err *err, const am_array *const *left_keys,
                      const am_array *const *right_keys, int64_t n_keys, am_join_type join_type,
                      am_array **left_indices, am_array **right_indices) {
-  /* Temporal keys join on their storage integers, once their types match. */
+  /* Temporal keys join on their storage integers, float16 ones on their
+   * bits, once their types match. */
   for (int64_t k = 0; left_keys && right_keys && k < n_keys; k++)
     if (left_keys[k] && right_keys[k] && left_keys[k]->type != right_keys[k]->type &&
-        (am_type_is_temporal(left_keys[k]->type) || am_type_is_temporal(right_keys[k]->type)))
+        (am_type_is_temporal(left_keys[k]->type) || am_type_is_temporal(right_keys[k]->type) ||
+         left_keys[k]->type == AM_FLOAT16 || right_keys[k]->type == AM_FLOAT16))
       return am_fail(err, AM_ETYPE,
                      "Incompatible data types for corresponding join field keys: %s and %s",
                      am_type_name(left_keys[k]->type), am_type_name(right_keys[k]->type));
-  am_storage_list_t left, right;
-  int status = am_storage_list(err, left_keys, left_keys && n_keys > 0 ? n_keys : 0, &left);
+  /* float16 keys match by their bits (uint16 views): 0.0 and -0.0 apart, a
+   * NaN its own bits, as pyarrow's. */
+  const int64_t count = left_keys && right_keys && n_keys > 0 ? n_keys : 0;
+  am_storage_list_t left, right, left16, right16;
+  int status = am_storage_list(err, left_keys, count, &left);
   if (status != AM_OK) return status;
-  if ((status = am_storage_list(err, right_keys, right_keys && n_keys > 0 ? n_keys : 0, &right)) ==
-      AM_OK) {
-    status = join_indices(err, left_keys ? left.arrays : NULL, right_keys ? right.arrays : NULL,
-                          n_keys, join_type, left_indices, right_indices);
+  if ((status = am_storage_list(err, right_keys, count, &right)) == AM_OK) {
+    if ((status = am_float16_list(err, left.arrays, count, &left16)) == AM_OK) {
+      if ((status = am_float16_list(err, right.arrays, count, &right16)) == AM_OK) {
+        status =
+            join_indices(err, left_keys ? left16.arrays : NULL, right_keys ? right16.arrays : NULL,
+                         n_keys, join_type, left_indices, right_indices);
+        am_storage_list_free(&right16);
+      }
+      am_storage_list_free(&left16);
+    }
     am_storage_list_free(&right);
   }
   am_storage_list_free(&left);

@@ -230,6 +230,68 @@ def test_count_distinct_counts_pyarrows_keys_over_every_pattern():
     assert am.count_distinct(every).as_py() != len(pc.unique(every))
 
 
+def _by_bits(table):
+    """A table with its float16 columns (and list items) as their bits, sorted by every
+    column: results compared bit for bit, in any order."""
+    cols = []
+    for col in table.columns:
+        col = col.combine_chunks()
+        if col.type == pa.float16():
+            col = col.view(pa.uint16())
+        elif pa.types.is_list(col.type) and col.type.value_type == pa.float16():
+            items = col.values.view(pa.uint16()).to_pylist()
+            off = col.offsets.to_pylist()
+            col = pa.array([sorted(items[off[i] : off[i + 1]], key=lambda v: (v is None, v))
+                            for i in range(len(col))])  # fmt: skip
+        cols.append(col)
+    out = pa.table(cols, names=[f"c{i}" for i in range(len(cols))])
+    sortable = [n for n, c in zip(out.column_names, cols) if not pa.types.is_list(c.type)]
+    return out.sort_by([(n, "ascending") for n in sortable])
+
+
+def test_group_by_float16_keys_and_values_by_their_bits(device, no_fallback):
+    # NaNs of several payloads and both zeros are groups of their own, as pyarrow's grouper
+    pool = [0x0000, 0x8000, 0x7E00, 0xFE00, 0x7D55, 0x3C00, 0x3C01, 0xFC00, None]
+    rng = np.random.default_rng(5)
+    k = halves([pool[i] for i in rng.integers(0, len(pool), 400)])
+    v = halves([pool[i] for i in rng.integers(0, len(pool), 400)])
+    table = pa.table({"k": k, "j": pa.array(rng.integers(0, 3, 400)), "v": v,
+                      "w": pa.array(rng.integers(-9, 9, 400))})  # fmt: skip
+    aggs = [("w", "sum"), ("v", "count"), ("v", "count_distinct"), ("v", "distinct"),
+            ("v", "count", pc.CountOptions("all")), ([], "count_all")]  # fmt: skip
+    for by in (["k"], ["k", "j"], ["j"]):
+        got = am.group_by(am.table(table, device=device), by).aggregate(aggs)
+        want = table.group_by(by, use_threads=False).aggregate(aggs)
+        assert got.schema == want.schema
+        assert _by_bits(got).equals(_by_bits(want)), by
+
+
+@pytest.mark.parametrize("name", ["sum", "min", "first", "list", "variance"])
+def test_group_by_refuses_other_aggregates_of_float16_as_pyarrow(name):
+    table = pa.table({"k": pa.array([1, 2, 1]), "v": halves([0x3C00, None, 0x7E00])})
+    with pytest.raises(pa.ArrowNotImplementedError) as theirs:
+        table.group_by("k", use_threads=False).aggregate([("v", name)])
+    with pytest.raises(pa.ArrowNotImplementedError) as ours:
+        am.group_by(table, "k", use_threads=False).aggregate([("v", name)])
+    assert str(theirs.value) == str(ours.value)
+
+
+@pytest.mark.parametrize("join_type", ["inner", "left outer", "full outer", "left anti"])
+def test_join_by_float16_keys_matches_bits(device, join_type, no_fallback):
+    pool = [0x0000, 0x8000, 0x7E00, 0xFE00, 0x3C00, 0x3C01, None]
+    rng = np.random.default_rng(9)
+    left = pa.table({"k": halves([pool[i] for i in rng.integers(0, len(pool), 200)]),
+                     "v": pa.array(range(200))})  # fmt: skip
+    right = pa.table({"k": halves([pool[i] for i in rng.integers(0, len(pool), 30)]),
+                      "w": pa.array(range(30))})  # fmt: skip
+    got = am.join(am.table(left, device=device), am.table(right, device=device), "k",
+                  join_type=join_type)  # fmt: skip
+    want = left.join(right, "k", join_type=join_type)
+    assert _by_bits(pa.table(got)).equals(_by_bits(want))
+    with pytest.raises(pa.ArrowInvalid, match="Incompatible data types"):
+        am.join(left, right.set_column(0, "k", pa.array(range(30), pa.uint16())), "k")
+
+
 # ---- casts -------------------------------------------------------------------------------
 
 
