@@ -1953,6 +1953,30 @@ typedef enum am_assume_choice {
 int am_assume_timezone(const am_array *array, const char *timezone, am_assume_choice ambiguous,
                        am_assume_choice nonexistent, am_array **out);
 
+/* pyarrow's is_dst and local_timestamp: what a timestamp's time zone says
+ * of each instant (am_tz_period_at's period of its second, floored, as
+ * pyarrow's `date` library reads it). */
+typedef enum am_zone_op {
+  AM_ZONE_IS_DST = 0,         /* "is_dst": bool, whether the zone keeps daylight time then
+                                 (the TZif type's flag; false in UTC and fixed offsets) */
+  AM_ZONE_LOCAL_TIMESTAMP = 1 /* "local_timestamp": the local wall time as a timestamp of the
+                                 same unit without a time zone (the sum wraps at the int64
+                                 ends, as pyarrow's); a timestamp without one is returned as
+                                 it is */
+} am_zone_op;
+
+/* `op` of timestamp `array` (any unit), null where the input is (its
+ * validity shared). is_dst of a timestamp without a time zone is AM_EINVAL
+ * ("Timestamps have no timezone. Cannot determine DST."); an unknown zone
+ * AM_EINVAL in pyarrow's words; other types AM_ETYPE ("Function 'is_dst'
+ * has no kernel matching input types (date32[day])"). An empty array
+ * gives an empty result without reading its zone, as pyarrow (which never
+ * runs a kernel on no rows). Past the last transition a TZif file lists,
+ * the zone's POSIX rule (see "Time zones": Divergence). Computed on the
+ * host: a GPU array is read back and the result moved to its device.
+ * `array` is borrowed, *out owned by the caller; thread-safe. */
+int am_zone_function(am_zone_op op, const am_array *array, am_array **out);
+
 /* ---- Temporal rounding (issue #13): pyarrow's floor_temporal,
  * ceil_temporal and round_temporal with RoundTemporalOptions. */
 typedef enum am_round_temporal_op {
