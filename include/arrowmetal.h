@@ -1370,7 +1370,8 @@ typedef enum am_function_family {
   AM_FAMILY_STRING_SPLIT = 62, /* am_string_split: op = am_split_op */
   /* 64-: more temporal functions */
   AM_FAMILY_ASSUME_TIMEZONE = 64, /* am_assume_timezone */
-  AM_FAMILY_ROUND_TEMPORAL = 65   /* am_round_temporal: op = am_round_temporal_op */
+  AM_FAMILY_ROUND_TEMPORAL = 65,  /* am_round_temporal: op = am_round_temporal_op */
+  AM_FAMILY_ZONE = 66             /* am_zone_function: op = am_zone_op */
 } am_function_family;
 
 typedef enum am_type_rule {
