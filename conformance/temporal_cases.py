@@ -455,6 +455,7 @@ def gen_date_time_arith(g):
     then the edges: the day's bounds, a null slot outside them, time32's 32-bit wrap of
     the duration, overflows, a date beyond timestamp[ns]."""
     for op, params in ARITH_OPS:
+
         def cid_of(left, right, detail, form="array-array", op=op, params=params):
             return _arith_id(op, params, left, form, right, detail)
 
@@ -468,7 +469,7 @@ def gen_date_time_arith(g):
                 cid = cid_of(a, b, "date-duration", "array-scalar")
                 g.add(cid, op, params, "array-scalar",
                       [_dated(g, cid, a), g.scalar(b, -1000)])  # fmt: skip
-            for b in TIMESTAMPS + DATES[DATES.index(a):]:  # each pair of dates once
+            for b in TIMESTAMPS + DATES[DATES.index(a) :]:  # each pair of dates once
                 for left, right in sorted({(a, b), (b, a)}):
                     cid = cid_of(left, right, "date-timestamp")
                     make = [_dated if x in DATES else _pair for x in (left, right)]
@@ -494,8 +495,13 @@ def gen_date_time_arith(g):
             steps = [0, -1, 1, 2**32, -(2**32) + 3, 4]  # a day's bounds, the 32-bit wrap
             g.add(cid_of(t, d, "edges"), op, params, "array-array",
                   [g.inline(t, edge, 1, null_fill="0"), g.inline(d, steps, 0)])  # fmt: skip
-            g.add(cid_of(t, d, "in-range"), op, params, "array-array",
-                  [g.inline(t, [5, None, 9], 0, null_fill="7"), g.inline(d, [0, 3, None], 0)])
+            g.add(
+                cid_of(t, d, "in-range"),
+                op,
+                params,
+                "array-array",
+                [g.inline(t, [5, None, 9], 0, null_fill="7"), g.inline(d, [0, 3, None], 0)],
+            )
             g.add(cid_of(t, d, "null-slot-outside"), op, params, "array-array",
                   [g.inline(t, [5, None], 0, null_fill="0"), g.inline(d, [0, -3], 0)])  # fmt: skip
             big = [2**62, -(2**62), 2**63 - 1, -(2**63), None]

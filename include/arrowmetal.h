@@ -152,8 +152,16 @@ typedef enum am_type {
    * numeric functions they take only what pyarrow gives them: compare
    * (equal units), filter, take, concat, null handling, min/max/count/
    * first/last, the hash functions, sorting, group-by and join keys, the
-   * field extractions (am_temporal_field), rounding (am_round_temporal) and
-   * add/subtract (am_arith). */
+   * field extractions (am_temporal_field), rounding (am_round_temporal),
+   * is_dst / local_timestamp (am_zone_function) and add/subtract (am_arith,
+   * and am_binary's _checked variants) of the pairs pyarrow takes: a date
+   * meeting a duration or a timestamp is a timestamp without a zone in the
+   * finer unit (date32 counting as seconds); time +- duration is a time of
+   * the finer unit (time32 to milliseconds), computed as pyarrow's kernel
+   * (on the host: 32-bit sums for time32, every slot, null ones too,
+   * AM_EINVAL outside the day naming the last such slot's value).
+   * Divergence: date32 - date32 is computed in int64; pyarrow's unchecked
+   * kernel wraps the difference of days in 32 bits (days 2^31 apart). */
   AM_TIMESTAMP_S = 16, /* "tss:" (+ time zone) */
   AM_TIMESTAMP_MS = 17,
   AM_TIMESTAMP_US = 18,

@@ -19,14 +19,18 @@
 /* The time type of a unit (0, 3, 6 or 9 digits), as pyarrow's implicit cast
  * picks it: time32 for seconds and milliseconds, else time64. */
 am_type am_time_of_unit(int digits) {
-  return digits == 0 ? AM_TIME32_S : digits == 3 ? AM_TIME32_MS : digits == 6 ? AM_TIME64_US : AM_TIME64_NS;
+  return digits == 0   ? AM_TIME32_S
+         : digits == 3 ? AM_TIME32_MS
+         : digits == 6 ? AM_TIME64_US
+                       : AM_TIME64_NS;
 }
 
 /* The type an operand of type `t` is cast to before the kernel: the
  * result's time type, or the duration of its unit. */
 static am_type cast_target(am_type t, am_type result) {
-  return am_temporal_family(t) == AM_TEMPORAL_TIME ? result
-                                                   : am_duration_of_unit(am_type_unit_digits(result));
+  return am_temporal_family(t) == AM_TEMPORAL_TIME
+             ? result
+             : am_duration_of_unit(am_type_unit_digits(result));
 }
 
 /* Slot i of a temporal host array (any storage width) as int64. */
@@ -72,8 +76,8 @@ static int compute(am_err *err, int subtract, int checked, const am_array *left,
   int64_t *a = am_scratch_alloc(2 * n * (int64_t)sizeof(int64_t) + 1);
   if (!a) return am_fail(err, AM_ENOMEM, "out of memory for %lld slots", (long long)n);
   int64_t *b = a + n;
-  int status = scale(err, left, cast_target(left->type, result),
-                     am_temporal_tick_ns(left->type) / tick, a);
+  int status =
+      scale(err, left, cast_target(left->type, result), am_temporal_tick_ns(left->type) / tick, a);
   if (status == AM_OK && right)
     status = scale(err, right, cast_target(right->type, result),
                    am_temporal_tick_ns(right->type) / tick, b);
@@ -96,7 +100,8 @@ static int compute(am_err *err, int subtract, int checked, const am_array *left,
       r = z;
       ((int32_t *)out->data)[i] = z;
     } else {
-      over = subtract ? __builtin_sub_overflow(a[i], b[i], &r) : __builtin_add_overflow(a[i], b[i], &r);
+      over = subtract ? __builtin_sub_overflow(a[i], b[i], &r)
+                      : __builtin_add_overflow(a[i], b[i], &r);
       ((int64_t *)out->data)[i] = r;
     }
     if (checked && over) overflowed = i;

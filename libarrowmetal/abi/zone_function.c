@@ -42,8 +42,7 @@ static int zone_function(am_err *err, am_zone_op op, const am_array *array, am_a
     return AM_OK;
   }
   const am_tz *tz = NULL;
-  if (array->length > 0 && (status = am_tz_find(err, array->timezone, &tz)) != AM_OK)
-    return status;
+  if (array->length > 0 && (status = am_tz_find(err, array->timezone, &tz)) != AM_OK) return status;
   am_array *host = NULL, *result = NULL;
   if ((status = am_to_host(err, array, &host)) != AM_OK) return status;
   int64_t start = host->validity ? host->offset : 0; /* the bitmap shared as it is */
