@@ -259,6 +259,8 @@ def map_error(exc):
         return "AM_EINVAL"
     if msg in DURATION_REFUSALS:
         return "AM_EINVAL"
+    if "is not within the acceptable range of [0, " in msg:  # time +- duration
+        return "AM_EINVAL"
     return None
 
 
@@ -408,6 +410,115 @@ def gen_existing(g):
           [g.inline("duration[ms]", big), g.inline("duration[ms]", big)])  # fmt: skip
 
 
+ARITH_OPS = [("arith", {"arith": "add"}), ("arith", {"arith": "subtract"}),
+             ("add_checked", {}), ("subtract_checked", {})]  # fmt: skip
+
+
+def _arith_id(op, params, left, form, right, detail):
+    """A case id: `op/left/form/right/detail`, am_arith's op after it."""
+    tail = f"/{params['arith']}" if op == "arith" else ""
+    return f"{op}/{left}/{form}/{right}/{detail}{tail}"
+
+
+def _dated(g, key, t, n=65, nulls="some-nulls", off=1, role="value"):
+    """Dates within a century of 1970 (a timestamp[ns] holds them), date64 whole days."""
+    if t == "date64[ms]":
+        choices = [str(d * 86_400_000) for d in (-36524, -1, 0, 1, 59, 365, 10957, 18000, 36524)]
+        return g.gen_input(t, n, nulls, off, key, role=role, kind="choice", choices=choices)
+    return g.gen_input(t, n, nulls, off, key, role=role, lo="-36524", hi="36524")
+
+
+def _quarter_day(t):
+    return 86400 * PER_SECOND[unit(t)] // 4
+
+
+def _timed(g, key, t, n=65, nulls="some-nulls", off=1):
+    """Times of day in its middle half; null slots hold noon (pyarrow adds those too)."""
+    q = _quarter_day(t)
+    return g.gen_input(t, n, nulls, off, key, lo=str(q), hi=str(3 * q), null_fill=str(2 * q))
+
+
+def _short(g, key, t, n=65, nulls="some-nulls", off=0):
+    """Durations within a quarter of a day (of their own unit)."""
+    q = _quarter_day(t)
+    return g.gen_input(t, n, nulls, off, key, role="value", lo=str(-q), hi=str(q))
+
+
+def gen_date_time_arith(g):
+    """add / subtract (and _checked) of dates with durations and timestamps, and of times
+    with durations, as pyarrow 26 dispatches them: a date is a timestamp without a zone in
+    the finer unit (date32 counting as seconds): date +- duration and duration + date a
+    timestamp, timestamp - date and date - timestamp a duration; time +- duration and
+    duration + time a time of the finer unit (time32 up to milliseconds), refused outside
+    the day (every slot, a null one's value too, the last one named); duration - date,
+    duration - time, date + date, time + time refused. Array-array and array-scalar,
+    then the edges: the day's bounds, a null slot outside them, time32's 32-bit wrap of
+    the duration, overflows, a date beyond timestamp[ns]."""
+    for op, params in ARITH_OPS:
+
+        def cid_of(left, right, detail, form="array-array", op=op, params=params):
+            return _arith_id(op, params, left, form, right, detail)
+
+        for a in DATES:
+            for b in DURATIONS:
+                for left, right in ((a, b), (b, a)):
+                    cid = cid_of(left, right, "date-duration")
+                    make = [_dated if x in DATES else _short for x in (left, right)]
+                    g.add(cid, op, params, "array-array",
+                          [make[0](g, cid, left), make[1](g, cid + "/r", right)])  # fmt: skip
+                cid = cid_of(a, b, "date-duration", "array-scalar")
+                g.add(cid, op, params, "array-scalar",
+                      [_dated(g, cid, a), g.scalar(b, -1000)])  # fmt: skip
+            for b in TIMESTAMPS + DATES[DATES.index(a) :]:  # each pair of dates once
+                for left, right in sorted({(a, b), (b, a)}):
+                    cid = cid_of(left, right, "date-timestamp")
+                    make = [_dated if x in DATES else _pair for x in (left, right)]
+                    ins = [make[0](g, cid, left, 65, "some-nulls", 1),
+                           make[1](g, cid + "/r", right, 65, "some-nulls", 0)]  # fmt: skip
+                    g.add(cid, op, params, "array-array", ins)
+        for a in TIMES:
+            for b in DURATIONS:
+                cid = cid_of(a, b, "time-duration")
+                g.add(cid, op, params, "array-array", [_timed(g, cid, a), _short(g, cid + "/r", b)])
+                cid = cid_of(b, a, "duration-time")
+                g.add(cid, op, params, "array-array",
+                      [_short(g, cid, b, off=1), _timed(g, cid + "/r", a, off=0)])  # fmt: skip
+                cid = cid_of(a, b, "time-duration", "array-scalar")
+                g.add(cid, op, params, "array-scalar",
+                      [_timed(g, cid, a), g.scalar(b, _quarter_day(b) // 3)])  # fmt: skip
+            cid = cid_of(a, a, "time-time")
+            g.add(cid, op, params, "array-array", [_timed(g, cid, a), _timed(g, cid + "/r", a)])
+        # the edges, in seconds and nanoseconds
+        for t, d in (("time32[s]", "duration[s]"), ("time32[ms]", "duration[s]"),
+                     ("time64[us]", "duration[ns]"), ("time64[ns]", "duration[ns]")):  # fmt: skip
+            edge = [0, 1, 86400 * PER_SECOND[unit(t)] - 1, 5, 7, None]
+            steps = [0, -1, 1, 2**32, -(2**32) + 3, 4]  # a day's bounds, the 32-bit wrap
+            g.add(cid_of(t, d, "edges"), op, params, "array-array",
+                  [g.inline(t, edge, 1, null_fill="0"), g.inline(d, steps, 0)])  # fmt: skip
+            g.add(
+                cid_of(t, d, "in-range"),
+                op,
+                params,
+                "array-array",
+                [g.inline(t, [5, None, 9], 0, null_fill="7"), g.inline(d, [0, 3, None], 0)],
+            )
+            g.add(cid_of(t, d, "null-slot-outside"), op, params, "array-array",
+                  [g.inline(t, [5, None], 0, null_fill="0"), g.inline(d, [0, -3], 0)])  # fmt: skip
+            big = [2**62, -(2**62), 2**63 - 1, -(2**63), None]
+            g.add(cid_of(t, d, "overflow"), op, params, "array-array",
+                  [g.inline(t, [3, 4, 5, 6, 7], 0), g.inline(d, big, 0)])  # fmt: skip
+        big = [2**31 - 1, -(2**31), 0, None]
+        g.add(cid_of("date32[day]", "duration[s]", "overflow"), op, params, "array-array",
+              [g.inline("date32[day]", big, 0),
+               g.inline("duration[s]", [2**63 - 1, -(2**63), 1, 1], 0)])  # fmt: skip
+        g.add(cid_of("date32[day]", "duration[ns]", "out-of-bounds"), op, params,
+              "array-array", [g.inline("date32[day]", [0, 2**31 - 1, 120000, None], 0),
+                              g.inline("duration[ns]", [1, 1, 1, 1], 0)])  # fmt: skip
+        g.add(cid_of("date64[ms]", "duration[ms]", "overflow"), op, params, "array-array",
+              [g.inline("date64[ms]", [86_400_000 * 106751991167, 0, None], 0),
+               g.inline("duration[ms]", [2**63 - 1, -(2**63), 1], 0)])  # fmt: skip
+
+
 # Storage values at the edges of the unit changes: exact and inexact multiples of 1000
 # and of a day in milliseconds, negative ones (truncation toward zero and the floor of a
 # day), and values past what a finer unit holds.
@@ -481,6 +592,7 @@ def gen(g):
     gen_fields(g)
     gen_rounding(g)
     gen_existing(g)
+    gen_date_time_arith(g)
     gen_casts(g)
     string_cases.gen_temporal_casts(g)
     string_cases.gen_strftime(g)

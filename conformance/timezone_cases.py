@@ -29,7 +29,9 @@ from collections import OrderedDict
 import casefmt as cf
 import temporal_cases
 
-OPS = ["assume_timezone"]
+# is_dst and local_timestamp: am_zone_function's ops, in the order of am_zone_op.
+ZONE_OPS = ["is_dst", "local_timestamp"]
+OPS = ["assume_timezone"] + ZONE_OPS
 FILE = "timezone"
 FIELDS = temporal_cases.FIELD_OPS
 TIME_FIELDS = {"second", "millisecond", "microsecond", "nanosecond"}  # of the value, as pyarrow
@@ -145,6 +147,8 @@ def zoned(g, t, zone, values, offset=3):
 def evaluate(op, params, args):
     import pyarrow.compute as pc
 
+    if op in ZONE_OPS:
+        return getattr(pc, op)(args[0])
     opts = pc.AssumeTimezoneOptions(params["timezone"], ambiguous=params.get("ambiguous", "raise"),
                                     nonexistent=params.get("nonexistent", "raise"))  # fmt: skip
     return pc.assume_timezone(args[0], options=opts)
@@ -155,7 +159,8 @@ def map_error(exc):
     msg = str(exc)
     words = ("Cannot locate or parse timezone", "Timestamp doesn't exist in timezone",
              "Timestamp is ambiguous in timezone", "Timestamps already have a timezone",
-             "Local time does not exist: ", "Local time is ambiguous: ")  # fmt: skip
+             "Local time does not exist: ", "Local time is ambiguous: ",
+             "Timestamps have no timezone. Cannot determine DST.")  # fmt: skip
     return "AM_EINVAL" if any(w in msg for w in words) else None
 
 
@@ -283,7 +288,20 @@ def footer_expected(g, case):
     import pyarrow.compute as pc
 
     op, params, inp = case["op"], case["params"], case["inputs"][0]
-    if op in temporal_cases.ROUND_OPS:
+    if op == "is_dst":  # zoneinfo's daylight saving at each instant
+        arr = cf.build_input(inp)
+        per, zi = PER_SECOND[arr.type.unit], _zoneinfo(inp["tz"])
+        epoch = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+        got = [None if v is None else zi is not None and bool(
+                   (epoch + datetime.timedelta(seconds=v // per)).astimezone(zi).dst())
+               for v in cf.array_values(arr)]  # fmt: skip
+        result = pa.array(got, pa.bool_())
+    elif op == "local_timestamp":  # the sum wraps at the int64 ends, as pyarrow's
+        arr = cf.build_input({k: v for k, v in inp.items() if k != "tz"})
+        per = PER_SECOND[arr.type.unit]
+        result = pa.array([None if v is None else _wrap(v + _offset(inp["tz"], v // per) * per)
+                           for v in cf.array_values(arr)], arr.type)  # fmt: skip
+    elif op in temporal_cases.ROUND_OPS:
         arr = cf.build_input(inp)
         got = round_model(op, params, inp["tz"], arr.type.unit, cf.array_values(arr))
         if got is None:
@@ -315,11 +333,15 @@ def footer_expected(g, case):
 
 
 def call(case, arrays, scalars, out):
-    """(function name, status, out) of the case's call (assume_timezone; the fields and
+    """(function name, status, out) of the case's call (assume_timezone, is_dst,
+    local_timestamp; the fields and
     casts of zoned inputs are temporal_cases' and the cast's calls)."""
     from amabi import lib
 
     p = case["params"]
+    if case["op"] in ZONE_OPS:
+        rc = lib.am_zone_function(ZONE_OPS.index(case["op"]), arrays[0], out)
+        return "am_zone_function", rc, out
     choices = [CHOICES.index(p.get(k, "raise")) for k in ("ambiguous", "nonexistent")]
     rc = lib.am_assume_timezone(arrays[0], p["timezone"].encode(), *choices, out)
     return "am_assume_timezone", rc, out
@@ -582,6 +604,57 @@ def gen_rounding_refusals(g, zone, refusals):
                 params, [hidden])  # fmt: skip
 
 
+def gen_zone_functions(g):
+    """is_dst and local_timestamp: each zone x unit around the transitions, before the
+    first (local mean time), past the listed ones (tz-footer where pyarrow keeps the last
+    offset), near the int64 ends (local_timestamp wraps as pyarrow's), a drawn input,
+    empty; timestamps without a zone (is_dst refuses, local_timestamp returns them),
+    unknown zones (not read when empty) and the types without a kernel."""
+    ends = [2**63 - 1, -(2**63) + 1, None]
+    steady = ("Asia/Kolkata", "UTC", "+05:30", "-0800")
+    for zone in ZONES:
+        for unit in UNITS:
+            t = f"timestamp[{unit}]"
+            near = zoned(g, t, zone, _ticks(unit, [v for v in around(zone) if v is not None]))
+            near["values"][4] = None
+            past = zoned(g, t, zone, _ticks(unit, far(unit, False)) + [None])
+            future = zoned(g, t, zone, _ticks(unit, far(unit, True)) + [None])
+            for op in ZONE_OPS:
+                base = f"{op}/{t}/unary/tz={zone}"
+                add(g, base + "/transitions", op, OrderedDict(), [near])
+                add(g, base + "/far-past", op, OrderedDict(), [past])
+                add(g, base + "/far-future", op, OrderedDict(), [future], future=True)
+                # the int64 ends: timestamp[ns] (2262, past the listed transitions); the
+                # other units where the offset never changes again (Python's datetime
+                # ends in 9999, so no footer offsets there)
+                if unit == "ns" or zone in steady:
+                    add(g, base + "/int64-ends", op, OrderedDict(), [zoned(g, t, zone, ends, 0)],
+                        future=unit == "ns")  # fmt: skip
+                add(g, base + "/empty", op, OrderedDict(), [zoned(g, t, zone, [], 0)])
+                n, nulls, off = SHAPES[0] if unit != "ms" else SHAPES[1]
+                cid = g.sweep_id(op, t, "unary", n, nulls, off, extra=f"tz={zone}")
+                lo, hi = (v * PER_SECOND[unit] for v in LISTED)
+                inp = g.gen_input(t, n, nulls, off, cid, lo=str(lo), hi=str(hi))
+                inp["tz"] = zone
+                add(g, cid, op, OrderedDict(), [inp])
+    for op in ZONE_OPS:
+        for unit in UNITS:
+            t = f"timestamp[{unit}]"
+            add(g, f"{op}/{t}/unary/no-zone", op, OrderedDict(), [g.inline(t, [0, None, -1], 1)])
+            add(g, f"{op}/{t}/unary/no-zone/empty", op, OrderedDict(), [g.inline(t, [])])
+        for zone in ("Nowhere/Land", "+25:00", "utc"):
+            t = "timestamp[s]"
+            add(g, f"{op}/{t}/unary/unknown-zone/{zone}", op, OrderedDict(),
+                [zoned(g, t, zone, [0, None], 0)])  # fmt: skip
+            add(g, f"{op}/{t}/unary/unknown-zone/{zone}/null-only", op, OrderedDict(),
+                [zoned(g, t, zone, [None], 0)])  # fmt: skip
+            add(g, f"{op}/{t}/unary/unknown-zone/{zone}/empty", op, OrderedDict(),
+                [zoned(g, t, zone, [], 0)])  # fmt: skip
+        for other in cf.TYPES + temporal_cases.DATES + temporal_cases.TIMES + ["duration[s]"]:
+            add(g, f"{op}/{other}/unary/type-error", op, OrderedDict(),
+                [g.inline(other, [None if other == "bool" else 1, None])])  # fmt: skip
+
+
 def gen(g):
     gen_fields(g)
     gen_casts(g)
@@ -589,3 +662,4 @@ def gen(g):
     gen_rounding(g)
     gen_assume(g)
     gen_refusals(g)
+    gen_zone_functions(g)

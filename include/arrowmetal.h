@@ -152,8 +152,16 @@ typedef enum am_type {
    * numeric functions they take only what pyarrow gives them: compare
    * (equal units), filter, take, concat, null handling, min/max/count/
    * first/last, the hash functions, sorting, group-by and join keys, the
-   * field extractions (am_temporal_field), rounding (am_round_temporal) and
-   * add/subtract (am_arith). */
+   * field extractions (am_temporal_field), rounding (am_round_temporal),
+   * is_dst / local_timestamp (am_zone_function) and add/subtract (am_arith,
+   * and am_binary's _checked variants) of the pairs pyarrow takes: a date
+   * meeting a duration or a timestamp is a timestamp without a zone in the
+   * finer unit (date32 counting as seconds); time +- duration is a time of
+   * the finer unit (time32 to milliseconds), computed as pyarrow's kernel
+   * (on the host: 32-bit sums for time32, every slot, null ones too,
+   * AM_EINVAL outside the day naming the last such slot's value).
+   * Divergence: date32 - date32 is computed in int64; pyarrow's unchecked
+   * kernel wraps the difference of days in 32 bits (days 2^31 apart). */
   AM_TIMESTAMP_S = 16, /* "tss:" (+ time zone) */
   AM_TIMESTAMP_MS = 17,
   AM_TIMESTAMP_US = 18,
@@ -1370,7 +1378,8 @@ typedef enum am_function_family {
   AM_FAMILY_STRING_SPLIT = 62, /* am_string_split: op = am_split_op */
   /* 64-: more temporal functions */
   AM_FAMILY_ASSUME_TIMEZONE = 64, /* am_assume_timezone */
-  AM_FAMILY_ROUND_TEMPORAL = 65   /* am_round_temporal: op = am_round_temporal_op */
+  AM_FAMILY_ROUND_TEMPORAL = 65,  /* am_round_temporal: op = am_round_temporal_op */
+  AM_FAMILY_ZONE = 66             /* am_zone_function: op = am_zone_op */
 } am_function_family;
 
 typedef enum am_type_rule {
@@ -1952,6 +1961,30 @@ typedef enum am_assume_choice {
  * moved to its device. `array` and `timezone` are borrowed; thread-safe. */
 int am_assume_timezone(const am_array *array, const char *timezone, am_assume_choice ambiguous,
                        am_assume_choice nonexistent, am_array **out);
+
+/* pyarrow's is_dst and local_timestamp: what a timestamp's time zone says
+ * of each instant (am_tz_period_at's period of its second, floored, as
+ * pyarrow's `date` library reads it). */
+typedef enum am_zone_op {
+  AM_ZONE_IS_DST = 0,         /* "is_dst": bool, whether the zone keeps daylight time then
+                                 (the TZif type's flag; false in UTC and fixed offsets) */
+  AM_ZONE_LOCAL_TIMESTAMP = 1 /* "local_timestamp": the local wall time as a timestamp of the
+                                 same unit without a time zone (the sum wraps at the int64
+                                 ends, as pyarrow's); a timestamp without one is returned as
+                                 it is */
+} am_zone_op;
+
+/* `op` of timestamp `array` (any unit), null where the input is (its
+ * validity shared). is_dst of a timestamp without a time zone is AM_EINVAL
+ * ("Timestamps have no timezone. Cannot determine DST."); an unknown zone
+ * AM_EINVAL in pyarrow's words; other types AM_ETYPE ("Function 'is_dst'
+ * has no kernel matching input types (date32[day])"). An empty array
+ * gives an empty result without reading its zone, as pyarrow (which never
+ * runs a kernel on no rows). Past the last transition a TZif file lists,
+ * the zone's POSIX rule (see "Time zones": Divergence). Computed on the
+ * host: a GPU array is read back and the result moved to its device.
+ * `array` is borrowed, *out owned by the caller; thread-safe. */
+int am_zone_function(am_zone_op op, const am_array *array, am_array **out);
 
 /* ---- Temporal rounding (issue #13): pyarrow's floor_temporal,
  * ceil_temporal and round_temporal with RoundTemporalOptions. */

@@ -846,7 +846,8 @@ static const int FAMILIES[] = {AM_FAMILY_REDUCE,
                                AM_FAMILY_STRFTIME,
                                AM_FAMILY_STRING_SPLIT,
                                AM_FAMILY_ASSUME_TIMEZONE,
-                               AM_FAMILY_ROUND_TEMPORAL};
+                               AM_FAMILY_ROUND_TEMPORAL,
+                               AM_FAMILY_ZONE};
 
 int cr_has_call(const char *op) {
   if (index_of(op, FORMAT_OPS, N_FORMAT_OPS) >= 0) return 1;
@@ -970,6 +971,10 @@ static int run_call(const cr_call *c, cr_result *r) {
       return call_assume_timezone(c, r);
     case AM_FAMILY_ROUND_TEMPORAL:
       return call_round_temporal(c, r, op);
+    case AM_FAMILY_ZONE:
+      r->fname = "am_zone_function";
+      r->rc = am_zone_function((am_zone_op)op, arg(c, 0), one_array(r));
+      return 0;
     default:
       return problem(r, "no call for op %s", c->op);
   }

@@ -190,6 +190,14 @@ int am_temporal_cast(am_err *err, const am_array *array, am_type to, int flags, 
  * where an input is temporal, with exactly one of right / scalar. */
 int am_temporal_elementwise(am_err *err, int family, int op, const am_array *left,
                             const am_array *right, const am_scalar *scalar, am_array **out);
+/* time_arith.c: time +- duration and duration + time on the host, as
+ * pyarrow's AddTimeDuration / SubtractTimeDuration (see there); `result`
+ * is the time type of the finer unit (am_time_of_unit); the scalar, if no
+ * `right`, is of `scalar_type`. */
+am_type am_time_of_unit(int digits);
+int am_time_duration(am_err *err, int subtract, int checked, const am_array *left,
+                     const am_array *right, const am_scalar *scalar, am_type scalar_type,
+                     am_type result, am_array **out);
 /* Whether a call of these inputs is temporal_arith.c's. */
 static inline int am_temporal_inputs(const am_array *left, const am_array *right,
                                      const am_scalar *scalar) {

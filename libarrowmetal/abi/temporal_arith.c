@@ -4,8 +4,11 @@
  * runs, and the result is typed as pyarrow types it: compare gives bool,
  * timestamp - timestamp a duration, timestamp +- duration a timestamp (the
  * time zone kept), duration +- duration a duration, date - date and
- * time - time a duration (date32 in seconds, as pyarrow). Other pairs fail
- * in pyarrow's words. */
+ * time - time a duration (date32 in seconds, as pyarrow). A date meeting a
+ * timestamp or a duration is a timestamp without a zone (date32 in
+ * seconds), as pyarrow's dispatch makes it: date +- duration a timestamp,
+ * date - timestamp a duration. time +- duration is time_arith.c's. Other
+ * pairs fail in pyarrow's words. */
 #include <stdio.h>
 #include <string.h>
 
@@ -26,6 +29,34 @@ static int no_kernel(am_err *err, const char *function, const am_array *left, am
   char a[128], b[128];
   return am_fail(err, AM_ETYPE, "function '%s' has no kernel matching input types (%s, %s)",
                  function, type_text(left, lt, a, sizeof a), type_text(right, rt, b, sizeof b));
+}
+
+/* The type pyarrow's dispatch puts in place of temporal type `t` before it
+ * looks for an add or subtract kernel a second time: the unit `digits`; a
+ * date a timestamp without a zone, a time time32 or time64 by the unit. */
+static am_type common_type(am_type t, int digits) {
+  switch (am_temporal_family(t)) {
+    case AM_TEMPORAL_TIMESTAMP:
+    case AM_TEMPORAL_DATE:
+      return am_timestamp_of_unit(digits);
+    case AM_TEMPORAL_TIME:
+      return am_time_of_unit(digits);
+    case AM_TEMPORAL_DURATION:
+      return am_duration_of_unit(digits);
+    default:
+      return t;
+  }
+}
+
+/* no_kernel in the words of pyarrow's second look: the types replaced. */
+static int no_kernel_common(am_err *err, const char *function, const am_array *left, am_type lt,
+                            const am_array *right, am_type rt, int digits) {
+  char a[128], b[128];
+  const char *ltz = left && am_type_is_timestamp(lt) ? left->timezone : NULL;
+  const char *rtz = right && am_type_is_timestamp(rt) ? right->timezone : NULL;
+  return am_fail(err, AM_ETYPE, "function '%s' has no kernel matching input types (%s, %s)",
+                 function, am_temporal_type_text(ltz, common_type(lt, digits), a, sizeof a),
+                 am_temporal_type_text(rtz, common_type(rt, digits), b, sizeof b));
 }
 
 /* `array` (temporal) as int64 in units of `tick` ns (a new handle). */
@@ -108,9 +139,9 @@ int am_temporal_elementwise(am_err *err, int family_id, int op, const am_array *
   am_type lt = left->type;
   am_type rt = right ? right->type : (am_type)scalar->type;
   if (!right && scalar->is_null && !am_type_valid(rt)) rt = lt;
-  /* A scalar carries no time zone: it is taken as the array's. */
+  /* A scalar carries no time zone: a timestamp one is taken as the array's. */
   const char *ltz = left->timezone;
-  const char *rtz = right ? right->timezone : ltz;
+  const char *rtz = right ? right->timezone : am_type_is_timestamp(rt) ? ltz : NULL;
   int fl = am_temporal_family(lt), fr = am_temporal_family(rt);
   const am_op_desc *desc = am_op_find(family_id, op);
   const char *name = desc ? desc->name : "?";
@@ -143,26 +174,40 @@ int am_temporal_elementwise(am_err *err, int family_id, int op, const am_array *
                      "%s and %s",
                      type_text(left, lt, a, sizeof a), type_text(right, rt, b, sizeof b));
     }
-  } else if (fl == AM_TEMPORAL_TIMESTAMP && fr == AM_TEMPORAL_TIMESTAMP && subtract) {
-    if ((!ltz) != (!rtz))
-      return am_fail(err, AM_EINVAL, "Subtraction of zoned and non-zoned times is ambiguous. (%s).",
-                     ltz ? ltz : rtz);
-    result = am_duration_of_unit(digits_of_tick(tick));
-  } else if (fl == AM_TEMPORAL_TIMESTAMP && fr == AM_TEMPORAL_DURATION) {
-    result = am_timestamp_of_unit(digits_of_tick(tick));
-    result_tz = ltz;
-  } else if (fl == AM_TEMPORAL_DURATION && fr == AM_TEMPORAL_TIMESTAMP && !subtract) {
-    result = am_timestamp_of_unit(digits_of_tick(tick));
-    result_tz = rtz;
-  } else if (fl == AM_TEMPORAL_DURATION && fr == AM_TEMPORAL_DURATION) {
-    result = am_duration_of_unit(digits_of_tick(tick));
-  } else if ((fl == AM_TEMPORAL_DATE || fl == AM_TEMPORAL_TIME) && fl == fr && subtract) {
-    if (lt == AM_DATE32 && rt == AM_DATE32) tick = 1000000000; /* pyarrow: duration[s] */
-    result = am_duration_of_unit(digits_of_tick(tick));
   } else {
-    return no_kernel(err, name, left, lt, right, rt);
+    /* pyarrow's add and subtract: a date is a timestamp without a zone in
+     * the finer unit of the two (date32 counting as seconds), then the
+     * kernels of equal units */
+    int64_t lt_tick = lt == AM_DATE32 ? 1000000000 : am_temporal_tick_ns(lt);
+    int64_t rt_tick = rt == AM_DATE32 ? 1000000000 : am_temporal_tick_ns(rt);
+    tick = lt_tick < rt_tick ? lt_tick : rt_tick;
+    int fa = fl == AM_TEMPORAL_DATE ? AM_TEMPORAL_TIMESTAMP : fl;
+    int fb = fr == AM_TEMPORAL_DATE ? AM_TEMPORAL_TIMESTAMP : fr;
+    int digits = digits_of_tick(tick);
+    if (fa == AM_TEMPORAL_TIMESTAMP && fb == AM_TEMPORAL_TIMESTAMP && subtract) {
+      if ((!ltz) != (!rtz))
+        return am_fail(err, AM_EINVAL,
+                       "Subtraction of zoned and non-zoned times is ambiguous. (%s).",
+                       ltz ? ltz : rtz);
+      result = am_duration_of_unit(digits);
+    } else if (fa == AM_TEMPORAL_TIMESTAMP && fb == AM_TEMPORAL_DURATION) {
+      result = am_timestamp_of_unit(digits);
+      result_tz = fl == AM_TEMPORAL_TIMESTAMP ? ltz : NULL;
+    } else if (fa == AM_TEMPORAL_DURATION && fb == AM_TEMPORAL_TIMESTAMP && !subtract) {
+      result = am_timestamp_of_unit(digits);
+      result_tz = fr == AM_TEMPORAL_TIMESTAMP ? rtz : NULL;
+    } else if (fa == AM_TEMPORAL_DURATION && fb == AM_TEMPORAL_DURATION) {
+      result = am_duration_of_unit(digits);
+    } else if (fa == AM_TEMPORAL_TIME && fb == AM_TEMPORAL_TIME && subtract) {
+      result = am_duration_of_unit(digits);
+    } else if ((fa == AM_TEMPORAL_TIME && fb == AM_TEMPORAL_DURATION) ||
+               (fa == AM_TEMPORAL_DURATION && fb == AM_TEMPORAL_TIME && !subtract)) {
+      return am_time_duration(err, subtract, checked, left, right, scalar, rt,
+                              am_time_of_unit(digits), out);
+    } else {
+      return no_kernel_common(err, name, left, lt, right, rt, digits);
+    }
   }
-  (void)checked;
   am_array *l = NULL, *r = NULL, *made = NULL;
   am_scalar s;
   am_elementwise_kernel kernel = family_id == AM_FAMILY_COMPARE ? compare_kernel

@@ -262,6 +262,12 @@ const am_op_desc am_ops[] = {
     ROUND_TEMPORAL_ROW("ceil_temporal", AM_CEIL_TEMPORAL),
     ROUND_TEMPORAL_ROW("round_temporal", AM_ROUND_TEMPORAL),
 #undef ROUND_TEMPORAL_ROW
+    /* timestamps only (abi/zone_function.c): is_dst a bool, local_timestamp
+     * the same unit without the zone */
+    ROW("is_dst", "am_zone_function", AM_FAMILY_ZONE, AM_ZONE_IS_DST, 1, AM_KINDS_TEMPORAL,
+        AM_RULE_PREDICATE, AM_NULLS_PROPAGATE),
+    ROW("local_timestamp", "am_zone_function", AM_FAMILY_ZONE, AM_ZONE_LOCAL_TIMESTAMP, 1,
+        AM_KINDS_TEMPORAL, AM_RULE_SAME, AM_NULLS_PROPAGATE),
 };
 
 const int am_op_count = (int)(sizeof am_ops / sizeof am_ops[0]);
@@ -281,7 +287,7 @@ AM_UNARY_OPS(CHECK_POSITION)
 /* Rows are grouped by family in the order of the family values and, within
  * one, ordered by op value from 0:
  * the row of (family, op) is the family's first row + op. */
-enum { FAMILIES = AM_FAMILY_ROUND_TEMPORAL + 1 };
+enum { FAMILIES = AM_FAMILY_ZONE + 1 };
 static const int family_rows[FAMILIES] = {
     [AM_FAMILY_REDUCE] = 4,
     [AM_FAMILY_COUNT] = 1,
@@ -333,6 +339,8 @@ static const int family_rows[FAMILIES] = {
     [AM_FAMILY_ASSUME_TIMEZONE] = 1,
     /* Temporal rounding. */
     [AM_FAMILY_ROUND_TEMPORAL] = AM_ROUND_TEMPORAL + 1,
+    /* What a time zone says of an instant. */
+    [AM_FAMILY_ZONE] = AM_ZONE_LOCAL_TIMESTAMP + 1,
 };
 
 const am_op_desc *am_op_find(am_function_family family, int op) {

@@ -180,8 +180,10 @@ from ._temporal import (
     day_of_week,
     day_of_year,
     hour,
+    is_dst,
     iso_week,
     iso_year,
+    local_timestamp,
     microsecond,
     millisecond,
     minute,
@@ -406,6 +408,7 @@ __all__ += [  # temporal field extractions
     "year",
 ]
 __all__ += ["strftime", "strptime"]  # temporal values to and from text
+__all__ += ["is_dst", "local_timestamp"]  # what a time zone says of each instant
 # Quantiles.
 __all__ += ["approximate_median", "quantile", "tdigest"]
 

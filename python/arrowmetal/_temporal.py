@@ -2,7 +2,8 @@
 day_of_week, day_of_year, hour, minute, second, millisecond, microsecond,
 nanosecond, quarter, iso_week, iso_year) on am_temporal_field, with
 pyarrow's names and DayOfWeekOptions (count_from_zero, week_start),
-assume_timezone (am_assume_timezone, AssumeTimezoneOptions), and strftime /
+assume_timezone (am_assume_timezone, AssumeTimezoneOptions), is_dst and
+local_timestamp (am_zone_function), and strftime /
 strptime (StrftimeOptions, StrptimeOptions) on am_strftime / am_strptime.
 
 Timestamps, date32/date64 and time32/time64 run in the library (int64
@@ -51,8 +52,10 @@ __all__ = [
     "day_of_week",
     "day_of_year",
     "hour",
+    "is_dst",
     "iso_week",
     "iso_year",
+    "local_timestamp",
     "microsecond",
     "millisecond",
     "minute",
@@ -163,6 +166,39 @@ assert [FIELDS[i] for i in range(14)] == [  # the functions' ops are their posit
     f.__name__ for f in (year, month, day, day_of_week, day_of_year, hour, minute, second,
                          millisecond, microsecond, nanosecond, quarter, iso_week, iso_year)
 ]  # fmt: skip
+
+
+def _make_zone(name: str, op: int, doc: str) -> Callable[..., Any]:
+    def function(values: Any, /, *, memory_pool: Any = None, device: Any = None) -> Any:
+        def call(p: Any, o: Any) -> int:
+            return lib.am_zone_function(op, p, o)
+
+        try:
+            return _each(call, values, device)
+        except ArrowMetalUnsupported as e:  # a scalar
+            return _fallback.run(name, str(e), (values,), {})
+        except ArrowMetalTypeError as e:
+            return _input_fallback(name, e, (values,), (values,), {})
+
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = doc
+    return function
+
+
+is_dst = _make_zone(
+    "is_dst",
+    lib.AM_ZONE_IS_DST,
+    "pyarrow.compute.is_dst: whether each timestamp falls in daylight time in its time "
+    "zone (bool, null where the input is); a timestamp without a zone raises pyarrow's "
+    "ArrowInvalid (am_zone_function).",
+)
+local_timestamp = _make_zone(
+    "local_timestamp",
+    lib.AM_ZONE_LOCAL_TIMESTAMP,
+    "pyarrow.compute.local_timestamp: each timestamp's local wall time in its time zone, "
+    "as a timestamp of the same unit without a zone (one without a zone as it is; "
+    "am_zone_function).",
+)
 
 
 def _choice(field: str, value: Any) -> int:

@@ -1,0 +1,202 @@
+"""am.is_dst and am.local_timestamp (am_zone_function) against pyarrow.compute: every
+zone of the system's tz database around its listed clock changes, random sweeps of a
+few zones in every unit with nulls and offsets, the int64 ends (local_timestamp wraps
+as pyarrow's), empty arrays (no zone read, as pyarrow), timestamps without a zone,
+unknown zones and the types without a kernel with pyarrow's error classes and words,
+chunked arrays, threads and a GPU array; past the files' last transition against
+Python's zoneinfo (the header's Divergence). Nothing falls back except the inputs
+pyarrow has no kernel for (counted). Skipped where the system has no tz database."""
+
+import datetime
+import os
+import random
+import threading
+import warnings
+import zoneinfo
+
+import pytest
+
+import arrowmetal as am
+
+pa = pytest.importorskip("pyarrow")
+pc = pytest.importorskip("pyarrow.compute")
+np = pytest.importorskip("numpy")
+
+DATABASE = "/usr/share/zoneinfo"
+pytestmark = pytest.mark.skipif(
+    not os.path.isfile(os.path.join(DATABASE, "America/New_York"))
+    or os.environ.get("TZDIR", DATABASE) != DATABASE,
+    reason=f"no tz database at {DATABASE}, or TZDIR points elsewhere (pyarrow reads that one)",
+)
+
+OPS = ["is_dst", "local_timestamp"]
+UNITS = ["s", "ms", "us", "ns"]
+PER = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}
+ZONES = ["America/New_York", "Europe/London", "Australia/Lord_Howe", "Europe/Dublin",
+         "Africa/Casablanca", "Antarctica/Troll", "Pacific/Apia", "Asia/Kolkata", "UTC",
+         "+05:30", "-0800"]  # fmt: skip
+LISTED = (-2208988800, 2143238400)  # 1900 .. 2037-12: the files list every transition
+CUDA = {n: ok for n, ok, _ in am.backends()}["cuda"]
+
+
+def database_zones():
+    left_out = {"Factory", "iso3166.tab", "right", "+VERSION", "version", "zone.tab",
+                "zone1970.tab", "zonenow.tab", "tzdata.zi", "leapseconds",
+                "leap-seconds.list", "SECURITY"}  # fmt: skip
+    zones = []
+    for d, dirs, files in os.walk(DATABASE):
+        dirs[:] = [x for x in dirs if x not in left_out and not x.startswith((".", "posix"))]
+        rel = os.path.relpath(d, DATABASE)
+        zones += [f if rel == "." else f"{rel}/{f}" for f in files
+                  if f not in left_out and not f.startswith((".", "posix"))]  # fmt: skip
+    return sorted(zones)
+
+
+def transitions(zone):
+    from zoneinfo import _zoneinfo as pure
+
+    try:
+        times = pure.ZoneInfo.no_cache(zone)._trans_utc
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return []
+    return [t for t in times if LISTED[0] <= t < LISTED[1]]
+
+
+def _same(got, want):
+    got = got.to_pyarrow() if isinstance(got, am.Array) else got
+    assert got.equals(want), (got, want)
+
+
+def outcome(fn, *args):
+    """The result as pyarrow data, or the pyarrow error class and message (the
+    library's after its function's name; a missing kernel, pyarrow's
+    ArrowNotImplementedError, is the library's ArrowTypeError as everywhere, and its
+    message starts "function" where pyarrow's starts "Function")."""
+    try:
+        r = fn(*args)
+        return ("ok", r.to_pyarrow() if isinstance(r, am.Array) else r)
+    except Exception as e:  # noqa: BLE001 - compared with pyarrow's outcome
+        pyarrow_class = [c for c in type(e).__mro__ if c.__module__ == "pyarrow.lib"]
+        base = (pyarrow_class or [type(e)])[0].__name__
+        base = "no kernel" if base in ("ArrowTypeError", "ArrowNotImplementedError") else base
+        message = str(e).split(": ", 1)[1] if str(e).startswith("am_") else str(e)
+        return (base, message.replace("Function '", "function '"))
+
+
+def test_every_zone_around_its_clock_changes():
+    rng = random.Random(2)
+    zones = database_zones()
+    assert len(zones) > 400
+    checked = 0
+    for zone in zones:
+        times = np.array(transitions(zone) or [0], dtype=np.int64)
+        v = (times[:, None] + np.array([-3601, -1, 0, 1, 1799, 3600])).ravel()
+        unit = rng.choice(UNITS)
+        a = pa.array(v * PER[unit] + rng.randrange(PER[unit]), pa.timestamp(unit, tz=zone))
+        for op in OPS:
+            _same(getattr(am, op)(a), getattr(pc, op)(a))
+        checked += len(v)
+    assert checked > 50_000
+
+
+@pytest.mark.parametrize("unit", UNITS)
+@pytest.mark.parametrize("zone", ZONES)
+def test_random_sweep(zone, unit):
+    rng = np.random.default_rng(abs(hash((zone, unit))) % 2**32)
+    lo, hi = (x * PER[unit] for x in LISTED)
+    v = rng.integers(lo, hi, 3000).tolist()
+    v[::13] = [None] * len(v[::13])
+    a = pa.array(v, pa.timestamp(unit, tz=zone)).slice(7)
+    for op in OPS:
+        _same(getattr(am, op)(a), getattr(pc, op)(a))
+        _same(getattr(am, op)(am.array(a)), getattr(pc, op)(a))
+
+
+@pytest.mark.parametrize("zone", ["Asia/Tokyo", "Asia/Kolkata", "UTC", "-0800"])
+def test_int64_ends_wrap_as_pyarrow(zone):
+    """local_timestamp's sum wraps at the ends of int64 (pyarrow's arithmetic)."""
+    for unit in UNITS:
+        a = pa.array([2**63 - 1, -(2**63) + 1, None, 0], pa.timestamp(unit, tz=zone))
+        for op in OPS:
+            _same(getattr(am, op)(a), getattr(pc, op)(a))
+
+
+def test_past_the_listed_transitions_follows_the_rule():
+    """After 2037 the library reads the files' POSIX rule (as zoneinfo): New York keeps
+    daylight time in the summers; pyarrow keeps the last listed offset (Divergence)."""
+    zone = "America/New_York"
+    zi = zoneinfo.ZoneInfo(zone)
+    epoch = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+    secs = [int((datetime.datetime(y, m, 15, 12, tzinfo=datetime.timezone.utc) - epoch)
+                .total_seconds()) for y in (2040, 2100, 2500) for m in (1, 7)]  # fmt: skip
+    a = pa.array(secs, pa.timestamp("s", tz=zone))
+    want = [bool((epoch + datetime.timedelta(seconds=s)).astimezone(zi).dst()) for s in secs]
+    assert am.is_dst(a).to_pyarrow().to_pylist() == want == [False, True] * 3
+    local = [s + int((epoch + datetime.timedelta(seconds=s)).astimezone(zi).utcoffset()
+                     .total_seconds()) for s in secs]  # fmt: skip
+    assert am.local_timestamp(a).to_pyarrow().cast(pa.int64()).to_pylist() == local
+    assert pc.is_dst(a).to_pylist() == [False] * 6  # pyarrow: winter time for ever
+
+
+def test_refusals_and_empty_arrays_as_pyarrow():
+    cases = [
+        pa.array([0, None], pa.timestamp("s")),  # is_dst: "Timestamps have no timezone"
+        pa.array([], pa.timestamp("ms")),
+        pa.array([0], pa.timestamp("s", tz="Nowhere/Land")),
+        pa.array([None], pa.timestamp("s", tz="Nowhere/Land")),  # the zone is read
+        pa.array([], pa.timestamp("s", tz="Nowhere/Land")),  # not read: no rows
+        pa.array([1], pa.int64()),
+        pa.array([1.5], pa.float64()),
+    ]
+    for a in cases:
+        for op in OPS:
+            assert outcome(getattr(am, op), a) == outcome(getattr(pc, op), a), (op, a.type)
+
+
+def test_types_without_a_kernel_fall_back_counted():
+    """pyarrow's own error for dates, times and durations (the library says AM_ETYPE;
+    the call falls back to pyarrow, counted)."""
+    before = am.fallbacks().get("is_dst", 0)
+    for t in (pa.date32(), pa.time32("s"), pa.duration("s")):
+        a = pa.array([1, None], pa.int32() if t.bit_width == 32 else pa.int64()).cast(t)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", am.ArrowMetalFallbackWarning)
+            assert outcome(am.is_dst, a) == outcome(pc.is_dst, a)
+    assert am.fallbacks()["is_dst"] == before + 3
+
+
+def test_chunked_and_threads():
+    zone = "Europe/London"
+    chunks = [pa.array(np.arange(k * 10**6, (k + 1) * 10**6, 997) * 600,
+                       pa.timestamp("s", tz=zone)) for k in range(3)]  # fmt: skip
+    c = pa.chunked_array(chunks)
+    for op in OPS:
+        _same(getattr(am, op)(c), getattr(pc, op)(c))
+    a = pa.concat_arrays(chunks)
+    want = {op: getattr(pc, op)(a) for op in OPS}
+    errors = []
+
+    def work():
+        try:
+            for _ in range(20):
+                for op in OPS:
+                    _same(getattr(am, op)(a), want[op])
+        except AssertionError as e:  # reported by the main thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
+@pytest.mark.skipif(not CUDA, reason="no CUDA device")
+def test_gpu_array_runs_on_a_host_copy():
+    a = pa.array([0, 1_700_000_000, None, -1_000_000_000], pa.timestamp("s", tz="Europe/Paris"))
+    g = am.array(a, device="cuda")
+    for op in OPS:
+        r = getattr(am, op)(g)
+        assert r.device == "cuda"
+        _same(r, getattr(pc, op)(a))
