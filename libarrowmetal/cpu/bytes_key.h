@@ -81,12 +81,16 @@ static inline uint64_t am_bytes_hash(const uint8_t *p, int64_t n) {
   return am_key_hash(am_bytes_key(p, n));
 }
 
-/* Whether p[0, n) and q[0, n) are the same bytes (short values without a
- * call). */
+/* Whether p[0, n) and q[0, n) are the same bytes (up to 32 bytes without a
+ * call: words that overlap where n is not a multiple of 8). */
 static inline int am_same_run(const uint8_t *p, const uint8_t *q, int64_t n) {
   if (n < 8) return am_short_word(p, n) == am_short_word(q, n);
-  if (am_load64(p) != am_load64(q) || am_load64(p + n - 8) != am_load64(q + n - 8)) return 0;
-  return n <= 16 || memcmp(p + 8, q + 8, (size_t)(n - 16)) == 0;
+  uint64_t diff = (am_load64(p) ^ am_load64(q)) | (am_load64(p + n - 8) ^ am_load64(q + n - 8));
+  if (n <= 16) return diff == 0;
+  if (n <= 32)
+    return (diff | (am_load64(p + 8) ^ am_load64(q + 8)) |
+            (am_load64(p + n - 16) ^ am_load64(q + n - 16))) == 0;
+  return diff == 0 && memcmp(p + 8, q + 8, (size_t)(n - 16)) == 0;
 }
 
 /* Rows [begin, end) of a string array, each as `body` sees p (its bytes) and
@@ -95,51 +99,51 @@ static inline int am_same_run(const uint8_t *p, const uint8_t *q, int64_t n) {
  * key view, as constants: the hash and the comparison unrolled); views slot
  * by slot. The body is the variadic argument, so that its commas need no
  * parentheses. */
-#define AM_FOR_EACH_VALUE(a, begin, end, i, p, n, ...)                          \
-  do {                                                                          \
-    if (am_type_is_view((a)->type)) {                                           \
-      for (int64_t i = (begin); i < (end); i++) {                               \
-        int64_t n;                                                              \
-        const uint8_t *p = am_view_value((a), i, &n);                           \
-        __VA_ARGS__;                                                             \
-      }                                                                         \
-    } else if ((a)->type == AM_FIXED_SIZE_BINARY) {                             \
-      const int64_t width_ = (a)->byte_width;                                   \
-      const uint8_t *base = (const uint8_t *)(a)->data + (a)->offset * width_;  \
-      if (width_ == 16) {                                                       \
-        for (int64_t i = (begin); i < (end); i++) {                             \
-          const int64_t n = 16;                                                 \
-          const uint8_t *p = base + i * 16;                                     \
-          __VA_ARGS__;                                                           \
-        }                                                                       \
-      } else if (width_ == 32) {                                                \
-        for (int64_t i = (begin); i < (end); i++) {                             \
-          const int64_t n = 32;                                                 \
-          const uint8_t *p = base + i * 32;                                     \
-          __VA_ARGS__;                                                           \
-        }                                                                       \
-      } else {                                                                  \
-        for (int64_t i = (begin); i < (end); i++) {                             \
-          const int64_t n = width_;                                             \
-          const uint8_t *p = base + i * width_;                                 \
-          __VA_ARGS__;                                                           \
-        }                                                                       \
-      }                                                                         \
-    } else if (am_type_is_large_binary((a)->type)) {                            \
-      const int64_t *off = (const int64_t *)(a)->data + (a)->offset;            \
-      for (int64_t i = (begin); i < (end); i++) {                               \
-        const uint8_t *p = (a)->bytes + off[i];                                 \
-        const int64_t n = off[i + 1] - off[i];                                  \
-        __VA_ARGS__;                                                             \
-      }                                                                         \
-    } else {                                                                    \
-      const int32_t *off = (const int32_t *)(a)->data + (a)->offset;            \
-      for (int64_t i = (begin); i < (end); i++) {                               \
-        const uint8_t *p = (a)->bytes + off[i];                                 \
-        const int64_t n = (int64_t)off[i + 1] - off[i];                         \
-        __VA_ARGS__;                                                             \
-      }                                                                         \
-    }                                                                           \
+#define AM_FOR_EACH_VALUE(a, begin, end, i, p, n, ...)                         \
+  do {                                                                         \
+    if (am_type_is_view((a)->type)) {                                          \
+      for (int64_t i = (begin); i < (end); i++) {                              \
+        int64_t n;                                                             \
+        const uint8_t *p = am_view_value((a), i, &n);                          \
+        __VA_ARGS__;                                                           \
+      }                                                                        \
+    } else if ((a)->type == AM_FIXED_SIZE_BINARY) {                            \
+      const int64_t width_ = (a)->byte_width;                                  \
+      const uint8_t *base = (const uint8_t *)(a)->data + (a)->offset * width_; \
+      if (width_ == 16) {                                                      \
+        for (int64_t i = (begin); i < (end); i++) {                            \
+          const int64_t n = 16;                                                \
+          const uint8_t *p = base + i * 16;                                    \
+          __VA_ARGS__;                                                         \
+        }                                                                      \
+      } else if (width_ == 32) {                                               \
+        for (int64_t i = (begin); i < (end); i++) {                            \
+          const int64_t n = 32;                                                \
+          const uint8_t *p = base + i * 32;                                    \
+          __VA_ARGS__;                                                         \
+        }                                                                      \
+      } else {                                                                 \
+        for (int64_t i = (begin); i < (end); i++) {                            \
+          const int64_t n = width_;                                            \
+          const uint8_t *p = base + i * width_;                                \
+          __VA_ARGS__;                                                         \
+        }                                                                      \
+      }                                                                        \
+    } else if (am_type_is_large_binary((a)->type)) {                           \
+      const int64_t *off = (const int64_t *)(a)->data + (a)->offset;           \
+      for (int64_t i = (begin); i < (end); i++) {                              \
+        const uint8_t *p = (a)->bytes + off[i];                                \
+        const int64_t n = off[i + 1] - off[i];                                 \
+        __VA_ARGS__;                                                           \
+      }                                                                        \
+    } else {                                                                   \
+      const int32_t *off = (const int32_t *)(a)->data + (a)->offset;           \
+      for (int64_t i = (begin); i < (end); i++) {                              \
+        const uint8_t *p = (a)->bytes + off[i];                                \
+        const int64_t n = (int64_t)off[i + 1] - off[i];                        \
+        __VA_ARGS__;                                                           \
+      }                                                                        \
+    }                                                                          \
   } while (0)
 
 #endif
