@@ -129,6 +129,16 @@ def test_grouping_functions_match_pyarrow(device, t, n, offset, nulls, distinct)
             assert got.type == am.array(arr).type
 
 
+@pytest.mark.parametrize("t", [pa.string(), pa.binary(), pa.binary(3)], ids=str)
+def test_grouping_many_distinct(t):
+    """Enough distinct values that each part's table is probed with the look ahead,
+    values of 3 to 9 bytes (both sides of the 7 bytes a key word holds exactly), and
+    the parts' groups merged."""
+    arr = sample(t, 400_000, seed=31, nulls=0.05, offset=5, distinct=150_000)
+    for name, got, want in grouping_calls(arr):
+        same(got, want(arr))
+
+
 @pytest.mark.parametrize("t", TYPES, ids=str)
 def test_equal_bytes_are_one_value(t):
     """Values that differ only past a NUL, by a trailing NUL or in length are distinct;
@@ -140,9 +150,10 @@ def test_equal_bytes_are_one_value(t):
     assert am.count_distinct(arr).as_py() == len(set(pool))
 
 
-@pytest.mark.parametrize("width", [0, 1, 8, 9, 17])
+@pytest.mark.parametrize("width", [0, 1, 8, 9, 16, 17, 32])
 def test_fixed_size_binary_widths(width):
-    """Widths around the hash's 8-byte words, and none at all."""
+    """Widths around the hash's 8-byte words, none at all, and 16 and 32 bytes (kept
+    whole in the table's slots, as decimal keys are)."""
     rng = np.random.default_rng(width)
     pool = [bytes(rng.integers(0, 3, width).tolist()) for _ in range(6)]
     arr = pa.array([None if k == 6 else pool[k] for k in rng.integers(0, 7, 500)],
