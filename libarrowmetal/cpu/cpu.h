@@ -142,10 +142,7 @@ int am_cpu_if_else(am_err *err, const am_array *cond, const am_array *left,
 /* fill_direction.c */
 int am_cpu_fill_direction(am_err *err, am_fill_direction direction, const am_array *array,
                           am_array **out);
-/* Hash-based functions: hash.c. A flag of the CPU's own beside core/hash.h's:
- * the keys are hashes already (hash_bytes.c's), spread over 64 bits, so no
- * pass looks for a dense range of them. */
-enum { AM_CPU_HASH_SPREAD = 1 << 16 };
+/* Hash-based functions: hash.c. */
 int am_cpu_hash_group(am_err *err, const am_array *array, int flags, am_hash_groups *out);
 int am_cpu_hash_lookup(am_err *err, const am_array *values, const am_array *value_set,
                        int skip_nulls, int as_bool, am_array **out);
@@ -156,10 +153,10 @@ int am_cpu_hash_lookup(am_err *err, const am_array *values, const am_array *valu
  * row has its key (nulls included). Same types on both sides. */
 int am_cpu_hash_join_ids(am_err *err, const am_array *left, const am_array *right, int32_t *ids,
                          int64_t *groups);
-/* hash_bytes.c: am_cpu_hash_group, am_cpu_hash_join_ids and
- * am_cpu_hash_lookup of string and binary arrays (by their bytes; the
- * lookup's two arrays may be of different binary types, compared by their
- * bytes). */
+/* am_cpu_hash_group and am_cpu_hash_join_ids of string and binary arrays
+ * (hash_bytes.c, by their bytes), and am_cpu_hash_lookup
+ * (hash_bytes_lookup.c: the two arrays may be of different binary types,
+ * compared by their bytes). */
 int am_cpu_hash_group_bytes(am_err *err, const am_array *array, int flags, am_hash_groups *out);
 int am_cpu_hash_lookup_bytes(am_err *err, const am_array *values, const am_array *value_set,
                              int skip_nulls, int as_bool, am_array **out);

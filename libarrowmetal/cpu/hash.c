@@ -614,7 +614,7 @@ static int group_rows(am_err *err, const am_array *array, int flags, am_hash_gro
     job.id_valid = (uint8_t *)ids->validity;
     if (job.id_valid) memset(job.id_valid, 0xff, (size_t)(n + 7) / 8);
   }
-  job.dense = flags & AM_CPU_HASH_SPREAD ? (dense_range){0} : dense_range_of(array, job.width);
+  job.dense = dense_range_of(array, job.width);
   job.parts = am_pool_parts(n);
   job.part = calloc((size_t)job.parts, sizeof *job.part);
   table merged = {0};
