@@ -420,6 +420,11 @@ static int merge_parts(group_job *job) {
     part_groups *pg = &job->part[p];
     pg->map = am_scratch_alloc((pg->groups ? pg->groups : 1) * (int64_t)sizeof *pg->map);
     if (!pg->map) return AM_ENOMEM;
+    /* room for all of the part's groups at once (at most that many are new),
+     * not a doubling at a time, each rehashing the table */
+    uint64_t slots = head->mask + 1;
+    while ((int64_t)slots < 2 * (head->used + pg->groups)) slots *= 2;
+    if (slots != head->mask + 1 && table_resize(head, slots) != AM_OK) return AM_ENOMEM;
     for (int64_t g = 0; g < pg->groups; g++) {
       int64_t global;
       if (g == pg->null_group) {
@@ -456,7 +461,11 @@ static int merge_parts(group_job *job) {
 static int group_rows(am_err *err, group_job *job, int64_t *masked) {
   const int64_t n = job->a->length;
   job->parts = am_pool_parts(n);
-  if (job->parts < 1) job->parts = 1;
+  /* Mostly distinct values group on one thread: merging the parts' groups
+   * is a probe of one table per group, serial, with a miss for each group's
+   * bytes -- 1M rows of about 630,000 distinct strings took 165 ms on two
+   * parts against 80 on one. */
+  if (job->parts < 1 || (job->parts > 1 && distinct_estimate(job->a, 0, n) * 4 > n)) job->parts = 1;
   if (!(job->part = calloc((size_t)job->parts, sizeof *job->part)))
     return am_fail(err, AM_ENOMEM, "out of memory for a hash table");
   if (job->parts > 1)
