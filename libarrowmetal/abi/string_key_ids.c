@@ -72,6 +72,7 @@ int am_string_key_ids_group(am_err *err, const am_array *const *keys, int64_t n_
       status = AM_OK;
       continue;
     }
+    if (status == AM_OK) status = am_settle(err, g.ids); /* as the group-by's checks would */
     if (status == AM_OK) {
       s->keys[k] = s->ids[k] = g.ids;
       s->first[k] = g.first;
@@ -125,6 +126,8 @@ int am_string_key_ids_join(am_err *err, const am_array *const *left_keys,
      * group (clashing hashes, no rows) keeps both sides' strings */
     status = kernels->hash_lookup(&attempt, r, r, 1, 0, &right_ids);
     if (status == AM_OK) status = kernels->hash_lookup(&attempt, l, r, 1, 0, &left_ids);
+    if (status == AM_OK && (status = am_settle(&attempt, right_ids)) == AM_OK)
+      status = am_settle(&attempt, left_ids); /* as the join's checks would */
     if (declined(err, &attempt, status)) {
       am_array_free(left_ids);
       am_array_free(right_ids);
