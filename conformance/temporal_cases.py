@@ -542,6 +542,7 @@ def gen_duration_arith(g):
     unit cast past int64 and its infinities; and abs, negate, sign and their checked
     variants of durations."""
     for op, params in MULDIV_OPS:
+
         def cid_of(left, right, detail, form="array-array", op=op, params=params):
             return _arith_id(op, params, left, form, right, detail)
 

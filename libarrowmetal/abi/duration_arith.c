@@ -55,9 +55,8 @@ static int run(am_err *err, int family, int op, const am_array *l, const am_arra
 
 /* duration x integer, integer x duration, duration / integer: int64 on
  * both sides, typed `result` (the duration's type). */
-static int by_integer(am_err *err, int family, int op, const am_array *left,
-                      const am_array *right, const am_scalar *scalar, am_type result,
-                      am_array **out) {
+static int by_integer(am_err *err, int family, int op, const am_array *left, const am_array *right,
+                      const am_scalar *scalar, am_type result, am_array **out) {
   am_array *l = NULL, *r = NULL, *made = NULL;
   am_scalar s = {0};
   int status = as_int64(err, left, &l);
@@ -109,9 +108,8 @@ static int ratio(am_err *err, int family, int op, const am_array *left, const am
   return status;
 }
 
-int am_duration_arith(am_err *err, int family, int op, const am_array *left,
-                      const am_array *right, const am_scalar *scalar, am_type lt, am_type rt,
-                      am_array **out) {
+int am_duration_arith(am_err *err, int family, int op, const am_array *left, const am_array *right,
+                      const am_scalar *scalar, am_type lt, am_type rt, am_array **out) {
   const am_op_desc *desc = am_op_find(family, op);
   const char *name = desc ? desc->name : "?";
   const int divide = op == (family == AM_FAMILY_ARITH ? AM_DIVIDE : AM_DIVIDE_CHECKED);

@@ -44,8 +44,8 @@ static am_type common_type(am_type t, int digits) {
 /* AM_ETYPE in pyarrow's words for a pair it has no kernel for: the types
  * as given (digits < 0), or, as its second look names them, each temporal
  * one replaced by common_type in unit `digits`. */
-int am_temporal_no_kernel_pair(am_err *err, const char *function, const am_array *left,
-                               am_type lt, const am_array *right, am_type rt, int digits) {
+int am_temporal_no_kernel_pair(am_err *err, const char *function, const am_array *left, am_type lt,
+                               const am_array *right, am_type rt, int digits) {
   char a[128], b[128];
   const char *ltz = left && am_type_is_timestamp(lt) ? left->timezone : NULL;
   const char *rtz = right && am_type_is_timestamp(rt) ? right->timezone : NULL;
@@ -100,7 +100,8 @@ int am_temporal_scaled(am_err *err, const am_array *array, int64_t tick, am_arra
 }
 
 /* A scalar of temporal type `t` as int64 in units of `tick` ns. */
-int am_temporal_scaled_scalar(am_err *err, const am_scalar *s, am_type t, int64_t tick, am_scalar *out) {
+int am_temporal_scaled_scalar(am_err *err, const am_scalar *s, am_type t, int64_t tick,
+                              am_scalar *out) {
   *out = *s;
   out->type = AM_INT64;
   int64_t factor = am_temporal_tick_ns(t) / tick;
