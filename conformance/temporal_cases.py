@@ -519,6 +519,106 @@ def gen_date_time_arith(g):
                g.inline("duration[ms]", [2**63 - 1, -(2**63), 1], 0)])  # fmt: skip
 
 
+MULDIV_OPS = [("arith", {"arith": "multiply"}), ("multiply_checked", {}),
+              ("arith", {"arith": "divide"}), ("divide_checked", {})]  # fmt: skip
+INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+I64_MAX, I64_MIN = 2**63 - 1, -(2**63)
+
+
+def _factor(g, key, t, n=65, nulls="some-nulls", off=0):
+    """Integers of type t without zeros (a valid zero divisor fails the whole call)."""
+    choices = [1, 2, 3, 7, 100, 127] + ([-1, -2, -9, -100] if not t.startswith("u") else [])
+    return g.gen_input(t, n, nulls, off, key, kind="choice", choices=[str(c) for c in choices])
+
+
+def gen_duration_arith(g):
+    """multiply / divide (and _checked) with durations, as pyarrow 26 dispatches them:
+    duration x integer and integer x duration a duration of its unit, duration / integer a
+    duration (the integer cast to int64 first), duration / duration float64 in the finer
+    unit; integer / duration, duration x duration and every other pair refused. Every
+    duration unit with every integer type, array-array and array-scalar both ways, every
+    pair of units for the ratio; then the edges: wrapping and overflow, MIN / -1, zero
+    divisors (in valid and in null slots), a uint64 past int64, null scalars, a ratio's
+    unit cast past int64 and its infinities; and abs, negate, sign and their checked
+    variants of durations."""
+    for op, params in MULDIV_OPS:
+
+        def cid_of(left, right, detail, form="array-array", op=op, params=params):
+            return _arith_id(op, params, left, form, right, detail)
+
+        for d in DURATIONS:
+            for t in INTS:
+                cid = cid_of(d, t, "duration-integer")
+                g.add(cid, op, params, "array-array",
+                      [_pair(g, cid, d, 65, "some-nulls", 1), _factor(g, cid + "/r", t)])  # fmt: skip
+                cid = cid_of(t, d, "integer-duration")
+                g.add(cid, op, params, "array-array",
+                      [_factor(g, cid, t, off=1), _pair(g, cid + "/r", d, 65, "some-nulls", 0)])  # fmt: skip
+                cid = cid_of(d, t, "duration-integer", "array-scalar")
+                g.add(cid, op, params, "array-scalar",
+                      [_pair(g, cid, d, 65, "some-nulls", 1), g.scalar(t, 3)])  # fmt: skip
+                cid = cid_of(t, d, "integer-duration", "array-scalar")
+                g.add(cid, op, params, "array-scalar",
+                      [_factor(g, cid, t, off=1), g.scalar(d, -7)])  # fmt: skip
+            for e in DURATIONS:
+                cid = cid_of(d, e, "duration-duration")
+                g.add(cid, op, params, "array-array",
+                      [_pair(g, cid, d, 65, "some-nulls", 1), _factor(g, cid + "/r", e)])  # fmt: skip
+            cid = cid_of(d, d, "duration-duration", "array-scalar")
+            g.add(cid, op, params, "array-scalar",
+                  [_pair(g, cid, d, 65, "some-nulls", 1), g.scalar(d, 1000)])  # fmt: skip
+        # the edges
+        big = [I64_MAX, 3, None, I64_MIN, I64_MIN, -5]
+        g.add(cid_of("duration[s]", "int64", "overflow"), op, params, "array-array",
+              [g.inline("duration[s]", big), g.inline("int64", [2, 3, 4, -1, 1, 7])])  # fmt: skip
+        g.add(cid_of("int8", "duration[ns]", "overflow"), op, params, "array-array",
+              [g.inline("int8", [2, 3, 4, -1, 1, 7]), g.inline("duration[ns]", big)])  # fmt: skip
+        g.add(cid_of("duration[ms]", "int64", "zero-divisor"), op, params, "array-array",
+              [g.inline("duration[ms]", [5, 3]), g.inline("int64", [0, 1])])  # fmt: skip
+        g.add(cid_of("duration[ms]", "int32", "zero-in-null-slot"), op, params,
+              "array-array", [g.inline("duration[ms]", [5, None, 9]),
+                              g.inline("int32", [2, 0, None])])  # fmt: skip
+        g.add(cid_of("duration[us]", "uint64", "past-int64"), op, params, "array-array",
+              [g.inline("duration[us]", [1, 2]), g.inline("uint64", [2**63, 1])])  # fmt: skip
+        g.add(cid_of("duration[us]", "uint64", "past-int64-in-null-slot"), op, params,
+              "array-array", [g.inline("duration[us]", [1, 2]),
+                              g.inline("uint64", [None, 1], null_fill=str(2**63))])  # fmt: skip
+        g.add(cid_of("duration[us]", "uint64", "past-int64", "array-scalar"), op, params,
+              "array-scalar", [g.inline("duration[us]", [1, 2]), g.scalar("uint64", 2**63)])  # fmt: skip
+        for t in ("int8", "uint64", "duration[s]", "duration[ns]"):
+            g.add(cid_of("duration[s]", t, "null-scalar", "array-scalar"), op, params,
+                  "array-scalar", [g.inline("duration[s]", [1, None, -3]), g.scalar(t, None)])  # fmt: skip
+        g.add(cid_of("duration[s]", "int8", "zero-scalar", "array-scalar"), op, params,
+              "array-scalar", [g.inline("duration[s]", [1, None, -3]), g.scalar("int8", 0)])  # fmt: skip
+        g.add(cid_of("duration[s]", "duration[ms]", "zero-divisor"), op, params, "array-array",
+              [g.inline("duration[s]", [7, 1, 0, 0, None, -3]),
+               g.inline("duration[ms]", [2, 0, 0, 5, 1, 0])])  # fmt: skip
+        g.add(cid_of("duration[s]", "duration[ms]", "past-int64"), op, params, "array-array",
+              [g.inline("duration[s]", [I64_MAX, 1]), g.inline("duration[ms]", [1, 1])])  # fmt: skip
+        g.add(cid_of("duration[ns]", "duration[ns]", "ends"), op, params, "array-array",
+              [g.inline("duration[ns]", [I64_MAX, I64_MIN, 2**53 + 1, -1]),
+               g.inline("duration[ns]", [3, 7, 1, I64_MIN])])  # fmt: skip
+        g.add(cid_of("duration[ms]", "duration[ms]", "empty"), op, params, "array-array",
+              [g.inline("duration[ms]", []), g.inline("duration[ms]", [])])  # fmt: skip
+        # refused: pyarrow has no kernel
+        for a, b in (("duration[s]", "float64"), ("float32", "duration[ms]"),
+                     ("duration[us]", "bool"), ("duration[us]", "timestamp[ms]"),
+                     ("timestamp[s]", "int64"), ("date32[day]", "int32"),
+                     ("time32[s]", "int64"), ("int64", "time64[ns]")):  # fmt: skip
+            cid = cid_of(a, b, "no-kernel")
+            right = g.inline(b, [True, None] if b == "bool" else [1, None])
+            g.add(cid, op, params, "array-array", [g.inline(a, [1, None]), right])
+    for op in ("abs", "abs_checked", "negate", "negate_checked", "sign"):
+        for d in DURATIONS:
+            cid = g.sweep_id(op, d, "unary", 65, "some-nulls", 1)
+            g.add(cid, op, {}, "unary", [_pair(g, cid, d, 65, "some-nulls", 1)])
+            g.add(f"{op}/{d}/unary/ends", op, {}, "unary",
+                  [g.inline(d, [I64_MIN, -5, 0, 7, None, I64_MAX], 3)])  # fmt: skip
+    for op in ("sqrt", "bit_wise_not", "floor"):
+        g.add(f"{op}/duration[s]/unary/type-error", op, {}, "unary",
+              [g.inline("duration[s]", [1, None])])  # fmt: skip
+
+
 # Storage values at the edges of the unit changes: exact and inexact multiples of 1000
 # and of a day in milliseconds, negative ones (truncation toward zero and the floor of a
 # day), and values past what a finer unit holds.
@@ -593,6 +693,7 @@ def gen(g):
     gen_rounding(g)
     gen_existing(g)
     gen_date_time_arith(g)
+    gen_duration_arith(g)
     gen_casts(g)
     string_cases.gen_temporal_casts(g)
     string_cases.gen_strftime(g)

@@ -160,8 +160,20 @@ typedef enum am_type {
    * the finer unit (time32 to milliseconds), computed as pyarrow's kernel
    * (on the host: 32-bit sums for time32, every slot, null ones too,
    * AM_EINVAL outside the day naming the last such slot's value).
-   * Divergence: date32 - date32 is computed in int64; pyarrow's unchecked
-   * kernel wraps the difference of days in 32 bits (days 2^31 apart). */
+   * Durations also take multiply and divide (am_arith, am_binary's checked
+   * variants) as pyarrow 26 does: duration x integer and integer x
+   * duration (any integer type) a duration of its unit, duration / integer
+   * a duration -- the integer cast to int64 first (a uint64 past int64 is
+   * AM_EOVERFLOW), then int64 arithmetic: unchecked wraps, checked fails
+   * with AM_EOVERFLOW, a zero divisor is AM_EZERODIV -- and duration /
+   * duration float64 in the finer unit (a zero divisor inf or NaN,
+   * AM_EZERODIV for divide_checked); integer / duration and duration x
+   * duration are AM_ETYPE. am_unary takes negate, abs, sign (int8) and
+   * their checked variants of durations; negate_checked of a duration
+   * does not check, as pyarrow's kernel (the smallest value stays itself).
+   * Divergence: a refused unit cast (date32 + duration[ns] past int64,
+   * duration[s] / duration[ms]) does not name the value. Divergence: date32 - date32 is computed in
+   * int64; pyarrow's unchecked kernel wraps the difference of days in 32 bits (days 2^31 apart). */
   AM_TIMESTAMP_S = 16, /* "tss:" (+ time zone) */
   AM_TIMESTAMP_MS = 17,
   AM_TIMESTAMP_US = 18,

@@ -190,6 +190,22 @@ int am_temporal_cast(am_err *err, const am_array *array, am_type to, int flags, 
  * where an input is temporal, with exactly one of right / scalar. */
 int am_temporal_elementwise(am_err *err, int family, int op, const am_array *left,
                             const am_array *right, const am_scalar *scalar, am_array **out);
+/* temporal_arith.c's pieces that duration_arith.c uses: `array` (temporal)
+ * or a scalar of temporal type `t` as int64 in units of `tick` ns (a
+ * checked multiply, AM_EINVAL past int64), and AM_ETYPE in pyarrow's words
+ * for a pair it has no kernel for: the types as given (digits < 0), or each
+ * temporal one as pyarrow's second look names it in unit `digits` (a date a
+ * timestamp, a time time32 or time64). */
+int am_temporal_scaled(am_err *err, const am_array *array, int64_t tick, am_array **out);
+int am_temporal_scaled_scalar(am_err *err, const am_scalar *s, am_type t, int64_t tick,
+                              am_scalar *out);
+int am_temporal_no_kernel_pair(am_err *err, const char *function, const am_array *left, am_type lt,
+                               const am_array *right, am_type rt, int digits);
+/* duration_arith.c: multiply and divide (am_arith's, or am_binary's checked
+ * ones: `family` and `op`) where an input is temporal, of types lt and rt
+ * (the scalar's, if no `right`), both settled and of equal lengths. */
+int am_duration_arith(am_err *err, int family, int op, const am_array *left, const am_array *right,
+                      const am_scalar *scalar, am_type lt, am_type rt, am_array **out);
 /* time_arith.c: time +- duration and duration + time on the host, as
  * pyarrow's AddTimeDuration / SubtractTimeDuration (see there); `result`
  * is the time type of the finer unit (am_time_of_unit); the scalar, if no

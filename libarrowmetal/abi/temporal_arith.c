@@ -7,8 +7,8 @@
  * time - time a duration (date32 in seconds, as pyarrow). A date meeting a
  * timestamp or a duration is a timestamp without a zone (date32 in
  * seconds), as pyarrow's dispatch makes it: date +- duration a timestamp,
- * date - timestamp a duration. time +- duration is time_arith.c's. Other
- * pairs fail in pyarrow's words. */
+ * date - timestamp a duration. time +- duration is time_arith.c's, multiply
+ * and divide duration_arith.c's. Other pairs fail in pyarrow's words. */
 #include <stdio.h>
 #include <string.h>
 
@@ -22,13 +22,6 @@ static int digits_of_tick(int64_t tick) {
 
 static const char *type_text(const am_array *a, am_type t, char *text, size_t n) {
   return am_temporal_type_text(a ? a->timezone : NULL, t, text, n);
-}
-
-static int no_kernel(am_err *err, const char *function, const am_array *left, am_type lt,
-                     const am_array *right, am_type rt) {
-  char a[128], b[128];
-  return am_fail(err, AM_ETYPE, "function '%s' has no kernel matching input types (%s, %s)",
-                 function, type_text(left, lt, a, sizeof a), type_text(right, rt, b, sizeof b));
 }
 
 /* The type pyarrow's dispatch puts in place of temporal type `t` before it
@@ -48,19 +41,27 @@ static am_type common_type(am_type t, int digits) {
   }
 }
 
-/* no_kernel in the words of pyarrow's second look: the types replaced. */
-static int no_kernel_common(am_err *err, const char *function, const am_array *left, am_type lt,
-                            const am_array *right, am_type rt, int digits) {
+/* AM_ETYPE in pyarrow's words for a pair it has no kernel for: the types
+ * as given (digits < 0), or, as its second look names them, each temporal
+ * one replaced by common_type in unit `digits`. */
+int am_temporal_no_kernel_pair(am_err *err, const char *function, const am_array *left, am_type lt,
+                               const am_array *right, am_type rt, int digits) {
   char a[128], b[128];
   const char *ltz = left && am_type_is_timestamp(lt) ? left->timezone : NULL;
   const char *rtz = right && am_type_is_timestamp(rt) ? right->timezone : NULL;
+  if (digits >= 0) lt = common_type(lt, digits), rt = common_type(rt, digits);
   return am_fail(err, AM_ETYPE, "function '%s' has no kernel matching input types (%s, %s)",
-                 function, am_temporal_type_text(ltz, common_type(lt, digits), a, sizeof a),
-                 am_temporal_type_text(rtz, common_type(rt, digits), b, sizeof b));
+                 function, am_temporal_type_text(ltz, lt, a, sizeof a),
+                 am_temporal_type_text(rtz, rt, b, sizeof b));
+}
+
+static int no_kernel(am_err *err, const char *function, const am_array *left, am_type lt,
+                     const am_array *right, am_type rt) {
+  return am_temporal_no_kernel_pair(err, function, left, lt, right, rt, -1);
 }
 
 /* `array` (temporal) as int64 in units of `tick` ns (a new handle). */
-static int scaled(am_err *err, const am_array *array, int64_t tick, am_array **out) {
+int am_temporal_scaled(am_err *err, const am_array *array, int64_t tick, am_array **out) {
   am_type storage = am_type_storage(array->type);
   am_array *view = am_array_share(array);
   if (!view) return am_fail(err, AM_ENOMEM, "out of memory");
@@ -99,7 +100,8 @@ static int scaled(am_err *err, const am_array *array, int64_t tick, am_array **o
 }
 
 /* A scalar of temporal type `t` as int64 in units of `tick` ns. */
-static int scaled_scalar(am_err *err, const am_scalar *s, am_type t, int64_t tick, am_scalar *out) {
+int am_temporal_scaled_scalar(am_err *err, const am_scalar *s, am_type t, int64_t tick,
+                              am_scalar *out) {
   *out = *s;
   out->type = AM_INT64;
   int64_t factor = am_temporal_tick_ns(t) / tick;
@@ -146,6 +148,9 @@ int am_temporal_elementwise(am_err *err, int family_id, int op, const am_array *
   const am_op_desc *desc = am_op_find(family_id, op);
   const char *name = desc ? desc->name : "?";
   int subtract = 0, checked = 0;
+  if ((family_id == AM_FAMILY_ARITH && (op == AM_MULTIPLY || op == AM_DIVIDE)) ||
+      (family_id == AM_FAMILY_BINARY && (op == AM_MULTIPLY_CHECKED || op == AM_DIVIDE_CHECKED)))
+    return am_duration_arith(err, family_id, op, left, right, scalar, lt, rt, out);
   if (family_id == AM_FAMILY_ARITH) {
     if (op != AM_ADD && op != AM_SUBTRACT) return no_kernel(err, name, left, lt, right, rt);
     subtract = op == AM_SUBTRACT;
@@ -205,7 +210,7 @@ int am_temporal_elementwise(am_err *err, int family_id, int op, const am_array *
       return am_time_duration(err, subtract, checked, left, right, scalar, rt,
                               am_time_of_unit(digits), out);
     } else {
-      return no_kernel_common(err, name, left, lt, right, rt, digits);
+      return am_temporal_no_kernel_pair(err, name, left, lt, right, rt, digits);
     }
   }
   am_array *l = NULL, *r = NULL, *made = NULL;
@@ -216,11 +221,11 @@ int am_temporal_elementwise(am_err *err, int family_id, int op, const am_array *
   /* Same type and a comparison: the storage type as it is (date32 stays
    * int32); otherwise int64 in the common unit. */
   if (family_id == AM_FAMILY_COMPARE && lt == rt) tick = am_temporal_tick_ns(lt);
-  if ((status = scaled(err, left, tick, &l)) == AM_OK) {
+  if ((status = am_temporal_scaled(err, left, tick, &l)) == AM_OK) {
     if (right)
-      status = scaled(err, right, tick, &r);
+      status = am_temporal_scaled(err, right, tick, &r);
     else
-      status = scaled_scalar(err, scalar, rt, tick, &s);
+      status = am_temporal_scaled_scalar(err, scalar, rt, tick, &s);
   }
   if (status == AM_OK) {
     const am_op_desc *int_desc = am_op_find(family_id, op);

@@ -31,12 +31,31 @@ static int compute(am_err *err, const am_op_desc *desc, const am_array *array, a
   return status;
 }
 
+static int unary(am_err *err, am_unary_op op, const am_array *array, am_array **out);
+
+/* A duration takes negate, abs, sign and their checked variants, as in
+ * pyarrow 26, on its int64 storage: the result a duration of its unit
+ * (sign: int8). pyarrow's negate_checked of a duration is its unchecked
+ * kernel (the smallest value stays itself), abs_checked refuses it. */
+static int duration_unary(am_err *err, am_unary_op op, const am_array *array, am_array **out) {
+  const am_op_desc *desc = am_op_find(AM_FAMILY_UNARY, (int)op);
+  if (op != AM_NEGATE && op != AM_NEGATE_CHECKED && op != AM_ABS && op != AM_ABS_CHECKED &&
+      op != AM_SIGN)
+    return am_no_kernel(err, desc, array->type, AM_TYPE_INVALID);
+  am_storage_keep keep;
+  int status = am_storage_begin(err, &array, &keep);
+  if (status == AM_OK) status = unary(err, op == AM_NEGATE_CHECKED ? AM_NEGATE : op, array, out);
+  return am_storage_end(status, &keep, op == AM_SIGN ? NULL : out);
+}
+
 static int unary(am_err *err, am_unary_op op, const am_array *array, am_array **out) {
   if ((unsigned)op >= AM_UNARY_COUNT)
     return am_fail(err, AM_EINVAL, "unknown unary op %d", (int)op);
   AM_REQUIRE(array, "array");
   AM_REQUIRE(out, "out");
   if (array->type == AM_FLOAT16 && !array->dictionary) return am_float16_unary(err, op, array, out);
+  if (am_type_is_duration(array->type) && !array->dictionary)
+    return duration_unary(err, op, array, out);
   int status = am_settle(err, array);
   if (status != AM_OK) return status;
   const am_op_desc *desc = am_op_find(AM_FAMILY_UNARY, (int)op);
