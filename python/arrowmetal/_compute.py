@@ -30,7 +30,7 @@ from ._errors import (
     ArrowMetalUnsupported,
     error_from_status,
 )
-from ._exporters import read_values
+from ._exporters import read_scalar
 from ._importers import (
     PYARROW_IMPORTS,
     borrow,
@@ -74,10 +74,10 @@ if TYPE_CHECKING:
         ElementwiseResult,
         FilterOptions,
         NullSelection,
-        PyValue,
         ReductionFunction,
         ReductionResult,
         ScalarLike,
+        ScalarResult,
         TypeLike,
         UnaryFunction,
     )
@@ -488,7 +488,7 @@ def _full_like(s: Any, p: Any, out: Any) -> Any:
 
 def _scalar_scalar(
     family: int, op: Any, x: Any, y: Any, fx: Any, fy: Any, device: DeviceLike | None
-) -> PyValue:
+) -> ScalarResult:
     """Both operands scalars: computed on one-slot arrays (pyarrow gives a
     scalar too)."""
     dev = device_ptr(device)
@@ -520,7 +520,7 @@ def _scalar_scalar(
         if rc:
             raise _error(rc)
         r = wrap(out[0])
-        return read_values(r._ptr)[0]
+        return read_scalar(r._ptr)
     finally:
         for p in tmps:
             drop(p)
@@ -837,10 +837,12 @@ if TYPE_CHECKING:
     @overload
     def unary(
         op: int, x: ArrayLike | ScalarLike, device: DeviceLike | None = None
-    ) -> Array | PyValue: ...
+    ) -> Array | ScalarResult: ...
 
 
-def unary(op: int, x: ArrayLike | ScalarLike, device: DeviceLike | None = None) -> Array | PyValue:
+def unary(
+    op: int, x: ArrayLike | ScalarLike, device: DeviceLike | None = None
+) -> Array | ScalarResult:
     """am_unary(op, x): an element-wise function of one numeric array (a
     scalar gives a scalar, as in pyarrow)."""
     out = tls.out
@@ -858,7 +860,7 @@ def unary(op: int, x: ArrayLike | ScalarLike, device: DeviceLike | None = None) 
             raise _error(rc)
         one = wrap(out[0])
         result = unary(op, one)  # held while its values are read
-        return read_values(result._ptr)[0]
+        return read_scalar(result._ptr)
     return _on_operand(lambda p, o: _am_unary(op, p, o), x, device)
 
 

@@ -21,15 +21,22 @@ from ._capi import (
 )
 from ._devices import device_backend
 from ._errors import ArrowMetalInvalid, ArrowMetalUnsupported, error_from_status
+from ._results import null_of, valid_of
 from ._types import (
     ARRAY_INTERFACE_CODES,
     CTYPE_NAMES,
     ITEM_SIZES,
+    KIND_BOOL,
     KIND_FLOAT,
     KIND_FLOAT16,
+    KIND_SIGNED,
+    KIND_UNSIGNED,
     KINDS,
     NUMPY_NAMES,
 )
+
+# The kinds whose scalar results are the reductions' (numbers that are Scalars).
+_NUMBER_KINDS = (KIND_BOOL, KIND_SIGNED, KIND_UNSIGNED, KIND_FLOAT, KIND_FLOAT16)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -41,6 +48,7 @@ __all__ = [
     "export_device_capsules",
     "optional_pyarrow",
     "pending_exports",
+    "read_scalar",
     "read_values",
     "release_struct",
     "require_pyarrow",
@@ -258,6 +266,19 @@ def read_values(p):
                 values[i] = None
     del ex
     return values
+
+
+def read_scalar(p):
+    """The one slot of result handle `p` as pyarrow.compute gives a scalar
+    result: numbers and booleans as the reductions give theirs (the Python
+    number that is also a Scalar, _results.py; a NullScalar for a null),
+    other types as pyarrow's Scalar of the exact type (a timestamp's zone, a
+    decimal's precision, a string)."""
+    t = _am_array_type(p)
+    if KINDS[t] in _NUMBER_KINDS:
+        v = read_values(p)[0]
+        return null_of(t) if v is None else valid_of(t, v)
+    return to_pyarrow(p)[0]
 
 
 def to_numpy(p, zero_copy_only=False):

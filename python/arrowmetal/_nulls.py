@@ -3,8 +3,8 @@ and options: is_null, is_valid, is_nan, is_finite, is_inf,
 fill_null, coalesce, if_else, drop_null, fill_null_forward, fill_null_backward.
 
 As everywhere in the package: am.Array inputs give an am.Array; ChunkedArray
-inputs a ChunkedArray with the chunks kept; scalars a Python value (pyarrow
-gives its Scalar); inputs of types ArrowMetal has no kernel for run in
+inputs a ChunkedArray with the chunks kept; scalars a Scalar as pyarrow's
+(_exporters.read_scalar); inputs of types ArrowMetal has no kernel for run in
 pyarrow.compute (see _fallback).
 """
 
@@ -19,7 +19,7 @@ from ._compute import _FALLBACK, _import_operand, _input_fallback, _on_operand, 
 from ._devices import device_ptr
 from ._dispatch import ARRAY, SCALAR, dispatch
 from ._errors import ArrowMetalInvalid, ArrowMetalTypeError, error_from_status
-from ._exporters import read_values
+from ._exporters import read_scalar
 from ._options import OptionsSpec
 from ._state import drop, tls
 
@@ -36,8 +36,8 @@ if TYPE_CHECKING:
         ElementwiseResult,
         NullOptions,
         PlainScalar,
-        PyValue,
         ScalarLike,
+        ScalarResult,
         UnaryFunction,
     )
 
@@ -60,7 +60,7 @@ _am_is = lib.am_is
 _am_drop_null = lib.am_drop_null
 
 
-def _predicate(op: int, flags: int, x: Any, device: DeviceLike | None) -> Array | PyValue:
+def _predicate(op: int, flags: int, x: Any, device: DeviceLike | None) -> Array | ScalarResult:
     """am_is(op, flags, x): a boolean am.Array, or for a scalar its value."""
     out = tls.out
     if type(x) is Array:
@@ -78,7 +78,7 @@ def _predicate(op: int, flags: int, x: Any, device: DeviceLike | None) -> Array 
         one = wrap(out[0])
         result = _predicate(op, flags, one, device)
         assert isinstance(result, Array)
-        return read_values(result._ptr)[0]
+        return read_scalar(result._ptr)
     return _on_operand(lambda p, o: _am_is(op, flags, p, o), x, device)
 
 
@@ -106,7 +106,7 @@ if TYPE_CHECKING:
         options: NullOptions | None = None,
         memory_pool: pa.MemoryPool | None = None,
         device: DeviceLike | None = None,
-    ) -> PyValue: ...
+    ) -> ScalarResult: ...
     @overload
     def is_null(
         values: ArrayLike | ScalarLike,
@@ -236,7 +236,7 @@ def _call_values(cfn: Any, values: tuple[Any, ...], device: DeviceLike | None) -
 
 
 def _on_values(cfn: Any, values: tuple[Any, ...], device: DeviceLike | None) -> Any:
-    """_call_values, or for scalars alone a Python value (computed on one-slot
+    """_call_values, or for scalars alone a Scalar (computed on one-slot
     arrays, as pyarrow gives a scalar)."""
     kinds = [dispatch(type(x))[0] for x in values]
     if values and all(k == SCALAR for k in kinds):
@@ -252,7 +252,7 @@ def _on_values(cfn: Any, values: tuple[Any, ...], device: DeviceLike | None) -> 
                 raise _error(rc)
             one.append(wrap(out[0]))
         result = _call_values(cfn, tuple(one), device)
-        return read_values(result._ptr)[0]
+        return read_scalar(result._ptr)
     return _call_values(cfn, values, device)
 
 
@@ -273,7 +273,7 @@ def coalesce(
     """Each slot from the first value that is valid there (pyarrow.compute.coalesce):
     arrays of one length and scalars, converted to their common type (numbers
     to the common numeric type with a safe cast, bools with bools); null where
-    every value is (am_coalesce). Scalars alone give a Python value."""
+    every value is (am_coalesce). Scalars alone give a Scalar."""
     try:
         if not values:
             raise ArrowMetalInvalid(
@@ -340,7 +340,7 @@ def if_else(
     """`left` where `cond` is true, `right` where it is false, null where it is null
     (pyarrow.compute.if_else). The sides, arrays of cond's length or scalars, are
     converted to their common type (am_if_else); a scalar condition applies to
-    every slot. Scalars alone give a Python value."""
+    every slot. Scalars alone give a Scalar."""
     args = (cond, left, right)
     try:
         if any(is_chunked(x) for x in args):
@@ -434,7 +434,7 @@ def _fill_direction(direction: int, values: Any, device: DeviceLike | None) -> A
         if s.is_null:
             return None
         result = _on_operand(call, _full_one(s, device), device)  # held while read
-        return read_values(result._ptr)[0]
+        return read_scalar(result._ptr)
     return _on_operand(call, values, device)
 
 

@@ -5,7 +5,7 @@ round_mode; PairwiseOptions: period).
 
 round and round_to_multiple work slot by slot: am.Array inputs give an
 am.Array, ChunkedArray inputs a ChunkedArray with the chunks kept, scalars a
-Python value (pyarrow gives its Scalar). round_to_multiple's multiple is what
+Scalar as pyarrow's (_exporters.read_scalar). round_to_multiple's multiple is what
 pyarrow's RoundToMultipleOptions takes (a pyarrow Scalar, or a value
 pa.scalar() makes one of), checked and cast to the input's type by the
 library in pyarrow's words; a float16 or decimal multiple, which only pyarrow
@@ -28,7 +28,7 @@ from ._compute import _FALLBACK, _input_fallback, _on_operand, _options
 from ._devices import device_ptr
 from ._dispatch import SCALAR, dispatch
 from ._errors import ArrowMetalInvalid, ArrowMetalTypeError, error_from_status
-from ._exporters import read_values
+from ._exporters import read_scalar
 from ._options import ROUND_MODES, OptionsSpec
 from ._state import tls
 
@@ -46,12 +46,12 @@ if TYPE_CHECKING:
         PairwiseFunction,
         PairwiseOptions,
         PlainScalar,
-        PyValue,
         RoundMode,
         RoundMultiple,
         RoundOptions,
         RoundToMultipleOptions,
         ScalarLike,
+        ScalarResult,
     )
 
 __all__ = ["pairwise_diff", "pairwise_diff_checked", "round", "round_to_multiple"]
@@ -110,17 +110,17 @@ def _one(x: Any, device: DeviceLike | None) -> Array | None:
     return wrap(out[0])
 
 
-def _slotwise(call: Any, x: Any, device: DeviceLike | None) -> Array | PyValue:
+def _slotwise(call: Any, x: Any, device: DeviceLike | None) -> Array | ScalarResult:
     """`call` (handle, out) over x: a scalar x as one slot, read back as a
-    Python value."""
+    Scalar."""
     one = _one(x, device)
     if one is not None:
         result = _on_operand(call, one, device)
-        return read_values(result._ptr)[0]
+        return read_scalar(result._ptr)
     return _on_operand(call, x, device)
 
 
-def _round(x: Any, ndigits: int, mode: int, device: DeviceLike | None) -> Array | PyValue:
+def _round(x: Any, ndigits: int, mode: int, device: DeviceLike | None) -> Array | ScalarResult:
     def call(p: Any, o: Any) -> int:
         return lib.am_round(p, ndigits, mode, o)
 
@@ -150,7 +150,7 @@ if TYPE_CHECKING:
         options: RoundOptions | None = None,
         memory_pool: pa.MemoryPool | None = None,
         device: DeviceLike | None = None,
-    ) -> PyValue: ...
+    ) -> ScalarResult: ...
     @overload
     def round(
         x: ArrayLike | ScalarLike,
@@ -261,7 +261,7 @@ if TYPE_CHECKING:
         options: RoundToMultipleOptions | None = None,
         memory_pool: pa.MemoryPool | None = None,
         device: DeviceLike | None = None,
-    ) -> PyValue: ...
+    ) -> ScalarResult: ...
     @overload
     def round_to_multiple(
         x: ArrayLike | ScalarLike,

@@ -76,6 +76,7 @@ __all__ = [
     "RoundOptions",
     "RoundToMultipleOptions",
     "ScalarLike",
+    "ScalarResult",
     "StructResult",
     "SupportsArray",
     "SupportsArrayInterface",
@@ -164,7 +165,7 @@ ArrayLike = Union[
 
 PlainScalar = Union[bool, int, float, None, "np.generic", "Scalar", "NullScalar"]
 """The scalar inputs other than pyarrow's: with these alone, an element-wise
-function gives a Python value (with pyarrow's, pyarrow may run it)."""
+function gives a ``ScalarResult`` (with pyarrow's, pyarrow may run it)."""
 
 ScalarLike = Union[PlainScalar, ArrowScalar]
 """A scalar input: a Python or numpy scalar, a pyarrow Scalar or a reduction
@@ -231,11 +232,17 @@ ArrayResult = Union["Array", "pa.Array[Any]", "pa.ChunkedArray[Any]"]
 """An array result: an am.Array; a pyarrow ChunkedArray for ChunkedArray
 inputs; pyarrow's array where the call ran in pyarrow.compute."""
 
+ScalarResult = Union["Scalar", "NullScalar", "pa.Scalar[Any]"]
+"""An element-wise function's result for scalar inputs, as pyarrow gives a
+Scalar: for numbers and booleans the reductions' results (Scalar, the Python
+number it holds too; NullScalar for a null), for other types (timestamps,
+durations, decimals, strings) pyarrow's Scalar of the exact type."""
+
 ElementwiseResult = Union[
-    "Array", "pa.Array[Any]", "pa.ChunkedArray[Any]", "pa.Scalar[Any]", bool, int, float, None
+    "Array", "pa.Array[Any]", "pa.ChunkedArray[Any]", "pa.Scalar[Any]", "Scalar", "NullScalar"
 ]
 """An element-wise function's result: ``ArrayResult``, or, for scalar inputs
-only, a Python value (pyarrow's Scalar where pyarrow.compute ran)."""
+only, a ``ScalarResult``."""
 
 # ---------------------------------------------------------------------------
 # The functions the package makes in families (am.sum, am.add, am.negate, ...)
@@ -260,7 +267,7 @@ class ReductionFunction(Protocol):
 class BinaryFunction(Protocol):
     """The comparisons, the arithmetic and the boolean functions (and_, or_,
     xor, and_not and the _kleene ones): an am.Array with an am.Array or a
-    Python scalar gives an am.Array; two Python scalars a Python value."""
+    Python scalar gives an am.Array; two Python scalars a ScalarResult."""
 
     @overload
     def __call__(
@@ -291,7 +298,7 @@ class BinaryFunction(Protocol):
         *,
         memory_pool: pa.MemoryPool | None = None,
         device: DeviceLike | None = None,
-    ) -> PyValue: ...
+    ) -> ScalarResult: ...
     @overload
     def __call__(
         self,
@@ -351,7 +358,7 @@ class UnaryFunction(Protocol):
         *,
         memory_pool: pa.MemoryPool | None = None,
         device: DeviceLike | None = None,
-    ) -> PyValue: ...
+    ) -> ScalarResult: ...
     @overload
     def __call__(
         self,

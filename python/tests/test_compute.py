@@ -184,9 +184,32 @@ def test_arith_null_scalar_and_wrap():
 
 
 def test_scalar_scalar():
-    assert am.add(1, 2) == pc.add(1, 2).as_py()
-    assert am.less(1, 2.5) is True
-    assert am.and_(True, False) is False
+    # pyarrow gives Scalars; numbers and booleans come as the reductions'
+    # results (the Python value that is also a Scalar), other types as
+    # pyarrow's own Scalar of the exact type
+    for got, want in (
+        (am.add(1, 2), pc.add(1, 2)),
+        (am.less(1, 2.5), pc.less(1, 2.5)),
+        (am.and_(True, False), pc.and_(True, False)),
+        (am.add(pa.scalar(1, pa.int8()), pa.scalar(2, pa.int8())),
+         pc.add(pa.scalar(1, pa.int8()), pa.scalar(2, pa.int8()))),
+        (am.negate(pa.scalar(3.5)), pc.negate(pa.scalar(3.5))),
+        (am.is_null(pa.scalar(None, pa.int64())), pc.is_null(pa.scalar(None, pa.int64()))),
+        (am.round(pa.scalar(1.26), 1), pc.round(pa.scalar(1.26), 1)),
+    ):  # fmt: skip
+        assert got.as_py() == want.as_py() and got.type == want.type and got.is_valid
+        assert got == want.as_py()
+    null = am.add(pa.scalar(None, pa.int64()), 2)
+    assert not null.is_valid and null.as_py() is None and null.type == pa.int64()
+    ts = pa.scalar(1_577_836_800, pa.timestamp("s", tz="Asia/Tokyo"))
+    d = pa.scalar(10, pa.duration("s"))
+    for got, want in (
+        (am.add(ts, d), pc.add(ts, d)),
+        (am.subtract(ts, ts), pc.subtract(ts, ts)),
+        (am.multiply(d, 3), pc.multiply(d, 3)),
+        (am.negate(d), pc.negate(d)),
+    ):
+        assert got == want and got.type == want.type
 
 
 def test_int_scalar_ranges():

@@ -98,14 +98,19 @@ def test_is_null_options_misuse_is_refused_as_pyarrow_does():
         am.is_null(x, options={"nan": True})
 
 
-def test_predicates_of_scalars_give_values():
-    assert am.is_nan(float("nan")) is True
-    assert am.is_inf(float("-inf")) is True
-    assert am.is_finite(2) is True
-    assert am.is_null(None) is True
-    assert am.is_valid(3) is True
-    assert am.is_null(float("nan"), nan_is_null=True) is True
-    assert am.is_nan(pa.scalar(None, pa.float64())) is None
+def test_predicates_of_scalars_give_scalars():
+    # pyarrow's Scalars: here the reductions' results (a Python value too)
+    for got, want in (
+        (am.is_nan(float("nan")), True),
+        (am.is_inf(float("-inf")), True),
+        (am.is_finite(2), True),
+        (am.is_null(None), True),
+        (am.is_valid(3), True),
+        (am.is_null(float("nan"), nan_is_null=True), True),
+        (am.is_nan(pa.scalar(None, pa.float64())), None),
+    ):
+        assert got.as_py() is want and got.type == pa.bool_()
+    assert am.is_nan(pa.scalar(2.0)) == pc.is_nan(pa.scalar(2.0)).as_py()
 
 
 def test_predicates_of_numpy_lists_and_am_arrays():
@@ -252,10 +257,12 @@ def test_coalesce_of_chunked_arrays_keeps_the_union_of_the_boundaries():
     assert [len(c) for c in got.chunks] == [1, 1, 3]
 
 
-def test_coalesce_and_fill_null_of_scalars_give_values():
-    assert am.coalesce(pa.scalar(None, pa.int8()), 3) == 3
-    assert am.coalesce(pa.scalar(None, pa.int8()), pa.scalar(None, pa.int8())) is None
-    assert am.fill_null(pa.scalar(None, pa.float64()), 2.5) == 2.5
+def test_coalesce_and_fill_null_of_scalars_give_scalars():
+    got = am.coalesce(pa.scalar(None, pa.int8()), 3)
+    assert got == 3 and got.type == pc.coalesce(pa.scalar(None, pa.int8()), 3).type
+    none = am.coalesce(pa.scalar(None, pa.int8()), pa.scalar(None, pa.int8()))
+    assert none.as_py() is None and not none.is_valid and none.type == pa.int8()
+    assert am.fill_null(pa.scalar(None, pa.float64()), 2.5).as_py() == 2.5
 
 
 def test_am_fill_null_and_am_coalesce_argument_checks():

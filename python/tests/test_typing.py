@@ -86,7 +86,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 import arrowmetal as am
-from arrowmetal._typing import ArrayLike, ElementwiseResult, ReductionResult, StructResult
+from arrowmetal._typing import (
+    ArrayLike,
+    ElementwiseResult,
+    ReductionResult,
+    ScalarResult,
+    StructResult,
+)
 
 PyValue = Union[bool, int, float, None]
 
@@ -129,18 +135,18 @@ negated: am.Array = am.negate(a)
 nulls_mask: am.Array = am.is_null(b, nan_is_null=True)
 valid_mask: am.Array = am.is_valid(a)
 rounded: am.Array = am.round(b, 2, "half_up")
-rounded_value: PyValue = am.round(2.5)
+rounded_value: ScalarResult = am.round(2.5)
 rounded_opts: ElementwiseResult = am.round(pa_array, options=pc.RoundOptions(-1, "down"))
 to_multiple: am.Array = am.round_to_multiple(b, 0.25, "half_up")
-to_multiple_value: PyValue = am.round_to_multiple(7, pa.scalar(5, pa.int8()))
+to_multiple_value: ScalarResult = am.round_to_multiple(7, pa.scalar(5, pa.int8()))
 to_multiple_opts: ElementwiseResult = am.round_to_multiple(
     pa_array, options=pc.RoundToMultipleOptions(2, "down")
 )
 diffs: am.Array = am.pairwise_diff(a, period=-2)
 checked_diffs = am.pairwise_diff_checked(pa_array, options=pc.PairwiseOptions(1))
-nan_value: PyValue = am.is_nan(1.5)
+nan_value: ScalarResult = am.is_nan(1.5)
 flipped: am.Array = am.invert(mask)
-value: PyValue = am.add(1, 2)
+value: ScalarResult = am.add(1, 2)
 r: ElementwiseResult = am.add(pa_array, np.arange(3))
 f2: ElementwiseResult = am.filter(pa_array, pa.array([True, False, True]))
 cast1 = am.cast(a, "int32", safe=False)

@@ -68,7 +68,7 @@ def test_operators_numpy_and_scalars():
     assert (-x).to_pylist() == [1.5, -2.0, 0.0]
     assert abs(x).to_pylist() == [1.5, 2.0, 0.0]
     assert am.negate(np.array([1, -2], dtype=np.int16)).to_pylist() == [-1, 2]
-    assert am.abs(-3) == 3 and am.negate(2.5) == -2.5 and am.negate(None) is None
+    assert am.abs(-3) == 3 and am.negate(2.5) == -2.5 and am.negate(None).as_py() is None
     assert am.negate(pa.scalar(7, pa.int8())) == -7
 
 
