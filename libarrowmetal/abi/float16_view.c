@@ -117,7 +117,9 @@ int am_float16_list(am_err *err, const am_array *const *arrays, int64_t count,
     return am_fail(err, AM_ENOMEM, "out of memory");
   for (int64_t i = 0; i < count; i++) {
     const am_array *a = arrays[i];
-    int status = a ? am_settle_data(err, a) : AM_OK;
+    /* the float16 ones settle here; the others are their caller's (a
+     * string or decimal beside a float16 key settles on its own terms) */
+    int status = a && a->type == AM_FLOAT16 && !a->dictionary ? am_settle_data(err, a) : AM_OK;
     if (status == AM_OK && a && !(list->views[i] = am_array_share(a)))
       status = am_fail(err, AM_ENOMEM, "out of memory");
     if (status != AM_OK) {

@@ -62,7 +62,7 @@ int am_string_key_ids_group(am_err *err, const am_array *const *keys, int64_t n_
   if (!gpu_call(keys, n_keys, values, n_values)) return AM_OK;
   int status = start(err, keys, n_keys, s);
   for (int64_t k = 0; status == AM_OK && k < n_keys; k++) {
-    if (!am_type_is_var_binary(keys[k]->type)) continue; /* strings need no settling */
+    if (!am_type_is_var_binary(keys[k]->type)) continue; /* only var-binary keys become ids */
     am_hash_groups g = {.null_group = -1};
     am_err attempt;
     am_err_init(&attempt, err->entry);
@@ -117,7 +117,7 @@ int am_string_key_ids_join(am_err *err, const am_array *const *left_keys,
     am_string_key_ids_free(left);
   for (int64_t k = 0; status == AM_OK && k < n_keys; k++) {
     const am_array *l = left_keys[k], *r = right_keys[k];
-    if (!am_type_is_var_binary(l->type)) continue; /* strings need no settling */
+    if (!am_type_is_var_binary(l->type)) continue; /* only var-binary keys become ids */
     const am_kernel_ops *kernels = &l->device->backend->kernels;
     am_array *left_ids = NULL, *right_ids = NULL;
     am_err attempt;

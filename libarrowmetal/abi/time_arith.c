@@ -126,7 +126,7 @@ int am_time_duration(am_err *err, int subtract, int checked, const am_array *lef
   if (status == AM_OK && right) status = am_to_host(err, right, &r);
   const int64_t n = left->length;
   int all_null = !right && scalar->is_null; /* pyarrow computes nothing then */
-  int with_validity = all_null || l->validity || (r && r->validity);
+  int with_validity = status == AM_OK && (all_null || l->validity || (r && r->validity));
   if (status == AM_OK)
     status = am_array_alloc_host(err, am_host_device(), result, n, with_validity, &made);
   if (status == AM_OK && with_validity) {

@@ -266,6 +266,27 @@ def test_group_by_float16_keys_and_values_by_their_bits(device, no_fallback):
         assert _by_bits(got).equals(_by_bits(want)), by
 
 
+def test_float16_keys_beside_string_and_decimal_keys(no_fallback):
+    # the uint16 views settle the float16 columns alone: a string or decimal key
+    # beside one is not refused
+    import decimal
+
+    h = halves([0x3C00, 0x8000, None, 0x3C00, 0x7E00, 0x8000])
+    table = pa.table({
+        "h": h,
+        "s": pa.array(["a", "b", "a", "a", None, "b"]),
+        "d": pa.array([decimal.Decimal(x) for x in "121211"], pa.decimal128(5, 0)),
+        "v": pa.array(range(6)),
+    })  # fmt: skip
+    for by in (["h", "s"], ["s", "h"], ["h", "d"]):
+        got = am.group_by(table, by).aggregate([("v", "sum")])
+        want = table.group_by(by, use_threads=False).aggregate([("v", "sum")])
+        assert _by_bits(got).equals(_by_bits(want)), by
+        joined = am.join(table, table.rename_columns(["h", "s", "d", "w"]), by)
+        assert _by_bits(pa.table(joined)).equals(_by_bits(table.join(
+            table.rename_columns(["h", "s", "d", "w"]), by))), by  # fmt: skip
+
+
 @pytest.mark.parametrize("name", ["sum", "min", "first", "list", "variance"])
 def test_group_by_refuses_other_aggregates_of_float16_as_pyarrow(name):
     table = pa.table({"k": pa.array([1, 2, 1]), "v": halves([0x3C00, None, 0x7E00])})
