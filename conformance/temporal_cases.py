@@ -381,6 +381,8 @@ def gen_existing(g):
             g.add(cid, "compare", {"cmp": cmp}, "array-array", inputs)
         for op in ("sum", "mean"):  # pyarrow has no kernel: nor has the library
             g.add(f"{op}/{t}/unary/type-error", op, {}, "unary", [g.inline(t, [1, None])])
+        for op in ("is_nan", "is_inf", "is_finite"):  # of durations alone in pyarrow
+            g.add(f"{op}/{t}/unary/temporal", op, {}, "unary", [g.inline(t, [0, None])])
     # Mixed units and families: compare aligns units; arithmetic types as pyarrow does
     # (timestamp - timestamp: duration; timestamp +- duration: timestamp; date32 - date32:
     # duration[s]; timestamp + timestamp, duration - timestamp: no kernel).

@@ -48,6 +48,15 @@ static int predicate(am_err *err, am_predicate op, int flags, const am_array *ar
 }
 
 int am_call_is(am_err *err, am_predicate op, int flags, const am_array *array, am_array **out) {
+  /* pyarrow has is_nan, is_inf and is_finite of durations (never NaN nor
+   * infinite) but of no other temporal type */
+  if (array && out && am_type_is_temporal(array->type) && !am_type_is_duration(array->type) &&
+      !array->dictionary && (op == AM_IS_NAN || op == AM_IS_INF || op == AM_IS_FINITE)) {
+    char text[128];
+    return am_fail(err, AM_ETYPE, "function '%s' has no kernel matching input types (%s)",
+                   am_op_find(AM_FAMILY_PREDICATE, (int)op)->name,
+                   am_temporal_type_text(array->timezone, array->type, text, sizeof text));
+  }
   if (array && out && array->dictionary) return am_dictionary_is(err, (int)op, flags, array, out);
   if (array && out && array->type == AM_FLOAT16) return am_float16_is(err, op, flags, array, out);
   am_storage_keep keep;
