@@ -28,6 +28,7 @@ from ._errors import (
     ArrowMetalInvalid,
     ArrowMetalTypeError,
     ArrowMetalUnsupported,
+    ScalarInputError,
     error_from_status,
 )
 from ._exporters import read_scalar
@@ -170,6 +171,8 @@ def _input_fallback(
     """A type error: pyarrow.compute runs the call when an input is of a
     type ArrowMetal has no kernel for, else the error stands."""
     reason = _fallback.unsupported_input(inputs)
+    if reason is None and isinstance(exc, ScalarInputError):
+        reason = "a scalar input"
     if reason is None:
         raise exc
     return _fallback.run(name, reason, args, kwargs)

@@ -15,7 +15,7 @@ from ._array import Array
 from ._capi import lib
 from ._decimals import fill_decimal
 from ._devices import device_ptr
-from ._errors import ArrowMetalTypeError
+from ._errors import ArrowMetalTypeError, ScalarInputError
 from ._results import NullScalar
 from ._state import tls
 
@@ -120,7 +120,7 @@ def import_handle(obj, device=None):
     """An owned am_array* for any accepted array input (the caller releases it)."""
     kind, fn = dispatch(type(obj))
     if kind == SCALAR:
-        raise ArrowMetalTypeError(
+        raise ScalarInputError(
             f"expected an array, got a scalar of type {type(obj).__name__}", lib.AM_ETYPE
         )
     return fn(obj, device_ptr(device), tls.out)

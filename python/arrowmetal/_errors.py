@@ -74,6 +74,12 @@ class ArrowMetalTypeError(ArrowMetalError, TypeError):
     code = lib.AM_ETYPE
 
 
+class ScalarInputError(ArrowMetalTypeError):
+    """A scalar where the call takes an array: pyarrow.compute takes it as an
+    array of one slot (sum(pa.scalar(3)) is 3), so such a call of pyarrow
+    inputs runs there (_compute._input_fallback)."""
+
+
 class ArrowMetalIndexError(ArrowMetalError, IndexError):
     """AM_EINDEX: index out of bounds."""
 

@@ -410,8 +410,8 @@ def drop_null(
 
 
 def _fill_direction(direction: int, values: Any, device: DeviceLike | None) -> Any:
-    """am_fill_null_direction on an array (an am.Array), or a scalar's value
-    (a null stays null: there is no other slot)."""
+    """am_fill_null_direction on an array (an am.Array); a scalar is an
+    array of one slot, as pyarrow takes it (a null stays null)."""
     call = lambda p, o: lib.am_fill_null_direction(direction, p, o)
     if type(values) is Array:
         return _on_operand(call, values, device)
@@ -429,12 +429,8 @@ def _fill_direction(direction: int, values: Any, device: DeviceLike | None) -> A
             at += len(chunk)
         return pa.chunked_array(chunks, type=values.type)
     kind, fill = dispatch(type(values))
-    if kind == SCALAR:
-        s = _scalar_arg(values, fill)
-        if s.is_null:
-            return None
-        result = _on_operand(call, _full_one(s, device), device)  # held while read
-        return read_scalar(result._ptr)
+    if kind == SCALAR:  # pyarrow's: an array of one slot
+        return _on_operand(call, _full_one(_scalar_arg(values, fill), device), device)
     return _on_operand(call, values, device)
 
 

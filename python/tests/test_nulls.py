@@ -484,7 +484,12 @@ def test_fill_directions_cross_chunks_and_keep_their_boundaries(name):
 
 
 def test_fill_directions_of_scalars_and_the_c_checks():
-    assert am.fill_null_forward(3) == 3 and am.fill_null_backward(None) is None
+    # pyarrow's: an array of one slot
+    for v in (3, pa.scalar(None, pa.int64()), pa.scalar(2.5)):
+        for name in ("fill_null_forward", "fill_null_backward"):
+            got = getattr(am, name)(v)
+            assert isinstance(got, am.Array)
+            assert got.to_pyarrow().equals(getattr(pc, name)(v)), (name, v)
     out = ffi.new("am_array **")
     a = am.array([None, 1])
     assert lib.am_fill_null_direction(2, a.handle, out) == lib.AM_EINVAL
