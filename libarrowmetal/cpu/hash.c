@@ -93,10 +93,12 @@ static int table_init(table *t, int width, const dense_range *dense) {
     t->flip = dense->flip;
     t->base = dense->base;
   }
-  t->group = am_scratch_alloc((int64_t)(cap * sizeof *t->group));
+  /* a direct table has one slot more, past `mask`: the null rows' (direct_rows) */
+  const uint64_t slots = cap + (uint64_t)t->direct;
+  t->group = am_scratch_alloc((int64_t)(slots * sizeof *t->group));
   t->keys = t->direct ? NULL : am_scratch_alloc((int64_t)(cap * sizeof *t->keys));
   if (!t->group || (!t->direct && !t->keys)) return AM_ENOMEM;
-  memset(t->group, 0xff, cap * sizeof *t->group);
+  memset(t->group, 0xff, slots * sizeof *t->group);
   t->mask = cap - 1;
   return AM_OK;
 }
@@ -215,6 +217,7 @@ static inline void prefetch_slot(const table *t, uint64_t h) {
 typedef struct range_job {
   const am_array *array;
   int width, parts;
+  int exact; /* leave null rows out (else every slot's value counts) */
   uint64_t flip;
   uint64_t *lo, *hi; /* per part; lo > hi: no valid row */
 } range_job;
@@ -250,13 +253,16 @@ static void range_part(void *ctx, int part) {
   am_pool_range(a->length, job->parts, part, &begin, &end);
   uint64_t lo = UINT64_MAX, hi = 0;
   const uint64_t flip = job->flip;
-  if (am_cpu_has_nulls(a)) {
+  if (job->exact) {
+    /* a null row's value widens neither bound: all ones for the low one,
+     * zero for the high one (no branch on the validity) */
     for (int64_t i = begin; i < end; i++) {
-      if (!valid_at(a, i)) continue;
-      uint64_t v = key_at(a, job->width, i) ^ flip;
-      lo = v < lo ? v : lo;
-      hi = v > hi ? v : hi;
+      const uint64_t v = key_at(a, job->width, i) ^ flip, keep = 0 - (uint64_t)valid_at(a, i);
+      const uint64_t low = v | ~keep, high = v & keep;
+      lo = low < lo ? low : lo;
+      hi = high > hi ? high : hi;
     }
+    if (lo > hi) lo = UINT64_MAX, hi = 0; /* no valid row */
   } else {
     if (job->width == 2)
       range_u16((const uint16_t *)a->data + a->offset + begin, end - begin, flip, &lo, &hi);
@@ -269,11 +275,31 @@ static void range_part(void *ctx, int part) {
   job->hi[part] = hi;
 }
 
+/* The range of job's rows, over the pool, into *low and *high. */
+static void range_run(range_job *job, uint64_t *low, uint64_t *high) {
+  if (job->parts > 1)
+    am_pool_run(job->parts, range_part, job);
+  else
+    range_part(job, 0);
+  *low = UINT64_MAX;
+  *high = 0;
+  for (int p = 0; p < job->parts; p++) {
+    *low = job->lo[p] < *low ? job->lo[p] : *low;
+    *high = job->hi[p] > *high ? job->hi[p] : *high;
+  }
+}
+
 /* Whether `a`'s values are dense keys: 16 bits or more, within a span of
  * at most max(2^16, min(rows, 2^22)) slots -- a direct table no larger
  * than a hash table for as many rows would be (4 bytes a slot against 12 a
  * slot at 2 slots a key), and at most 16 MB a part. Booleans and 8-bit
- * values are direct already. */
+ * values are direct already. The range is first taken over every slot,
+ * null rows' values too, in the vector loops: it holds the valid values'
+ * range, and where it is narrow enough the table covers them (a few slots
+ * more at most). Only a column whose null rows widen it past the limit is
+ * measured again without them, a row at a time (that pass over 1M int32
+ * rows with 5% nulls cost about 1.4 ms more than the vector one, on one
+ * thread). */
 static dense_range dense_range_of(const am_array *a, int width) {
   dense_range d = {0};
   if (width < 2 || a->length == 0) return d;
@@ -286,14 +312,11 @@ static dense_range dense_range_of(const am_array *a, int width) {
   if (!bounds) return d; /* then hashed: no worse */
   job.lo = bounds;
   job.hi = bounds + job.parts;
-  if (job.parts > 1)
-    am_pool_run(job.parts, range_part, &job);
-  else
-    range_part(&job, 0);
-  uint64_t low = UINT64_MAX, high = 0;
-  for (int p = 0; p < job.parts; p++) {
-    low = job.lo[p] < low ? job.lo[p] : low;
-    high = job.hi[p] > high ? job.hi[p] : high;
+  uint64_t low, high;
+  range_run(&job, &low, &high);
+  if (high - low >= limit && am_cpu_has_nulls(a)) {
+    job.exact = 1;
+    range_run(&job, &low, &high);
   }
   free(bounds);
   if (low > high || high - low >= limit) return d;
@@ -407,50 +430,72 @@ static inline __attribute__((always_inline)) int group_row(const row_ctx c, part
   return AM_OK;
 }
 
-/* Rows [begin, end) of a column without nulls into a dense table: a loop
- * per element width, with the table's arrays in locals, since the general
- * row (group_row) spent most of its time on the width's switch and on
- * reloading what its stores might have changed (10M int64 rows of 100
- * values: 24 ms for value_counts on 2 cores, pyarrow's speed, before). */
+/* Rows [begin, end) into a dense table: a loop per element width, with the
+ * table's arrays in locals, since the general row (group_row) spent most of
+ * its time on the width's switch and on reloading what its stores might
+ * have changed (10M int64 rows of 100 values: 24 ms for value_counts on 2
+ * cores, pyarrow's speed, before). Null rows (a column with nulls, nulls
+ * not masked) go to the slot past the values' (table_init's), whose group
+ * is then the null group, made at the first null row as group_row makes
+ * it. unique of 1M int32 rows of 1,000 values, 5% null (a dictionary
+ * key's indices), on one thread: 1.4 ms, against 3.9 on group_row's path
+ * with the range taken a row at a time. */
 static int direct_rows(const row_ctx c, part_groups *pg, int64_t begin, int64_t end, int width) {
   int32_t *group = pg->t.group, *id = c.id;
-  const uint64_t flip = pg->t.flip, base = pg->t.base;
+  const uint64_t flip = pg->t.flip, base = pg->t.base, null_slot = pg->t.mask + 1;
+  const uint8_t *valid = c.nullable ? c.array->validity : NULL;
+  const int64_t offset = c.array->offset;
   /* Counts and ids are chosen outside the loop: a loop for each of the
-   * three uses (value_counts; dictionary_encode and group-by; unique). */
-#define DIRECT_ROWS(C_T, COUNT, ID)                              \
-  do {                                                           \
-    const C_T *p = (const C_T *)c.array->data + c.array->offset; \
-    for (int64_t i = begin; i < end; i++) {                      \
-      const uint64_t at = ((uint64_t)p[i] ^ flip) - base;        \
-      int32_t g = group[at];                                     \
-      if (g < 0) {                                               \
-        g = (int32_t)pg->first.n;                                \
-        int status = local_group(pg, i, c.with_counts);          \
-        if (status != AM_OK) return status;                      \
-        group[at] = g;                                           \
-      }                                                          \
-      COUNT;                                                     \
-      ID;                                                        \
-    }                                                            \
+   * three uses (value_counts; dictionary_encode and group-by; unique), and
+   * for columns with and without nulls. */
+#define DIRECT_ROWS(C_T, COUNT, ID, SLOT)               \
+  do {                                                  \
+    const C_T *p = (const C_T *)c.array->data + offset; \
+    for (int64_t i = begin; i < end; i++) {             \
+      const uint64_t at = SLOT;                         \
+      int32_t g = group[at];                            \
+      if (g < 0) {                                      \
+        g = (int32_t)pg->first.n;                       \
+        int status = local_group(pg, i, c.with_counts); \
+        if (status != AM_OK) return status;             \
+        group[at] = g;                                  \
+      }                                                 \
+      COUNT;                                            \
+      ID;                                               \
+    }                                                   \
   } while (0)
-#define DIRECT_WIDTHS(COUNT, ID)        \
-  do {                                  \
-    if (width == 2)                     \
-      DIRECT_ROWS(uint16_t, COUNT, ID); \
-    else if (width == 4)                \
-      DIRECT_ROWS(uint32_t, COUNT, ID); \
-    else                                \
-      DIRECT_ROWS(uint64_t, COUNT, ID); \
+#define VALUE_SLOT (((uint64_t)p[i] ^ flip) - base)
+#define NULLABLE_SLOT (am_bit_get(valid, offset + i) ? VALUE_SLOT : null_slot)
+#define DIRECT_WIDTHS(COUNT, ID, SLOT)        \
+  do {                                        \
+    if (width == 2)                           \
+      DIRECT_ROWS(uint16_t, COUNT, ID, SLOT); \
+    else if (width == 4)                      \
+      DIRECT_ROWS(uint32_t, COUNT, ID, SLOT); \
+    else                                      \
+      DIRECT_ROWS(uint64_t, COUNT, ID, SLOT); \
   } while (0)
-  if (c.with_counts && id)
-    DIRECT_WIDTHS(pg->counts.v[g]++, id[i] = g);
-  else if (c.with_counts)
-    DIRECT_WIDTHS(pg->counts.v[g]++, (void)0);
-  else if (id)
-    DIRECT_WIDTHS((void)0, id[i] = g);
-  else
-    DIRECT_WIDTHS((void)0, (void)0);
+#define DIRECT_USES(SLOT)                                \
+  do {                                                   \
+    if (c.with_counts && id)                             \
+      DIRECT_WIDTHS(pg->counts.v[g]++, id[i] = g, SLOT); \
+    else if (c.with_counts)                              \
+      DIRECT_WIDTHS(pg->counts.v[g]++, (void)0, SLOT);   \
+    else if (id)                                         \
+      DIRECT_WIDTHS((void)0, id[i] = g, SLOT);           \
+    else                                                 \
+      DIRECT_WIDTHS((void)0, (void)0, SLOT);             \
+  } while (0)
+  if (valid) {
+    DIRECT_USES(NULLABLE_SLOT);
+    pg->null_group = group[null_slot];
+  } else {
+    DIRECT_USES(VALUE_SLOT);
+  }
+#undef DIRECT_USES
 #undef DIRECT_WIDTHS
+#undef NULLABLE_SLOT
+#undef VALUE_SLOT
 #undef DIRECT_ROWS
   return AM_OK;
 }
@@ -485,7 +530,7 @@ static void group_part(void *ctx, int part) {
    * compiler read the table's fields again after it. */
   int status = AM_OK;
   int64_t i = begin;
-  if (t->direct && !c.nullable && width >= 2) {
+  if (t->direct && width >= 2 && !(c.nullable && c.mask_nulls)) {
     pg->status = direct_rows(c, pg, begin, end, width);
     return;
   }

@@ -151,6 +151,43 @@ def test_out_of_range_indices_are_refused():
         am.array(masked)
 
 
+@pytest.mark.parametrize("index_type", INDEX_TYPES)
+def test_index_check_over_blocks_and_type_edges(index_type):
+    """core/dictionary_array.c tests blocks of 1,024 indices at once, in the
+    index's width against min(dictionary length, the type's positive room),
+    then walks a flagged block a row at a time: one bad index at a block's
+    first, last or any row is found with its row, an index out of range under
+    a null is not read, and an index at the top of the type's range is valid
+    where the dictionary is that long."""
+    t = pa.type_for_alias(index_type)
+    signed = pa.types.is_signed_integer(t)
+    room = 2 ** (t.bit_width - 1) if signed else 2**t.bit_width
+    n = min(room, 300)
+    values = pa.array([f"v{i}" for i in range(n)])
+    good = [i % n for i in range(3000)]
+    for row in (0, 1023, 1024, 2047, 2999):
+        for bad in [n, -1] if signed else [n]:
+            if bad >= room:
+                continue  # the type cannot hold it
+            indices = list(good)
+            indices[row] = bad
+            d = pa.DictionaryArray.from_buffers(pa.dictionary(t, pa.string()), len(indices),
+                                                pa.array(indices, t).buffers(), dictionary=values)  # fmt: skip
+            with pytest.raises(am.ArrowMetalIndexError, match=f"index {bad} at row {row} "):
+                am.unique(d)
+            mask = [i == row for i in range(len(indices))]
+            hidden = pa.DictionaryArray.from_buffers(
+                pa.dictionary(t, pa.string()), len(indices),
+                [pc.invert(pa.array(mask)).buffers()[1], pa.array(indices, t).buffers()[1]],
+                dictionary=values)  # fmt: skip
+            same(am.unique(hidden), pc.unique(hidden))
+    top = room - 1
+    if top < 70000:  # a dictionary as long as the type's room: its last index is valid
+        full = pa.array([f"v{i}" for i in range(room)])
+        d = pa.DictionaryArray.from_arrays(pa.array([top, 0, top] * 700, t), full)
+        same(am.value_counts(d), pc.value_counts(d))
+
+
 def test_mixed_dictionaries_unify():
     a = dictionary("int8", pa.array(["x", "y", "w"]), [0, 1, 2, 0])
     b = dictionary("int8", pa.array(["z", "y"]), [1, 0, None])
