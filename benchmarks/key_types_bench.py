@@ -8,8 +8,10 @@ runs, milliseconds; pyarrow's time over ArrowMetal's: above 1 ArrowMetal is fast
 Keys: a random one of `distinct` values (decimals: whole numbers times 1.01, half of them
 negative; dictionary: "key-" and a number, each index to a value once), 5% null; values
 float64. The join's right side holds each distinct key once. pyarrow sorts a dictionary
-array alone only (array_sort_indices), so that row sorts the array. Not part of CI: it
-prints a table."""
+array alone only (array_sort_indices), so that row sorts the array. Dictionary keys also
+get unique, value_counts and is_in (a value set of a tenth of the values, as strings),
+which work on the indices. --kinds picks key types by a part of their names
+("dictionary"). Not part of CI: it prints a table."""
 
 import argparse
 import decimal
@@ -60,6 +62,15 @@ def works(kind, rows, distinct):
         right_keys = values
         sort = ("sort_indices", lambda: am.sort_indices(table, [("k", "ascending")]),
                 lambda: pc.sort_indices(table, [("k", "ascending")]))  # fmt: skip
+    hashing = []
+    if kind.startswith("dictionary"):
+        value_set = values.slice(0, max(distinct // 10, 1))
+        hashing = [
+            ("unique", lambda: am.unique(k), lambda: pc.unique(k)),
+            ("value_counts", lambda: am.value_counts(k), lambda: pc.value_counts(k)),
+            ("is_in", lambda: am.is_in(k, value_set=value_set),
+             lambda: pc.is_in(k, value_set=value_set)),
+        ]  # fmt: skip
     left = table.rename_columns(["k", "l"])
     right = pa.table({"k": right_keys, "r": np.arange(distinct, dtype=np.float64)})
     return [
@@ -68,7 +79,7 @@ def works(kind, rows, distinct):
          lambda: table.group_by("k").aggregate([("v", "sum")])),
         ("inner join", lambda: am.join(left, right, "k", join_type="inner"),
          lambda: left.join(right, "k", join_type="inner")),
-    ]  # fmt: skip
+    ] + hashing  # fmt: skip
 
 
 def main():
@@ -76,6 +87,7 @@ def main():
     ap.add_argument("--rows", type=int, nargs="+", default=[1_000_000])
     ap.add_argument("--distinct", type=int, nargs="+", default=[1_000, 100_000])
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--kinds", nargs="+", default=[""], help="key types whose names hold one")
     args = ap.parse_args()
     before = dict(am.fallbacks())
     print("| rows | keys | distinct | work | arrowmetal ms | pyarrow ms | pyarrow / arrowmetal |")
@@ -83,7 +95,7 @@ def main():
     with warnings.catch_warnings():
         warnings.simplefilter("error", am.ArrowMetalFallbackWarning)  # a fallback is no row
         for rows in args.rows:
-            for kind in KINDS:
+            for kind in [k for k in KINDS if any(part in k for part in args.kinds)]:
                 for distinct in args.distinct:
                     for work, mine, theirs in works(kind, rows, distinct):
                         ms, peer_ms = median_ms(mine, args.repeats), median_ms(theirs, args.repeats)

@@ -102,23 +102,40 @@ int am_dictionary_check_indices(am_err *err, const am_array *indices, int64_t di
                  text, (long long)row, (long long)dictionary_length);
 }
 
-/* One row of the gather: the index's slot of the map, or the fill. */
-#define GATHER_LOOP(code, ctype)                                                        \
-  case code: {                                                                          \
-    const ctype *ix = (const ctype *)indices->data + indices->offset;                   \
-    for (int64_t i = 0; i < n; i++) {                                                   \
-      int ok = !in_valid || bit_at(in_valid, indices->offset + i);                      \
-      int64_t k = ok ? (int64_t)ix[i] : 0;                                              \
-      int present = ok ? !map_valid || bit_at(map_valid, map->offset + k) : !fill_null; \
-      bit_set(valid, i, present);                                                       \
-      nulls += !present;                                                                \
-      if (is_bool)                                                                      \
-        bit_set(bools, i, ok ? bit_at(map_bools, map->offset + k) : fill != 0);         \
-      else                                                                              \
-        ints[i] = ok ? map_ints[map->offset + k] : (int32_t)fill;                       \
-    }                                                                                   \
-    break;                                                                              \
-  }
+/* The gather, eight rows to an output byte of validity (and of bools): a
+ * row's slot of the map at its index, or the fill. One bit set at a time (a
+ * load and a store a bit) cost more: is_in of 1M rows by a dictionary of
+ * 1,000 values, one thread, 3.9 ms before, 2.2 so (index_in 3.8 -> 3.3).
+ * IS_BOOL is a constant in each expansion. */
+#define GATHER_ROWS(ctype, IS_BOOL)                                                             \
+  do {                                                                                          \
+    const ctype *ix = (const ctype *)indices->data + indices->offset;                           \
+    for (int64_t start = 0; start < n; start += 8) {                                            \
+      const int stop = n - start < 8 ? (int)(n - start) : 8;                                    \
+      unsigned byte_valid = 0, byte_bool = 0;                                                   \
+      for (int j = 0; j < stop; j++) {                                                          \
+        const int64_t i = start + j;                                                            \
+        const int ok = !in_valid || bit_at(in_valid, indices->offset + i);                      \
+        const int64_t k = ok ? (int64_t)ix[i] : 0;                                              \
+        const int present = ok ? !map_valid || bit_at(map_valid, map->offset + k) : !fill_null; \
+        byte_valid |= (unsigned)present << j;                                                   \
+        if (IS_BOOL)                                                                            \
+          byte_bool |= (unsigned)(ok ? bit_at(map_bools, map->offset + k) : fill != 0) << j;    \
+        else                                                                                    \
+          ints[i] = ok ? map_ints[map->offset + k] : (int32_t)fill;                             \
+      }                                                                                         \
+      valid[start >> 3] = (uint8_t)byte_valid;                                                  \
+      nulls += stop - am_popcount64(byte_valid);                                                \
+      if (IS_BOOL) bools[start >> 3] = (uint8_t)byte_bool;                                      \
+    }                                                                                           \
+  } while (0)
+#define GATHER_LOOP(code, ctype) \
+  case code:                     \
+    if (is_bool)                 \
+      GATHER_ROWS(ctype, 1);     \
+    else                         \
+      GATHER_ROWS(ctype, 0);     \
+    break;
 
 int am_dictionary_gather(am_err *err, const am_array *indices, const am_array *map,
                          int fill_is_null, int64_t fill, am_array **out) {

@@ -370,6 +370,41 @@ def test_dictionary_join(it, values):
     same_error(raised(lambda: am.join(left, other, "k")), raised(lambda: left.join(other, "k")))
 
 
+@pytest.mark.parametrize("values", [
+    (pa.array(["a", "b", "c", None, "a"]), pa.array(["d", "c", None, "b", "e", "b"])),
+    (pa.array([1, 2, 3, 2], pa.timestamp("ms", tz="Europe/Paris")),
+     pa.array([4, 2, None, 1], pa.timestamp("ms", tz="Europe/Paris"))),
+    (pa.array([1.0, -0.0, 2.0, None], pa.float16()), pa.array([0.0, 2.0, 1.0, 3.0], pa.float16())),
+], ids=["string", "timestamp_tz", "float16"])  # fmt: skip
+def test_dictionary_join_by_value_ids(values):
+    """Two dictionary keys join on ids of their values in the left dictionary
+    (abi/key_view.c): values one side lacks, repeats and nulls in either
+    dictionary, sliced arrays, a second key beside, every join type, against
+    pyarrow (float16: against pyarrow's join of the decoded keys, which it
+    joins by bits, 0.0 and -0.0 apart)."""
+    lv, rv = values
+    left = pa.table({"k": dictionary(pa.int8(), lv, 300, 31).slice(7),
+                     "j": pa.array([i % 3 for i in range(293)]), "a": pa.array(range(293))})  # fmt: skip
+    right = pa.table({"k": dictionary(pa.int8(), rv, 90, 32).slice(3),
+                      "j": pa.array([i % 2 for i in range(87)]), "b": pa.array(range(87))})  # fmt: skip
+    if pa.types.is_float16(lv.type):
+
+        def decoded(t):
+            columns = [pc.dictionary_decode(c) if pa.types.is_dictionary(c.type) else c
+                       for c in t.columns]  # fmt: skip
+            return pa.table(columns, names=t.column_names)
+
+        for jt in JOIN_TYPES:
+            got = am.join(left, right, "k", join_type=jt)
+            want = decoded(left).join(decoded(right), "k", join_type=jt, use_threads=False)
+            assert join_rows(decoded(got)) == join_rows(want), jt
+        return
+    for jt in JOIN_TYPES:
+        check_join(left, right, jt)
+        check_join(right, left, jt)
+        check_join(left, right, jt, keys=["k", "j"])
+
+
 def test_dictionary_join_with_nan():
     """Divergence: pyarrow 26 refuses a join whose dictionary holds NaN ("Unifying
     differing dictionaries": the dictionary never equals itself); the library joins
