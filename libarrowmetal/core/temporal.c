@@ -31,12 +31,7 @@ void am_temporal_split(am_type t, int64_t *per_day, int64_t *to_ns) {
   static const int64_t per_second[10] = {1, 0, 0, 1000, 0, 0, 1000000, 0, 0, 1000000000};
   int64_t ticks = digits < 0 ? 1 : per_second[digits];
   *to_ns = 1000000000 / ticks;
-  if (t == AM_DATE32)
-    *per_day = 1;
-  else if (t >= AM_TIME32_S && t <= AM_TIME64_NS)
-    *per_day = 0;
-  else
-    *per_day = 86400 * ticks;
+  *per_day = t == AM_DATE32 ? 1 : 86400 * ticks;
 }
 
 /* One loop per common unit: with per_day a constant its division becomes a
@@ -69,7 +64,7 @@ void am_temporal_field_values(am_temporal_field_op op, am_type type, const void 
   }
   for (int64_t i = 0; i < length; i++) {
     int64_t v = narrow ? ((const int32_t *)data)[offset + i] : ((const int64_t *)data)[offset + i];
-    int64_t days = per_day == 0 ? 0 : per_day == 1 ? v : am_floor_div(v, per_day);
+    int64_t days = per_day == 1 ? v : am_floor_div(v, per_day);
     int64_t ns = per_day == 1 ? 0 : (v - days * per_day) * to_ns;
     out[i] = am_field((int)op, days, ns, week_start, count_from_zero);
   }

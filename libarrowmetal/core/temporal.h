@@ -87,7 +87,9 @@ int am_calendar_weekday(int64_t days);
 
 /* How a value of temporal type `t` splits into days and nanoseconds:
  * value = days * per_day + rest, rest * to_ns nanoseconds (per_day 1 for
- * date32, 0 for times: a time has no date). */
+ * date32). A time splits as a timestamp of its unit: a value outside the
+ * day is read as its time of day (floored), as pyarrow's hour() ...
+ * nanosecond() read it, and the nanoseconds stay within a day. */
 void am_temporal_split(am_type t, int64_t *per_day, int64_t *to_ns);
 
 /* out[i] = field `op` of slot offset + i of `data` (a temporal type's

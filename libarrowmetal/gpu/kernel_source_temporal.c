@@ -147,8 +147,7 @@ void am_ks_temporal_emit(am_sb *sb, am_dialect d, const am_kernel_key *k, const 
   am_sb_printf(sb,
                "\nDEVFN am_i64 am_temporal_one(am_i64 v, int week_start, int count_from_zero) {\n"
                "  const am_i64 per_day = %lld;\n"
-               "  const am_i64 days = per_day == 0 ? 0 : per_day == 1 ? v : am_floor_div(v, "
-               "per_day);\n"
+               "  const am_i64 days = per_day == 1 ? v : am_floor_div(v, per_day);\n"
                "  const am_i64 ns = per_day == 1 ? 0 : (v - days * per_day) * %lld;\n"
                "  return am_field(%d, days, ns, week_start, count_from_zero);\n"
                "}\n",
