@@ -73,16 +73,19 @@ static int full(am_err *err, const am_scalar *value, int64_t length, am_device *
   AM_REQUIRE(out, "out");
   if (!am_type_valid(value->type))
     return am_fail(err, AM_ETYPE, "invalid scalar type %d", value->type);
+  if (length < 0 || length > AM_MAX_LENGTH)
+    return am_fail(err, AM_EINVAL, "length %lld is outside 0 to 2^52", (long long)length);
   if (am_type_is_decimal((am_type)value->type))
     return am_decimal_full(err, value, length, device, out);
   if (am_type_is_binary((am_type)value->type)) {
-    if (!device || device == am_host_device()) return am_string_full(err, value, length, out);
+    const int32_t width =
+        value->type == AM_FIXED_SIZE_BINARY && !value->is_null ? (int32_t)value->i64 : 0;
+    if (!device || device == am_host_device())
+      return am_string_full(err, value, width, length, out);
     am_array *host = NULL;
-    int status = am_string_full(err, value, length, &host);
+    int status = am_string_full(err, value, width, length, &host);
     return status == AM_OK ? am_string_place(err, host, device, out) : status;
   }
-  if (length < 0 || length > AM_MAX_LENGTH)
-    return am_fail(err, AM_EINVAL, "length %lld is outside 0 to 2^52", (long long)length);
   int status;
   if (!device && (status = am_default_device_for(err, &device)) != AM_OK) return status;
   if (am_has_kernels(device, AM_TYPE_BIT(value->type)))

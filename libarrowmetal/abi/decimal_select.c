@@ -299,7 +299,8 @@ int am_decimal_full(am_err *err, const am_scalar *value, int64_t length, am_devi
                      .is_null = value->is_null,
                      .i64 = am_decimal_bytes(type),
                      .u64 = (uint64_t)(uintptr_t)v.w};
-  status = am_string_full(err, &bytes, length, out);
+  /* the width given even for a null: a decimal's slots are its bytes */
+  status = am_string_full(err, &bytes, (int32_t)bytes.i64, length, out);
   if (status == AM_OK) am_decimal_retype(*out, type, precision, scale);
   return status;
 }

@@ -387,11 +387,10 @@ static int if_else_host(am_err *err, const am_array *cond, const am_array *const
   return status;
 }
 
-int am_string_full(am_err *err, const am_scalar *value, int64_t length, am_array **out) {
+int am_string_full(am_err *err, const am_scalar *value, int32_t width, int64_t length,
+                   am_array **out) {
   am_array *one = NULL;
-  am_type type = (am_type)value->type;
-  int32_t width = type == AM_FIXED_SIZE_BINARY && !value->is_null ? (int32_t)value->i64 : 0;
-  int status = am_string_scalar_array(err, value, type, width, &one);
+  int status = am_string_scalar_array(err, value, (am_type)value->type, width, &one);
   if (status != AM_OK) return status;
   am_string_pick *picks = malloc((size_t)(length + 1) * sizeof *picks);
   if (!picks) status = am_fail(err, AM_ENOMEM, "out of memory");

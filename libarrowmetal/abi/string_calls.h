@@ -57,8 +57,11 @@ int am_string_coalesce(am_err *err, const char *function, const am_array *const 
 int am_string_if_else(am_err *err, const am_array *cond, const am_array *const *sides,
                       const am_scalar *const *scalars, am_array **out);
 
-/* am_full of a string scalar (fixed_size_binary: its width is i64). */
-int am_string_full(am_err *err, const am_scalar *value, int64_t length, am_array **out);
+/* am_full of a string scalar; `length` within 0 to 2^52 (am_full checks it).
+ * A fixed_size_binary result has `width` bytes a slot: a valid scalar's i64
+ * (am_full), any width for a null one (am_decimal_full's: the decimal's). */
+int am_string_full(am_err *err, const am_scalar *value, int32_t width, int64_t length,
+                   am_array **out);
 
 /* compare of string arrays (right) or with a string scalar: bytewise. */
 int am_string_compare(am_err *err, int op, const am_array *left, const am_array *right,

@@ -333,3 +333,44 @@ def test_temporal_inputs_the_c_calls_cannot_pair_fail_cleanly():
     arrays = ffi.new("am_array *[]", [cast[0], ints.handle])
     assert lib.am_coalesce(arrays, scalars, 2, out) in (lib.AM_ETYPE, lib.AM_EUNSUPPORTED)
     lib.am_release(cast[0])
+
+
+@pytest.mark.parametrize(
+    "values, dtype",
+    [
+        ([-6744761025979416715, 2**62, -1, 90_000_000_000, None, 0], pa.time64("us")),
+        ([-(2**63), 2**63 - 1, -1, 86_400_000_000_000, 3], pa.time64("ns")),
+        ([-(2**31), 2**31 - 1, -1, 86_400_000 + 1], pa.time32("ms")),
+        ([-(2**31), 2**31 - 1, -1, 86_400 * 3 + 61], pa.time32("s")),
+    ],
+)
+def test_time_fields_outside_the_day_as_pyarrow(values, dtype):
+    """ops_fuzz's find (fuzz/regressions/ops_fuzz/time-field-of-a-value-outside-the-day-
+    overflows): a time's field multiplied its whole value to nanoseconds (signed
+    overflow past 106 days in us), and read a value outside the day unfloored
+    (-1 us gave hour 0, pyarrow 23). pyarrow floors it into the day."""
+    import pyarrow.compute as pc
+
+    array = pa.array(values, dtype)
+    for name in ("hour", "minute", "second", "millisecond", "microsecond", "nanosecond"):
+        ours = getattr(am, name)(array)
+        assert pa.array(ours).equals(getattr(pc, name)(array)), name
+
+
+def test_full_of_a_string_scalar_checks_its_length_first():
+    """ops_fuzz's find: am_full of a string or binary scalar sized its picks as
+    (length + 1) entries before the length was checked, so 2^60 rows wrapped the
+    size and wrote past a small allocation (a crash), and -5 was "out of memory"."""
+    code = """
+import arrowmetal as am
+from arrowmetal._capi import ffi, lib
+for length in (2**60, -5):
+    try:
+        am.full("abc", length)
+        print("no error")
+    except am.ArrowMetalInvalid as e:
+        print(e.code, str(e).count("is outside 0 to 2^52"))
+"""
+    run = run_python(code, ARROWMETAL_BACKEND="cpu")
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.split() == [str(lib.AM_EINVAL), "1"] * 2
