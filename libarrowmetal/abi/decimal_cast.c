@@ -185,10 +185,12 @@ static am_i256 integer_at(const am_array *a, int64_t i) {
 static int integer_to_decimal(am_err *err, cast_job *job) {
   const am_array *in = job->in;
   if (job->to.scale < 0) return am_fail(err, AM_EINVAL, "Scale must be non-negative");
-  int need = am_decimal_integer_digits(in->type) + job->to.scale;
+  /* in 64 bits: a scale near INT32_MAX must not wrap past the check */
+  const int64_t need = (int64_t)am_decimal_integer_digits(in->type) + job->to.scale;
   if (job->to.precision < need)
     return am_fail(err, AM_EINVAL,
-                   "Precision is not great enough for the result. It should be at least %d", need);
+                   "Precision is not great enough for the result. It should be at least %lld",
+                   (long long)need);
   am_i256 ten = am_i256_pow10(job->to.scale);
   for (int64_t i = 0; i < in->length; i++)
     if (valid(in, i))

@@ -374,3 +374,13 @@ for length in (2**60, -5):
     run = run_python(code, ARROWMETAL_BACKEND="cpu")
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.split() == [str(lib.AM_EINVAL), "1"] * 2
+
+
+def test_cast_of_integers_to_a_decimal_of_a_huge_scale_is_refused():
+    """ops_fuzz's find (fuzz/regressions/ops_fuzz/cast-decimal-scale-int32-max-wraps-the-
+    precision-check): the digits needed, 3 + scale, were summed in int, so a scale
+    near INT32_MAX wrapped negative past the check and the cast wrote values of no
+    meaning. (pyarrow 26 crashes on this cast: no comparison.)"""
+    values = pa.array([1, 2], pa.int8())
+    with pytest.raises(am.ArrowMetalInvalid, match="It should be at least 2147483650"):
+        am.cast(values, pa.decimal128(5, 2**31 - 1))
