@@ -22,9 +22,10 @@ BITS = [1, 8, 16, 32, 64, 8, 16, 32, 64, 32, 64]
 # The first entries of import_fuzz.c's format table.
 FORMATS = ["b", "c", "s", "i", "l", "C", "S", "I", "L", "f", "g"]
 FORMAT_TABLE = 33  # entries in import_fuzz.c's table
-OPS = 38  # cases of ops_fuzz.c's step()
+OPS = 38  # the first seeds' steps, op00 .. op37 (new_ops_seeds: 38 .. 63)
 
 rng = random.Random(15)
+rng2 = random.Random(64)  # the seeds of the later calls (new_ops_seeds)
 
 
 def u8(v):
@@ -101,6 +102,246 @@ def ops_seeds():
         ]
     )
     return seeds
+
+
+# The arrays, zones, words, patterns and formats of fuzz_common.h and ops_fuzz.c, by index.
+ALL_TYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+             "float32", "float64", "float16", "decimal128", "decimal256", "timestamp[s]",
+             "timestamp[ms]", "timestamp[us]", "timestamp[ns]", "date32", "date64", "time32[s]",
+             "time32[ms]", "time64[us]", "time64[ns]", "duration[s]", "duration[ms]",
+             "duration[us]", "duration[ns]", "string", "large_string", "binary", "large_binary",
+             "string_view", "binary_view", "fixed_size_binary"]  # fmt: skip
+ALL_BITS = BITS + [16, 128, 256] + [64] * 4 + [32, 64, 32, 32, 64, 64] + [64] * 4
+ZONES = ["", "UTC", "Etc/UTC", "+00:00", "America/New_York", "Europe/Dublin",
+         "Australia/Lord_Howe", "Asia/Kolkata", "Pacific/Apia", "America/Sao_Paulo", "+05:30",
+         "-0930", "+24:00", "Nowhere/Bogus", "../zoneinfo/UTC", "utc"]  # fmt: skip
+WORDS = [w.encode() if isinstance(w, str) else w for w in [
+    "", "a", "A,b", "ab,", "hello world", "ß", "ẞ", "K", "\u212a", "İ", "  x\t", "\u2028 ",
+    "1", "-0", "1e3", "+1.5E-7", ".5", "nan", "INF", "-infinity", "0x7f", "true", "FALSE",
+    "2020-01-01", "2021-03-14 02:30:00", "1970-01-01T00:00:00.123", "2020-01-01T12:00:00Z",
+    "2015-11-01 01:30:00+01:00", "1/2/69 3:04 PM", "Jan  5 1999", "%_\\", b"a\xff\x80b",
+    b"\xed\xa0\x80", b"\xf4\x90\x80\x80", "0123456789abcdefghij"]]  # fmt: skip
+PATTERNS = ["", "a", "A", "k", "K", "\u212a", "ß", "ẞ", "İ", "%", "_", "a%", "%a", "%a%", "a_b",
+            "\\", "a\\%", "%\\", ",", "ab,", " ", "\\xff", "surrogate", "\\xc3", "0",
+            "nan"]  # fmt: skip
+OPS_NOW = 64  # cases of ops_fuzz.c's step() (op % 64)
+DEFAULT_OP = 63  # step(): a new honest array of any type
+
+
+def word(text):
+    """fz_value's bytes for a word of fz_words (mode 2): its index, no cut."""
+    return u8(WORDS.index(text.encode() if isinstance(text, str) else text)) + u8(0)
+
+
+def any_array(type_name, values=None, length=None, zone=None, decimal=None, width=3,
+              bitmap=2, near=None, view_buffers=1, offset=0):  # fmt: skip
+    """fz_import's bytes for an array of any type (after the step's max-length byte,
+    even: at most 40 rows). Strings: `values` are words (mode 2). Fixed-width types:
+    `length` rows of raw data, all valid (bitmap 2) or a bitmap from the input (1);
+    temporal types `near` (an fz_instants index, a steps index) lay values near an
+    instant; decimals `decimal` (precision, scale) with small values."""
+    t = ALL_TYPES.index(type_name)
+    out = u8(t)
+    if type_name.startswith("timestamp"):
+        out += u8(255 if zone is None else ZONES.index(zone))
+    elif type_name.startswith("decimal"):
+        precision, scale = decimal
+        out += u8(precision - 1) + u8(scale + 3)
+    elif type_name == "fixed_size_binary":
+        out += u8(width)
+    if "string" in type_name or "binary" in type_name and type_name != "fixed_size_binary":
+        n = len(values)
+        shape = (3 if offset else 0) | (bitmap << 2) | (2 << 4)  # mode 2: words
+        out += u8(shape) + u8(n) + (u8(offset) if offset else b"")
+        out += b"".join(word(v) for v in [""] * offset + values)
+        if type_name.endswith("view"):
+            out += u8(view_buffers)
+            long_values = [v for v in values if len(WORDS[word(v)[0]]) > 12]
+            out += b"".join(u8(0) + u8(i % 3) for i, _ in enumerate(long_values))
+        if bitmap == 1:
+            out += bytes(rng2.randrange(256) for _ in range(nbytes(offset + n, 1)))
+        return out
+    bits = 8 if type_name == "fixed_size_binary" else ALL_BITS[t]
+    shape = (3 if offset else 0) | (bitmap << 2)
+    out += u8(shape) + u8(length) + (u8(offset) if offset else b"")
+    slots = offset + length
+    out += bytes(rng2.randrange(256) for _ in range(nbytes(slots, bits)))
+    if bitmap == 1:
+        out += bytes(rng2.randrange(256) for _ in range(nbytes(slots, 1)))
+    if type_name == "fixed_size_binary":  # the width's bytes, a 16-byte pattern past 16
+        size = slots * width
+        out += bytes(rng2.randrange(256) for _ in range(min(size, 16)))
+    if type_name.startswith(("decimal", "timestamp", "date", "time", "duration")):
+        if decimal:
+            out += u8(1) + b"".join(u16(rng2.randrange(-300, 300)) for _ in range(slots))
+        elif near:
+            out += u8(
+                next(
+                    h
+                    for h in range(256)
+                    if h & 3 == 1 and (h >> 2) % 6 == near[0] and (h >> 5) % 6 == near[1]
+                )
+            )
+            out += b"".join(u8(rng2.randrange(-6, 7)) + u8(rng2.randrange(3)) for _ in range(slots))
+        else:
+            out += u8(0)
+    return out
+
+
+def program(arrays, steps):
+    """An ops_fuzz input: one int64 array of 6 rows, then a step making each of `arrays`
+    (any_array bytes; they are arrays 1, 2, ... as the steps pick them), then `steps`
+    (each: its op, the array it picks, its arguments)."""
+    head = u8(0) + u8(4) + u8(2 << 2) + u8(6) + bytes(rng2.randrange(256) for _ in range(48))
+    made = b"".join(u8(DEFAULT_OP) + u8(0) + u8(0) + a for a in arrays)
+    return head + made + b"".join(steps)
+
+
+def new_ops_seeds():
+    """Seeds of the calls added after the first 40 (fixed bytes but for raw data, from
+    their own rng: the seeds above stay as they were)."""
+    s, ny, words = {}, "America/New_York", ["a", "K", "ß", "hello world", "ab,", "", "İ"]
+    zoned = any_array("timestamp[s]", length=12, zone=ny, near=(0, 4), bitmap=1)
+    naive = any_array("timestamp[ms]", length=12, near=(1, 3))
+    s["zone-functions"] = program(
+        [zoned, any_array("timestamp[us]", length=8, zone="Australia/Lord_Howe", near=(2, 3))],
+        [bytes([40, 1, 1]), bytes([40, 1, 2]), bytes([40, 2, 1]), bytes([40, 0, 2]),
+         bytes([44, 1, ZONES.index("Pacific/Apia")]), bytes([40, 3, 1]),
+         bytes([40, 1, 0])],
+    )  # fmt: skip
+    s["round-temporal"] = program(
+        [zoned, naive, any_array("date32", length=9, near=(4, 5)),
+         any_array("duration[ns]", length=9)],
+        [bytes([41, 1, 0, 6, 0, 1]), bytes([41, 1, 1, 5, 4, 3]), bytes([41, 1, 3, 11, 2, 2]),
+         bytes([41, 2, 0, 8, 1, 2]), bytes([41, 2, 6, 5, 0, 1]), bytes([41, 3, 1, 7, 0, 0]),
+         bytes([41, 4, 2, 9, 0, 1]), bytes([41, 4, 1, 8, 4, 1]), bytes([41, 1, 1, 7, 8, 2])],
+    )  # fmt: skip
+    s["assume-timezone"] = program(
+        [naive, any_array("timestamp[s]", length=10, near=(3, 5))],
+        [bytes([42, 1, ZONES.index(ny), 1, 1]), bytes([42, 1, ZONES.index(ny), 2, 3]),
+         bytes([42, 2, ZONES.index("Pacific/Apia"), 3, 2]), bytes([42, 1, 13, 1, 1]),
+         bytes([42, 1, ZONES.index(ny), 0, 4])],
+    )  # fmt: skip
+    s["temporal-fields-zoned"] = program(
+        [zoned, any_array("timestamp[ns]", length=8, zone="+05:30", near=(5, 2))],
+        [bytes([43, 1, f + 1, 3, f & 1]) for f in range(14)] + [bytes([43, 2, 4, 9, 1])],
+    )
+    s["strftime-strptime"] = program(
+        [zoned, any_array("string", ["2020-01-01", "2021-03-14 02:30:00", "Jan  5 1999",
+                                     "1/2/69 3:04 PM", "2020-01-01T12:00:00Z", "a"])],
+        [bytes([48, 1, 1, 0]), bytes([48, 1, 0, 1]), bytes([48, 1, 2, 2]), bytes([48, 1, 7, 0]),
+         bytes([48, 1, 12, 3]), bytes([48, 0, 12, 0]),
+         bytes([47, 2, 0, 2, 1]), bytes([47, 2, 1, 3, 1]), bytes([47, 2, 5, 2, 0]),
+         bytes([47, 2, 3, 3, 1]), bytes([47, 2, 7, 2, 0]), bytes([47, 2, 8, 2, 0]),
+         bytes([47, 2, 2, 5, 0])],
+    )  # fmt: skip
+    texts = ["1e3", "+1.5E-7", ".5", "nan", "INF", "-infinity", "-0", "1", "0x7f", "true"]
+    s["string-casts"] = program(
+        [any_array("string", texts), any_array("large_string", ["2020-01-01",
+         "1970-01-01T00:00:00.123", "2020-01-01T12:00:00Z", "2015-11-01 01:30:00+01:00"]),
+         any_array("float64", length=8), any_array("timestamp[ns]", length=5, zone=ny)],
+        [bytes([10, 1, 12, 1]), bytes([10, 1, 11, 0]), bytes([10, 1, 5, 1]),
+         bytes([10, 3, 31, 1]), bytes([10, 3, 32, 1]), bytes([10, 4, 31, 1]),
+         bytes([10, 2, 17, 1]), bytes([10, 2, 21, 1]), bytes([10, 2, 19, 17]),
+         bytes([49, 2, 2, 1, 1]), bytes([49, 2, 2, 4, 1]), bytes([49, 1, 3, 1, 1]),
+         bytes([49, 3, 0, ZONES.index(ny), 1])],
+    )  # fmt: skip
+    s["string-matchers"] = program(
+        [any_array("string", words, bitmap=1), any_array("binary", words),
+         any_array("string_view", words + ["0123456789abcdefghij"]),
+         any_array("large_binary", [b"a\xff\x80b", "K", "ab,"])],
+        [bytes([45, a, op + 1, PATTERNS.index(p), flags])
+         for a, op, p, flags in [(1, 2, "a", 1), (1, 3, "K", 1), (1, 4, "\u212a", 1),
+                                 (1, 4, "ß", 1), (1, 5, "ẞ", 1), (1, 6, "a", 1),
+                                 (1, 9, "%a%", 1), (1, 9, "a\\%", 0), (1, 9, "_", 0),
+                                 (1, 4, "\\xff", 1), (1, 4, "surrogate", 1), (2, 4, "k", 1),
+                                 (2, 9, "%a", 1), (3, 4, "a", 1), (3, 9, "%", 1),
+                                 (1, 4, "a", 3), (4, 4, "\\xc3", 1), (1, 0, "", 0),
+                                 (1, 22, "", 0), (3, 23, "", 0), (1, 19, "a", 0),
+                                 (3, 16, " ", 0), (1, 13, "", 0), (2, 1, "", 0)]],
+    )  # fmt: skip
+    s["string-slice-split"] = program(
+        [any_array("string", words + ["  x\t", "\u2028 "]), any_array("string_view", words),
+         any_array("large_string", ["A,b", "ab,", ""])],
+        [bytes([46, 1, 12, 14, 13]), bytes([46, 1, 250, 12, 11]), bytes([46, 1, 14, 252, 12]),
+         bytes([46, 2, 11, 251, 10]), bytes([46, 3, 0, 0, 0]),
+         bytes([56, 1, 1, PATTERNS.index(","), 0, 4, 0]), bytes([56, 3, 1, 18, 0, 3, 1]),
+         bytes([56, 1, 2, 255, 0, 0, 1]), bytes([56, 2, 3, 255, 255, 0]),
+         bytes([56, 1, 3, 255, 0, 1, 1]), bytes([38, 2, 1, 1, 4, 0])],
+    )  # fmt: skip
+    s["binary-join"] = program(
+        [any_array("binary", words), any_array("binary", ["a", "", "K", "ß", "ab,", "1", "-0"]),
+         any_array("large_string", words)],
+        [bytes([37, 1, 2, 2, 2, 0, 1, 2]), bytes([37, 1, 2, 2, 3, 1, 3, 0, 3]),
+         bytes([37, 3, 3, 3, 1, 1, 0, 1, 3]), bytes([37, 1, 3, 3, 0, 0, 1, 0])],
+    )  # fmt: skip
+    s["decimal-casts"] = program(
+        [any_array("decimal128", length=8, decimal=(10, 2)), any_array("int32", length=8),
+         any_array("decimal256", length=5, decimal=(40, 5)), any_array("float64", length=6)],
+        [bytes([50, 1, 1, 6, 40 + 1, 0, 1]), bytes([50, 1, 2, 41, 40 + 7, 0, 9]),
+         bytes([50, 2, 1, 5, 40 + 2, 0, 1]), bytes([50, 3, 1, 39, 40 + 0, 0, 8]),
+         bytes([50, 4, 1, 11, 40 + 3, 0, 1]), bytes([50, 2, 1, 6, 40 - 2, 0, 1]),
+         bytes([50, 1, 0, 0, 40, 255, 1, 1])],
+    )  # fmt: skip
+
+    def group(keys, values, aggs):
+        """Step 51 over array `keys[0]`: the other keys, the values, aggregates (op,
+        column, flags byte)."""
+        out = u8(51) + u8(keys[0]) + u8(len(keys)) + bytes(keys[1:])
+        out += u8(len(values)) + bytes(values) + u8(len(aggs))
+        return out + b"".join(u8(op + 1) + u8(column + 1) + u8(flags) for op, column, flags in aggs)
+
+    keyed = [any_array("string", words * 2), any_array("float16", length=14, bitmap=1),
+             any_array("decimal128", length=14, decimal=(5, 1)),
+             any_array("string_view", words * 2), any_array("int64", length=14)]  # fmt: skip
+    s["group-by-keys"] = program(
+        keyed,
+        [bytes([30, 1, 1, 1]),  # array 6: a dictionary of array 1
+         group([1], [5], [(0, 0, 0), (15, 0, 0), (7, 0, 0)]), group([2], [3], [(2, 0, 0)]),
+         group([3], [3, 1], [(4, 0, 0), (14, 1, 0), (5, 1, 0)]), group([4, 2], [5], [(1, 0, 0)]),
+         group([1, 3], [], [(16, 0, 0)]),
+         group([6], [6], [(1, 0, 0), (15, 0, 0), (2, 0, 0)]),
+         group([5], [1], [(3, 9, 0), (12, 0, 1)])],
+    )  # fmt: skip
+    s["join-keys"] = program(
+        keyed + [any_array("string", ["a", "K", "ab,", "", "ß"]),
+                 any_array("decimal128", length=5, decimal=(5, 1))],
+        [bytes([30, 1, 1, 1]),  # array 8: a dictionary of array 1
+         bytes([52, 1, 1, 6, 1]), bytes([52, 1, 1, 6, 4]), bytes([52, 3, 1, 7, 2]),
+         bytes([52, 3, 1, 7, 6]), bytes([52, 2, 1, 2, 1]), bytes([52, 4, 1, 4, 3]),
+         bytes([52, 1, 2, 3, 6, 7, 1]), bytes([52, 8, 1, 6, 1]),
+         bytes([52, 1, 1, 2, 0]), bytes([52, 1, 0, 9])],
+    )  # fmt: skip
+    s["sort-rank"] = program(
+        keyed,
+        [bytes([30, 1, 1, 1]),  # array 6: a dictionary of array 1
+         bytes([53, 1, 2, 2, 1, 1, 0, 2, 1, 1, 3]), bytes([53, 3, 1, 0, 1, 1, 2, 0, 1, 7, 5]),
+         bytes([53, 4, 1, 1, 1, 0, 1, 0, 1, 3]), bytes([54, 1, 0, 1, 1, 4]),
+         bytes([54, 3, 1, 0, 2, 1]), bytes([54, 2, 2, 1, 1, 8]), bytes([54, 4, 0, 0, 2, 2]),
+         bytes([53, 6, 1, 0, 1, 0, 1, 0, 1, 0]),
+         bytes([55, 6, 1]), bytes([55, 6, 0, 3, 6, 6]), bytes([57, 1, 3, 2, 3, 1])],
+    )  # fmt: skip
+    views = [any_array("string_view", words + ["0123456789abcdefghij", "hello world"] * 2,
+                       view_buffers=2),
+             any_array("binary_view", ["0123456789abcdefghij", "a", "ab,"], view_buffers=1),
+             any_array("fixed_size_binary", length=6, width=4)]  # fmt: skip
+    s["views-and-fixed-binary"] = program(
+        views,
+        [bytes([3, 1, 1, 1]), bytes([29, 1, 0]), bytes([29, 2, 1]), bytes([15, 1, 0]),
+         bytes([14, 1, 0, 1]), bytes([45, 2, 5, 1, 1]), bytes([45, 3, 2, 0, 0]),
+         bytes([32, 1, 1, 2, 3]), bytes([17, 3, 1, 0]), bytes([19, 3, 2, 0, 3, 1, 3, 1])],
+    )  # fmt: skip
+    # The other new calls once each over an array of any type, raw arguments.
+    for op in range(38, OPS_NOW):
+        t = ALL_TYPES[rng2.randrange(len(ALL_TYPES))]
+        if "string" in t or "binary" in t and t != "fixed_size_binary":
+            arr = any_array(t, [WORDS[rng2.randrange(len(WORDS))] for _ in range(7)])
+        else:
+            arr = any_array(t, length=9, zone="Europe/Dublin", decimal=(9, 3), bitmap=1)
+        s[f"op{op:02d}"] = program(
+            [arr], [u8(op) + u8(1) + bytes(rng2.randrange(256) for _ in range(12))]
+        )
+    return s
 
 
 def import_seed(mode, format_choice, array_bytes, schema_shape=0, tail=b""):
@@ -239,7 +480,7 @@ def write(target, seeds):
 
 
 if __name__ == "__main__":
-    write("ops_fuzz", ops_seeds())
+    write("ops_fuzz", {**ops_seeds(), **new_ops_seeds()})
     write("import_fuzz", import_seeds())
     write("routes_fuzz", routes_seeds())
     write("tzif_fuzz", tzif_seeds())

@@ -1,23 +1,36 @@
 /* libFuzzer target: sequences of public C ABI calls over imported arrays.
  *
  * The input first makes one to three honest arrays (bool, int8 .. uint64,
- * float32, float64; nulls, offsets, misaligned data, slices), imported with
- * am_import. The rest of it is a program: each step picks a call of
- * include/arrowmetal.h, its operands among the arrays and scalars made so
- * far (inputs and earlier results) and its options, all from the input,
- * valid or not.
+ * float32, float64, float16; nulls, offsets, misaligned data, slices),
+ * imported with am_import. The rest of it is a program: each step picks a
+ * call of include/arrowmetal.h, its operands among the arrays and scalars
+ * made so far (inputs and earlier results) and its options, all from the
+ * input, valid or not. A step may also import an honest array of any other
+ * type (fz_import: strings, binary, their views, fixed_size_binary,
+ * decimals, temporal types, timestamps with a zone of fz_zones), and
+ * scalars may be of those types too (string and decimal scalars point at
+ * the harness's bytes).
+ *
+ * The decoding of the first 40 steps (op % 64 below 40) and of scalars whose
+ * type bits are below 26 is that of the harness before the later calls
+ * were added, so that fuzz/regressions/ops_fuzz keeps reproducing what it
+ * found (those files were re-encoded once: each op byte b as b % 40).
  *
  * Checks: every failure comes with a message; every array result is
  * exported and read to its last promised byte, its null_count agreeing with
- * its bitmap; element-wise results keep their input's length; every handle
- * and every struct is released exactly once, and LeakSanitizer finds
- * nothing left. The CPU worker pool runs from 256 rows up (the default is
- * 131,072), so that its split of work is fuzzed too. */
+ * its bitmap (a dictionary's values too); element-wise results keep their
+ * input's length; group-by results have one slot per group; join, sort and
+ * rank indices lie within their rows (sort_indices, rank and
+ * partition_nth_indices: a permutation); every handle and every struct is
+ * released exactly once, and LeakSanitizer finds nothing left. The CPU
+ * worker pool runs from 256 rows up (the default is 131,072), so that its
+ * split of work is fuzzed too. */
 #include <math.h>
 
 #include "fuzz_common.h"
 
-enum { MAX_ARRAYS = 12, MAX_SCALARS = 8, MAX_TICKETS = 8, MAX_STEPS = 48 };
+enum { MAX_ARRAYS = 12, MAX_SCALARS = 8, MAX_TICKETS = 8, MAX_STEPS = 48, OPS = 64 };
+enum { SCALAR_BYTES = 8, SCALAR_BYTES_SIZE = 64 };
 
 typedef struct state {
   fz in;
@@ -27,6 +40,9 @@ typedef struct state {
   int n_scalars;
   uint64_t tickets[MAX_TICKETS];
   int n_tickets;
+  /* the bytes string and decimal scalars point at, taken in turn */
+  uint8_t scalar_bytes[SCALAR_BYTES][SCALAR_BYTES_SIZE];
+  int next_bytes;
 } state;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
@@ -56,15 +72,66 @@ static void keep(state *s, am_array *out, const am_array *same_length_as) {
     am_release(out);
 }
 
+static int is_binary_type(int32_t type) { return type >= AM_UTF8 && type <= AM_BINARY_VIEW; }
+static int is_decimal_type(int32_t type) { return type == AM_DECIMAL128 || type == AM_DECIMAL256; }
+
+/* The next of the harness's scalar byte buffers (a call takes at most 4
+ * scalars, so 8 in turn never overlap). */
+static uint8_t *scalar_bytes(state *s) {
+  uint8_t *bytes = s->scalar_bytes[s->next_bytes];
+  s->next_bytes = (s->next_bytes + 1) % SCALAR_BYTES;
+  return bytes;
+}
+
 /* A scalar of the input's choosing: any type (an invalid one too), null or
- * not, its value from the input. Also an earlier result. */
+ * not, its value from the input. Also an earlier result: a string or
+ * decimal one then points at the harness's bytes, never at the library's
+ * storage, which its next call may have freed. */
 static am_scalar make_scalar(state *s) {
   uint8_t how = fz_u8(&s->in);
-  if ((how & 7) == 7 && s->n_scalars) return s->scalars[fz_u8(&s->in) % s->n_scalars];
+  if ((how & 7) == 7 && s->n_scalars) {
+    am_scalar v = s->scalars[fz_u8(&s->in) % s->n_scalars];
+    if (is_binary_type(v.type) || is_decimal_type(v.type)) {
+      v.u64 = (uint64_t)(uintptr_t)scalar_bytes(s); /* whatever bytes an earlier scalar left */
+      if (is_binary_type(v.type) && (v.i64 < 0 || v.i64 > SCALAR_BYTES_SIZE)) v.i64 = 5;
+    }
+    return v;
+  }
   am_scalar v;
   memset(&v, 0, sizeof v);
-  v.type = (how >> 3) % 13 == 12 ? 99 : (int32_t)((how >> 3) % 13);
+  const int kind = how >> 3; /* below 26: the first harness's types */
+  v.type = kind < 26 ? (kind % 13 == 12 ? 99 : kind % 13) : 0;
   v.is_null = (how & 7) == 6;
+  if (kind >= 26) { /* temporal, string, decimal, float16, or no type at all */
+    static const int32_t others[] = {AM_FLOAT16, 15, 37, AM_STRUCT};
+    const uint8_t t = fz_u8(&s->in);
+    v.type = kind == 26 || kind == 31 ? AM_TIMESTAMP_S + t % 14
+             : kind == 27             ? AM_UTF8 + t % 7
+             : kind == 28             ? AM_DECIMAL128 + t % 2
+                                      : others[t % 4];
+    if (is_binary_type(v.type) || is_decimal_type(v.type)) {
+      uint8_t *bytes = scalar_bytes(s);
+      v.u64 = (uint64_t)(uintptr_t)bytes;
+      if (is_decimal_type(v.type)) {
+        const int64_t precision = fz_range(&s->in, -1, 78), scale = fz_range(&s->in, -40, 80);
+        v.i64 = (int64_t)((uint64_t)scale << 32) | (int64_t)(uint32_t)precision;
+        const int64_t small = (int64_t)(int8_t)fz_u8(&s->in);
+        memset(bytes, small < 0 ? 0xff : 0, 32);
+        memcpy(bytes, &small, sizeof small);
+        if (small == 127) fz_bytes(&s->in, bytes, 32);
+      } else {
+        uint8_t n = fz_u8(&s->in);
+        if (n >= 250) { /* a word of fz_words */
+          v.i64 = (int64_t)strlen(fz_words[n - 249]);
+          memcpy(bytes, fz_words[n - 249], (size_t)v.i64);
+        } else {
+          v.i64 = n % 14;
+          fz_bytes(&s->in, bytes, (size_t)v.i64);
+        }
+      }
+      return v;
+    }
+  }
   switch (fz_u8(&s->in) & 3) {
     case 0:
       v.i64 = (int64_t)(int8_t)fz_u8(&s->in);
@@ -101,12 +168,134 @@ static void check_scalar(const am_scalar *v) {
            v->type);
 }
 
-/* A status check that also keeps an array result. */
-#define CALL(expr, like)                                       \
-  do {                                                         \
-    out = NULL;                                                \
-    if (fz_status((expr), #expr) == AM_OK) keep(s, out, like); \
+/* Texts of the input's choosing: one of `list`, NULL, or up to 8 raw bytes
+ * (into `scratch`), with their length. */
+static const char *pick_text(fz *in, const char *const *list, int n, char *scratch,
+                             int64_t *length) {
+  uint8_t c = fz_u8(in);
+  if (c == 255) {
+    *length = 0;
+    return NULL;
+  }
+  if (c >= 240) {
+    *length = fz_range(in, 0, 8);
+    fz_bytes(in, scratch, (size_t)*length);
+    scratch[*length] = '\0';
+    return scratch;
+  }
+  *length = (int64_t)strlen(list[c % n]);
+  return list[c % n];
+}
+
+/* Patterns of the matchers, trims and splits: case folds (k, K, the Kelvin
+ * sign; ß, ẞ; İ), LIKE's wildcards and escapes, bytes that are not UTF-8. */
+static const char *const patterns[] = {"",
+                                       "a",
+                                       "A",
+                                       "k",
+                                       "K",
+                                       "\xe2\x84\xaa",
+                                       "\xc3\x9f",
+                                       "\xe1\xba\x9e",
+                                       "\xc4\xb0",
+                                       "%",
+                                       "_",
+                                       "a%",
+                                       "%a",
+                                       "%a%",
+                                       "a_b",
+                                       "\\",
+                                       "a\\%",
+                                       "%\\",
+                                       ",",
+                                       "ab,",
+                                       " ",
+                                       "\xff",
+                                       "\xed\xa0\x80",
+                                       "\xc3",
+                                       "0",
+                                       "nan",
+                                       "\xf4\x90\x80\x80",
+                                       "%\xff%"};
+enum { PATTERN_COUNT = sizeof patterns / sizeof patterns[0] };
+
+static const char *const strptime_formats[] = {"%Y-%m-%d",
+                                               "%Y-%m-%dT%H:%M:%S",
+                                               "%Y-%m-%d %H:%M:%S%z",
+                                               "%d/%m/%y %I:%M %p",
+                                               "%j %Y",
+                                               "%b %e %Y %T %Z",
+                                               "%C%y%m%d",
+                                               "%s",
+                                               "",
+                                               "%",
+                                               "%Ey",
+                                               "%%%n%t%F",
+                                               "%D %R",
+                                               "%a %A %B %h"};
+enum { STRPTIME_COUNT = sizeof strptime_formats / sizeof strptime_formats[0] };
+
+static const char *const strftime_formats[] = {"%Y-%m-%dT%H:%M:%S",
+                                               "%F %T%z %Z",
+                                               "%a %A %b %B %j %u %w %y %C %e",
+                                               "%D %R %I %p %h",
+                                               "%c",
+                                               "%",
+                                               "",
+                                               "%Q",
+                                               "%Ey",
+                                               "%%%n%t%s",
+                                               "%S",
+                                               "%Z",
+                                               "%z"};
+enum { STRFTIME_COUNT = sizeof strftime_formats / sizeof strftime_formats[0] };
+
+/* Reads the integer indices `handle` holds (int64 or uint64) and checks
+ * that each valid one is below `rows`; with `permutation`, that they are
+ * every row once. */
+static void check_indices(const am_array *handle, int64_t rows, int permutation) {
+  if (!handle) return;
+  const am_type type = am_array_type(handle);
+  FZ_CHECK(type == AM_INT64 || type == AM_UINT64, "indices of type %d", type);
+  struct ArrowArray array;
+  if (fz_status(am_export(handle, NULL, &array), "am_export") != AM_OK) return;
+  if (permutation)
+    FZ_CHECK(array.length == rows && array.null_count == 0,
+             "a permutation of %lld rows: %lld (%lld null)", (long long)rows,
+             (long long)array.length, (long long)array.null_count);
+  uint8_t *seen = permutation ? calloc((size_t)rows + 1, 1) : NULL;
+  for (int64_t i = 0; i < array.length; i++) {
+    const int64_t at = array.offset + i;
+    if (array.buffers[0] && !fz_bit(array.buffers[0], at)) continue;
+    const int64_t v = ((const int64_t *)array.buffers[1])[at];
+    FZ_CHECK(v >= 0 && v < rows, "index %lld of %lld rows", (long long)v, (long long)rows);
+    if (seen) {
+      FZ_CHECK(!seen[v], "row %lld twice in a permutation", (long long)v);
+      seen[v] = 1;
+    }
+  }
+  free(seen);
+  array.release(&array);
+}
+
+/* Up to `max` arrays of the input's choosing into `list`; their count. */
+static int64_t pick_list(state *s, const am_array **list, int64_t max) {
+  const int64_t n = fz_range(&s->in, 0, max);
+  for (int64_t i = 0; i < n; i++) list[i] = pick(s);
+  return n;
+}
+
+/* A status check that also keeps an array result, after `check` (which
+ * reads `out` while it is surely alive: keep may release it). */
+#define CALL_THEN(expr, like, check)         \
+  do {                                       \
+    out = NULL;                              \
+    if (fz_status((expr), #expr) == AM_OK) { \
+      check;                                 \
+      keep(s, out, like);                    \
+    }                                        \
   } while (0)
+#define CALL(expr, like) CALL_THEN(expr, like, (void)0)
 
 static void step(state *s) {
   fz *in = &s->in;
@@ -114,7 +303,7 @@ static void step(state *s) {
   const am_array *a = pick(s);
   if (!a) return;
   am_array *out = NULL;
-  switch (op % 40) {
+  switch (op % OPS) {
     case 0: { /* sum / min / max / mean / count */
       am_scalar *v = scalar_out(s);
       int which = fz_u8(in) % 5, status;
@@ -302,7 +491,7 @@ static void step(state *s) {
       }
       int skip = fz_u8(in) & 1;
       uint32_t min_count = (uint32_t)fz_range(in, 0, 4);
-      if (op % 38 == 25)
+      if (op % OPS == 25)
         CALL(am_quantile(a, nq < 0 ? NULL : q, nq < 0 ? 1 : nq,
                          (am_quantile_interpolation)fz_range(in, -1, 5), skip, min_count, &out),
              NULL);
@@ -387,9 +576,12 @@ static void step(state *s) {
       FZ_CHECK(am_batch_depth() >= 0, "batch depth %d", am_batch_depth());
       break;
     }
-    case 34: {
+    case 34: { /* full: any scalar, any length (an escape byte of 255: past 2^52, negative) */
+      static const int64_t far[] = {-5, ((int64_t)1 << 52) + 1, (int64_t)1 << 60, INT64_MAX};
       am_scalar v = make_scalar(s);
-      CALL(am_full(&v, fz_range(in, -1, 300), NULL, &out), NULL);
+      int64_t length = fz_range(in, -1, 300);
+      if (fz_u8(in) == 255) length = far[fz_u8(in) % 4];
+      CALL(am_full(&v, length, NULL, &out), NULL);
       break;
     }
     case 35: { /* an export imported back */
@@ -440,9 +632,258 @@ static void step(state *s) {
       keep(s, offsets, NULL);
       break;
     }
-    default: { /* a new honest array of the input's type */
+    case 39: { /* a new honest array of the input's type */
       am_type type = fz_types[fz_u8(in) % FZ_TYPE_COUNT];
       am_array *made = fz_import(in, type, (fz_u8(in) & 1) ? 600 : 40);
+      if (made) keep(s, made, NULL);
+      break;
+    }
+    case 40: /* is_dst, local_timestamp; a bad op too */
+      CALL(am_zone_function((am_zone_op)fz_range(in, -1, 2), a, &out), a);
+      break;
+    case 41: { /* floor / ceil / round_temporal, with options of any value or none */
+      static const int32_t multiples[] = {1, 2, 3, 7, 15, 60, 0, -1, INT32_MAX, 1 << 30, 306783379};
+      am_round_temporal_options o;
+      o.multiple = multiples[fz_u8(in) % 11];
+      o.unit = (int32_t)fz_range(in, -1, 11);
+      const uint8_t f = fz_u8(in);
+      o.week_starts_monday = f & 1;
+      o.ceil_is_strictly_greater = (f >> 1) & 1;
+      o.calendar_based_origin = (f >> 2) & 1;
+      CALL_THEN(am_round_temporal((am_round_temporal_op)fz_range(in, -1, 3), a, (f & 8) ? NULL : &o,
+                                  &out),
+                a, FZ_CHECK(am_array_type(out) == am_array_type(a), "rounding changed the type"));
+      break;
+    }
+    case 42: { /* assume_timezone: any zone, any choice */
+      const char *zone = fz_zone(in);
+      const am_assume_choice ambiguous = (am_assume_choice)fz_range(in, -1, 3);
+      CALL(am_assume_timezone(a, zone, ambiguous, (am_assume_choice)fz_range(in, -1, 3), &out), a);
+      break;
+    }
+    case 43: { /* the field extractions; day_of_week's options of any value */
+      const am_temporal_field_op field = (am_temporal_field_op)fz_range(in, -1, 14);
+      const int week_start = (int)fz_range(in, -1, 8);
+      CALL(am_temporal_field(field, a, week_start, fz_u8(in) & 1, &out), a);
+      break;
+    }
+    case 44: /* another time zone over the same values */
+      CALL(am_array_with_timezone(a, fz_zone(in), &out), a);
+      break;
+    case 45: { /* the string functions: any op, pattern and flags */
+      char scratch[9];
+      int64_t length;
+      const am_string_op sop = (am_string_op)fz_range(in, -1, 24);
+      const char *pattern = pick_text(in, patterns, PATTERN_COUNT, scratch, &length);
+      CALL(am_string_function(sop, a, pattern, length, (int)fz_range(in, 0, 2), &out), a);
+      break;
+    }
+    case 46: { /* utf8_slice_codeunits: small bounds, the ends, no stop */
+      static const int64_t far[] = {INT64_MIN, INT64_MAX, AM_SLICE_NO_STOP, INT32_MIN, -1};
+      int64_t bounds[3];
+      for (int i = 0; i < 3; i++) {
+        const uint8_t b = fz_u8(in);
+        bounds[i] = b >= 250 ? far[b % 5] : (int64_t)(b % 25) - 12;
+      }
+      CALL(am_utf8_slice_codeunits(a, bounds[0], bounds[1], bounds[2], &out), a);
+      break;
+    }
+    case 47: { /* strptime: any format, unit (a bad one too), error_is_null */
+      char scratch[9];
+      int64_t length;
+      const char *format = pick_text(in, strptime_formats, STRPTIME_COUNT, scratch, &length);
+      const am_type unit = (am_type)fz_range(in, 14, 21);
+      CALL(am_strptime(a, format, unit, fz_u8(in) & 1, &out), a);
+      break;
+    }
+    case 48: { /* strftime: any format and locale */
+      static const char *const locales[] = {NULL, "C", "", "fr_FR.UTF-8"};
+      char scratch[9];
+      int64_t length;
+      const char *format = pick_text(in, strftime_formats, STRFTIME_COUNT, scratch, &length);
+      CALL(am_strftime(a, format, locales[fz_u8(in) % 4], &out), a);
+      break;
+    }
+    case 49: { /* cast to a zoned timestamp (strings with offsets, any other type) */
+      const am_type to = (am_type)fz_range(in, 14, 21);
+      const char *zone = fz_zone(in);
+      CALL(am_cast_timestamp(a, to, zone, (int)fz_range(in, 0, 64), &out), a);
+      break;
+    }
+    case 50: { /* cast to a decimal of any precision and scale */
+      const am_type to = (am_type)fz_range(in, 12, 15);
+      const int32_t precision = (int32_t)fz_range(in, -1, 78);
+      int32_t scale = (int32_t)fz_range(in, -40, 80);
+      if (fz_u8(in) == 255) scale = (fz_u8(in) & 1) ? INT32_MIN : INT32_MAX;
+      CALL(am_cast_decimal(a, to, precision, scale, (int)fz_range(in, 0, 64), &out), a);
+      break;
+    }
+    case 51: { /* group_by: 0-3 keys and values, 0-3 aggregates of any op and options */
+      const am_array *keys[3] = {a, NULL, NULL}, *values[3] = {NULL, NULL, NULL};
+      const int64_t n_keys = fz_range(in, 0, 3);
+      for (int64_t i = 1; i < n_keys; i++) keys[i] = pick(s);
+      const int64_t n_values = pick_list(s, values, 3), n_aggs = fz_range(in, 0, 3);
+      am_group_aggregate aggs[3];
+      for (int64_t i = 0; i < n_aggs; i++) {
+        const am_group_op gop = (am_group_op)fz_range(in, -1, 17);
+        const int32_t column = (int32_t)fz_range(in, -1, 3);
+        if (fz_status(am_group_aggregate_default(gop, column, &aggs[i]),
+                      "am_group_aggregate_default"))
+          memset(&aggs[i], 0, sizeof aggs[i]), aggs[i].op = gop, aggs[i].column = column;
+        const uint8_t f = fz_u8(in);
+        if (f & 1) aggs[i].skip_nulls = f & 2;
+        if (f & 4) aggs[i].min_count = (uint32_t)fz_range(in, 0, 3) + ((f & 8) ? 0xfffffff0u : 0);
+        if (f & 16) aggs[i].ddof = (int32_t)fz_range(in, -2, 3);
+        if (f & 32) aggs[i].count_mode = (int32_t)fz_range(in, -1, 3);
+      }
+      am_array *keys_out[3] = {NULL, NULL, NULL};
+      am_group_result results[3];
+      memset(results, 0, sizeof results);
+      const int status =
+          fz_status(am_group_by(keys, n_keys, values, n_values, aggs, n_aggs, keys_out, results),
+                    "am_group_by");
+      if (status != AM_OK) {
+        FZ_CHECK(!keys_out[0] && !results[0].values, "am_group_by wrote its outputs on an error");
+        break;
+      }
+      const int64_t groups = am_length(keys_out[0]);
+      FZ_CHECK(groups <= am_length(a), "%lld groups of %lld rows", (long long)groups,
+               (long long)am_length(a));
+      for (int64_t k = 0; k < n_keys; k++)
+        FZ_CHECK(am_length(keys_out[k]) == groups, "key %lld of %lld groups", (long long)k,
+                 (long long)groups);
+      for (int64_t i = 0; i < n_aggs; i++) {
+        const int listed = aggs[i].op == AM_GROUP_LIST || aggs[i].op == AM_GROUP_DISTINCT;
+        FZ_CHECK(results[i].values && (aggs[i].op == AM_GROUP_MIN_MAX) == !!results[i].max &&
+                     listed == !!results[i].offsets,
+                 "aggregate %lld (op %d): outputs missing or extra", (long long)i, aggs[i].op);
+        if (listed) {
+          FZ_CHECK(am_length(results[i].offsets) == groups + 1,
+                   "list offsets of %lld for %lld groups", (long long)am_length(results[i].offsets),
+                   (long long)groups);
+          keep(s, results[i].values, NULL);
+          keep(s, results[i].offsets, NULL);
+        } else {
+          keep(s, results[i].values, keys_out[0]);
+          keep(s, results[i].max, keys_out[0]);
+        }
+      }
+      for (int64_t k = 0; k < n_keys; k++) keep(s, keys_out[k], NULL); /* keys_out[0] last read */
+      break;
+    }
+    case 52: { /* join_indices: 0-2 key pairs, any join type */
+      const am_array *left[2] = {a, NULL}, *right[2] = {NULL, NULL};
+      const int64_t n_keys = fz_range(in, 0, 2);
+      for (int64_t i = 0; i < n_keys; i++) {
+        if (i) left[i] = pick(s);
+        right[i] = pick(s);
+      }
+      const am_join_type join = (am_join_type)fz_range(in, -1, 8);
+      am_array *li = NULL, *ri = NULL;
+      if (fz_status(am_join_indices(left, right, n_keys, join, &li, &ri), "am_join_indices") !=
+          AM_OK) {
+        FZ_CHECK(!li && !ri, "am_join_indices wrote its outputs on an error");
+        break;
+      }
+      const int pairs = join <= AM_JOIN_FULL_OUTER;
+      FZ_CHECK(
+          pairs ? li && ri && am_length(li) == am_length(ri)
+                : !!li == (join == AM_JOIN_LEFT_SEMI || join == AM_JOIN_LEFT_ANTI) && !li == !!ri,
+          "join %d: outputs %p, %p", join, (void *)li, (void *)ri);
+      check_indices(li, am_length(left[0]), 0);
+      check_indices(ri, am_length(right[0]), 0);
+      keep(s, li, NULL);
+      keep(s, ri, NULL);
+      break;
+    }
+    case 53: { /* sort_indices, select_k_unstable: 0-3 keys, orders and placements of any value */
+      const am_array *keys[3] = {a, NULL, NULL};
+      const int64_t n_keys = fz_range(in, 0, 3);
+      for (int64_t i = 1; i < n_keys; i++) keys[i] = pick(s);
+      int descending[3], placement[3];
+      for (int i = 0; i < 3; i++) {
+        descending[i] = fz_u8(in) & 1;
+        placement[i] = (int)fz_range(in, 39, 42);
+      }
+      const uint8_t f = fz_u8(in);
+      const int *d = (f & 1) ? descending : NULL, *np = (f & 2) ? placement : NULL;
+      if (f & 4) {
+        const int64_t k = fz_range(in, -1, 40);
+        CALL_THEN(am_select_k_unstable(keys, n_keys, d, np, k, &out), NULL, {
+          FZ_CHECK(am_length(out) == (k < am_length(a) ? k : am_length(a)), "select_k: %lld rows",
+                   (long long)am_length(out));
+          check_indices(out, am_length(a), 0);
+        });
+      } else {
+        CALL_THEN(am_sort_indices(keys, n_keys, d, np, &out), NULL,
+                  check_indices(out, am_length(a), 1));
+      }
+      break;
+    }
+    case 54: { /* rank, rank_quantile / rank_normal, partition_nth_indices */
+      const uint8_t which = fz_u8(in) % 3;
+      const int descending = fz_u8(in) & 1, placement = (int)fz_range(in, 39, 42);
+      if (which == 0) {
+        CALL(am_rank(a, descending, placement, (int)fz_range(in, -1, 4), &out), a);
+      } else if (which == 1) {
+        CALL(am_rank_quantile(a, descending, placement, fz_u8(in) & 1, &out), a);
+      } else {
+        CALL_THEN(am_partition_nth_indices(a, fz_range(in, -1, am_length(a) + 1), placement, &out),
+                  a, check_indices(out, am_length(a), 1));
+      }
+      break;
+    }
+    case 55: { /* dictionary_decode, unify_dictionaries of 0-3 arrays */
+      if (fz_u8(in) & 1) {
+        CALL(am_dictionary_decode(a, &out), a);
+        break;
+      }
+      const am_array *list[3] = {a, NULL, NULL};
+      const int64_t n = fz_range(in, 0, 3);
+      for (int64_t i = 1; i < n; i++) list[i] = pick(s);
+      am_array *outs[3] = {NULL, NULL, NULL};
+      if (fz_status(am_unify_dictionaries(list, n, outs), "am_unify_dictionaries") == AM_OK)
+        for (int64_t i = 0; i < n; i++) keep(s, outs[i], list[i]);
+      else
+        FZ_CHECK(!outs[0], "am_unify_dictionaries wrote its outputs on an error");
+      break;
+    }
+    case 56: { /* a split with a pattern of patterns[] or raw bytes */
+      char scratch[9];
+      int64_t length;
+      am_array *offsets = NULL;
+      const am_split_op sop = (am_split_op)fz_range(in, -1, 3);
+      const char *pattern = pick_text(in, patterns, PATTERN_COUNT, scratch, &length);
+      const int64_t max_splits = fz_u8(in) == 255 ? INT64_MAX - 1 : fz_range(in, -2, 3);
+      if (fz_status(
+              am_string_split(sop, a, pattern, length, max_splits, fz_u8(in) & 1, &out, &offsets),
+              "am_string_split") != AM_OK) {
+        FZ_CHECK(!out && !offsets, "am_string_split wrote its outputs on an error");
+        break;
+      }
+      FZ_CHECK(am_length(offsets) == am_length(a) + 1, "split offsets of %lld slots for %lld rows",
+               (long long)am_length(offsets), (long long)am_length(a));
+      keep(s, out, NULL);
+      keep(s, offsets, NULL);
+      break;
+    }
+    case 57: { /* a struct of 0-3 columns, a field back out */
+      static const char *const names[] = {"x", NULL, "y"};
+      const am_array *columns[3] = {a, NULL, NULL};
+      const int64_t n = fz_range(in, 0, 3);
+      for (int64_t i = 1; i < n; i++) columns[i] = pick(s);
+      am_array *made = NULL;
+      if (fz_status(am_struct_make(names, columns, n, am_length(a), &made), "am_struct_make") !=
+          AM_OK)
+        break;
+      FZ_CHECK(am_struct_num_fields(made) == n, "a struct of %lld fields for %lld",
+               (long long)am_struct_num_fields(made), (long long)n);
+      CALL(am_struct_field(made, fz_range(in, -1, 3), &out), a);
+      am_release(made);
+      break;
+    }
+    default: { /* a new honest array of any type (strings, views, decimals, temporal...) */
+      am_array *made = fz_import(in, AM_TYPE_INVALID, (fz_u8(in) & 1) ? 600 : 40);
       if (made) keep(s, made, NULL);
       break;
     }
