@@ -85,8 +85,13 @@ static const void *slot(const am_array *a, int64_t i, int bytes) {
 /* v scaled by 10^delta in a decimal of `bytes` (wrapping up, truncating
  * down); *lost as Arrow's Rescale sees data loss: digits dropped, or a
  * scale-up that moved the value the wrong way. */
-static am_i256 rescale(am_i256 v, int delta, int bytes, bool *lost) {
+static am_i256 rescale(am_i256 v, int64_t delta, int bytes, bool *lost) {
   *lost = false;
+  if (delta < -76) { /* |v| < 10^77: every digit dropped (10^-delta has no 256-bit value) */
+    *lost = !am_i256_zero(v);
+    return am_i256_from_u64(0);
+  }
+  if (delta > 256) delta = 256;   /* 10^delta wraps to 0 in 256 bits from 10^256 on */
   if (delta < 0 && bytes == 32) { /* Arrow's decimal256 division, its quirk and all */
     am_i256 rest, q = am_i256_div_as_arrow256(v, am_i256_pow10(-delta), &rest);
     *lost = !am_i256_zero(rest);
@@ -104,7 +109,7 @@ static void decimal_to_decimal(cast_job *job) {
   const am_array *in = job->in;
   int in_bytes = am_decimal_bytes(in->type);
   int wide = in_bytes > job->out_bytes ? in_bytes : job->out_bytes;
-  int delta = job->to.scale - in->scale;
+  const int64_t delta = (int64_t)job->to.scale - in->scale; /* scales are any int32 */
   for (int64_t i = 0; i < in->length; i++) {
     if (!valid(in, i)) continue;
     bool lost;
@@ -137,7 +142,7 @@ static void decimal_to_integer(cast_job *job) {
   for (int64_t i = 0; i < in->length; i++) {
     if (!valid(in, i)) continue;
     bool lost;
-    am_i256 v = rescale(am_i256_load(slot(in, i, bytes), bytes), -in->scale, bytes, &lost);
+    am_i256 v = rescale(am_i256_load(slot(in, i, bytes), bytes), -(int64_t)in->scale, bytes, &lost);
     if (job->check_truncate && lost)
       job->failed = DATA_LOSS;
     else if (job->check_overflow && (am_i256_cmp(v, lo) < 0 || am_i256_cmp(v, hi) > 0))

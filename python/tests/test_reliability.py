@@ -384,3 +384,28 @@ def test_cast_of_integers_to_a_decimal_of_a_huge_scale_is_refused():
     values = pa.array([1, 2], pa.int8())
     with pytest.raises(am.ArrowMetalInvalid, match="It should be at least 2147483650"):
         am.cast(values, pa.decimal128(5, 2**31 - 1))
+
+
+def test_decimal_rescale_past_76_digits_is_exact_not_a_division_by_zero():
+    """ops_fuzz's find (fuzz/regressions/ops_fuzz/cast-decimal-rescale-past-76-digits-
+    divides-by-zero): am_cast_decimal takes any int32 scale, and a rescale down by 256
+    digits or more divided by 10^k wrapped to 0 in 256 bits (SIGFPE). Every digit is
+    dropped now: 0 for a zero, data loss otherwise (0 unchecked)."""
+    code = """
+import decimal, pyarrow as pa, arrowmetal as am
+from arrowmetal._capi import ffi, lib
+values = am.array(pa.array([decimal.Decimal(0), decimal.Decimal(5)], pa.decimal256(40, 0)))
+back = ffi.new("am_array **")
+status = lib.am_cast_decimal(values.handle, lib.AM_DECIMAL256, 40, -300, lib.AM_CAST_SAFE, back)
+print(status, b"data loss" in ffi.string(lib.am_last_error()))
+assert lib.am_cast_decimal(values.handle, lib.AM_DECIMAL256, 40, -300, 0, back) == lib.AM_OK
+data = ffi.new("struct ArrowArray *")
+assert lib.am_export(back[0], ffi.NULL, data) == lib.AM_OK
+words = ffi.cast("uint64_t *", data.buffers[1])
+print([words[i] for i in range(8)])
+data.release(data)
+lib.am_release(back[0])
+"""
+    run = run_python(code, ARROWMETAL_BACKEND="cpu")
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.split("\n")[:2] == [f"{lib.AM_EINVAL} True", str([0] * 8)]
