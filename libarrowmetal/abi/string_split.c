@@ -304,7 +304,7 @@ static int split_host(am_err *err, const split_call *c, const am_array *a, am_ar
   items_builder b = {0};
   b.large = am_type_is_large_binary(a->type);
   const int64_t span = n ? am_string_offset(a, n) - am_string_offset(a, 0) : 0;
-  b.src_end = a->bytes ? a->bytes + a->bytes_size : NULL; /* an empty data buffer may be NULL */
+  b.src_end = a->bytes + a->bytes_size;
   b.cap = (n < 1024 ? n : 1024) + 16;
   b.bytes_buf = am_buffer_alloc_host(span + AM_STRING_COPY_ROOM);
   b.offsets_buf = am_buffer_alloc_host((b.cap + 1) * (b.large ? 8 : 4));

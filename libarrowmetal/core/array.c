@@ -234,8 +234,8 @@ int am_array_adopt(am_err *err, am_device *device, am_type type, struct ArrowArr
    * memory, a valid empty data block (a GPU never runs a kernel over 0 slots). */
   int64_t offset = moved->offset;
   const void *data = moved->buffers[1];
+  static const _Alignas(64) uint64_t empty[8];
   if (moved->length == 0) {
-    static const _Alignas(64) uint64_t empty[8];
     offset = 0;
     if (!data && (device->backend->memory.caps & AM_MEMORY_HOST)) data = empty;
   }
@@ -249,8 +249,10 @@ int am_array_adopt(am_err *err, am_device *device, am_type type, struct ArrowArr
   if (!adopted) return am_fail(err, AM_ENOMEM, "out of memory");
   if (am_type_is_var_binary(type) && moved->n_buffers > 2) {
     /* A string array's bytes: the same keeper (the caller sets bytes_size
-     * from its check of the offsets). */
-    adopted->bytes = moved->buffers[2];
+     * from its check of the offsets). A NULL one (the spec allows it when the
+     * values are all empty) is the empty block, so that `bytes + offset`
+     * is never arithmetic on a null pointer. */
+    adopted->bytes = moved->buffers[2] ? moved->buffers[2] : (const uint8_t *)empty;
     adopted->bytes_buf = am_buffer_retain(keeper);
   }
   if (am_type_is_view(type) && moved->n_buffers > 3) {
