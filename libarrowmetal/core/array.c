@@ -229,16 +229,18 @@ int am_array_adopt(am_err *err, am_device *device, am_type type, struct ArrowArr
   int64_t null_count = moved->null_count;
   const uint8_t *validity = moved->buffers[0];
   /* An empty array reads no slot, but kernels still form `data + offset`:
-   * with a NULL data buffer (which the spec allows at length 0) that would be
-   * arithmetic on a null pointer. Such an array gets offset 0 and, in host
-   * memory, a valid empty data block (a GPU never runs a kernel over 0 slots). */
+   * with a NULL data buffer (which the spec allows for a buffer of 0 bytes:
+   * at length 0, or a fixed_size_binary of width 0) that would be
+   * arithmetic on a null pointer. Such an array gets, in host memory, a
+   * valid empty data block (a GPU never runs a kernel over 0 slots), and an
+   * empty one offset 0. */
   int64_t offset = moved->offset;
   const void *data = moved->buffers[1];
   static const _Alignas(64) uint64_t empty[8];
-  if (moved->length == 0) {
-    offset = 0;
-    if (!data && (device->backend->memory.caps & AM_MEMORY_HOST)) data = empty;
-  }
+  if (moved->length == 0) offset = 0;
+  if (!data && (moved->length == 0 || type == AM_FIXED_SIZE_BINARY) &&
+      (device->backend->memory.caps & AM_MEMORY_HOST))
+    data = empty;
   if (!validity) null_count = 0;
   /* With no nulls the bitmap is irrelevant (the spec lets producers leave it
    * stale), so kernels never look at it. */
