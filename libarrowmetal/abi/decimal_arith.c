@@ -52,6 +52,17 @@ static int make_plan(am_err *err, int op, am_decimal_param l, am_decimal_param r
 
 static am_s128 to128(am_i256 v) { return (am_s128)(((unsigned __int128)v.w[1] << 64) | v.w[0]); }
 
+/* x op y wrapping at 128 bits, as Arrow's decimal128 arithmetic: values past
+ * the precision (kept as they come) may leave the width, which signed
+ * __int128 arithmetic may not (UB). y != 0 for divide; MIN / -1 wraps. */
+static am_s128 wrap128(am_arith_op op, am_s128 x, am_s128 y) {
+  typedef unsigned __int128 u128;
+  if (op == AM_ADD) return (am_s128)((u128)x + (u128)y);
+  if (op == AM_SUBTRACT) return (am_s128)((u128)x - (u128)y);
+  if (op == AM_MULTIPLY) return (am_s128)((u128)x * (u128)y);
+  return y == -1 ? (am_s128)(0 - (u128)x) : x / y;
+}
+
 static int divide_by_zero(am_err *err) { return am_fail(err, AM_EZERODIV, "Divide by zero"); }
 
 int am_decimal_arith(am_err *err, int op, const am_array *left, const am_array *right,
@@ -98,12 +109,13 @@ int am_decimal_arith(am_err *err, int op, const am_array *left, const am_array *
     }
     am_i256 a = am_decimal_at(left, i), b = scalar ? constant : am_decimal_at(right, i);
     if (native) {
-      am_s128 x = to128(a) * lm1, y = (scalar ? c1 : to128(b)) * rm1, z;
+      am_s128 x = wrap128(AM_MULTIPLY, to128(a), lm1);
+      am_s128 y = wrap128(AM_MULTIPLY, scalar ? c1 : to128(b), rm1), z;
       if (op == AM_DIVIDE && y == 0) {
         status = divide_by_zero(err);
         break;
       }
-      z = op == AM_ADD ? x + y : op == AM_SUBTRACT ? x - y : op == AM_MULTIPLY ? x * y : x / y;
+      z = wrap128(op, x, y);
       memcpy(o + i * width, &z, 16);
       continue;
     }
