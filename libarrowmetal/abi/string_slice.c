@@ -69,10 +69,11 @@ static void slice_indices(int64_t count, int64_t start, int64_t stop, int64_t st
     stop = highest;
   }
   *first = start;
-  if (step > 0)
-    *taken = stop > start ? (stop - start + step - 1) / step : 0;
-  else
-    *taken = start > stop ? (start - stop + (-step) - 1) / (-step) : 0;
+  /* ceil(distance / |step|) without forming distance + |step| or -step
+   * (a step of INT64_MIN or near INT64_MAX would overflow them) */
+  const int64_t distance = step > 0 ? stop - start : start - stop;
+  const uint64_t magnitude = step > 0 ? (uint64_t)step : 0 - (uint64_t)step;
+  *taken = distance > 0 ? (int64_t)(((uint64_t)distance - 1) / magnitude + 1) : 0;
 }
 
 /* Copies the taken code points of a checked value to dst (NULL: only
