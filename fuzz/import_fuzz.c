@@ -359,8 +359,12 @@ static void make_array(fz *in, struct ArrowArray *array, am_type type, int depth
     array->n_children = -(int64_t)fz_range(in, 1, 3);
   }
   if (depth > 0 && (more & 128) && (shape & 32)) {
+    /* honest for the schema's dictionary (a view dictionary's buffers are
+     * views; int64 when the schema has none, which the import refuses) */
+    const struct ArrowSchema *values = schema ? schema->dictionary : NULL;
     p->dictionary = malloc(sizeof(struct ArrowArray));
-    make_array(in, p->dictionary, AM_INT64, depth - 1, NULL, NULL);
+    make_array(in, p->dictionary, values ? honest_type(values->format) : AM_INT64, depth - 1, NULL,
+               values);
     array->dictionary = p->dictionary;
   }
   if (want && honest && !is_struct && slots > 0 && entries >= 2 && array->buffers &&
