@@ -2444,6 +2444,8 @@ int am_string_function(am_string_op op, const am_array *array, const char *patte
  * value that is not UTF-8 (a lead byte without its continuation bytes, or a continuation byte
  * without its lead) is AM_EINVAL ("Invalid UTF8 sequence in input"): pyarrow checks only the bytes
  * its scan reaches, so a value broken past the part it takes can slice there and fail here.
+ * Divergence: a step near INT64_MAX (or INT64_MIN) takes what Python's slice takes; pyarrow 26
+ * overflows there and gives "\x00".
  * `*out` is a new host array. Thread-safe. */
 int am_utf8_slice_codeunits(const am_array *array, int64_t start, int64_t stop, int64_t step,
                             am_array **out);
