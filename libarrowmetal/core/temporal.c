@@ -34,14 +34,21 @@ void am_temporal_split(am_type t, int64_t *per_day, int64_t *to_ns) {
   *per_day = t == AM_DATE32 ? 1 : 86400 * ticks;
 }
 
+/* v's ticks into its day, by remainder: days * per_day overflows int64 below
+ * the first day of the int64 range in nanoseconds (-106,752 * 86,400e9). */
+static inline int64_t in_day(int64_t v, int64_t per_day) {
+  int64_t r = v % per_day;
+  return r < 0 ? r + per_day : r;
+}
+
 /* One loop per common unit: with per_day a constant its division becomes a
  * multiplication (10M timestamp[us] on one thread: year 79 -> 72 ms, month
  * 92 -> 67). */
-#define FIELD_LOOP(T, PER_DAY)                                                                     \
-  for (int64_t i = 0; i < length; i++) {                                                           \
-    const int64_t v = ((const T *)data)[offset + i];                                               \
-    const int64_t days = am_floor_div(v, PER_DAY);                                                 \
-    out[i] = am_field((int)op, days, (v - days * (PER_DAY)) * to_ns, week_start, count_from_zero); \
+#define FIELD_LOOP(T, PER_DAY)                                                                 \
+  for (int64_t i = 0; i < length; i++) {                                                       \
+    const int64_t v = ((const T *)data)[offset + i];                                           \
+    const int64_t days = am_floor_div(v, PER_DAY);                                             \
+    out[i] = am_field((int)op, days, in_day(v, PER_DAY) * to_ns, week_start, count_from_zero); \
   }
 
 void am_temporal_field_values(am_temporal_field_op op, am_type type, const void *data,
@@ -65,7 +72,7 @@ void am_temporal_field_values(am_temporal_field_op op, am_type type, const void 
   for (int64_t i = 0; i < length; i++) {
     int64_t v = narrow ? ((const int32_t *)data)[offset + i] : ((const int64_t *)data)[offset + i];
     int64_t days = per_day == 1 ? v : am_floor_div(v, per_day);
-    int64_t ns = per_day == 1 ? 0 : (v - days * per_day) * to_ns;
+    int64_t ns = per_day == 1 ? 0 : in_day(v, per_day) * to_ns;
     out[i] = am_field((int)op, days, ns, week_start, count_from_zero);
   }
 }

@@ -148,7 +148,10 @@ void am_ks_temporal_emit(am_sb *sb, am_dialect d, const am_kernel_key *k, const 
                "\nDEVFN am_i64 am_temporal_one(am_i64 v, int week_start, int count_from_zero) {\n"
                "  const am_i64 per_day = %lld;\n"
                "  const am_i64 days = per_day == 1 ? v : am_floor_div(v, per_day);\n"
-               "  const am_i64 ns = per_day == 1 ? 0 : (v - days * per_day) * %lld;\n"
+               /* the day's ticks in unsigned arithmetic: days * per_day wraps
+                * below day -106,751 in ns, the difference does not */
+               "  const am_i64 ns = per_day == 1 ? 0 : (am_i64)((am_u64)v - (am_u64)days *\n"
+               "      (am_u64)per_day) * %lld;\n"
                "  return am_field(%d, days, ns, week_start, count_from_zero);\n"
                "}\n",
                (long long)per_day, (long long)to_ns, k->op);
