@@ -88,9 +88,12 @@ int am_decimal_compare(am_err *err, int op, const am_array *left, const am_array
     return am_fail(err, AM_EINVAL, "arrays have different lengths (%lld and %lld)",
                    (long long)left->length, (long long)right->length);
   int32_t scale = l.scale > r.scale ? l.scale : r.scale;
-  int whole =
-      l.precision - l.scale > r.precision - r.scale ? l.precision - l.scale : r.precision - r.scale;
-  if ((status = am_decimal_make_param(err, am_decimal_wider(l.type, r.type), whole + scale, scale,
+  /* in 64 bits: a scalar's scale may be any int32 */
+  int64_t lw = (int64_t)l.precision - l.scale, rw = (int64_t)r.precision - r.scale;
+  int64_t digits = (lw > rw ? lw : rw) + scale;
+  if (digits > INT32_MAX) digits = INT32_MAX; /* refused below either way */
+  if (digits < INT32_MIN) digits = INT32_MIN;
+  if ((status = am_decimal_make_param(err, am_decimal_wider(l.type, r.type), (int)digits, scale,
                                       &common)) != AM_OK)
     return status;
   int64_t n = left->length;

@@ -165,9 +165,15 @@ AM_EXPORT int am_group_by(const am_array *const *keys, int64_t n_keys,
    * float16 keys and values group by their bits (uint16 views), as
    * pyarrow's grouper does (0.0 and -0.0 apart); a float16 value column
    * takes only count, count_distinct and distinct, as in pyarrow 26. */
-  for (int64_t a = 0; values && aggregates && a < n_aggregates; a++) {
+  for (int64_t a = 0; aggregates && a < n_aggregates; a++) {
     int32_t c = aggregates[a].column, op = aggregates[a].op;
-    if (op == AM_GROUP_COUNT_ALL || c < 0 || c >= n_values || !values[c]) continue;
+    /* checked against the caller's columns here: the views may append
+     * columns (a decimal's order bytes) that the later checks count */
+    if (op != AM_GROUP_COUNT_ALL && valid_op(op) && (c < 0 || c >= n_values))
+      AM_API_RETURN(am_fail(err, AM_EINVAL,
+                            "aggregate %lld: column %d is out of range (%lld value columns)",
+                            (long long)a, (int)c, (long long)(n_values > 0 ? n_values : 0)));
+    if (op == AM_GROUP_COUNT_ALL || c < 0 || c >= n_values || !values || !values[c]) continue;
     if (values[c]->type == AM_FLOAT16 && !values[c]->dictionary && op != AM_GROUP_COUNT &&
         op != AM_GROUP_COUNT_DISTINCT && op != AM_GROUP_DISTINCT && valid_op(op))
       AM_API_RETURN(am_fail(err, AM_ETYPE,
@@ -213,14 +219,14 @@ AM_EXPORT int am_group_by(const am_array *const *keys, int64_t n_keys,
       am_retype(keys_out[i], keys[i]->type, keys[i]->timezone);
   for (int64_t a = 0; status == AM_OK && a < n_aggregates; a++) {
     int32_t c = aggregates[a].column;
-    if (aggregates[a].op == AM_GROUP_DISTINCT && values[c]->type == AM_FLOAT16 &&
-        !values[c]->dictionary)
+    if (aggregates[a].op == AM_GROUP_DISTINCT && c >= 0 && c < n_values &&
+        values[c]->type == AM_FLOAT16 && !values[c]->dictionary)
       am_retype(results[a].values, AM_FLOAT16, NULL); /* the items */
   }
   for (int64_t a = 0; status == AM_OK && a < n_aggregates; a++) {
     int32_t c = aggregates[a].column, op = aggregates[a].op;
     if (op == AM_GROUP_COUNT_ALL || op == AM_GROUP_COUNT || op == AM_GROUP_COUNT_DISTINCT ||
-        !am_type_is_temporal(values[c]->type))
+        c < 0 || c >= n_values || !am_type_is_temporal(values[c]->type))
       continue;
     if (results[a].values) am_retype(results[a].values, values[c]->type, values[c]->timezone);
     if (results[a].max) am_retype(results[a].max, values[c]->type, values[c]->timezone);

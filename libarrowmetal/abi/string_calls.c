@@ -220,8 +220,9 @@ int am_string_scalar_array(am_err *err, const am_scalar *scalar, am_type type, i
   /* Any string or binary scalar goes with variable-length values (its bytes
    * are taken as they are, as pyarrow casts the scalar); a fixed-size one
    * needs the values' width. */
-  int fits = type == AM_FIXED_SIZE_BINARY ? s->i64 == (int64_t)byte_width
-                                          : am_type_is_var_sized((am_type)s->type);
+  int fits = type == AM_FIXED_SIZE_BINARY
+                 ? am_type_is_binary((am_type)s->type) && s->i64 == (int64_t)byte_width
+                 : am_type_is_var_sized((am_type)s->type);
   if (!s->is_null && !fits)
     return am_fail(err, AM_ETYPE, "a %s scalar does not go with %s values",
                    am_type_name((am_type)s->type), am_string_format(type, byte_width));

@@ -96,7 +96,9 @@ static int64_t slice_value(const uint8_t *v, int64_t n, int64_t count, int64_t s
     if (i < n) i += sequence_length(v[i]);
   }
   int64_t bytes = 0;
-  for (int64_t t = 0, k = first; t < taken; t++, k += step) {
+  /* k moves on only while another code point follows: past the last one a
+   * step near INT64_MAX would overflow it */
+  for (int64_t t = 0, k = first; t < taken; k += ++t < taken ? step : 0) {
     const int64_t len = at[k + 1] - at[k];
     if (dst) memcpy(dst + bytes, v + at[k], (size_t)len);
     bytes += len;

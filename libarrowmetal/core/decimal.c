@@ -220,7 +220,7 @@ am_i256 am_i256_scale_down(am_i256 v, int k, bool *inexact) {
   bool negative = am_i256_negative(v);
   am_i256 m = magnitude(v);
   bool dropped = false;
-  while (k > 0) {
+  while (k > 0 && !am_i256_zero(m)) { /* past 77 digits all is dropped: k may be huge */
     int step = k < 19 ? k : 19;
     uint64_t d = 1, rem;
     for (int i = 0; i < step; i++) d *= 10;
