@@ -38,7 +38,6 @@ import sys
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from gen_unicode_case import table
 
 HERE = pathlib.Path(__file__).resolve().parent
 LIMIT = 0x110000
@@ -154,12 +153,38 @@ def unicode_fold():
     return {c: min(o) for c, o in orbit.items() if min(o) != c}
 
 
+def table(folded):
+    """The C text of the fold: a block index per 256 code points (up to the
+    last block with a fold) and the blocks of deltas."""
+    last = max(folded) >> 8
+    blocks, index = [[0] * 256], []
+    for b in range(last + 1):
+        block = [folded.get((b << 8) | k, (b << 8) | k) - ((b << 8) | k) for k in range(256)]
+        if any(block):
+            index.append(len(blocks))
+            blocks.append(block)
+        else:
+            index.append(0)
+    lines = [f"const uint8_t am_fold_block[{last + 1}] = {{"]
+    for i in range(0, len(index), 16):
+        lines.append("    " + ", ".join(str(v) for v in index[i : i + 16]) + ",")
+    lines.append("};")
+    lines.append(f"const int32_t am_fold_delta[{len(blocks)}][256] = {{")
+    for block in blocks:
+        lines.append("    {")
+        for i in range(0, 256, 16):
+            lines.append("        " + ", ".join(str(v) for v in block[i : i + 16]) + ",")
+        lines.append("    },")
+    lines.append("};")
+    return "\n".join(lines), last + 1
+
+
 def generate():
     latin1 = latin1_fold()
     folded = unicode_fold()
     ascii_ = [folded.get(c, c) for c in range(128)]
     assert latin1[:128] == ascii_, "RE2's Latin-1 and UTF-8 folds differ on ASCII"
-    text, blocks = table("fold", folded)  # gen_unicode_case's block layout
+    text, blocks = table(folded)
     lines = ["const uint8_t am_fold_latin1[256] = {"]
     for i in range(0, 256, 16):
         lines.append("    " + ", ".join(str(v) for v in latin1[i : i + 16]) + ",")
