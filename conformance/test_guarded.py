@@ -944,6 +944,34 @@ def test_import_device_cpu(cpu):
     assert h.array_releases == 1 and dev_array.array.release == ffi.NULL
 
 
+@pytest.mark.parametrize(
+    "device_type, device_id, words",
+    [
+        ("ARROW_DEVICE_METAL", 0, "metal"),  # its own device: Metal, unavailable off Apple
+        (99, 0, "no backend here serves device type 99"),
+        ("ARROW_DEVICE_CUDA", -1, "device_id -1 is not a cuda device"),
+        ("ARROW_DEVICE_CUDA", 5000, "device_id 5000 is not a cuda device"),
+    ],
+)
+def test_device_memory_with_no_device_named_goes_to_its_own_device(device_type, device_id, words):
+    """am_import_device with a NULL device keeps device memory where it lives
+    (the device its backend numbers device_id), so what cannot open that
+    device is refused naming it, and the array is released once."""
+    if device_type == "ARROW_DEVICE_METAL" and "metal" in BACKENDS:
+        pytest.skip("Metal runs here")
+    h = Hand()
+    dev_array = ffi.new("struct ArrowDeviceArray *")
+    dev_array.array = h.array[0]
+    dev_array.device_type = getattr(lib, device_type) if isinstance(device_type, str) else device_type
+    dev_array.device_id = device_id
+    out = new_out()
+    rc = lib.am_import_device(h.schema, dev_array, ffi.NULL, out)
+    message = amabi.last_error()
+    assert rc != lib.AM_OK and out[0] == ffi.NULL
+    assert amabi.names_function(message, "am_import_device") and words in message.lower(), message
+    assert h.array_releases == 1 and dev_array.array.release == ffi.NULL
+
+
 @pytest.mark.skipif("cuda" in BACKENDS, reason="needs a machine without a CUDA driver")
 def test_cuda_host_memory_with_a_sync_event_is_not_read_without_waiting(cpu):
     """Pinned memory a GPU may still be writing comes with an event the

@@ -384,6 +384,9 @@ int am_import(const struct ArrowSchema *schema, struct ArrowArray *array, am_dev
  * ARROW_DEVICE_METAL for the Metal backend: buffers are CPU addresses of
  * shared memory, as nanoarrow makes them, and a non-NULL `sync_event` is
  * AM_EUNSUPPORTED, since the interface names no value to wait for).
+ * A NULL `device` keeps device memory where it lives: the device numbered
+ * `device_id` of the backend that serves `device_type` (AM_EUNSUPPORTED when
+ * none here does); host memory (CPU, CUDA_HOST) goes to the default device.
  * `array->array` is moved in exactly as with am_import. A device data buffer
  * not aligned to its element width is refused (AM_EINVAL): it is not
  * copied. */

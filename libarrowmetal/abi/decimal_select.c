@@ -66,16 +66,18 @@ int am_decimal_scalar_value(am_err *err, const am_scalar *s, int32_t precision, 
   } else {
     return am_fail(err, AM_ETYPE, "a %s scalar does not go with decimal values", am_type_name(t));
   }
-  if (scale >= from) {
+  if (am_i256_zero(v)) {
+    /* Zero at any scale: the scales below may be any two int32 values. */
+  } else if (scale >= from) {
     /* Fits after scaling up exactly when it has `scale - from` digits fewer
      * than the precision, which also keeps the product within 256 bits. */
-    int up = scale - from;
-    if (precision - up <= 0 ? !am_i256_zero(v) : !am_i256_fits(v, precision - up))
-      return does_not_fit(err, precision);
-    v = am_i256_mul(v, am_i256_pow10(up));
+    int64_t up = (int64_t)scale - from;
+    if (up >= precision || !am_i256_fits(v, precision - (int)up)) return does_not_fit(err, precision);
+    v = am_i256_mul(v, am_i256_pow10((int)up));
   } else {
     bool inexact = false;
-    v = am_i256_scale_down(v, from - scale, &inexact);
+    int64_t down = (int64_t)from - scale;
+    v = am_i256_scale_down(v, down > INT32_MAX ? INT32_MAX : (int)down, &inexact);
     if (inexact) return am_fail(err, AM_EINVAL, "Rescaling Decimal value would cause data loss");
   }
   if (!am_i256_fits(v, precision)) return does_not_fit(err, precision);

@@ -1,6 +1,7 @@
 /* am_import / am_import_device: validation of Arrow C Data Interface input
  * and the move of the caller's struct into a buffer keeper. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -236,11 +237,28 @@ static int refuse(struct ArrowDeviceArray *array, int status) {
   return status;
 }
 
+/* With no device named, an array in device memory stays where it lives (the
+ * device numbered device_id of the backend that serves its device type:
+ * zero-copy), and host memory goes to the default device. */
+static int own_device(am_err *err, const struct ArrowDeviceArray *array, am_device **out) {
+  ArrowDeviceType where = array->device_type;
+  if (where == ARROW_DEVICE_CPU || where == ARROW_DEVICE_CUDA_HOST)
+    return am_default_device_for(err, out);
+  const am_backend *backend = am_registry_for_device_type(where);
+  if (!backend) return am_fail(err, AM_EUNSUPPORTED, "no backend here serves device type %d", (int)where);
+  if (array->device_id < 0 || array->device_id > 1024)
+    return am_fail(err, AM_EINVAL, "device_id %lld is not a %s device", (long long)array->device_id,
+                   backend->name);
+  char spec[64];
+  snprintf(spec, sizeof spec, "%s:%lld", backend->name, (long long)array->device_id);
+  return am_open_device(err, spec, out);
+}
+
 static int import_device(am_err *err, const struct ArrowSchema *schema,
                          struct ArrowDeviceArray *array, am_device *device, am_array **out) {
   AM_REQUIRE(array, "array");
   int status;
-  if (!device && (status = am_default_device_for(err, &device)) != AM_OK) {
+  if (!device && (status = own_device(err, array, &device)) != AM_OK) {
     if (array->array.release) refuse(array, status);
     return status;
   }

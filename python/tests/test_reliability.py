@@ -411,6 +411,31 @@ lib.am_release(back[0])
     assert run.stdout.split("\n")[:2] == [f"{lib.AM_EINVAL} True", str([0] * 8)]
 
 
+@pytest.mark.parametrize("scale", [-(2**31), 2**31 - 1])
+@pytest.mark.parametrize("unscaled, fits", [(7, False), (0, True)])
+def test_decimal_scalar_of_an_int32_end_scale_is_rescaled_without_overflow(scale, unscaled, fits):
+    """ops_fuzz's find (fuzz/regressions/ops_fuzz/decimal-scalar-scale-int32-min-rescaled):
+    a decimal scalar's scale is any int32, and bringing it to the values' scale took
+    `scale - from` in int, which overflowed at INT32_MIN. A nonzero value that far
+    below the values' scale does not fit, one above it loses data; zero is zero at any
+    scale."""
+    values = am.array(pa.array([None, 1], pa.decimal128(10, 2)))
+    s = ffi.new("am_scalar *")
+    s.type = lib.AM_DECIMAL128
+    s.i64 = int(ffi.cast("int64_t", (scale << 32) | 10))
+    data = ffi.new("char[]", unscaled.to_bytes(16, "little", signed=True))
+    s.u64 = int(ffi.cast("uintptr_t", data))
+    out = ffi.new("am_array **")
+    status = lib.am_fill_null(values.handle, ffi.NULL, s, out)
+    if not fits:
+        assert status == lib.AM_EINVAL and out[0] == ffi.NULL
+        words = "does not fit in precision 10" if scale < 0 else "would cause data loss"
+        assert words in ffi.string(lib.am_last_error()).decode()
+        return
+    assert status == lib.AM_OK, ffi.string(lib.am_last_error())
+    assert wrap(out[0]).to_pyarrow().to_pylist() == [0, 1]
+
+
 @pytest.mark.parametrize(
     "start, stop, step",
     [(0, None, -(2**63)), (5, None, -(2**63)), (0, None, 2**63 - 1), (-1, -(2**63), -(2**63))],

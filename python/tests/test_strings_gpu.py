@@ -97,6 +97,12 @@ def _device_import(offsets_ptr, data_ptr, length):
     schema.name = keep_name = ffi.new("char[]", b"")
     released = []
 
+    @ffi.callback("void(struct ArrowSchema *)")
+    def release_schema(sch):
+        sch.release = ffi.NULL
+
+    schema.release = release_schema
+
     @ffi.callback("void(struct ArrowArray *)")
     def release(arr):
         released.append(1)
