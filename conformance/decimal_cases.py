@@ -6,7 +6,7 @@ zero, rescaling that would lose digits, values beyond a cast's target).
 
 A decimal type is named as pyarrow prints it and its values are JSON strings at exactly
 the type's scale (casefmt: "Decimals"). The ops are the suite's own (take, filter, slice,
-drop_null, is_null, is_valid, fill_null, coalesce, if_else, compare, sum, mean, min, max,
+drop_null, is_null, is_valid, is_nan, is_inf, is_finite, fill_null, coalesce, if_else, compare, sum, mean, min, max,
 min_max, count, count_distinct, unique, value_counts, is_in, index_in, arith and the
 *_checked functions, cast), so the runners call them as they call them for any type; a
 cast to a decimal goes through am_cast_decimal, which takes the target's precision and
@@ -176,7 +176,7 @@ def gen_selection(g):
 
 
 def gen_nulls(g):
-    for op in ("drop_null", "is_null", "is_valid"):
+    for op in ("drop_null", "is_null", "is_valid", "is_nan", "is_inf", "is_finite"):
         for cid, _, inp, _ in shaped(g, op):
             g.add(cid, op, {}, "unary", [inp])
     for cid, t, inp, k in shaped(g, "fill_null"):

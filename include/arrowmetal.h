@@ -955,9 +955,10 @@ typedef enum am_predicate_flag {
 
 /* `op` of `array` under `flags` (am_predicate_flag bits; unknown bits, or a
  * flag given to a predicate that has none, are AM_EINVAL). is_null and
- * is_valid take every type; is_nan, is_finite and is_inf take numbers (an
- * integer is never NaN nor infinite: false, true and false where it is
- * valid), and bool is AM_ETYPE, as in pyarrow. */
+ * is_valid take every type; is_nan, is_finite and is_inf take numbers,
+ * decimals and durations (an integer, a decimal or a duration is never NaN
+ * nor infinite: false, true and false where it is valid), and bool and the
+ * other temporal types are AM_ETYPE, as in pyarrow. */
 int am_is(am_predicate op, int flags, const am_array *array, am_array **out);
 
 /* pyarrow's fill_null: the null slots of `values` replaced by the fill,

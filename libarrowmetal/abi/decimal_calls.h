@@ -114,8 +114,9 @@ int am_decimal_filter(am_err *err, const am_array *values, const am_array *mask,
 int am_decimal_concat(am_err *err, const am_array *const *arrays, int64_t count, am_device *device,
                       am_array **out);
 int am_decimal_drop_null(am_err *err, const am_array *values, am_array **out);
-/* is_null (valid = 0) / is_valid (valid = 1). */
-int am_decimal_validity(am_err *err, const am_array *values, int valid, am_array **out);
+/* is_null, is_valid, is_nan, is_inf, is_finite (`op`) of decimal values: as
+ * pyarrow's, a decimal is never NaN nor infinite. */
+int am_decimal_is(am_err *err, am_predicate op, const am_array *values, am_array **out);
 /* coalesce and fill_null (`function` names it) over values k = arrays[k] or
  * scalars[k]; with `cond`, if_else of values 0 (true) and 1 (false). The
  * arrays must share one decimal type, precision and scale; scalars are

@@ -181,11 +181,16 @@ int am_decimal_drop_null(am_err *err, const am_array *values, am_array **out) {
   return status;
 }
 
-int am_decimal_validity(am_err *err, const am_array *values, int valid, am_array **out) {
-  /* The result is bool: nothing to type back. */
-  am_array *view = NULL;
-  int status = am_decimal_bytes_view(err, values, &view);
-  if (status == AM_OK) status = am_string_validity(err, view, valid, out);
+int am_decimal_is(am_err *err, am_predicate op, const am_array *values, am_array **out) {
+  /* Every predicate of a decimal reads its validity alone (a decimal is never
+   * NaN nor infinite, as an integer): the backend's predicate over an integer
+   * view that carries the validity. The result is bool: nothing to type back. */
+  am_array *view = am_array_make(values->device, AM_UINT8, values->length, values->offset,
+                                 atomic_load(&((am_array *)values)->null_count),
+                                 am_buffer_retain(values->validity_buf), values->validity,
+                                 am_buffer_retain(values->data_buf), values->data);
+  if (!view) return am_fail(err, AM_ENOMEM, "out of memory");
+  int status = values->device->backend->kernels.predicate(err, op, 0, view, out);
   am_array_free(view);
   return status;
 }

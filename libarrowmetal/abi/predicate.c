@@ -20,11 +20,10 @@ static int predicate(am_err *err, am_predicate op, int flags, const am_array *ar
     return am_fail(err, AM_EINVAL, "AM_NAN_IS_NULL is a flag of is_null, not of %s", desc->name);
   AM_REQUIRE(array, "array");
   AM_REQUIRE(out, "out");
+  if (am_type_is_decimal(array->type)) return am_decimal_is(err, op, array, out);
   if (am_type_is_host_only(array->type)) {
     if (op == AM_IS_NULL || op == AM_IS_VALID)
-      return am_type_is_decimal(array->type)
-                 ? am_decimal_validity(err, array, op == AM_IS_VALID, out)
-                 : am_string_validity(err, array, op == AM_IS_VALID, out);
+      return am_string_validity(err, array, op == AM_IS_VALID, out);
     return am_no_kernel(err, desc, array->type, AM_TYPE_INVALID);
   }
   int status = am_settle(err, array);

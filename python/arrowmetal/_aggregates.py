@@ -23,7 +23,7 @@ from ._batch import PendingScalar
 from ._capi import ffi, lib
 from ._compute import _FALLBACK, _input_fallback, _operand, _options
 from ._errors import ArrowMetalTypeError, error_from_status
-from ._options import OptionsSpec
+from ._options import OptionsSpec, c_integer, integer_fields
 from ._results import StructScalar, result_value, valid_of
 from ._scalars import temporal_storage
 from ._state import drop, tls
@@ -81,10 +81,6 @@ _am_index = lib.am_index
 _am_array_type = lib.am_array_type
 _am_length = lib.am_length
 _am_slice = lib.am_slice
-
-_U32_END = 1 << 32
-_I32_MIN = -(1 << 31)
-_I32_END = 1 << 31
 
 
 class PendingAggregate:
@@ -161,31 +157,12 @@ class PendingAggregate:
 # Options: pyarrow's conversions of the fields into their C++ types.
 
 
-def _integer(value: object) -> int:
-    """An option's integer as pyarrow's Cython conversion takes it: ints and
-    bools, floats truncated toward zero; anything else is a TypeError."""
-    if isinstance(value, (str, bytes)) or value is None:
-        raise TypeError("an integer is required")
-    try:
-        return int(value)  # type: ignore[call-overload]
-    except (TypeError, ValueError, OverflowError):
-        raise TypeError("an integer is required") from None
-
-
 def _c_options(fields: dict[str, Any]) -> Any:
     """am_aggregate_options of resolved fields (pyarrow's messages on bad ones)."""
     opts = ffi.new("am_aggregate_options *")
     opts.skip_nulls = 1 if fields["skip_nulls"] else 0
-    min_count = _integer(fields["min_count"])
-    if min_count < 0:
-        raise OverflowError("can't convert negative value to uint32_t")
-    if min_count >= _U32_END:
-        raise OverflowError("value too large to convert to uint32_t")
-    opts.min_count = min_count
-    ddof = _integer(fields.get("ddof", 0))
-    if not _I32_MIN <= ddof < _I32_END:
-        raise OverflowError("value too large to convert to int")
-    opts.ddof = ddof
+    opts.min_count = fields["min_count"]  # converted by integer_fields or pyarrow's class
+    opts.ddof = fields.get("ddof", 0)
     return opts
 
 
@@ -197,7 +174,7 @@ def _fields(spec: OptionsSpec, given: dict[str, Any], options: Any) -> Any:
     """The call's option fields, or _FALLBACK with the reason (a field of a
     newer pyarrow this package does not know)."""
     if options is None:
-        return given, None
+        return integer_fields(spec.class_name, given), None
     return _options(spec, options, given)
 
 
@@ -529,10 +506,10 @@ def _view(p: Any, start: int | None, end: int | None) -> Any:
     """data.slice(start, end - start) as pyarrow.compute.index takes it, with
     Array.slice's errors (a negative offset IndexError, a negative length
     ValueError)."""
-    offset = 0 if start is None else _integer(start)
+    offset = 0 if start is None else c_integer(start, "int64_t")
     if offset < 0:
         raise IndexError("Offset must be non-negative")
-    length = _am_length(p) if end is None else _integer(end) - offset
+    length = _am_length(p) if end is None else c_integer(end, "int64_t") - offset
     if length < 0:
         raise ValueError("Length must be non-negative")
     out = ffi.new("am_array **")

@@ -210,12 +210,11 @@ def _reduce_general(
     options: Any,
     device: DeviceLike | None,
 ) -> ReductionResult:
-    if options is not None:
-        given = {"skip_nulls": skip_nulls, "min_count": min_count}
-        fields, reason = _options(spec, options, given)
-        if fields is _FALLBACK:
-            return _fallback.run(spec.function, reason, (array,), {"options": options})
-        skip_nulls, min_count = fields["skip_nulls"], fields["min_count"]
+    given = {"skip_nulls": skip_nulls, "min_count": min_count}
+    fields, reason = _options(spec, options, given)  # min_count converted as pyarrow does
+    if fields is _FALLBACK:
+        return _fallback.run(spec.function, reason, (array,), {"options": options})
+    skip_nulls, min_count = fields["skip_nulls"], fields["min_count"]
     p, tmp = _operand(array, device)
     try:
         kind = KINDS[_am_array_type(p)]

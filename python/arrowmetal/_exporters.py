@@ -26,17 +26,12 @@ from ._types import (
     ARRAY_INTERFACE_CODES,
     CTYPE_NAMES,
     ITEM_SIZES,
-    KIND_BOOL,
     KIND_FLOAT,
     KIND_FLOAT16,
-    KIND_SIGNED,
-    KIND_UNSIGNED,
     KINDS,
+    NUMBER_KINDS,
     NUMPY_NAMES,
 )
-
-# The kinds whose scalar results are the reductions' (numbers that are Scalars).
-_NUMBER_KINDS = (KIND_BOOL, KIND_SIGNED, KIND_UNSIGNED, KIND_FLOAT, KIND_FLOAT16)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -243,7 +238,9 @@ class _Export:
 def read_values(p):
     """The values of array handle `p` as a Python list (None for nulls)."""
     t = _am_array_type(p)
-    if CTYPE_NAMES[t] is None and t != AM_BOOL:  # strings and binary: pyarrow reads them
+    if (CTYPE_NAMES[t] is None and t != AM_BOOL) or KINDS[t] not in NUMBER_KINDS:
+        # strings, binary, decimals, temporal types: pyarrow's Python values
+        # (datetime, date, time, timedelta, Decimal, bytes), as pyarrow's to_pylist
         return to_pyarrow(p).to_pylist()
     ex = _Export(p)
     a = ex.arr
@@ -275,7 +272,7 @@ def read_scalar(p):
     other types as pyarrow's Scalar of the exact type (a timestamp's zone, a
     decimal's precision, a string)."""
     t = _am_array_type(p)
-    if KINDS[t] in _NUMBER_KINDS:
+    if KINDS[t] in NUMBER_KINDS:
         v = read_values(p)[0]
         return null_of(t) if v is None else valid_of(t, v)
     return to_pyarrow(p)[0]

@@ -431,15 +431,6 @@ def dictionary_decode(
     return _run("dictionary_decode", lib.am_dictionary_decode, dictionary_array, device, 1, {})[0]
 
 
-def _u64(value: Any, what: str) -> int:
-    if isinstance(value, (str, bytes)) or value is None:
-        raise TypeError("an integer is required")
-    v = int(value)
-    if v < 0:
-        raise OverflowError(f"can't convert negative value to {what}")
-    return v
-
-
 def mode(
     array: ArrayLike,
     /,
@@ -459,10 +450,10 @@ def mode(
     kwargs = {"options": options} if options is not None else given
     if fields is _FALLBACK:
         return _fallback.run("mode", reason, (array,), kwargs)
-    count = int(fields["n"])
+    count = fields["n"]
     if count <= 0:
         raise _pa().ArrowInvalid("ModeOptions::n must be strictly positive")
-    need = _u64(fields["min_count"], "uint32_t")
+    need = fields["min_count"]
     keep = 1 if fields["skip_nulls"] else 0
     fn = lambda p, m, c: lib.am_mode(p, count, keep, need, m, c)
     result = _run("mode", fn, array, device, 2, kwargs)

@@ -78,6 +78,84 @@ _cache_lock = threading.Lock()
 _CACHE_LIMIT = 256
 
 
+# The integer fields of pyarrow's options classes, by their C type: the
+# classes take them through Cython's conversion, whose rules and messages
+# c_integer follows, so that a keyword pyarrow refuses is refused in its words
+# here too. (Enums and bools are not here: they are read by name.) Checked
+# against the fields pyarrow serializes by python/tests/test_option_integers.py.
+INT_FIELDS = {
+    ("ScalarAggregateOptions", "min_count"): "uint32_t",
+    ("VarianceOptions", "ddof"): "int",
+    ("VarianceOptions", "min_count"): "uint32_t",
+    ("ModeOptions", "n"): "int64_t",
+    ("ModeOptions", "min_count"): "uint32_t",
+    ("QuantileOptions", "min_count"): "uint32_t",
+    ("TDigestOptions", "delta"): "uint32_t",
+    ("TDigestOptions", "buffer_size"): "uint32_t",
+    ("TDigestOptions", "min_count"): "uint32_t",
+    ("RoundOptions", "ndigits"): "int64_t",
+    ("PairwiseOptions", "period"): "int64_t",
+    ("RoundTemporalOptions", "multiple"): "int",
+    ("SplitPatternOptions", "max_splits"): "int64_t",
+    ("SplitOptions", "max_splits"): "int64_t",
+    ("SliceOptions", "start"): "int64_t",
+    ("SliceOptions", "stop"): "int64_t",
+    ("SliceOptions", "step"): "int64_t",
+    ("DayOfWeekOptions", "week_start"): "uint32_t",
+}
+# Fields whose None pyarrow takes (no limit, to the end).
+_NONE_ALLOWED = {
+    ("SplitPatternOptions", "max_splits"),
+    ("SplitOptions", "max_splits"),
+    ("SliceOptions", "stop"),
+}
+_LONG = 2**63
+_ULONG = 2**64
+
+
+def c_integer(value, ctype):
+    """`value` as Cython converts it to the C integer type `ctype` ("int",
+    "int64_t", "uint32_t"): an int (a bool too) as it is, any other object
+    through its type's __int__ (floats and numpy numbers truncate; NaN and
+    infinity raise as float's __int__ does); an object without __int__ (None,
+    str, a pyarrow Scalar, one with __index__ only) is "an integer is
+    required". Out of range: Cython's OverflowError messages."""
+    if not isinstance(value, int):
+        to_int = getattr(type(value), "__int__", None)
+        if to_int is None:
+            raise TypeError("an integer is required")
+        value = to_int(value)
+    n = int(value)
+    if ctype == "uint32_t":
+        if n < 0:
+            raise OverflowError("can't convert negative value to uint32_t")
+        if n >= _ULONG:
+            raise OverflowError("Python int too large to convert to C unsigned long")
+        if n >= 2**32:
+            raise OverflowError("value too large to convert to uint32_t")
+        return n
+    if not -_LONG <= n < _LONG:
+        raise OverflowError("Python int too large to convert to C long")
+    if ctype == "int" and not -(2**31) <= n < 2**31:
+        raise OverflowError("value too large to convert to int")
+    return n
+
+
+def integer_fields(class_name, fields):
+    """`fields` with each integer field converted as pyarrow's class would."""
+    out = None
+    for name, value in fields.items():
+        ctype = INT_FIELDS.get((class_name, name))
+        if ctype is None or (type(value) is int and 0 <= value < 2**31):  # valid as any ctype
+            continue
+        if value is None and (class_name, name) in _NONE_ALLOWED or type(value) is object:
+            continue  # None where pyarrow takes it; a function's marker for "not given"
+        if out is None:
+            out = dict(fields)
+        out[name] = c_integer(value, ctype)
+    return fields if out is None else out
+
+
 class OptionsSpec:
     """A function's pyarrow options class (by name) and its fields' defaults."""
 
@@ -154,7 +232,7 @@ def resolve(spec, options, given):
     when `options` is None, else the fields of `options` -- a pyarrow options
     object of the spec's class or a dict of its fields."""
     if options is None:
-        return given
+        return integer_fields(spec.class_name, given)
     if isinstance(options, dict):
         unknown = set(options) - set(spec.defaults)
         if unknown:
@@ -162,8 +240,7 @@ def resolve(spec, options, given):
                 f"{spec.function}: {spec.class_name} has no field {min(unknown)!r} "
                 f"(fields: {', '.join(spec.defaults)})"
             )
-        fields = dict(spec.defaults)
-        fields.update(options)
+        fields = integer_fields(spec.class_name, {**spec.defaults, **options})
     else:
         if type(options).__name__ != spec.class_name:
             raise TypeError(

@@ -18,8 +18,6 @@ pyarrow.compute (see _fallback).
 
 from __future__ import annotations
 
-import operator
-
 from . import _fallback
 from ._array import Array, wrap
 from ._capi import ffi, lib
@@ -82,16 +80,6 @@ def _options_mode(fields: dict[str, Any], options: Any) -> int:
     if isinstance(mode_value, int) and options is not None and not isinstance(options, dict):
         mode_value = ROUND_MODES[mode_value]
     return _mode(mode_value)
-
-
-def _int64(value: Any) -> int:
-    """An integer option as pyarrow's options take it (int(value), int64)."""
-    if isinstance(value, (str, bytes)):
-        raise TypeError("an integer is required")
-    n = operator.index(value) if not isinstance(value, float) else int(value)
-    if not -(2**63) <= n < 2**63:
-        raise OverflowError("Python int too large to convert to C long")
-    return n
 
 
 def _one(x: Any, device: DeviceLike | None) -> Array | None:
@@ -182,7 +170,7 @@ def round(
     if fields is _FALLBACK:
         return _fallback.run("round", reason, (x,), {"options": options})
     mode = _options_mode(fields, options)
-    digits = _int64(fields["ndigits"])
+    digits = fields["ndigits"]
     try:
         if is_chunked(x):
             return map_pieces(lambda a: _round(a, digits, mode, device), (x,))
@@ -322,7 +310,7 @@ def _make_pairwise(name: str, op: int, doc: str) -> PairwiseFunction:
         fields, reason = _options(spec, options, given)
         if fields is _FALLBACK:
             return _fallback.run(name, reason, (input,), {"options": options})
-        p = _int64(fields["period"])
+        p = fields["period"]
         if is_chunked(input):
             # pyarrow.compute's own refusal: the function is a vector kernel
             # without a chunked form.

@@ -23,7 +23,12 @@ from ._capi import ffi, lib
 from ._chunked import is_chunked, map_pieces
 from ._compute import _FALLBACK, _input_fallback, _on_operand, _operand, _options
 from ._dispatch import SCALAR, dispatch
-from ._errors import ArrowMetalTypeError, ArrowMetalUnsupported, error_from_status
+from ._errors import (
+    ArrowMetalInvalid,
+    ArrowMetalTypeError,
+    ArrowMetalUnsupported,
+    error_from_status,
+)
 from ._options import OptionsSpec
 from ._state import drop, tls
 
@@ -196,15 +201,18 @@ utf8_upper = _make("utf8_upper")
 utf8_lower = _make("utf8_lower")
 
 
+# utf8_slice_codeunits' start when none is given (None given is pyarrow's
+# "an integer is required").
+_NO_START = object()
 _SLICE_SPEC = OptionsSpec(
-    "utf8_slice_codeunits", "SliceOptions", {"start": None, "stop": None, "step": 1}
+    "utf8_slice_codeunits", "SliceOptions", {"start": _NO_START, "stop": None, "step": 1}
 )
 
 
 def utf8_slice_codeunits(
     strings: Any,
     /,
-    start: Any = None,
+    start: Any = _NO_START,
     stop: Any = None,
     step: Any = 1,
     *,
@@ -221,11 +229,13 @@ def utf8_slice_codeunits(
     kwargs = {"options": options} if options is not None else given
     if fields is _FALLBACK:
         return _fallback.run(name, reason, (strings,), kwargs)
-    if fields["start"] is None:
-        raise TypeError(f"{name}() missing required argument: 'start'")
-    first = int(fields["start"])
-    last = lib.AM_SLICE_NO_STOP if fields["stop"] is None else int(fields["stop"])
-    by = int(fields["step"])
+    if fields["start"] is _NO_START:  # pyarrow's words: no options at all, or SliceOptions'
+        if options is None and stop is None and step == 1:
+            raise ArrowMetalInvalid(f"Function '{name}' cannot be called without options")
+        raise TypeError("__init__() takes at least 2 positional arguments (1 given)")
+    first = fields["start"]  # ints: integer_fields converted them as pyarrow does
+    last = lib.AM_SLICE_NO_STOP if fields["stop"] is None else fields["stop"]
+    by = fields["step"]
 
     def call(p: Any, o: Any) -> int:
         return lib.am_utf8_slice_codeunits(p, first, last, by, o)

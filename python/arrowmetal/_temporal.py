@@ -21,7 +21,7 @@ from ._capi import lib
 from ._chunked import is_chunked, map_pieces
 from ._compute import _FALLBACK, _input_fallback, _on_operand, _options
 from ._dispatch import SCALAR, dispatch
-from ._errors import ArrowMetalTypeError, ArrowMetalUnsupported
+from ._errors import ArrowMetalInvalid, ArrowMetalTypeError, ArrowMetalUnsupported
 from ._options import ASSUME_CHOICES, OptionsSpec
 
 TYPE_CHECKING = False
@@ -143,9 +143,12 @@ def day_of_week(
     if fields is _FALLBACK:
         return _fallback.run("day_of_week", reason, (values,), {"options": options})
     kwargs = {"options": options} if options is not None else given
-    ws = fields["week_start"]
-    if not isinstance(ws, int) or isinstance(ws, bool):
-        raise TypeError("an integer is required")
+    ws = fields["week_start"]  # an int: integer_fields converted it as pyarrow does
+    if ws >= 2**31:  # a uint32 to pyarrow, past the C ABI's int32: refused in its words here
+        raise ArrowMetalInvalid(
+            "am_temporal_field: week_start must follow ISO convention (Monday=1, Sunday=7). "
+            f"Got week_start={ws}"
+        )
     return _run("day_of_week", 3, values, kwargs, ws, bool(fields["count_from_zero"]), device)
 
 

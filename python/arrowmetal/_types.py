@@ -57,6 +57,8 @@ KIND_TEMPORAL = lib.AM_KIND_TEMPORAL  # timestamps, dates, times, durations: int
 KIND_BINARY = lib.AM_KIND_BINARY  # strings and binary: offsets + data (no C value type)
 KIND_DECIMAL = lib.AM_KIND_DECIMAL  # decimal128, decimal256: precision and scale per array
 KIND_FLOAT16 = lib.AM_KIND_FLOAT16  # float16: a float of its own kind (no C value type)
+# The kinds whose values are Python numbers (bool, int, float).
+NUMBER_KINDS = (KIND_BOOL, KIND_SIGNED, KIND_UNSIGNED, KIND_FLOAT, KIND_FLOAT16)
 
 
 def _read_type_infos() -> list[tuple[str, str, bytes, str | None, int, int] | None]:

@@ -414,7 +414,7 @@ lib.am_release(back[0])
 @pytest.mark.parametrize("scale", [-(2**31), 2**31 - 1])
 @pytest.mark.parametrize("unscaled, fits", [(7, False), (0, True)])
 def test_decimal_scalar_of_an_int32_end_scale_is_rescaled_without_overflow(scale, unscaled, fits):
-    """ops_fuzz's find (fuzz/regressions/ops_fuzz/decimal-scalar-scale-int32-min-rescaled):
+    """ops_fuzz's find (found by CI; its artifact was not kept):
     a decimal scalar's scale is any int32, and bringing it to the values' scale took
     `scale - from` in int, which overflowed at INT32_MIN. A nonzero value that far
     below the values' scale does not fit, one above it loses data; zero is zero at any

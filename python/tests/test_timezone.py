@@ -20,73 +20,30 @@ import pytest
 
 import arrowmetal as am
 
+from .zone_database import (
+    CUDA,
+    DATABASE,
+    LISTED,
+    NEEDS_DATABASE,
+    PER,
+    UNITS,
+    database_zones,
+    outcome,
+    same,
+    transitions,
+)
+
 pa = pytest.importorskip("pyarrow")
 pc = pytest.importorskip("pyarrow.compute")
 np = pytest.importorskip("numpy")
 
-DATABASE = "/usr/share/zoneinfo"
-pytestmark = [
-    pytest.mark.usefixtures("no_fallback"),
-    pytest.mark.skipif(
-        not os.path.isfile(os.path.join(DATABASE, "America/New_York"))
-        or os.environ.get("TZDIR", DATABASE) != DATABASE,
-        reason=f"no tz database at {DATABASE} (Debian: apt-get install tzdata), or TZDIR "
-        "points elsewhere (pyarrow reads that one only)",
-    ),
-]
+pytestmark = [pytest.mark.usefixtures("no_fallback"), NEEDS_DATABASE]
 
 FIELDS = am._temporal.FIELDS
 LOCAL_FIELDS = [f for f in FIELDS if f not in ("second", "millisecond", "microsecond",
                                               "nanosecond")]  # fmt: skip
-UNITS = ["s", "ms", "us", "ns"]
-PER = {"s": 1, "ms": 10**3, "us": 10**6, "ns": 10**9}
 ZONES = ["America/New_York", "Europe/London", "Australia/Lord_Howe", "Asia/Kolkata",
          "Pacific/Chatham", "America/Sao_Paulo", "Europe/Dublin", "UTC", "+05:30", "-0800"]  # fmt: skip
-# 1900-01-01 .. 2037-12-01: the files list every transition there (pyarrow agrees).
-LISTED = (-2208988800, 2143238400)
-CUDA = {n: ok for n, ok, _ in am.backends()}["cuda"]
-
-
-def database_zones():
-    """The zones of the database as pyarrow's date library lists them."""
-    left_out = {"Factory", "iso3166.tab", "right", "+VERSION", "version", "zone.tab",
-                "zone1970.tab", "zonenow.tab", "tzdata.zi", "leapseconds",
-                "leap-seconds.list", "SECURITY"}  # fmt: skip
-    zones = []
-    for d, dirs, files in os.walk(DATABASE):
-        dirs[:] = [x for x in dirs if x not in left_out and not x.startswith((".", "posix"))]
-        rel = os.path.relpath(d, DATABASE)
-        for f in files:
-            if f not in left_out and not f.startswith((".", "posix")):
-                zones.append(f if rel == "." else f"{rel}/{f}")
-    return sorted(zones)
-
-
-def transitions(zone):
-    from zoneinfo import _zoneinfo as pure
-
-    try:
-        times = pure.ZoneInfo.no_cache(zone)._trans_utc
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return []
-    return [t for t in times if LISTED[0] <= t < LISTED[1]]
-
-
-def _same(got, want):
-    got = got.to_pyarrow() if isinstance(got, am.Array) else got
-    assert got.equals(want), (got, want)
-
-
-def outcome(fn, *args, **kwargs):
-    """The result as pyarrow data, or pyarrow's error class and message (the
-    library's message after its function's name)."""
-    try:
-        r = fn(*args, **kwargs)
-        return ("ok", r.to_pyarrow() if isinstance(r, am.Array) else r)
-    except Exception as e:  # noqa: BLE001 - compared with pyarrow's outcome
-        pyarrow_class = [c for c in type(e).__mro__ if c.__module__ == "pyarrow.lib"]
-        base = (pyarrow_class or [type(e)])[0].__name__
-        return (base, str(e).split(": ", 1)[1] if str(e).startswith("am_") else str(e))
 
 
 def test_every_zone_around_its_clock_changes():
@@ -104,11 +61,11 @@ def test_every_zone_around_its_clock_changes():
         ticks = v * PER[unit] + rng.randrange(PER[unit])
         a = pa.array(ticks, pa.timestamp(unit, tz=zone))
         for to in (pa.date32(), pa.time64("ns")):
-            _same(am.cast(a, to), pc.cast(a, to))
+            same(am.cast(a, to), pc.cast(a, to))
         naive = pa.array(ticks, pa.timestamp(unit))
         for amb, non in (("earliest", "latest"), ("latest", "earliest")):
             want = pc.assume_timezone(naive, zone, ambiguous=amb, nonexistent=non)
-            _same(am.assume_timezone(naive, zone, ambiguous=amb, nonexistent=non), want)
+            same(am.assume_timezone(naive, zone, ambiguous=amb, nonexistent=non), want)
         checked += len(ticks)
     assert checked > 50_000
 
@@ -122,9 +79,9 @@ def test_random_sweep_of_every_field(zone, unit):
     v[::17] = [None] * len(v[::17])
     a = pa.array(v, pa.timestamp(unit, tz=zone)).slice(5)
     for name in FIELDS:
-        _same(getattr(am, name)(a), getattr(pc, name)(a))
+        same(getattr(am, name)(a), getattr(pc, name)(a))
     for ws in (1, 4, 7):
-        _same(am.day_of_week(a, week_start=ws, count_from_zero=False),
+        same(am.day_of_week(a, week_start=ws, count_from_zero=False),
               pc.day_of_week(a, week_start=ws, count_from_zero=False))  # fmt: skip
     for to in (pa.date32(), pa.date64(), pa.time32("s"), pa.time32("ms"), pa.time64("us"),
                pa.time64("ns")):  # fmt: skip
@@ -133,7 +90,7 @@ def test_random_sweep_of_every_field(zone, unit):
     naive = pa.array(v, pa.timestamp(unit)).slice(5)
     for amb in ("earliest", "latest"):
         for non in ("earliest", "latest"):
-            _same(am.assume_timezone(naive, zone, ambiguous=amb, nonexistent=non),
+            same(am.assume_timezone(naive, zone, ambiguous=amb, nonexistent=non),
                   pc.assume_timezone(naive, zone, ambiguous=amb, nonexistent=non))  # fmt: skip
 
 
@@ -141,8 +98,8 @@ def test_local_mean_time_keeps_utc_seconds():
     # New York before 1883 is -4:56:02: pyarrow's second ... nanosecond are UTC's
     a = pa.array([-5_000_000_000_123_456_789, None], pa.timestamp("ns", tz="America/New_York"))
     for name in FIELDS:
-        _same(getattr(am, name)(a), getattr(pc, name)(a))
-    _same(am.cast(a, pa.time64("ns")), pc.cast(a, pa.time64("ns")))
+        same(getattr(am, name)(a), getattr(pc, name)(a))
+    same(am.cast(a, pa.time64("ns")), pc.cast(a, pa.time64("ns")))
     local_second = am.cast(a, pa.time64("ns")).to_pyarrow()[0].as_py().second
     assert am.second(a).to_pylist()[0] != local_second  # 58 past the minute in UTC, 56 locally
 
@@ -208,17 +165,17 @@ def test_null_slots_are_not_read():
     # a null over 2015-03-08 02:30 (nonexistent in New York) does not raise
     base = pa.array([0, 1425781800], pa.timestamp("s"))
     masked = pa.Array.from_buffers(base.type, 2, [pa.py_buffer(bytes([1])), base.buffers()[1]])
-    _same(am.assume_timezone(masked, "America/New_York"),
+    same(am.assume_timezone(masked, "America/New_York"),
           pc.assume_timezone(masked, "America/New_York"))  # fmt: skip
 
 
 def test_options_as_pyarrow_takes_them():
     a = pa.array([1446341400, 1425781800, None], pa.timestamp("s"))
     opts = pc.AssumeTimezoneOptions("America/New_York", ambiguous="latest", nonexistent="earliest")
-    _same(am.assume_timezone(a, options=opts), pc.assume_timezone(a, options=opts))
-    _same(am.assume_timezone(a, options={"timezone": "Asia/Kolkata"}),
+    same(am.assume_timezone(a, options=opts), pc.assume_timezone(a, options=opts))
+    same(am.assume_timezone(a, options={"timezone": "Asia/Kolkata"}),
           pc.assume_timezone(a, "Asia/Kolkata"))  # fmt: skip
-    _same(am.assume_timezone(a, timezone="+05:30"), pc.assume_timezone(a, timezone="+05:30"))
+    same(am.assume_timezone(a, timezone="+05:30"), pc.assume_timezone(a, timezone="+05:30"))
     with pytest.raises(ValueError, match="\"bogus\" is not a valid 'ambiguous'"):
         am.assume_timezone(a, "UTC", ambiguous="bogus")
     with pytest.raises(ValueError, match="is not a valid 'nonexistent'"):
@@ -302,13 +259,13 @@ def test_gpu_arrays_convert_on_the_host_and_stay_on_the_gpu():
     for name in ("year", "hour", "minute", "second", "iso_week"):
         r = getattr(am, name)(g)
         assert r.device == "cuda"
-        _same(r, getattr(pc, name)(a))
+        same(r, getattr(pc, name)(a))
     for to in (pa.date32(), pa.time32("ms")):
         r = am.cast(g, to)
         assert r.device == "cuda"
-        _same(r, pc.cast(a, to))
+        same(r, pc.cast(a, to))
     naive = pa.array(v, pa.timestamp("ms"))
     r = am.assume_timezone(am.array(naive, device="cuda"), zone, ambiguous="latest",
                            nonexistent="latest")  # fmt: skip
     assert r.device == "cuda"
-    _same(r, pc.assume_timezone(naive, zone, ambiguous="latest", nonexistent="latest"))
+    same(r, pc.assume_timezone(naive, zone, ambiguous="latest", nonexistent="latest"))
