@@ -962,7 +962,9 @@ def test_device_memory_with_no_device_named_goes_to_its_own_device(device_type, 
     h = Hand()
     dev_array = ffi.new("struct ArrowDeviceArray *")
     dev_array.array = h.array[0]
-    dev_array.device_type = getattr(lib, device_type) if isinstance(device_type, str) else device_type
+    dev_array.device_type = (
+        getattr(lib, device_type) if isinstance(device_type, str) else device_type
+    )
     dev_array.device_id = device_id
     out = new_out()
     rc = lib.am_import_device(h.schema, dev_array, ffi.NULL, out)

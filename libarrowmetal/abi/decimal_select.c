@@ -72,7 +72,8 @@ int am_decimal_scalar_value(am_err *err, const am_scalar *s, int32_t precision, 
     /* Fits after scaling up exactly when it has `scale - from` digits fewer
      * than the precision, which also keeps the product within 256 bits. */
     int64_t up = (int64_t)scale - from;
-    if (up >= precision || !am_i256_fits(v, precision - (int)up)) return does_not_fit(err, precision);
+    if (up >= precision || !am_i256_fits(v, precision - (int)up))
+      return does_not_fit(err, precision);
     v = am_i256_mul(v, am_i256_pow10((int)up));
   } else {
     bool inexact = false;

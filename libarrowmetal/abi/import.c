@@ -245,7 +245,8 @@ static int own_device(am_err *err, const struct ArrowDeviceArray *array, am_devi
   if (where == ARROW_DEVICE_CPU || where == ARROW_DEVICE_CUDA_HOST)
     return am_default_device_for(err, out);
   const am_backend *backend = am_registry_for_device_type(where);
-  if (!backend) return am_fail(err, AM_EUNSUPPORTED, "no backend here serves device type %d", (int)where);
+  if (!backend)
+    return am_fail(err, AM_EUNSUPPORTED, "no backend here serves device type %d", (int)where);
   if (array->device_id < 0 || array->device_id > 1024)
     return am_fail(err, AM_EINVAL, "device_id %lld is not a %s device", (long long)array->device_id,
                    backend->name);
