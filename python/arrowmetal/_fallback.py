@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from collections.abc import Set as AbstractSet
     from types import FrameType, ModuleType
-    from typing import Any, Callable
+    from typing import Any, Callable, NoReturn
 
 __all__ = [
     "ArrowMetalFallbackWarning",
@@ -128,6 +128,25 @@ def run(
     kwargs = {k: _to_pyarrow(v) for k, v in kwargs.items()}
     kwargs.pop("device", None)
     return getattr(pc, pc_name or name)(*args, **kwargs)
+
+
+def without_options(name: str, *inputs: Any) -> NoReturn:
+    """Raises pyarrow's refusal of a call given none of the options its
+    function requires: pyarrow.compute's own error for inputs of these types
+    (its "no kernel" one where it has none for them, else "cannot be called
+    without options"), made over empty slices of them so that no data moves;
+    its words where pyarrow is not installed."""
+    try:
+        import pyarrow.compute as pc
+    except ImportError:
+        pc = None
+    if pc is not None:
+        empty = []
+        for x in inputs:
+            x = _to_pyarrow(x.slice(0, 0) if hasattr(x, "slice") else x)
+            empty.append(x.slice(0, 0) if hasattr(x, "slice") else x)
+        getattr(pc, name)(*empty)  # raises
+    raise ArrowMetalInvalid(f"Function '{name}' cannot be called without options")
 
 
 def _caller_level() -> int:

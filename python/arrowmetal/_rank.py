@@ -19,6 +19,7 @@ pyarrow.compute (counted and announced).
 
 from __future__ import annotations
 
+from . import _fallback
 from ._capi import ffi, lib
 from ._errors import error_from_status
 from ._sort_keys import (
@@ -66,6 +67,8 @@ def select_k_unstable(
     order). A pa.Table / RecordBatch by its sort_keys columns, or an array
     (the first sort key's order and null placement) (am_select_k_unstable)."""
     given = {"k": k, "sort_keys": sort_keys}
+    if options is None and k is None and sort_keys is None:
+        _fallback.without_options("select_k_unstable", input)
     opts, kwargs = options_of("select_k_unstable", "SelectKOptions", options, given,
                             {"k": None, "sort_keys": None})  # fmt: skip
     f = fields_of(opts, {"k", "sort_keys"}, "select_k_unstable")
@@ -203,6 +206,8 @@ def partition_nth_indices(
     (am_partition_nth_indices)."""
     given = {"pivot": pivot, "null_placement": null_placement}
     defaults = {"pivot": None, "null_placement": "at_end"}
+    if options is None and pivot is None:
+        _fallback.without_options("partition_nth_indices", array)
     opts, kwargs = options_of("partition_nth_indices", "PartitionNthOptions", options, given,
                             defaults)  # fmt: skip
     f = fields_of(opts, {"pivot", "null_placement"}, "partition_nth_indices")

@@ -113,6 +113,8 @@ def split_pattern(
         return _fallback.run(name, reason, (strings,), kwargs)
     text = fields["pattern"]
     if text is None:
+        if options is None:
+            _fallback.without_options(name, strings)
         raise TypeError(f"{name}() missing required argument: 'pattern'")
     if isinstance(text, str):
         text = text.encode("utf-8")

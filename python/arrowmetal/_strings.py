@@ -24,7 +24,6 @@ from ._chunked import is_chunked, map_pieces
 from ._compute import _FALLBACK, _input_fallback, _on_operand, _operand, _options
 from ._dispatch import SCALAR, dispatch
 from ._errors import (
-    ArrowMetalInvalid,
     ArrowMetalTypeError,
     ArrowMetalUnsupported,
     error_from_status,
@@ -122,6 +121,8 @@ def _with_text(name: str, spec: OptionsSpec, field: str, given: dict[str, Any], 
         return _fallback.run(name, reason, (strings,), kwargs)
     text = fields[field]
     if text is None:
+        if options is None:
+            _fallback.without_options(name, strings)
         raise TypeError(f"{name}() missing required argument: '{field}'")
     if isinstance(text, str):
         text = text.encode("utf-8")
@@ -231,7 +232,7 @@ def utf8_slice_codeunits(
         return _fallback.run(name, reason, (strings,), kwargs)
     if fields["start"] is _NO_START:  # pyarrow's words: no options at all, or SliceOptions'
         if options is None and stop is None and step == 1:
-            raise ArrowMetalInvalid(f"Function '{name}' cannot be called without options")
+            _fallback.without_options(name, strings)
         raise TypeError("__init__() takes at least 2 positional arguments (1 given)")
     first = fields["start"]  # ints: integer_fields converted them as pyarrow does
     last = lib.AM_SLICE_NO_STOP if fields["stop"] is None else fields["stop"]

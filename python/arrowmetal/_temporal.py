@@ -238,6 +238,8 @@ def assume_timezone(
     amb = _choice("ambiguous", fields["ambiguous"])
     non = _choice("nonexistent", fields["nonexistent"])
     zone = fields["timezone"]
+    if zone is None and options is None:
+        _fallback.without_options("assume_timezone", timestamps)
     if not isinstance(zone, str):
         raise TypeError(f"expected bytes, {type(zone).__name__} found")
     encoded = zone.encode()
@@ -323,6 +325,8 @@ def strptime(
     if fields is _FALLBACK:
         return _fallback.run("strptime", reason, (strings,), kwargs)
     fmt, u = fields["format"], fields["unit"]
+    if fmt is None and u is None and options is None:
+        _fallback.without_options("strptime", strings)
     if fmt is None or u is None:
         raise TypeError("strptime() needs a format and a unit (or options=StrptimeOptions)")
     u = _UNIT_OF_ENUM.get(u, u)  # an options object's TimeUnit value

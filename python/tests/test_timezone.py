@@ -182,8 +182,10 @@ def test_options_as_pyarrow_takes_them():
         am.assume_timezone(a, "UTC", nonexistent=3)
     with pytest.raises(TypeError, match="both an 'options' argument"):
         am.assume_timezone(a, "UTC", options=opts)
-    with pytest.raises(TypeError, match="expected bytes, NoneType found"):
+    with pytest.raises(pa.ArrowInvalid, match="cannot be called without options"):
         am.assume_timezone(a)
+    with pytest.raises(TypeError, match="expected bytes, NoneType found"):
+        am.assume_timezone(a, ambiguous="earliest")
     with pytest.raises(pa.ArrowNotImplementedError, match="no kernel matching input types"):
         am.assume_timezone(pa.array([1, 2]), "UTC")
 
