@@ -872,7 +872,8 @@ int am_unary(am_unary_op op, const am_array *array, am_array **out);
 
 /* ---- Element-wise functions of two numeric arrays, beyond am_arith
  * Inputs of different numeric types meet in their common type, as in
- * am_arith; the result has that type (atan2: float64 for integers), and is
+ * am_arith; the result has that type (atan2 converts each integer operand to
+ * float64 first: int64 and float32 give float64), and is
  * null where either input is null. The checked variants fail, writing no
  * result, at the first slot pyarrow refuses, naming it and its values:
  * AM_EOVERFLOW when an integer result does not fit, AM_EZERODIV for a zero

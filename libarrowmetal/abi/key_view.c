@@ -258,33 +258,41 @@ static int join_view(am_err *err, const am_array *key, am_array **view) {
   return AM_OK;
 }
 
-/* Two dictionary keys of a join pair as int32 value ids instead of their
- * values decoded: each dictionary's values looked up in the left
- * dictionary (index_in, nulls skipped, on storage views: temporal values
- * as integers, float16 as bits, the join's own equality of the values), so
- * that a value's id is the position of its first occurrence there, then
- * read at each row's index. A row whose index or value is null, or (right)
- * whose value the left dictionary lacks, has a null id: it matches no row,
- * as its decoded value would not. The ids are small integers (the join's
- * dense table), and no string is copied per row (an inner join of 1M rows
- * to a dictionary of 1,000 strings on one thread: 30.5 ms with the values
+/* A join pair with a dictionary key on one side or both, as int32 value ids
+ * instead of values decoded: the values (a dictionary's, or a plain key's
+ * rows) looked up in the dictionary D of the left key, or of the right where
+ * the left has none (index_in, nulls skipped, on storage views: temporal
+ * values as integers, float16 as bits, the join's own equality of the
+ * values), so that a value's id is the position of its first occurrence in
+ * D; a dictionary key's ids are then read at each row's index. A row whose
+ * index or value is null, or whose value D lacks, has a null id: it matches
+ * no row, as its decoded value would not (a value D lacks matches no row of
+ * the side D belongs to). The ids are small integers (the join's dense
+ * table), and no string is copied per row (an inner join of 1M rows to a
+ * dictionary of 1,000 strings on one thread: 30.5 ms with the values
  * decoded, 15.3 so). */
 static int dictionary_pair_views(am_err *err, const am_array *left, const am_array *right,
                                  am_array **left_view, am_array **right_view) {
-  const am_array *const dictionaries[2] = {left->dictionary, right->dictionary};
+  const am_array *const keys[2] = {left, right};
+  const am_array *const sources[2] = {left->dictionary ? left->dictionary : left,
+                                      right->dictionary ? right->dictionary : right};
   am_storage_list_t storage, bits;
-  int status = am_storage_list(err, dictionaries, 2, &storage);
+  int status = am_storage_list(err, sources, 2, &storage);
   if (status != AM_OK) return status;
   if ((status = am_float16_list(err, storage.arrays, 2, &bits)) != AM_OK) {
     am_storage_list_free(&storage);
     return status;
   }
   const am_array *const *values = bits.arrays;
-  const am_array *const keys[2] = {left, right};
+  const am_array *set = values[left->dictionary ? 0 : 1];
   am_array **views[2] = {left_view, right_view};
   for (int side = 0; status == AM_OK && side < 2; side++) {
     am_array *ids = NULL, *indices = NULL;
-    status = am_call_set_lookup(err, values[side], values[0], 1, 0, &ids);
+    status = am_call_set_lookup(err, values[side], set, 1, 0, &ids);
+    if (status == AM_OK && !keys[side]->dictionary) {
+      *views[side] = ids; /* a plain key's rows looked up themselves */
+      continue;
+    }
     if (status == AM_OK) status = am_dictionary_indices(err, keys[side], &indices);
     if (status == AM_OK) status = am_dictionary_gather(err, indices, ids, 1, 0, views[side]);
     am_array_free(indices);
@@ -345,7 +353,7 @@ int am_join_key_lists(am_err *err, const am_array *const *left, const am_array *
     const am_array *l = left[k], *r = right[k];
     am_array **lv = &left_list->views[k], **rv = &right_list->views[k];
     if (!l || !r) continue;
-    if (l->dictionary && r->dictionary) {
+    if (l->dictionary || r->dictionary) {
       status = dictionary_pair_views(err, l, r, lv, rv);
     } else {
       if (decimal_or_dictionary(l)) status = join_view(err, l, lv);

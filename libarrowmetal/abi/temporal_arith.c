@@ -169,8 +169,9 @@ int am_temporal_elementwise(am_err *err, int family_id, int op, const am_array *
   const char *result_tz = NULL;
   if (family_id == AM_FAMILY_COMPARE) {
     if (fl != fr) return no_kernel(err, name, left, lt, right, rt);
-    /* pyarrow casts units only within one time zone */
-    if (fl == AM_TEMPORAL_TIMESTAMP && lt != rt && ltz && rtz && strcmp(ltz, rtz) != 0)
+    /* pyarrow casts units only within one time zone (or none on both sides) */
+    if (fl == AM_TEMPORAL_TIMESTAMP && lt != rt &&
+        ((!ltz) != (!rtz) || (ltz && rtz && strcmp(ltz, rtz) != 0)))
       return no_kernel(err, name, left, lt, right, rt);
     if (fl == AM_TEMPORAL_TIMESTAMP && (!ltz) != (!rtz)) {
       char a[128], b[128];

@@ -13,13 +13,15 @@ am_type am_operand_type(const am_op_desc *op, am_type left, am_type right) {
   if (!am_accepts(op, left) || (op->arity == 2 && !am_accepts(op, right))) return AM_TYPE_INVALID;
   if (op->arity == 1)  // a function of floats computes integers as float64
     return op->type_rule == AM_RULE_MATH && !am_type_is_float(left) ? AM_FLOAT64 : left;
-  /* Booleans only meet booleans; numbers meet in their common numeric type
-   * (float64 for a function of floats, when that is an integer type). */
+  /* Booleans only meet booleans; numbers meet in their common numeric type.
+   * A function of floats (atan2) converts each integer operand to float64
+   * first, as pyarrow does: int64 and float32 meet in float64. */
   if (left == AM_BOOL || right == AM_BOOL) return left == right ? AM_BOOL : AM_TYPE_INVALID;
-  am_type common = am_common_numeric(left, right);
-  if (op->type_rule == AM_RULE_MATH && common != AM_TYPE_INVALID && !am_type_is_float(common))
-    return AM_FLOAT64;
-  return common;
+  if (op->type_rule == AM_RULE_MATH) {
+    if (!am_type_is_float(left)) left = AM_FLOAT64;
+    if (!am_type_is_float(right)) right = AM_FLOAT64;
+  }
+  return am_common_numeric(left, right);
 }
 
 am_type am_result_type(const am_op_desc *op, am_type operand) {
