@@ -1,0 +1,62 @@
+/* match_like under ignore_case with its pattern compiled once.
+ *
+ * pyarrow turns a LIKE pattern into an anchored RE2 expression ('%' is .*,
+ * '_' is .) and, with ignore_case, runs it case-insensitively: a DFA over
+ * the value's bytes. Here the pattern (in the syntax abi/string_functions.c's
+ * like() reads: '%', '_', a backslash before a literal '%', '_' or
+ * backslash, each literal character already folded) is cut at its '%'s into
+ * runs of characters: the first run must match at the value's start, the
+ * last at its end, and each run between is taken at its leftmost match after
+ * the one before (a run is as many of the value's characters as it has
+ * characters, so its leftmost match leaves the most room for the rest).
+ * A run between '%'s that holds a literal looks for it with a table of the
+ * byte pairs its fold orbit's encodings begin with (Σ σ ς: CE A3, CF 83,
+ * CF 82), so only bytes where a match can begin are folded and compared.
+ *
+ * This is like()'s answer wherever RE2's '.'s cover the value (which the
+ * caller checks, as for like(): elsewhere nothing matches), since there a
+ * character begins at every byte that is not a continuation byte; on other
+ * values it reads only the value's bytes and may answer either way. */
+#ifndef AM_CORE_LIKE_FOLD_H
+#define AM_CORE_LIKE_FOLD_H
+
+#include <stdint.h>
+
+#include "error.h"
+
+/* A character of the pattern: '_' (len 0, any character) or a folded
+ * literal (a rune in UTF-8, else a byte: len bytes of p). */
+typedef struct am_like_char {
+  uint8_t len, p[4];
+} am_like_char;
+
+/* The characters between two '%'s (or an end of the pattern). */
+typedef struct am_like_run {
+  int64_t first, count; /* am_like_fold.chars[first, first + count) */
+  int64_t before;       /* the '_'s before its first literal (count where it has none) */
+  /* Where the run floats and has a literal, the encodings that literal can
+   * have in a value: bit (a << 8 | b) of `pairs` where one begins with bytes
+   * a, b (every b for a one-byte encoding), `last` for a one-byte encoding
+   * (at a value's last byte); NULL otherwise. */
+  uint8_t *pairs;
+  const uint8_t *last;
+} am_like_run;
+
+typedef struct am_like_fold {
+  am_like_char *chars;
+  am_like_run *runs; /* one more than the pattern's '%'s */
+  int64_t n_runs;
+  int utf8;
+} am_like_fold;
+
+/* Compiles the folded pattern p[0, m) (like()'s syntax) of a UTF-8 (utf8)
+ * or binary type into lf, which am_like_fold_free releases (also where this
+ * fails: AM_ENOMEM). */
+int am_like_fold_compile(am_err *err, am_like_fold *lf, const uint8_t *p, int64_t m, int utf8);
+
+void am_like_fold_free(am_like_fold *lf);
+
+/* Whether s[0, n) matches lf (see above for values RE2's '.'s do not cover). */
+int am_like_fold_match(const am_like_fold *lf, const uint8_t *s, int64_t n);
+
+#endif
