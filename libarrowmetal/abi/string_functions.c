@@ -325,6 +325,7 @@ static int numeric_result(am_err *err, am_string_op op, const am_array *a, const
     return status;
   }
   if (boolean) memset((void *)r->data, 0, (size_t)am_type_bytes(AM_BOOL, a->length));
+  const int views = am_type_is_view(a->type); /* a flat type's values lie in `bytes` */
   for (int64_t i = 0; i < a->length; i++) {
     int64_t n = 0, v = 0;
     if (am_string_is_valid(a, i)) {
@@ -332,7 +333,8 @@ static int numeric_result(am_err *err, am_string_op op, const am_array *a, const
       if (fold && op != AM_MATCH_LIKE)
         v = folded_value_of(op, &fp, s, n);
       else if (op == AM_MATCH_LIKE) /* RE2's '.' takes no byte it does not cover */
-        v = (fold ? am_like_fold_match(&lf, s, n) : like(s, n, p, m, utf8)) &&
+        v = (fold ? am_like_fold_match(&lf, s, n, views ? n : a->bytes + a->bytes_size - s)
+                  : like(s, n, p, m, utf8)) &&
             (!utf8 || am_re2_any_covers(s, n));
       else
         v = value_of(op, s, n, p, m);

@@ -32,16 +32,27 @@ static inline int64_t char_before(const uint8_t *s, int64_t from, int64_t e, int
 static void mark(am_like_run *r, uint8_t *last, const am_like_char *c, const uint8_t *e, int len,
                  int utf8) {
   if (am_fold_char_at(e, len, 0, c->p, c->len, utf8) != len) return;
+  const unsigned w = (unsigned)e[0] << 8 | (len > 1 ? e[1] : 0);
   if (len == 1) {
+    if (last[e[0]]) return;
     last[e[0]] = 1;
     memset(r->pairs + e[0] * 32, 0xFF, 32);
   } else {
-    r->pairs[(e[0] << 8 | e[1]) >> 3] |= (uint8_t)(1u << (e[1] & 7));
+    if (r->pairs[w >> 3] >> (w & 7) & 1) return;
+    r->pairs[w >> 3] |= (uint8_t)(1u << (w & 7));
   }
+  if (r->encodings < 0) return; /* more than the 16-byte scan compares */
+  if (r->encodings == 4) {
+    r->encodings = -1;
+    return;
+  }
+  r->any |= (unsigned)(len == 1) << r->encodings;
+  r->lead[r->encodings] = e[0], r->second[r->encodings] = (uint8_t)w;
+  r->encodings++;
 }
 
-/* r->pairs and r->last for literal c: every encoding of a character that
- * folds to it (those outside the fold blocks fold to themselves). */
+/* r's tables for literal c: every encoding of a character that folds to it
+ * (those outside the fold blocks fold to themselves). */
 static int tabulate(am_like_run *r, const am_like_char *c, int utf8) {
   uint8_t *table = calloc(8192 + 256, 1);
   if (!table) return 0;
@@ -49,16 +60,18 @@ static int tabulate(am_like_run *r, const am_like_char *c, int utf8) {
   uint8_t e[4];
   if (!utf8) {
     for (int b = 0; b < 256; b++) e[0] = (uint8_t)b, mark(r, table + 8192, c, e, 1, 0);
-    return 1;
+  } else {
+    uint32_t f = c->p[0];
+    if (c->len > 1) am_re2_rune(c->p, c->p + c->len, &f);
+    mark(r, table + 8192, c, e, am_utf8_encode(f, e), 1);
+    for (uint32_t b = 0; b < AM_FOLD_BLOCKS; b++) {
+      if (!am_fold_block[b]) continue;
+      for (uint32_t x = b << 8; x < ((b + 1) << 8); x++)
+        if (x < 0x80 || am_unicode_fold(x) == f)
+          mark(r, table + 8192, c, e, am_utf8_encode(x, e), 1);
+    }
   }
-  uint32_t f = c->p[0];
-  if (c->len > 1) am_re2_rune(c->p, c->p + c->len, &f);
-  mark(r, table + 8192, c, e, am_utf8_encode(f, e), 1);
-  for (uint32_t b = 0; b < AM_FOLD_BLOCKS; b++) {
-    if (!am_fold_block[b]) continue;
-    for (uint32_t x = b << 8; x < ((b + 1) << 8); x++)
-      if (x < 0x80 || am_unicode_fold(x) == f) mark(r, table + 8192, c, e, am_utf8_encode(x, e), 1);
-  }
+  if (r->encodings < 0) r->encodings = 0;
   return 1;
 }
 
@@ -141,8 +154,29 @@ static int64_t run_at(const am_like_fold *lf, const am_like_run *r, const uint8_
   return i;
 }
 
-/* The first byte at or after x where r's literal can begin; -1 where none. */
-static inline int64_t scan(const am_like_run *r, const uint8_t *s, int64_t n, int64_t x) {
+typedef uint8_t bytes16 __attribute__((vector_size(16)));
+typedef uint64_t words2 __attribute__((vector_size(16)));
+
+/* The first byte at or after x where r's literal can begin; -1 where none:
+ * 16 bytes at a time while 17 are readable (each byte with the next), then
+ * the pair table. A hit whose encoding runs past n fails in run_at, which
+ * reads no further than n. */
+static inline int64_t scan(const am_like_run *r, const uint8_t *s, int64_t n, int64_t room,
+                           int64_t x) {
+  for (; r->encodings && x < n && x + 17 <= room; x += 16) {
+    bytes16 v0, v1, hit = {0};
+    memcpy(&v0, s + x, 16);
+    memcpy(&v1, s + x + 1, 16);
+    for (int k = 0; k < r->encodings; k++) {
+      const bytes16 lead = (bytes16)(v0 == r->lead[k]);
+      hit |= r->any >> k & 1 ? lead : lead & (bytes16)(v1 == r->second[k]);
+    }
+    const words2 w = (words2)hit;
+    if (w[0] | w[1]) {
+      const int64_t at = x + (w[0] ? __builtin_ctzll(w[0]) : 64 + __builtin_ctzll(w[1])) / 8;
+      return at < n ? at : -1;
+    }
+  }
   const uint8_t *pairs = r->pairs;
   for (; x + 1 < n; x++) {
     const unsigned w = (unsigned)s[x] << 8 | s[x + 1];
@@ -154,7 +188,7 @@ static inline int64_t scan(const am_like_run *r, const uint8_t *s, int64_t n, in
 /* The leftmost match of run r (between '%'s) at or after i: its start, *end
  * its end; -1 where none. */
 static int64_t run_find(const am_like_fold *lf, const am_like_run *r, const uint8_t *s, int64_t n,
-                        int64_t i, int64_t *end) {
+                        int64_t room, int64_t i, int64_t *end) {
   const int utf8 = lf->utf8;
   if (!r->pairs) { /* each character in turn; with no literal the first or none */
     for (int64_t y = i; y < n || r->count == 0; y = next_char(s, n, y, utf8)) {
@@ -168,7 +202,7 @@ static int64_t run_find(const am_like_fold *lf, const am_like_run *r, const uint
     if (x >= n) return -1;
     x = next_char(s, n, x, utf8);
   }
-  for (; (x = scan(r, s, n, x)) >= 0; x++) {
+  for (; (x = scan(r, s, n, room, x)) >= 0; x++) {
     int64_t y = x;
     for (int64_t k = 0; k < r->before; k++) y = char_before(s, i, y, utf8);
     if ((*end = run_at(lf, r, s, n, y)) >= 0) return y;
@@ -176,12 +210,12 @@ static int64_t run_find(const am_like_fold *lf, const am_like_run *r, const uint
   return -1;
 }
 
-int am_like_fold_match(const am_like_fold *lf, const uint8_t *s, int64_t n) {
+int am_like_fold_match(const am_like_fold *lf, const uint8_t *s, int64_t n, int64_t room) {
   const am_like_run *r = lf->runs;
   int64_t i = run_at(lf, r, s, n, 0);
   if (lf->n_runs == 1 || i < 0) return i == n;
   for (int64_t k = 1; k + 1 < lf->n_runs; k++) {
-    if (run_find(lf, &lf->runs[k], s, n, i, &i) < 0) return 0;
+    if (run_find(lf, &lf->runs[k], s, n, room, i, &i) < 0) return 0;
   }
   /* the last run ends the value: it begins as many characters back */
   const am_like_run *tail = &lf->runs[lf->n_runs - 1];

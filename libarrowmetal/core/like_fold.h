@@ -40,6 +40,12 @@ typedef struct am_like_run {
    * (at a value's last byte); NULL otherwise. */
   uint8_t *pairs;
   const uint8_t *last;
+  /* The same encodings for the 16-byte scan, where they are at most 4
+   * (every orbit's are): each one's first byte, its second (any where
+   * `any` has bit k). 0 encodings: the scan reads a byte at a time. */
+  int encodings;
+  unsigned any;
+  uint8_t lead[4], second[4];
 } am_like_run;
 
 typedef struct am_like_fold {
@@ -56,7 +62,9 @@ int am_like_fold_compile(am_err *err, am_like_fold *lf, const uint8_t *p, int64_
 
 void am_like_fold_free(am_like_fold *lf);
 
-/* Whether s[0, n) matches lf (see above for values RE2's '.'s do not cover). */
-int am_like_fold_match(const am_like_fold *lf, const uint8_t *s, int64_t n);
+/* Whether s[0, n) matches lf (see above for values RE2's '.'s do not
+ * cover). s[0, room) is readable (room >= n): the scan looks ahead 16 bytes
+ * at a time where it may, past n too, and never counts what it sees there. */
+int am_like_fold_match(const am_like_fold *lf, const uint8_t *s, int64_t n, int64_t room);
 
 #endif
