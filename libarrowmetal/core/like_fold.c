@@ -27,11 +27,22 @@ static inline int64_t char_before(const uint8_t *s, int64_t from, int64_t e, int
   return k;
 }
 
+/* The encodings of a literal for the 16-byte scan: their first two bytes
+ * (a one-byte one's second taken as any byte); count -1 past 4. */
+typedef struct encodings {
+  int count;
+  uint8_t lead[4], second[4], one[4];
+} encodings;
+
+/* Bytes of a run's table: the pair bits, `last`, then the scan's vectors. */
+enum { PAIRS = 8192, VECTORS = 8192 + 256, TABLE = VECTORS + 12 * 16 };
+
 /* Marks encoding e[0, len) in r's tables if a value's character there
  * matches the literal c (the test matching itself makes). */
-static void mark(am_like_run *r, uint8_t *last, const am_like_char *c, const uint8_t *e, int len,
+static void mark(am_like_run *r, encodings *in, const am_like_char *c, const uint8_t *e, int len,
                  int utf8) {
   if (am_fold_char_at(e, len, 0, c->p, c->len, utf8) != len) return;
+  uint8_t *last = r->pairs + PAIRS;
   const unsigned w = (unsigned)e[0] << 8 | (len > 1 ? e[1] : 0);
   if (len == 1) {
     if (last[e[0]]) return;
@@ -41,37 +52,45 @@ static void mark(am_like_run *r, uint8_t *last, const am_like_char *c, const uin
     if (r->pairs[w >> 3] >> (w & 7) & 1) return;
     r->pairs[w >> 3] |= (uint8_t)(1u << (w & 7));
   }
-  if (r->encodings < 0) return; /* more than the 16-byte scan compares */
-  if (r->encodings == 4) {
-    r->encodings = -1;
+  if (in->count < 0) return;
+  if (in->count == 4) {
+    in->count = -1;
     return;
   }
-  r->any |= (unsigned)(len == 1) << r->encodings;
-  r->lead[r->encodings] = e[0], r->second[r->encodings] = (uint8_t)w;
-  r->encodings++;
+  in->lead[in->count] = e[0], in->second[in->count] = (uint8_t)w;
+  in->one[in->count++] = len == 1 ? 0xFF : 0;
 }
 
 /* r's tables for literal c: every encoding of a character that folds to it
  * (those outside the fold blocks fold to themselves). */
 static int tabulate(am_like_run *r, const am_like_char *c, int utf8) {
-  uint8_t *table = calloc(8192 + 256, 1);
+  uint8_t *table = calloc(TABLE, 1);
   if (!table) return 0;
-  r->pairs = table, r->last = table + 8192;
+  r->pairs = table, r->last = table + PAIRS;
+  encodings in = {0};
   uint8_t e[4];
   if (!utf8) {
-    for (int b = 0; b < 256; b++) e[0] = (uint8_t)b, mark(r, table + 8192, c, e, 1, 0);
+    for (int b = 0; b < 256; b++) e[0] = (uint8_t)b, mark(r, &in, c, e, 1, 0);
   } else {
     uint32_t f = c->p[0];
     if (c->len > 1) am_re2_rune(c->p, c->p + c->len, &f);
-    mark(r, table + 8192, c, e, am_utf8_encode(f, e), 1);
+    mark(r, &in, c, e, am_utf8_encode(f, e), 1);
     for (uint32_t b = 0; b < AM_FOLD_BLOCKS; b++) {
       if (!am_fold_block[b]) continue;
       for (uint32_t x = b << 8; x < ((b + 1) << 8); x++)
-        if (x < 0x80 || am_unicode_fold(x) == f)
-          mark(r, table + 8192, c, e, am_utf8_encode(x, e), 1);
+        if (x < 0x80 || am_unicode_fold(x) == f) mark(r, &in, c, e, am_utf8_encode(x, e), 1);
     }
   }
-  if (r->encodings < 0) r->encodings = 0;
+  if (in.count <= 0) return 1; /* none (a binary literal's class is at most 2) */
+  /* 16 copies of each byte, the first encoding again past the last */
+  uint8_t *v = table + VECTORS;
+  for (int k = 0; k < 4; k++) {
+    const int from = k < in.count ? k : 0;
+    memset(v + 16 * k, in.lead[from], 16);
+    memset(v + 16 * (4 + k), in.second[from], 16);
+    memset(v + 16 * (8 + k), in.one[from], 16);
+  }
+  r->vectors = v;
   return 1;
 }
 
@@ -163,18 +182,22 @@ typedef uint64_t words2 __attribute__((vector_size(16)));
  * reads no further than n. */
 static inline int64_t scan(const am_like_run *r, const uint8_t *s, int64_t n, int64_t room,
                            int64_t x) {
-  for (; r->encodings && x < n && x + 17 <= room; x += 16) {
-    bytes16 v0, v1, hit = {0};
-    memcpy(&v0, s + x, 16);
-    memcpy(&v1, s + x + 1, 16);
-    for (int k = 0; k < r->encodings; k++) {
-      const bytes16 lead = (bytes16)(v0 == r->lead[k]);
-      hit |= r->any >> k & 1 ? lead : lead & (bytes16)(v1 == r->second[k]);
-    }
-    const words2 w = (words2)hit;
-    if (w[0] | w[1]) {
-      const int64_t at = x + (w[0] ? __builtin_ctzll(w[0]) : 64 + __builtin_ctzll(w[1])) / 8;
-      return at < n ? at : -1;
+  if (r->vectors && x < n && x + 17 <= room) {
+    bytes16 lead[4], second[4], one[4];
+    memcpy(lead, r->vectors, sizeof lead);
+    memcpy(second, r->vectors + sizeof lead, sizeof second);
+    memcpy(one, r->vectors + 2 * sizeof lead, sizeof one);
+    for (; x < n && x + 17 <= room; x += 16) {
+      bytes16 v0, v1, hit = {0};
+      memcpy(&v0, s + x, 16);
+      memcpy(&v1, s + x + 1, 16);
+      for (int k = 0; k < 4; k++)
+        hit |= (bytes16)(v0 == lead[k]) & ((bytes16)(v1 == second[k]) | one[k]);
+      const words2 w = (words2)hit;
+      if (w[0] | w[1]) {
+        const int64_t at = x + (w[0] ? __builtin_ctzll(w[0]) : 64 + __builtin_ctzll(w[1])) / 8;
+        return at < n ? at : -1;
+      }
     }
   }
   const uint8_t *pairs = r->pairs;

@@ -41,11 +41,10 @@ typedef struct am_like_run {
   uint8_t *pairs;
   const uint8_t *last;
   /* The same encodings for the 16-byte scan, where they are at most 4
-   * (every orbit's are): each one's first byte, its second (any where
-   * `any` has bit k). 0 encodings: the scan reads a byte at a time. */
-  int encodings;
-  unsigned any;
-  uint8_t lead[4], second[4];
+   * (every orbit's are): 16 copies of each one's first byte, of its second,
+   * and of 0xFF where it is one byte (any second byte), 4 of each; NULL:
+   * the scan reads a byte at a time. */
+  const uint8_t *vectors;
 } am_like_run;
 
 typedef struct am_like_fold {
