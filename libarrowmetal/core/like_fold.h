@@ -9,9 +9,11 @@
  * last at its end, and each run between is taken at its leftmost match after
  * the one before (a run is as many of the value's characters as it has
  * characters, so its leftmost match leaves the most room for the rest).
- * A run between '%'s that holds a literal looks for it with a table of the
- * byte pairs its fold orbit's encodings begin with (Σ σ ς: CE A3, CF 83,
- * CF 82), so only bytes where a match can begin are folded and compared.
+ * A run between '%'s that holds a literal looks for the first byte pairs
+ * of its fold orbit's encodings (Σ σ ς: CE A3, CF 83, CF 82), 16 bytes at a
+ * time where 17 are readable, then in a table of byte pairs, so only where
+ * one of them begins is a rune decoded, folded and compared; a run that
+ * begins with '_'s finds its literal past them and walks back to its start.
  *
  * This is like()'s answer wherever RE2's '.'s cover the value (which the
  * caller checks, as for like(): elsewhere nothing matches), since there a
@@ -34,7 +36,8 @@ typedef struct am_like_char {
 typedef struct am_like_run {
   int64_t first, count; /* am_like_fold.chars[first, first + count) */
   int64_t before;       /* the '_'s before its first literal (count where it has none) */
-  /* Where the run floats and has a literal, the encodings that literal can
+  /* Where the run floats and has a literal (in the pattern's first 64 such
+   * runs; the others try each character), the encodings that literal can
    * have in a value: bit (a << 8 | b) of `pairs` where one begins with bytes
    * a, b (every b for a one-byte encoding), `last` for a one-byte encoding
    * (at a value's last byte); NULL otherwise. */
