@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "abi.h"
+#include "core/like_fold.h"
 #include "core/ops.h"
 #include "core/string_array.h"
 #include "core/unicode_fold.h"
@@ -94,10 +95,9 @@ static inline int64_t next_char(const uint8_t *s, int64_t n, int64_t i, int utf8
  * at most one '%', O(n m) at worst, never exponential. In a string (utf8) a
  * character is what RE2's '.' takes (am_re2_any), one byte and its
  * continuation bytes where those cover v (the caller checks that v is
- * covered: a match elsewhere counts for nothing). With `fold`, p's literal
- * characters are folded (like_pattern) and each of v's is folded as it is
- * compared. */
-static int like(const uint8_t *v, int64_t n, const uint8_t *p, int64_t m, int utf8, int fold) {
+ * covered: a match elsewhere counts for nothing). Under ignore_case the
+ * pattern is compiled instead (core/like_fold.h). */
+static int like(const uint8_t *v, int64_t n, const uint8_t *p, int64_t m, int utf8) {
   int64_t i = 0, j = 0, star_j = -1, star_i = 0;
   while (i < n) {
     if (j < m && p[j] == '%') {
@@ -113,14 +113,10 @@ static int like(const uint8_t *v, int64_t n, const uint8_t *p, int64_t m, int ut
     if (j < m) {
       int64_t lit = j;
       if (p[j] == '\\') lit = j + 1; /* an escaped character: itself */
-      if (lit < m) {
-        const int len = fold ? am_fold_char_length(p[lit], utf8) : 1;
-        const int taken = fold ? am_fold_char_at(v, n, i, p + lit, len, utf8) : p[lit] == v[i];
-        if (taken) {
-          i += taken;
-          j = lit + len;
-          continue;
-        }
+      if (lit < m && p[lit] == v[i]) {
+        i++;
+        j = lit + 1;
+        continue;
       }
       if (lit == m) j = m; /* a trailing backslash is dropped */
     }
@@ -315,16 +311,21 @@ static int numeric_result(am_err *err, am_string_op op, const am_array *a, const
   if (status != AM_OK) return status;
   am_fold_pattern fp;
   if (fold && op != AM_MATCH_LIKE) am_fold_pattern_init(&fp, p, m, utf8);
+  am_like_fold lf = {0};
+  if (fold && op == AM_MATCH_LIKE) status = am_like_fold_compile(err, &lf, p, m, utf8);
   int boolean =
       op == AM_STARTS_WITH || op == AM_ENDS_WITH || op == AM_MATCH_SUBSTRING || op == AM_MATCH_LIKE;
   am_type rt = boolean ? AM_BOOL : am_type_is_large_binary(a->type) ? AM_INT64 : AM_INT32;
   am_array *r = NULL;
-  status = am_array_alloc_host(err, a->device, rt, a->length, a->validity != NULL, &r);
+  if (status == AM_OK)
+    status = am_array_alloc_host(err, a->device, rt, a->length, a->validity != NULL, &r);
   if (status != AM_OK) {
+    am_like_fold_free(&lf);
     free(pattern);
     return status;
   }
   if (boolean) memset((void *)r->data, 0, (size_t)am_type_bytes(AM_BOOL, a->length));
+  const int views = am_type_is_view(a->type); /* a flat type's values lie in `bytes` */
   for (int64_t i = 0; i < a->length; i++) {
     int64_t n = 0, v = 0;
     if (am_string_is_valid(a, i)) {
@@ -332,7 +333,9 @@ static int numeric_result(am_err *err, am_string_op op, const am_array *a, const
       if (fold && op != AM_MATCH_LIKE)
         v = folded_value_of(op, &fp, s, n);
       else if (op == AM_MATCH_LIKE) /* RE2's '.' takes no byte it does not cover */
-        v = like(s, n, p, m, utf8, fold) && (!utf8 || am_re2_any_covers(s, n));
+        v = (fold ? am_like_fold_match(&lf, s, n, views ? n : a->bytes + a->bytes_size - s)
+                  : like(s, n, p, m, utf8)) &&
+            (!utf8 || am_re2_any_covers(s, n));
       else
         v = value_of(op, s, n, p, m);
     }
@@ -344,6 +347,7 @@ static int numeric_result(am_err *err, am_string_op op, const am_array *a, const
       ((int32_t *)r->data)[i] = (int32_t)v;
     }
   }
+  am_like_fold_free(&lf);
   free(pattern);
   if (!a->validity) atomic_store(&r->null_count, 0);
   am_string_copy_validity(a, r);

@@ -304,3 +304,53 @@ def test_every_folding_code_point_matches_its_orbit():
         want = [folds.get(d, d) == folds.get(c, c) for d in points]
         assert pc.match_substring(arr, chr(c), ignore_case=True).to_pylist() == want, hex(c)
         assert am.match_substring(arr, chr(c), ignore_case=True).to_pylist() == want, hex(c)
+
+
+def test_match_like_runs_between_wildcards():
+    """Random patterns of two to five runs between '%'s (core/like_fold.c:
+    the first run anchored at the start, the last at the end, each one between
+    at its leftmost match), runs that begin with '_'s before their literal
+    (found by the literal, then walked back), escapes and runs of '%', over
+    characters whose folds differ in UTF-8 length and byte runs that are not
+    UTF-8, in every string and binary type."""
+    rng = random.Random(21)
+    chars = ["k", "K", "\u212a", "s", "ſ", "ß", "ẞ", "σ", "ς", "Σ", "θ", "ϑ", "ϴ", "é", "É", "ı",
+             "İ", "a", "日", "🙂", "𐐀", "𐐨", "Ⱥ", "ⱥ", "%", "_", "\\"]  # fmt: skip
+    junk = [b"\x80", b"\xc3", b"\xe2\x84", b"\xed\xa0\x80", b"\xe0\x80\x80", b"\xff"]
+    raw = [b"".join(rng.choice(junk) if rng.random() < 0.05 else rng.choice(chars).encode()
+                    for _ in range(rng.randrange(12))) for _ in range(2000)]  # fmt: skip
+    special = {"%": "\\%", "_": "\\_", "\\": "\\\\"}
+
+    def run():
+        return "".join("_" if rng.random() < 0.25 else special.get(c, c)
+                       for c in rng.choices(chars, k=rng.randrange(4)))  # fmt: skip
+
+    for t in [*TEXT, *BYTES]:
+        arr = raw_strings(
+            raw, pa.large_string() if t in (pa.large_string(), pa.large_binary()) else None
+        ).view(t)
+        for _ in range(60):
+            p = ("%" * rng.randrange(3)).join(run() for _ in range(rng.randrange(2, 6)))
+            p = rng.choice(["", "%"]) + p + rng.choice(["", "%", "\\"])
+            same("match_like", arr, p.encode())
+
+
+def test_match_like_with_more_runs_than_tables():
+    """Past 64 runs between '%'s a run tries each character in turn."""
+    arr = pa.array(["aB" * k + "c" for k in range(60, 75)] + ["Ab" * 70, "A" * 70 + "C"])
+    for p in ["%A%" * 66 + "C", "%" + "%B".join(["a"] * 70) + "%", "%" + "_A%" * 66, "a%" * 70]:
+        same("match_like", arr, p)
+
+
+def test_match_like_finds_each_code_point_by_its_orbit():
+    """Each code point that folds, and each fold, as the literal of a run
+    between '%'s (its orbit's encodings in a byte-pair table) and after a '_'
+    (walked back to), over all of them between other characters."""
+    folds = _folds()
+    points = sorted(set(folds) | set(folds.values()))
+    arr = pa.array(["x" + chr(c) + "ı" for c in points])
+    for c in points[::3]:
+        want = [folds.get(d, d) == folds.get(c, c) for d in points]
+        for p in ["%" + chr(c) + "_%", "%_" + chr(c) + "%ı"]:
+            assert am.match_like(arr, p, ignore_case=True).to_pylist() == want, (hex(c), p)
+        assert pc.match_like(arr, "%_" + chr(c) + "%ı", ignore_case=True).to_pylist() == want
