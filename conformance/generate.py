@@ -1904,8 +1904,12 @@ def gen_binary():
                         [inline(t, xs, off), inline(t, ys, 63 - off, pad_role="divisor")])  # fmt: skip
             add(f"{op}/{t}/array-scalar/null-scalar", op, {}, "array-scalar",
                 [inline(t, edges[:3]), scalar(t, None)])  # fmt: skip
-        for a, b in (("int8", "uint8"), ("int32", "float64"), ("uint16", "int64"),
-                     ("int64", "float32")):
+        for a, b in (
+            ("int8", "uint8"),
+            ("int32", "float64"),
+            ("uint16", "int64"),
+            ("int64", "float32"),
+        ):
             if functions.accepts(op, a) and functions.accepts(op, b):
                 add(f"{op}/{a},{b}/array-array/mixed", op, {}, "array-array",
                     [inline(a, ["1", "2", "3", None]), inline(b, ["3", "0", "1", "2"])])  # fmt: skip
