@@ -31,6 +31,7 @@ test_unicode_fold.py checks that the committed file is what this writes
 with the pyarrow installed (when its major version is the file's).
 """
 
+import importlib.util
 import pathlib
 import re
 import sys
@@ -40,6 +41,18 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 HERE = pathlib.Path(__file__).resolve().parent
+
+
+def _case_module():
+    """gen_unicode_case.py beside this file, loaded by its path: this script
+    is run, imported from core/ and loaded by path from python/tests alike."""
+    spec = importlib.util.spec_from_file_location("gen_unicode_case", HERE / "gen_unicode_case.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+table = _case_module().table  # the block index and delta blocks of case mapping, 'fold' named
 LIMIT = 0x110000
 BITS = 21  # LIMIT <= 2^21
 GROUP = 4096  # the smallest group of the candidate classes
@@ -153,38 +166,12 @@ def unicode_fold():
     return {c: min(o) for c, o in orbit.items() if min(o) != c}
 
 
-def table(folded):
-    """The C text of the fold: a block index per 256 code points (up to the
-    last block with a fold) and the blocks of deltas."""
-    last = max(folded) >> 8
-    blocks, index = [[0] * 256], []
-    for b in range(last + 1):
-        block = [folded.get((b << 8) | k, (b << 8) | k) - ((b << 8) | k) for k in range(256)]
-        if any(block):
-            index.append(len(blocks))
-            blocks.append(block)
-        else:
-            index.append(0)
-    lines = [f"const uint8_t am_fold_block[{last + 1}] = {{"]
-    for i in range(0, len(index), 16):
-        lines.append("    " + ", ".join(str(v) for v in index[i : i + 16]) + ",")
-    lines.append("};")
-    lines.append(f"const int32_t am_fold_delta[{len(blocks)}][256] = {{")
-    for block in blocks:
-        lines.append("    {")
-        for i in range(0, 256, 16):
-            lines.append("        " + ", ".join(str(v) for v in block[i : i + 16]) + ",")
-        lines.append("    },")
-    lines.append("};")
-    return "\n".join(lines), last + 1
-
-
 def generate():
     latin1 = latin1_fold()
     folded = unicode_fold()
     ascii_ = [folded.get(c, c) for c in range(128)]
     assert latin1[:128] == ascii_, "RE2's Latin-1 and UTF-8 folds differ on ASCII"
-    text, blocks = table(folded)
+    text, blocks = table("fold", folded)  # gen_unicode_case's block layout
     lines = ["const uint8_t am_fold_latin1[256] = {"]
     for i in range(0, 256, 16):
         lines.append("    " + ", ".join(str(v) for v in latin1[i : i + 16]) + ",")
