@@ -1021,7 +1021,8 @@ typedef enum am_fill_direction {
  * takes the value of the nearest valid slot before it (forward) or after it
  * (backward); one with none stays null. Every type; the result has the
  * values' type. An array without nulls comes back as a new handle on the
- * same buffers. */
+ * same buffers. Divergence: pyarrow 26 has no kernel for durations (it has
+ * one for every other temporal type); here they fill as the others do. */
 int am_fill_null_direction(am_fill_direction direction, const am_array *values, am_array **out);
 /* ---- end of null handling */
 

@@ -18,6 +18,7 @@ import sys
 import threading
 import warnings
 
+from ._capi import lib
 from ._errors import ArrowMetalInvalid, ArrowMetalUnsupported
 
 TYPE_CHECKING = False
@@ -130,12 +131,11 @@ def run(
     return getattr(pc, pc_name or name)(*args, **kwargs)
 
 
-def without_options(name: str, *inputs: Any) -> NoReturn:
-    """Raises pyarrow's refusal of a call given none of the options its
-    function requires: pyarrow.compute's own error for inputs of these types
-    (its "no kernel" one where it has none for them, else "cannot be called
-    without options"), made over empty slices of them so that no data moves;
-    its words where pyarrow is not installed."""
+def refuse_as_pyarrow(name: str, inputs: Sequence[Any], message: str, **kwargs: Any) -> NoReturn:
+    """Raises pyarrow.compute's own refusal of `name` over these inputs (its
+    "no kernel" error where it has none for their types, before any other),
+    made over empty slices of them so that no data moves; ArrowMetalInvalid
+    with `message` where pyarrow is not installed or accepts them."""
     try:
         import pyarrow.compute as pc
     except ImportError:
@@ -145,8 +145,15 @@ def without_options(name: str, *inputs: Any) -> NoReturn:
         for x in inputs:
             x = _to_pyarrow(x.slice(0, 0) if hasattr(x, "slice") else x)
             empty.append(x.slice(0, 0) if hasattr(x, "slice") else x)
-        getattr(pc, name)(*empty)  # raises
-    raise ArrowMetalInvalid(f"Function '{name}' cannot be called without options")
+        getattr(pc, name)(*empty, **kwargs)
+    raise ArrowMetalInvalid(message)
+
+
+def without_options(name: str, *inputs: Any) -> NoReturn:
+    """Raises pyarrow's refusal of a call given none of the options its
+    function requires (its "no kernel" error where it has no kernel for the
+    inputs' types, else "cannot be called without options")."""
+    refuse_as_pyarrow(name, inputs, f"Function '{name}' cannot be called without options")
 
 
 def _caller_level() -> int:
@@ -265,11 +272,24 @@ def _native_types(pa: ModuleType) -> frozenset[int]:
 
 def unsupported_input(values: Iterable[object]) -> str | None:
     """What ArrowMetal cannot take among `values` (a reason), or None. Only
-    pyarrow objects are judged: anything else that fails is a plain error."""
+    pyarrow objects and am.Arrays are judged: anything else that fails is a
+    plain error."""
     pa = sys.modules.get("pyarrow")
     if pa is None:
         return None
+    from ._array import Array
+    from ._types import KIND_BOOL, KIND_FLOAT, KIND_SIGNED, KIND_UNSIGNED, KINDS
+
     for v in values:
+        if type(v) is Array:  # judged by its type: pyarrow computes what it holds
+            if KINDS[lib.am_array_type(v._ptr)] not in (
+                KIND_BOOL,
+                KIND_SIGNED,
+                KIND_UNSIGNED,
+                KIND_FLOAT,
+            ):
+                return f"no kernel for {v.type} input"
+            continue
         if isinstance(v, (str, bytes)):  # a string scalar where the call takes none
             return f"no kernel for a {type(v).__name__} input"
         if isinstance(v, (pa.Table, pa.RecordBatch)):

@@ -206,7 +206,7 @@ def partition_nth_indices(
     (am_partition_nth_indices)."""
     given = {"pivot": pivot, "null_placement": null_placement}
     defaults = {"pivot": None, "null_placement": "at_end"}
-    if options is None and pivot is None:
+    if options is None and given == defaults:
         _fallback.without_options("partition_nth_indices", array)
     opts, kwargs = options_of("partition_nth_indices", "PartitionNthOptions", options, given,
                             defaults)  # fmt: skip

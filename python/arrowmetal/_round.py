@@ -25,7 +25,7 @@ from ._chunked import is_chunked, map_pieces
 from ._compute import _FALLBACK, _input_fallback, _on_operand, _options
 from ._devices import device_ptr
 from ._dispatch import SCALAR, dispatch
-from ._errors import ArrowMetalInvalid, ArrowMetalTypeError, error_from_status
+from ._errors import ArrowMetalTypeError, error_from_status
 from ._exporters import read_scalar
 from ._options import ROUND_MODES, OptionsSpec
 from ._state import tls
@@ -313,10 +313,13 @@ def _make_pairwise(name: str, op: int, doc: str) -> PairwiseFunction:
         p = fields["period"]
         if is_chunked(input):
             # pyarrow.compute's own refusal: the function is a vector kernel
-            # without a chunked form.
-            raise ArrowMetalInvalid(
+            # without a chunked form (its no-kernel error first, for a type
+            # it has no kernel for).
+            _fallback.refuse_as_pyarrow(
+                name,
+                (input,),
                 "Vector kernel cannot execute chunkwise and no chunked exec function was defined",
-                lib.AM_EINVAL,
+                period=p,
             )
 
         def call(h: Any, o: Any) -> int:

@@ -161,13 +161,19 @@ def array_sort_indices(
     options: Any | None = None,
     memory_pool: pa.MemoryPool | None = None,
     device: DeviceLike | None = None,
-) -> Array:
+) -> Any:
     """The stable order of an array's slots (pyarrow.compute.array_sort_indices;
-    ArraySortOptions): uint64 indices (am_sort_indices with one key)."""
+    ArraySortOptions): uint64 indices (am_sort_indices with one key); of a
+    ChunkedArray, a ChunkedArray of one chunk, as pyarrow gives."""
     desc, at, kwargs = _array_fields(order, null_placement, options)
     if is_chunked(array):
         refuse_dictionary(array)
-    return _run("array_sort_indices", [array], [desc], [at], device, (array,), kwargs)
+    result = _run("array_sort_indices", [array], [desc], [at], device, (array,), kwargs)
+    if is_chunked(array) and isinstance(result, Array):  # pyarrow's: one chunk of indices
+        import pyarrow as pa
+
+        return pa.chunked_array([result.to_pyarrow()])
+    return result
 
 
 def array_sort(

@@ -113,7 +113,7 @@ def split_pattern(
         return _fallback.run(name, reason, (strings,), kwargs)
     text = fields["pattern"]
     if text is None:
-        if options is None:
+        if options is None and given == _PATTERN_SPEC.defaults:  # no option given at all
             _fallback.without_options(name, strings)
         raise TypeError(f"{name}() missing required argument: 'pattern'")
     if isinstance(text, str):

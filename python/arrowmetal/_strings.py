@@ -121,7 +121,7 @@ def _with_text(name: str, spec: OptionsSpec, field: str, given: dict[str, Any], 
         return _fallback.run(name, reason, (strings,), kwargs)
     text = fields[field]
     if text is None:
-        if options is None:
+        if options is None and given == spec.defaults:  # no option given at all
             _fallback.without_options(name, strings)
         raise TypeError(f"{name}() missing required argument: '{field}'")
     if isinstance(text, str):

@@ -238,7 +238,7 @@ def assume_timezone(
     amb = _choice("ambiguous", fields["ambiguous"])
     non = _choice("nonexistent", fields["nonexistent"])
     zone = fields["timezone"]
-    if zone is None and options is None:
+    if options is None and given == _ASSUME_SPEC.defaults:  # no option given at all
         _fallback.without_options("assume_timezone", timestamps)
     if not isinstance(zone, str):
         raise TypeError(f"expected bytes, {type(zone).__name__} found")
@@ -325,7 +325,7 @@ def strptime(
     if fields is _FALLBACK:
         return _fallback.run("strptime", reason, (strings,), kwargs)
     fmt, u = fields["format"], fields["unit"]
-    if fmt is None and u is None and options is None:
+    if options is None and given == _STRPTIME_SPEC.defaults:  # no option given at all
         _fallback.without_options("strptime", strings)
     if fmt is None or u is None:
         raise TypeError("strptime() needs a format and a unit (or options=StrptimeOptions)")

@@ -147,3 +147,36 @@ def test_fallback_mode_unknown_value_is_an_error():
 def test_gpu_resident_input_is_downloaded():
     x = am.array([3, 0, 2], device="cuda")
     assert quiet(am.indices_nonzero, x).to_pylist() == [0, 2]
+
+
+def test_an_am_array_of_a_type_without_a_kernel_runs_in_pyarrow():
+    """am.abs of an am.Array holding decimals (no decimal abs in the library)
+    is pyarrow's, counted, as for a pyarrow array; chunked inputs too."""
+    import decimal
+
+    d = pa.array([decimal.Decimal("1.25"), None, decimal.Decimal("-3.50")], pa.decimal128(5, 2))
+    before = am.fallbacks().get("abs", 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", am.ArrowMetalFallbackWarning)
+        assert am.abs(am.array(d)).equals(pc.abs(d))
+        assert am.abs(pa.chunked_array([d[:1], d[1:]])).to_pylist() == pc.abs(d).to_pylist()
+        with pytest.raises(pa.ArrowInvalid, match="Invalid decimal function: bit_wise_and"):
+            am.bit_wise_and(pa.chunked_array([d[:1], d[1:]]), d[0])
+    assert am.fallbacks()["abs"] >= before + 2
+
+
+@pytest.mark.parametrize("t", [pa.string(), pa.bool_(), pa.int64(), pa.timestamp("s")])
+def test_pairwise_diff_of_a_chunked_array_is_refused_as_pyarrow(t):
+    """pyarrow checks its kernels before refusing a chunked input."""
+    c = pa.chunked_array([pa.array([None, None], t)])
+    with pytest.raises(pa.ArrowException) as want:
+        pc.pairwise_diff(c)
+    with pytest.raises(type(want.value), match=str(want.value)[:40]):
+        am.pairwise_diff(c)
+
+
+def test_array_sort_indices_of_a_chunked_array_is_one_chunk_as_pyarrow(no_fallback):
+    c = pa.chunked_array([[3, None, 1], [2]])
+    got, want = am.array_sort_indices(c), pc.array_sort_indices(c)
+    assert isinstance(got, pa.ChunkedArray) and got.num_chunks == want.num_chunks == 1
+    assert got.equals(want)
