@@ -50,6 +50,7 @@ from ._types import (
     KIND_FLOAT16,
     KIND_SIGNED,
     KINDS,
+    NUMBER_KINDS,
     TYPE_NAMES,
     type_id,
 )
@@ -199,6 +200,34 @@ def _pending(cfn: Any, p: Any, *extra: Any) -> PendingScalar:
     return ps
 
 
+def _null_like(value: Any) -> Any:
+    """A null pyarrow Scalar of `value`'s exact type."""
+    import pyarrow as pa
+
+    return pa.scalar(None, type=value.type)
+
+
+def _reduce_then(cfn: Any, p: Any, post: Callable[[Any], Any] | None) -> Any:
+    """cfn's result over `p`, through `post` when given (inside a batch, once
+    the batch has ended)."""
+    s = tls.scalar
+    if s is None:
+        from ._aggregates import PendingAggregate
+
+        s = _new_scalar("am_scalar *")
+        rc = cfn(p, s)
+        if rc:
+            raise _error(rc)
+        pending = PendingAggregate((s,), post or (lambda v: v))
+        tls.pending.append(pending)  # type: ignore[union-attr]  # a list inside a batch
+        return pending
+    rc = cfn(p, s)
+    if rc:
+        raise _error(rc)
+    value = result_value(s)
+    return post(value) if post is not None else value
+
+
 def _reduce_general(
     spec: OptionsSpec,
     cfn: Any,
@@ -223,11 +252,15 @@ def _reduce_general(
         # (float16 takes no reduction: the library's refusal, never a null result)
         if (not skip_nulls or min_count != 1) and kind != KIND_FLOAT16:
             nulls = _am_null_count(p)
-            t = rtype(_am_array_type(p))
-            if not skip_nulls and nulls > 0:
-                return null_of(t)
             valid = _am_length(p) - nulls
-            if valid < min_count:
+            to_null = (not skip_nulls and nulls > 0) or valid < min_count
+            if kind not in NUMBER_KINDS or lib.am_array_is_dictionary(p):
+                # temporal, string and dictionary values: the library's kernel
+                # check first (pyarrow's order), and a null of its result's
+                # exact type (a timestamp's zone)
+                return _reduce_then(cfn, p, _null_like if to_null else None)
+            t = rtype(_am_array_type(p))
+            if to_null:
                 return null_of(t)
             if valid == 0:
                 return empty(t)
