@@ -476,6 +476,10 @@ def index(
             if start is not None or end is not None:
                 view = _view(p, start, end)
             handle = view if view is not None else p
+            if lib.am_array_is_dictionary(handle):  # pyarrow has no kernel: its error first
+                _fallback.refuse_as_pyarrow(
+                    "index", (data,), "index: dictionary arrays have no kernel", value=value
+                )
             s = _value_scalar(value, _am_array_type(handle))
             values, pending = _pending_or_value(
                 lambda h, out: _am_index(h, s, out), handle, None, 1
