@@ -330,13 +330,17 @@ def test_decimal_join(t):
                raised(lambda: left.join(other, "k")))  # fmt: skip
 
 
+@pytest.mark.parametrize("distinct", [60_000, 20_000])
 @pytest.mark.parametrize("t", [pa.decimal128(18, 2), pa.decimal256(40, 2)], ids=str)
-def test_decimal_keys_many_distinct(t):
-    """Enough rows and distinct keys that the grouping splits over the pool and its
-    tables are probed with the look ahead (the values kept whole in the slots): counts,
-    sums and an inner join as pyarrow's, the groups in first-occurrence order."""
+def test_decimal_keys_many_distinct(t, distinct):
+    """Enough rows and distinct keys that the tables are probed with the look ahead (the
+    values kept whole in the slots), grouped on one part (60,000 distinct in 400,000
+    rows: fewer than 16 rows a value) or split over the pool and merged (20,000):
+    counts, sums and joins as pyarrow's, the groups in first-occurrence order. The
+    joins' right side (more than 16,384 rows, one null key) is probed, not grouped
+    with the left."""
     rng = np.random.default_rng(23)
-    pool = pa.array([D(int(v)).scaleb(-2) for v in rng.integers(-(10**12), 10**12, 60_000)], t)
+    pool = pa.array([D(int(v)).scaleb(-2) for v in rng.integers(-(10**12), 10**12, distinct)], t)
     picks = pa.array(rng.integers(0, len(pool), 400_000), mask=rng.random(400_000) < 0.05)
     table = pa.table({"k": pc.take(pool, picks), "v": pa.array(rng.random(400_000))})
     aggs = [("v", "count"), ("v", "sum")]
@@ -344,8 +348,10 @@ def test_decimal_keys_many_distinct(t):
     want = table.group_by("k", use_threads=False).aggregate(aggs)
     assert rows(got) == rows(want)  # pyarrow 26 puts the null key elsewhere: order apart
     assert got.column("k").to_pylist() == list(dict.fromkeys(table.column("k").to_pylist()))
-    right = pa.table({"k": pool, "r": pa.array(range(len(pool)))})
-    check_join(table.slice(0, 100_000), right, "inner")
+    right_keys = pa.concat_arrays([pool, pa.array([None], t)])
+    right = pa.table({"k": right_keys, "r": pa.array(range(len(right_keys)))})
+    for jt in ["inner", "full outer", "right anti"]:
+        check_join(table.slice(0, 100_000), right, jt)
 
 
 @pytest.mark.parametrize(("it", "values"), DICTIONARIES[:2] + DICTIONARIES[3:], ids=DICT_IDS[:2] + DICT_IDS[3:])  # fmt: skip
