@@ -25,3 +25,19 @@ def no_fallback():
     with warnings.catch_warnings():
         warnings.simplefilter("error", am.ArrowMetalFallbackWarning)
         yield
+
+
+@pytest.fixture(autouse=True)
+def _fallback_warnings_per_test():
+    """Each test sees a fallback's first warning afresh: the package warns once
+    per function per process, so a test that expects the warning would pass or
+    fail by what ran before it in its worker. The counts are put back after
+    each test (am.fallbacks() still counts every call within one)."""
+    from arrowmetal import _fallback
+
+    with _fallback._lock:
+        saved = dict(_fallback._counts)
+    yield
+    with _fallback._lock:
+        _fallback._counts.clear()
+        _fallback._counts.update(saved)
