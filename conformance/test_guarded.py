@@ -974,6 +974,21 @@ def test_device_memory_with_no_device_named_goes_to_its_own_device(device_type, 
     assert h.array_releases == 1 and dev_array.array.release == ffi.NULL
 
 
+@pytest.mark.parametrize(
+    "device_type", ["ARROW_DEVICE_METAL", "ARROW_DEVICE_CUDA", "ARROW_DEVICE_CPU"]
+)
+def test_a_released_device_array_with_no_device_named_is_refused_as_released(device_type):
+    """import_fuzz's find: with a NULL device, the device the array names was
+    looked for first, so a released struct was refused as 'unsupported'."""
+    dev_array = ffi.new("struct ArrowDeviceArray *")
+    dev_array.device_type = getattr(lib, device_type)
+    h = Hand()
+    out = new_out()
+    rc = lib.am_import_device(h.schema, dev_array, ffi.NULL, out)  # array.release is NULL
+    assert rc == lib.AM_EINVAL and out[0] == ffi.NULL
+    assert "already released" in amabi.last_error()
+
+
 @pytest.mark.skipif("cuda" in BACKENDS, reason="needs a machine without a CUDA driver")
 def test_cuda_host_memory_with_a_sync_event_is_not_read_without_waiting(cpu):
     """Pinned memory a GPU may still be writing comes with an event the

@@ -259,6 +259,10 @@ static int import_device(am_err *err, const struct ArrowSchema *schema,
                          struct ArrowDeviceArray *array, am_device *device, am_array **out) {
   AM_REQUIRE(array, "array");
   int status;
+  /* A released struct is refused as such whatever its device, before that
+   * device is looked for. */
+  if (!device && !array->array.release)
+    return am_fail(err, AM_EINVAL, "array struct is already released");
   if (!device && (status = own_device(err, array, &device)) != AM_OK) {
     if (array->array.release) refuse(array, status);
     return status;
