@@ -95,26 +95,86 @@ static int op_add(am_array *a, am_array *b) {
   return status;
 }
 
-/* Ten ops: five sums and five compares, unbatched or in one batch. */
+/* The sums of the arrays the ten ops read (set before they are measured),
+ * and the time the last batched call spent before am_batch_end (the host's
+ * part: every call's checks, allocations and launches or their recording). */
+static int64_t sum_of_a, sum_of_b;
+static double last_enqueue_us;
+
+/* Ten ops: five sums and five compares, unbatched or in one batch, each
+ * sum checked (a wrong one fails the row). */
 static int ten_ops(am_array *a, am_array *b, int batched) {
   am_scalar sums[5];
   am_array *outs[5] = {0};
   am_scalar zero = {AM_INT64, 0, 0, 0, 0};
+  double start = now_us();
   int status = batched ? am_batch_begin() : AM_OK;
   for (int i = 0; i < 5 && status == AM_OK; i++) {
     status = am_sum(i % 2 ? a : b, &sums[i]);
     if (status == AM_OK) status = am_compare_scalar(AM_LT, a, &zero, &outs[i]);
   }
+  last_enqueue_us = now_us() - start;
   if (batched) {
     int ended = am_batch_end();
     if (status == AM_OK) status = ended;
   }
+  for (int i = 0; i < 5 && status == AM_OK; i++)
+    if (sums[i].i64 != (i % 2 ? sum_of_a : sum_of_b)) {
+      fprintf(stderr, "ten ops: sum %d is %lld, not %lld\n", i, (long long)sums[i].i64,
+              (long long)(i % 2 ? sum_of_a : sum_of_b));
+      status = AM_EDEVICE;
+    }
   for (int i = 0; i < 5; i++) am_release(outs[i]);
   return status;
 }
 
 static int op_ten_unbatched(am_array *a, am_array *b) { return ten_ops(a, b, 0); }
 static int op_ten_batched(am_array *a, am_array *b) { return ten_ops(a, b, 1); }
+
+/* The batched ten ops' time split: before am_batch_end and the whole. */
+static void measure_split(int64_t rows, am_array *a, am_array *b, int reps) {
+  double *enqueue = malloc((size_t)reps * sizeof *enqueue);
+  double *whole = malloc((size_t)reps * sizeof *whole);
+  for (int i = 0; i < 20; i++) ten_ops(a, b, 1);
+  for (int i = 0; i < reps; i++) {
+    double start = now_us();
+    if (ten_ops(a, b, 1) != AM_OK) {
+      printf("10 ops batched split: error: %s\n", am_last_error());
+      break;
+    }
+    whole[i] = now_us() - start;
+    enqueue[i] = last_enqueue_us;
+  }
+  qsort(enqueue, (size_t)reps, sizeof *enqueue, compare_doubles);
+  qsort(whole, (size_t)reps, sizeof *whole, compare_doubles);
+  printf("%-22s %12lld %10.1f %10.1f   (of which the ten calls before am_batch_end)\n",
+         "  batched: calls", (long long)rows, enqueue[reps / 2], enqueue[0]);
+  printf("%-22s %12lld %10.1f %10.1f   (am_batch_end: submission and wait)\n", "  batched: end",
+         (long long)rows, whole[reps / 2] - enqueue[reps / 2], whole[0] - enqueue[0]);
+  free(enqueue);
+  free(whole);
+}
+
+/* A batch of `count` sums of a length no batch had before (its graph is
+ * built then), against the median of the same batch run again. */
+static void measure_first_batch(am_array *a, int count) {
+  double first = 0, times[101];
+  am_scalar s;
+  for (int r = 0; r <= 100; r++) {
+    double start = now_us();
+    am_batch_begin();
+    for (int i = 0; i < count; i++) am_sum(a, &s);
+    int status = am_batch_end();
+    times[r] = now_us() - start;
+    if (status != AM_OK || s.i64 != sum_of_a) {
+      printf("first batch of %d: error: %s\n", count, am_last_error());
+      return;
+    }
+    if (r == 0) first = times[0];
+  }
+  qsort(times + 1, 100, sizeof *times, compare_doubles);
+  printf("batch of %2d sums: first %.1f us, then median %.1f us\n", count, first, times[51]);
+}
 
 static void measure(const char *name, int64_t rows, op_fn op, am_array *a, am_array *b, int reps) {
   double *times = malloc((size_t)reps * sizeof *times);
@@ -154,6 +214,11 @@ int main(int argc, char **argv) {
     am_scalar zero = {AM_INT64, 0, 0, 0, 0};
     am_compare_scalar(AM_GT, a, &zero, &mask);
     int reps = n <= 100000 ? 2000 : 500;
+    am_scalar total;
+    am_sum(a, &total);
+    sum_of_a = total.i64;
+    am_sum(b, &total);
+    sum_of_b = total.i64;
     measure("sum", n, op_sum, a, b, reps);
     measure("compare (a > 5)", n, op_compare, a, b, reps);
     measure("filter", n, op_filter, a, mask, reps);
@@ -161,6 +226,9 @@ int main(int argc, char **argv) {
     measure("add (array)", n, op_add, a, b, reps);
     measure("10 ops unbatched", n, op_ten_unbatched, a, b, reps / 4);
     measure("10 ops batched", n, op_ten_batched, a, b, reps / 4);
+    measure_split(n, a, b, reps / 4);
+    if (s == 0)
+      for (int count = 3; count <= 33; count += 10) measure_first_batch(a, count);
     am_release(a);
     am_release(b);
     am_release(mask);

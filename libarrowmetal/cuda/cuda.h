@@ -14,6 +14,7 @@
 enum { AM_CUDA_STAGING_BYTES = 8 << 20 };
 
 typedef struct am_cuda_pinned_pool am_cuda_pinned_pool;
+typedef struct am_cuda_deferred am_cuda_deferred;
 
 typedef struct am_cuda_device {
   am_gpu_device gpu; /* first: device->impl points at both */
@@ -38,6 +39,9 @@ typedef struct am_cuda_device {
 
   /* Page-locked blocks that large downloads land in (pinned_pool.c). */
   am_cuda_pinned_pool *pinned;
+
+  /* A batch's launches held back to go out as one graph (batch_graph.c). */
+  am_cuda_deferred *deferred;
 } am_cuda_device;
 
 static inline am_cuda_device *am_cuda_of(const am_device *device) { return device->impl; }
@@ -68,6 +72,27 @@ int am_cuda_wait_sync_event(am_err *err, void *sync_event);
  * downloads into pageable memory instead). Thread-safe. */
 int am_cuda_pinned_pool_init(am_cuda_device *cuda);
 am_buffer *am_cuda_pinned_alloc(am_cuda_device *cuda, int64_t size);
+
+/* batch_graph.c: inside a batch, launches are held back and go out
+ * together as one CUDA graph, whose instance for that number of launches is
+ * kept and replayed with the new parameters (one cuGraphLaunch instead of a
+ * cuLaunchKernel each). Everything else that enqueues on the device's stream
+ * or waits for it calls am_cuda_submit first, so the stream's order is the
+ * order of the calls. ARROWMETAL_BATCH_GRAPHS=0 launches at once instead.
+ *
+ * am_cuda_deferred_init: at device open (no memory: graphs off). */
+void am_cuda_deferred_init(am_cuda_device *cuda);
+/* Holds back one launch of `kernel` (`blocks` blocks, `args` copied). */
+int am_cuda_defer_launch(am_err *err, am_cuda_device *cuda, void *kernel, int blocks,
+                         const am_gpu_args *args);
+/* Enqueues the held-back launches, then the frees that waited for them.
+ * Thread-safe; the context need not be current. */
+int am_cuda_submit(am_err *err, am_cuda_device *cuda);
+/* Whether launches are held back (a relaxed read: for idle's answer). */
+int am_cuda_deferred_pending(am_cuda_device *cuda);
+/* Frees `pointer` in stream order, after the held-back launches (which may
+ * read it) once they go out. */
+void am_cuda_free_after_launches(am_cuda_device *cuda, CUdeviceptr pointer);
 
 /* fault.c: ARROWMETAL_TEST_FAULT, a fault on purpose for the tests. Whether
  * this launch is the one to replace, and the launch of the faulting kernel

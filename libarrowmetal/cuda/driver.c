@@ -80,6 +80,14 @@ static void load(void) {
   RESOLVE(cuModuleLoadData, "cuModuleLoadData");
   RESOLVE(cuModuleGetFunction, "cuModuleGetFunction");
   RESOLVE(cuLaunchKernel, "cuLaunchKernel");
+  RESOLVE(cuGraphCreate, "cuGraphCreate");
+  RESOLVE(cuGraphDestroy, "cuGraphDestroy");
+  RESOLVE(cuGraphAddKernelNode, "cuGraphAddKernelNode_v2", "cuGraphAddKernelNode");
+  RESOLVE(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags");
+  RESOLVE(cuGraphExecKernelNodeSetParams, "cuGraphExecKernelNodeSetParams_v2",
+          "cuGraphExecKernelNodeSetParams");
+  RESOLVE(cuGraphLaunch, "cuGraphLaunch");
+  RESOLVE(cuGraphExecDestroy, "cuGraphExecDestroy");
   CUresult result = driver.cuInit(0);
   if (result != CUDA_SUCCESS) {
     const char *text = "unknown error";

@@ -21,6 +21,22 @@ typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef struct CUmemPoolHandle_st *CUmemoryPool;
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphNode_st *CUgraphNode;
+typedef struct CUgraphExec_st *CUgraphExec;
+
+/* A kernel node's parameters (CUDA_KERNEL_NODE_PARAMS_v2). The first
+ * entries are the v1 struct: a driver with only the v1 calls reads those. */
+typedef struct am_cuda_kernel_node {
+  CUfunction func;
+  unsigned int gridDimX, gridDimY, gridDimZ;
+  unsigned int blockDimX, blockDimY, blockDimZ;
+  unsigned int sharedMemBytes;
+  void **kernelParams;
+  void **extra;
+  void *kern; /* CUkernel: NULL, func is used */
+  CUcontext ctx;
+} am_cuda_kernel_node;
 
 enum {
   CUDA_SUCCESS = 0,
@@ -97,6 +113,17 @@ typedef struct am_cuda_driver {
                              unsigned int grid_z, unsigned int block_x, unsigned int block_y,
                              unsigned int block_z, unsigned int shared_bytes, CUstream stream,
                              void **parameters, void **extra);
+  CUresult (*cuGraphCreate)(CUgraph *graph, unsigned int flags);
+  CUresult (*cuGraphDestroy)(CUgraph graph);
+  CUresult (*cuGraphAddKernelNode)(CUgraphNode *node, CUgraph graph,
+                                   const CUgraphNode *dependencies, size_t count,
+                                   const am_cuda_kernel_node *params);
+  CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec *exec, CUgraph graph,
+                                          unsigned long long flags);
+  CUresult (*cuGraphExecKernelNodeSetParams)(CUgraphExec exec, CUgraphNode node,
+                                             const am_cuda_kernel_node *params);
+  CUresult (*cuGraphLaunch)(CUgraphExec exec, CUstream stream);
+  CUresult (*cuGraphExecDestroy)(CUgraphExec exec);
 } am_cuda_driver;
 
 /* Loads the driver once per process. AM_OK, or AM_EUNSUPPORTED with the

@@ -33,12 +33,12 @@ static size_t rounded_bytes(int64_t bytes) {
   return ((size_t)(bytes > 0 ? bytes : 0) + 127) & ~(size_t)63;
 }
 
-/* Frees in stream order: work already enqueued that reads the buffer still
- * runs before the memory is reused. */
+/* Frees in stream order: work already enqueued (or held back in a batch)
+ * that reads the buffer still runs before the memory is reused. */
 static void free_device_buffer(am_buffer *buffer) {
   am_cuda_device *cuda = buffer->context;
   int pushed = am_cuda_enter(cuda);
-  cuda->cu->cuMemFreeAsync((CUdeviceptr)(uintptr_t)buffer->ptr, cuda->stream);
+  am_cuda_free_after_launches(cuda, (CUdeviceptr)(uintptr_t)buffer->ptr);
   am_cuda_leave(cuda, pushed);
   am_mem_free(&cuda->gpu.device->memory, (int64_t)rounded_bytes(buffer->size));
   am_buffer_free_shell(buffer);
@@ -67,13 +67,16 @@ static int alloc(am_err *err, am_gpu_device *gpu, int64_t bytes, am_buffer **out
 
 static int zero(am_err *err, am_gpu_device *gpu, uint64_t address, int64_t bytes) {
   am_cuda_device *cuda = am_cuda_of_gpu(gpu);
+  int status = am_cuda_submit(err, cuda);
+  if (status != AM_OK) return status;
   CUresult result = cuda->cu->cuMemsetD8Async(address, 0, (size_t)bytes, cuda->stream);
   return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "cuMemsetD8Async");
 }
 
 static int read_back(am_err *err, am_gpu_device *gpu, void *host, uint64_t address, int64_t bytes) {
   am_cuda_device *cuda = am_cuda_of_gpu(gpu);
-  int status = am_cuda_settle_before_copy(err, cuda, "cuMemcpyDtoHAsync");
+  int status = am_cuda_submit(err, cuda);
+  if (status == AM_OK) status = am_cuda_settle_before_copy(err, cuda, "cuMemcpyDtoHAsync");
   if (status != AM_OK) return status;
   CUresult result = cuda->cu->cuMemcpyDtoHAsync(host, address, (size_t)bytes, cuda->stream);
   if (result != CUDA_SUCCESS) return am_cuda_fail(err, result, "cuMemcpyDtoHAsync");
@@ -104,6 +107,8 @@ static int load(am_err *err, am_gpu_device *gpu, const void *image, size_t size,
 static int launch(am_err *err, am_gpu_device *gpu, void *kernel, int blocks,
                   const am_gpu_args *args) {
   am_cuda_device *cuda = am_cuda_of_gpu(gpu);
+  int status = am_cuda_submit(err, cuda);
+  if (status != AM_OK) return status;
   if (am_cuda_fault_due()) return am_cuda_launch_fault(err, cuda);
   void *parameters[] = {(void *)args};
   CUresult result = cuda->cu->cuLaunchKernel((CUfunction)kernel, (unsigned)blocks, 1, 1,
@@ -111,8 +116,21 @@ static int launch(am_err *err, am_gpu_device *gpu, void *kernel, int blocks,
   return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "cuLaunchKernel");
 }
 
+/* Inside a batch: held back, to go out with the batch's other launches. */
+static int launch_deferred(am_err *err, am_gpu_device *gpu, void *kernel, int blocks,
+                           const am_gpu_args *args) {
+  am_cuda_device *cuda = am_cuda_of_gpu(gpu);
+  if (am_cuda_fault_due()) {
+    int status = am_cuda_submit(err, cuda);
+    return status == AM_OK ? am_cuda_launch_fault(err, cuda) : status;
+  }
+  return am_cuda_defer_launch(err, cuda, kernel, blocks, args);
+}
+
 static int mark(am_err *err, am_gpu_device *gpu, uint64_t value) {
   am_cuda_device *cuda = am_cuda_of_gpu(gpu);
+  int status = am_cuda_submit(err, cuda);
+  if (status != AM_OK) return status;
   CUresult result = cuda->cu->cuStreamWriteValue64(cuda->stream, cuda->reached_device, value,
                                                    CU_STREAM_WRITE_VALUE_DEFAULT);
   return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "cuStreamWriteValue64");
@@ -120,9 +138,11 @@ static int mark(am_err *err, am_gpu_device *gpu, uint64_t value) {
 
 /* Whether the stream has run everything enqueued on it, asked of the
  * driver without enqueuing anything. An error (the stream's sticky fault)
- * answers no: the caller's wait then reports it. */
+ * answers no: the caller's wait then reports it. So do launches held back
+ * in a batch: the caller's mark sends them. */
 static int idle(am_gpu_device *gpu) {
   am_cuda_device *cuda = am_cuda_of_gpu(gpu);
+  if (am_cuda_deferred_pending(cuda)) return 0;
   return cuda->cu->cuStreamQuery(cuda->stream) == CUDA_SUCCESS;
 }
 
@@ -162,6 +182,7 @@ const am_gpu_hooks am_cuda_hooks = {
     .compile = compile,
     .load = load,
     .launch = launch,
+    .launch_deferred = launch_deferred,
     .mark = mark,
     .idle = idle,
     .reached = reached,

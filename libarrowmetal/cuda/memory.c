@@ -13,12 +13,13 @@
 static int copy_to_device(am_err *err, am_cuda_device *cuda, CUdeviceptr destination,
                           const void *source, size_t bytes) {
   const am_cuda_driver *cu = cuda->cu;
+  int status = am_cuda_submit(err, cuda); /* the stream's order is the calls' */
+  if (status != AM_OK) return status;
   if (bytes <= (1 << 20)) {
     CUresult result = cu->cuMemcpyHtoDAsync(destination, source, bytes, cuda->stream);
     return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "cuMemcpyHtoDAsync");
   }
   pthread_mutex_lock(&cuda->staging_lock);
-  int status = AM_OK;
   int used[2] = {0, 0};
   for (size_t done = 0, turn = 0; done < bytes && status == AM_OK; turn ^= 1) {
     size_t chunk = bytes - done < AM_CUDA_STAGING_BYTES ? bytes - done : AM_CUDA_STAGING_BYTES;
@@ -120,7 +121,8 @@ int am_cuda_download(am_err *err, const am_array *array, am_device *host_device,
   const am_cuda_driver *cu = cuda->cu;
   /* a copy into pageable memory (the data, or the validity bitmap) blocks
    * in the driver: settle first */
-  if (span > 0 && (!pinned || has_validity))
+  if (span > 0) status = am_cuda_submit(err, cuda); /* a batch's held-back launches */
+  if (span > 0 && status == AM_OK && (!pinned || has_validity))
     status = am_cuda_settle_before_copy(err, cuda, "download");
   if (span > 0 && status == AM_OK) {
     size_t skip =
@@ -208,6 +210,7 @@ int am_cuda_import_device(am_err *err, am_device *device, am_type type,
                        b == 1 ? "the data buffer" : "the string data buffer");
   }
   /* The producer's work must finish before ours reads the buffers. */
+  if (status == AM_OK && array->sync_event) status = am_cuda_submit(err, cuda);
   if (status == AM_OK && array->sync_event) {
     CUresult result = cuda->cu->cuStreamWaitEvent(cuda->stream, *(CUevent *)array->sync_event, 0);
     if (result != CUDA_SUCCESS) status = am_cuda_fail(err, result, "cuStreamWaitEvent");
@@ -256,12 +259,17 @@ int am_cuda_export_device(am_err *err, const am_array *array, struct ArrowDevice
   device_export *state = calloc(1, sizeof *state);
   if (!state) return am_fail(err, AM_ENOMEM, "out of memory");
   int pushed = am_cuda_enter(cuda);
-  CUresult result = cuda->cu->cuEventCreate(&state->event, CU_EVENT_DISABLE_TIMING);
-  if (result == CUDA_SUCCESS) result = cuda->cu->cuEventRecord(state->event, cuda->stream);
+  /* The event follows the array's kernels, a batch's held-back ones too. */
+  int status = am_cuda_submit(err, cuda);
+  CUresult result = CUDA_SUCCESS;
+  if (status == AM_OK) result = cuda->cu->cuEventCreate(&state->event, CU_EVENT_DISABLE_TIMING);
+  if (status == AM_OK && result == CUDA_SUCCESS)
+    result = cuda->cu->cuEventRecord(state->event, cuda->stream);
   am_cuda_leave(cuda, pushed);
-  if (result != CUDA_SUCCESS) {
+  if (status != AM_OK || result != CUDA_SUCCESS) {
+    if (state->event) cuda->cu->cuEventDestroy(state->event);
     free(state);
-    return am_cuda_fail(err, result, "cuEventRecord");
+    return status != AM_OK ? status : am_cuda_fail(err, result, "cuEventRecord");
   }
   int64_t null_count = atomic_load(&array->null_count);
   int has_validity = array->validity && null_count != 0;

@@ -56,6 +56,8 @@ int am_cuda_wait_event(am_err *err, am_cuda_device *cuda, CUevent event, const c
 }
 
 int am_cuda_wait_stream(am_err *err, am_cuda_device *cuda, const char *what) {
+  int status = am_cuda_submit(err, cuda); /* a batch's held-back launches first */
+  if (status != AM_OK) return status;
   return own(err, cuda, am_cuda_wait_foreign_stream(err, cuda->cu, cuda->stream, what));
 }
 

@@ -267,6 +267,9 @@ int am_gpu_launch(am_err *err, am_gpu_device *gpu, const am_kernel_key *key, am_
   int status = am_gpu_kernel(err, gpu, key, &kernel);
   if (status != AM_OK) return status;
   int blocks = am_kernel_blocks(key, args->n, gpu->multiprocessors);
+  /* A batch waits once, at its end: its launches may go out together. */
+  if (gpu->hooks->launch_deferred && am_runtime_batch_depth() > 0)
+    return gpu->hooks->launch_deferred(err, gpu, kernel, blocks, args);
   return gpu->hooks->launch(err, gpu, kernel, blocks, args);
 }
 

@@ -22,6 +22,7 @@ from .fresh import run_python as run
         ("ARROWMETAL_CACHE_MAX_BYTES", "-5", "an integer of at least 0"),
         ("ARROWMETAL_METAL_PARAVIRTUAL", "true", "0 or 1"),
         ("ARROWMETAL_VECTOR_MATH", "off", "0 or 1"),
+        ("ARROWMETAL_BATCH_GRAPHS", "no", "0 or 1"),
         ("ARROWMETAL_FALLBACK", "sometimes", "warn, error"),
         ("ARROWMETAL_CFFI", "fast", "abi, api"),
     ],
