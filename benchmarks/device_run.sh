@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One lease of the GPU machine does everything in one call: build, GPU tests,
 # benchmarks. Logs go to $OUT (the device tool brings them back).
-#   bash benchmarks/device_run.sh [tests] [strings] [latency] [bench] [cache] [crossover] [faults]
-#                                 [memcheck] [racecheck] [synccheck]
+#   bash benchmarks/device_run.sh [tests] [strings] [latency] [bench] [limits] [cache] [crossover]
+#                                 [faults] [memcheck] [racecheck] [synccheck]
+# limits: issue #14's bandwidth and batch tables (benchmarks/gpu_limits_bench.py).
 # faults: the GPU fault tests (out of memory, a faulting kernel, the watchdog).
 # memcheck, racecheck, synccheck: compute-sanitizer's tool over the CUDA
 # conformance cases (SANITIZER_SHARDS of SANITIZER_OF shards) and, for
@@ -95,6 +96,9 @@ for stage in $stages; do
     bench)
       timeout 400 python3 benchmarks/gpu_bench.py 2>&1 | tee "$OUT/gpu_bench.txt"
       record "${PIPESTATUS[0]}" bench ;;
+    limits)
+      timeout 240 python3 benchmarks/gpu_limits_bench.py 2>&1 | tee "$OUT/limits.txt"
+      record "${PIPESTATUS[0]}" limits ;;
     cache)
       timeout 200 python3 benchmarks/kernel_cache_bench.py cuda 2>&1 | tee "$OUT/kernel_cache.txt"
       record "${PIPESTATUS[0]}" cache ;;
@@ -164,7 +168,7 @@ for stage in $stages; do
           grep -E "ERROR SUMMARY|passed|failed|before first instrumented" | sort | uniq -c
       } | tee -a "$OUT/sanitizers.txt" ;;
     *)
-      echo "unknown stage '$stage' (tests strings latency bench cache crossover faults memcheck racecheck synccheck)"
+      echo "unknown stage '$stage' (tests strings latency bench limits cache crossover faults memcheck racecheck synccheck)"
       record 1 "$stage" ;;
   esac
 done
