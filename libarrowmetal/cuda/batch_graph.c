@@ -1,47 +1,72 @@
 /* A batch's launches sent as one CUDA graph.
  *
- * Why: inside a batch each op still cost its own cuLaunchKernel, the larger
- * part of a small op's time on the host (issue #14: ten small ops in a batch
- * took 43-60 us from C on an H200, a graph of ten kernels 11.7 us). Here the
- * launches of a batch are held back and go out as one graph: a chain of k
- * kernel nodes, instantiated once for each k and kept for the device's life,
- * whose nodes get the new launches' parameters (function, grid and argument
- * block may all change, cuGraphExecKernelNodeSetParams) before the one
- * cuGraphLaunch. Changing parameters only affects later launches of the
- * instance, so one still running is unharmed.
+ * Why: inside a batch each op still cost its own cuLaunchKernel, most of a
+ * small op's time on the host (issue #14: ten small ops in a batch took
+ * 43-69 us from C, 60 of them in the ten calls; a graph of ten kernels
+ * 11.7 us). Here the launches of a batch are held back and go out as one
+ * graph, one node per launch. A node waits only for the earlier nodes whose
+ * footprints (gpu/launch_footprint.h) conflict with its own, so independent
+ * ops run side by side; a launch whose footprint is not described waits for
+ * all before it, and all after it wait for it. The graph of each shape (its
+ * length and which node waits for which) is instantiated once and kept (the
+ * AM_CUDA_GRAPHS_KEPT most recently used); a later batch of that shape sets
+ * the nodes whose function, grid or argument block changed
+ * (cuGraphExecKernelNodeSetParams, which leaves launches already made
+ * alone) and launches it.
  *
- * Order: the nodes run one after another, as the launches would have on the
- * stream (ops share the scratch area and read each other's results).
- * Whatever else goes on the stream or waits for it submits the held-back
- * launches first (hooks.c, memory.c, wait.c), and a free waits in a list
- * until they have gone out, since one of them may still read the memory.
- * The first batch of each length pays for building its graph (measured in
- * benchmarks/results). */
+ * Order: whatever else goes on the stream or waits for it submits the
+ * held-back launches first (hooks.c, memory.c, wait.c), and a free waits in
+ * a list until they have gone out, since one of them may still read the
+ * memory. The first batch of a new shape pays for building its graph
+ * (measured in benchmarks/results). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuda.h"
+#include "gpu/launch_footprint.h"
 
-/* Launches per graph: a longer batch goes out as several graphs. */
-enum { AM_CUDA_GRAPH_MAX = 32 };
+/* Launches per graph (a longer batch goes out as several graphs), and
+ * graphs kept. */
+enum { AM_CUDA_GRAPH_MAX = 32, AM_CUDA_GRAPHS_KEPT = 64 };
 
-typedef struct graph_chain {
+typedef struct held_launch {
+  CUfunction function;
+  unsigned int blocks;
+  am_gpu_args args;
+  int range_count; /* -1: not described, ordered with everything */
+  am_gpu_range ranges[AM_GPU_FOOTPRINT_MAX];
+} held_launch;
+
+/* Bit j of after[i]: node i waits for node j (j < i). */
+typedef struct graph_shape {
+  int length;
+  uint32_t after[AM_CUDA_GRAPH_MAX];
+} graph_shape;
+
+typedef struct kept_graph {
+  graph_shape shape;
   CUgraph graph;
   CUgraphExec exec;
+  uint64_t used; /* the clock at its last launch */
   CUgraphNode nodes[AM_CUDA_GRAPH_MAX];
-} graph_chain;
+  /* What each node was last given. */
+  CUfunction function[AM_CUDA_GRAPH_MAX];
+  unsigned int blocks[AM_CUDA_GRAPH_MAX];
+  am_gpu_args args[AM_CUDA_GRAPH_MAX];
+} kept_graph;
 
 struct am_cuda_deferred {
   pthread_mutex_t lock;
   int enabled;      /* ARROWMETAL_BATCH_GRAPHS is not 0 */
   atomic_int count; /* launches held back; written under the lock */
-  CUfunction function[AM_CUDA_GRAPH_MAX];
-  unsigned int blocks[AM_CUDA_GRAPH_MAX];
-  am_gpu_args args[AM_CUDA_GRAPH_MAX];
-  graph_chain *chains[AM_CUDA_GRAPH_MAX + 1]; /* by length, built on first use */
-  CUdeviceptr *frees;                         /* waiting for the launches */
+  held_launch held[AM_CUDA_GRAPH_MAX];
+  graph_shape shape; /* of the held launches */
+  kept_graph *kept[AM_CUDA_GRAPHS_KEPT];
+  int kept_count;
+  uint64_t clock;
+  CUdeviceptr *frees; /* waiting for the held-back launches */
   int free_count, free_capacity;
 };
 
@@ -54,11 +79,12 @@ void am_cuda_deferred_init(am_cuda_device *cuda) {
   cuda->deferred = deferred;
 }
 
-static am_cuda_kernel_node node_of(const am_cuda_deferred *deferred, int i, void **parameters) {
-  *parameters = (void *)&deferred->args[i];
+static am_cuda_kernel_node node_of(CUfunction function, unsigned int blocks, am_gpu_args *args,
+                                   void **parameters) {
+  *parameters = args;
   return (am_cuda_kernel_node){
-      .func = deferred->function[i],
-      .gridDimX = deferred->blocks[i],
+      .func = function,
+      .gridDimX = blocks,
       .gridDimY = 1,
       .gridDimZ = 1,
       .blockDimX = AM_GPU_BLOCK,
@@ -75,34 +101,85 @@ static CUresult launch_one(am_cuda_device *cuda, CUfunction function, unsigned i
                                   parameters, NULL);
 }
 
-static void destroy_chain(const am_cuda_driver *cu, graph_chain *chain) {
-  if (chain->exec) cu->cuGraphExecDestroy(chain->exec);
-  if (chain->graph) cu->cuGraphDestroy(chain->graph);
-  free(chain);
+static void destroy_graph(const am_cuda_driver *cu, kept_graph *kept) {
+  if (kept->exec) cu->cuGraphExecDestroy(kept->exec); /* freed once a launch in flight ends */
+  if (kept->graph) cu->cuGraphDestroy(kept->graph);
+  free(kept);
 }
 
-/* The chain of the held-back launches' length, built from their parameters
- * (so a new one needs no update), or NULL when the driver would not build
- * it (the launches then go out one by one). */
-static graph_chain *build_chain(am_cuda_device *cuda, am_cuda_deferred *deferred, int length) {
-  const am_cuda_driver *cu = cuda->cu;
-  graph_chain *chain = calloc(1, sizeof *chain);
-  if (!chain) return NULL;
-  CUresult result = cu->cuGraphCreate(&chain->graph, 0);
-  for (int i = 0; i < length && result == CUDA_SUCCESS; i++) {
-    void *parameters[1];
-    am_cuda_kernel_node node = node_of(deferred, i, parameters);
-    result = cu->cuGraphAddKernelNode(&chain->nodes[i], chain->graph,
-                                      i ? &chain->nodes[i - 1] : NULL, i ? 1 : 0, &node);
+static kept_graph *find_graph(am_cuda_deferred *deferred) {
+  const graph_shape *shape = &deferred->shape;
+  size_t bytes = (size_t)shape->length * sizeof shape->after[0];
+  for (int i = 0; i < deferred->kept_count; i++) {
+    kept_graph *kept = deferred->kept[i];
+    if (kept->shape.length == shape->length && memcmp(kept->shape.after, shape->after, bytes) == 0)
+      return kept;
   }
-  if (result == CUDA_SUCCESS)
-    result = cu->cuGraphInstantiateWithFlags(&chain->exec, chain->graph, 0);
+  return NULL;
+}
+
+/* Keeps `kept`, in place of the least recently used graph when full. */
+static void keep_graph(const am_cuda_driver *cu, am_cuda_deferred *deferred, kept_graph *kept) {
+  if (deferred->kept_count < AM_CUDA_GRAPHS_KEPT) {
+    deferred->kept[deferred->kept_count++] = kept;
+    return;
+  }
+  int oldest = 0;
+  for (int i = 1; i < deferred->kept_count; i++)
+    if (deferred->kept[i]->used < deferred->kept[oldest]->used) oldest = i;
+  destroy_graph(cu, deferred->kept[oldest]);
+  deferred->kept[oldest] = kept;
+}
+
+/* The graph of the held launches' shape, built with their parameters, or
+ * NULL when the driver would not build it (they then go out one by one). */
+static kept_graph *build_graph(am_cuda_device *cuda, am_cuda_deferred *deferred) {
+  const am_cuda_driver *cu = cuda->cu;
+  kept_graph *kept = calloc(1, sizeof *kept);
+  if (!kept) return NULL;
+  kept->shape = deferred->shape;
+  CUresult result = cu->cuGraphCreate(&kept->graph, 0);
+  for (int i = 0; i < kept->shape.length && result == CUDA_SUCCESS; i++) {
+    held_launch *launch = &deferred->held[i];
+    CUgraphNode waits_for[AM_CUDA_GRAPH_MAX];
+    int count = 0;
+    for (int j = 0; j < i; j++)
+      if (kept->shape.after[i] >> j & 1) waits_for[count++] = kept->nodes[j];
+    void *parameters[1];
+    am_cuda_kernel_node node = node_of(launch->function, launch->blocks, &launch->args, parameters);
+    result = cu->cuGraphAddKernelNode(&kept->nodes[i], kept->graph, count ? waits_for : NULL,
+                                      (size_t)count, &node);
+    kept->function[i] = launch->function;
+    kept->blocks[i] = launch->blocks;
+    kept->args[i] = launch->args;
+  }
+  if (result == CUDA_SUCCESS) result = cu->cuGraphInstantiateWithFlags(&kept->exec, kept->graph, 0);
   if (result != CUDA_SUCCESS) {
-    destroy_chain(cu, chain);
+    destroy_graph(cu, kept);
     return NULL;
   }
-  deferred->chains[length] = chain;
-  return chain;
+  keep_graph(cu, deferred, kept);
+  return kept;
+}
+
+/* Gives the kept graph's nodes the held launches' parameters where they
+ * differ from what the nodes have. */
+static CUresult update_graph(const am_cuda_driver *cu, am_cuda_deferred *deferred,
+                             kept_graph *kept) {
+  for (int i = 0; i < kept->shape.length; i++) {
+    held_launch *launch = &deferred->held[i];
+    if (kept->function[i] == launch->function && kept->blocks[i] == launch->blocks &&
+        memcmp(&kept->args[i], &launch->args, sizeof launch->args) == 0)
+      continue;
+    void *parameters[1];
+    am_cuda_kernel_node node = node_of(launch->function, launch->blocks, &launch->args, parameters);
+    CUresult result = cu->cuGraphExecKernelNodeSetParams(kept->exec, kept->nodes[i], &node);
+    if (result != CUDA_SUCCESS) return result;
+    kept->function[i] = launch->function;
+    kept->blocks[i] = launch->blocks;
+    kept->args[i] = launch->args;
+  }
+  return CUDA_SUCCESS;
 }
 
 /* With the lock held: the held-back launches, as a graph when there are
@@ -113,26 +190,25 @@ static int submit_locked(am_err *err, am_cuda_device *cuda, am_cuda_deferred *de
   CUresult result = CUDA_SUCCESS;
   int sent = 0;
   if (length > 1) {
-    graph_chain *chain = deferred->chains[length];
-    if (chain) {
-      for (int i = 0; i < length && result == CUDA_SUCCESS; i++) {
-        void *parameters[1];
-        am_cuda_kernel_node node = node_of(deferred, i, parameters);
-        result = cu->cuGraphExecKernelNodeSetParams(chain->exec, chain->nodes[i], &node);
-      }
-    } else {
-      chain = build_chain(cuda, deferred, length);
-    }
-    if (chain && result == CUDA_SUCCESS) {
-      result = cu->cuGraphLaunch(chain->exec, cuda->stream);
+    deferred->shape.length = length;
+    kept_graph *kept = find_graph(deferred);
+    if (kept)
+      result = update_graph(cu, deferred, kept);
+    else
+      kept = build_graph(cuda, deferred);
+    if (kept && result == CUDA_SUCCESS) {
+      kept->used = ++deferred->clock;
+      result = cu->cuGraphLaunch(kept->exec, cuda->stream);
       sent = result == CUDA_SUCCESS;
     }
   }
   /* One launch, or a graph the driver would not take: one by one. */
   if (!sent) {
     result = CUDA_SUCCESS;
-    for (int i = 0; i < length && result == CUDA_SUCCESS; i++)
-      result = launch_one(cuda, deferred->function[i], deferred->blocks[i], &deferred->args[i]);
+    for (int i = 0; i < length && result == CUDA_SUCCESS; i++) {
+      held_launch *launch = &deferred->held[i];
+      result = launch_one(cuda, launch->function, launch->blocks, &launch->args);
+    }
   }
   atomic_store_explicit(&deferred->count, 0, memory_order_relaxed);
   for (int i = 0; i < deferred->free_count; i++)
@@ -158,8 +234,8 @@ int am_cuda_deferred_pending(am_cuda_device *cuda) {
   return cuda->deferred && atomic_load_explicit(&cuda->deferred->count, memory_order_relaxed) > 0;
 }
 
-int am_cuda_defer_launch(am_err *err, am_cuda_device *cuda, void *kernel, int blocks,
-                         const am_gpu_args *args) {
+int am_cuda_defer_launch(am_err *err, am_cuda_device *cuda, const am_kernel_key *key, void *kernel,
+                         int blocks, const am_gpu_args *args) {
   am_cuda_deferred *deferred = cuda->deferred;
   if (!deferred || !deferred->enabled) {
     CUresult result = launch_one(cuda, kernel, (unsigned int)blocks, (am_gpu_args *)args);
@@ -171,9 +247,19 @@ int am_cuda_defer_launch(am_err *err, am_cuda_device *cuda, void *kernel, int bl
     status = submit_locked(err, cuda, deferred);
   if (status == AM_OK) {
     int i = atomic_load_explicit(&deferred->count, memory_order_relaxed);
-    deferred->function[i] = kernel;
-    deferred->blocks[i] = (unsigned int)blocks;
-    deferred->args[i] = *args;
+    held_launch *launch = &deferred->held[i];
+    launch->function = kernel;
+    launch->blocks = (unsigned int)blocks;
+    launch->args = *args;
+    launch->range_count = am_gpu_launch_footprint(key, args, launch->ranges);
+    uint32_t after = 0;
+    for (int j = 0; j < i; j++) {
+      const held_launch *earlier = &deferred->held[j];
+      if (am_gpu_footprints_conflict(earlier->ranges, earlier->range_count, launch->ranges,
+                                     launch->range_count))
+        after |= 1u << j;
+    }
+    deferred->shape.after[i] = after;
     atomic_store_explicit(&deferred->count, i + 1, memory_order_relaxed);
   }
   pthread_mutex_unlock(&deferred->lock);

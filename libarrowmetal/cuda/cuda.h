@@ -74,17 +74,18 @@ int am_cuda_pinned_pool_init(am_cuda_device *cuda);
 am_buffer *am_cuda_pinned_alloc(am_cuda_device *cuda, int64_t size);
 
 /* batch_graph.c: inside a batch, launches are held back and go out
- * together as one CUDA graph, whose instance for that number of launches is
- * kept and replayed with the new parameters (one cuGraphLaunch instead of a
- * cuLaunchKernel each). Everything else that enqueues on the device's stream
- * or waits for it calls am_cuda_submit first, so the stream's order is the
+ * together as one CUDA graph, whose instance for that shape (number of
+ * launches and which wait for which) is kept and replayed with the new
+ * parameters (one cuGraphLaunch instead of a cuLaunchKernel each). Everything else that enqueues on
+ * the device's stream or waits for it calls am_cuda_submit first, so the stream's order is the
  * order of the calls. ARROWMETAL_BATCH_GRAPHS=0 launches at once instead.
  *
  * am_cuda_deferred_init: at device open (no memory: graphs off). */
 void am_cuda_deferred_init(am_cuda_device *cuda);
-/* Holds back one launch of `kernel` (`blocks` blocks, `args` copied). */
-int am_cuda_defer_launch(am_err *err, am_cuda_device *cuda, void *kernel, int blocks,
-                         const am_gpu_args *args);
+/* Holds back one launch of `kernel` (`blocks` blocks, `args` copied), the
+ * compiled kernel of `key`. */
+int am_cuda_defer_launch(am_err *err, am_cuda_device *cuda, const am_kernel_key *key, void *kernel,
+                         int blocks, const am_gpu_args *args);
 /* Enqueues the held-back launches, then the frees that waited for them.
  * Thread-safe; the context need not be current. */
 int am_cuda_submit(am_err *err, am_cuda_device *cuda);

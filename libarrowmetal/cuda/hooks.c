@@ -117,14 +117,14 @@ static int launch(am_err *err, am_gpu_device *gpu, void *kernel, int blocks,
 }
 
 /* Inside a batch: held back, to go out with the batch's other launches. */
-static int launch_deferred(am_err *err, am_gpu_device *gpu, void *kernel, int blocks,
-                           const am_gpu_args *args) {
+static int launch_deferred(am_err *err, am_gpu_device *gpu, const am_kernel_key *key, void *kernel,
+                           int blocks, const am_gpu_args *args) {
   am_cuda_device *cuda = am_cuda_of_gpu(gpu);
   if (am_cuda_fault_due()) {
     int status = am_cuda_submit(err, cuda);
     return status == AM_OK ? am_cuda_launch_fault(err, cuda) : status;
   }
-  return am_cuda_defer_launch(err, cuda, kernel, blocks, args);
+  return am_cuda_defer_launch(err, cuda, key, kernel, blocks, args);
 }
 
 static int mark(am_err *err, am_gpu_device *gpu, uint64_t value) {

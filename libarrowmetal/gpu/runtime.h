@@ -62,12 +62,13 @@ typedef struct am_gpu_hooks {
               void **kernel);
   /* Enqueues one launch: `blocks` blocks of AM_GPU_BLOCK threads. */
   int (*launch)(am_err *err, am_gpu_device *gpu, void *kernel, int blocks, const am_gpu_args *args);
-  /* Optional: a launch inside a batch, which the backend may hold back and
-   * send with the batch's later launches as one submission (CUDA: a graph),
-   * provided that whatever else it enqueues or waits for sends them first.
-   * NULL: `launch`. */
-  int (*launch_deferred)(am_err *err, am_gpu_device *gpu, void *kernel, int blocks,
-                         const am_gpu_args *args);
+  /* Optional: a launch of `key` inside a batch, which the backend may hold
+   * back and send with the batch's later launches as one submission (CUDA: a
+   * graph), provided that whatever else it enqueues or waits for sends them
+   * first, and that launches whose footprints conflict
+   * (gpu/launch_footprint.h) run in the order they came. NULL: `launch`. */
+  int (*launch_deferred)(am_err *err, am_gpu_device *gpu, const am_kernel_key *key, void *kernel,
+                         int blocks, const am_gpu_args *args);
 
   /* The timeline. `mark` enqueues "raise the reached value to `value`" after
    * the work queued so far; `reached` reads that value with acquire ordering

@@ -269,7 +269,7 @@ int am_gpu_launch(am_err *err, am_gpu_device *gpu, const am_kernel_key *key, am_
   int blocks = am_kernel_blocks(key, args->n, gpu->multiprocessors);
   /* A batch waits once, at its end: its launches may go out together. */
   if (gpu->hooks->launch_deferred && am_runtime_batch_depth() > 0)
-    return gpu->hooks->launch_deferred(err, gpu, kernel, blocks, args);
+    return gpu->hooks->launch_deferred(err, gpu, key, kernel, blocks, args);
   return gpu->hooks->launch(err, gpu, kernel, blocks, args);
 }
 

@@ -118,6 +118,16 @@ def test_intermediates_released_inside_the_batch(device):
     assert total.as_py() == int((base + 60).sum())
 
 
+class Producer:
+    """Another library's array: only the C Device Data Interface's capsules."""
+
+    def __init__(self, array):
+        self.array = array
+
+    def __arrow_c_device_array__(self, requested_schema=None, **kwargs):
+        return self.array.__arrow_c_device_array__(requested_schema, **kwargs)
+
+
 def test_reads_and_exports_inside_the_batch(device):
     _a, b, *_ = inputs(10_000, 5, device)
     want = pc.multiply(b.to_pyarrow(), 2).to_pylist()
@@ -125,8 +135,8 @@ def test_reads_and_exports_inside_the_batch(device):
         y = am.multiply(b, 2)
         assert y.to_pyarrow().to_pylist() == want  # a download sends the held-back work
         z = am.add(y, 1)
-        exported = pa.array(z)  # through the C (Device) Data Interface
-        assert exported.to_pylist() == [v + 1 for v in want]
+        exported = am.array(Producer(z))  # through the C Device Data Interface
+        assert exported.to_pyarrow().to_pylist() == [v + 1 for v in want]
         s = am.sum(z)
     assert s.as_py() == sum(want) + len(want)
 
