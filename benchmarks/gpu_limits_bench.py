@@ -385,7 +385,7 @@ def main():
     am.set_device(args.device)
     print(f"ArrowMetal on {am.default_device()}")
     peers = peers_for(args.device)
-    for n in [int(s) for s in args.rows.split(",")]:
+    for n in [int(s) for s in args.rows.split(",") if s]:  # --rows "": the batch table alone
         bandwidth(n, args.device, peers, args.repeats, not args.no_check)
         gc.collect()  # this size's arrays, before the next size's
         for p in peers:
