@@ -265,7 +265,7 @@ def test_gpu_arrays_round_on_the_host_and_stay_on_the_gpu():
     for name in OPS:
         for unit in ("minute", "hour", "day", "week", "month"):
             r = getattr(am, name)(g, unit=unit)
-            assert r.device == "cuda"
+            assert r.backend == "cuda"
             assert r.to_pyarrow().equals(getattr(pc, name)(a, unit=unit))
     zone = "America/New_York"  # a repeated hour: refused alike
     ny = pa.array([_utc(zone, 2021, 11, 7, 1, 30) * 1000], pa.timestamp("ms", tz=zone))
