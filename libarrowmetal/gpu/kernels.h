@@ -527,6 +527,12 @@ typedef struct am_gpu_args {
 /* Offset of the uint32 finish counter in the scratch area. */
 #define AM_GPU_SCRATCH_COUNTER (AM_GPU_MAX_BLOCKS * sizeof(am_gpu_partial))
 #define AM_GPU_SCRATCH_BYTES (AM_GPU_SCRATCH_COUNTER + 64)
+/* The device keeps this many scratch areas of AM_GPU_SCRATCH_BYTES, one
+ * after another: area 0 for every kind that uses one, and areas 1.. taken in
+ * turn by the one-launch reductions (REDUCE, AGGREGATE), so that reductions
+ * held back in one batch need not wait for each other (their footprints
+ * differ: gpu/launch_footprint.h). */
+#define AM_GPU_SCRATCH_AREAS 8
 
 /* sort_indices' kernels (AM_KERNEL_SORT_*): positions a COUNT / SCATTER block
  * owns, header words before the counts (the digit totals of passes 0-8,

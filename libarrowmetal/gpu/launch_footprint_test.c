@@ -51,6 +51,11 @@ int main(void) {
   expect(conflict(a1, s1), 1, "a reader of a result waits for its writer");
   expect(conflict(s1, s2), 1, "reductions share the scratch area");
   expect(conflict(a1, s2), 0, "an add and a sum of its input");
+  am_gpu_args sum_other_area = sum_b;
+  sum_other_area.scratch = SCRATCH + AM_GPU_SCRATCH_BYTES;
+  sum_other_area.status = STATUS + 128;
+  expect(conflict(s2, footprint(AM_KERNEL_REDUCE, AM_INT64, AM_TYPE_INVALID, sum_other_area)), 0,
+         "reductions in two scratch areas");
 
   /* An interior pointer into a written buffer (a slice imported as its own
    * address) and a read at an element offset both meet the write. */

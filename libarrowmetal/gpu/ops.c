@@ -86,6 +86,11 @@ static int run(am_err *err, am_gpu_device *gpu, am_gpu_op *op, int want_slot,
     return status;
   }
   args->scratch = address(gpu->scratch->ptr);
+  /* A one-launch reduction takes the next of the reductions' areas. */
+  if (count == 1 && (keys[0].kind == AM_KERNEL_REDUCE || keys[0].kind == AM_KERNEL_AGGREGATE)) {
+    gpu->scratch_turn = gpu->scratch_turn % (AM_GPU_SCRATCH_AREAS - 1) + 1;
+    args->scratch += (uint64_t)gpu->scratch_turn * AM_GPU_SCRATCH_BYTES;
+  }
   for (int i = 0; i < count && status == AM_OK; i++)
     status = am_gpu_launch(err, gpu, &keys[i], args);
   return am_gpu_op_end(err, gpu, token, status, op);

@@ -30,7 +30,8 @@ int am_gpu_init(am_err *err, am_gpu_device *gpu) {
   int token = gpu->hooks->enter(gpu);
   am_mem_counters *memory = &gpu->device->memory;
   int64_t before = atomic_load(&memory->in_use);
-  int status = gpu->hooks->alloc(err, gpu, AM_GPU_SCRATCH_BYTES, &gpu->scratch);
+  int64_t scratch_bytes = (int64_t)AM_GPU_SCRATCH_BYTES * AM_GPU_SCRATCH_AREAS;
+  int status = gpu->hooks->alloc(err, gpu, scratch_bytes, &gpu->scratch);
   if (status == AM_OK) {
     /* It lives as long as the device: reserved, not in use (the hook
      * counted it at its rounded size, which only the difference knows;
@@ -41,8 +42,7 @@ int am_gpu_init(am_err *err, am_gpu_device *gpu) {
     am_mem_reset_peak(memory);
   }
   if (status == AM_OK)
-    status =
-        gpu->hooks->zero(err, gpu, (uint64_t)(uintptr_t)gpu->scratch->ptr, AM_GPU_SCRATCH_BYTES);
+    status = gpu->hooks->zero(err, gpu, (uint64_t)(uintptr_t)gpu->scratch->ptr, scratch_bytes);
   gpu->hooks->leave(gpu, token);
   if (status == AM_OK) status = am_gpu_synchronize(err, gpu);
   return status;

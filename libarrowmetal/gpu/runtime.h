@@ -107,9 +107,12 @@ struct am_gpu_device {
   int free_status[AM_GPU_STATUS_SLOTS];
   int free_count;
 
-  /* AM_GPU_SCRATCH_BYTES of device memory, used by one launch sequence at a
-   * time (under the commit lock); allocated and zeroed by am_gpu_init. */
+  /* AM_GPU_SCRATCH_AREAS areas of AM_GPU_SCRATCH_BYTES of device memory
+   * (kernels.h), each used by one launch sequence at a time (under the
+   * commit lock); allocated and zeroed by am_gpu_init. scratch_turn: the
+   * reductions' last area (under the commit lock). */
   am_buffer *scratch;
+  unsigned int scratch_turn;
 
   am_timeline timeline;
 
