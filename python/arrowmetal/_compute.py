@@ -355,6 +355,15 @@ def _make_reduction(
                 if w0 == WORD0_FLOAT64:
                     return _Float64(st[2][3])
                 return result_value(s)
+            if (
+                st is None  # inside a batch: a pending result, no options to read
+                and type(array) is Array
+                and skip_nulls is True
+                and min_count == 1
+                and options is None
+                and KINDS[_am_array_type(array._ptr)] != KIND_DECIMAL
+            ):
+                return _pending(cfn, array._ptr)
             return _reduce_general(
                 spec, cfn, rtype, empty, array, skip_nulls, min_count, options, device
             )

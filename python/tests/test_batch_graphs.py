@@ -191,3 +191,36 @@ def test_threads_batch_at_once(device):
     for t in threads:
         t.join()
     assert errors == []
+
+
+REDUCED = [
+    pa.array([3, None, -7, 12], pa.int64()),
+    pa.array([1.5, None, -2.25], pa.float64()),
+    pa.array([True, None, True, False]),
+    pa.array([0, 86_400_000_000, None], pa.timestamp("us", "UTC")),
+    pa.array(["b", None, "a"]),
+    pa.array([1, 2, None, 250], pa.uint8()),
+    pa.array([None, 1, 2], pa.decimal128(9, 2)),
+]
+
+
+@pytest.mark.parametrize("values", REDUCED, ids=lambda v: str(v.type))
+@pytest.mark.parametrize("name", ["sum", "min", "max", "count", "mean"])
+def test_reductions_in_a_batch_equal_unbatched(device, values, name):
+    # Inside a batch a reduction of an am.Array with default options takes a
+    # path of its own (a pending result at once); the result, or the error,
+    # stays the unbatched one for every kind of value.
+    try:
+        a = am.array(values, device=device)
+    except am.ArrowMetalError:
+        pytest.skip(f"{values.type} does not live on {device}")
+    function = getattr(am, name)
+    try:
+        want = plain(function(a))
+    except Exception as e:  # noqa: BLE001 - the batched call must fail alike
+        with pytest.raises(type(e)), am.batch():
+            function(a)
+        return
+    with am.batch():
+        got = function(a)
+    assert plain(got) == want
