@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # One lease of the GPU machine does everything in one call: build, GPU tests,
 # benchmarks. Logs go to $OUT (the device tool brings them back).
-#   bash benchmarks/device_run.sh [tests] [strings] [latency] [bench] [limits] [cache] [crossover]
+#   bash benchmarks/device_run.sh [tests] [strings] [latency] [batch] [bench] [limits] [cache] [crossover]
 #                                 [faults] [memcheck] [racecheck] [synccheck]
 # limits: issue #14's bandwidth and batch tables (benchmarks/gpu_limits_bench.py).
+# batch: ten small ops in a batch, CUDA graphs on and off in turn, and the batch tests.
 # faults: the GPU fault tests (out of memory, a faulting kernel, the watchdog).
 # memcheck, racecheck, synccheck: compute-sanitizer's tool over the CUDA
 # conformance cases (SANITIZER_SHARDS of SANITIZER_OF shards) and, for
@@ -96,6 +97,24 @@ for stage in $stages; do
     bench)
       timeout 400 python3 benchmarks/gpu_bench.py 2>&1 | tee "$OUT/gpu_bench.txt"
       record "${PIPESTATUS[0]}" bench ;;
+    batch)
+      # Batches as CUDA graphs (issue #14): the ten-op latency from C with
+      # graphs on and off in turn (ARROWMETAL_BATCH_GRAPHS), the same from
+      # Python, and the batch tests on CUDA.
+      status=0
+      for graphs in 0 1 0 1; do
+        echo "ARROWMETAL_BATCH_GRAPHS=$graphs"
+        ARROWMETAL_BATCH_GRAPHS=$graphs timeout 30 build/latency cuda 1000 | sed -n '8,14p'
+      done 2>&1 | tee "$OUT/batch.txt"
+      for graphs in 1 0; do
+        echo "python, ARROWMETAL_BATCH_GRAPHS=$graphs"
+        ARROWMETAL_BATCH_GRAPHS=$graphs timeout 60 python3 benchmarks/gpu_limits_bench.py --rows "" \
+          2>&1 | tail -6
+      done 2>&1 | tee -a "$OUT/batch.txt"
+      timeout 120 python3 -m pytest -q -p no:cacheprovider --tb=short python/tests/test_batch_graphs.py \
+        2>&1 | tail -15 | tee -a "$OUT/batch.txt"
+      grep -q " passed" "$OUT/batch.txt" && ! grep -q " failed" "$OUT/batch.txt" || status=1
+      record $status batch ;;
     limits)
       timeout 240 python3 benchmarks/gpu_limits_bench.py 2>&1 | tee "$OUT/limits.txt"
       record "${PIPESTATUS[0]}" limits ;;
@@ -168,7 +187,7 @@ for stage in $stages; do
           grep -E "ERROR SUMMARY|passed|failed|before first instrumented" | sort | uniq -c
       } | tee -a "$OUT/sanitizers.txt" ;;
     *)
-      echo "unknown stage '$stage' (tests strings latency bench limits cache crossover faults memcheck racecheck synccheck)"
+      echo "unknown stage '$stage' (tests strings latency batch bench limits cache crossover faults memcheck racecheck synccheck)"
       record 1 "$stage" ;;
   esac
 done
