@@ -18,7 +18,12 @@
  * held-back launches first (hooks.c, memory.c, wait.c), and a free waits in
  * a list until they have gone out, since one of them may still read the
  * memory. The first batch of a new shape pays for building its graph
- * (measured in benchmarks/results). */
+ * (measured in benchmarks/results).
+ *
+ * Failures: a graph the driver will not build or update turns graphs off for
+ * the device (the launches go out one by one from then on). Launches that
+ * cannot be sent at all are lost to ops that have already returned, whose
+ * results would be wrong: that marks the device broken (sticky). */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -45,6 +50,13 @@ typedef struct graph_shape {
   uint32_t after[AM_CUDA_GRAPH_MAX];
 } graph_shape;
 
+/* A free waiting for the held-back launches, and the bytes it gives back to
+ * the device's memory counters when it goes out. */
+typedef struct waiting_free {
+  CUdeviceptr pointer;
+  int64_t bytes;
+} waiting_free;
+
 typedef struct kept_graph {
   graph_shape shape;
   CUgraph graph;
@@ -59,14 +71,15 @@ typedef struct kept_graph {
 
 struct am_cuda_deferred {
   pthread_mutex_t lock;
-  int enabled;      /* ARROWMETAL_BATCH_GRAPHS is not 0 */
+  int enabled;      /* ARROWMETAL_BATCH_GRAPHS is not 0, the driver has graphs,
+                       none has failed */
   atomic_int count; /* launches held back; written under the lock */
   held_launch held[AM_CUDA_GRAPH_MAX];
   graph_shape shape; /* of the held launches */
   kept_graph *kept[AM_CUDA_GRAPHS_KEPT];
   int kept_count;
   uint64_t clock;
-  CUdeviceptr *frees; /* waiting for the held-back launches */
+  waiting_free *frees; /* waiting for the held-back launches */
   int free_count, free_capacity;
 };
 
@@ -75,7 +88,11 @@ void am_cuda_deferred_init(am_cuda_device *cuda) {
   if (!deferred) return;
   pthread_mutex_init(&deferred->lock, NULL);
   const char *setting = getenv("ARROWMETAL_BATCH_GRAPHS");
-  deferred->enabled = !(setting && strcmp(setting, "0") == 0);
+  const am_cuda_driver *cu = cuda->cu;
+  deferred->enabled = !(setting && strcmp(setting, "0") == 0) && cu->cuGraphCreate &&
+                      cu->cuGraphDestroy && cu->cuGraphAddKernelNode &&
+                      cu->cuGraphInstantiateWithFlags && cu->cuGraphExecKernelNodeSetParams &&
+                      cu->cuGraphLaunch && cu->cuGraphExecDestroy;
   cuda->deferred = deferred;
 }
 
@@ -182,41 +199,55 @@ static CUresult update_graph(const am_cuda_driver *cu, am_cuda_deferred *deferre
   return CUDA_SUCCESS;
 }
 
-/* With the lock held: the held-back launches, as a graph when there are
- * several, then the frees that waited for them. */
-static int submit_locked(am_err *err, am_cuda_device *cuda, am_cuda_deferred *deferred) {
+/* Gives freed memory back in stream order (after what was sent before). */
+static void free_now(am_cuda_device *cuda, CUdeviceptr pointer, int64_t bytes) {
+  cuda->cu->cuMemFreeAsync(pointer, cuda->stream);
+  am_mem_free(&cuda->gpu.device->memory, bytes);
+}
+
+/* The held-back launches as one graph: AM_OK, or AM_EUNSUPPORTED when the
+ * driver would not build or update it (graphs are then off: the caller
+ * sends them one by one), or the failure of cuGraphLaunch. */
+static int send_graph(am_err *err, am_cuda_device *cuda, am_cuda_deferred *deferred, int length) {
   const am_cuda_driver *cu = cuda->cu;
-  int length = atomic_load_explicit(&deferred->count, memory_order_relaxed);
-  CUresult result = CUDA_SUCCESS;
-  int sent = 0;
-  if (length > 1) {
-    deferred->shape.length = length;
-    kept_graph *kept = find_graph(deferred);
-    if (kept)
-      result = update_graph(cu, deferred, kept);
-    else
-      kept = build_graph(cuda, deferred);
-    if (kept && result == CUDA_SUCCESS) {
-      kept->used = ++deferred->clock;
-      result = cu->cuGraphLaunch(kept->exec, cuda->stream);
-      sent = result == CUDA_SUCCESS;
-    }
+  deferred->shape.length = length;
+  kept_graph *kept = find_graph(deferred);
+  if (kept ? update_graph(cu, deferred, kept) != CUDA_SUCCESS
+           : !(kept = build_graph(cuda, deferred))) {
+    deferred->enabled = 0;
+    return AM_EUNSUPPORTED;
   }
-  /* One launch, or a graph the driver would not take: one by one. */
-  if (!sent) {
-    result = CUDA_SUCCESS;
+  kept->used = ++deferred->clock;
+  CUresult result = cu->cuGraphLaunch(kept->exec, cuda->stream);
+  return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "cuGraphLaunch");
+}
+
+/* With the lock held: the held-back launches, as a graph when there are
+ * several, then the frees that waited for them. On a broken device they are
+ * dropped: nothing runs there any more. */
+static int submit_locked(am_err *err, am_cuda_device *cuda, am_cuda_deferred *deferred) {
+  int length = atomic_load_explicit(&deferred->count, memory_order_relaxed);
+  int status = am_gpu_check_broken(err, &cuda->gpu);
+  if (status == AM_OK && length > 1 && deferred->enabled)
+    status = send_graph(err, cuda, deferred, length);
+  else if (status == AM_OK)
+    status = AM_EUNSUPPORTED;
+  if (status == AM_EUNSUPPORTED) { /* one launch, or no graph: one by one */
+    CUresult result = CUDA_SUCCESS;
     for (int i = 0; i < length && result == CUDA_SUCCESS; i++) {
       held_launch *launch = &deferred->held[i];
       result = launch_one(cuda, launch->function, launch->blocks, &launch->args);
     }
+    status = result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "cuLaunchKernel");
   }
+  /* Launches that did not go out belong to ops that have returned: their
+   * results cannot be right, and nothing later could tell. */
+  if (status != AM_OK) am_gpu_mark_broken(&cuda->gpu, err->message);
   atomic_store_explicit(&deferred->count, 0, memory_order_relaxed);
   for (int i = 0; i < deferred->free_count; i++)
-    cu->cuMemFreeAsync(deferred->frees[i], cuda->stream);
+    free_now(cuda, deferred->frees[i].pointer, deferred->frees[i].bytes);
   deferred->free_count = 0;
-  return result == CUDA_SUCCESS
-             ? AM_OK
-             : am_cuda_fail(err, result, sent ? "cuGraphLaunch" : "cuLaunchKernel");
+  return status;
 }
 
 int am_cuda_submit(am_err *err, am_cuda_device *cuda) {
@@ -237,11 +268,12 @@ int am_cuda_deferred_pending(am_cuda_device *cuda) {
 int am_cuda_defer_launch(am_err *err, am_cuda_device *cuda, const am_kernel_key *key, void *kernel,
                          int blocks, const am_gpu_args *args) {
   am_cuda_deferred *deferred = cuda->deferred;
-  if (!deferred || !deferred->enabled) {
+  if (deferred) pthread_mutex_lock(&deferred->lock);
+  if (!deferred || !deferred->enabled) { /* then nothing is held back */
+    if (deferred) pthread_mutex_unlock(&deferred->lock);
     CUresult result = launch_one(cuda, kernel, (unsigned int)blocks, (am_gpu_args *)args);
     return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "cuLaunchKernel");
   }
-  pthread_mutex_lock(&deferred->lock);
   int status = AM_OK;
   if (atomic_load_explicit(&deferred->count, memory_order_relaxed) == AM_CUDA_GRAPH_MAX)
     status = submit_locked(err, cuda, deferred);
@@ -266,14 +298,15 @@ int am_cuda_defer_launch(am_err *err, am_cuda_device *cuda, const am_kernel_key 
   return status;
 }
 
-void am_cuda_free_after_launches(am_cuda_device *cuda, CUdeviceptr pointer) {
+void am_cuda_free_after_launches(am_cuda_device *cuda, CUdeviceptr pointer, int64_t bytes) {
   am_cuda_deferred *deferred = cuda->deferred;
   if (deferred) {
     pthread_mutex_lock(&deferred->lock);
-    int held = atomic_load_explicit(&deferred->count, memory_order_relaxed) > 0;
+    int held = atomic_load_explicit(&deferred->count, memory_order_relaxed) > 0 &&
+               !atomic_load(&cuda->gpu.broken); /* a broken device sends nothing */
     if (held && deferred->free_count == deferred->free_capacity) {
       int capacity = deferred->free_capacity ? deferred->free_capacity * 2 : 64;
-      CUdeviceptr *grown = realloc(deferred->frees, (size_t)capacity * sizeof *grown);
+      waiting_free *grown = realloc(deferred->frees, (size_t)capacity * sizeof *grown);
       if (grown) {
         deferred->frees = grown;
         deferred->free_capacity = capacity;
@@ -284,9 +317,9 @@ void am_cuda_free_after_launches(am_cuda_device *cuda, CUdeviceptr pointer) {
         held = 0;
       }
     }
-    if (held) deferred->frees[deferred->free_count++] = pointer;
+    if (held) deferred->frees[deferred->free_count++] = (waiting_free){pointer, bytes};
     pthread_mutex_unlock(&deferred->lock);
     if (held) return;
   }
-  cuda->cu->cuMemFreeAsync(pointer, cuda->stream);
+  free_now(cuda, pointer, bytes);
 }

@@ -92,8 +92,9 @@ int am_cuda_submit(am_err *err, am_cuda_device *cuda);
 /* Whether launches are held back (a relaxed read: for idle's answer). */
 int am_cuda_deferred_pending(am_cuda_device *cuda);
 /* Frees `pointer` in stream order, after the held-back launches (which may
- * read it) once they go out. */
-void am_cuda_free_after_launches(am_cuda_device *cuda, CUdeviceptr pointer);
+ * read it) once they go out, and then takes `bytes` off the device's memory
+ * in use. */
+void am_cuda_free_after_launches(am_cuda_device *cuda, CUdeviceptr pointer, int64_t bytes);
 
 /* fault.c: ARROWMETAL_TEST_FAULT, a fault on purpose for the tests. Whether
  * this launch is the one to replace, and the launch of the faulting kernel

@@ -32,6 +32,14 @@ static void *symbol(void *library, const char *const *names) {
     }                                                                                     \
   } while (0)
 
+/* For entry points the backend can do without (driver.h says which): NULL
+ * when the driver lacks them. */
+#define RESOLVE_OPTIONAL(member, ...)                       \
+  do {                                                      \
+    static const char *const names[] = {__VA_ARGS__, NULL}; \
+    *(void **)&driver.member = symbol(library, names);      \
+  } while (0)
+
 static void load(void) {
   load_status = AM_EUNSUPPORTED;
   void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -80,14 +88,14 @@ static void load(void) {
   RESOLVE(cuModuleLoadData, "cuModuleLoadData");
   RESOLVE(cuModuleGetFunction, "cuModuleGetFunction");
   RESOLVE(cuLaunchKernel, "cuLaunchKernel");
-  RESOLVE(cuGraphCreate, "cuGraphCreate");
-  RESOLVE(cuGraphDestroy, "cuGraphDestroy");
-  RESOLVE(cuGraphAddKernelNode, "cuGraphAddKernelNode_v2", "cuGraphAddKernelNode");
-  RESOLVE(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags");
-  RESOLVE(cuGraphExecKernelNodeSetParams, "cuGraphExecKernelNodeSetParams_v2",
-          "cuGraphExecKernelNodeSetParams");
-  RESOLVE(cuGraphLaunch, "cuGraphLaunch");
-  RESOLVE(cuGraphExecDestroy, "cuGraphExecDestroy");
+  RESOLVE_OPTIONAL(cuGraphCreate, "cuGraphCreate");
+  RESOLVE_OPTIONAL(cuGraphDestroy, "cuGraphDestroy");
+  RESOLVE_OPTIONAL(cuGraphAddKernelNode, "cuGraphAddKernelNode_v2", "cuGraphAddKernelNode");
+  RESOLVE_OPTIONAL(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags");
+  RESOLVE_OPTIONAL(cuGraphExecKernelNodeSetParams, "cuGraphExecKernelNodeSetParams_v2",
+                   "cuGraphExecKernelNodeSetParams");
+  RESOLVE_OPTIONAL(cuGraphLaunch, "cuGraphLaunch");
+  RESOLVE_OPTIONAL(cuGraphExecDestroy, "cuGraphExecDestroy");
   CUresult result = driver.cuInit(0);
   if (result != CUDA_SUCCESS) {
     const char *text = "unknown error";

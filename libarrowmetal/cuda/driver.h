@@ -113,6 +113,7 @@ typedef struct am_cuda_driver {
                              unsigned int grid_z, unsigned int block_x, unsigned int block_y,
                              unsigned int block_z, unsigned int shared_bytes, CUstream stream,
                              void **parameters, void **extra);
+  /* Optional (NULL before CUDA 11.4): batches then launch one by one. */
   CUresult (*cuGraphCreate)(CUgraph *graph, unsigned int flags);
   CUresult (*cuGraphDestroy)(CUgraph graph);
   CUresult (*cuGraphAddKernelNode)(CUgraphNode *node, CUgraph graph,

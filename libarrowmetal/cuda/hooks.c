@@ -28,7 +28,8 @@ static void leave(am_gpu_device *gpu, int token) { am_cuda_leave(am_cuda_of_gpu(
 /* Sizes are rounded up to whole 64-byte lines so that kernels writing 32-bit
  * bitmap words never leave the allocation. The device's memory counters
  * (core/memstats.h) count the rounded size: added here on allocation,
- * subtracted in free_device_buffer, from the buffer's own size. */
+ * subtracted when the free goes on the stream (batch_graph.c), from the
+ * buffer's own size. */
 static size_t rounded_bytes(int64_t bytes) {
   return ((size_t)(bytes > 0 ? bytes : 0) + 127) & ~(size_t)63;
 }
@@ -38,9 +39,9 @@ static size_t rounded_bytes(int64_t bytes) {
 static void free_device_buffer(am_buffer *buffer) {
   am_cuda_device *cuda = buffer->context;
   int pushed = am_cuda_enter(cuda);
-  am_cuda_free_after_launches(cuda, (CUdeviceptr)(uintptr_t)buffer->ptr);
+  am_cuda_free_after_launches(cuda, (CUdeviceptr)(uintptr_t)buffer->ptr,
+                              (int64_t)rounded_bytes(buffer->size));
   am_cuda_leave(cuda, pushed);
-  am_mem_free(&cuda->gpu.device->memory, (int64_t)rounded_bytes(buffer->size));
   am_buffer_free_shell(buffer);
 }
 
@@ -67,8 +68,9 @@ static int alloc(am_err *err, am_gpu_device *gpu, int64_t bytes, am_buffer **out
 
 static int zero(am_err *err, am_gpu_device *gpu, uint64_t address, int64_t bytes) {
   am_cuda_device *cuda = am_cuda_of_gpu(gpu);
-  int status = am_cuda_submit(err, cuda);
-  if (status != AM_OK) return status;
+  /* Ahead of held-back launches: none of them can use a buffer just
+   * allocated (the runtime's promise), nor can it be memory whose free waits
+   * for them. */
   CUresult result = cuda->cu->cuMemsetD8Async(address, 0, (size_t)bytes, cuda->stream);
   return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "cuMemsetD8Async");
 }

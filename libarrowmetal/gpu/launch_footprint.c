@@ -36,6 +36,9 @@ static int described(const am_kernel_key *key) {
   }
 }
 
+/* The nine address fields of am_gpu_args and the scratch area. */
+_Static_assert(AM_GPU_FOOTPRINT_MAX >= 10, "a footprint has up to 10 ranges");
+
 static void add(am_gpu_range *ranges, int *count, uint64_t address, int64_t elements, int writes) {
   if (!address) return;
   uint64_t bytes = (uint64_t)(elements > 0 ? elements : 0) * 8 + 64;
