@@ -436,6 +436,34 @@ def test_decimal_scalar_of_an_int32_end_scale_is_rescaled_without_overflow(scale
     assert wrap(out[0]).to_pyarrow().to_pylist() == [0, 1]
 
 
+@pytest.mark.parametrize("scale", [2**31 - 1, -(2**31)])
+@pytest.mark.parametrize("op", ["AM_ADD", "AM_SUBTRACT", "AM_MULTIPLY", "AM_DIVIDE"])
+def test_decimal_arithmetic_with_an_int32_end_scale_is_refused(op, scale):
+    """ops_fuzz's find (fuzz/regressions/ops_fuzz/decimal-arith-scale-near-int32-max-summed-in-int):
+    a decimal scalar's scale is any int32, and working out the result's parameters summed
+    scales and precisions in int (signed overflow). A precision or scale past what the type
+    holds is refused as pyarrow refuses a precision."""
+    values = am.array(pa.array([None, 1], pa.decimal128(10, 2)))
+    s = ffi.new("am_scalar *")
+    s.type = lib.AM_DECIMAL128
+    s.i64 = int(ffi.cast("int64_t", (scale << 32) | 10))
+    data = ffi.new("char[]", (3).to_bytes(16, "little", signed=True))
+    s.u64 = int(ffi.cast("uintptr_t", data))
+    out = ffi.new("am_array **")
+    status = lib.am_arith_scalar(getattr(lib, op), values.handle, s, out)
+    message = ffi.string(lib.am_last_error()).decode()
+    assert out[0] == ffi.NULL
+    if scale < 0:  # refused before its parameters are worked out, in pyarrow's words
+        assert status == lib.AM_EUNSUPPORTED
+        assert "Decimals with negative scales not supported" in message
+    elif op == "AM_MULTIPLY":  # precision 21, scale 2 + INT32_MAX
+        assert status == lib.AM_EINVAL
+        assert "Decimal scale out of range: 2147483649" in message
+    else:  # scaled up by about 2^31 digits
+        assert status == lib.AM_EINVAL
+        assert "Decimal precision out of range [1, 38]: 21474836" in message
+
+
 @pytest.mark.parametrize(
     "start, stop, step",
     [(0, None, -(2**63)), (5, None, -(2**63)), (0, None, 2**63 - 1), (-1, -(2**63), -(2**63))],
