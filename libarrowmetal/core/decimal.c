@@ -273,7 +273,7 @@ void am_decimal_text(am_i256 v, int scale, char *text, size_t capacity) {
   if (am_i256_negative(v)) out[o++] = '-';
   if (scale <= 0) {
     for (int i = n - 1; i >= 0; i--) out[o++] = digits[i];
-    for (int i = 0; i < -scale && o < sizeof out - 1; i++) out[o++] = '0';
+    for (int64_t i = 0; i < -(int64_t)scale && o < sizeof out - 1; i++) out[o++] = '0';
   } else {
     int whole = n - scale;
     if (whole <= 0) out[o++] = '0';

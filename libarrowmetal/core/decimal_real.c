@@ -40,16 +40,17 @@ static const float float_powers_of_ten[] = {
     1e27f,  1e28f,  1e29f,  1e30f,  1e31f,  1e32f,  1e33f,  1e34f,  1e35f,  1e36f,  1e37f,  1e38f};
 
 /* Arrow's table covers -76 .. 76 and computes the rest with pow(). */
-static float float_power_of_ten(int k) {
+/* k in 64 bits: callers negate scales, which may be INT32_MIN. */
+static float float_power_of_ten(int64_t k) {
   if (k < -76 || k > 76) return powf(10.0f, (float)k);
   if (k < -45) return 0.0f;
   if (k > 38) return INFINITY;
   return float_powers_of_ten[k + 45];
 }
 
-static double double_power_of_ten(int k) {
+static double double_power_of_ten(int64_t k) {
   if (k < -76 || k > 76) return pow(10.0, (double)k);
-  return am_decimal_power_of_ten(k);
+  return am_decimal_power_of_ten((int)k);
 }
 
 static int bit_length(am_i256 v) {
@@ -109,8 +110,8 @@ static int from_negative_scale(double real, int bytes, int precision, int scale,
 static int from_positive(double real, bool single, int bytes, int precision, int scale,
                          am_i256 *out) {
   if (scale < 0) return from_negative_scale(real, bytes, precision, scale, out);
-  double limit = single ? (double)float_power_of_ten(precision - scale)
-                        : double_power_of_ten(precision - scale);
+  double limit = single ? (double)float_power_of_ten((int64_t)precision - scale)
+                        : double_power_of_ten((int64_t)precision - scale);
   if (real > limit) return AM_DECIMAL_REAL_OVERFLOW;
   const int mantissa_bits = single ? 24 : 53, mantissa_digits = single ? 8 : 16;
   const int width_digits = am_decimal_max_digits(bytes == 16 ? AM_DECIMAL128 : AM_DECIMAL256);
@@ -163,7 +164,8 @@ static double limbs_double(am_i256 m, int scale) {
   double x = (double)m.w[3] * 0x1p192 + (double)m.w[2] * 0x1p128;
   x += (double)m.w[1] * 0x1p64;
   x += (double)m.w[0];
-  return x * double_power_of_ten(-scale);
+  /* zero at any scale: 0 * inf (a scale near INT32_MIN) would be NaN */
+  return x == 0 ? 0 : x * double_power_of_ten(-(int64_t)scale);
 }
 
 /* The same in float32, whose 2^128 and 2^192 are infinite. */
@@ -171,7 +173,7 @@ static float limbs_float(am_i256 m, int scale) {
   float x = (m.w[3] | m.w[2]) ? INFINITY : 0.0f;
   x += (float)m.w[1] * 0x1p64f;
   x += (float)m.w[0];
-  return x * float_power_of_ten(-scale);
+  return x == 0 ? 0 : x * float_power_of_ten(-(int64_t)scale);
 }
 
 /* Whether |v| is converted whole: no fraction, or few enough bits that the

@@ -464,6 +464,25 @@ def test_decimal_arithmetic_with_an_int32_end_scale_is_refused(op, scale):
         assert "Decimal precision out of range [1, 38]: 21474836" in message
 
 
+@pytest.mark.parametrize("scale", [2**31 - 1, -(2**31)])
+@pytest.mark.parametrize("to", ["AM_FLOAT64", "AM_FLOAT32"])
+def test_decimal_of_an_int32_end_scale_converts_to_floats(scale, to):
+    """A decimal's scale may be any int32 (am_cast_decimal casts to one). Its conversion
+    to a float multiplied by 10^-scale, negating INT32_MIN in int (signed overflow, which
+    the sanitizer builds stop at); and zero times an infinite power of ten was NaN."""
+    values = am.array(pa.array([None, 0, 1], pa.decimal128(10, 2)))
+    scaled = ffi.new("am_array **")
+    status = lib.am_cast_decimal(values.handle, lib.AM_DECIMAL128, 38, scale, 0, scaled)
+    assert status == lib.AM_OK, ffi.string(lib.am_last_error())
+    out = ffi.new("am_array **")
+    try:
+        assert lib.am_cast(scaled[0], getattr(lib, to), 0, out) == lib.AM_OK
+        # (the unsafe cast above left 0.01 as 0 at either scale)
+        assert wrap(out[0]).to_pyarrow().to_pylist() == [None, 0.0, 0.0]
+    finally:
+        lib.am_release(scaled[0])
+
+
 @pytest.mark.parametrize(
     "start, stop, step",
     [(0, None, -(2**63)), (5, None, -(2**63)), (0, None, 2**63 - 1), (-1, -(2**63), -(2**63))],
