@@ -518,7 +518,9 @@ static int string_function(am_err *err, am_string_op op, const am_array *array, 
     return am_fail(err, AM_ETYPE, "Function '%s' has no kernel matching input types (%s)",
                    desc->name, array->type == AM_STRUCT ? "struct" : am_type_name(array->type));
   }
-  const uint8_t *p = (const uint8_t *)pattern;
+  /* An empty pattern may come as NULL: the matchers' pointer arithmetic
+   * (p + 0) needs an object (ops_fuzz). */
+  const uint8_t *p = pattern ? (const uint8_t *)pattern : (const uint8_t *)"";
   int status = am_string_gpu_function(err, op, array, p, pattern_length, flags, out);
   if (status != AM_EUNSUPPORTED) return status;
   const am_array *in[1] = {array};

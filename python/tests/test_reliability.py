@@ -10,6 +10,7 @@ import pickle
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 
 import arrowmetal as am
@@ -481,6 +482,24 @@ def test_decimal_of_an_int32_end_scale_converts_to_floats(scale, to):
         assert wrap(out[0]).to_pyarrow().to_pylist() == [None, 0.0, 0.0]
     finally:
         lib.am_release(scaled[0])
+
+
+@pytest.mark.parametrize(
+    "op", ["AM_STARTS_WITH", "AM_ENDS_WITH", "AM_MATCH_SUBSTRING", "AM_FIND_SUBSTRING",
+           "AM_COUNT_SUBSTRING", "AM_MATCH_LIKE"],
+)  # fmt: skip
+@pytest.mark.parametrize("flags", [0, 1])
+def test_string_match_of_an_empty_pattern_given_as_null(op, flags):
+    """ops_fuzz's find (fuzz/regressions/ops_fuzz/string-match-ignore-case-of-a-null-empty-pattern):
+    the C ABI takes an empty pattern as NULL with length 0, and folding it for ignore_case
+    did pointer arithmetic on NULL (UB, which the sanitizer builds stop at). An empty
+    pattern is pyarrow's empty pattern."""
+    values = pa.array(["", "aB", None, "é"])
+    out = ffi.new("am_array **")
+    a = am.array(values)
+    assert lib.am_string_function(getattr(lib, op), a.handle, ffi.NULL, 0, flags, out) == 0
+    want = getattr(pc, op[3:].lower())(values, pattern="", ignore_case=bool(flags))
+    assert wrap(out[0]).to_pyarrow() == want
 
 
 @pytest.mark.parametrize(
