@@ -380,7 +380,9 @@ static int string_split(am_err *err, am_split_op op, const am_array *array, cons
     return am_fail(err, AM_ETYPE, "Function '%s' has no kernel matching input types (%s)",
                    desc->name, array->type == AM_STRUCT ? "struct" : am_type_name(array->type));
   }
-  const split_call c = {op, (const uint8_t *)pattern, pattern_length, max_splits, reverse != 0};
+  /* an empty pattern may come as NULL: no pointer arithmetic on it below */
+  const uint8_t *p = pattern ? (const uint8_t *)pattern : (const uint8_t *)"";
+  const split_call c = {op, p, pattern_length, max_splits, reverse != 0};
   const am_array *in[1] = {array};
   am_string_hosted h;
   int status = am_string_hosted_begin(err, in, 1, &h);
