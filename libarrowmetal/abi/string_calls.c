@@ -288,6 +288,14 @@ static int sources_make(am_err *err, const char *function, const am_array *const
   s->type = first->type;
   s->width = first->byte_width;
   s->length = first->length;
+  /* Here because a value is a string or binary one: any other type of the
+   * first array has no kernel with it (ops_fuzz: a string scalar with
+   * int8 values was gathered as strings, reading offsets the values lack). */
+  if (!am_type_is_binary(s->type))
+    return am_fail(err, AM_ETYPE,
+                   "Function '%s' has no kernel matching input types: %s values with a string "
+                   "or binary value",
+                   function, am_type_name(s->type));
   for (int64_t i = 0; i < count; i++) {
     const am_array *a = arrays ? arrays[i] : NULL;
     const am_scalar *c = scalars ? scalars[i] : NULL;

@@ -502,6 +502,30 @@ def test_string_match_of_an_empty_pattern_given_as_null(op, flags):
     assert wrap(out[0]).to_pyarrow() == want
 
 
+def test_a_string_scalar_with_values_of_another_type_is_refused():
+    """ops_fuzz's find (fuzz/regressions/ops_fuzz/if-else-of-a-string-scalar-with-int8-values-
+    gathered-as-strings): if_else and coalesce of a string scalar with int8 values took the
+    string path (a string value is there) and gathered the int8 values as strings, reading
+    offsets they do not have (heap overflow). Refused now with pyarrow's no-kernel error."""
+    cond = pa.array([True, False, None])
+    ints = pa.array([1, 2, 3], pa.int8())
+    with pytest.raises(NotImplementedError, match="has no kernel matching input types"):
+        am.if_else(cond, pa.scalar("a"), ints)
+    text = ffi.new("char[]", b"a")
+    s = ffi.new("am_scalar *")
+    s.type = lib.AM_UTF8
+    s.i64 = 1
+    s.u64 = int(ffi.cast("uintptr_t", text))
+    values, condition = am.array(ints), am.array(cond)  # kept alive across the calls
+    out = ffi.new("am_array **")
+    status = lib.am_if_else(condition.handle, ffi.NULL, s, values.handle, ffi.NULL, out)
+    assert status == lib.AM_ETYPE and out[0] == ffi.NULL
+    assert "int8 values with a string or binary value" in ffi.string(lib.am_last_error()).decode()
+    arrays = ffi.new("am_array *[2]", [values.handle, ffi.NULL])
+    scalars = ffi.new("am_scalar *[2]", [ffi.NULL, s])
+    assert lib.am_coalesce(arrays, scalars, 2, out) != lib.AM_OK and out[0] == ffi.NULL
+
+
 @pytest.mark.parametrize(
     "start, stop, step",
     [(0, None, -(2**63)), (5, None, -(2**63)), (0, None, 2**63 - 1), (-1, -(2**63), -(2**63))],
