@@ -523,7 +523,9 @@ def test_a_string_scalar_with_values_of_another_type_is_refused():
     assert "int8 values with a string or binary value" in ffi.string(lib.am_last_error()).decode()
     arrays = ffi.new("am_array *[2]", [values.handle, ffi.NULL])
     scalars = ffi.new("am_scalar *[2]", [ffi.NULL, s])
-    assert lib.am_coalesce(arrays, scalars, 2, out) != lib.AM_OK and out[0] == ffi.NULL
+    assert lib.am_coalesce(arrays, scalars, 2, out) == lib.AM_ETYPE and out[0] == ffi.NULL
+    with pytest.raises(NotImplementedError, match="has no kernel matching input types"):
+        am.coalesce(ints, pa.scalar("a"))  # pyarrow's error (was ArrowMetal's own: no kernels)
 
 
 @pytest.mark.parametrize(
