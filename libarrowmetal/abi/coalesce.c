@@ -330,21 +330,14 @@ static int coalesce(am_err *err, const am_array *const *arrays, const am_scalar 
   return status;
 }
 
-/* Whether a scalar value is a string or binary one: the string path then
- * answers, refusing values of other types as pyarrow does (no kernel). */
-static int any_binary_scalar(const am_scalar *const *scalars, int64_t count) {
-  for (int64_t i = 0; scalars && i < count; i++)
-    if (scalars[i] && am_type_is_binary((am_type)scalars[i]->type)) return 1;
-  return 0;
-}
-
 AM_EXPORT int am_coalesce(const am_array *const *arrays, const am_scalar *const *scalars,
                           int64_t count, am_array **out) {
   AM_API_BEGIN;
   /* no inputs at all: coalesce's own error (v would be unset) */
   if (!arrays && !scalars) AM_API_RETURN(coalesce(err, arrays, scalars, count, out));
-  if (out && count > 0 && arrays &&
-      (am_any_binary(arrays, count) || any_binary_scalar(scalars, count)))
+  /* a string or binary value: the string path answers, refusing values of
+   * other types as pyarrow does (no kernel) */
+  if (out && count > 0 && arrays && am_any_binary(arrays, scalars, count))
     AM_API_RETURN(am_string_coalesce(err, "coalesce", arrays, scalars, count, out));
   if (out && count > 0 && am_any_decimal(arrays, scalars, count))
     AM_API_RETURN(am_decimal_choose(err, "coalesce", NULL, arrays, scalars, count, out));

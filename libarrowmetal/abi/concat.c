@@ -57,7 +57,7 @@ int am_call_concat(am_err *err, const am_array *const *arrays, int64_t count, am
                    am_array **out) {
   if (arrays && out && count > 0 && arrays[0] && arrays[0]->dictionary)
     return am_dictionary_concat(err, arrays, count, device, out);
-  if (arrays && out && count > 0 && am_any_binary(arrays, count))
+  if (arrays && out && count > 0 && am_any_binary(arrays, NULL, count))
     return am_string_concat(err, arrays, count, device, out);
   if (arrays && out && count > 0 && am_any_decimal(arrays, NULL, count))
     return am_decimal_concat(err, arrays, count, device, out);

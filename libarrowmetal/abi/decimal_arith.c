@@ -10,7 +10,6 @@
  * A precision the width cannot hold, of a scaled operand or of the result,
  * is pyarrow's "Decimal precision out of range [1, 38]: 39". Operands of
  * both widths meet as decimal256. */
-#include <stdint.h>
 #include <string.h>
 
 #include "decimal_calls.h"
@@ -23,20 +22,8 @@ typedef struct plan {
   am_decimal_param out;
 } plan;
 
-/* Parameters worked out in 64 bits: a scalar's scale may be any int32, and
- * sums of scales must not overflow (ops_fuzz: a scale of INT32_MAX). A
- * scale past int32 is refused as a precision past the width is. */
-static int make_param(am_err *err, am_type t, int64_t precision, int64_t scale,
-                      am_decimal_param *out) {
-  int most = am_decimal_max_digits(t);
-  if (precision < 1 || precision > most)
-    return am_fail(err, AM_EINVAL, "Decimal precision out of range [1, %d]: %lld", most,
-                   (long long)precision);
-  if (scale < INT32_MIN || scale > INT32_MAX)
-    return am_fail(err, AM_EINVAL, "Decimal scale out of range: %lld", (long long)scale);
-  return am_decimal_make_param(err, t, (int)precision, (int32_t)scale, out);
-}
-
+/* In 64 bits: a scalar's scale may be any int32, and sums of scales must not
+ * overflow (ops_fuzz: a scale of INT32_MAX). */
 static int make_plan(am_err *err, int op, am_decimal_param l, am_decimal_param r, plan *p) {
   am_type t = am_decimal_wider(l.type, r.type);
   int64_t lup = 0, rup = 0;
@@ -50,8 +37,8 @@ static int make_plan(am_err *err, int op, am_decimal_param l, am_decimal_param r
   }
   int64_t lp = l.precision + lup, rp = r.precision + rup;
   am_decimal_param scaled;
-  int status = make_param(err, t, lp, l.scale + lup, &scaled);
-  if (status == AM_OK) status = make_param(err, t, rp, r.scale + rup, &scaled);
+  int status = am_decimal_make_param(err, t, lp, l.scale + lup, &scaled);
+  if (status == AM_OK) status = am_decimal_make_param(err, t, rp, r.scale + rup, &scaled);
   if (status != AM_OK) return status;
   /* Both scaled precisions fit the width: the scale-ups are small. */
   p->lup = (int)lup;
@@ -59,12 +46,12 @@ static int make_plan(am_err *err, int op, am_decimal_param l, am_decimal_param r
   switch (op) {
     case AM_ADD:
     case AM_SUBTRACT:
-      return make_param(err, t, (lp > rp ? lp : rp) + 1, l.scale + lup, &p->out);
+      return am_decimal_make_param(err, t, (lp > rp ? lp : rp) + 1, l.scale + lup, &p->out);
     case AM_MULTIPLY:
-      return make_param(err, t, (int64_t)l.precision + r.precision + 1, (int64_t)l.scale + r.scale,
-                        &p->out);
+      return am_decimal_make_param(err, t, (int64_t)l.precision + r.precision + 1,
+                                   (int64_t)l.scale + r.scale, &p->out);
     default:
-      return make_param(err, t, lp, l.scale + lup - r.scale, &p->out);
+      return am_decimal_make_param(err, t, lp, l.scale + lup - r.scale, &p->out);
   }
 }
 

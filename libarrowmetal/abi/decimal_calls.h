@@ -51,8 +51,10 @@ int am_decimal_operand(am_err *err, const am_array *array, const am_scalar *scal
  * precision pyarrow gives it as a decimal of scale 0. */
 int am_decimal_integer_digits(am_type integer);
 /* A decimal type of `precision` digits: AM_EINVAL in pyarrow's words when
- * the width does not hold them ("Decimal precision out of range [1, 38]"). */
-int am_decimal_make_param(am_err *err, am_type type, int precision, int32_t scale,
+ * the width does not hold them ("Decimal precision out of range [1, 38]"),
+ * and when the scale is past int32. Both in 64 bits: callers sum a scalar's
+ * scale, which may be any int32, with others. */
+int am_decimal_make_param(am_err *err, am_type type, int64_t precision, int64_t scale,
                           am_decimal_param *out);
 /* decimal256 when either is, else decimal128. */
 am_type am_decimal_wider(am_type a, am_type b);

@@ -4,6 +4,7 @@
  * "Decimal precision out of range"); sum is decimal128(38, s) /
  * decimal256(76, s) and wraps at the width as pyarrow's does; mean keeps
  * the input's type, rounding half away from zero. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,12 +46,15 @@ int am_decimal_integer_digits(am_type integer) {
   return digits[integer];
 }
 
-int am_decimal_make_param(am_err *err, am_type type, int precision, int32_t scale,
+int am_decimal_make_param(am_err *err, am_type type, int64_t precision, int64_t scale,
                           am_decimal_param *out) {
   int most = am_decimal_max_digits(type);
   if (precision < 1 || precision > most)
-    return am_fail(err, AM_EINVAL, "Decimal precision out of range [1, %d]: %d", most, precision);
-  *out = (am_decimal_param){type, precision, scale};
+    return am_fail(err, AM_EINVAL, "Decimal precision out of range [1, %d]: %lld", most,
+                   (long long)precision);
+  if (scale < INT32_MIN || scale > INT32_MAX)
+    return am_fail(err, AM_EINVAL, "Decimal scale out of range: %lld", (long long)scale);
+  *out = (am_decimal_param){type, (int32_t)precision, (int32_t)scale};
   return AM_OK;
 }
 
@@ -91,9 +95,7 @@ int am_decimal_compare(am_err *err, int op, const am_array *left, const am_array
   /* in 64 bits: a scalar's scale may be any int32 */
   int64_t lw = (int64_t)l.precision - l.scale, rw = (int64_t)r.precision - r.scale;
   int64_t digits = (lw > rw ? lw : rw) + scale;
-  if (digits > INT32_MAX) digits = INT32_MAX; /* refused below either way */
-  if (digits < INT32_MIN) digits = INT32_MIN;
-  if ((status = am_decimal_make_param(err, am_decimal_wider(l.type, r.type), (int)digits, scale,
+  if ((status = am_decimal_make_param(err, am_decimal_wider(l.type, r.type), digits, scale,
                                       &common)) != AM_OK)
     return status;
   int64_t n = left->length;

@@ -108,9 +108,7 @@ AM_EXPORT int am_if_else(const am_array *cond, const am_array *left, const am_sc
   AM_API_BEGIN;
   const am_array *arrays[2] = {left, right};
   const am_scalar *scalars[2] = {left_scalar, right_scalar};
-  if (cond && out &&
-      (am_any_binary(arrays, 2) || (left_scalar && am_type_is_binary((am_type)left_scalar->type)) ||
-       (right_scalar && am_type_is_binary((am_type)right_scalar->type)))) {
+  if (cond && out && am_any_binary(arrays, scalars, 2)) {
     if (!left && !right)
       AM_API_RETURN(am_fail(err, AM_EUNSUPPORTED,
                             "if_else of two string scalars: give one side as an array"));

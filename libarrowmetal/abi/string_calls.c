@@ -12,9 +12,11 @@
 #include "route.h"
 #include "string_device.h"
 
-int am_any_binary(const am_array *const *arrays, int64_t count) {
-  for (int64_t i = 0; arrays && i < count; i++)
-    if (arrays[i] && am_type_is_binary(arrays[i]->type)) return 1;
+int am_any_binary(const am_array *const *arrays, const am_scalar *const *scalars, int64_t count) {
+  for (int64_t i = 0; i < count; i++)
+    if ((arrays && arrays[i] && am_type_is_binary(arrays[i]->type)) ||
+        (scalars && scalars[i] && am_type_is_binary((am_type)scalars[i]->type)))
+      return 1;
   return 0;
 }
 

@@ -14,8 +14,9 @@
  * aligned copy; frees it on failure too. */
 int am_string_realign(am_err *err, am_array **host);
 
-/* Whether any of the arrays is a string or binary one. */
-int am_any_binary(const am_array *const *arrays, int64_t count);
+/* Whether any of the values (arrays[i] or scalars[i]; either list may be
+ * NULL) is a string or binary one. */
+int am_any_binary(const am_array *const *arrays, const am_scalar *const *scalars, int64_t count);
 
 /* The validity of `in` copied to `out` (a fresh host array of its length),
  * and its null count (string_functions.c). */

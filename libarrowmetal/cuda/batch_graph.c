@@ -111,11 +111,12 @@ static am_cuda_kernel_node node_of(CUfunction function, unsigned int blocks, am_
   };
 }
 
-static CUresult launch_one(am_cuda_device *cuda, CUfunction function, unsigned int blocks,
-                           am_gpu_args *args) {
-  void *parameters[] = {args};
-  return cuda->cu->cuLaunchKernel(function, blocks, 1, 1, AM_GPU_BLOCK, 1, 1, 0, cuda->stream,
-                                  parameters, NULL);
+int am_cuda_launch_now(am_err *err, am_cuda_device *cuda, void *kernel, int blocks,
+                       const am_gpu_args *args) {
+  void *parameters[] = {(void *)args};
+  CUresult result = cuda->cu->cuLaunchKernel((CUfunction)kernel, (unsigned int)blocks, 1, 1,
+                                             AM_GPU_BLOCK, 1, 1, 0, cuda->stream, parameters, NULL);
+  return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "cuLaunchKernel");
 }
 
 static void destroy_graph(const am_cuda_driver *cu, kept_graph *kept) {
@@ -233,12 +234,11 @@ static int submit_locked(am_err *err, am_cuda_device *cuda, am_cuda_deferred *de
   else if (status == AM_OK)
     status = AM_EUNSUPPORTED;
   if (status == AM_EUNSUPPORTED) { /* one launch, or no graph: one by one */
-    CUresult result = CUDA_SUCCESS;
-    for (int i = 0; i < length && result == CUDA_SUCCESS; i++) {
+    status = AM_OK;
+    for (int i = 0; i < length && status == AM_OK; i++) {
       held_launch *launch = &deferred->held[i];
-      result = launch_one(cuda, launch->function, launch->blocks, &launch->args);
+      status = am_cuda_launch_now(err, cuda, launch->function, (int)launch->blocks, &launch->args);
     }
-    status = result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "cuLaunchKernel");
   }
   /* Launches that did not go out belong to ops that have returned: their
    * results cannot be right, and nothing later could tell. */
@@ -271,8 +271,7 @@ int am_cuda_defer_launch(am_err *err, am_cuda_device *cuda, const am_kernel_key 
   if (deferred) pthread_mutex_lock(&deferred->lock);
   if (!deferred || !deferred->enabled) { /* then nothing is held back */
     if (deferred) pthread_mutex_unlock(&deferred->lock);
-    CUresult result = launch_one(cuda, kernel, (unsigned int)blocks, (am_gpu_args *)args);
-    return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "cuLaunchKernel");
+    return am_cuda_launch_now(err, cuda, kernel, blocks, args);
   }
   int status = AM_OK;
   if (atomic_load_explicit(&deferred->count, memory_order_relaxed) == AM_CUDA_GRAPH_MAX)

@@ -82,6 +82,10 @@ am_buffer *am_cuda_pinned_alloc(am_cuda_device *cuda, int64_t size);
  *
  * am_cuda_deferred_init: at device open (no memory: graphs off). */
 void am_cuda_deferred_init(am_cuda_device *cuda);
+/* Enqueues one launch of `kernel` now (`blocks` blocks of AM_GPU_BLOCK
+ * threads, `args` its one argument), whatever is held back. */
+int am_cuda_launch_now(am_err *err, am_cuda_device *cuda, void *kernel, int blocks,
+                       const am_gpu_args *args);
 /* Holds back one launch of `kernel` (`blocks` blocks, `args` copied), the
  * compiled kernel of `key`. */
 int am_cuda_defer_launch(am_err *err, am_cuda_device *cuda, const am_kernel_key *key, void *kernel,

@@ -112,10 +112,7 @@ static int launch(am_err *err, am_gpu_device *gpu, void *kernel, int blocks,
   int status = am_cuda_submit(err, cuda);
   if (status != AM_OK) return status;
   if (am_cuda_fault_due()) return am_cuda_launch_fault(err, cuda);
-  void *parameters[] = {(void *)args};
-  CUresult result = cuda->cu->cuLaunchKernel((CUfunction)kernel, (unsigned)blocks, 1, 1,
-                                             AM_GPU_BLOCK, 1, 1, 0, cuda->stream, parameters, NULL);
-  return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "cuLaunchKernel");
+  return am_cuda_launch_now(err, cuda, kernel, blocks, args);
 }
 
 /* Inside a batch: held back, to go out with the batch's other launches. */

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from ._capi import ffi, lib
 from ._errors import ArrowMetalError, ArrowMetalInvalid, error_from_status
-from ._results import VALID, result_value
-from ._scalars import WORD0_FLOAT64, WORD0_INT64
+from ._results import result_value
 from ._state import tls
 
 TYPE_CHECKING = False
@@ -36,9 +35,6 @@ _batch_end = lib.am_batch_end
 _batch_commit = lib.am_batch_commit
 _batch_depth = lib.am_batch_depth
 _wait = lib.am_wait
-_cast = ffi.cast
-_INT64 = VALID[lib.AM_INT64]
-_FLOAT64 = VALID[lib.AM_FLOAT64]
 
 
 class PendingScalar:
@@ -62,16 +58,8 @@ class PendingScalar:
     def _resolve(self, err: BaseException | None) -> None:
         if err is not None:
             self._error = err
-        else:  # an int64 or float64 read as the unbatched fast paths read it
-            s = self._s
-            w = _cast("int64_t *", s)
-            w0 = w[0]
-            if w0 == WORD0_INT64:
-                self._value = _INT64(w[1])
-            elif w0 == WORD0_FLOAT64:
-                self._value = _FLOAT64(_cast("double *", s)[3])
-            else:
-                self._value = result_value(s)
+        else:
+            self._value = result_value(self._s)
         self._s = None
 
     @property

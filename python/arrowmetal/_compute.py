@@ -361,7 +361,6 @@ def _make_reduction(
                 and skip_nulls is True
                 and min_count == 1
                 and options is None
-                and device is None
                 and KINDS[_am_array_type(array._ptr)] != KIND_DECIMAL
             ):
                 return _pending(cfn, array._ptr)
