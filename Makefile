@@ -299,6 +299,7 @@ GENERATOR := libarrowmetal/gpu/kernel_source_test.c libarrowmetal/gpu/kernel_sou
              libarrowmetal/gpu/kernel_source_groupby.c \
              libarrowmetal/gpu/kernel_source_temporal.c libarrowmetal/core/temporal.c \
              libarrowmetal/gpu/kernel_source_strings.c \
+             libarrowmetal/gpu/kernel_source_resident.c \
              libarrowmetal/core/round_temporal.c
 check-msl:
 	@if [ -z "$(MSL_CHECK)" ]; then \

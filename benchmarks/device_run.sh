@@ -2,9 +2,11 @@
 # One lease of the GPU machine does everything in one call: build, GPU tests,
 # benchmarks. Logs go to $OUT (the device tool brings them back).
 #   bash benchmarks/device_run.sh [tests] [strings] [latency] [batch] [bench] [limits] [cache] [crossover]
-#                                 [faults] [memcheck] [racecheck] [synccheck]
+#                                 [resident] [faults] [memcheck] [racecheck] [synccheck]
 # limits: issue #14's bandwidth and batch tables (benchmarks/gpu_limits_bench.py).
 # batch: ten small ops in a batch, CUDA graphs on and off in turn, and the batch tests.
+# resident: the resident worker's tests, sums with it off and on from C and Python
+# (beside PyTorch and CuPy), then the conformance cases in resident mode.
 # faults: the GPU fault tests (out of memory, a faulting kernel, the watchdog).
 # memcheck, racecheck, synccheck: compute-sanitizer's tool over the CUDA
 # conformance cases (SANITIZER_SHARDS of SANITIZER_OF shards) and, for
@@ -115,6 +117,25 @@ for stage in $stages; do
         2>&1 | tail -15 | tee -a "$OUT/batch.txt"
       grep -q " passed" "$OUT/batch.txt" && ! grep -q " failed" "$OUT/batch.txt" || status=1
       record $status batch ;;
+    resident)
+      # The resident CUDA worker (issue #14): its tests, small sums with it off
+      # and on from C and from Python, then every conformance case with a
+      # worker started in each shard's process (ARROWMETAL_TEST_RESIDENT=1).
+      status=0
+      timeout 180 python3 -m pytest -q -p no:cacheprovider --tb=short \
+        python/tests/test_resident_cuda.py 2>&1 | tail -15 | tee "$OUT/resident.txt"
+      grep -q " passed" "$OUT/resident.txt" && ! grep -q " failed" "$OUT/resident.txt" || status=1
+      timeout 60 build/latency cuda resident 2>&1 | tee -a "$OUT/resident.txt"
+      timeout 120 python3 benchmarks/resident_bench.py 2>&1 | tee -a "$OUT/resident.txt"
+      pids=""
+      for i in 0 1 2 3 4 5 6 7; do
+        ARROWMETAL_TEST_RESIDENT=1 ARROWMETAL_TEST_BACKENDS=cuda timeout 240 \
+          python3 conformance/run_all.py --shard "$i/8" > "$OUT/resident-conformance-$i.log" 2>&1 &
+        pids="$pids $!"
+      done
+      for pid in $pids; do wait "$pid" || status=1; done
+      tail -n 3 "$OUT"/resident-conformance-*.log | tee -a "$OUT/resident.txt"
+      record $status resident ;;
     limits)
       timeout 240 python3 benchmarks/gpu_limits_bench.py 2>&1 | tee "$OUT/limits.txt"
       record "${PIPESTATUS[0]}" limits ;;

@@ -1,5 +1,7 @@
 /* Round-trip latency and bandwidth of ArrowMetal calls from C, on one
  * device (argv[1], default "cuda"). Prints a table of medians; no pass/fail.
+ * `latency cuda resident` measures sums with the resident worker off and on
+ * instead (interleaved rounds, each sum checked).
  *
  *   cc -O2 -std=c11 -Iinclude benchmarks/latency.c -Lbuild -larrowmetal \
  *      -Wl,-rpath,$PWD/build -o build/latency && build/latency cuda */
@@ -196,11 +198,48 @@ static void measure(const char *name, int64_t rows, op_fn op, am_array *a, am_ar
   free(times);
 }
 
+static int op_sum_checked(am_array *a, am_array *b) {
+  (void)b;
+  am_scalar s;
+  int status = am_sum(a, &s);
+  return status == AM_OK && s.i64 != sum_of_a ? AM_EDEVICE : status;
+}
+
+/* Sums through the resident worker against launches: rounds of each in
+ * turn (the machine's noise falls on both), then the medians. */
+static void measure_resident(am_device *device) {
+  am_set_default_device(device); /* am_resident_mode acts on the default device */
+  int on = am_resident_mode(1);
+  printf("resident worker: %s\n", am_resident_status());
+  if (!on) return;
+  printf("%-22s %12s %10s %10s %10s\n", "sum", "rows", "median us", "min us", "cpu us/op");
+  int64_t sizes[] = {100, 1000, 2048, 4096};
+  for (int s = 0; s < 4; s++) {
+    am_array *a = make_int64(device, sizes[s]);
+    am_scalar total;
+    am_sum(a, &total);
+    sum_of_a = total.i64;
+    for (int round = 0; round < 3; round++) {
+      am_resident_mode(0);
+      measure("  launched", sizes[s], op_sum_checked, a, NULL, 1000);
+      am_resident_mode(1);
+      measure("  resident", sizes[s], op_sum_checked, a, NULL, 1000);
+    }
+    am_release(a);
+  }
+  printf("resident worker: %s\n", am_resident_status());
+  am_resident_mode(0);
+}
+
 int main(int argc, char **argv) {
   const char *spec = argc > 1 ? argv[1] : "cuda";
   am_device *device = NULL;
   if (am_device_open(spec, &device) != AM_OK) {
     printf("%s unavailable: %s\n", spec, am_last_error());
+    return 0;
+  }
+  if (argc > 2 && strcmp(argv[2], "resident") == 0) {
+    measure_resident(device);
     return 0;
   }
   printf("device %s, spin %lld us, low latency %d\n", am_device_name(device),

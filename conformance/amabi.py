@@ -79,7 +79,25 @@ def device(name):
             if rc != lib.AM_OK:
                 raise RuntimeError(f"am_device_open({name!r}) = {rc}: {last_error()}")
             _devices[name] = out[0]
+            if os.environ.get("ARROWMETAL_TEST_RESIDENT") == "1" and name != "cpu":
+                start_resident_worker(out[0])
         return _devices[name]
+
+
+def start_resident_worker(dev):
+    """ARROWMETAL_TEST_RESIDENT=1: the suite in resident mode. Starts the GPU's
+    resident worker (am_resident_mode acts on the default device, which is put
+    back after) and fails loudly where none starts, so that such a run never
+    passes without one."""
+    previous = lib.am_default_device()
+    lib.am_set_default_device(dev)
+    try:
+        if not lib.am_resident_mode(1):
+            raise RuntimeError(
+                f"no resident worker: {ffi.string(lib.am_resident_status()).decode()}"
+            )
+    finally:
+        lib.am_set_default_device(previous)
 
 
 class AbiError(Exception):

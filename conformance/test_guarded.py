@@ -71,6 +71,30 @@ def test_resident_mode_on_cpu(cpu):
         lib.am_set_default_device(old_default)
 
 
+@pytest.mark.skipif("cuda" not in amabi.available_backends(), reason="no usable CUDA backend")
+def test_resident_mode_on_cuda_is_1_only_while_a_worker_answers():
+    """Both states on a GPU that can run one: 0 with a reason before it is asked
+    for and after it is stopped; 1 only once its probe answered (the status says
+    so). A GPU where none can start answers 0 with the reason instead."""
+    old_default = lib.am_default_device()
+    amabi.check("am_set_default_device", lib.am_set_default_device(amabi.device("cuda")))
+    try:
+        if lib.am_resident_mode(-1) == 0:
+            assert ffi.string(lib.am_resident_status()).decode().strip()
+        on = lib.am_resident_mode(1)
+        status = ffi.string(lib.am_resident_status()).decode()
+        if on:
+            assert "probe answered" in status and lib.am_resident_mode(-1) == 1
+        else:
+            assert status.strip() and lib.am_resident_mode(-1) == 0
+        assert lib.am_resident_mode(0) == 0
+        assert lib.am_resident_mode(-1) == 0
+        assert ffi.string(lib.am_resident_status()).decode().strip()
+    finally:
+        lib.am_resident_mode(0)
+        lib.am_set_default_device(old_default)
+
+
 def test_resident_mode_reads_back_a_boolean():
     state = lib.am_resident_mode(-1)
     assert state in (0, 1)

@@ -1560,12 +1560,30 @@ int am_low_latency_wait(int on);
 #define AM_WAIT_TIMEOUT_MS_MAX 86400000
 int64_t am_wait_timeout_ms(int64_t ms);
 
-/* Resident GPU worker. on > 0 asks to start it, on == 0 stops it, a negative
- * value only reads. Returns 1 only while a resident worker really runs, else
- * 0; am_resident_status() then says why. The CPU backend has no resident
- * worker. */
+/* Resident GPU worker of the default device. on > 0 asks to start it, on == 0
+ * stops it (and waits for it to leave), a negative value only reads. Returns
+ * 1 only while a resident worker really runs, else 0; am_resident_status()
+ * then says why.
+ *
+ * CUDA (compute capability 7.0 and later): one warp of a kernel that stays on
+ * the GPU and polls a request ring in host-mapped memory with system-scope
+ * acquire loads. am_resident_mode(1) returns 1 only once a start-up probe has
+ * come back right. While it runs, a synchronous sum, min, max or mean of up
+ * to 2,048 slots, outside a batch and with the device's queue idle, is a
+ * request to the worker instead of a launch: its result is the launch's bit
+ * for bit (the worker follows the launched kernel's order). Other calls
+ * launch as always. The worker leaves after ARROWMETAL_RESIDENT_IDLE_MS
+ * (default 50) without requests, freeing its multiprocessor, and the next
+ * such call launches it again (am_resident_mode(-1) is 0 meanwhile). A
+ * worker that faults or does not answer within 2 s (or am_wait_timeout_ms,
+ * if less) breaks the device (AM_EDEVICE, sticky), never a hang. A context-
+ * wide synchronize by another library waits until the worker leaves. The CPU
+ * backend has no resident worker; Apple GPUs cannot keep one (no CPU/GPU
+ * coherence inside a dispatch). Thread-safe. */
 int am_resident_mode(int on);
-const char *am_resident_status(void); /* static storage */
+/* Why no worker runs, or that one does (with how many requests it answered).
+ * The text stays valid on the calling thread until its next call here. */
+const char *am_resident_status(void);
 
 /* ---- Hash-based functions (pyarrow's is_in, index_in, unique, value_counts,
  * count_distinct, dictionary_encode, mode) over every element type.

@@ -39,6 +39,7 @@ GENERATOR = [
     LIBRARY / "core" / "temporal.c",
     LIBRARY / "gpu" / "kernel_source_strings.c",  # strings and binary
     LIBRARY / "core" / "round_temporal.c",  # temporal rounding
+    LIBRARY / "gpu" / "kernel_source_resident.c",  # the resident worker (CUDA)
 ]
 
 

@@ -34,6 +34,6 @@ AM_EXPORT int am_resident_mode(int on) {
 AM_EXPORT const char *am_resident_status(void) {
   am_device *device = am_default_device();
   const char *reason = NULL;
-  return device->backend->queue.resident(device, -1, &reason) ? "a resident worker is running"
-                                                              : reason;
+  int running = device->backend->queue.resident(device, -1, &reason);
+  return reason ? reason : running ? "a resident worker is running" : "no resident worker";
 }

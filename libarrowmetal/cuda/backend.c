@@ -32,15 +32,6 @@ static int wait_stream(am_err *err, am_device *device, uintptr_t stream) {
   return status;
 }
 
-static int resident(am_device *device, int on, const char **reason) {
-  (void)device;
-  (void)on;
-  *reason =
-      "the CUDA backend has no resident worker in this version: every call is one stream "
-      "submission completed through a host-mapped timeline (see README, Latency)";
-  return 0;
-}
-
 const am_backend am_cuda_backend = {
     .name = "cuda",
     .device_type = ARROW_DEVICE_CUDA,
@@ -59,5 +50,5 @@ const am_backend am_cuda_backend = {
             .count_nulls = am_gpu_count_nulls,
         },
     .kernels = AM_GPU_KERNELS,
-    .queue = AM_GPU_QUEUE(wait_stream, resident),
+    .queue = AM_GPU_QUEUE(wait_stream, am_cuda_resident_mode),
 };

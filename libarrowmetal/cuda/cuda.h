@@ -15,6 +15,7 @@ enum { AM_CUDA_STAGING_BYTES = 8 << 20 };
 
 typedef struct am_cuda_pinned_pool am_cuda_pinned_pool;
 typedef struct am_cuda_deferred am_cuda_deferred;
+typedef struct am_cuda_resident am_cuda_resident;
 
 typedef struct am_cuda_device {
   am_gpu_device gpu; /* first: device->impl points at both */
@@ -42,6 +43,11 @@ typedef struct am_cuda_device {
 
   /* A batch's launches held back to go out as one graph (batch_graph.c). */
   am_cuda_deferred *deferred;
+
+  /* The resident worker (resident.c): made on the first
+   * am_resident_mode(1), under resident_lock, kept for the device's life. */
+  pthread_mutex_t resident_lock;
+  am_cuda_resident *resident;
 } am_cuda_device;
 
 static inline am_cuda_device *am_cuda_of(const am_device *device) { return device->impl; }
@@ -99,6 +105,9 @@ int am_cuda_deferred_pending(am_cuda_device *cuda);
  * read it) once they go out, and then takes `bytes` off the device's memory
  * in use. */
 void am_cuda_free_after_launches(am_cuda_device *cuda, CUdeviceptr pointer, int64_t bytes);
+
+/* resident.c: the backend's queue.resident entry (core/backend.h). */
+int am_cuda_resident_mode(am_device *device, int on, const char **reason);
 
 /* fault.c: ARROWMETAL_TEST_FAULT, a fault on purpose for the tests. Whether
  * this launch is the one to replace, and the launch of the faulting kernel

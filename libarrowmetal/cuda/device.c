@@ -72,6 +72,7 @@ int am_cuda_open(am_err *err, am_device *device) {
     return status;
   }
   pthread_mutex_init(&cuda->staging_lock, NULL);
+  pthread_mutex_init(&cuda->resident_lock, NULL);
   /* Without a pool, downloads go to pageable memory (slower, not wrong). */
   am_cuda_pinned_pool_init(cuda);
   am_cuda_deferred_init(cuda); /* without memory: no graphs, launches at once */

@@ -60,6 +60,7 @@ static void load(void) {
   RESOLVE(cuCtxPushCurrent, "cuCtxPushCurrent_v2", "cuCtxPushCurrent");
   RESOLVE(cuCtxPopCurrent, "cuCtxPopCurrent_v2", "cuCtxPopCurrent");
   RESOLVE(cuStreamCreate, "cuStreamCreate");
+  RESOLVE(cuStreamDestroy, "cuStreamDestroy_v2", "cuStreamDestroy");
   RESOLVE(cuStreamSynchronize, "cuStreamSynchronize");
   RESOLVE(cuStreamQuery, "cuStreamQuery");
   RESOLVE(cuStreamWaitEvent, "cuStreamWaitEvent");

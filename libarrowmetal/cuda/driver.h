@@ -76,6 +76,7 @@ typedef struct am_cuda_driver {
   CUresult (*cuCtxPushCurrent)(CUcontext context);
   CUresult (*cuCtxPopCurrent)(CUcontext *context);
   CUresult (*cuStreamCreate)(CUstream *stream, unsigned int flags);
+  CUresult (*cuStreamDestroy)(CUstream stream);
   CUresult (*cuStreamSynchronize)(CUstream stream);
   CUresult (*cuStreamQuery)(CUstream stream);
   CUresult (*cuStreamWaitEvent)(CUstream stream, CUevent event, unsigned int flags);

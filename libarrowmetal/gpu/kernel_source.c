@@ -189,6 +189,8 @@ static int key_ok(const am_kernel_key *k) {
           return am_ks_sort_key_ok(k);
       AM_KS_GROUPBY_CASES /* group-by and joins */
           return am_ks_groupby_key_ok(k);
+    case AM_KERNEL_RESIDENT_WORKER:
+      return am_ks_resident_key_ok(k);
   }
   return 0;
 }
@@ -227,6 +229,8 @@ static int uses_missing_type(am_dialect dialect, const am_kernel_key *k) {
           return am_ks_groupby_missing_type(dialect, k);
       AM_KS_SORT_CASES /* sort_indices */
           return am_ks_sort_missing_type(dialect, k);
+    case AM_KERNEL_RESIDENT_WORKER:
+      return am_ks_resident_missing_type(dialect, k);
     default:
       return 0;
   }
@@ -318,6 +322,9 @@ void am_kernel_name(const am_kernel_key *key, char *name, size_t capacity) {
       break;
       AM_KS_GROUPBY_CASES /* group-by and joins */
           am_ks_groupby_name(key, name, capacity);
+      break;
+    case AM_KERNEL_RESIDENT_WORKER:
+      am_ks_resident_name(key, name, capacity);
       break;
   }
 }
@@ -1980,6 +1987,9 @@ int am_kernel_source(am_err *err, am_dialect dialect, const am_kernel_key *key, 
       AM_KS_GROUPBY_CASES /* group-by and joins */
           am_ks_groupby_emit(&sb, dialect, key, name);
       break;
+    case AM_KERNEL_RESIDENT_WORKER:
+      am_ks_resident_emit(&sb, dialect, key, name);
+      break;
   }
   am_sb_puts(&sb, "}\n");
   char *text = am_sb_finish(&sb);
@@ -2000,6 +2010,9 @@ void am_ks_emit_args(am_sb *sb, const char *in0, const char *in1, const char *ou
   emit_args(sb, in0, in1, out);
 }
 void am_ks_emit_scalar(am_sb *sb, am_type t) { emit_scalar(sb, t); }
+void am_ks_emit_reduce_class(am_sb *sb, am_dialect d, am_reduce_op op, am_type t) {
+  emit_reduce_class(sb, d, op, t);
+}
 void am_ks_emit_k(am_sb *sb, const char *tmpl, int k) { emit_k(sb, tmpl, k); }
 const char *am_ks_imin(am_type t) { return imin(t); }
 const char *am_ks_imax(am_type t) { return imax(t); }

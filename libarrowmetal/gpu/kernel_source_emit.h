@@ -188,4 +188,11 @@ void am_ks_strings_name(const am_kernel_key *key, char *name, size_t capacity);
 int64_t am_ks_strings_blocks(const am_kernel_key *key, int64_t n, int multiprocessors);
 void am_ks_strings_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, const char *name);
 
+/* ---- From kernel_source_resident.c (the resident worker, CUDA only) */
+
+int am_ks_resident_key_ok(const am_kernel_key *key);
+int am_ks_resident_missing_type(am_dialect dialect, const am_kernel_key *key);
+void am_ks_resident_name(const am_kernel_key *key, char *name, size_t capacity);
+void am_ks_resident_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, const char *name);
+
 #endif

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "core/backend.h"
 #include "gpu/dialect.h"
 #include "gpu/kernels.h"
 
@@ -24,6 +25,10 @@ extern const char *const am_ks_reduce_tail;
 extern const char *const am_ks_reduce_body;
 extern const char *const am_ks_reduce_combine;
 
+/* A REDUCE class: AccS and its macros, reduce_head, am_acc_add,
+ * am_acc_merge and am_acc_finish of `op` over `t` (the resident worker runs
+ * the REDUCE kernels' own). */
+void am_ks_emit_reduce_class(am_sb *sb, am_dialect d, am_reduce_op op, am_type t);
 /* typedef T<idx> and AM_LOAD<idx>(i) for operand idx of type t. */
 void am_ks_emit_operand(am_sb *sb, int idx, am_type t);
 /* The argument block with typed pointers (the layout of am_gpu_args). */

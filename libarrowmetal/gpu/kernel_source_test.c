@@ -217,6 +217,7 @@ static int each_key(key_fn fn, void *ctx) {
       am_kernel_key key = {AM_KERNEL_ROUND_TEMPORAL, unit, (am_type)t, AM_TYPE_INVALID};
       if (am_ks_temporal_key_ok(&key)) VISIT(AM_KERNEL_ROUND_TEMPORAL, unit, t, AM_TYPE_INVALID);
     }
+  VISIT(AM_KERNEL_RESIDENT_WORKER, 0, AM_TYPE_INVALID, AM_TYPE_INVALID);
 #undef VISIT
   return count;
 }
@@ -245,6 +246,8 @@ static int uses_double(const am_kernel_key *k) {
    * other blocks, CUDA only too. */
   if (k->kind >= AM_KERNEL_GROUP_PACK && k->kind <= AM_KERNEL_JOIN_WRITE) return 1;
   if (k->kind == AM_KERNEL_SORT_ONESWEEP) return 1;
+  /* The resident worker: CUDA only (no coherence inside a Metal dispatch). */
+  if (k->kind == AM_KERNEL_RESIDENT_WORKER) return 1;
   /* sort_indices' keys are bits. */
   if (k->kind >= AM_KERNEL_SORT_KEYS && k->kind <= AM_KERNEL_SORT_ONESWEEP) return 0;
   /* The hash kernels move keys as bits; Metal has no

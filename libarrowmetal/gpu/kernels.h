@@ -452,7 +452,12 @@ typedef enum am_kernel_kind {
   AM_KERNEL_STRING_GATHER = 148,
   AM_KERNEL_STRING_CHECK = 149,
   AM_KERNEL_STRING_HASH = 150,
-  AM_KERNEL_STRING_VERIFY = 151
+  AM_KERNEL_STRING_VERIFY = 151,
+  /* The resident worker (kernel_source_resident.c; CUDA only, op 0, no
+   * types): one block of 32 threads, launched on a queue of its own, that
+   * answers the requests of the ring at in0 (gpu/resident_ring.h) until it
+   * has been idle for n nanoseconds or is told to stop. */
+  AM_KERNEL_RESIDENT_WORKER = 160
 } am_kernel_kind;
 
 /* GROUP_ACCUM's classes (op & 15) and state words per group. */

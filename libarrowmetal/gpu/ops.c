@@ -7,6 +7,7 @@
 #include "core/runtime.h"
 #include "core/types.h"
 #include "gpu/ops_shared.h"
+#include "gpu/resident_ops.h"
 #include "gpu/submit.h"
 
 static uint64_t address(const void *pointer) { return (uint64_t)(uintptr_t)pointer; }
@@ -188,6 +189,9 @@ int am_gpu_reduce(am_err *err, am_reduce_op reduce, const am_array *array, am_ty
   bind(&args, 0, array);
   args.n = array->length;
   am_kernel_key key = {AM_KERNEL_REDUCE, (int)reduce, array->type, AM_TYPE_INVALID};
+  int taken = 0;
+  int status = am_gpu_resident_reduce(err, gpu, &op, &key, &args, &taken);
+  if (status != AM_OK || taken) return status;
   return run(err, gpu, &op, 1, &key, &args, 1);
 }
 

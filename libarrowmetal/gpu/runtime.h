@@ -27,6 +27,7 @@
 #include "core/error.h"
 #include "core/timeline.h"
 #include "gpu/kernels.h"
+#include "gpu/resident_ring.h"
 
 enum { AM_GPU_STATUS_SLOTS = 4096 };
 
@@ -118,6 +119,11 @@ struct am_gpu_device {
 
   pthread_mutex_t compile_lock;
   _Atomic(am_gpu_kernel_table *) kernels;
+
+  /* The resident worker's ring (resident_ring.h), set by a backend that
+   * runs one (CUDA) once it has been asked for; NULL otherwise. Small
+   * synchronous reductions go through it while it runs (resident_ops.c). */
+  _Atomic(am_resident *) resident;
 
   /* A failure the device cannot recover from (ggml's sticky error): every
    * later call fails with it instead of running on a broken context. */

@@ -223,6 +223,10 @@ static int finish(am_err *err, am_gpu_device *gpu, am_gpu_op *op) {
   return status;
 }
 
+int am_gpu_op_finish(am_err *err, am_gpu_device *gpu, am_gpu_op *op) {
+  return finish(err, gpu, op);
+}
+
 /* Finishes every op; the first failure is the one reported. */
 static int finish_all(am_err *err, am_gpu_device *gpu, am_gpu_op *ops, int count) {
   int first = AM_OK;

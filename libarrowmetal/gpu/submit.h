@@ -65,6 +65,10 @@ int am_gpu_launch(am_err *err, am_gpu_device *gpu, const am_kernel_key *key, am_
  * the batch's end. `launch_status` is the status of the launches. */
 int am_gpu_op_end(am_err *err, am_gpu_device *gpu, int token, int launch_status, am_gpu_op *op);
 
+/* Runs an op's check once its work has finished (the resident worker
+ * answered it): reads its status slot, then gives the slot back. */
+int am_gpu_op_finish(am_err *err, am_gpu_device *gpu, am_gpu_op *op);
+
 /* Runs `count` launches of one op under the commit lock and completes it
  * (gpu/ops.c's run, for ops written in other files); with `want_slot` the
  * op's status slot is taken first. */

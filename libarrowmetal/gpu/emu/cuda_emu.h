@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <ucontext.h>
 
 struct am_emu_dim3 {
@@ -247,6 +248,25 @@ static inline double __hiloint2double(int hi, int lo) {
  * Newton steps after it are tested. */
 static inline double am_emu_rcp64_approx(double x) {
   return __hiloint2double(__double2hiint(1.0 / x), 0);
+}
+
+/* The resident worker's system-scope loads, stores, fence and clock
+ * (kernel_source_resident.c's PTX) as the host's: the worker runs on a
+ * thread of its own beside the host's threads, so these are real atomics,
+ * and a load is a point where the warp's other fibers run. */
+#define AM_HOST_EMULATION 1
+static inline unsigned long long am_res_load(unsigned long long *w) {
+  am_emu_yield();
+  return __atomic_load_n(w, __ATOMIC_ACQUIRE);
+}
+static inline void am_res_store(unsigned long long *w, unsigned long long v) {
+  __atomic_store_n(w, v, __ATOMIC_RELEASE);
+}
+static inline void am_res_fence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+static inline unsigned long long am_res_now() {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
 }
 
 static void am_emu_fiber_main() {
