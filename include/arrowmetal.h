@@ -1568,11 +1568,12 @@ int64_t am_wait_timeout_ms(int64_t ms);
  * CUDA (compute capability 7.0 and later): one warp of a kernel that stays on
  * the GPU and polls a request ring in host-mapped memory with system-scope
  * acquire loads. am_resident_mode(1) returns 1 only once a start-up probe has
- * come back right. While it runs, a synchronous sum, min, max or mean of up
- * to 2,048 slots, outside a batch and with the device's queue idle, is a
- * request to the worker instead of a launch: its result is the launch's bit
- * for bit (the worker follows the launched kernel's order). Other calls
- * launch as always. The worker leaves after ARROWMETAL_RESIDENT_IDLE_MS
+ * come back right. While it runs, a synchronous reduction or aggregate of up
+ * to 2,048 slots (sum, min, max, mean, min_max, product, variance, stddev,
+ * first, last, index, any, all), outside a batch and with the device's
+ * queue idle, is a request to the worker instead of a launch: its result is
+ * the launch's bit for bit (the worker follows the launched kernel's
+ * order). Other calls launch as always. The worker leaves after ARROWMETAL_RESIDENT_IDLE_MS
  * (default 50) without requests, freeing its multiprocessor, and the next
  * such call launches it again (am_resident_mode(-1) is 0 meanwhile). A
  * worker that faults or does not answer within 2 s (or am_wait_timeout_ms,

@@ -23,7 +23,8 @@ typedef struct am_cuda_device {
   CUdevice device;
   CUcontext context;
   CUstream stream;
-  int arch; /* compute capability as 90 */
+  int arch;         /* compute capability as 90 */
+  int exec_timeout; /* the device has a kernel run-time limit (a display GPU) */
   char gpu_name[96];
   char compiler_id[96]; /* sm_90, NVRTC version and options: the kernel cache key */
 

@@ -25,6 +25,8 @@ static int open_context(am_err *err, am_cuda_device *cuda, int ordinal) {
                            cuda->device);
   cu->cuDeviceGetName(cuda->gpu_name, sizeof cuda->gpu_name, cuda->device);
   cuda->arch = major * 10 + minor;
+  cu->cuDeviceGetAttribute(&cuda->exec_timeout, CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT,
+                           cuda->device);
   snprintf(cuda->compiler_id, sizeof cuda->compiler_id, "sm_%d nvrtc %s %s", cuda->arch,
            am_nvrtc_version(), am_nvrtc_options());
   CHECK(cu->cuStreamCreate(&cuda->stream, CU_STREAM_NON_BLOCKING));

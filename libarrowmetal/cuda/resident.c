@@ -32,12 +32,13 @@ static int64_t idle_ns(void) {
   return (int64_t)ms * 1000000;
 }
 
-static int launch(am_err *err, void *context, uint64_t ring, int64_t idle) {
+static int launch(am_err *err, void *context, uint64_t ring, int64_t idle, int64_t life) {
   am_cuda_device *cuda = context;
   am_gpu_args args;
   memset(&args, 0, sizeof args);
   args.in0 = ring;
   args.n = idle;
+  args.aux = life;
   void *params[] = {&args};
   int pushed = am_cuda_enter(cuda);
   CUresult result = cuda->cu->cuLaunchKernel(cuda->resident->worker, 1, 1, 1, 32, 1, 1, 0,
@@ -133,6 +134,12 @@ int am_cuda_resident_mode(am_device *device, int on, const char **reason) {
     why = text;
   } else if (!cuda->resident && on <= 0) {
     why = "no resident worker was asked for: am_resident_mode(1) starts one";
+  } else if (cuda->exec_timeout) {
+    snprintf(text, sizeof text,
+             "no resident worker on %s: it has a kernel run-time limit (a display GPU), which "
+             "would end the worker and break the context",
+             cuda->gpu_name);
+    why = text;
   } else if (cuda->arch < 70) {
     snprintf(text, sizeof text,
              "the resident worker needs system-scope acquire and release loads (compute "
@@ -146,6 +153,7 @@ int am_cuda_resident_mode(am_device *device, int on, const char **reason) {
     int status = am_resident_start(&err, &cuda->resident->ring_state, PROBE_MS);
     if (status == AM_EDEVICE) am_gpu_mark_broken(&cuda->gpu, err.message);
   } else if (on == 0) {
+    /* A worker that took requests and does not leave is a fault. */
     if (am_resident_stop(&err, &cuda->resident->ring_state, STOP_MS) != AM_OK)
       am_gpu_mark_broken(&cuda->gpu, err.message);
   }

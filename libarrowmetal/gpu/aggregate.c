@@ -6,6 +6,7 @@
 
 #include "core/aggregate.h"
 #include "core/types.h"
+#include "gpu/resident_ops.h"
 #include "gpu/submit.h"
 
 static uint64_t address(const void *pointer) { return (uint64_t)(uintptr_t)pointer; }
@@ -58,7 +59,11 @@ int am_gpu_aggregate(am_err *err, const am_agg_spec *spec, const am_array *array
   args.n = array->length;
   if (spec->op == AM_AGG_INDEX) args.scalar = scalar_bits(&spec->value, array->type);
   am_kernel_key key = key_of(spec);
-  return am_gpu_run_op(err, am_gpu_of(array->device), &op, 1, &key, &args, 1);
+  am_gpu_device *gpu = am_gpu_of(array->device);
+  int taken = 0;
+  int status = am_gpu_resident_run(err, gpu, &op, &key, &args, &taken);
+  if (status != AM_OK || taken) return status;
+  return am_gpu_run_op(err, gpu, &op, 1, &key, &args, 1);
 }
 
 /* A value of type `type` held in status words as REDUCE's MIN/MAX hold it. */

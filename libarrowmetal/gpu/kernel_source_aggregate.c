@@ -264,7 +264,10 @@ static void emit_unrolled_loop(am_sb *sb, am_type t) {
              "    if (!hv || am_bit(a.valid0, a.off0 + i) != 0u) am_acc_add(&acc, AM_LOAD0(i));\n");
 }
 
-void am_ks_emit_aggregate(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
+int am_ks_aggregate_positional(int op) { return positional(op); }
+
+void am_ks_emit_aggregate_class(am_sb *sb, am_dialect d, const am_kernel_key *k) {
+  (void)d;
   am_ks_emit_operand(sb, 0, k->t0);
   am_sb_printf(sb, "#define AM_COUNTER_WORD %uu\n", (unsigned)(AM_GPU_SCRATCH_COUNTER / 4));
   am_ks_emit_args(sb, am_ks_ptype(k->t0), "am_u8", "am_u8");
@@ -290,6 +293,10 @@ void am_ks_emit_aggregate(am_sb *sb, am_dialect d, const am_kernel_key *k, const
   } else if (positional(k->op)) {
     am_sb_puts(sb, "#define AM_ITEM(i) AM_LOAD0(i)\n");
   }
+}
+
+void am_ks_emit_aggregate(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
+  am_ks_emit_aggregate_class(sb, d, k);
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb, am_ks_reduce_body);
   if (positional(k->op)) {

@@ -194,5 +194,8 @@ int am_ks_resident_key_ok(const am_kernel_key *key);
 int am_ks_resident_missing_type(am_dialect dialect, const am_kernel_key *key);
 void am_ks_resident_name(const am_kernel_key *key, char *name, size_t capacity);
 void am_ks_resident_emit(am_sb *sb, am_dialect dialect, const am_kernel_key *key, const char *name);
+/* Whether the worker answers requests of this REDUCE or AGGREGATE key (it
+ * has that kernel's class): the host sends no others. */
+int am_ks_resident_answers(const am_kernel_key *key);
 
 #endif

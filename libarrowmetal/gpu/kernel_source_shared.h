@@ -50,6 +50,13 @@ int am_ks_aggregate_key_ok(const am_kernel_key *key);
 /* Whether it needs a type the dialect lacks (double: MSL). */
 int am_ks_aggregate_needs_missing_type(am_dialect dialect, const am_kernel_key *key);
 void am_ks_aggregate_name(const am_kernel_key *key, char *name, size_t capacity);
+/* Whether the op's kernel keeps positions (first, last, index: their
+ * class has am_acc_add_at(acc, item, slot) instead of am_acc_add). */
+int am_ks_aggregate_positional(int op);
+/* Everything before the kernel: the operand, argument block, accumulator
+ * class, the reduction skeleton's tail and AM_ITEM (the resident worker
+ * runs it in a namespace of its own). */
+void am_ks_emit_aggregate_class(am_sb *sb, am_dialect dialect, const am_kernel_key *key);
 /* The kernel after the common preamble and helpers; the caller closes it. */
 void am_ks_emit_aggregate(am_sb *sb, am_dialect dialect, const am_kernel_key *key,
                           const char *name);

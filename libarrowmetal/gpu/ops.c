@@ -190,7 +190,7 @@ int am_gpu_reduce(am_err *err, am_reduce_op reduce, const am_array *array, am_ty
   args.n = array->length;
   am_kernel_key key = {AM_KERNEL_REDUCE, (int)reduce, array->type, AM_TYPE_INVALID};
   int taken = 0;
-  int status = am_gpu_resident_reduce(err, gpu, &op, &key, &args, &taken);
+  int status = am_gpu_resident_run(err, gpu, &op, &key, &args, &taken);
   if (status != AM_OK || taken) return status;
   return run(err, gpu, &op, 1, &key, &args, 1);
 }

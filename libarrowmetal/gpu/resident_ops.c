@@ -1,10 +1,11 @@
-/* Small synchronous reductions through the resident worker
+/* Small synchronous reductions and aggregates through the resident worker
  * (resident_ring.h) instead of a launch and a completion wait.
  *
  * A call goes to the worker only when its answer is the launch's bit for
  * bit and it cannot see unfinished work:
- *   - a REDUCE whose launch would be one block (up to AM_GPU_BLOCK * 8
- *     slots): the worker runs that block's order (kernel_source_resident.c);
+ *   - a REDUCE or AGGREGATE whose launch would be one block (up to
+ *     AM_GPU_BLOCK * 8 slots): the worker runs that block's order
+ *     (kernel_source_resident.c);
  *   - outside a batch (a batch's launches go out together at its end);
  *   - with the device's queue idle: everything enqueued before the call,
  *     which may have written its input (a batch committed without a wait,
@@ -15,13 +16,17 @@
 #include "gpu/resident_ops.h"
 
 #include "core/runtime.h"
+#include "gpu/kernel_source_emit.h"
 
-int am_gpu_resident_reduce(am_err *err, am_gpu_device *gpu, am_gpu_op *op, const am_kernel_key *key,
-                           const am_gpu_args *args, int *taken) {
+int am_gpu_resident_run(am_err *err, am_gpu_device *gpu, am_gpu_op *op, const am_kernel_key *key,
+                        const am_gpu_args *args, int *taken) {
   *taken = 0;
   am_resident *resident = atomic_load_explicit(&gpu->resident, memory_order_acquire);
-  if (!resident || am_runtime_batch_depth() > 0 || !am_resident_running(resident) ||
-      am_kernel_blocks(key, args->n, gpu->multiprocessors) != 1 || !gpu->hooks->idle)
+  /* Wanted but gone (it left when idle): the ring launches it again and
+   * this call launches as always. */
+  if (!resident || !am_ks_resident_answers(key) || am_runtime_batch_depth() > 0 ||
+      !am_resident_wanted(resident) || am_kernel_blocks(key, args->n, gpu->multiprocessors) != 1 ||
+      !gpu->hooks->idle)
     return AM_OK;
   int token = 0;
   int status = am_gpu_op_begin(err, gpu, &token);
@@ -34,7 +39,7 @@ int am_gpu_resident_reduce(am_err *err, am_gpu_device *gpu, am_gpu_op *op, const
   status = am_gpu_status_acquire(err, gpu, &op->slot);
   if (status != AM_OK) return status;
   am_resident_request request = {0};
-  request.kind = AM_RESIDENT_REDUCE;
+  request.kind = key->kind == AM_KERNEL_REDUCE ? AM_RESIDENT_REDUCE : AM_RESIDENT_AGGREGATE;
   request.op = (uint32_t)key->op;
   request.type = (uint32_t)key->t0;
   request.in0 = args->in0;
@@ -42,6 +47,7 @@ int am_gpu_resident_reduce(am_err *err, am_gpu_device *gpu, am_gpu_op *op, const
   request.off0 = args->off0;
   request.n = args->n;
   request.status = am_gpu_status_address(gpu, op->slot);
+  request.value = args->scalar;
   int served = 0;
   status = am_resident_call(err, resident, &request, am_resident_timeout_ms(), &served);
   if (status != AM_OK) {

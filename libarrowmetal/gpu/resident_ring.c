@@ -22,6 +22,18 @@ static int64_t now_ns(void) {
   return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
+/* A full fence whose order the GPU sees too: x86's mfence; on Arm a data
+ * synchronization barrier over the whole system (Linux orders memory shared
+ * with devices with outer-shareable barriers; dmb ish covers the cores
+ * only). */
+static void system_fence(void) {
+#if defined(__aarch64__)
+  __asm__ __volatile__("dsb sy" ::: "memory");
+#else
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
 static uint64_t load(const uint64_t *word) { return __atomic_load_n(word, __ATOMIC_ACQUIRE); }
 static void store(uint64_t *word, uint64_t value) {
   __atomic_store_n(word, value, __ATOMIC_RELEASE);
@@ -43,12 +55,17 @@ void am_resident_init(am_resident *resident, am_resident_ring *ring, uint64_t ri
   resident->backend = backend;
   resident->context = context;
   resident->idle_ns = idle_ns;
+  resident->life_ns = AM_RESIDENT_LIFETIME_NS;
   pthread_mutex_init(&resident->lock, NULL);
   set_reason(resident, "no resident worker was asked for: am_resident_mode(1) starts one");
 }
 
 int am_resident_running(const am_resident *resident) {
   return load(&resident->ring->state) == AM_RESIDENT_RUNNING;
+}
+
+int am_resident_wanted(const am_resident *resident) {
+  return __atomic_load_n(&resident->wanted, __ATOMIC_RELAXED);
 }
 
 void am_resident_reason(am_resident *resident, char *text, size_t capacity) {
@@ -100,11 +117,11 @@ static int wait_until(am_err *err, am_resident *resident, const uint64_t *word, 
 static int launch(am_err *err, am_resident *resident) {
   store(&resident->ring->stop, 0);
   store(&resident->ring->state, AM_RESIDENT_STARTING);
-  int status =
-      resident->backend->launch(err, resident->context, resident->ring_address, resident->idle_ns);
+  int status = resident->backend->launch(err, resident->context, resident->ring_address,
+                                         resident->idle_ns, resident->life_ns);
   if (status != AM_OK) {
     store(&resident->ring->state, AM_RESIDENT_EXITED);
-    resident->wanted = 0;
+    __atomic_store_n(&resident->wanted, 0, __ATOMIC_RELAXED);
     set_reason(resident, "the resident worker could not be launched: %s", err->message);
   }
   return status;
@@ -151,7 +168,7 @@ int am_resident_call(am_err *err, am_resident *resident, const am_resident_reque
   store(&slot->ticket, k + 1);
   resident->posted = k + 1;
   /* The store-buffering pattern with the worker's leaving: see the header. */
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  system_fence();
   state = __atomic_load_n(&ring->state, __ATOMIC_SEQ_CST);
   if (state == AM_RESIDENT_RUNNING) {
     pthread_mutex_unlock(&resident->lock);
@@ -219,7 +236,7 @@ static int probe(am_err *err, am_resident *resident, int64_t probe_ms) {
 /* Gives up a start: tells whatever was launched to leave. */
 static int refuse_start(am_err *err, am_resident *resident, int status) {
   pthread_mutex_lock(&resident->lock);
-  resident->wanted = 0;
+  __atomic_store_n(&resident->wanted, 0, __ATOMIC_RELAXED);
   store(&resident->ring->stop, 1);
   set_reason(resident, "%s", err->message);
   pthread_mutex_unlock(&resident->lock);
@@ -229,7 +246,7 @@ static int refuse_start(am_err *err, am_resident *resident, int status) {
 int am_resident_start(am_err *err, am_resident *resident, int64_t probe_ms) {
   am_resident_ring *ring = resident->ring;
   pthread_mutex_lock(&resident->lock);
-  resident->wanted = 1;
+  __atomic_store_n(&resident->wanted, 1, __ATOMIC_RELAXED);
   uint64_t state = load(&ring->state);
   int status = AM_OK;
   if (state == AM_RESIDENT_STOPPED || state == AM_RESIDENT_EXITED) status = launch(err, resident);
@@ -256,7 +273,7 @@ int am_resident_start(am_err *err, am_resident *resident, int64_t probe_ms) {
 int am_resident_stop(am_err *err, am_resident *resident, int64_t wait_ms) {
   am_resident_ring *ring = resident->ring;
   pthread_mutex_lock(&resident->lock);
-  resident->wanted = 0;
+  __atomic_store_n(&resident->wanted, 0, __ATOMIC_RELAXED);
   uint64_t state = load(&ring->state);
   int live = state != AM_RESIDENT_STOPPED && state != AM_RESIDENT_EXITED;
   if (live) store(&ring->stop, 1);
@@ -265,6 +282,9 @@ int am_resident_stop(am_err *err, am_resident *resident, int64_t wait_ms) {
   int status = live ? wait_word(err, resident, &ring->state, AM_RESIDENT_EXITED,
                                 deadline_after(wait_ms), "leave when told to stop")
                     : AM_OK;
+  /* Still queued behind other work, not started: no fault. It sees the
+   * stop when it starts and leaves at once. */
+  if (status != AM_OK && load(&ring->state) == AM_RESIDENT_STARTING) status = AM_OK;
   pthread_mutex_unlock(&resident->lock);
   return status;
 }

@@ -58,24 +58,29 @@ typedef enum am_resident_state {
 /* What a request asks. ECHO: value ^ AM_RESIDENT_ECHO_MIX into the status
  * block's `value` (the start-up probe: a worker that answers it read the
  * request and wrote back across the bus).
- * REDUCE: the one-block REDUCE kernel's status words for (op, type) over
- * in0/valid0/off0/n, bit for bit (the worker sums in that kernel's order).
+ * REDUCE, AGGREGATE: the one-block REDUCE or AGGREGATE kernel's status
+ * words for (op, type) over in0/valid0/off0/n (and `value`, INDEX's value),
+ * bit for bit (the worker accumulates in that kernel's order).
  * Answers go to the caller's own status block, never to the slot, which
  * the next lap of the ring may take as soon as the request is served. */
-typedef enum am_resident_kind { AM_RESIDENT_ECHO = 1, AM_RESIDENT_REDUCE = 2 } am_resident_kind;
+typedef enum am_resident_kind {
+  AM_RESIDENT_ECHO = 1,
+  AM_RESIDENT_REDUCE = 2,
+  AM_RESIDENT_AGGREGATE = 3 /* op: am_aggregate_op; value: INDEX's scalar bits */
+} am_resident_kind;
 #define AM_RESIDENT_ECHO_MIX 0x9e3779b97f4a7c15ull
 
 /* One request, the host's words only: 128 bytes. */
 typedef struct am_resident_request {
   uint64_t ticket; /* request number + 1 once readable; host, release */
   uint32_t kind;   /* am_resident_kind */
-  uint32_t op;     /* REDUCE: am_reduce_op */
-  uint32_t type;   /* REDUCE: am_type */
+  uint32_t op;     /* am_reduce_op or am_aggregate_op */
+  uint32_t type;   /* am_type */
   uint32_t pad;
   uint64_t in0, valid0; /* device addresses (valid0 0: no nulls) */
   int64_t off0, n;
   uint64_t status; /* device address of the am_gpu_status to fill */
-  uint64_t value;  /* ECHO */
+  uint64_t value;  /* ECHO's value, INDEX's scalar */
   uint64_t host_pad[7];
 } am_resident_request;
 
@@ -99,12 +104,19 @@ typedef struct am_resident_ring {
 #define AM_RESIDENT_W_SLOTS 48
 #define AM_RESIDENT_W_SLOT 16 /* words per slot */
 
+/* How long a worker stays at most, busy or not, before it leaves (the next
+ * call launches another): a context-wide synchronize elsewhere in the
+ * process (another library's cudaDeviceSynchronize, a lazy module load)
+ * waits for the kernel to end, so it must end. */
+#define AM_RESIDENT_LIFETIME_NS 100000000
+
 /* What a backend gives the ring: starting the worker kernel (one block of
  * 32 threads, asynchronous, on a queue of its own) over the ring at device
- * address `ring`, leaving after `idle_ns` without requests; and, optional,
- * whether that launch has failed (a fault: `message` says which). */
+ * address `ring`, leaving after `idle_ns` without requests or `life_ns` in
+ * all; and, optional, whether that launch has failed (a fault: `message`
+ * says which). */
 typedef struct am_resident_backend {
-  int (*launch)(am_err *err, void *context, uint64_t ring, int64_t idle_ns);
+  int (*launch)(am_err *err, void *context, uint64_t ring, int64_t idle_ns, int64_t life_ns);
   int (*failed)(void *context, char *message, size_t capacity);
 } am_resident_backend;
 
@@ -113,10 +125,10 @@ typedef struct am_resident {
   uint64_t ring_address;  /* device view */
   const am_resident_backend *backend;
   void *context;
-  int64_t idle_ns;
+  int64_t idle_ns, life_ns;
   pthread_mutex_t lock;
   uint64_t posted;  /* requests posted; under lock */
-  int wanted;       /* am_resident_mode(1) asked for a worker; under lock */
+  int wanted;       /* am_resident_mode(1) asked for a worker; written under lock */
   char reason[640]; /* why none runs; under lock */
 } am_resident;
 
@@ -136,6 +148,9 @@ int am_resident_start(am_err *err, am_resident *resident, int64_t probe_ms);
 int am_resident_stop(am_err *err, am_resident *resident, int64_t wait_ms);
 /* Whether a worker runs and takes requests (an acquire read; no lock). */
 int am_resident_running(const am_resident *resident);
+/* Whether one was asked for and not stopped: calls then go to the ring,
+ * which launches it again when it left (a relaxed read; no lock). */
+int am_resident_wanted(const am_resident *resident);
 /* Why no worker runs (the last reason recorded), into `text`. */
 void am_resident_reason(am_resident *resident, char *text, size_t capacity);
 

@@ -42,7 +42,7 @@ static void *run_worker(void *arg) {
   return NULL;
 }
 
-static int launch(am_err *err, void *context, uint64_t ring, int64_t idle_ns) {
+static int launch(am_err *err, void *context, uint64_t ring, int64_t idle_ns, int64_t life_ns) {
   (void)context;
   __atomic_add_fetch(&rt.launches, 1, __ATOMIC_RELAXED);
   if (rt.launch_mode == LAUNCH_NOTHING) return AM_OK;
@@ -54,6 +54,7 @@ static int launch(am_err *err, void *context, uint64_t ring, int64_t idle_ns) {
   if (!args) return am_fail(err, AM_ENOMEM, "out of memory");
   args->in0 = ring;
   args->n = idle_ns;
+  args->aux = life_ns;
   pthread_t thread;
   if (pthread_create(&thread, NULL, run_worker, args) != 0) {
     free(args);
@@ -87,10 +88,11 @@ int rt_launches(void) { return __atomic_load_n(&rt.launches, __ATOMIC_RELAXED); 
 uint64_t rt_state(void) { return __atomic_load_n(&rt.ring.state, __ATOMIC_ACQUIRE); }
 int rt_running(void) { return am_resident_running(&rt.resident); }
 void rt_set_fault(int on) { __atomic_store_n(&rt.fault, on, __ATOMIC_RELEASE); }
-/* The idle time of the workers launched from now on. */
-void rt_set_idle(int64_t idle_ns) {
+/* The idle time and lifetime of the workers launched from now on. */
+void rt_set_idle(int64_t idle_ns, int64_t life_ns) {
   pthread_mutex_lock(&rt.resident.lock);
   rt.resident.idle_ns = idle_ns;
+  rt.resident.life_ns = life_ns;
   pthread_mutex_unlock(&rt.resident.lock);
 }
 
@@ -122,12 +124,14 @@ int rt_stop(int64_t wait_ms) {
   return report(&err, am_resident_stop(&err, &rt.resident, wait_ms));
 }
 
-/* One REDUCE through the ring into `status` (an am_gpu_status). */
-int rt_reduce(int op, int type, const void *in0, const void *valid0, int64_t off0, int64_t n,
-              am_gpu_status *status, int64_t timeout_ms, int *served) {
+/* One request of `kind` (REDUCE or AGGREGATE) through the ring into
+ * `status` (an am_gpu_status); `scalar`: INDEX's value bits. */
+int rt_call(int kind, int op, int type, const void *in0, const void *valid0, int64_t off0,
+            int64_t n, uint64_t scalar, am_gpu_status *status, int64_t timeout_ms, int *served) {
   am_resident_request request;
   memset(&request, 0, sizeof request);
-  request.kind = AM_RESIDENT_REDUCE;
+  request.kind = (uint32_t)kind;
+  request.value = scalar;
   request.op = (uint32_t)op;
   request.type = (uint32_t)type;
   request.in0 = (uint64_t)(uintptr_t)in0;
@@ -138,7 +142,7 @@ int rt_reduce(int op, int type, const void *in0, const void *valid0, int64_t off
   status->error_index = UINT64_MAX;
   request.status = (uint64_t)(uintptr_t)status;
   am_err err;
-  am_err_init(&err, "rt_reduce");
+  am_err_init(&err, "rt_call");
   return report(&err, am_resident_call(&err, &rt.resident, &request, timeout_ms, served));
 }
 
@@ -179,7 +183,8 @@ static void *stress(void *arg) {
     }
     am_gpu_status status;
     int served = 0;
-    int rc = rt_reduce(op, AM_INT64, t->values, NULL, 0, n, &status, t->timeout_ms, &served);
+    int rc = rt_call(AM_RESIDENT_REDUCE, op, AM_INT64, t->values, NULL, 0, n, 0, &status,
+                     t->timeout_ms, &served);
     if (rc != AM_OK) {
       t->failures++;
       continue;

@@ -7,16 +7,18 @@ What this shows: the ring's protocol (tickets, answers in order, slots
 reused, the worker's leaving after its idle time and coming back, a request
 taken back when the worker left without it, stop, the start-up probe, the
 watchdog and a failed launch), with real threads on both sides; and that a
-resident reduction's status words are the launched one-block REDUCE
+resident answer's status words are the launched one-block REDUCE or AGGREGATE
 kernel's, bit for bit, for every op and type. What it cannot show: the
 GPU's memory model (system-scope acquire and release across the bus),
 the worker's speed, or a CUDA launch. python/tests/test_resident_cuda.py
 does those on a GPU."""
 
 import ctypes
+import math
 import pathlib
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import time
@@ -32,6 +34,9 @@ CXX = shutil.which("g++") or shutil.which("clang++")
 pytestmark = pytest.mark.skipif(CXX is None, reason="no C++ compiler")
 
 OPS = ["sum", "min", "max", "mean"]
+# The aggregates with kernels of their own (am_aggregate_op values).
+AGGREGATES = {"product": 2, "min_max": 3, "variance": 4, "first": 6, "last": 7, "index": 9}
+REDUCE, AGGREGATE = 2, 3  # am_resident_kind
 TYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
          "float32", "float64"]  # fmt: skip
 AM_TYPE = {name: i + 1 for i, name in enumerate(TYPES)}  # am_type: AM_BOOL = 1 ...
@@ -47,7 +52,16 @@ class Status(ctypes.Structure):
                 ("error_index", "count", "nan_count", "value", "value_hi", "r0", "r1", "r2")]  # fmt: skip
 
     def words(self):
-        return (self.error_index, self.count, self.nan_count, self.value, self.value_hi)
+        """The five status words, a double NaN in value or value_hi as "nan":
+        which NaN an x86 sum of NaNs keeps (the sign of the operand the
+        compiler put first) differs between the two compiled loops, where a
+        GPU writes its one canonical NaN."""
+        return (self.error_index, self.count, self.nan_count, nan_free(self.value),
+                nan_free(self.value_hi))  # fmt: skip
+
+
+def nan_free(word):
+    return "nan" if math.isnan(struct.unpack("<d", struct.pack("<Q", word))[0]) else word
 
 
 class Args(ctypes.Structure):
@@ -97,7 +111,7 @@ def emulated(tmp_path_factory):
 
     worker = compile_emulated(work, "worker", ["am_resident_worker"], lambda i, name: (
         'extern "C" void am_emu_worker(const void *args) {\n' + run((i, 32), name)))  # fmt: skip
-    names = [f"am_reduce_{op}_{t}" for op in OPS for t in TYPES]
+    names = [name for t in TYPES for name, _, _ in classes(t)]
     kernels = compile_emulated(work, "reduce", names, lambda i, name: (
         f'extern "C" void run_{name}(const void *args) {{\n' + run((i, BLOCK), name)))  # fmt: skip
     return worker, kernels
@@ -115,12 +129,13 @@ def rt(emulated, tmp_path_factory):
     ring.rt_open.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.c_int]
     ring.rt_start.argtypes = [ctypes.c_int64]
     ring.rt_stop.argtypes = [ctypes.c_int64]
-    ring.rt_reduce.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p,
-                               ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(Status),
-                               ctypes.c_int64, ctypes.POINTER(ctypes.c_int)]  # fmt: skip
+    ring.rt_call.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_void_p,
+                             ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint64,
+                             ctypes.POINTER(Status), ctypes.c_int64,
+                             ctypes.POINTER(ctypes.c_int)]  # fmt: skip
     ring.rt_stress.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int,
                                ctypes.POINTER(ctypes.c_int64)]  # fmt: skip
-    ring.rt_set_idle.argtypes = [ctypes.c_int64]
+    ring.rt_set_idle.argtypes = [ctypes.c_int64, ctypes.c_int64]
     ring.rt_message.restype = ctypes.c_char_p
     ring.rt_reason.restype = ctypes.c_char_p
     ring.rt_state.restype = ctypes.c_uint64
@@ -129,8 +144,12 @@ def rt(emulated, tmp_path_factory):
     class Ring:
         lib = ring
 
-        def open(self, idle_ms=1000, launch=LAUNCH_WORKER):
+        def open(self, idle_ms=1000, launch=LAUNCH_WORKER, life_ms=60_000):
+            """A fresh ring; its workers leave after idle_ms without requests
+            or life_ms in all (the library's lifetime is 100 ms: long tests
+            here would see their worker leave)."""
             ring.rt_open(worker, int(idle_ms * 1e6), launch)
+            ring.rt_set_idle(int(idle_ms * 1e6), int(life_ms * 1e6))
 
         def start(self, probe_ms=5000):
             return ring.rt_start(probe_ms)
@@ -138,13 +157,17 @@ def rt(emulated, tmp_path_factory):
         def stop(self, wait_ms=5000):
             return ring.rt_stop(wait_ms)
 
-        def reduce(self, op, type_name, data, validity=None, offset=0, n=None, timeout_ms=5000):
+        def call(self, kind, op, type_name, data, validity=None, offset=0, n=None, scalar=0,
+                 timeout_ms=5000):  # fmt: skip
             status, served = Status(), ctypes.c_int(0)
-            rc = ring.rt_reduce(OPS.index(op), AM_TYPE[type_name], data.ctypes.data,
-                                None if validity is None else validity.ctypes.data, offset,
-                                len(data) - offset if n is None else n, ctypes.byref(status),
-                                timeout_ms, ctypes.byref(served))  # fmt: skip
+            rc = ring.rt_call(kind, op, AM_TYPE[type_name], data.ctypes.data,
+                              None if validity is None else validity.ctypes.data, offset,
+                              len(data) - offset if n is None else n, scalar,
+                              ctypes.byref(status), timeout_ms, ctypes.byref(served))  # fmt: skip
             return rc, served.value, status
+
+        def reduce(self, op, type_name, data, **kwargs):
+            return self.call(REDUCE, OPS.index(op), type_name, data, **kwargs)
 
         def message(self):
             return ring.rt_message().decode()
@@ -155,9 +178,18 @@ def rt(emulated, tmp_path_factory):
     return Ring()
 
 
-def launched(emulated, op, type_name, data, validity, offset, n):
-    """The launched REDUCE kernel's status words (one block, as the GPU
-    runs it up to 2,048 slots)."""
+def classes(type_name):
+    """(kernel, request kind, op) of every class the worker answers for the type."""
+    out = [(f"am_reduce_{op}_{type_name}", REDUCE, i) for i, op in enumerate(OPS)]
+    for agg, op in AGGREGATES.items():
+        if type_name != "bool" or agg not in ("product", "variance"):
+            out.append((f"am_{agg}_{type_name}", AGGREGATE, op))
+    return out
+
+
+def launched(emulated, kernel, data, validity, offset, n, scalar):
+    """The launched kernel's status words (one block, as the GPU runs it up
+    to 2,048 slots)."""
     status = Status()
     status.error_index = 2**64 - 1
     args = Args()
@@ -165,11 +197,23 @@ def launched(emulated, op, type_name, data, validity, offset, n):
     args.valid0 = 0 if validity is None else validity.ctypes.data
     args.off0 = offset
     args.n = n
+    args.scalar = scalar
     args.status = ctypes.addressof(status)
     scratch = np.zeros(1024 * 32 + 64, np.uint8)
     args.scratch = scratch.ctypes.data
-    getattr(emulated[1], f"run_am_reduce_{op}_{type_name}")(ctypes.byref(args))
+    getattr(emulated[1], f"run_{kernel}")(ctypes.byref(args))
     return status
+
+
+def scalar_bits(type_name, data, slot):
+    """Slot `slot`'s value as am_gpu_args.scalar holds index's value: floats as
+    the bits of the double, integers widened, bool 0 or 1."""
+    if type_name == "bool":
+        return int(np.unpackbits(data, bitorder="little")[slot])
+    value = data[slot]
+    if value.dtype.kind == "f":
+        return int(np.float64(value).view(np.uint64))
+    return int(value) & (2**64 - 1)
 
 
 def values(type_name, n, rng):
@@ -192,25 +236,29 @@ def values(type_name, n, rng):
 
 
 @pytest.mark.parametrize("type_name", TYPES)
-def test_a_resident_reduction_is_the_launched_kernel_bit_for_bit(rt, emulated, type_name):
+def test_a_resident_answer_is_the_launched_kernel_bit_for_bit(rt, emulated, type_name):
+    """Every REDUCE and aggregate class of the type, at lengths up to one
+    block's 2,048 slots, with and without an offset and nulls."""
     rng = np.random.default_rng(AM_TYPE[type_name])
     rt.open()
     assert rt.start() == OK, rt.message()
     checked = 0
-    for n in (0, 1, 31, 33, 255, 257, 1000, 2047, 2048):
+    for n in (0, 1, 33, 257, 1000, 2048):
         data = values(type_name, n, rng)
+        scalar = scalar_bits(type_name, data, (n + 3) // 2)  # index finds it, or not
         for offset in (0, 3):
             for nulls in (False, True):
                 validity = None
                 if nulls:
                     validity = np.packbits(rng.random(n + 3) < 0.8, bitorder="little")
-                for op in OPS:
-                    rc, served, got = rt.reduce(op, type_name, data, validity, offset, n)
+                for kernel, kind, op in classes(type_name):
+                    rc, served, got = rt.call(kind, op, type_name, data, validity, offset, n,
+                                              scalar)  # fmt: skip
                     assert rc == OK and served == 1, rt.message()
-                    want = launched(emulated, op, type_name, data, validity, offset, n)
-                    assert got.words() == want.words(), (op, n, offset, nulls)
+                    want = launched(emulated, kernel, data, validity, offset, n, scalar)
+                    assert got.words() == want.words(), (kernel, n, offset, nulls)
                     checked += 1
-    assert checked == 9 * 2 * 2 * 4
+    assert checked == 6 * 2 * 2 * len(classes(type_name))
     assert rt.stop() == OK
 
 
@@ -272,7 +320,7 @@ def test_requests_racing_the_worker_leaving_are_answered_or_taken_back(rt):
     wrong."""
     rt.open(idle_ms=100)  # long enough for the probe on a loaded machine
     assert rt.start() == OK, rt.message()
-    rt.lib.rt_set_idle(0)
+    rt.lib.rt_set_idle(0, 60_000_000_000)
     deadline = time.monotonic() + 5
     while rt.lib.rt_state() != 4 and time.monotonic() < deadline:  # the first one leaves
         time.sleep(0.001)
@@ -282,6 +330,24 @@ def test_requests_racing_the_worker_leaving_are_answered_or_taken_back(rt):
     assert wrong == 0 and failed == 0 and served + unserved == 1200
     assert served > 0 and unserved > 0  # both ways were taken
     assert rt.lib.rt_launches() > 10
+    assert rt.stop() == OK
+
+
+def test_a_busy_worker_leaves_after_its_lifetime_and_comes_back(rt):
+    """A worker never idle still leaves after its lifetime (so that a
+    context-wide synchronize elsewhere ends); calls meanwhile are answered
+    or handed back, none wrong."""
+    rt.open()
+    assert rt.start() == OK, rt.message()
+    rt.lib.rt_set_idle(1_000_000_000, 2_000_000)  # from the next launch: 2 ms in all
+    assert rt.stop() == OK
+    # Each worker now lives 2 ms: one may leave before its probe; try again.
+    assert any(rt.start() == OK for _ in range(50)), rt.message()
+    out = (ctypes.c_int64 * 4)()
+    rt.lib.rt_stress(4, 400, 20000, 0, out)
+    served, unserved, wrong, failed = out
+    assert wrong == 0 and failed == 0 and served + unserved == 1600 and served > 0
+    assert rt.lib.rt_launches() > 2
     assert rt.stop() == OK
 
 

@@ -263,6 +263,11 @@ static inline void am_res_store(unsigned long long *w, unsigned long long v) {
   __atomic_store_n(w, v, __ATOMIC_RELEASE);
 }
 static inline void am_res_fence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+/* ld.global.cg: a load (no caches to skip here). */
+template <class T>
+static inline T __ldcg(const T *p) {
+  return *p;
+}
 static inline unsigned long long am_res_now() {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
