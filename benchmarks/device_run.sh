@@ -126,10 +126,10 @@ for stage in $stages; do
         python/tests/test_resident_cuda.py 2>&1 | tail -15 | tee "$OUT/resident.txt"
       grep -q " passed" "$OUT/resident.txt" && ! grep -q " failed" "$OUT/resident.txt" || status=1
       timeout 60 build/latency cuda resident 2>&1 | tee -a "$OUT/resident.txt"
-      timeout 120 python3 benchmarks/resident_bench.py 2>&1 | tee -a "$OUT/resident.txt"
+      timeout 120 python3 benchmarks/resident_bench.py --calls 1000 --rounds 2 2>&1 | tee -a "$OUT/resident.txt"
       pids=""
       for i in 0 1 2 3 4 5 6 7; do
-        ARROWMETAL_TEST_RESIDENT=1 ARROWMETAL_TEST_BACKENDS=cuda timeout 240 \
+        ARROWMETAL_TEST_RESIDENT=1 ARROWMETAL_TEST_BACKENDS=cuda timeout 200 \
           python3 conformance/run_all.py --shard "$i/8" > "$OUT/resident-conformance-$i.log" 2>&1 &
         pids="$pids $!"
       done
