@@ -261,7 +261,9 @@ void am_ks_resident_emit(am_sb *sb, am_dialect d, const am_kernel_key *key, cons
    * and op, word 2 the type. */
   am_sb_puts(sb,
              "DEVFN am_res_request am_res_read(GLOBAL am_u64 *q, am_u32 lane) {\n"
-             "  const am_u64 w = lane < AM_RES_SLOT ? q[lane] : 0u;\n"
+             "  // volatile: from host memory each time (the slot comes round again\n"
+             "  // every AM_RES_NSLOTS requests; no cached copy of its last lap).\n"
+             "  const am_u64 w = lane < AM_RES_SLOT ? ((volatile GLOBAL am_u64 *)q)[lane] : 0u;\n"
              "  am_res_request r;\n"
              "  const am_u64 w1 = SHFL_IDX(w, 1);\n"
              "  r.kind = (am_u32)w1;\n"
