@@ -247,10 +247,11 @@ static void emit_case(const am_kernel_key *k, void *ctx) {
 void am_ks_resident_emit(am_sb *sb, am_dialect d, const am_kernel_key *key, const char *name) {
   (void)key;
   am_sb_printf(sb,
-               "#define AM_RES_SERVED %d\n#define AM_RES_STATE %d\n#define AM_RES_STOP %d\n"
+               "#define AM_RES_SERVED %d\n#define AM_RES_STATE %d\n#define AM_RES_BUSY %d\n"
+               "#define AM_RES_STOP %d\n"
                "#define AM_RES_SLOTS %d\n#define AM_RES_SLOT %du\n#define AM_RES_NSLOTS %du\n",
-               AM_RESIDENT_W_SERVED, AM_RESIDENT_W_STATE, AM_RESIDENT_W_STOP, AM_RESIDENT_W_SLOTS,
-               AM_RESIDENT_W_SLOT, AM_RESIDENT_SLOTS);
+               AM_RESIDENT_W_SERVED, AM_RESIDENT_W_STATE, AM_RESIDENT_W_BUSY, AM_RESIDENT_W_STOP,
+               AM_RESIDENT_W_SLOTS, AM_RESIDENT_W_SLOT, AM_RESIDENT_SLOTS);
   am_sb_puts(sb, request_struct);
   emit_ctx ctx = {sb, d};
   each_class(emit_one, &ctx);
@@ -303,9 +304,10 @@ void am_ks_resident_emit(am_sb *sb, am_dialect d, const am_kernel_key *key, cons
       "  const am_u32 lane = threadIdx.x;\n"
       "  GLOBAL am_u64 *ring = (GLOBAL am_u64 *)a.in0;\n"
       "  const am_u64 idle_ns = (am_u64)a.n, life_ns = (am_u64)a.aux;\n"
-      "  am_u64 next = 0u;\n"
+      "  am_u64 next = 0u, busy = 0u, seen = 0u;\n"
       "  if (lane == 0u) {\n"
       "    next = am_res_load(ring + AM_RES_SERVED);\n"
+      "    busy = am_res_load(ring + AM_RES_BUSY);\n"
       "    am_res_store(ring + AM_RES_STATE, %du);\n"
       "  }\n"
       "  next = SHFL_IDX(next, 0);\n"
@@ -318,6 +320,7 @@ void am_ks_resident_emit(am_sb *sb, am_dialect d, const am_kernel_key *key, cons
       "    if (lane == 0u) {\n"
       "      if (am_res_load(q) == next + 1u) {\n"
       "        go = 1u;\n"
+      "        seen = am_res_now();\n"
       "      } else if (leaving != 0u) {\n"
       "        go = 3u;\n"
       "      } else {\n"
@@ -340,8 +343,10 @@ void am_ks_resident_emit(am_sb *sb, am_dialect d, const am_kernel_key *key, cons
       "    __syncwarp();\n"
       "    next += 1u;\n"
       "    if (lane == 0u) {\n"
-      "      am_res_store(ring + AM_RES_SERVED, next);\n"
       "      last = am_res_now();\n"
+      "      busy += last - seen; // before `served`: its release publishes it\n"
+      "      ((volatile GLOBAL am_u64 *)ring)[AM_RES_BUSY] = busy;\n"
+      "      am_res_store(ring + AM_RES_SERVED, next);\n"
       "    }\n"
       "  }\n"
       "  if (lane == 0u) am_res_store(ring + AM_RES_STATE, %du);\n",

@@ -11,6 +11,7 @@
 _Static_assert(sizeof(am_resident_request) == AM_RESIDENT_W_SLOT * 8, "slot size");
 _Static_assert(offsetof(am_resident_ring, served) == AM_RESIDENT_W_SERVED * 8, "served");
 _Static_assert(offsetof(am_resident_ring, state) == AM_RESIDENT_W_STATE * 8, "state");
+_Static_assert(offsetof(am_resident_ring, busy) == AM_RESIDENT_W_BUSY * 8, "busy");
 _Static_assert(offsetof(am_resident_ring, stop) == AM_RESIDENT_W_STOP * 8, "stop");
 _Static_assert(offsetof(am_resident_ring, slot) == AM_RESIDENT_W_SLOTS * 8, "slots");
 
@@ -71,9 +72,11 @@ int am_resident_wanted(const am_resident *resident) {
 void am_resident_reason(am_resident *resident, char *text, size_t capacity) {
   pthread_mutex_lock(&resident->lock);
   uint64_t state = load(&resident->ring->state);
+  uint64_t served = load(&resident->ring->served);
   if (state == AM_RESIDENT_RUNNING)
-    snprintf(text, capacity, "%s; %llu requests answered", resident->reason,
-             (unsigned long long)load(&resident->ring->served));
+    snprintf(text, capacity, "%s; %llu requests answered, %.2f us of the worker's time each",
+             resident->reason, (unsigned long long)served,
+             served ? (double)load(&resident->ring->busy) / (double)served / 1000.0 : 0.0);
   else if (resident->wanted)
     snprintf(text, capacity, "the resident worker %s after %lld ms without requests%s",
              state == AM_RESIDENT_EXITING ? "is leaving" : "left",

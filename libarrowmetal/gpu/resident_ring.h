@@ -90,7 +90,8 @@ typedef struct am_resident_request {
 typedef struct am_resident_ring {
   uint64_t served; /* worker */
   uint64_t state;  /* worker (host before a launch) */
-  uint64_t worker_pad[14];
+  uint64_t busy;   /* worker: ns spent answering, from seeing a ticket to `served` */
+  uint64_t worker_pad[13];
   uint64_t stop; /* host: nonzero asks the worker to leave */
   uint64_t host_pad[15];
   uint64_t probe[16]; /* an am_gpu_status: the probe's answer */
@@ -100,6 +101,7 @@ typedef struct am_resident_ring {
 /* The word indices the kernel source uses (the ring as am_u64 words). */
 #define AM_RESIDENT_W_SERVED 0
 #define AM_RESIDENT_W_STATE 1
+#define AM_RESIDENT_W_BUSY 2
 #define AM_RESIDENT_W_STOP 16
 #define AM_RESIDENT_W_SLOTS 48
 #define AM_RESIDENT_W_SLOT 16 /* words per slot */
