@@ -1573,17 +1573,20 @@ int64_t am_wait_timeout_ms(int64_t ms);
  * first, last, index, any, all), outside a batch and with the device's
  * queue idle, is a request to the worker instead of a launch: its result is
  * the launch's bit for bit (the worker follows the launched kernel's
- * order). Other calls launch as always. The worker leaves after ARROWMETAL_RESIDENT_IDLE_MS
- * (default 50) without requests, freeing its multiprocessor, and the next
- * such call launches it again (am_resident_mode(-1) is 0 meanwhile). A
- * worker that faults or does not answer within 2 s (or am_wait_timeout_ms,
- * if less) breaks the device (AM_EDEVICE, sticky), never a hang. A context-
- * wide synchronize by another library waits until the worker leaves. The CPU
- * backend has no resident worker; Apple GPUs cannot keep one (no CPU/GPU
- * coherence inside a dispatch). Thread-safe. */
+ * order). Other calls launch as always. The worker leaves after
+ * ARROWMETAL_RESIDENT_IDLE_MS (default 50) without requests, freeing its
+ * multiprocessor, or after 100 ms in all, busy or not (a context-wide
+ * synchronize by another library waits until it leaves); the next such call
+ * launches it again (am_resident_mode(-1) is 0 meanwhile). A worker that
+ * faults or does not answer within 2 s (or am_wait_timeout_ms, if less)
+ * breaks the device (AM_EDEVICE, sticky), never a hang. No worker where the
+ * GPU limits kernel run time (a display's). The CPU backend has no resident
+ * worker; Apple GPUs cannot keep one (no CPU/GPU coherence inside a
+ * dispatch). Thread-safe. */
 int am_resident_mode(int on);
-/* Why no worker runs, or that one does (with how many requests it answered).
- * The text stays valid on the calling thread until its next call here. */
+/* Why no worker runs, or that one does (with how many requests it answered
+ * and its own time per request). The text stays valid on the calling thread
+ * until its next call here. */
 const char *am_resident_status(void);
 
 /* ---- Hash-based functions (pyarrow's is_in, index_in, unique, value_counts,

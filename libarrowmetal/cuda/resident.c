@@ -6,8 +6,11 @@
  * the ring (under 9 KB of pinned memory), the stream, the compiled kernel.
  * While a worker runs it holds one multiprocessor's warp slot; it leaves
  * after ARROWMETAL_RESIDENT_IDLE_MS (default 50) without requests, and the
- * next small call launches it again. A context-wide synchronize (another
- * library's cudaDeviceSynchronize) waits for it to leave. */
+ * next small call launches it again; it also leaves after 100 ms in all,
+ * busy or not, since a context-wide synchronize (another library's
+ * cudaDeviceSynchronize, a lazy module load) waits for it to leave. No
+ * worker on a GPU with a kernel run-time limit (a display's), which would
+ * end it and break the context. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

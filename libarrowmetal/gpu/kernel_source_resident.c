@@ -2,13 +2,14 @@
  * warp that polls the request ring of gpu/resident_ring.h and answers each
  * request in order.
  *
- * Its reductions are the REDUCE kernels' own classes (kernel_source.c's
- * accumulators, each in a namespace of its own), run in the order the
- * launched kernel runs them when it is one block, which it is up to
- * AM_GPU_BLOCK * 8 slots: lane L plays the block's threads L, L + 32, ...,
- * each striding by AM_GPU_BLOCK, then each of those eight warps' fixed
- * shuffle tree, then the tree over the eight results. So a resident sum is
- * the launched one bit for bit, floats included.
+ * Its answers are the REDUCE and AGGREGATE kernels' own classes
+ * (kernel_source.c's and kernel_source_aggregate.c's accumulators, each in a
+ * namespace of its own), run in the order the launched kernel runs them when
+ * it is one block, which it is up to AM_GPU_BLOCK * 8 slots: lane L plays
+ * the block's threads L, L + 32, ..., each striding by AM_GPU_BLOCK, then
+ * each of those eight warps' fixed shuffle tree, then the tree over the
+ * eight results. So a resident sum is the launched one bit for bit, floats
+ * included.
  *
  * The ring's words are read with ld.acquire.sys and written with
  * st.release.sys, the worker's leaving fenced with fence.sc.sys, and time
@@ -60,9 +61,9 @@ static const char system_scope[] =
 /* One class's answer to a request (its words, as am_res_request holds them).
  * The launched block's thread t takes slots t, t + 256, ... (at most 8 up to
  * 2,048 slots); lane L plays threads w * 32 + L. Every value and validity
- * bit the lane needs is loaded first (64 loads in flight, not one after
- * another: a 1,000-row sum's loads were most of its time), then taken in the
- * kernel's order. AM_SERVE_ADD(acc, x, i) takes value x of slot i as the
+ * bit the lane needs is loaded first (64 loads in flight: one after
+ * another, a 1,000-row sum took 19.5 us on an H100, 14.4 with them in
+ * flight), then taken in the kernel's order. AM_SERVE_ADD(acc, x, i) takes value x of slot i as the
  * class's kernel does (am_acc_add, or am_acc_add_at for the positional
  * aggregates); AM_SERVE_FIRST is what that kernel declares before its loop
  * (index's value). */

@@ -22,12 +22,16 @@ int am_gpu_resident_run(am_err *err, am_gpu_device *gpu, am_gpu_op *op, const am
                         const am_gpu_args *args, int *taken) {
   *taken = 0;
   am_resident *resident = atomic_load_explicit(&gpu->resident, memory_order_acquire);
-  /* Wanted but gone (it left when idle): the ring launches it again and
-   * this call launches as always. */
   if (!resident || !am_ks_resident_answers(key) || am_runtime_batch_depth() > 0 ||
       !am_resident_wanted(resident) || am_kernel_blocks(key, args->n, gpu->multiprocessors) != 1 ||
       !gpu->hooks->idle)
     return AM_OK;
+  /* Wanted but gone (it left when idle or at its lifetime): launched again
+   * for the calls after this one, which launches as always. */
+  if (!am_resident_running(resident)) {
+    am_resident_wake(resident);
+    return AM_OK;
+  }
   int token = 0;
   int status = am_gpu_op_begin(err, gpu, &token);
   if (status != AM_OK) return status;

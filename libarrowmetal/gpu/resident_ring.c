@@ -78,9 +78,10 @@ void am_resident_reason(am_resident *resident, char *text, size_t capacity) {
              resident->reason, (unsigned long long)served,
              served ? (double)load(&resident->ring->busy) / (double)served / 1000.0 : 0.0);
   else if (resident->wanted)
-    snprintf(text, capacity, "the resident worker %s after %lld ms without requests%s",
+    snprintf(text, capacity,
+             "the resident worker %s (after %lld ms without requests, or %lld ms in all)%s",
              state == AM_RESIDENT_EXITING ? "is leaving" : "left",
-             (long long)(resident->idle_ns / 1000000),
+             (long long)(resident->idle_ns / 1000000), (long long)(resident->life_ns / 1000000),
              state == AM_RESIDENT_STARTING ? "; it is being launched again"
                                            : "; the next small call launches it again");
   else
@@ -137,6 +138,16 @@ static int wait_word(am_err *err, am_resident *resident, const uint64_t *word, u
 
 static int64_t deadline_after(int64_t ms) { return ms > 0 ? now_ns() + ms * 1000000 : 0; }
 
+void am_resident_wake(am_resident *resident) {
+  pthread_mutex_lock(&resident->lock);
+  if (resident->wanted && load(&resident->ring->state) == AM_RESIDENT_EXITED) {
+    am_err ignored;
+    am_err_init(&ignored, "am_resident_wake");
+    launch(&ignored, resident);
+  }
+  pthread_mutex_unlock(&resident->lock);
+}
+
 int am_resident_call(am_err *err, am_resident *resident, const am_resident_request *request,
                      int64_t timeout_ms, int *served) {
   am_resident_ring *ring = resident->ring;
@@ -145,13 +156,8 @@ int am_resident_call(am_err *err, am_resident *resident, const am_resident_reque
   pthread_mutex_lock(&resident->lock);
   uint64_t state = load(&ring->state);
   if (state != AM_RESIDENT_RUNNING) {
-    /* Gone after its idle time: back for the calls after this one. */
-    if (resident->wanted && state == AM_RESIDENT_EXITED) {
-      am_err ignored;
-      am_err_init(&ignored, err->entry);
-      launch(&ignored, resident);
-    }
     pthread_mutex_unlock(&resident->lock);
+    am_resident_wake(resident); /* back for the calls after this one */
     return AM_OK;
   }
   uint64_t k = resident->posted;

@@ -5,7 +5,8 @@
  * a ring of requests in host-mapped memory, so that a small synchronous
  * call is a few stores and loads instead of a launch and a completion wait
  * (ANCHORS.md: 3.5 us for a 1,000-row sum on the H200, against 10 for the
- * launch). Apple GPUs give no CPU/GPU coherence inside a dispatch (the seed
+ * launch; this one is not there yet: benchmarks/results/resident-*.md).
+ * Apple GPUs give no CPU/GPU coherence inside a dispatch (the seed
  * RESIDENT.md), so only CUDA runs one; the protocol below is written once,
  * device-neutral, and the backend only launches the kernel and says whether
  * its launch failed.
@@ -14,25 +15,26 @@
  *   - a slot's request words and its ticket: the host, ticket last with
  *     release semantics (slot k % AM_RESIDENT_SLOTS holds request k, ticket
  *     k + 1 once it may be read);
- *   - `served` (how many requests the worker has answered, in order) and
- *     `state`: the worker while it runs (st.release.sys); the host only while
- *     no worker runs (before a launch);
+ *   - `served` (how many requests the worker has answered, in order),
+ *     `busy` (its time answering them) and `state`: the worker while it runs
+ *     (st.release.sys); the host only while no worker runs (before a
+ *     launch);
  *   - `stop`: the host.
  * The worker reads a ticket with ld.acquire.sys, writes the answer into the
  * request's status block, then publishes served = k + 1 with
  * st.release.sys; a waiter reads `served` with acquire ordering.
  *
- * Leaving: a worker idle for its idle time (or told to stop) stores
- * state = EXITING, then a system-scope sequentially consistent fence, then
- * serves every request it still finds and exits (state = EXITED). The host
- * publishes a ticket, then a sequentially consistent fence, then reads
- * state: if it reads RUNNING the worker's last look comes after the ticket
- * (one of the two stores is seen by the other side's load: the
- * store-buffering pattern under two SC fences), so the request will be
- * served; if it reads EXITING it waits for EXITED and then sees from
- * `served` whether its request was taken, and takes it back if not. The
- * host holds the ring's lock from the post until that decision, so no later
- * request is posted behind one that may be taken back. */
+ * Leaving: a worker idle for its idle time, at the end of its lifetime or
+ * told to stop stores state = EXITING, then a system-scope sequentially
+ * consistent fence, then serves every request it still finds and exits
+ * (state = EXITED). The host publishes a ticket, then a sequentially
+ * consistent fence, then reads state: if it reads RUNNING the worker's last
+ * look comes after the ticket (one of the two stores is seen by the other
+ * side's load: the store-buffering pattern under two SC fences), so the
+ * request will be served; if it reads EXITING it waits for EXITED and then
+ * sees from `served` whether its request was taken, and takes it back if
+ * not. The host holds the ring's lock from the post until that decision, so
+ * no later request is posted behind one that may be taken back. */
 #ifndef AM_GPU_RESIDENT_RING_H
 #define AM_GPU_RESIDENT_RING_H
 
@@ -153,6 +155,8 @@ int am_resident_running(const am_resident *resident);
 /* Whether one was asked for and not stopped: calls then go to the ring,
  * which launches it again when it left (a relaxed read; no lock). */
 int am_resident_wanted(const am_resident *resident);
+/* Launches a wanted worker again if it left. Thread-safe. */
+void am_resident_wake(am_resident *resident);
 /* Why no worker runs (the last reason recorded), into `text`. */
 void am_resident_reason(am_resident *resident, char *text, size_t capacity);
 

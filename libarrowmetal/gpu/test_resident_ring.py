@@ -313,14 +313,14 @@ def test_the_worker_leaves_when_idle_and_comes_back(rt):
 
 
 def test_requests_racing_the_worker_leaving_are_answered_or_taken_back(rt):
-    """After its first worker (idle time 100 ms), idle time 0: a worker leaves whenever it
-    finds no request, and the callers pause at random between calls, so posts
+    """After its first worker (idle time 100 ms), idle time 0.2 ms: a worker leaves whenever
+    it finds no request for a moment, and the callers pause at random between calls, so posts
     keep meeting it on its way out. Every call is answered right or handed
     back (then nothing of it is left in the ring); none hangs, none is
     wrong."""
     rt.open(idle_ms=100)  # long enough for the probe on a loaded machine
     assert rt.start() == OK, rt.message()
-    rt.lib.rt_set_idle(0, 60_000_000_000)
+    rt.lib.rt_set_idle(200_000, 60_000_000_000)  # from the next launch: 0.2 ms idle
     deadline = time.monotonic() + 5
     while rt.lib.rt_state() != 4 and time.monotonic() < deadline:  # the first one leaves
         time.sleep(0.001)

@@ -190,7 +190,7 @@ def test_the_worker_leaves_when_idle_and_comes_back():
                          timeout=60, check=False)  # fmt: skip
     assert out.returncode == 0, out.stderr
     left, back, stopped = out.stdout.splitlines()
-    assert left.startswith("False") and "left after 20 ms without requests" in left
+    assert left.startswith("False") and "left (after 20 ms without requests" in left
     assert back.startswith("True") and "requests answered" in back
     assert stopped.startswith("False") and "stopped" in stopped
 
