@@ -344,7 +344,10 @@ def test_a_busy_worker_leaves_after_its_lifetime_and_comes_back(rt):
     # Each worker now lives 2 ms: one may leave before its probe; try again.
     assert any(rt.start() == OK for _ in range(50)), rt.message()
     out = (ctypes.c_int64 * 4)()
-    rt.lib.rt_stress(4, 400, 20000, 0, out)
+    # Pauses of up to 100 us spread the calls over many lifetimes (unanswered
+    # calls take microseconds: without them, on a loaded machine, every call
+    # could come and go while no worker ran).
+    rt.lib.rt_stress(4, 400, 20000, 100, out)
     served, unserved, wrong, failed = out
     assert wrong == 0 and failed == 0 and served + unserved == 1600 and served > 0
     assert rt.lib.rt_launches() > 2
