@@ -205,16 +205,32 @@ static int op_sum_checked(am_array *a, am_array *b) {
   return status == AM_OK && s.i64 != sum_of_a ? AM_EDEVICE : status;
 }
 
+/* The worker's own time so far: requests answered and their microseconds,
+ * from am_resident_status()'s text; 0 while no worker runs. */
+static int worker_time(double *served, double *busy_us) {
+  const char *text = strstr(am_resident_status(), "; ");
+  unsigned long long count = 0;
+  double each = 0.0;
+  while (text && sscanf(text, "; %llu requests answered, %lf us", &count, &each) != 2)
+    text = strstr(text + 2, "; ");
+  if (!text) return 0;
+  *served = (double)count;
+  *busy_us = (double)count * each;
+  return 1;
+}
+
 /* Sums through the resident worker against launches: rounds of each in
- * turn (the machine's noise falls on both), then the medians. */
+ * turn (the machine's noise falls on both), then the medians, and the
+ * worker's own time per request over each resident round (from seeing the
+ * ticket to publishing `served`): the rest is the host's and the bus's. */
 static void measure_resident(am_device *device) {
   am_set_default_device(device); /* am_resident_mode acts on the default device */
   int on = am_resident_mode(1);
   printf("resident worker: %s\n", am_resident_status());
   if (!on) return;
   printf("%-22s %12s %10s %10s %10s\n", "sum", "rows", "median us", "min us", "cpu us/op");
-  int64_t sizes[] = {100, 1000, 2048, 4096};
-  for (int s = 0; s < 4; s++) {
+  int64_t sizes[] = {0, 1, 100, 1000, 2048, 4096};
+  for (int s = 0; s < 6; s++) {
     am_array *a = make_int64(device, sizes[s]);
     am_scalar total;
     am_sum(a, &total);
@@ -223,7 +239,12 @@ static void measure_resident(am_device *device) {
       am_resident_mode(0);
       measure("  launched", sizes[s], op_sum_checked, a, NULL, 1000);
       am_resident_mode(1);
+      double served0 = 0, busy0 = 0, served1 = 0, busy1 = 0;
+      int before = worker_time(&served0, &busy0);
       measure("  resident", sizes[s], op_sum_checked, a, NULL, 1000);
+      if (before && worker_time(&served1, &busy1) && served1 > served0)
+        printf("  %-20s %12lld %10.2f (%.0f requests)\n", "worker us/request", (long long)sizes[s],
+               (busy1 - busy0) / (served1 - served0), served1 - served0);
     }
     am_release(a);
   }

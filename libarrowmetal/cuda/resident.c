@@ -4,7 +4,8 @@
  *
  * Set up on the first am_resident_mode(1) and kept for the device's life:
  * the ring (under 9 KB of pinned memory), the stream, the compiled kernel.
- * While a worker runs it holds one multiprocessor's warp slot; it leaves
+ * While a worker runs it holds one block's place on a multiprocessor (256
+ * threads, the launched kernels' block); it leaves
  * after ARROWMETAL_RESIDENT_IDLE_MS (default 50) without requests, and the
  * next small call launches it again; it also leaves after 100 ms in all,
  * busy or not, since a context-wide synchronize (another library's
@@ -44,7 +45,7 @@ static int launch(am_err *err, void *context, uint64_t ring, int64_t idle, int64
   args.aux = life;
   void *params[] = {&args};
   int pushed = am_cuda_enter(cuda);
-  CUresult result = cuda->cu->cuLaunchKernel(cuda->resident->worker, 1, 1, 1, 32, 1, 1, 0,
+  CUresult result = cuda->cu->cuLaunchKernel(cuda->resident->worker, 1, 1, 1, AM_GPU_BLOCK, 1, 1, 0,
                                              cuda->resident->stream, params, NULL);
   am_cuda_leave(cuda, pushed);
   return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "cuLaunchKernel (resident)");

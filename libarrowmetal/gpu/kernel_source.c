@@ -789,20 +789,19 @@ static const char reduce_tail[] =
     "  return x;\n"
     "}\n";
 
-static const char reduce_body[] =
+/* The block's shared words (the resident worker keeps its own, one set
+ * for every class), then the locals. */
+static const char reduce_shared[] =
     "  SMEM Acc am_sh[AM_BLOCK / 32u];\n"
-    "  SMEM am_u32 am_last;\n"
+    "  SMEM am_u32 am_last;\n";
+static const char reduce_locals[] =
     "  const am_i64 n = a.n;\n"
     "  const am_i64 stride = (am_i64)am_nblocks * AM_BLOCK;\n"
     "  const bool hv = a.valid0 != 0;\n"
     "  Acc acc = am_acc_make(AM_ACC_S0);\n"
     "  am_i64 i = (am_i64)am_bid * AM_BLOCK + am_tid;\n";
 
-/* The rest of REDUCE after the unrolled loop: the slots left, then the
- * block's result and the last block's combine (reduce_combine). */
-static const char reduce_body_rest[] =
-    "  for (; i < n; i += stride)\n"
-    "    if (!hv || am_bit(a.valid0, a.off0 + i) != 0u) am_acc_add(&acc, AM_LOAD0(i));\n";
+/* The block's result and the last block's combine. */
 static const char reduce_combine[] =
     "  acc = am_acc_block(acc, am_sh, am_lane, am_warp);\n"
     "  // One block (small inputs): its partial is the result, so skip the\n"
@@ -1020,16 +1019,10 @@ static void emit_reduce_class(am_sb *sb, am_dialect d, am_reduce_op op, am_type 
                cmp, cmp);
 }
 
-static void emit_reduce(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
-  emit_operand(sb, 0, k->t0);
-  am_sb_printf(sb, "#define AM_COUNTER_WORD %uu\n", (unsigned)(AM_GPU_SCRATCH_COUNTER / 4));
-  emit_args(sb, ptype(k->t0), "am_u8", "am_u8");
-  emit_reduce_class(sb, d, (am_reduce_op)k->op, k->t0);
-  am_sb_puts(sb, reduce_tail);
-  am_dialect_kernel_begin(sb, d, name);
-  am_sb_puts(sb, reduce_body);
-  /* Several loads in flight per thread: 8 of narrow types, 4 of 64-bit. */
-  int u = am_type_bits(k->t0) <= 32 ? 8 : 4;
+/* A thread's slots i, i + stride, ... taken in order with several loads in
+ * flight (8 of narrow types, 4 of 64-bit), then the slots left. */
+static void emit_reduce_loop(am_sb *sb, am_type t) {
+  int u = am_type_bits(t) <= 32 ? 8 : 4;
   am_sb_printf(sb, "  for (; i + %d * stride < n; i += %d * stride) {\n", u - 1, u);
   for (int j = 0; j < u; j++) emit_k(sb, "    const T0 x# = AM_LOAD0(i + # * stride);\n", j);
   am_sb_puts(sb, "    if (hv) {\n      const am_i64 j = a.off0 + i;\n");
@@ -1038,8 +1031,22 @@ static void emit_reduce(am_sb *sb, am_dialect d, const am_kernel_key *k, const c
   for (int j = 0; j < u; j++) emit_k(sb, "      if (v# != 0u) am_acc_add(&acc, x#);\n", j);
   am_sb_puts(sb, "    } else {\n");
   for (int j = 0; j < u; j++) emit_k(sb, "      am_acc_add(&acc, x#);\n", j);
-  am_sb_puts(sb, "    }\n  }\n");
-  am_sb_puts(sb, reduce_body_rest);
+  am_sb_puts(sb,
+             "    }\n  }\n"
+             "  for (; i < n; i += stride)\n"
+             "    if (!hv || am_bit(a.valid0, a.off0 + i) != 0u) am_acc_add(&acc, AM_LOAD0(i));\n");
+}
+
+static void emit_reduce(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
+  emit_operand(sb, 0, k->t0);
+  am_sb_printf(sb, "#define AM_COUNTER_WORD %uu\n", (unsigned)(AM_GPU_SCRATCH_COUNTER / 4));
+  emit_args(sb, ptype(k->t0), "am_u8", "am_u8");
+  emit_reduce_class(sb, d, (am_reduce_op)k->op, k->t0);
+  am_sb_puts(sb, reduce_tail);
+  am_dialect_kernel_begin(sb, d, name);
+  am_sb_puts(sb, reduce_shared);
+  am_sb_puts(sb, reduce_locals);
+  emit_reduce_loop(sb, k->t0);
   am_sb_puts(sb, reduce_combine);
 }
 
@@ -2002,7 +2009,8 @@ int am_kernel_source(am_err *err, am_dialect dialect, const am_kernel_key *key, 
 
 const char *const am_ks_reduce_head = reduce_head;
 const char *const am_ks_reduce_tail = reduce_tail;
-const char *const am_ks_reduce_body = reduce_body;
+const char *const am_ks_reduce_shared = reduce_shared;
+const char *const am_ks_reduce_locals = reduce_locals;
 const char *const am_ks_reduce_combine = reduce_combine;
 
 void am_ks_emit_operand(am_sb *sb, int idx, am_type t) { emit_operand(sb, idx, t); }
@@ -2010,6 +2018,8 @@ void am_ks_emit_args(am_sb *sb, const char *in0, const char *in1, const char *ou
   emit_args(sb, in0, in1, out);
 }
 void am_ks_emit_scalar(am_sb *sb, am_type t) { emit_scalar(sb, t); }
+void am_ks_emit_reduce_loop(am_sb *sb, am_type t) { emit_reduce_loop(sb, t); }
+
 void am_ks_emit_reduce_class(am_sb *sb, am_dialect d, am_reduce_op op, am_type t) {
   emit_reduce_class(sb, d, op, t);
 }

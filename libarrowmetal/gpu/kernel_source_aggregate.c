@@ -247,23 +247,6 @@ static void emit_positional(am_sb *sb, int op) {
   emit_finish(sb, op == AM_AGG_INDEX ? "(am_u64)0" : "AM_WIDE(x.s)", "x.c");
 }
 
-/* REDUCE's loop: u loads in flight, then the slots left. */
-static void emit_unrolled_loop(am_sb *sb, am_type t) {
-  int u = am_type_bits(t) <= 32 ? 8 : 4;
-  am_sb_printf(sb, "  for (; i + %d * stride < n; i += %d * stride) {\n", u - 1, u);
-  for (int j = 0; j < u; j++) am_ks_emit_k(sb, "    const T0 x# = AM_LOAD0(i + # * stride);\n", j);
-  am_sb_puts(sb, "    if (hv) {\n      const am_i64 j = a.off0 + i;\n");
-  for (int j = 0; j < u; j++)
-    am_ks_emit_k(sb, "      const am_u32 v# = am_bit(a.valid0, j + # * stride);\n", j);
-  for (int j = 0; j < u; j++) am_ks_emit_k(sb, "      if (v# != 0u) am_acc_add(&acc, x#);\n", j);
-  am_sb_puts(sb, "    } else {\n");
-  for (int j = 0; j < u; j++) am_ks_emit_k(sb, "      am_acc_add(&acc, x#);\n", j);
-  am_sb_puts(sb,
-             "    }\n  }\n"
-             "  for (; i < n; i += stride)\n"
-             "    if (!hv || am_bit(a.valid0, a.off0 + i) != 0u) am_acc_add(&acc, AM_LOAD0(i));\n");
-}
-
 int am_ks_aggregate_positional(int op) { return positional(op); }
 
 void am_ks_emit_aggregate_class(am_sb *sb, am_dialect d, const am_kernel_key *k) {
@@ -295,10 +278,7 @@ void am_ks_emit_aggregate_class(am_sb *sb, am_dialect d, const am_kernel_key *k)
   }
 }
 
-void am_ks_emit_aggregate(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
-  am_ks_emit_aggregate_class(sb, d, k);
-  am_dialect_kernel_begin(sb, d, name);
-  am_sb_puts(sb, am_ks_reduce_body);
+void am_ks_emit_aggregate_loop(am_sb *sb, const am_kernel_key *k) {
   if (positional(k->op)) {
     if (k->op == AM_AGG_INDEX) am_sb_puts(sb, "  const T0 am_want = AM_SCALAR;\n");
     am_sb_puts(sb,
@@ -306,7 +286,15 @@ void am_ks_emit_aggregate(am_sb *sb, am_dialect d, const am_kernel_key *k, const
                "    if (!hv || am_bit(a.valid0, a.off0 + i) != 0u)\n"
                "      am_acc_add_at(&acc, AM_ITEM(i), (am_u64)i);\n");
   } else {
-    emit_unrolled_loop(sb, k->t0);
+    am_ks_emit_reduce_loop(sb, k->t0);
   }
+}
+
+void am_ks_emit_aggregate(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {
+  am_ks_emit_aggregate_class(sb, d, k);
+  am_dialect_kernel_begin(sb, d, name);
+  am_sb_puts(sb, am_ks_reduce_shared);
+  am_sb_puts(sb, am_ks_reduce_locals);
+  am_ks_emit_aggregate_loop(sb, k);
   am_sb_puts(sb, am_ks_reduce_combine);
 }

@@ -1,15 +1,15 @@
 /* The resident worker's kernel (AM_KERNEL_RESIDENT_WORKER, CUDA only): one
- * warp that polls the request ring of gpu/resident_ring.h and answers each
+ * block that polls the request ring of gpu/resident_ring.h and answers each
  * request in order.
  *
- * Its answers are the REDUCE and AGGREGATE kernels' own classes
- * (kernel_source.c's and kernel_source_aggregate.c's accumulators, each in a
- * namespace of its own), run in the order the launched kernel runs them when
- * it is one block, which it is up to AM_GPU_BLOCK * 8 slots: lane L plays
- * the block's threads L, L + 32, ..., each striding by AM_GPU_BLOCK, then
- * each of those eight warps' fixed shuffle tree, then the tree over the
- * eight results. So a resident sum is the launched one bit for bit, floats
- * included.
+ * Its answers are the REDUCE and AGGREGATE kernels' own: each class's
+ * accumulator (kernel_source.c's and kernel_source_aggregate.c's, in a
+ * namespace of its own), loop and block tree, run by a block of the launched
+ * kernel's size, which is what the launch is up to AM_GPU_BLOCK * 8 slots:
+ * a resident sum is the launched one bit for bit, floats included. (A
+ * first worker of one warp replayed the block's eight warps one after
+ * another: 64 adds and nine shuffle trees in a row made a 1,000-row sum
+ * slower than a launch.)
  *
  * The ring's words are read with ld.acquire.sys and written with
  * st.release.sys, the worker's leaving fenced with fence.sc.sys, and time
@@ -58,17 +58,16 @@ static const char system_scope[] =
     "}\n"
     "#endif\n";
 
-/* One class's answer to a request (its words, as am_res_request holds them).
- * The launched block's thread t takes slots t, t + 256, ... (at most 8 up to
- * 2,048 slots); lane L plays threads w * 32 + L. Every value and validity
- * bit the lane needs is loaded first (64 loads in flight: one after
- * another, a 1,000-row sum took 19.5 us on an H100, 14.4 with them in
- * flight), then taken in the kernel's order. AM_SERVE_ADD(acc, x, i) takes value x of slot i as the
- * class's kernel does (am_acc_add, or am_acc_add_at for the positional
- * aggregates); AM_SERVE_FIRST is what that kernel declares before its loop
- * (index's value). */
-static const char serve[] =
-    "__device__ __noinline__ void am_serve(const am_res_request r, am_u32 lane) {\n"
+/* One class's answer to a request, as the launched kernel of one block
+ * computes it: the worker is one block of AM_BLOCK threads, and each plays
+ * the launched block's thread of its index through the kernel's own loop
+ * (am_ks_emit_reduce_loop / am_ks_emit_aggregate_loop) and its block tree
+ * (am_acc_block), so a resident sum is the launched one bit for bit, floats
+ * included. The block's shared partials are the worker's one set
+ * (am_res_partials), not a set per class. */
+static const char serve_head[] =
+    "__device__ __noinline__ void am_serve(const am_res_request r) {\n"
+    "  static_assert(sizeof(Acc) <= sizeof am_res_partials / (AM_BLOCK / 32u), \"Acc\");\n"
     "  Args a;\n"
     "  a.in0 = (GLOBAL const T0P *)r.in0;\n"
     "  a.valid0 = (GLOBAL const am_u8 *)r.valid0;\n"
@@ -76,62 +75,17 @@ static const char serve[] =
     "  a.n = r.n;\n"
     "  a.status = (GLOBAL am_u64 *)r.status;\n"
     "  a.scalar = r.value;\n"
-    "  const am_i64 n = a.n;\n"
-    "  const bool hv = a.valid0 != 0;\n"
-    "  AM_SERVE_FIRST\n"
-    "  // Slots past n load slot n - 1 instead and are left out: no branch\n"
-    "  // between the loads, so they all go out before the first comes back.\n"
-    "  T0 x[AM_BLOCK / 32u][8];\n"
-    "  bool in[AM_BLOCK / 32u][8];\n"
-    "  if (n > 0 && hv) {\n"
-    "#pragma unroll\n"
-    "    for (am_u32 w = 0u; w < AM_BLOCK / 32u; w++)\n"
-    "#pragma unroll\n"
-    "      for (am_u32 k = 0u; k < 8u; k++) {\n"
-    "        const am_i64 i = (am_i64)(w * 32u + lane + k * AM_BLOCK);\n"
-    "        const am_i64 c = i < n ? i : n - 1;\n"
-    "        x[w][k] = AM_RES_LOAD(c);\n"
-    "        in[w][k] = (i < n) & (am_res_bit(a.valid0, a.off0 + c) != 0u);\n"
-    "      }\n"
-    "  } else if (n > 0) {\n"
-    "#pragma unroll\n"
-    "    for (am_u32 w = 0u; w < AM_BLOCK / 32u; w++)\n"
-    "#pragma unroll\n"
-    "      for (am_u32 k = 0u; k < 8u; k++) {\n"
-    "        const am_i64 i = (am_i64)(w * 32u + lane + k * AM_BLOCK);\n"
-    "        x[w][k] = AM_RES_LOAD(i < n ? i : n - 1);\n"
-    "        in[w][k] = i < n;\n"
-    "      }\n"
-    "  } else {\n"
-    "#pragma unroll\n"
-    "    for (am_u32 w = 0u; w < AM_BLOCK / 32u; w++)\n"
-    "#pragma unroll\n"
-    "      for (am_u32 k = 0u; k < 8u; k++) in[w][k] = false;\n"
-    "  }\n"
-    "  // Taken in order from there (a loop, not unrolled: 108 classes of\n"
-    "  // unrolled adds took NVRTC 26 s).\n"
-    "  Acc acc[AM_BLOCK / 32u];\n"
-    "#pragma unroll 1\n"
-    "  for (am_u32 w = 0u; w < AM_BLOCK / 32u; w++) {\n"
-    "    acc[w] = am_acc_make(AM_ACC_S0);\n"
-    "#pragma unroll 1\n"
-    "    for (am_u32 k = 0u; k < 8u; k++)\n"
-    "      if (in[w][k]) AM_SERVE_ADD(acc[w], x[w][k], (am_i64)(w * 32u + lane + k * AM_BLOCK));\n"
-    "    acc[w] = am_acc_warp(acc[w], lane);\n"
-    "  }\n"
-    "  // am_acc_block's second tree: lane w takes warp w's result.\n"
-    "  Acc y = am_acc_make(AM_ACC_S0);\n"
-    "#pragma unroll 1\n"
-    "  for (am_u32 w = 0u; w < AM_BLOCK / 32u; w++) {\n"
-    "    Acc o;\n"
-    "    o.s = AM_U2S(SHFL_IDX(AM_S2U(acc[w].s), 0));\n"
-    "    o.c = AM_U2S(SHFL_IDX(AM_S2U(acc[w].c), 0));\n"
-    "    o.cnt = SHFL_IDX(acc[w].cnt, 0);\n"
-    "    o.nan = SHFL_IDX(acc[w].nan, 0);\n"
-    "    if (lane == w) y = o;\n"
-    "  }\n"
-    "  y = am_acc_warp(y, lane);\n"
-    "  if (lane == 0u) am_acc_finish(a.status, y);\n"
+    "  const am_u32 am_tid = threadIdx.x;\n"
+    "  const am_u32 am_lane = am_tid & 31u;\n"
+    "  const am_u32 am_warp = am_tid >> 5;\n"
+    "  const am_u32 am_bid = 0u;\n"
+    "  const am_u32 am_nblocks = 1u;\n"
+    "  (void)am_bid;\n"
+    "  (void)am_nblocks;\n"
+    "  SPTR Acc *am_sh = (SPTR Acc *)am_res_partials;\n";
+static const char serve_tail[] =
+    "  acc = am_acc_block(acc, am_sh, am_lane, am_warp);\n"
+    "  if (am_tid == 0u) am_acc_finish(a.status, acc);\n"
     "}\n";
 
 static const char *const reduce_labels[] = {"sum", "min", "max", "mean"};
@@ -156,24 +110,22 @@ static void emit_class(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
   } else {
     am_ks_emit_aggregate_class(&text, d, k);
   }
-  /* AM_RES_LOAD(c): slot c's value, as AM_LOAD0 but with ld.global.cg
-   * (__ldcg): a global load, which the compiler may issue ahead of the
-   * stores of earlier values (a generic load might alias them), from L2,
-   * which a kernel that wrote the memory since the worker last read it has
-   * reached (an L1 line kept from an earlier request would be stale). */
+  /* Values and validity bits through L2 (ld.global.cg): a kernel that
+   * wrote the memory since the worker last read it has reached L2, but an
+   * L1 line kept from an earlier request would be stale. */
+  am_sb_puts(&text, "#undef AM_LOAD0\n");
   if (k->t0 == AM_BOOL)
-    am_sb_puts(&text, "#define AM_RES_LOAD(c) am_res_bit(a.in0, a.off0 + (c))\n");
+    am_sb_puts(&text, "#define AM_LOAD0(i) am_res_bit(a.in0, a.off0 + (i))\n");
   else
-    am_sb_puts(&text, "#define AM_RES_LOAD(c) __ldcg(a.in0 + a.off0 + (c))\n");
-  int aggregate = k->kind == AM_KERNEL_AGGREGATE;
-  const char *add = "am_acc_add(&(acc), (x))";
-  if (aggregate && k->op == AM_AGG_INDEX)
-    add = "am_acc_add_at(&(acc), (x) == am_want, (am_u64)(i))";
-  else if (aggregate && am_ks_aggregate_positional(k->op))
-    add = "am_acc_add_at(&(acc), (x), (am_u64)(i))";
-  am_sb_printf(&text, "#define AM_SERVE_ADD(acc, x, i) %s\n#define AM_SERVE_FIRST %s\n", add,
-               aggregate && k->op == AM_AGG_INDEX ? "const T0 am_want = AM_SCALAR;" : "");
-  am_sb_puts(&text, serve);
+    am_sb_puts(&text, "#define AM_LOAD0(i) __ldcg(a.in0 + a.off0 + (i))\n");
+  am_sb_puts(&text, "#define am_bit am_res_bit\n");
+  am_sb_puts(&text, serve_head);
+  am_sb_puts(&text, am_ks_reduce_locals);
+  if (k->kind == AM_KERNEL_REDUCE)
+    am_ks_emit_reduce_loop(&text, k->t0);
+  else
+    am_ks_emit_aggregate_loop(&text, k);
+  am_sb_puts(&text, serve_tail);
   char *body = am_sb_finish(&text);
   if (!body) { /* out of memory: the whole source fails */
     sb->failed = 1;
@@ -196,7 +148,12 @@ static const char request_struct[] =
     "  am_u64 in0, valid0, status, value;\n"
     "  am_i64 off0, n;\n"
     "};\n"
-    "// Bit i of a bitmap, read from L2 (ld.global.cg) as AM_RES_LOAD reads values.\n"
+    "// The request's words, the block tree's per-warp partials (every\n"
+    "// class's Acc fits four words), and warp 0's word to the block.\n"
+    "SMEM am_u64 am_res_words[AM_RES_SLOT];\n"
+    "SMEM am_u64 am_res_partials[AM_BLOCK / 32u * 4u];\n"
+    "SMEM am_u32 am_res_go;\n"
+    "// Bit i of a bitmap, read from L2 (ld.global.cg), as the worker reads values.\n"
     "DEVFN am_u32 am_res_bit(GLOBAL const am_u8 *bm, am_i64 i) {\n"
     "  return ((am_u32)__ldcg(bm + (i >> 3)) >> (am_u32)(i & 7)) & 1u;\n"
     "}\n";
@@ -241,7 +198,7 @@ static void emit_case(const am_kernel_key *k, void *ctx) {
   char ns[64];
   class_name(k, ns, sizeof ns);
   int kind = k->kind == AM_KERNEL_REDUCE ? AM_RESIDENT_REDUCE : AM_RESIDENT_AGGREGATE;
-  am_sb_printf(ctx, "    case %du: %s::am_serve(r, lane); break;\n",
+  am_sb_printf(ctx, "    case %du: %s::am_serve(r); break;\n",
                kind * 4096 + k->op * 16 + (int)k->t0, ns);
 }
 
@@ -258,99 +215,108 @@ void am_ks_resident_emit(am_sb *sb, am_dialect d, const am_kernel_key *key, cons
   each_class(emit_one, &ctx);
   am_ks_emit_args(sb, "am_u64", "am_u8", "am_u8");
   am_sb_puts(sb, system_scope);
-  /* A request's words, read from the slot by one coalesced load (lane j
-   * takes word j) and handed round the warp: word 1 holds kind (low half)
-   * and op, word 2 the type. */
+  /* A request's words, from the block's copy (warp 0 read them from the
+   * slot): word 1 holds kind (low half) and op, word 2 the type. */
   am_sb_puts(sb,
-             "DEVFN am_res_request am_res_read(GLOBAL am_u64 *q, am_u32 lane) {\n"
-             "  // volatile: from host memory each time (the slot comes round again\n"
-             "  // every AM_RES_NSLOTS requests; no cached copy of its last lap).\n"
-             "  const am_u64 w = lane < AM_RES_SLOT ? ((volatile GLOBAL am_u64 *)q)[lane] : 0u;\n"
+             "DEVFN am_res_request am_res_request_of(SPTR const am_u64 *w) {\n"
              "  am_res_request r;\n"
-             "  const am_u64 w1 = SHFL_IDX(w, 1);\n"
-             "  r.kind = (am_u32)w1;\n"
-             "  r.op = (am_u32)(w1 >> 32);\n"
-             "  r.type = (am_u32)SHFL_IDX(w, 2);\n"
-             "  r.in0 = SHFL_IDX(w, 3);\n"
-             "  r.valid0 = SHFL_IDX(w, 4);\n"
-             "  r.off0 = (am_i64)SHFL_IDX(w, 5);\n"
-             "  r.n = (am_i64)SHFL_IDX(w, 6);\n"
-             "  r.status = SHFL_IDX(w, 7);\n"
-             "  r.value = SHFL_IDX(w, 8);\n"
+             "  r.kind = (am_u32)w[1];\n"
+             "  r.op = (am_u32)(w[1] >> 32);\n"
+             "  r.type = (am_u32)w[2];\n"
+             "  r.in0 = w[3];\n"
+             "  r.valid0 = w[4];\n"
+             "  r.off0 = (am_i64)w[5];\n"
+             "  r.n = (am_i64)w[6];\n"
+             "  r.status = w[7];\n"
+             "  r.value = w[8];\n"
              "  return r;\n"
              "}\n");
   /* No default: the host sends only the classes below
    * (am_ks_resident_answers). */
   am_sb_printf(sb,
-               "DEVFN void am_res_serve(const am_res_request r, am_u32 lane) {\n"
+               "DEVFN void am_res_serve(const am_res_request r) {\n"
                "  if (r.kind == %du) {\n"
-               "    if (lane == 0u) ((GLOBAL am_u64 *)r.status)[3] = r.value ^ 0x%llxull;\n"
+               "    if (threadIdx.x == 0u) ((GLOBAL am_u64 *)r.status)[3] = r.value ^ 0x%llxull;\n"
                "    return;\n"
                "  }\n"
                "  switch (r.kind * 4096u + r.op * 16u + r.type) {\n",
                AM_RESIDENT_ECHO, (unsigned long long)AM_RESIDENT_ECHO_MIX);
   each_class(emit_case, sb);
   am_sb_puts(sb, "  }\n}\n");
-  /* The loop. Lane 0 reads the ring's words and makes every decision
-   * (leave, serve), handed to the warp by a shuffle, so the warp never
-   * diverges around its barriers. `stop` is read every 32nd idle pass: each
-   * read of host memory is a trip across the bus that a new ticket would
-   * wait behind. A worker leaves after idle_ns without requests, or after
-   * a.aux ns in all, busy or not: a context-wide synchronize elsewhere in
-   * the process (another library's, a lazy module load) waits for it. */
+  /* The loop. Warp 0 polls, its lane 0 reading the ring's words and making
+   * every decision (leave, serve), handed round the warp by a shuffle so it
+   * never diverges around its shuffles; the other warps wait at the block's
+   * barrier meanwhile, taking no issue slots. `stop` is read every 32nd
+   * idle pass: each read of host memory is a trip across the bus that a
+   * new ticket would wait behind. A worker leaves after idle_ns without
+   * requests, or after a.aux ns in all, busy or not: a context-wide
+   * synchronize elsewhere in the process (another library's, a lazy module
+   * load) waits for it. */
   am_sb_printf(
       sb,
-      "extern \"C\" __global__ void __launch_bounds__(32, 1) %s(const Args a) {\n"
-      "  if (threadIdx.x >= 32u) return;\n"
-      "  const am_u32 lane = threadIdx.x;\n"
+      "extern \"C\" __global__ void __launch_bounds__(AM_BLOCK, 1) %s(const Args a) {\n"
+      "  const am_u32 tid = threadIdx.x, lane = tid & 31u;\n"
       "  GLOBAL am_u64 *ring = (GLOBAL am_u64 *)a.in0;\n"
       "  const am_u64 idle_ns = (am_u64)a.n, life_ns = (am_u64)a.aux;\n"
       "  am_u64 next = 0u, busy = 0u, seen = 0u;\n"
-      "  if (lane == 0u) {\n"
+      "  if (tid == 0u) {\n"
       "    next = am_res_load(ring + AM_RES_SERVED);\n"
       "    busy = am_res_load(ring + AM_RES_BUSY);\n"
       "    am_res_store(ring + AM_RES_STATE, %du);\n"
       "  }\n"
-      "  next = SHFL_IDX(next, 0);\n"
+      "  if (tid < 32u) next = SHFL_IDX(next, 0);\n"
       "  const am_u64 born = am_res_now();\n"
       "  am_u64 last = born;\n"
       "  am_u32 polls = 0u, leaving = 0u;\n"
       "  for (;;) {\n"
-      "    GLOBAL am_u64 *q = ring + AM_RES_SLOTS + (next %% AM_RES_NSLOTS) * AM_RES_SLOT;\n"
-      "    am_u32 go = 0u; // 1: serve; 2: start leaving; 3: out\n"
-      "    if (lane == 0u) {\n"
-      "      if (am_res_load(q) == next + 1u) {\n"
-      "        go = 1u;\n"
-      "        seen = am_res_now();\n"
-      "      } else if (leaving != 0u) {\n"
-      "        go = 3u;\n"
-      "      } else {\n"
-      "        const am_u64 now = am_res_now();\n"
-      "        const bool stop = (++polls & 31u) == 0u && am_res_load(ring + AM_RES_STOP) != 0u;\n"
-      "        if (stop || now - last > idle_ns || now - born > life_ns) {\n"
-      "          // Leaving: every request seen after the fence is served, then out.\n"
-      "          am_res_store(ring + AM_RES_STATE, %du);\n"
-      "          am_res_fence();\n"
-      "          go = 2u;\n"
+      "    if (tid < 32u) {\n"
+      "      GLOBAL am_u64 *q = ring + AM_RES_SLOTS + (next %% AM_RES_NSLOTS) * AM_RES_SLOT;\n"
+      "      am_u32 go = 0u; // 1: serve; 2: start leaving; 3: out\n"
+      "      while (go != 1u && go != 3u) {\n"
+      "        go = 0u;\n"
+      "        if (lane == 0u) {\n"
+      "          if (am_res_load(q) == next + 1u) {\n"
+      "            go = 1u;\n"
+      "            seen = am_res_now();\n"
+      "          } else if (leaving != 0u) {\n"
+      "            go = 3u;\n"
+      "          } else {\n"
+      "            const am_u64 now = am_res_now();\n"
+      "            const bool stop =\n"
+      "                (++polls & 31u) == 0u && am_res_load(ring + AM_RES_STOP) != 0u;\n"
+      "            if (stop || now - last > idle_ns || now - born > life_ns) {\n"
+      "              // Leaving: every request seen after the fence is served, then out.\n"
+      "              am_res_store(ring + AM_RES_STATE, %du);\n"
+      "              am_res_fence();\n"
+      "              go = 2u;\n"
+      "            }\n"
+      "          }\n"
       "        }\n"
+      "        go = SHFL_IDX(go, 0);\n"
+      "        if (go == 2u) leaving = 1u;\n"
       "      }\n"
+      "      if (go == 1u) {\n"
+      "        // The request's words in one coalesced read (lane j, word j),\n"
+      "        // after lane 0's acquire; volatile: from host memory each time\n"
+      "        // (the slot comes round again every AM_RES_NSLOTS requests).\n"
+      "        __syncwarp();\n"
+      "        if (lane < AM_RES_SLOT) am_res_words[lane] = ((volatile GLOBAL am_u64 *)q)[lane];\n"
+      "      }\n"
+      "      if (lane == 0u) am_res_go = go;\n"
       "    }\n"
-      "    go = SHFL_IDX(go, 0);\n"
-      "    if (go == 3u) break;\n"
-      "    if (go == 2u) leaving = 1u;\n"
-      "    if (go != 1u) continue;\n"
-      "    __syncwarp(); // the other lanes read the request after lane 0's acquire\n"
-      "    am_res_serve(am_res_read(q, lane), lane);\n"
-      "    __syncwarp();\n"
+      "    BARRIER();\n"
+      "    if (am_res_go == 3u) break;\n"
+      "    am_res_serve(am_res_request_of(am_res_words));\n"
+      "    BARRIER(); // every thread's part done, the words free for the next\n"
       "    next += 1u;\n"
-      "    if (lane == 0u) {\n"
+      "    if (tid == 0u) {\n"
       "      last = am_res_now();\n"
       "      busy += last - seen; // before `served`: its release publishes it\n"
       "      ((volatile GLOBAL am_u64 *)ring)[AM_RES_BUSY] = busy;\n"
       "      am_res_store(ring + AM_RES_SERVED, next);\n"
       "    }\n"
       "  }\n"
-      "  if (lane == 0u) am_res_store(ring + AM_RES_STATE, %du);\n",
+      "  if (tid == 0u) am_res_store(ring + AM_RES_STATE, %du);\n",
       name, AM_RESIDENT_RUNNING, AM_RESIDENT_EXITING, AM_RESIDENT_EXITED);
 }
 

@@ -16,14 +16,19 @@
  * AM_S2U, AM_U2S, AM_ACC_S0 and AM_ACC_C0, then reduce_head gives struct Acc
  * {s, c, cnt, nan} and am_acc_make; the class writes am_acc_add,
  * am_acc_merge and am_acc_finish; reduce_tail gives the shuffles, partial
- * records and the fixed warp and block trees. In the kernel, reduce_body
- * declares n, stride, hv, acc and the first slot i; the caller's loop
- * accumulates; reduce_combine makes the block's result and has the last
- * block combine the partials in block order and call am_acc_finish. */
+ * records and the fixed warp and block trees. In the kernel, reduce_shared
+ * declares the block's shared am_sh and am_last, reduce_locals n, stride,
+ * hv, acc and the first slot i; the caller's loop accumulates;
+ * reduce_combine makes the block's result and has the last block combine
+ * the partials in block order and call am_acc_finish. */
 extern const char *const am_ks_reduce_head;
 extern const char *const am_ks_reduce_tail;
-extern const char *const am_ks_reduce_body;
+extern const char *const am_ks_reduce_shared;
+extern const char *const am_ks_reduce_locals;
 extern const char *const am_ks_reduce_combine;
+/* REDUCE's loop over a thread's slots (several loads in flight, then the
+ * rest), for the values' type t. */
+void am_ks_emit_reduce_loop(am_sb *sb, am_type t);
 
 /* A REDUCE class: AccS and its macros, reduce_head, am_acc_add,
  * am_acc_merge and am_acc_finish of `op` over `t` (the resident worker runs
@@ -57,6 +62,8 @@ int am_ks_aggregate_positional(int op);
  * class, the reduction skeleton's tail and AM_ITEM (the resident worker
  * runs it in a namespace of its own). */
 void am_ks_emit_aggregate_class(am_sb *sb, am_dialect dialect, const am_kernel_key *key);
+/* The aggregate kernel's loop over a thread's slots (after reduce_locals). */
+void am_ks_emit_aggregate_loop(am_sb *sb, const am_kernel_key *key);
 /* The kernel after the common preamble and helpers; the caller closes it. */
 void am_ks_emit_aggregate(am_sb *sb, am_dialect dialect, const am_kernel_key *key,
                           const char *name);

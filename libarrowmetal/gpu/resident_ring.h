@@ -1,7 +1,7 @@
 /* The resident worker's request ring, host side (resident_ring.c), and the
  * layout its kernel (kernel_source_resident.c) reads.
  *
- * A resident worker is one warp of a kernel that stays on the GPU and polls
+ * A resident worker is one block of a kernel that stays on the GPU and polls
  * a ring of requests in host-mapped memory, so that a small synchronous
  * call is a few stores and loads instead of a launch and a completion wait
  * (ANCHORS.md: 3.5 us for a 1,000-row sum on the H200, against 10 for the
