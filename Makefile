@@ -300,6 +300,7 @@ GENERATOR := libarrowmetal/gpu/kernel_source_test.c libarrowmetal/gpu/kernel_sou
              libarrowmetal/gpu/kernel_source_temporal.c libarrowmetal/core/temporal.c \
              libarrowmetal/gpu/kernel_source_strings.c \
              libarrowmetal/gpu/kernel_source_resident.c \
+             libarrowmetal/gpu/kernel_source_batch.c \
              libarrowmetal/core/round_temporal.c
 check-msl:
 	@if [ -z "$(MSL_CHECK)" ]; then \

@@ -40,6 +40,7 @@ GENERATOR = [
     LIBRARY / "gpu" / "kernel_source_strings.c",  # strings and binary
     LIBRARY / "core" / "round_temporal.c",  # temporal rounding
     LIBRARY / "gpu" / "kernel_source_resident.c",  # the resident worker (CUDA)
+    LIBRARY / "gpu" / "kernel_source_batch.c",  # the batch interpreter (CUDA)
 ]
 
 

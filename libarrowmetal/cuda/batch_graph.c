@@ -37,6 +37,7 @@
 enum { AM_CUDA_GRAPH_MAX = 32, AM_CUDA_GRAPHS_KEPT = 64 };
 
 typedef struct held_launch {
+  am_kernel_key key;
   CUfunction function;
   unsigned int blocks;
   am_gpu_args args;
@@ -81,6 +82,7 @@ struct am_cuda_deferred {
   uint64_t clock;
   waiting_free *frees; /* waiting for the held-back launches */
   int free_count, free_capacity;
+  am_cuda_interpreters *interpreters; /* batch_interpreter.c */
 };
 
 void am_cuda_deferred_init(am_cuda_device *cuda) {
@@ -93,6 +95,7 @@ void am_cuda_deferred_init(am_cuda_device *cuda) {
                       cu->cuGraphDestroy && cu->cuGraphAddKernelNode &&
                       cu->cuGraphInstantiateWithFlags && cu->cuGraphExecKernelNodeSetParams &&
                       cu->cuGraphLaunch && cu->cuGraphExecDestroy;
+  deferred->interpreters = am_cuda_interpreters_new();
   cuda->deferred = deferred;
 }
 
@@ -223,16 +226,36 @@ static int send_graph(am_err *err, am_cuda_device *cuda, am_cuda_deferred *defer
   return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "cuGraphLaunch");
 }
 
-/* With the lock held: the held-back launches, as a graph when there are
- * several, then the frees that waited for them. On a broken device they are
- * dropped: nothing runs there any more. */
+/* The held-back launches as one launch of a batch interpreter, where each
+ * is one block and none waits for another: AM_OK, AM_EUNSUPPORTED (nothing
+ * sent), or the launch's failure. */
+static int send_interpreted(am_err *err, am_cuda_device *cuda, am_cuda_deferred *deferred,
+                            int length) {
+  if (length > AM_BATCH_OPS) return AM_EUNSUPPORTED;
+  am_kernel_key keys[AM_BATCH_OPS];
+  am_batch_params params;
+  for (int i = 0; i < length; i++) {
+    const held_launch *launch = &deferred->held[i];
+    if (launch->blocks != 1 || deferred->shape.after[i] != 0) return AM_EUNSUPPORTED;
+    keys[i] = launch->key;
+    params.op[i].pad = 0;
+    params.op[i].args = launch->args;
+  }
+  return am_cuda_interpret(err, cuda, deferred->interpreters, keys, &params, length);
+}
+
+/* With the lock held: the held-back launches, as one interpreter launch or
+ * a graph when there are several, then the frees that waited for them. On a
+ * broken device they are dropped: nothing runs there any more. */
 static int submit_locked(am_err *err, am_cuda_device *cuda, am_cuda_deferred *deferred) {
   int length = atomic_load_explicit(&deferred->count, memory_order_relaxed);
   int status = am_gpu_check_broken(err, &cuda->gpu);
-  if (status == AM_OK && length > 1 && deferred->enabled)
-    status = send_graph(err, cuda, deferred, length);
-  else if (status == AM_OK)
+  if (status == AM_OK && length > 1 && deferred->enabled) {
+    status = send_interpreted(err, cuda, deferred, length);
+    if (status == AM_EUNSUPPORTED) status = send_graph(err, cuda, deferred, length);
+  } else if (status == AM_OK) {
     status = AM_EUNSUPPORTED;
+  }
   if (status == AM_EUNSUPPORTED) { /* one launch, or no graph: one by one */
     status = AM_OK;
     for (int i = 0; i < length && status == AM_OK; i++) {
@@ -279,6 +302,7 @@ int am_cuda_defer_launch(am_err *err, am_cuda_device *cuda, const am_kernel_key 
   if (status == AM_OK) {
     int i = atomic_load_explicit(&deferred->count, memory_order_relaxed);
     held_launch *launch = &deferred->held[i];
+    launch->key = *key;
     launch->function = kernel;
     launch->blocks = (unsigned int)blocks;
     launch->args = *args;

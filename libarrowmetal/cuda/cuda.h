@@ -9,6 +9,7 @@
 
 #include "core/backend.h"
 #include "driver.h"
+#include "gpu/batch_interpreter.h"
 #include "gpu/runtime.h"
 
 enum { AM_CUDA_STAGING_BYTES = 8 << 20 };
@@ -106,6 +107,20 @@ int am_cuda_deferred_pending(am_cuda_device *cuda);
  * read it) once they go out, and then takes `bytes` off the device's memory
  * in use. */
 void am_cuda_free_after_launches(am_cuda_device *cuda, CUdeviceptr pointer, int64_t bytes);
+
+/* batch_interpreter.c: a batch whose launches are one block each and wait
+ * for none of the others goes out as one launch of the interpreter of its
+ * kernels (gpu/batch_interpreter.h). The interpreters of a device (NULL: no
+ * memory, none), used under the held launches' lock. */
+typedef struct am_cuda_interpreters am_cuda_interpreters;
+am_cuda_interpreters *am_cuda_interpreters_new(void);
+/* Launches `count` ops, op i the one-block launch of keys[i] with
+ * params->op[i].args, as one launch of the interpreter of their keys
+ * (filling params->op[i].kernel): AM_OK; AM_EUNSUPPORTED with nothing sent
+ * when no interpreter runs them (yet: the second batch of a set compiles
+ * it); the launch's failure otherwise. With the context current. */
+int am_cuda_interpret(am_err *err, am_cuda_device *cuda, am_cuda_interpreters *all,
+                      const am_kernel_key *keys, am_batch_params *params, int count);
 
 /* resident.c: the backend's queue.resident entry (core/backend.h). */
 int am_cuda_resident_mode(am_device *device, int on, const char **reason);

@@ -339,6 +339,37 @@ void am_dialect_kernel_begin_resident(am_sb *sb, am_dialect dialect, const char 
              "  (void)am_nblocks;\n");
 }
 
+char *am_dialect_kernel_as_function(const char *source, const char *name) {
+  static const char prefix[] = "extern \"C\" __global__ void __launch_bounds__(AM_BLOCK, ";
+  const char *entry = strstr(source, prefix);
+  if (!entry) return NULL;
+  int blocks_per_sm = atoi(entry + sizeof prefix - 1);
+  /* The entry exactly as am_dialect_kernel_begin_resident wrote it. */
+  am_sb begin;
+  am_sb_init(&begin);
+  am_dialect_kernel_begin_resident(&begin, AM_DIALECT_CUDA, name, blocks_per_sm);
+  char *expected = am_sb_finish(&begin);
+  if (!expected || strncmp(entry, expected, strlen(expected)) != 0) {
+    free(expected);
+    return NULL;
+  }
+  am_sb out;
+  am_sb_init(&out);
+  am_sb_putn(&out, source, (size_t)(entry - source));
+  am_sb_printf(&out,
+               "__device__ __noinline__ void %s(const Args a, const am_u32 am_bid,\n"
+               "    const am_u32 am_nblocks) {\n"
+               "  const am_u32 am_tid = threadIdx.x;\n"
+               "  const am_u32 am_lane = am_tid & 31u;\n"
+               "  const am_u32 am_warp = am_tid >> 5;\n"
+               "  (void)am_tid;\n  (void)am_lane;\n  (void)am_warp;\n  (void)am_bid;\n"
+               "  (void)am_nblocks;\n",
+               name);
+  am_sb_puts(&out, entry + strlen(expected));
+  free(expected);
+  return am_sb_finish(&out);
+}
+
 /* The names of core/ops.h's math vocabulary and of C's functions behind them. */
 static const char *const math_names[][2] = {
     {"am_sqrt", "sqrt"},   {"am_exp", "exp"},     {"am_log", "log"},     {"am_log10", "log10"},

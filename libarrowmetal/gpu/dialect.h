@@ -96,6 +96,13 @@ void am_dialect_kernel_begin(am_sb *sb, am_dialect dialect, const char *name);
  * argument is ignored there. */
 void am_dialect_kernel_begin_resident(am_sb *sb, am_dialect dialect, const char *name,
                                       int blocks_per_sm);
+/* A CUDA kernel's source with its entry `name` turned into a device
+ * function that one block of another kernel calls:
+ *   __device__ __noinline__ void name(const Args a, am_u32 am_bid, am_u32 am_nblocks)
+ * (the caller says which block of how many it plays). Returns a new string
+ * (the caller frees it), or NULL when the source has no entry of that name
+ * as am_dialect_kernel_begin writes it, or out of memory. */
+char *am_dialect_kernel_as_function(const char *source, const char *name);
 
 /* The integer-only float conversions Metal uses in place of double (valid C,
  * CUDA and MSL once DEVFN and the am_ integer types exist); exposed so the

@@ -8,6 +8,8 @@
  *   kernel_source_test update GOLDEN_DIR  rewrites those golden files
  *   kernel_source_test dump cuda|msl DIR  writes every kernel's source to
  *                                         DIR/NAME.cu or DIR/NAME.metal
+ *   kernel_source_test batch FILE KEY...  writes the batch interpreter of the
+ *                                         keys (each "kind,op,t0,t1")
  *   kernel_source_test softfloat FILE     writes the soft-float helpers */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +18,7 @@
 #include "core/backend.h"
 #include "core/ops.h"
 #include "core/types.h"
+#include "gpu/batch_interpreter.h"
 #include "gpu/dialect.h"
 #include "gpu/kernel_source_emit.h"
 #include "gpu/kernels.h"
@@ -304,6 +307,12 @@ static void check_key(const am_kernel_key *key, void *arg) {
                                              "metal_stdlib"};
       for (size_t j = 0; j < sizeof msl_only / sizeof msl_only[0]; j++)
         CHECK(strstr(a, msl_only[j]) == NULL, "%s: '%s' in CUDA", name, msl_only[j]);
+      /* Every launched kernel can run in a batch interpreter. */
+      char *function = am_dialect_kernel_as_function(a, name);
+      CHECK((function != NULL) == (key->kind != AM_KERNEL_RESIDENT_WORKER),
+            "%s: entry as a device function", name);
+      CHECK(!function || strstr(function, "__global__") == NULL, "%s: still an entry", name);
+      free(function);
     }
     c->generated++;
     if (c->dump_dir) {
@@ -588,13 +597,34 @@ int main(int argc, char **argv) {
   } else if (argc == 4 && strcmp(argv[1], "dump") == 0) {
     am_dialect d = strcmp(argv[2], "msl") == 0 ? AM_DIALECT_MSL : AM_DIALECT_CUDA;
     run_keys(d, argv[3], &generated);
+  } else if (argc >= 4 && strcmp(argv[1], "batch") == 0) {
+    /* batch FILE KIND,OP,T0,T1 ...: the interpreter of those kernels. */
+    am_kernel_key keys[AM_BATCH_OPS];
+    int count = 0;
+    for (int i = 3; i < argc && count < AM_BATCH_OPS; i++, count++) {
+      int kind, op, t0, t1;
+      if (sscanf(argv[i], "%d,%d,%d,%d", &kind, &op, &t0, &t1) != 4) return 2;
+      keys[count] = (am_kernel_key){kind, op, (am_type)t0, (am_type)t1};
+    }
+    char *source = NULL;
+    if (am_batch_source(&test_err, keys, count, &source) != AM_OK) {
+      fprintf(stderr, "%s\n", test_err.message);
+      return 1;
+    }
+    FILE *f = fopen(argv[2], "wb");
+    if (!f) return 2;
+    fputs(source, f);
+    fclose(f);
+    free(source);
   } else if (argc == 3 && strcmp(argv[1], "softfloat") == 0) {
     FILE *f = fopen(argv[2], "wb");
     if (!f) return 2;
     fputs(am_dialect_soft_float_source(), f);
     fclose(f);
   } else {
-    fprintf(stderr, "usage: %s check|update GOLDEN_DIR | dump cuda|msl DIR | softfloat FILE\n",
+    fprintf(stderr,
+            "usage: %s check|update GOLDEN_DIR | dump cuda|msl DIR | batch FILE KEY... | "
+            "softfloat FILE\n",
             argv[0]);
     return 2;
   }

@@ -105,14 +105,9 @@ static void compiled(am_err *err, int64_t nanoseconds, int kept) {
   err->compile_ns += nanoseconds;
 }
 
-/* The kernel of `key`, from the disk cache or compiled; with the compile
- * lock and the context held. */
-static int build(am_err *err, am_gpu_device *gpu, const am_kernel_key *key, void **out) {
-  char *source = NULL;
-  int status = am_kernel_source(err, gpu->dialect, key, &source);
-  if (status != AM_OK) return status;
-  char name[64];
-  am_kernel_name(key, name, sizeof name);
+int am_gpu_kernel_of_source(am_err *err, am_gpu_device *gpu, char *source, const char *name,
+                            void **out) {
+  int status = AM_OK;
   int64_t started = now_ns();
   if (!gpu->hooks->compile) {
     /* The driver compiles from source and caches what it compiled. */
@@ -142,6 +137,17 @@ static int build(am_err *err, am_gpu_device *gpu, const am_kernel_key *key, void
   free(image);
   if (status == AM_OK) am_kernel_stats_loaded(now_ns() - (from_disk ? started : load_started));
   return status;
+}
+
+/* The kernel of `key`, from the disk cache or compiled; with the compile
+ * lock and the context held. */
+static int build(am_err *err, am_gpu_device *gpu, const am_kernel_key *key, void **out) {
+  char *source = NULL;
+  int status = am_kernel_source(err, gpu->dialect, key, &source);
+  if (status != AM_OK) return status;
+  char name[64];
+  am_kernel_name(key, name, sizeof name);
+  return am_gpu_kernel_of_source(err, gpu, source, name, out);
 }
 
 int am_gpu_kernel(am_err *err, am_gpu_device *gpu, const am_kernel_key *key, void **kernel) {

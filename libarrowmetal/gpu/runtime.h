@@ -147,6 +147,11 @@ void am_gpu_mark_broken(am_gpu_device *gpu, const char *message);
 
 /* The compiled kernel of `key` (built, or loaded from disk, on first use). */
 int am_gpu_kernel(am_err *err, am_gpu_device *gpu, const am_kernel_key *key, void **kernel);
+/* Kernel `name` of `source` (which this frees), from the disk cache or
+ * compiled, then loaded; not kept in the kernel table. With the compile lock
+ * and the device's context held. */
+int am_gpu_kernel_of_source(am_err *err, am_gpu_device *gpu, char *source, const char *name,
+                            void **kernel);
 
 /* A device array of `length` slots with offset 0 (null_count -1 when it has
  * a validity bitmap, else 0). */

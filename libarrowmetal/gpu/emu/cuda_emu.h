@@ -97,6 +97,7 @@ static inline void am_emu_wait(am_emu_barrier *barrier) {
 #define __forceinline__ inline
 #define __noinline__
 #define __launch_bounds__(a, b)
+#define __grid_constant__
 #define __shared__ static
 #define __constant__ static
 

@@ -1,0 +1,100 @@
+/* A batch's launches sent as one launch of a batch interpreter
+ * (gpu/batch_interpreter.h): each launch one block of the interpreter's
+ * grid, its argument block in the launch's parameter. No graph node to give
+ * new arguments, one launch for the batch.
+ *
+ * An interpreter is a module compiled for a set of kernel keys (sorted, so
+ * that batches of the same kernels in any order share it). It is compiled
+ * the second time a batch of that set comes (a batch seen once keeps to the
+ * graph: a compile costs far more than a graph), then kept for the device's
+ * life (AM_CUDA_INTERPRETERS sets at most; later sets keep to graphs). One
+ * that will not compile, or build the source, is not asked for again.
+ * ARROWMETAL_BATCH_INTERPRETER=0 turns it off. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda.h"
+#include "gpu/batch_interpreter.h"
+
+enum { AM_CUDA_INTERPRETERS = 64 };
+
+typedef struct interpreter {
+  int count; /* keys */
+  am_kernel_key keys[AM_BATCH_OPS];
+  int seen;           /* batches of this set so far */
+  CUfunction entry;   /* once compiled */
+  int cannot_compile; /* its source or compile failed: not asked for again */
+} interpreter;
+
+struct am_cuda_interpreters {
+  int enabled;
+  int count;
+  interpreter set[AM_CUDA_INTERPRETERS];
+};
+
+am_cuda_interpreters *am_cuda_interpreters_new(void) {
+  const char *setting = getenv("ARROWMETAL_BATCH_INTERPRETER");
+  am_cuda_interpreters *all = calloc(1, sizeof *all);
+  if (all) all->enabled = !(setting && strcmp(setting, "0") == 0);
+  return all;
+}
+
+static int key_order(const void *a, const void *b) {
+  const am_kernel_key *x = a, *y = b;
+  if (x->kind != y->kind) return x->kind < y->kind ? -1 : 1;
+  if (x->op != y->op) return x->op < y->op ? -1 : 1;
+  if (x->t0 != y->t0) return x->t0 < y->t0 ? -1 : 1;
+  if (x->t1 != y->t1) return x->t1 < y->t1 ? -1 : 1;
+  return 0;
+}
+
+/* The interpreter entry of the set, compiling it on its second batch; NULL
+ * while the set keeps to graphs. */
+static CUfunction entry_of(am_cuda_device *cuda, am_cuda_interpreters *all,
+                           const am_kernel_key *keys, int count) {
+  interpreter *it = NULL;
+  for (int i = 0; i < all->count && !it; i++)
+    if (all->set[i].count == count && memcmp(all->set[i].keys, keys, count * sizeof *keys) == 0)
+      it = &all->set[i];
+  if (!it) {
+    if (all->count == AM_CUDA_INTERPRETERS) return NULL;
+    it = &all->set[all->count++];
+    it->count = count;
+    memcpy(it->keys, keys, count * sizeof *keys);
+  }
+  if (it->entry || it->cannot_compile || ++it->seen < 2) return it->entry;
+  am_err ignored;
+  am_err_init(&ignored, "am_batch_end");
+  char *source = NULL;
+  void *entry = NULL;
+  int status = am_batch_source(&ignored, keys, count, &source);
+  if (status == AM_OK) {
+    pthread_mutex_lock(&cuda->gpu.compile_lock);
+    status = am_gpu_kernel_of_source(&ignored, &cuda->gpu, source, AM_BATCH_ENTRY, &entry);
+    pthread_mutex_unlock(&cuda->gpu.compile_lock);
+  }
+  if (status != AM_OK) it->cannot_compile = 1;
+  it->entry = entry;
+  return it->entry;
+}
+
+int am_cuda_interpret(am_err *err, am_cuda_device *cuda, am_cuda_interpreters *all,
+                      const am_kernel_key *keys, am_batch_params *params, int count) {
+  if (!all || !all->enabled || count < 1 || count > AM_BATCH_OPS) return AM_EUNSUPPORTED;
+  am_kernel_key set[AM_BATCH_OPS];
+  memcpy(set, keys, count * sizeof *keys);
+  qsort(set, (size_t)count, sizeof set[0], key_order);
+  int distinct = 0;
+  for (int i = 0; i < count; i++)
+    if (distinct == 0 || key_order(&set[distinct - 1], &set[i]) != 0) set[distinct++] = set[i];
+  CUfunction entry = entry_of(cuda, all, set, distinct);
+  if (!entry) return AM_EUNSUPPORTED;
+  for (int i = 0; i < count; i++) {
+    const am_kernel_key *found = bsearch(&keys[i], set, (size_t)distinct, sizeof set[0], key_order);
+    params->op[i].kernel = (uint32_t)(found - set);
+  }
+  void *parameters[] = {params};
+  CUresult result = cuda->cu->cuLaunchKernel(entry, (unsigned int)count, 1, 1, AM_GPU_BLOCK, 1, 1,
+                                             0, cuda->stream, parameters, NULL);
+  return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "cuLaunchKernel (batch)");
+}
