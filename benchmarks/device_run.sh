@@ -4,7 +4,8 @@
 #   bash benchmarks/device_run.sh [tests] [strings] [latency] [batch] [bench] [limits] [cache] [crossover]
 #                                 [resident] [faults] [memcheck] [racecheck] [synccheck]
 # limits: issue #14's bandwidth and batch tables (benchmarks/gpu_limits_bench.py).
-# batch: ten small ops in a batch, CUDA graphs on and off in turn, and the batch tests.
+# batch: ten small ops in a batch, held back (as the batch interpreter or a graph) or
+# not, in turn, and the batch tests.
 # resident: the resident worker's tests, sums with it off and on from C and Python
 # (beside PyTorch and CuPy), then the conformance cases in resident mode.
 # faults: the GPU fault tests (out of memory, a faulting kernel, the watchdog).
@@ -100,18 +101,20 @@ for stage in $stages; do
       timeout 400 python3 benchmarks/gpu_bench.py 2>&1 | tee "$OUT/gpu_bench.txt"
       record "${PIPESTATUS[0]}" bench ;;
     batch)
-      # Batches as CUDA graphs (issue #14): the ten-op latency from C with
-      # graphs on and off in turn (ARROWMETAL_BATCH_GRAPHS), the same from
-      # Python, and the batch tests on CUDA.
+      # Batches (issue #14): the ten-op latency from C with launches held
+      # back or not (ARROWMETAL_BATCH_GRAPHS) and, held back, sent as the
+      # batch interpreter or as a graph (ARROWMETAL_BATCH_INTERPRETER), in
+      # turn; the same from Python; and the batch tests on CUDA.
       status=0
-      for graphs in 0 1 0 1; do
-        echo "ARROWMETAL_BATCH_GRAPHS=$graphs"
-        ARROWMETAL_BATCH_GRAPHS=$graphs timeout 30 build/latency cuda 1000 | sed -n '8,14p'
+      for mode in 0/1 1/1 1/0 0/1 1/1 1/0; do
+        echo "ARROWMETAL_BATCH_GRAPHS=${mode%/*} ARROWMETAL_BATCH_INTERPRETER=${mode#*/}"
+        ARROWMETAL_BATCH_GRAPHS=${mode%/*} ARROWMETAL_BATCH_INTERPRETER=${mode#*/} timeout 30 \
+          build/latency cuda 1000 | sed -n '8,15p'
       done 2>&1 | tee "$OUT/batch.txt"
-      for graphs in 1 0; do
-        echo "python, ARROWMETAL_BATCH_GRAPHS=$graphs"
-        ARROWMETAL_BATCH_GRAPHS=$graphs timeout 60 python3 benchmarks/gpu_limits_bench.py --rows "" \
-          2>&1 | tail -6
+      for mode in 1/1 1/0 0/1; do
+        echo "python, ARROWMETAL_BATCH_GRAPHS=${mode%/*} ARROWMETAL_BATCH_INTERPRETER=${mode#*/}"
+        ARROWMETAL_BATCH_GRAPHS=${mode%/*} ARROWMETAL_BATCH_INTERPRETER=${mode#*/} timeout 60 \
+          python3 benchmarks/gpu_limits_bench.py --rows "" 2>&1 | tail -6
       done 2>&1 | tee -a "$OUT/batch.txt"
       timeout 120 python3 -m pytest -q -p no:cacheprovider --tb=short python/tests/test_batch_graphs.py \
         2>&1 | tail -15 | tee -a "$OUT/batch.txt"
