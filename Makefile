@@ -376,8 +376,9 @@ fuzz: fuzz-build
 # (cpu/cpu.h; clang builds none anyway), and TSAN_CC=gcc works too (with
 # TSAN_BUILD=build/tsan-gcc, say). The objects build in parallel unless make
 # already runs with -j.
-# The pool runs kernels of 4,096 slots and more (ARROWMETAL_PARALLEL_MIN), so
-# its fork-join is raced too. First two self-tests, each of which must fail:
+# The pool runs kernels of 1,024 slots and more (ARROWMETAL_PARALLEL_MIN;
+# bitmap kernels from 16,384 bits, cpu/pool.h), so its fork-join is raced
+# too. First two self-tests, each of which must fail:
 # a seeded race (TSan must report it) and seeded wrong answers (the checks
 # must catch them). Any TSan report or wrong answer fails the target.
 TSAN_BUILD ?= build/tsan
@@ -388,7 +389,7 @@ TSAN_CC ?= clang
 # randomization of newer kernels (vm.mmap_rnd_bits above 28).
 TSAN_NORAND = $(shell setarch $$(uname -m) -R true 2>/dev/null && echo setarch $$(uname -m) -R)
 TSAN_RUN = TSAN_OPTIONS="halt_on_error=1 exitcode=66" ARROWMETAL_BACKEND=cpu \
-           ARROWMETAL_PARALLEL_MIN=4096 $(TSAN_NORAND) $(TSAN_BUILD)/stress_test
+           ARROWMETAL_PARALLEL_MIN=1024 $(TSAN_NORAND) $(TSAN_BUILD)/stress_test
 .PHONY: test-tsan
 test-tsan:
 	@command -v $(TSAN_CC) >/dev/null || { echo "test-tsan: installing clang"; \

@@ -17,11 +17,15 @@
 int am_pool_parts(int64_t n);
 
 /* The number of parts for a kernel over n bits of bitmaps (logic, is_null):
- * a bit is far less work than a slot of a wide type, but one thread over
- * bits is bound by its core's L2, so two pay from 2^18 bits at the default
- * threshold (and_not on two cores, against one: 1.63 vs 1.71 us at 2^18,
- * 3.56 vs 3.84 at 10^6, 9.3 vs 14.8 at 4 * 10^6; 1.68 vs 1.35 at 2^17). */
-static inline int am_pool_bit_parts(int64_t bits) { return am_pool_parts(bits / 2); }
+ * a bit is far less work than a slot of a wide type, and a fork-join's cost
+ * is not only its median: on a 2-core VM about one call in ten of xor over
+ * 10^6 bits on two threads took 12 us instead of 3 (a worker or the caller
+ * held up), so two pay only from 2^21 bits at the default threshold (xor
+ * from Python, two threads against one, median / mean us: 300,000 bits
+ * 3.3 / 3.4 vs 1.8 / 1.8; 10^6 3.6 / 7.9 vs 3.7 / 3.8; 2 * 10^6 5.0 / 6.0
+ * vs 7.3 / 7.3, and_not 9.5 / 8.4 vs 7.3 / 7.3; 4 * 10^6 8.7 / 10.0 vs
+ * 16.8 / 17.1). */
+static inline int am_pool_bit_parts(int64_t bits) { return am_pool_parts(bits / 16); }
 
 /* Runs fn(ctx, part) for each part in [0, parts) and returns when every one
  * has finished. Parts are claimed, by the workers and by the caller: a
