@@ -227,10 +227,9 @@ static int send_graph(am_err *err, am_cuda_device *cuda, am_cuda_deferred *defer
 }
 
 /* The held-back launches as one launch of a batch interpreter, where each
- * is one block and none waits for another: AM_OK, AM_EUNSUPPORTED (nothing
- * sent), or the launch's failure. */
-static int send_interpreted(am_err *err, am_cuda_device *cuda, am_cuda_deferred *deferred,
-                            int length) {
+ * is one block and none waits for another: AM_OK, or AM_EUNSUPPORTED with
+ * nothing sent. */
+static int send_interpreted(am_cuda_device *cuda, am_cuda_deferred *deferred, int length) {
   if (length > AM_BATCH_OPS) return AM_EUNSUPPORTED;
   am_kernel_key keys[AM_BATCH_OPS];
   am_batch_params params;
@@ -241,7 +240,7 @@ static int send_interpreted(am_err *err, am_cuda_device *cuda, am_cuda_deferred 
     params.op[i].pad = 0;
     params.op[i].args = launch->args;
   }
-  return am_cuda_interpret(err, cuda, deferred->interpreters, keys, &params, length);
+  return am_cuda_interpret(cuda, deferred->interpreters, keys, &params, length);
 }
 
 /* With the lock held: the held-back launches, as one interpreter launch or
@@ -251,7 +250,7 @@ static int submit_locked(am_err *err, am_cuda_device *cuda, am_cuda_deferred *de
   int length = atomic_load_explicit(&deferred->count, memory_order_relaxed);
   int status = am_gpu_check_broken(err, &cuda->gpu);
   if (status == AM_OK && length > 1 && deferred->enabled) {
-    status = send_interpreted(err, cuda, deferred, length);
+    status = send_interpreted(cuda, deferred, length);
     if (status == AM_EUNSUPPORTED) status = send_graph(err, cuda, deferred, length);
   } else if (status == AM_OK) {
     status = AM_EUNSUPPORTED;

@@ -8,7 +8,9 @@
  * the second time a batch of that set comes (a batch seen once keeps to the
  * graph: a compile costs far more than a graph), then kept for the device's
  * life (AM_CUDA_INTERPRETERS sets at most; later sets keep to graphs). One
- * that will not compile, or build the source, is not asked for again.
+ * whose source, compile or launch fails is not asked for again (a launch
+ * that fails leaves the batch to the graph, which reports a fault of the
+ * device itself).
  * ARROWMETAL_BATCH_INTERPRETER=0 turns it off. */
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +25,7 @@ typedef struct interpreter {
   am_kernel_key keys[AM_BATCH_OPS];
   int seen;           /* batches of this set so far */
   CUfunction entry;   /* once compiled */
-  int cannot_compile; /* its source or compile failed: not asked for again */
+  int cannot_compile; /* its source, compile or launch failed: not asked for again */
 } interpreter;
 
 struct am_cuda_interpreters {
@@ -48,10 +50,9 @@ static int key_order(const void *a, const void *b) {
   return 0;
 }
 
-/* The interpreter entry of the set, compiling it on its second batch; NULL
- * while the set keeps to graphs. */
-static CUfunction entry_of(am_cuda_device *cuda, am_cuda_interpreters *all,
-                           const am_kernel_key *keys, int count) {
+/* The interpreter of the set (made on its first batch), or NULL when the
+ * table is full. */
+static interpreter *find(am_cuda_interpreters *all, const am_kernel_key *keys, int count) {
   interpreter *it = NULL;
   for (int i = 0; i < all->count && !it; i++)
     if (all->set[i].count == count && memcmp(all->set[i].keys, keys, count * sizeof *keys) == 0)
@@ -62,6 +63,13 @@ static CUfunction entry_of(am_cuda_device *cuda, am_cuda_interpreters *all,
     it->count = count;
     memcpy(it->keys, keys, count * sizeof *keys);
   }
+  return it;
+}
+
+/* The interpreter's entry, compiling it on its second batch; NULL while the
+ * set keeps to graphs. */
+static CUfunction entry_of(am_cuda_device *cuda, interpreter *it, const am_kernel_key *keys,
+                           int count) {
   if (it->entry || it->cannot_compile || ++it->seen < 2) return it->entry;
   am_err ignored;
   am_err_init(&ignored, "am_batch_end");
@@ -78,8 +86,8 @@ static CUfunction entry_of(am_cuda_device *cuda, am_cuda_interpreters *all,
   return it->entry;
 }
 
-int am_cuda_interpret(am_err *err, am_cuda_device *cuda, am_cuda_interpreters *all,
-                      const am_kernel_key *keys, am_batch_params *params, int count) {
+int am_cuda_interpret(am_cuda_device *cuda, am_cuda_interpreters *all, const am_kernel_key *keys,
+                      am_batch_params *params, int count) {
   if (!all || !all->enabled || count < 1 || count > AM_BATCH_OPS) return AM_EUNSUPPORTED;
   am_kernel_key set[AM_BATCH_OPS];
   memcpy(set, keys, count * sizeof *keys);
@@ -87,7 +95,8 @@ int am_cuda_interpret(am_err *err, am_cuda_device *cuda, am_cuda_interpreters *a
   int distinct = 0;
   for (int i = 0; i < count; i++)
     if (distinct == 0 || key_order(&set[distinct - 1], &set[i]) != 0) set[distinct++] = set[i];
-  CUfunction entry = entry_of(cuda, all, set, distinct);
+  interpreter *it = find(all, set, distinct);
+  CUfunction entry = it ? entry_of(cuda, it, set, distinct) : NULL;
   if (!entry) return AM_EUNSUPPORTED;
   for (int i = 0; i < count; i++) {
     const am_kernel_key *found = bsearch(&keys[i], set, (size_t)distinct, sizeof set[0], key_order);
@@ -96,5 +105,10 @@ int am_cuda_interpret(am_err *err, am_cuda_device *cuda, am_cuda_interpreters *a
   void *parameters[] = {params};
   CUresult result = cuda->cu->cuLaunchKernel(entry, (unsigned int)count, 1, 1, AM_GPU_BLOCK, 1, 1,
                                              0, cuda->stream, parameters, NULL);
-  return result == CUDA_SUCCESS ? AM_OK : am_cuda_fail(err, result, "cuLaunchKernel (batch)");
+  if (result == CUDA_SUCCESS) return AM_OK;
+  /* Not launched (resources, say): this set keeps to graphs, which report a
+   * failure of the device itself. */
+  it->cannot_compile = 1;
+  it->entry = NULL;
+  return AM_EUNSUPPORTED;
 }

@@ -116,11 +116,11 @@ typedef struct am_cuda_interpreters am_cuda_interpreters;
 am_cuda_interpreters *am_cuda_interpreters_new(void);
 /* Launches `count` ops, op i the one-block launch of keys[i] with
  * params->op[i].args, as one launch of the interpreter of their keys
- * (filling params->op[i].kernel): AM_OK; AM_EUNSUPPORTED with nothing sent
- * when no interpreter runs them (yet: the second batch of a set compiles
- * it); the launch's failure otherwise. With the context current. */
-int am_cuda_interpret(am_err *err, am_cuda_device *cuda, am_cuda_interpreters *all,
-                      const am_kernel_key *keys, am_batch_params *params, int count);
+ * (filling params->op[i].kernel): AM_OK, or AM_EUNSUPPORTED with nothing
+ * sent when no interpreter runs them (yet: the second batch of a set
+ * compiles it) or its launch failed. With the context current. */
+int am_cuda_interpret(am_cuda_device *cuda, am_cuda_interpreters *all, const am_kernel_key *keys,
+                      am_batch_params *params, int count);
 
 /* resident.c: the backend's queue.resident entry (core/backend.h). */
 int am_cuda_resident_mode(am_device *device, int on, const char **reason);
