@@ -10,8 +10,9 @@
  * life (AM_CUDA_INTERPRETERS sets at most; later sets keep to graphs). One
  * whose source, compile or launch fails is not asked for again (a launch
  * that fails leaves the batch to the graph, which reports a fault of the
- * device itself).
- * ARROWMETAL_BATCH_INTERPRETER=0 turns it off. */
+ * device itself). Off unless ARROWMETAL_BATCH_INTERPRETER=1: its logic has
+ * run only under the CUDA emulation (gpu/test_batch_interpreter.py), not yet
+ * on a GPU. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,7 +38,7 @@ struct am_cuda_interpreters {
 am_cuda_interpreters *am_cuda_interpreters_new(void) {
   const char *setting = getenv("ARROWMETAL_BATCH_INTERPRETER");
   am_cuda_interpreters *all = calloc(1, sizeof *all);
-  if (all) all->enabled = !(setting && strcmp(setting, "0") == 0);
+  if (all) all->enabled = setting && strcmp(setting, "1") == 0;
   return all;
 }
 
