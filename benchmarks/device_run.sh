@@ -106,6 +106,7 @@ for stage in $stages; do
       # batch interpreter or as a graph (ARROWMETAL_BATCH_INTERPRETER), in
       # turn; the same from Python; and the batch tests on CUDA.
       status=0
+      cc -O2 benchmarks/driver_costs.c -ldl -o build/driver_costs && timeout 20 build/driver_costs
       for mode in 0/1 1/1 1/0 0/1 1/1 1/0; do
         echo "ARROWMETAL_BATCH_GRAPHS=${mode%/*} ARROWMETAL_BATCH_INTERPRETER=${mode#*/}"
         ARROWMETAL_BATCH_GRAPHS=${mode%/*} ARROWMETAL_BATCH_INTERPRETER=${mode#*/} timeout 30 \
