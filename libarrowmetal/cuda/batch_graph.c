@@ -82,7 +82,7 @@ struct am_cuda_deferred {
   uint64_t clock;
   waiting_free *frees; /* waiting for the held-back launches */
   int free_count, free_capacity;
-  am_cuda_interpreters *interpreters; /* batch_interpreter.c */
+  am_cuda_interpreters *interpreters; /* batch_interpreter.c; NULL: off */
 };
 
 void am_cuda_deferred_init(am_cuda_device *cuda) {
@@ -230,7 +230,7 @@ static int send_graph(am_err *err, am_cuda_device *cuda, am_cuda_deferred *defer
  * is one block and none waits for another: AM_OK, or AM_EUNSUPPORTED with
  * nothing sent. */
 static int send_interpreted(am_cuda_device *cuda, am_cuda_deferred *deferred, int length) {
-  if (length > AM_BATCH_OPS) return AM_EUNSUPPORTED;
+  if (!deferred->interpreters || length > AM_BATCH_OPS) return AM_EUNSUPPORTED;
   am_kernel_key keys[AM_BATCH_OPS];
   am_batch_params params;
   for (int i = 0; i < length; i++) {

@@ -30,16 +30,14 @@ typedef struct interpreter {
 } interpreter;
 
 struct am_cuda_interpreters {
-  int enabled;
   int count;
   interpreter set[AM_CUDA_INTERPRETERS];
 };
 
 am_cuda_interpreters *am_cuda_interpreters_new(void) {
   const char *setting = getenv("ARROWMETAL_BATCH_INTERPRETER");
-  am_cuda_interpreters *all = calloc(1, sizeof *all);
-  if (all) all->enabled = setting && strcmp(setting, "1") == 0;
-  return all;
+  if (!setting || strcmp(setting, "1") != 0) return NULL;
+  return calloc(1, sizeof(am_cuda_interpreters));
 }
 
 static int key_order(const void *a, const void *b) {
@@ -89,7 +87,7 @@ static CUfunction entry_of(am_cuda_device *cuda, interpreter *it, const am_kerne
 
 int am_cuda_interpret(am_cuda_device *cuda, am_cuda_interpreters *all, const am_kernel_key *keys,
                       am_batch_params *params, int count) {
-  if (!all || !all->enabled || count < 1 || count > AM_BATCH_OPS) return AM_EUNSUPPORTED;
+  if (!all || count < 1 || count > AM_BATCH_OPS) return AM_EUNSUPPORTED;
   am_kernel_key set[AM_BATCH_OPS];
   memcpy(set, keys, count * sizeof *keys);
   qsort(set, (size_t)count, sizeof set[0], key_order);

@@ -111,8 +111,8 @@ void am_cuda_free_after_launches(am_cuda_device *cuda, CUdeviceptr pointer, int6
 /* batch_interpreter.c: a batch whose launches are one block each and wait
  * for none of the others goes out as one launch of the interpreter of its
  * kernels (gpu/batch_interpreter.h), where ARROWMETAL_BATCH_INTERPRETER=1.
- * The interpreters of a device (NULL: no memory, none), used under the held
- * launches' lock. */
+ * The interpreters of a device (NULL: off, or no memory), used under the
+ * held launches' lock. */
 typedef struct am_cuda_interpreters am_cuda_interpreters;
 am_cuda_interpreters *am_cuda_interpreters_new(void);
 /* Launches `count` ops, op i the one-block launch of keys[i] with

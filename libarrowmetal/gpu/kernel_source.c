@@ -2020,6 +2020,17 @@ void am_ks_emit_args(am_sb *sb, const char *in0, const char *in1, const char *ou
 void am_ks_emit_scalar(am_sb *sb, am_type t) { emit_scalar(sb, t); }
 void am_ks_emit_reduce_loop(am_sb *sb, am_type t) { emit_reduce_loop(sb, t); }
 
+void am_ks_emit_namespace(am_sb *sb, const char *ns, const char *text) {
+  am_sb_printf(sb, "namespace %s {\n", ns);
+  am_sb_puts(sb, text);
+  am_sb_puts(sb, "}\n");
+  for (const char *p = text; (p = strstr(p, "#define ")) != NULL; p += 8) {
+    if (p != text && p[-1] != '\n') continue;
+    const char *macro = p + 8;
+    am_sb_printf(sb, "#undef %.*s\n", (int)strcspn(macro, " (\n"), macro);
+  }
+}
+
 void am_ks_emit_reduce_class(am_sb *sb, am_dialect d, am_reduce_op op, am_type t) {
   emit_reduce_class(sb, d, op, t);
 }

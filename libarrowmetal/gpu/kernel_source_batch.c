@@ -1,29 +1,18 @@
 /* The batch interpreter's source (batch_interpreter.h): each key's kernel,
- * as kernel_source.c writes it, in a namespace of its own with its entry
- * turned into a device function and its macros undefined after it, then
+ * as kernel_source.c writes it, in a namespace of its own
+ * (am_ks_emit_namespace) with its entry turned into a device function, then
  * the entry that runs op blockIdx.x. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpu/batch_interpreter.h"
 #include "gpu/dialect.h"
+#include "gpu/kernel_source_shared.h"
 
 _Static_assert(sizeof(am_batch_op) == 8 + sizeof(am_gpu_args), "am_batch_op");
 _Static_assert(sizeof(am_gpu_args) % 8 == 0, "am_gpu_args");
 _Static_assert(sizeof(am_batch_params) <= 4096, "the 4 KB of kernel parameters");
-
-/* Kernel i's text in namespace am_b<i>, then #undef of every macro it
- * defines (at the start of a line). */
-static void put_namespaced(am_sb *sb, int i, const char *text) {
-  am_sb_printf(sb, "namespace am_b%d {\n", i);
-  am_sb_puts(sb, text);
-  am_sb_puts(sb, "}\n");
-  for (const char *p = text; (p = strstr(p, "#define ")) != NULL; p += 8) {
-    if (p != text && p[-1] != '\n') continue;
-    const char *macro = p + 8;
-    am_sb_printf(sb, "#undef %.*s\n", (int)strcspn(macro, " (\n"), macro);
-  }
-}
 
 int am_batch_source(am_err *err, const am_kernel_key *keys, int count, char **source) {
   if (count < 1 || count > AM_BATCH_OPS)
@@ -46,7 +35,9 @@ int am_batch_source(am_err *err, const am_kernel_key *keys, int count, char **so
       free(am_sb_finish(&sb));
       return am_fail(err, AM_EUNSUPPORTED, "kernel %s cannot run in a batch interpreter", names[i]);
     }
-    put_namespaced(&sb, i, function);
+    char ns[16];
+    snprintf(ns, sizeof ns, "am_b%d", i);
+    am_ks_emit_namespace(&sb, ns, function);
     free(function);
   }
   /* The parameter is read in place (__grid_constant__: no copy per thread);

@@ -131,13 +131,7 @@ static void emit_class(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
     sb->failed = 1;
     return;
   }
-  am_sb_printf(sb, "namespace %s {\n", ns);
-  am_sb_puts(sb, body);
-  am_sb_puts(sb, "}\n");
-  for (const char *p = body; (p = strstr(p, "#define ")) != NULL;) {
-    p += 8;
-    am_sb_printf(sb, "#undef %.*s\n", (int)strcspn(p, " (\n"), p);
-  }
+  am_ks_emit_namespace(sb, ns, body);
   free(body);
 }
 

@@ -29,6 +29,10 @@ extern const char *const am_ks_reduce_combine;
 /* REDUCE's loop over a thread's slots (several loads in flight, then the
  * rest), for the values' type t. */
 void am_ks_emit_reduce_loop(am_sb *sb, am_type t);
+/* `text` (a kernel's source, or part of one) in namespace `ns`, then an
+ * #undef of every macro it defines at the start of a line: several such
+ * texts then make one program (the resident worker, the batch interpreter). */
+void am_ks_emit_namespace(am_sb *sb, const char *ns, const char *text);
 
 /* A REDUCE class: AccS and its macros, reduce_head, am_acc_add,
  * am_acc_merge and am_acc_finish of `op` over `t` (the resident worker runs
