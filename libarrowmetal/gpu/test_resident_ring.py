@@ -298,7 +298,8 @@ def test_the_worker_leaves_when_idle_and_comes_back(rt):
     rt.open(idle_ms=50)
     assert rt.start() == OK, rt.message()
     deadline = time.monotonic() + 5
-    while rt.lib.rt_running() and time.monotonic() < deadline:
+    # Not running is not yet left: EXITING (3) comes before EXITED (4).
+    while rt.lib.rt_state() != 4 and time.monotonic() < deadline:
         time.sleep(0.005)
     assert not rt.lib.rt_running() and rt.lib.rt_state() == 4  # EXITED
     data = np.arange(100, dtype=np.int64)
