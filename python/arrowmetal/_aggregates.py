@@ -19,14 +19,14 @@ import math
 import sys
 
 from . import _fallback
-from ._batch import PendingScalar
+from ._batch import PendingScalar, not_ended
 from ._capi import ffi, lib
 from ._compute import _FALLBACK, _input_fallback, _operand, _options
 from ._errors import ArrowMetalTypeError, error_from_status
 from ._options import OptionsSpec, c_integer, integer_fields
 from ._results import StructScalar, result_value, valid_of
 from ._scalars import temporal_storage
-from ._state import drop, tls
+from ._state import BatchRecord, drop, tls
 from ._types import (
     KIND_BINARY,
     KIND_BOOL,
@@ -89,37 +89,32 @@ class PendingAggregate:
     StructScalar, index's position after ``start``. ``.value`` gives it then;
     before, it raises (as PendingScalar)."""
 
-    __slots__ = ("_error", "_make", "_s", "_value")
+    __slots__ = ("_batch", "_make", "_s", "_value")
 
-    def __init__(self, scalars: tuple[Any, ...], make: Callable[..., Result]) -> None:
+    def __init__(
+        self, scalars: tuple[Any, ...], make: Callable[..., Result], batch: BatchRecord | None
+    ) -> None:
         self._s: tuple[Any, ...] | None = scalars
         self._make = make
+        self._batch: BatchRecord = batch  # type: ignore[assignment]  # made while one is open
         self._value: Result | None = None
-        self._error: BaseException | None = None
-
-    def _resolve(self, err: BaseException | None) -> None:
-        if err is not None:
-            self._error = err
-        elif self._s is not None:
-            self._value = self._make(*(result_value(s) for s in self._s))
-        self._s = None
 
     @property
     def ready(self) -> bool:
         """True once the value (or the batch's error) is known."""
-        return self._value is not None or self._error is not None
+        return self._batch.done
 
     @property
     def value(self) -> Result:
         """The result, once the batch has ended; before, it raises."""
         if self._value is None:
-            if self._error is not None:
-                raise self._error
-            from ._errors import ArrowMetalError
-
-            raise ArrowMetalError(
-                "the value of a reduction made inside am.batch() is known only after the batch ends"
-            )
+            b = self._batch
+            if not b.done:
+                raise not_ended()
+            if b.error is not None:
+                raise b.error
+            self._value = self._make(*(result_value(s) for s in self._s))  # type: ignore[union-attr]
+            self._s = None
         return self._value
 
     def as_py(self) -> Any:
@@ -146,11 +141,12 @@ class PendingAggregate:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        if self._value is not None:
-            return f"<PendingAggregate {self._value!r}>"
-        if self._error is not None:
-            return f"<PendingAggregate error: {self._error}>"
-        return "<PendingAggregate (batch not ended)>"
+        b = self._batch
+        if not b.done:
+            return "<PendingAggregate (batch not ended)>"
+        if b.error is not None:
+            return f"<PendingAggregate error: {b.error}>"
+        return f"<PendingAggregate {self.value!r}>"
 
 
 # ---------------------------------------------------------------------------
@@ -181,8 +177,9 @@ def _fields(spec: OptionsSpec, given: dict[str, Any], options: Any) -> Any:
 def _pending_or_value(call: Callable[..., int], p: Any, opts: Any, count: int) -> Any:
     """Makes the C call with `count` fresh scalars (inside a batch) or the
     thread's scalar; returns the scalars' values, or the pending scalars."""
-    if count == 1 and tls.scalar is not None:
-        s = tls.scalar
+    st = tls.fast
+    if count == 1 and st is not None:
+        s = st[0]
         rc = call(p, opts, s) if opts is not None else call(p, s)
         if rc:
             raise _error(rc)
@@ -191,7 +188,7 @@ def _pending_or_value(call: Callable[..., int], p: Any, opts: Any, count: int) -
     rc = call(p, opts, *scalars) if opts is not None else call(p, *scalars)
     if rc:
         raise _error(rc)
-    if tls.scalar is None:  # a batch is open: the values come when it ends
+    if st is None:  # a batch is open: the values come when it ends
         return None, scalars
     return tuple(result_value(s) for s in scalars), None
 
@@ -221,11 +218,8 @@ def _run(
         return _input_fallback(name, e, (array,), (array,), kwargs)
     if pending is not None:
         if make is None:
-            ps = PendingScalar(pending[0])
-        else:
-            ps = PendingAggregate(pending, make)  # type: ignore[assignment]
-        tls.pending.append(ps)  # type: ignore[union-attr]  # a list inside a batch
-        return ps
+            return PendingScalar(pending[0], tls.batch)  # type: ignore[arg-type]  # one is open
+        return PendingAggregate(pending, make, tls.batch)
     return make(*values) if make else values[0]
 
 
@@ -500,9 +494,9 @@ def index(
         )
 
     if pending is not None:
-        ps: Any = PendingScalar(pending[0]) if not offset else PendingAggregate(pending, shifted)
-        tls.pending.append(ps)  # type: ignore[union-attr]  # a list inside a batch
-        return ps
+        if not offset:
+            return PendingScalar(pending[0], tls.batch)  # type: ignore[arg-type]  # one is open
+        return PendingAggregate(pending, shifted, tls.batch)
     return shifted(values[0])
 
 

@@ -4,8 +4,10 @@ device (am_batch_begin / am_batch_end), and reductions give PendingScalars.
 The C library keeps the one nesting depth (am_batch_depth, per thread). This
 module keeps no count of its own: it asks the library after each begin and
 end whether the batch just opened or closed is the outermost one, and only
-then switches the thread's state (``_state.ThreadState``) into or out of
-collecting PendingScalars and deferred releases.
+then switches the thread's state (``_state.ThreadState``) into or out of a
+batch: its ``BatchRecord`` collects deferred releases, and the pending
+results made inside it hold the record and read their values from their
+scalars once it says the batch is done (ending a batch visits none of them).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 from ._capi import ffi, lib
 from ._errors import ArrowMetalError, ArrowMetalInvalid, error_from_status
 from ._results import result_value
-from ._state import tls
+from ._state import BatchRecord, tls
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -37,46 +39,49 @@ _batch_depth = lib.am_batch_depth
 _wait = lib.am_wait
 
 
+def not_ended() -> ArrowMetalError:
+    """What reading a pending result raises before its batch has ended."""
+    return ArrowMetalError(
+        "the value of a reduction made inside am.batch() is known only after the batch ends"
+    )
+
+
 class PendingScalar:
     """A reduction result made inside ``am.batch()``: the C library writes it
     when the outermost batch ends (or its ticket is waited on). ``.value`` gives
     the Scalar then (``as_py()``, ``is_valid`` and ``type`` read it); before,
-    they raise."""
+    they raise, and after a failed batch they raise its error."""
 
-    __slots__ = ("_error", "_s", "_value")
+    __slots__ = ("_batch", "_s", "_value")
 
     if TYPE_CHECKING:
-        _s: Any  # the am_scalar * the library writes; None once resolved
-        _value: Any  # the result, or _UNSET
-        _error: BaseException | None
+        _s: Any  # the am_scalar * the library writes; None once read
+        _value: Any  # the result once read, or _UNSET
+        _batch: BatchRecord
 
-    def __init__(self, s: Any) -> None:
+    def __init__(self, s: Any, batch: BatchRecord) -> None:
         self._s = s
+        self._batch = batch
         self._value = _UNSET
-        self._error = None
-
-    def _resolve(self, err: BaseException | None) -> None:
-        if err is not None:
-            self._error = err
-        else:
-            self._value = result_value(self._s)
-        self._s = None
 
     @property
     def ready(self) -> bool:
         """True once the value (or the batch's error) is known."""
-        return self._value is not _UNSET or self._error is not None
+        return self._batch.done
 
     @property
     def value(self) -> Scalar | NullScalar:
         """The result (see am.sum), once the batch has ended; before, it raises."""
-        if self._value is _UNSET:
-            if self._error is not None:
-                raise self._error
-            raise ArrowMetalError(
-                "the value of a reduction made inside am.batch() is known only after the batch ends"
-            )
-        return self._value
+        v = self._value
+        if v is _UNSET:
+            b = self._batch
+            if not b.done:
+                raise not_ended()
+            if b.error is not None:
+                raise b.error
+            v = self._value = result_value(self._s)
+            self._s = None
+        return v
 
     def as_py(self) -> int | float | None:
         """The Python value (None for a null), as pyarrow's Scalar.as_py()."""
@@ -115,43 +120,43 @@ class PendingScalar:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        if self._value is not _UNSET:
-            return f"<PendingScalar {self._value!r}>"
-        if self._error is not None:
-            return f"<PendingScalar error: {self._error}>"
-        return "<PendingScalar (batch not ended)>"
+        b = self._batch
+        if not b.done:
+            return "<PendingScalar (batch not ended)>"
+        if b.error is not None:
+            return f"<PendingScalar error: {b.error}>"
+        return f"<PendingScalar {self.value!r}>"
 
 
-def _finish(pending: list[PendingScalar], deferred: list[Any], err: BaseException | None) -> None:
+def _finish(record: BatchRecord, err: BaseException | None) -> None:
     """After the outermost batch's work is done (or failed with `err`)."""
+    deferred = record.deferred
+    record.deferred = []
     for p in deferred:
         _am_release(p)
-    for ps in pending:
-        ps._resolve(err)
+    record.error = err
+    record.done = True
 
 
 def _close_if_outermost(t: ThreadState, err: BaseException | None) -> None:
-    """Resolves what this thread's outermost batch collected once the C depth
-    is back at 0."""
-    if t.in_batch and _batch_depth() == 0:
-        _finish(*t.end_outermost(), err)
+    """Settles this thread's outermost batch once the C depth is back at 0."""
+    if t.batch is not None and _batch_depth() == 0:
+        _finish(t.end_outermost(), err)
 
 
 class Batch:
     """Context manager of ``am.batch()``; see there."""
 
-    __slots__ = ("_deferred", "_done", "_pending", "_wait", "ticket")
+    __slots__ = ("_record", "_wait", "ticket")
 
     if TYPE_CHECKING:
         ticket: int | None  # the submission's ticket, after a wait=False batch ends
-        _pending: list[PendingScalar] | None
-        _deferred: list[Any] | None
+        _record: BatchRecord | None  # a committed batch's, until waited for
 
     def __init__(self, wait: bool = True) -> None:
         self._wait = wait
         self.ticket = None
-        self._pending = self._deferred = None
-        self._done = True
+        self._record = None
 
     def __enter__(self) -> Self:
         t = tls
@@ -159,12 +164,12 @@ class Batch:
         if rc:
             raise _error(rc)
         if _batch_depth() == 1:
-            if t.in_batch:
+            if t.batch is not None:
                 # This thread's state still collects for a batch that the
                 # library no longer has open: it was ended behind am.batch()'s
                 # back (lib.am_batch_end). Its work is done; settle it.
                 _finish(
-                    *t.end_outermost(),
+                    t.end_outermost(),
                     ArrowMetalInvalid(
                         "the enclosing batch was ended outside am.batch()", lib.AM_EINVAL
                     ),
@@ -184,7 +189,8 @@ class Batch:
         else:
             rc = _batch_end()  # AM_EINVAL, and nothing changes, when no batch is open
             err = _error(rc) if rc else None  # read before any other C call
-            _close_if_outermost(t, err)
+            if t.batch is not None and _batch_depth() == 0:  # _close_if_outermost, inline
+                _finish(t.end_outermost(), err)
         if err is not None and et is None:
             raise err
         return False
@@ -202,20 +208,18 @@ class Batch:
             _close_if_outermost(t, _error(rc) if rc else None)
         elif err is not None:
             _close_if_outermost(t, err)
-        elif t.in_batch:
+        else:
             self.ticket = ticket[0]
-            self._pending, self._deferred = t.end_outermost()
-            self._done = False
-        else:  # opened outside am.batch(): nothing collected here
-            self.ticket = ticket[0]
-            self._pending, self._deferred, self._done = [], [], False
+            # (opened outside am.batch(): nothing collected here, a record
+            # of its own all the same, for wait())
+            self._record = t.end_outermost() if t.batch is not None else BatchRecord()
         return err
 
     def __del__(self) -> None:
         # A committed batch nobody waited for still holds its submission's
         # record and device status slots: wait for it (errors have no one to
         # go to here).
-        if not self._done:
+        if self._record is not None:
             try:
                 self.wait()
             except Exception:  # noqa: BLE001, S110 - nobody left to raise to
@@ -224,14 +228,13 @@ class Batch:
     def wait(self) -> None:
         """Waits for a batch ended with ``am.batch(wait=False)``; raises the first
         error of its submission. Pending scalars of the batch are ready after."""
-        if self._done:
+        record = self._record
+        if record is None:
             return
-        self._done = True
+        self._record = None
         rc = _wait(self.ticket)
         err = _error(rc) if rc else None
-        pending, deferred = self._pending, self._deferred
-        self._pending = self._deferred = None
-        _finish(pending, deferred, err)  # type: ignore[arg-type]  # lists while not _done
+        _finish(record, err)
         if err is not None:
             raise err
 
@@ -247,4 +250,9 @@ def batch(wait: bool = True) -> Batch:
     am_batch_commit and does not wait; call ``.wait()`` on the context object.
     An exit without its enter raises ArrowMetalInvalid (from am_batch_end).
     """
-    return Batch(wait)
+    # A waiting batch keeps no state of its own (the depth is the library's,
+    # the record the thread's): one object serves every such block, nested too.
+    return _WAITING if wait else Batch(False)
+
+
+_WAITING = Batch(True)

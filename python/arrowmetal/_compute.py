@@ -117,6 +117,7 @@ _error = error_from_status
 _NULL = ffi.NULL
 _new = object.__new__
 _new_scalar = ffi.new
+_SCALAR_PTR = ffi.typeof("am_scalar *")  # parsed once: ffi.new of a ctype skips the parse
 
 _am_compare = lib.am_compare
 _am_compare_scalar = lib.am_compare_scalar
@@ -191,13 +192,11 @@ def _reduce_kwargs(skip_nulls: bool, min_count: int, options: Any) -> dict[str, 
 
 def _pending(cfn: Any, p: Any, *extra: Any) -> PendingScalar:
     """Inside a batch: the result is written when the batch ends."""
-    s = _new_scalar("am_scalar *")
+    s = _new_scalar(_SCALAR_PTR)
     rc = cfn(p, *extra, s)
     if rc:
         raise _error(rc)
-    ps = PendingScalar(s)
-    tls.pending.append(ps)  # type: ignore[union-attr]  # a list inside a batch
-    return ps
+    return PendingScalar(s, tls.batch)  # type: ignore[arg-type]  # a batch is open
 
 
 def _null_like(value: Any) -> Any:
@@ -210,17 +209,16 @@ def _null_like(value: Any) -> Any:
 def _reduce_then(cfn: Any, p: Any, post: Callable[[Any], Any] | None) -> Any:
     """cfn's result over `p`, through `post` when given (inside a batch, once
     the batch has ended)."""
-    s = tls.scalar
-    if s is None:
+    st = tls.fast
+    if st is None:
         from ._aggregates import PendingAggregate
 
-        s = _new_scalar("am_scalar *")
+        s = _new_scalar(_SCALAR_PTR)
         rc = cfn(p, s)
         if rc:
             raise _error(rc)
-        pending = PendingAggregate((s,), post or (lambda v: v))
-        tls.pending.append(pending)  # type: ignore[union-attr]  # a list inside a batch
-        return pending
+        return PendingAggregate((s,), post or (lambda v: v), tls.batch)
+    s = st[0]
     rc = cfn(p, s)
     if rc:
         raise _error(rc)
@@ -264,9 +262,10 @@ def _reduce_general(
                 return null_of(t)
             if valid == 0:
                 return empty(t)
-        s = tls.scalar
-        if s is None:
+        st = tls.fast
+        if st is None:
             return _pending(cfn, p)
+        s = st[0]
         rc = cfn(p, s)
         if rc:
             raise _error(rc)

@@ -16,9 +16,24 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["ThreadState", "drop", "tls"]
+__all__ = ["BatchRecord", "ThreadState", "drop", "tls"]
 
 _am_release = lib.am_release
+
+
+class BatchRecord:
+    """One outermost batch, shared by the results made inside it: the
+    temporary handles to release when it ends, and whether it has ended and
+    with which error. Pending results read `done` and `error` when asked for
+    their value, so that ending a batch costs the same however many
+    reductions it made (none is visited)."""
+
+    __slots__ = ("deferred", "done", "error")
+
+    def __init__(self) -> None:
+        self.deferred: list[Any] = []
+        self.done = False
+        self.error: BaseException | None = None
 
 
 class ThreadState(threading.local):
@@ -28,42 +43,29 @@ class ThreadState(threading.local):
         s = ffi.new("am_scalar *")
         # The out-pointer of every call that makes an array.
         self.out = ffi.new("am_array **")
-        # Reduction results: the scalar, and for the fast paths the scalar with
-        # its memory seen as int64 words and as doubles (word 0 holds type and
-        # is_null together, so one read checks both), and the out-pointer.
-        # Both are None inside a batch, where scalar results are written when
-        # the batch ends: reductions then make a PendingScalar each.
-        self.scalar: Any = s
-        self.fast: tuple[Any, Any, Any, Any] | None = (
-            s,
-            ffi.cast("int64_t *", s),
-            ffi.cast("double *", s),
-            self.out,
-        )
-        self._own = (self.scalar, self.fast)
+        # Reduction results: the scalar, the same memory seen as int64 words
+        # and as doubles (word 0 holds type and is_null together, so one read
+        # checks both), and the out-pointer. None inside a batch, where scalar
+        # results are written when the batch ends: reductions then make a
+        # PendingScalar each.
+        self._fast = (s, ffi.cast("int64_t *", s), ffi.cast("double *", s), self.out)
+        self.fast: tuple[Any, Any, Any, Any] | None = self._fast
         self.arg = ffi.new("am_scalar *")  # scalar arguments of element-wise calls
-        # Lists while an outermost batch is open, else None: the PendingScalars
-        # to resolve and the temporary handles to release when it ends.
-        self.pending: list[Any] | None = None
-        self.deferred: list[Any] | None = None
-
-    @property
-    def in_batch(self) -> bool:
-        """True between begin_outermost() and end_outermost()."""
-        return self.pending is not None
+        # The outermost open batch's record, else None (between
+        # begin_outermost() and end_outermost()).
+        self.batch: BatchRecord | None = None
 
     def begin_outermost(self) -> None:
         """Called when a batch opens at C depth 1."""
-        self.scalar = self.fast = None
-        self.pending = []
-        self.deferred = []
+        self.fast = None
+        self.batch = BatchRecord()
 
-    def end_outermost(self) -> tuple[list[Any], list[Any]]:
-        """Called when the C depth is back at 0; returns (pending, deferred)."""
-        pending, deferred = self.pending or [], self.deferred or []
-        self.scalar, self.fast = self._own
-        self.pending = self.deferred = None
-        return pending, deferred
+    def end_outermost(self) -> BatchRecord:
+        """Called when the C depth is back at 0; returns the batch's record."""
+        record = self.batch
+        self.fast = self._fast
+        self.batch = None
+        return record  # type: ignore[return-value]  # called only while one is open
 
 
 tls = ThreadState()
@@ -72,8 +74,8 @@ tls = ThreadState()
 def drop(p: Any) -> None:
     """Releases a temporary handle, or keeps it until the outermost batch ends
     (queued work may still read it)."""
-    deferred = tls.deferred
-    if deferred is None:
+    record = tls.batch
+    if record is None:
         _am_release(p)
     else:
-        deferred.append(p)
+        record.deferred.append(p)

@@ -137,6 +137,21 @@ def test_batch_pending_value_before_end():
     assert s.value == 3
 
 
+def test_every_pending_result_is_settled_when_the_batch_ends():
+    # The results share their batch's record and read their scalars when
+    # asked: an end visits none of them, and a value is read once.
+    x = pa.array([1, 2, 3])
+    with am.batch():
+        sums = [am.sum(x) for _ in range(1000)]
+        pair = am.min_max(x)
+        assert not any(s.ready for s in sums) and not pair.ready
+        assert "batch not ended" in repr(sums[0]) and "batch not ended" in repr(pair)
+    assert all(s.ready for s in sums) and pair.ready
+    assert {s.value.as_py() for s in sums} == {6}
+    assert sums[0].value is sums[0].value
+    assert pair.as_py() == {"min": 1, "max": 3} and pair["max"].as_py() == 3
+
+
 def test_batch_reports_data_errors():
     with pytest.raises(ZeroDivisionError), am.batch():
         am.divide(pa.array([1, 2]), pa.array([0, 1]))
@@ -215,6 +230,9 @@ def test_a_batch_ended_behind_its_back_does_not_wedge_the_thread():
         s = am.sum(x)
         assert am.lib.am_batch_end() == 0  # the C batch ends here
     assert s.ready  # settled (with the error) when the block ended
+    with pytest.raises(am.ArrowMetalInvalid, match="no batch is open"):
+        _ = s.value
+    assert "error" in repr(s)
     assert am.sum(x) == 6
     # Entered, ended behind its back, then a new batch: the stale one is settled.
     stale = am.batch()
@@ -224,6 +242,8 @@ def test_a_batch_ended_behind_its_back_does_not_wedge_the_thread():
     with am.batch():
         u = am.sum(x)
     assert t.ready and u.value == 6
+    with pytest.raises(am.ArrowMetalInvalid, match="ended outside am.batch"):
+        _ = t.value
     assert am.lib.am_batch_depth() == 0 and am.sum(x) == 6
 
 
