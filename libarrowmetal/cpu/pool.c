@@ -186,13 +186,20 @@ void am_pool_run(int parts, void (*fn)(void *ctx, int part), void *ctx) {
       atomic_init(&j.done, 0);
       pool.current = &j;
       uint64_t generation = CLAIM_GENERATION(atomic_load(&pool.claim)) + 1;
-      atomic_store_explicit(&pool.claim, (generation << 40) | ((uint64_t)parts << 32),
+      atomic_store_explicit(&pool.claim, (generation << 40) | ((uint64_t)parts << 32) | 1,
                             memory_order_release);
       if (atomic_load(&pool.sleepers) > 0) {
         pthread_mutex_lock(&pool.lock);
         pthread_cond_broadcast(&pool.wake);
         pthread_mutex_unlock(&pool.lock);
       }
+      /* Part 0 is the caller's, claimed in the word above: each part then
+       * runs on the same thread call after call where the workers are
+       * awake (with two threads always), so its lines are in that core's
+       * caches (am_pool_sweep); else a spinning worker sometimes took part
+       * 0 first, and both halves crossed cores. */
+      fn(ctx, 0);
+      atomic_fetch_add_explicit(&j.done, 1, memory_order_release);
       run_parts();
       for (int spins = 0; atomic_load_explicit(&j.done, memory_order_acquire) < parts;)
         if (++spins < SPINS)
