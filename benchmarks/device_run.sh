@@ -2,12 +2,13 @@
 # One lease of the GPU machine does everything in one call: build, GPU tests,
 # benchmarks. Logs go to $OUT (the device tool brings them back).
 #   bash benchmarks/device_run.sh [tests] [strings] [latency] [batch] [bench] [limits] [cache] [crossover]
-#                                 [resident] [faults] [memcheck] [racecheck] [synccheck]
+#                                 [resident] [twogpu] [faults] [memcheck] [racecheck] [synccheck]
 # limits: issue #14's bandwidth and batch tables (benchmarks/gpu_limits_bench.py).
 # batch: ten small ops in a batch, held back (as the batch interpreter or a graph) or
 # not, in turn, and the batch tests.
 # resident: the resident worker's tests, sums with it off and on from C and Python
 # (beside PyTorch and CuPy), then the conformance cases in resident mode.
+# twogpu: on a host of two GPUs, their tests and benchmarks/two_gpu_bench.py.
 # faults: the GPU fault tests (out of memory, a faulting kernel, the watchdog).
 # memcheck, racecheck, synccheck: compute-sanitizer's tool over the CUDA
 # conformance cases (SANITIZER_SHARDS of SANITIZER_OF shards) and, for
@@ -140,6 +141,17 @@ for stage in $stages; do
       for pid in $pids; do wait "$pid" || status=1; done
       tail -n 3 "$OUT"/resident-conformance-*.log | tee -a "$OUT/resident.txt"
       record $status resident ;;
+    twogpu)
+      # Two GPUs of one host (issue #14): every GPU test with both present,
+      # the two-device tests, and moves between them (peer against host).
+      status=0
+      timeout 300 python3 -m pytest -n 12 -q -rs -p no:cacheprovider --tb=short \
+        python/tests/test_two_gpus.py python/tests/test_routing.py python/tests/test_cuda_interop.py \
+        python/tests/test_batch_graphs.py > "$OUT/twogpu-tests.log" 2>&1 || status=1
+      tail -n 15 "$OUT/twogpu-tests.log" | tee "$OUT/twogpu.txt"
+      timeout 200 python3 benchmarks/two_gpu_bench.py 2>&1 | tee -a "$OUT/twogpu.txt"
+      [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+      record $status twogpu ;;
     limits)
       timeout 240 python3 benchmarks/gpu_limits_bench.py 2>&1 | tee "$OUT/limits.txt"
       record "${PIPESTATUS[0]}" limits ;;
@@ -212,7 +224,7 @@ for stage in $stages; do
           grep -E "ERROR SUMMARY|passed|failed|before first instrumented" | sort | uniq -c
       } | tee -a "$OUT/sanitizers.txt" ;;
     *)
-      echo "unknown stage '$stage' (tests strings latency batch bench limits cache crossover faults memcheck racecheck synccheck)"
+      echo "unknown stage '$stage' (tests strings latency batch bench limits cache crossover resident twogpu faults memcheck racecheck synccheck)"
       record 1 "$stage" ;;
   esac
 done

@@ -225,6 +225,14 @@ int am_move(am_err *err, const am_array *array, am_device *device, am_array **ou
     *out = am_array_share(array);
     return *out ? AM_OK : am_fail(err, AM_ENOMEM, "out of memory");
   }
+  /* Between two devices of one backend (two GPUs), device to device where
+   * the backend can; through the host where it cannot. */
+  const am_backend *backend = array->device->backend;
+  if (backend == device->backend && !array->dictionary && !am_type_is_binary(array->type) &&
+      !am_type_is_host_only(array->type)) {
+    int status = backend->memory.copy_peer(err, array, device, out);
+    if (status != AM_EUNSUPPORTED) return status;
+  }
   am_array *host = NULL;
   int status = am_to_host(err, array, &host);
   if (status != AM_OK) return status;

@@ -20,6 +20,7 @@ int am_backend_check(am_err *err, const am_backend *backend) {
       SLOT(memory, export_device),
       SLOT(memory, wait_event),
       SLOT(memory, count_nulls),
+      SLOT(memory, copy_peer),
       SLOT(kernels, reduce),
       SLOT(kernels, compare),
       SLOT(kernels, arith),
@@ -70,4 +71,10 @@ int am_backend_check(am_err *err, const am_backend *backend) {
   if (backend->device_type == 0)
     return am_fail(err, AM_EUNSUPPORTED, "the %s backend names no device type", backend->name);
   return AM_OK;
+}
+
+int am_no_copy_peer(am_err *err, const am_array *array, am_device *to, am_array **out) {
+  (void)array;
+  (void)out;
+  return am_fail(err, AM_EUNSUPPORTED, "no device-to-device copy to %s", to->name);
 }

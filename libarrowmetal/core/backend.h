@@ -61,6 +61,12 @@ typedef struct am_memory_ops {
   int (*wait_event)(am_err *err, void *sync_event);
   /* Nulls in the validity bitmap of a final array on the device. */
   int (*count_nulls)(am_err *err, const am_array *array, int64_t *out);
+  /* A copy of an array of fixed-width slots (a data buffer and a validity
+   * bitmap) on another device of the same backend, device to device;
+   * complete when it returns, so the source may go at once.
+   * AM_EUNSUPPORTED: it cannot here (am_no_copy_peer: never), and the
+   * caller goes through the host. */
+  int (*copy_peer)(am_err *err, const am_array *array, am_device *to, am_array **out);
 } am_memory_ops;
 
 /* For binary kernels exactly one of `right` / `scalar` is given, of the left
@@ -296,5 +302,9 @@ static inline am_mem_counters *am_device_memory(const am_device *device) {
 /* AM_OK when every slot of the table is filled, else AM_EUNSUPPORTED naming
  * the first empty one. */
 int am_backend_check(am_err *err, const am_backend *backend);
+
+/* The copy_peer of a backend whose devices share nothing faster than the
+ * host (or that has one device): AM_EUNSUPPORTED. */
+int am_no_copy_peer(am_err *err, const am_array *array, am_device *to, am_array **out);
 
 #endif

@@ -155,6 +155,7 @@ const am_backend am_cpu_backend = {
             .export_device = cpu_export_device,
             .wait_event = cpu_wait_event,
             .count_nulls = cpu_count_nulls,
+            .copy_peer = am_no_copy_peer, /* one device */
         },
     .kernels =
         {

@@ -44,6 +44,7 @@ const am_backend am_cuda_backend = {
             .caps = 0,
             .upload = am_cuda_upload,
             .download = am_cuda_download,
+            .copy_peer = am_cuda_copy_peer,
             .import_device = am_cuda_import_device,
             .export_device = am_cuda_export_device,
             .wait_event = am_cuda_wait_sync_event,

@@ -1,7 +1,7 @@
 /* State shared by the CUDA backend's files. The backend is the GPU runtime's
  * hooks (hooks.c) over the driver API and NVRTC, loaded at run time, plus
  * what only CUDA memory needs: pinned uploads, downloads and the C Device
- * Data Interface (memory.c). */
+ * Data Interface (memory.c), and copies between GPUs (peer_copy.c). */
 #ifndef AM_CUDA_CUDA_H
 #define AM_CUDA_CUDA_H
 
@@ -50,6 +50,10 @@ typedef struct am_cuda_device {
    * am_resident_mode(1), under resident_lock, kept for the device's life. */
   pthread_mutex_t resident_lock;
   am_cuda_resident *resident;
+
+  /* Bit d: this device's memory pool was offered to device d for peer
+   * copies (peer_copy.c), whether or not the driver granted it. */
+  _Atomic uint64_t peers_offered;
 } am_cuda_device;
 
 static inline am_cuda_device *am_cuda_of(const am_device *device) { return device->impl; }
@@ -73,6 +77,9 @@ int am_cuda_import_device(am_err *err, am_device *device, am_type type,
                           struct ArrowDeviceArray *array, am_array **out);
 int am_cuda_export_device(am_err *err, const am_array *array, struct ArrowDeviceArray *out);
 int am_cuda_wait_sync_event(am_err *err, void *sync_event);
+
+/* peer_copy.c: the backend's copy_peer (core/backend.h). */
+int am_cuda_copy_peer(am_err *err, const am_array *array, am_device *to, am_array **out);
 
 /* pinned_pool.c: a page-locked host buffer of `size` bytes, from the
  * device's cache of freed blocks or a new cuMemHostAlloc; it returns to the

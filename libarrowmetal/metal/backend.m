@@ -43,6 +43,7 @@ const am_backend am_metal_backend = {
             .export_device = am_metal_export_device,
             .wait_event = am_metal_wait_event,
             .count_nulls = am_gpu_count_nulls,
+            .copy_peer = am_no_copy_peer, /* one GPU on Apple silicon */
         },
     .kernels = AM_GPU_KERNELS,
     .queue = AM_GPU_QUEUE(wait_stream, resident),
