@@ -360,9 +360,13 @@ def _make_reduction(
                 and skip_nulls is True
                 and min_count == 1
                 and options is None
-                and KINDS[_am_array_type(array._ptr)] != KIND_DECIMAL
+                and KINDS[_am_array_type(p := array._ptr)] != KIND_DECIMAL
             ):
-                return _pending(cfn, array._ptr)
+                s = _new_scalar(_SCALAR_PTR)  # _pending(), inline: the batch's hot path
+                rc = cfn(p, s)
+                if rc:
+                    raise _error(rc)
+                return PendingScalar(s, tls.batch)  # type: ignore[arg-type]  # one is open
             return _reduce_general(
                 spec, cfn, rtype, empty, array, skip_nulls, min_count, options, device
             )
@@ -684,8 +688,12 @@ def _make_binary(
                 return _binary_or_fallback(name, kind, op, swop, x, y, device)
             rc = array_fn(op, xp, y._ptr, out)  # type: ignore[union-attr]
         elif ty is int:
-            s = tls.arg
-            fill_int(y, s, None)
+            if -0x8000000000000000 <= y <= 0x7FFFFFFFFFFFFFFF:  # type: ignore[operator]
+                s = tls.int_arg
+                s.i64 = y
+            else:
+                s = tls.arg
+                fill_int(y, s, None)
             rc = scalar_fn(op, xp, s, out)
         elif ty is float:
             s = tls.arg

@@ -51,6 +51,9 @@ class ThreadState(threading.local):
         self._fast = (s, ffi.cast("int64_t *", s), ffi.cast("double *", s), self.out)
         self.fast: tuple[Any, Any, Any, Any] | None = self._fast
         self.arg = ffi.new("am_scalar *")  # scalar arguments of element-wise calls
+        # An int64 argument, its type set once: the hot paths write only the
+        # value (the library never writes an argument).
+        self.int_arg = ffi.new("am_scalar *", {"type": lib.AM_INT64})
         # The outermost open batch's record, else None (between
         # begin_outermost() and end_outermost()).
         self.batch: BatchRecord | None = None
