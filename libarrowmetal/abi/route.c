@@ -228,7 +228,7 @@ int am_move(am_err *err, const am_array *array, am_device *device, am_array **ou
   /* Between two devices of one backend (two GPUs), device to device where
    * the backend can; through the host where it cannot. */
   const am_backend *backend = array->device->backend;
-  if (backend == device->backend && !array->dictionary && !am_type_is_binary(array->type) &&
+  if (backend == device->backend && !array->dictionary && array->type != AM_STRUCT &&
       !am_type_is_host_only(array->type)) {
     int status = backend->memory.copy_peer(err, array, device, out);
     if (status != AM_EUNSUPPORTED) return status;

@@ -50,10 +50,6 @@ typedef struct am_cuda_device {
    * am_resident_mode(1), under resident_lock, kept for the device's life. */
   pthread_mutex_t resident_lock;
   am_cuda_resident *resident;
-
-  /* Bit d: this device's memory pool was offered to device d for peer
-   * copies (peer_copy.c), whether or not the driver granted it. */
-  _Atomic uint64_t peers_offered;
 } am_cuda_device;
 
 static inline am_cuda_device *am_cuda_of(const am_device *device) { return device->impl; }

@@ -98,8 +98,6 @@ static void load(void) {
   RESOLVE_OPTIONAL(cuGraphLaunch, "cuGraphLaunch");
   RESOLVE_OPTIONAL(cuGraphExecDestroy, "cuGraphExecDestroy");
   RESOLVE_OPTIONAL(cuMemcpyPeerAsync, "cuMemcpyPeerAsync");
-  RESOLVE_OPTIONAL(cuDeviceCanAccessPeer, "cuDeviceCanAccessPeer");
-  RESOLVE_OPTIONAL(cuMemPoolSetAccess, "cuMemPoolSetAccess");
   CUresult result = driver.cuInit(0);
   if (result != CUDA_SUCCESS) {
     const char *text = "unknown error";

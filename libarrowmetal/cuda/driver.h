@@ -25,13 +25,6 @@ typedef struct CUgraph_st *CUgraph;
 typedef struct CUgraphNode_st *CUgraphNode;
 typedef struct CUgraphExec_st *CUgraphExec;
 
-/* CUmemAccessDesc: who may reach a memory pool's allocations. */
-typedef struct am_cuda_mem_access {
-  int location_type; /* CU_MEM_LOCATION_TYPE_DEVICE */
-  int location_id;   /* the device's ordinal */
-  int flags;         /* CU_MEM_ACCESS_FLAGS_PROT_READWRITE */
-} am_cuda_mem_access;
-
 /* A kernel node's parameters (CUDA_KERNEL_NODE_PARAMS_v2). The first
  * entries are the v1 struct: a driver with only the v1 calls reads those. */
 typedef struct am_cuda_kernel_node {
@@ -67,9 +60,7 @@ enum {
   CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL = 9,
   CU_MEMORYTYPE_HOST = 1,
   CU_MEMORYTYPE_DEVICE = 2,
-  CU_MEMORYTYPE_UNIFIED = 4,
-  CU_MEM_LOCATION_TYPE_DEVICE = 1,
-  CU_MEM_ACCESS_FLAGS_PROT_READWRITE = 3
+  CU_MEMORYTYPE_UNIFIED = 4
 };
 
 typedef struct am_cuda_driver {
@@ -136,12 +127,10 @@ typedef struct am_cuda_driver {
                                              const am_cuda_kernel_node *params);
   CUresult (*cuGraphLaunch)(CUgraphExec exec, CUstream stream);
   CUresult (*cuGraphExecDestroy)(CUgraphExec exec);
-  /* Optional: without them arrays move between GPUs through the host. */
+  /* Optional: without it arrays move between GPUs through the host. */
   CUresult (*cuMemcpyPeerAsync)(CUdeviceptr destination, CUcontext destination_context,
                                 CUdeviceptr source, CUcontext source_context, size_t bytes,
                                 CUstream stream);
-  CUresult (*cuDeviceCanAccessPeer)(int *can, CUdevice device, CUdevice peer);
-  CUresult (*cuMemPoolSetAccess)(CUmemoryPool pool, const am_cuda_mem_access *access, size_t count);
 } am_cuda_driver;
 
 /* Loads the driver once per process. AM_OK, or AM_EUNSUPPORTED with the

@@ -1,50 +1,28 @@
 /* Arrays moving between two CUDA devices of one process, device to device
  * (cuMemcpyPeerAsync) instead of down to the host and up again.
  *
- * The driver copies between any two contexts: directly over NVLink or PCIe
- * where the devices can reach each other's memory, else staged through host
- * memory on its own. Arrays live in each device's stream-ordered pool, whose
- * allocations another device may reach only once the pool grants it access
- * (cuMemPoolSetAccess; cuCtxEnablePeerAccess does not cover pools), so the
- * first copy from a device to a peer that can reach it offers that. A copy
- * the driver refuses is AM_EUNSUPPORTED: the caller then goes through the
- * host (route.c), which is slower and always works.
+ * The driver copies between any two contexts, directly over NVLink or PCIe
+ * where it can, else staged through host memory on its own, and needs no
+ * access granted to the stream-ordered pools the arrays live in. (Granting
+ * it, cuMemPoolSetAccess, is left out: CUDA.jl dropped its grants after
+ * peer copies into a pool that had granted access wrote nothing and
+ * reported no error, JuliaGPU/CUDA.jl#3112.) A copy the driver refuses is
+ * AM_EUNSUPPORTED: the caller then goes through the host (route.c), which
+ * is slower and always works.
  *
  * Ordering: the source's queued work (a batch's held-back launches
  * included) finishes before the copy reads; the copy is ordered after the
  * new array's allocation on the destination's stream, and complete before
  * this returns, since the source's memory is freed in the source stream's
  * order, which knows nothing of the destination's. */
-#include <stdatomic.h>
-
 #include "core/types.h"
 #include "cuda.h"
 
-/* Lets `to` reach allocations of `from`'s pool where the hardware allows,
- * once per pair, with `from`'s context current. A refusal only leaves the
- * driver to stage the copy. */
-static void offer_pool(am_cuda_device *from, am_cuda_device *to, int to_ordinal) {
-  const am_cuda_driver *cu = from->cu;
-  if (to_ordinal < 0 || to_ordinal >= 64 || !cu->cuDeviceCanAccessPeer || !cu->cuMemPoolSetAccess)
-    return;
-  uint64_t bit = (uint64_t)1 << to_ordinal;
-  if (atomic_fetch_or(&from->peers_offered, bit) & bit) return;
-  int can = 0;
-  CUmemoryPool pool = NULL;
-  if (cu->cuDeviceCanAccessPeer(&can, to->device, from->device) != CUDA_SUCCESS || !can ||
-      cu->cuDeviceGetDefaultMemPool(&pool, from->device) != CUDA_SUCCESS)
-    return;
-  am_cuda_mem_access access = {CU_MEM_LOCATION_TYPE_DEVICE, to_ordinal,
-                               CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
-  cu->cuMemPoolSetAccess(pool, &access, 1);
-}
-
 /* The source's work that writes the array finishes first. */
-static int settle_source(am_err *err, am_cuda_device *from, am_cuda_device *to, int to_ordinal) {
+static int settle_source(am_err *err, am_cuda_device *from) {
   int pushed = am_cuda_enter(from);
   int status = am_cuda_submit(err, from);
   if (status == AM_OK) status = am_cuda_wait_stream(err, from, "peer copy (source)");
-  if (status == AM_OK) offer_pool(from, to, to_ordinal);
   am_cuda_leave(from, pushed);
   return status;
 }
@@ -68,7 +46,7 @@ int am_cuda_copy_peer(am_err *err, const am_array *array, am_device *to_device, 
     return am_fail(err, AM_EUNSUPPORTED, "this CUDA driver has no cuMemcpyPeerAsync");
   int status = am_gpu_check_broken(err, &from->gpu);
   if (status == AM_OK) status = am_gpu_check_broken(err, &to->gpu);
-  if (status == AM_OK) status = settle_source(err, from, to, to_device->ordinal);
+  if (status == AM_OK) status = settle_source(err, from);
   if (status != AM_OK) return status;
   /* The slot offset modulo 8 is kept, as uploads keep it: the data and the
    * bitmap move as whole bytes from the same first byte. */
