@@ -171,7 +171,7 @@ int am_cpu_kleene(am_err *err, am_logic_op op, const am_array *left, const am_ar
                     .dst_valid = validity->ptr,
                     .a = array_operand(left),
                     .n = n,
-                    .parts = am_pool_bit_parts(n)};
+                    .parts = am_pool_parts(n)}; /* heavier than a plain bitmap op: pool.h */
   if (right) {
     job.b = array_operand(right);
   } else if (scalar_left) {

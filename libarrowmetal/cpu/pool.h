@@ -16,16 +16,18 @@
  * or the pool is off. */
 int am_pool_parts(int64_t n);
 
-/* The number of parts for a kernel over n bits of bitmaps (logic, is_null):
- * a bit is far less work than a slot of a wide type, and a fork-join's cost
- * is not only its median: on a 2-core VM about one call in ten of xor over
- * 10^6 bits on two threads took 12 us instead of 3 (a worker or the caller
- * held up), so two pay only from 2^21 bits at the default threshold (xor
- * from Python, two threads against one, median / mean us: 300,000 bits
- * 3.3 / 3.4 vs 1.8 / 1.8; 10^6 3.6 / 7.9 vs 3.7 / 3.8; 2 * 10^6 5.0 / 6.0
- * vs 7.3 / 7.3, and_not 9.5 / 8.4 vs 7.3 / 7.3; 4 * 10^6 8.7 / 10.0 vs
- * 16.8 / 17.1). */
-static inline int am_pool_bit_parts(int64_t bits) { return am_pool_parts(bits / 16); }
+/* The number of parts for a kernel over n bits of bitmaps (logic,
+ * is_null): a bit is far less work than a slot of a wide type, so two
+ * threads pay only from 786,432 bits at the default threshold. Measured
+ * from Python on a 2-core VM since the caller keeps part 0 (am_pool_run),
+ * medians us, two threads against one: xor of two 10^6-bit arrays 3.5-3.7
+ * against 3.8-4.1, 2 * 10^6 bits 5.1-5.3 against 5.8-6.5; at 600,000 bits
+ * and below, no gain (xor 2.5-2.9 against 2.4-2.7, is_null the same). (The
+ * caller used to race the workers for part 0; then one call in ten of xor
+ * over 10^6 bits took 12 us instead of 3, and two threads paid only from
+ * 2^21 bits.) Kleene ops over nulls do several times a plain op's work a
+ * bit and split by am_pool_parts(bits). */
+static inline int am_pool_bit_parts(int64_t bits) { return am_pool_parts(bits / 6); }
 
 /* Runs fn(ctx, part) for each part in [0, parts) and returns when every one
  * has finished. Parts are claimed, by the workers and by the caller: a
