@@ -94,7 +94,7 @@ def test_inputs_on_two_devices_meet_on_the_one_holding_more_bytes(first):
     assert total.device == first  # equal bytes: the first input's device
     assert total.to_pyarrow().equals(pc.add(x, y))
     assert am.equal(a, b).to_pyarrow().equals(pc.equal(x, y))
-    narrow = am.array(pa.array(np.arange(50_000, dtype=np.int8) % 100), device=first)
+    narrow = am.array(pa.array((np.arange(50_000) % 100).astype(np.int8)), device=first)
     wide = am.array(pa.array(np.arange(50_000, dtype=np.int64)), device=other)
     mixed = am.add(narrow, wide)
     assert mixed.device == other  # 8 bytes a slot outweigh 1
