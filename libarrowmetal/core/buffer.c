@@ -47,6 +47,14 @@ static int cache_count;
 static size_t cache_total;
 static uint64_t cache_clock;
 
+/* A fork while another thread holds the cache's lock would leave it held
+ * for good in the child (Python's multiprocessing forks by default on
+ * Linux): the lock is held across fork(), so both sides start unlocked. */
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+static void lock_cache(void) { pthread_mutex_lock(&cache_lock); }
+static void unlock_cache(void) { pthread_mutex_unlock(&cache_lock); }
+static void watch_fork(void) { pthread_atfork(lock_cache, unlock_cache, unlock_cache); }
+
 /* A mapping of `bytes` (a multiple of the page size) below LARGE_BLOCK. */
 static void *map_small(size_t bytes) {
   void *ptr = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -72,6 +80,7 @@ static void *map_large(size_t bytes) {
 static void *take_cached(size_t *bytes) {
   void *ptr = NULL;
   size_t wanted = *bytes;
+  pthread_once(&fork_once, watch_fork);
   pthread_mutex_lock(&cache_lock);
   int best = -1;
   for (int i = 0; i < cache_count; i++)
