@@ -15,24 +15,28 @@
 
 enum { AM_HOST_ALIGNMENT = 64 };
 
-/* Host buffers of at least 64 KiB are mapped (large ones, >= 2 MiB, 2 MiB
- * aligned with MADV_HUGEPAGE), and a freed one is kept in a small cache for
- * the next allocation of a similar size: a fresh mapping costs a page fault
- * per page on first touch, which for an element-wise kernel over a large
- * array costs more than the kernel itself. (Between 64 KiB and 2 MiB, malloc
- * gave the top of its heap back to the system whenever a free left more
- * than 128 KiB there, and the next call faulted the pages in again: xor of
- * two 10^6-bit arrays, whose result is 125 KiB, averaged 4.9 us against a
- * median of 3.5, clear_page a tenth of its profile.) The cache holds at
- * most CACHE_ENTRIES blocks and CACHE_BYTES in all; an allocation takes the
- * smallest cached block that is at least its size and at most twice it.
- * Cached blocks count as am_host_memory's reserved bytes, live ones as in
- * use (core/memstats.h). */
+/* Host buffers of at least 64 KiB are mapped, and a freed one is kept in a
+ * small cache for the next allocation of its size: a fresh mapping costs a
+ * page fault per page on first touch, which for an element-wise kernel
+ * costs more than the kernel itself.
+ *   - Large buffers (>= 2 MiB) are mapped 2 MiB aligned with MADV_HUGEPAGE,
+ *     in whole 2 MiB blocks; an allocation takes the smallest cached block
+ *     that is at least its size and at most twice it. At most 32 blocks and
+ *     512 MiB are kept.
+ *   - Smaller ones are mapped in whole pages and reused only at their exact
+ *     size (what their counters say stays what was asked for, rounded to
+ *     pages), at most 16 and 32 MiB. Between 64 KiB and 2 MiB malloc gave
+ *     the top of its heap back to the system whenever a free left more than
+ *     128 KiB there, and the next call faulted the pages in again: xor of
+ *     two 10^6-bit arrays, whose result is 125 KiB, averaged 4.9 us against
+ *     a median of 3.5, clear_page a tenth of its profile.
+ * The two are kept apart so that churning small results never evicts a
+ * large block. Cached blocks count as am_host_memory's reserved bytes, live
+ * ones as in use (core/memstats.h). */
 #define CACHED_BLOCK ((size_t)64 << 10)
 #define PAGE ((size_t)4096)
 #define LARGE_BLOCK ((size_t)2 << 20)
-#define CACHE_ENTRIES 32
-#define CACHE_BYTES ((size_t)512 << 20)
+#define MAX_ENTRIES 32
 
 #if AM_HAVE_MMAP
 typedef struct cached_block {
@@ -41,11 +45,24 @@ typedef struct cached_block {
   uint64_t stamp; /* when it was freed: the oldest goes first */
 } cached_block;
 
+typedef struct block_cache {
+  int max_entries;
+  size_t max_bytes;
+  size_t max_fit; /* a block serves a request of at least bytes / max_fit */
+  cached_block entry[MAX_ENTRIES];
+  int count;
+  size_t total;
+} block_cache;
+
+/* One lock for both caches (and the clock). */
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static cached_block cache[CACHE_ENTRIES];
-static int cache_count;
-static size_t cache_total;
+static block_cache large_cache = {.max_entries = 32, .max_bytes = (size_t)512 << 20, .max_fit = 2};
+static block_cache small_cache = {.max_entries = 16, .max_bytes = (size_t)32 << 20, .max_fit = 1};
 static uint64_t cache_clock;
+
+static block_cache *cache_for(size_t bytes) {
+  return bytes >= LARGE_BLOCK ? &large_cache : &small_cache;
+}
 
 /* A fork while another thread holds the cache's lock would leave it held
  * for good in the child (Python's multiprocessing forks by default on
@@ -75,24 +92,25 @@ static void *map_large(size_t bytes) {
   return start;
 }
 
-/* A cached block of at least `bytes` (at most twice that); *bytes becomes
- * the block's real size, which is what must be cached or unmapped later. */
+/* A cached block for `*bytes` (see block_cache.max_fit); *bytes becomes the
+ * block's real size, which is what must be cached or unmapped later. */
 static void *take_cached(size_t *bytes) {
   void *ptr = NULL;
   size_t wanted = *bytes;
+  block_cache *c = cache_for(wanted);
   pthread_once(&fork_once, watch_fork);
   pthread_mutex_lock(&cache_lock);
   int best = -1;
-  for (int i = 0; i < cache_count; i++)
-    if (cache[i].bytes >= wanted && cache[i].bytes <= 2 * wanted &&
-        (best < 0 || cache[i].bytes < cache[best].bytes))
+  for (int i = 0; i < c->count; i++)
+    if (c->entry[i].bytes >= wanted && c->entry[i].bytes <= c->max_fit * wanted &&
+        (best < 0 || c->entry[i].bytes < c->entry[best].bytes))
       best = i;
   if (best >= 0) {
-    ptr = cache[best].ptr;
-    *bytes = cache[best].bytes;
-    cache_total -= cache[best].bytes;
-    am_mem_reserve(&am_host_memory, -(int64_t)cache[best].bytes);
-    cache[best] = cache[--cache_count];
+    ptr = c->entry[best].ptr;
+    *bytes = c->entry[best].bytes;
+    c->total -= c->entry[best].bytes;
+    am_mem_reserve(&am_host_memory, -(int64_t)c->entry[best].bytes);
+    c->entry[best] = c->entry[--c->count];
   }
   pthread_mutex_unlock(&cache_lock);
   return ptr;
@@ -103,24 +121,25 @@ static void free_mapped(am_buffer *buffer) {
   size_t bytes = (size_t)buffer->context;
   free(buffer);
   am_mem_free(&am_host_memory, (int64_t)bytes);
-  void *unmap[CACHE_ENTRIES + 1];
-  size_t unmap_bytes[CACHE_ENTRIES + 1];
+  block_cache *c = cache_for(bytes);
+  void *unmap[MAX_ENTRIES + 1];
+  size_t unmap_bytes[MAX_ENTRIES + 1];
   int unmaps = 0;
-  if (bytes > CACHE_BYTES) {
+  if (bytes > c->max_bytes) {
     unmap[unmaps] = ptr, unmap_bytes[unmaps++] = bytes;
   } else {
     pthread_mutex_lock(&cache_lock);
-    while (cache_count == CACHE_ENTRIES || cache_total + bytes > CACHE_BYTES) {
+    while (c->count == c->max_entries || c->total + bytes > c->max_bytes) {
       int oldest = 0;
-      for (int i = 1; i < cache_count; i++)
-        if (cache[i].stamp < cache[oldest].stamp) oldest = i;
-      unmap[unmaps] = cache[oldest].ptr, unmap_bytes[unmaps++] = cache[oldest].bytes;
-      cache_total -= cache[oldest].bytes;
-      am_mem_reserve(&am_host_memory, -(int64_t)cache[oldest].bytes);
-      cache[oldest] = cache[--cache_count];
+      for (int i = 1; i < c->count; i++)
+        if (c->entry[i].stamp < c->entry[oldest].stamp) oldest = i;
+      unmap[unmaps] = c->entry[oldest].ptr, unmap_bytes[unmaps++] = c->entry[oldest].bytes;
+      c->total -= c->entry[oldest].bytes;
+      am_mem_reserve(&am_host_memory, -(int64_t)c->entry[oldest].bytes);
+      c->entry[oldest] = c->entry[--c->count];
     }
-    cache[cache_count++] = (cached_block){ptr, bytes, ++cache_clock};
-    cache_total += bytes;
+    c->entry[c->count++] = (cached_block){ptr, bytes, ++cache_clock};
+    c->total += bytes;
     am_mem_reserve(&am_host_memory, (int64_t)bytes);
     pthread_mutex_unlock(&cache_lock);
   }
