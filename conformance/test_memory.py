@@ -37,13 +37,10 @@ def full_int64(dev, length, value=7):
 
 def counted(nbytes):
     """What an array buffer of `nbytes` counts: whole 64-byte lines, one more than the
-    data needs (core/buffer.c, cuda/hooks.c); on the host, whole pages from 64 KiB on and
-    whole 2 MiB blocks from 2 MiB on (the GPU tests here stay below 64 KiB)."""
+    data needs (core/buffer.c, cuda/hooks.c); whole 2 MiB blocks from 2 MiB on the host."""
     rounded = (nbytes + 127) & ~63
     if rounded >= 2 << 20:
         rounded = (rounded + (2 << 20) - 1) & ~((2 << 20) - 1)
-    elif rounded >= 64 << 10:
-        rounded = (rounded + 4095) & ~4095
     return rounded
 
 

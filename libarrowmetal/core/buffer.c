@@ -15,30 +15,30 @@
 
 enum { AM_HOST_ALIGNMENT = 64 };
 
-/* Host buffers of at least 64 KiB are mapped, and a freed one is kept in a
- * small cache for the next allocation of its size: a fresh mapping costs a
- * page fault per page on first touch, which for an element-wise kernel
- * costs more than the kernel itself.
- *   - Large buffers (>= 2 MiB) are mapped 2 MiB aligned with MADV_HUGEPAGE,
- *     in whole 2 MiB blocks; an allocation takes the smallest cached block
- *     that is at least its size and at most twice it. At most 32 blocks and
- *     512 MiB are kept.
- *   - Smaller ones are mapped in whole pages and reused only at their exact
- *     size (what their counters say stays what was asked for, rounded to
- *     pages), at most 16 and 32 MiB. Between 64 KiB and 2 MiB malloc gave
- *     the top of its heap back to the system whenever a free left more than
- *     128 KiB there, and the next call faulted the pages in again: xor of
- *     two 10^6-bit arrays, whose result is 125 KiB, averaged 4.9 us against
- *     a median of 3.5, clear_page a tenth of its profile.
- * The two are kept apart so that churning small results never evicts a
+/* A freed host buffer of at least 64 KiB is kept in a small cache for the
+ * next allocation of its size, instead of going back at once:
+ *   - Large buffers (>= 2 MiB) are mapped, 2 MiB aligned with MADV_HUGEPAGE,
+ *     in whole 2 MiB blocks: a fresh mapping costs a page fault per page on
+ *     first touch, which for an element-wise kernel over a large array costs
+ *     more than the kernel itself. An allocation takes the smallest cached
+ *     block that is at least its size and at most twice it; at most 32
+ *     blocks and 512 MiB are kept, the oldest unmapped first.
+ *   - Smaller ones come from malloc and are reused only at their exact size
+ *     (what their counters say stays what was asked for), at most 16 and 32
+ *     MiB, the oldest given back to malloc first. Given back at once, a
+ *     result of 125 KiB (xor of two 10^6-bit arrays) left more than 128 KiB
+ *     free at the top of malloc's heap, which malloc returned to the system,
+ *     and the next call faulted the pages in again: 4.9 us on average
+ *     against a median of 3.5, clear_page a tenth of the profile. (Mapping
+ *     these too cost more where sizes vary: every miss is fresh, zeroed
+ *     pages, where malloc reuses its heap.)
+ * The two caches are apart so that churning small results never evicts a
  * large block. Cached blocks count as am_host_memory's reserved bytes, live
  * ones as in use (core/memstats.h). */
 #define CACHED_BLOCK ((size_t)64 << 10)
-#define PAGE ((size_t)4096)
 #define LARGE_BLOCK ((size_t)2 << 20)
 #define MAX_ENTRIES 32
 
-#if AM_HAVE_MMAP
 typedef struct cached_block {
   void *ptr;
   size_t bytes;
@@ -49,34 +49,25 @@ typedef struct block_cache {
   int max_entries;
   size_t max_bytes;
   size_t max_fit; /* a block serves a request of at least bytes / max_fit */
+  void (*release)(void *ptr, size_t bytes);
   cached_block entry[MAX_ENTRIES];
   int count;
   size_t total;
 } block_cache;
 
-/* One lock for both caches (and the clock). */
-static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static block_cache large_cache = {.max_entries = 32, .max_bytes = (size_t)512 << 20, .max_fit = 2};
-static block_cache small_cache = {.max_entries = 16, .max_bytes = (size_t)32 << 20, .max_fit = 1};
-static uint64_t cache_clock;
-
-static block_cache *cache_for(size_t bytes) {
-  return bytes >= LARGE_BLOCK ? &large_cache : &small_cache;
+static void release_heap(void *ptr, size_t bytes) {
+  (void)bytes;
+  free(ptr);
 }
 
-/* A fork while another thread holds the cache's lock would leave it held
- * for good in the child (Python's multiprocessing forks by default on
- * Linux): the lock is held across fork(), so both sides start unlocked. */
-static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
-static void lock_cache(void) { pthread_mutex_lock(&cache_lock); }
-static void unlock_cache(void) { pthread_mutex_unlock(&cache_lock); }
-static void watch_fork(void) { pthread_atfork(lock_cache, unlock_cache, unlock_cache); }
+static block_cache small_cache = {
+    .max_entries = 16, .max_bytes = (size_t)32 << 20, .max_fit = 1, .release = release_heap};
 
-/* A mapping of `bytes` (a multiple of the page size) below LARGE_BLOCK. */
-static void *map_small(size_t bytes) {
-  void *ptr = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  return ptr == MAP_FAILED ? NULL : ptr;
-}
+#if AM_HAVE_MMAP
+static void release_mapping(void *ptr, size_t bytes) { munmap(ptr, bytes); }
+
+static block_cache large_cache = {
+    .max_entries = 32, .max_bytes = (size_t)512 << 20, .max_fit = 2, .release = release_mapping};
 
 static void *map_large(size_t bytes) {
   size_t span = bytes + LARGE_BLOCK;
@@ -91,13 +82,26 @@ static void *map_large(size_t bytes) {
 #endif
   return start;
 }
+#endif
 
-/* A cached block for `*bytes` (see block_cache.max_fit); *bytes becomes the
- * block's real size, which is what must be cached or unmapped later. */
-static void *take_cached(size_t *bytes) {
+/* One lock for both caches (and the clock). */
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t cache_clock;
+
+/* A fork while another thread holds the cache's lock would leave it held
+ * for good in the child (Python's multiprocessing forks by default on
+ * Linux): the lock is held across fork(), so both sides start unlocked. */
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+static void lock_cache(void) { pthread_mutex_lock(&cache_lock); }
+static void unlock_cache(void) { pthread_mutex_unlock(&cache_lock); }
+static void watch_fork(void) { pthread_atfork(lock_cache, unlock_cache, unlock_cache); }
+
+/* A cached block for `*bytes` from `c` (see block_cache.max_fit); *bytes
+ * becomes the block's real size, which is what must be cached or released
+ * later. NULL when none fits. */
+static void *take_cached(block_cache *c, size_t *bytes) {
   void *ptr = NULL;
   size_t wanted = *bytes;
-  block_cache *c = cache_for(wanted);
   pthread_once(&fork_once, watch_fork);
   pthread_mutex_lock(&cache_lock);
   int best = -1;
@@ -116,24 +120,19 @@ static void *take_cached(size_t *bytes) {
   return ptr;
 }
 
-static void free_mapped(am_buffer *buffer) {
-  void *ptr = buffer->ptr;
-  size_t bytes = (size_t)buffer->context;
-  free(buffer);
-  am_mem_free(&am_host_memory, (int64_t)bytes);
-  block_cache *c = cache_for(bytes);
-  void *unmap[MAX_ENTRIES + 1];
-  size_t unmap_bytes[MAX_ENTRIES + 1];
-  int unmaps = 0;
+/* Keeps a freed block in `c`, giving back the oldest ones as needed. */
+static void keep_cached(block_cache *c, void *ptr, size_t bytes) {
+  cached_block gone[MAX_ENTRIES + 1];
+  int count = 0;
   if (bytes > c->max_bytes) {
-    unmap[unmaps] = ptr, unmap_bytes[unmaps++] = bytes;
+    gone[count++] = (cached_block){ptr, bytes, 0};
   } else {
     pthread_mutex_lock(&cache_lock);
     while (c->count == c->max_entries || c->total + bytes > c->max_bytes) {
       int oldest = 0;
       for (int i = 1; i < c->count; i++)
         if (c->entry[i].stamp < c->entry[oldest].stamp) oldest = i;
-      unmap[unmaps] = c->entry[oldest].ptr, unmap_bytes[unmaps++] = c->entry[oldest].bytes;
+      gone[count++] = c->entry[oldest];
       c->total -= c->entry[oldest].bytes;
       am_mem_reserve(&am_host_memory, -(int64_t)c->entry[oldest].bytes);
       c->entry[oldest] = c->entry[--c->count];
@@ -143,9 +142,8 @@ static void free_mapped(am_buffer *buffer) {
     am_mem_reserve(&am_host_memory, (int64_t)bytes);
     pthread_mutex_unlock(&cache_lock);
   }
-  for (int i = 0; i < unmaps; i++) munmap(unmap[i], unmap_bytes[i]);
+  for (int i = 0; i < count; i++) c->release(gone[i].ptr, gone[i].bytes);
 }
-#endif
 
 /* context: the bytes allocated, as counted. */
 static void free_host(am_buffer *buffer) {
@@ -153,6 +151,22 @@ static void free_host(am_buffer *buffer) {
   free(buffer->ptr);
   free(buffer);
 }
+
+static void free_cached_small(am_buffer *buffer) {
+  size_t bytes = (size_t)buffer->context;
+  am_mem_free(&am_host_memory, (int64_t)bytes);
+  keep_cached(&small_cache, buffer->ptr, bytes);
+  free(buffer);
+}
+
+#if AM_HAVE_MMAP
+static void free_cached_large(am_buffer *buffer) {
+  size_t bytes = (size_t)buffer->context;
+  am_mem_free(&am_host_memory, (int64_t)bytes);
+  keep_cached(&large_cache, buffer->ptr, bytes);
+  free(buffer);
+}
+#endif
 
 am_buffer *am_buffer_alloc_host(int64_t size) {
   am_buffer *buffer = malloc(sizeof *buffer);
@@ -166,22 +180,22 @@ am_buffer *am_buffer_alloc_host(int64_t size) {
   size_t bytes = ((size_t)size + 2 * AM_HOST_ALIGNMENT - 1) & ~(size_t)(AM_HOST_ALIGNMENT - 1);
   void *ptr = NULL;
   am_buffer_free_fn free_fn = free_host;
-  void *context = (void *)bytes;
 #if AM_HAVE_MMAP
-  if (bytes >= CACHED_BLOCK) {
-    size_t unit = bytes >= LARGE_BLOCK ? LARGE_BLOCK : PAGE;
-    bytes = (bytes + unit - 1) & ~(unit - 1);
-    ptr = take_cached(&bytes);
-    if (!ptr) ptr = bytes >= LARGE_BLOCK ? map_large(bytes) : map_small(bytes);
+  if (bytes >= LARGE_BLOCK) {
+    bytes = (bytes + LARGE_BLOCK - 1) & ~(LARGE_BLOCK - 1);
+    ptr = take_cached(&large_cache, &bytes); /* may be larger: it goes back whole */
+    if (!ptr) ptr = map_large(bytes);
     if (!ptr) {
       free(buffer);
       return NULL;
     }
-    /* A cached block may be larger than asked for; it goes back whole. */
-    free_fn = free_mapped;
-    context = (void *)bytes;
+    free_fn = free_cached_large;
   }
 #endif
+  if (!ptr && bytes >= CACHED_BLOCK) {
+    ptr = take_cached(&small_cache, &bytes);
+    free_fn = free_cached_small;
+  }
   if (!ptr && posix_memalign(&ptr, AM_HOST_ALIGNMENT, bytes) != 0) {
     free(buffer);
     return NULL;
@@ -190,7 +204,7 @@ am_buffer *am_buffer_alloc_host(int64_t size) {
   atomic_init(&buffer->refs, 1);
   buffer->ptr = ptr;
   buffer->size = size;
-  buffer->context = context;
+  buffer->context = (void *)bytes;
   buffer->free_fn = free_fn;
   return buffer;
 }
