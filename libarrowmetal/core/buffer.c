@@ -60,8 +60,23 @@ static void release_heap(void *ptr, size_t bytes) {
   free(ptr);
 }
 
-static block_cache small_cache = {
-    .max_entries = 16, .max_bytes = (size_t)32 << 20, .max_fit = 1, .release = release_heap};
+/* Under AddressSanitizer small blocks go back to malloc at once, where its
+ * quarantine catches a use after free. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SMALL_ENTRIES 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SMALL_ENTRIES 0
+#endif
+#endif
+#ifndef SMALL_ENTRIES
+#define SMALL_ENTRIES 16
+#endif
+
+static block_cache small_cache = {.max_entries = SMALL_ENTRIES,
+                                  .max_bytes = (size_t)32 << 20,
+                                  .max_fit = 1,
+                                  .release = release_heap};
 
 #if AM_HAVE_MMAP
 static void release_mapping(void *ptr, size_t bytes) { munmap(ptr, bytes); }
@@ -124,7 +139,7 @@ static void *take_cached(block_cache *c, size_t *bytes) {
 static void keep_cached(block_cache *c, void *ptr, size_t bytes) {
   cached_block gone[MAX_ENTRIES + 1];
   int count = 0;
-  if (bytes > c->max_bytes) {
+  if (bytes > c->max_bytes || c->max_entries == 0) {
     gone[count++] = (cached_block){ptr, bytes, 0};
   } else {
     pthread_mutex_lock(&cache_lock);
