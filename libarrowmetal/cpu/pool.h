@@ -30,9 +30,10 @@ int am_pool_parts(int64_t n);
 static inline int am_pool_bit_parts(int64_t bits) { return am_pool_parts(bits / 6); }
 
 /* Runs fn(ctx, part) for each part in [0, parts) and returns when every one
- * has finished. Parts are claimed, by the workers and by the caller: a
- * worker that is late (asleep, or on a core another process holds) leaves
- * its part to the others instead of holding up the join. */
+ * has finished. Part 0 is the caller's; the others are claimed, by the
+ * workers and by the caller once its own is done: a worker that is late
+ * (asleep, or on a core another process holds) leaves its part to the
+ * others instead of holding up the join. */
 void am_pool_run(int parts, void (*fn)(void *ctx, int part), void *ctx);
 
 /* Slots [*begin, *end) of part `part` of n: boundaries are multiples of 64,
