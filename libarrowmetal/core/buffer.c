@@ -6,6 +6,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Under AddressSanitizer a cached block is poisoned until it is taken again,
+ * so a use after free of a cached buffer is still caught. */
+#if defined(__SANITIZE_ADDRESS__)
+#define AM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define AM_ASAN 1
+#endif
+#endif
+#ifdef AM_ASAN
+#include <sanitizer/asan_interface.h>
+#else
+#define ASAN_POISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
+#define ASAN_UNPOISON_MEMORY_REGION(p, n) ((void)(p), (void)(n))
+#endif
+
 #if defined(__linux__)
 #include <sys/mman.h>
 #define AM_HAVE_MMAP 1
@@ -60,23 +76,8 @@ static void release_heap(void *ptr, size_t bytes) {
   free(ptr);
 }
 
-/* Under AddressSanitizer small blocks go back to malloc at once, where its
- * quarantine catches a use after free. */
-#if defined(__SANITIZE_ADDRESS__)
-#define SMALL_ENTRIES 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SMALL_ENTRIES 0
-#endif
-#endif
-#ifndef SMALL_ENTRIES
-#define SMALL_ENTRIES 16
-#endif
-
-static block_cache small_cache = {.max_entries = SMALL_ENTRIES,
-                                  .max_bytes = (size_t)32 << 20,
-                                  .max_fit = 1,
-                                  .release = release_heap};
+static block_cache small_cache = {
+    .max_entries = 16, .max_bytes = (size_t)32 << 20, .max_fit = 1, .release = release_heap};
 
 #if AM_HAVE_MMAP
 static void release_mapping(void *ptr, size_t bytes) { munmap(ptr, bytes); }
@@ -127,6 +128,7 @@ static void *take_cached(block_cache *c, size_t *bytes) {
   if (best >= 0) {
     ptr = c->entry[best].ptr;
     *bytes = c->entry[best].bytes;
+    ASAN_UNPOISON_MEMORY_REGION(ptr, *bytes);
     c->total -= c->entry[best].bytes;
     am_mem_reserve(&am_host_memory, -(int64_t)c->entry[best].bytes);
     c->entry[best] = c->entry[--c->count];
@@ -139,7 +141,7 @@ static void *take_cached(block_cache *c, size_t *bytes) {
 static void keep_cached(block_cache *c, void *ptr, size_t bytes) {
   cached_block gone[MAX_ENTRIES + 1];
   int count = 0;
-  if (bytes > c->max_bytes || c->max_entries == 0) {
+  if (bytes > c->max_bytes) {
     gone[count++] = (cached_block){ptr, bytes, 0};
   } else {
     pthread_mutex_lock(&cache_lock);
@@ -152,12 +154,16 @@ static void keep_cached(block_cache *c, void *ptr, size_t bytes) {
       am_mem_reserve(&am_host_memory, -(int64_t)c->entry[oldest].bytes);
       c->entry[oldest] = c->entry[--c->count];
     }
+    ASAN_POISON_MEMORY_REGION(ptr, bytes);
     c->entry[c->count++] = (cached_block){ptr, bytes, ++cache_clock};
     c->total += bytes;
     am_mem_reserve(&am_host_memory, (int64_t)bytes);
     pthread_mutex_unlock(&cache_lock);
   }
-  for (int i = 0; i < count; i++) c->release(gone[i].ptr, gone[i].bytes);
+  for (int i = 0; i < count; i++) {
+    ASAN_UNPOISON_MEMORY_REGION(gone[i].ptr, gone[i].bytes); /* was cached, or is the new one */
+    c->release(gone[i].ptr, gone[i].bytes);
+  }
 }
 
 /* context: the bytes allocated, as counted. */
