@@ -19,7 +19,7 @@ import math
 import sys
 
 from . import _fallback
-from ._batch import PendingScalar, not_ended
+from ._batch import PendingScalar, check_settled, pending_repr
 from ._capi import ffi, lib
 from ._compute import _FALLBACK, _input_fallback, _operand, _options
 from ._errors import ArrowMetalTypeError, error_from_status
@@ -108,11 +108,7 @@ class PendingAggregate:
     def value(self) -> Result:
         """The result, once the batch has ended; before, it raises."""
         if self._value is None:
-            b = self._batch
-            if not b.done:
-                raise not_ended()
-            if b.error is not None:
-                raise b.error
+            check_settled(self._batch)
             self._value = self._make(*(result_value(s) for s in self._s))  # type: ignore[union-attr]
             self._s = None
         return self._value
@@ -141,12 +137,7 @@ class PendingAggregate:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        b = self._batch
-        if not b.done:
-            return "<PendingAggregate (batch not ended)>"
-        if b.error is not None:
-            return f"<PendingAggregate error: {b.error}>"
-        return f"<PendingAggregate {self.value!r}>"
+        return pending_repr(self)
 
 
 # ---------------------------------------------------------------------------

@@ -39,11 +39,25 @@ _batch_depth = lib.am_batch_depth
 _wait = lib.am_wait
 
 
-def not_ended() -> ArrowMetalError:
-    """What reading a pending result raises before its batch has ended."""
-    return ArrowMetalError(
-        "the value of a reduction made inside am.batch() is known only after the batch ends"
-    )
+def check_settled(batch: BatchRecord) -> None:
+    """Raises what reading a pending result of `batch` raises before the
+    batch has ended, or after it failed."""
+    if not batch.done:
+        raise ArrowMetalError(
+            "the value of a reduction made inside am.batch() is known only after the batch ends"
+        )
+    if batch.error is not None:
+        raise batch.error
+
+
+def pending_repr(result: Any) -> str:
+    """repr() of a PendingScalar or PendingAggregate (`_batch`, `.value`)."""
+    name, b = type(result).__name__, result._batch
+    if not b.done:
+        return f"<{name} (batch not ended)>"
+    if b.error is not None:
+        return f"<{name} error: {b.error}>"
+    return f"<{name} {result.value!r}>"
 
 
 class PendingScalar:
@@ -74,11 +88,7 @@ class PendingScalar:
         """The result (see am.sum), once the batch has ended; before, it raises."""
         v = self._value
         if v is _UNSET:
-            b = self._batch
-            if not b.done:
-                raise not_ended()
-            if b.error is not None:
-                raise b.error
+            check_settled(self._batch)
             v = self._value = result_value(self._s)
             self._s = None
         return v
@@ -120,12 +130,7 @@ class PendingScalar:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        b = self._batch
-        if not b.done:
-            return "<PendingScalar (batch not ended)>"
-        if b.error is not None:
-            return f"<PendingScalar error: {b.error}>"
-        return f"<PendingScalar {self.value!r}>"
+        return pending_repr(self)
 
 
 def _finish(record: BatchRecord, err: BaseException | None) -> None:
