@@ -251,7 +251,7 @@ AM_EXPORT int am_aggregate(am_aggregate_op op, const am_array *array,
     AM_API_RETURN(am_temporal_no_kernel(
         err, op == AM_AGG_MIN || op == AM_AGG_MAX ? "min_max" : "first_last", array));
   am_storage_keep keep;
-  int status = am_storage_begin(err, &array, &keep);
+  int status = am_storage_begin_scalars(err, &array, &keep);
   if (status == AM_OK) status = aggregate(err, op, array, options, out, NULL);
   AM_API_RETURN(am_storage_end_scalars(status, &keep, out, NULL));
 }
@@ -266,7 +266,7 @@ AM_EXPORT int am_min_max(const am_array *array, const am_aggregate_options *opti
   if (array && (am_type_is_duration(array->type) || array->type == AM_FLOAT16))
     AM_API_RETURN(am_temporal_no_kernel(err, "min_max", array));
   am_storage_keep keep;
-  int status = am_storage_begin(err, &array, &keep);
+  int status = am_storage_begin_scalars(err, &array, &keep);
   if (status == AM_OK) status = aggregate(err, AM_AGG_MIN_MAX, array, options, min, max);
   AM_API_RETURN(am_storage_end_scalars(status, &keep, min, max));
 }
@@ -281,7 +281,7 @@ AM_EXPORT int am_first_last(const am_array *array, const am_aggregate_options *o
   if (array && (am_type_is_duration(array->type) || array->type == AM_FLOAT16))
     AM_API_RETURN(am_temporal_no_kernel(err, "first_last", array));
   am_storage_keep keep;
-  int status = am_storage_begin(err, &array, &keep);
+  int status = am_storage_begin_scalars(err, &array, &keep);
   if (status == AM_OK) status = aggregate(err, AM_AGG_FIRST_LAST, array, options, first, last);
   AM_API_RETURN(am_storage_end_scalars(status, &keep, first, last));
 }

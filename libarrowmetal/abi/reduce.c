@@ -44,7 +44,7 @@ AM_EXPORT int am_min(const am_array *array, am_scalar *out) {
   if (array && (am_type_is_duration(array->type) || array->type == AM_FLOAT16))
     AM_API_RETURN(am_temporal_no_kernel(err, "min_max", array));
   am_storage_keep keep;
-  int status = am_storage_begin(err, &array, &keep);
+  int status = am_storage_begin_scalars(err, &array, &keep);
   if (status == AM_OK) status = reduce(err, AM_REDUCE_MIN, array, out);
   AM_API_RETURN(am_storage_end_scalars(status, &keep, out, NULL));
 }
@@ -58,7 +58,7 @@ AM_EXPORT int am_max(const am_array *array, am_scalar *out) {
   if (array && (am_type_is_duration(array->type) || array->type == AM_FLOAT16))
     AM_API_RETURN(am_temporal_no_kernel(err, "min_max", array));
   am_storage_keep keep;
-  int status = am_storage_begin(err, &array, &keep);
+  int status = am_storage_begin_scalars(err, &array, &keep);
   if (status == AM_OK) status = reduce(err, AM_REDUCE_MAX, array, out);
   AM_API_RETURN(am_storage_end_scalars(status, &keep, out, NULL));
 }

@@ -91,13 +91,26 @@ AM_EXPORT int am_array_with_timezone(const am_array *array, const char *tz, am_a
   AM_API_RETURN(with_timezone(err, array, tz, out));
 }
 
-int am_storage_end_scalars(int status, am_storage_keep *keep, am_scalar *a, am_scalar *b) {
-  if (keep->view && status == AM_OK) {
-    am_type storage = keep->view->type;
+int am_storage_begin_scalars(am_err *err, const am_array **array, am_storage_keep *keep) {
+  int status = am_storage_begin(err, array, keep);
+  if (status == AM_OK && keep->view) {
     /* A timestamp's time zone rides in the unused u64 (arrowmetal.h). */
-    uint64_t tz = (uint64_t)(uintptr_t)keep->original->timezone;
-    if (a && a->type == (int32_t)storage) a->type = keep->original->type, a->u64 = tz;
-    if (b && b->type == (int32_t)storage) b->type = keep->original->type, b->u64 = tz;
+    am_scalar_tag tag = {keep->view->type, keep->original->type,
+                         (uint64_t)(uintptr_t)keep->original->timezone};
+    am_runtime_set_scalar_tag(tag);
+  }
+  return status;
+}
+
+int am_storage_end_scalars(int status, am_storage_keep *keep, am_scalar *a, am_scalar *b) {
+  if (keep->view) {
+    am_scalar_tag tag = am_runtime_scalar_tag();
+    am_scalar_tag none = {AM_TYPE_INVALID, AM_TYPE_INVALID, 0};
+    am_runtime_set_scalar_tag(none);
+    if (status == AM_OK) {
+      am_scalar_tag_apply(&tag, a);
+      am_scalar_tag_apply(&tag, b);
+    }
   }
   return am_storage_end(status, keep, NULL);
 }

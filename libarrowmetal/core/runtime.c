@@ -12,6 +12,7 @@ static atomic_int low_latency = 1;
 static atomic_llong wait_timeout_ms;
 static pthread_once_t environment_once = PTHREAD_ONCE_INIT;
 static _Thread_local int batch_depth;
+static _Thread_local am_scalar_tag scalar_tag; /* zero: type AM_TYPE_INVALID, none */
 
 static int64_t clamp_timeout(int64_t ms) {
   return ms > AM_WAIT_TIMEOUT_MS_MAX ? AM_WAIT_TIMEOUT_MS_MAX : ms;
@@ -78,3 +79,7 @@ int am_runtime_batch_leave(void) {
   if (batch_depth > 0) batch_depth--;
   return batch_depth;
 }
+
+am_scalar_tag am_runtime_scalar_tag(void) { return scalar_tag; }
+
+void am_runtime_set_scalar_tag(am_scalar_tag tag) { scalar_tag = tag; }

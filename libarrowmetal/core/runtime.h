@@ -34,4 +34,22 @@ void am_runtime_batch_enter(void);
 /* Returns the depth after leaving; never goes below 0. */
 int am_runtime_batch_leave(void);
 
+/* The scalar results of a temporal array's min, max, first and last are
+ * computed on its storage integers (abi/temporal_view.c) and take its type
+ * back (a timestamp's zone rides in u64). A GPU op deferred into a batch
+ * writes its scalars after the call has returned, so the GPU runtime keeps
+ * this thread's tag with the op when it is made, and applies it when the op
+ * finishes. `type` AM_TYPE_INVALID: no tag. */
+typedef struct am_scalar_tag {
+  am_type storage; /* a result of this type ... */
+  am_type type;    /* ... becomes this type, */
+  uint64_t u64;    /* with this u64 */
+} am_scalar_tag;
+am_scalar_tag am_runtime_scalar_tag(void);
+void am_runtime_set_scalar_tag(am_scalar_tag tag);
+static inline void am_scalar_tag_apply(const am_scalar_tag *tag, am_scalar *s) {
+  if (s && tag->type != AM_TYPE_INVALID && s->type == (int32_t)tag->storage)
+    s->type = (int32_t)tag->type, s->u64 = tag->u64;
+}
+
 #endif

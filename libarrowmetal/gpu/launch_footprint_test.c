@@ -57,6 +57,29 @@ int main(void) {
   expect(conflict(s2, footprint(AM_KERNEL_REDUCE, AM_INT64, AM_TYPE_INVALID, sum_other_area)), 0,
          "reductions in two scratch areas");
 
+  /* Bitmaps count their bits: compare results of 1,000 slots (125 bytes;
+   * 192 allocated, cuda/hooks.c) in allocations side by side do not meet,
+   * a reader of one meets it, and so does a bitmap read at a bit offset
+   * that reaches into it. */
+  am_gpu_args compare_next = {.in0 = A, .out = X + 192, .n = 1000};
+  launch c3 = footprint(AM_KERNEL_COMPARE, AM_INT64, AM_TYPE_INVALID, compare_next);
+  expect(conflict(c1, c3), 0, "compare results side by side");
+  am_gpu_args and_results = {.in0 = X, .in1 = X + 192, .out = X + 384, .n = 1000};
+  launch and1 = footprint(AM_KERNEL_LOGIC, AM_BOOL, AM_TYPE_INVALID, and_results);
+  expect(conflict(c1, and1), 1, "a logic op reading a compare's result");
+  expect(conflict(c3, and1), 1, "... and the other's");
+  am_gpu_args bits_before = {.in0 = X - 192, .off0 = 1536, .out = Y, .n = 8};
+  expect(conflict(c1, footprint(AM_KERNEL_CAST, AM_BOOL, AM_INT64, bits_before)), 1,
+         "a bitmap read whose bit offset reaches the result");
+  bits_before.off0 = 0;
+  expect(conflict(c1, footprint(AM_KERNEL_CAST, AM_BOOL, AM_INT64, bits_before)), 0,
+         "the same bitmap read from its start");
+  am_gpu_args cast_to_bool = {.in0 = B, .out = X - 4096, .n = 1000};
+  expect(conflict(c1, footprint(AM_KERNEL_CAST, AM_INT64, AM_BOOL, cast_to_bool)), 0,
+         "a cast to bool writes bits");
+  expect(conflict(c1, footprint(AM_KERNEL_ARITH, AM_INT64, AM_TYPE_INVALID, cast_to_bool)), 1,
+         "an add writes 8 bytes a slot");
+
   /* An interior pointer into a written buffer (a slice imported as its own
    * address) and a read at an element offset both meet the write. */
   am_gpu_args interior = {.in0 = X + 4096, .out = Y, .n = 10};

@@ -185,6 +185,7 @@ int am_gpu_reduce(am_err *err, am_reduce_op reduce, const am_array *array, am_ty
   op.type = array->type;
   op.result_type = type;
   op.scalar_out = out;
+  op.tag = am_runtime_scalar_tag();
   am_gpu_args args = {0};
   bind(&args, 0, array);
   args.n = array->length;

@@ -207,16 +207,20 @@ static int finish(am_err *err, am_gpu_device *gpu, am_gpu_op *op) {
   int status = AM_OK;
   if (op->slot >= 0) {
     const am_gpu_status *result = &gpu->status[op->slot];
-    if (op->check == AM_GPU_CHECK_SCALAR)
+    if (op->check == AM_GPU_CHECK_SCALAR) {
       finish_scalar(op, result);
-    else if (op->check == AM_GPU_CHECK_ERROR)
+      am_scalar_tag_apply(&op->tag, op->scalar_out);
+    } else if (op->check == AM_GPU_CHECK_ERROR)
       status = finish_error(err, gpu, op, result);
     else if (op->check == AM_GPU_CHECK_FILTER)
       op->result->length = (int64_t)result->count;
     else if (op->check == AM_GPU_CHECK_COUNT)
       *op->count_out = (int64_t)result->count;
-    else if (op->check == AM_GPU_CHECK_AGGREGATE)
+    else if (op->check == AM_GPU_CHECK_AGGREGATE) {
       am_gpu_finish_aggregate(op, result);
+      am_scalar_tag_apply(&op->tag, op->scalar_out);
+      am_scalar_tag_apply(&op->tag, op->scalar_out2);
+    }
   }
   am_buffer_release(op->culprit);
   am_gpu_status_release(gpu, op->slot);

@@ -10,6 +10,7 @@
 
 #include "core/aggregate.h"
 #include "core/ops.h"
+#include "core/runtime.h"
 #include "gpu/runtime.h"
 
 typedef enum am_gpu_check {
@@ -46,6 +47,9 @@ typedef struct am_gpu_op {
   int immediate;          /* wait even inside a batch (the caller needs the answer now) */
   am_agg_spec agg;        /* CHECK_AGGREGATE: what the ABI decided */
   am_scalar *scalar_out2; /* CHECK_AGGREGATE: the second result (min_max), or NULL */
+  /* CHECK_SCALAR, CHECK_AGGREGATE of the ABI's call: the type the scalars
+   * take once written (core/runtime.h), kept from when the op was made */
+  am_scalar_tag tag;
 } am_gpu_op;
 
 /* A status slot, reset (error_index = UINT64_MAX, the rest 0). */

@@ -198,6 +198,9 @@ REDUCED = [
     pa.array([1.5, None, -2.25], pa.float64()),
     pa.array([True, None, True, False]),
     pa.array([0, 86_400_000_000, None], pa.timestamp("us", "UTC")),
+    pa.array([None, 5, -86_400_000_000_000], pa.timestamp("ns")),
+    pa.array([19_000, None, 1], pa.date32()),
+    pa.array([3_600_000_000, 7, None], pa.time64("us")),
     pa.array(["b", None, "a"]),
     pa.array([1, 2, None, 250], pa.uint8()),
     pa.array([None, 1, 2], pa.decimal128(9, 2)),
@@ -205,11 +208,15 @@ REDUCED = [
 
 
 @pytest.mark.parametrize("values", REDUCED, ids=lambda v: str(v.type))
-@pytest.mark.parametrize("name", ["sum", "min", "max", "count", "mean"])
+@pytest.mark.parametrize(
+    "name", ["sum", "min", "max", "count", "mean", "min_max", "first", "last", "first_last"]
+)
 def test_reductions_in_a_batch_equal_unbatched(device, values, name):
     # Inside a batch a reduction of an am.Array with default options takes a
     # path of its own (a pending result at once); the result, or the error,
-    # stays the unbatched one for every kind of value.
+    # stays the unbatched one for every kind of value. A temporal array's
+    # extremes run on its storage integers and take its type (and zone) back
+    # when the batch writes them.
     try:
         a = am.array(values, device=device)
     except am.ArrowMetalError:
