@@ -158,8 +158,9 @@ static void measure_split(int64_t rows, am_array *a, am_array *b, int reps) {
 }
 
 /* A batch of `count` sums of a length no batch had before (its graph is
- * built then; on CUDA the second compiles its batch interpreter, or loads it
- * from the disk cache), against the median of the same batch run again. */
+ * built then), against the median of the same batch run again; on CUDA the
+ * 16th compiles its batch interpreter, or loads it from the disk cache: the
+ * slowest of the rest. */
 static void measure_first_batch(am_array *a, int count) {
   double first = 0, second = 0, times[101];
   am_scalar s;
@@ -177,8 +178,8 @@ static void measure_first_batch(am_array *a, int count) {
     if (r == 1) second = times[1];
   }
   qsort(times + 2, 99, sizeof *times, compare_doubles);
-  printf("batch of %2d sums: first %.1f us, second %.1f us, then median %.1f us\n", count, first,
-         second, times[51]);
+  printf("batch of %2d sums: first %.1f us, second %.1f us, then median %.1f us, slowest %.1f us\n",
+         count, first, second, times[51], times[100]);
 }
 
 static void measure(const char *name, int64_t rows, op_fn op, am_array *a, am_array *b, int reps) {

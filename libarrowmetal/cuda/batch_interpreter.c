@@ -5,21 +5,28 @@
  *
  * An interpreter is a module compiled for a set of kernel keys (sorted, so
  * that batches of the same kernels in any order share it). It is compiled
- * the second time a batch of that set comes (a batch seen once keeps to the
- * graph: a compile costs far more than a graph), then kept for the device's
- * life (AM_CUDA_INTERPRETERS sets at most; later sets keep to graphs). One
- * whose source, compile or launch fails is not asked for again (a launch
- * that fails leaves the batch to the graph, which reports a fault of the
- * device itself). Off unless ARROWMETAL_BATCH_INTERPRETER=1: its logic has
- * run only under the CUDA emulation (gpu/test_batch_interpreter.py), not yet
- * on a GPU. */
+ * the AM_CUDA_INTERPRETER_AFTER-th time a batch of that set comes: until
+ * then the set keeps to graphs: a compile (120-170 ms on an H100, then in
+ * the disk cache) costs a thousand times a graph's first launch, so only a
+ * set that recurs (a loop) should pay it. It is then kept for the device's life
+ * (AM_CUDA_INTERPRETERS sets at most; later sets keep to graphs). One whose
+ * source, compile or launch fails is not asked for again (a launch that
+ * fails leaves the batch to the graph, which reports a fault of the device
+ * itself). A batch of fewer than AM_CUDA_INTERPRETER_FROM launches keeps to
+ * its graph, which is faster there. On unless ARROWMETAL_BATCH_INTERPRETER=0
+ * (benchmarks/results/gpu-batch-resident-h100-2026-12-06.md). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cuda.h"
 #include "gpu/batch_interpreter.h"
 
-enum { AM_CUDA_INTERPRETERS = 64 };
+/* Sets kept; the batch of a set that compiles its interpreter; the fewest
+ * launches a batch sends through it: on an H100 a batch of 3 one-block sums
+ * took 12.9-15.2 us as an interpreter launch against 11.0-12.8 as a graph
+ * of 3 nodes, ten ops 15.5-19.4 us in am_batch_end against 18.8-24.4, in
+ * turns in one session (between the two: unmeasured). */
+enum { AM_CUDA_INTERPRETERS = 64, AM_CUDA_INTERPRETER_AFTER = 16, AM_CUDA_INTERPRETER_FROM = 6 };
 
 typedef struct interpreter {
   int count; /* keys */
@@ -36,7 +43,7 @@ struct am_cuda_interpreters {
 
 am_cuda_interpreters *am_cuda_interpreters_new(void) {
   const char *setting = getenv("ARROWMETAL_BATCH_INTERPRETER");
-  if (!setting || strcmp(setting, "1") != 0) return NULL;
+  if (setting && strcmp(setting, "0") == 0) return NULL;
   return calloc(1, sizeof(am_cuda_interpreters));
 }
 
@@ -65,11 +72,11 @@ static interpreter *find(am_cuda_interpreters *all, const am_kernel_key *keys, i
   return it;
 }
 
-/* The interpreter's entry, compiling it on its second batch; NULL while the
- * set keeps to graphs. */
+/* The interpreter's entry, compiling it on the set's
+ * AM_CUDA_INTERPRETER_AFTER-th batch; NULL while the set keeps to graphs. */
 static CUfunction entry_of(am_cuda_device *cuda, interpreter *it, const am_kernel_key *keys,
                            int count) {
-  if (it->entry || it->cannot_compile || ++it->seen < 2) return it->entry;
+  if (it->entry || it->cannot_compile || ++it->seen < AM_CUDA_INTERPRETER_AFTER) return it->entry;
   am_err ignored;
   am_err_init(&ignored, "am_batch_end");
   char *source = NULL;
@@ -87,7 +94,7 @@ static CUfunction entry_of(am_cuda_device *cuda, interpreter *it, const am_kerne
 
 int am_cuda_interpret(am_cuda_device *cuda, am_cuda_interpreters *all, const am_kernel_key *keys,
                       am_batch_params *params, int count) {
-  if (!all || count < 1 || count > AM_BATCH_OPS) return AM_EUNSUPPORTED;
+  if (!all || count < AM_CUDA_INTERPRETER_FROM || count > AM_BATCH_OPS) return AM_EUNSUPPORTED;
   am_kernel_key set[AM_BATCH_OPS];
   memcpy(set, keys, count * sizeof *keys);
   qsort(set, (size_t)count, sizeof set[0], key_order);

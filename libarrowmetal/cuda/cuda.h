@@ -113,7 +113,7 @@ void am_cuda_free_after_launches(am_cuda_device *cuda, CUdeviceptr pointer, int6
 
 /* batch_interpreter.c: a batch whose launches are one block each and wait
  * for none of the others goes out as one launch of the interpreter of its
- * kernels (gpu/batch_interpreter.h), where ARROWMETAL_BATCH_INTERPRETER=1.
+ * kernels (gpu/batch_interpreter.h), unless ARROWMETAL_BATCH_INTERPRETER=0.
  * The interpreters of a device (NULL: off, or no memory), used under the
  * held launches' lock. */
 typedef struct am_cuda_interpreters am_cuda_interpreters;
@@ -121,8 +121,8 @@ am_cuda_interpreters *am_cuda_interpreters_new(void);
 /* Launches `count` ops, op i the one-block launch of keys[i] with
  * params->op[i].args, as one launch of the interpreter of their keys
  * (filling params->op[i].kernel): AM_OK, or AM_EUNSUPPORTED with nothing
- * sent when no interpreter runs them (yet: the second batch of a set
- * compiles it) or its launch failed. With the context current. */
+ * sent when no interpreter runs them (fewer than 6 launches, or not yet:
+ * the 16th batch of a set compiles it) or its launch failed. With the context current. */
 int am_cuda_interpret(am_cuda_device *cuda, am_cuda_interpreters *all, const am_kernel_key *keys,
                       am_batch_params *params, int count);
 

@@ -1,6 +1,7 @@
 """Batches on a GPU send their launches together as one CUDA graph
 (libarrowmetal/cuda/batch_graph.c; ARROWMETAL_BATCH_GRAPHS=0 launches one by
-one). Whatever the submission, batched results must stay exactly the unbatched
+one), or a recurring batch of small independent ops as one launch of its
+batch interpreter (cuda/batch_interpreter.c). Whatever the submission, batched results must stay exactly the unbatched
 ones, in every order the stream has to keep: one length of batch replayed with
 new arrays, a batch longer than one graph, intermediates released inside the
 batch while later calls allocate, reads and exports inside the batch, batches
@@ -86,6 +87,28 @@ def test_batched_results_equal_unbatched(device, n):
         with am.batch():
             got = [op() for op in ops]
         assert [plain(r) for r in got] == want
+
+
+def test_a_recurring_batch_of_small_ops(device):
+    # Sums and compares of 1,000 slots, one block each and none waiting for
+    # another: on CUDA the 16th batch of this set compiles its batch
+    # interpreter (cuda/batch_interpreter.c) and later ones run as one launch
+    # of it, with new arrays each time. Every batch stays the unbatched calls.
+    for seed in range(24):
+        a, b, f, *_ = inputs(1000, seed % 5, device)
+        ops = [
+            lambda: am.sum(a),
+            lambda: am.less(a, 0),
+            lambda: am.sum(b),
+            lambda: am.greater_equal(b, seed),
+            lambda: am.max(a),
+            lambda: am.invert(f),
+            lambda: am.min_max(b),
+        ]
+        want = [plain(op()) for op in ops]
+        with am.batch():
+            got = [op() for op in ops]
+        assert [plain(r) for r in got] == want, seed
 
 
 def test_batch_longer_than_one_graph(device):
