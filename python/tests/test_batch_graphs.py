@@ -89,22 +89,26 @@ def test_batched_results_equal_unbatched(device, n):
         assert [plain(r) for r in got] == want
 
 
+def small_ops(a, b, f, seed):
+    """Sums and compares of 1,000 slots: one block each, none waiting for another."""
+    return [
+        lambda: am.sum(a),
+        lambda: am.less(a, 0),
+        lambda: am.sum(b),
+        lambda: am.greater_equal(b, seed),
+        lambda: am.max(a),
+        lambda: am.invert(f),
+        lambda: am.min_max(b),
+    ]
+
+
 def test_a_recurring_batch_of_small_ops(device):
-    # Sums and compares of 1,000 slots, one block each and none waiting for
-    # another: on CUDA the 16th batch of this set compiles its batch
-    # interpreter (cuda/batch_interpreter.c) and later ones run as one launch
-    # of it, with new arrays each time. Every batch stays the unbatched calls.
+    # On CUDA the 16th batch of this set compiles its batch interpreter
+    # (cuda/batch_interpreter.c) and later ones run as one launch of it, with
+    # new arrays each time. Every batch stays the unbatched calls.
     for seed in range(24):
         a, b, f, *_ = inputs(1000, seed % 5, device)
-        ops = [
-            lambda: am.sum(a),
-            lambda: am.less(a, 0),
-            lambda: am.sum(b),
-            lambda: am.greater_equal(b, seed),
-            lambda: am.max(a),
-            lambda: am.invert(f),
-            lambda: am.min_max(b),
-        ]
+        ops = small_ops(a, b, f, seed)
         want = [plain(op()) for op in ops]
         with am.batch():
             got = [op() for op in ops]
