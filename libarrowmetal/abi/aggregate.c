@@ -192,14 +192,11 @@ static int aggregate(am_err *err, am_aggregate_op op, const am_array *array,
 
   if (ordered && !opts.skip_nulls) {
     if (op == AM_AGG_FIRST_LAST) {
-      am_scalar first, last;
+      /* Into the caller's scalars, which a GPU batch writes at its end. */
       spec.op = AM_AGG_FIRST;
-      if ((status = edge_slot(err, spec, array, &first)) != AM_OK) return status;
+      if ((status = edge_slot(err, spec, array, out)) != AM_OK) return status;
       spec.op = AM_AGG_LAST;
-      if ((status = edge_slot(err, spec, array, &last)) != AM_OK) return status;
-      *out = first;
-      *out2 = last;
-      return AM_OK;
+      return edge_slot(err, spec, array, out2);
     }
     return edge_slot(err, spec, array, out);
   }

@@ -27,6 +27,15 @@ static int reduce(am_err *err, am_reduce_op op, const am_array *array, am_scalar
   return status;
 }
 
+int am_reduce_now(am_err *err, am_reduce_op op, const am_array *array, am_type type,
+                  am_scalar *out) {
+  int before = am_runtime_wait_now();
+  am_runtime_set_wait_now(1);
+  int status = array->device->backend->kernels.reduce(err, op, array, type, out);
+  am_runtime_set_wait_now(before);
+  return status;
+}
+
 AM_EXPORT int am_sum(const am_array *array, am_scalar *out) {
   AM_API_BEGIN;
   if (array && out && am_type_is_decimal(array->type))

@@ -79,8 +79,7 @@ static int index_past_int64(am_err *err, const am_array *array, const am_array *
   am_err quiet;
   am_err_init(&quiet, err->entry);
   am_scalar largest = {0};
-  if (indices->device->backend->kernels.reduce(&quiet, AM_REDUCE_MAX, indices, AM_UINT64,
-                                               &largest) != AM_OK ||
+  if (am_reduce_now(&quiet, AM_REDUCE_MAX, indices, AM_UINT64, &largest) != AM_OK ||
       largest.is_null)
     return am_fail(err, AM_EINDEX, "an index past INT64_MAX is out of bounds for length %lld",
                    (long long)array->length);
@@ -100,9 +99,13 @@ static int take(am_err *err, const am_array *array, const am_array *indices, am_
   if (indices->type == AM_INT32 || indices->type == AM_INT64)
     return routed(err, AM_ROUTE_TAKE, array, indices, AM_NULL_DROP, out);
   /* Other integer widths are widened; a uint64 index past INT64_MAX is out
-   * of bounds for any array, which the widening cast reports as overflow. */
+   * of bounds for any array, which the widening cast reports as overflow
+   * (at once, inside a GPU batch too: the refusal is take's own). */
   am_array *widened = NULL;
+  int before = am_runtime_wait_now();
+  am_runtime_set_wait_now(1);
   status = indices->device->backend->kernels.cast(err, indices, AM_INT64, 1, &widened);
+  am_runtime_set_wait_now(before);
   if (status == AM_EOVERFLOW) return index_past_int64(err, array, indices);
   if (status != AM_OK) return status;
   status = routed(err, AM_ROUTE_TAKE, array, widened, AM_NULL_DROP, out);

@@ -121,10 +121,8 @@ static int any_inexact(am_err *err, const am_array *x, int64_t by, int *found) {
     status = x->device->backend->kernels.arith(err, AM_SUBTRACT, x, r, NULL, &rest);
   am_array_free(r);
   am_scalar lo = {0}, hi = {0};
-  if (status == AM_OK)
-    status = x->device->backend->kernels.reduce(err, AM_REDUCE_MIN, rest, AM_INT64, &lo);
-  if (status == AM_OK)
-    status = x->device->backend->kernels.reduce(err, AM_REDUCE_MAX, rest, AM_INT64, &hi);
+  if (status == AM_OK) status = am_reduce_now(err, AM_REDUCE_MIN, rest, AM_INT64, &lo);
+  if (status == AM_OK) status = am_reduce_now(err, AM_REDUCE_MAX, rest, AM_INT64, &hi);
   am_array_free(rest);
   *found = status == AM_OK && !lo.is_null && (lo.i64 != 0 || hi.i64 != 0);
   return status;

@@ -13,6 +13,7 @@ static atomic_llong wait_timeout_ms;
 static pthread_once_t environment_once = PTHREAD_ONCE_INIT;
 static _Thread_local int batch_depth;
 static _Thread_local am_scalar_tag scalar_tag; /* zero: type AM_TYPE_INVALID, none */
+static _Thread_local int wait_now;
 
 static int64_t clamp_timeout(int64_t ms) {
   return ms > AM_WAIT_TIMEOUT_MS_MAX ? AM_WAIT_TIMEOUT_MS_MAX : ms;
@@ -83,3 +84,7 @@ int am_runtime_batch_leave(void) {
 am_scalar_tag am_runtime_scalar_tag(void) { return scalar_tag; }
 
 void am_runtime_set_scalar_tag(am_scalar_tag tag) { scalar_tag = tag; }
+
+int am_runtime_wait_now(void) { return wait_now; }
+
+void am_runtime_set_wait_now(int now) { wait_now = now; }

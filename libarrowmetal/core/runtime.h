@@ -47,6 +47,15 @@ typedef struct am_scalar_tag {
 } am_scalar_tag;
 am_scalar_tag am_runtime_scalar_tag(void);
 void am_runtime_set_scalar_tag(am_scalar_tag tag);
+
+/* Nonzero while an ABI call makes GPU work whose outcome it reads before it
+ * returns (a reduction checking a cast, the overflow of a cast a take makes;
+ * not the caller's result): an op made then waits for its answer even
+ * inside a batch, instead of writing it at the batch's end (into a scalar
+ * gone by then, or as an error the call could not turn into its own).
+ * Per thread; set it as am_runtime_wait_now() was, and put that back. */
+int am_runtime_wait_now(void);
+void am_runtime_set_wait_now(int now);
 static inline void am_scalar_tag_apply(const am_scalar_tag *tag, am_scalar *s) {
   if (s && tag->type != AM_TYPE_INVALID && s->type == (int32_t)tag->storage)
     s->type = (int32_t)tag->type, s->u64 = tag->u64;

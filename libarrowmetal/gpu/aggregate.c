@@ -50,6 +50,7 @@ int am_gpu_aggregate(am_err *err, const am_agg_spec *spec, const am_array *array
   op.scalar_out = out;
   op.scalar_out2 = out2;
   op.tag = am_runtime_scalar_tag();
+  op.immediate = am_runtime_wait_now();
   am_gpu_args args;
   memset(&args, 0, sizeof args);
   args.in0 = address(array->data);

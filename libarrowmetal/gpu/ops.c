@@ -64,6 +64,7 @@ static am_gpu_op plain_op(const am_err *err) {
   memset(&op, 0, sizeof op);
   op.slot = -1;
   op.call = err->entry;
+  op.immediate = am_runtime_wait_now();
   return op;
 }
 

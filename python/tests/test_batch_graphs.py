@@ -10,6 +10,7 @@ once. These run where the CUDA backend works (benchmarks/device_run.sh); on
 the CPU the batch has nothing to hold back and the same tests check the
 results there too."""
 
+import re
 import threading
 
 import numpy as np
@@ -87,6 +88,59 @@ def test_batched_results_equal_unbatched(device, n):
         with am.batch():
             got = [op() for op in ops]
         assert [plain(r) for r in got] == want
+
+
+CHECKED_INSIDE = [
+    # first_last without skipping nulls: two one-slot aggregates into the
+    # caller's two results
+    (
+        "first_last",
+        lambda d: am.first_last(am.array(pa.array([None, 4, 9]), device=d), skip_nulls=False),
+    ),
+    (
+        "first_last",
+        lambda d: am.first_last(am.array(pa.array([3, 4, None]), device=d), skip_nulls=False),
+    ),
+    # a safe cast to a coarser unit: the remainders' min and max, read at once
+    (
+        "cast",
+        lambda d: am.cast(
+            am.array(pa.array([1000, 2500], pa.timestamp("ms")), device=d), pa.timestamp("s")
+        ),
+    ),
+    (
+        "cast",
+        lambda d: am.cast(
+            am.array(pa.array([1000, 3000], pa.timestamp("ms")), device=d), pa.timestamp("s")
+        ),
+    ),
+    # uint64 indices past INT64_MAX: the largest, read at once for the message
+    (
+        "take",
+        lambda d: am.take(
+            am.array(pa.array([1, 2, 3]), device=d),
+            am.array(pa.array([0, 2**63 + 7], pa.uint64()), device=d),
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize("case", range(len(CHECKED_INSIDE)), ids=lambda i: CHECKED_INSIDE[i][0])
+def test_reductions_a_call_reads_at_once_inside_a_batch(device, case):
+    # Some calls reduce values they read before returning (to decide on an
+    # error, or to fill two results): inside a GPU batch those reductions
+    # must still be answered at once, not at the batch's end into a scalar
+    # gone by then. Result or error, the batched call is the unbatched one.
+    call = CHECKED_INSIDE[case][1]
+    try:
+        want = plain(call(device))
+    except Exception as e:  # noqa: BLE001 - the batched call must fail alike
+        with pytest.raises(type(e), match=re.escape(str(e))), am.batch():
+            call(device)
+        return
+    with am.batch():
+        got = call(device)
+    assert plain(got) == want
 
 
 def small_ops(a, b, f, seed):
