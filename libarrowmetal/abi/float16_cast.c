@@ -94,7 +94,9 @@ static int to_integer(am_err *err, const am_array *array, am_type to, int flags,
   am_array *wide = NULL;
   int status = convert(err, array, AM_FLOAT32, &wide);
   if (status != AM_OK) return status;
+  int now = am_wait_now_begin(); /* an overflow is reworded below */
   status = am_call_cast(err, wide, to, flags, out);
+  am_wait_now_end(now);
   am_array_free(wide);
   if (status != AM_EOVERFLOW) return status;
   am_err quiet;

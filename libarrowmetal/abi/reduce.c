@@ -29,10 +29,9 @@ static int reduce(am_err *err, am_reduce_op op, const am_array *array, am_scalar
 
 int am_reduce_now(am_err *err, am_reduce_op op, const am_array *array, am_type type,
                   am_scalar *out) {
-  int before = am_runtime_wait_now();
-  am_runtime_set_wait_now(1);
+  int now = am_wait_now_begin();
   int status = array->device->backend->kernels.reduce(err, op, array, type, out);
-  am_runtime_set_wait_now(before);
+  am_wait_now_end(now);
   return status;
 }
 

@@ -102,10 +102,9 @@ static int take(am_err *err, const am_array *array, const am_array *indices, am_
    * of bounds for any array, which the widening cast reports as overflow
    * (at once, inside a GPU batch too: the refusal is take's own). */
   am_array *widened = NULL;
-  int before = am_runtime_wait_now();
-  am_runtime_set_wait_now(1);
+  int now = am_wait_now_begin();
   status = indices->device->backend->kernels.cast(err, indices, AM_INT64, 1, &widened);
-  am_runtime_set_wait_now(before);
+  am_wait_now_end(now);
   if (status == AM_EOVERFLOW) return index_past_int64(err, array, indices);
   if (status != AM_OK) return status;
   status = routed(err, AM_ROUTE_TAKE, array, widened, AM_NULL_DROP, out);

@@ -80,7 +80,9 @@ int am_temporal_scaled(am_err *err, const am_array *array, int64_t tick, am_arra
     am_array *multiplied = NULL;
     am_err quiet;
     am_err_init(&quiet, err->entry);
+    int now = am_wait_now_begin(); /* an overflow is turned into an error of our own */
     status = k->binary(&quiet, AM_MULTIPLY_CHECKED, view, NULL, &f, &multiplied);
+    am_wait_now_end(now);
     if (status == AM_EOVERFLOW)
       status = am_fail(err, AM_EINVAL,
                        "Casting from %s to a finer unit would result in out of "

@@ -180,6 +180,7 @@ static int rescale(am_err *err, am_array **x, int64_t from_ns, am_type to, int f
     am_err quiet;
     am_err_init(&quiet, err->entry);
     const am_kernel_ops *k = &(*x)->device->backend->kernels;
+    int now = am_wait_now_begin(); /* an overflow is turned into the cast's own error */
     status = checked ? k->binary(&quiet, AM_MULTIPLY_CHECKED, *x, NULL, &s, &r)
                      : k->arith(&quiet, AM_MULTIPLY, *x, NULL, &s, &r);
     if (status == AM_OK && narrow_to) {
@@ -188,6 +189,7 @@ static int rescale(am_err *err, am_array **x, int64_t from_ns, am_type to, int f
       am_array_free(r);
       r = status == AM_OK ? n : NULL;
     }
+    am_wait_now_end(now);
     if (status == AM_EOVERFLOW)
       status = refuse(err, *x, from_text, to_text, narrow_to ? overflows32 : overflows, by);
     else if (status != AM_OK)

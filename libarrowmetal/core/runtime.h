@@ -53,9 +53,16 @@ void am_runtime_set_scalar_tag(am_scalar_tag tag);
  * not the caller's result): an op made then waits for its answer even
  * inside a batch, instead of writing it at the batch's end (into a scalar
  * gone by then, or as an error the call could not turn into its own).
- * Per thread; set it as am_runtime_wait_now() was, and put that back. */
+ * Per thread. */
 int am_runtime_wait_now(void);
 void am_runtime_set_wait_now(int now);
+/* A stretch of it: begin returns what end puts back. */
+static inline int am_wait_now_begin(void) {
+  int before = am_runtime_wait_now();
+  am_runtime_set_wait_now(1);
+  return before;
+}
+static inline void am_wait_now_end(int before) { am_runtime_set_wait_now(before); }
 static inline void am_scalar_tag_apply(const am_scalar_tag *tag, am_scalar *s) {
   if (s && tag->type != AM_TYPE_INVALID && s->type == (int32_t)tag->storage)
     s->type = (int32_t)tag->type, s->u64 = tag->u64;

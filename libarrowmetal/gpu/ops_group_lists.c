@@ -91,6 +91,10 @@ static int distinct_rows(am_err *err, const am_array *values, const am_array *id
       status =
           am_gpu_predicate(err, mode == AM_COUNT_NULL ? AM_IS_NULL : AM_IS_VALID, 0, firsts, &keep);
     if (status == AM_OK) status = am_gpu_filter(err, pairs.first, keep, AM_NULL_DROP, out);
+    /* Its length is read next (a take of its rows): inside a batch it is
+     * known only once resolved. */
+    if (status == AM_OK && am_array_pending(*out))
+      status = (*out)->device->backend->queue.resolve(err, *out);
     am_array_free(firsts);
     am_array_free(keep);
   }

@@ -71,7 +71,7 @@ static int select_keys(am_err *err, const am_array *array, am_array *state, cons
           (am_kernel_key){AM_KERNEL_SELECT_PICK, pass, AM_TYPE_INVALID, AM_TYPE_INVALID};
     }
     am_gpu_op op = am_gpu_ops_plain(err);
-    op.immediate = r + 1 == count; /* the last one waits, inside a batch too */
+    op.immediate = op.immediate || r + 1 == count; /* the last waits, inside a batch too */
     status = am_gpu_ops_run(err, gpu, &op, 0, chain, &args, launches);
   }
   for (int64_t r = 0; r < count && status == AM_OK; r++) {

@@ -44,7 +44,7 @@ static int read_words(am_err *err, am_gpu_device *gpu, void *host, uint64_t addr
 static int launch_all(am_err *err, am_gpu_device *gpu, const am_kernel_key *keys, am_gpu_args *args,
                       int count, int wait) {
   am_gpu_op op = am_gpu_ops_plain(err);
-  op.immediate = wait;
+  op.immediate = op.immediate || wait;
   int token = 0;
   int status = am_gpu_op_begin(err, gpu, &token);
   if (status != AM_OK) return status;

@@ -114,6 +114,35 @@ CHECKED_INSIDE = [
             am.array(pa.array([1000, 3000], pa.timestamp("ms")), device=d), pa.timestamp("s")
         ),
     ),
+    # a cast or compare to a finer unit: the checked multiply's overflow
+    # becomes the call's own error
+    (
+        "cast",
+        lambda d: am.cast(
+            am.array(pa.array([10**12], pa.timestamp("s")), device=d), pa.timestamp("ns")
+        ),
+    ),
+    (
+        "cast",
+        lambda d: am.cast(
+            am.array(pa.array([86_400 * 10**6], pa.duration("s")), device=d), pa.duration("ns")
+        ),
+    ),
+    (
+        "less",
+        lambda d: am.less(
+            am.array(pa.array([10**12], pa.timestamp("s")), device=d),
+            am.array(pa.array([5], pa.timestamp("ns")), device=d),
+        ),
+    ),
+    ("cast", lambda d: am.cast(am.array(pa.array([1.5], pa.float16()), device=d), pa.int8())),
+    # distinct values per group: a filter whose length the next take reads
+    (
+        "group_by",
+        lambda d: am.group_by(
+            am.table(pa.table({"k": [1, 1, 2, 2, 2], "v": [5, 5, None, 7, 8]}), device=d), "k"
+        ).aggregate([("v", "count_distinct"), ("v", "distinct")]),
+    ),
     # uint64 indices past INT64_MAX: the largest, read at once for the message
     (
         "take",
