@@ -162,17 +162,17 @@ typedef struct am_storage_keep {
 } am_storage_keep;
 int am_storage_begin(am_err *err, const am_array **array, am_storage_keep *keep);
 int am_storage_end(int status, am_storage_keep *keep, am_array **out);
-/* A reduction of `array` on its own device whose value the caller reads
- * as soon as this returns (a check, not the caller's result): inside a
- * batch too, the scalar is written before it returns (reduce.c). */
-int am_reduce_now(am_err *err, am_reduce_op op, const am_array *array, am_type type,
-                  am_scalar *out);
 /* The same for calls with scalar results: between the two this thread's
  * scalar tag (core/runtime.h) holds the original type, so that results a
  * GPU batch writes later take it too; on success, results of the storage
  * type written already take the original's type and time zone. */
 int am_storage_begin_scalars(am_err *err, const am_array **array, am_storage_keep *keep);
 int am_storage_end_scalars(int status, am_storage_keep *keep, am_scalar *a, am_scalar *b);
+/* A reduction of `array` on its own device whose value the caller reads
+ * as soon as this returns (a check, not the caller's result): inside a
+ * batch too, the scalar is written before it returns (reduce.c). */
+int am_reduce_now(am_err *err, am_reduce_op op, const am_array *array, am_type type,
+                  am_scalar *out);
 /* AM_ETYPE in pyarrow's words for a function that takes no temporal type. */
 int am_temporal_no_kernel(am_err *err, const char *function, const am_array *array);
 /* `in`, a scalar going with temporal `array` (of its type, or a typeless

@@ -47,6 +47,11 @@ typedef struct am_scalar_tag {
 } am_scalar_tag;
 am_scalar_tag am_runtime_scalar_tag(void);
 void am_runtime_set_scalar_tag(am_scalar_tag tag);
+/* Retypes `s` (may be NULL) when it holds a result of the storage type. */
+static inline void am_scalar_tag_apply(const am_scalar_tag *tag, am_scalar *s) {
+  if (s && tag->type != AM_TYPE_INVALID && s->type == (int32_t)tag->storage)
+    s->type = (int32_t)tag->type, s->u64 = tag->u64;
+}
 
 /* Nonzero while an ABI call makes GPU work whose outcome it reads before it
  * returns (a reduction checking a cast, the overflow of a cast a take makes;
@@ -63,9 +68,5 @@ static inline int am_wait_now_begin(void) {
   return before;
 }
 static inline void am_wait_now_end(int before) { am_runtime_set_wait_now(before); }
-static inline void am_scalar_tag_apply(const am_scalar_tag *tag, am_scalar *s) {
-  if (s && tag->type != AM_TYPE_INVALID && s->type == (int32_t)tag->storage)
-    s->type = (int32_t)tag->type, s->u64 = tag->u64;
-}
 
 #endif
