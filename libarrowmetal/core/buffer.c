@@ -173,20 +173,18 @@ static void free_host(am_buffer *buffer) {
   free(buffer);
 }
 
-static void free_cached_small(am_buffer *buffer) {
+/* A freed buffer whose block goes to cache `c` (context: its bytes). */
+static void free_into(am_buffer *buffer, block_cache *c) {
   size_t bytes = (size_t)buffer->context;
   am_mem_free(&am_host_memory, (int64_t)bytes);
-  keep_cached(&small_cache, buffer->ptr, bytes);
+  keep_cached(c, buffer->ptr, bytes);
   free(buffer);
 }
 
+static void free_cached_small(am_buffer *buffer) { free_into(buffer, &small_cache); }
+
 #if AM_HAVE_MMAP
-static void free_cached_large(am_buffer *buffer) {
-  size_t bytes = (size_t)buffer->context;
-  am_mem_free(&am_host_memory, (int64_t)bytes);
-  keep_cached(&large_cache, buffer->ptr, bytes);
-  free(buffer);
-}
+static void free_cached_large(am_buffer *buffer) { free_into(buffer, &large_cache); }
 #endif
 
 am_buffer *am_buffer_alloc_host(int64_t size) {
