@@ -43,6 +43,11 @@ typedef struct am_cuda_device {
   /* Page-locked blocks that large downloads land in (pinned_pool.c). */
   am_cuda_pinned_pool *pinned;
 
+  /* The stream was seen idle when am_cuda_work_enqueued() was idle_at
+   * (hooks.c's idle; under the commit lock). */
+  int idle_seen;
+  uint64_t idle_at;
+
   /* A batch's launches held back to go out as one graph (batch_graph.c). */
   am_cuda_deferred *deferred;
 

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "core/error.h"
@@ -39,6 +40,84 @@ static void *symbol(void *library, const char *const *names) {
     static const char *const names[] = {__VA_ARGS__, NULL}; \
     *(void **)&driver.member = symbol(library, names);      \
   } while (0)
+
+/* Work enqueued on any stream that writes memory or makes a stream wait
+ * (launches, graph launches, copies, fills, value writes, event waits),
+ * counted as each such call returns; am_cuda_work_enqueued reads it. Not
+ * counted: stream-ordered allocations and frees, which only hand out and
+ * take back addresses, and event records, which write nothing. The table's
+ * entries for those calls are these wrappers, so no caller can enqueue
+ * work the count misses. */
+static _Atomic uint64_t enqueued;
+static am_cuda_driver real;
+
+uint64_t am_cuda_work_enqueued(void) { return atomic_load(&enqueued); }
+
+static CUresult counted(CUresult result) {
+  atomic_fetch_add(&enqueued, 1);
+  return result;
+}
+
+static CUresult wait_event(CUstream stream, CUevent event, unsigned int flags) {
+  return counted(real.cuStreamWaitEvent(stream, event, flags));
+}
+
+static CUresult write_value(CUstream stream, CUdeviceptr address, uint64_t value,
+                            unsigned int flags) {
+  return counted(real.cuStreamWriteValue64(stream, address, value, flags));
+}
+
+static CUresult copy_to_device(CUdeviceptr destination, const void *source, size_t bytes,
+                               CUstream stream) {
+  return counted(real.cuMemcpyHtoDAsync(destination, source, bytes, stream));
+}
+
+static CUresult copy_to_host(void *destination, CUdeviceptr source, size_t bytes,
+                             CUstream stream) {
+  return counted(real.cuMemcpyDtoHAsync(destination, source, bytes, stream));
+}
+
+static CUresult copy_on_device(CUdeviceptr destination, CUdeviceptr source, size_t bytes,
+                               CUstream stream) {
+  return counted(real.cuMemcpyDtoDAsync(destination, source, bytes, stream));
+}
+
+static CUresult fill(CUdeviceptr destination, unsigned char value, size_t count,
+                     CUstream stream) {
+  return counted(real.cuMemsetD8Async(destination, value, count, stream));
+}
+
+static CUresult launch(CUfunction function, unsigned int grid_x, unsigned int grid_y,
+                       unsigned int grid_z, unsigned int block_x, unsigned int block_y,
+                       unsigned int block_z, unsigned int shared_bytes, CUstream stream,
+                       void **parameters, void **extra) {
+  return counted(real.cuLaunchKernel(function, grid_x, grid_y, grid_z, block_x, block_y, block_z,
+                                     shared_bytes, stream, parameters, extra));
+}
+
+static CUresult launch_graph(CUgraphExec exec, CUstream stream) {
+  return counted(real.cuGraphLaunch(exec, stream));
+}
+
+static CUresult copy_peer(CUdeviceptr destination, CUcontext destination_context,
+                          CUdeviceptr source, CUcontext source_context, size_t bytes,
+                          CUstream stream) {
+  return counted(real.cuMemcpyPeerAsync(destination, destination_context, source,
+                                        source_context, bytes, stream));
+}
+
+static void count_enqueues(void) {
+  real = driver;
+  driver.cuStreamWaitEvent = wait_event;
+  driver.cuStreamWriteValue64 = write_value;
+  driver.cuMemcpyHtoDAsync = copy_to_device;
+  driver.cuMemcpyDtoHAsync = copy_to_host;
+  driver.cuMemcpyDtoDAsync = copy_on_device;
+  driver.cuMemsetD8Async = fill;
+  driver.cuLaunchKernel = launch;
+  if (real.cuGraphLaunch) driver.cuGraphLaunch = launch_graph;
+  if (real.cuMemcpyPeerAsync) driver.cuMemcpyPeerAsync = copy_peer;
+}
 
 static void load(void) {
   load_status = AM_EUNSUPPORTED;
@@ -111,6 +190,7 @@ static void load(void) {
     return;
   }
   driver.cuDriverGetVersion(&driver.version);
+  count_enqueues();
   load_status = 0;
 }
 

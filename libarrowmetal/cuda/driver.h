@@ -137,6 +137,12 @@ typedef struct am_cuda_driver {
  * reason (no libcuda.so.1, a missing entry point, cuInit failing, no device). */
 int am_cuda_driver_load(am_err *err, const am_cuda_driver **out);
 
+/* How many calls through the table have enqueued work that writes memory or
+ * makes a stream wait, on any stream of any device, counted as each returns
+ * (driver.c says which calls): unchanged since a stream was seen idle, it
+ * is idle still (cuda/hooks.c's idle). Any thread. */
+uint64_t am_cuda_work_enqueued(void);
+
 /* Turns a driver error into an AM_EDEVICE (or AM_ENOMEM) failure naming the
  * driver call. */
 int am_cuda_fail(am_err *err, CUresult result, const char *call);
