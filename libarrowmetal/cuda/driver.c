@@ -72,8 +72,7 @@ static CUresult copy_to_device(CUdeviceptr destination, const void *source, size
   return counted(real.cuMemcpyHtoDAsync(destination, source, bytes, stream));
 }
 
-static CUresult copy_to_host(void *destination, CUdeviceptr source, size_t bytes,
-                             CUstream stream) {
+static CUresult copy_to_host(void *destination, CUdeviceptr source, size_t bytes, CUstream stream) {
   return counted(real.cuMemcpyDtoHAsync(destination, source, bytes, stream));
 }
 
@@ -82,8 +81,7 @@ static CUresult copy_on_device(CUdeviceptr destination, CUdeviceptr source, size
   return counted(real.cuMemcpyDtoDAsync(destination, source, bytes, stream));
 }
 
-static CUresult fill(CUdeviceptr destination, unsigned char value, size_t count,
-                     CUstream stream) {
+static CUresult fill(CUdeviceptr destination, unsigned char value, size_t count, CUstream stream) {
   return counted(real.cuMemsetD8Async(destination, value, count, stream));
 }
 
@@ -102,8 +100,8 @@ static CUresult launch_graph(CUgraphExec exec, CUstream stream) {
 static CUresult copy_peer(CUdeviceptr destination, CUcontext destination_context,
                           CUdeviceptr source, CUcontext source_context, size_t bytes,
                           CUstream stream) {
-  return counted(real.cuMemcpyPeerAsync(destination, destination_context, source,
-                                        source_context, bytes, stream));
+  return counted(real.cuMemcpyPeerAsync(destination, destination_context, source, source_context,
+                                        bytes, stream));
 }
 
 static void count_enqueues(void) {
