@@ -11,7 +11,8 @@
  * another: 64 adds and nine shuffle trees in a row made a 1,000-row sum
  * slower than a launch.)
  *
- * The ring's words are read with ld.acquire.sys and written with
+ * The ring's words are read with ld.acquire.sys (a slot's ticket and its
+ * request's words in one load of the warp) and written with
  * st.release.sys, the worker's leaving fenced with fence.sc.sys, and time
  * read from %globaltimer (PTX ISA, sm_70 and later). A CPU emulation of
  * CUDA (emu/cuda_emu.h) defines AM_HOST_EMULATION and its own spelling of
@@ -201,28 +202,32 @@ void am_ks_resident_emit(am_sb *sb, am_dialect d, const am_kernel_key *key, cons
   am_sb_printf(sb,
                "#define AM_RES_SERVED %d\n#define AM_RES_STATE %d\n#define AM_RES_BUSY %d\n"
                "#define AM_RES_STOP %d\n"
-               "#define AM_RES_SLOTS %d\n#define AM_RES_SLOT %du\n#define AM_RES_NSLOTS %du\n",
+               "#define AM_RES_SLOTS %d\n#define AM_RES_SLOT %du\n#define AM_RES_NSLOTS %du\n"
+               "#define AM_RES_BODY %du\n#define AM_RES_FIELD_BITS %d\n"
+               "#define AM_RES_TAG(k) ((((k) + 1u) & 0x7fffu) | 0x8000u) // AM_RESIDENT_TAG\n",
                AM_RESIDENT_W_SERVED, AM_RESIDENT_W_STATE, AM_RESIDENT_W_BUSY, AM_RESIDENT_W_STOP,
-               AM_RESIDENT_W_SLOTS, AM_RESIDENT_W_SLOT, AM_RESIDENT_SLOTS);
+               AM_RESIDENT_W_SLOTS, AM_RESIDENT_W_SLOT, AM_RESIDENT_SLOTS, AM_RESIDENT_BODY,
+               AM_RESIDENT_FIELD_BITS);
   am_sb_puts(sb, request_struct);
   emit_ctx ctx = {sb, d};
   each_class(emit_one, &ctx);
   am_ks_emit_args(sb, "am_u64", "am_u8", "am_u8");
   am_sb_puts(sb, system_scope);
-  /* A request's words, from the block's copy (warp 0 read them from the
-   * slot): word 1 holds kind (low half) and op, word 2 the type. */
+  /* A request's fields, from the block's copy of its words (am_resident_slot:
+   * word 1 kind | op << 8 | type << 16, `value` in words 7 and 8). */
   am_sb_puts(sb,
+             "#define AM_RES_FIELD(w) ((w) & ((1ull << AM_RES_FIELD_BITS) - 1u))\n"
              "DEVFN am_res_request am_res_request_of(SPTR const am_u64 *w) {\n"
              "  am_res_request r;\n"
-             "  r.kind = (am_u32)w[1];\n"
-             "  r.op = (am_u32)(w[1] >> 32);\n"
-             "  r.type = (am_u32)w[2];\n"
-             "  r.in0 = w[3];\n"
-             "  r.valid0 = w[4];\n"
-             "  r.off0 = (am_i64)w[5];\n"
-             "  r.n = (am_i64)w[6];\n"
-             "  r.status = w[7];\n"
-             "  r.value = w[8];\n"
+             "  r.kind = (am_u32)(w[1] & 0xffu);\n"
+             "  r.op = (am_u32)((w[1] >> 8) & 0xffu);\n"
+             "  r.type = (am_u32)((w[1] >> 16) & 0xffu);\n"
+             "  r.in0 = AM_RES_FIELD(w[2]);\n"
+             "  r.valid0 = AM_RES_FIELD(w[3]);\n"
+             "  r.off0 = (am_i64)AM_RES_FIELD(w[4]);\n"
+             "  r.n = (am_i64)AM_RES_FIELD(w[5]);\n"
+             "  r.status = AM_RES_FIELD(w[6]);\n"
+             "  r.value = (w[7] & 0xffffffffull) | (w[8] & 0xffffffffull) << 32;\n"
              "  return r;\n"
              "}\n");
   /* No default: the host sends only the classes below
@@ -268,10 +273,22 @@ void am_ks_resident_emit(am_sb *sb, am_dialect d, const am_kernel_key *key, cons
       "      am_u32 go = 0u; // 1: serve; 2: start leaving; 3: out\n"
       "      while (go != 1u && go != 3u) {\n"
       "        go = 0u;\n"
+      "        // The ticket (lane 0) and the request's words (lanes 1 to\n"
+      "        // AM_RES_BODY) in one load, one trip across the bus; the words\n"
+      "        // count once each carries this request's tag (am_resident_slot).\n"
+      "        am_u64 w = 0u;\n"
+      "        if (lane <= AM_RES_BODY) w = am_res_load(q + lane);\n"
+      "        const bool ticket = SHFL_IDX(w, 0) == next + 1u;\n"
+      "        const bool stale =\n"
+      "            lane != 0u && lane <= AM_RES_BODY && (w >> AM_RES_FIELD_BITS) != "
+      "AM_RES_TAG(next);\n"
+      "        const bool whole = BALLOT(stale) == 0u;\n"
       "        if (lane == 0u) {\n"
-      "          if (am_res_load(q) == next + 1u) {\n"
-      "            go = 1u;\n"
-      "            seen = am_res_now();\n"
+      "          if (ticket) {\n"
+      "            if (whole) { // else words read before they came: again\n"
+      "              go = 1u;\n"
+      "              seen = am_res_now();\n"
+      "            }\n"
       "          } else if (leaving != 0u) {\n"
       "            go = 3u;\n"
       "          } else {\n"
@@ -288,13 +305,7 @@ void am_ks_resident_emit(am_sb *sb, am_dialect d, const am_kernel_key *key, cons
       "        }\n"
       "        go = SHFL_IDX(go, 0);\n"
       "        if (go == 2u) leaving = 1u;\n"
-      "      }\n"
-      "      if (go == 1u) {\n"
-      "        // The request's words in one coalesced read (lane j, word j),\n"
-      "        // after lane 0's acquire; volatile: from host memory each time\n"
-      "        // (the slot comes round again every AM_RES_NSLOTS requests).\n"
-      "        __syncwarp();\n"
-      "        if (lane < AM_RES_SLOT) am_res_words[lane] = ((volatile GLOBAL am_u64 *)q)[lane];\n"
+      "        if (go == 1u && lane <= AM_RES_BODY) am_res_words[lane] = w;\n"
       "      }\n"
       "      if (lane == 0u) am_res_go = go;\n"
       "    }\n"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-_Static_assert(sizeof(am_resident_request) == AM_RESIDENT_W_SLOT * 8, "slot size");
+_Static_assert(sizeof(am_resident_slot) == AM_RESIDENT_W_SLOT * 8, "slot size");
 _Static_assert(offsetof(am_resident_ring, served) == AM_RESIDENT_W_SERVED * 8, "served");
 _Static_assert(offsetof(am_resident_ring, state) == AM_RESIDENT_W_STATE * 8, "state");
 _Static_assert(offsetof(am_resident_ring, busy) == AM_RESIDENT_W_BUSY * 8, "busy");
@@ -116,6 +116,27 @@ static int wait_until(am_err *err, am_resident *resident, const uint64_t *word, 
   }
 }
 
+int am_resident_encode(const am_resident_request *request, uint64_t k,
+                       uint64_t body[AM_RESIDENT_BODY]) {
+  const uint64_t limit = (uint64_t)1 << AM_RESIDENT_FIELD_BITS;
+  const uint64_t fields[AM_RESIDENT_BODY] = {
+      request->kind | (uint64_t)request->op << 8 | (uint64_t)request->type << 16,
+      request->in0,
+      request->valid0,
+      (uint64_t)request->off0,
+      (uint64_t)request->n,
+      request->status,
+      request->value & 0xffffffffu,
+      request->value >> 32};
+  if (request->kind > 0xff || request->op > 0xff || request->type > 0xff) return 0;
+  const uint64_t tag = AM_RESIDENT_TAG(k) << AM_RESIDENT_FIELD_BITS;
+  for (int i = 0; i < AM_RESIDENT_BODY; i++) {
+    if (fields[i] >= limit) return 0;
+    body[i] = fields[i] | tag;
+  }
+  return 1;
+}
+
 /* With the lock held and no worker running: launches one. A launch that
  * fails ends the wish for a worker (every call would fail the same way). */
 static int launch(am_err *err, am_resident *resident) {
@@ -161,6 +182,11 @@ int am_resident_call(am_err *err, am_resident *resident, const am_resident_reque
     return AM_OK;
   }
   uint64_t k = resident->posted;
+  uint64_t body[AM_RESIDENT_BODY];
+  if (!am_resident_encode(request, k, body)) { /* the caller launches */
+    pthread_mutex_unlock(&resident->lock);
+    return AM_OK;
+  }
   int status = AM_OK;
   if (k >= AM_RESIDENT_SLOTS) /* the slot's last request must have been answered */
     status = wait_word(err, resident, &ring->served, k - AM_RESIDENT_SLOTS + 1, deadline,
@@ -169,11 +195,11 @@ int am_resident_call(am_err *err, am_resident *resident, const am_resident_reque
     pthread_mutex_unlock(&resident->lock);
     return status;
   }
-  /* The request's words, then its ticket: the worker may be polling the
-   * ticket (it waits for this request), so that word is only stored whole. */
-  am_resident_request *slot = &ring->slot[k % AM_RESIDENT_SLOTS];
-  memcpy((char *)slot + sizeof slot->ticket, (const char *)request + sizeof request->ticket,
-         sizeof *slot - sizeof slot->ticket);
+  /* The request's words, then its ticket: the worker may be reading them
+   * (it waits for this request), so each word is stored whole. */
+  am_resident_slot *slot = &ring->slot[k % AM_RESIDENT_SLOTS];
+  for (int i = 0; i < AM_RESIDENT_BODY; i++)
+    __atomic_store_n(&slot->body[i], body[i], __ATOMIC_RELAXED);
   store(&slot->ticket, k + 1);
   resident->posted = k + 1;
   /* The store-buffering pattern with the worker's leaving: see the header. */
@@ -192,6 +218,9 @@ int am_resident_call(am_err *err, am_resident *resident, const am_resident_reque
       *served = 1;
     } else { /* not taken: take it back, and bring the worker back */
       store(&slot->ticket, 0);
+      /* The next request has this one's number and tag: none of these
+       * words may pass for one of its words. */
+      for (int i = 0; i < AM_RESIDENT_BODY; i++) store(&slot->body[i], 0);
       resident->posted = k;
       if (resident->wanted) {
         am_err ignored;
@@ -214,6 +243,11 @@ static int probe(am_err *err, am_resident *resident, int64_t probe_ms) {
   request.kind = AM_RESIDENT_ECHO;
   request.value = value;
   request.status = resident->ring_address + offsetof(am_resident_ring, probe);
+  if (request.status >> AM_RESIDENT_FIELD_BITS)
+    return am_fail(err, AM_EUNSUPPORTED,
+                   "the ring's device address 0x%llx does not fit the worker's %d-bit request "
+                   "words",
+                   (unsigned long long)request.status, AM_RESIDENT_FIELD_BITS);
   int served = 0;
   int64_t start = now_ns();
   /* A worker whose idle time passed before the probe came leaves; the

@@ -14,13 +14,14 @@
  * Every word has one writer at a time:
  *   - a slot's request words and its ticket: the host, ticket last with
  *     release semantics (slot k % AM_RESIDENT_SLOTS holds request k, ticket
- *     k + 1 once it may be read);
+ *     k + 1 once it may be read; its words tagged, am_resident_slot);
  *   - `served` (how many requests the worker has answered, in order),
  *     `busy` (its time answering them) and `state`: the worker while it runs
  *     (st.release.sys); the host only while no worker runs (before a
  *     launch);
  *   - `stop`: the host.
- * The worker reads a ticket with ld.acquire.sys, writes the answer into the
+ * The worker reads a ticket with ld.acquire.sys (and the request's words
+ * beside it, in the same trip), writes the answer into the
  * request's status block, then publishes served = k + 1 with
  * st.release.sys; a waiter reads `served` with acquire ordering.
  *
@@ -72,19 +73,39 @@ typedef enum am_resident_kind {
 } am_resident_kind;
 #define AM_RESIDENT_ECHO_MIX 0x9e3779b97f4a7c15ull
 
-/* One request, the host's words only: 128 bytes. */
+/* One request as the caller gives it. */
 typedef struct am_resident_request {
-  uint64_t ticket; /* request number + 1 once readable; host, release */
-  uint32_t kind;   /* am_resident_kind */
-  uint32_t op;     /* am_reduce_op or am_aggregate_op */
-  uint32_t type;   /* am_type */
-  uint32_t pad;
+  uint32_t kind;        /* am_resident_kind */
+  uint32_t op;          /* am_reduce_op or am_aggregate_op */
+  uint32_t type;        /* am_type */
   uint64_t in0, valid0; /* device addresses (valid0 0: no nulls) */
   int64_t off0, n;
   uint64_t status; /* device address of the am_gpu_status to fill */
   uint64_t value;  /* ECHO's value, INDEX's scalar */
-  uint64_t host_pad[7];
 } am_resident_request;
+
+/* A request in its slot: the ticket (word 0), then AM_RESIDENT_BODY words,
+ * each a 48-bit field under the request's 16-bit tag (AM_RESIDENT_TAG):
+ * kind | op << 8 | type << 16, in0, valid0, off0, n, status, and `value` in
+ * two 32-bit halves. The worker's lanes read the ticket (lane 0, acquire)
+ * and every body word (relaxed) at once, one trip across the bus, and take
+ * the request when the ticket is the one it waits for and every word
+ * carries its tag: each word is read whole, and a word of an earlier
+ * request in the slot has another tag (a request taken back is cleared
+ * from its slot). A request whose fields do not fit (an address or offset
+ * of 2^48 or more) is not posted: the caller launches. */
+enum { AM_RESIDENT_BODY = 8, AM_RESIDENT_FIELD_BITS = 48 };
+#define AM_RESIDENT_TAG(k) ((((uint64_t)(k) + 1) & 0x7fffu) | 0x8000u)
+
+/* Request k's body words under its tag; 0 when a field does not fit. */
+int am_resident_encode(const am_resident_request *request, uint64_t k,
+                       uint64_t body[AM_RESIDENT_BODY]);
+
+typedef struct am_resident_slot {
+  uint64_t ticket; /* request number + 1 once readable; host, release */
+  uint64_t body[AM_RESIDENT_BODY];
+  uint64_t pad[16 - 1 - AM_RESIDENT_BODY];
+} am_resident_slot;
 
 /* The ring in host-mapped memory: the worker's words, the host's, the start-up
  * probe's status block (the worker's), then the slots, each on its own
@@ -97,7 +118,7 @@ typedef struct am_resident_ring {
   uint64_t stop; /* host: nonzero asks the worker to leave */
   uint64_t host_pad[15];
   uint64_t probe[16]; /* an am_gpu_status: the probe's answer */
-  am_resident_request slot[AM_RESIDENT_SLOTS];
+  am_resident_slot slot[AM_RESIDENT_SLOTS];
 } am_resident_ring;
 
 /* The word indices the kernel source uses (the ring as am_u64 words). */
@@ -160,10 +181,10 @@ void am_resident_wake(am_resident *resident);
 /* Why no worker runs (the last reason recorded), into `text`. */
 void am_resident_reason(am_resident *resident, char *text, size_t capacity);
 
-/* Posts `request` (everything but its ticket) and waits for the answer.
- * *served = 1: answered (in the request's status block); 0: no
- * worker took it, and nothing of it remains in the ring: the caller runs the
- * ordinary path. A worker that does not answer within `timeout_ms`, or
+/* Posts `request` and waits for the answer.
+ * *served = 1: answered (in the request's status block); 0: no worker took
+ * it (or a field did not fit in its word), and nothing of it remains in the
+ * ring: the caller runs the ordinary path. A worker that does not answer within `timeout_ms`, or
  * whose launch failed, is a failure (AM_EDEVICE): the caller marks the
  * device broken. */
 int am_resident_call(am_err *err, am_resident *resident, const am_resident_request *request,

@@ -146,6 +146,44 @@ int rt_call(int kind, int op, int type, const void *in0, const void *valid0, int
   return report(&err, am_resident_call(&err, &rt.resident, &request, timeout_ms, served));
 }
 
+/* A sum of `n` int64 values at `in0` posted in the order the host never
+ * uses: the ticket first, the request's words `delay_us` later, over the
+ * words of the slot's request one lap earlier. A worker that took the
+ * ticket with those words would answer the earlier request's sum. Waits up
+ * to `timeout_ms` for the answer; 0 when it came. */
+int rt_call_torn(const int64_t *in0, int64_t n, am_gpu_status *status, int delay_us,
+                 int64_t timeout_ms) {
+  am_resident_request request;
+  memset(&request, 0, sizeof request);
+  request.kind = AM_RESIDENT_REDUCE;
+  request.op = AM_REDUCE_SUM;
+  request.type = AM_INT64;
+  request.in0 = (uint64_t)(uintptr_t)in0;
+  request.n = n;
+  memset(status, 0, sizeof *status);
+  status->error_index = UINT64_MAX;
+  request.status = (uint64_t)(uintptr_t)status;
+  pthread_mutex_lock(&rt.resident.lock);
+  uint64_t k = rt.resident.posted;
+  uint64_t body[AM_RESIDENT_BODY];
+  if (!am_resident_encode(&request, k, body)) {
+    pthread_mutex_unlock(&rt.resident.lock);
+    return -1;
+  }
+  am_resident_slot *slot = &rt.ring.slot[k % AM_RESIDENT_SLOTS];
+  __atomic_store_n(&slot->ticket, k + 1, __ATOMIC_RELEASE);
+  usleep((useconds_t)delay_us);
+  for (int i = 0; i < AM_RESIDENT_BODY; i++)
+    __atomic_store_n(&slot->body[i], body[i], __ATOMIC_RELEASE);
+  rt.resident.posted = k + 1;
+  pthread_mutex_unlock(&rt.resident.lock);
+  for (int64_t waited_us = 0; waited_us < timeout_ms * 1000; waited_us += 100) {
+    if (__atomic_load_n(&rt.ring.served, __ATOMIC_ACQUIRE) >= k + 1) return 0;
+    usleep(100);
+  }
+  return -2;
+}
+
 /* ---- Many threads at once: every answer checked, none taken early */
 
 typedef struct stress_thread {

@@ -136,6 +136,8 @@ def rt(emulated, tmp_path_factory):
     ring.rt_stress.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int,
                                ctypes.POINTER(ctypes.c_int64)]  # fmt: skip
     ring.rt_set_idle.argtypes = [ctypes.c_int64, ctypes.c_int64]
+    ring.rt_call_torn.argtypes = [ctypes.c_void_p, ctypes.c_int64, ctypes.POINTER(Status),
+                                  ctypes.c_int, ctypes.c_int64]  # fmt: skip
     ring.rt_message.restype = ctypes.c_char_p
     ring.rt_reason.restype = ctypes.c_char_p
     ring.rt_state.restype = ctypes.c_uint64
@@ -291,6 +293,47 @@ def test_many_threads_each_answer_checked_none_early(rt):
     rt.lib.rt_stress(8, 500, 20000, 0, out)
     served, unserved, wrong, failed = out
     assert (served, unserved, wrong, failed) == (8 * 500, 0, 0, 0)
+    assert rt.stop() == OK
+
+
+def test_a_ticket_met_before_its_words_waits_for_them(rt):
+    """The worker reads a slot's ticket and its request's words in one trip,
+    in no set order, and takes them only once every word carries the
+    request's tag. Posted here ticket first (the host never does), the words
+    20 ms later, over the slot's sum one lap earlier: taken with those
+    words, the answer would go to that sum's status block."""
+    rt.open()
+    assert rt.start() == OK, rt.message()  # the probe is request 0
+    old = np.arange(100, dtype=np.int64)
+    earlier = []
+    for _ in range(64):  # requests 1 to 64: a lap; request 65 goes to request 1's slot
+        rc, served, status = rt.reduce("sum", "int64", old)
+        assert rc == OK and served == 1 and status.value == 4950
+        earlier.append(status)  # kept: a wrong answer lands in one of these
+    new = np.arange(1000, dtype=np.int64)
+    status = Status()
+    assert rt.lib.rt_call_torn(new.ctypes.data, len(new), ctypes.byref(status), 20_000, 5000) == 0
+    assert (status.count, status.value) == (1000, 499500)
+    assert all(s.value == 4950 for s in earlier)
+    rc, served, status = rt.reduce("sum", "int64", old)  # the ring goes on
+    assert rc == OK and served == 1 and status.value == 4950
+    assert rt.stop() == OK
+
+
+def test_a_request_whose_words_cannot_hold_it_is_left_to_the_launch(rt):
+    """A field of 2^48 or more does not fit the request's tagged words: not
+    posted (served 0, the caller launches), and the ring goes on."""
+    rt.open()
+    assert rt.start() == OK, rt.message()
+    status, served = Status(), ctypes.c_int(1)
+    rc = rt.lib.rt_call(REDUCE, 0, AM_TYPE["int64"], 1 << 48, None, 0, 10, 0,
+                        ctypes.byref(status), 5000, ctypes.byref(served))  # fmt: skip
+    assert rc == OK and served.value == 0
+    data = np.arange(10, dtype=np.int64)
+    rc, served, status = rt.reduce("sum", "int64", data, offset=0)
+    assert rc == OK and served == 1 and status.value == 45
+    rc, served, _ = rt.reduce("sum", "int64", data, offset=1 << 48, n=0)
+    assert rc == OK and served == 0
     assert rt.stop() == OK
 
 
