@@ -1031,10 +1031,20 @@ static void emit_reduce_loop(am_sb *sb, am_type t) {
   for (int j = 0; j < u; j++) emit_k(sb, "      if (v# != 0u) am_acc_add(&acc, x#);\n", j);
   am_sb_puts(sb, "    } else {\n");
   for (int j = 0; j < u; j++) emit_k(sb, "      am_acc_add(&acc, x#);\n", j);
-  am_sb_puts(sb,
-             "    }\n  }\n"
-             "  for (; i < n; i += stride)\n"
-             "    if (!hv || am_bit(a.valid0, a.off0 + i) != 0u) am_acc_add(&acc, AM_LOAD0(i));\n");
+  /* The rest, at most u - 1 slots a thread: every load issued before the
+   * first add (a loop of them waited out each load in turn: a 1,000-row
+   * int64 sum's last warp took three trips to memory after the unrolled
+   * one), the adds in slot order as the loop made them. */
+  am_sb_puts(sb, "    }\n  }\n  if (i < n) {\n");
+  for (int j = 0; j < u - 1; j++) emit_k(sb, "    const bool got# = i + # * stride < n;\n", j);
+  for (int j = 0; j < u - 1; j++)
+    emit_k(sb, "    const T0 x# = got# ? AM_LOAD0(i + # * stride) : (T0)0;\n", j);
+  for (int j = 0; j < u - 1; j++)
+    emit_k(sb,
+           "    if (got# && (!hv || am_bit(a.valid0, a.off0 + i + # * stride) != 0u)) "
+           "am_acc_add(&acc, x#);\n",
+           j);
+  am_sb_puts(sb, "  }\n");
 }
 
 static void emit_reduce(am_sb *sb, am_dialect d, const am_kernel_key *k, const char *name) {

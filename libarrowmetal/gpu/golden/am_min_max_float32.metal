@@ -353,8 +353,29 @@ kernel void am_min_max_float32(constant Args &a [[buffer(0)]],
       am_acc_add(&acc, x7);
     }
   }
-  for (; i < n; i += stride)
-    if (!hv || am_bit(a.valid0, a.off0 + i) != 0u) am_acc_add(&acc, AM_LOAD0(i));
+  if (i < n) {
+    const bool got0 = i + 0 * stride < n;
+    const bool got1 = i + 1 * stride < n;
+    const bool got2 = i + 2 * stride < n;
+    const bool got3 = i + 3 * stride < n;
+    const bool got4 = i + 4 * stride < n;
+    const bool got5 = i + 5 * stride < n;
+    const bool got6 = i + 6 * stride < n;
+    const T0 x0 = got0 ? AM_LOAD0(i + 0 * stride) : (T0)0;
+    const T0 x1 = got1 ? AM_LOAD0(i + 1 * stride) : (T0)0;
+    const T0 x2 = got2 ? AM_LOAD0(i + 2 * stride) : (T0)0;
+    const T0 x3 = got3 ? AM_LOAD0(i + 3 * stride) : (T0)0;
+    const T0 x4 = got4 ? AM_LOAD0(i + 4 * stride) : (T0)0;
+    const T0 x5 = got5 ? AM_LOAD0(i + 5 * stride) : (T0)0;
+    const T0 x6 = got6 ? AM_LOAD0(i + 6 * stride) : (T0)0;
+    if (got0 && (!hv || am_bit(a.valid0, a.off0 + i + 0 * stride) != 0u)) am_acc_add(&acc, x0);
+    if (got1 && (!hv || am_bit(a.valid0, a.off0 + i + 1 * stride) != 0u)) am_acc_add(&acc, x1);
+    if (got2 && (!hv || am_bit(a.valid0, a.off0 + i + 2 * stride) != 0u)) am_acc_add(&acc, x2);
+    if (got3 && (!hv || am_bit(a.valid0, a.off0 + i + 3 * stride) != 0u)) am_acc_add(&acc, x3);
+    if (got4 && (!hv || am_bit(a.valid0, a.off0 + i + 4 * stride) != 0u)) am_acc_add(&acc, x4);
+    if (got5 && (!hv || am_bit(a.valid0, a.off0 + i + 5 * stride) != 0u)) am_acc_add(&acc, x5);
+    if (got6 && (!hv || am_bit(a.valid0, a.off0 + i + 6 * stride) != 0u)) am_acc_add(&acc, x6);
+  }
   acc = am_acc_block(acc, am_sh, am_lane, am_warp);
   // One block (small inputs): its partial is the result, so skip the
   // scratch round trip, most of a small reduction's GPU time.

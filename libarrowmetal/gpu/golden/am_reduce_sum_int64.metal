@@ -328,8 +328,17 @@ kernel void am_reduce_sum_int64(constant Args &a [[buffer(0)]],
       am_acc_add(&acc, x3);
     }
   }
-  for (; i < n; i += stride)
-    if (!hv || am_bit(a.valid0, a.off0 + i) != 0u) am_acc_add(&acc, AM_LOAD0(i));
+  if (i < n) {
+    const bool got0 = i + 0 * stride < n;
+    const bool got1 = i + 1 * stride < n;
+    const bool got2 = i + 2 * stride < n;
+    const T0 x0 = got0 ? AM_LOAD0(i + 0 * stride) : (T0)0;
+    const T0 x1 = got1 ? AM_LOAD0(i + 1 * stride) : (T0)0;
+    const T0 x2 = got2 ? AM_LOAD0(i + 2 * stride) : (T0)0;
+    if (got0 && (!hv || am_bit(a.valid0, a.off0 + i + 0 * stride) != 0u)) am_acc_add(&acc, x0);
+    if (got1 && (!hv || am_bit(a.valid0, a.off0 + i + 1 * stride) != 0u)) am_acc_add(&acc, x1);
+    if (got2 && (!hv || am_bit(a.valid0, a.off0 + i + 2 * stride) != 0u)) am_acc_add(&acc, x2);
+  }
   acc = am_acc_block(acc, am_sh, am_lane, am_warp);
   // One block (small inputs): its partial is the result, so skip the
   // scratch round trip, most of a small reduction's GPU time.
