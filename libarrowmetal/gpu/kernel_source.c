@@ -1019,10 +1019,11 @@ static void emit_reduce_class(am_sb *sb, am_dialect d, am_reduce_op op, am_type 
                cmp, cmp);
 }
 
-/* A thread's slots i, i + stride, ... taken in order with several loads in
- * flight (8 of narrow types, 4 of 64-bit), then the slots left. */
-static void emit_reduce_loop(am_sb *sb, am_type t) {
-  int u = am_type_bits(t) <= 32 ? 8 : 4;
+/* A thread's slots i, i + stride, ... taken in order with `unroll` loads in
+ * flight (0: 8 of narrow types, 4 of 64-bit), then the slots left. Whatever
+ * the unroll, a thread adds its slots in the same order. */
+static void emit_reduce_loop(am_sb *sb, am_type t, int unroll) {
+  int u = unroll > 0 ? unroll : am_type_bits(t) <= 32 ? 8 : 4;
   am_sb_printf(sb, "  for (; i + %d * stride < n; i += %d * stride) {\n", u - 1, u);
   for (int j = 0; j < u; j++) emit_k(sb, "    const T0 x# = AM_LOAD0(i + # * stride);\n", j);
   am_sb_puts(sb, "    if (hv) {\n      const am_i64 j = a.off0 + i;\n");
@@ -1056,7 +1057,7 @@ static void emit_reduce(am_sb *sb, am_dialect d, const am_kernel_key *k, const c
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb, reduce_shared);
   am_sb_puts(sb, reduce_locals);
-  emit_reduce_loop(sb, k->t0);
+  emit_reduce_loop(sb, k->t0, 0);
   am_sb_puts(sb, reduce_combine);
 }
 
@@ -2028,7 +2029,7 @@ void am_ks_emit_args(am_sb *sb, const char *in0, const char *in1, const char *ou
   emit_args(sb, in0, in1, out);
 }
 void am_ks_emit_scalar(am_sb *sb, am_type t) { emit_scalar(sb, t); }
-void am_ks_emit_reduce_loop(am_sb *sb, am_type t) { emit_reduce_loop(sb, t); }
+void am_ks_emit_reduce_loop(am_sb *sb, am_type t, int unroll) { emit_reduce_loop(sb, t, unroll); }
 
 void am_ks_emit_namespace(am_sb *sb, const char *ns, const char *text) {
   am_sb_printf(sb, "namespace %s {\n", ns);

@@ -278,7 +278,7 @@ void am_ks_emit_aggregate_class(am_sb *sb, am_dialect d, const am_kernel_key *k)
   }
 }
 
-void am_ks_emit_aggregate_loop(am_sb *sb, const am_kernel_key *k) {
+void am_ks_emit_aggregate_loop(am_sb *sb, const am_kernel_key *k, int unroll) {
   if (positional(k->op)) {
     if (k->op == AM_AGG_INDEX) am_sb_puts(sb, "  const T0 am_want = AM_SCALAR;\n");
     am_sb_puts(sb,
@@ -286,7 +286,7 @@ void am_ks_emit_aggregate_loop(am_sb *sb, const am_kernel_key *k) {
                "    if (!hv || am_bit(a.valid0, a.off0 + i) != 0u)\n"
                "      am_acc_add_at(&acc, AM_ITEM(i), (am_u64)i);\n");
   } else {
-    am_ks_emit_reduce_loop(sb, k->t0);
+    am_ks_emit_reduce_loop(sb, k->t0, unroll);
   }
 }
 
@@ -295,6 +295,6 @@ void am_ks_emit_aggregate(am_sb *sb, am_dialect d, const am_kernel_key *k, const
   am_dialect_kernel_begin(sb, d, name);
   am_sb_puts(sb, am_ks_reduce_shared);
   am_sb_puts(sb, am_ks_reduce_locals);
-  am_ks_emit_aggregate_loop(sb, k);
+  am_ks_emit_aggregate_loop(sb, k, 0);
   am_sb_puts(sb, am_ks_reduce_combine);
 }

@@ -122,10 +122,13 @@ static void emit_class(am_sb *sb, am_dialect d, const am_kernel_key *k, const ch
   am_sb_puts(&text, "#define am_bit am_res_bit\n");
   am_sb_puts(&text, serve_head);
   am_sb_puts(&text, am_ks_reduce_locals);
+  /* Eight loads in flight for every type: a request's up to AM_GPU_BLOCK * 8
+   * slots are then one round of loads a thread (the launched kernel takes
+   * 64-bit values four at a time; its adds come in the same order). */
   if (k->kind == AM_KERNEL_REDUCE)
-    am_ks_emit_reduce_loop(&text, k->t0);
+    am_ks_emit_reduce_loop(&text, k->t0, 8);
   else
-    am_ks_emit_aggregate_loop(&text, k);
+    am_ks_emit_aggregate_loop(&text, k, 8);
   am_sb_puts(&text, serve_tail);
   char *body = am_sb_finish(&text);
   if (!body) { /* out of memory: the whole source fails */

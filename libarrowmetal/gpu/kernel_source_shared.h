@@ -26,9 +26,10 @@ extern const char *const am_ks_reduce_tail;
 extern const char *const am_ks_reduce_shared;
 extern const char *const am_ks_reduce_locals;
 extern const char *const am_ks_reduce_combine;
-/* REDUCE's loop over a thread's slots (several loads in flight, then the
- * rest), for the values' type t. */
-void am_ks_emit_reduce_loop(am_sb *sb, am_type t);
+/* REDUCE's loop over a thread's slots (`unroll` loads in flight, 0: the
+ * kernel's own number for the type; then the rest), for the values' type t.
+ * A thread adds its slots in the same order whatever the unroll. */
+void am_ks_emit_reduce_loop(am_sb *sb, am_type t, int unroll);
 /* `text` (a kernel's source, or part of one) in namespace `ns`, then an
  * #undef of every macro it defines at the start of a line: several such
  * texts then make one program (the resident worker, the batch interpreter). */
@@ -66,8 +67,9 @@ int am_ks_aggregate_positional(int op);
  * class, the reduction skeleton's tail and AM_ITEM (the resident worker
  * runs it in a namespace of its own). */
 void am_ks_emit_aggregate_class(am_sb *sb, am_dialect dialect, const am_kernel_key *key);
-/* The aggregate kernel's loop over a thread's slots (after reduce_locals). */
-void am_ks_emit_aggregate_loop(am_sb *sb, const am_kernel_key *key);
+/* The aggregate kernel's loop over a thread's slots (after reduce_locals);
+ * `unroll` as am_ks_emit_reduce_loop's, for the aggregates that use it. */
+void am_ks_emit_aggregate_loop(am_sb *sb, const am_kernel_key *key, int unroll);
 /* The kernel after the common preamble and helpers; the caller closes it. */
 void am_ks_emit_aggregate(am_sb *sb, am_dialect dialect, const am_kernel_key *key,
                           const char *name);
