@@ -5,7 +5,8 @@
  * a ring of requests in host-mapped memory, so that a small synchronous
  * call is a few stores and loads instead of a launch and a completion wait
  * (ANCHORS.md: 3.5 us for a 1,000-row sum on the H200, against 10 for the
- * launch; this one is not there yet: benchmarks/results/resident-*.md).
+ * launch; this one 4.4-4.5 us from C on an H100, against 9.4-9.8:
+ * benchmarks/results/gpu-resident-h100-2026-12-06-s26.md).
  * Apple GPUs give no CPU/GPU coherence inside a dispatch (the seed
  * RESIDENT.md), so only CUDA runs one; the protocol below is written once,
  * device-neutral, and the backend only launches the kernel and says whether
