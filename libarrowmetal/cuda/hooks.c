@@ -138,17 +138,18 @@ static int mark(am_err *err, am_gpu_device *gpu, uint64_t value) {
 /* Whether the stream has run everything enqueued on it, asked of the
  * driver without enqueuing anything. An error (the stream's sticky fault)
  * answers no: the caller's wait then reports it. So do launches held back
- * in a batch: the caller's mark sends them. A stream seen idle when no work
- * had been enqueued since is idle still, without asking again
+ * in a batch: the caller's mark sends them. Unless `ask`, a stream seen idle
+ * when no work had been enqueued since is idle still, without asking again
  * (cuStreamQuery costs 1.5 us on an H100, as much as the resident worker's
  * sum itself): the count is read before the query, and every enqueue is
  * counted once its call returns, so one the query may not have covered
- * changes the count. */
-static int idle(am_gpu_device *gpu) {
+ * changes the count. A sync asks: a fault elsewhere in the context (another
+ * library's kernel, the resident worker) moves no count. */
+static int idle(am_gpu_device *gpu, int ask) {
   am_cuda_device *cuda = am_cuda_of_gpu(gpu);
   if (am_cuda_deferred_pending(cuda)) return 0;
   uint64_t enqueued = am_cuda_work_enqueued();
-  if (cuda->idle_seen && enqueued == cuda->idle_at) return 1;
+  if (!ask && cuda->idle_seen && enqueued == cuda->idle_at) return 1;
   if (cuda->cu->cuStreamQuery(cuda->stream) != CUDA_SUCCESS) return 0;
   cuda->idle_seen = 1;
   cuda->idle_at = enqueued;

@@ -35,7 +35,7 @@ int am_gpu_resident_run(am_err *err, am_gpu_device *gpu, am_gpu_op *op, const am
   int token = 0;
   int status = am_gpu_op_begin(err, gpu, &token);
   if (status != AM_OK) return status;
-  int idle = gpu->hooks->idle(gpu);
+  int idle = gpu->hooks->idle(gpu, 0);
   am_timeline_unlock(&gpu->timeline);
   gpu->hooks->leave(gpu, token);
   if (!idle) return AM_OK;

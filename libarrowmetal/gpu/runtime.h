@@ -84,8 +84,11 @@ typedef struct am_gpu_hooks {
    * a sync with nothing left to run costs no round trip to the device
    * (H200: an idle am_device_sync took 5.4 us, a mark's trip to the device
    * and back). Called under the commit lock. NULL: sync always marks and
-   * waits. */
-  int (*idle)(am_gpu_device *gpu);
+   * waits. `ask` 0 lets the backend answer from what it saw before (CUDA:
+   * no work enqueued since the stream was last seen idle), as the resident
+   * worker's gate does on every call; 1 asks the driver, so that a sync
+   * still sees a fault elsewhere in the context. */
+  int (*idle)(am_gpu_device *gpu, int ask);
   uint64_t (*reached)(void *gpu);
   int (*block)(am_err *err, am_gpu_device *gpu, uint64_t value, int64_t deadline);
 } am_gpu_hooks;

@@ -89,7 +89,7 @@ static int queue_idle(am_gpu_device *gpu) {
   if (!gpu->hooks->idle) return 0;
   int token = gpu->hooks->enter(gpu);
   am_timeline_lock(&gpu->timeline);
-  int idle = gpu->hooks->idle(gpu);
+  int idle = gpu->hooks->idle(gpu, 1);
   am_timeline_unlock(&gpu->timeline);
   gpu->hooks->leave(gpu, token);
   return idle;
