@@ -44,8 +44,8 @@ typedef struct am_cuda_device {
   am_cuda_pinned_pool *pinned;
 
   /* The stream was seen idle when am_cuda_work_enqueued() was idle_at
-   * (hooks.c's idle; under the commit lock). */
-  int idle_seen;
+   * (hooks.c's idle; under the commit lock). 0 at first: with nothing
+   * enqueued yet in the process, every stream is idle. */
   uint64_t idle_at;
 
   /* A batch's launches held back to go out as one graph (batch_graph.c). */

@@ -149,9 +149,8 @@ static int idle(am_gpu_device *gpu, int ask) {
   am_cuda_device *cuda = am_cuda_of_gpu(gpu);
   if (am_cuda_deferred_pending(cuda)) return 0;
   uint64_t enqueued = am_cuda_work_enqueued();
-  if (!ask && cuda->idle_seen && enqueued == cuda->idle_at) return 1;
+  if (!ask && enqueued == cuda->idle_at) return 1;
   if (cuda->cu->cuStreamQuery(cuda->stream) != CUDA_SUCCESS) return 0;
-  cuda->idle_seen = 1;
   cuda->idle_at = enqueued;
   return 1;
 }
